@@ -1,0 +1,1 @@
+//! libpcap oracle (to be written).

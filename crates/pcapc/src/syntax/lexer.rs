@@ -1,0 +1,1 @@
+//! The scanner (to be written).

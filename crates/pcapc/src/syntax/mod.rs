@@ -1,0 +1,8 @@
+//! Text to syntax tree: the scanner (`lexer`) and the parser, following libpcap's
+//! scanner.l and grammar.y.
+
+pub mod ast;
+mod lexer;
+mod parser;
+
+pub use parser::parse;

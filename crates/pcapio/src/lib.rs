@@ -1,0 +1,1 @@
+//! pcap/pcapng I/O (to be written).
