@@ -1,0 +1,139 @@
+//! Writing classic pcap files the way libpcap's `pcap_dump` does.
+
+use std::io::{self, Write};
+
+use netsift_wire::LinkType;
+
+use crate::packet::{Packet, TsPrecision};
+
+/// Writes a classic pcap file: a 24-byte header then one record per packet,
+/// little-endian, version 2.4, `thiszone` and `sigfigs` 0 (as libpcap writes them
+/// on a little-endian machine).
+#[derive(Debug)]
+pub struct PcapWriter<W: Write> {
+    w: W,
+    precision: TsPrecision,
+    hdr: [u8; 16],
+}
+
+impl<W: Write> PcapWriter<W> {
+    /// Writes the file header. `linktype` is written as is (all 32 bits), so a caller
+    /// that wants to preserve FCS bits stored by another file may pass them.
+    pub fn new(
+        mut w: W,
+        linktype: LinkType,
+        snaplen: u32,
+        precision: TsPrecision,
+    ) -> io::Result<Self> {
+        w.write_all(&file_header(linktype, snaplen, precision))?;
+        Ok(PcapWriter {
+            w,
+            precision,
+            hdr: [0; 16],
+        })
+    }
+
+    /// The precision the writer stores time stamps in.
+    pub fn precision(&self) -> TsPrecision {
+        self.precision
+    }
+
+    /// Writes one record. `ts_frac` is in the writer's unit (µs or ns) and is written
+    /// as given; `data.len()` is the captured length.
+    ///
+    /// Fails (writing nothing) if `data` is longer than `u32::MAX` bytes.
+    pub fn write_packet(
+        &mut self,
+        ts_sec: u32,
+        ts_frac: u32,
+        data: &[u8],
+        orig_len: u32,
+    ) -> io::Result<()> {
+        let caplen = u32::try_from(data.len())
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "packet longer than 4 GiB"))?;
+        self.hdr[0..4].copy_from_slice(&ts_sec.to_le_bytes());
+        self.hdr[4..8].copy_from_slice(&ts_frac.to_le_bytes());
+        self.hdr[8..12].copy_from_slice(&caplen.to_le_bytes());
+        self.hdr[12..16].copy_from_slice(&orig_len.to_le_bytes());
+        self.w.write_all(&self.hdr)?;
+        self.w.write_all(data)
+    }
+
+    /// Writes a packet read by [`crate::Reader`], converting its nanosecond time
+    /// stamp to the writer's precision by truncation and its seconds to 32 bits
+    /// (as libpcap does: `(bpf_int32)tv_sec`).
+    pub fn write(&mut self, p: &Packet<'_>) -> io::Result<()> {
+        let frac = match self.precision {
+            TsPrecision::Micro => p.ts_nsec / 1000,
+            TsPrecision::Nano => p.ts_nsec,
+        };
+        self.write_packet(p.ts_sec as u32, frac, p.data, p.orig_len)
+    }
+
+    /// Flushes the underlying writer.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.w.flush()
+    }
+
+    /// Flushes and returns the underlying writer.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.w.flush()?;
+        Ok(self.w)
+    }
+}
+
+/// The 24-byte pcap file header `PcapWriter::new` writes.
+pub fn file_header(linktype: LinkType, snaplen: u32, precision: TsPrecision) -> [u8; 24] {
+    let mut h = [0u8; 24];
+    h[0..4].copy_from_slice(&precision.magic().to_le_bytes());
+    h[4..6].copy_from_slice(&2u16.to_le_bytes());
+    h[6..8].copy_from_slice(&4u16.to_le_bytes());
+    // thiszone, sigfigs: 0
+    h[16..20].copy_from_slice(&snaplen.to_le_bytes());
+    h[20..24].copy_from_slice(&linktype.0.to_le_bytes());
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn header_and_record_layout() {
+        let mut w =
+            PcapWriter::new(Vec::new(), LinkType::EN10MB, 262144, TsPrecision::Micro).unwrap();
+        w.write_packet(0x0102_0304, 999_999, &[0xaa, 0xbb, 0xcc], 60)
+            .unwrap();
+        let out = w.into_inner().unwrap();
+        assert_eq!(
+            out,
+            [
+                0xd4, 0xc3, 0xb2, 0xa1, 2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 4, 0, 1, 0, 0, 0,
+                4, 3, 2, 1, 0x3f, 0x42, 0x0f, 0, 3, 0, 0, 0, 60, 0, 0, 0, 0xaa, 0xbb, 0xcc
+            ]
+        );
+    }
+
+    #[test]
+    fn nano_magic_and_truncating_conversion() {
+        let mut w = PcapWriter::new(Vec::new(), LinkType::RAW, 65535, TsPrecision::Nano).unwrap();
+        let p = Packet {
+            ts_sec: 0x1_0000_0005,
+            ts_nsec: 123_456_789,
+            caplen: 1,
+            orig_len: 1,
+            data: &[0x45],
+            interface: 0,
+        };
+        w.write(&p).unwrap();
+        let out = w.into_inner().unwrap();
+        assert_eq!(&out[0..4], &[0x4d, 0x3c, 0xb2, 0xa1]);
+        assert_eq!(&out[24..28], &5u32.to_le_bytes());
+        assert_eq!(&out[28..32], &123_456_789u32.to_le_bytes());
+
+        let mut w = PcapWriter::new(Vec::new(), LinkType::RAW, 65535, TsPrecision::Micro).unwrap();
+        w.write(&p).unwrap();
+        let out = w.into_inner().unwrap();
+        assert_eq!(&out[28..32], &123_456u32.to_le_bytes());
+    }
+}
