@@ -1,1 +1,24 @@
-//! engine
+//! Evaluates a [`PassSet`] over packets.
+//!
+//! The engine walks root passes in order (depth-first order, since children follow
+//! their parents), evaluating each pass's instructions until one fails. Instructions
+//! marked `copied` reuse the parent pass's result. Per-packet state lives in the
+//! caller's [`Scratch`]: the anchor (offset) cache, which computes each header offset
+//! at most once per packet, and each pass's progress for its children.
+//!
+//! Faults: a load past the captured bytes ends the evaluation and rejects the packet,
+//! exactly as a BPF program returns 0 when it loads out of bounds. This is what makes
+//! netsift agree with libpcap on truncated packets (`not tcp port 80` rejects a
+//! packet too short to hold the port, as BPF does).
+//!
+//! Safety: every instruction image is safe. Loads are bounds-checked, GROUP only
+//! names later passes and nests at most [`MAX_GROUP_DEPTH`] deep, and each pass is
+//! evaluated at most once per packet, so time is bounded by the pass set's size.
+
+mod eval;
+mod scratch;
+
+pub use eval::{evaluate, matches, Verdict};
+pub use scratch::Scratch;
+
+pub use netsift_isa::{PassSet, MAX_GROUP_DEPTH};

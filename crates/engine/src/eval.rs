@@ -1,0 +1,437 @@
+//! The interpreter: passes, instructions, anchors.
+
+use crate::scratch::{Scratch, ACCEPTED, NO_ANCHOR};
+use netsift_isa::insn::{ArithOp, Opcode, Size, ARITH_POOL_BASE, ARITH_STACK, BOTH_FIELDS};
+use netsift_isa::{AnchorRule, Instruction, PassKind, PassSet, MAX_GROUP_DEPTH};
+
+/// The result of running a pass set over one packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Accept,
+    Reject,
+}
+
+/// A load past the captured bytes: the packet is rejected, as in BPF.
+#[derive(Debug)]
+struct Fault;
+
+/// What an instruction says before negation. `Invalid` images are false whatever
+/// their negation flag says.
+type Outcome = Result<Option<bool>, Fault>;
+
+/// Whether the pass set accepts the packet. `packet` holds the captured bytes,
+/// `wire_len` the packet's length on the wire (for `len`, `less`, `greater`).
+#[inline]
+pub fn matches(set: &PassSet, scratch: &mut Scratch, packet: &[u8], wire_len: u32) -> bool {
+    evaluate(set, scratch, packet, wire_len) == Verdict::Accept
+}
+
+pub fn evaluate(set: &PassSet, scratch: &mut Scratch, packet: &[u8], wire_len: u32) -> Verdict {
+    let passes = set.passes();
+    scratch.reset(passes.len());
+    let mut cx = Cx {
+        set,
+        pkt: packet,
+        wire_len,
+        s: scratch,
+    };
+    for (i, p) in passes.iter().enumerate() {
+        if p.kind != PassKind::Root {
+            continue;
+        }
+        match cx.pass(i, 0) {
+            Ok(true) => return Verdict::Accept,
+            Ok(false) => {}
+            Err(Fault) => return Verdict::Reject,
+        }
+    }
+    Verdict::Reject
+}
+
+struct Cx<'a> {
+    set: &'a PassSet,
+    pkt: &'a [u8],
+    wire_len: u32,
+    s: &'a mut Scratch,
+}
+
+#[inline]
+fn load(pkt: &[u8], at: u32, size: Size) -> Result<u32, Fault> {
+    let at = at as usize;
+    match size {
+        Size::B1 => pkt.get(at).map(|&b| b as u32),
+        Size::B2 => pkt
+            .get(at..at.wrapping_add(2))
+            .map(|b| u16::from_be_bytes([b[0], b[1]]) as u32),
+        Size::B4 => pkt
+            .get(at..at.wrapping_add(4))
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+    }
+    .ok_or(Fault)
+}
+
+impl Cx<'_> {
+    /// Runs pass `idx` (once per packet: a second call returns the saved result).
+    fn pass(&mut self, idx: usize, depth: usize) -> Result<bool, Fault> {
+        if let Some(st) = self.s.state(idx) {
+            return Ok(st & ACCEPTED != 0);
+        }
+        let pass = &self.set.passes()[idx];
+        // The parent's progress, if it ran for this packet: copied instructions below it
+        // succeeded there, the one at it failed there.
+        let parent = pass
+            .parent
+            .map(|p| p as usize)
+            .filter(|&p| p < idx)
+            .and_then(|p| {
+                self.s
+                    .state(p)
+                    .map(|st| (st & !ACCEPTED, self.set.passes()[p].len()))
+            });
+        for (i, insn) in pass.instructions().iter().enumerate() {
+            let ok = match parent {
+                Some((progress, _)) if insn.copied() && (i as u32) < progress => true,
+                Some((progress, plen)) if insn.copied() && i as u32 == progress && i < plen => {
+                    false
+                }
+                _ => self.insn(insn, idx, depth)?,
+            };
+            if !ok {
+                self.s.set_state(idx, i as u32);
+                return Ok(false);
+            }
+        }
+        self.s.set_state(idx, pass.len() as u32 | ACCEPTED);
+        Ok(true)
+    }
+
+    #[inline]
+    fn insn(&mut self, insn: &Instruction, pass: usize, depth: usize) -> Result<bool, Fault> {
+        self.s.steps += 1;
+        Ok(match self.outcome(insn, pass, depth)? {
+            Some(r) => r != insn.negated(),
+            None => false,
+        })
+    }
+
+    fn outcome(&mut self, insn: &Instruction, pass: usize, depth: usize) -> Outcome {
+        let d = insn.decode();
+        let Some(op) = d.opcode else { return Ok(None) };
+        let n = d.count as usize;
+        match op {
+            Opcode::Group => return self.group(insn.p(1), insn.p(2), pass, depth),
+            Opcode::Len => return Ok(self.len(insn, n)),
+            Opcode::Arith => return self.arith(insn, n, d.anchor & 3),
+            _ => {}
+        }
+        let Some(size) = d.size else { return Ok(None) };
+        if n > Instruction::capacity(op, size) {
+            return Ok(None);
+        }
+        let Some(base) = self.anchor(d.anchor)? else {
+            return Ok(None);
+        };
+        let at = base.checked_add(d.offset as u32).ok_or(Fault)?;
+        match op {
+            Opcode::Eq => {
+                let v = load(self.pkt, at, size)?;
+                Ok(Some((0..n).any(|i| insn.operand(1, size, i) == v)))
+            }
+            Opcode::MEq => {
+                let v = load(self.pkt, at, size)? & insn.p(1);
+                Ok(Some((0..n).any(|i| insn.operand(2, size, i) == v)))
+            }
+            Opcode::Range => {
+                let v = load(self.pkt, at, size)? & insn.p(1);
+                Ok(Some(in_ranges(insn, 2, size, n, v)))
+            }
+            Opcode::Eq2 | Opcode::Range2 => {
+                let both = insn.p(1) & BOTH_FIELDS != 0;
+                let at2 = at.checked_add(insn.p(1) & 0xffff).ok_or(Fault)?;
+                let test = |v: u32| {
+                    let v = v & insn.p(2);
+                    if op == Opcode::Eq2 {
+                        (0..n).any(|i| insn.operand(3, size, i) == v)
+                    } else {
+                        in_ranges(insn, 3, size, n, v)
+                    }
+                };
+                // Field order and short-circuit as in libpcap's code: the second field
+                // is loaded only if the first does not decide.
+                let first = test(load(self.pkt, at, size)?);
+                if first != both {
+                    return Ok(Some(first));
+                }
+                Ok(Some(test(load(self.pkt, at2, size)?)))
+            }
+            Opcode::Prefix => self.prefix(insn, n, at),
+            Opcode::Protochain => self.protochain(at, insn.p(2), insn.p(1)),
+            Opcode::Len | Opcode::Arith | Opcode::Group => unreachable!("handled above"),
+        }
+    }
+
+    /// Resolves anchor `a`; `Ok(None)` if the anchor table entry is invalid.
+    fn anchor(&mut self, a: u8) -> Result<Option<u32>, Fault> {
+        let a = a as usize;
+        if self.s.anchor_valid & (1 << a) != 0 {
+            let v = self.s.anchor_val[a];
+            return if v == NO_ANCHOR {
+                Ok(None)
+            } else {
+                Ok(Some(v))
+            };
+        }
+        let v = self.resolve(a)?;
+        self.s.anchor_valid |= 1 << a;
+        self.s.anchor_val[a] = v.unwrap_or(NO_ANCHOR);
+        Ok(v)
+    }
+
+    fn resolve(&mut self, a: usize) -> Result<Option<u32>, Fault> {
+        let Some(&anchor) = self.set.anchors().get(a) else {
+            return Ok(None);
+        };
+        let parent = anchor.parent();
+        let Some(rule) = anchor.rule() else {
+            return Ok(None);
+        };
+        if parent as usize >= a {
+            return Ok(None);
+        }
+        let Some(pv) = self.anchor(parent)? else {
+            return Ok(None);
+        };
+        let h = pv.checked_add(anchor.offset() as u32).ok_or(Fault)?;
+        let v = match rule {
+            AnchorRule::Const => Some(h),
+            AnchorRule::Ipv4Payload => h.checked_add(4 * (load(self.pkt, h, Size::B1)? & 0x0f)),
+            AnchorRule::TcpPayload => {
+                h.checked_add(4 * (load(self.pkt, h.checked_add(12).ok_or(Fault)?, Size::B1)? >> 4))
+            }
+            AnchorRule::GenevePayload => {
+                h.checked_add(8 + 4 * (load(self.pkt, h, Size::B1)? & 0x3f))
+            }
+        };
+        // A value that overflows cannot address the packet: treat it like a bad load.
+        v.map(Some).ok_or(Fault).and_then(|v| {
+            if v == Some(NO_ANCHOR) {
+                Err(Fault)
+            } else {
+                Ok(v)
+            }
+        })
+    }
+
+    fn group(&mut self, first: u32, count: u32, pass: usize, depth: usize) -> Outcome {
+        let total = self.set.passes().len();
+        let (first, count) = (first as usize, count as usize);
+        // Only later passes, so evaluation cannot cycle; bounded nesting keeps the
+        // native stack small.
+        if first <= pass || count > total || first > total - count || depth + 1 >= MAX_GROUP_DEPTH {
+            return Ok(None);
+        }
+        for j in first..first + count {
+            if self.set.passes()[j].kind != PassKind::Sub {
+                continue;
+            }
+            if self.pass(j, depth + 1)? {
+                return Ok(Some(true));
+            }
+        }
+        Ok(Some(false))
+    }
+
+    fn len(&self, insn: &Instruction, n: usize) -> Option<bool> {
+        if n == 0 || n > 3 {
+            return None;
+        }
+        let l = self.wire_len;
+        Some((0..n).any(|i| insn.p(1 + 2 * i) <= l && l <= insn.p(2 + 2 * i)))
+    }
+
+    fn prefix(&self, insn: &Instruction, n: usize, at: u32) -> Outcome {
+        let p7 = insn.p(7);
+        let bits = p7 & 0xff;
+        if n == 0 || n > 6 || bits > 32 * n as u32 {
+            return Ok(None);
+        }
+        let delta = (p7 >> 8) & 0xffff;
+        let both = p7 & BOTH_FIELDS != 0;
+        let test = |at: u32| -> Result<bool, Fault> {
+            for i in 0..n {
+                let used = bits.saturating_sub(32 * i as u32).min(32);
+                if used == 0 {
+                    break;
+                }
+                let mask = if used == 32 {
+                    u32::MAX
+                } else {
+                    !(u32::MAX >> used)
+                };
+                let v = load(
+                    self.pkt,
+                    at.checked_add(4 * i as u32).ok_or(Fault)?,
+                    Size::B4,
+                )?;
+                if (v ^ insn.p(1 + i)) & mask != 0 {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
+        };
+        let first = test(at)?;
+        if delta == 0 || first != both {
+            return Ok(Some(first));
+        }
+        Ok(Some(test(at.checked_add(delta).ok_or(Fault)?)?))
+    }
+
+    /// libpcap's protochain walk: follow IPv6 extension headers and AH until the
+    /// protocol is found, IPPROTO_NONE, or an unknown header ends the chain. Each step
+    /// moves forward at least 8 bytes, so the walk ends within the captured bytes.
+    fn protochain(&self, nl: u32, version: u32, want: u32) -> Outcome {
+        let (mut proto, mut x) = match version {
+            4 => (
+                load(self.pkt, nl.checked_add(9).ok_or(Fault)?, Size::B1)?,
+                4 * (load(self.pkt, nl, Size::B1)? & 0xf),
+            ),
+            6 => (
+                load(self.pkt, nl.checked_add(6).ok_or(Fault)?, Size::B1)?,
+                40,
+            ),
+            _ => return Ok(None),
+        };
+        loop {
+            if proto == want {
+                return Ok(Some(true));
+            }
+            let at = nl.checked_add(x).ok_or(Fault)?;
+            let (next, advance) = match proto {
+                59 => return Ok(Some(false)),
+                0 | 60 | 43 | 44 if version == 6 => {
+                    let next = load(self.pkt, at, Size::B1)?;
+                    (
+                        next,
+                        (load(self.pkt, at.checked_add(1).ok_or(Fault)?, Size::B1)? + 1) * 8,
+                    )
+                }
+                51 => {
+                    let next = load(self.pkt, at, Size::B1)?;
+                    (
+                        next,
+                        (load(self.pkt, at.checked_add(1).ok_or(Fault)?, Size::B1)? + 2) * 4,
+                    )
+                }
+                _ => return Ok(Some(false)),
+            };
+            proto = next;
+            x = x.checked_add(advance).ok_or(Fault)?;
+        }
+    }
+
+    /// ARITH: a straight-line stack program, then one relation.
+    fn arith(&mut self, insn: &Instruction, n: usize, rel: u8) -> Outcome {
+        if n == 0 || n > netsift_isa::insn::ARITH_MAX_OPS || rel > 2 {
+            return Ok(None);
+        }
+        let mut stack = [0u32; ARITH_STACK];
+        let mut sp = 0usize;
+        for i in 0..n {
+            let m = (insn.p(1 + i / 2) >> (16 * (i % 2))) as u16;
+            let op = ArithOp::from_bits(m >> 12);
+            let imm = m & 0x800 != 0;
+            let arg = m & 0x7ff;
+            let operand = if arg >= ARITH_POOL_BASE {
+                match insn.0.get((arg - ARITH_POOL_BASE + 1) as usize) {
+                    Some(&v) => v,
+                    None => return Ok(None),
+                }
+            } else {
+                arg as u32
+            };
+            match op {
+                ArithOp::Push | ArithOp::Len => {
+                    if sp == ARITH_STACK {
+                        return Ok(None);
+                    }
+                    stack[sp] = if op == ArithOp::Len {
+                        self.wire_len
+                    } else {
+                        operand
+                    };
+                    sp += 1;
+                }
+                ArithOp::Ld1 | ArithOp::Ld2 | ArithOp::Ld4 => {
+                    if sp == 0 {
+                        return Ok(None);
+                    }
+                    let size = match op {
+                        ArithOp::Ld1 => Size::B1,
+                        ArithOp::Ld2 => Size::B2,
+                        _ => Size::B4,
+                    };
+                    let Some(base) = self.anchor((arg & 0x3f) as u8)? else {
+                        return Ok(None);
+                    };
+                    let at = base.checked_add(stack[sp - 1]).ok_or(Fault)?;
+                    stack[sp - 1] = load(self.pkt, at, size)?;
+                }
+                ArithOp::Neg => {
+                    if sp == 0 {
+                        return Ok(None);
+                    }
+                    stack[sp - 1] = stack[sp - 1].wrapping_neg();
+                }
+                _ => {
+                    let b = if imm {
+                        operand
+                    } else {
+                        if sp == 0 {
+                            return Ok(None);
+                        }
+                        sp -= 1;
+                        stack[sp]
+                    };
+                    if sp == 0 {
+                        return Ok(None);
+                    }
+                    let a = stack[sp - 1];
+                    stack[sp - 1] = match op {
+                        ArithOp::Add => a.wrapping_add(b),
+                        ArithOp::Sub => a.wrapping_sub(b),
+                        ArithOp::Mul => a.wrapping_mul(b),
+                        ArithOp::Div => a.checked_div(b).ok_or(Fault)?,
+                        ArithOp::Mod => a.checked_rem(b).ok_or(Fault)?,
+                        ArithOp::And => a & b,
+                        ArithOp::Or => a | b,
+                        ArithOp::Xor => a ^ b,
+                        // BPF (libpcap's bpf_filter) yields 0 for shifts of 32 or more.
+                        ArithOp::Shl => a.checked_shl(b).unwrap_or(0),
+                        ArithOp::Shr => a.checked_shr(b).unwrap_or(0),
+                        _ => return Ok(None),
+                    };
+                }
+            }
+        }
+        if sp != 2 {
+            return Ok(None);
+        }
+        let (a, b) = (stack[0], stack[1]);
+        Ok(Some(match rel {
+            0 => a == b,
+            1 => a > b,
+            _ => a >= b,
+        }))
+    }
+}
+
+#[inline]
+fn in_ranges(insn: &Instruction, first: usize, size: Size, n: usize, v: u32) -> bool {
+    (0..n).any(|i| {
+        let (lo, hi) = match size {
+            Size::B4 => (insn.p(first + 2 * i), insn.p(first + 2 * i + 1)),
+            _ => (insn.p(first + i) & 0xffff, insn.p(first + i) >> 16),
+        };
+        lo <= v && v <= hi
+    })
+}

@@ -1,0 +1,78 @@
+//! Caller-owned per-packet state (regex-automata's `Cache` pattern): the program is
+//! shared and immutable, the scratch space is per thread and reset per packet.
+
+use netsift_isa::MAX_ANCHORS;
+
+/// Per-packet working memory. Create one per thread and reuse it for every packet.
+#[derive(Clone, Debug)]
+pub struct Scratch {
+    /// Packet counter; a pass's saved state is valid only if stamped with it. Using a
+    /// stamp instead of clearing makes the per-packet reset O(1) whatever the size.
+    pub(crate) epoch: u32,
+    pub(crate) anchor_valid: u64,
+    pub(crate) anchor_val: [u32; MAX_ANCHORS],
+    pub(crate) pass_epoch: Vec<u32>,
+    /// Progress of each pass: instructions that succeeded before the first failure,
+    /// with `ACCEPTED` set when the whole pass succeeded.
+    pub(crate) pass_state: Vec<u32>,
+    /// Instructions evaluated for the last packet (copied ones reused from a parent
+    /// are not counted): what the safety tests bound.
+    pub(crate) steps: u64,
+}
+
+pub(crate) const ACCEPTED: u32 = 1 << 31;
+/// Anchor value meaning "this anchor cannot be resolved" (out of bounds or invalid).
+pub(crate) const NO_ANCHOR: u32 = u32::MAX;
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Scratch {
+    pub fn new() -> Scratch {
+        Scratch {
+            epoch: 0,
+            anchor_valid: 0,
+            anchor_val: [0; MAX_ANCHORS],
+            pass_epoch: Vec::new(),
+            pass_state: Vec::new(),
+            steps: 0,
+        }
+    }
+
+    /// Starts a new packet over a pass set of `passes` passes.
+    #[inline]
+    pub(crate) fn reset(&mut self, passes: usize) {
+        if self.pass_epoch.len() < passes {
+            self.pass_epoch.resize(passes, 0);
+            self.pass_state.resize(passes, 0);
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            // Stamps from 2^32 packets ago would look current: clear them once.
+            self.pass_epoch.iter_mut().for_each(|e| *e = 0);
+            self.epoch = 1;
+        }
+        self.steps = 0;
+        self.anchor_valid = 1; // anchor 0, the packet start, is always 0
+        self.anchor_val[0] = 0;
+    }
+
+    /// Instructions the engine evaluated for the most recent packet.
+    pub fn steps(&self) -> u64 {
+        self.steps
+    }
+
+    #[inline]
+    pub(crate) fn state(&self, pass: usize) -> Option<u32> {
+        (self.pass_epoch[pass] == self.epoch).then(|| self.pass_state[pass])
+    }
+
+    #[inline]
+    pub(crate) fn set_state(&mut self, pass: usize, state: u32) {
+        self.pass_epoch[pass] = self.epoch;
+        self.pass_state[pass] = state;
+    }
+}

@@ -1,0 +1,107 @@
+//! The seeds' safety argument, tested: any 32-byte image in any slot, any anchor table
+//! and any pass structure evaluates without panicking, reads only inside the packet
+//! (every load goes through a checked slice access), and in bounded time: each pass
+//! runs at most once per packet, so the instructions evaluated never exceed the
+//! instructions the pass set holds.
+
+use netsift_engine::{evaluate, Scratch};
+use netsift_isa::{Anchor, Instruction, PassKind, PassSet};
+use proptest::prelude::*;
+
+fn insn_strategy() -> impl Strategy<Value = Instruction> {
+    prop_oneof![
+        // Entirely random bytes.
+        any::<[u8; 32]>().prop_map(|b| Instruction::from_bytes(&b)),
+        // A valid opcode (1..=10) with random everything else, to reach deep paths.
+        (1u32..=10, any::<[u32; 8]>()).prop_map(|(op, mut w)| {
+            w[0] = (w[0] & 0x03ff_ffff) | op << 26;
+            Instruction(w)
+        }),
+        // Valid opcode, small count/anchor/offset and small params: more in-bounds loads.
+        (
+            1u32..=10,
+            0u32..4,
+            0u32..29,
+            0u32..8,
+            0u32..64,
+            prop::array::uniform7(0u32..70)
+        )
+            .prop_map(|(op, size, count, anchor, off, p)| {
+                let mut w = [0u32; 8];
+                w[0] = op << 26 | size << 22 | count << 17 | anchor << 11 | off;
+                w[1..].copy_from_slice(&p);
+                Instruction(w)
+            }),
+    ]
+}
+
+fn pass_strategy() -> impl Strategy<Value = (PassKind, Option<u16>, Vec<Instruction>)> {
+    (
+        any::<bool>(),
+        prop::option::of(0u16..40),
+        prop::collection::vec(insn_strategy(), 0..=netsift_isa::MAX_INSNS),
+    )
+        .prop_map(|(root, parent, insns)| {
+            (
+                if root { PassKind::Root } else { PassKind::Sub },
+                parent,
+                insns,
+            )
+        })
+}
+
+fn anchor_strategy() -> impl Strategy<Value = Anchor> {
+    prop_oneof![
+        any::<u32>().prop_map(Anchor),
+        (0u32..6, 0u32..8, 0u32..64).prop_map(|(r, p, o)| Anchor(r << 24 | p << 16 | o))
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, .. ProptestConfig::default() })]
+
+    #[test]
+    fn any_images_are_safe(
+        passes in prop::collection::vec(pass_strategy(), 0..24),
+        anchors in prop::collection::vec(anchor_strategy(), 0..netsift_isa::MAX_ANCHORS),
+        packet in prop::collection::vec(any::<u8>(), 0..200),
+        wire_extra in 0u32..100,
+    ) {
+        let set = PassSet::from_raw(passes, anchors).unwrap();
+        let mut s = Scratch::new();
+        let total = set.instruction_count() as u64;
+        let wire = packet.len() as u32 + wire_extra;
+        let first = evaluate(&set, &mut s, &packet, wire);
+        prop_assert!(s.steps() <= total, "{} steps for {} instructions", s.steps(), total);
+        // Deterministic: the scratch space carries nothing from one packet to the next.
+        let again = evaluate(&set, &mut s, &packet, wire);
+        prop_assert_eq!(first, again);
+        let fresh = evaluate(&set, &mut Scratch::new(), &packet, wire);
+        prop_assert_eq!(first, fresh);
+    }
+}
+
+/// The largest pass set there can be, full of GROUP instructions that name every later
+/// pass: still each instruction runs at most once.
+#[test]
+fn worst_case_groups_are_bounded() {
+    use netsift_isa::insn::build;
+    let n = netsift_isa::MAX_PASSES;
+    let passes = (0..n)
+        .map(|i| {
+            let kind = if i == 0 {
+                PassKind::Root
+            } else {
+                PassKind::Sub
+            };
+            let insns = (0..netsift_isa::MAX_INSNS)
+                .map(|_| build::group(i as u32 + 1, (n - i - 1) as u32))
+                .collect();
+            (kind, None, insns)
+        })
+        .collect();
+    let set = PassSet::from_raw(passes, vec![]).unwrap();
+    let mut s = Scratch::new();
+    evaluate(&set, &mut s, &[0u8; 64], 64);
+    assert!(s.steps() <= set.instruction_count() as u64);
+}

@@ -1,0 +1,75 @@
+//! Anchors: the per-packet offset cache, made programmable.
+//!
+//! An anchor is a header offset that depends on the packet: where the TCP header
+//! starts after a variable-length IPv4 header, where the inner Ethernet frame of a
+//! Geneve tunnel starts. Each anchor is one 32-bit word:
+//!
+//! ```text
+//!  31      24 23      16 15                 0
+//! +----------+----------+--------------------+
+//! |  rule    |  parent  |      offset        |
+//! +----------+----------+--------------------+
+//! ```
+//!
+//! The engine computes `h = value(parent) + offset`, then applies the rule to the bytes
+//! at `h`. A parent must have a smaller index than its child, so an anchor table is a
+//! forest and evaluating it is bounded. Anchor 0 is always the start of the packet; an
+//! instruction addressing anchor 0 is "direct", one addressing an anchor that resolves
+//! one variable header is "L1 indirect", two headers "L2 indirect", and so on.
+//! The engine computes each anchor at most once per packet.
+
+/// How an anchor turns the header found at `parent + offset` into an offset.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum AnchorRule {
+    /// `h` itself: a constant displacement (used for offsets too large for an
+    /// instruction's 11-bit offset field).
+    Const = 0,
+    /// IPv4: `h + 4 * (p[h] & 0x0f)`, the start of the transport header.
+    Ipv4Payload = 1,
+    /// TCP: `h + 4 * (p[h + 12] >> 4)`, the start of the TCP payload.
+    TcpPayload = 2,
+    /// Geneve: `h + 8 + 4 * (p[h] & 0x3f)`, the start of the encapsulated frame.
+    GenevePayload = 3,
+}
+
+impl AnchorRule {
+    pub fn from_u8(v: u8) -> Option<AnchorRule> {
+        Some(match v {
+            0 => AnchorRule::Const,
+            1 => AnchorRule::Ipv4Payload,
+            2 => AnchorRule::TcpPayload,
+            3 => AnchorRule::GenevePayload,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            AnchorRule::Const => "const",
+            AnchorRule::Ipv4Payload => "ipv4-payload",
+            AnchorRule::TcpPayload => "tcp-payload",
+            AnchorRule::GenevePayload => "geneve-payload",
+        }
+    }
+}
+
+/// One anchor-table entry, kept as its raw word so that any image can be stored.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Anchor(pub u32);
+
+impl Anchor {
+    pub fn new(rule: AnchorRule, parent: u8, offset: u16) -> Anchor {
+        Anchor((rule as u32) << 24 | (parent as u32) << 16 | offset as u32)
+    }
+    /// The rule, or `None` for an undefined rule byte (such an anchor never resolves).
+    pub fn rule(self) -> Option<AnchorRule> {
+        AnchorRule::from_u8((self.0 >> 24) as u8)
+    }
+    pub fn parent(self) -> u8 {
+        (self.0 >> 16) as u8
+    }
+    pub fn offset(self) -> u16 {
+        self.0 as u16
+    }
+}

@@ -1,0 +1,574 @@
+//! The 32-byte instruction: one command word and seven parameter words.
+//!
+//! ```text
+//! word 0, the command word:
+//!  31      26 25 24 23 22 21     17 16     11 10            0
+//! +----------+--+--+-----+---------+---------+--------------+
+//! |  opcode  |N |C |size |  count  | anchor  |    offset    |
+//! +----------+--+--+-----+---------+---------+--------------+
+//!    6 bits   1  1  2 bits  5 bits    6 bits      11 bits
+//!
+//! words 1..=7: parameters p1..p7 (operands, masks, ranges; layout per opcode)
+//! ```
+//!
+//! * `N` negates the result. A fault (a load past the captured bytes) is not
+//!   negated: like BPF, it rejects the packet.
+//! * `C` marks an instruction `copied` from the parent pass: the engine reuses the
+//!   parent's result for it instead of evaluating it again.
+//! * `size` is the field width: 0 = 1 byte, 1 = 2 bytes, 2 = 4 bytes (3 is invalid
+//!   for opcodes that load).
+//! * `count` is the SIMD operand count; it is part of the opcode word, so decoding
+//!   needs no loop to find it.
+//! * The field is at `anchor + offset` (anchor 0 is the packet start).
+//!
+//! Operand packing: 32-bit operands take one parameter word each; 16-bit operands two
+//! (low half first); 8-bit operands four (lowest byte first). Ranges of 8/16-bit
+//! fields pack `lo` in the low half and `hi` in the high half of one word; ranges of
+//! 32-bit fields take two words.
+//!
+//! | opcode | name | test | params | serves |
+//! |---|---|---|---|---|
+//! | 1 | EQ | `f ∈ {v..}` | p1..p7 values | `ether proto`, `ip proto`, `vlan N`, `byte N = M` |
+//! | 2 | MEQ | `f & m ∈ {v..}` | p1 mask, p2..p7 values | `net`, flags, fragment tests, `tcp[13] & 2 != 0` |
+//! | 3 | RANGE | `lo ≤ f & m ≤ hi` for any range | p1 mask, p2..p7 ranges | `portrange`, `byte N > M`, `f > k` |
+//! | 4 | EQ2 | src-or-dst (or src-and-dst) `f & m ∈ {v..}` | p1 = delta to 2nd field \| ALL bit 31, p2 mask, p3..p7 values | `host`, `port`, `ether host`, `net` |
+//! | 5 | RANGE2 | RANGE on two fields | p1 as EQ2, p2 mask, p3..p7 ranges | `portrange` without direction |
+//! | 6 | PREFIX | the first `bits` bits of a multi-word field equal p1.. | p1..p6 words, p7 = bits \| delta<<8 \| ALL bit 31 | `ip6 host/net`, `ether host` |
+//! | 7 | LEN | `lo ≤ wirelen ≤ hi` for any range | p(2i+1), p(2i+2) | `less`, `greater`, `len` relations |
+//! | 8 | ARITH | `expr relop expr` | micro-ops and constants, see below | `tcp[13] & 3 = 2`, `ip[2:2] - hl > 40` |
+//! | 9 | GROUP | any of sub-passes p1 .. p1+p2-1 accepts | p1 first, p2 count | nested OR that DNF would blow up |
+//! | 10 | PROTOCHAIN | the IPv4/IPv6 header chain holds protocol p1 | p1 protocol, p2 IP version | `protochain`, `ip6 protochain` |
+//!
+//! Any other opcode, a `count` above the opcode's capacity, or an invalid `size`
+//! makes the instruction *invalid*: it evaluates false (and is not negated).
+//!
+//! ARITH: `count` micro-ops of 16 bits each are packed from p1 upward (two per word);
+//! the `anchor` field's low two bits give the relation (0 `=`, 1 `>`, 2 `>=`). A
+//! micro-op is `op:4 | imm:1 | arg:11`; its operand is `arg` itself when `arg < 2040`,
+//! else parameter word `p(arg - 2039)`. The ops work on a stack of at most 8 values:
+//! PUSH, LD1/LD2/LD4 (pop an index, push the field at anchor `arg` + index), ADD, SUB,
+//! MUL, DIV, MOD, AND, OR, XOR, SHL, SHR (pop b — or take the operand when `imm` is
+//! set — pop a, push `a op b`), NEG, and LEN (push the wire length). When the ops end,
+//! the stack must hold exactly two values, compared with the relation. There are no
+//! jumps and no stores; a division by zero is a fault, as in BPF.
+
+use std::fmt;
+
+/// Operation selected by the opcode bits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum Opcode {
+    Eq = 1,
+    MEq = 2,
+    Range = 3,
+    Eq2 = 4,
+    Range2 = 5,
+    Prefix = 6,
+    Len = 7,
+    Arith = 8,
+    Group = 9,
+    Protochain = 10,
+}
+
+impl Opcode {
+    pub fn from_bits(v: u32) -> Option<Opcode> {
+        Some(match v {
+            1 => Opcode::Eq,
+            2 => Opcode::MEq,
+            3 => Opcode::Range,
+            4 => Opcode::Eq2,
+            5 => Opcode::Range2,
+            6 => Opcode::Prefix,
+            7 => Opcode::Len,
+            8 => Opcode::Arith,
+            9 => Opcode::Group,
+            10 => Opcode::Protochain,
+            _ => return None,
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Opcode::Eq => "eq",
+            Opcode::MEq => "meq",
+            Opcode::Range => "range",
+            Opcode::Eq2 => "eq2",
+            Opcode::Range2 => "range2",
+            Opcode::Prefix => "prefix",
+            Opcode::Len => "len",
+            Opcode::Arith => "arith",
+            Opcode::Group => "group",
+            Opcode::Protochain => "protochain",
+        }
+    }
+}
+
+/// Field width.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Size {
+    B1,
+    B2,
+    B4,
+}
+
+impl Size {
+    pub fn bytes(self) -> u32 {
+        match self {
+            Size::B1 => 1,
+            Size::B2 => 2,
+            Size::B4 => 4,
+        }
+    }
+    pub fn from_bytes(n: u32) -> Option<Size> {
+        match n {
+            1 => Some(Size::B1),
+            2 => Some(Size::B2),
+            4 => Some(Size::B4),
+            _ => None,
+        }
+    }
+    fn code(self) -> u32 {
+        match self {
+            Size::B1 => 0,
+            Size::B2 => 1,
+            Size::B4 => 2,
+        }
+    }
+    /// Operands of this width that fit in `words` parameter words.
+    pub fn per_words(self, words: usize) -> usize {
+        words * (4 / self.bytes() as usize)
+    }
+    /// Largest value a field of this width holds.
+    pub fn max(self) -> u32 {
+        match self {
+            Size::B1 => 0xff,
+            Size::B2 => 0xffff,
+            Size::B4 => u32::MAX,
+        }
+    }
+}
+
+/// Relation of an ARITH instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RelOp {
+    Eq = 0,
+    Gt = 1,
+    Ge = 2,
+}
+
+/// ARITH micro-operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+pub enum ArithOp {
+    Push = 0,
+    Ld1 = 1,
+    Ld2 = 2,
+    Ld4 = 3,
+    Add = 4,
+    Sub = 5,
+    Mul = 6,
+    Div = 7,
+    Mod = 8,
+    And = 9,
+    Or = 10,
+    Xor = 11,
+    Shl = 12,
+    Shr = 13,
+    Neg = 14,
+    Len = 15,
+}
+
+impl ArithOp {
+    pub fn from_bits(v: u16) -> ArithOp {
+        match v & 0xf {
+            0 => ArithOp::Push,
+            1 => ArithOp::Ld1,
+            2 => ArithOp::Ld2,
+            3 => ArithOp::Ld4,
+            4 => ArithOp::Add,
+            5 => ArithOp::Sub,
+            6 => ArithOp::Mul,
+            7 => ArithOp::Div,
+            8 => ArithOp::Mod,
+            9 => ArithOp::And,
+            10 => ArithOp::Or,
+            11 => ArithOp::Xor,
+            12 => ArithOp::Shl,
+            13 => ArithOp::Shr,
+            14 => ArithOp::Neg,
+            _ => ArithOp::Len,
+        }
+    }
+    pub fn name(self) -> &'static str {
+        [
+            "push", "ld1", "ld2", "ld4", "add", "sub", "mul", "div", "mod", "and", "or", "xor",
+            "shl", "shr", "neg", "len",
+        ][self as usize]
+    }
+}
+
+/// ARITH micro-op operands at or above this value name a parameter word.
+pub const ARITH_POOL_BASE: u16 = 2040;
+/// Most micro-ops one ARITH instruction holds.
+pub const ARITH_MAX_OPS: usize = 14;
+/// Deepest ARITH stack.
+pub const ARITH_STACK: usize = 8;
+/// Largest offset the command word holds; larger ones go through a Const anchor.
+pub const MAX_OFFSET: u32 = (1 << 11) - 1;
+/// Flag in p1 of EQ2/RANGE2 and p7 of PREFIX: both fields must match.
+pub const BOTH_FIELDS: u32 = 1 << 31;
+
+/// One instruction image: the command word and seven parameters. Any value is a valid
+/// `Instruction` to store and run; [`Instruction::decode`] says what it does.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[repr(C, align(32))]
+pub struct Instruction(pub [u32; 8]);
+
+const _: () = assert!(std::mem::size_of::<Instruction>() == 32);
+
+/// The command word's fields, unpacked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decoded {
+    pub opcode: Option<Opcode>,
+    pub negate: bool,
+    pub copied: bool,
+    pub size: Option<Size>,
+    pub count: u8,
+    pub anchor: u8,
+    pub offset: u16,
+}
+
+impl Instruction {
+    /// Builds a command word. `count` and `offset` must fit their fields.
+    pub fn command(op: Opcode, size: Size, count: usize, anchor: u8, offset: u32) -> u32 {
+        debug_assert!(count < 32 && anchor < 64 && offset <= MAX_OFFSET);
+        (op as u32) << 26
+            | size.code() << 22
+            | (count as u32 & 0x1f) << 17
+            | (anchor as u32 & 0x3f) << 11
+            | (offset & MAX_OFFSET)
+    }
+
+    pub fn new(command: u32, params: [u32; 7]) -> Instruction {
+        let mut w = [0u32; 8];
+        w[0] = command;
+        w[1..].copy_from_slice(&params);
+        Instruction(w)
+    }
+
+    pub fn decode(&self) -> Decoded {
+        let c = self.0[0];
+        Decoded {
+            opcode: Opcode::from_bits(c >> 26),
+            negate: c & (1 << 25) != 0,
+            copied: c & (1 << 24) != 0,
+            size: match (c >> 22) & 3 {
+                0 => Some(Size::B1),
+                1 => Some(Size::B2),
+                2 => Some(Size::B4),
+                _ => None,
+            },
+            count: ((c >> 17) & 0x1f) as u8,
+            anchor: ((c >> 11) & 0x3f) as u8,
+            offset: (c & MAX_OFFSET) as u16,
+        }
+    }
+
+    /// Parameter word `i`, 1-based as in the documentation (p1..p7).
+    #[inline]
+    pub fn p(&self, i: usize) -> u32 {
+        self.0[i]
+    }
+
+    pub fn negated(&self) -> bool {
+        self.0[0] & (1 << 25) != 0
+    }
+    pub fn with_negate(mut self, on: bool) -> Instruction {
+        self.0[0] = (self.0[0] & !(1 << 25)) | (on as u32) << 25;
+        self
+    }
+    pub fn copied(&self) -> bool {
+        self.0[0] & (1 << 24) != 0
+    }
+    pub fn with_copied(mut self, on: bool) -> Instruction {
+        self.0[0] = (self.0[0] & !(1 << 24)) | (on as u32) << 24;
+        self
+    }
+
+    /// The image as 32 little-endian bytes.
+    pub fn to_bytes(&self) -> [u8; 32] {
+        let mut b = [0u8; 32];
+        for (i, w) in self.0.iter().enumerate() {
+            b[i * 4..i * 4 + 4].copy_from_slice(&w.to_le_bytes());
+        }
+        b
+    }
+    pub fn from_bytes(b: &[u8; 32]) -> Instruction {
+        let mut w = [0u32; 8];
+        for (i, x) in w.iter_mut().enumerate() {
+            *x = u32::from_le_bytes([b[i * 4], b[i * 4 + 1], b[i * 4 + 2], b[i * 4 + 3]]);
+        }
+        Instruction(w)
+    }
+
+    /// Operand `i` of width `size` packed into the parameter words starting at `first`.
+    #[inline]
+    pub fn operand(&self, first: usize, size: Size, i: usize) -> u32 {
+        match size {
+            Size::B4 => self.0[first + i],
+            Size::B2 => (self.0[first + i / 2] >> (16 * (i % 2))) & 0xffff,
+            Size::B1 => (self.0[first + i / 4] >> (8 * (i % 4))) & 0xff,
+        }
+    }
+
+    /// The most operands this instruction's opcode and size allow (0 if invalid).
+    pub fn capacity(op: Opcode, size: Size) -> usize {
+        match op {
+            Opcode::Eq => size.per_words(7),
+            Opcode::MEq => size.per_words(6),
+            Opcode::Range => match size {
+                Size::B4 => 3,
+                _ => 6,
+            },
+            Opcode::Eq2 => size.per_words(5),
+            Opcode::Range2 => match size {
+                Size::B4 => 2,
+                _ => 5,
+            },
+            Opcode::Prefix => 6,
+            Opcode::Len => 3,
+            Opcode::Arith => ARITH_MAX_OPS,
+            Opcode::Group | Opcode::Protochain => 0,
+        }
+    }
+}
+
+impl fmt::Debug for Instruction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Instruction({:08x}", self.0[0])?;
+        for w in &self.0[1..] {
+            write!(f, " {w:08x}")?;
+        }
+        write!(f, ")")
+    }
+}
+
+/// Packs operands of `size` into parameter words starting at index `first` (1-based).
+pub fn pack_operands(params: &mut [u32; 8], first: usize, size: Size, values: &[u32]) {
+    for (i, &v) in values.iter().enumerate() {
+        match size {
+            Size::B4 => params[first + i] = v,
+            Size::B2 => params[first + i / 2] |= (v & 0xffff) << (16 * (i % 2)),
+            Size::B1 => params[first + i / 4] |= (v & 0xff) << (8 * (i % 4)),
+        }
+    }
+}
+
+/// Builders for well-formed instructions. Each returns `None` if the operands do not
+/// fit (too many values, offset too large), so callers can split or re-anchor.
+pub mod build {
+    use super::*;
+
+    fn cmd_ok(count: usize, anchor: u8, offset: u32) -> bool {
+        count < 32 && anchor < 64 && offset <= MAX_OFFSET
+    }
+
+    /// EQ or MEQ: `field & mask ∈ values` (EQ when `mask` is all ones for `size`).
+    pub fn eq(
+        anchor: u8,
+        offset: u32,
+        size: Size,
+        mask: u32,
+        values: &[u32],
+    ) -> Option<Instruction> {
+        let full = mask & size.max() == size.max();
+        let op = if full { Opcode::Eq } else { Opcode::MEq };
+        if values.is_empty()
+            || values.len() > Instruction::capacity(op, size)
+            || !cmd_ok(values.len(), anchor, offset)
+        {
+            return None;
+        }
+        let mut w = [0u32; 8];
+        w[0] = Instruction::command(op, size, values.len(), anchor, offset);
+        if full {
+            pack_operands(&mut w, 1, size, values);
+        } else {
+            w[1] = mask;
+            pack_operands(&mut w, 2, size, values);
+        }
+        Some(Instruction(w))
+    }
+
+    /// RANGE: `field & mask` in any of `ranges` (inclusive).
+    pub fn range(
+        anchor: u8,
+        offset: u32,
+        size: Size,
+        mask: u32,
+        ranges: &[(u32, u32)],
+    ) -> Option<Instruction> {
+        if ranges.is_empty()
+            || ranges.len() > Instruction::capacity(Opcode::Range, size)
+            || !cmd_ok(ranges.len(), anchor, offset)
+        {
+            return None;
+        }
+        let mut w = [0u32; 8];
+        w[0] = Instruction::command(Opcode::Range, size, ranges.len(), anchor, offset);
+        w[1] = mask;
+        pack_ranges(&mut w, 2, size, ranges);
+        Some(Instruction(w))
+    }
+
+    fn pack_ranges(w: &mut [u32; 8], first: usize, size: Size, ranges: &[(u32, u32)]) {
+        for (i, &(lo, hi)) in ranges.iter().enumerate() {
+            match size {
+                Size::B4 => {
+                    w[first + 2 * i] = lo;
+                    w[first + 2 * i + 1] = hi;
+                }
+                _ => w[first + i] = (lo & 0xffff) | (hi & 0xffff) << 16,
+            }
+        }
+    }
+
+    /// EQ2: two fields `delta` bytes apart; `both` asks for both to match.
+    pub fn eq2(
+        anchor: u8,
+        offset: u32,
+        delta: u16,
+        both: bool,
+        size: Size,
+        mask: u32,
+        values: &[u32],
+    ) -> Option<Instruction> {
+        if values.is_empty()
+            || values.len() > Instruction::capacity(Opcode::Eq2, size)
+            || !cmd_ok(values.len(), anchor, offset)
+        {
+            return None;
+        }
+        let mut w = [0u32; 8];
+        w[0] = Instruction::command(Opcode::Eq2, size, values.len(), anchor, offset);
+        w[1] = delta as u32 | if both { BOTH_FIELDS } else { 0 };
+        w[2] = mask;
+        pack_operands(&mut w, 3, size, values);
+        Some(Instruction(w))
+    }
+
+    /// RANGE2: two fields `delta` bytes apart.
+    pub fn range2(
+        anchor: u8,
+        offset: u32,
+        delta: u16,
+        both: bool,
+        size: Size,
+        mask: u32,
+        ranges: &[(u32, u32)],
+    ) -> Option<Instruction> {
+        if ranges.is_empty()
+            || ranges.len() > Instruction::capacity(Opcode::Range2, size)
+            || !cmd_ok(ranges.len(), anchor, offset)
+        {
+            return None;
+        }
+        let mut w = [0u32; 8];
+        w[0] = Instruction::command(Opcode::Range2, size, ranges.len(), anchor, offset);
+        w[1] = delta as u32 | if both { BOTH_FIELDS } else { 0 };
+        w[2] = mask;
+        pack_ranges(&mut w, 3, size, ranges);
+        Some(Instruction(w))
+    }
+
+    /// PREFIX: the first `bits` bits at the field equal `words` (big-endian words);
+    /// with `delta` != 0 a second field `delta` bytes later is tried too.
+    pub fn prefix(
+        anchor: u8,
+        offset: u32,
+        words: &[u32],
+        bits: u32,
+        delta: u16,
+        both: bool,
+    ) -> Option<Instruction> {
+        let n = words.len();
+        if n == 0
+            || n > 6
+            || bits > 32 * n as u32
+            || bits <= 32 * (n as u32 - 1)
+            || !cmd_ok(n, anchor, offset)
+        {
+            return None;
+        }
+        let mut w = [0u32; 8];
+        w[0] = Instruction::command(Opcode::Prefix, Size::B4, n, anchor, offset);
+        w[1..=n].copy_from_slice(words);
+        w[7] = bits | (delta as u32) << 8 | if both { BOTH_FIELDS } else { 0 };
+        Some(Instruction(w))
+    }
+
+    /// LEN: wire length in any of `ranges`.
+    pub fn len(ranges: &[(u32, u32)]) -> Option<Instruction> {
+        if ranges.is_empty() || ranges.len() > 3 {
+            return None;
+        }
+        let mut w = [0u32; 8];
+        w[0] = Instruction::command(Opcode::Len, Size::B4, ranges.len(), 0, 0);
+        for (i, &(lo, hi)) in ranges.iter().enumerate() {
+            w[1 + 2 * i] = lo;
+            w[2 + 2 * i] = hi;
+        }
+        Some(Instruction(w))
+    }
+
+    /// GROUP: any of the sub-passes `first .. first + count` accepts.
+    pub fn group(first: u32, count: u32) -> Instruction {
+        let mut w = [0u32; 8];
+        w[0] = Instruction::command(Opcode::Group, Size::B4, 0, 0, 0);
+        w[1] = first;
+        w[2] = count;
+        Instruction(w)
+    }
+
+    /// PROTOCHAIN: the header chain of the IP header at `anchor + offset` holds `proto`.
+    pub fn protochain(anchor: u8, offset: u32, version: u32, proto: u32) -> Option<Instruction> {
+        if !cmd_ok(0, anchor, offset) {
+            return None;
+        }
+        let mut w = [0u32; 8];
+        w[0] = Instruction::command(Opcode::Protochain, Size::B1, 0, anchor, offset);
+        w[1] = proto;
+        w[2] = version;
+        Some(Instruction(w))
+    }
+
+    /// One ARITH micro-op.
+    pub fn micro(op: ArithOp, imm: bool, arg: u16) -> u16 {
+        (op as u16) << 12 | (imm as u16) << 11 | (arg & 0x7ff)
+    }
+
+    /// ARITH from micro-ops and a constant pool (pool entry `k` is named by [`pool_ref`]).
+    /// Returns `None` when ops and pool do not fit in seven words together.
+    pub fn arith(rel: RelOp, ops: &[u16], pool: &[u32]) -> Option<Instruction> {
+        let op_words = ops.len().div_ceil(2);
+        if ops.is_empty() || ops.len() > ARITH_MAX_OPS || op_words + pool.len() > 7 {
+            return None;
+        }
+        let mut w = [0u32; 8];
+        w[0] = Instruction::command(Opcode::Arith, Size::B4, ops.len(), rel as u8, 0);
+        for (i, &m) in ops.iter().enumerate() {
+            w[1 + i / 2] |= (m as u32) << (16 * (i % 2));
+        }
+        // Pool entry k lives in parameter word p(7 - k), filled from the end so that
+        // a micro-op can name it before the number of micro-ops is known.
+        for (k, &c) in pool.iter().enumerate() {
+            w[7 - k] = c;
+        }
+        Some(Instruction(w))
+    }
+
+    /// The operand value naming pool entry `k` (parameter word p(7 - k)).
+    pub fn pool_ref(k: usize) -> u16 {
+        ARITH_POOL_BASE + (6 - k as u16)
+    }
+}

@@ -1,0 +1,197 @@
+//! Readable listing of a pass set (`netsift -d`).
+
+use crate::insn::{ArithOp, Instruction, Opcode, Size, ARITH_POOL_BASE, BOTH_FIELDS};
+use crate::{PassKind, PassSet};
+use std::fmt::{self, Write};
+
+impl fmt::Display for PassSet {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.anchors().len() > 1 {
+            writeln!(f, "anchors:")?;
+            for (i, a) in self.anchors().iter().enumerate().skip(1) {
+                let rule = a.rule().map_or("invalid", |r| r.name());
+                writeln!(f, "  @{i} = {rule}(@{} + {})", a.parent(), a.offset())?;
+            }
+        }
+        if self.passes().is_empty() {
+            return writeln!(f, "(no passes: rejects every packet)");
+        }
+        for (i, p) in self.passes().iter().enumerate() {
+            let kind = match p.kind {
+                PassKind::Root => "pass",
+                PassKind::Sub => "sub",
+            };
+            write!(f, "{kind} {i}")?;
+            if let Some(parent) = p.parent {
+                write!(f, " (child of {parent})")?;
+            }
+            if p.is_empty() {
+                write!(f, ": true")?;
+            }
+            writeln!(f)?;
+            for (j, insn) in p.instructions().iter().enumerate() {
+                writeln!(f, "  {j:2}: {}", insn)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn field(d: &crate::insn::Decoded, size: Size) -> String {
+    let at = if d.anchor == 0 {
+        String::new()
+    } else {
+        format!("@{}+", d.anchor)
+    };
+    format!("{at}{}:{}", d.offset, size.bytes())
+}
+
+impl fmt::Display for Instruction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let d = self.decode();
+        let mut s = String::new();
+        if d.copied {
+            s.push_str("[copied] ");
+        }
+        if d.negate {
+            s.push_str("not ");
+        }
+        let n = d.count as usize;
+        match (d.opcode, d.size) {
+            (Some(op @ (Opcode::Eq | Opcode::MEq)), Some(size))
+                if n <= Instruction::capacity(op, size) =>
+            {
+                let (first, mask) = if op == Opcode::Eq {
+                    (1, None)
+                } else {
+                    (2, Some(self.p(1)))
+                };
+                let vals: Vec<String> = (0..n)
+                    .map(|i| format!("{:#x}", self.operand(first, size, i)))
+                    .collect();
+                write!(s, "{} [{}]", op.name(), field(&d, size)).ok();
+                if let Some(m) = mask {
+                    write!(s, " & {m:#x}").ok();
+                }
+                write!(s, " in {{{}}}", vals.join(", ")).ok();
+            }
+            (Some(op @ (Opcode::Range | Opcode::Range2)), Some(size))
+                if n <= Instruction::capacity(op, size) =>
+            {
+                let first = if op == Opcode::Range { 2 } else { 3 };
+                let mask = if op == Opcode::Range {
+                    self.p(1)
+                } else {
+                    self.p(2)
+                };
+                write!(s, "{} [{}]", op.name(), field(&d, size)).ok();
+                if op == Opcode::Range2 {
+                    let both = self.p(1) & BOTH_FIELDS != 0;
+                    write!(
+                        s,
+                        " {} [+{}]",
+                        if both { "and" } else { "or" },
+                        self.p(1) & 0xffff
+                    )
+                    .ok();
+                }
+                write!(s, " & {mask:#x} in").ok();
+                for i in 0..n {
+                    let (lo, hi) = match size {
+                        Size::B4 => (self.p(first + 2 * i), self.p(first + 2 * i + 1)),
+                        _ => (self.p(first + i) & 0xffff, self.p(first + i) >> 16),
+                    };
+                    write!(s, " [{lo}, {hi}]").ok();
+                }
+            }
+            (Some(Opcode::Eq2), Some(size)) if n <= Instruction::capacity(Opcode::Eq2, size) => {
+                let both = self.p(1) & BOTH_FIELDS != 0;
+                let vals: Vec<String> = (0..n)
+                    .map(|i| format!("{:#x}", self.operand(3, size, i)))
+                    .collect();
+                write!(
+                    s,
+                    "eq2 [{}] {} [+{}] & {:#x} in {{{}}}",
+                    field(&d, size),
+                    if both { "and" } else { "or" },
+                    self.p(1) & 0xffff,
+                    self.p(2),
+                    vals.join(", ")
+                )
+                .ok();
+            }
+            (Some(Opcode::Prefix), _) if (1..=6).contains(&n) => {
+                let p7 = self.p(7);
+                let words: Vec<String> = (1..=n).map(|i| format!("{:08x}", self.p(i))).collect();
+                write!(
+                    s,
+                    "prefix [{}] /{} = {}",
+                    field(&d, Size::B4),
+                    p7 & 0xff,
+                    words.join(":")
+                )
+                .ok();
+                let delta = (p7 >> 8) & 0xffff;
+                if delta != 0 {
+                    let both = p7 & BOTH_FIELDS != 0;
+                    write!(s, " {} [+{delta}]", if both { "and" } else { "or" }).ok();
+                }
+            }
+            (Some(Opcode::Len), _) if (1..=3).contains(&n) => {
+                s.push_str("len in");
+                for i in 0..n {
+                    write!(s, " [{}, {}]", self.p(1 + 2 * i), self.p(2 + 2 * i)).ok();
+                }
+            }
+            (Some(Opcode::Arith), _) if (1..=crate::insn::ARITH_MAX_OPS).contains(&n) => {
+                s.push_str("arith");
+                for i in 0..n {
+                    let m = (self.p(1 + i / 2) >> (16 * (i % 2))) as u16;
+                    let op = ArithOp::from_bits(m >> 12);
+                    let imm = m & 0x800 != 0;
+                    let arg = m & 0x7ff;
+                    let operand = if arg >= ARITH_POOL_BASE {
+                        format!("{:#x}", self.p((arg - ARITH_POOL_BASE + 1) as usize))
+                    } else {
+                        format!("{arg}")
+                    };
+                    match op {
+                        ArithOp::Push => write!(s, " push {operand};"),
+                        ArithOp::Ld1 | ArithOp::Ld2 | ArithOp::Ld4 => {
+                            write!(s, " {} @{};", op.name(), arg & 0x3f)
+                        }
+                        ArithOp::Neg | ArithOp::Len => write!(s, " {};", op.name()),
+                        _ if imm => write!(s, " {} {operand};", op.name()),
+                        _ => write!(s, " {};", op.name()),
+                    }
+                    .ok();
+                }
+                let rel = ["=", ">", ">=", "?"][(d.anchor & 3) as usize];
+                write!(s, " {rel}").ok();
+            }
+            (Some(Opcode::Group), _) => {
+                write!(
+                    s,
+                    "group subs {}..{}",
+                    self.p(1),
+                    self.p(1) as u64 + self.p(2) as u64
+                )
+                .ok();
+            }
+            (Some(Opcode::Protochain), _) => {
+                write!(
+                    s,
+                    "protochain ip{} [{}] has {}",
+                    self.p(2),
+                    field(&d, Size::B1),
+                    self.p(1)
+                )
+                .ok();
+            }
+            _ => {
+                write!(s, "invalid {:?}", self).ok();
+            }
+        }
+        f.write_str(&s)
+    }
+}
