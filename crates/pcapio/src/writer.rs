@@ -5,6 +5,7 @@ use std::io::{self, Write};
 use netsift_wire::LinkType;
 
 use crate::packet::{Packet, TsPrecision};
+use crate::reader::Record;
 
 /// Writes a classic pcap file: a 24-byte header then one record per packet,
 /// little-endian, version 2.4, `thiszone` and `sigfigs` 0 (as libpcap writes them
@@ -68,6 +69,16 @@ impl<W: Write> PcapWriter<W> {
             TsPrecision::Nano => p.ts_nsec,
         };
         self.write_packet(p.ts_sec as u32, frac, p.data, p.orig_len)
+    }
+
+    /// Writes a record read by [`crate::Reader::next_record`] exactly as
+    /// `tcpdump -r IN -w OUT` would: the time stamp is libpcap's `struct timeval`
+    /// for the writer's precision ([`crate::RawTs::libpcap_timeval`]), each field
+    /// truncated to 32 bits. This differs from [`PcapWriter::write`] only for
+    /// malformed time stamps (fraction of a second >= 1 s or >= 2^31).
+    pub fn write_record(&mut self, r: &Record<'_>) -> io::Result<()> {
+        let (sec, frac) = r.raw_ts.libpcap_timeval(self.precision);
+        self.write_packet(sec as u32, frac as u32, r.packet.data, r.packet.orig_len)
     }
 
     /// Flushes the underlying writer.
