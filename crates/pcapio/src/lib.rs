@@ -8,6 +8,7 @@ pub mod libpcap;
 mod packet;
 mod pcap;
 mod pcapng;
+mod postprocess;
 mod reader;
 mod writer;
 

@@ -282,7 +282,7 @@ impl NgState {
         let e = self.endian;
         let btype = e.u32([h[0], h[1], h[2], h[3]]);
         let total = e.u32([h[4], h[5], h[6], h[7]]);
-        if total < 12 || total % 4 != 0 {
+        if total < 12 || total & 3 != 0 {
             return Err(Error::new(ErrorKind::BadBlockLength { len: total }, start));
         }
         if total > self.max_block {
@@ -465,7 +465,7 @@ fn parse_idb_options(c: &mut Cursor<'_>) -> Result<Iface, Error> {
         let at = c.offset();
         let code = c.u16()?;
         let len = c.u16()?;
-        let padded = (usize::from(len) + 3) / 4 * 4;
+        let padded = usize::from(len).div_ceil(4) * 4;
         let value = c.take(padded)?;
         match code {
             0 => {

@@ -13,6 +13,7 @@ use crate::libpcap;
 use crate::packet::{Packet, TsPrecision};
 use crate::pcap::{self, PcapState};
 use crate::pcapng::{self, NgState};
+use crate::postprocess;
 
 /// The container format of a capture file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -339,7 +340,15 @@ impl<R: Read> Reader<R> {
             }
         };
         let end = slot.data_start + slot.caplen as usize;
-        let data = self.buf.get(slot.data_start..end).unwrap_or_default();
+        let (endian, linktype) = match &self.state {
+            State::Pcap(p) => (p.endian, p.linktype),
+            State::PcapNg(n) => (n.endian, n.linktype),
+        };
+        let data = self.buf.get_mut(slot.data_start..end).unwrap_or_default();
+        if postprocess::is_swapped(endian) {
+            postprocess::swap_pseudo_header(linktype, data, slot.orig_len);
+        }
+        let data: &[u8] = data;
         Ok(Some(Record {
             packet: Packet {
                 ts_sec: slot.ts_sec,

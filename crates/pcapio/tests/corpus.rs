@@ -5,145 +5,9 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 
 use common::*;
-use netsift_pcapio::{Format, PcapWriter, Reader, TsPrecision};
-
-struct Outcome {
-    mismatches: Vec<String>,
-    refused_by_both: Vec<String>,
-    truncated: Vec<String>,
-    checked: usize,
-}
-
-fn check_file(path: &Path, tmp: &Path, out: &mut Outcome) {
-    let name = path
-        .strip_prefix(path.parent().and_then(|p| p.parent()).unwrap_or(path))
-        .unwrap_or(path)
-        .display()
-        .to_string();
-    let bytes = std::fs::read(path).expect("read corpus file");
-    let ours = read_all(&bytes);
-
-    let dump = tmp.join("out.pcap");
-    let _ = std::fs::remove_file(&dump);
-    let res = Command::new("tcpdump")
-        .arg("-r")
-        .arg(path)
-        .arg("-w")
-        .arg(&dump)
-        .output()
-        .expect("run tcpdump");
-    let tcpdump_ok = res.status.success();
-    let stderr = String::from_utf8_lossy(&res.stderr);
-    let err_line = stderr
-        .lines()
-        .filter(|l| !l.starts_with("reading from file"))
-        .collect::<Vec<_>>()
-        .join(" | ");
-
-    out.checked += 1;
-    match (&ours.end, tcpdump_ok) {
-        (Ok(()), true) => {}
-        (Err(e), false) => {
-            let msg = e.to_string();
-            assert!(msg.contains("at byte offset"), "{name}: {msg}");
-            if ours.open_failed {
-                out.refused_by_both
-                    .push(format!("{name}: tcpdump: {err_line}; ours: {msg}"));
-            } else {
-                out.truncated.push(format!(
-                    "{name}: {} packets then: tcpdump: {err_line}; ours: {msg}",
-                    ours.packets.len()
-                ));
-            }
-        }
-        (Ok(()), false) => out.mismatches.push(format!(
-            "{name}: tcpdump refuses ({err_line}) but we read it"
-        )),
-        (Err(e), true) => out
-            .mismatches
-            .push(format!("{name}: tcpdump reads it but we refuse: {e}")),
-    }
-
-    // Compare the packets with what libpcap wrote.
-    let Ok(tcpdump_bytes) = std::fs::read(&dump) else {
-        if !ours.packets.is_empty() && ours.open_failed {
-            out.mismatches.push(format!("{name}: no tcpdump output"));
-        }
-        return;
-    };
-    let theirs = read_all(&tcpdump_bytes);
-    if let Err(e) = &theirs.end {
-        out.mismatches
-            .push(format!("{name}: cannot read tcpdump's output: {e}"));
-        return;
-    }
-    if theirs.packets.len() != ours.packets.len() {
-        out.mismatches.push(format!(
-            "{name}: {} packets, libpcap read {}",
-            ours.packets.len(),
-            theirs.packets.len()
-        ));
-    }
-    for (i, (a, b)) in ours.packets.iter().zip(&theirs.packets).enumerate() {
-        let (sec, usec) = a.raw.libpcap_timeval(TsPrecision::Micro);
-        let ok = a.data == b.data
-            && a.caplen == b.caplen
-            && a.orig_len == b.orig_len
-            && match b.raw {
-                netsift_pcapio::RawTs::Pcap { sec: s2, frac, .. } => {
-                    s2 == sec as u32 && frac == usec as u32
-                }
-                _ => false,
-            };
-        // For well-formed time stamps the plain packet time, truncated to µs, agrees.
-        let plain_ok = a.ts_nsec / 1000 == b.ts_nsec / 1000 && a.ts_sec == b.ts_sec;
-        let well_formed = matches!(a.raw, netsift_pcapio::RawTs::Pcap { frac, nano, .. }
-            if frac < if nano { 1_000_000_000 } else { 1_000_000 })
-            || matches!(a.raw, netsift_pcapio::RawTs::PcapNg { .. });
-        if !ok || (well_formed && !plain_ok && a.ts_sec < (1 << 31)) {
-            out.mismatches.push(format!(
-                "{name}: packet {i} differs: ours caplen {} len {} ts {}.{:09} raw {:?}; libpcap caplen {} len {} ts {}.{:09}",
-                a.caplen, a.orig_len, a.ts_sec, a.ts_nsec, a.raw, b.caplen, b.orig_len, b.ts_sec, b.ts_nsec
-            ));
-            break;
-        }
-    }
-
-    // Reproduce tcpdump's output byte for byte.
-    let rd = match Reader::new(&bytes[..]) {
-        Ok(rd) => rd,
-        Err(_) => return,
-    };
-    let Some(h) = rd.tcpdump_dump_header(false) else {
-        out.mismatches
-            .push(format!("{name}: tcpdump wrote output but we say it can't"));
-        return;
-    };
-    let mut rd = rd;
-    let mut w = PcapWriter::new(Vec::new(), h.linktype, h.snaplen, h.precision).unwrap();
-    while let Ok(Some(r)) = rd.next_record() {
-        w.write_record(&r).unwrap();
-    }
-    let mine = w.into_inner().unwrap();
-    if mine != tcpdump_bytes {
-        let at = mine
-            .iter()
-            .zip(&tcpdump_bytes)
-            .position(|(a, b)| a != b)
-            .unwrap_or(mine.len().min(tcpdump_bytes.len()));
-        out.mismatches.push(format!(
-            "{name}: our rewrite differs from tcpdump -w at byte {at} (ours {} bytes, tcpdump {}) format {:?}",
-            mine.len(),
-            tcpdump_bytes.len(),
-            rd.format()
-        ));
-    }
-    let _ = Format::Pcap;
-}
 
 #[test]
 fn corpus_matches_libpcap() {
@@ -151,45 +15,43 @@ fn corpus_matches_libpcap() {
     if !have_tcpdump() {
         return;
     }
-    let tmp = std::env::temp_dir().join(format!("pcapio-corpus-{}", std::process::id()));
-    std::fs::create_dir_all(&tmp).unwrap();
-    let mut out = Outcome {
-        mismatches: vec![],
-        refused_by_both: vec![],
-        truncated: vec![],
-        checked: 0,
-    };
+    let tmp = scratch("corpus");
+    let mut checked = 0;
+    let mut mismatches = Vec::new();
+    let mut refused = Vec::new();
+    let mut partial = Vec::new();
     for sub in ["tcpdump", "libpcap"] {
         for f in files(&corpus.join("pcaps").join(sub)) {
-            check_file(&f, &tmp, &mut out);
+            let name = format!("{sub}/{}", f.file_name().unwrap().to_string_lossy());
+            let c = compare_with_tcpdump(&name, &f, &tmp);
+            checked += 1;
+            if let Err(e) = &c.ours.end {
+                let line = format!("{name}: tcpdump: {}; ours: {e}", c.tcpdump_err);
+                if c.ours.open_failed {
+                    refused.push(line);
+                } else {
+                    partial.push(format!("{} packets, then {line}", c.ours.packets.len()));
+                }
+            }
+            mismatches.extend(c.mismatches);
         }
     }
     let _ = std::fs::remove_dir_all(&tmp);
-    eprintln!("checked {} files", out.checked);
-    eprintln!(
-        "refused at open by tcpdump and by us ({}):",
-        out.refused_by_both.len()
-    );
-    for l in &out.refused_by_both {
+    eprintln!("checked {checked} files against tcpdump -r FILE -w OUT");
+    eprintln!("refused at open by both ({}):", refused.len());
+    for l in &refused {
         eprintln!("  {l}");
     }
-    eprintln!(
-        "read partly, then refused by both ({}):",
-        out.truncated.len()
-    );
-    for l in &out.truncated {
+    eprintln!("read partly, then refused by both ({}):", partial.len());
+    for l in &partial {
         eprintln!("  {l}");
     }
-    eprintln!("mismatches ({}):", out.mismatches.len());
-    for l in &out.mismatches {
+    eprintln!("mismatches ({}):", mismatches.len());
+    for l in &mismatches {
         eprintln!("  {l}");
     }
-    assert!(out.checked > 800, "corpus too small");
-    assert!(
-        out.mismatches.is_empty(),
-        "{} mismatches",
-        out.mismatches.len()
-    );
+    assert!(checked > 800, "corpus too small: {checked}");
+    assert!(mismatches.is_empty(), "{} mismatches", mismatches.len());
 }
 
 #[test]
@@ -207,12 +69,12 @@ fn bad_corpus_refused() {
         let msg = e.to_string();
         eprintln!("{}: {msg}", f.display());
         assert!(
-            msg.contains(&format!("at byte offset {}", e.offset())),
+            msg.ends_with(&format!("(at byte offset {})", e.offset())),
             "{msg}"
         );
         if tcpdump {
-            let st = Command::new("tcpdump").arg("-r").arg(&f).output().unwrap();
-            assert!(!st.status.success(), "tcpdump accepts {}", f.display());
+            let out = Command::new("tcpdump").arg("-r").arg(&f).output().unwrap();
+            assert!(!out.status.success(), "tcpdump accepts {}", f.display());
         }
     }
 }

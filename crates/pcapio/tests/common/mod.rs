@@ -131,3 +131,147 @@ impl Rng {
         }
     }
 }
+
+/// The result of reading a capture with us and with libpcap (`tcpdump -r IN -w OUT`).
+pub struct Comparison {
+    /// Disagreements, one line each.
+    pub mismatches: Vec<String>,
+    /// Whether tcpdump exited successfully.
+    pub tcpdump_ok: bool,
+    /// tcpdump's error message(s).
+    pub tcpdump_err: String,
+    /// What we read.
+    pub ours: ReadAll,
+}
+
+/// Runs `tcpdump -r file -w tmp/out.pcap` and compares: success/failure, every
+/// packet (data, caplen, orig_len, time stamp as libpcap gives it in µs), and our
+/// own rewrite with `PcapWriter` against tcpdump's output, byte for byte.
+pub fn compare_with_tcpdump(name: &str, file: &Path, tmp: &Path) -> Comparison {
+    use netsift_pcapio::{PcapWriter, TsPrecision};
+
+    let bytes = std::fs::read(file).expect("read capture");
+    let ours = read_all(&bytes);
+    let mut mismatches = Vec::new();
+
+    let dump = tmp.join("out.pcap");
+    let _ = std::fs::remove_file(&dump);
+    let res = Command::new("tcpdump")
+        .arg("-r")
+        .arg(file)
+        .arg("-w")
+        .arg(&dump)
+        .output()
+        .expect("run tcpdump");
+    let tcpdump_ok = res.status.success();
+    let tcpdump_err = String::from_utf8_lossy(&res.stderr)
+        .lines()
+        .filter(|l| !l.starts_with("reading from file"))
+        .collect::<Vec<_>>()
+        .join(" | ");
+
+    match (&ours.end, tcpdump_ok) {
+        (Ok(()), false) => mismatches.push(format!(
+            "{name}: tcpdump refuses ({tcpdump_err}) but we read it"
+        )),
+        (Err(e), true) => mismatches.push(format!("{name}: tcpdump reads it but we refuse: {e}")),
+        (Err(e), false) => {
+            let msg = e.to_string();
+            if !msg.contains(&format!("(at byte offset {})", e.offset())) {
+                mismatches.push(format!("{name}: error names no offset: {msg}"));
+            }
+        }
+        (Ok(()), true) => {}
+    }
+
+    let Ok(tcpdump_bytes) = std::fs::read(&dump) else {
+        if !ours.packets.is_empty() {
+            mismatches.push(format!("{name}: no tcpdump output but we read packets"));
+        }
+        return Comparison {
+            mismatches,
+            tcpdump_ok,
+            tcpdump_err,
+            ours,
+        };
+    };
+    let theirs = read_all(&tcpdump_bytes);
+    if let Err(e) = &theirs.end {
+        mismatches.push(format!("{name}: cannot read tcpdump's output: {e}"));
+    }
+    if theirs.packets.len() != ours.packets.len() {
+        mismatches.push(format!(
+            "{name}: we read {} packets, libpcap {}",
+            ours.packets.len(),
+            theirs.packets.len()
+        ));
+    }
+    for (i, (a, b)) in ours.packets.iter().zip(&theirs.packets).enumerate() {
+        let (sec, usec) = a.raw.libpcap_timeval(TsPrecision::Micro);
+        let raw_ok = match b.raw {
+            RawTs::Pcap { sec: s2, frac, .. } => s2 == sec as u32 && frac == usec as u32,
+            _ => false,
+        };
+        // For well-formed time stamps the plain packet time, truncated to µs, agrees.
+        let well_formed = match a.raw {
+            RawTs::Pcap { frac, nano, sec } => {
+                sec < 1 << 31 && frac < if nano { 1_000_000_000 } else { 1_000_000 }
+            }
+            RawTs::PcapNg { .. } => a.ts_sec < 1 << 31,
+        };
+        let plain_ok = a.ts_sec == b.ts_sec && a.ts_nsec / 1000 == b.ts_nsec / 1000;
+        if a.data != b.data
+            || a.caplen != b.caplen
+            || a.orig_len != b.orig_len
+            || !raw_ok
+            || (well_formed && !plain_ok)
+        {
+            mismatches.push(format!(
+                "{name}: packet {i} differs: ours caplen {} len {} ts {}.{:09} raw {:?}; libpcap caplen {} len {} ts {}.{:09}",
+                a.caplen, a.orig_len, a.ts_sec, a.ts_nsec, a.raw, b.caplen, b.orig_len, b.ts_sec, b.ts_nsec
+            ));
+            break;
+        }
+    }
+
+    // Reproduce tcpdump's output byte for byte.
+    if let Ok(mut rd) = Reader::new(&bytes[..]) {
+        match rd.tcpdump_dump_header(false) {
+            None => mismatches.push(format!("{name}: tcpdump wrote output but we say it can't")),
+            Some(h) => {
+                let mut w =
+                    PcapWriter::new(Vec::new(), h.linktype, h.snaplen, h.precision).unwrap();
+                while let Ok(Some(r)) = rd.next_record() {
+                    w.write_record(&r).unwrap();
+                }
+                let mine = w.into_inner().unwrap();
+                if mine != tcpdump_bytes {
+                    let at = mine
+                        .iter()
+                        .zip(&tcpdump_bytes)
+                        .position(|(a, b)| a != b)
+                        .unwrap_or(mine.len().min(tcpdump_bytes.len()));
+                    mismatches.push(format!(
+                        "{name}: our rewrite differs from tcpdump -w at byte {at} (ours {} bytes, tcpdump {})",
+                        mine.len(),
+                        tcpdump_bytes.len()
+                    ));
+                }
+            }
+        }
+    }
+    Comparison {
+        mismatches,
+        tcpdump_ok,
+        tcpdump_err,
+        ours,
+    }
+}
+
+/// A fresh scratch directory for one test.
+pub fn scratch(tag: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("pcapio-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&d);
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
