@@ -156,6 +156,21 @@ impl PassSet {
         Ok(idx)
     }
 
+    /// Makes `parent` (an earlier pass) the parent of `pass`.
+    pub fn set_parent(&mut self, pass: usize, parent: Option<usize>) -> Result<(), UpdateError> {
+        if let Some(p) = parent {
+            if p >= pass {
+                return Err(UpdateError::BadParent { pass, parent: p });
+            }
+        }
+        let slot = self
+            .passes
+            .get_mut(pass)
+            .ok_or(UpdateError::NoSuchPass(pass))?;
+        slot.parent = parent.map(|p| p as u16);
+        Ok(())
+    }
+
     /// Appends an instruction to a pass.
     pub fn push_insn(&mut self, pass: usize, insn: Instruction) -> Result<usize, UpdateError> {
         let p = self

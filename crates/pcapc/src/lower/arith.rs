@@ -1,0 +1,169 @@
+//! `expr relop expr`: libpcap's gen_load, gen_arth, gen_neg, gen_relation.
+//!
+//! A load `proto[i]` brings its own protocol checks (`tcp[0]` needs an IPv4 TCP
+//! first fragment); libpcap runs those checks before the comparison, and netsift
+//! keeps them as separate instructions in the same order. The arithmetic itself
+//! becomes one ARITH instruction, whose loads all run (there is no short-circuit
+//! inside an expression, in BPF either).
+
+use super::ir::{Pred, Tree, Val};
+use super::{LResult, Lowerer, Rel, RelOp, P};
+use crate::syntax::ast::{Arith, BinOp};
+use netsift_isa::{ArithOp, RelOp as IsaRel, Size};
+
+impl Lowerer<'_> {
+    pub fn relation(&mut self, op: RelOp, lhs: &Arith, rhs: &Arith) -> LResult<Tree> {
+        let (a0, c0) = self.arith(lhs)?;
+        let (a1, c1) = self.arith(rhs)?;
+        let (rel, reversed) = match op {
+            RelOp::Gt => (IsaRel::Gt, false),
+            RelOp::Ge => (IsaRel::Ge, false),
+            RelOp::Eq => (IsaRel::Eq, false),
+            RelOp::Le => (IsaRel::Gt, true),
+            RelOp::Lt => (IsaRel::Ge, true),
+            RelOp::Ne => (IsaRel::Eq, true),
+        };
+        let mut b = Tree::Atom(Pred::Rel {
+            rel,
+            lhs: a0,
+            rhs: a1,
+        });
+        if reversed {
+            b = Tree::not(b);
+        }
+        let checks = and_opt(c0, c1);
+        Ok(match checks {
+            Some(c) => Tree::and(c, b),
+            None => b,
+        })
+    }
+
+    /// An arithmetic expression and the protocol checks its loads need.
+    fn arith(&mut self, a: &Arith) -> LResult<(Val, Option<Tree>)> {
+        Ok(match a {
+            Arith::Num(v, _) => (Val::Const(*v), None),
+            Arith::Len(_) => (Val::Len, None),
+            Arith::Neg(x, _) => {
+                let (v, c) = self.arith(x)?;
+                (Val::Neg(Box::new(v)), c)
+            }
+            Arith::Bin(op, x, y) => {
+                let (vx, cx) = self.arith(x)?;
+                let lit = match **y {
+                    Arith::Num(k, _) => Some(k),
+                    _ => None,
+                };
+                match (op, lit) {
+                    (BinOp::Div, Some(0)) => return self.err_at("division by zero", y.span()),
+                    (BinOp::Mod, Some(0)) => return self.err_at("modulus by zero", y.span()),
+                    (BinOp::Shl | BinOp::Shr, Some(k)) if k > 31 => {
+                        return self.err_at("shift by more than 31 bits", y.span())
+                    }
+                    _ => {}
+                }
+                let (vy, cy) = self.arith(y)?;
+                let aop = match op {
+                    BinOp::Add => ArithOp::Add,
+                    BinOp::Sub => ArithOp::Sub,
+                    BinOp::Mul => ArithOp::Mul,
+                    BinOp::Div => ArithOp::Div,
+                    BinOp::Mod => ArithOp::Mod,
+                    BinOp::And => ArithOp::And,
+                    BinOp::Or => ArithOp::Or,
+                    BinOp::Xor => ArithOp::Xor,
+                    BinOp::Shl => ArithOp::Shl,
+                    BinOp::Shr => ArithOp::Shr,
+                };
+                (Val::Bin(aop, Box::new(vx), Box::new(vy)), and_opt(cx, cy))
+            }
+            Arith::Load {
+                proto,
+                index,
+                size,
+                span,
+            } => {
+                self.span = *span;
+                let size = match Size::from_bytes(*size as u32) {
+                    Some(s) => s,
+                    None => return self.err_at("data size must be 1, 2, or 4", *span),
+                };
+                let (idx, ci) = self.arith(index)?;
+                self.load(*proto, idx, ci, size)?
+            }
+        })
+    }
+
+    fn load(
+        &mut self,
+        proto: P,
+        idx: Val,
+        ci: Option<Tree>,
+        size: Size,
+    ) -> LResult<(Val, Option<Tree>)> {
+        let mk = |loc: super::ir::Loc| Val::Load {
+            anchor: loc.anchor,
+            off: loc.off,
+            index: Box::new(idx),
+            size,
+        };
+        match proto {
+            P::Link => {
+                let loc = self.loc(Rel::LinkHdr, 0)?;
+                Ok((mk(loc), ci))
+            }
+            P::Ip
+            | P::Arp
+            | P::Rarp
+            | P::Atalk
+            | P::Decnet
+            | P::Sca
+            | P::Lat
+            | P::Moprc
+            | P::Mopdl
+            | P::Ip6 => {
+                let loc = self.loc(Rel::LinkPl, 0)?;
+                let b = self.proto_abbrev(proto)?;
+                Ok((mk(loc), Some(and_opt(ci, Some(b)).expect("some"))))
+            }
+            P::Sctp
+            | P::Tcp
+            | P::Udp
+            | P::Icmp
+            | P::Igmp
+            | P::Igrp
+            | P::Pim
+            | P::Vrrp
+            | P::Carp => {
+                let loc = self.loc(Rel::TranIpv4, 0)?;
+                let pa = self.proto_abbrev(proto)?;
+                let frag = self.ipfrag()?;
+                let mut b = Tree::and(pa, frag);
+                if let Some(c) = ci {
+                    b = Tree::and(c, b);
+                }
+                let ip = self.proto_abbrev(P::Ip)?;
+                Ok((mk(loc), Some(Tree::and(ip, b))))
+            }
+            P::Icmp6 => {
+                let mut b = self.proto_abbrev(P::Ip6)?;
+                if let Some(c) = ci {
+                    b = Tree::and(c, b);
+                }
+                let is58 = self.cmp(Rel::LinkPl, 6, Size::B1, 58)?;
+                b = Tree::and(b, is58);
+                let loc = self.loc(Rel::TranIpv6, 0)?;
+                Ok((mk(loc), Some(b)))
+            }
+            P::Radio => self.err("radio information not present in capture"),
+            _ => self.err("unsupported index operation"),
+        }
+    }
+}
+
+fn and_opt(a: Option<Tree>, b: Option<Tree>) -> Option<Tree> {
+    match (a, b) {
+        (Some(a), Some(b)) => Some(Tree::and(a, b)),
+        (a, None) => a,
+        (None, b) => b,
+    }
+}

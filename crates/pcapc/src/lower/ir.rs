@@ -1,0 +1,106 @@
+//! The lowering's output: a boolean tree of field predicates, the same atoms
+//! libpcap's code generator emits (load, mask, compare), in the same order.
+
+use netsift_isa::Size;
+
+/// Index into [`super::Lowerer`]'s anchor list; 0 is the start of the packet.
+pub type AnchorId = usize;
+
+/// An anchor as the lowering sees it, before it becomes a pass-set anchor.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AnchorSpec {
+    pub rule: netsift_isa::AnchorRule,
+    pub parent: AnchorId,
+    pub offset: u32,
+}
+
+/// Where a field is: `anchor + off`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Loc {
+    pub anchor: AnchorId,
+    pub off: u32,
+}
+
+/// BPF's conditional jumps.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Test {
+    /// `f & mask == k`
+    Eq(u32),
+    /// `f & mask > k` (unsigned)
+    Gt(u32),
+    /// `f & mask >= k` (unsigned)
+    Ge(u32),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Cmp {
+    pub loc: Loc,
+    pub size: Size,
+    pub mask: u32,
+    pub test: Test,
+}
+
+/// An arithmetic expression over packet fields (`expr relop expr`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Val {
+    Const(u32),
+    Len,
+    /// Field at `anchor + off + index` (the index is computed).
+    Load {
+        anchor: AnchorId,
+        off: u32,
+        index: Box<Val>,
+        size: Size,
+    },
+    Neg(Box<Val>),
+    Bin(netsift_isa::ArithOp, Box<Val>, Box<Val>),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Pred {
+    Cmp(Cmp),
+    /// Wire length test.
+    Len(Test),
+    /// `lhs rel rhs`, rel being Eq/Gt/Ge with the constants unused.
+    Rel {
+        rel: netsift_isa::RelOp,
+        lhs: Val,
+        rhs: Val,
+    },
+    /// `protochain`: the IP header at `nl` of `version` 4 or 6 chains to `proto`.
+    Protochain {
+        nl: Loc,
+        version: u32,
+        proto: u32,
+    },
+}
+
+/// A boolean tree; children of `And`/`Or` are evaluated left to right.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Tree {
+    Const(bool),
+    Atom(Pred),
+    Not(Box<Tree>),
+    And(Vec<Tree>),
+    Or(Vec<Tree>),
+}
+
+impl Tree {
+    /// `a and b`, `a` first (libpcap's `gen_and(a, b)`).
+    pub fn and(a: Tree, b: Tree) -> Tree {
+        Tree::And(vec![a, b])
+    }
+    /// `a or b`, `a` first (libpcap's `gen_or(a, b)`).
+    pub fn or(a: Tree, b: Tree) -> Tree {
+        Tree::Or(vec![a, b])
+    }
+    pub fn not(a: Tree) -> Tree {
+        Tree::Not(Box::new(a))
+    }
+    pub fn and_all(v: Vec<Tree>) -> Tree {
+        Tree::And(v)
+    }
+    pub fn or_all(v: Vec<Tree>) -> Tree {
+        Tree::Or(v)
+    }
+}

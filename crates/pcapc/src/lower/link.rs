@@ -1,0 +1,442 @@
+//! Link-layer tests: libpcap's gen_linktype and its per-link helpers, the
+//! encapsulations that shift later offsets (`vlan`, `mpls`, `pppoes`), LLC, and the
+//! link-level primitives (`inbound`, `ifindex`, `broadcast`, `multicast`, `byte`).
+
+use super::ir::Tree;
+use super::{ByteOp, LResult, Link, Llc, Lowerer, Off, Rel, P};
+use netsift_isa::Size;
+
+pub(crate) const ETHERMTU: u32 = 1500;
+pub(crate) mod et {
+    pub const IP: u32 = 0x0800;
+    pub const ARP: u32 = 0x0806;
+    pub const REVARP: u32 = 0x8035;
+    pub const IPV6: u32 = 0x86dd;
+    pub const DN: u32 = 0x6003;
+    pub const LAT: u32 = 0x6004;
+    pub const SCA: u32 = 0x6007;
+    pub const MOPDL: u32 = 0x6001;
+    pub const MOPRC: u32 = 0x6002;
+    pub const ATALK: u32 = 0x809b;
+    pub const AARP: u32 = 0x80f3;
+    pub const IPX: u32 = 0x8137;
+    pub const NS: u32 = 0x0600;
+    pub const VLAN_8021Q: u32 = 0x8100;
+    pub const VLAN_8021AD: u32 = 0x88a8;
+    pub const VLAN_QINQ: u32 = 0x9100;
+    pub const MPLS: u32 = 0x8847;
+    pub const PPPOED: u32 = 0x8863;
+    pub const PPPOES: u32 = 0x8864;
+}
+pub(crate) mod sap {
+    pub const IP: u32 = 0x06;
+    pub const STP: u32 = 0x42;
+    pub const SNAP: u32 = 0xaa;
+    pub const IPX: u32 = 0xe0;
+    pub const NETBEUI: u32 = 0xf0;
+    pub const ISONS: u32 = 0xfe;
+}
+const SLL_P_802_3: u32 = 0x0001;
+const SLL_P_802_2: u32 = 0x0004;
+const SLL_OUTGOING: u32 = 4;
+const PPP_MPLS_UCAST: u32 = 0x0281;
+
+fn ethertype_to_ppptype(p: u32) -> u32 {
+    match p {
+        et::IP => 0x0021,
+        et::IPV6 => 0x0057,
+        et::DN => 0x0027,
+        et::ATALK => 0x0029,
+        et::NS => 0x0025,
+        sap::ISONS => 0x0023,
+        sap::STP => 0x0031,
+        sap::IPX => 0x002b,
+        p => p,
+    }
+}
+
+impl Lowerer<'_> {
+    /// Tests that the link layer carries `ll_proto` (an Ethertype or an LLC SAP).
+    pub fn linktype(&mut self, ll_proto: u32) -> LResult<Tree> {
+        if self.label_stack_depth > 0 {
+            return self.mpls_linktype(ll_proto);
+        }
+        match self.link {
+            Link::En10mb => self.ether_linktype(ll_proto),
+            Link::Sll => self.sll_linktype(ll_proto),
+            Link::Raw => Ok(match ll_proto {
+                et::IP => self.mcmp(Rel::LinkHdr, 0, Size::B1, 0x40, 0xf0)?,
+                et::IPV6 => self.mcmp(Rel::LinkHdr, 0, Size::B1, 0x60, 0xf0)?,
+                _ => Tree::Const(false),
+            }),
+            Link::Ipv4 => Ok(Tree::Const(ll_proto == et::IP)),
+            Link::Ipv6 => Ok(Tree::Const(ll_proto == et::IPV6)),
+            Link::Ppp => self.cmp(Rel::LinkType, 0, Size::B2, ethertype_to_ppptype(ll_proto)),
+            Link::Null | Link::Loop => match ll_proto {
+                et::IP => self.loopback_linktype(2),
+                et::IPV6 => match self.target.savefile_swapped {
+                    // Reading a file: any OS's AF_INET6 (BSD 24, FreeBSD 28, Darwin 30).
+                    Some(_) => {
+                        let a = self.loopback_linktype(24)?;
+                        let b = self.loopback_linktype(28)?;
+                        let c = self.loopback_linktype(30)?;
+                        Ok(Tree::or(Tree::or(a, b), c))
+                    }
+                    // Live/dead: this machine's AF_INET6 (Linux: 10).
+                    None => self.loopback_linktype(10),
+                },
+                _ => Ok(Tree::Const(false)),
+            },
+            Link::Sll2 => self
+                .cmp(Rel::LinkType, 0, Size::B2, ll_proto)
+                .and_then(|t| {
+                    // SLL2 uses the generic path: an Ethertype at off_linktype; LLC SAPs
+                    // (<= 1500) compare the same way, as libpcap's default case does.
+                    Ok(t)
+                }),
+        }
+    }
+
+    fn loopback_linktype(&mut self, af: u32) -> LResult<Tree> {
+        let v = if self.link == Link::Null {
+            // DLT_NULL holds the AF in the capturing host's byte order. libpcap
+            // compares against htonl(af) on this (little-endian) machine, swapped again
+            // if the file's byte order differs from ours.
+            match self.target.savefile_swapped {
+                Some(true) => af,
+                _ => af.swap_bytes(),
+            }
+        } else {
+            af
+        };
+        self.cmp(Rel::LinkHdr, 0, Size::B4, v)
+    }
+
+    fn ether_linktype(&mut self, ll_proto: u32) -> LResult<Tree> {
+        match ll_proto {
+            sap::ISONS | sap::IP | sap::NETBEUI => {
+                let b0 = Tree::not(self.cmp_gt(Rel::LinkType, 0, Size::B2, ETHERMTU)?);
+                let b1 = self.cmp(Rel::Llc, 0, Size::B2, ll_proto << 8 | ll_proto)?;
+                Ok(Tree::and(b0, b1))
+            }
+            sap::IPX => {
+                let a = self.cmp(Rel::Llc, 0, Size::B1, sap::IPX)?;
+                let b = self.cmp(Rel::Llc, 0, Size::B2, 0xffff)?;
+                let snap = self.snap(0x000000, et::IPX)?;
+                let llc = Tree::or(snap, Tree::or(a, b));
+                let not8023 = Tree::not(self.cmp_gt(Rel::LinkType, 0, Size::B2, ETHERMTU)?);
+                let dix = self.cmp(Rel::LinkType, 0, Size::B2, et::IPX)?;
+                Ok(Tree::or(dix, Tree::and(not8023, llc)))
+            }
+            et::ATALK | et::AARP => {
+                let not8023 = Tree::not(self.cmp_gt(Rel::LinkType, 0, Size::B2, ETHERMTU)?);
+                let snap = if ll_proto == et::ATALK {
+                    self.snap(0x080007, et::ATALK)?
+                } else {
+                    self.snap(0x000000, et::AARP)?
+                };
+                let dix = self.cmp(Rel::LinkType, 0, Size::B2, ll_proto)?;
+                Ok(Tree::or(dix, Tree::and(not8023, snap)))
+            }
+            p if p <= ETHERMTU => {
+                let not8023 = Tree::not(self.cmp_gt(Rel::LinkType, 0, Size::B2, ETHERMTU)?);
+                let b1 = self.cmp(Rel::LinkType, 2, Size::B1, p)?;
+                Ok(Tree::and(not8023, b1))
+            }
+            p => self.cmp(Rel::LinkType, 0, Size::B2, p),
+        }
+    }
+
+    fn sll_linktype(&mut self, ll_proto: u32) -> LResult<Tree> {
+        match ll_proto {
+            sap::ISONS | sap::IP | sap::NETBEUI => {
+                let b0 = self.cmp(Rel::LinkType, 0, Size::B2, SLL_P_802_2)?;
+                let b1 = self.cmp(Rel::Llc, 0, Size::B2, ll_proto << 8 | ll_proto)?;
+                Ok(Tree::and(b0, b1))
+            }
+            sap::IPX => {
+                let a = self.cmp(Rel::Llc, 0, Size::B1, sap::IPX)?;
+                let snap = self.snap(0x000000, et::IPX)?;
+                let llc = self.cmp(Rel::LinkType, 0, Size::B2, SLL_P_802_2)?;
+                let b = Tree::and(llc, Tree::or(a, snap));
+                let raw = self.cmp(Rel::LinkType, 0, Size::B2, SLL_P_802_3)?;
+                let dix = self.cmp(Rel::LinkType, 0, Size::B2, et::IPX)?;
+                Ok(Tree::or(dix, Tree::or(raw, b)))
+            }
+            et::ATALK | et::AARP => {
+                let b0 = self.cmp(Rel::LinkType, 0, Size::B2, SLL_P_802_2)?;
+                let snap = if ll_proto == et::ATALK {
+                    self.snap(0x080007, et::ATALK)?
+                } else {
+                    self.snap(0x000000, et::AARP)?
+                };
+                let dix = self.cmp(Rel::LinkType, 0, Size::B2, ll_proto)?;
+                Ok(Tree::or(dix, Tree::and(b0, snap)))
+            }
+            p if p <= ETHERMTU => {
+                let b0 = self.cmp(Rel::LinkType, 0, Size::B2, SLL_P_802_2)?;
+                let k = self.off_linkpl.k;
+                let b1 = self.cmp(Rel::LinkHdr, k, Size::B1, p)?;
+                Ok(Tree::and(b0, b1))
+            }
+            p => self.cmp(Rel::LinkType, 0, Size::B2, p),
+        }
+    }
+
+    fn mpls_linktype(&mut self, ll_proto: u32) -> LResult<Tree> {
+        let version = match ll_proto {
+            et::IP => 0x40,
+            et::IPV6 => 0x60,
+            _ => return self.err("unsupported protocol over mpls"),
+        };
+        // Bottom-of-stack bit of the last label, then the IP version nibble.
+        let b0 = self.mcmp(Rel::LinkPl, (-2i32) as u32, Size::B1, 0x01, 0x01)?;
+        let b1 = self.mcmp(Rel::LinkPl, 0, Size::B1, version, 0xf0)?;
+        Ok(Tree::and(b0, b1))
+    }
+
+    /// An 802.2 SNAP header with `orgcode` and `ptype`.
+    pub fn snap(&mut self, orgcode: u32, ptype: u32) -> LResult<Tree> {
+        let block = [
+            sap::SNAP as u8,
+            sap::SNAP as u8,
+            0x03,
+            (orgcode >> 16) as u8,
+            (orgcode >> 8) as u8,
+            orgcode as u8,
+            (ptype >> 8) as u8,
+            ptype as u8,
+        ];
+        self.bcmp(Rel::Llc, 0, &block)
+    }
+
+    pub fn vlan(&mut self, vid: Option<u32>) -> LResult<Tree> {
+        if self.label_stack_depth > 0 {
+            return self.err("no VLAN match after MPLS");
+        }
+        if self.link != Link::En10mb {
+            return self.err(format!("no VLAN support for {}", self.link_description()));
+        }
+        let a = self.linktype(et::VLAN_8021Q)?;
+        let b = self.linktype(et::VLAN_8021AD)?;
+        let c = self.linktype(et::VLAN_QINQ)?;
+        let mut t = Tree::or(Tree::or(a, b), c);
+        if let Some(v) = vid {
+            if v > 0x0fff {
+                return self.err(format!("VLAN tag {v} greater than maximum 4095"));
+            }
+            t = Tree::and(t, self.mcmp(Rel::LinkPl, 0, Size::B2, v, 0x0fff)?);
+        }
+        self.off_linkpl.k += 4;
+        if let Some(o) = self.off_linktype.as_mut() {
+            o.k += 4;
+        }
+        self.vlan_stack_depth += 1;
+        Ok(t)
+    }
+
+    pub fn mpls(&mut self, label: Option<u32>) -> LResult<Tree> {
+        let mut b0 = if self.label_stack_depth > 0 {
+            self.mcmp(Rel::PrevMplsHdr, 2, Size::B1, 0, 0x01)?
+        } else {
+            match self.link {
+                Link::En10mb => self.linktype(et::MPLS)?,
+                Link::Ppp => self.linktype(PPP_MPLS_UCAST)?,
+                _ => return self.err(format!("no MPLS support for {}", self.link_description())),
+            }
+        };
+        if let Some(l) = label {
+            if l > 0xfffff {
+                return self.err(format!("MPLS label {l} greater than maximum 1048575"));
+            }
+            b0 = Tree::and(
+                b0,
+                self.mcmp(Rel::LinkPl, 0, Size::B4, l << 12, 0xfffff000)?,
+            );
+        }
+        self.off_nl_nosnap += 4;
+        self.off_nl += 4;
+        self.label_stack_depth += 1;
+        Ok(b0)
+    }
+
+    pub fn pppoed(&mut self) -> LResult<Tree> {
+        self.linktype(et::PPPOED)
+    }
+
+    pub fn pppoes(&mut self, sess: Option<u32>) -> LResult<Tree> {
+        let mut b0 = self.linktype(et::PPPOES)?;
+        if let Some(s) = sess {
+            if s > 0xffff {
+                return self.err(format!(
+                    "PPPoE session number {s} greater than maximum 65535"
+                ));
+            }
+            b0 = Tree::and(b0, self.mcmp(Rel::LinkPl, 0, Size::B4, s, 0xffff)?);
+        }
+        // The PPP header starts 6 bytes past the PPPoE header; later primitives see
+        // PPP framing (libpcap's PUSH_LINKHDR to DLT_PPP).
+        let hdr = Off {
+            var: self.off_linkpl.var,
+            k: self.off_linkpl.k + self.off_nl + 6,
+        };
+        self.link = Link::Ppp;
+        self.off_linkhdr = hdr;
+        self.off_linktype = Some(hdr);
+        self.off_linkpl = Off {
+            var: hdr.var,
+            k: hdr.k + 2,
+        };
+        self.off_nl = 0;
+        self.off_nl_nosnap = 0;
+        Ok(b0)
+    }
+
+    pub fn geneve(&mut self, _vni: Option<u32>) -> LResult<Tree> {
+        self.err("'geneve' is not supported yet by netsift")
+    }
+
+    fn link_description(&self) -> &'static str {
+        match self.link {
+            Link::En10mb => "Ethernet",
+            Link::Raw => "Raw IP",
+            Link::Ipv4 => "Raw IPv4",
+            Link::Ipv6 => "Raw IPv6",
+            Link::Null => "BSD loopback",
+            Link::Loop => "OpenBSD loopback",
+            Link::Sll => "Linux cooked v1",
+            Link::Sll2 => "Linux cooked v2",
+            Link::Ppp => "PPP",
+        }
+    }
+
+    fn llc_base(&mut self) -> LResult<Tree> {
+        if self.link != Link::En10mb {
+            return self.err(format!(
+                "'llc' not supported for {}",
+                self.link_description()
+            ));
+        }
+        let b0 = Tree::not(self.cmp_gt(Rel::LinkType, 0, Size::B2, ETHERMTU)?);
+        let b1 = Tree::not(self.cmp(Rel::Llc, 0, Size::B2, 0xffff)?);
+        Ok(Tree::and(b0, b1))
+    }
+
+    pub fn llc(&mut self, l: &Llc) -> LResult<Tree> {
+        let b0 = self.llc_base()?;
+        let b1 = match l {
+            Llc::Any => return Ok(b0),
+            Llc::I => Tree::not(self.jset(Rel::Llc, 2, Size::B1, 0x01)?),
+            Llc::S => self.mcmp(Rel::Llc, 2, Size::B1, 1, 0x03)?,
+            Llc::U => self.mcmp(Rel::Llc, 2, Size::B1, 3, 0x03)?,
+            Llc::SSubtype(name) => {
+                let v = match name.to_ascii_lowercase().as_str() {
+                    "rr" => 0x01,
+                    "rnr" => 0x05,
+                    "rej" => 0x09,
+                    _ => return self.err(format!("unknown LLC type name \"{name}\"")),
+                };
+                self.mcmp(Rel::Llc, 2, Size::B1, v, 0x0f)?
+            }
+            Llc::USubtype(name) => {
+                let v = match name.to_ascii_lowercase().as_str() {
+                    "ui" => 0x03,
+                    "ua" => 0x63,
+                    "disc" => 0x43,
+                    "dm" => 0x0f,
+                    "sabme" => 0x6f,
+                    "test" => 0xe3,
+                    "xid" => 0xaf,
+                    "frmr" => 0x87,
+                    _ => return self.err(format!("unknown LLC type name \"{name}\"")),
+                };
+                self.mcmp(Rel::Llc, 2, Size::B1, v, 0xef)?
+            }
+        };
+        Ok(Tree::and(b0, b1))
+    }
+
+    pub fn inbound(&mut self, inbound: bool) -> LResult<Tree> {
+        let out = match self.link {
+            Link::Sll => self.cmp(Rel::LinkHdr, 0, Size::B2, SLL_OUTGOING)?,
+            Link::Sll2 => self.cmp(Rel::LinkHdr, 10, Size::B1, SLL_OUTGOING)?,
+            _ => {
+                let what = if self.target.savefile_swapped.is_some() {
+                    " when reading savefiles"
+                } else {
+                    ""
+                };
+                return self.err(format!(
+                    "inbound/outbound not supported on {}{what}",
+                    self.link_description()
+                ));
+            }
+        };
+        Ok(if inbound { Tree::not(out) } else { out })
+    }
+
+    pub fn ifindex(&mut self, ifindex: u32) -> LResult<Tree> {
+        match self.link {
+            Link::Sll2 => self.cmp(Rel::LinkHdr, 4, Size::B4, ifindex),
+            _ => {
+                let what = if self.target.savefile_swapped.is_some() {
+                    " when reading savefiles"
+                } else {
+                    ""
+                };
+                self.err(format!(
+                    "ifindex not supported on {}{what}",
+                    self.link_description()
+                ))
+            }
+        }
+    }
+
+    pub fn broadcast(&mut self, p: P) -> LResult<Tree> {
+        match p {
+            P::Default | P::Link => {
+                if self.link != Link::En10mb {
+                    return self.err("not a broadcast link");
+                }
+                self.ehostop(&[0xff; 6], super::D::Dst)
+            }
+            P::Ip => self.err("netmask not known, so 'ip broadcast' not supported"),
+            _ => self.err("only link-layer/IP broadcast filters supported"),
+        }
+    }
+
+    pub fn multicast(&mut self, p: P) -> LResult<Tree> {
+        match p {
+            P::Default | P::Link => {
+                if self.link != Link::En10mb {
+                    return self.err("not a multicast link");
+                }
+                self.jset(Rel::LinkHdr, 0, Size::B1, 1)
+            }
+            P::Ip => {
+                let b0 = self.linktype(et::IP)?;
+                let b1 = self.cmp_ge(Rel::LinkPl, 16, Size::B1, 224)?;
+                Ok(Tree::and(b0, b1))
+            }
+            P::Ip6 => {
+                let b0 = self.linktype(et::IPV6)?;
+                let b1 = self.cmp(Rel::LinkPl, 24, Size::B1, 255)?;
+                Ok(Tree::and(b0, b1))
+            }
+            _ => self.err("link-layer multicast filters supported only on ethernet/FDDI/token ring/ARCNET/802.11/ATM LANE/Fibre Channel"),
+        }
+    }
+
+    /// `byte N op M`. libpcap 1.10 emits no load for `&` and `|`, so they test the
+    /// BPF accumulator's initial 0: `&` never matches and `|` matches iff M != 0.
+    /// netsift reproduces that (for the primitive on its own), to agree with libpcap.
+    pub fn byteop(&mut self, idx: u32, op: ByteOp, val: u32) -> LResult<Tree> {
+        match op {
+            ByteOp::Eq => self.cmp(Rel::LinkHdr, idx, Size::B1, val),
+            ByteOp::Lt => self.cmp_lt(Rel::LinkHdr, idx, Size::B1, val),
+            ByteOp::Gt => self.cmp_gt(Rel::LinkHdr, idx, Size::B1, val),
+            ByteOp::And => Ok(Tree::Const(false)),
+            ByteOp::Or => Ok(Tree::Const(val != 0)),
+        }
+    }
+}

@@ -1,0 +1,377 @@
+//! Syntax tree → predicate tree, with libpcap's semantics.
+//!
+//! This step plays the part of libpcap's `gencode.c`: for each primitive it emits the
+//! same loads and comparisons, in the same order, joined by the same and/or/not. The
+//! order matters beyond the result: a load past the captured bytes rejects the packet
+//! (as in BPF), so which loads run before a decision must match libpcap's.
+//!
+//! `Lowerer` holds the state libpcap keeps in `compiler_state_t` that changes as the
+//! primitives are read left to right: the link-layer offsets that `vlan`, `mpls`,
+//! `pppoes` and `geneve` shift, and the current link type.
+//!
+//! Submodules: `link` (link types, VLAN/MPLS/PPPoE/Geneve, LLC), `host` (addresses),
+//! `port` (ports and port ranges), `proto` (protocol tests and protochain), `arith`
+//! (`expr relop expr`), `names` (services, protocols, ethers, hosts, built-in tables).
+
+mod arith;
+mod host;
+pub mod ir;
+mod link;
+mod names;
+mod port;
+mod proto;
+
+use crate::syntax::ast::{self, AddrType, Expr, Id, PrimKind, Qual, Span};
+use crate::Error;
+use ir::{AnchorId, AnchorSpec, Cmp, Loc, Pred, Test, Tree};
+use netsift_isa::{AnchorRule, Size};
+use netsift_wire::LinkType;
+
+/// libpcap's "abs offset": a constant plus an optional packet-dependent part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Off {
+    pub var: AnchorId,
+    pub k: u32,
+}
+
+impl Off {
+    const fn at(k: u32) -> Off {
+        Off { var: 0, k }
+    }
+}
+
+/// Which offset a comparison is relative to (libpcap's `enum e_offrel`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Rel {
+    LinkHdr,
+    Llc,
+    PrevMplsHdr,
+    LinkPl,
+    LinkPlNoSnap,
+    LinkType,
+    TranIpv4,
+    TranIpv6,
+}
+
+/// The link-layer framing in force, which `pppoes` changes to PPP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Link {
+    En10mb,
+    Raw,
+    Ipv4,
+    Ipv6,
+    Null,
+    Loop,
+    Sll,
+    Sll2,
+    Ppp,
+}
+
+/// Options that change code generation the way libpcap's `pcap_t` does.
+#[derive(Clone, Copy, Debug)]
+pub struct Target {
+    pub linktype: LinkType,
+    /// `Some(swapped)` when compiling for a capture file being read (tcpdump `-r`):
+    /// libpcap then matches the BSD loopback header in the file's byte order and
+    /// accepts every OS's AF_INET6 value. `None` is `pcap_open_dead` (no file).
+    pub savefile_swapped: Option<bool>,
+}
+
+pub(crate) struct Lowerer<'t> {
+    pub text: &'t str,
+    pub target: Target,
+    pub anchors: Vec<AnchorSpec>,
+    pub link: Link,
+    pub off_linkhdr: Off,
+    pub off_linktype: Option<Off>,
+    pub off_linkpl: Off,
+    pub off_nl: u32,
+    pub off_nl_nosnap: u32,
+    pub label_stack_depth: u32,
+    pub vlan_stack_depth: u32,
+    /// Span of the primitive being lowered, for errors.
+    pub span: Span,
+}
+
+pub(crate) type LResult<T> = Result<T, Error>;
+
+/// Lowers a parsed expression for `target`. `None` (the empty expression) accepts all.
+pub fn lower(
+    expr: Option<&Expr>,
+    text: &str,
+    target: Target,
+) -> Result<(Tree, Vec<AnchorSpec>), Error> {
+    let mut lw = Lowerer::new(text, target)?;
+    let tree = match expr {
+        None => Tree::Const(true),
+        Some(e) => lw.expr(e)?,
+    };
+    Ok((tree, lw.anchors))
+}
+
+impl<'t> Lowerer<'t> {
+    fn new(text: &'t str, target: Target) -> LResult<Lowerer<'t>> {
+        let whole = Span::new(0, text.len());
+        let (link, off_linktype, off_linkpl) = match target.linktype {
+            LinkType::EN10MB => (Link::En10mb, Some(12), 14),
+            LinkType::RAW => (Link::Raw, None, 0),
+            LinkType::IPV4 => (Link::Ipv4, None, 0),
+            LinkType::IPV6 => (Link::Ipv6, None, 0),
+            LinkType::NULL => (Link::Null, Some(0), 4),
+            LinkType::LOOP => (Link::Loop, Some(0), 4),
+            LinkType::LINUX_SLL => (Link::Sll, Some(14), 16),
+            LinkType::LINUX_SLL2 => (Link::Sll2, Some(0), 20),
+            other => {
+                return Err(Error::new(
+                    format!("link type {other} is not supported by the filter compiler"),
+                    whole,
+                    text,
+                ))
+            }
+        };
+        Ok(Lowerer {
+            text,
+            target,
+            anchors: vec![AnchorSpec {
+                rule: AnchorRule::Const,
+                parent: 0,
+                offset: 0,
+            }],
+            link,
+            off_linkhdr: Off::at(0),
+            off_linktype: off_linktype.map(Off::at),
+            off_linkpl: Off::at(off_linkpl),
+            off_nl: 0,
+            off_nl_nosnap: if link == Link::En10mb { 3 } else { 0 },
+            label_stack_depth: 0,
+            vlan_stack_depth: 0,
+            span: Span::new(0, text.len()),
+        })
+    }
+
+    pub fn err<T>(&self, msg: impl Into<String>) -> LResult<T> {
+        Err(Error::new(msg, self.span, self.text))
+    }
+
+    pub fn err_at<T>(&self, msg: impl Into<String>, span: Span) -> LResult<T> {
+        Err(Error::new(msg, span, self.text))
+    }
+
+    /// Interns an anchor.
+    pub fn anchor(&mut self, rule: AnchorRule, parent: AnchorId, offset: u32) -> AnchorId {
+        let spec = AnchorSpec {
+            rule,
+            parent,
+            offset,
+        };
+        if let Some(i) = self.anchors.iter().position(|a| *a == spec) {
+            return i;
+        }
+        self.anchors.push(spec);
+        self.anchors.len() - 1
+    }
+
+    fn expr(&mut self, e: &Expr) -> LResult<Tree> {
+        Ok(match e {
+            Expr::And(..) | Expr::Or(..) => {
+                // A chain `a and b and c ...` nests down the left; walk it with a loop
+                // so that a long chain cannot exhaust the stack.
+                let is_and = matches!(e, Expr::And(..));
+                let mut rights = Vec::new();
+                let mut cur = e;
+                loop {
+                    match (cur, is_and) {
+                        (Expr::And(l, r), true) | (Expr::Or(l, r), false) => {
+                            rights.push(&**r);
+                            cur = l;
+                        }
+                        _ => break,
+                    }
+                }
+                let mut parts = vec![self.expr(cur)?];
+                for r in rights.into_iter().rev() {
+                    parts.push(self.expr(r)?);
+                }
+                if is_and {
+                    Tree::And(parts)
+                } else {
+                    Tree::Or(parts)
+                }
+            }
+            Expr::Not(a, _) => Tree::not(self.expr(a)?),
+            Expr::Prim(p) => {
+                self.span = p.span;
+                self.prim(&p.kind)?
+            }
+        })
+    }
+
+    fn prim(&mut self, k: &PrimKind) -> LResult<Tree> {
+        match k {
+            PrimKind::Qualified { qual, id, id_span } => self.qualified(*qual, id, *id_span),
+            PrimKind::ProtoAbbrev(p) => self.proto_abbrev(*p),
+            PrimKind::Relation { op, lhs, rhs } => self.relation(*op, lhs, rhs),
+            PrimKind::Broadcast(p) => self.broadcast(*p),
+            PrimKind::Multicast(p) => self.multicast(*p),
+            PrimKind::Less(n) => Ok(Tree::not(Tree::Atom(Pred::Len(Test::Gt(*n))))),
+            PrimKind::Greater(n) => Ok(Tree::Atom(Pred::Len(Test::Ge(*n)))),
+            PrimKind::Byte { index, op, value } => self.byteop(*index, *op, *value),
+            PrimKind::Inbound => self.inbound(true),
+            PrimKind::Outbound => self.inbound(false),
+            PrimKind::Ifindex(i) => self.ifindex(*i),
+            PrimKind::Vlan(v) => self.vlan(*v),
+            PrimKind::Mpls(v) => self.mpls(*v),
+            PrimKind::Pppoed => self.pppoed(),
+            PrimKind::Pppoes(v) => self.pppoes(*v),
+            PrimKind::Geneve(v) => self.geneve(*v),
+            PrimKind::Llc(l) => self.llc(l),
+            PrimKind::Unsupported(text) => self.err(format!(
+                "'{text}' is not supported on link type {}",
+                self.target.linktype
+            )),
+        }
+    }
+
+    /// `head id`: dispatches on the kind of operand like libpcap's gen_ncode,
+    /// gen_scode, gen_mcode, gen_mcode6 and gen_ecode.
+    fn qualified(&mut self, q: Qual, id: &Id, id_span: Span) -> LResult<Tree> {
+        match id {
+            Id::Num(v) => self.ncode(None, *v, q, id_span),
+            Id::Dotted(s) => {
+                if matches!(q.addr, AddrType::Port) {
+                    return self.err_at("'port' modifier applied to ip host", id_span);
+                }
+                if matches!(q.addr, AddrType::Portrange) {
+                    return self.err_at("'portrange' modifier applied to ip host", id_span);
+                }
+                if matches!(q.addr, AddrType::Proto) {
+                    return self.err_at("'proto' modifier applied to ip host", id_span);
+                }
+                if matches!(q.addr, AddrType::Protochain) {
+                    return self.err_at("'protochain' modifier applied to ip host", id_span);
+                }
+                self.ncode(Some(s), 0, q, id_span)
+            }
+            Id::DottedPrefix(s, len) => self.mcode(s, None, *len, q, id_span),
+            Id::DottedMask(s, m) => self.mcode(s, Some(m), 0, q, id_span),
+            Id::Ip6(s) => self.mcode6(s, 128, q, id_span),
+            Id::Ip6Prefix(s, len) => self.mcode6(s, *len, q, id_span),
+            Id::Mac(s) => self.ecode(s, q, id_span),
+            Id::Name(s) => self.scode(s, q, id_span),
+        }
+    }
+
+    // ---- the comparison builders of gencode.c ----
+
+    /// The location `offset` bytes from `rel`.
+    pub fn loc(&mut self, rel: Rel, offset: u32) -> LResult<Loc> {
+        let base = match rel {
+            Rel::LinkHdr => self.off_linkhdr,
+            Rel::Llc => self.off_linkpl,
+            Rel::PrevMplsHdr => Off {
+                var: self.off_linkpl.var,
+                k: (self.off_linkpl.k + self.off_nl).wrapping_sub(4),
+            },
+            Rel::LinkPl => Off {
+                var: self.off_linkpl.var,
+                k: self.off_linkpl.k + self.off_nl,
+            },
+            Rel::LinkPlNoSnap => Off {
+                var: self.off_linkpl.var,
+                k: self.off_linkpl.k + self.off_nl_nosnap,
+            },
+            Rel::LinkType => match self.off_linktype {
+                Some(o) => o,
+                None => return self.err("link-layer type field not available on this link type"),
+            },
+            Rel::TranIpv4 => {
+                let nl = self.off_linkpl.k + self.off_nl;
+                let a = self.anchor(AnchorRule::Ipv4Payload, self.off_linkpl.var, nl);
+                Off { var: a, k: 0 }
+            }
+            Rel::TranIpv6 => Off {
+                var: self.off_linkpl.var,
+                k: self.off_linkpl.k + self.off_nl + 40,
+            },
+        };
+        Ok(Loc {
+            anchor: base.var,
+            off: base.k.wrapping_add(offset),
+        })
+    }
+
+    pub fn ncmp(
+        &mut self,
+        rel: Rel,
+        offset: u32,
+        size: Size,
+        mask: u32,
+        test: Test,
+    ) -> LResult<Tree> {
+        let loc = self.loc(rel, offset)?;
+        Ok(Tree::Atom(Pred::Cmp(Cmp {
+            loc,
+            size,
+            mask: mask & size.max(),
+            test,
+        })))
+    }
+    pub fn cmp(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
+        self.ncmp(rel, offset, size, u32::MAX, Test::Eq(v))
+    }
+    pub fn mcmp(&mut self, rel: Rel, offset: u32, size: Size, v: u32, mask: u32) -> LResult<Tree> {
+        self.ncmp(rel, offset, size, mask, Test::Eq(v))
+    }
+    pub fn cmp_gt(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
+        self.ncmp(rel, offset, size, u32::MAX, Test::Gt(v))
+    }
+    pub fn cmp_ge(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
+        self.ncmp(rel, offset, size, u32::MAX, Test::Ge(v))
+    }
+    pub fn cmp_lt(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
+        Ok(Tree::not(self.cmp_ge(rel, offset, size, v)?))
+    }
+    pub fn cmp_le(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
+        Ok(Tree::not(self.cmp_gt(rel, offset, size, v)?))
+    }
+    /// `f & mask != 0` (BPF's jset).
+    pub fn jset(&mut self, rel: Rel, offset: u32, size: Size, mask: u32) -> LResult<Tree> {
+        Ok(Tree::not(self.mcmp(rel, offset, size, 0, mask)?))
+    }
+
+    /// Compares `bytes` at `offset`, as libpcap's gen_bcmp: 4-byte words from the end,
+    /// then a 2-byte and a 1-byte remainder.
+    pub fn bcmp(&mut self, rel: Rel, offset: u32, bytes: &[u8]) -> LResult<Tree> {
+        let mut parts = Vec::new();
+        let mut size = bytes.len();
+        while size >= 4 {
+            let p = &bytes[size - 4..size];
+            parts.push(self.cmp(
+                rel,
+                offset + size as u32 - 4,
+                Size::B4,
+                u32::from_be_bytes([p[0], p[1], p[2], p[3]]),
+            )?);
+            size -= 4;
+        }
+        while size >= 2 {
+            let p = &bytes[size - 2..size];
+            parts.push(self.cmp(
+                rel,
+                offset + size as u32 - 2,
+                Size::B2,
+                u16::from_be_bytes([p[0], p[1]]) as u32,
+            )?);
+            size -= 2;
+        }
+        if size > 0 {
+            parts.push(self.cmp(rel, offset, Size::B1, bytes[0] as u32)?);
+        }
+        Ok(Tree::and_all(parts))
+    }
+}
+
+pub(crate) use ast::Dir as D;
+pub(crate) use ast::Proto as P;
+/// Helper so that submodules can name the syntax-tree types briefly.
+pub(crate) use ast::{ByteOp, Llc, RelOp};

@@ -1,0 +1,582 @@
+//! Instruction selection: normal form → PassSet.
+//!
+//! * An AND becomes a sequence of instructions (a pass); an OR becomes alternative
+//!   passes. Distribution (DNF) is used while the number of alternatives stays under
+//!   [`DNF_BUDGET`]; past it, an OR becomes a GROUP instruction over sub-passes, so
+//!   the program grows linearly with the expression whatever its shape.
+//! * SIMD packing: an OR of equality tests on one field becomes one EQ instruction
+//!   with several operands; `src or dst` pairs become EQ2; alternatives that differ
+//!   only in such a last test are merged (`port (22 or 80 or 25)` is one EQ2).
+//! * Hierarchical sharing: a pass that starts with the same instructions as an earlier
+//!   pass becomes its child, its shared prefix marked `copied`.
+
+use crate::lower::ir::{AnchorSpec, Cmp, Loc, Pred, Test, Val};
+use crate::normal::Nnf;
+use netsift_isa::insn::{build, ArithOp, MAX_OFFSET};
+use netsift_isa::{
+    Anchor, AnchorRule, Instruction, PassKind, PassSet, Size, MAX_GROUP_DEPTH, MAX_INSNS,
+};
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Most alternatives one AND may distribute into before ORs become GROUPs.
+pub const DNF_BUDGET: usize = 64;
+
+/// Why selection failed; the caller turns it into a positioned error.
+#[derive(Debug)]
+pub enum SelectError {
+    TooBig(String),
+    RejectsAll,
+}
+
+/// An instruction before encoding.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+enum Item {
+    Lit(Pred, bool),
+    /// EQ/MEQ over several values (a packed OR), not negated.
+    Set {
+        loc: Loc,
+        size: Size,
+        mask: u32,
+        values: Vec<u32>,
+    },
+    /// EQ2: `f(loc) in values or f(loc + delta) in values`, not negated.
+    Either {
+        loc: Loc,
+        delta: u32,
+        size: Size,
+        mask: u32,
+        values: Vec<u32>,
+    },
+    Group(Rc<Vec<Seq>>),
+}
+
+type Seq = Vec<Item>;
+
+struct Selector<'a> {
+    anchors: &'a [AnchorSpec],
+    set: PassSet,
+    anchor_map: HashMap<(usize, u32), u8>,
+}
+
+/// Selects instructions for `nnf` (whose atoms use `anchors`).
+pub fn select(nnf: &Nnf, anchors: &[AnchorSpec]) -> Result<PassSet, SelectError> {
+    let alts = match nnf {
+        Nnf::Const(true) => return Ok(PassSet::accept_all()),
+        Nnf::Const(false) => return Err(SelectError::RejectsAll),
+        n => alternatives(n),
+    };
+    if alts.iter().all(|s| contradictory(s)) {
+        return Err(SelectError::RejectsAll);
+    }
+    let mut s = Selector {
+        anchors,
+        set: PassSet::new(),
+        anchor_map: HashMap::new(),
+    };
+    s.layout(&alts)?;
+    Ok(s.set)
+}
+
+/// The alternatives (an OR of ANDs) for a node, distributing within the budget.
+fn alternatives(n: &Nnf) -> Vec<Seq> {
+    match n {
+        Nnf::Const(true) => vec![vec![]],
+        Nnf::Const(false) => vec![],
+        Nnf::Lit(p, neg) => vec![vec![Item::Lit(p.clone(), *neg)]],
+        Nnf::And(children) => {
+            let mut acc: Vec<Seq> = vec![vec![]];
+            for c in children {
+                let ca = alternatives(c);
+                if ca.is_empty() {
+                    return vec![];
+                }
+                if ca.len() == 1 || acc.len() * ca.len() <= DNF_BUDGET {
+                    let mut next = Vec::with_capacity(acc.len() * ca.len());
+                    for a in &acc {
+                        for b in &ca {
+                            let mut s = a.clone();
+                            s.extend(b.iter().cloned());
+                            next.push(s);
+                        }
+                    }
+                    acc = next;
+                } else {
+                    let g = Item::Group(Rc::new(ca));
+                    for a in &mut acc {
+                        a.push(g.clone());
+                    }
+                }
+            }
+            acc
+        }
+        Nnf::Or(children) => {
+            let mut out: Vec<Seq> = Vec::new();
+            for c in children {
+                for alt in alternatives(c) {
+                    push_alt(&mut out, alt);
+                }
+            }
+            if out.len() > DNF_BUDGET {
+                return vec![vec![Item::Group(Rc::new(out))]];
+            }
+            out
+        }
+    }
+}
+
+/// Appends an alternative, packing it into an earlier one when they differ only in a
+/// last equality test on the same field (SIMD packing).
+fn push_alt(out: &mut Vec<Seq>, alt: Seq) {
+    if let Some(last) = out.last_mut() {
+        // `f == v or g == v` with g = f + delta: the src-or-dst pair.
+        if let (Some(a), Some(b)) = (last.last(), alt.last()) {
+            if last.len() == alt.len() && last[..last.len() - 1] == alt[..alt.len() - 1] {
+                if let Some(m) = merge(a, b) {
+                    let n = last.len();
+                    last[n - 1] = m;
+                    return;
+                }
+            }
+        }
+    }
+    // Same prefix as an earlier alternative, last items mergeable: libpcap's optimizer
+    // also gathers these (`port 22 or port 80` tests both values on the source port,
+    // then both on the destination port).
+    for prev in out.iter_mut() {
+        if prev.len() == alt.len()
+            && !alt.is_empty()
+            && prev[..prev.len() - 1] == alt[..alt.len() - 1]
+        {
+            let (a, b) = (&prev[prev.len() - 1], &alt[alt.len() - 1]);
+            if matches!(a, Item::Either { .. }) && matches!(b, Item::Either { .. }) {
+                if let Some(m) = merge(a, b) {
+                    let n = prev.len();
+                    prev[n - 1] = m;
+                    return;
+                }
+            }
+        }
+    }
+    out.push(alt);
+}
+
+fn eq_parts(i: &Item) -> Option<(Loc, Size, u32, Vec<u32>)> {
+    match i {
+        Item::Lit(
+            Pred::Cmp(Cmp {
+                loc,
+                size,
+                mask,
+                test: Test::Eq(v),
+            }),
+            false,
+        ) => Some((*loc, *size, *mask, vec![*v])),
+        Item::Set {
+            loc,
+            size,
+            mask,
+            values,
+        } => Some((*loc, *size, *mask, values.clone())),
+        _ => None,
+    }
+}
+
+/// Merges two OR-ed items into one instruction if possible.
+fn merge(a: &Item, b: &Item) -> Option<Item> {
+    let cap = |op, size| Instruction::capacity(op, size);
+    if let (Some((la, sa, ma, va)), Some((lb, sb, mb, vb))) = (eq_parts(a), eq_parts(b)) {
+        if sa != sb || ma != mb || la.anchor != lb.anchor {
+            return None;
+        }
+        let fits = |v: &[u32]| v.iter().all(|&x| x & !(ma & sa.max()) == 0);
+        if !fits(&va) || !fits(&vb) {
+            return None;
+        }
+        let op = if ma & sa.max() == sa.max() {
+            netsift_isa::Opcode::Eq
+        } else {
+            netsift_isa::Opcode::MEq
+        };
+        if la == lb {
+            let mut values = va;
+            for x in vb {
+                if !values.contains(&x) {
+                    values.push(x);
+                }
+            }
+            if values.len() > cap(op, sa) {
+                return None;
+            }
+            return Some(Item::Set {
+                loc: la,
+                size: sa,
+                mask: ma,
+                values,
+            });
+        }
+        // src-or-dst: the same single value at two places, the second after the first.
+        if va.len() == 1 && va == vb && lb.off > la.off && lb.off - la.off <= 0xffff {
+            return Some(Item::Either {
+                loc: la,
+                delta: lb.off - la.off,
+                size: sa,
+                mask: ma,
+                values: va,
+            });
+        }
+        return None;
+    }
+    if let (
+        Item::Either {
+            loc: la,
+            delta: da,
+            size: sa,
+            mask: ma,
+            values: va,
+        },
+        Item::Either {
+            loc: lb,
+            delta: db,
+            size: sb,
+            mask: mb,
+            values: vb,
+        },
+    ) = (a, b)
+    {
+        if la == lb && da == db && sa == sb && ma == mb {
+            let mut values = va.clone();
+            values.extend(vb.iter().copied().filter(|x| !va.contains(x)));
+            if values.len() > cap(netsift_isa::Opcode::Eq2, *sa) {
+                return None;
+            }
+            return Some(Item::Either {
+                loc: *la,
+                delta: *da,
+                size: *sa,
+                mask: *ma,
+                values,
+            });
+        }
+    }
+    None
+}
+
+/// Whether a conjunction can never hold: two different values required of one field,
+/// or a test and its negation. (libpcap's optimizer finds these too, and refuses a
+/// filter all of whose paths are impossible: "expression rejects all packets".)
+fn contradictory(s: &Seq) -> bool {
+    let lits: Vec<(&Pred, bool)> = s
+        .iter()
+        .filter_map(|i| match i {
+            Item::Lit(p, n) => Some((p, *n)),
+            _ => None,
+        })
+        .collect();
+    for (i, (p, n)) in lits.iter().enumerate() {
+        for (q, m) in &lits[i + 1..] {
+            if p == q && n != m {
+                return true;
+            }
+            if let (Pred::Cmp(a), Pred::Cmp(b)) = (p, q) {
+                if let (Test::Eq(x), Test::Eq(y)) = (a.test, b.test) {
+                    if !n && !m && a.loc == b.loc && a.size == b.size && a.mask == b.mask && x != y
+                    {
+                        return true;
+                    }
+                }
+            }
+        }
+    }
+    false
+}
+
+type Placed = HashMap<*const Vec<Seq>, (u32, u32)>;
+
+impl Selector<'_> {
+    fn layout(&mut self, roots: &[Seq]) -> Result<(), SelectError> {
+        let mut placed = Placed::new();
+        self.block(PassKind::Root, roots, 0, &mut placed)?;
+        Ok(())
+    }
+
+    /// Lays out one OR as a block of passes, then the groups it names after it (so a
+    /// GROUP only ever names later passes); returns the block's first index.
+    fn block(
+        &mut self,
+        kind: PassKind,
+        seqs: &[Seq],
+        depth: usize,
+        placed: &mut Placed,
+    ) -> Result<u32, SelectError> {
+        if depth >= MAX_GROUP_DEPTH - 1 {
+            return Err(SelectError::TooBig(format!(
+                "and/or nesting deeper than {} levels after distribution",
+                MAX_GROUP_DEPTH - 1
+            )));
+        }
+        let seqs: Vec<Seq> = seqs.iter().cloned().map(split_long).collect();
+        let first = self.set.passes().len();
+        for _ in &seqs {
+            self.set
+                .push_pass(kind, None)
+                .map_err(|e| SelectError::TooBig(e.to_string()))?;
+        }
+        for seq in &seqs {
+            for item in seq {
+                if let Item::Group(inner) = item {
+                    if !placed.contains_key(&Rc::as_ptr(inner)) {
+                        let start = self.block(PassKind::Sub, inner, depth + 1, placed)?;
+                        placed.insert(Rc::as_ptr(inner), (start, inner.len() as u32));
+                    }
+                }
+            }
+        }
+        for (k, seq) in seqs.iter().enumerate() {
+            let mut insns = Vec::with_capacity(seq.len());
+            for item in seq {
+                insns.push(self.encode(item, placed)?);
+            }
+            self.fill_pass(first + k, first, insns)?;
+        }
+        Ok(first as u32)
+    }
+
+    /// Stores a pass's instructions, making it a child of the earlier pass in its block
+    /// with which it shares the longest prefix.
+    fn fill_pass(
+        &mut self,
+        idx: usize,
+        block_start: usize,
+        mut insns: Vec<Instruction>,
+    ) -> Result<(), SelectError> {
+        let mut best: Option<(usize, usize)> = None;
+        for p in block_start..idx {
+            let other = self.set.passes()[p].instructions();
+            let k = other
+                .iter()
+                .zip(&insns)
+                .take_while(|(a, b)| a.with_copied(false) == **b)
+                .count();
+            if k > 0 && best.is_none_or(|(_, bk)| k > bk) {
+                best = Some((p, k));
+            }
+        }
+        let e = |e: netsift_isa::UpdateError| SelectError::TooBig(e.to_string());
+        if let Some((parent, k)) = best {
+            self.set.set_parent(idx, Some(parent)).map_err(e)?;
+            for i in insns.iter_mut().take(k) {
+                *i = i.with_copied(true);
+            }
+        }
+        for i in insns {
+            self.set.push_insn(idx, i).map_err(e)?;
+        }
+        Ok(())
+    }
+
+    /// The pass-set anchor for lowering anchor `a` plus a constant too large for an
+    /// instruction's offset field.
+    fn isa_anchor(&mut self, a: usize, extra: u32) -> Result<u8, SelectError> {
+        if let Some(&x) = self.anchor_map.get(&(a, extra)) {
+            return Ok(x);
+        }
+        // Offsets are 16 bits in an anchor; larger ones chain Const anchors, a bounded
+        // number of them.
+        if extra > 16 * 0xffff {
+            return Err(SelectError::TooBig(format!("offset {extra} is too large")));
+        }
+        let base = if extra == 0 {
+            if a == 0 {
+                return Ok(0);
+            }
+            let spec = self.anchors[a];
+            let step = spec.offset.min(0xffff);
+            let parent = self.isa_anchor(spec.parent, spec.offset - step)?;
+            self.push_anchor(Anchor::new(spec.rule, parent, step as u16))?
+        } else {
+            let step = extra.min(0xffff);
+            let parent = self.isa_anchor(a, extra - step)?;
+            self.push_anchor(Anchor::new(AnchorRule::Const, parent, step as u16))?
+        };
+        self.anchor_map.insert((a, extra), base);
+        Ok(base)
+    }
+
+    fn push_anchor(&mut self, a: Anchor) -> Result<u8, SelectError> {
+        self.set.anchor(a).map_err(|e| {
+            SelectError::TooBig(format!(
+                "{e} (the filter addresses too many distinct headers)"
+            ))
+        })
+    }
+
+    /// Anchor and in-instruction offset for a location.
+    fn place(&mut self, loc: Loc) -> Result<(u8, u32), SelectError> {
+        if loc.off <= MAX_OFFSET {
+            Ok((self.isa_anchor(loc.anchor, 0)?, loc.off))
+        } else {
+            Ok((self.isa_anchor(loc.anchor, loc.off)?, 0))
+        }
+    }
+
+    fn encode(&mut self, item: &Item, placed: &Placed) -> Result<Instruction, SelectError> {
+        let too_big =
+            |what: &str| SelectError::TooBig(format!("{what} does not fit one instruction"));
+        match item {
+            Item::Lit(p, neg) => Ok(self.encode_pred(p)?.with_negate(*neg)),
+            Item::Set {
+                loc,
+                size,
+                mask,
+                values,
+            } => {
+                let (a, off) = self.place(*loc)?;
+                build::eq(a, off, *size, *mask, values).ok_or_else(|| too_big("value set"))
+            }
+            Item::Either {
+                loc,
+                delta,
+                size,
+                mask,
+                values,
+            } => {
+                let (a, off) = self.place(*loc)?;
+                build::eq2(a, off, *delta as u16, false, *size, *mask, values)
+                    .ok_or_else(|| too_big("address pair"))
+            }
+            Item::Group(g) => {
+                let (first, count) = placed[&Rc::as_ptr(g)];
+                Ok(build::group(first, count))
+            }
+        }
+    }
+
+    fn encode_pred(&mut self, p: &Pred) -> Result<Instruction, SelectError> {
+        let never = |s: &mut Self, loc: Loc, size: Size| -> Result<Instruction, SelectError> {
+            // A test that can never hold still loads its field (and may fault).
+            let (a, off) = s.place(loc)?;
+            Ok(build::range(a, off, size, u32::MAX, &[(1, 0)]).expect("fits"))
+        };
+        match p {
+            Pred::Cmp(Cmp {
+                loc,
+                size,
+                mask,
+                test,
+            }) => {
+                let m = mask & size.max();
+                let (a, off) = self.place(*loc)?;
+                match *test {
+                    Test::Eq(v) if v & !m != 0 => never(self, *loc, *size),
+                    Test::Eq(v) => Ok(build::eq(a, off, *size, m, &[v]).expect("one value fits")),
+                    Test::Gt(k) if k >= m => never(self, *loc, *size),
+                    Test::Gt(k) => Ok(build::range(a, off, *size, m, &[(k + 1, m)]).expect("fits")),
+                    Test::Ge(k) if k > m => never(self, *loc, *size),
+                    Test::Ge(k) => Ok(build::range(a, off, *size, m, &[(k, m)]).expect("fits")),
+                }
+            }
+            Pred::Len(t) => Ok(match *t {
+                Test::Eq(v) => build::len(&[(v, v)]),
+                Test::Gt(u32::MAX) => build::len(&[(1, 0)]),
+                Test::Gt(k) => build::len(&[(k + 1, u32::MAX)]),
+                Test::Ge(k) => build::len(&[(k, u32::MAX)]),
+            }
+            .expect("one range fits")),
+            Pred::Protochain { nl, version, proto } => {
+                let (a, off) = self.place(*nl)?;
+                build::protochain(a, off, *version, *proto)
+                    .ok_or_else(|| SelectError::TooBig("protochain".into()))
+            }
+            Pred::Rel { rel, lhs, rhs } => {
+                let mut ops = Vec::new();
+                let mut pool = Vec::new();
+                self.arith(lhs, &mut ops, &mut pool)?;
+                self.arith(rhs, &mut ops, &mut pool)?;
+                build::arith(*rel, &ops, &pool).ok_or_else(|| {
+                    SelectError::TooBig(format!(
+                        "arithmetic expression too large for one ARITH instruction ({} operations, {} large constants; at most 14 operations in 7 words)",
+                        ops.len(),
+                        pool.len()
+                    ))
+                })
+            }
+        }
+    }
+
+    /// Emits micro-ops computing `v` onto the ARITH stack.
+    fn arith(
+        &mut self,
+        v: &Val,
+        ops: &mut Vec<u16>,
+        pool: &mut Vec<u32>,
+    ) -> Result<(), SelectError> {
+        let operand = |k: u32, pool: &mut Vec<u32>| -> Result<u16, SelectError> {
+            if k < netsift_isa::insn::ARITH_POOL_BASE as u32 {
+                return Ok(k as u16);
+            }
+            let idx = match pool.iter().position(|&x| x == k) {
+                Some(i) => i,
+                None => {
+                    pool.push(k);
+                    pool.len() - 1
+                }
+            };
+            if idx > 6 {
+                return Err(SelectError::TooBig(
+                    "arithmetic expression has too many large constants".into(),
+                ));
+            }
+            Ok(build::pool_ref(idx))
+        };
+        match v {
+            Val::Const(k) => {
+                let o = operand(*k, pool)?;
+                ops.push(build::micro(ArithOp::Push, true, o));
+            }
+            Val::Len => ops.push(build::micro(ArithOp::Len, false, 0)),
+            Val::Neg(x) => {
+                self.arith(x, ops, pool)?;
+                ops.push(build::micro(ArithOp::Neg, false, 0));
+            }
+            Val::Bin(op, x, y) => {
+                self.arith(x, ops, pool)?;
+                if let Val::Const(k) = **y {
+                    let o = operand(k, pool)?;
+                    ops.push(build::micro(*op, true, o));
+                } else {
+                    self.arith(y, ops, pool)?;
+                    ops.push(build::micro(*op, false, 0));
+                }
+            }
+            Val::Load {
+                anchor,
+                off,
+                index,
+                size,
+            } => {
+                self.arith(index, ops, pool)?;
+                let a = self.isa_anchor(*anchor, *off)?;
+                let ld = match size {
+                    Size::B1 => ArithOp::Ld1,
+                    Size::B2 => ArithOp::Ld2,
+                    Size::B4 => ArithOp::Ld4,
+                };
+                ops.push(build::micro(ld, false, a as u16));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A sequence longer than a pass holds keeps its first `MAX_INSNS - 1` items and
+/// moves the rest into a single-pass GROUP.
+fn split_long(seq: Seq) -> Seq {
+    if seq.len() <= MAX_INSNS {
+        return seq;
+    }
+    let mut head = seq;
+    let tail = head.split_off(MAX_INSNS - 1);
+    head.push(Item::Group(Rc::new(vec![split_long(tail)])));
+    head
+}
