@@ -31,7 +31,7 @@ pub(crate) struct PcapState {
     pub(crate) version: (u16, u16),
     /// The whole 32-bit link-type field of the header.
     pub(crate) linktype_field: u32,
-    /// LINKTYPE_ value (low 26 bits of the field, reserved bits known to be 0).
+    /// LINKTYPE_ value as libpcap understands the low 26 bits of the field.
     pub(crate) linktype: u32,
     /// Snapshot length as libpcap adjusts it.
     pub(crate) snaplen: u32,
@@ -96,8 +96,10 @@ impl PcapState {
         if field & 0x03ff_0000 != 0 {
             return Err(Error::new(ErrorKind::ReservedLinkTypeBits { field }, 20));
         }
-        let linktype = field & 0x03ff_ffff;
-        let dlt = libpcap::linktype_to_dlt(linktype);
+        let raw_linktype = field & 0x03ff_ffff;
+        let dlt = libpcap::linktype_to_dlt(raw_linktype);
+        // The LINKTYPE_ libpcap means by it (e.g. 12, DLT_RAW on Linux, is RAW, 101).
+        let linktype = libpcap::dlt_to_linktype(dlt).unwrap_or(raw_linktype);
         let mut snaplen = libpcap::adjust_snapshot(dlt, snaplen_field);
         let kuznetzov = magic == MAGIC_KUZNETZOV;
         if kuznetzov && dlt == 1 {

@@ -138,6 +138,8 @@ pub(crate) struct NgState {
     pub(crate) version: (u16, u16),
     /// LINKTYPE_ of the first interface.
     pub(crate) linktype: u32,
+    /// Its link type as stored.
+    pub(crate) linktype_field: u32,
     /// libpcap's DLT_ for it, against which later interfaces are compared.
     first_dlt: u32,
     /// Snapshot length of the first interface, adjusted as libpcap does.
@@ -212,6 +214,7 @@ impl NgState {
             endian,
             version: (major, minor),
             linktype: 0,
+            linktype_field: 0,
             first_dlt: 0,
             snaplen: 0,
             snaplen_field: 0,
@@ -231,8 +234,9 @@ impl NgState {
                     let _reserved = c.u16()?;
                     let snaplen = c.u32()?;
                     let iface = parse_idb_options(&mut c)?;
-                    st.linktype = linktype;
+                    st.linktype_field = linktype;
                     st.first_dlt = libpcap::linktype_to_dlt(linktype);
+                    st.linktype = libpcap::dlt_to_linktype(st.first_dlt).unwrap_or(linktype);
                     st.snaplen_field = snaplen;
                     st.snaplen = libpcap::adjust_snapshot(st.first_dlt, snaplen);
                     let max =
@@ -366,7 +370,7 @@ impl NgState {
                         return Err(Error::new(
                             ErrorKind::LinkTypeMismatch {
                                 linktype,
-                                first: self.linktype,
+                                first: self.linktype_field,
                             },
                             b.start,
                         ));

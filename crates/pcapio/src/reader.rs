@@ -80,6 +80,7 @@ impl RawTs {
                 tsoffset,
             } => {
                 let user = u64::from(precision.units_per_sec());
+                let tsresol = tsresol.max(1); // never 0 when read from a file
                 let sec = (ts / tsresol).wrapping_add(tsoffset);
                 let mut frac = ts % tsresol;
                 if tsresol != user {
@@ -196,8 +197,11 @@ impl<R: Read> Reader<R> {
         })
     }
 
-    /// The file's link type (pcap: the low bits of the header field; pcapng: the
-    /// first interface's).
+    /// The file's link type (pcap: from the low bits of the header field; pcapng:
+    /// the first interface's), as libpcap understands it: the few values that are
+    /// Linux DLT_ numbers rather than LINKTYPE_ numbers are mapped to the LINKTYPE_
+    /// libpcap treats them as (11 → 100, 12 → 101 RAW, 15 → 102, 16 → 103,
+    /// 19 → 106). Use [`Reader::linktype_field`] for the value as stored.
     pub fn linktype(&self) -> LinkType {
         LinkType(match &self.state {
             State::Pcap(p) => p.linktype,
@@ -205,12 +209,12 @@ impl<R: Read> Reader<R> {
         })
     }
 
-    /// The pcap header's whole link-type field, including the FCS-length bits
-    /// 26-31 (pcapng: the first interface's link type).
+    /// The pcap header's whole link-type field as stored, including the FCS-length
+    /// bits 26-31 (pcapng: the first interface's link type as stored).
     pub fn linktype_field(&self) -> u32 {
         match &self.state {
             State::Pcap(p) => p.linktype_field,
-            State::PcapNg(n) => n.linktype,
+            State::PcapNg(n) => n.linktype_field,
         }
     }
 

@@ -860,3 +860,32 @@ fn big_endian_sll_can_id_is_converted_like_libpcap() {
         nano: false,
     };
 }
+
+#[test]
+fn linux_dlt_values_are_read_as_libpcap_reads_them() {
+    // 12 is DLT_RAW on Linux: libpcap treats a file saying 12 as RAW and
+    // `tcpdump -w` writes 101.
+    for (stored, meant) in [(12u32, 101u32), (11, 100), (19, 106), (101, 101), (1, 1)] {
+        let bytes = Pcap::new(false, 0xa1b2_c3d4, 2, 4, 0, stored)
+            .rec(1, 0, 20, 20, &[0x45; 20])
+            .out;
+        checked(&format!("dlt{stored}"), &bytes).end.unwrap();
+        let rd = Reader::new(&bytes[..]).unwrap();
+        assert_eq!(rd.linktype(), LinkType(meant));
+        assert_eq!(rd.linktype_field(), stored);
+        assert_eq!(
+            rd.tcpdump_dump_header(false).unwrap().linktype,
+            LinkType(meant)
+        );
+
+        let bytes = Ng::new(false)
+            .shb(1, 0)
+            .idb(stored as u16, 0, &[])
+            .epb(0, 0, &[0x45; 20], 20)
+            .out;
+        checked(&format!("ngdlt{stored}"), &bytes).end.unwrap();
+        let rd = Reader::new(&bytes[..]).unwrap();
+        assert_eq!(rd.linktype(), LinkType(meant));
+        assert_eq!(rd.linktype_field(), stored);
+    }
+}
