@@ -13,7 +13,7 @@ use netsift_pcapio::{PcapWriter, Reader, TsPrecision};
 use netsift_wire::LinkType;
 
 fn tcpdump_enabled() -> bool {
-    std::env::var_os("PCAPIO_NO_TCPDUMP").is_none() && have_tcpdump()
+    have_tcpdump()
 }
 
 /// A valid pcap built here (used when the corpus is absent, and always).

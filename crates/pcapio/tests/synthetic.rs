@@ -177,12 +177,7 @@ fn frame(n: usize, seed: u8) -> Vec<u8> {
 
 /// Checks `bytes` against libpcap if tcpdump is there; returns what we read.
 fn checked(name: &str, bytes: &[u8]) -> ReadAll {
-    if std::env::var_os("PCAPIO_NO_TCPDUMP").is_none()
-        && std::process::Command::new("tcpdump")
-            .arg("--version")
-            .output()
-            .is_ok()
-    {
+    if have_tcpdump_quiet() {
         let dir = scratch(&format!("syn-{name}"));
         let f = dir.join("in.cap");
         std::fs::write(&f, bytes).unwrap();
@@ -192,6 +187,11 @@ fn checked(name: &str, bytes: &[u8]) -> ReadAll {
         return c.ours;
     }
     read_all(bytes)
+}
+
+fn have_tcpdump_quiet() -> bool {
+    static HAVE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAVE.get_or_init(have_tcpdump)
 }
 
 fn err_of(r: &ReadAll) -> &netsift_pcapio::Error {
