@@ -99,6 +99,12 @@ mod ffi {
 
 pub use ffi::BpfInsn;
 
+pub mod bpf;
+pub use bpf::NoVerdict;
+
+/// Instructions [`Filter::try_run`] lets a looping program execute before giving up.
+pub const STEP_BUDGET: u64 = 4_000_000;
+
 /// Serialises every call into libpcap's compiler. `pcap_compile` is documented as
 /// thread-safe since 1.8, but it resolves service and protocol names through libc
 /// look-ups and `bpf_image` writes a static buffer; one lock keeps all of that simple.
@@ -177,6 +183,10 @@ pub struct Filter {
     prog: ffi::BpfProgram,
     linktype: LinkType,
     expr: String,
+    /// The program has a backward jump (protochain) and may loop forever.
+    may_loop: bool,
+    /// The program reads scratch memory, maybe before storing it.
+    reads_memory: bool,
 }
 
 // SAFETY: after pcap_compile returns, the program is an immutable heap array that
@@ -208,11 +218,16 @@ impl Filter {
         let rc =
             unsafe { ffi::pcap_compile(p, &mut prog, cexpr.as_ptr(), 1, PCAP_NETMASK_UNKNOWN) };
         let result = if rc == 0 {
-            Ok(Filter {
+            let mut f = Filter {
                 prog,
                 linktype,
                 expr: expr.to_string(),
-            })
+                may_loop: false,
+                reads_memory: false,
+            };
+            f.may_loop = bpf::has_backward_jump(f.insns());
+            f.reads_memory = bpf::reads_memory(f.insns());
+            Ok(f)
         } else {
             // SAFETY: p is live; pcap_geterr returns its NUL-terminated error buffer,
             // which we copy before closing p.
@@ -229,7 +244,46 @@ impl Filter {
 
     /// Runs the program with `pcap_offline_filter` on `data` (caplen = `data.len()`,
     /// len = `wire_len`) and returns its return value: 0 rejects the packet.
+    ///
+    /// A packet on which libpcap has no defined verdict (see [`Filter::try_run`])
+    /// counts as rejected; use `try_run` to tell the two apart.
     pub fn run(&self, data: &[u8], wire_len: u32) -> u32 {
+        self.try_run(data, wire_len).unwrap_or(0)
+    }
+
+    /// Like [`Filter::run`], but `Err` when libpcap has no defined verdict: its
+    /// `protochain` code loops forever on some packets, and some programs (`geneve
+    /// or ...`) read scratch memory that was never stored on the path taken, so the
+    /// result depends on stack garbage. Programs with a backward jump or a memory
+    /// load are first run by [`bpf::interpret`] (step budget, stored-slot tracking);
+    /// when that gives a defined result, `pcap_offline_filter` is run too and must
+    /// agree (it panics otherwise: that would be a bug in the oracle).
+    pub fn try_run(&self, data: &[u8], wire_len: u32) -> Result<u32, NoVerdict> {
+        if self.may_loop || self.reads_memory {
+            let v = bpf::interpret(self.insns(), data, wire_len, STEP_BUDGET)?;
+            let w = self.run_libpcap(data, wire_len);
+            assert_eq!(
+                v, w,
+                "the oracle's BPF interpreter disagrees with pcap_offline_filter on {:?}",
+                self.expr
+            );
+            return Ok(w);
+        }
+        Ok(self.run_libpcap(data, wire_len))
+    }
+
+    /// Whether the program has a backward jump, so may not terminate on some packets.
+    pub fn may_loop(&self) -> bool {
+        self.may_loop
+    }
+
+    /// Whether the program loads from scratch memory, so may read it uninitialised.
+    pub fn reads_memory(&self) -> bool {
+        self.reads_memory
+    }
+
+    /// `pcap_offline_filter` itself. Hangs forever where `try_run` says `Loops`.
+    pub fn run_libpcap(&self, data: &[u8], wire_len: u32) -> u32 {
         let hdr = ffi::PcapPkthdr {
             ts: ffi::Timeval {
                 tv_sec: 0,
@@ -373,7 +427,8 @@ impl Capture {
 
     /// The next packet (`pcap_next_ex`), copied. `None` at the end of the file;
     /// `Some(Err)` for a read error, after which the capture ends.
-    #[allow(clippy::should_implement_trait)]
+    // c_long (the timeval fields) is 32 bits on some targets, hence i64::from.
+    #[allow(clippy::should_implement_trait, clippy::useless_conversion)]
     pub fn next(&mut self) -> Option<Result<OwnedPacket, String>> {
         if self.done {
             return None;
@@ -398,8 +453,8 @@ impl Capture {
                 Some(Ok(OwnedPacket {
                     data: bytes,
                     wire_len: h.len,
-                    ts_sec: h.ts.tv_sec as i64,
-                    ts_usec: h.ts.tv_usec as i64,
+                    ts_sec: i64::from(h.ts.tv_sec),
+                    ts_usec: i64::from(h.ts.tv_usec),
                 }))
             }
             -2 => {
@@ -579,6 +634,84 @@ mod tests {
 
         assert!(Capture::open(&dir.join("missing.pcap")).is_err());
         std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// libpcap's protochain loops forever on this RAW IPv6 packet (its AH step sets X
+    /// to the AH length instead of adding it); try_run says so instead of hanging.
+    #[test]
+    fn protochain_loop_is_detected() {
+        let pkt: [u8; 82] = [
+            0x67, 0x47, 0xc9, 0xb5, 0x00, 0x2a, 0x2c, 0x40, 0xff, 0x02, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+            0x01, 0xff, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x33,
+            0x00, 0x00, 0x00, 0x4c, 0x91, 0xd8, 0x03, 0x2c, 0x04, 0x00, 0x00, 0xb4, 0x6b, 0xcd,
+            0x02, 0x44, 0x48, 0xed, 0x5d, 0xd9, 0x5b, 0x97, 0x9f, 0x40, 0x93, 0x7f, 0xe7, 0x8a,
+            0xae, 0x70, 0xb5, 0x11, 0x00, 0x26, 0x99, 0xbf, 0xa2, 0x16, 0x63, 0x71, 0x2e,
+        ];
+        let f = Filter::compile(LinkType::RAW, "protochain 6").unwrap();
+        assert!(f.may_loop());
+        assert_eq!(f.try_run(&pkt, 82), Err(NoVerdict::Loops));
+        assert_eq!(f.run(&pkt, 82), 0);
+        // A plain TCP packet terminates, and libpcap agrees with the interpreter.
+        let tcp = tcp_packet(80);
+        assert_eq!(f.try_run(&tcp[14..], 40), Ok(SNAPLEN));
+        let t = Filter::compile(LinkType::EN10MB, "tcp port 80").unwrap();
+        assert!(!t.may_loop());
+    }
+
+    /// The interpreter agrees with pcap_offline_filter on assorted programs and
+    /// truncations of a packet.
+    #[test]
+    fn interpreter_matches_libpcap() {
+        let exprs = [
+            "tcp port 80",
+            "ip[0] & 0xf != 5",
+            "tcp[13] & 2 != 0",
+            "ip[2:2] / (tcp[13] & 1) = 40",
+            "ip[2:2] % (tcp[13] & 1) = 0",
+            "ip[0] << (tcp[13] & 63) != 0",
+            "ip[0] >> (tcp[13] & 63) != 0",
+            "(ip[1] << 31) = 0",
+            "-ip[3] = 0xffffffd8",
+            "len - 40 = 0",
+            "ether[12:2] = 0x800 and ip[9] = 6",
+            "tcp[((tcp[12] & 0xf0) >> 2):4] = 0",
+            "protochain 6",
+            "ip[0] * 3 > 200 or ip[0] ^ 0x41 = 4",
+        ];
+        let base = tcp_packet(80);
+        for e in exprs {
+            let f = Filter::compile(LinkType::EN10MB, e).unwrap_or_else(|m| panic!("{e}: {m}"));
+            for cut in 0..=base.len() {
+                for flags in [0x02u8, 0x12, 0x3f] {
+                    let mut p = base.clone();
+                    p[14 + 33] = flags;
+                    let d = &p[..cut];
+                    assert_eq!(
+                        bpf::interpret(f.insns(), d, 54, 1 << 20),
+                        Ok(f.run_libpcap(d, 54)),
+                        "{e} cut {cut}"
+                    );
+                }
+            }
+        }
+    }
+
+    /// `geneve 10 or sctp`-style programs read M[0] on the non-Geneve path without
+    /// having stored it: no defined verdict.
+    #[test]
+    fn uninitialized_memory_is_detected() {
+        let f = Filter::compile(LinkType::EN10MB, "not (geneve 10 || sctp)").unwrap();
+        assert!(f.reads_memory());
+        // Ethernet with an MPLS EtherType: neither IPv4 nor IPv6, so the geneve test
+        // fails before storing M[0], and the sctp test then loads it.
+        let mut p = vec![0u8; 60];
+        p[12] = 0x88;
+        p[13] = 0x48;
+        assert_eq!(f.try_run(&p, 60), Err(NoVerdict::UninitializedMemory));
+        // A packet that takes the storing path has a defined verdict.
+        let g = Filter::compile(LinkType::EN10MB, "tcp[((tcp[12] & 0xf0) >> 2)] = 0x47").unwrap();
+        let t = tcp_packet(80);
+        assert_eq!(g.try_run(&t, 54), Ok(0));
     }
 
     #[test]

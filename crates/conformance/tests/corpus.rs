@@ -1,0 +1,260 @@
+//! netsift against libpcap on the shared corpus: the accept lists over every capture
+//! of their link type (and the generated captures), the reject lists, and the
+//! recorded results of apply.tsv.
+//!
+//! Without the corpus (and outside CI) the accept test runs built-in expressions over
+//! the generated captures and the other two tests have nothing to do.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::PathBuf;
+use std::sync::OnceLock;
+
+use netsift_conformance::*;
+
+struct Data {
+    dir: Option<PathBuf>,
+    corpus: CorpusCaptures,
+    generated: BTreeMap<LinkType, Vec<CaptureData>>,
+}
+
+fn data() -> &'static Data {
+    static DATA: OnceLock<Data> = OnceLock::new();
+    DATA.get_or_init(|| {
+        let dir = require_corpus();
+        let corpus = match &dir {
+            Some(d) => {
+                let c = load_corpus_captures(d);
+                println!(
+                    "corpus at {}: {} captures of supported link types ({} packets), {} of \
+                     unsupported link types, {} unreadable",
+                    d.display(),
+                    c.total_captures(),
+                    c.total_packets(),
+                    c.unsupported.len(),
+                    c.unreadable.len()
+                );
+                c
+            }
+            None => CorpusCaptures::default(),
+        };
+        Data {
+            dir,
+            corpus,
+            generated: generated_capture_data(),
+        }
+    })
+}
+
+/// Prints the report, writes the full one, and fails if anything failed.
+fn finish(report: &Report, file: &str) {
+    println!("{}", report.render(50, 10));
+    let full = report.write_full(&report_dir(), file);
+    if let Some(p) = &full {
+        println!("full report: {}", p.display());
+    }
+    if report.failed() {
+        panic!(
+            "{}\n(see the report above{})",
+            report.summary(),
+            full.map(|p| format!(", full report in {}", p.display()))
+                .unwrap_or_default()
+        );
+    }
+}
+
+fn dedup(v: Vec<String>) -> Vec<String> {
+    let mut seen = HashSet::new();
+    v.into_iter().filter(|e| seen.insert(e.clone())).collect()
+}
+
+#[test]
+fn accept_lists() {
+    let d = data();
+    let cmp = Comparison::new(&Netsift);
+    let mut total = Report::new("corpus", "netsift");
+    for lt in LinkType::SUPPORTED {
+        // The accept list, plus the built-in expressions (some link types have only
+        // one or two listed; these are cheap and run over the real captures too).
+        let mut exprs = match &d.dir {
+            Some(dir) => read_accept_list(dir, lt),
+            None => Vec::new(),
+        };
+        exprs.extend(builtin_expressions(lt));
+        let exprs = dedup(exprs);
+        let mut caps: Vec<&CaptureData> = d.corpus.captures(lt).iter().collect();
+        for c in &caps {
+            if let Some(e) = &c.read_error {
+                total
+                    .notes
+                    .push(format!("{}: libpcap stopped reading: {e}", c.name));
+            }
+        }
+        caps.extend(d.generated.get(&lt).into_iter().flatten());
+        let mut r = Report::new(&format!("corpus {lt}"), "netsift");
+        cmp.run(lt, &exprs, &caps, &mut r);
+        println!("{}", r.summary());
+        total.merge(r);
+    }
+    finish(&total, "corpus-accept.txt");
+}
+
+#[test]
+fn reject_lists() {
+    let d = data();
+    let Some(dir) = &d.dir else {
+        println!("reject lists: no corpus, nothing to do");
+        return;
+    };
+    let cmp = Comparison::new(&Netsift);
+    let mut total = Report::new("reject lists", "netsift");
+    let (mut refused_ok, mut same_words, mut n_lines) = (0usize, 0usize, 0usize);
+    for lt in LinkType::SUPPORTED {
+        let list = read_reject_list(dir, lt);
+        let mut accepted_by_libpcap = Vec::new();
+        for (expr, recorded) in list {
+            n_lines += 1;
+            match Filter::compile(lt, &expr) {
+                Err(installed) => match cmp.candidate_compiles(lt, &expr) {
+                    Ok(()) => total.failures.push(format!(
+                        "[{lt}] {expr:?}: netsift compiles it, libpcap refuses it: {installed} \
+                         (recorded: {recorded})"
+                    )),
+                    Err(m) if m.starts_with("PANIC") => {
+                        total.panics.push(format!("[{lt}] compile {expr:?}: {m}"))
+                    }
+                    Err(m) => {
+                        refused_ok += 1;
+                        let first = m.lines().next().unwrap_or("");
+                        if first.contains(recorded.as_str()) || first.contains(installed.as_str()) {
+                            same_words += 1;
+                        }
+                    }
+                },
+                Ok(_) => {
+                    total.notes.push(format!(
+                        "[{lt}] {expr:?} is in reject-{}.tsv ({recorded}) but the installed \
+                         libpcap accepts it: netsift must accept it and agree on the captures",
+                        lt.name().unwrap_or("?")
+                    ));
+                    accepted_by_libpcap.push(expr);
+                }
+            }
+        }
+        if !accepted_by_libpcap.is_empty() {
+            let mut caps: Vec<&CaptureData> = d.corpus.captures(lt).iter().collect();
+            caps.extend(d.generated.get(&lt).into_iter().flatten());
+            cmp.run(lt, &accepted_by_libpcap, &caps, &mut total);
+        }
+    }
+    total.notes.push(format!(
+        "{n_lines} reject-list lines: {refused_ok} refused by both as they should be ({same_words} \
+         with a message containing libpcap's wording, recorded or installed), {} accepted by the \
+         installed libpcap and compared as accept expressions",
+        total.expressions + total.candidate_rejects.len()
+    ));
+    finish(&total, "corpus-reject.txt");
+}
+
+#[test]
+fn apply_table() {
+    let d = data();
+    let Some(dir) = &d.dir else {
+        println!("apply.tsv: no corpus, nothing to do");
+        return;
+    };
+    let lines = read_apply_table(dir).unwrap_or_else(|e| panic!("{e}"));
+    let cmp = Comparison::new(&Netsift);
+    let mut r = Report::new("apply.tsv", "netsift");
+    let mut cache: BTreeMap<String, Result<CaptureData, String>> = BTreeMap::new();
+    let (mut compared, mut unsupported, mut lib_rejects, mut lib_disagrees) = (0, 0, 0, 0);
+    for l in &lines {
+        let cap = cache.entry(l.capture.clone()).or_insert_with(|| {
+            let p = dir.join("pcaps").join("libpcap").join(&l.capture);
+            read_capture(&p, &format!("libpcap/{}", l.capture))
+        });
+        let cap = match cap {
+            Ok(c) => c,
+            Err(e) => {
+                r.failures
+                    .push(format!("apply.tsv:{}: {}: {e}", l.line, l.capture));
+                continue;
+            }
+        };
+        let lt = cap.linktype;
+        if !lt.is_supported() {
+            unsupported += 1;
+            continue;
+        }
+        let lib = match Filter::compile(lt, &l.expr) {
+            Ok(f) => f,
+            Err(e) => {
+                lib_rejects += 1;
+                r.libpcap_rejects.push(CompileDiff {
+                    linktype: lt,
+                    expr: l.expr.clone(),
+                    message: e,
+                    note: format!("apply.tsv:{}", l.line),
+                });
+                continue;
+            }
+        };
+        let installed: Vec<bool> = cap
+            .packets
+            .iter()
+            .map(|p| lib.accepts(&p.data, p.wire_len))
+            .collect();
+        let recorded: Vec<bool> = l.results.iter().map(|&v| v != 0).collect();
+        if installed != recorded {
+            lib_disagrees += 1;
+            r.notes.push(format!(
+                "skipped apply.tsv:{}: the installed libpcap disagrees with the recorded results \
+                 for {:?} on {} (recorded {:?}, installed {:?})",
+                l.line,
+                l.expr,
+                l.capture,
+                l.results,
+                installed.iter().map(|&b| b as u8).collect::<Vec<_>>()
+            ));
+            continue;
+        }
+        compared += 1;
+        r.expressions += 1;
+        r.expr_set.insert((lt, l.expr.clone()));
+        r.captures.insert(cap.name.clone());
+        match cmp.candidate_verdicts(lt, &l.expr, &cap.packets) {
+            Err(m) if m.starts_with("PANIC") => r
+                .panics
+                .push(format!("[{lt}] {:?} on {}: {m}", l.expr, cap.name)),
+            Err(m) => r.candidate_rejects.push(CompileDiff {
+                linktype: lt,
+                expr: l.expr.clone(),
+                message: m,
+                note: format!("apply.tsv:{}", l.line),
+            }),
+            Ok(got) => {
+                for (i, (g, p)) in got.iter().zip(&cap.packets).enumerate() {
+                    r.packets += 1;
+                    if *g != recorded[i] {
+                        r.record(Mismatch {
+                            linktype: lt,
+                            expr: l.expr.clone(),
+                            capture: cap.name.clone(),
+                            index: i,
+                            libpcap: l.results[i],
+                            netsift: *g,
+                            wire_len: p.wire_len,
+                            data: p.data.clone(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+    r.notes.push(format!(
+        "{} lines: {compared} compared, {unsupported} skipped (capture link type unsupported), \
+         {lib_rejects} skipped (installed libpcap rejects the expression), {lib_disagrees} \
+         skipped (installed libpcap disagrees with the recorded results)",
+        lines.len()
+    ));
+    finish(&r, "corpus-apply.txt");
+}
