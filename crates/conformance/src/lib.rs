@@ -12,6 +12,24 @@
 //!   (normally [`Netsift`]), runs them over captures and collects every disagreement
 //!   into a [`Report`] that renders readably;
 //! - [`sample`] builds the README's `samples/sample.pcap`.
+//!
+//! # Running
+//!
+//! ```text
+//! cargo test -p netsift-conformance                    # everything (a few seconds)
+//! cargo test -p netsift-conformance --test corpus -- --nocapture
+//! NETSIFT_SEED=0x1234 cargo test -p netsift-conformance --test random -- --nocapture
+//! cargo run -p netsift-conformance --bin mksample      # rewrite samples/sample.pcap
+//! ```
+//!
+//! Environment: `NETSIFT_CORPUS` (corpus directory), `CI=true` (a missing corpus
+//! fails), `NETSIFT_SEED` and `NETSIFT_RANDOM_SCALE` (random test),
+//! `NETSIFT_REPORT_DIR` (where full reports go; default `$TMPDIR/netsift-conformance`).
+//!
+//! Verdicts compare libpcap's return value (nonzero = accept) with netsift's boolean.
+//! Packets on which libpcap has no defined verdict (its `protochain` loop never ends,
+//! or its program reads scratch memory it never stored on that path) are skipped and
+//! counted; see [`netsift_oracle::Filter::try_run`].
 
 pub mod exprgen;
 pub mod sample;

@@ -7,7 +7,7 @@
 //! too, so random filters hit the packets often.
 //!
 //! The builders go from the inside out: [`Gen::l3`] makes a network-layer payload and
-//! the EtherType naming it, then a link-layer builder ([`Gen::ethernet`],
+//! the EtherType naming it, then a link-layer builder ([`Gen::ethernet_random`],
 //! [`Gen::sll`], ...) wraps it. [`Gen::frame`] picks everything at random for one
 //! link type, and [`truncate`] cuts a packet's captured length below its wire length
 //! (libpcap rejects a packet when a load runs past the captured bytes, so this
