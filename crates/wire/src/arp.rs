@@ -1,0 +1,251 @@
+//! ARP and RARP packets (RFC 826, RFC 903), for any hardware and protocol sizes.
+//!
+//! The fixed 8-byte part gives the hardware type, protocol type, both address
+//! lengths and the operation; four variable-length addresses follow (sender
+//! hardware, sender protocol, target hardware, target protocol). `new_checked`
+//! validates that all four are present.
+
+use crate::bytes::{slice, u16_at, u8_at, Field};
+use crate::error::{Error, Result};
+use crate::ethernet::EtherType;
+use std::net::Ipv4Addr;
+
+/// ARP hardware types.
+pub mod hardware {
+    pub const ETHERNET: u16 = 1;
+    pub const EXPERIMENTAL_ETHERNET: u16 = 2;
+    pub const AX25: u16 = 3;
+    pub const PRONET: u16 = 4;
+    pub const CHAOS: u16 = 5;
+    pub const IEEE802: u16 = 6;
+    pub const ARCNET: u16 = 7;
+    pub const FRAME_RELAY: u16 = 15;
+    pub const ATM: u16 = 19;
+    pub const STRIP: u16 = 23;
+    pub const IEEE1394: u16 = 24;
+    pub const INFINIBAND: u16 = 32;
+
+    /// The name tcpdump prints for a hardware type.
+    pub fn name(h: u16) -> Option<&'static str> {
+        Some(match h {
+            1 => "Ethernet",
+            2 => "Experimental Ethernet",
+            3 => "AX.25 Level 2",
+            4 => "Proteon ProNET Token Ring",
+            5 => "Chaosnet",
+            6 => "IEEE 802 Networks",
+            7 => "ARCNET",
+            15 => "Frame Relay",
+            19 => "ATM (RFC 2225)",
+            23 => "STRIP (Ricochet)",
+            24 => "IEEE 1394",
+            32 => "InfiniBand",
+            _ => return None,
+        })
+    }
+}
+
+/// ARP operation codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ArpOperation(pub u16);
+
+impl ArpOperation {
+    pub const REQUEST: ArpOperation = ArpOperation(1);
+    pub const REPLY: ArpOperation = ArpOperation(2);
+    pub const REVERSE_REQUEST: ArpOperation = ArpOperation(3);
+    pub const REVERSE_REPLY: ArpOperation = ArpOperation(4);
+    pub const INVERSE_REQUEST: ArpOperation = ArpOperation(8);
+    pub const INVERSE_REPLY: ArpOperation = ArpOperation(9);
+    pub const NAK: ArpOperation = ArpOperation(10);
+
+    /// The name tcpdump prints for this operation.
+    pub fn name(self) -> Option<&'static str> {
+        Some(match self.0 {
+            1 => "Request",
+            2 => "Reply",
+            3 => "Reverse Request",
+            4 => "Reverse Reply",
+            8 => "Inverse Request",
+            9 => "Inverse Reply",
+            10 => "NACK Reply",
+            _ => return None,
+        })
+    }
+}
+
+mod field {
+    use super::Field;
+    pub const HTYPE: Field = 0..2;
+    pub const PTYPE: Field = 2..4;
+    pub const HLEN: usize = 4;
+    pub const PLEN: usize = 5;
+    pub const OPER: Field = 6..8;
+    pub const ADDRESSES: usize = 8;
+}
+
+/// A read view of an ARP or RARP packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArpPacket<T: AsRef<[u8]>> {
+    buffer: T,
+}
+
+impl<T: AsRef<[u8]>> ArpPacket<T> {
+    /// Length of the fixed part.
+    pub const FIXED_LEN: usize = field::ADDRESSES;
+
+    /// Wraps a buffer without checking it.
+    pub fn new_unchecked(buffer: T) -> Self {
+        ArpPacket { buffer }
+    }
+
+    /// Wraps a buffer after checking it holds the fixed part and all four addresses.
+    pub fn new_checked(buffer: T) -> Result<Self> {
+        let p = Self::new_unchecked(buffer);
+        p.check_len()?;
+        Ok(p)
+    }
+
+    /// Checks the buffer holds the whole packet.
+    pub fn check_len(&self) -> Result<()> {
+        let len = self.buffer.as_ref().len();
+        if len < Self::FIXED_LEN || len < self.packet_len() {
+            Err(Error::Truncated)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Length of the fixed part and the four addresses.
+    pub fn packet_len(&self) -> usize {
+        Self::FIXED_LEN + 2 * (self.hardware_len() as usize + self.protocol_len() as usize)
+    }
+
+    /// The hardware type (1 for Ethernet).
+    pub fn hardware_type(&self) -> u16 {
+        u16_at(self.buffer.as_ref(), field::HTYPE.start)
+    }
+
+    /// The protocol type (an EtherType; 0x0800 for IPv4).
+    pub fn protocol_type(&self) -> EtherType {
+        EtherType(u16_at(self.buffer.as_ref(), field::PTYPE.start))
+    }
+
+    /// Length of a hardware address.
+    pub fn hardware_len(&self) -> u8 {
+        u8_at(self.buffer.as_ref(), field::HLEN)
+    }
+
+    /// Length of a protocol address.
+    pub fn protocol_len(&self) -> u8 {
+        u8_at(self.buffer.as_ref(), field::PLEN)
+    }
+
+    /// The operation.
+    pub fn operation(&self) -> ArpOperation {
+        ArpOperation(u16_at(self.buffer.as_ref(), field::OPER.start))
+    }
+
+    fn addr(&self, index: usize) -> &[u8] {
+        let h = self.hardware_len() as usize;
+        let p = self.protocol_len() as usize;
+        let (start, len) = match index {
+            0 => (0, h),
+            1 => (h, p),
+            2 => (h + p, h),
+            _ => (2 * h + p, p),
+        };
+        let start = field::ADDRESSES + start;
+        slice(self.buffer.as_ref(), start..start + len)
+    }
+
+    /// The sender hardware address.
+    pub fn source_hardware_addr(&self) -> &[u8] {
+        self.addr(0)
+    }
+
+    /// The sender protocol address.
+    pub fn source_protocol_addr(&self) -> &[u8] {
+        self.addr(1)
+    }
+
+    /// The target hardware address.
+    pub fn target_hardware_addr(&self) -> &[u8] {
+        self.addr(2)
+    }
+
+    /// The target protocol address.
+    pub fn target_protocol_addr(&self) -> &[u8] {
+        self.addr(3)
+    }
+
+    /// Whether the protocol addresses are IPv4 (type 0x0800 or the old trailer
+    /// type 0x1000, 4-byte addresses).
+    pub fn is_ipv4(&self) -> bool {
+        matches!(self.protocol_type().0, 0x0800 | 0x1000) && self.protocol_len() == 4
+    }
+
+    /// The sender IPv4 address, when [`Self::is_ipv4`].
+    pub fn source_ipv4(&self) -> Option<Ipv4Addr> {
+        self.ipv4(1)
+    }
+
+    /// The target IPv4 address, when [`Self::is_ipv4`].
+    pub fn target_ipv4(&self) -> Option<Ipv4Addr> {
+        self.ipv4(3)
+    }
+
+    fn ipv4(&self, index: usize) -> Option<Ipv4Addr> {
+        if !self.is_ipv4() {
+            return None;
+        }
+        let a: [u8; 4] = self.addr(index).try_into().ok()?;
+        Some(Ipv4Addr::from(a))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const REQ: [u8; 28] = [
+        0x00, 0x01, 0x08, 0x00, 6, 4, 0x00, 0x01, // ether/ip request
+        0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 10, 0, 0, 1, // sender
+        0, 0, 0, 0, 0, 0, 10, 0, 0, 2, // target
+    ];
+
+    #[test]
+    fn request() {
+        let p = ArpPacket::new_checked(&REQ[..]).unwrap();
+        assert_eq!(p.hardware_type(), hardware::ETHERNET);
+        assert_eq!(p.protocol_type(), EtherType::IPV4);
+        assert_eq!(p.operation(), ArpOperation::REQUEST);
+        assert_eq!(
+            p.source_hardware_addr(),
+            &[0x00, 0x11, 0x22, 0x33, 0x44, 0x55]
+        );
+        assert_eq!(p.source_ipv4(), Some(Ipv4Addr::new(10, 0, 0, 1)));
+        assert_eq!(p.target_ipv4(), Some(Ipv4Addr::new(10, 0, 0, 2)));
+        assert_eq!(p.target_hardware_addr(), &[0; 6]);
+        assert_eq!(p.packet_len(), 28);
+    }
+
+    #[test]
+    fn rejects_short() {
+        assert_eq!(
+            ArpPacket::new_checked(&REQ[..27]).unwrap_err(),
+            Error::Truncated
+        );
+        assert_eq!(
+            ArpPacket::new_checked(&REQ[..7]).unwrap_err(),
+            Error::Truncated
+        );
+        // Odd sizes: 0-byte hardware addresses, 16-byte protocol addresses.
+        let mut odd = vec![0x00, 0x01, 0x86, 0xdd, 0, 16, 0x00, 0x02];
+        odd.extend_from_slice(&[7; 32]);
+        let p = ArpPacket::new_checked(&odd[..]).unwrap();
+        assert!(!p.is_ipv4());
+        assert_eq!(p.source_ipv4(), None);
+        assert_eq!(p.target_protocol_addr(), &[7; 16]);
+        assert_eq!(p.source_hardware_addr(), &[] as &[u8]);
+    }
+}

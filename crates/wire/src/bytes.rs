@@ -1,0 +1,103 @@
+//! Bounds-safe big-endian readers used by the views.
+//!
+//! Every view validates its buffer once in `new_checked`; the accessors then read
+//! through these helpers, which fall back to zero (or an empty slice) instead of
+//! panicking should a check ever be wrong. A view built with `new_unchecked` over a
+//! short buffer therefore yields garbage, never a panic.
+
+use core::ops::Range;
+
+/// A byte range inside a header.
+pub(crate) type Field = Range<usize>;
+
+#[inline]
+pub(crate) fn u8_at(b: &[u8], at: usize) -> u8 {
+    b.get(at).copied().unwrap_or(0)
+}
+
+#[inline]
+pub(crate) fn u16_at(b: &[u8], at: usize) -> u16 {
+    match b.get(at..at.saturating_add(2)) {
+        Some(&[x, y]) => u16::from_be_bytes([x, y]),
+        _ => 0,
+    }
+}
+
+#[inline]
+pub(crate) fn u24_at(b: &[u8], at: usize) -> u32 {
+    match b.get(at..at.saturating_add(3)) {
+        Some(&[x, y, z]) => u32::from_be_bytes([0, x, y, z]),
+        _ => 0,
+    }
+}
+
+#[inline]
+pub(crate) fn u32_at(b: &[u8], at: usize) -> u32 {
+    match b.get(at..at.saturating_add(4)) {
+        Some(&[w, x, y, z]) => u32::from_be_bytes([w, x, y, z]),
+        _ => 0,
+    }
+}
+
+#[inline]
+pub(crate) fn slice(b: &[u8], r: Field) -> &[u8] {
+    b.get(r).unwrap_or(&[])
+}
+
+#[inline]
+pub(crate) fn rest(b: &[u8], from: usize) -> &[u8] {
+    b.get(from..).unwrap_or(&[])
+}
+
+/// `b[from..to]` clamped to the buffer (empty when `from` is past the end).
+#[inline]
+pub(crate) fn clamp(b: &[u8], from: usize, to: usize) -> &[u8] {
+    let to = to.min(b.len());
+    b.get(from..to).unwrap_or(&[])
+}
+
+#[inline]
+pub(crate) fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
+    let mut out = [0u8; N];
+    if let Some(s) = b.get(at..at.saturating_add(N)) {
+        out.copy_from_slice(s);
+    }
+    out
+}
+
+/// The Internet checksum (RFC 1071) of `data`, folded, not complemented,
+/// starting from `initial` (a partial sum, e.g. of a pseudo-header).
+pub(crate) fn ones_sum(initial: u32, data: &[u8]) -> u32 {
+    let mut sum = initial as u64;
+    let mut chunks = data.chunks_exact(2);
+    for c in &mut chunks {
+        sum += u16::from_be_bytes([c[0], c[1]]) as u64;
+    }
+    if let [last] = chunks.remainder() {
+        sum += (*last as u64) << 8;
+    }
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    sum as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readers_never_panic() {
+        let b = [1u8, 2, 3];
+        assert_eq!(u16_at(&b, 1), 0x0203);
+        assert_eq!(u16_at(&b, 2), 0);
+        assert_eq!(u32_at(&b, 0), 0);
+        assert_eq!(u24_at(&b, 0), 0x010203);
+        assert_eq!(u8_at(&b, usize::MAX), 0);
+        assert_eq!(u16_at(&b, usize::MAX), 0);
+        assert_eq!(clamp(&b, 2, 10), &[3]);
+        assert_eq!(clamp(&b, 5, 10), &[] as &[u8]);
+        assert_eq!(array::<2>(&b, 2), [0, 0]);
+        assert_eq!(ones_sum(0, &[0xff, 0xff, 0x00, 0x01]), 0x0001);
+    }
+}

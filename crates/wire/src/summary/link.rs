@@ -1,0 +1,1277 @@
+//! Link-layer printers: Ethernet (VLAN tags, 802.3/LLC/SNAP, STP), Linux SLL and
+//! SLL2, BSD NULL/LOOP, raw IP; and the EtherType-dispatched protocols that are not
+//! IP: ARP/RARP, PPPoE, PPP, MPLS.
+
+use super::{g1, g2, g3, g4, name_or, need, out, tail, PResult, Printer, Trunc};
+use crate::arp::{hardware, ArpOperation};
+use crate::ethernet::{EtherType, EthernetAddress, EthernetFrame, MAX_8023_LENGTH};
+use crate::linktype::LinkType;
+use crate::loopback::{family, LoopbackHeader};
+use crate::pppoe::{tag, PppProtocol, PppoeCode};
+use crate::sll::{packet_type, pseudo_protocol, Sll2Header, SllHeader};
+use crate::vlan::MAX_VLAN_TAGS;
+
+/// `ethertype IPv4 (0x0800)`.
+fn ethertype_str(t: u16) -> String {
+    format!(
+        "ethertype {} (0x{:04x})",
+        EtherType(t).name().unwrap_or("Unknown"),
+        t
+    )
+}
+
+/// tcpdump's `linkaddr_string`: colon-separated hex bytes.
+pub(crate) fn linkaddr(b: &[u8]) -> String {
+    if b.is_empty() {
+        return "<empty>".to_string();
+    }
+    let mut s = String::with_capacity(b.len() * 3);
+    for (i, x) in b.iter().enumerate() {
+        if i > 0 {
+            s.push(':');
+        }
+        s.push_str(&format!("{x:02x}"));
+    }
+    s
+}
+
+impl Printer<'_> {
+    pub(super) fn ether_if(&mut self, data: &[u8], wire_len: u32) -> PResult {
+        self.proto = "ether";
+        self.ether(data, wire_len)
+    }
+
+    /// `ether_print`: an Ethernet frame of `length` bytes on the wire, `data`
+    /// captured.
+    pub(super) fn ether(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "ether";
+        if (length as u64) < data.len() as u64 {
+            out!(
+                self,
+                "[length {} < caplen {}] (invalid)",
+                length,
+                data.len()
+            );
+            return Ok(());
+        }
+        let frame = match EthernetFrame::new_checked(data) {
+            Ok(f) => f,
+            Err(_) => return Err(Trunc),
+        };
+        if length < EthernetFrame::<&[u8]>::HEADER_LEN as u32 {
+            return Err(Trunc);
+        }
+        let orig_length = length;
+        let (src, dst) = (frame.src_addr(), frame.dst_addr());
+        let mut lt = frame.type_or_length();
+        let mut length = length - 14;
+        let mut p = tail(data, 14);
+        if self.opts.link_header {
+            out!(self, "{src} > {dst}, ");
+            if lt <= MAX_8023_LENGTH {
+                out!(self, "802.3, length {}: ", lt.min(length as u16));
+            } else {
+                out!(self, "{}, length {}: ", ethertype_str(lt), orig_length);
+            }
+        }
+        if lt == EtherType::MACSEC.0 {
+            match self.macsec(p, length, src, dst)? {
+                Some((inner, body, blen)) => {
+                    lt = inner;
+                    p = body;
+                    length = blen;
+                    if self.opts.link_header && lt > MAX_8023_LENGTH {
+                        out!(self, "{}, ", ethertype_str(lt));
+                    }
+                }
+                None => return Ok(()),
+            }
+        }
+        let mut tags = 0;
+        while EtherType(lt).is_vlan() {
+            if p.len() < 4 || length < 4 {
+                self.proto = "vlan";
+                return Err(Trunc);
+            }
+            if tags >= MAX_VLAN_TAGS {
+                out!(self, "[too many VLAN tags]");
+                return Ok(());
+            }
+            tags += 1;
+            let tci = g2(p, 0)?;
+            lt = g2(p, 2)?;
+            if self.opts.link_header {
+                out!(
+                    self,
+                    "vlan {}, p {}{}, ",
+                    tci & 0xfff,
+                    tci >> 13,
+                    if tci & 0x1000 != 0 { ", DEI" } else { "" }
+                );
+                if lt > MAX_8023_LENGTH {
+                    out!(self, "{}, ", ethertype_str(lt));
+                } else {
+                    out!(self, "802.3");
+                }
+            }
+            p = tail(p, 4);
+            length -= 4;
+        }
+        if lt <= MAX_8023_LENGTH {
+            if (lt as u32) < length {
+                length = lt as u32;
+            }
+            let p = super::head(p, length as usize);
+            let known = self.llc(p, length, Some((src, dst)))?;
+            let _ = known;
+            return Ok(());
+        }
+        if !self.ethertype(lt, p, length, Some((src, dst)))? && !self.opts.link_header {
+            out!(
+                self,
+                "{src} > {dst}, {}, length {}: ",
+                ethertype_str(lt),
+                orig_length
+            );
+        }
+        Ok(())
+    }
+
+    /// 802.1AE MACsec (`macsec_print`): prints the SecTAG when the payload is
+    /// encrypted (and returns `None`), else returns the inner EtherType and the
+    /// payload without SecTAG and ICV.
+    fn macsec<'d>(
+        &mut self,
+        p: &'d [u8],
+        length: u32,
+        src: EthernetAddress,
+        dst: EthernetAddress,
+    ) -> PResult<Option<(u16, &'d [u8], u32)>> {
+        let saved = self.proto;
+        self.proto = "macsec";
+        if p.len() < 6 || length < 6 {
+            return Err(Trunc);
+        }
+        let tci = g1(p, 0)?;
+        let sectag_len = if tci & 0x20 != 0 { 14 } else { 6 };
+        if p.len() < sectag_len || (length as usize) < sectag_len {
+            return Err(Trunc);
+        }
+        let short_len = (g1(p, 1)? & 0x3f) as u32;
+        let header = |pr: &mut Self| -> PResult {
+            let mut flags = String::new();
+            for (bit, c) in [
+                (0x08, "E"),
+                (0x04, "C"),
+                (0x40, "S"),
+                (0x10, "B"),
+                (0x20, "I"),
+            ] {
+                if tci & bit != 0 {
+                    flags.push_str(c);
+                }
+            }
+            if flags.is_empty() {
+                flags.push_str("none");
+            }
+            out!(pr, "an {}, pn {}, flags {}", tci & 3, g4(p, 2)?, flags);
+            if short_len != 0 {
+                out!(pr, ", sl {short_len}");
+            }
+            if tci & 0x20 != 0 {
+                out!(pr, ", sci {:08x}{:08x}", g4(p, 6)?, g4(p, 10)?);
+            }
+            out!(pr, ", ");
+            Ok(())
+        };
+        if self.opts.link_header {
+            header(self)?;
+        }
+        let mut body = tail(p, sectag_len);
+        let mut blen = length - sectag_len as u32;
+        if tci & 0x0c != 0 {
+            if !self.opts.link_header {
+                out!(self, "{src} > {dst} 802.1AE MACsec, ");
+                header(self)?;
+            }
+            return Ok(None);
+        }
+        if short_len != 0 {
+            if blen < short_len + 16 {
+                return Err(Trunc);
+            }
+            blen = short_len + 16;
+            body = super::head(body, blen as usize);
+        }
+        if blen < 16 || body.len() < 16 {
+            return Err(Trunc);
+        }
+        blen -= 16;
+        body = &body[..body.len() - 16];
+        let inner = g2(body, 0)?;
+        self.proto = saved;
+        Ok(Some((inner, tail(body, 2), blen.saturating_sub(2))))
+    }
+
+    /// `ethertype_print`: returns whether the type is known.
+    pub(super) fn ethertype(
+        &mut self,
+        t: u16,
+        p: &[u8],
+        length: u32,
+        addrs: Option<(EthernetAddress, EthernetAddress)>,
+    ) -> PResult<bool> {
+        let _ = addrs;
+        match EtherType(t) {
+            EtherType::IPV4 => self.ipv4(p, length),
+            EtherType::IPV6 => self.ipv6(p, length),
+            EtherType::ARP | EtherType::RARP => self.arp(p, length)?,
+            EtherType::PPPOE_DISCOVERY | EtherType::PPPOE_SESSION => self.pppoe(p, length)?,
+            EtherType(0x3c12) | EtherType(0x3c13) => self.pppoe(p, length)?,
+            EtherType::PPP => {
+                if length > 0 {
+                    self.out.push_str(": ");
+                    self.ppp(p, length)?;
+                }
+            }
+            EtherType::MPLS_UNICAST | EtherType::MPLS_MULTICAST => self.mpls(p, length)?,
+            EtherType::LLDP => self.lldp(p, length)?,
+            EtherType::LOOPBACK => self.loopback_proto(p, length)?,
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// `llc_print` for an 802.3 frame: returns whether the payload was understood.
+    pub(super) fn llc(
+        &mut self,
+        p: &[u8],
+        length: u32,
+        addrs: Option<(EthernetAddress, EthernetAddress)>,
+    ) -> PResult<bool> {
+        self.proto = "llc";
+        if p.len() < 3 || length < 3 {
+            return Err(Trunc);
+        }
+        let dsap_field = g1(p, 0)?;
+        let ssap_field = g1(p, 1)?;
+        let c0 = g1(p, 2)?;
+        let (control, is_u, hdrlen) = if c0 & 3 == 3 {
+            (c0 as u16, true, 3usize)
+        } else {
+            if p.len() < 4 || length < 4 {
+                return Err(Trunc);
+            }
+            (u16::from_le_bytes([c0, g1(p, 3)?]), false, 4usize)
+        };
+        if dsap_field == 0xff && ssap_field == 0xff {
+            out!(self, "IPX 802.3, length {length}");
+            return Ok(true);
+        }
+        let dsap = dsap_field & !1;
+        let ssap = ssap_field & !1;
+        if self.opts.link_header {
+            out!(
+                self,
+                "LLC, dsap {} (0x{:02x}) {}, ssap {} (0x{:02x}) {}",
+                llc_sap_name(dsap).unwrap_or("Unknown"),
+                dsap,
+                if dsap_field & 1 != 0 {
+                    "Group"
+                } else {
+                    "Individual"
+                },
+                llc_sap_name(ssap).unwrap_or("Unknown"),
+                ssap,
+                if ssap_field & 1 != 0 {
+                    "Response"
+                } else {
+                    "Command"
+                },
+            );
+            if is_u {
+                out!(self, ", ctrl 0x{control:02x}: ");
+            } else {
+                out!(self, ", ctrl 0x{control:04x}: ");
+            }
+        }
+        let body = tail(p, hdrlen);
+        let blen = length - hdrlen as u32;
+        if ssap == 0xaa && dsap == 0xaa && control == 3 {
+            return self.snap(body, blen, addrs);
+        }
+        if ssap == 0x42 && dsap == 0x42 && control == 3 {
+            self.stp(body, blen)?;
+            return Ok(true);
+        }
+        if ssap == 0x06 && dsap == 0x06 && control == 3 {
+            self.ipv4(body, blen);
+            return Ok(true);
+        }
+        if ssap == 0xe0 && dsap == 0xe0 && control == 3 {
+            out!(self, "IPX 802.2, length {blen}");
+            return Ok(true);
+        }
+        if !self.opts.link_header {
+            let dn = name_or(llc_sap_name(dsap), || format!("Unknown DSAP 0x{dsap:02x}"));
+            if ssap == dsap {
+                match addrs {
+                    Some((s, d)) => out!(self, "{s} > {d} {dn} "),
+                    None => out!(self, "{dn} "),
+                }
+            } else {
+                let sn = name_or(llc_sap_name(ssap), || format!("Unknown SSAP 0x{ssap:02x}"));
+                match addrs {
+                    Some((s, d)) => out!(self, "{s} {sn} > {d} {dn} "),
+                    None => out!(self, "{sn} > {dn} "),
+                }
+            }
+        }
+        let flags = |poll: u16| -> &'static str {
+            match (ssap_field & 1) as u16 | poll {
+                0 => "Command",
+                1 => "Response",
+                0x10 | 0x100 => "Poll",
+                0x11 | 0x101 => "Final",
+                _ => "?",
+            }
+        };
+        if is_u {
+            let cmd = control & !0x10 & 0xef;
+            out!(
+                self,
+                "Unnumbered, {}, Flags [{}], length {}",
+                name_or(llc_u_cmd(cmd as u8), || format!("{cmd:02x}")),
+                flags(control & 0x10),
+                length
+            );
+        } else if control & 3 == 1 {
+            out!(
+                self,
+                "Supervisory, {}, rcv seq {}, Flags [{}], length {}",
+                match (control >> 2) & 3 {
+                    0 => "Receiver Ready",
+                    1 => "Reject",
+                    2 => "Receiver not Ready",
+                    _ => "?",
+                },
+                control >> 9,
+                flags(control & 0x100),
+                length
+            );
+            return Ok(true);
+        } else {
+            out!(
+                self,
+                "Information, send seq {}, rcv seq {}, Flags [{}], length {}",
+                (control >> 1) & 0x7f,
+                control >> 9,
+                flags(control & 0x100),
+                length
+            );
+        }
+        Ok(false)
+    }
+
+    fn snap(
+        &mut self,
+        p: &[u8],
+        length: u32,
+        addrs: Option<(EthernetAddress, EthernetAddress)>,
+    ) -> PResult<bool> {
+        self.proto = "snap";
+        need(p, 0, 5)?;
+        if length < 5 {
+            return Err(Trunc);
+        }
+        let oui = g3(p, 0)?;
+        let et = g2(p, 3)?;
+        if self.opts.link_header {
+            out!(
+                self,
+                "oui {} (0x{:06x}), {} {} (0x{:04x}), length {}: ",
+                oui_name(oui).unwrap_or("Unknown"),
+                oui,
+                if oui == 0 { "ethertype" } else { "pid" },
+                if oui == 0 {
+                    EtherType(et).name().unwrap_or("Unknown")
+                } else {
+                    cisco_pid_name(oui, et).unwrap_or("Unknown")
+                },
+                et,
+                length - 5
+            );
+        }
+        let body = tail(p, 5);
+        let blen = length - 5;
+        let encapsulated = oui == 0x000000 || oui == 0x0000f8 || (oui == 0x080007 && et == 0x809b);
+        if encapsulated && self.ethertype(et, body, blen, addrs)? {
+            return Ok(true);
+        }
+        if oui == 0x00000c {
+            match et {
+                0x2000 => {
+                    self.cdp(body, blen)?;
+                    return Ok(true);
+                }
+                0x010b | 0x010c => {
+                    self.stp(body, blen)?;
+                    return Ok(true);
+                }
+                _ => {}
+            }
+        }
+        if !self.opts.link_header {
+            if let Some((s, d)) = addrs {
+                out!(self, "{s} > {d} ");
+            }
+            if oui == 0 {
+                out!(
+                    self,
+                    "SNAP, ethertype {} (0x{:04x}), length {}: ",
+                    EtherType(et).name().unwrap_or("Unknown"),
+                    et,
+                    blen
+                );
+            } else {
+                out!(
+                    self,
+                    "SNAP, oui {} (0x{:06x}), pid {} (0x{:04x}), length {}: ",
+                    oui_name(oui).unwrap_or("Unknown"),
+                    oui,
+                    cisco_pid_name(oui, et).unwrap_or("Unknown"),
+                    et,
+                    blen
+                );
+            }
+        }
+        Ok(false)
+    }
+
+    /// Spanning tree BPDUs (the non-verbose line only).
+    fn stp(&mut self, p: &[u8], length: u32) -> PResult {
+        self.proto = "stp";
+        if length < 4 {
+            out!(self, " (invalid)");
+            return Ok(());
+        }
+        let proto_id = g2(p, 0)?;
+        if proto_id != 0 {
+            out!(self, "unknown STP version, length {length}");
+            return Ok(());
+        }
+        let version = g1(p, 2)?;
+        let vname = match version {
+            0 => "802.1d",
+            2 => "802.1w",
+            3 => "802.1s",
+            4 => "802.1aq",
+            _ => {
+                out!(self, "STP Unknown STP protocol (0x{version:02x})");
+                return Ok(());
+            }
+        };
+        out!(self, "STP {vname}");
+        let bpdu_type = g1(p, 3)?;
+        match bpdu_type {
+            0x00 => out!(self, ", Config"),
+            0x02 => out!(self, ", Rapid STP"),
+            0x80 => out!(self, ", Topology Change"),
+            t => out!(self, ", Unknown BPDU Type (0x{t:02x})"),
+        }
+        let config = |pr: &mut Self| -> PResult {
+            out!(pr, ", Flags [{}]", stp_flags(g1(p, 4)?));
+            need(p, 17, 8)?;
+            let prio = g2(p, 17)?;
+            let bmac = EthernetAddress::from_bytes(&p[19..]);
+            out!(
+                pr,
+                ", bridge-id {prio:04x}.{bmac}.{:04x}, length {length}",
+                g2(p, 25)?
+            );
+            Ok(())
+        };
+        match bpdu_type {
+            0x00 => {
+                if length < 35 {
+                    out!(self, " (invalid)");
+                    return Ok(());
+                }
+                config(self)?;
+            }
+            0x02 if version == 2 => {
+                if length < 36 {
+                    out!(self, " (invalid)");
+                    return Ok(());
+                }
+                config(self)?;
+            }
+            0x02 if version >= 3 => {
+                if length < 102 {
+                    out!(self, " (invalid)");
+                    return Ok(());
+                }
+                out!(
+                    self,
+                    ", CIST Flags [{}], length {}",
+                    stp_flags(g1(p, 4)?),
+                    length
+                );
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Cisco Discovery Protocol: version, TTL and the Device-ID TLV.
+    fn cdp(&mut self, p: &[u8], length: u32) -> PResult {
+        self.proto = "cdp";
+        out!(self, "CDPv{}, ttl: {}s", g1(p, 0)?, g1(p, 1)?);
+        let end = length as usize;
+        let mut off = 4usize;
+        let mut n = 0;
+        while off < end && n < 256 {
+            n += 1;
+            let t = g2(p, off)?;
+            let l = g2(p, off + 2)? as usize;
+            if l < 4 {
+                out!(self, " (invalid)");
+                return Ok(());
+            }
+            need(p, off + 4, l - 4)?;
+            if t == 1 {
+                out!(self, ", Device-ID '");
+                for &c in &p[off + 4..off + l] {
+                    super::app::print_char(&mut self.out, c);
+                }
+                out!(self, "'");
+            }
+            off += l;
+        }
+        Ok(())
+    }
+
+    fn lldp(&mut self, p: &[u8], length: u32) -> PResult {
+        self.proto = "lldp";
+        out!(self, "LLDP, length {length}");
+        // The system name TLV (type 5), printed after a colon when present.
+        let mut off = 0usize;
+        let end = (length as usize).min(p.len());
+        for _ in 0..64 {
+            if off + 2 > end {
+                break;
+            }
+            let h = g2(p, off)?;
+            let (t, l) = (h >> 9, (h & 0x1ff) as usize);
+            if t == 0 {
+                break;
+            }
+            if t == 5 {
+                need(p, off + 2, l)?;
+                let name: String = p[off + 2..off + 2 + l]
+                    .iter()
+                    .map(|&c| if super::is_print(c) { c as char } else { '.' })
+                    .collect();
+                out!(self, ": {name}");
+                break;
+            }
+            off += 2 + l;
+        }
+        Ok(())
+    }
+
+    fn loopback_proto(&mut self, p: &[u8], length: u32) -> PResult {
+        self.proto = "loopback";
+        out!(self, "Loopback");
+        if length < 2 {
+            out!(self, " (invalid)");
+            return Ok(());
+        }
+        let skip = u16::from_le_bytes([g1(p, 0)?, g1(p, 1)?]);
+        out!(self, ", skipCount {skip}");
+        if skip % 8 != 0 {
+            out!(self, " (bogus)");
+        }
+        let at = 2 + skip as usize;
+        if (length as usize) < at + 2 {
+            out!(self, " (invalid)");
+            return Ok(());
+        }
+        let function = u16::from_le_bytes([g1(p, at)?, g1(p, at + 1)?]);
+        match function {
+            1 => {
+                out!(self, ", Reply");
+                if (length as usize) < at + 4 {
+                    out!(self, " (invalid)");
+                    return Ok(());
+                }
+                let rn = u16::from_le_bytes([g1(p, at + 2)?, g1(p, at + 3)?]);
+                out!(
+                    self,
+                    ", receipt number {rn}, data ({} octets)",
+                    length as usize - at - 4
+                );
+            }
+            2 => {
+                out!(self, ", Forward Data");
+                if (length as usize) < at + 8 {
+                    out!(self, " (invalid)");
+                    return Ok(());
+                }
+                let a = EthernetAddress::from_bytes(tail(p, at + 2));
+                need(p, at + 2, 6)?;
+                out!(
+                    self,
+                    ", forwarding address {a}, data ({} octets)",
+                    length as usize - at - 8
+                );
+            }
+            f => {
+                out!(self, ", Unknown function {f}");
+            }
+        }
+        Ok(())
+    }
+
+    pub(super) fn sll_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "sll";
+        let h = SllHeader::new_checked(data).map_err(|_| Trunc)?;
+        if length < 16 {
+            out!(self, "[|sll]");
+            return Ok(());
+        }
+        let mut lt = h.protocol().0;
+        if self.opts.link_header {
+            self.sll_header(h.packet_type(), h.hardware_type(), h.addr(), lt, length);
+        }
+        let mut p = tail(data, 16);
+        let mut length = length - 16;
+        let mut tags = 0;
+        loop {
+            if lt <= MAX_8023_LENGTH {
+                match lt {
+                    pseudo_protocol::P_802_3 => {
+                        out!(self, "IPX 802.3, length {length}");
+                    }
+                    pseudo_protocol::P_802_2 => {
+                        self.llc(p, length, None)?;
+                    }
+                    _ => {
+                        // tcpdump prints only a hex dump here; a summary line
+                        // needs at least the cooked header.
+                        if !self.opts.link_header {
+                            self.sll_header(
+                                h.packet_type(),
+                                h.hardware_type(),
+                                h.addr(),
+                                lt,
+                                length + 16,
+                            );
+                        }
+                    }
+                }
+                return Ok(());
+            }
+            if lt == EtherType::VLAN.0 && tags < MAX_VLAN_TAGS {
+                if p.len() < 4 || length < 4 {
+                    self.proto = "vlan";
+                    return Err(Trunc);
+                }
+                tags += 1;
+                let tci = g2(p, 0)?;
+                lt = g2(p, 2)?;
+                if self.opts.link_header {
+                    out!(
+                        self,
+                        "vlan {}, p {}{}, ",
+                        tci & 0xfff,
+                        tci >> 13,
+                        if tci & 0x1000 != 0 { ", DEI" } else { "" }
+                    );
+                }
+                if lt <= MAX_8023_LENGTH {
+                    lt = pseudo_protocol::P_802_2;
+                } else if self.opts.link_header {
+                    out!(self, "{}, ", ethertype_str(lt));
+                }
+                p = tail(p, 4);
+                length -= 4;
+                continue;
+            }
+            if !self.ethertype(lt, p, length, None)? && !self.opts.link_header {
+                self.sll_header(
+                    h.packet_type(),
+                    h.hardware_type(),
+                    h.addr(),
+                    lt,
+                    length + 16,
+                );
+            }
+            return Ok(());
+        }
+    }
+
+    fn sll_header(&mut self, pkttype: u16, _hatype: u16, addr: &[u8], proto: u16, length: u32) {
+        out!(self, "{:>3} ", packet_type::name(pkttype).unwrap_or("?"));
+        if addr.len() == 6 {
+            out!(self, "{} ", EthernetAddress::from_bytes(addr));
+        }
+        if proto <= MAX_8023_LENGTH {
+            match proto {
+                pseudo_protocol::P_802_3 => out!(self, "802.3"),
+                pseudo_protocol::P_802_2 => out!(self, "802.2"),
+                x => out!(self, "ethertype Unknown (0x{x:04x})"),
+            }
+        } else {
+            out!(self, "{}", ethertype_str(proto));
+        }
+        out!(self, ", length {length}: ");
+    }
+
+    pub(super) fn sll2_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "sll2";
+        let h = Sll2Header::new_checked(data).map_err(|_| Trunc)?;
+        if length < 20 {
+            out!(self, "[|sll2]");
+            return Ok(());
+        }
+        let ifname = self
+            .opts
+            .interface_name
+            .and_then(|f| f(h.if_index()))
+            .unwrap_or_else(|| "?".to_string());
+        out!(self, "{ifname:<5} ");
+        out!(
+            self,
+            "{:<3} ",
+            packet_type::name(h.packet_type()).unwrap_or("?")
+        );
+        let lt = h.protocol().0;
+        if self.opts.link_header {
+            if !h.addr().is_empty() {
+                out!(self, "{} ", linkaddr(h.addr()));
+            }
+            if lt <= MAX_8023_LENGTH {
+                out!(self, "ethertype Unknown (0x{lt:04x}), length {length}: ");
+            } else {
+                out!(self, "{}, length {}: ", ethertype_str(lt), length);
+            }
+        }
+        let p = tail(data, 20);
+        let length = length - 20;
+        if lt <= MAX_8023_LENGTH {
+            if lt == pseudo_protocol::P_802_2 {
+                self.llc(p, length, None)?;
+            } else if lt == pseudo_protocol::P_802_3 {
+                out!(self, "IPX 802.3, length {length}");
+            } else if !self.opts.link_header {
+                if h.addr().len() == 6 {
+                    out!(self, "{} ", EthernetAddress::from_bytes(h.addr()));
+                }
+                out!(
+                    self,
+                    "ethertype Unknown (0x{lt:04x}), length {}: ",
+                    length + 20
+                );
+            }
+            return Ok(());
+        }
+        if !self.ethertype(lt, p, length, None)? && !self.opts.link_header {
+            if h.addr().len() == 6 {
+                out!(self, "{} ", EthernetAddress::from_bytes(h.addr()));
+            }
+            out!(self, "{}, length {}: ", ethertype_str(lt), length + 20);
+        }
+        Ok(())
+    }
+
+    pub(super) fn null_if(&mut self, lt: LinkType, data: &[u8], length: u32) -> PResult {
+        self.proto = if lt == LinkType::LOOP { "loop" } else { "null" };
+        let h = LoopbackHeader::new_checked(data).map_err(|_| Trunc)?;
+        let af = h.family(lt);
+        let p = tail(data, 4);
+        let length = length.saturating_sub(4);
+        let hdr = |pr: &mut Self, len: u32| {
+            out!(
+                pr,
+                "AF {} ({}), length {}: ",
+                family::name(af).unwrap_or("Unknown"),
+                af,
+                len
+            );
+        };
+        if self.opts.link_header {
+            hdr(self, length + 4);
+        }
+        match af {
+            family::INET => self.ipv4(p, length),
+            a if family::is_inet6(a) => self.ipv6(p, length),
+            family::ISO => out!(self, "OSI, length {length}"),
+            family::APPLETALK => out!(self, "AT, length {length}"),
+            family::IPX => out!(self, "IPX, length {length}"),
+            _ => {
+                if !self.opts.link_header {
+                    hdr(self, length + 4);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `ipN_print`, used for LINKTYPE_RAW, LINKTYPE_IPV4 and LINKTYPE_IPV6 alike:
+    /// the version nibble decides.
+    pub(super) fn raw_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "ipn";
+        if self.opts.link_header {
+            out!(self, "ip: ");
+        }
+        if length < 1 {
+            out!(self, "truncated-ip {length}");
+            return Ok(());
+        }
+        match g1(data, 0)? & 0xf0 {
+            0x40 => self.ipv4(data, length),
+            0x60 => self.ipv6(data, length),
+            v => out!(self, "unknown ip {}", v >> 4),
+        }
+        Ok(())
+    }
+
+    /// ARP and RARP (`arp_print`).
+    pub(super) fn arp(&mut self, p: &[u8], length: u32) -> PResult {
+        self.proto = "arp";
+        need(p, 0, 8)?;
+        let hrd = g2(p, 0)?;
+        let pro = g2(p, 2)?;
+        let hln = g1(p, 4)? as usize;
+        let pln = g1(p, 5)? as usize;
+        let op = g2(p, 6)?;
+        if hrd == hardware::ATM {
+            out!(self, "ARP, ATM (RFC 2225), length {length}");
+            return Ok(());
+        }
+        let (sha, spa, tha, tpa) = (8, 8 + hln, 8 + hln + pln, 8 + 2 * hln + pln);
+        need(p, tpa, pln)?;
+        if !self.opts.link_header {
+            out!(self, "ARP, ");
+        }
+        let is_ip = (pro == 0x0800 || pro == 0x1000) && pln == 4;
+        if (pro != 0x0800 && pro != 0x1000) || pln != 4 || hln == 0 {
+            out!(
+                self,
+                "{} (len {}), {} (len {}), length {}",
+                name_or(hardware::name(hrd), || format!("Unknown Hardware ({hrd})")),
+                hln,
+                name_or(EtherType(pro).name(), || format!(
+                    "Unknown Protocol (0x{pro:04x})"
+                )),
+                pln,
+                length
+            );
+            return Ok(());
+        }
+        let _ = is_ip;
+        let ip = |at: usize| -> String {
+            std::net::Ipv4Addr::new(p[at], p[at + 1], p[at + 2], p[at + 3]).to_string()
+        };
+        let hw = |at: usize| -> String {
+            let b = &p[at..at + hln];
+            if hrd != hardware::FRAME_RELAY && hln == 6 {
+                EthernetAddress::from_bytes(b).to_string()
+            } else {
+                linkaddr(b)
+            }
+        };
+        out!(
+            self,
+            "{} ",
+            name_or(ArpOperation(op).name(), || format!("Unknown ({op})"))
+        );
+        match op {
+            1 => {
+                out!(self, "who-has {}", ip(tpa));
+                if p[tha..tha + hln].iter().any(|&b| b != 0) {
+                    out!(self, " ({})", hw(tha));
+                }
+                out!(self, " tell {}", ip(spa));
+            }
+            2 => out!(self, "{} is-at {}", ip(spa), hw(sha)),
+            3 => out!(self, "who-is {} tell {}", hw(tha), hw(sha)),
+            4 => out!(self, "{} at {}", hw(tha), ip(tpa)),
+            8 => out!(self, "who-is {} tell {}", hw(tha), hw(sha)),
+            9 => out!(self, "{} at {}", hw(sha), ip(spa)),
+            _ => return Ok(()),
+        }
+        out!(self, ", length {length}");
+        Ok(())
+    }
+
+    /// PPPoE discovery and session (`pppoe_print`).
+    pub(super) fn pppoe(&mut self, p: &[u8], length: u32) -> PResult {
+        self.proto = "pppoe";
+        if length < 6 {
+            out!(self, " (length {length} < 6) (invalid)");
+            return Ok(());
+        }
+        let length = length - 6;
+        need(p, 0, 6)?;
+        let vt = g1(p, 0)?;
+        let code = g1(p, 1)?;
+        let sid = g2(p, 2)?;
+        let mut plen = g2(p, 4)? as u32;
+        if vt >> 4 != 1 {
+            out!(self, " [ver {}]", vt >> 4);
+        }
+        if vt & 0xf != 1 {
+            out!(self, " [type {}]", vt & 0xf);
+        }
+        let cname = match PppoeCode(code) {
+            PppoeCode::SESSION => String::new(),
+            c => name_or(c.name(), || format!("PAD-{code:x}")),
+        };
+        out!(self, "PPPoE {cname}");
+        if code == PppoeCode::PADI.0 && plen > 1484 - 6 {
+            out!(self, " [len {plen}!]");
+        }
+        if plen > length {
+            out!(self, " [len {plen} > {length}!]");
+            plen = length;
+        }
+        if sid != 0 {
+            out!(self, " [ses 0x{sid:x}]");
+        }
+        let payload = tail(p, 6);
+        if code != 0 {
+            let mut off = 0usize;
+            let mut tag_type = 0xffffu16;
+            let mut n = 0;
+            while tag_type != 0 && (off as u32) < plen && n < crate::pppoe::MAX_PPPOE_TAGS {
+                n += 1;
+                tag_type = g2(payload, off)?;
+                let tag_len = g2(payload, off + 2)? as usize;
+                off += 4;
+                let tname = name_or(tag::name(tag_type), || format!("TAG-0x{tag_type:x}"));
+                if tag_len > 0 {
+                    need(payload, off, tag_len)?;
+                    let v = &payload[off..off + tag_len];
+                    let shown = &v[..v.len().min(79)];
+                    let ascii = shown.iter().filter(|&&c| super::is_print(c)).count();
+                    if ascii > shown.len() - ascii {
+                        let s: String = shown
+                            .iter()
+                            .map(|&c| if super::is_print(c) { c as char } else { '.' })
+                            .collect();
+                        out!(self, " [{tname} \"{s}\"]");
+                    } else {
+                        out!(self, " [{tname} 0x");
+                        for b in v {
+                            out!(self, "{b:02X}");
+                        }
+                        out!(self, "]");
+                    }
+                } else {
+                    out!(self, " [{tname}]");
+                }
+                off += tag_len;
+            }
+            Ok(())
+        } else {
+            out!(self, " ");
+            self.ppp(super::head(payload, plen as usize), plen)
+        }
+    }
+
+    /// A PPP frame, with or without address and control bytes (`ppp_print`).
+    pub(super) fn ppp(&mut self, p: &[u8], length: u32) -> PResult {
+        self.proto = "ppp";
+        if length < 2 {
+            return Err(Trunc);
+        }
+        let mut p = p;
+        let mut length = length;
+        let hdr = g2(p, 0)?;
+        if hdr == 0xff03 || hdr == 0x0003 || hdr == 0x0103 {
+            if self.opts.link_header && hdr != 0xff03 {
+                out!(self, "{}", if hdr == 0x0003 { "In  " } else { "Out " });
+            }
+            p = tail(p, 2);
+            length -= 2;
+        }
+        if length < 2 {
+            return Err(Trunc);
+        }
+        let olen = length;
+        let first = g1(p, 0)?;
+        let proto = if first % 2 == 1 {
+            p = tail(p, 1);
+            length -= 1;
+            first as u16
+        } else {
+            let v = g2(p, 0)?;
+            p = tail(p, 2);
+            length -= 2;
+            v
+        };
+        if self.opts.link_header {
+            let n = PppProtocol(proto).name();
+            out!(
+                self,
+                "{} (0x{:04x}), length {}",
+                n.unwrap_or("unknown"),
+                proto,
+                olen
+            );
+            if n.is_none() {
+                return Ok(());
+            }
+            out!(self, ": ");
+        }
+        self.handle_ppp(proto, p, length)
+    }
+
+    fn handle_ppp(&mut self, proto: u16, p: &[u8], length: u32) -> PResult {
+        match PppProtocol(proto) {
+            PppProtocol::LCP
+            | PppProtocol::IPCP
+            | PppProtocol::OSICP
+            | PppProtocol::MPLSCP
+            | PppProtocol::IPV6CP
+            | PppProtocol::CCP
+            | PppProtocol::BACP => {
+                let name = PppProtocol(proto).name().unwrap_or("?");
+                out!(self, "{name}, ");
+                if length < 4 {
+                    return Err(Trunc);
+                }
+                let code = g1(p, 0)?;
+                let id = g1(p, 1)?;
+                out!(
+                    self,
+                    "{} (0x{:02x}), id {}, length {}",
+                    ppp_code_name(code),
+                    code,
+                    id,
+                    length + 2
+                );
+            }
+            PppProtocol::CHAP | PppProtocol::PAP => {
+                let is_chap = PppProtocol(proto) == PppProtocol::CHAP;
+                out!(self, "{}, ", if is_chap { "CHAP" } else { "PAP" });
+                let code = g1(p, 0)?;
+                let id = g1(p, 1)?;
+                let name = if is_chap {
+                    match code {
+                        1 => "Challenge",
+                        2 => "Response",
+                        3 => "Success",
+                        4 => "Failure",
+                        _ => "unknown",
+                    }
+                } else {
+                    match code {
+                        1 => "Auth-Req",
+                        2 => "Auth-ACK",
+                        3 => "Auth-NACK",
+                        _ => "unknown",
+                    }
+                };
+                out!(self, "{} (0x{:02x}), id {}", name, code, id);
+            }
+            PppProtocol::IPV4 | PppProtocol::VJNC => self.ipv4(p, length),
+            PppProtocol(0x0800) => self.ipv4(p, length),
+            PppProtocol::IPV6 | PppProtocol(0x86dd) => self.ipv6(p, length),
+            PppProtocol::MPLS_UNICAST | PppProtocol::MPLS_MULTICAST => self.mpls(p, length)?,
+            PppProtocol::COMP => out!(self, "compressed PPP data"),
+            PppProtocol(x) => {
+                out!(
+                    self,
+                    "{} ",
+                    name_or(PppProtocol(x).name(), || format!(
+                        "unknown PPP protocol (0x{x:04x})"
+                    ))
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// An MPLS label stack and the packet under it (`mpls_print`).
+    pub(super) fn mpls(&mut self, p: &[u8], length: u32) -> PResult {
+        self.proto = "mpls";
+        out!(self, "MPLS");
+        let mut p = p;
+        let mut length = length;
+        let mut last;
+        let mut depth = 0;
+        loop {
+            if length < 4 {
+                out!(self, " (invalid)");
+                return Ok(());
+            }
+            let e = g4(p, 0)?;
+            last = e >> 12;
+            out!(self, " (label {}, tc {}", last, (e >> 9) & 7);
+            if e & 0x100 != 0 {
+                out!(self, ", [S]");
+            }
+            out!(self, ", ttl {})", e & 0xff);
+            p = tail(p, 4);
+            length -= 4;
+            depth += 1;
+            if e & 0x100 != 0 {
+                break;
+            }
+            if depth >= crate::mpls::MAX_MPLS_LABELS {
+                out!(self, " [label stack too deep]");
+                return Ok(());
+            }
+        }
+        let pt = match last {
+            0 | 3 => 4,
+            2 => 6,
+            _ => {
+                if length < 1 {
+                    return Ok(());
+                }
+                match g1(p, 0)? {
+                    0x45..=0x4f => 4,
+                    0x60..=0x6f => 6,
+                    0x81..=0x83 => 1,
+                    _ => 0,
+                }
+            }
+        };
+        match pt {
+            4 => {
+                out!(self, " ");
+                self.ipv4(p, length);
+            }
+            6 => {
+                out!(self, " ");
+                self.ipv6(p, length);
+            }
+            1 => out!(self, " OSI, length {length}"),
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
+fn stp_flags(f: u8) -> String {
+    const NAMES: [(u8, &str); 6] = [
+        (0x01, "Topology change"),
+        (0x02, "Proposal"),
+        (0x10, "Learn"),
+        (0x20, "Forward"),
+        (0x40, "Agreement"),
+        (0x80, "Topology change ACK"),
+    ];
+    let v: Vec<&str> = NAMES
+        .iter()
+        .filter(|(b, _)| f & b != 0)
+        .map(|(_, n)| *n)
+        .collect();
+    if v.is_empty() {
+        "none".to_string()
+    } else {
+        v.join(", ")
+    }
+}
+
+fn ppp_code_name(code: u8) -> &'static str {
+    match code {
+        0 => "Vend-Ext",
+        1 => "Conf-Request",
+        2 => "Conf-Ack",
+        3 => "Conf-Nack",
+        4 => "Conf-Reject",
+        5 => "Term-Request",
+        6 => "Term-Ack",
+        7 => "Code-Reject",
+        8 => "Prot-Reject",
+        9 => "Echo-Request",
+        10 => "Echo-Reply",
+        11 => "Disc-Req",
+        12 => "Time-Remain",
+        13 => "Ident",
+        14 => "Reset-Req",
+        15 => "Reset-Ack",
+        _ => "Unknown Opcode",
+    }
+}
+
+fn llc_sap_name(sap: u8) -> Option<&'static str> {
+    Some(match sap {
+        0x00 => "Null",
+        0xff => "Global",
+        0x02 => "802.1B I Layer Management",
+        0x03 => "802.1B G Layer Management",
+        0x06 => "IP",
+        0x04 => "SNA Path Control",
+        0x08 => "SNA",
+        0x0c => "SNA",
+        0x0e => "PROWAY Network Management",
+        0x18 => "Texas Instruments",
+        0x42 => "STP",
+        0x4e => "EIA-RS 511",
+        0x7e => "ISO8208",
+        0x80 => "XNS",
+        0x86 => "Nestar",
+        0x8e => "PROWAY Active Station List",
+        0x98 => "ARP",
+        0xaa => "SNAP",
+        0xbc => "Banyan Vines",
+        0xe0 => "IPX",
+        0xf0 => "NetBeui",
+        0xf4 => "LanManager Individual",
+        0xf5 => "LanManager Group",
+        0xf8 => "IMPL",
+        0xfa => "Ungermann-Bass",
+        0xfe => "OSI",
+        _ => return None,
+    })
+}
+
+fn llc_u_cmd(cmd: u8) -> Option<&'static str> {
+    Some(match cmd {
+        0x03 => "ui",
+        0x43 => "disc",
+        0x63 => "ua",
+        0x6f => "sabme",
+        0x87 => "frmr",
+        0xaf => "xid",
+        0xe3 => "test",
+        0x0f => "dm",
+        _ => return None,
+    })
+}
+
+fn oui_name(oui: u32) -> Option<&'static str> {
+    Some(match oui {
+        0x000000 => "Ethernet",
+        0x00000c => "Cisco",
+        0x0000f8 => "Cisco bridged",
+        0x080007 => "Appletalk",
+        0x0080c2 => "IEEE 802.1 Private",
+        0x00120f => "IEEE 802.3 Private",
+        0x0019a7 => "Juniper",
+        0x00907f => "Watchguard",
+        0x00e02b => "Extreme",
+        _ => return None,
+    })
+}
+
+fn cisco_pid_name(oui: u32, pid: u16) -> Option<&'static str> {
+    if oui != 0x00000c {
+        return None;
+    }
+    Some(match pid {
+        0x2000 => "CDP",
+        0x2003 => "VTP",
+        0x2004 => "DTP",
+        0x0111 => "UDLD",
+        0x010b => "PVST",
+        0x010c => "VLAN Bridge",
+        _ => return None,
+    })
+}

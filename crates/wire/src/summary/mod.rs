@@ -1,0 +1,296 @@
+//! One-line, tcpdump-style packet summaries.
+//!
+//! [`summarize`] renders a captured packet the way `tcpdump -n -S` prints it after
+//! the timestamp (for example `IP 10.0.0.1.52422 > 10.0.0.2.80: Flags [S], seq 1,
+//! win 65535, length 0`). It is stateless, so TCP sequence numbers are absolute.
+//! [`Summarizer`] remembers the initial sequence numbers of each TCP connection, as
+//! tcpdump does, and prints later segments with relative numbers, which is what a
+//! plain `tcpdump -n` shows. [`SummaryOptions::link_header`] adds the link-level
+//! header like `tcpdump -e`.
+//!
+//! The dissectors follow tcpdump 4.99's non-verbose output for the link layers this
+//! crate views (Ethernet with VLAN tags and LLC, Linux SLL/SLL2, BSD NULL/LOOP, raw
+//! IP), ARP, MPLS, PPPoE and PPP control protocols, IPv4 and IPv6 (with extension
+//! headers), TCP (flags, sequence numbers, options), UDP, ICMP, ICMPv6, IGMP, GRE,
+//! VXLAN, Geneve and SCTP; and, for application payloads, the first lines of DNS,
+//! HTTP and SSH. Other protocols get tcpdump's generic rendering (`UDP, length N`,
+//! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
+//! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
+//! input makes the summarizer panic.
+
+mod app;
+mod link;
+mod net;
+mod transport;
+
+use crate::linktype::LinkType;
+use std::collections::HashMap;
+use std::net::{Ipv4Addr, Ipv6Addr};
+
+/// How summaries are rendered.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SummaryOptions {
+    /// Print TCP sequence and acknowledgment numbers as they are on the wire
+    /// (`tcpdump -S`) instead of relative to the first segment seen.
+    pub absolute_tcp_seq: bool,
+    /// Print the link-level header (`tcpdump -e`): MAC addresses, EtherType and
+    /// VLAN tags, SLL direction and address, BSD loopback address family.
+    pub link_header: bool,
+    /// Maps an interface index of an SLL2 header to a name; without it, or when it
+    /// returns `None`, the name is printed as `?` (what tcpdump prints when the
+    /// index is unknown on the reading machine).
+    pub interface_name: Option<fn(u32) -> Option<String>>,
+}
+
+/// Renders one packet as tcpdump's one-line summary, without timestamp.
+///
+/// `data` is the captured bytes and `wire_len` the original length on the wire
+/// (`len` of the pcap record). TCP sequence numbers are absolute, as with
+/// `tcpdump -S`; use a [`Summarizer`] for tcpdump's default relative numbers.
+pub fn summarize(linktype: LinkType, data: &[u8], wire_len: u32) -> String {
+    Summarizer::with_options(SummaryOptions {
+        absolute_tcp_seq: true,
+        ..SummaryOptions::default()
+    })
+    .summarize(linktype, data, wire_len)
+}
+
+/// Renders packets one after the other, keeping the TCP state that tcpdump uses to
+/// print relative sequence numbers.
+#[derive(Debug, Default)]
+pub struct Summarizer {
+    options: SummaryOptions,
+    tcp: TcpSeqState,
+}
+
+impl Summarizer {
+    /// A summarizer with default options (relative TCP sequence numbers, no link
+    /// header): the output of `tcpdump -n`.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A summarizer with the given options.
+    pub fn with_options(options: SummaryOptions) -> Self {
+        Summarizer {
+            options,
+            tcp: TcpSeqState::default(),
+        }
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> &SummaryOptions {
+        &self.options
+    }
+
+    /// Forgets every TCP connection seen so far.
+    pub fn reset(&mut self) {
+        self.tcp = TcpSeqState::default();
+    }
+
+    /// Renders the next packet of the capture.
+    pub fn summarize(&mut self, linktype: LinkType, data: &[u8], wire_len: u32) -> String {
+        let mut p = Printer {
+            out: String::with_capacity(128),
+            proto: "",
+            opts: self.options,
+            tcp: &mut self.tcp,
+        };
+        p.packet(linktype, data, wire_len);
+        p.out
+    }
+}
+
+/// The initial sequence numbers of each TCP connection, keyed like tcpdump's
+/// `tcp_seq_hash` (addresses and ports in a canonical order).
+#[derive(Debug, Default)]
+pub(crate) struct TcpSeqState {
+    v4: HashMap<TcpKey<4>, (u32, u32)>,
+    v6: HashMap<TcpKey<16>, (u32, u32)>,
+}
+
+/// Lower-ordered address, higher-ordered address, ports.
+type TcpKey<const N: usize> = ([u8; N], [u8; N], u32);
+
+/// The capture ended before a field the printer needed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Trunc;
+
+pub(crate) type PResult<T = ()> = Result<T, Trunc>;
+
+/// The IP header a transport printer hangs off (tcpdump's `bp2`).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum IpAddrs {
+    V4(Ipv4Addr, Ipv4Addr),
+    V6(Ipv6Addr, Ipv6Addr),
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct IpCtx {
+    pub addrs: IpAddrs,
+    /// `ip_p` of the IPv4 header or `ip6_nxt` of the IPv6 fixed header.
+    pub first_nh: u8,
+    pub fragmented: bool,
+    /// TTL or hop limit.
+    pub ttl: u8,
+}
+
+impl IpCtx {
+    pub fn is_v6(&self) -> bool {
+        matches!(self.addrs, IpAddrs::V6(..))
+    }
+}
+
+pub(crate) struct Printer<'a> {
+    pub out: String,
+    /// tcpdump's `ndo_protocol`: the name put in `[|name]` on truncation.
+    pub proto: &'static str,
+    pub opts: SummaryOptions,
+    pub tcp: &'a mut TcpSeqState,
+}
+
+macro_rules! out {
+    ($p:expr, $($arg:tt)*) => {{
+        let _ = ::std::fmt::Write::write_fmt(&mut $p.out, ::std::format_args!($($arg)*));
+    }};
+}
+pub(crate) use out;
+
+impl Printer<'_> {
+    fn packet(&mut self, linktype: LinkType, data: &[u8], wire_len: u32) {
+        let caplen = data.len();
+        if caplen == 0 || wire_len == 0 || caplen as u64 > wire_len as u64 {
+            self.out.push_str("[Invalid header: ");
+            if caplen == 0 && wire_len == 0 {
+                self.out.push_str("caplen==0, len==0");
+            } else if caplen == 0 {
+                self.out.push_str("caplen==0");
+            } else if wire_len == 0 {
+                self.out.push_str("len==0");
+            } else {
+                out!(self, "caplen({caplen}) > len({wire_len})");
+            }
+            self.out.push(']');
+            return;
+        }
+        let r = match linktype {
+            LinkType::EN10MB => self.ether_if(data, wire_len),
+            LinkType::NULL | LinkType::LOOP => self.null_if(linktype, data, wire_len),
+            LinkType::LINUX_SLL => self.sll_if(data, wire_len),
+            LinkType::LINUX_SLL2 => self.sll2_if(data, wire_len),
+            LinkType::RAW | LinkType::IPV4 | LinkType::IPV6 => self.raw_if(data, wire_len),
+            other => {
+                out!(
+                    self,
+                    "unsupported link-type {}, length {}",
+                    other.0,
+                    wire_len
+                );
+                Ok(())
+            }
+        };
+        if r.is_err() {
+            self.trunc();
+        }
+        if self.out.is_empty() {
+            out!(self, "{linktype}, length {wire_len}");
+        }
+    }
+
+    /// Appends tcpdump's truncation marker for the current protocol.
+    pub fn trunc(&mut self) {
+        out!(self, " [|{}]", self.proto);
+    }
+
+    /// Runs a printer and turns a truncation inside it into the marker, the way
+    /// tcpdump's dissectors that catch their own truncation do.
+    pub fn catch(&mut self, r: PResult) {
+        if r.is_err() {
+            self.trunc();
+        }
+    }
+
+    pub fn addr_str(a: &IpAddrs) -> (String, String) {
+        match a {
+            IpAddrs::V4(s, d) => (s.to_string(), d.to_string()),
+            IpAddrs::V6(s, d) => (
+                crate::ip::Ipv6Display(*s).to_string(),
+                crate::ip::Ipv6Display(*d).to_string(),
+            ),
+        }
+    }
+}
+
+// Bounds-checked reads for the printers: each fails with `Trunc` past the
+// captured bytes.
+
+pub(crate) fn g1(b: &[u8], at: usize) -> PResult<u8> {
+    b.get(at).copied().ok_or(Trunc)
+}
+
+pub(crate) fn g2(b: &[u8], at: usize) -> PResult<u16> {
+    match b.get(at..at.checked_add(2).ok_or(Trunc)?) {
+        Some(&[x, y]) => Ok(u16::from_be_bytes([x, y])),
+        _ => Err(Trunc),
+    }
+}
+
+pub(crate) fn g3(b: &[u8], at: usize) -> PResult<u32> {
+    match b.get(at..at.checked_add(3).ok_or(Trunc)?) {
+        Some(&[x, y, z]) => Ok(u32::from_be_bytes([0, x, y, z])),
+        _ => Err(Trunc),
+    }
+}
+
+pub(crate) fn g4(b: &[u8], at: usize) -> PResult<u32> {
+    match b.get(at..at.checked_add(4).ok_or(Trunc)?) {
+        Some(&[w, x, y, z]) => Ok(u32::from_be_bytes([w, x, y, z])),
+        _ => Err(Trunc),
+    }
+}
+
+pub(crate) fn gv4(b: &[u8], at: usize) -> PResult<Ipv4Addr> {
+    g4(b, at).map(Ipv4Addr::from)
+}
+
+pub(crate) fn gv6(b: &[u8], at: usize) -> PResult<Ipv6Addr> {
+    let s = b.get(at..at.checked_add(16).ok_or(Trunc)?).ok_or(Trunc)?;
+    let mut a = [0u8; 16];
+    a.copy_from_slice(s);
+    Ok(Ipv6Addr::from(a))
+}
+
+pub(crate) fn v6s(a: Ipv6Addr) -> String {
+    crate::ip::Ipv6Display(a).to_string()
+}
+
+/// Checks `n` bytes from `at` are captured.
+pub(crate) fn need(b: &[u8], at: usize, n: usize) -> PResult {
+    match at.checked_add(n) {
+        Some(end) if end <= b.len() => Ok(()),
+        _ => Err(Trunc),
+    }
+}
+
+/// `b[from..]`, or empty.
+pub(crate) fn tail(b: &[u8], from: usize) -> &[u8] {
+    b.get(from..).unwrap_or(&[])
+}
+
+/// `b[..n]` clamped.
+pub(crate) fn head(b: &[u8], n: usize) -> &[u8] {
+    &b[..n.min(b.len())]
+}
+
+/// tcpdump's `tok2str` with a `%u`-style fallback.
+pub(crate) fn name_or(name: Option<&'static str>, fallback: impl FnOnce() -> String) -> String {
+    match name {
+        Some(n) => n.to_string(),
+        None => fallback(),
+    }
+}
+
+/// Printable ASCII in tcpdump's sense (0x20..=0x7e).
+pub(crate) fn is_print(c: u8) -> bool {
+    (0x20..=0x7e).contains(&c)
+}

@@ -1,0 +1,927 @@
+//! Transport printers: TCP (with tcpdump's relative sequence numbers), UDP and the
+//! port-dispatched payloads we render, SCTP, DCCP; and the UDP tunnels VXLAN and
+//! Geneve.
+
+use super::{g1, g2, g3, g4, need, out, tail, IpAddrs, IpCtx, PResult, Printer, Trunc};
+use crate::geneve::GENEVE_PORT;
+use crate::sctp::chunk;
+use crate::tcp::{option as topt, TcpFlags};
+use crate::vxlan::VXLAN_PORT;
+
+impl Printer<'_> {
+    /// `tcp_print`.
+    pub(super) fn tcp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
+        self.proto = "tcp";
+        let (src, dst) = Self::addr_str(&ctx.addrs);
+        if bp.len() < 4 {
+            out!(self, "{src} > {dst}:");
+            return Err(Trunc);
+        }
+        let sport = g2(bp, 0)?;
+        let dport = g2(bp, 2)?;
+        if ctx.first_nh == 6 {
+            out!(self, "{src}.{sport} > {dst}.{dport}: ");
+        } else {
+            out!(self, "{sport} > {dport}: ");
+        }
+        need(bp, 0, 20)?;
+        let hlen = (g1(bp, 12)? >> 4) as u32 * 4;
+        if hlen < 20 {
+            out!(
+                self,
+                " tcp {} [bad hdr length {} - too short, < 20]",
+                length.wrapping_sub(hlen),
+                hlen
+            );
+            return Ok(());
+        }
+        let mut seq = g4(bp, 4)?;
+        let mut ack = g4(bp, 8)?;
+        let win = g2(bp, 14)?;
+        let urp = g2(bp, 18)?;
+        let flags = g1(bp, 13)?;
+        out!(self, "Flags [{}]", TcpFlags(flags));
+        let (mut thseq, mut thack, mut rev) = (0u32, 0u32, false);
+        if !self.opts.absolute_tcp_seq && flags & TcpFlags::ACK != 0 {
+            let r = self.tcp_relative(&ctx.addrs, sport, dport, flags, seq, ack);
+            seq = r.0;
+            ack = r.1;
+            thseq = r.2;
+            thack = r.3;
+            rev = r.4;
+        }
+        if hlen > length {
+            out!(self, " [bad hdr length {hlen} - too long, > {length}]");
+            return Ok(());
+        }
+        let length = length - hlen;
+        if length > 0 || flags & (TcpFlags::SYN | TcpFlags::FIN | TcpFlags::RST) != 0 {
+            out!(self, ", seq {seq}");
+            if length > 0 {
+                out!(self, ":{}", seq.wrapping_add(length));
+            }
+        }
+        if flags & TcpFlags::ACK != 0 {
+            out!(self, ", ack {ack}");
+        }
+        out!(self, ", win {win}");
+        if flags & TcpFlags::URG != 0 {
+            out!(self, ", urg {urp}");
+        }
+        if hlen > 20 {
+            match self.tcp_options(bp, hlen as usize, flags, rev, thseq, thack) {
+                Ok(true) => {}
+                Ok(false) => return Ok(()),
+                Err(Trunc) => {
+                    // The printer already wrote the marker.
+                    return Ok(());
+                }
+            }
+        }
+        out!(self, ", length {length}");
+        if length == 0 {
+            return Ok(());
+        }
+        if bp.len() < hlen as usize {
+            out!(
+                self,
+                " [remaining caplen({}) < header length({})]",
+                bp.len(),
+                hlen
+            );
+            return Err(Trunc);
+        }
+        let payload = tail(bp, hlen as usize);
+        let is = |p: u16| sport == p || dport == p;
+        if is(23) {
+            // telnet: not rendered.
+        } else if is(25) {
+            out!(self, ": ");
+            self.txtproto(payload, length, "smtp", None)?;
+        } else if is(43) {
+            out!(self, ": ");
+            self.txtproto(payload, length, "whois", None)?;
+        } else if is(179) || is(1723) || is(6379) {
+            // BGP, PPTP, RESP: not rendered.
+        } else if is(22) {
+            self.ssh(payload, length)?;
+        } else if is(139) || is(445) || is(10288) || is(6633) || is(6653) {
+            // NetBIOS, SMB, BEEP, OpenFlow: not rendered.
+        } else if is(21) {
+            out!(self, ": ");
+            self.txtproto(payload, length, "ftp", None)?;
+        } else if is(80) || is(8080) {
+            out!(self, ": ");
+            self.txtproto(payload, length, "http", Some(super::app::HTTP_METHODS))?;
+        } else if is(554) || is(8554) {
+            out!(self, ": ");
+            self.txtproto(payload, length, "rtsp", Some(super::app::RTSP_METHODS))?;
+        } else if is(53) {
+            self.dns(payload, length, true, false)?;
+        }
+        Ok(())
+    }
+
+    /// tcpdump's relative sequence numbers: returns the printed (seq, ack), the
+    /// connection's base numbers and whether the segment goes in the "reverse"
+    /// direction of the canonical key.
+    fn tcp_relative(
+        &mut self,
+        addrs: &IpAddrs,
+        sport: u16,
+        dport: u16,
+        flags: u8,
+        seq: u32,
+        ack: u32,
+    ) -> (u32, u32, u32, u32, bool) {
+        fn step<K: std::hash::Hash + Eq>(
+            map: &mut std::collections::HashMap<K, (u32, u32)>,
+            key: K,
+            rev: bool,
+            syn: bool,
+            seq: u32,
+            ack: u32,
+        ) -> (u32, u32, u32, u32, bool) {
+            let (mut seq, mut ack) = (seq, ack);
+            let entry = match map.get(&key) {
+                Some(&e) if !syn => {
+                    if rev {
+                        seq = seq.wrapping_sub(e.1);
+                        ack = ack.wrapping_sub(e.0);
+                    } else {
+                        seq = seq.wrapping_sub(e.0);
+                        ack = ack.wrapping_sub(e.1);
+                    }
+                    e
+                }
+                _ => {
+                    let e = if rev {
+                        (ack.wrapping_sub(1), seq)
+                    } else {
+                        (seq, ack.wrapping_sub(1))
+                    };
+                    map.insert(key, e);
+                    e
+                }
+            };
+            (seq, ack, entry.0, entry.1, rev)
+        }
+        let syn = flags & TcpFlags::SYN != 0;
+        match addrs {
+            IpAddrs::V4(s, d) => {
+                let (s, d) = (s.octets(), d.octets());
+                let rev = sport > dport || (sport == dport && s > d);
+                let key = if rev {
+                    (d, s, (dport as u32) << 16 | sport as u32)
+                } else {
+                    (s, d, (sport as u32) << 16 | dport as u32)
+                };
+                step(&mut self.tcp.v4, key, rev, syn, seq, ack)
+            }
+            IpAddrs::V6(s, d) => {
+                let (s, d) = (s.octets(), d.octets());
+                let rev = sport > dport || (sport == dport && s > d);
+                let key = if rev {
+                    (d, s, (dport as u32) << 16 | sport as u32)
+                } else {
+                    (s, d, (sport as u32) << 16 | dport as u32)
+                };
+                step(&mut self.tcp.v6, key, rev, syn, seq, ack)
+            }
+        }
+    }
+
+    /// The options list. `Ok(true)`: continue with the length; `Ok(false)`: the
+    /// printer stopped (bad option); `Err`: truncated, marker written.
+    fn tcp_options(
+        &mut self,
+        bp: &[u8],
+        hlen: usize,
+        flags: u8,
+        rev: bool,
+        thseq: u32,
+        thack: u32,
+    ) -> PResult<bool> {
+        let _ = flags;
+        let mut hl = hlen - 20;
+        let mut cp = 20usize;
+        let mut ch: Option<char> = None;
+        out!(self, ", options [");
+        enum Stop {
+            Bad,
+            Trunc,
+            Jump,
+        }
+        let r: Result<(), Stop> = (|| {
+            while hl > 0 {
+                if let Some(c) = ch {
+                    self.out.push(c);
+                }
+                let opt = g1(bp, cp).map_err(|_| Stop::Jump)?;
+                cp += 1;
+                let zerolen = opt == topt::EOL || opt == topt::NOP;
+                let len: usize = if zerolen {
+                    1
+                } else {
+                    let l = g1(bp, cp).map_err(|_| Stop::Jump)? as usize;
+                    cp += 1;
+                    if l < 2 || l > hl {
+                        return Err(Stop::Bad);
+                    }
+                    hl -= 1;
+                    l
+                };
+                hl -= 1;
+                let mut datalen = 0usize;
+                macro_rules! lencheck {
+                    ($l:expr) => {{
+                        let l: usize = $l;
+                        if l > hl {
+                            return Err(Stop::Bad);
+                        }
+                        if need(bp, cp, l).is_err() {
+                            return Err(Stop::Trunc);
+                        }
+                    }};
+                }
+                let name = match opt {
+                    topt::EOL => "eol".to_string(),
+                    topt::NOP => "nop".to_string(),
+                    topt::MSS => "mss".to_string(),
+                    topt::WSCALE => "wscale".to_string(),
+                    topt::SACK_PERMITTED => "sackOK".to_string(),
+                    topt::SACK => "sack".to_string(),
+                    topt::ECHO => "echo".to_string(),
+                    topt::ECHO_REPLY => "echoreply".to_string(),
+                    topt::TIMESTAMP => "TS".to_string(),
+                    topt::CC => "cc".to_string(),
+                    topt::CC_NEW => "ccnew".to_string(),
+                    topt::CC_ECHO => String::new(),
+                    topt::MD5 => "md5".to_string(),
+                    topt::SCPS => "scps".to_string(),
+                    topt::UTO => "uto".to_string(),
+                    topt::TCP_AO => "tcp-ao".to_string(),
+                    topt::MPTCP => "mptcp".to_string(),
+                    topt::FASTOPEN => "tfo".to_string(),
+                    topt::EXPERIMENT2 => "exp".to_string(),
+                    o => format!("unknown-{o}"),
+                };
+                self.out.push_str(&name);
+                let g2s = |at: usize| g2(bp, at).unwrap_or(0);
+                let g4s = |at: usize| g4(bp, at).unwrap_or(0);
+                match opt {
+                    topt::MSS => {
+                        datalen = 2;
+                        lencheck!(2);
+                        out!(self, " {}", g2s(cp));
+                    }
+                    topt::WSCALE => {
+                        datalen = 1;
+                        lencheck!(1);
+                        out!(self, " {}", bp[cp]);
+                    }
+                    topt::SACK => {
+                        datalen = len - 2;
+                        if datalen % 8 > 0 {
+                            out!(self, " invalid sack");
+                        } else {
+                            out!(self, " {} ", datalen / 8);
+                            let mut i = 0;
+                            while i < datalen {
+                                lencheck!(i + 4);
+                                let mut s = g4s(cp + i);
+                                lencheck!(i + 8);
+                                let mut e = g4s(cp + i + 4);
+                                if rev {
+                                    s = s.wrapping_sub(thseq);
+                                    e = e.wrapping_sub(thseq);
+                                } else {
+                                    s = s.wrapping_sub(thack);
+                                    e = e.wrapping_sub(thack);
+                                }
+                                out!(self, "{{{s}:{e}}}");
+                                i += 8;
+                            }
+                        }
+                    }
+                    topt::CC | topt::CC_NEW | topt::CC_ECHO | topt::ECHO | topt::ECHO_REPLY => {
+                        datalen = 4;
+                        lencheck!(4);
+                        out!(self, " {}", g4s(cp));
+                    }
+                    topt::TIMESTAMP => {
+                        datalen = 8;
+                        lencheck!(8);
+                        out!(self, " val {} ecr {}", g4s(cp), g4s(cp + 4));
+                    }
+                    topt::MD5 => {
+                        datalen = 16;
+                        lencheck!(16);
+                        out!(self, " shared secret not supplied with -M, can't check - ");
+                        for i in 0..16 {
+                            out!(self, "{:02x}", bp[cp + i]);
+                        }
+                    }
+                    topt::SCPS => {
+                        datalen = 2;
+                        lencheck!(2);
+                        out!(self, " cap {:02x} id {}", bp[cp], bp[cp + 1]);
+                    }
+                    topt::TCP_AO => {
+                        datalen = len - 2;
+                        if datalen < 2 {
+                            out!(self, " (invalid)");
+                        } else {
+                            lencheck!(1);
+                            out!(self, " keyid {}", bp[cp]);
+                            lencheck!(2);
+                            out!(self, " rnextkeyid {}", bp[cp + 1]);
+                            if datalen > 2 {
+                                out!(self, " mac 0x");
+                                for i in 2..datalen {
+                                    lencheck!(i + 1);
+                                    out!(self, "{:02x}", bp[cp + i]);
+                                }
+                            }
+                        }
+                    }
+                    topt::EOL | topt::NOP | topt::SACK_PERMITTED => {}
+                    topt::UTO => {
+                        datalen = 2;
+                        lencheck!(2);
+                        let mut uto = g2s(cp) as u32;
+                        out!(self, " 0x{uto:x}");
+                        if uto & 1 != 0 {
+                            uto = (uto >> 1) * 60;
+                        } else {
+                            uto >>= 1;
+                        }
+                        out!(self, " {uto}");
+                    }
+                    topt::MPTCP => {
+                        datalen = len - 2;
+                        lencheck!(datalen);
+                        if datalen == 0 {
+                            return Err(Stop::Bad);
+                        }
+                        let sub = bp[cp] >> 4;
+                        let sname = match sub {
+                            0 => "capable",
+                            1 => "join",
+                            2 => "dss",
+                            3 => "add-addr",
+                            4 => "rem-addr",
+                            5 => "prio",
+                            6 => "fail",
+                            7 => "fast-close",
+                            8 => "tcprst",
+                            _ => "unknown",
+                        };
+                        out!(self, " {sname}");
+                    }
+                    topt::FASTOPEN => {
+                        datalen = len - 2;
+                        lencheck!(datalen);
+                        out!(self, " ");
+                        self.fastopen(&bp[cp..cp + datalen], false);
+                    }
+                    topt::EXPERIMENT2 => {
+                        datalen = len - 2;
+                        lencheck!(datalen);
+                        if datalen < 2 {
+                            return Err(Stop::Bad);
+                        }
+                        let magic = g2s(cp);
+                        out!(self, "-");
+                        if magic == 0xf989 {
+                            self.fastopen(&bp[cp + 2..cp + datalen], true);
+                        } else {
+                            out!(self, "{magic:04x}");
+                        }
+                    }
+                    _ => {
+                        datalen = len - 2;
+                        if datalen > 0 {
+                            out!(self, " 0x");
+                        }
+                        for i in 0..datalen {
+                            lencheck!(i + 1);
+                            out!(self, "{:02x}", bp[cp + i]);
+                        }
+                    }
+                }
+                cp += datalen;
+                hl -= datalen;
+                let mut spec = datalen + 1;
+                if !zerolen {
+                    spec += 1;
+                }
+                if spec != len {
+                    out!(self, "[len {len}]");
+                }
+                ch = Some(',');
+                if opt == topt::EOL {
+                    break;
+                }
+            }
+            Ok(())
+        })();
+        match r {
+            Ok(()) => {
+                out!(self, "]");
+                Ok(true)
+            }
+            Err(Stop::Bad) => {
+                out!(self, "[bad opt]");
+                if ch.is_some() {
+                    out!(self, "]");
+                }
+                Ok(false)
+            }
+            Err(Stop::Trunc) => {
+                self.trunc();
+                if ch.is_some() {
+                    out!(self, ">");
+                }
+                Err(Trunc)
+            }
+            Err(Stop::Jump) => {
+                self.trunc();
+                Err(Trunc)
+            }
+        }
+    }
+
+    fn fastopen(&mut self, data: &[u8], exp: bool) {
+        if exp {
+            out!(self, "tfo");
+        }
+        if data.is_empty() {
+            out!(self, " cookiereq");
+        } else if data.len() % 2 > 0 || data.len() < 4 || data.len() > 16 {
+            out!(self, " (invalid)");
+        } else {
+            out!(self, " cookie ");
+            for b in data {
+                out!(self, "{b:02x}");
+            }
+        }
+    }
+
+    fn udp_addrs(&mut self, ctx: &IpCtx, ports: Option<(u16, u16)>) {
+        let (src, dst) = Self::addr_str(&ctx.addrs);
+        if ctx.first_nh == 17 {
+            match ports {
+                None => out!(self, "{src} > {dst}: "),
+                Some((s, d)) => out!(self, "{src}.{s} > {dst}.{d}: "),
+            }
+        } else if let Some((s, d)) = ports {
+            out!(self, "{s} > {d}: ");
+        }
+    }
+
+    /// `udp_print`.
+    pub(super) fn udp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
+        self.proto = "udp";
+        if bp.len() < 4 {
+            self.udp_addrs(ctx, None);
+            return Err(Trunc);
+        }
+        let sport = g2(bp, 0)?;
+        let dport = g2(bp, 2)?;
+        if length < 8 {
+            self.udp_addrs(ctx, Some((sport, dport)));
+            out!(self, " truncated-udp {length}");
+            return Ok(());
+        }
+        if bp.len() < 6 {
+            self.udp_addrs(ctx, Some((sport, dport)));
+            return Err(Trunc);
+        }
+        let mut ulen = g2(bp, 4)? as u32;
+        if ulen == 0 && length > 65535 {
+            ulen = length;
+        }
+        if ulen < 8 {
+            self.udp_addrs(ctx, Some((sport, dport)));
+            out!(self, "truncated-udplength {ulen}");
+            return Ok(());
+        }
+        let ulen = ulen - 8;
+        let mut length = length - 8;
+        if ulen < length {
+            length = ulen;
+        }
+        if bp.len() < 8 {
+            self.udp_addrs(ctx, Some((sport, dport)));
+            return Err(Trunc);
+        }
+        let cp = tail(bp, 8);
+        self.udp_addrs(ctx, Some((sport, dport)));
+        let generic = |p: &mut Self| {
+            if ulen > length && !ctx.fragmented {
+                out!(p, "UDP, bad length {ulen} > {length}");
+            } else {
+                out!(p, "UDP, length {ulen}");
+            }
+        };
+        // NFS over UDP (port 2049) is tested before the table.
+        if cp.len() >= 8 {
+            let dir = g4(cp, 4)?;
+            if (dport == 2049 && dir == 0) || (sport == 2049 && dir == 1) {
+                generic(self);
+                return Ok(());
+            }
+        }
+        match udp_port_class(sport, dport, cp) {
+            UdpApp::Dns => self.dns(cp, length, false, false),
+            UdpApp::Mdns => self.dns(cp, length, false, true),
+            UdpApp::Bootp => self.bootp(cp, length),
+            UdpApp::Ntp => self.ntp(cp, length),
+            UdpApp::Syslog => self.syslog(cp, length),
+            UdpApp::NatT => self.nat_t(cp, length),
+            UdpApp::Otv => self.otv(cp, length),
+            UdpApp::Vxlan => self.vxlan(cp, length),
+            UdpApp::Geneve => self.geneve(cp, length),
+            UdpApp::Mpls => self.mpls(cp, length),
+            UdpApp::NotRendered | UdpApp::Plain => {
+                generic(self);
+                Ok(())
+            }
+        }
+    }
+
+    fn syslog(&mut self, p: &[u8], len: u32) -> PResult {
+        self.proto = "syslog";
+        if g1(p, 0)? != b'<' {
+            return Err(Trunc);
+        }
+        let mut off = 1usize;
+        let mut pri: u32 = 0;
+        while off <= 3 {
+            let c = g1(p, off)?;
+            if !c.is_ascii_digit() {
+                break;
+            }
+            pri = pri * 10 + (c - b'0') as u32;
+            off += 1;
+        }
+        if g1(p, off)? != b'>' {
+            return Err(Trunc);
+        }
+        const FAC: [&str; 24] = [
+            "kernel", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron",
+            "authpriv", "ftp", "ntp", "security", "console", "cron", "local0", "local1", "local2",
+            "local3", "local4", "local5", "local6", "local7",
+        ];
+        const SEV: [&str; 8] = [
+            "emergency",
+            "alert",
+            "critical",
+            "error",
+            "warning",
+            "notice",
+            "info",
+            "debug",
+        ];
+        let fac = (pri & 0x3f8) >> 3;
+        let sev = pri & 7;
+        let f = FAC
+            .get(fac as usize)
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| format!("unknown ({fac})"));
+        out!(self, "SYSLOG {}.{}, length: {}", f, SEV[sev as usize], len);
+        Ok(())
+    }
+
+    /// UDP port 4500: NAT-traversal keep-alives, IKE, or ESP (RFC 3948).
+    fn nat_t(&mut self, p: &[u8], len: u32) -> PResult {
+        self.proto = "isakmp";
+        if len == 1 && g1(p, 0)? == 0xff {
+            out!(self, "isakmp-nat-keep-alive");
+            return Ok(());
+        }
+        if len < 4 {
+            return Err(Trunc);
+        }
+        if g4(p, 0)? == 0 {
+            out!(self, "NONESP-encap: isakmp");
+            return Ok(());
+        }
+        out!(self, "UDP-encap: ");
+        self.proto = "esp";
+        out!(
+            self,
+            "ESP(spi=0x{:08x},seq=0x{:x}), length {}",
+            g4(p, 0)?,
+            g4(p, 4)?,
+            len
+        );
+        Ok(())
+    }
+
+    fn otv(&mut self, bp: &[u8], length: u32) -> PResult {
+        self.proto = "otv";
+        if length < 8 {
+            out!(self, "OTV [length {length} < 8] (invalid)");
+            return Ok(());
+        }
+        let flags = g1(bp, 0)?;
+        out!(
+            self,
+            "OTV, flags [{}] (0x{:02x}), ",
+            if flags & 0x08 != 0 { "I" } else { "." },
+            flags
+        );
+        out!(self, "overlay {}, ", g3(bp, 1)?);
+        out!(self, "instance {} ", g3(bp, 4)?);
+        self.ether(tail(bp, 8), length - 8)
+    }
+
+    fn vxlan(&mut self, bp: &[u8], length: u32) -> PResult {
+        self.proto = "vxlan";
+        if length < 8 {
+            out!(self, "VXLAN [length {length} < 8] (invalid)");
+            return Ok(());
+        }
+        out!(self, "VXLAN, ");
+        let flags = g1(bp, 0)?;
+        out!(
+            self,
+            "flags [{}] (0x{:02x}), ",
+            if flags & 0x08 != 0 { "I" } else { "." },
+            flags
+        );
+        let vni = g3(bp, 4)?;
+        out!(self, "vni {vni} ");
+        self.ether(tail(bp, 8), length - 8)
+    }
+
+    fn geneve(&mut self, bp: &[u8], length: u32) -> PResult {
+        self.proto = "geneve";
+        out!(self, "Geneve");
+        need(bp, 0, 8)?;
+        let vo = g1(bp, 0)?;
+        let version = vo >> 6;
+        if version != 0 {
+            out!(self, " ERROR: unknown-version {version}");
+            return Ok(());
+        }
+        let flags = g1(bp, 1)?;
+        let prot = g2(bp, 2)?;
+        let vni = g3(bp, 4)?;
+        let reserved = g1(bp, 7)?;
+        let mut fl = String::new();
+        if flags & 0x80 != 0 {
+            fl.push('O');
+        }
+        if flags & 0x40 != 0 {
+            fl.push('C');
+        }
+        if fl.is_empty() {
+            fl.push_str("none");
+        }
+        out!(self, ", Flags [{fl}], vni 0x{vni:x}");
+        if reserved != 0 {
+            out!(self, ", rsvd 0x{reserved:x}");
+        }
+        if self.opts.link_header {
+            out!(
+                self,
+                ", proto {} (0x{:04x})",
+                crate::ethernet::EtherType(prot).name().unwrap_or("unknown"),
+                prot
+            );
+        }
+        let opts_len = (vo & 0x3f) as u32 * 4;
+        let len = length.saturating_sub(8);
+        if len < opts_len {
+            out!(self, " truncated-geneve - {} bytes missing", opts_len - len);
+            return Ok(());
+        }
+        need(bp, 8, opts_len as usize)?;
+        if opts_len > 0 {
+            out!(self, ", options [{opts_len} bytes]");
+        }
+        out!(self, ": ");
+        let p = tail(bp, 8 + opts_len as usize);
+        let len = len - opts_len;
+        if !self.ethertype(prot, p, len, None)? {
+            if prot == 0x6558 {
+                self.ether(p, len)?;
+            } else {
+                out!(self, "geneve-proto-0x{prot:x}");
+            }
+        }
+        Ok(())
+    }
+
+    /// `sctp_print` (chunk types only).
+    pub(super) fn sctp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
+        self.proto = "sctp";
+        if length < 12 {
+            out!(self, "truncated-sctp - {} bytes missing!", 12 - length);
+            return Ok(());
+        }
+        need(bp, 0, 12)?;
+        let sport = g2(bp, 0)?;
+        let dport = g2(bp, 2)?;
+        let (src, dst) = Self::addr_str(&ctx.addrs);
+        out!(self, "{src}.{sport} > {dst}.{dport}: sctp");
+        let mut remaining = length as usize - 12;
+        let mut off = 12usize;
+        let mut n = 0;
+        while remaining != 0 {
+            if n >= crate::sctp::MAX_SCTP_CHUNKS {
+                break;
+            }
+            if remaining < 4 {
+                out!(
+                    self,
+                    " ({}) [chunk descriptor cut off at end of packet]",
+                    n + 1
+                );
+                break;
+            }
+            need(bp, off, 4)?;
+            let clen = g2(bp, off + 2)? as usize;
+            if clen < 4 {
+                out!(
+                    self,
+                    " ({}) [Bad chunk length {}, < size of chunk descriptor]",
+                    n + 1,
+                    clen
+                );
+                break;
+            }
+            let align = (4 - clen % 4) % 4;
+            if remaining < align {
+                out!(
+                    self,
+                    " ({}) [Bad chunk length {}, > remaining data in packet]",
+                    n + 1,
+                    clen
+                );
+                break;
+            }
+            need(bp, off, clen)?;
+            let id = g1(bp, off)?;
+            out!(
+                self,
+                " ({}) [{}] ",
+                n + 1,
+                match chunk::name(id) {
+                    Some(s) => s.to_string(),
+                    None => format!("Unknown chunk type: 0x{id:x}"),
+                }
+            );
+            let step = clen + align;
+            if step > remaining {
+                break;
+            }
+            remaining -= step;
+            off += step;
+            n += 1;
+        }
+        Ok(())
+    }
+
+    pub(super) fn dccp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
+        self.proto = "dccp";
+        let (src, dst) = Self::addr_str(&ctx.addrs);
+        let sport = g2(bp, 0)?;
+        let dport = g2(bp, 2)?;
+        out!(self, "{src}.{sport} > {dst}.{dport}: DCCP, length {length}");
+        Ok(())
+    }
+
+    fn ntp(&mut self, bp: &[u8], length: u32) -> PResult {
+        self.proto = "ntp";
+        let b0 = g1(bp, 0)?;
+        let version = (b0 >> 3) & 7;
+        let mode = b0 & 7;
+        out!(self, "NTPv{version}");
+        let mname = match mode {
+            0 => "unspecified",
+            1 => "symmetric active",
+            2 => "symmetric passive",
+            3 => "Client",
+            4 => "Server",
+            5 => "Broadcast",
+            6 => "Control Message",
+            _ => "Reserved",
+        };
+        out!(self, ", {mname}, length {length}");
+        Ok(())
+    }
+
+    fn bootp(&mut self, bp: &[u8], length: u32) -> PResult {
+        self.proto = "bootp";
+        let op = g1(bp, 0)?;
+        out!(self, "BOOTP/DHCP, ");
+        match op {
+            1 => {
+                out!(self, "Request");
+                let htype = g1(bp, 1)?;
+                let hlen = g1(bp, 2)?;
+                if htype == 1 && hlen == 6 {
+                    need(bp, 28, 6)?;
+                    out!(
+                        self,
+                        " from {}",
+                        crate::ethernet::EthernetAddress::from_bytes(&bp[28..])
+                    );
+                }
+            }
+            2 => out!(self, "Reply"),
+            o => out!(self, "unknown (0x{o:02x})"),
+        }
+        out!(self, ", length {length}");
+        let _ = g4;
+        Ok(())
+    }
+}
+
+/// What tcpdump's `udp_print` hands a datagram to, in its order of port tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UdpApp {
+    Dns,
+    Mdns,
+    Bootp,
+    Ntp,
+    Syslog,
+    NatT,
+    Otv,
+    Vxlan,
+    Geneve,
+    Mpls,
+    /// A protocol tcpdump dissects and this crate does not: `UDP, length N`.
+    NotRendered,
+    /// No dissector: `UDP, length N`.
+    Plain,
+}
+
+fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
+    use UdpApp::*;
+    let is = |p: u16| sport == p || dport == p;
+    let any = |ps: &[u16]| ps.iter().any(|&p| is(p));
+    if is(53) {
+        Dns
+    } else if any(&[67, 68]) {
+        Bootp
+    } else if any(&[69, 88]) {
+        NotRendered
+    } else if is(123) {
+        Ntp
+    } else if any(&[137, 138, 161, 162, 319, 320, 496, 500]) {
+        NotRendered
+    } else if is(514) {
+        Syslog
+    } else if any(&[520, 521, 525, 546, 547, 646, 654, 698, 701, 750, 921]) {
+        NotRendered
+    } else if is(5353) {
+        Mdns
+    } else if is(4500) {
+        NatT
+    } else if any(&[7500, 8500, 1701])
+        || dport == 3456
+        || any(&[2103, 2104])
+        || (7000..=7009).contains(&sport)
+        || (7000..=7009).contains(&dport)
+        || any(&[5359, 6696, 6697, 8231])
+        || dport == 4567
+        || any(&[1645, 1812, 1646, 1813, 1700, 3799])
+        || dport == 1985
+        || is(3503)
+        || matches!(dport, 3784 | 4784 | 6784 | 3785)
+        || any(&[1589, 6343])
+        || dport == 12223
+        || sport == 12223
+        || is(12222)
+        || is(5060)
+    {
+        NotRendered
+    } else if is(8472) {
+        Otv
+    } else if is(VXLAN_PORT) {
+        Vxlan
+    } else if dport == GENEVE_PORT {
+        Geneve
+    } else if any(&[4342, 4790, 17754]) {
+        NotRendered
+    } else if is(6635) {
+        Mpls
+    } else if (cp.get(2) == Some(&2) && (atalk_port(sport) || atalk_port(dport)))
+        || is(30490)
+        || sport == 49152
+    {
+        // AppleTalk in UDP, SOME/IP, Broadcom LI.
+        NotRendered
+    } else {
+        Plain
+    }
+}
+
+fn atalk_port(p: u16) -> bool {
+    (16512..16640).contains(&p) || (200..328).contains(&p) || (768..896).contains(&p)
+}

@@ -1,0 +1,137 @@
+//! Helpers shared by the integration tests: a capture reader, a tcpdump runner,
+//! a packet classifier built on the crate's views, and the corpus location.
+
+#![allow(dead_code)]
+
+pub mod capture;
+pub mod tcpdump;
+
+use netsift_wire::ethernet::{EtherType, EthernetFrame, FrameKind};
+use netsift_wire::ipv4::Ipv4Packet;
+use netsift_wire::ipv6::Ipv6Packet;
+use netsift_wire::loopback::{family, LoopbackHeader};
+use netsift_wire::sll::{Sll2Header, SllHeader};
+use netsift_wire::vlan::VlanStack;
+use netsift_wire::LinkType;
+use std::path::PathBuf;
+
+/// Where the shared capture corpus lives (`NETSIFT_CORPUS` overrides).
+pub fn corpus_root() -> PathBuf {
+    std::env::var_os("NETSIFT_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/shared/corpus/pcaps"))
+}
+
+/// What a packet carries, for the agreement report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    Tcp,
+    Udp,
+    Icmp,
+    Arp,
+    OtherIp,
+    NonIp,
+}
+
+impl Class {
+    pub const ALL: [Class; 6] = [
+        Class::Tcp,
+        Class::Udp,
+        Class::Icmp,
+        Class::Arp,
+        Class::OtherIp,
+        Class::NonIp,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Tcp => "TCP",
+            Class::Udp => "UDP",
+            Class::Icmp => "ICMP/ICMPv6",
+            Class::Arp => "ARP/RARP",
+            Class::OtherIp => "other IP",
+            Class::NonIp => "non-IP",
+        }
+    }
+
+    /// The classes the agreement floor is asserted on.
+    pub fn is_core(self) -> bool {
+        matches!(self, Class::Tcp | Class::Udp | Class::Icmp | Class::Arp)
+    }
+}
+
+/// Classifies a packet by its outermost network and transport protocols, using
+/// the checked views.
+pub fn classify(linktype: LinkType, data: &[u8]) -> Class {
+    let (ethertype, payload): (u16, &[u8]) = match linktype {
+        LinkType::EN10MB => {
+            let Ok(f) = EthernetFrame::new_checked(data) else {
+                return Class::NonIp;
+            };
+            match f.kind() {
+                FrameKind::Ieee8023 { .. } => return Class::NonIp,
+                FrameKind::EthernetII(t) => {
+                    let mut stack = VlanStack::new(t, &data[14..]);
+                    for tag in stack.by_ref() {
+                        if tag.is_err() {
+                            return Class::NonIp;
+                        }
+                    }
+                    (stack.ethertype().0, stack.payload())
+                }
+            }
+        }
+        LinkType::LINUX_SLL => match SllHeader::new_checked(data) {
+            Ok(h) => (h.protocol().0, &data[16..]),
+            Err(_) => return Class::NonIp,
+        },
+        LinkType::LINUX_SLL2 => match Sll2Header::new_checked(data) {
+            Ok(h) => (h.protocol().0, &data[20..]),
+            Err(_) => return Class::NonIp,
+        },
+        LinkType::NULL | LinkType::LOOP => match LoopbackHeader::new_checked(data) {
+            Ok(h) => {
+                let af = h.family(linktype);
+                let t = if af == family::INET {
+                    0x0800
+                } else if family::is_inet6(af) {
+                    0x86dd
+                } else {
+                    0
+                };
+                (t, &data[4..])
+            }
+            Err(_) => return Class::NonIp,
+        },
+        LinkType::RAW | LinkType::IPV4 | LinkType::IPV6 => match data.first() {
+            Some(b) if b >> 4 == 4 => (0x0800, data),
+            Some(b) if b >> 4 == 6 => (0x86dd, data),
+            _ => return Class::NonIp,
+        },
+        _ => return Class::NonIp,
+    };
+    let proto = match EtherType(ethertype) {
+        EtherType::ARP | EtherType::RARP => return Class::Arp,
+        EtherType::IPV4 => match Ipv4Packet::new_checked(payload) {
+            Ok(ip) if ip.version() == 4 => ip.protocol().0,
+            _ => return Class::OtherIp,
+        },
+        EtherType::IPV6 => match Ipv6Packet::new_checked(payload) {
+            Ok(ip) if ip.version() == 6 => {
+                let walk = netsift_wire::ipv6::ExtHeaderWalk::new(ip.next_header(), &payload[40..]);
+                match walk.upper_layer() {
+                    Ok((p, _)) => p.0,
+                    Err(_) => return Class::OtherIp,
+                }
+            }
+            _ => return Class::OtherIp,
+        },
+        _ => return Class::NonIp,
+    };
+    match proto {
+        6 => Class::Tcp,
+        17 => Class::Udp,
+        1 | 58 => Class::Icmp,
+        _ => Class::OtherIp,
+    }
+}

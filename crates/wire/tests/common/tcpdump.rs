@@ -1,0 +1,71 @@
+//! Runs the installed tcpdump and splits its output into one record per packet.
+
+use std::path::Path;
+use std::process::Command;
+
+/// Whether `s` starts with tcpdump's default timestamp (`HH:MM:SS.frac `).
+fn timestamp_len(s: &str) -> Option<usize> {
+    let b = s.as_bytes();
+    if b.len() < 10 {
+        return None;
+    }
+    let digits = |r: std::ops::Range<usize>| b[r].iter().all(|c| c.is_ascii_digit());
+    if !(digits(0..2)
+        && b[2] == b':'
+        && digits(3..5)
+        && b[5] == b':'
+        && digits(6..8)
+        && b[8] == b'.')
+    {
+        return None;
+    }
+    let mut i = 9;
+    while i < b.len() && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i == 9 || i >= b.len() || b[i] != b' ' {
+        return None;
+    }
+    Some(i + 1)
+}
+
+/// `tcpdump -n [extra] -r file`, one string per packet: the text after the
+/// timestamp, continuation lines joined with a space, hex dump lines dropped,
+/// trailing blanks removed. `None` when tcpdump cannot be run.
+pub fn tcpdump_records(file: &Path, extra: &[&str]) -> Option<Vec<String>> {
+    let out = Command::new("tcpdump")
+        .arg("-n")
+        .args(extra)
+        .arg("-r")
+        .arg(file)
+        .env("TZ", "UTC")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut records: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if let Some(n) = timestamp_len(line) {
+            records.push(line[n..].trim_end().to_string());
+        } else if let Some(last) = records.last_mut() {
+            let t = line.trim();
+            if t.starts_with("0x") && line.starts_with('\t') {
+                continue;
+            }
+            if !t.is_empty() {
+                last.push(' ');
+                last.push_str(t);
+                *last = last.trim_end().to_string();
+            }
+        }
+    }
+    Some(records)
+}
+
+/// Whether tcpdump is installed.
+pub fn have_tcpdump() -> bool {
+    Command::new("tcpdump")
+        .arg("--version")
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false)
+}
