@@ -102,10 +102,9 @@ pub mod chunk {
             12 => "ECN ECHO",
             13 => "ECN CWR",
             14 => "SHUTDOWN COMPLETE",
-            64 => "FORWARD TSN",
-            128 => "ASCONF ACK",
-            192 => "FORWARD TSN",
-            193 => "ASCONF",
+            0xc0 => "FOR CUM TSN",
+            0xc1 => "REL CTRL",
+            0xc2 => "REL CTRL ACK",
             _ => return None,
         })
     }

@@ -267,7 +267,10 @@ impl Printer<'_> {
                 out!(self, " [{qd}q]");
             }
             let mut cp = 12usize;
-            for _ in 0..qd {
+            for i in 0..qd {
+                if i != 0 {
+                    out!(self, ",");
+                }
                 cp = nskip(bp, cp).ok_or(Trunc)? + 4;
             }
             out!(self, " {an}/{ns}/{ar}");
@@ -423,6 +426,16 @@ impl Printer<'_> {
                 );
             }
             28 => out!(self, " {}", v6s(gv6(bp, data)?)),
+            256 => {
+                super::need(bp, data, len)?;
+                if len < 4 {
+                    return Err(Trunc);
+                }
+                out!(self, " {} {} ", g2(bp, data)?, g2(bp, data + 2)?);
+                for &c in &bp[data + 4..rp] {
+                    print_char(&mut self.out, c);
+                }
+            }
             41 => {
                 out!(self, " UDPsize={class}");
                 if opt_flags & 0x8000 != 0 {

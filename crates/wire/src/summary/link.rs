@@ -748,8 +748,9 @@ impl Printer<'_> {
         );
         let lt = h.protocol().0;
         if self.opts.link_header {
-            if !h.addr().is_empty() {
-                out!(self, "{} ", linkaddr(h.addr()));
+            out!(self, "ifindex {} ", h.if_index());
+            if h.addr().len() == 6 {
+                out!(self, "{} ", EthernetAddress::from_bytes(h.addr()));
             }
             if lt <= MAX_8023_LENGTH {
                 out!(self, "ethertype Unknown (0x{lt:04x}), length {length}: ");
@@ -788,7 +789,8 @@ impl Printer<'_> {
     pub(super) fn null_if(&mut self, lt: LinkType, data: &[u8], length: u32) -> PResult {
         self.proto = if lt == LinkType::LOOP { "loop" } else { "null" };
         let h = LoopbackHeader::new_checked(data).map_err(|_| Trunc)?;
-        let af = h.family(lt);
+        // tcpdump decodes LOOP like NULL, accepting either byte order.
+        let af = h.family_null();
         let p = tail(data, 4);
         let length = length.saturating_sub(4);
         let hdr = |pr: &mut Self, len: u32| {

@@ -164,7 +164,10 @@ impl Printer<'_> {
                         return Ok(());
                     }
                     self.proto = "hbhopt";
-                    let (adv, jumbo) = match self.hbh(cp, payload_len) {
+                    // A missing length byte aborts the packet; a header or an
+                    // option cut short is reported and the checks below still run.
+                    let hl = (g1(cp, 1)? as usize + 1) * 8;
+                    let (adv, jumbo) = match self.hbh(cp, hl, payload_len) {
                         Ok(r) => (Some(r.0), r.1),
                         Err(Trunc) => {
                             self.trunc();
@@ -256,8 +259,7 @@ impl Printer<'_> {
 
     /// `hbhopt_process`: prints `HBH `, validates the options; returns the header
     /// length and a valid Jumbo Payload length.
-    fn hbh(&mut self, cp: &[u8], payload_len: u32) -> PResult<(usize, Option<u32>)> {
-        let hl = (g1(cp, 1)? as usize + 1) * 8;
+    fn hbh(&mut self, cp: &[u8], hl: usize, payload_len: u32) -> PResult<(usize, Option<u32>)> {
         need(cp, 0, hl)?;
         out!(self, "HBH ");
         let opts = &cp[2..hl];

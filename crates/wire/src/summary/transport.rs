@@ -4,7 +4,6 @@
 
 use super::{g1, g2, g3, g4, need, out, tail, IpAddrs, IpCtx, PResult, Printer, Trunc};
 use crate::geneve::GENEVE_PORT;
-use crate::sctp::chunk;
 use crate::tcp::{option as topt, TcpFlags};
 use crate::vxlan::VXLAN_PORT;
 
@@ -202,7 +201,6 @@ impl Printer<'_> {
         thseq: u32,
         thack: u32,
     ) -> PResult<bool> {
-        let _ = flags;
         let mut hl = hlen - 20;
         let mut cp = 20usize;
         let mut ch: Option<char> = None;
@@ -361,23 +359,10 @@ impl Printer<'_> {
                     topt::MPTCP => {
                         datalen = len - 2;
                         lencheck!(datalen);
-                        if datalen == 0 {
+                        self.proto = "mptcp";
+                        if !self.mptcp(&bp[cp - 2..cp + datalen], flags) {
                             return Err(Stop::Bad);
                         }
-                        let sub = bp[cp] >> 4;
-                        let sname = match sub {
-                            0 => "capable",
-                            1 => "join",
-                            2 => "dss",
-                            3 => "add-addr",
-                            4 => "rem-addr",
-                            5 => "prio",
-                            6 => "fail",
-                            7 => "fast-close",
-                            8 => "tcprst",
-                            _ => "unknown",
-                        };
-                        out!(self, " {sname}");
                     }
                     topt::FASTOPEN => {
                         datalen = len - 2;
@@ -449,6 +434,226 @@ impl Printer<'_> {
                 self.trunc();
                 Err(Trunc)
             }
+        }
+    }
+
+    /// `mptcp_print`: one MPTCP option (kind and length included); `false` when
+    /// tcpdump reports it as a bad option.
+    fn mptcp(&mut self, o: &[u8], flags: u8) -> bool {
+        let len = o.len();
+        if len < 3 {
+            return false;
+        }
+        let b8 = |at: usize| -> u64 {
+            o.get(at..at + 8)
+                .map(|s| u64::from_be_bytes(s.try_into().unwrap_or([0; 8])))
+                .unwrap_or(0)
+        };
+        let b4 = |at: usize| g4(o, at).unwrap_or(0);
+        let b2 = |at: usize| g2(o, at).unwrap_or(0);
+        let b1 = |at: usize| o.get(at).copied().unwrap_or(0);
+        let sub = (o[2] >> 4).min(8);
+        const NAMES: [&str; 9] = [
+            "capable",
+            "join",
+            "dss",
+            "add-addr",
+            "rem-addr",
+            "prio",
+            "fail",
+            "fast-close",
+            "unknown",
+        ];
+        out!(self, " {} {}", len, NAMES[sub as usize]);
+        let syn = flags & TcpFlags::SYN != 0;
+        let ack = flags & TcpFlags::ACK != 0;
+        match sub {
+            0 => {
+                if !(((len == 12 || len == 4) && syn) || ((len == 20 || len == 22) && ack && !syn))
+                {
+                    return false;
+                }
+                let version = o[2] & 0xf;
+                if version > 1 {
+                    out!(self, " Unknown Version ({version})");
+                    return true;
+                }
+                out!(self, " v{version}");
+                if b1(3) & 0x80 != 0 {
+                    out!(self, " csum");
+                }
+                if len == 12 || len >= 20 {
+                    out!(self, " {{0x{:x}", b8(4));
+                    if len >= 20 {
+                        out!(self, ",0x{:x}", b8(12));
+                    }
+                    out!(self, "}}");
+                }
+                true
+            }
+            1 => {
+                if !((len == 12 && syn) || (len == 16 && syn && ack) || (len == 24 && ack)) {
+                    return false;
+                }
+                if len != 24 {
+                    if o[2] & 1 != 0 {
+                        out!(self, " backup");
+                    }
+                    out!(self, " id {}", b1(3));
+                }
+                match len {
+                    12 => out!(self, " token 0x{:x} nonce 0x{:x}", b4(4), b4(8)),
+                    16 => out!(self, " hmac 0x{:x} nonce 0x{:x}", b8(4), b4(12)),
+                    _ => {
+                        out!(self, " hmac 0x");
+                        for i in 0..20 {
+                            out!(self, "{:02x}", b1(4 + i));
+                        }
+                    }
+                }
+                true
+            }
+            2 => {
+                if len < 4 || syn {
+                    return false;
+                }
+                let f = b1(3);
+                if f & 0x10 != 0 {
+                    out!(self, " fin");
+                }
+                let mut at = 4usize;
+                let mut left = len - 4;
+                if f & 0x01 != 0 {
+                    out!(self, " ack ");
+                    if f & 0x02 != 0 {
+                        if left < 8 {
+                            return false;
+                        }
+                        out!(self, "{}", b8(at));
+                        at += 8;
+                        left -= 8;
+                    } else {
+                        if left < 4 {
+                            return false;
+                        }
+                        out!(self, "{}", b4(at));
+                        at += 4;
+                        left -= 4;
+                    }
+                }
+                if f & 0x04 != 0 {
+                    out!(self, " seq ");
+                    if f & 0x08 != 0 {
+                        if left < 8 {
+                            return false;
+                        }
+                        out!(self, "{}", b8(at));
+                        at += 8;
+                        left -= 8;
+                    } else {
+                        if left < 4 {
+                            return false;
+                        }
+                        out!(self, "{}", b4(at));
+                        at += 4;
+                        left -= 4;
+                    }
+                    if left < 4 {
+                        return false;
+                    }
+                    out!(self, " subseq {}", b4(at));
+                    at += 4;
+                    left -= 4;
+                    if left < 2 {
+                        return false;
+                    }
+                    out!(self, " len {}", b2(at));
+                    at += 2;
+                    left -= 2;
+                    if left >= 2 {
+                        out!(self, " csum 0x{:x}", b2(at));
+                        left -= 2;
+                    }
+                }
+                left == 0
+            }
+            3 => {
+                if ![8, 10, 16, 18, 20, 22, 28, 30].contains(&len) {
+                    return false;
+                }
+                let v = match o[2] & 0xf {
+                    0x6 => "v0-ip6",
+                    0x4 => "v0-ip4",
+                    0x1 => "v1-echo",
+                    0x0 => "v1",
+                    _ => "[bad version/echo]",
+                };
+                out!(self, " {v} id {}", b1(3));
+                if [8, 10, 16, 18].contains(&len) {
+                    out!(self, " {}", std::net::Ipv4Addr::from(b4(4)));
+                    if len == 10 || len == 18 {
+                        out!(self, ":{}", b2(8));
+                    }
+                    if len == 16 {
+                        out!(self, " hmac 0x{:x}", b8(8));
+                    }
+                    if len == 18 {
+                        out!(self, " hmac 0x{:x}", b8(10));
+                    }
+                } else {
+                    let a = super::gv6(o, 4).map(super::v6s).unwrap_or_default();
+                    out!(self, " {a}");
+                    if len == 22 || len == 30 {
+                        out!(self, ":{}", b2(20));
+                    }
+                    if len == 28 {
+                        out!(self, " hmac 0x{:x}", b8(20));
+                    }
+                    if len == 30 {
+                        out!(self, " hmac 0x{:x}", b8(22));
+                    }
+                }
+                true
+            }
+            4 => {
+                if len < 4 {
+                    return false;
+                }
+                out!(self, " id");
+                for i in 0..len - 3 {
+                    out!(self, " {}", b1(3 + i));
+                }
+                true
+            }
+            5 => {
+                if len != 3 && len != 4 {
+                    return false;
+                }
+                if o[2] & 1 != 0 {
+                    out!(self, " backup");
+                } else {
+                    out!(self, " non-backup");
+                }
+                if len == 4 {
+                    out!(self, " id {}", b1(3));
+                }
+                true
+            }
+            6 => {
+                if len != 12 {
+                    return false;
+                }
+                out!(self, " seq {}", b8(4));
+                true
+            }
+            7 => {
+                if len != 12 {
+                    return false;
+                }
+                out!(self, " key 0x{:x}", b8(4));
+                true
+            }
+            _ => true,
         }
     }
 
@@ -716,7 +921,7 @@ impl Printer<'_> {
         Ok(())
     }
 
-    /// `sctp_print` (chunk types only).
+    /// `sctp_print` without `-vv`.
     pub(super) fn sctp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
         self.proto = "sctp";
         if length < 12 {
@@ -728,60 +933,175 @@ impl Printer<'_> {
         let dport = g2(bp, 2)?;
         let (src, dst) = Self::addr_str(&ctx.addrs);
         out!(self, "{src}.{sport} > {dst}.{dport}: sctp");
-        let mut remaining = length as usize - 12;
+        let forces = |p: u16| match p {
+            6704 => Some("ForCES HP"),
+            6705 => Some("ForCES MP"),
+            6706 => Some("ForCES LP"),
+            _ => None,
+        };
+        if let Some(n) = forces(sport) {
+            out!(self, "[{n}]");
+        }
+        if let Some(n) = forces(dport) {
+            out!(self, "[{n}]");
+        }
+        let mut remaining: u32 = length - 12;
         let mut off = 12usize;
-        let mut n = 0;
+        let mut sep = " (";
+        let mut count = 0usize;
         while remaining != 0 {
-            if n >= crate::sctp::MAX_SCTP_CHUNKS {
+            if count >= crate::sctp::MAX_SCTP_CHUNKS {
+                out!(self, "{sep}{}) [too many chunks]", count + 1);
                 break;
             }
             if remaining < 4 {
                 out!(
                     self,
-                    " ({}) [chunk descriptor cut off at end of packet]",
-                    n + 1
+                    "{sep}{}) [chunk descriptor cut off at end of packet]",
+                    count + 1
                 );
                 break;
             }
             need(bp, off, 4)?;
-            let clen = g2(bp, off + 2)? as usize;
+            let clen = g2(bp, off + 2)?;
             if clen < 4 {
                 out!(
                     self,
-                    " ({}) [Bad chunk length {}, < size of chunk descriptor]",
-                    n + 1,
-                    clen
+                    "{sep}{}) [Bad chunk length {clen}, < size of chunk descriptor]",
+                    count + 1
                 );
                 break;
             }
+            let mut crem: u16 = clen;
             let align = (4 - clen % 4) % 4;
-            if remaining < align {
+            if remaining < align as u32 {
                 out!(
                     self,
-                    " ({}) [Bad chunk length {}, > remaining data in packet]",
-                    n + 1,
-                    clen
+                    "{sep}{}) [Bad chunk length {clen}, > remaining data in packet]",
+                    count + 1
                 );
                 break;
             }
-            need(bp, off, clen)?;
+            need(bp, off, clen as usize)?;
             let id = g1(bp, off)?;
-            out!(
-                self,
-                " ({}) [{}] ",
-                n + 1,
-                match chunk::name(id) {
-                    Some(s) => s.to_string(),
-                    None => format!("Unknown chunk type: 0x{id:x}"),
+            let cflags = g1(bp, off + 1)?;
+            off += 4;
+            remaining = remaining.wrapping_sub(4);
+            crem -= 4;
+            out!(self, "{sep}{}) ", count + 1);
+            out!(self, "[{}] ", sctp_chunk_name(id));
+            match id {
+                0 => {
+                    if cflags & 4 != 0 {
+                        out!(self, "(U)");
+                    }
+                    if cflags & 2 != 0 {
+                        out!(self, "(B)");
+                    }
+                    if cflags & 1 != 0 {
+                        out!(self, "(E)");
+                    }
+                    if cflags & 7 != 0 {
+                        out!(self, " ");
+                    }
+                    if crem < 12 {
+                        out!(self, "bogus chunk length {clen}]");
+                        return Ok(());
+                    }
+                    let ppid = g4(bp, off + 8)?;
+                    out!(self, "[TSN: {}] ", g4(bp, off)?);
+                    out!(self, "[SID: {}] ", g2(bp, off + 4)?);
+                    out!(self, "[SSEQ {}] ", g2(bp, off + 6)?);
+                    match sctp_ppid_name(ppid) {
+                        Some(n) => out!(self, "[PPID {n}] "),
+                        None => out!(self, "[PPID 0x{ppid:x}] "),
+                    }
+                    off += 12;
+                    remaining = remaining.wrapping_sub(12);
+                    crem -= 12;
+                    if crem == 0 {
+                        out!(self, "bogus chunk length {clen}]");
+                        return Ok(());
+                    }
+                    off += crem as usize;
+                    remaining = remaining.wrapping_sub(crem as u32);
+                    crem = 0;
                 }
-            );
-            let step = clen + align;
-            if step > remaining {
-                break;
+                1 | 2 => {
+                    if crem < 16 {
+                        out!(self, "bogus chunk length {clen}]");
+                        return Ok(());
+                    }
+                    out!(self, "[init tag: {}] ", g4(bp, off)?);
+                    out!(self, "[rwnd: {}] ", g4(bp, off + 4)?);
+                    out!(self, "[OS: {}] ", g2(bp, off + 8)?);
+                    out!(self, "[MIS: {}] ", g2(bp, off + 10)?);
+                    out!(self, "[init TSN: {}] ", g4(bp, off + 12)?);
+                    off += crem as usize;
+                    remaining = remaining.wrapping_sub(crem as u32);
+                    crem = 0;
+                }
+                3 => {
+                    if crem < 12 {
+                        out!(self, "bogus chunk length {clen}]");
+                        return Ok(());
+                    }
+                    let cum = g4(bp, off)?;
+                    let ngaps = g2(bp, off + 8)?;
+                    let ndups = g2(bp, off + 10)?;
+                    out!(self, "[cum ack {cum}] ");
+                    out!(self, "[a_rwnd {}] ", g4(bp, off + 4)?);
+                    out!(self, "[#gap acks {ngaps}] ");
+                    out!(self, "[#dup tsns {ndups}] ");
+                    off += 12;
+                    remaining = remaining.wrapping_sub(12);
+                    crem -= 12;
+                    let mut i = 0u16;
+                    while crem != 0 && i < ngaps {
+                        if crem < 4 {
+                            out!(self, "bogus chunk length {clen}]");
+                            return Ok(());
+                        }
+                        out!(
+                            self,
+                            "[gap ack block #{}: start = {}, end = {}] ",
+                            i + 1,
+                            cum.wrapping_add(g2(bp, off)? as u32),
+                            cum.wrapping_add(g2(bp, off + 2)? as u32)
+                        );
+                        off += 4;
+                        remaining = remaining.wrapping_sub(4);
+                        crem -= 4;
+                        i += 1;
+                    }
+                    let mut i = 0u16;
+                    while crem != 0 && i < ndups {
+                        if crem < 4 {
+                            out!(self, "bogus chunk length {clen}]");
+                            return Ok(());
+                        }
+                        out!(self, "[dup TSN #{}: {}] ", i + 1, g4(bp, off)?);
+                        off += 4;
+                        remaining = remaining.wrapping_sub(4);
+                        crem -= 4;
+                        i += 1;
+                    }
+                }
+                _ => {
+                    off += crem as usize;
+                    remaining = remaining.wrapping_sub(crem as u32);
+                    crem = 0;
+                }
             }
-            remaining -= step;
-            off += step;
-            n += 1;
+            off += crem as usize;
+            remaining = remaining.wrapping_sub(crem as u32);
+            sep = ", (";
+            if align != 0 {
+                need(bp, off, align as usize)?;
+                off += align as usize;
+                remaining = remaining.wrapping_sub(align as u32);
+            }
+            count += 1;
         }
         Ok(())
     }
@@ -924,4 +1244,43 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
 
 fn atalk_port(p: u16) -> bool {
     (16512..16640).contains(&p) || (200..328).contains(&p) || (768..896).contains(&p)
+}
+
+fn sctp_chunk_name(id: u8) -> String {
+    match crate::sctp::chunk::name(id) {
+        Some(n) => n.to_string(),
+        None => format!("Unknown chunk type: 0x{id:x}"),
+    }
+}
+
+fn sctp_ppid_name(ppid: u32) -> Option<&'static str> {
+    Some(match ppid {
+        1 => "ISDN Q.921",
+        2 => "M2UA",
+        3 => "M3UA",
+        4 => "SUA",
+        5 => "M2PA",
+        6 => "V5.2",
+        7 => "H.248",
+        8 => "BICC",
+        9 => "TALI",
+        10 => "DUA",
+        11 => "ASAP",
+        12 => "ENRP",
+        13 => "H.323",
+        14 => "Q.IPC",
+        15 => "SIMCO",
+        16 => "DDPSC",
+        17 => "DDPSSC",
+        18 => "S1AP",
+        19 => "RUA",
+        20 => "HNBAP",
+        21 => "ForCES HP",
+        22 => "ForCES MP",
+        23 => "ForCES LP",
+        24 => "SBc-AP",
+        25 => "NBAP",
+        27 => "X2AP",
+        _ => return None,
+    })
 }

@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+pub mod build;
 pub mod capture;
 pub mod tcpdump;
 
