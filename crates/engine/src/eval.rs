@@ -287,9 +287,14 @@ impl Cx<'_> {
     }
 
     /// libpcap's protochain walk: follow IPv6 extension headers and AH until the
-    /// protocol is found, IPPROTO_NONE, or an unknown header ends the chain. Each step
-    /// moves forward at least 8 bytes, so the walk ends within the captured bytes.
+    /// protocol is found, IPPROTO_NONE, or an unknown header ends the chain.
+    ///
+    /// libpcap 1.10's AH step *sets* the header offset to the AH length instead of
+    /// adding it; netsift reproduces that to agree with it. Such a walk can revisit a
+    /// header forever (libpcap then never returns); netsift stops after a fixed number
+    /// of steps and answers false, so evaluation stays bounded.
     fn protochain(&self, nl: u32, version: u32, want: u32) -> Outcome {
+        const MAX_STEPS: usize = 256;
         let (mut proto, mut x) = match version {
             4 => (
                 load(self.pkt, nl.checked_add(9).ok_or(Fault)?, Size::B1)?,
@@ -301,32 +306,30 @@ impl Cx<'_> {
             ),
             _ => return Ok(None),
         };
-        loop {
+        for _ in 0..MAX_STEPS {
             if proto == want {
                 return Ok(Some(true));
             }
             let at = nl.checked_add(x).ok_or(Fault)?;
-            let (next, advance) = match proto {
+            let len_at = at.checked_add(1).ok_or(Fault)?;
+            match proto {
                 59 => return Ok(Some(false)),
                 0 | 60 | 43 | 44 if version == 6 => {
                     let next = load(self.pkt, at, Size::B1)?;
-                    (
-                        next,
-                        (load(self.pkt, at.checked_add(1).ok_or(Fault)?, Size::B1)? + 1) * 8,
-                    )
+                    x = x
+                        .checked_add((load(self.pkt, len_at, Size::B1)? + 1) * 8)
+                        .ok_or(Fault)?;
+                    proto = next;
                 }
                 51 => {
                     let next = load(self.pkt, at, Size::B1)?;
-                    (
-                        next,
-                        (load(self.pkt, at.checked_add(1).ok_or(Fault)?, Size::B1)? + 2) * 4,
-                    )
+                    x = (load(self.pkt, len_at, Size::B1)? + 2) * 4;
+                    proto = next;
                 }
                 _ => return Ok(Some(false)),
-            };
-            proto = next;
-            x = x.checked_add(advance).ok_or(Fault)?;
+            }
         }
+        Ok(Some(false))
     }
 
     /// ARITH: a straight-line stack program, then one relation.

@@ -22,7 +22,11 @@ impl Error {
     pub fn new(message: impl Into<String>, span: Span, text: &str) -> Error {
         let end = span.end.min(text.len());
         let start = span.start.min(end);
-        Error { message: message.into(), span: Span::new(start, end), text: text.to_string() }
+        Error {
+            message: message.into(),
+            span: Span::new(start, end),
+            text: text.to_string(),
+        }
     }
 
     /// The message alone, worded like libpcap's where libpcap has one.
@@ -45,11 +49,17 @@ impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "{} (column {})", self.message, self.column())?;
         // Tabs and other control characters would shift the caret; show them as spaces.
-        let shown: String =
-            self.text.chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
+        let shown: String = self
+            .text
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
         writeln!(f, "  {shown}")?;
         let pad = self.text[..self.span.start].chars().count();
-        let width = self.text[self.span.start..self.span.end].chars().count().max(1);
+        let width = self.text[self.span.start..self.span.end]
+            .chars()
+            .count()
+            .max(1);
         write!(f, "  {}{}", " ".repeat(pad), "^".repeat(width))
     }
 }

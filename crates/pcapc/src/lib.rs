@@ -35,7 +35,7 @@ pub fn compile(text: &str, linktype: LinkType) -> Result<PassSet, Error> {
 pub fn compile_for(text: &str, target: Target) -> Result<PassSet, Error> {
     let expr = syntax::parse(text)?;
     let (tree, anchors) = lower::lower(expr.as_ref(), text, target)?;
-    let nnf = normal::normalize(tree);
+    let nnf = normal::simplify(normal::normalize(tree));
     let whole = Span::new(0, text.len());
     select::select(&nnf, &anchors).map_err(|e| match e {
         select::SelectError::RejectsAll => {

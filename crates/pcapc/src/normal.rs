@@ -44,10 +44,188 @@ fn combine(children: Vec<Tree>, neg: bool, is_and: bool) -> Nnf {
             n => out.push(n),
         }
     }
+    // `x or not x` is true and `x and not x` false whatever the packet; libpcap's
+    // optimizer sees that (both branches of a test reach the same result) and drops the
+    // loads, so netsift folds it too. Only short lists are searched, keeping compile
+    // time linear.
+    if out.len() <= 32 {
+        for i in 0..out.len() {
+            let d = dual(&out[i]);
+            if out[i + 1..].contains(&d) {
+                return Nnf::Const(!is_and);
+            }
+        }
+    }
     match out.len() {
         0 => Nnf::Const(is_and),
         1 => out.pop().expect("one element"),
         _ if is_and => Nnf::And(out),
         _ => Nnf::Or(out),
+    }
+}
+
+/// The negation of a normal-form tree, itself in normal form.
+fn dual(n: &Nnf) -> Nnf {
+    match n {
+        Nnf::Const(b) => Nnf::Const(!b),
+        Nnf::Lit(p, neg) => Nnf::Lit(p.clone(), !neg),
+        Nnf::And(v) => Nnf::Or(v.iter().map(dual).collect()),
+        Nnf::Or(v) => Nnf::And(v.iter().map(dual).collect()),
+    }
+}
+
+/// What earlier tests on the path say about a field (keyed by location, size, mask).
+#[derive(Clone, Debug, Default)]
+struct Facts {
+    eq: Vec<(Key, u32)>,
+    ne: Vec<(Key, u32)>,
+}
+
+type Key = (crate::lower::ir::Loc, netsift_isa::Size, u32);
+
+impl Facts {
+    fn value(&self, k: &Key) -> Option<u32> {
+        self.eq.iter().rev().find(|(x, _)| x == k).map(|&(_, v)| v)
+    }
+    fn excluded(&self, k: &Key, v: u32) -> bool {
+        self.ne.iter().any(|(x, w)| x == k && *w == v)
+    }
+    /// Records what a literal that held says.
+    fn learn(&mut self, p: &Pred, neg: bool) {
+        if let Pred::Cmp(c) = p {
+            if let crate::lower::ir::Test::Eq(v) = c.test {
+                let k = (c.loc, c.size, c.mask);
+                if neg {
+                    self.ne.push((k, v));
+                } else {
+                    self.eq.push((k, v));
+                }
+            }
+        }
+    }
+}
+
+/// Decides a literal from the facts, if they decide it.
+fn decide(p: &Pred, neg: bool, f: &Facts) -> Option<bool> {
+    use crate::lower::ir::Test;
+    let Pred::Cmp(c) = p else { return None };
+    let k = (c.loc, c.size, c.mask);
+    let r = match (f.value(&k), c.test) {
+        (Some(w), Test::Eq(v)) => w == v,
+        (Some(w), Test::Gt(v)) => w > v,
+        (Some(w), Test::Ge(v)) => w >= v,
+        (None, Test::Eq(v)) if f.excluded(&k, v) => false,
+        _ => return None,
+    };
+    Some(r != neg)
+}
+
+/// Most alternatives an OR may have for its siblings to be checked under each one.
+const SPLIT_LIMIT: usize = 8;
+
+/// Folds tests whose outcome earlier tests on the same path already decide, as
+/// libpcap's optimizer does with its per-path value numbering: `tcp and udp` is
+/// false, `not (icmp[0] = 1 and pim[0] = 2)` is true. A folded test's load is dropped,
+/// which is what libpcap's optimizer does too.
+pub fn simplify(n: Nnf) -> Nnf {
+    simp(n, &Facts::default())
+}
+
+/// How many ORs deep the per-alternative check may nest (it multiplies the work by
+/// up to [`SPLIT_LIMIT`] per level).
+const SPLIT_DEPTH: u32 = 2;
+
+fn simp(n: Nnf, f: &Facts) -> Nnf {
+    simp_b(n, f, SPLIT_DEPTH)
+}
+
+fn simp_b(n: Nnf, f: &Facts, budget: u32) -> Nnf {
+    match n {
+        Nnf::Const(_) => n,
+        Nnf::Lit(p, neg) => match decide(&p, neg, f) {
+            Some(b) => Nnf::Const(b),
+            None => Nnf::Lit(p, neg),
+        },
+        Nnf::Or(v) => {
+            let mut out = Vec::with_capacity(v.len());
+            for c in v {
+                match simp(c, f) {
+                    Nnf::Const(true) => return Nnf::Const(true),
+                    Nnf::Const(false) => {}
+                    Nnf::Or(w) => out.extend(w),
+                    c => out.push(c),
+                }
+            }
+            match out.len() {
+                0 => Nnf::Const(false),
+                1 => out.pop().expect("one"),
+                _ => Nnf::Or(out),
+            }
+        }
+        Nnf::And(v) => simp_and(v, f, budget),
+    }
+}
+
+fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
+    let mut facts = f.clone();
+    let mut out: Vec<Nnf> = Vec::with_capacity(v.len());
+    let mut rest = v.into_iter();
+    while let Some(c) = rest.next() {
+        match simp(c, &facts) {
+            Nnf::Const(true) => {}
+            Nnf::Const(false) => return Nnf::Const(false),
+            Nnf::Lit(p, neg) => {
+                facts.learn(&p, neg);
+                out.push(Nnf::Lit(p, neg));
+            }
+            Nnf::Or(alts) if budget > 0 && alts.len() <= SPLIT_LIMIT => {
+                // The tests after this OR run on each alternative's path with what that
+                // alternative established; if every path is impossible, so is the AND.
+                let tail: Vec<Nnf> = rest.collect();
+                let all_dead = alts.iter().all(|a| {
+                    let mut fa = facts.clone();
+                    learn_all(a, &mut fa);
+                    matches!(simp_and(tail.clone(), &fa, budget - 1), Nnf::Const(false))
+                });
+                if all_dead {
+                    return Nnf::Const(false);
+                }
+                out.push(Nnf::Or(alts));
+                for t in tail {
+                    match simp(t, &facts) {
+                        Nnf::Const(true) => {}
+                        Nnf::Const(false) => return Nnf::Const(false),
+                        Nnf::Lit(p, neg) => {
+                            facts.learn(&p, neg);
+                            out.push(Nnf::Lit(p, neg));
+                        }
+                        Nnf::And(w) => out.extend(w),
+                        c => out.push(c),
+                    }
+                }
+                break;
+            }
+            Nnf::And(w) => {
+                for x in &w {
+                    learn_all(x, &mut facts);
+                }
+                out.extend(w)
+            }
+            c => out.push(c),
+        }
+    }
+    match out.len() {
+        0 => Nnf::Const(true),
+        1 => out.pop().expect("one"),
+        _ => Nnf::And(out),
+    }
+}
+
+/// Facts every path through `n` that accepts has established (literals of an AND).
+fn learn_all(n: &Nnf, f: &mut Facts) {
+    match n {
+        Nnf::Lit(p, neg) => f.learn(p, *neg),
+        Nnf::And(v) => v.iter().for_each(|x| learn_all(x, f)),
+        _ => {}
     }
 }

@@ -444,11 +444,11 @@ fn other_primitives() {
         k("action pass"),
         PrimKind::Unsupported("action pass".into())
     );
-    assert_eq!(
-        err("byte 1 = 256"),
-        "byte argument 256 greater than maximum 255"
-    );
-    assert_eq!(err_span("byte 1 = 256"), (9, 12));
+    // libpcap 1.10 accepts a byte value above 255 (newer versions refuse it).
+    assert!(matches!(
+        k("byte 1 = 256"),
+        PrimKind::Byte { value: 256, .. }
+    ));
     assert_eq!(err("llc foo"), "unknown LLC type name \"foo\"");
     for text in [
         "byte 1 != 2",

@@ -45,7 +45,10 @@ impl Lowerer<'_> {
             Arith::Len(_) => (Val::Len, None),
             Arith::Neg(x, _) => {
                 let (v, c) = self.arith(x)?;
-                (Val::Neg(Box::new(v)), c)
+                match v {
+                    Val::Const(k) => (Val::Const(k.wrapping_neg()), c),
+                    v => (Val::Neg(Box::new(v)), c),
+                }
             }
             Arith::Bin(op, x, y) => {
                 let (vx, cx) = self.arith(x)?;
@@ -74,7 +77,10 @@ impl Lowerer<'_> {
                     BinOp::Shl => ArithOp::Shl,
                     BinOp::Shr => ArithOp::Shr,
                 };
-                (Val::Bin(aop, Box::new(vx), Box::new(vy)), and_opt(cx, cy))
+                // libpcap 1.10's gen_arth keeps only the left operand's protocol checks
+                // (`ip[0] + tcp[0]` has no TCP check); netsift agrees with it.
+                let _ = cy;
+                (fold(aop, vx, vy), cx)
             }
             Arith::Load {
                 proto,
@@ -157,6 +163,35 @@ impl Lowerer<'_> {
             P::Radio => self.err("radio information not present in capture"),
             _ => self.err("unsupported index operation"),
         }
+    }
+}
+
+/// Constant folding as libpcap's optimizer does it: both operands constant, or a
+/// multiplication/AND by the constant 0 (whose other operand's loads are then dead).
+fn fold(op: ArithOp, x: Val, y: Val) -> Val {
+    match (&x, &y) {
+        (Val::Const(a), Val::Const(b)) => {
+            let (a, b) = (*a, *b);
+            let v = match op {
+                ArithOp::Add => Some(a.wrapping_add(b)),
+                ArithOp::Sub => Some(a.wrapping_sub(b)),
+                ArithOp::Mul => Some(a.wrapping_mul(b)),
+                ArithOp::Div => a.checked_div(b),
+                ArithOp::Mod => a.checked_rem(b),
+                ArithOp::And => Some(a & b),
+                ArithOp::Or => Some(a | b),
+                ArithOp::Xor => Some(a ^ b),
+                ArithOp::Shl => Some(a.checked_shl(b).unwrap_or(0)),
+                ArithOp::Shr => Some(a.checked_shr(b).unwrap_or(0)),
+                _ => None,
+            };
+            match v {
+                Some(v) => Val::Const(v),
+                None => Val::Bin(op, Box::new(x), Box::new(y)),
+            }
+        }
+        (_, Val::Const(0)) if matches!(op, ArithOp::Mul | ArithOp::And) => Val::Const(0),
+        _ => Val::Bin(op, Box::new(x), Box::new(y)),
     }
 }
 

@@ -2,7 +2,7 @@
 //! encapsulations that shift later offsets (`vlan`, `mpls`, `pppoes`), LLC, and the
 //! link-level primitives (`inbound`, `ifindex`, `broadcast`, `multicast`, `byte`).
 
-use super::ir::Tree;
+use super::ir::{Pred, Test, Tree};
 use super::{ByteOp, LResult, Link, Llc, Lowerer, Off, Rel, P};
 use netsift_isa::Size;
 
@@ -360,17 +360,7 @@ impl Lowerer<'_> {
         let out = match self.link {
             Link::Sll => self.cmp(Rel::LinkHdr, 0, Size::B2, SLL_OUTGOING)?,
             Link::Sll2 => self.cmp(Rel::LinkHdr, 10, Size::B1, SLL_OUTGOING)?,
-            _ => {
-                let what = if self.target.savefile_swapped.is_some() {
-                    " when reading savefiles"
-                } else {
-                    ""
-                };
-                return self.err(format!(
-                    "inbound/outbound not supported on {}{what}",
-                    self.link_description()
-                ));
-            }
+            _ => return self.kernel_only("inbound/outbound"),
         };
         Ok(if inbound { Tree::not(out) } else { out })
     }
@@ -378,18 +368,22 @@ impl Lowerer<'_> {
     pub fn ifindex(&mut self, ifindex: u32) -> LResult<Tree> {
         match self.link {
             Link::Sll2 => self.cmp(Rel::LinkHdr, 4, Size::B4, ifindex),
-            _ => {
-                let what = if self.target.savefile_swapped.is_some() {
-                    " when reading savefiles"
-                } else {
-                    ""
-                };
-                self.err(format!(
-                    "ifindex not supported on {}{what}",
-                    self.link_description()
-                ))
-            }
+            _ => self.kernel_only("ifindex"),
         }
+    }
+
+    /// Metadata only a live Linux socket has. Reading a file, libpcap refuses it; for a
+    /// dead handle it emits a load from the kernel's ancillary-data area (offset
+    /// 0xfffff000 and up), which offline filtering can never satisfy: every packet
+    /// faults and is rejected. netsift does the same.
+    fn kernel_only(&mut self, what: &str) -> LResult<Tree> {
+        if self.target.savefile_swapped.is_some() {
+            return self.err(format!(
+                "{what} not supported on {} when reading savefiles",
+                self.link_description()
+            ));
+        }
+        self.cmp(Rel::LinkHdr, 0xffff_f000, Size::B2, 0)
     }
 
     pub fn broadcast(&mut self, p: P) -> LResult<Tree> {
@@ -435,8 +429,11 @@ impl Lowerer<'_> {
             ByteOp::Eq => self.cmp(Rel::LinkHdr, idx, Size::B1, val),
             ByteOp::Lt => self.cmp_lt(Rel::LinkHdr, idx, Size::B1, val),
             ByteOp::Gt => self.cmp_gt(Rel::LinkHdr, idx, Size::B1, val),
-            ByteOp::And => Ok(Tree::Const(false)),
-            ByteOp::Or => Ok(Tree::Const(val != 0)),
+            // A run-time test in libpcap (not folded), so not a constant here either:
+            // an empty or full wire-length range, which loads nothing.
+            ByteOp::And => Ok(Tree::Atom(Pred::Len(Test::Gt(u32::MAX)))),
+            ByteOp::Or if val != 0 => Ok(Tree::Atom(Pred::Len(Test::Ge(0)))),
+            ByteOp::Or => Ok(Tree::Atom(Pred::Len(Test::Gt(u32::MAX)))),
         }
     }
 }

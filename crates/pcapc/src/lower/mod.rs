@@ -308,11 +308,21 @@ impl<'t> Lowerer<'t> {
         mask: u32,
         test: Test,
     ) -> LResult<Tree> {
+        let mask = mask & size.max();
+        if mask == 0 {
+            // `(f & 0) == v` does not depend on the packet; libpcap's optimizer folds it
+            // and drops the load, so a short packet is not rejected by it either.
+            return Ok(Tree::Const(match test {
+                Test::Eq(v) => v == 0,
+                Test::Gt(_) => false,
+                Test::Ge(v) => v == 0,
+            }));
+        }
         let loc = self.loc(rel, offset)?;
         Ok(Tree::Atom(Pred::Cmp(Cmp {
             loc,
             size,
-            mask: mask & size.max(),
+            mask,
             test,
         })))
     }

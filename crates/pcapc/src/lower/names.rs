@@ -40,6 +40,14 @@ pub const PROTO_UNDEF: i32 = -1;
 /// pcap_nametoport: the port and which transport it belongs to (6, 17, or
 /// PROTO_UNDEF when TCP and UDP agree).
 pub fn nametoport(name: &str) -> Option<(u32, i32)> {
+    // getaddrinfo takes a numeric service as the port itself, for TCP and UDP alike.
+    if !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) {
+        return name
+            .parse::<u32>()
+            .ok()
+            .filter(|&p| p <= 65535)
+            .map(|p| (p, PROTO_UNDEF));
+    }
     let tcp = service(name, "tcp");
     let udp = service(name, "udp");
     match (tcp, udp) {

@@ -22,7 +22,10 @@ impl Span {
     }
     /// The smallest span covering both.
     pub fn to(self, other: Span) -> Span {
-        Span { start: self.start.min(other.start), end: self.end.max(other.end) }
+        Span {
+            start: self.start.min(other.start),
+            end: self.end.max(other.end),
+        }
     }
 }
 
@@ -139,7 +142,11 @@ pub struct Qual {
 }
 
 impl Qual {
-    pub const DEFAULT: Qual = Qual { proto: Proto::Default, dir: Dir::Default, addr: AddrType::Default };
+    pub const DEFAULT: Qual = Qual {
+        proto: Proto::Default,
+        dir: Dir::Default,
+        addr: AddrType::Default,
+    };
 }
 
 /// The operand of a qualified primitive, as the scanner classified it.
@@ -199,7 +206,12 @@ pub enum Arith {
     Len(Span),
     /// `proto[index]` or `proto[index:size]`; `size` is 1, 2 or 4 (checked by the parser:
     /// "data size must be 1, 2, or 4").
-    Load { proto: Proto, index: Box<Arith>, size: u8, span: Span },
+    Load {
+        proto: Proto,
+        index: Box<Arith>,
+        size: u8,
+        span: Span,
+    },
     Neg(Box<Arith>, Span),
     Bin(BinOp, Box<Arith>, Box<Arith>),
 }
@@ -241,11 +253,19 @@ pub enum Llc {
 pub enum PrimKind {
     /// `head id` and an `id` that inherited qualifiers: `host 1.2.3.4`, `tcp port 80`,
     /// `ip proto \tcp`, `ether src ab:cd:..`, a bare `10.0.0.1` (all defaults).
-    Qualified { qual: Qual, id: Id, id_span: Span },
+    Qualified {
+        qual: Qual,
+        id: Id,
+        id_span: Span,
+    },
     /// A protocol name on its own: `tcp`, `ip6`, `arp`, `l1`, ...
     ProtoAbbrev(Proto),
     /// `arth relop arth`.
-    Relation { op: RelOp, lhs: Arith, rhs: Arith },
+    Relation {
+        op: RelOp,
+        lhs: Arith,
+        rhs: Arith,
+    },
     /// `[pqual] broadcast`.
     Broadcast(Proto),
     /// `[pqual] multicast`.
@@ -253,7 +273,11 @@ pub enum PrimKind {
     Less(u32),
     Greater(u32),
     /// `byte N op M`; the parser checks M <= 255.
-    Byte { index: u32, op: ByteOp, value: u32 },
+    Byte {
+        index: u32,
+        op: ByteOp,
+        value: u32,
+    },
     Inbound,
     Outbound,
     Ifindex(u32),

@@ -773,13 +773,9 @@ impl<'t> Parser<'t> {
                     }
                 };
                 self.bump();
-                let (value, vspan) = self.expect_num("a byte value")?;
-                if value > 255 {
-                    return Err(self.err(
-                        format!("byte argument {value} greater than maximum 255"),
-                        vspan,
-                    ));
-                }
+                // libpcap 1.10 accepts values above 255 here (they never match a byte);
+                // newer versions refuse them. netsift follows the installed 1.10.
+                let (value, _) = self.expect_num("a byte value")?;
                 prim(self, PrimKind::Byte { index, op, value })
             }
             Kw::Inbound => {
