@@ -10,6 +10,7 @@ mod capture;
 mod tcpdump;
 
 use netsift_wire::{Summarizer, SummaryOptions};
+use std::io::Write;
 
 fn main() {
     let mut opts = SummaryOptions::default();
@@ -45,8 +46,11 @@ fn main() {
             })
             .collect();
         if !diff {
+            let mut out = std::io::stdout().lock();
             for l in ours {
-                println!("{l}");
+                if writeln!(out, "{l}").is_err() {
+                    return;
+                }
             }
             continue;
         }

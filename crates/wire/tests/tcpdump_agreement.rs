@@ -59,13 +59,19 @@ const CORE_FLOOR: f64 = 0.97;
 #[derive(Default)]
 struct Tally {
     by_class: BTreeMap<Class, (usize, usize)>,
+    /// Per class: packets whose tcpdump line starts with ours (tcpdump went on to
+    /// decode a payload this crate does not), exact matches included.
+    prefix: BTreeMap<Class, usize>,
     files: usize,
     skipped: Vec<String>,
     mismatches: Vec<String>,
 }
 
 impl Tally {
-    fn add(&mut self, class: Class, same: bool) {
+    fn add(&mut self, class: Class, same: bool, prefix: bool) {
+        if prefix {
+            *self.prefix.entry(class).or_default() += 1;
+        }
         let e = self.by_class.entry(class).or_default();
         e.1 += 1;
         if same {
@@ -90,7 +96,15 @@ impl Tally {
         eprintln!("== {title}: {} captures", self.files);
         for c in Class::ALL {
             if let Some((s, t)) = self.by_class.get(&c) {
-                eprintln!("  {:<12} {:>6}/{:<6} {:6.2}%", c.name(), s, t, pct(*s, *t));
+                let p = self.prefix.get(&c).copied().unwrap_or(0);
+                eprintln!(
+                    "  {:<12} {:>6}/{:<6} {:6.2}%   (prefix of tcpdump's line: {:6.2}%)",
+                    c.name(),
+                    s,
+                    t,
+                    pct(*s, *t),
+                    pct(p, *t)
+                );
             }
         }
         let (s, t) = self.core();
@@ -154,7 +168,7 @@ fn compare(path: &Path, flags: &[&str], opts: SummaryOptions, tally: &mut Tally)
                 "{name} #{i}\n      ours: {ours}\n      tcpd: {theirs}"
             ));
         }
-        tally.add(class, same);
+        tally.add(class, same, theirs.starts_with(ours));
     }
 }
 

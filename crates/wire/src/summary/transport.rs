@@ -100,8 +100,12 @@ impl Printer<'_> {
         } else if is(43) {
             out!(self, ": ");
             self.txtproto(payload, length, "whois", None)?;
-        } else if is(179) || is(1723) || is(6379) {
-            // BGP, PPTP, RESP: not rendered.
+        } else if is(179) {
+            // BGP: tcpdump names it and, without -v, stops there.
+            self.proto = "bgp";
+            out!(self, ": BGP");
+        } else if is(1723) || is(6379) {
+            // PPTP, RESP: not rendered.
         } else if is(22) {
             self.ssh(payload, length)?;
         } else if is(139) || is(445) || is(10288) || is(6633) || is(6653) {
@@ -744,6 +748,9 @@ impl Printer<'_> {
             UdpApp::Bootp => self.bootp(cp, length),
             UdpApp::Ntp => self.ntp(cp, length),
             UdpApp::Syslog => self.syslog(cp, length),
+            UdpApp::Rip => self.rip(cp, length),
+            UdpApp::Hsrp => self.hsrp(cp, length),
+            UdpApp::Bfd(port) => self.bfd(cp, length, port),
             UdpApp::NatT => self.nat_t(cp, length),
             UdpApp::Otv => self.otv(cp, length),
             UdpApp::Vxlan => self.vxlan(cp, length),
@@ -796,6 +803,115 @@ impl Printer<'_> {
             .map(|s| s.to_string())
             .unwrap_or_else(|| format!("unknown ({fac})"));
         out!(self, "SYSLOG {}.{}, length: {}", f, SEV[sev as usize], len);
+        Ok(())
+    }
+
+    /// RIP: version, command and length.
+    fn rip(&mut self, p: &[u8], len: u32) -> PResult {
+        self.proto = "rip";
+        if len < 4 {
+            out!(self, " [|rip]");
+            return Ok(());
+        }
+        let vers = g1(p, 1)?;
+        let cmd = g1(p, 0)?;
+        let c = match cmd {
+            1 => "Request".to_string(),
+            2 => "Response".to_string(),
+            3 => "Trace on".to_string(),
+            4 => "Trace off".to_string(),
+            5 => "Poll".to_string(),
+            6 => "Poll Entry".to_string(),
+            c => format!("unknown command ({c})"),
+        };
+        out!(self, "RIPv{vers}, {c}, length: {len}");
+        Ok(())
+    }
+
+    /// HSRP version 0.
+    fn hsrp(&mut self, p: &[u8], len: u32) -> PResult {
+        self.proto = "hsrp";
+        let version = g1(p, 0)?;
+        out!(self, "HSRPv{version}");
+        if version != 0 {
+            return Ok(());
+        }
+        let op = g1(p, 1)?;
+        let opn = match op {
+            0 => "hello".to_string(),
+            1 => "coup".to_string(),
+            2 => "resign".to_string(),
+            o => format!("unknown ({o})"),
+        };
+        out!(self, "-{opn} {len}: ");
+        let st = g1(p, 2)?;
+        let stn = match st {
+            0 => "initial".to_string(),
+            1 => "learn".to_string(),
+            2 => "listen".to_string(),
+            4 => "speak".to_string(),
+            8 => "standby".to_string(),
+            16 => "active".to_string(),
+            s => format!("Unknown ({s})"),
+        };
+        out!(self, "state={stn} ");
+        out!(self, "group={} ", g1(p, 6)?);
+        let rsv = g1(p, 7)?;
+        if rsv != 0 {
+            out!(self, "[reserved={rsv}!] ");
+        }
+        out!(self, "addr={}", super::gv4(p, 16)?);
+        Ok(())
+    }
+
+    /// BFD control and echo packets.
+    fn bfd(&mut self, p: &[u8], len: u32, port: u16) -> PResult {
+        self.proto = "bfd";
+        let pname = match port {
+            3784 => "Control".to_string(),
+            4784 => "Multihop".to_string(),
+            6784 => "Lag".to_string(),
+            p => format!("unknown ({p})"),
+        };
+        if port == 3785 {
+            out!(self, "BFD, Echo, length: {len}");
+            return Ok(());
+        }
+        let vd = g1(p, 0)?;
+        let flags = g1(p, 1)?;
+        let version = vd >> 5;
+        if version != 1 {
+            out!(self, "BFDv{version}, {pname}, length: {len}");
+            return Ok(());
+        }
+        let state = match flags >> 6 {
+            0 => "AdminDown",
+            1 => "Down",
+            2 => "Init",
+            _ => "Up",
+        };
+        let mut f: Vec<&str> = Vec::new();
+        for (bit, n) in [
+            (0x20, "Poll"),
+            (0x10, "Final"),
+            (0x08, "Control Plane Independent"),
+            (0x04, "Authentication Present"),
+            (0x02, "Demand"),
+            (0x01, "Multipoint"),
+        ] {
+            if flags & bit != 0 {
+                f.push(n);
+            }
+        }
+        let fl = if f.is_empty() {
+            "none".to_string()
+        } else {
+            f.join(", ")
+        };
+        out!(
+            self,
+            "BFDv{version}, {pname}, State {state}, Flags: [{fl}], length: {len}"
+        );
         Ok(())
     }
 
@@ -1170,6 +1286,9 @@ enum UdpApp {
     Bootp,
     Ntp,
     Syslog,
+    Rip,
+    Hsrp,
+    Bfd(u16),
     NatT,
     Otv,
     Vxlan,
@@ -1197,7 +1316,9 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else if is(514) {
         Syslog
-    } else if any(&[520, 521, 525, 546, 547, 646, 654, 698, 701, 750, 921]) {
+    } else if is(520) {
+        Rip
+    } else if any(&[521, 525, 546, 547, 646, 654, 698, 701, 750, 921]) {
         NotRendered
     } else if is(5353) {
         Mdns
@@ -1211,15 +1332,15 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         || any(&[5359, 6696, 6697, 8231])
         || dport == 4567
         || any(&[1645, 1812, 1646, 1813, 1700, 3799])
-        || dport == 1985
-        || is(3503)
-        || matches!(dport, 3784 | 4784 | 6784 | 3785)
-        || any(&[1589, 6343])
-        || dport == 12223
-        || sport == 12223
-        || is(12222)
-        || is(5060)
     {
+        NotRendered
+    } else if dport == 1985 {
+        Hsrp
+    } else if is(3503) {
+        NotRendered
+    } else if matches!(dport, 3784 | 4784 | 6784 | 3785) {
+        Bfd(dport)
+    } else if any(&[1589, 6343]) || dport == 12223 || sport == 12223 || is(12222) || is(5060) {
         NotRendered
     } else if is(8472) {
         Otv
