@@ -1,1 +1,153 @@
-fn main() {}
+//! `netsift`: a tcpdump-style command line over the netsift libraries.
+//!
+//! It parses flags, opens the capture, compiles the filter with `netsift-pcapc`,
+//! runs it with `netsift-engine`, and prints or writes the accepted packets. It holds
+//! no filtering logic of its own.
+
+mod args;
+mod output;
+
+use anyhow::{bail, Context, Result};
+use args::Args;
+use clap::Parser;
+use netsift_engine::Scratch;
+use netsift_isa::PassSet;
+use netsift_pcapc::Target;
+use netsift_pcapio::{PcapWriter, Reader};
+use std::fs::File;
+use std::io::{self, BufWriter, Write};
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args = Args::parse();
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            // One line first (what went wrong), then any detail (the caret under a
+            // filter error), as tcpdump users expect from `tcpdump: ...`.
+            let text = format!("{e:#}");
+            let mut lines = text.lines();
+            if let Some(first) = lines.next() {
+                eprintln!("netsift: {first}");
+            }
+            for l in lines {
+                eprintln!("{l}");
+            }
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn compile(expr: &str, target: Target) -> Result<PassSet> {
+    netsift_pcapc::compile_for(expr, target)
+        .map_err(|e| anyhow::anyhow!("bad filter expression: {e}"))
+}
+
+fn run(args: &Args) -> Result<()> {
+    let expr = args.expression.join(" ");
+    let Some(input) = &args.read else {
+        if args.dump {
+            let lt = args.linktype()?;
+            let set = compile(
+                &expr,
+                Target {
+                    linktype: lt,
+                    savefile_swapped: None,
+                },
+            )?;
+            print!("{set}");
+            return Ok(());
+        }
+        bail!("no capture file given: live capture is not supported yet; use -r FILE");
+    };
+    let mut reader = netsift_pcapio::open(input).with_context(|| format!("{}", input.display()))?;
+    let linktype = reader.linktype();
+    eprintln!(
+        "reading from file {}, link-type {}, snapshot length {}",
+        input.display(),
+        linktype,
+        reader.snaplen()
+    );
+    let target = Target {
+        linktype,
+        savefile_swapped: Some(reader.is_big_endian()),
+    };
+    let filter = if expr.trim().is_empty() {
+        None
+    } else {
+        if !linktype.is_supported() {
+            bail!("link type {linktype} is not supported by the filter compiler (supported: EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2)");
+        }
+        Some(compile(&expr, target)?)
+    };
+    if args.dump {
+        match &filter {
+            Some(set) => print!("{set}"),
+            None => println!("(no filter: every packet is accepted)"),
+        }
+        return Ok(());
+    }
+    filter_file(args, input, &mut reader, filter.as_ref())
+}
+
+fn filter_file<R: io::Read>(
+    args: &Args,
+    input: &std::path::Path,
+    reader: &mut Reader<R>,
+    filter: Option<&PassSet>,
+) -> Result<()> {
+    let mut sink: Box<dyn output::Sink> = match &args.write {
+        Some(path) => {
+            let hdr = reader.tcpdump_dump_header(false).with_context(|| {
+                format!(
+                    "link type {} cannot be written to a pcap file",
+                    reader.linktype()
+                )
+            })?;
+            let file: Box<dyn Write> = if path.as_os_str() == "-" {
+                Box::new(io::stdout().lock())
+            } else {
+                Box::new(File::create(path).with_context(|| format!("{}", path.display()))?)
+            };
+            let w = PcapWriter::new(
+                BufWriter::new(file),
+                hdr.linktype,
+                hdr.snaplen,
+                hdr.precision,
+            )
+            .with_context(|| format!("writing {}", path.display()))?;
+            Box::new(output::Writer(w))
+        }
+        None => Box::new(output::Printer::new(reader.linktype(), args.quiet)),
+    };
+    let size = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
+    let progress = output::Progress::new(size);
+    let mut scratch = Scratch::new();
+    let (mut read, mut accepted) = (0u64, 0u64);
+    let result = loop {
+        if args.count.is_some_and(|c| accepted >= c) {
+            break Ok(());
+        }
+        let rec = match reader.next_record() {
+            Ok(Some(r)) => r,
+            Ok(None) => break Ok(()),
+            Err(e) => break Err(anyhow::Error::new(e).context(format!("{}", input.display()))),
+        };
+        read += 1;
+        let p = &rec.packet;
+        let ok =
+            filter.is_none_or(|f| netsift_engine::matches(f, &mut scratch, p.data, p.orig_len));
+        if ok {
+            accepted += 1;
+            sink.packet(&rec)?;
+        }
+        if read % 4096 == 0 {
+            progress.set(reader.offset());
+        }
+    };
+    progress.finish();
+    // Whatever happened, the packets accepted so far are written out.
+    sink.finish()?;
+    eprintln!("{read} packets read, {accepted} packets accepted");
+    result
+}

@@ -23,11 +23,28 @@ impl Lowerer<'_> {
             RelOp::Lt => (IsaRel::Ge, true),
             RelOp::Ne => (IsaRel::Eq, true),
         };
-        let mut b = Tree::Atom(Pred::Rel {
-            rel,
-            lhs: a0,
-            rhs: a1,
-        });
+        let mut b = match (&a0, &a1) {
+            // Both sides constant: libpcap's optimizer decides the comparison at
+            // compile time and drops its loads.
+            (Val::Const(x), Val::Const(y)) => Tree::Const(match rel {
+                IsaRel::Eq => x == y,
+                IsaRel::Gt => x > y,
+                IsaRel::Ge => x >= y,
+            }),
+            // libpcap's optimizer turns `x & K == 0` into `jset #K`, then treats
+            // `jset #0xffffffff` as always taken: `x & 0xffffffff == 0` is always false
+            // in libpcap 1.10 (and `!= 0` always true). Agree with it.
+            (Val::Bin(ArithOp::And, _, k), Val::Const(0))
+                if rel == IsaRel::Eq && **k == Val::Const(u32::MAX) =>
+            {
+                Tree::Const(false)
+            }
+            _ => Tree::Atom(Pred::Rel {
+                rel,
+                lhs: a0,
+                rhs: a1,
+            }),
+        };
         if reversed {
             b = Tree::not(b);
         }

@@ -394,7 +394,18 @@ impl Lowerer<'_> {
                 }
                 self.ehostop(&[0xff; 6], super::D::Dst)
             }
-            P::Ip => self.err("netmask not known, so 'ip broadcast' not supported"),
+            P::Ip => {
+                // tcpdump reading a file passes netmask 0 (no local network), so the
+                // host part is the whole address; a dead handle has no netmask at all.
+                if self.target.savefile_swapped.is_none() {
+                    return self.err("netmask not known, so 'ip broadcast' not supported");
+                }
+                let hostmask = u32::MAX;
+                let b0 = self.linktype(et::IP)?;
+                let b1 = self.mcmp(Rel::LinkPl, 16, Size::B4, 0, hostmask)?;
+                let b2 = self.mcmp(Rel::LinkPl, 16, Size::B4, hostmask, hostmask)?;
+                Ok(Tree::and(b0, Tree::or(b1, b2)))
+            }
             _ => self.err("only link-layer/IP broadcast filters supported"),
         }
     }

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what netsift needs on a fresh Debian machine, only what is missing:
+# libpcap (headers for the test oracle, and the library), tcpdump (the reference
+# the tests compare against), and a Rust toolchain via rustup.
+set -euo pipefail
+
+need_apt=()
+dpkg -s libpcap-dev >/dev/null 2>&1 || need_apt+=(libpcap-dev)
+command -v tcpdump >/dev/null 2>&1 || need_apt+=(tcpdump)
+command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
+command -v curl >/dev/null 2>&1 || need_apt+=(curl ca-certificates)
+if [ ${#need_apt[@]} -gt 0 ]; then
+    SUDO=""
+    [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need_apt[@]}" >/dev/null
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+    if [ -x "$HOME/.cargo/bin/cargo" ]; then
+        export PATH="$HOME/.cargo/bin:$PATH"
+    else
+        curl -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal >/dev/null
+        export PATH="$HOME/.cargo/bin:$PATH"
+    fi
+fi

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Set up and run the whole test suite: unit and property tests, the differential
+# tests against the installed libpcap on ../shared/corpus (or on generated captures
+# when the corpus is absent), the malformed-file tests and the CLI-vs-tcpdump tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/setup.sh
+cargo build --release --quiet
+cargo test --workspace --release --no-fail-fast
