@@ -26,7 +26,7 @@ pub use pass::{Pass, PassKind, PassSet, UpdateError};
 /// Instructions a pass can hold (the seeds had 30).
 pub const MAX_INSNS: usize = 32;
 /// Passes a pass set can hold, roots and sub-passes together (the seeds had 127).
-pub const MAX_PASSES: usize = 1024;
+pub const MAX_PASSES: usize = 4096;
 /// Entries in a pass set's anchor table; anchor 0 is the start of the packet.
 pub const MAX_ANCHORS: usize = 64;
 /// How deeply GROUP instructions may nest; a deeper GROUP evaluates false.

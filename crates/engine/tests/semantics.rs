@@ -1,0 +1,191 @@
+//! What each opcode means, on hand-made packets: the engine against expectations
+//! written out here (the corpus-wide check against libpcap is in netsift-conformance).
+
+use netsift_engine::{evaluate, matches, Scratch, Verdict};
+use netsift_isa::insn::build;
+use netsift_isa::{Anchor, AnchorRule, ArithOp, Instruction, PassKind, PassSet, RelOp, Size};
+
+fn set(passes: Vec<(PassKind, Option<u16>, Vec<Instruction>)>, anchors: Vec<Anchor>) -> PassSet {
+    PassSet::from_raw(passes, anchors).unwrap()
+}
+
+fn one(insns: Vec<Instruction>) -> PassSet {
+    set(vec![(PassKind::Root, None, insns)], vec![])
+}
+
+/// Ethernet + IPv4 (IHL 6, i.e. with options) + TCP 40000 -> 80, flags SYN.
+fn tcp_packet() -> Vec<u8> {
+    let mut p = vec![0u8; 14 + 24 + 20];
+    p[12..14].copy_from_slice(&[0x08, 0x00]);
+    p[14] = 0x46;
+    p[14 + 9] = 6;
+    let t = 14 + 24;
+    p[t..t + 2].copy_from_slice(&40000u16.to_be_bytes());
+    p[t + 2..t + 4].copy_from_slice(&80u16.to_be_bytes());
+    p[t + 12] = 0x50;
+    p[t + 13] = 0x02;
+    p
+}
+
+fn anchors() -> Vec<Anchor> {
+    vec![
+        Anchor::new(AnchorRule::Const, 0, 0),
+        Anchor::new(AnchorRule::Ipv4Payload, 0, 14),
+    ]
+}
+
+#[test]
+fn simd_eq_and_l1_indirect_ports() {
+    let p = tcp_packet();
+    let s = |vals: &[u32]| {
+        set(
+            vec![(
+                PassKind::Root,
+                None,
+                vec![build::eq2(1, 0, 2, false, Size::B2, 0xffff, vals).unwrap()],
+            )],
+            anchors(),
+        )
+    };
+    let mut sc = Scratch::new();
+    assert!(matches(&s(&[22, 80, 25]), &mut sc, &p, p.len() as u32));
+    assert!(matches(&s(&[40000]), &mut sc, &p, p.len() as u32));
+    assert!(!matches(&s(&[22, 25, 443]), &mut sc, &p, p.len() as u32));
+}
+
+#[test]
+fn an_out_of_range_load_rejects_even_when_negated() {
+    let p = tcp_packet();
+    let far = build::eq(0, 2000, Size::B1, 0xff, &[0]).unwrap();
+    let mut sc = Scratch::new();
+    assert_eq!(evaluate(&one(vec![far]), &mut sc, &p, 100), Verdict::Reject);
+    assert_eq!(
+        evaluate(&one(vec![far.with_negate(true)]), &mut sc, &p, 100),
+        Verdict::Reject
+    );
+    // ...and it ends the evaluation: a later pass that would accept is not reached.
+    let s = set(
+        vec![
+            (PassKind::Root, None, vec![far]),
+            (PassKind::Root, None, vec![]),
+        ],
+        vec![],
+    );
+    assert_eq!(evaluate(&s, &mut sc, &p, 100), Verdict::Reject);
+    // Whereas a plain false test lets the next pass run.
+    let miss = build::eq(0, 0, Size::B1, 0xff, &[0x99]).unwrap();
+    let s = set(
+        vec![
+            (PassKind::Root, None, vec![miss]),
+            (PassKind::Root, None, vec![]),
+        ],
+        vec![],
+    );
+    assert_eq!(evaluate(&s, &mut sc, &p, 100), Verdict::Accept);
+}
+
+#[test]
+fn ranges_masks_and_length() {
+    let p = tcp_packet();
+    let mut sc = Scratch::new();
+    let dport_range = build::range(1, 2, Size::B2, 0xffff, &[(1, 1023)]).unwrap();
+    let syn = build::eq(1, 13, Size::B1, 0x02, &[0x02]).unwrap();
+    assert!(matches(
+        &set(
+            vec![(PassKind::Root, None, vec![dport_range, syn])],
+            anchors()
+        ),
+        &mut sc,
+        &p,
+        58
+    ));
+    assert!(matches(
+        &one(vec![build::len(&[(50, 60)]).unwrap()]),
+        &mut sc,
+        &p,
+        58
+    ));
+    assert!(!matches(
+        &one(vec![build::len(&[(59, u32::MAX)]).unwrap()]),
+        &mut sc,
+        &p,
+        58
+    ));
+}
+
+#[test]
+fn arith_computes_tcp_payload_offset() {
+    // ip[2:2] - ((ip[0] & 0xf) << 2) = total length - header length; here 0 - 24.
+    let mut p = tcp_packet();
+    p[16..18].copy_from_slice(&64u16.to_be_bytes());
+    let ip = Anchor::new(AnchorRule::Const, 0, 14);
+    let ops = [
+        build::micro(ArithOp::Push, true, 2),
+        build::micro(ArithOp::Ld2, false, 1),
+        build::micro(ArithOp::Push, true, 0),
+        build::micro(ArithOp::Ld1, false, 1),
+        build::micro(ArithOp::And, true, 0xf),
+        build::micro(ArithOp::Shl, true, 2),
+        build::micro(ArithOp::Sub, false, 0),
+        build::micro(ArithOp::Push, true, 39),
+    ];
+    let gt = build::arith(RelOp::Gt, &ops, &[]).unwrap();
+    let s = set(
+        vec![(PassKind::Root, None, vec![gt])],
+        vec![Anchor::new(AnchorRule::Const, 0, 0), ip],
+    );
+    let mut sc = Scratch::new();
+    assert!(matches(&s, &mut sc, &p, 58), "64 - 24 = 40 > 39");
+    p[17] = 63;
+    assert!(!matches(&s, &mut sc, &p, 58), "63 - 24 = 39 is not > 39");
+}
+
+#[test]
+fn copied_instructions_reuse_the_parent() {
+    let p = tcp_packet();
+    let is_ip = build::eq(0, 12, Size::B2, 0xffff, &[0x0800]).unwrap();
+    let is_udp = build::eq(0, 23, Size::B1, 0xff, &[17]).unwrap();
+    let is_tcp = build::eq(0, 23, Size::B1, 0xff, &[6]).unwrap();
+    let s = set(
+        vec![
+            (PassKind::Root, None, vec![is_ip, is_udp]),
+            (
+                PassKind::Root,
+                Some(0),
+                vec![is_ip.with_copied(true), is_tcp],
+            ),
+        ],
+        vec![],
+    );
+    let mut sc = Scratch::new();
+    assert!(matches(&s, &mut sc, &p, 58));
+    // Parent evaluates 2 instructions; the child only its own second one.
+    assert_eq!(sc.steps(), 3);
+    // If the parent failed on the shared instruction, the child fails without running.
+    let mut q = p.clone();
+    q[12] = 0x86;
+    assert!(!matches(&s, &mut sc, &q, 58));
+    assert_eq!(sc.steps(), 1);
+}
+
+#[test]
+fn group_is_an_or_of_later_sub_passes() {
+    let p = tcp_packet();
+    let is_tcp = build::eq(0, 23, Size::B1, 0xff, &[6]).unwrap();
+    let is_udp = build::eq(0, 23, Size::B1, 0xff, &[17]).unwrap();
+    let s = set(
+        vec![
+            (PassKind::Root, None, vec![build::group(1, 2)]),
+            (PassKind::Sub, None, vec![is_udp]),
+            (PassKind::Sub, None, vec![is_tcp]),
+        ],
+        vec![],
+    );
+    assert!(matches(&s, &mut Scratch::new(), &p, 58));
+    // A GROUP naming itself or an earlier pass is invalid: false, never a loop.
+    let bad = set(
+        vec![(PassKind::Root, None, vec![build::group(0, 1)])],
+        vec![],
+    );
+    assert!(!matches(&bad, &mut Scratch::new(), &p, 58));
+}
