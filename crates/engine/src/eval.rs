@@ -211,6 +211,42 @@ impl Cx<'_> {
             AnchorRule::GenevePayload => {
                 h.checked_add(8 + 4 * (load(self.pkt, h, Size::B1)? & 0x3f))
             }
+            AnchorRule::IpPayloadByType => {
+                let t = load(self.pkt, h.checked_sub(2).ok_or(Fault)?, Size::B2)?;
+                if t == 0x0800 || t == 0x0021 {
+                    h.checked_add(4 * (load(self.pkt, h, Size::B1)? & 0x0f))
+                } else {
+                    h.checked_add(40)
+                }
+            }
+            AnchorRule::IpPayloadByVersion => {
+                let v = load(self.pkt, h, Size::B1)?;
+                if v >> 4 == 4 {
+                    h.checked_add(4 * (v & 0x0f))
+                } else {
+                    h.checked_add(40)
+                }
+            }
+            AnchorRule::IpPayloadByAf => {
+                let af = load(self.pkt, h.checked_sub(4).ok_or(Fault)?, Size::B4)?;
+                if af == 2 || af == 0x0200_0000 {
+                    h.checked_add(4 * (load(self.pkt, h, Size::B1)? & 0x0f))
+                } else {
+                    h.checked_add(40)
+                }
+            }
+            AnchorRule::GeneveLinkType | AnchorRule::GeneveLinkPayload => {
+                // Both fields are read, as libpcap's Geneve offset code does.
+                let opt = 4 * (load(self.pkt, h, Size::B1)? & 0x3f);
+                let teb = load(self.pkt, h.checked_add(2).ok_or(Fault)?, Size::B2)? == 0x6558;
+                let end = h.checked_add(8 + opt);
+                match (rule, teb) {
+                    (AnchorRule::GeneveLinkType, true) => end.and_then(|e| e.checked_add(12)),
+                    (AnchorRule::GeneveLinkType, false) => h.checked_add(2),
+                    (_, true) => end.and_then(|e| e.checked_add(14)),
+                    (_, false) => end,
+                }
+            }
         };
         // A value that overflows cannot address the packet: treat it like a bad load.
         v.map(Some).ok_or(Fault).and_then(|v| {

@@ -31,6 +31,25 @@ pub enum AnchorRule {
     TcpPayload = 2,
     /// Geneve: `h + 8 + 4 * (p[h] & 0x3f)`, the start of the encapsulated frame.
     GenevePayload = 3,
+    /// IP header selected by the 16-bit type field just before it (`p[h-2..h]`):
+    /// `h + 4 * (p[h] & 0x0f)` if that field is 0x0800 (Ethertype IPv4) or 0x0021 (PPP
+    /// IPv4), else `h + 40` (a fixed IPv6 header). The end of the outer IP header that
+    /// carries a Geneve tunnel over Ethernet, VLAN, Linux cooked v1 or PPP.
+    IpPayloadByType = 4,
+    /// IP header selected by its own version nibble: `h + 4 * (p[h] & 0x0f)` if
+    /// `p[h] >> 4 == 4`, else `h + 40`.
+    IpPayloadByVersion = 5,
+    /// IP header selected by the 32-bit address family just before it (`p[h-4..h]`,
+    /// BSD loopback): `h + 4 * (p[h] & 0x0f)` if it is 2 in either byte order, else
+    /// `h + 40`.
+    IpPayloadByAf = 6,
+    /// Geneve, the inner link-type field: `h + 8 + 4 * (p[h] & 0x3f) + 12` if the
+    /// protocol type `p[h+2..h+4]` is 0x6558 (an Ethernet frame follows), else `h + 2`
+    /// (the protocol type itself).
+    GeneveLinkType = 7,
+    /// Geneve, the inner network header: `h + 8 + 4 * (p[h] & 0x3f)`, plus 14 if the
+    /// protocol type `p[h+2..h+4]` is 0x6558 (skipping the inner Ethernet header).
+    GeneveLinkPayload = 8,
 }
 
 impl AnchorRule {
@@ -40,6 +59,11 @@ impl AnchorRule {
             1 => AnchorRule::Ipv4Payload,
             2 => AnchorRule::TcpPayload,
             3 => AnchorRule::GenevePayload,
+            4 => AnchorRule::IpPayloadByType,
+            5 => AnchorRule::IpPayloadByVersion,
+            6 => AnchorRule::IpPayloadByAf,
+            7 => AnchorRule::GeneveLinkType,
+            8 => AnchorRule::GeneveLinkPayload,
             _ => return None,
         })
     }
@@ -50,6 +74,11 @@ impl AnchorRule {
             AnchorRule::Ipv4Payload => "ipv4-payload",
             AnchorRule::TcpPayload => "tcp-payload",
             AnchorRule::GenevePayload => "geneve-payload",
+            AnchorRule::IpPayloadByType => "ip-payload-by-type",
+            AnchorRule::IpPayloadByVersion => "ip-payload-by-version",
+            AnchorRule::IpPayloadByAf => "ip-payload-by-af",
+            AnchorRule::GeneveLinkType => "geneve-linktype",
+            AnchorRule::GeneveLinkPayload => "geneve-linkpayload",
         }
     }
 }

@@ -14,28 +14,36 @@ pub enum Nnf {
     Lit(Pred, bool),
     And(Vec<Nnf>),
     Or(Vec<Nnf>),
+    /// A whole filter libpcap does not optimize (see `Tree::Unoptimized`): nothing in
+    /// it is folded, and selection keeps every test in order.
+    Unoptimized(Box<Nnf>),
 }
 
 /// Converts `t` (negated if `neg`) to negation normal form.
 pub fn normalize(t: Tree) -> Nnf {
-    nnf(t, false)
+    match t {
+        Tree::Unoptimized(x) => Nnf::Unoptimized(Box::new(nnf(*x, false, false))),
+        t => nnf(t, false, true),
+    }
 }
 
-fn nnf(t: Tree, neg: bool) -> Nnf {
+/// `opt`: fold what libpcap's optimizer folds (else only flatten and push negations).
+fn nnf(t: Tree, neg: bool, opt: bool) -> Nnf {
     match t {
         Tree::Const(b) => Nnf::Const(b != neg),
         Tree::Atom(p) => Nnf::Lit(p, neg),
-        Tree::Not(x) => nnf(*x, !neg),
-        Tree::And(v) => combine(v, neg, !neg),
-        Tree::Or(v) => combine(v, neg, neg),
+        Tree::Not(x) => nnf(*x, !neg, opt),
+        Tree::And(v) => combine(v, neg, !neg, opt),
+        Tree::Or(v) => combine(v, neg, neg, opt),
+        Tree::Unoptimized(x) => nnf(*x, neg, false),
     }
 }
 
 /// Builds an AND (`is_and`) or OR of the children, each negated if `neg`.
-fn combine(children: Vec<Tree>, neg: bool, is_and: bool) -> Nnf {
+fn combine(children: Vec<Tree>, neg: bool, is_and: bool, opt: bool) -> Nnf {
     let mut out = Vec::with_capacity(children.len());
     for c in children {
-        match nnf(c, neg) {
+        match nnf(c, neg, opt) {
             // The identity element disappears; the absorbing one decides.
             Nnf::Const(b) if b == is_and => {}
             Nnf::Const(b) => return Nnf::Const(b),
@@ -48,7 +56,7 @@ fn combine(children: Vec<Tree>, neg: bool, is_and: bool) -> Nnf {
     // optimizer sees that (both branches of a test reach the same result) and drops the
     // loads, so netsift folds it too. Only short lists are searched, keeping compile
     // time linear.
-    if out.len() <= 32 {
+    if opt && out.len() <= 32 {
         for i in 0..out.len() {
             let d = dual(&out[i]);
             if out[i + 1..].contains(&d) {
@@ -71,6 +79,7 @@ fn dual(n: &Nnf) -> Nnf {
         Nnf::Lit(p, neg) => Nnf::Lit(p.clone(), !neg),
         Nnf::And(v) => Nnf::Or(v.iter().map(dual).collect()),
         Nnf::Or(v) => Nnf::And(v.iter().map(dual).collect()),
+        Nnf::Unoptimized(x) => Nnf::Unoptimized(Box::new(dual(x))),
     }
 }
 
@@ -141,7 +150,7 @@ fn simp(n: Nnf, f: &Facts) -> Nnf {
 
 fn simp_b(n: Nnf, f: &Facts, budget: u32) -> Nnf {
     match n {
-        Nnf::Const(_) => n,
+        Nnf::Const(_) | Nnf::Unoptimized(_) => n,
         Nnf::Lit(p, neg) => match decide(&p, neg, f) {
             Some(b) => Nnf::Const(b),
             None => Nnf::Lit(p, neg),

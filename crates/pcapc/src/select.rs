@@ -61,12 +61,18 @@ struct Selector<'a> {
 
 /// Selects instructions for `nnf` (whose atoms use `anchors`).
 pub fn select(nnf: &Nnf, anchors: &[AnchorSpec]) -> Result<PassSet, SelectError> {
+    // A program libpcap does not optimize keeps its tests in order: no merging of
+    // alternatives out of order, no "rejects all" (libpcap compiles it as it is).
+    let (nnf, opt) = match nnf {
+        Nnf::Unoptimized(x) => (&**x, false),
+        n => (n, true),
+    };
     let alts = match nnf {
         Nnf::Const(true) => return Ok(PassSet::accept_all()),
         Nnf::Const(false) => return Err(SelectError::RejectsAll),
-        n => alternatives(n),
+        n => alternatives(n, opt),
     };
-    if alts.iter().all(|s| contradictory(s)) {
+    if opt && alts.iter().all(|s| contradictory(s)) {
         return Err(SelectError::RejectsAll);
     }
     let mut s = Selector {
@@ -79,7 +85,7 @@ pub fn select(nnf: &Nnf, anchors: &[AnchorSpec]) -> Result<PassSet, SelectError>
 }
 
 /// The alternatives (an OR of ANDs) for a node, distributing within the budget.
-fn alternatives(n: &Nnf) -> Vec<Seq> {
+fn alternatives(n: &Nnf, opt: bool) -> Vec<Seq> {
     match n {
         Nnf::Const(true) => vec![vec![]],
         Nnf::Const(false) => vec![],
@@ -87,7 +93,7 @@ fn alternatives(n: &Nnf) -> Vec<Seq> {
         Nnf::And(children) => {
             let mut acc: Vec<Seq> = vec![vec![]];
             for c in children {
-                let ca = alternatives(c);
+                let ca = alternatives(c, opt);
                 if ca.is_empty() {
                     return vec![];
                 }
@@ -113,8 +119,8 @@ fn alternatives(n: &Nnf) -> Vec<Seq> {
         Nnf::Or(children) => {
             let mut out: Vec<Seq> = Vec::new();
             for c in children {
-                for alt in alternatives(c) {
-                    push_alt(&mut out, alt);
+                for alt in alternatives(c, opt) {
+                    push_alt(&mut out, alt, opt);
                 }
             }
             if out.len() > DNF_BUDGET {
@@ -122,16 +128,23 @@ fn alternatives(n: &Nnf) -> Vec<Seq> {
             }
             out
         }
+        Nnf::Unoptimized(x) => alternatives(x, false),
     }
 }
 
 /// Appends an alternative, packing it into an earlier one when they differ only in a
 /// last equality test on the same field (SIMD packing).
-fn push_alt(out: &mut Vec<Seq>, alt: Seq) {
+fn push_alt(out: &mut Vec<Seq>, alt: Seq, opt: bool) {
     if let Some(last) = out.last_mut() {
         // `f == v or g == v` with g = f + delta: the src-or-dst pair.
         if let (Some(a), Some(b)) = (last.last(), alt.last()) {
-            if last.len() == alt.len() && last[..last.len() - 1] == alt[..alt.len() - 1] {
+            // Two src-or-dst pairs merge into one that tests every source value before
+            // any destination: libpcap's optimizer order, not its generated order.
+            let reorders = matches!((a, b), (Item::Either { .. }, Item::Either { .. }));
+            if last.len() == alt.len()
+                && last[..last.len() - 1] == alt[..alt.len() - 1]
+                && (opt || !reorders)
+            {
                 if let Some(m) = merge(a, b) {
                     let n = last.len();
                     last[n - 1] = m;
@@ -143,7 +156,7 @@ fn push_alt(out: &mut Vec<Seq>, alt: Seq) {
     // Same prefix as an earlier alternative, last items mergeable: libpcap's optimizer
     // also gathers these (`port 22 or port 80` tests both values on the source port,
     // then both on the destination port).
-    for prev in out.iter_mut() {
+    for prev in out.iter_mut().filter(|_| opt) {
         if prev.len() == alt.len()
             && !alt.is_empty()
             && prev[..prev.len() - 1] == alt[..alt.len() - 1]

@@ -35,7 +35,7 @@ impl Lowerer<'_> {
             // `jset #0xffffffff` as always taken: `x & 0xffffffff == 0` is always false
             // in libpcap 1.10 (and `!= 0` always true). Agree with it.
             (Val::Bin(ArithOp::And, _, k), Val::Const(0))
-                if rel == IsaRel::Eq && **k == Val::Const(u32::MAX) =>
+                if rel == IsaRel::Eq && **k == Val::Const(u32::MAX) && !self.unopt =>
             {
                 Tree::Const(false)
             }
@@ -97,7 +97,7 @@ impl Lowerer<'_> {
                 // libpcap 1.10's gen_arth keeps only the left operand's protocol checks
                 // (`ip[0] + tcp[0]` has no TCP check); netsift agrees with it.
                 let _ = cy;
-                (fold(aop, vx, vy), cx)
+                (fold(aop, vx, vy, !self.unopt), cx)
             }
             Arith::Load {
                 proto,
@@ -185,7 +185,7 @@ impl Lowerer<'_> {
 
 /// Constant folding as libpcap's optimizer does it: both operands constant, or a
 /// multiplication/AND by the constant 0 (whose other operand's loads are then dead).
-fn fold(op: ArithOp, x: Val, y: Val) -> Val {
+fn fold(op: ArithOp, x: Val, y: Val, optimize: bool) -> Val {
     match (&x, &y) {
         (Val::Const(a), Val::Const(b)) => {
             let (a, b) = (*a, *b);
@@ -207,7 +207,9 @@ fn fold(op: ArithOp, x: Val, y: Val) -> Val {
                 None => Val::Bin(op, Box::new(x), Box::new(y)),
             }
         }
-        (_, Val::Const(0)) if matches!(op, ArithOp::Mul | ArithOp::And) => Val::Const(0),
+        (_, Val::Const(0)) if optimize && matches!(op, ArithOp::Mul | ArithOp::And) => {
+            Val::Const(0)
+        }
         _ => Val::Bin(op, Box::new(x), Box::new(y)),
     }
 }

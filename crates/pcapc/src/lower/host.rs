@@ -204,7 +204,8 @@ impl Lowerer<'_> {
             if self.link != super::Link::En10mb {
                 return self.err_at("ethernet addresses supported only on ethernet/FDDI/token ring/802.11/ATM LANE/Fibre Channel", span);
             }
-            return self.ehostop(&mac, q.dir);
+            let b = self.ehostop(&mac, q.dir)?;
+            return Ok(self.prevlinkhdr_check(b));
         }
         self.err_at("Ethernet address used in non-ether expression", span)
     }
@@ -229,7 +230,8 @@ impl Lowerer<'_> {
             let Some(mac) = names::ether_host(name) else {
                 return self.err_at(format!("unknown ether host '{name}'"), span);
             };
-            return self.ehostop(&mac, q.dir);
+            let b = self.ehostop(&mac, q.dir)?;
+            return Ok(self.prevlinkhdr_check(b));
         }
         if q.proto == P::Decnet {
             return self.err_at(

@@ -83,6 +83,12 @@ pub enum Tree {
     Not(Box<Tree>),
     And(Vec<Tree>),
     Or(Vec<Tree>),
+    /// The whole filter, for a program libpcap does not optimize (`geneve`,
+    /// `protochain`): every test runs as generated, so later steps must not fold or
+    /// reorder tests the way libpcap's optimizer would. Only ever at the root; its
+    /// tree has no `Const` (a constant is a load-free `Len` test there, so that the
+    /// tests before it still run).
+    Unoptimized(Box<Tree>),
 }
 
 impl Tree {
@@ -102,5 +108,23 @@ impl Tree {
     }
     pub fn or_all(v: Vec<Tree>) -> Tree {
         Tree::Or(v)
+    }
+}
+
+/// A constant that still runs as a test (libpcap's unoptimized gen_true/gen_false):
+/// a wire-length test that loads nothing.
+pub fn loadless(b: bool) -> Tree {
+    Tree::Atom(Pred::Len(if b { Test::Ge(0) } else { Test::Gt(u32::MAX) }))
+}
+
+/// Replaces the constants of `t` by [`loadless`] tests (see [`Tree::Unoptimized`]).
+pub fn keep_constants(t: Tree) -> Tree {
+    match t {
+        Tree::Const(b) => loadless(b),
+        Tree::Atom(_) => t,
+        Tree::Not(x) => Tree::Not(Box::new(keep_constants(*x))),
+        Tree::And(v) => Tree::And(v.into_iter().map(keep_constants).collect()),
+        Tree::Or(v) => Tree::Or(v.into_iter().map(keep_constants).collect()),
+        Tree::Unoptimized(x) => Tree::Unoptimized(Box::new(keep_constants(*x))),
     }
 }

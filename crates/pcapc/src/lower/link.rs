@@ -2,9 +2,9 @@
 //! encapsulations that shift later offsets (`vlan`, `mpls`, `pppoes`), LLC, and the
 //! link-level primitives (`inbound`, `ifindex`, `broadcast`, `multicast`, `byte`).
 
-use super::ir::{Pred, Test, Tree};
+use super::ir::{Cmp, Loc, Pred, Test, Tree};
 use super::{ByteOp, LResult, Link, Llc, Lowerer, Off, Rel, P};
-use netsift_isa::Size;
+use netsift_isa::{AnchorRule, Size};
 
 pub(crate) const ETHERMTU: u32 = 1500;
 pub(crate) mod et {
@@ -292,8 +292,109 @@ impl Lowerer<'_> {
         Ok(b0)
     }
 
-    pub fn geneve(&mut self, _vni: Option<u32>) -> LResult<Tree> {
-        self.err("'geneve' is not supported yet by netsift")
+    /// gen_geneve: Geneve over UDP port 6081 on IPv4 (gen_geneve4) or IPv6
+    /// (gen_geneve6), optionally with a VNI; later primitives then look at the
+    /// encapsulated frame (gen_geneve_offsets): an Ethernet frame if the Geneve protocol
+    /// type is 0x6558 (TEB), else the payload itself with the protocol type as its
+    /// link type. libpcap turns its optimizer off for such a filter.
+    pub fn geneve(&mut self, vni: Option<u32>) -> LResult<Tree> {
+        let b4 = self.geneve_check(false, vni)?;
+        let b6 = self.geneve_check(true, vni)?;
+        let found = Tree::or(b4, b6);
+
+        // The outer IP header ends where the branch that matched says: after the
+        // IPv4 header length (gen_loadx_iphdrlen) or 40 bytes. The branch is the one
+        // whose link-type test held; the anchor rule repeats that test.
+        let ip = Off {
+            var: self.off_linkpl.var,
+            k: self.off_linkpl.k + self.off_nl,
+        };
+        let adjacent = |w: u32| {
+            ip.k >= w
+                && self.off_linktype
+                    == Some(Off {
+                        var: ip.var,
+                        k: ip.k - w,
+                    })
+        };
+        let udp = if self.label_stack_depth > 0 {
+            self.anchor(AnchorRule::IpPayloadByVersion, ip.var, ip.k)
+        } else {
+            match self.link {
+                Link::Ipv4 => self.anchor(AnchorRule::Ipv4Payload, ip.var, ip.k),
+                Link::Ipv6 => self.anchor(AnchorRule::Const, ip.var, ip.k + 40),
+                Link::En10mb | Link::Sll | Link::Ppp if adjacent(2) => {
+                    self.anchor(AnchorRule::IpPayloadByType, ip.var, ip.k)
+                }
+                Link::Null | Link::Loop if adjacent(4) => {
+                    self.anchor(AnchorRule::IpPayloadByAf, ip.var, ip.k)
+                }
+                _ => self.anchor(AnchorRule::IpPayloadByVersion, ip.var, ip.k),
+            }
+        };
+        // The offset code loads the Geneve option length (already tested) and the
+        // protocol type: an always-true test with that load, so a packet that ends
+        // before it is rejected as libpcap's program rejects it.
+        let probe = Tree::Atom(Pred::Cmp(Cmp {
+            loc: Loc {
+                anchor: udp,
+                off: 8 + 2,
+            },
+            size: Size::B2,
+            mask: 0xffff,
+            test: Test::Ge(0),
+        }));
+        let hdr = self.anchor(AnchorRule::GenevePayload, udp, 8);
+        let lt = self.anchor(AnchorRule::GeneveLinkType, udp, 8);
+        let pl = self.anchor(AnchorRule::GeneveLinkPayload, udp, 8);
+        self.link = Link::En10mb;
+        self.off_linkhdr = Off { var: hdr, k: 0 };
+        self.off_linktype = Some(Off { var: lt, k: 0 });
+        self.off_linkpl = Off { var: pl, k: 0 };
+        self.off_nl = 0;
+        self.geneve_udp = Some(udp);
+        self.no_optimize = true;
+        Ok(Tree::and(found, probe))
+    }
+
+    /// gen_geneve_check: UDP destination port 6081, Geneve version 0, the VNI.
+    fn geneve_check(&mut self, v6: bool, vni: Option<u32>) -> LResult<Tree> {
+        const GENEVE_PORT: u32 = 6081;
+        const UDP: i32 = 17;
+        let (b0, rel) = if v6 {
+            (self.port6(GENEVE_PORT, UDP, super::D::Dst)?, Rel::TranIpv6)
+        } else {
+            (self.port(GENEVE_PORT, UDP, super::D::Dst)?, Rel::TranIpv4)
+        };
+        let mut b = Tree::and(b0, self.mcmp(rel, 8, Size::B1, 0, 0xc0)?);
+        if let Some(v) = vni {
+            if v > 0xff_ffff {
+                return self.err(format!("Geneve VNI {v} greater than maximum {}", 0xff_ffff));
+            }
+            b = Tree::and(b, self.mcmp(rel, 12, Size::B4, v << 8, 0xffff_ff00)?);
+        }
+        Ok(b)
+    }
+
+    /// gen_prevlinkhdr_check before a test of the Ethernet header: after `geneve`,
+    /// the frame must have one (the protocol type is TEB), which libpcap tests as
+    /// "link header offset != link payload offset".
+    pub fn prevlinkhdr_check(&mut self, b: Tree) -> Tree {
+        match self.geneve_udp {
+            Some(udp) => Tree::and(
+                Tree::Atom(Pred::Cmp(Cmp {
+                    loc: Loc {
+                        anchor: udp,
+                        off: 8 + 2,
+                    },
+                    size: Size::B2,
+                    mask: 0xffff,
+                    test: Test::Eq(0x6558),
+                })),
+                b,
+            ),
+            None => b,
+        }
     }
 
     fn link_description(&self) -> &'static str {
@@ -392,7 +493,8 @@ impl Lowerer<'_> {
                 if self.link != Link::En10mb {
                     return self.err("not a broadcast link");
                 }
-                self.ehostop(&[0xff; 6], super::D::Dst)
+                let b = self.ehostop(&[0xff; 6], super::D::Dst)?;
+                Ok(self.prevlinkhdr_check(b))
             }
             P::Ip => {
                 // tcpdump reading a file passes netmask 0 (no local network), so the
@@ -416,7 +518,8 @@ impl Lowerer<'_> {
                 if self.link != Link::En10mb {
                     return self.err("not a multicast link");
                 }
-                self.jset(Rel::LinkHdr, 0, Size::B1, 1)
+                let b = self.jset(Rel::LinkHdr, 0, Size::B1, 1)?;
+                Ok(self.prevlinkhdr_check(b))
             }
             P::Ip => {
                 let b0 = self.linktype(et::IP)?;

@@ -89,6 +89,14 @@ pub(crate) struct Lowerer<'t> {
     pub off_nl_nosnap: u32,
     pub label_stack_depth: u32,
     pub vlan_stack_depth: u32,
+    /// After `geneve`: the anchor at the outer UDP header (the Geneve header is 8
+    /// bytes further); libpcap's `is_geneve`.
+    pub geneve_udp: Option<AnchorId>,
+    /// libpcap's `no_optimize`: `geneve` and `protochain` turn its optimizer off, so
+    /// the program runs every test as generated (see [`ir::Tree::Unoptimized`]).
+    pub no_optimize: bool,
+    /// Lowering for a program libpcap does not optimize: no optimizer-like folds.
+    pub unopt: bool,
     /// Span of the primitive being lowered, for errors.
     pub span: Span,
 }
@@ -106,7 +114,21 @@ pub fn lower(
         None => Tree::Const(true),
         Some(e) => lw.expr(e)?,
     };
-    Ok((tree, lw.anchors))
+    if !lw.no_optimize {
+        return Ok((tree, lw.anchors));
+    }
+    // libpcap will not optimize this filter: lower it again without the folds that
+    // stand in for its optimizer, from the first primitive on.
+    let mut lw = Lowerer::new(text, target)?;
+    lw.unopt = true;
+    let tree = match expr {
+        None => Tree::Const(true),
+        Some(e) => lw.expr(e)?,
+    };
+    Ok((
+        Tree::Unoptimized(Box::new(ir::keep_constants(tree))),
+        lw.anchors,
+    ))
 }
 
 impl<'t> Lowerer<'t> {
@@ -145,6 +167,9 @@ impl<'t> Lowerer<'t> {
             off_nl_nosnap: if link == Link::En10mb { 3 } else { 0 },
             label_stack_depth: 0,
             vlan_stack_depth: 0,
+            geneve_udp: None,
+            no_optimize: false,
+            unopt: false,
             span: Span::new(0, text.len()),
         })
     }
@@ -309,7 +334,7 @@ impl<'t> Lowerer<'t> {
         test: Test,
     ) -> LResult<Tree> {
         let mask = mask & size.max();
-        if mask == 0 {
+        if mask == 0 && !self.unopt {
             // `(f & 0) == v` does not depend on the packet; libpcap's optimizer folds it
             // and drops the load, so a short packet is not rejected by it either.
             return Ok(Tree::Const(match test {
