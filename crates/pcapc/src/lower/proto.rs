@@ -164,6 +164,8 @@ impl Lowerer<'_> {
                         span,
                     );
                 }
+                // Its loop is a backward branch: libpcap turns the optimizer off.
+                self.no_optimize = true;
                 let (ll, version) = if proto == P::Ip {
                     (et::IP, 4)
                 } else {
