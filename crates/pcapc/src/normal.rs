@@ -83,50 +83,46 @@ fn dual(n: &Nnf) -> Nnf {
     }
 }
 
-/// What earlier tests on the path say about a field (keyed by location, size, mask).
+/// What earlier tests on the path established: each literal that held, as
+/// (field, test, outcome).
 #[derive(Clone, Debug, Default)]
 struct Facts {
-    eq: Vec<(Key, u32)>,
-    ne: Vec<(Key, u32)>,
+    seen: Vec<(Key, crate::lower::ir::Test, bool)>,
 }
 
 type Key = (crate::lower::ir::Loc, netsift_isa::Size, u32);
 
 impl Facts {
-    fn value(&self, k: &Key) -> Option<u32> {
-        self.eq.iter().rev().find(|(x, _)| x == k).map(|&(_, v)| v)
-    }
-    fn excluded(&self, k: &Key, v: u32) -> bool {
-        self.ne.iter().any(|(x, w)| x == k && *w == v)
-    }
     /// Records what a literal that held says.
     fn learn(&mut self, p: &Pred, neg: bool) {
         if let Pred::Cmp(c) = p {
-            if let crate::lower::ir::Test::Eq(v) = c.test {
-                let k = (c.loc, c.size, c.mask);
-                if neg {
-                    self.ne.push((k, v));
-                } else {
-                    self.eq.push((k, v));
-                }
-            }
+            self.seen.push(((c.loc, c.size, c.mask), c.test, !neg));
         }
     }
 }
 
-/// Decides a literal from the facts, if they decide it.
+/// Decides a literal from the facts, as libpcap's jump threading (optimize.c,
+/// fold_edge) does: the same comparison of the same field earlier on the path has the
+/// same outcome, and a field known equal to one constant is not equal to another.
+/// Nothing else is inferred (libpcap does not decide `f > 1500` from `f == 0x800`).
 fn decide(p: &Pred, neg: bool, f: &Facts) -> Option<bool> {
     use crate::lower::ir::Test;
     let Pred::Cmp(c) = p else { return None };
     let k = (c.loc, c.size, c.mask);
-    let r = match (f.value(&k), c.test) {
-        (Some(w), Test::Eq(v)) => w == v,
-        (Some(w), Test::Gt(v)) => w > v,
-        (Some(w), Test::Ge(v)) => w >= v,
-        (None, Test::Eq(v)) if f.excluded(&k, v) => false,
-        _ => return None,
-    };
-    Some(r != neg)
+    for (fk, ft, held) in f.seen.iter().rev() {
+        if *fk != k {
+            continue;
+        }
+        if *ft == c.test {
+            return Some(*held != neg);
+        }
+        if let (Test::Eq(w), Test::Eq(v), true) = (*ft, c.test, *held) {
+            if w != v {
+                return Some(neg);
+            }
+        }
+    }
+    None
 }
 
 /// Most alternatives an OR may have for its siblings to be checked under each one.
