@@ -43,6 +43,15 @@ fn compile(expr: &str, target: Target) -> Result<PassSet> {
         .map_err(|e| anyhow::anyhow!("bad filter expression: {e}"))
 }
 
+/// Prints `-d` output; a closed pipe (`netsift -d ... | head`) is not an error.
+fn print_listing(text: &str) -> Result<()> {
+    let mut out = io::stdout().lock();
+    match out.write_all(text.as_bytes()).and_then(|()| out.flush()) {
+        Err(e) if e.kind() != io::ErrorKind::BrokenPipe => Err(e).context("writing to stdout"),
+        _ => Ok(()),
+    }
+}
+
 fn run(args: &Args) -> Result<()> {
     let expr = args.expression.join(" ");
     let Some(input) = &args.read else {
@@ -55,8 +64,7 @@ fn run(args: &Args) -> Result<()> {
                     savefile_swapped: None,
                 },
             )?;
-            print!("{set}");
-            return Ok(());
+            return print_listing(&set.to_string());
         }
         bail!("no capture file given: live capture is not supported yet; use -r FILE");
     };
@@ -81,11 +89,10 @@ fn run(args: &Args) -> Result<()> {
         Some(compile(&expr, target)?)
     };
     if args.dump {
-        match &filter {
-            Some(set) => print!("{set}"),
-            None => println!("(no filter: every packet is accepted)"),
-        }
-        return Ok(());
+        return match &filter {
+            Some(set) => print_listing(&set.to_string()),
+            None => print_listing("(no filter: every packet is accepted)\n"),
+        };
     }
     filter_file(args, input, &mut reader, filter.as_ref())
 }
