@@ -1,0 +1,105 @@
+//! Bad input from the command line: a clear error, a non-zero exit, and no lost data.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn netsift(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_netsift"))
+        .args(args)
+        .output()
+        .expect("spawn netsift")
+}
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../samples/sample.pcap")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn bad_expression_names_the_column() {
+    let s = sample();
+    let o = netsift(&["-r", s.to_str().unwrap(), "tcp", "port", "70000"]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    let line = e
+        .lines()
+        .find(|l| l.starts_with("netsift: "))
+        .expect("an error line");
+    assert!(line.contains("70000") && line.contains("column 10"), "{e}");
+    assert!(e.contains("^^^^^"), "caret under the number: {e}");
+
+    let o = netsift(&["-d", "host", "and", "or"]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("syntax error"), "{}", stderr(&o));
+}
+
+#[test]
+fn bad_files_are_refused_with_an_offset() {
+    let dir = std::env::temp_dir().join(format!("netsift-err-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let empty = dir.join("empty.pcap");
+    std::fs::write(&empty, b"").unwrap();
+    let o = netsift(&["-r", empty.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("empty"), "{}", stderr(&o));
+
+    let junk = dir.join("junk.pcap");
+    std::fs::write(&junk, b"GIF89a this is not a capture").unwrap();
+    let o = netsift(&["-r", junk.to_str().unwrap()]);
+    assert!(!o.status.success());
+    assert!(stderr(&o).contains("byte offset"), "{}", stderr(&o));
+
+    let o = netsift(&["-r", dir.join("missing.pcap").to_str().unwrap()]);
+    assert!(!o.status.success());
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A file cut in the middle of a record: the packets before the cut are written, the
+/// exit status is non-zero, and the output equals tcpdump's.
+#[test]
+fn truncated_file_keeps_earlier_packets() {
+    let dir = std::env::temp_dir().join(format!("netsift-trunc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bytes = std::fs::read(sample()).unwrap();
+    let cut = dir.join("cut.pcap");
+    std::fs::write(&cut, &bytes[..bytes.len() * 2 / 3]).unwrap();
+    let ours = dir.join("ours.pcap");
+    let o = netsift(&[
+        "-r",
+        cut.to_str().unwrap(),
+        "-w",
+        ours.to_str().unwrap(),
+        "ip",
+    ]);
+    assert!(!o.status.success(), "a truncated file is an error");
+    assert!(stderr(&o).contains("byte offset"), "{}", stderr(&o));
+    let written = std::fs::read(&ours).unwrap();
+    assert!(written.len() > 24, "packets before the fault are kept");
+    let has_tcpdump = Command::new("tcpdump")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if has_tcpdump {
+        let theirs = dir.join("theirs.pcap");
+        let t = Command::new("tcpdump")
+            .args([
+                "-r",
+                cut.to_str().unwrap(),
+                "-w",
+                theirs.to_str().unwrap(),
+                "ip",
+            ])
+            .output()
+            .unwrap();
+        assert!(!t.status.success());
+        assert_eq!(
+            written,
+            std::fs::read(&theirs).unwrap(),
+            "same packets as tcpdump"
+        );
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
