@@ -92,12 +92,17 @@ fn alternatives(n: &Nnf, opt: bool) -> Vec<Seq> {
         Nnf::Lit(p, neg) => vec![vec![Item::Lit(p.clone(), *neg)]],
         Nnf::And(children) => {
             let mut acc: Vec<Seq> = vec![vec![]];
-            for c in children {
+            let last = children.len().saturating_sub(1);
+            for (ci, c) in children.iter().enumerate() {
                 let ca = alternatives(c, opt);
                 if ca.is_empty() {
                     return vec![];
                 }
-                if ca.len() == 1 || acc.len() * ca.len() <= DNF_BUDGET {
+                // Distributing `(a or b) and c` into `a c | b c` runs `b` when `a` held
+                // and `c` did not, which libpcap's program never does; that is harmless
+                // only if `b` cannot fault there (it loads nothing `a` did not).
+                let retry_safe = ci == last || ca.len() == 1 || retry_safe(&ca);
+                if ca.len() == 1 || (retry_safe && acc.len() * ca.len() <= DNF_BUDGET) {
                     let mut next = Vec::with_capacity(acc.len() * ca.len());
                     for a in &acc {
                         for b in &ca {
@@ -130,6 +135,88 @@ fn alternatives(n: &Nnf, opt: bool) -> Vec<Seq> {
         }
         Nnf::Unoptimized(x) => alternatives(x, false),
     }
+}
+
+/// A load of `size` bytes at `anchor + off`.
+type LoadAt = (usize, u32, u32);
+
+/// The loads an alternative surely made if it held (`guaranteed`), or every load it
+/// may make (`None` if some load's place is not known at compile time).
+fn seq_loads(s: &Seq, guaranteed: bool) -> Option<Vec<LoadAt>> {
+    let mut out = Vec::new();
+    for i in s {
+        match i {
+            Item::Lit(Pred::Cmp(c), _) => out.push((c.loc.anchor, c.loc.off, c.size.bytes())),
+            Item::Lit(Pred::Len(_), _) => {}
+            Item::Lit(Pred::Rel { lhs, rhs, .. }, _) => {
+                if !(val_loads(lhs, &mut out) && val_loads(rhs, &mut out)) && !guaranteed {
+                    return None;
+                }
+            }
+            Item::Set { loc, size, .. } => out.push((loc.anchor, loc.off, size.bytes())),
+            Item::Either {
+                loc, delta, size, ..
+            } => {
+                out.push((loc.anchor, loc.off, size.bytes()));
+                if !guaranteed {
+                    out.push((loc.anchor, loc.off.wrapping_add(*delta), size.bytes()));
+                }
+            }
+            _ if guaranteed => {}
+            _ => return None,
+        }
+    }
+    Some(out)
+}
+
+/// Adds the loads of `v` with constant places; false if some place is computed.
+fn val_loads(v: &Val, out: &mut Vec<LoadAt>) -> bool {
+    match v {
+        Val::Const(_) | Val::Len => true,
+        Val::Load {
+            anchor,
+            off,
+            index,
+            size,
+        } => match **index {
+            Val::Const(k) => {
+                out.push((*anchor, off.wrapping_add(k), size.bytes()));
+                true
+            }
+            _ => false,
+        },
+        Val::Neg(x) => val_loads(x, out),
+        Val::Bin(_, x, y) => {
+            let a = val_loads(x, out);
+            val_loads(y, out) && a
+        }
+    }
+}
+
+/// Whether every alternative after the first loads only what each earlier one
+/// surely loaded when it held, so that trying it after an earlier one held cannot
+/// fault.
+fn retry_safe(alts: &[Seq]) -> bool {
+    let sure: Vec<Vec<LoadAt>> = alts
+        .iter()
+        .map(|a| seq_loads(a, true).unwrap_or_default())
+        .collect();
+    for (j, a) in alts.iter().enumerate().skip(1) {
+        let Some(mine) = seq_loads(a, false) else {
+            return false;
+        };
+        for &(an, off, n) in &mine {
+            let covered = |l: &Vec<LoadAt>| {
+                l.iter().any(|&(bn, boff, bsz)| {
+                    bn == an && boff <= off && (off as u64 + n as u64) <= (boff as u64 + bsz as u64)
+                })
+            };
+            if !sure[..j].iter().all(covered) {
+                return false;
+            }
+        }
+    }
+    true
 }
 
 /// Appends an alternative, packing it into an earlier one when they differ only in a
