@@ -32,6 +32,10 @@ fn nnf(t: Tree, neg: bool, opt: bool) -> Nnf {
     match t {
         Tree::Const(b) => Nnf::Const(b != neg),
         Tree::Atom(p) => Nnf::Lit(p, neg),
+        // Fold the negated part in its own (positive) form first: libpcap's optimizer
+        // sees `not (a and b)` as the flow graph of `a and b` with its exits swapped, so
+        // a path of `a and b` that cannot hold makes the negation true there.
+        Tree::Not(x) if opt && !neg => dual(&simplify(nnf(*x, false, opt))),
         Tree::Not(x) => nnf(*x, !neg, opt),
         Tree::And(v) => combine(v, neg, !neg, opt),
         Tree::Or(v) => combine(v, neg, neg, opt),
