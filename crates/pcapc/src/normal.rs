@@ -35,8 +35,12 @@ fn nnf(t: Tree, neg: bool, opt: bool) -> Nnf {
         // Fold the negated part in its own (positive) form first: libpcap's optimizer
         // sees `not (a and b)` as the flow graph of `a and b` with its exits swapped, so
         // a path of `a and b` that cannot hold makes the negation true there.
-        Tree::Not(x) if opt && !neg => dual(&simplify(nnf(*x, false, opt))),
+        // (With `opt`, every AND/OR is folded as it is built, so that `x or not x`
+        // still finds `x` and its negation in the same shape.)
+        Tree::Not(x) if opt && !neg => dual(&nnf(*x, false, opt)),
         Tree::Not(x) => nnf(*x, !neg, opt),
+        Tree::And(v) if opt => simplify(combine(v, neg, !neg, opt)),
+        Tree::Or(v) if opt => simplify(combine(v, neg, neg, opt)),
         Tree::And(v) => combine(v, neg, !neg, opt),
         Tree::Or(v) => combine(v, neg, neg, opt),
         Tree::Unoptimized(x) => nnf(*x, neg, false),
@@ -155,23 +159,78 @@ fn simp_b(n: Nnf, f: &Facts, budget: u32) -> Nnf {
             Some(b) => Nnf::Const(b),
             None => Nnf::Lit(p, neg),
         },
-        Nnf::Or(v) => {
-            let mut out = Vec::with_capacity(v.len());
-            for c in v {
-                match simp(c, f) {
-                    Nnf::Const(true) => return Nnf::Const(true),
-                    Nnf::Const(false) => {}
-                    Nnf::Or(w) => out.extend(w),
-                    c => out.push(c),
-                }
-            }
-            match out.len() {
-                0 => Nnf::Const(false),
-                1 => out.pop().expect("one"),
-                _ => Nnf::Or(out),
-            }
-        }
+        Nnf::Or(v) => simp_or(v, f, budget),
         Nnf::And(v) => simp_and(v, f, budget),
+    }
+}
+
+/// The dual of [`simp_and`]: an alternative is tried only where the earlier ones
+/// failed, so it is folded with what their failure established; if every way an
+/// earlier conjunction can fail leads to acceptance, the OR accepts everywhere.
+fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
+    let mut facts = f.clone();
+    let mut out: Vec<Nnf> = Vec::with_capacity(v.len());
+    let mut rest = v.into_iter();
+    while let Some(c) = rest.next() {
+        match simp(c, &facts) {
+            Nnf::Const(false) => {}
+            Nnf::Const(true) => return Nnf::Const(true),
+            Nnf::Lit(p, neg) => {
+                facts.learn(&p, !neg);
+                out.push(Nnf::Lit(p, neg));
+            }
+            Nnf::And(conj) if budget > 0 && conj.len() <= SPLIT_LIMIT => {
+                let tail: Vec<Nnf> = rest.collect();
+                let all_accept = !tail.is_empty()
+                    && (0..conj.len()).all(|k| {
+                        let mut fa = facts.clone();
+                        for x in &conj[..k] {
+                            learn_all(x, &mut fa);
+                        }
+                        learn_fail(&conj[k], &mut fa);
+                        matches!(simp_or(tail.clone(), &fa, budget - 1), Nnf::Const(true))
+                    });
+                if all_accept {
+                    return Nnf::Const(true);
+                }
+                out.push(Nnf::And(conj));
+                for t in tail {
+                    match simp(t, &facts) {
+                        Nnf::Const(false) => {}
+                        Nnf::Const(true) => return Nnf::Const(true),
+                        Nnf::Lit(p, neg) => {
+                            facts.learn(&p, !neg);
+                            out.push(Nnf::Lit(p, neg));
+                        }
+                        Nnf::Or(w) => {
+                            w.iter().for_each(|x| learn_fail(x, &mut facts));
+                            out.extend(w)
+                        }
+                        c => out.push(c),
+                    }
+                }
+                break;
+            }
+            Nnf::Or(w) => {
+                w.iter().for_each(|x| learn_fail(x, &mut facts));
+                out.extend(w)
+            }
+            c => out.push(c),
+        }
+    }
+    match out.len() {
+        0 => Nnf::Const(false),
+        1 => out.pop().expect("one"),
+        _ => Nnf::Or(out),
+    }
+}
+
+/// Facts every path through `n` that rejects has established (literals of an OR).
+fn learn_fail(n: &Nnf, f: &mut Facts) {
+    match n {
+        Nnf::Lit(p, neg) => f.learn(p, !*neg),
+        Nnf::Or(v) => v.iter().for_each(|x| learn_fail(x, f)),
+        _ => {}
     }
 }
 
@@ -191,8 +250,11 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                 // The tests after this OR run on each alternative's path with what that
                 // alternative established; if every path is impossible, so is the AND.
                 let tail: Vec<Nnf> = rest.collect();
-                let all_dead = alts.iter().all(|a| {
+                let all_dead = alts.iter().enumerate().all(|(j, a)| {
                     let mut fa = facts.clone();
+                    for x in &alts[..j] {
+                        learn_fail(x, &mut fa);
+                    }
                     learn_all(a, &mut fa);
                     matches!(simp_and(tail.clone(), &fa, budget - 1), Nnf::Const(false))
                 });
