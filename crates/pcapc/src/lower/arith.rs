@@ -24,9 +24,10 @@ impl Lowerer<'_> {
             RelOp::Ne => (IsaRel::Eq, true),
         };
         let mut b = match (&a0, &a1) {
-            // Both sides constant: libpcap's optimizer decides the comparison at
-            // compile time and drops its loads.
-            (Val::Const(x), Val::Const(y)) => Tree::Const(match rel {
+            // Both sides constant: libpcap's optimizer decides the comparison (both of
+            // its branches go to one place) but keeps the block, so the tests before
+            // it still run and may fault. A load-free test that does the same.
+            (Val::Const(x), Val::Const(y)) => super::ir::loadless(match rel {
                 IsaRel::Eq => x == y,
                 IsaRel::Gt => x > y,
                 IsaRel::Ge => x >= y,
