@@ -24,14 +24,25 @@ impl Lowerer<'_> {
             RelOp::Ne => (IsaRel::Eq, true),
         };
         let mut b = match (&a0, &a1) {
-            // Both sides constant: libpcap's optimizer decides the comparison (both of
-            // its branches go to one place) but keeps the block, so the tests before
-            // it still run and may fault. A load-free test that does the same.
-            (Val::Const(x), Val::Const(y)) => super::ir::loadless(match rel {
-                IsaRel::Eq => x == y,
-                IsaRel::Gt => x > y,
-                IsaRel::Ge => x >= y,
-            }),
+            // Both sides constant. Two numbers: libpcap's optimizer decides the
+            // comparison at once and drops the tests that only lead to it. A computed
+            // constant (`0 / 1`, `-15`) is known only a round later, when its optimizer
+            // has stopped moving branches: the comparison is decided (both branches go
+            // to one place) but the block stays, so the tests before it still run and
+            // may fault; a load-free test does the same.
+            (Val::Const(x), Val::Const(y)) => {
+                let v = match rel {
+                    IsaRel::Eq => x == y,
+                    IsaRel::Gt => x > y,
+                    IsaRel::Ge => x >= y,
+                };
+                let literal = |a: &Arith| matches!(a, Arith::Num(..));
+                if (literal(lhs) && literal(rhs)) || self.unopt {
+                    Tree::Const(v)
+                } else {
+                    super::ir::loadless(v)
+                }
+            }
             // libpcap's optimizer turns `x & K == 0` into `jset #K`, then treats
             // `jset #0xffffffff` as always taken: `x & 0xffffffff == 0` is always false
             // in libpcap 1.10 (and `!= 0` always true). Agree with it.
