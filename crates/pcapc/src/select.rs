@@ -75,6 +75,10 @@ pub fn select(nnf: &Nnf, anchors: &[AnchorSpec]) -> Result<PassSet, SelectError>
     if opt && alts.iter().all(|s| contradictory(s)) {
         return Err(SelectError::RejectsAll);
     }
+    let alts: Vec<Seq> = alts
+        .into_iter()
+        .map(|s| resolve_acc(s, None, opt))
+        .collect();
     let mut s = Selector {
         anchors,
         set: PassSet::new(),
@@ -137,6 +141,112 @@ fn alternatives(n: &Nnf, opt: bool) -> Vec<Seq> {
     }
 }
 
+/// Replaces each accumulator test (`byte N & M`) by a test of what the BPF
+/// accumulator holds there: the field the test before it on the path loaded (A is
+/// masked by an `and` before a `jeq`, but not before a `jset`, which libpcap's
+/// optimizer makes of `and`+`jeq #0`), the wire length after `len`/`less`/`greater`,
+/// and 0 at the start. `prev` is the item before `s` on its path.
+fn resolve_acc(s: Seq, prev: Option<&Item>, opt: bool) -> Seq {
+    let mut out: Seq = Vec::with_capacity(s.len());
+    for item in s {
+        let before = match out.last() {
+            Some(i) => Some(i),
+            None => prev,
+        };
+        let item = match item {
+            Item::Lit(Pred::Acc { or, val }, neg) => acc_test(or, val, neg, before, opt),
+            Item::Group(g) if has_acc(&g) => {
+                let subs = g
+                    .iter()
+                    .map(|sub| resolve_acc(sub.clone(), before, opt))
+                    .collect();
+                Item::Group(Rc::new(subs))
+            }
+            i => i,
+        };
+        out.push(item);
+    }
+    out
+}
+
+fn has_acc(g: &[Seq]) -> bool {
+    g.iter().flatten().any(|i| match i {
+        Item::Lit(Pred::Acc { .. }, _) => true,
+        Item::Group(h) => has_acc(h),
+        _ => false,
+    })
+}
+
+/// `(A | val) != 0` (`or`) or `(A & val) != 0`, negated if `neg`, with A as the
+/// item before it leaves it.
+fn acc_test(or: bool, val: u32, neg: bool, before: Option<&Item>, opt: bool) -> Item {
+    let konst = |b: bool| {
+        Item::Lit(
+            Pred::Len(if b != neg {
+                Test::Ge(0)
+            } else {
+                Test::Gt(u32::MAX)
+            }),
+            false,
+        )
+    };
+    if or && val != 0 {
+        return konst(true);
+    }
+    // The field A holds: (loc, size, the mask applied to it).
+    let field = match before {
+        Some(Item::Lit(
+            Pred::Cmp(Cmp {
+                loc,
+                size,
+                mask,
+                test,
+            }),
+            _,
+        )) => {
+            let m = mask & size.max();
+            let jset = opt && *test == Test::Eq(0) && m != size.max();
+            Some((*loc, *size, if jset { size.max() } else { m }))
+        }
+        Some(Item::Set {
+            loc, size, mask, ..
+        }) => Some((*loc, *size, mask & size.max())),
+        Some(Item::Lit(Pred::Len(_), _)) => {
+            // A is the wire length.
+            let a = if or {
+                Val::Len
+            } else {
+                Val::Bin(ArithOp::And, Box::new(Val::Len), Box::new(Val::Const(val)))
+            };
+            return Item::Lit(
+                Pred::Rel {
+                    rel: netsift_isa::RelOp::Eq,
+                    lhs: a,
+                    rhs: Val::Const(0),
+                },
+                !neg,
+            );
+        }
+        None => return konst(false),
+        // Unknown (A after a computed test or a group): as at the start.
+        Some(_) => return konst(false),
+    };
+    let (loc, size, amask) = field.expect("a field");
+    let m = if or { amask } else { amask & val };
+    if m == 0 {
+        return konst(false);
+    }
+    Item::Lit(
+        Pred::Cmp(Cmp {
+            loc,
+            size,
+            mask: m,
+            test: Test::Eq(0),
+        }),
+        !neg,
+    )
+}
+
 /// A load of `size` bytes at `anchor + off`.
 type LoadAt = (usize, u32, u32);
 
@@ -147,7 +257,7 @@ fn seq_loads(s: &Seq, guaranteed: bool) -> Option<Vec<LoadAt>> {
     for i in s {
         match i {
             Item::Lit(Pred::Cmp(c), _) => out.push((c.loc.anchor, c.loc.off, c.size.bytes())),
-            Item::Lit(Pred::Len(_), _) => {}
+            Item::Lit(Pred::Len(_) | Pred::Acc { .. }, _) => {}
             Item::Lit(Pred::Rel { lhs, rhs, .. }, _) => {
                 if !(val_loads(lhs, &mut out) && val_loads(rhs, &mut out)) && !guaranteed {
                     return None;
@@ -425,7 +535,10 @@ impl Selector<'_> {
         for seq in &seqs {
             for item in seq {
                 if let Item::Group(inner) = item {
-                    if !placed.contains_key(&Rc::as_ptr(inner)) {
+                    // A group may only name later passes (the engine refuses a
+                    // backward one): one laid out before this block is laid out again.
+                    let ahead = |&(start, _): &(u32, u32)| start as usize >= first + seqs.len();
+                    if !placed.get(&Rc::as_ptr(inner)).is_some_and(ahead) {
                         let start = self.block(PassKind::Sub, inner, depth + 1, placed)?;
                         placed.insert(Rc::as_ptr(inner), (start, inner.len() as u32));
                     }
@@ -583,6 +696,7 @@ impl Selector<'_> {
                 Test::Ge(k) => build::len(&[(k, u32::MAX)]),
             }
             .expect("one range fits")),
+            Pred::Acc { .. } => unreachable!("accumulator tests are resolved before layout"),
             Pred::Protochain { nl, version, proto } => {
                 let (a, off) = self.place(*nl)?;
                 build::protochain(a, off, *version, *proto)

@@ -67,6 +67,13 @@ pub enum Pred {
         lhs: Val,
         rhs: Val,
     },
+    /// libpcap 1.10's `byte N & M` / `byte N | M`: no load at all, `(A op M) != 0` on
+    /// whatever its BPF accumulator holds there (the last field loaded on the path).
+    /// Instruction selection resolves it against the test before it on each path.
+    Acc {
+        or: bool,
+        val: u32,
+    },
     /// `protochain`: the IP header at `nl` of `version` 4 or 6 chains to `proto`.
     Protochain {
         nl: Loc,

@@ -545,9 +545,8 @@ impl Lowerer<'_> {
             ByteOp::Gt => self.cmp_gt(Rel::LinkHdr, idx, Size::B1, val),
             // A run-time test in libpcap (not folded), so not a constant here either:
             // an empty or full wire-length range, which loads nothing.
-            ByteOp::And => Ok(Tree::Atom(Pred::Len(Test::Gt(u32::MAX)))),
-            ByteOp::Or if val != 0 => Ok(Tree::Atom(Pred::Len(Test::Ge(0)))),
-            ByteOp::Or => Ok(Tree::Atom(Pred::Len(Test::Gt(u32::MAX)))),
+            ByteOp::And => Ok(Tree::Atom(Pred::Acc { or: false, val })),
+            ByteOp::Or => Ok(Tree::Atom(Pred::Acc { or: true, val })),
         }
     }
 }
