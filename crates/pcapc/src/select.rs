@@ -504,47 +504,47 @@ fn contradictory(s: &Seq) -> bool {
 type Placed = HashMap<*const Vec<Seq>, (u32, u32)>;
 
 impl Selector<'_> {
+    /// Lays out the roots, then every group once, level by level: a group comes after
+    /// every pass that names it (the engine only follows a GROUP to later passes), at
+    /// the deepest nesting it is named from.
     fn layout(&mut self, roots: &[Seq]) -> Result<(), SelectError> {
+        let roots: Vec<Seq> = roots.iter().cloned().map(split_long).collect();
+        let mut nodes: Vec<GroupNode> = Vec::new();
+        let mut index: HashMap<*const Vec<Seq>, usize> = HashMap::new();
+        visit_groups(&roots, 0, &mut nodes, &mut index)?;
+        let mut order: Vec<usize> = (0..nodes.len()).collect();
+        order.sort_by_key(|&i| (nodes[i].depth, i));
+        let reserve = |sel: &mut Self, kind, n: usize| -> Result<usize, SelectError> {
+            let first = sel.set.passes().len();
+            for _ in 0..n {
+                sel.set
+                    .push_pass(kind, None)
+                    .map_err(|e| SelectError::TooBig(e.to_string()))?;
+            }
+            Ok(first)
+        };
+        let root_first = reserve(self, PassKind::Root, roots.len())?;
         let mut placed = Placed::new();
-        self.block(PassKind::Root, roots, 0, &mut placed)?;
+        let mut starts = vec![0usize; nodes.len()];
+        for &i in &order {
+            let first = reserve(self, PassKind::Sub, nodes[i].seqs.len())?;
+            starts[i] = first;
+            placed.insert(nodes[i].ptr, (first as u32, nodes[i].seqs.len() as u32));
+        }
+        self.fill_block(root_first, &roots, &placed)?;
+        for &i in &order {
+            let seqs = std::mem::take(&mut nodes[i].seqs);
+            self.fill_block(starts[i], &seqs, &placed)?;
+        }
         Ok(())
     }
 
-    /// Lays out one OR as a block of passes, then the groups it names after it (so a
-    /// GROUP only ever names later passes); returns the block's first index.
-    fn block(
+    fn fill_block(
         &mut self,
-        kind: PassKind,
+        first: usize,
         seqs: &[Seq],
-        depth: usize,
-        placed: &mut Placed,
-    ) -> Result<u32, SelectError> {
-        if depth >= MAX_GROUP_DEPTH - 1 {
-            return Err(SelectError::TooBig(format!(
-                "and/or nesting deeper than {} levels after distribution",
-                MAX_GROUP_DEPTH - 1
-            )));
-        }
-        let seqs: Vec<Seq> = seqs.iter().cloned().map(split_long).collect();
-        let first = self.set.passes().len();
-        for _ in &seqs {
-            self.set
-                .push_pass(kind, None)
-                .map_err(|e| SelectError::TooBig(e.to_string()))?;
-        }
-        for seq in &seqs {
-            for item in seq {
-                if let Item::Group(inner) = item {
-                    // A group may only name later passes (the engine refuses a
-                    // backward one): one laid out before this block is laid out again.
-                    let ahead = |&(start, _): &(u32, u32)| start as usize >= first + seqs.len();
-                    if !placed.get(&Rc::as_ptr(inner)).is_some_and(ahead) {
-                        let start = self.block(PassKind::Sub, inner, depth + 1, placed)?;
-                        placed.insert(Rc::as_ptr(inner), (start, inner.len() as u32));
-                    }
-                }
-            }
-        }
+        placed: &Placed,
+    ) -> Result<(), SelectError> {
         for (k, seq) in seqs.iter().enumerate() {
             let mut insns = Vec::with_capacity(seq.len());
             for item in seq {
@@ -552,7 +552,7 @@ impl Selector<'_> {
             }
             self.fill_pass(first + k, first, insns)?;
         }
-        Ok(first as u32)
+        Ok(())
     }
 
     /// Stores a pass's instructions, making it a child of the earlier pass in its block
@@ -793,4 +793,50 @@ fn split_long(seq: Seq) -> Seq {
     let tail = head.split_off(MAX_INSNS - 1);
     head.push(Item::Group(Rc::new(vec![split_long(tail)])));
     head
+}
+
+/// A group to lay out: its alternatives (split to pass length) and the deepest
+/// nesting it is named from.
+struct GroupNode {
+    ptr: *const Vec<Seq>,
+    seqs: Vec<Seq>,
+    depth: usize,
+}
+
+fn visit_groups(
+    seqs: &[Seq],
+    depth: usize,
+    nodes: &mut Vec<GroupNode>,
+    index: &mut HashMap<*const Vec<Seq>, usize>,
+) -> Result<(), SelectError> {
+    for item in seqs.iter().flatten() {
+        let Item::Group(g) = item else { continue };
+        let d = depth + 1;
+        if d >= MAX_GROUP_DEPTH - 1 {
+            return Err(SelectError::TooBig(format!(
+                "and/or nesting deeper than {} levels after distribution",
+                MAX_GROUP_DEPTH - 1
+            )));
+        }
+        let p = Rc::as_ptr(g);
+        let i = match index.get(&p) {
+            Some(&i) if nodes[i].depth >= d => continue,
+            Some(&i) => {
+                nodes[i].depth = d;
+                i
+            }
+            None => {
+                index.insert(p, nodes.len());
+                nodes.push(GroupNode {
+                    ptr: p,
+                    seqs: g.iter().cloned().map(split_long).collect(),
+                    depth: d,
+                });
+                nodes.len() - 1
+            }
+        };
+        let inner = nodes[i].seqs.clone();
+        visit_groups(&inner, d, nodes, index)?;
+    }
+    Ok(())
 }
