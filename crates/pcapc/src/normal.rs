@@ -21,6 +21,7 @@ pub enum Nnf {
 
 /// Converts `t` (negated if `neg`) to negation normal form.
 pub fn normalize(t: Tree) -> Nnf {
+    FUEL.with(|f| f.set(FUEL_PER_CALL));
     match t {
         Tree::Unoptimized(x) => Nnf::Unoptimized(Box::new(nnf(*x, false, false))),
         t => nnf(t, false, true),
@@ -39,8 +40,8 @@ fn nnf(t: Tree, neg: bool, opt: bool) -> Nnf {
         // still finds `x` and its negation in the same shape.)
         Tree::Not(x) if opt && !neg => dual(&nnf(*x, false, opt)),
         Tree::Not(x) => nnf(*x, !neg, opt),
-        Tree::And(v) if opt => simplify(combine(v, neg, !neg, opt)),
-        Tree::Or(v) if opt => simplify(combine(v, neg, neg, opt)),
+        Tree::And(v) if opt => simp(combine(v, neg, !neg, opt), &Facts::default()),
+        Tree::Or(v) if opt => simp(combine(v, neg, neg, opt), &Facts::default()),
         Tree::And(v) => combine(v, neg, !neg, opt),
         Tree::Or(v) => combine(v, neg, neg, opt),
         Tree::Unoptimized(x) => nnf(*x, neg, false),
@@ -133,6 +134,29 @@ fn decide(p: &Pred, neg: bool, f: &Facts) -> Option<bool> {
     None
 }
 
+/// How many path splits (each re-folds the tests after a split point under one
+/// alternative's facts) one `normalize` or `simplify` may make in all; past it,
+/// folding goes on without splitting, so compile time stays about linear in the
+/// expression's size whatever its nesting.
+const FUEL_PER_CALL: u64 = 4096;
+
+thread_local! {
+    static FUEL: std::cell::Cell<u64> = const { std::cell::Cell::new(FUEL_PER_CALL) };
+}
+
+/// Takes `n` units of splitting fuel; false (and takes nothing) if not enough is left.
+fn burn(n: usize) -> bool {
+    FUEL.with(|f| {
+        let left = f.get();
+        if left >= n as u64 {
+            f.set(left - n as u64);
+            true
+        } else {
+            false
+        }
+    })
+}
+
 /// Most alternatives an OR may have for its siblings to be checked under each one.
 const SPLIT_LIMIT: usize = 8;
 
@@ -141,6 +165,7 @@ const SPLIT_LIMIT: usize = 8;
 /// false, `not (icmp[0] = 1 and pim[0] = 2)` is true. A folded test's load is dropped,
 /// which is what libpcap's optimizer does too.
 pub fn simplify(n: Nnf) -> Nnf {
+    FUEL.with(|f| f.set(FUEL_PER_CALL));
     simp(n, &Facts::default())
 }
 
@@ -179,7 +204,7 @@ fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                 facts.learn(&p, !neg);
                 out.push(Nnf::Lit(p, neg));
             }
-            Nnf::And(conj) if budget > 0 && conj.len() <= SPLIT_LIMIT => {
+            Nnf::And(conj) if budget > 0 && conj.len() <= SPLIT_LIMIT && burn(conj.len()) => {
                 let tail: Vec<Nnf> = rest.collect();
                 let all_accept = !tail.is_empty()
                     && (0..conj.len()).all(|k| {
@@ -246,7 +271,7 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                 facts.learn(&p, neg);
                 out.push(Nnf::Lit(p, neg));
             }
-            Nnf::Or(alts) if budget > 0 && alts.len() <= SPLIT_LIMIT => {
+            Nnf::Or(alts) if budget > 0 && alts.len() <= SPLIT_LIMIT && burn(alts.len()) => {
                 // The tests after this OR run on each alternative's path with what that
                 // alternative established; if every path is impossible, so is the AND.
                 let tail: Vec<Nnf> = rest.collect();

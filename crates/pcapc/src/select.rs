@@ -75,9 +75,13 @@ pub fn select(nnf: &Nnf, anchors: &[AnchorSpec]) -> Result<PassSet, SelectError>
     if opt && alts.iter().all(|s| contradictory(s)) {
         return Err(SelectError::RejectsAll);
     }
+    let mut cx = AccCx {
+        memo: HashMap::new(),
+        copies: 64,
+    };
     let alts: Vec<Seq> = alts
         .into_iter()
-        .map(|s| resolve_acc(s, None, opt))
+        .map(|s| resolve_acc(s, None, opt, &mut cx))
         .collect();
     let mut s = Selector {
         anchors,
@@ -146,7 +150,7 @@ fn alternatives(n: &Nnf, opt: bool) -> Vec<Seq> {
 /// masked by an `and` before a `jeq`, but not before a `jset`, which libpcap's
 /// optimizer makes of `and`+`jeq #0`), the wire length after `len`/`less`/`greater`,
 /// and 0 at the start. `prev` is the item before `s` on its path.
-fn resolve_acc(s: Seq, prev: Option<&Item>, opt: bool) -> Seq {
+fn resolve_acc(s: Seq, prev: Option<&Item>, opt: bool, cx: &mut AccCx) -> Seq {
     let mut out: Seq = Vec::with_capacity(s.len());
     for item in s {
         let before = match out.last() {
@@ -155,10 +159,14 @@ fn resolve_acc(s: Seq, prev: Option<&Item>, opt: bool) -> Seq {
         };
         let item = match item {
             Item::Lit(Pred::Acc { or, val }, neg) => acc_test(or, val, neg, before, opt),
-            Item::Group(g) if has_acc(&g) => {
+            // Each place a group is named may see a different accumulator, so a group
+            // with accumulator tests is copied per place, within a bound (past it, the
+            // copies left unresolved test the accumulator's initial 0).
+            Item::Group(g) if cx.has_acc(&g) && cx.copies > 0 => {
+                cx.copies -= 1;
                 let subs = g
                     .iter()
-                    .map(|sub| resolve_acc(sub.clone(), before, opt))
+                    .map(|sub| resolve_acc(sub.clone(), before, opt, cx))
                     .collect();
                 Item::Group(Rc::new(subs))
             }
@@ -169,12 +177,33 @@ fn resolve_acc(s: Seq, prev: Option<&Item>, opt: bool) -> Seq {
     out
 }
 
-fn has_acc(g: &[Seq]) -> bool {
-    g.iter().flatten().any(|i| match i {
-        Item::Lit(Pred::Acc { .. }, _) => true,
-        Item::Group(h) => has_acc(h),
-        _ => false,
-    })
+/// Memo and budget for [`resolve_acc`] (groups are shared, so the alternatives are
+/// a DAG; walking it as a tree could take exponential time).
+struct AccCx {
+    memo: HashMap<*const Vec<Seq>, bool>,
+    copies: usize,
+}
+
+impl AccCx {
+    fn has_acc(&mut self, g: &Rc<Vec<Seq>>) -> bool {
+        let p = Rc::as_ptr(g);
+        if let Some(&b) = self.memo.get(&p) {
+            return b;
+        }
+        let mut b = false;
+        for i in g.iter().flatten() {
+            b = match i {
+                Item::Lit(Pred::Acc { .. }, _) => true,
+                Item::Group(h) => self.has_acc(h),
+                _ => false,
+            };
+            if b {
+                break;
+            }
+        }
+        self.memo.insert(p, b);
+        b
+    }
 }
 
 /// `(A | val) != 0` (`or`) or `(A & val) != 0`, negated if `neg`, with A as the
@@ -696,7 +725,13 @@ impl Selector<'_> {
                 Test::Ge(k) => build::len(&[(k, u32::MAX)]),
             }
             .expect("one range fits")),
-            Pred::Acc { .. } => unreachable!("accumulator tests are resolved before layout"),
+            // Left unresolved (see resolve_acc): the accumulator's initial 0.
+            Pred::Acc { or, val } => Ok(if *or && *val != 0 {
+                build::len(&[(0, u32::MAX)])
+            } else {
+                build::len(&[(1, 0)])
+            }
+            .expect("one range fits")),
             Pred::Protochain { nl, version, proto } => {
                 let (a, off) = self.place(*nl)?;
                 build::protochain(a, off, *version, *proto)
