@@ -72,6 +72,18 @@ fn combine(children: Vec<Tree>, neg: bool, is_and: bool, opt: bool) -> Nnf {
                 return Nnf::Const(!is_and);
             }
         }
+        // `a or b or (not a and not b)` is true too (and dually): where the later
+        // child runs, the earlier ones have failed, so its tests repeat theirs with
+        // known outcomes, and libpcap's optimizer sends every path the same way.
+        for j in 1..out.len() {
+            let inner = match (&out[j], is_and) {
+                (Nnf::And(v), false) | (Nnf::Or(v), true) if v.len() <= 32 => v,
+                _ => continue,
+            };
+            if inner.iter().all(|e| out[..j].contains(&dual(e))) {
+                return Nnf::Const(!is_and);
+            }
+        }
     }
     match out.len() {
         0 => Nnf::Const(is_and),
