@@ -216,10 +216,28 @@ fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                 facts.learn(&p, !neg);
                 out.push(Nnf::Lit(p, neg));
             }
-            Nnf::And(conj) if budget > 0 && conj.len() <= SPLIT_LIMIT && burn(conj.len()) => {
+            Nnf::And(mut conj) => {
                 let tail: Vec<Nnf> = rest.collect();
-                let all_accept = !tail.is_empty()
-                    && (0..conj.len()).all(|k| {
+                if tail.is_empty() {
+                    out.push(Nnf::And(conj));
+                    break;
+                }
+                // Once a prefix of this conjunction holds and the tail is then sure to
+                // hold, the rest of the conjunction cannot change the outcome: libpcap's
+                // optimizer sends both its branches the same way and drops its tests.
+                let mut fa = facts.clone();
+                for k in 0..conj.len() - 1 {
+                    learn_all(&conj[k], &mut fa);
+                    if !burn(1) {
+                        break;
+                    }
+                    if matches!(simp_or(tail.clone(), &fa, 0), Nnf::Const(true)) {
+                        conj.truncate(k + 1);
+                        break;
+                    }
+                }
+                if budget > 0 && conj.len() <= SPLIT_LIMIT && burn(conj.len()) {
+                    let all_accept = (0..conj.len()).all(|k| {
                         let mut fa = facts.clone();
                         for x in &conj[..k] {
                             learn_all(x, &mut fa);
@@ -227,26 +245,19 @@ fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                         learn_fail(&conj[k], &mut fa);
                         matches!(simp_or(tail.clone(), &fa, budget - 1), Nnf::Const(true))
                     });
-                if all_accept {
-                    return Nnf::Const(true);
-                }
-                out.push(Nnf::And(conj));
-                for t in tail {
-                    match simp(t, &facts) {
-                        Nnf::Const(false) => {}
-                        Nnf::Const(true) => return Nnf::Const(true),
-                        Nnf::Lit(p, neg) => {
-                            facts.learn(&p, !neg);
-                            out.push(Nnf::Lit(p, neg));
-                        }
-                        Nnf::Or(w) => {
-                            w.iter().for_each(|x| learn_fail(x, &mut facts));
-                            out.extend(w)
-                        }
-                        c => out.push(c),
+                    if all_accept {
+                        return Nnf::Const(true);
                     }
                 }
-                break;
+                match conj.len() {
+                    1 => {
+                        let x = conj.pop().expect("one");
+                        learn_fail(&x, &mut facts);
+                        out.push(x);
+                    }
+                    _ => out.push(Nnf::And(conj)),
+                }
+                rest = tail.into_iter();
             }
             Nnf::Or(w) => {
                 w.iter().for_each(|x| learn_fail(x, &mut facts));
