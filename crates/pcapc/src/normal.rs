@@ -294,35 +294,53 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                 facts.learn(&p, neg);
                 out.push(Nnf::Lit(p, neg));
             }
-            Nnf::Or(alts) if budget > 0 && alts.len() <= SPLIT_LIMIT && burn(alts.len()) => {
+            Nnf::Or(mut alts) => {
+                let tail: Vec<Nnf> = rest.collect();
+                if tail.is_empty() {
+                    out.push(Nnf::Or(alts));
+                    break;
+                }
+                // The dual of simp_or's cut: once the first alternatives failed and the
+                // tail is then sure to fail, the later alternatives cannot change the
+                // outcome, and libpcap's optimizer drops their tests.
+                let mut fa = facts.clone();
+                for k in 0..alts.len() - 1 {
+                    learn_fail(&alts[k], &mut fa);
+                    if !burn(1) {
+                        break;
+                    }
+                    if matches!(simp_and(tail.clone(), &fa, 0), Nnf::Const(false)) {
+                        alts.truncate(k + 1);
+                        break;
+                    }
+                }
                 // The tests after this OR run on each alternative's path with what that
                 // alternative established; if every path is impossible, so is the AND.
-                let tail: Vec<Nnf> = rest.collect();
-                let all_dead = alts.iter().enumerate().all(|(j, a)| {
-                    let mut fa = facts.clone();
-                    for x in &alts[..j] {
-                        learn_fail(x, &mut fa);
-                    }
-                    learn_all(a, &mut fa);
-                    matches!(simp_and(tail.clone(), &fa, budget - 1), Nnf::Const(false))
-                });
-                if all_dead {
-                    return Nnf::Const(false);
-                }
-                out.push(Nnf::Or(alts));
-                for t in tail {
-                    match simp(t, &facts) {
-                        Nnf::Const(true) => {}
-                        Nnf::Const(false) => return Nnf::Const(false),
-                        Nnf::Lit(p, neg) => {
-                            facts.learn(&p, neg);
-                            out.push(Nnf::Lit(p, neg));
+                if budget > 0 && alts.len() <= SPLIT_LIMIT && burn(alts.len()) {
+                    let all_dead = alts.iter().enumerate().all(|(j, a)| {
+                        let mut fa = facts.clone();
+                        for x in &alts[..j] {
+                            learn_fail(x, &mut fa);
                         }
-                        Nnf::And(w) => out.extend(w),
-                        c => out.push(c),
+                        learn_all(a, &mut fa);
+                        matches!(simp_and(tail.clone(), &fa, budget - 1), Nnf::Const(false))
+                    });
+                    if all_dead {
+                        return Nnf::Const(false);
                     }
                 }
-                break;
+                match alts.len() {
+                    1 => {
+                        let x = alts.pop().expect("one");
+                        learn_all(&x, &mut facts);
+                        match x {
+                            Nnf::And(w) => out.extend(w),
+                            x => out.push(x),
+                        }
+                    }
+                    _ => out.push(Nnf::Or(alts)),
+                }
+                rest = tail.into_iter();
             }
             Nnf::And(w) => {
                 for x in &w {
