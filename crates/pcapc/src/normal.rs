@@ -231,7 +231,7 @@ fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                     if !burn(1) {
                         break;
                     }
-                    if matches!(simp_or(tail.clone(), &fa, 0), Nnf::Const(true)) {
+                    if lead_or(&tail, &fa) == Some(true) {
                         conj.truncate(k + 1);
                         break;
                     }
@@ -243,7 +243,7 @@ fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                             learn_all(x, &mut fa);
                         }
                         learn_fail(&conj[k], &mut fa);
-                        matches!(simp_or(tail.clone(), &fa, budget - 1), Nnf::Const(true))
+                        lead_or(&tail, &fa) == Some(true)
                     });
                     if all_accept {
                         return Nnf::Const(true);
@@ -271,6 +271,43 @@ fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
         1 => out.pop().expect("one"),
         _ => Nnf::Or(out),
     }
+}
+
+/// The outcome of `n` on a path with facts `f` that are not shared by every path
+/// into `n` (one alternative of an OR before it): libpcap's jump threading can only
+/// follow such a path through a chain of tests it decides from `n`'s start; the
+/// first undecided test is code shared with other paths, which stops it.
+fn lead(n: &Nnf, f: &mut Facts) -> Option<bool> {
+    match n {
+        Nnf::Const(b) => Some(*b),
+        Nnf::Lit(p, neg) => {
+            let r = decide(p, *neg, f)?;
+            f.learn(p, if r { *neg } else { !*neg });
+            Some(r)
+        }
+        Nnf::And(v) => lead_list(v, f, true),
+        Nnf::Or(v) => lead_list(v, f, false),
+        Nnf::Unoptimized(_) => None,
+    }
+}
+
+fn lead_list(v: &[Nnf], f: &mut Facts, is_and: bool) -> Option<bool> {
+    for x in v {
+        if lead(x, f)? != is_and {
+            return Some(!is_and);
+        }
+    }
+    Some(is_and)
+}
+
+/// [`lead`] of the OR of `tail`.
+fn lead_or(tail: &[Nnf], f: &Facts) -> Option<bool> {
+    lead_list(tail, &mut f.clone(), false)
+}
+
+/// [`lead`] of the AND of `tail`.
+fn lead_and(tail: &[Nnf], f: &Facts) -> Option<bool> {
+    lead_list(tail, &mut f.clone(), true)
 }
 
 /// Facts every path through `n` that rejects has established (literals of an OR).
@@ -309,7 +346,7 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                     if !burn(1) {
                         break;
                     }
-                    if matches!(simp_and(tail.clone(), &fa, 0), Nnf::Const(false)) {
+                    if lead_and(&tail, &fa) == Some(false) {
                         alts.truncate(k + 1);
                         break;
                     }
@@ -323,7 +360,7 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                             learn_fail(x, &mut fa);
                         }
                         learn_all(a, &mut fa);
-                        matches!(simp_and(tail.clone(), &fa, budget - 1), Nnf::Const(false))
+                        lead_and(&tail, &fa) == Some(false)
                     });
                     if all_dead {
                         return Nnf::Const(false);
