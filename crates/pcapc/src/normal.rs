@@ -40,12 +40,25 @@ fn nnf(t: Tree, neg: bool, opt: bool) -> Nnf {
         // still finds `x` and its negation in the same shape.)
         Tree::Not(x) if opt && !neg => dual(&nnf(*x, false, opt)),
         Tree::Not(x) => nnf(*x, !neg, opt),
-        Tree::And(v) if opt => simp(combine(v, neg, !neg, opt), &Facts::default()),
-        Tree::Or(v) if opt => simp(combine(v, neg, neg, opt), &Facts::default()),
+        Tree::And(v) if opt => fold_both(combine(v, neg, !neg, opt)),
+        Tree::Or(v) if opt => fold_both(combine(v, neg, neg, opt)),
         Tree::And(v) => combine(v, neg, !neg, opt),
         Tree::Or(v) => combine(v, neg, neg, opt),
         Tree::Unoptimized(x) => nnf(*x, neg, false),
     }
+}
+
+/// Folds `n`, and decides it if its negation folds to a constant: `not` only swaps
+/// the exits of libpcap's flow graph, so `not a or not b` is decided wherever
+/// `a and b` is (`not udp or not ip6 proto 1` is always true).
+fn fold_both(n: Nnf) -> Nnf {
+    let n = simp(n, &Facts::default());
+    if matches!(n, Nnf::And(_) | Nnf::Or(_)) {
+        if let Nnf::Const(b) = simp(dual(&n), &Facts::default()) {
+            return Nnf::Const(!b);
+        }
+    }
+    n
 }
 
 /// Builds an AND (`is_and`) or OR of the children, each negated if `neg`.
@@ -242,8 +255,9 @@ fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                         for x in &conj[..k] {
                             learn_all(x, &mut fa);
                         }
-                        learn_fail(&conj[k], &mut fa);
-                        lead_or(&tail, &fa) == Some(true)
+                        paths(&conj[k], false, fa)
+                            .iter()
+                            .all(|fp| lead_or(&tail, fp) == Some(true))
                     });
                     if all_accept {
                         return Nnf::Const(true);
@@ -270,6 +284,64 @@ fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
         0 => Nnf::Const(false),
         1 => out.pop().expect("one"),
         _ => Nnf::Or(out),
+    }
+}
+
+/// Most paths [`paths`] tells apart; past it, one path with the facts they share.
+const PATH_LIMIT: usize = 16;
+
+/// The facts of each way `n` can hold (`held`) or fail, starting from `f`; together
+/// they cover every way (a path whose facts are not all known keeps fewer facts).
+fn paths(n: &Nnf, held: bool, f: Facts) -> Vec<Facts> {
+    let fallback = |mut f: Facts| {
+        if held {
+            learn_all(n, &mut f);
+        } else {
+            learn_fail(n, &mut f);
+        }
+        vec![f]
+    };
+    match n {
+        Nnf::Lit(..) => fallback(f),
+        // Every child holds (AND held / OR failed): the paths of each in turn.
+        Nnf::And(v) | Nnf::Or(v) if held == matches!(n, Nnf::And(_)) => {
+            let mut acc = vec![f];
+            for x in v {
+                let mut next = Vec::new();
+                for fp in acc {
+                    next.extend(paths(x, held, fp));
+                    if next.len() > PATH_LIMIT {
+                        return fallback(Facts::default());
+                    }
+                }
+                acc = next;
+            }
+            acc
+        }
+        // One child decides (AND failed / OR held): the ones before it went the
+        // other way.
+        Nnf::And(v) | Nnf::Or(v) => {
+            if !burn(v.len()) {
+                return fallback(f);
+            }
+            let mut out = Vec::new();
+            let mut before = vec![f];
+            for x in v {
+                for fp in &before {
+                    out.extend(paths(x, held, fp.clone()));
+                }
+                let mut next = Vec::new();
+                for fp in before {
+                    next.extend(paths(x, !held, fp));
+                }
+                before = next;
+                if out.len() + before.len() > PATH_LIMIT {
+                    return fallback(Facts::default());
+                }
+            }
+            out
+        }
+        _ => vec![f],
     }
 }
 
@@ -359,8 +431,9 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                         for x in &alts[..j] {
                             learn_fail(x, &mut fa);
                         }
-                        learn_all(a, &mut fa);
-                        lead_and(&tail, &fa) == Some(false)
+                        paths(a, true, fa)
+                            .iter()
+                            .all(|fp| lead_and(&tail, fp) == Some(false))
                     });
                     if all_dead {
                         return Nnf::Const(false);
