@@ -88,12 +88,16 @@ fn combine(children: Vec<Tree>, neg: bool, is_and: bool, opt: bool) -> Nnf {
         // `a or b or (not a and not b)` is true too (and dually): where the later
         // child runs, the earlier ones have failed, so its tests repeat theirs with
         // known outcomes, and libpcap's optimizer sends every path the same way.
-        for j in 1..out.len() {
+        // (In any order: every way the compound child fails, a sibling holds.)
+        for j in 0..out.len() {
             let inner = match (&out[j], is_and) {
                 (Nnf::And(v), false) | (Nnf::Or(v), true) if v.len() <= 32 => v,
                 _ => continue,
             };
-            if inner.iter().all(|e| out[..j].contains(&dual(e))) {
+            if inner.iter().all(|e| {
+                let d = dual(e);
+                out[..j].contains(&d) || out[j + 1..].contains(&d)
+            }) {
                 return Nnf::Const(!is_and);
             }
         }
