@@ -4,6 +4,14 @@
 //! Folding `a and false` to `false` and `a or true` to `true` drops `a`'s loads.
 //! libpcap's optimizer does the same (a test whose branches meet is removed), so the
 //! folded program faults exactly where libpcap's does.
+//!
+//! [`simplify`] stands in for the rest of that optimizer: per-path facts as its jump
+//! threading has them (the same test again, a second equality), path splits over an
+//! OR's alternatives or a conjunction's failures (followed only through tests decided
+//! from the start of the code after them, where threading stops), the cut of tests
+//! whose both outcomes lead the same way, and `not` folded in its positive form. A
+//! filter libpcap does not optimize (`geneve`, `protochain`) is left as generated
+//! ([`Nnf::Unoptimized`]).
 
 use crate::lower::ir::{Pred, Tree};
 

@@ -9,6 +9,11 @@
 //!   only in such a last test are merged (`port (22 or 80 or 25)` is one EQ2).
 //! * Hierarchical sharing: a pass that starts with the same instructions as an earlier
 //!   pass becomes its child, its shared prefix marked `copied`.
+//! * Faithful loads: an OR followed by more tests is distributed only if retrying a
+//!   later alternative after an earlier one held cannot fault (libpcap never runs it
+//!   there); otherwise it is a GROUP. `byte N & M` tests the field the previous test
+//!   on its path loaded (libpcap's accumulator). Each group is laid out once, after
+//!   every pass that names it.
 
 use crate::lower::ir::{AnchorSpec, Cmp, Loc, Pred, Test, Val};
 use crate::normal::Nnf;
