@@ -293,7 +293,9 @@ fn seq_loads(s: &Seq, guaranteed: bool) -> Option<Vec<LoadAt>> {
             Item::Lit(Pred::Cmp(c), _) => out.push((c.loc.anchor, c.loc.off, c.size.bytes())),
             Item::Lit(Pred::Len(_) | Pred::Acc { .. }, _) => {}
             Item::Lit(Pred::Rel { lhs, rhs, .. }, _) => {
-                if !(val_loads(lhs, &mut out) && val_loads(rhs, &mut out)) && !guaranteed {
+                let known = val_loads(lhs, &mut out);
+                let known = val_loads(rhs, &mut out) && known;
+                if !known && !guaranteed {
                     return None;
                 }
             }
