@@ -512,6 +512,17 @@ fn merge(a: &Item, b: &Item) -> Option<Item> {
 /// or a test and its negation. (libpcap's optimizer finds these too, and refuses a
 /// filter all of whose paths are impossible: "expression rejects all packets".)
 fn contradictory(s: &Seq) -> bool {
+    // A comparison of constants that fails, with no test before it: libpcap's
+    // optimizer folds the whole path away.
+    if matches!(
+        s.first(),
+        Some(
+            Item::Lit(Pred::Len(Test::Gt(u32::MAX)), false)
+                | Item::Lit(Pred::Len(Test::Ge(0)), true)
+        )
+    ) {
+        return true;
+    }
     let lits: Vec<(&Pred, bool)> = s
         .iter()
         .filter_map(|i| match i {
