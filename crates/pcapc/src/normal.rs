@@ -32,7 +32,56 @@ pub fn normalize(t: Tree) -> Nnf {
     FUEL.with(|f| f.set(FUEL_PER_CALL));
     match t {
         Tree::Unoptimized(x) => Nnf::Unoptimized(Box::new(nnf(*x, false, false))),
-        t => nnf(t, false, true),
+        t => {
+            let root = first_atom(&t).cloned();
+            let n = nnf(t, false, true);
+            keep_root_load(root, n)
+        }
+    }
+}
+
+/// The test libpcap's program starts with (its root block).
+fn first_atom(t: &Tree) -> Option<&Pred> {
+    match t {
+        Tree::Atom(p) => Some(p),
+        Tree::Not(x) | Tree::Unoptimized(x) => first_atom(x),
+        Tree::And(v) | Tree::Or(v) => v.first().and_then(first_atom),
+        Tree::Const(_) => None,
+    }
+}
+
+fn first_lit(n: &Nnf) -> Option<&Pred> {
+    match n {
+        Nnf::Lit(p, _) => Some(p),
+        Nnf::And(v) | Nnf::Or(v) => v.first().and_then(first_lit),
+        _ => None,
+    }
+}
+
+/// libpcap's optimizer drops a root test whose branches meet but keeps the root
+/// block's load (opt_root moves its statements to the new root): the program still
+/// loads that field first and faults on a packet too short for it. An always-true
+/// test of the field does the same.
+fn keep_root_load(root: Option<Pred>, n: Nnf) -> Nnf {
+    let Some(Pred::Cmp(c)) = root else { return n };
+    if matches!(n, Nnf::Const(_)) || first_lit(&n) == Some(&Pred::Cmp(c)) {
+        return n;
+    }
+    let probe = Nnf::Lit(
+        Pred::Cmp(crate::lower::ir::Cmp {
+            loc: c.loc,
+            size: c.size,
+            mask: c.size.max(),
+            test: crate::lower::ir::Test::Ge(0),
+        }),
+        false,
+    );
+    match n {
+        Nnf::And(mut v) => {
+            v.insert(0, probe);
+            Nnf::And(v)
+        }
+        n => Nnf::And(vec![probe, n]),
     }
 }
 
