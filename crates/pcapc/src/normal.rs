@@ -484,6 +484,38 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                         break;
                     }
                 }
+                // Inside an alternative: once a prefix of it held and the tail is then
+                // sure to fail, with the later alternatives decided there too (so every
+                // way on leads to failure), the rest of that alternative is dropped.
+                let mut before = facts.clone();
+                for j in 0..alts.len() {
+                    if let Nnf::And(conj) = &alts[j] {
+                        let mut fp = before.clone();
+                        let mut cut = None;
+                        for k in 0..conj.len() - 1 {
+                            learn_all(&conj[k], &mut fp);
+                            if !burn(1) {
+                                break;
+                            }
+                            if lead_and(&tail, &fp) == Some(false)
+                                && lead_or(&alts[j + 1..], &fp).is_some()
+                            {
+                                cut = Some(k + 1);
+                                break;
+                            }
+                        }
+                        if let Some(n) = cut {
+                            let mut c = conj.clone();
+                            c.truncate(n);
+                            alts[j] = if n == 1 {
+                                c.pop().expect("one")
+                            } else {
+                                Nnf::And(c)
+                            };
+                        }
+                    }
+                    learn_fail(&alts[j], &mut before);
+                }
                 // The tests after this OR run on each alternative's path with what that
                 // alternative established; if every path is impossible, so is the AND.
                 if budget > 0 && alts.len() <= SPLIT_LIMIT && burn(alts.len()) {
