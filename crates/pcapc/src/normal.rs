@@ -310,6 +310,38 @@ fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                         break;
                     }
                 }
+                // Dually, inside a conjunct that is an OR: once a prefix of its
+                // alternatives failed and the tail is then sure to hold, with the later
+                // conjuncts decided there too, its later alternatives are dropped.
+                let mut before = facts.clone();
+                for j in 0..conj.len() {
+                    if let Nnf::Or(alts) = &conj[j] {
+                        let mut fp = before.clone();
+                        let mut cut = None;
+                        for k in 0..alts.len() - 1 {
+                            learn_fail(&alts[k], &mut fp);
+                            if !burn(1) {
+                                break;
+                            }
+                            if lead_or(&tail, &fp) == Some(true)
+                                && lead_and(&conj[j + 1..], &fp).is_some()
+                            {
+                                cut = Some(k + 1);
+                                break;
+                            }
+                        }
+                        if let Some(n) = cut {
+                            let mut a = alts.clone();
+                            a.truncate(n);
+                            conj[j] = if n == 1 {
+                                a.pop().expect("one")
+                            } else {
+                                Nnf::Or(a)
+                            };
+                        }
+                    }
+                    learn_all(&conj[j], &mut before);
+                }
                 if budget > 0 && conj.len() <= SPLIT_LIMIT && burn(conj.len()) {
                     let all_accept = (0..conj.len()).all(|k| {
                         let mut fa = facts.clone();
