@@ -486,7 +486,11 @@ impl ExprGen {
                 format!("{q} multicast")
             }
             5 => {
-                let op = *self.rng.pick(&["=", "<", ">", "&", "|"]);
+                // Not `&` or `|`: libpcap 1.10 emits no load for them, so their
+                // result is whatever the previous test left in the BPF accumulator
+                // (a function of libpcap's register use and optimiser, not of the
+                // packet). The corpus checks their stand-alone forms.
+                let op = *self.rng.pick(&["=", "<", ">"]);
                 let i = self.rng.below(40);
                 let v = self.rng.below(256);
                 format!("byte {i} {op} {v}")

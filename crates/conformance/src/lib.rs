@@ -393,6 +393,10 @@ pub trait Candidate: Sync {
         data: &[u8],
         wire_len: u32,
     ) -> bool;
+    /// Whether the last `matches` ended on a load past the captured bytes.
+    fn faulted(&self, _scratch: &Self::Scratch) -> bool {
+        false
+    }
 }
 
 /// netsift: `netsift_pcapc::compile` + `netsift_engine::matches`.
@@ -402,6 +406,10 @@ pub struct Netsift;
 impl Candidate for Netsift {
     type Program = netsift_isa::PassSet;
     type Scratch = netsift_engine::Scratch;
+
+    fn faulted(&self, scratch: &Self::Scratch) -> bool {
+        scratch.faulted()
+    }
 
     fn name(&self) -> &'static str {
         "netsift"
@@ -475,6 +483,9 @@ pub struct Mismatch {
     pub netsift: bool,
     pub wire_len: u32,
     pub data: Vec<u8>,
+    /// Either side's verdict came from a load past the captured bytes: the two
+    /// programs ran their loads in a different order (see `Report::mismatches_short`).
+    pub short: bool,
 }
 
 impl Mismatch {
@@ -547,6 +558,12 @@ pub struct Report {
     pub no_verdict: u64,
     pub no_verdict_samples: Vec<String>,
     pub mismatches: u64,
+    /// Of `mismatches`, those where netsift's or libpcap's verdict came from a load
+    /// past the captured bytes: the packet is too short for some test, and the verdict
+    /// depends on which loads each program runs before deciding.
+    pub mismatches_short: u64,
+    /// The first mismatches where neither side ran out of bytes (they matter most).
+    pub full_samples: Vec<Mismatch>,
     /// The first mismatches, in order.
     pub samples: Vec<Mismatch>,
     pub by_expr: BTreeMap<(LinkType, String), ExprTally>,
@@ -572,6 +589,11 @@ impl Report {
     /// Counts one mismatching packet.
     pub fn record(&mut self, m: Mismatch) {
         self.mismatches += 1;
+        if m.short {
+            self.mismatches_short += 1;
+        } else if self.full_samples.len() < MAX_SAMPLES {
+            self.full_samples.push(m.clone());
+        }
         let key = (m.linktype, m.expr.clone());
         let t = self.by_expr.entry(key).or_insert_with(|| ExprTally {
             mismatches: 0,
@@ -610,6 +632,8 @@ impl Report {
             }
         }
         self.mismatches += o.mismatches;
+        self.mismatches_short += o.mismatches_short;
+        self.full_samples.extend(o.full_samples);
         for m in o.samples {
             if self.samples.len() < MAX_SAMPLES {
                 self.samples.push(m);
@@ -951,7 +975,16 @@ impl<'c, C: Candidate> Comparison<'c, C> {
                 match got {
                     Ok(got) => {
                         if got != (want != 0) {
+                            let oob = netsift_oracle::bpf::interpret_traced(
+                                c.oracle.insns(),
+                                &p.data,
+                                p.wire_len,
+                                1 << 24,
+                            )
+                            .is_ok_and(|(_, oob)| oob);
+                            let short = oob || self.candidate.faulted(scratch);
                             r.record(Mismatch {
+                                short,
                                 linktype: lt,
                                 expr: c.expr.clone(),
                                 capture: cap.name.clone(),

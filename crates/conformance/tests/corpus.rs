@@ -244,6 +244,8 @@ fn apply_table() {
                             netsift: *g,
                             wire_len: p.wire_len,
                             data: p.data.clone(),
+                            // apply.tsv must agree on every packet; no class is excused.
+                            short: false,
                         });
                     }
                 }

@@ -42,7 +42,10 @@ pub fn evaluate(set: &PassSet, scratch: &mut Scratch, packet: &[u8], wire_len: u
         match cx.pass(i, 0) {
             Ok(true) => return Verdict::Accept,
             Ok(false) => {}
-            Err(Fault) => return Verdict::Reject,
+            Err(Fault) => {
+                cx.s.faulted = true;
+                return Verdict::Reject;
+            }
         }
     }
     Verdict::Reject

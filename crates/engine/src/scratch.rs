@@ -18,6 +18,8 @@ pub struct Scratch {
     /// Instructions evaluated for the last packet (copied ones reused from a parent
     /// are not counted): what the safety tests bound.
     pub(crate) steps: u64,
+    /// Whether the last packet's evaluation ended on a load past the captured bytes.
+    pub(crate) faulted: bool,
 }
 
 pub(crate) const ACCEPTED: u32 = 1 << 31;
@@ -39,6 +41,7 @@ impl Scratch {
             pass_epoch: Vec::new(),
             pass_state: Vec::new(),
             steps: 0,
+            faulted: false,
         }
     }
 
@@ -56,8 +59,15 @@ impl Scratch {
             self.epoch = 1;
         }
         self.steps = 0;
+        self.faulted = false;
         self.anchor_valid = 1; // anchor 0, the packet start, is always 0
         self.anchor_val[0] = 0;
+    }
+
+    /// Whether the most recent packet was rejected because a load ran past its
+    /// captured bytes (a fault) rather than by a test.
+    pub fn faulted(&self) -> bool {
+        self.faulted
     }
 
     /// Instructions the engine evaluated for the most recent packet.

@@ -103,6 +103,17 @@ fn ld(p: &[u8], k: usize, n: usize) -> u32 {
 
 /// Runs the program like libpcap does, for at most `budget` instructions.
 pub fn interpret(insns: &[BpfInsn], p: &[u8], wirelen: u32, budget: u64) -> Result<u32, NoVerdict> {
+    interpret_traced(insns, p, wirelen, budget).map(|(v, _)| v)
+}
+
+/// Like [`interpret`], and also says whether the result came from a load past the
+/// captured bytes (BPF's implicit `return 0`) rather than from a `ret` instruction.
+pub fn interpret_traced(
+    insns: &[BpfInsn],
+    p: &[u8],
+    wirelen: u32,
+    budget: u64,
+) -> Result<(u32, bool), NoVerdict> {
     let buflen = p.len() as u32;
     let (mut a, mut x): (u32, u32) = (0, 0);
     let mut mem = [0u32; BPF_MEMWORDS];
@@ -121,23 +132,23 @@ pub fn interpret(insns: &[BpfInsn], p: &[u8], wirelen: u32, budget: u64) -> Resu
         pc += 1;
         let (jt, jf) = (ins.jt as i64, ins.jf as i64);
         match ins.code {
-            c if c == BPF_RET | BPF_K => return Ok(k),
-            c if c == BPF_RET | BPF_A => return Ok(a),
+            c if c == BPF_RET | BPF_K => return Ok((k, false)),
+            c if c == BPF_RET | BPF_A => return Ok((a, false)),
             c if c == BPF_LD | BPF_W | BPF_ABS => {
                 if k > buflen || 4 > buflen - k {
-                    return Ok(0);
+                    return Ok((0, true));
                 }
                 a = ld(p, k as usize, 4);
             }
             c if c == BPF_LD | BPF_H | BPF_ABS => {
                 if k > buflen || 2 > buflen - k {
-                    return Ok(0);
+                    return Ok((0, true));
                 }
                 a = ld(p, k as usize, 2);
             }
             c if c == BPF_LD | BPF_B | BPF_ABS => {
                 if k >= buflen {
-                    return Ok(0);
+                    return Ok((0, true));
                 }
                 a = p[k as usize] as u32;
             }
@@ -145,25 +156,25 @@ pub fn interpret(insns: &[BpfInsn], p: &[u8], wirelen: u32, budget: u64) -> Resu
             c if c == BPF_LDX | BPF_W | BPF_LEN => x = wirelen,
             c if c == BPF_LD | BPF_W | BPF_IND => {
                 if k > buflen || x > buflen - k || 4 > buflen - (x + k) {
-                    return Ok(0);
+                    return Ok((0, true));
                 }
                 a = ld(p, (x + k) as usize, 4);
             }
             c if c == BPF_LD | BPF_H | BPF_IND => {
                 if x > buflen || k > buflen - x || 2 > buflen - (x + k) {
-                    return Ok(0);
+                    return Ok((0, true));
                 }
                 a = ld(p, (x + k) as usize, 2);
             }
             c if c == BPF_LD | BPF_B | BPF_IND => {
                 if k >= buflen || x >= buflen - k {
-                    return Ok(0);
+                    return Ok((0, true));
                 }
                 a = p[(x + k) as usize] as u32;
             }
             c if c == BPF_LDX | BPF_MSH | BPF_B => {
                 if k >= buflen {
-                    return Ok(0);
+                    return Ok((0, true));
                 }
                 x = ((p[k as usize] & 0xf) as u32) << 2;
             }
@@ -205,13 +216,13 @@ pub fn interpret(insns: &[BpfInsn], p: &[u8], wirelen: u32, budget: u64) -> Resu
             c if c == BPF_ALU | BPF_MUL | BPF_X => a = a.wrapping_mul(x),
             c if c == BPF_ALU | BPF_DIV | BPF_X => {
                 if x == 0 {
-                    return Ok(0);
+                    return Ok((0, true));
                 }
                 a /= x;
             }
             c if c == BPF_ALU | BPF_MOD | BPF_X => {
                 if x == 0 {
-                    return Ok(0);
+                    return Ok((0, true));
                 }
                 a %= x;
             }

@@ -806,6 +806,28 @@ impl Selector<'_> {
                 self.arith(x, ops, pool)?;
                 ops.push(build::micro(ArithOp::Neg, false, 0));
             }
+            // Peepholes that keep more expressions within one instruction's 14
+            // micro-ops, without changing which loads run (ARITH has no
+            // short-circuit): `x + -y` is `x - y`, and a constant on the left of a
+            // commutative operator moves right, where it is an immediate operand.
+            Val::Bin(ArithOp::Add, x, y) if matches!(**y, Val::Neg(_)) => {
+                let Val::Neg(z) = &**y else {
+                    unreachable!("matched above")
+                };
+                self.arith(x, ops, pool)?;
+                self.arith(z, ops, pool)?;
+                ops.push(build::micro(ArithOp::Sub, false, 0));
+            }
+            Val::Bin(op, x, y)
+                if matches!(**x, Val::Const(_))
+                    && !matches!(**y, Val::Const(_))
+                    && matches!(
+                        op,
+                        ArithOp::Add | ArithOp::Mul | ArithOp::And | ArithOp::Or | ArithOp::Xor
+                    ) =>
+            {
+                self.arith(&Val::Bin(*op, y.clone(), x.clone()), ops, pool)?;
+            }
             Val::Bin(op, x, y) => {
                 self.arith(x, ops, pool)?;
                 if let Val::Const(k) = **y {

@@ -57,7 +57,10 @@ fn stats(mut v: Vec<f64>) -> (f64, f64, f64) {
 }
 
 fn main() {
-    let rounds: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(11);
+    let rounds: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(11);
     let (pkts, source) = packets();
     println!("# filter_bench: {} packets in memory ({source}), {rounds} rounds; ns/packet median [min, max]", pkts.len());
     println!("| expression | netsift | libpcap BPF | libpcap/netsift | accepted |");
@@ -70,15 +73,25 @@ fn main() {
         let (mut an, mut al) = (0usize, 0usize);
         for _ in 0..rounds {
             let t = Instant::now();
-            an = pkts.iter().filter(|p| netsift_engine::matches(&set, &mut scratch, &p.data, p.wire_len)).count();
+            an = pkts
+                .iter()
+                .filter(|p| netsift_engine::matches(&set, &mut scratch, &p.data, p.wire_len))
+                .count();
             tn.push(t.elapsed().as_nanos() as f64 / pkts.len() as f64);
             let t = Instant::now();
-            al = pkts.iter().filter(|p| bpf.run_libpcap(&p.data, p.wire_len) != 0).count();
+            al = pkts
+                .iter()
+                .filter(|p| bpf.run_libpcap(&p.data, p.wire_len) != 0)
+                .count();
             tl.push(t.elapsed().as_nanos() as f64 / pkts.len() as f64);
         }
         let (n, nlo, nhi) = stats(tn);
         let (l, llo, lhi) = stats(tl);
-        let agree = if an == al { format!("{an}") } else { format!("{an} vs libpcap {al} (DIFFERENT)") };
+        let agree = if an == al {
+            format!("{an}")
+        } else {
+            format!("{an} vs libpcap {al} (DIFFERENT)")
+        };
         println!("| `{e}` | {n:.1} [{nlo:.1}, {nhi:.1}] | {l:.1} [{llo:.1}, {lhi:.1}] | {:.2}x | {agree} |", l / n);
     }
 }
