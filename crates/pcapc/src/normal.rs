@@ -109,6 +109,12 @@ fn nnf(t: Tree, neg: bool, opt: bool) -> Nnf {
 /// the exits of libpcap's flow graph, so `not a or not b` is decided wherever
 /// `a and b` is (`not udp or not ip6 proto 1` is always true).
 fn fold_both(n: Nnf) -> Nnf {
+    // Folding every node as it is built costs the node's size each time; past a few
+    // hundred literals that would make compile time quadratic on long chains, so big
+    // nodes are left to the whole-tree pass (`simplify`) alone.
+    if lits(&n, FOLD_LIMIT + 1) > FOLD_LIMIT {
+        return n;
+    }
     let n = simp(n, &Facts::default());
     if matches!(n, Nnf::And(_) | Nnf::Or(_)) {
         if let Nnf::Const(b) = simp(dual(&n), &Facts::default()) {
@@ -116,6 +122,28 @@ fn fold_both(n: Nnf) -> Nnf {
         }
     }
     n
+}
+
+/// Largest node (in literals) folded as it is built.
+const FOLD_LIMIT: usize = 256;
+
+/// Literals in `n`, counting no further than `cap`.
+fn lits(n: &Nnf, cap: usize) -> usize {
+    match n {
+        Nnf::Const(_) => 0,
+        Nnf::Lit(..) => 1,
+        Nnf::Unoptimized(x) => lits(x, cap),
+        Nnf::And(v) | Nnf::Or(v) => {
+            let mut total = 0;
+            for x in v {
+                total += lits(x, cap - total.min(cap));
+                if total >= cap {
+                    break;
+                }
+            }
+            total
+        }
+    }
 }
 
 /// Builds an AND (`is_and`) or OR of the children, each negated if `neg`.
@@ -190,8 +218,13 @@ type Key = (crate::lower::ir::Loc, netsift_isa::Size, u32);
 impl Facts {
     /// Records what a literal that held says.
     fn learn(&mut self, p: &Pred, neg: bool) {
+        // Facts are copied at every branch; a bound on how many a path keeps keeps
+        // compile time linear on long ORs (folding less is always sound: the test
+        // simply stays in the program).
         if let Pred::Cmp(c) = p {
-            self.seen.push(((c.loc, c.size, c.mask), c.test, !neg));
+            if self.seen.len() < MAX_FACTS {
+                self.seen.push(((c.loc, c.size, c.mask), c.test, !neg));
+            }
         }
     }
 }
@@ -476,6 +509,9 @@ fn lead_and(tail: &[Nnf], f: &Facts) -> Option<bool> {
 }
 
 /// Facts every path through `n` that rejects has established (literals of an OR).
+/// Most facts one path remembers (see `Facts::learn`).
+const MAX_FACTS: usize = 48;
+
 fn learn_fail(n: &Nnf, f: &mut Facts) {
     match n {
         Nnf::Lit(p, neg) => f.learn(p, !*neg),

@@ -24,6 +24,9 @@ use netsift_isa::{
 use std::collections::HashMap;
 use std::rc::Rc;
 
+/// How many earlier passes of its block a pass compares itself with to find a parent.
+const PARENT_WINDOW: usize = 16;
+
 /// Most alternatives one AND may distribute into before ORs become GROUPs.
 pub const DNF_BUDGET: usize = 64;
 
@@ -610,8 +613,11 @@ impl Selector<'_> {
         block_start: usize,
         mut insns: Vec<Instruction>,
     ) -> Result<(), SelectError> {
+        // Alternatives come in the order of the choices that made them, so the
+        // longest shared prefix is with a recent pass: looking back a bounded distance
+        // keeps layout linear in the number of passes.
         let mut best: Option<(usize, usize)> = None;
-        for p in block_start..idx {
+        for p in block_start.max(idx.saturating_sub(PARENT_WINDOW))..idx {
             let other = self.set.passes()[p].instructions();
             let k = other
                 .iter()
