@@ -6,4 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/setup.sh
 cargo build --release --quiet
-cargo test --workspace --release --no-fail-fast
+status=0
+cargo test --workspace --release --no-fail-fast --exclude netsift-conformance --exclude netsift || status=1
+# The differential and end-to-end tests print what they compared (expressions,
+# captures, packets, mismatches): show it.
+cargo test --release --no-fail-fast -p netsift-conformance -p netsift -- --nocapture || status=1
+exit $status
