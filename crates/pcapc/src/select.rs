@@ -383,16 +383,71 @@ fn push_alt(out: &mut Vec<Seq>, alt: Seq, opt: bool) {
             {
                 if let Some(m) = merge(a, b) {
                     let n = last.len();
+                    let pair = matches!(m, Item::Either { .. });
                     last[n - 1] = m;
+                    // A pair just completed (`host B` after `host A`) joins an earlier
+                    // pair with the same prefix, as libpcap's optimizer gathers them.
+                    if opt && pair && out.len() > 1 {
+                        let done = out.pop().expect("non-empty");
+                        if !absorb(out, &done) {
+                            out.push(done);
+                        }
+                    }
                     return;
                 }
             }
         }
     }
-    // Same prefix as an earlier alternative, last items mergeable: libpcap's optimizer
-    // also gathers these (`port 22 or port 80` tests both values on the source port,
-    // then both on the destination port).
-    for prev in out.iter_mut().filter(|_| opt) {
+    if opt && absorb(out, &alt) {
+        return;
+    }
+    out.push(alt);
+}
+
+/// Merges a finished alternative into what is already there, if libpcap's optimizer
+/// would share them: equal but for one earlier test on the same field as the last
+/// alternative (`arp` and `rarp` before the same address test: one SIMD test of both
+/// values, exact since the two cannot both hold), or the same prefix as an earlier
+/// alternative with both ending in a src-or-dst pair.
+fn absorb(out: &mut Vec<Seq>, alt: &Seq) -> bool {
+    if let Some(last) = out.last_mut() {
+        if let Some(i) = single_difference(last, alt) {
+            if let Some(m) = merge(&last[i], &alt[i]).filter(|m| matches!(m, Item::Set { .. })) {
+                last[i] = m;
+                if matches!(last.last(), Some(Item::Either { .. })) && out.len() > 1 {
+                    let done = out.pop().expect("non-empty");
+                    if !merge_into_earlier(out, &done) {
+                        out.push(done);
+                    }
+                }
+                return true;
+            }
+        }
+    }
+    merge_into_earlier(out, alt)
+}
+
+/// The one position where two equally long sequences differ, if exactly one (and not
+/// the last: that case is the src-or-dst merge above).
+fn single_difference(a: &Seq, b: &Seq) -> Option<usize> {
+    if a.len() != b.len() || a.len() < 2 {
+        return None;
+    }
+    let mut diff = a
+        .iter()
+        .zip(b)
+        .enumerate()
+        .filter(|(_, (x, y))| x != y)
+        .map(|(i, _)| i);
+    let i = diff.next()?;
+    (diff.next().is_none() && i + 1 < a.len()).then_some(i)
+}
+
+/// Same prefix as an earlier alternative, both ending in a src-or-dst pair: merge the
+/// pairs. libpcap's optimizer also gathers these (`port 22 or port 80` tests both
+/// values on the source port, then both on the destination port).
+fn merge_into_earlier(out: &mut [Seq], alt: &Seq) -> bool {
+    for prev in out.iter_mut() {
         if prev.len() == alt.len()
             && !alt.is_empty()
             && prev[..prev.len() - 1] == alt[..alt.len() - 1]
@@ -402,12 +457,12 @@ fn push_alt(out: &mut Vec<Seq>, alt: Seq, opt: bool) {
                 if let Some(m) = merge(a, b) {
                     let n = prev.len();
                     prev[n - 1] = m;
-                    return;
+                    return true;
                 }
             }
         }
     }
-    out.push(alt);
+    false
 }
 
 fn eq_parts(i: &Item) -> Option<(Loc, Size, u32, Vec<u32>)> {
