@@ -535,16 +535,15 @@ impl Lowerer<'_> {
         }
     }
 
-    /// `byte N op M`. libpcap 1.10 emits no load for `&` and `|`, so they test the
-    /// BPF accumulator's initial 0: `&` never matches and `|` matches iff M != 0.
-    /// netsift reproduces that (for the primitive on its own), to agree with libpcap.
+    /// `byte N op M`. libpcap 1.10 emits no load for `&` and `|`: they test whatever
+    /// the BPF accumulator holds there (0 at the start of the program, else the field
+    /// the previous test loaded). netsift reproduces that through `Pred::Acc`, which
+    /// instruction selection resolves against the test before it on each path.
     pub fn byteop(&mut self, idx: u32, op: ByteOp, val: u32) -> LResult<Tree> {
         match op {
             ByteOp::Eq => self.cmp(Rel::LinkHdr, idx, Size::B1, val),
             ByteOp::Lt => self.cmp_lt(Rel::LinkHdr, idx, Size::B1, val),
             ByteOp::Gt => self.cmp_gt(Rel::LinkHdr, idx, Size::B1, val),
-            // A run-time test in libpcap (not folded), so not a constant here either:
-            // an empty or full wire-length range, which loads nothing.
             ByteOp::And => Ok(Tree::Atom(Pred::Acc { or: false, val })),
             ByteOp::Or => Ok(Tree::Atom(Pred::Acc { or: true, val })),
         }
