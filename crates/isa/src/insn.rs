@@ -400,6 +400,17 @@ pub mod build {
         Some(Instruction(w))
     }
 
+    /// The image of an instruction with `n` operands, its command word written, if the
+    /// operands and the address fit.
+    fn start(op: Opcode, size: Size, n: usize, anchor: u8, offset: u32) -> Option<[u32; 8]> {
+        if n == 0 || n > Instruction::capacity(op, size) || !cmd_ok(n, anchor, offset) {
+            return None;
+        }
+        let mut w = [0u32; 8];
+        w[0] = Instruction::command(op, size, n, anchor, offset);
+        Some(w)
+    }
+
     /// RANGE: `field & mask` in any of `ranges` (inclusive).
     pub fn range(
         anchor: u8,
@@ -408,14 +419,7 @@ pub mod build {
         mask: u32,
         ranges: &[(u32, u32)],
     ) -> Option<Instruction> {
-        if ranges.is_empty()
-            || ranges.len() > Instruction::capacity(Opcode::Range, size)
-            || !cmd_ok(ranges.len(), anchor, offset)
-        {
-            return None;
-        }
-        let mut w = [0u32; 8];
-        w[0] = Instruction::command(Opcode::Range, size, ranges.len(), anchor, offset);
+        let mut w = start(Opcode::Range, size, ranges.len(), anchor, offset)?;
         w[1] = mask;
         pack_ranges(&mut w, 2, size, ranges);
         Some(Instruction(w))
@@ -443,14 +447,7 @@ pub mod build {
         mask: u32,
         values: &[u32],
     ) -> Option<Instruction> {
-        if values.is_empty()
-            || values.len() > Instruction::capacity(Opcode::Eq2, size)
-            || !cmd_ok(values.len(), anchor, offset)
-        {
-            return None;
-        }
-        let mut w = [0u32; 8];
-        w[0] = Instruction::command(Opcode::Eq2, size, values.len(), anchor, offset);
+        let mut w = start(Opcode::Eq2, size, values.len(), anchor, offset)?;
         w[1] = delta as u32 | if both { BOTH_FIELDS } else { 0 };
         w[2] = mask;
         pack_operands(&mut w, 3, size, values);
@@ -467,14 +464,7 @@ pub mod build {
         mask: u32,
         ranges: &[(u32, u32)],
     ) -> Option<Instruction> {
-        if ranges.is_empty()
-            || ranges.len() > Instruction::capacity(Opcode::Range2, size)
-            || !cmd_ok(ranges.len(), anchor, offset)
-        {
-            return None;
-        }
-        let mut w = [0u32; 8];
-        w[0] = Instruction::command(Opcode::Range2, size, ranges.len(), anchor, offset);
+        let mut w = start(Opcode::Range2, size, ranges.len(), anchor, offset)?;
         w[1] = delta as u32 | if both { BOTH_FIELDS } else { 0 };
         w[2] = mask;
         pack_ranges(&mut w, 3, size, ranges);
