@@ -527,41 +527,28 @@ impl Printer<'_> {
                 }
                 let mut at = 4usize;
                 let mut left = len - 4;
-                if f & 0x01 != 0 {
-                    out!(self, " ack ");
-                    if f & 0x02 != 0 {
-                        if left < 8 {
-                            return false;
-                        }
-                        out!(self, "{}", b8(at));
-                        at += 8;
-                        left -= 8;
-                    } else {
-                        if left < 4 {
-                            return false;
-                        }
-                        out!(self, "{}", b4(at));
-                        at += 4;
-                        left -= 4;
+                // A data ack or sequence number: 8 bytes when `wide`, else 4.
+                let num = |wide: bool, at: &mut usize, left: &mut usize| -> Option<u64> {
+                    let n = if wide { 8 } else { 4 };
+                    if *left < n {
+                        return None;
                     }
+                    let v = if wide { b8(*at) } else { b4(*at) as u64 };
+                    *at += n;
+                    *left -= n;
+                    Some(v)
+                };
+                if f & 0x01 != 0 {
+                    let Some(v) = num(f & 0x02 != 0, &mut at, &mut left) else {
+                        return false;
+                    };
+                    out!(self, " ack {v}");
                 }
                 if f & 0x04 != 0 {
-                    out!(self, " seq ");
-                    if f & 0x08 != 0 {
-                        if left < 8 {
-                            return false;
-                        }
-                        out!(self, "{}", b8(at));
-                        at += 8;
-                        left -= 8;
-                    } else {
-                        if left < 4 {
-                            return false;
-                        }
-                        out!(self, "{}", b4(at));
-                        at += 4;
-                        left -= 4;
-                    }
+                    let Some(v) = num(f & 0x08 != 0, &mut at, &mut left) else {
+                        return false;
+                    };
+                    out!(self, " seq {v}");
                     if left < 4 {
                         return false;
                     }
