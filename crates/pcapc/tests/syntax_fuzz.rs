@@ -5,23 +5,8 @@
 use netsift_pcapc::syntax::ast::{Arith, Expr, PrimKind, Span};
 use netsift_pcapc::syntax::parse;
 
-/// xorshift64*: small, seeded, good enough to pick tokens.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
-}
+mod common;
+use common::Rng;
 
 const VOCAB: &[&str] = &[
     "(",
