@@ -5,6 +5,9 @@
 use netsift_pcapc::compile;
 use netsift_wire::LinkType;
 
+mod common;
+use common::Rng;
+
 const WORDS: &[&str] = &[
     "host",
     "net",
@@ -96,19 +99,6 @@ const WORDS: &[&str] = &[
     "25-53",
     "http",
 ];
-
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 fn check(text: &str) {
     for lt in LinkType::SUPPORTED {
