@@ -434,6 +434,51 @@ impl Candidate for Netsift {
     }
 }
 
+/// netsift's live path: the expression added by `netsift_swift::Swift::add` as a
+/// second clause (after one that matches no packet of the corpus), evaluated by the
+/// live reader.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NetsiftLive;
+
+impl Candidate for NetsiftLive {
+    type Program = (netsift_swift::Swift, netsift_engine::live::Reader);
+    type Scratch = netsift_engine::Scratch;
+
+    fn faulted(&self, scratch: &Self::Scratch) -> bool {
+        scratch.faulted()
+    }
+
+    fn name(&self) -> &'static str {
+        "netsift-live"
+    }
+
+    fn new_scratch(&self) -> Self::Scratch {
+        netsift_engine::Scratch::new()
+    }
+
+    fn compile(&self, lt: LinkType, expr: &str) -> Result<Self::Program, String> {
+        let (mut swift, reader) = netsift_swift::Swift::open(lt);
+        // Wire lengths in the corpus stay far below this, so the verdict is the
+        // expression's; the clause occupies the first slots, so the expression's
+        // passes are relocated.
+        swift
+            .add("greater 4000000000")
+            .map_err(|e| format!("decoy clause: {e}"))?;
+        swift.add(expr).map_err(|e| e.to_string())?;
+        Ok((swift, reader))
+    }
+
+    fn matches(
+        &self,
+        prog: &Self::Program,
+        scratch: &mut Self::Scratch,
+        data: &[u8],
+        wire_len: u32,
+    ) -> bool {
+        prog.1.matches(scratch, data, wire_len)
+    }
+}
+
 /// libpcap compared with itself: the harness's own self-test (must never disagree).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LibpcapItself;

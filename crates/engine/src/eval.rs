@@ -1,8 +1,14 @@
 //! The interpreter: passes, instructions, anchors.
+//!
+//! The interpreter is generic over [`Program`], so the same code runs a static
+//! [`PassSet`] and a live pass set whose passes are published one at a time while
+//! packets flow (`crate::live`).
 
 use crate::scratch::{Scratch, ACCEPTED, NO_ANCHOR};
-use netsift_isa::insn::{ArithOp, Opcode, Size, ARITH_POOL_BASE, ARITH_STACK, BOTH_FIELDS};
-use netsift_isa::{AnchorRule, Instruction, PassKind, PassSet, MAX_GROUP_DEPTH};
+use netsift_isa::insn::{
+    ArithOp, Opcode, Size, ARITH_POOL_BASE, ARITH_STACK, BOTH_FIELDS, SET_FIELD_B,
+};
+use netsift_isa::{Anchor, AnchorRule, Instruction, PassKind, PassSet, MAX_GROUP_DEPTH};
 
 /// The result of running a pass set over one packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -11,13 +17,66 @@ pub enum Verdict {
     Reject,
 }
 
-/// A load past the captured bytes: the packet is rejected, as in BPF.
+/// A load past the captured bytes: the clause is rejected, as in BPF.
 #[derive(Debug)]
 struct Fault;
 
 /// What an instruction says before negation. `Invalid` images are false whatever
 /// their negation flag says.
 type Outcome = Result<Option<bool>, Fault>;
+
+/// One pass as the interpreter sees it.
+pub(crate) struct PassRef<'a> {
+    pub kind: PassKind,
+    pub parent: Option<u16>,
+    /// Passes of one clause share a fault: a load past the captured bytes in any of
+    /// them rejects the whole clause (as one BPF program would), but not other
+    /// clauses of a live set, which are independent filters.
+    pub clause: u32,
+    pub insns: &'a [Instruction],
+    /// Live sets stamp every instruction write; a copied instruction reuses its
+    /// parent's result only if the stamps agree, so an edit of either pass can never
+    /// make a child use a result of a different instruction. Static sets have no
+    /// stamps and trust the `copied` marks.
+    pub stamps: Option<&'a [u64]>,
+    /// Identifies this version of the pass (live sets); 0 for static sets.
+    pub id: u64,
+}
+
+/// What the interpreter needs from a pass set.
+pub(crate) trait Program {
+    /// Pass indices are below this.
+    fn slots(&self) -> usize;
+    fn pass(&self, i: usize) -> Option<PassRef<'_>>;
+    fn anchor(&self, a: usize) -> Option<Anchor>;
+    /// Whether hash table `table` holds `key`; `None` if there is no such table.
+    fn contains(&self, table: u32, key: u64) -> Option<bool>;
+}
+
+impl Program for PassSet {
+    #[inline]
+    fn slots(&self) -> usize {
+        self.passes().len()
+    }
+    #[inline]
+    fn pass(&self, i: usize) -> Option<PassRef<'_>> {
+        self.passes().get(i).map(|p| PassRef {
+            kind: p.kind,
+            parent: p.parent,
+            clause: 0,
+            insns: p.instructions(),
+            stamps: None,
+            id: 0,
+        })
+    }
+    #[inline]
+    fn anchor(&self, a: usize) -> Option<Anchor> {
+        self.anchors().get(a).copied()
+    }
+    fn contains(&self, _table: u32, _key: u64) -> Option<bool> {
+        None
+    }
+}
 
 /// Whether the pass set accepts the packet. `packet` holds the captured bytes,
 /// `wire_len` the packet's length on the wire (for `len`, `less`, `greater`).
@@ -27,16 +86,31 @@ pub fn matches(set: &PassSet, scratch: &mut Scratch, packet: &[u8], wire_len: u3
 }
 
 pub fn evaluate(set: &PassSet, scratch: &mut Scratch, packet: &[u8], wire_len: u32) -> Verdict {
-    let passes = set.passes();
-    scratch.reset(passes.len());
+    run(set, scratch, packet, wire_len)
+}
+
+/// Walks the root passes in index order (depth-first order, since children follow
+/// their parents) until one accepts.
+pub(crate) fn run<P: Program + ?Sized>(
+    prog: &P,
+    scratch: &mut Scratch,
+    packet: &[u8],
+    wire_len: u32,
+) -> Verdict {
+    let slots = prog.slots();
+    scratch.reset(slots);
     let mut cx = Cx {
-        set,
+        prog,
         pkt: packet,
         wire_len,
         s: scratch,
     };
-    for (i, p) in passes.iter().enumerate() {
+    for i in 0..slots {
+        let Some(p) = prog.pass(i) else { continue };
         if p.kind != PassKind::Root {
+            continue;
+        }
+        if !cx.s.faulted_clauses.is_empty() && cx.s.faulted_clauses.contains(&p.clause) {
             continue;
         }
         match cx.pass(i, 0) {
@@ -44,15 +118,15 @@ pub fn evaluate(set: &PassSet, scratch: &mut Scratch, packet: &[u8], wire_len: u
             Ok(false) => {}
             Err(Fault) => {
                 cx.s.faulted = true;
-                return Verdict::Reject;
+                cx.s.faulted_clauses.push(p.clause);
             }
         }
     }
     Verdict::Reject
 }
 
-struct Cx<'a> {
-    set: &'a PassSet,
+struct Cx<'a, P: Program + ?Sized> {
+    prog: &'a P,
     pkt: &'a [u8],
     wire_len: u32,
     s: &'a mut Scratch,
@@ -73,38 +147,48 @@ fn load(pkt: &[u8], at: u32, size: Size) -> Result<u32, Fault> {
     .ok_or(Fault)
 }
 
-impl Cx<'_> {
+impl<P: Program + ?Sized> Cx<'_, P> {
     /// Runs pass `idx` (once per packet: a second call returns the saved result).
     fn pass(&mut self, idx: usize, depth: usize) -> Result<bool, Fault> {
         if let Some(st) = self.s.state(idx) {
             return Ok(st & ACCEPTED != 0);
         }
-        let pass = &self.set.passes()[idx];
-        // The parent's progress, if it ran for this packet: copied instructions below it
-        // succeeded there, the one at it failed there.
+        let Some(pass) = self.prog.pass(idx) else {
+            return Ok(false);
+        };
+        // The parent's progress, if it ran for this packet as the version visible now:
+        // copied instructions below it succeeded there, the one at it failed there.
         let parent = pass
             .parent
             .map(|p| p as usize)
             .filter(|&p| p < idx)
             .and_then(|p| {
-                self.s
-                    .state(p)
-                    .map(|st| (st & !ACCEPTED, self.set.passes()[p].len()))
+                let st = self.s.state(p)?;
+                let pp = self.prog.pass(p)?;
+                (self.s.pass_node[p] == pp.id).then_some((st & !ACCEPTED, pp))
             });
-        for (i, insn) in pass.instructions().iter().enumerate() {
-            let ok = match parent {
-                Some((progress, _)) if insn.copied() && (i as u32) < progress => true,
-                Some((progress, plen)) if insn.copied() && i as u32 == progress && i < plen => {
-                    false
+        for (i, insn) in pass.insns.iter().enumerate() {
+            let reuse = match &parent {
+                Some((progress, pp)) if insn.copied() && (i as u32) <= *progress => {
+                    let same = match (pass.stamps, pp.stamps) {
+                        (Some(a), Some(b)) => b.get(i).is_some_and(|&s| a.get(i) == Some(&s)),
+                        _ => true,
+                    };
+                    (same && i < pp.insns.len()).then_some((i as u32) < *progress)
                 }
-                _ => self.insn(insn, idx, depth)?,
+                _ => None,
+            };
+            let ok = match reuse {
+                Some(r) => r,
+                None => self.insn(insn, idx, depth)?,
             };
             if !ok {
-                self.s.set_state(idx, i as u32);
+                self.s.set_state(idx, i as u32, pass.id);
                 return Ok(false);
             }
         }
-        self.s.set_state(idx, pass.len() as u32 | ACCEPTED);
+        self.s
+            .set_state(idx, pass.insns.len() as u32 | ACCEPTED, pass.id);
         Ok(true)
     }
 
@@ -169,6 +253,7 @@ impl Cx<'_> {
             }
             Opcode::Prefix => self.prefix(insn, n, at),
             Opcode::Protochain => self.protochain(at, insn.p(2), insn.p(1)),
+            Opcode::Set => self.set(insn, n, at, size),
             Opcode::Len | Opcode::Arith | Opcode::Group => unreachable!("handled above"),
         }
     }
@@ -191,7 +276,7 @@ impl Cx<'_> {
     }
 
     fn resolve(&mut self, a: usize) -> Result<Option<u32>, Fault> {
-        let Some(&anchor) = self.set.anchors().get(a) else {
+        let Some(anchor) = self.prog.anchor(a) else {
             return Ok(None);
         };
         let parent = anchor.parent();
@@ -262,7 +347,7 @@ impl Cx<'_> {
     }
 
     fn group(&mut self, first: u32, count: u32, pass: usize, depth: usize) -> Outcome {
-        let total = self.set.passes().len();
+        let total = self.prog.slots();
         let (first, count) = (first as usize, count as usize);
         // Only later passes, so evaluation cannot cycle; bounded nesting keeps the
         // native stack small.
@@ -270,11 +355,45 @@ impl Cx<'_> {
             return Ok(None);
         }
         for j in first..first + count {
-            if self.set.passes()[j].kind != PassKind::Sub {
+            if self.prog.pass(j).map(|p| p.kind) != Some(PassKind::Sub) {
                 continue;
             }
             if self.pass(j, depth + 1)? {
                 return Ok(Some(true));
+            }
+        }
+        Ok(Some(false))
+    }
+
+    /// SET: builds the key from field A (and B) and looks it up; with `n == 2` the
+    /// second pair is tried when the first is not in the table.
+    fn set(&mut self, insn: &Instruction, n: usize, at: u32, size: Size) -> Outcome {
+        let p2 = insn.p(2);
+        let b = if p2 & SET_FIELD_B != 0 {
+            let d = Instruction::new(p2 & 0x00ff_ffff, [0; 7]).decode();
+            let Some(bsize) = d.size else { return Ok(None) };
+            let Some(base) = self.anchor(d.anchor)? else {
+                return Ok(None);
+            };
+            Some((base.checked_add(d.offset as u32).ok_or(Fault)?, bsize))
+        } else {
+            None
+        };
+        let (da, db) = (insn.p(3) & 0xffff, insn.p(3) >> 16);
+        for pair in 0..n as u32 {
+            let a_at = at.checked_add(pair * da).ok_or(Fault)?;
+            let a = load(self.pkt, a_at, size)? & insn.p(4);
+            let bv = match b {
+                Some((b_at, bsize)) => {
+                    let b_at = b_at.checked_add(pair * db).ok_or(Fault)?;
+                    load(self.pkt, b_at, bsize)? & insn.p(5)
+                }
+                None => 0,
+            };
+            match self.prog.contains(insn.p(1), (a as u64) << 32 | bv as u64) {
+                None => return Ok(None),
+                Some(true) => return Ok(Some(true)),
+                Some(false) => {}
             }
         }
         Ok(Some(false))

@@ -16,6 +16,7 @@
 //! evaluated at most once per packet, so time is bounded by the pass set's size.
 
 mod eval;
+pub mod live;
 mod scratch;
 
 pub use eval::{evaluate, matches, Verdict};

@@ -15,6 +15,11 @@ pub struct Scratch {
     /// Progress of each pass: instructions that succeeded before the first failure,
     /// with `ACCEPTED` set when the whole pass succeeded.
     pub(crate) pass_state: Vec<u32>,
+    /// Which version of each pass the saved state belongs to (live sets publish new
+    /// versions while packets flow; a child reuses only its parent's current version).
+    pub(crate) pass_node: Vec<u64>,
+    /// Clauses that faulted on this packet; their remaining passes are skipped.
+    pub(crate) faulted_clauses: Vec<u32>,
     /// Instructions evaluated for the last packet (copied ones reused from a parent
     /// are not counted): what the safety tests bound.
     pub(crate) steps: u64,
@@ -40,6 +45,8 @@ impl Scratch {
             anchor_val: [0; MAX_ANCHORS],
             pass_epoch: Vec::new(),
             pass_state: Vec::new(),
+            pass_node: Vec::new(),
+            faulted_clauses: Vec::new(),
             steps: 0,
             faulted: false,
         }
@@ -51,6 +58,7 @@ impl Scratch {
         if self.pass_epoch.len() < passes {
             self.pass_epoch.resize(passes, 0);
             self.pass_state.resize(passes, 0);
+            self.pass_node.resize(passes, 0);
         }
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
@@ -60,6 +68,7 @@ impl Scratch {
         }
         self.steps = 0;
         self.faulted = false;
+        self.faulted_clauses.clear();
         self.anchor_valid = 1; // anchor 0, the packet start, is always 0
         self.anchor_val[0] = 0;
     }
@@ -81,8 +90,9 @@ impl Scratch {
     }
 
     #[inline]
-    pub(crate) fn set_state(&mut self, pass: usize, state: u32) {
+    pub(crate) fn set_state(&mut self, pass: usize, state: u32, node: u64) {
         self.pass_epoch[pass] = self.epoch;
         self.pass_state[pass] = state;
+        self.pass_node[pass] = node;
     }
 }

@@ -12,14 +12,14 @@ fn insn_strategy() -> impl Strategy<Value = Instruction> {
     prop_oneof![
         // Entirely random bytes.
         any::<[u8; 32]>().prop_map(|b| Instruction::from_bytes(&b)),
-        // A valid opcode (1..=10) with random everything else, to reach deep paths.
-        (1u32..=10, any::<[u32; 8]>()).prop_map(|(op, mut w)| {
+        // A valid opcode (1..=11) with random everything else, to reach deep paths.
+        (1u32..=11, any::<[u32; 8]>()).prop_map(|(op, mut w)| {
             w[0] = (w[0] & 0x03ff_ffff) | op << 26;
             Instruction(w)
         }),
         // Valid opcode, small count/anchor/offset and small params: more in-bounds loads.
         (
-            1u32..=10,
+            1u32..=11,
             0u32..4,
             0u32..29,
             0u32..8,
@@ -78,6 +78,36 @@ proptest! {
         prop_assert_eq!(first, again);
         let fresh = evaluate(&set, &mut Scratch::new(), &packet, wire);
         prop_assert_eq!(first, fresh);
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, .. ProptestConfig::default() })]
+
+    /// The same through a live set, whose SET instructions reach real tables.
+    #[test]
+    fn any_images_are_safe_in_a_live_set(
+        passes in prop::collection::vec(pass_strategy(), 1..24),
+        anchors in prop::collection::vec(anchor_strategy(), 0..16),
+        keys in prop::collection::vec(any::<u64>(), 0..8),
+        packet in prop::collection::vec(any::<u8>(), 0..200),
+    ) {
+        let set = PassSet::from_raw(passes, anchors).unwrap();
+        let (mut w, r) = netsift_engine::live::new();
+        for t in 0..2 {
+            w.create_table(4).unwrap();
+            for &k in &keys {
+                w.table_insert(t, k).unwrap();
+            }
+        }
+        if w.add_clause(&set).is_err() {
+            return Ok(());
+        }
+        let mut s = Scratch::new();
+        let wire = packet.len() as u32;
+        let first = r.evaluate(&mut s, &packet, wire);
+        prop_assert!(s.steps() <= set.instruction_count() as u64);
+        prop_assert_eq!(first, r.evaluate(&mut Scratch::new(), &packet, wire));
     }
 }
 

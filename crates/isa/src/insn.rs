@@ -38,6 +38,7 @@
 //! | 8 | ARITH | `expr relop expr` | micro-ops and constants, see below | `tcp[13] & 3 = 2`, `ip[2:2] - hl > 40` |
 //! | 9 | GROUP | any of sub-passes p1 .. p1+p2-1 accepts | p1 first, p2 count | nested OR that DNF would blow up |
 //! | 10 | PROTOCHAIN | the IPv4/IPv6 header chain holds protocol p1 | p1 protocol, p2 IP version | `protochain`, `ip6 protochain` |
+//! | 11 | SET | the key `(A & mA) << 32 \| (B & mB)` is in hash table p1 | p1 table, p2 field B, p3 deltas, p4 mA, p5 mB | tracked connections (live sets only) |
 //!
 //! Any other opcode, a `count` above the opcode's capacity, or an invalid `size`
 //! makes the instruction *invalid*: it evaluates false (and is not negated).
@@ -51,6 +52,14 @@
 //! set — pop a, push `a op b`), NEG, and LEN (push the wire length). When the ops end,
 //! the stack must hold exactly two values, compared with the relation. There are no
 //! jumps and no stores; a division by zero is a fault, as in BPF.
+//!
+//! SET: field A is the command word's field; p2 describes field B in the command
+//! word's low bits (`size:2 << 22 | anchor:6 << 11 | offset:11`) with bit 31 set, or is
+//! 0 for no field B (then B is 0). With `count` 2 a second pair is tried too: A at
+//! `+ (p3 & 0xffff)`, B at `+ (p3 >> 16)` (src pair, then dst pair). `count` 1 tries
+//! one pair. Tables belong to a live pass set (`engine::live`); an instruction naming
+//! a table that does not exist is invalid. Lookups take bounded time: a table is
+//! never more than half full, so a probe always reaches an empty slot.
 
 use std::fmt;
 
@@ -68,6 +77,7 @@ pub enum Opcode {
     Arith = 8,
     Group = 9,
     Protochain = 10,
+    Set = 11,
 }
 
 impl Opcode {
@@ -83,6 +93,7 @@ impl Opcode {
             8 => Opcode::Arith,
             9 => Opcode::Group,
             10 => Opcode::Protochain,
+            11 => Opcode::Set,
             _ => return None,
         })
     }
@@ -99,6 +110,7 @@ impl Opcode {
             Opcode::Arith => "arith",
             Opcode::Group => "group",
             Opcode::Protochain => "protochain",
+            Opcode::Set => "set",
         }
     }
 }
@@ -127,7 +139,7 @@ impl Size {
             _ => None,
         }
     }
-    fn code(self) -> u32 {
+    pub fn code(self) -> u32 {
         match self {
             Size::B1 => 0,
             Size::B2 => 1,
@@ -217,6 +229,8 @@ pub const ARITH_STACK: usize = 8;
 pub const MAX_OFFSET: u32 = (1 << 11) - 1;
 /// Flag in p1 of EQ2/RANGE2 and p7 of PREFIX: both fields must match.
 pub const BOTH_FIELDS: u32 = 1 << 31;
+/// Flag in p2 of SET: a field B is described.
+pub const SET_FIELD_B: u32 = 1 << 31;
 
 /// One instruction image: the command word and seven parameters. Any value is a valid
 /// `Instruction` to store and run; [`Instruction::decode`] says what it does.
@@ -339,7 +353,76 @@ impl Instruction {
             Opcode::Len => 3,
             Opcode::Arith => ARITH_MAX_OPS,
             Opcode::Group | Opcode::Protochain => 0,
+            Opcode::Set => 2,
         }
+    }
+
+    /// Where the equality operands of an EQ, MEQ or EQ2 image live: the first
+    /// parameter word, the operand width, how many there are and how many fit. `None`
+    /// for other opcodes and invalid images. This is what the seeds' `add_param` and
+    /// `del_param` edit.
+    pub fn operand_slots(&self) -> Option<(usize, Size, usize, usize)> {
+        let d = self.decode();
+        let first = match d.opcode? {
+            Opcode::Eq => 1,
+            Opcode::MEq => 2,
+            Opcode::Eq2 => 3,
+            _ => return None,
+        };
+        let size = d.size?;
+        let cap = Instruction::capacity(d.opcode?, size);
+        (d.count as usize <= cap).then_some((first, size, d.count as usize, cap))
+    }
+
+    /// The same image with operand `i` (of the layout [`Self::operand_slots`] gives)
+    /// set to `v`, truncated to the operand width.
+    pub fn with_operand(mut self, first: usize, size: Size, i: usize, v: u32) -> Instruction {
+        let (word, shift, mask) = match size {
+            Size::B4 => (first + i, 0, u32::MAX),
+            Size::B2 => (first + i / 2, 16 * (i % 2), 0xffff),
+            Size::B1 => (first + i / 4, 8 * (i % 4), 0xff),
+        };
+        if word < 8 {
+            self.0[word] = (self.0[word] & !(mask << shift)) | (v & mask) << shift;
+        }
+        self
+    }
+
+    /// The same image with the SIMD operand count set to `n` (at most 31).
+    pub fn with_count(mut self, n: usize) -> Instruction {
+        self.0[0] = (self.0[0] & !(0x1f << 17)) | ((n as u32 & 0x1f) << 17);
+        self
+    }
+
+    /// The same image with every anchor it names passed through `f`: the command
+    /// word's anchor for opcodes that load, ARITH's load micro-ops, SET's field B.
+    /// Used when a pass moves into a pass set with another anchor numbering.
+    pub fn map_anchors(&self, f: impl Fn(u8) -> u8) -> Instruction {
+        let mut w = self.0;
+        let anchor_of = |word: u32| ((word >> 11) & 0x3f) as u8;
+        let with_anchor = |word: u32, a: u8| (word & !(0x3f << 11)) | ((a as u32 & 0x3f) << 11);
+        match self.decode().opcode {
+            None | Some(Opcode::Group) | Some(Opcode::Len) => {}
+            Some(Opcode::Arith) => {
+                let n = (self.decode().count as usize).min(ARITH_MAX_OPS);
+                for i in 0..n {
+                    let shift = 16 * (i % 2);
+                    let m = (w[1 + i / 2] >> shift) as u16;
+                    let op = ArithOp::from_bits(m >> 12);
+                    if matches!(op, ArithOp::Ld1 | ArithOp::Ld2 | ArithOp::Ld4) {
+                        let arg = (m & !0x3f) | (f((m & 0x3f) as u8) as u16 & 0x3f);
+                        w[1 + i / 2] = (w[1 + i / 2] & !(0xffff << shift)) | (arg as u32) << shift;
+                    }
+                }
+            }
+            Some(op) => {
+                w[0] = with_anchor(w[0], f(anchor_of(w[0])));
+                if op == Opcode::Set && w[2] & SET_FIELD_B != 0 {
+                    w[2] = with_anchor(w[2], f(anchor_of(w[2])));
+                }
+            }
+        }
+        Instruction(w)
     }
 }
 
@@ -529,6 +612,42 @@ pub mod build {
         w[0] = Instruction::command(Opcode::Protochain, Size::B1, 0, anchor, offset);
         w[1] = proto;
         w[2] = version;
+        Some(Instruction(w))
+    }
+
+    /// A field for [`set`]: `size` bytes at `anchor + offset`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Field {
+        pub anchor: u8,
+        pub offset: u32,
+        pub size: Size,
+    }
+
+    /// SET: the key made of field `a` (masked by `mask_a`) and optionally field `b`
+    /// (masked by `mask_b`) is in hash table `table`. With `alt = Some((da, db))` the
+    /// pair at `a + da`, `b + db` is tried as well (source pair, then destination).
+    pub fn set(
+        table: u32,
+        a: Field,
+        mask_a: u32,
+        b: Option<Field>,
+        mask_b: u32,
+        alt: Option<(u16, u16)>,
+    ) -> Option<Instruction> {
+        let count = if alt.is_some() { 2 } else { 1 };
+        let mut w = start(Opcode::Set, a.size, count, a.anchor, a.offset)?;
+        w[1] = table;
+        if let Some(b) = b {
+            if !cmd_ok(0, b.anchor, b.offset) {
+                return None;
+            }
+            w[2] = SET_FIELD_B | b.size.code() << 22 | (b.anchor as u32) << 11 | b.offset;
+        }
+        if let Some((da, db)) = alt {
+            w[3] = da as u32 | (db as u32) << 16;
+        }
+        w[4] = mask_a;
+        w[5] = mask_b;
         Some(Instruction(w))
     }
 

@@ -188,6 +188,33 @@ impl fmt::Display for Instruction {
                 )
                 .ok();
             }
+            (Some(Opcode::Set), Some(size)) if (1..=2).contains(&n) => {
+                write!(
+                    s,
+                    "set #{} key [{}] & {:#x}",
+                    self.p(1),
+                    field(&d, size),
+                    self.p(4)
+                )
+                .ok();
+                let p2 = self.p(2);
+                let b = crate::insn::Instruction::new(p2 & 0x00ff_ffff, [0; 7]).decode();
+                if p2 & crate::insn::SET_FIELD_B != 0 {
+                    match b.size {
+                        Some(bs) => write!(s, ", [{}] & {:#x}", field(&b, bs), self.p(5)).ok(),
+                        None => write!(s, ", [invalid]").ok(),
+                    };
+                }
+                if n == 2 {
+                    write!(
+                        s,
+                        " or pair at [+{}], [+{}]",
+                        self.p(3) & 0xffff,
+                        self.p(3) >> 16
+                    )
+                    .ok();
+                }
+            }
             _ => {
                 write!(s, "invalid {:?}", self).ok();
             }

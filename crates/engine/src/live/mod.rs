@@ -1,0 +1,183 @@
+//! Live pass sets: Swift's dynamic filtering. One [`Writer`] edits the pass set while
+//! any number of [`Reader`]s filter packets with it, and no reader ever waits.
+//!
+//! # How an update is published
+//!
+//! The pass set is a table of slots, one per pass. Each slot holds an atomic pointer
+//! to an immutable [`Node`]: the pass's kind, parent, clause and instructions. An
+//! update never writes into a node a reader may be using. It builds the pass's next
+//! version (copying at most [`MAX_INSNS`] instructions, so O(change)), then swaps the
+//! slot's pointer. A reader therefore sees each pass either entirely before or
+//! entirely after an edit: no torn instruction, no half-built pass. Slots the update
+//! does not touch are not written at all, so their passes keep matching throughout.
+//! Old versions are freed through epoch-based reclamation (`crossbeam-epoch`) once no
+//! reader can still hold them; readers pin an epoch per packet or per batch.
+//!
+//! A new pass (`new_pass`, `dup_pass`) starts as a *draft* that only the writer
+//! sees; `publish` makes it visible in one store. Edits of a published pass are
+//! published one by one, each atomically.
+//!
+//! # What stays true while passes change
+//!
+//! * Hierarchical execution: a child's copied instruction reuses its parent's result
+//!   only if both still hold the same write (every instruction write gets a fresh
+//!   64-bit stamp) and the parent ran this packet as the version visible now.
+//!   Otherwise the child evaluates its own image. Editing or deleting a parent can
+//!   thus never change what a child means.
+//! * Faults: each pass belongs to a clause (the passes of one compiled expression, or
+//!   one pass made by `new_pass`/`dup_pass`). A load past the captured bytes rejects
+//!   that clause, as the BPF program for it would, and the other clauses still run.
+//! * SET tables are edited in place (one atomic store per insert or removal) and
+//!   replaced by a rebuilt copy when they fill up; see [`table`].
+
+mod reader;
+mod table;
+mod writer;
+
+pub use reader::{Reader, Session};
+pub use writer::{ClauseId, LiveError, PassId, Writer};
+
+use crate::eval::{PassRef, Program};
+use crossbeam_epoch::{self as epoch, Atomic, Guard};
+use netsift_isa::{Anchor, Instruction, PassKind, MAX_ANCHORS, MAX_INSNS, MAX_PASSES};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::Arc;
+use table::Table;
+
+/// Hash tables a live pass set can hold (SET instructions name them 0..15).
+pub const MAX_TABLES: usize = 16;
+
+/// The key a SET instruction looks up for fields `a` and `b` (after masking).
+pub fn set_key(a: u32, b: u32) -> u64 {
+    (a as u64) << 32 | b as u64
+}
+
+/// A new, empty live pass set (it rejects every packet) and its two ends.
+pub fn new() -> (Writer, Reader) {
+    let shared = Arc::new(Shared::new());
+    (Writer::new(shared.clone()), Reader::new(shared))
+}
+
+/// One published version of a pass. Immutable once published.
+pub(crate) struct Node {
+    id: u64,
+    kind: PassKind,
+    parent: Option<u16>,
+    clause: u32,
+    len: usize,
+    insns: [Instruction; MAX_INSNS],
+    stamps: [u64; MAX_INSNS],
+}
+
+/// What the writer and the readers share.
+pub(crate) struct Shared {
+    slots: Box<[Atomic<Node>]>,
+    /// Published passes are in slots below this; readers scan only that far.
+    high: AtomicUsize,
+    /// Append-only: an entry is written before any published pass names it.
+    anchors: [AtomicU32; MAX_ANCHORS],
+    anchor_count: AtomicUsize,
+    tables: [Atomic<Table>; MAX_TABLES],
+}
+
+impl Shared {
+    fn new() -> Shared {
+        let anchors = std::array::from_fn(|_| AtomicU32::new(0));
+        Shared {
+            slots: (0..MAX_PASSES).map(|_| Atomic::null()).collect(),
+            high: AtomicUsize::new(0),
+            anchors,
+            // Anchor 0 (the packet start, `Const` at offset 0) is the zero word.
+            anchor_count: AtomicUsize::new(1),
+            tables: std::array::from_fn(|_| Atomic::null()),
+        }
+    }
+}
+
+impl Drop for Shared {
+    fn drop(&mut self) {
+        // SAFETY: `drop` runs when the last `Arc` is gone, so no reader or writer can
+        // hold a guard on these pointers; each non-null one is owned by this table.
+        unsafe {
+            let g = epoch::unprotected();
+            for s in self.slots.iter() {
+                let p = s.load(Ordering::Relaxed, g);
+                if !p.is_null() {
+                    drop(p.into_owned());
+                }
+            }
+            for t in self.tables.iter() {
+                let p = t.load(Ordering::Relaxed, g);
+                if !p.is_null() {
+                    drop(p.into_owned());
+                }
+            }
+        }
+    }
+}
+
+/// The pass set as one packet's evaluation sees it: pinned, with the slot count read
+/// once so that every index stays below the size the scratch space was reset to.
+pub(crate) struct View<'g> {
+    shared: &'g Shared,
+    guard: &'g Guard,
+    slots: usize,
+}
+
+impl<'g> View<'g> {
+    pub(crate) fn new(shared: &'g Shared, guard: &'g Guard) -> View<'g> {
+        View {
+            shared,
+            guard,
+            slots: shared.high.load(Ordering::Acquire).min(MAX_PASSES),
+        }
+    }
+}
+
+impl Program for View<'_> {
+    #[inline]
+    fn slots(&self) -> usize {
+        self.slots
+    }
+
+    #[inline]
+    fn pass(&self, i: usize) -> Option<PassRef<'_>> {
+        if i >= self.slots {
+            return None;
+        }
+        let p = self.shared.slots[i].load(Ordering::Acquire, self.guard);
+        // SAFETY: a node is only freed through `defer_destroy` after it has been
+        // unlinked, and the guard pins an epoch in which it was still reachable, so
+        // it lives at least as long as `self.guard`.
+        let n = unsafe { p.as_ref() }?;
+        Some(PassRef {
+            kind: n.kind,
+            parent: n.parent,
+            clause: n.clause,
+            insns: &n.insns[..n.len],
+            stamps: Some(&n.stamps[..n.len]),
+            id: n.id,
+        })
+    }
+
+    #[inline]
+    fn anchor(&self, a: usize) -> Option<Anchor> {
+        if a >= self.shared.anchor_count.load(Ordering::Acquire) {
+            return None;
+        }
+        Some(Anchor(self.shared.anchors[a].load(Ordering::Relaxed)))
+    }
+
+    #[inline]
+    fn contains(&self, table: u32, key: u64) -> Option<bool> {
+        let t = self
+            .shared
+            .tables
+            .get(table as usize)?
+            .load(Ordering::Acquire, self.guard);
+        // SAFETY: as for passes: a replaced table is freed only after the epochs
+        // pinned before the swap have ended.
+        let t = unsafe { t.as_ref() }?;
+        Some(t.contains(key))
+    }
+}

@@ -1,0 +1,720 @@
+//! The editing side of a live pass set: the seeds' libswift routines (Table 2).
+//!
+//! Every routine costs O(size of the change): it copies at most one pass (32
+//! instructions) or one clause, or touches one hash-table slot. None of them looks at
+//! the other passes, so the cost does not grow with the pass set.
+
+use super::table::Table;
+use super::{Node, Shared};
+use crossbeam_epoch::{self as epoch, Owned};
+use netsift_isa::insn::Opcode;
+use netsift_isa::{Anchor, Instruction, PassKind, PassSet, MAX_ANCHORS, MAX_INSNS, MAX_PASSES};
+use std::collections::HashMap;
+use std::fmt::{self, Write as _};
+use std::hash::{BuildHasher, Hasher};
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+/// A pass of a live set. It names one slot and one life of that slot: once the pass
+/// is deleted its id is refused even if the slot is reused.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PassId {
+    slot: u16,
+    gen: u32,
+}
+
+impl PassId {
+    /// The pass's slot, which is also its evaluation order among root passes.
+    pub fn index(self) -> usize {
+        self.slot as usize
+    }
+}
+
+impl fmt::Display for PassId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "pass {}", self.slot)
+    }
+}
+
+/// The passes added together by [`Writer::add_clause`].
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct ClauseId(u32);
+
+/// Why an edit was refused. The live set is unchanged after an error.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LiveError {
+    TooManyPasses,
+    /// No run of this many free slots is left for a clause's passes.
+    NoRoomForClause(usize),
+    TooManyInstructions(PassId),
+    TooManyAnchors,
+    TooManyTables,
+    /// The pass was deleted, or the id never named a pass of this set.
+    NoSuchPass(PassId),
+    NoSuchClause,
+    NoSuchInstruction {
+        pass: PassId,
+        index: usize,
+    },
+    NoSuchWord {
+        pass: PassId,
+        index: usize,
+        word: usize,
+    },
+    AlreadyPublished(PassId),
+    /// `add_param`/`del_param` on an instruction without equality operands.
+    NoOperands {
+        pass: PassId,
+        index: usize,
+    },
+    Full {
+        pass: PassId,
+        index: usize,
+        capacity: usize,
+    },
+    NoSuchParam {
+        pass: PassId,
+        index: usize,
+        value: u32,
+    },
+    /// A pass with GROUP instructions shares sub-passes with its clause, so it is not
+    /// duplicated alone.
+    HasGroup(PassId),
+    NoSuchTable(u32),
+}
+
+impl fmt::Display for LiveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LiveError::TooManyPasses => write!(f, "a live set holds at most {MAX_PASSES} passes"),
+            LiveError::NoRoomForClause(n) => {
+                write!(f, "no room for a clause of {n} passes (at most {MAX_PASSES} in all)")
+            }
+            LiveError::TooManyInstructions(p) => {
+                write!(f, "{p}: a pass holds at most {MAX_INSNS} instructions")
+            }
+            LiveError::TooManyAnchors => write!(f, "a live set holds at most {MAX_ANCHORS} anchors"),
+            LiveError::TooManyTables => {
+                write!(f, "a live set holds at most {} tables", super::MAX_TABLES)
+            }
+            LiveError::NoSuchPass(p) => write!(f, "{p} does not exist (deleted?)"),
+            LiveError::NoSuchClause => write!(f, "no such clause (deleted?)"),
+            LiveError::NoSuchInstruction { pass, index } => {
+                write!(f, "{pass} has no instruction {index}")
+            }
+            LiveError::NoSuchWord { pass, index, word } => {
+                write!(f, "{pass}, instruction {index}: no word {word} (0..=7)")
+            }
+            LiveError::AlreadyPublished(p) => write!(f, "{p} is already published"),
+            LiveError::NoOperands { pass, index } => write!(
+                f,
+                "{pass}, instruction {index}: only EQ, MEQ and EQ2 take SIMD operands"
+            ),
+            LiveError::Full {
+                pass,
+                index,
+                capacity,
+            } => write!(
+                f,
+                "{pass}, instruction {index}: already holds {capacity} operands (duplicate the pass)"
+            ),
+            LiveError::NoSuchParam { pass, index, value } => {
+                write!(f, "{pass}, instruction {index}: no operand {value:#x}")
+            }
+            LiveError::HasGroup(p) => write!(
+                f,
+                "{p} has GROUP instructions; its sub-passes belong to its clause, so add a clause instead"
+            ),
+            LiveError::NoSuchTable(t) => write!(f, "no table {t}"),
+        }
+    }
+}
+
+impl std::error::Error for LiveError {}
+
+/// The writer's own copy of a pass: what the next published version is built from.
+#[derive(Clone)]
+struct WPass {
+    kind: PassKind,
+    parent: Option<u16>,
+    clause: u32,
+    insns: Vec<Instruction>,
+    stamps: Vec<u64>,
+    published: bool,
+}
+
+/// The single editing handle of a live set (see [`super`]).
+pub struct Writer {
+    shared: Arc<Shared>,
+    passes: Vec<Option<WPass>>,
+    gens: Vec<u32>,
+    /// Published passes are below this (mirrors `Shared::high`).
+    high: usize,
+    anchors: Vec<Anchor>,
+    tables: usize,
+    clauses: HashMap<u32, Vec<u16>>,
+    next_node: u64,
+    next_stamp: u64,
+    next_clause: u32,
+}
+
+impl Writer {
+    pub(crate) fn new(shared: Arc<Shared>) -> Writer {
+        Writer {
+            shared,
+            passes: vec![None; MAX_PASSES],
+            gens: vec![0; MAX_PASSES],
+            high: 0,
+            anchors: vec![Anchor(0)],
+            tables: 0,
+            clauses: HashMap::new(),
+            next_node: 1,
+            next_stamp: 1,
+            next_clause: 1,
+        }
+    }
+
+    fn stamp(&mut self) -> u64 {
+        self.next_stamp += 1;
+        self.next_stamp
+    }
+
+    fn clause_id(&mut self) -> u32 {
+        self.next_clause = self.next_clause.wrapping_add(1);
+        self.next_clause
+    }
+
+    fn get(&self, id: PassId) -> Result<&WPass, LiveError> {
+        let s = id.slot as usize;
+        match self.passes.get(s) {
+            Some(Some(p)) if self.gens[s] == id.gen => Ok(p),
+            _ => Err(LiveError::NoSuchPass(id)),
+        }
+    }
+
+    fn id(&self, slot: usize) -> PassId {
+        PassId {
+            slot: slot as u16,
+            gen: self.gens[slot],
+        }
+    }
+
+    /// A free slot, preferring the first one after `after` so that a child follows
+    /// its parent (depth-first order, which hierarchical execution relies on).
+    fn free_slot(&self, after: Option<usize>) -> Result<usize, LiveError> {
+        let start = after.map_or(0, |a| a + 1);
+        (start..MAX_PASSES)
+            .chain(0..start)
+            .find(|&s| self.passes[s].is_none())
+            .ok_or(LiveError::TooManyPasses)
+    }
+
+    /// Writes the pass's next version into its slot (one pointer swap) and frees the
+    /// old version once no reader can hold it.
+    fn publish_slot(&mut self, slot: usize) {
+        let Some(p) = &self.passes[slot] else { return };
+        let mut node = Node {
+            id: self.next_node,
+            kind: p.kind,
+            parent: p.parent,
+            clause: p.clause,
+            len: p.insns.len(),
+            insns: [Instruction::default(); MAX_INSNS],
+            stamps: [0; MAX_INSNS],
+        };
+        node.insns[..p.insns.len()].copy_from_slice(&p.insns);
+        node.stamps[..p.stamps.len()].copy_from_slice(&p.stamps);
+        self.next_node += 1;
+        let g = epoch::pin();
+        let old = self.shared.slots[slot].swap(Owned::new(node), Ordering::AcqRel, &g);
+        if !old.is_null() {
+            // SAFETY: `old` is no longer reachable from the table; readers that loaded
+            // it hold guards, and deferred destruction waits for them.
+            unsafe { g.defer_destroy(old) };
+        }
+        if slot >= self.high {
+            self.high = slot + 1;
+            self.shared.high.store(self.high, Ordering::Release);
+        }
+    }
+
+    fn unpublish_slot(&mut self, slot: usize) {
+        let g = epoch::pin();
+        let old = self.shared.slots[slot].swap(epoch::Shared::null(), Ordering::AcqRel, &g);
+        if !old.is_null() {
+            // SAFETY: as in `publish_slot`.
+            unsafe { g.defer_destroy(old) };
+        }
+        // Shrink the scanned range past trailing empty slots; each slot is passed
+        // over once per time it was filled, so this is O(1) amortised.
+        let mut h = self.high;
+        while h > 0 && !self.passes[h - 1].as_ref().is_some_and(|p| p.published) {
+            h -= 1;
+        }
+        if h != self.high {
+            self.high = h;
+            self.shared.high.store(h, Ordering::Release);
+        }
+    }
+
+    /// Applies an edit to a pass and publishes the result if the pass is published.
+    fn edit(
+        &mut self,
+        id: PassId,
+        f: impl FnOnce(&mut WPass, &mut u64) -> Result<(), LiveError>,
+    ) -> Result<(), LiveError> {
+        self.get(id)?;
+        let mut stamp = self.next_stamp;
+        let slot = id.slot as usize;
+        let mut p = self.passes[slot].clone().expect("checked above");
+        f(&mut p, &mut stamp)?;
+        self.next_stamp = stamp;
+        let published = p.published;
+        self.passes[slot] = Some(p);
+        if published {
+            self.publish_slot(slot);
+        }
+        Ok(())
+    }
+
+    /// SPF_NewPass: a new, empty root pass, as a draft (see [`Self::publish`]). It is
+    /// a clause of its own.
+    pub fn new_pass(&mut self) -> Result<PassId, LiveError> {
+        let slot = self.free_slot(None)?;
+        let clause = self.clause_id();
+        self.passes[slot] = Some(WPass {
+            kind: PassKind::Root,
+            parent: None,
+            clause,
+            insns: Vec::new(),
+            stamps: Vec::new(),
+            published: false,
+        });
+        Ok(self.id(slot))
+    }
+
+    /// SPF_DupPass: a draft child of `parent`, a bit-exact copy with every instruction
+    /// marked `copied`. Its copied instructions reuse the parent's results until
+    /// either pass rewrites them. The child is a clause of its own.
+    pub fn dup_pass(&mut self, parent: PassId) -> Result<PassId, LiveError> {
+        let src = self.get(parent)?.clone();
+        if src
+            .insns
+            .iter()
+            .any(|i| i.decode().opcode == Some(Opcode::Group))
+        {
+            return Err(LiveError::HasGroup(parent));
+        }
+        let slot = self.free_slot(Some(parent.index()))?;
+        let clause = self.clause_id();
+        self.passes[slot] = Some(WPass {
+            kind: src.kind,
+            parent: Some(parent.slot),
+            clause,
+            insns: src.insns.iter().map(|i| i.with_copied(true)).collect(),
+            stamps: src.stamps,
+            published: false,
+        });
+        Ok(self.id(slot))
+    }
+
+    /// Makes a draft pass visible to the filtering threads, in one store.
+    pub fn publish(&mut self, id: PassId) -> Result<(), LiveError> {
+        if self.get(id)?.published {
+            return Err(LiveError::AlreadyPublished(id));
+        }
+        let slot = id.slot as usize;
+        if let Some(p) = self.passes[slot].as_mut() {
+            p.published = true;
+        }
+        self.publish_slot(slot);
+        Ok(())
+    }
+
+    /// SPF_DelPass. Children of the pass keep working: they evaluate the instructions
+    /// they copied from it themselves.
+    pub fn del_pass(&mut self, id: PassId) -> Result<(), LiveError> {
+        let p = self.get(id)?;
+        let (published, clause) = (p.published, p.clause);
+        let slot = id.slot as usize;
+        self.passes[slot] = None;
+        self.gens[slot] = self.gens[slot].wrapping_add(1);
+        if published {
+            self.unpublish_slot(slot);
+        }
+        if let Some(members) = self.clauses.get_mut(&clause) {
+            members.retain(|&s| s as usize != slot);
+            if members.is_empty() {
+                self.clauses.remove(&clause);
+            }
+        }
+        Ok(())
+    }
+
+    /// SPF_SelectOp: puts an instruction (an image from `netsift_isa::insn::build`)
+    /// at `index`; `index` equal to the pass length appends. The `copied` mark is
+    /// cleared: the slot no longer holds the parent's instruction.
+    pub fn select_op(
+        &mut self,
+        id: PassId,
+        index: usize,
+        insn: Instruction,
+    ) -> Result<(), LiveError> {
+        self.edit(id, |p, stamp| {
+            *stamp += 1;
+            let insn = insn.with_copied(false);
+            if index < p.insns.len() {
+                p.insns[index] = insn;
+                p.stamps[index] = *stamp;
+            } else if index == p.insns.len() {
+                if p.insns.len() >= MAX_INSNS {
+                    return Err(LiveError::TooManyInstructions(id));
+                }
+                p.insns.push(insn);
+                p.stamps.push(*stamp);
+            } else {
+                return Err(LiveError::NoSuchInstruction { pass: id, index });
+            }
+            Ok(())
+        })
+    }
+
+    /// Removes instruction `index` from a pass.
+    pub fn del_inst(&mut self, id: PassId, index: usize) -> Result<(), LiveError> {
+        self.edit(id, |p, _| {
+            if index >= p.insns.len() {
+                return Err(LiveError::NoSuchInstruction { pass: id, index });
+            }
+            p.insns.remove(index);
+            p.stamps.remove(index);
+            Ok(())
+        })
+    }
+
+    /// SPF_PokeInst: writes word `word` (0 = command word, 1..=7 = p1..p7) of an
+    /// instruction as given. Any image is safe to run, so nothing is checked.
+    pub fn poke_inst(
+        &mut self,
+        id: PassId,
+        index: usize,
+        word: usize,
+        value: u32,
+    ) -> Result<(), LiveError> {
+        self.edit(id, |p, stamp| {
+            if word > 7 {
+                return Err(LiveError::NoSuchWord {
+                    pass: id,
+                    index,
+                    word,
+                });
+            }
+            let insn = p
+                .insns
+                .get_mut(index)
+                .ok_or(LiveError::NoSuchInstruction { pass: id, index })?;
+            insn.0[word] = value;
+            *stamp += 1;
+            p.stamps[index] = *stamp;
+            Ok(())
+        })
+    }
+
+    /// SPF_AddParam: adds one SIMD operand to an EQ, MEQ or EQ2 instruction (a port to
+    /// `tcp port (21 or 2121)`, an address to `host (A or B)`). Adding an operand
+    /// that is already there changes nothing.
+    pub fn add_param(&mut self, id: PassId, index: usize, value: u32) -> Result<(), LiveError> {
+        let insn = *self
+            .get(id)?
+            .insns
+            .get(index)
+            .ok_or(LiveError::NoSuchInstruction { pass: id, index })?;
+        let (first, size, n, cap) = insn
+            .operand_slots()
+            .ok_or(LiveError::NoOperands { pass: id, index })?;
+        let v = value & size.max();
+        if (0..n).any(|i| insn.operand(first, size, i) == v) {
+            return Ok(());
+        }
+        if n >= cap {
+            return Err(LiveError::Full {
+                pass: id,
+                index,
+                capacity: cap,
+            });
+        }
+        let new = insn
+            .with_operand(first, size, n, v)
+            .with_count(n + 1)
+            .with_copied(false);
+        self.edit(id, |p, stamp| {
+            *stamp += 1;
+            p.insns[index] = new;
+            p.stamps[index] = *stamp;
+            Ok(())
+        })
+    }
+
+    /// SPF_DelParam: removes one SIMD operand (the last operand moves into its place;
+    /// order does not matter to "any of"). Removing the last operand leaves an
+    /// instruction that matches nothing.
+    pub fn del_param(&mut self, id: PassId, index: usize, value: u32) -> Result<(), LiveError> {
+        let insn = *self
+            .get(id)?
+            .insns
+            .get(index)
+            .ok_or(LiveError::NoSuchInstruction { pass: id, index })?;
+        let (first, size, n, _) = insn
+            .operand_slots()
+            .ok_or(LiveError::NoOperands { pass: id, index })?;
+        let at = (0..n)
+            .find(|&i| insn.operand(first, size, i) == value)
+            .ok_or(LiveError::NoSuchParam {
+                pass: id,
+                index,
+                value,
+            })?;
+        let last = insn.operand(first, size, n - 1);
+        let new = insn
+            .with_operand(first, size, at, last)
+            .with_operand(first, size, n - 1, 0)
+            .with_count(n - 1)
+            .with_copied(false);
+        self.edit(id, |p, stamp| {
+            *stamp += 1;
+            p.insns[index] = new;
+            p.stamps[index] = *stamp;
+            Ok(())
+        })
+    }
+
+    /// The instructions of a pass (draft or published).
+    pub fn instructions(&self, id: PassId) -> Result<&[Instruction], LiveError> {
+        Ok(&self.get(id)?.insns)
+    }
+
+    /// Whether the id names a pass of this set.
+    pub fn exists(&self, id: PassId) -> bool {
+        self.get(id).is_ok()
+    }
+
+    /// Published passes.
+    pub fn published(&self) -> usize {
+        self.passes
+            .iter()
+            .filter(|p| p.as_ref().is_some_and(|p| p.published))
+            .count()
+    }
+
+    /// Adds an anchor (or finds an identical one) for instructions built by hand.
+    pub fn anchor(&mut self, a: Anchor) -> Result<u8, LiveError> {
+        if let Some(i) = self.anchors.iter().position(|&x| x == a) {
+            return Ok(i as u8);
+        }
+        let idx = self.anchors.len();
+        if idx >= MAX_ANCHORS || a.parent() as usize >= idx {
+            return Err(LiveError::TooManyAnchors);
+        }
+        self.shared.anchors[idx].store(a.0, Ordering::Relaxed);
+        // Release: a reader that sees the count (or any pass published later) sees
+        // the entry.
+        self.shared.anchor_count.store(idx + 1, Ordering::Release);
+        self.anchors.push(a);
+        Ok(idx as u8)
+    }
+
+    /// Adds a compiled pass set (one filter expression, e.g. from `netsift_pcapc`) as
+    /// one clause: its passes keep their order, parents and GROUP ranges in a run of
+    /// free slots, and its anchors join the live anchor table. Cost: O(size of the
+    /// clause). Sub-passes are published before the root passes that name them.
+    pub fn add_clause(&mut self, set: &PassSet) -> Result<ClauseId, LiveError> {
+        let n = set.passes().len();
+        let base = self.free_run(n)?;
+        // Anchors first (they only append, and an unused anchor is harmless).
+        let mut map = vec![0u8; set.anchors().len().max(1)];
+        for (i, a) in set.anchors().iter().enumerate().skip(1) {
+            let parent = map.get(a.parent() as usize).copied().unwrap_or(0);
+            let word = (a.0 & !(0xff << 16)) | (parent as u32) << 16;
+            // On error, entries appended so far stay: no pass names them, so they are
+            // harmless, and later clauses may reuse them.
+            map[i] = self.anchor(Anchor(word))?;
+        }
+        let clause = self.clause_id();
+        let mut slots = Vec::with_capacity(n);
+        for (i, p) in set.passes().iter().enumerate() {
+            let parent = p.parent.map(|x| (x as usize + base) as u16);
+            let mut insns = Vec::with_capacity(p.len());
+            let mut stamps = Vec::with_capacity(p.len());
+            for (k, insn) in p.instructions().iter().enumerate() {
+                let mut im = insn.map_anchors(|a| map.get(a as usize).copied().unwrap_or(a));
+                if im.decode().opcode == Some(Opcode::Group) {
+                    im.0[1] = im.0[1].wrapping_add(base as u32);
+                }
+                // A copied instruction that really is its parent's shares the stamp.
+                let shared_stamp = p.parent.and_then(|q| {
+                    let q = q as usize;
+                    let pp = self.passes[base + q].as_ref()?;
+                    (q < i
+                        && insn.copied()
+                        && pp.insns.get(k).map(|x| x.with_copied(true)) == Some(im))
+                    .then(|| pp.stamps[k])
+                });
+                let s = match shared_stamp {
+                    Some(s) => s,
+                    None => self.stamp(),
+                };
+                insns.push(im);
+                stamps.push(s);
+            }
+            self.passes[base + i] = Some(WPass {
+                kind: p.kind,
+                parent,
+                clause,
+                insns,
+                stamps,
+                published: true,
+            });
+            slots.push((base + i) as u16);
+        }
+        let order = (0..n)
+            .filter(|&i| set.passes()[i].kind == PassKind::Sub)
+            .chain((0..n).filter(|&i| set.passes()[i].kind == PassKind::Root));
+        for i in order {
+            self.publish_slot(base + i);
+        }
+        self.clauses.insert(clause, slots);
+        Ok(ClauseId(clause))
+    }
+
+    /// The passes of a clause, in order.
+    pub fn clause_passes(&self, c: &ClauseId) -> Result<Vec<PassId>, LiveError> {
+        let slots = self.clauses.get(&c.0).ok_or(LiveError::NoSuchClause)?;
+        Ok(slots.iter().map(|&s| self.id(s as usize)).collect())
+    }
+
+    /// Removes every pass of a clause, root passes first.
+    pub fn del_clause(&mut self, c: &ClauseId) -> Result<(), LiveError> {
+        let mut ids = self.clause_passes(c)?;
+        ids.sort_by_key(|id| self.get(*id).map(|p| p.kind == PassKind::Sub).ok());
+        for id in ids {
+            self.del_pass(id)?;
+        }
+        Ok(())
+    }
+
+    /// The first run of `n` free slots.
+    fn free_run(&self, n: usize) -> Result<usize, LiveError> {
+        if n == 0 {
+            return Err(LiveError::NoRoomForClause(0));
+        }
+        let mut run = 0;
+        for s in 0..MAX_PASSES {
+            run = if self.passes[s].is_none() { run + 1 } else { 0 };
+            if run == n {
+                return Ok(s + 1 - n);
+            }
+        }
+        Err(LiveError::NoRoomForClause(n))
+    }
+
+    /// A new hash table for SET instructions, sized for `capacity` keys (it grows
+    /// past that). Returns its number.
+    pub fn create_table(&mut self, capacity: usize) -> Result<u32, LiveError> {
+        if self.tables >= super::MAX_TABLES {
+            return Err(LiveError::TooManyTables);
+        }
+        let seed = std::collections::hash_map::RandomState::new()
+            .build_hasher()
+            .finish();
+        let t = self.tables;
+        self.shared.tables[t].store(
+            Owned::new(Table::with_capacity(capacity, seed)),
+            Ordering::Release,
+        );
+        self.tables += 1;
+        Ok(t as u32)
+    }
+
+    fn table(&self, t: u32) -> Result<usize, LiveError> {
+        ((t as usize) < self.tables)
+            .then_some(t as usize)
+            .ok_or(LiveError::NoSuchTable(t))
+    }
+
+    /// Adds a key (see [`super::set_key`]); false if it was there. O(1) amortised.
+    pub fn table_insert(&mut self, t: u32, key: u64) -> Result<bool, LiveError> {
+        let t = self.table(t)?;
+        let g = epoch::pin();
+        let cur = self.shared.tables[t].load(Ordering::Acquire, &g);
+        // SAFETY: only this writer replaces tables, so `cur` stays valid here.
+        let cur_ref = unsafe { cur.deref() };
+        if cur_ref.needs_rebuild() {
+            let next = Owned::new(cur_ref.rebuilt());
+            let old = self.shared.tables[t].swap(next, Ordering::AcqRel, &g);
+            // SAFETY: unlinked above; readers holding it are protected by their guards.
+            unsafe { g.defer_destroy(old) };
+        }
+        let cur = self.shared.tables[t].load(Ordering::Acquire, &g);
+        // SAFETY: as above.
+        Ok(unsafe { cur.deref() }.insert(key))
+    }
+
+    /// Removes a key; false if it was not there. O(1).
+    pub fn table_remove(&mut self, t: u32, key: u64) -> Result<bool, LiveError> {
+        let t = self.table(t)?;
+        let g = epoch::pin();
+        let cur = self.shared.tables[t].load(Ordering::Acquire, &g);
+        // SAFETY: only this writer replaces tables.
+        Ok(unsafe { cur.deref() }.remove(key))
+    }
+
+    /// Keys in a table.
+    pub fn table_len(&self, t: u32) -> Result<usize, LiveError> {
+        let t = self.table(t)?;
+        let g = epoch::pin();
+        let cur = self.shared.tables[t].load(Ordering::Acquire, &g);
+        // SAFETY: only this writer replaces tables.
+        Ok(unsafe { cur.deref() }.len())
+    }
+
+    /// A readable listing of the live set (the `-d` form), drafts included.
+    pub fn listing(&self) -> String {
+        let mut s = String::new();
+        if self.anchors.len() > 1 {
+            s.push_str("anchors:\n");
+            for (i, a) in self.anchors.iter().enumerate().skip(1) {
+                let rule = a.rule().map_or("invalid", |r| r.name());
+                let _ = writeln!(s, "  @{i} = {rule}(@{} + {})", a.parent(), a.offset());
+            }
+        }
+        for (i, p) in self.passes.iter().enumerate() {
+            let Some(p) = p else { continue };
+            let kind = if p.kind == PassKind::Sub {
+                "sub"
+            } else {
+                "pass"
+            };
+            let _ = write!(s, "{kind} {i}");
+            if let Some(parent) = p.parent {
+                let _ = write!(s, " (child of {parent})");
+            }
+            if !p.published {
+                s.push_str(" [draft]");
+            }
+            if p.insns.is_empty() {
+                s.push_str(": true");
+            }
+            s.push('\n');
+            for (j, insn) in p.insns.iter().enumerate() {
+                let _ = writeln!(s, "  {j:2}: {insn}");
+            }
+        }
+        for t in 0..self.tables {
+            let _ = writeln!(
+                s,
+                "table #{t}: {} keys",
+                self.table_len(t as u32).unwrap_or(0)
+            );
+        }
+        s
+    }
+}

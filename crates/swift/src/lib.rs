@@ -1,0 +1,110 @@
+//! libswift for netsift: the seeds' update API (Table 2) over a live pass set, plus
+//! the BPF-friendly form that takes pcap text for one clause.
+//!
+//! ```
+//! use netsift_swift::Swift;
+//! use netsift_wire::LinkType;
+//!
+//! let (mut swift, reader) = Swift::open(LinkType::ETHERNET);
+//! let ctl = swift.add("tcp port ftp").unwrap();
+//! let data = swift.add("host 10.0.0.7 and tcp port 30001").unwrap();
+//! // ... a filtering thread calls reader.matches(&mut scratch, packet, wire_len) ...
+//! swift.remove(&data).unwrap();
+//! # let _ = (ctl, reader);
+//! ```
+//!
+//! [`Swift`] dereferences to the engine's [`Writer`], so the pass-level routines
+//! (`new_pass`, `dup_pass`, `del_pass`, `select_op`, `add_param`, `del_param`,
+//! `poke_inst`, `publish`, the SET tables) are available on it directly. `add`
+//! compiles only the new clause: its cost depends on the clause, never on what the
+//! live set already holds.
+
+use netsift_engine::live::{self, ClauseId, LiveError, Reader, Writer};
+use netsift_isa::PassSet;
+use netsift_pcapc::Target;
+use netsift_wire::LinkType;
+use std::fmt;
+use std::ops::{Deref, DerefMut};
+
+/// Why `add` failed.
+#[derive(Debug)]
+pub enum Error {
+    /// The text is not a filter libpcap would accept (the message has a caret line).
+    Compile(netsift_pcapc::Error),
+    /// The clause does not fit the live set.
+    Live(LiveError),
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Compile(e) => write!(f, "{e}"),
+            Error::Live(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+impl std::error::Error for Error {}
+
+impl From<LiveError> for Error {
+    fn from(e: LiveError) -> Error {
+        Error::Live(e)
+    }
+}
+
+/// A live filter for one link type (SPF_Open).
+pub struct Swift {
+    writer: Writer,
+    target: Target,
+}
+
+impl Swift {
+    /// An empty filter (it accepts nothing) and the reader that filters with it.
+    pub fn open(linktype: LinkType) -> (Swift, Reader) {
+        Swift::open_for(Target {
+            linktype,
+            savefile_swapped: None,
+        })
+    }
+
+    /// As [`Swift::open`], for a target that also names a capture file's byte order
+    /// (what `pcap_compile` on an offline handle sees).
+    pub fn open_for(target: Target) -> (Swift, Reader) {
+        let (writer, reader) = live::new();
+        (Swift { writer, target }, reader)
+    }
+
+    /// Compiles `text` (pcap-filter syntax) and adds it as one clause: the live set
+    /// then accepts what it accepted before or what `text` accepts.
+    pub fn add(&mut self, text: &str) -> Result<ClauseId, Error> {
+        let set = self.compile(text)?;
+        Ok(self.writer.add_clause(&set)?)
+    }
+
+    /// Compiles `text` for this filter's link type without adding it.
+    pub fn compile(&self, text: &str) -> Result<PassSet, Error> {
+        netsift_pcapc::compile_for(text, self.target).map_err(Error::Compile)
+    }
+
+    /// Removes a clause added by [`Swift::add`].
+    pub fn remove(&mut self, clause: &ClauseId) -> Result<(), Error> {
+        Ok(self.writer.del_clause(clause)?)
+    }
+
+    pub fn linktype(&self) -> LinkType {
+        self.target.linktype
+    }
+}
+
+impl Deref for Swift {
+    type Target = Writer;
+    fn deref(&self) -> &Writer {
+        &self.writer
+    }
+}
+
+impl DerefMut for Swift {
+    fn deref_mut(&mut self) -> &mut Writer {
+        &mut self.writer
+    }
+}
