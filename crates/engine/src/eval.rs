@@ -368,6 +368,9 @@ impl<P: Program + ?Sized> Cx<'_, P> {
     /// SET: builds the key from field A (and B) and looks it up; with `n == 2` the
     /// second pair is tried when the first is not in the table.
     fn set(&mut self, insn: &Instruction, n: usize, at: u32, size: Size) -> Outcome {
+        if n == 0 {
+            return Ok(None);
+        }
         let p2 = insn.p(2);
         let b = if p2 & SET_FIELD_B != 0 {
             let d = Instruction::new(p2 & 0x00ff_ffff, [0; 7]).decode();

@@ -5,7 +5,7 @@
 //! use netsift_swift::Swift;
 //! use netsift_wire::LinkType;
 //!
-//! let (mut swift, reader) = Swift::open(LinkType::ETHERNET);
+//! let (mut swift, reader) = Swift::open(LinkType::EN10MB);
 //! let ctl = swift.add("tcp port ftp").unwrap();
 //! let data = swift.add("host 10.0.0.7 and tcp port 30001").unwrap();
 //! // ... a filtering thread calls reader.matches(&mut scratch, packet, wire_len) ...
