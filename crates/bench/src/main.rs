@@ -25,6 +25,36 @@ enum Command {
     /// Generate the passive-mode FTP trace of the Swift paper (section 5.1) as an
     /// Ethernet pcap file, with an optional per-packet ground truth.
     GenFtp(GenFtpArgs),
+    /// The dynamic-filtering experiment (Swift section 5.1): update latency against
+    /// connections and missed packets in a real-time replay, netsift beside libpcap
+    /// and the kernel's SO_ATTACH_FILTER.
+    Dynamic(DynamicArgs),
+}
+
+/// Options of `dynamic`.
+#[derive(Args, Debug)]
+struct DynamicArgs {
+    /// Finish in under 30 seconds (fewer rates, no background, fewer repetitions).
+    #[arg(long)]
+    quick: bool,
+    /// Print one JSON object as the last line.
+    #[arg(long)]
+    json: bool,
+    /// Write update-latency.svg and missed-packets.svg into this directory.
+    #[arg(long, value_name = "DIR")]
+    svg_dir: Option<PathBuf>,
+    /// Replay rates of the FTP trace in packets per second, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    rates: Option<Vec<u64>>,
+    /// Background rates to mix in (0 = none), comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    background: Option<Vec<u64>>,
+    /// Replays per configuration (medians are reported).
+    #[arg(long)]
+    runs: Option<usize>,
+    /// Seed of the workload.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
 }
 
 /// Options of `gen-ftp`; defaults are those of `FtpConfig::default()`.
@@ -70,6 +100,7 @@ fn main() -> Result<()> {
     let cli = Cli::parse();
     match cli.command {
         Command::GenFtp(args) => run_gen_ftp(&args),
+        Command::Dynamic(args) => run_dynamic(&args),
     }
 }
 
@@ -131,5 +162,51 @@ fn run_gen_ftp(a: &GenFtpArgs) -> Result<()> {
         cfg.rtt_ns as f64 / 1e6,
         cfg.seed,
     );
+    Ok(())
+}
+
+fn run_dynamic(a: &DynamicArgs) -> Result<()> {
+    use netsift_bench::dynamic::{self, DynamicConfig};
+    let mut cfg = if a.quick {
+        DynamicConfig::quick()
+    } else {
+        DynamicConfig::full()
+    };
+    cfg.workload.seed = a.seed;
+    if let Some(r) = &a.rates {
+        if r.is_empty() || r.contains(&0) {
+            bail!("--rates must be positive packet rates");
+        }
+        cfg.rates = r.clone();
+    }
+    if let Some(b) = &a.background {
+        cfg.backgrounds = b.clone();
+    }
+    if let Some(n) = a.runs {
+        cfg.runs = n.max(1);
+    }
+    let report =
+        dynamic::run(&cfg, |line| eprintln!("dynamic: {line}")).map_err(|e| anyhow::anyhow!(e))?;
+    println!(
+        "# netsift-bench dynamic{}: {} packets, {} data connections, {:.1} s",
+        if a.quick { " --quick" } else { "" },
+        report.packets,
+        report.connections,
+        report.seconds
+    );
+    println!("{}", report.tables());
+    if let Some(dir) = &a.svg_dir {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        for (name, svg) in [
+            ("update-latency.svg", dynamic::svg::latency(&report)),
+            ("missed-packets.svg", dynamic::svg::missed(&report)),
+        ] {
+            let p = dir.join(name);
+            std::fs::write(&p, svg).with_context(|| format!("writing {}", p.display()))?;
+        }
+    }
+    if a.json {
+        println!("{}", report.json());
+    }
     Ok(())
 }
