@@ -34,6 +34,15 @@ pub struct Args {
     /// Link type for -d without -r (EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2).
     #[arg(short = 'y', value_name = "LINKTYPE")]
     pub linktype: Option<String>,
+    /// Follow control protocols (comma-separated: ftp, sip, rtsp) and capture the data
+    /// flows they announce, updating the filter while reading. EXPRESSION, if given,
+    /// replaces the default base filter (the protocols' control ports).
+    #[arg(long = "follow", value_name = "PROTOCOLS")]
+    pub follow: Option<String>,
+    /// With --follow: track flows in a hash-table (SET) instruction instead of one pass
+    /// per server; O(1) per flow for any number of flows.
+    #[arg(long = "follow-set", requires = "follow")]
+    pub follow_set: bool,
     /// The filter expression.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub expression: Vec<String>,

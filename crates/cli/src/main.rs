@@ -10,7 +10,9 @@ mod output;
 use anyhow::{bail, Context, Result};
 use args::Args;
 use clap::Parser;
+use netsift_engine::live::Reader as LiveReader;
 use netsift_engine::Scratch;
+use netsift_follow::{Follower, Mode, Protocol, Timers};
 use netsift_isa::PassSet;
 use netsift_pcapc::Target;
 use netsift_pcapio::{PcapWriter, Reader};
@@ -88,20 +90,51 @@ fn run(args: &Args) -> Result<()> {
         }
         Some(compile(&expr, target)?)
     };
+    if let Some(protocols) = &args.follow {
+        let protocols = Protocol::parse_list(protocols).map_err(|e| anyhow::anyhow!(e))?;
+        if !linktype.is_supported() {
+            bail!("link type {linktype} is not supported by the filter compiler");
+        }
+        let mode = if args.follow_set {
+            Mode::Set
+        } else {
+            Mode::Passes
+        };
+        let base = (!expr.trim().is_empty()).then_some(expr.as_str());
+        let (follower, live) = Follower::new(linktype, &protocols, base, mode, Timers::default())
+            .map_err(|e| anyhow::anyhow!("bad filter expression: {e}"))?;
+        if args.dump {
+            return print_listing(&follower.tracker().listing());
+        }
+        return filter_file(
+            args,
+            input,
+            &mut reader,
+            Engine::Follow(Box::new(follower), live),
+        );
+    }
     if args.dump {
         return match &filter {
             Some(set) => print_listing(&set.to_string()),
             None => print_listing("(no filter: every packet is accepted)\n"),
         };
     }
-    filter_file(args, input, &mut reader, filter.as_ref())
+    filter_file(args, input, &mut reader, Engine::Static(filter))
+}
+
+/// What decides which packets are kept.
+enum Engine {
+    /// A compiled expression (`None`: no filter).
+    Static(Option<PassSet>),
+    /// A live set that a protocol follower edits as packets are read.
+    Follow(Box<Follower>, LiveReader),
 }
 
 fn filter_file<R: io::Read>(
     args: &Args,
     input: &std::path::Path,
     reader: &mut Reader<R>,
-    filter: Option<&PassSet>,
+    mut engine: Engine,
 ) -> Result<()> {
     let mut sink: Box<dyn output::Sink> = match &args.write {
         Some(path) => {
@@ -130,7 +163,7 @@ fn filter_file<R: io::Read>(
     let size = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
     let progress = output::Progress::new(size);
     let mut scratch = Scratch::new();
-    let (mut read, mut accepted) = (0u64, 0u64);
+    let (mut read, mut accepted, mut follow_errors) = (0u64, 0u64, 0u64);
     let result = loop {
         if args.count.is_some_and(|c| accepted >= c) {
             break Ok(());
@@ -142,11 +175,28 @@ fn filter_file<R: io::Read>(
         };
         read += 1;
         let p = &rec.packet;
-        let ok =
-            filter.is_none_or(|f| netsift_engine::matches(f, &mut scratch, p.data, p.orig_len));
+        let ok = match &engine {
+            Engine::Static(filter) => filter
+                .as_ref()
+                .is_none_or(|f| netsift_engine::matches(f, &mut scratch, p.data, p.orig_len)),
+            Engine::Follow(_, live) => live.matches(&mut scratch, p.data, p.orig_len),
+        };
         if ok {
             accepted += 1;
             sink.packet(&rec)?;
+            if let Engine::Follow(follower, _) = &mut engine {
+                let ts = p.ts_sec.saturating_mul(1_000_000_000) + p.ts_nsec as u64;
+                // A failed update (the live set is full) loses that flow, not the
+                // capture: say so and go on.
+                if let Err(e) = follower.observe(p.data, ts) {
+                    follow_errors += 1;
+                    if follow_errors <= 5 {
+                        eprintln!(
+                            "netsift: follow: packet {read}: {e}; continuing without this update"
+                        );
+                    }
+                }
+            }
         }
         if read % 4096 == 0 {
             progress.set(reader.offset());
@@ -156,5 +206,20 @@ fn filter_file<R: io::Read>(
     // Whatever happened, the packets accepted so far are written out.
     sink.finish()?;
     eprintln!("{read} packets read, {accepted} packets accepted");
+    if let Engine::Follow(follower, _) = &engine {
+        let s = follower.stats();
+        eprintln!(
+            "followed: {} announcements, {} flows added, {} removed, {} filter updates{}",
+            s.announced,
+            s.installed,
+            s.removed,
+            s.edits,
+            if follow_errors > 0 {
+                format!(", {follow_errors} updates failed")
+            } else {
+                String::new()
+            }
+        );
+    }
     result
 }
