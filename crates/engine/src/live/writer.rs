@@ -258,20 +258,20 @@ impl Writer {
     }
 
     /// Applies an edit to a pass and publishes the result if the pass is published.
+    /// `f` must check everything before it changes anything: on error the pass must
+    /// be as it was (editing in place saves copying the pass on every update).
     fn edit(
         &mut self,
         id: PassId,
         f: impl FnOnce(&mut WPass, &mut u64) -> Result<(), LiveError>,
     ) -> Result<(), LiveError> {
         self.get(id)?;
-        let mut stamp = self.next_stamp;
         let slot = id.slot as usize;
-        let mut p = self.passes[slot].clone().expect("checked above");
-        f(&mut p, &mut stamp)?;
+        let mut stamp = self.next_stamp;
+        let p = self.passes[slot].as_mut().expect("checked above");
+        f(p, &mut stamp)?;
         self.next_stamp = stamp;
-        let published = p.published;
-        self.passes[slot] = Some(p);
-        if published {
+        if p.published {
             self.publish_slot(slot);
         }
         Ok(())
