@@ -160,16 +160,6 @@ impl Template {
         i.with_operand(f, s, 0, v)
     }
 
-    /// The pass for one endpoint, as a pass set.
-    fn instance(&self, host: u32, port: u16) -> PassSet {
-        let mut set = self.set.clone();
-        set.set_insn(0, self.host, self.with(self.host, host))
-            .expect("exists");
-        set.set_insn(0, self.port, self.with(self.port, port as u32))
-            .expect("exists");
-        set
-    }
-
     /// The SET form: protocol tests, then `(host, port)` looked up in `table`, source
     /// pair then destination pair.
     fn set_form(&self, table: u32) -> Option<PassSet> {
@@ -206,6 +196,22 @@ impl Template {
     }
 }
 
+/// A draft pass holding the one pass of `set`, its anchors joined to the live set's.
+fn draft(swift: &mut Swift, set: &PassSet) -> Result<PassId, Error> {
+    let mut map = vec![0u8; set.anchors().len().max(1)];
+    for (i, a) in set.anchors().iter().enumerate().skip(1) {
+        let parent = map.get(a.parent() as usize).copied().unwrap_or(0);
+        let word = (a.0 & !(0xff << 16)) | (parent as u32) << 16;
+        map[i] = swift.anchor(netsift_isa::Anchor(word))?;
+    }
+    let id = swift.new_pass()?;
+    for (k, i) in set.passes()[0].instructions().iter().enumerate() {
+        let i = i.map_anchors(|a| map.get(a as usize).copied().unwrap_or(a));
+        swift.select_op(id, k, i)?;
+    }
+    Ok(id)
+}
+
 /// One IPv4 server pass and the ports it holds.
 struct ServerPass {
     id: PassId,
@@ -238,6 +244,9 @@ pub struct Tracker {
     servers: HashMap<(IpAddr, Transport), Vec<ServerPass>>,
     /// The pass new server passes are duplicated from.
     dup_source: HashMap<Transport, PassId>,
+    /// A draft of the first server pass, built ahead so that the first announcement
+    /// costs two instruction writes and a publish, not a clause insertion.
+    drafts: HashMap<Transport, PassId>,
     tables: HashMap<Transport, (u32, ClauseId)>,
     v6: HashMap<Endpoint, ClauseId>,
     entries: HashMap<Endpoint, Entry>,
@@ -260,8 +269,13 @@ impl Tracker {
         let (mut swift, reader) = Swift::open(linktype);
         swift.add(base)?;
         let mut templates = HashMap::new();
+        let mut drafts = HashMap::new();
         for t in [Transport::Tcp, Transport::Udp] {
-            templates.insert(t, Template::new(&swift, t)?);
+            let tpl = Template::new(&swift, t)?;
+            if mode == Mode::Passes {
+                drafts.insert(t, draft(&mut swift, &tpl.set)?);
+            }
+            templates.insert(t, tpl);
         }
         Ok((
             Tracker {
@@ -269,11 +283,13 @@ impl Tracker {
                 mode,
                 timers,
                 templates,
-                servers: HashMap::new(),
+                // Sized ahead: a map that grows rehashes inside an update.
+                servers: HashMap::with_capacity(256),
                 dup_source: HashMap::new(),
+                drafts,
                 tables: HashMap::new(),
-                v6: HashMap::new(),
-                entries: HashMap::new(),
+                v6: HashMap::with_capacity(64),
+                entries: HashMap::with_capacity(1024),
                 next_sweep_ns: 0,
                 stats: TrackerStats::default(),
             },
@@ -387,9 +403,13 @@ impl Tracker {
                 id
             }
             None => {
-                let set = tpl.instance(v4, ep.port);
-                let c = self.swift.add_clause(&set)?;
-                let id = self.swift.clause_passes(&c)?[0];
+                let id = match self.drafts.remove(&ep.transport) {
+                    Some(d) if self.swift.exists(d) => d,
+                    _ => draft(&mut self.swift, &tpl.set)?,
+                };
+                self.swift.select_op(id, host_idx, host)?;
+                self.swift.select_op(id, port_idx, port)?;
+                self.swift.publish(id)?;
                 self.dup_source.insert(ep.transport, id);
                 id
             }
