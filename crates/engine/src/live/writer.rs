@@ -297,7 +297,7 @@ impl Writer {
     /// marked `copied`. Its copied instructions reuse the parent's results until
     /// either pass rewrites them. The child is a clause of its own.
     pub fn dup_pass(&mut self, parent: PassId) -> Result<PassId, LiveError> {
-        let src = self.get(parent)?.clone();
+        let src = self.get(parent)?;
         if src
             .insns
             .iter()
@@ -305,14 +305,19 @@ impl Writer {
         {
             return Err(LiveError::HasGroup(parent));
         }
+        let (kind, insns, stamps) = (
+            src.kind,
+            src.insns.iter().map(|i| i.with_copied(true)).collect(),
+            src.stamps.clone(),
+        );
         let slot = self.free_slot(Some(parent.index()))?;
         let clause = self.clause_id();
         self.passes[slot] = Some(WPass {
-            kind: src.kind,
+            kind,
             parent: Some(parent.slot),
             clause,
-            insns: src.insns.iter().map(|i| i.with_copied(true)).collect(),
-            stamps: src.stamps,
+            insns,
+            stamps,
             published: false,
         });
         Ok(self.id(slot))
