@@ -239,3 +239,27 @@ fn a_clause_keeps_its_structure_and_agrees_with_the_static_engine() {
     assert_eq!(w.published(), 1);
     assert!(w.listing().contains("pass 0"));
 }
+
+#[test]
+fn the_pass_limit_is_reached_cleanly_and_slots_are_reused() {
+    let (mut w, r) = live::new();
+    let mut ids = Vec::new();
+    for i in 0..netsift_isa::MAX_PASSES as u32 {
+        let id = w.new_pass().unwrap();
+        w.select_op(id, 0, server(i + 1)).unwrap();
+        w.publish(id).unwrap();
+        ids.push(id);
+    }
+    assert_eq!(w.new_pass(), Err(LiveError::TooManyPasses));
+    assert_eq!(w.dup_pass(ids[5]), Err(LiveError::TooManyPasses));
+    w.del_pass(ids[4000]).unwrap();
+    // The only free slot is found, after the parent or by wrapping around.
+    let child = w.dup_pass(ids[4090]).unwrap();
+    assert_eq!(child.index(), 4000);
+    w.select_op(child, 0, server(999_999)).unwrap();
+    w.publish(child).unwrap();
+    let mut s = Scratch::new();
+    assert!(r.matches(&mut s, &pkt(999_999, 0, 0), 16));
+    assert!(r.matches(&mut s, &pkt(4096, 0, 0), 16));
+    assert!(!r.matches(&mut s, &pkt(4001, 0, 0), 16));
+}

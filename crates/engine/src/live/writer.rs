@@ -147,6 +147,9 @@ struct WPass {
 pub struct Writer {
     shared: Arc<Shared>,
     passes: Vec<Option<WPass>>,
+    /// One bit per slot in use (draft or published): finding a free slot scans at
+    /// most 64 words, whatever the number of passes.
+    used: [u64; MAX_PASSES / 64],
     gens: Vec<u32>,
     /// Published passes are below this (mirrors `Shared::high`).
     high: usize,
@@ -163,6 +166,7 @@ impl Writer {
         Writer {
             shared,
             passes: vec![None; MAX_PASSES],
+            used: [0; MAX_PASSES / 64],
             gens: vec![0; MAX_PASSES],
             high: 0,
             anchors: vec![Anchor(0)],
@@ -202,11 +206,29 @@ impl Writer {
     /// A free slot, preferring the first one after `after` so that a child follows
     /// its parent (depth-first order, which hierarchical execution relies on).
     fn free_slot(&self, after: Option<usize>) -> Result<usize, LiveError> {
-        let start = after.map_or(0, |a| a + 1);
-        (start..MAX_PASSES)
-            .chain(0..start)
-            .find(|&s| self.passes[s].is_none())
-            .ok_or(LiveError::TooManyPasses)
+        let start = after.map_or(0, |a| a + 1) % MAX_PASSES;
+        let words = self.used.len();
+        for k in 0..=words {
+            let w = (start / 64 + k) % words;
+            let mut free = !self.used[w];
+            if k == 0 {
+                // The first word: only slots at or after `start`.
+                free &= u64::MAX << (start % 64);
+            }
+            if free != 0 {
+                return Ok(w * 64 + free.trailing_zeros() as usize);
+            }
+        }
+        Err(LiveError::TooManyPasses)
+    }
+
+    fn set_used(&mut self, slot: usize, on: bool) {
+        let bit = 1u64 << (slot % 64);
+        if on {
+            self.used[slot / 64] |= bit;
+        } else {
+            self.used[slot / 64] &= !bit;
+        }
     }
 
     /// Writes the pass's next version into its slot (one pointer swap) and frees the
@@ -281,6 +303,7 @@ impl Writer {
     /// a clause of its own.
     pub fn new_pass(&mut self) -> Result<PassId, LiveError> {
         let slot = self.free_slot(None)?;
+        self.set_used(slot, true);
         let clause = self.clause_id();
         self.passes[slot] = Some(WPass {
             kind: PassKind::Root,
@@ -311,6 +334,7 @@ impl Writer {
             src.stamps.clone(),
         );
         let slot = self.free_slot(Some(parent.index()))?;
+        self.set_used(slot, true);
         let clause = self.clause_id();
         self.passes[slot] = Some(WPass {
             kind,
@@ -343,6 +367,7 @@ impl Writer {
         let (published, clause) = (p.published, p.clause);
         let slot = id.slot as usize;
         self.passes[slot] = None;
+        self.set_used(slot, false);
         self.gens[slot] = self.gens[slot].wrapping_add(1);
         if published {
             self.unpublish_slot(slot);
@@ -570,6 +595,7 @@ impl Writer {
                 insns.push(im);
                 stamps.push(s);
             }
+            self.set_used(base + i, true);
             self.passes[base + i] = Some(WPass {
                 kind: p.kind,
                 parent,
