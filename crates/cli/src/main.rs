@@ -11,7 +11,7 @@ use anyhow::{bail, Context, Result};
 use args::Args;
 use clap::Parser;
 use netsift_engine::live::Reader as LiveReader;
-use netsift_engine::Scratch;
+use netsift_engine::{Compiled, Scratch};
 use netsift_follow::{Follower, Mode, Protocol, Timers};
 use netsift_isa::PassSet;
 use netsift_pcapc::Target;
@@ -119,13 +119,18 @@ fn run(args: &Args) -> Result<()> {
             None => print_listing("(no filter: every packet is accepted)\n"),
         };
     }
-    filter_file(args, input, &mut reader, Engine::Static(filter))
+    filter_file(
+        args,
+        input,
+        &mut reader,
+        Engine::Static(filter.map(Compiled::new)),
+    )
 }
 
 /// What decides which packets are kept.
 enum Engine {
-    /// A compiled expression (`None`: no filter).
-    Static(Option<PassSet>),
+    /// A compiled expression, decoded for speed (`None`: no filter).
+    Static(Option<Compiled>),
     /// A live set that a protocol follower edits as packets are read.
     Follow(Box<Follower>, LiveReader),
 }
@@ -178,7 +183,7 @@ fn filter_file<R: io::Read>(
         let ok = match &engine {
             Engine::Static(filter) => filter
                 .as_ref()
-                .is_none_or(|f| netsift_engine::matches(f, &mut scratch, p.data, p.orig_len)),
+                .is_none_or(|f| f.matches(&mut scratch, p.data, p.orig_len)),
             Engine::Follow(_, live) => live.matches(&mut scratch, p.data, p.orig_len),
         };
         if ok {

@@ -404,7 +404,7 @@ pub trait Candidate: Sync {
 pub struct Netsift;
 
 impl Candidate for Netsift {
-    type Program = netsift_isa::PassSet;
+    type Program = netsift_engine::Compiled;
     type Scratch = netsift_engine::Scratch;
 
     fn faulted(&self, scratch: &Self::Scratch) -> bool {
@@ -420,7 +420,9 @@ impl Candidate for Netsift {
     }
 
     fn compile(&self, lt: LinkType, expr: &str) -> Result<Self::Program, String> {
-        netsift_pcapc::compile(expr, lt).map_err(|e| e.to_string())
+        netsift_pcapc::compile(expr, lt)
+            .map(netsift_engine::Compiled::new)
+            .map_err(|e| e.to_string())
     }
 
     fn matches(
@@ -430,7 +432,7 @@ impl Candidate for Netsift {
         data: &[u8],
         wire_len: u32,
     ) -> bool {
-        netsift_engine::matches(prog, scratch, data, wire_len)
+        prog.matches(scratch, data, wire_len)
     }
 }
 

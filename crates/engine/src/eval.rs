@@ -4,6 +4,7 @@
 //! [`PassSet`] and a live pass set whose passes are published one at a time while
 //! packets flow (`crate::live`).
 
+use crate::compiled::Op;
 use crate::scratch::{Scratch, ACCEPTED, NO_ANCHOR};
 use netsift_isa::insn::{
     ArithOp, Opcode, Size, ARITH_POOL_BASE, ARITH_STACK, BOTH_FIELDS, SET_FIELD_B,
@@ -41,6 +42,8 @@ pub(crate) struct PassRef<'a> {
     pub stamps: Option<&'a [u64]>,
     /// Identifies this version of the pass (live sets); 0 for static sets.
     pub id: u64,
+    /// The instructions decoded ahead (`Compiled`), if they were.
+    pub ops: Option<&'a [Op]>,
 }
 
 /// What the interpreter needs from a pass set.
@@ -51,6 +54,10 @@ pub(crate) trait Program {
     fn anchor(&self, a: usize) -> Option<Anchor>;
     /// Whether hash table `table` holds `key`; `None` if there is no such table.
     fn contains(&self, table: u32, key: u64) -> Option<bool>;
+    /// Unpacked operands that decoded instructions index.
+    fn pool(&self) -> &[u32] {
+        &[]
+    }
 }
 
 impl Program for PassSet {
@@ -67,6 +74,7 @@ impl Program for PassSet {
             insns: p.instructions(),
             stamps: None,
             id: 0,
+            ops: None,
         })
     }
     #[inline]
@@ -125,6 +133,51 @@ pub(crate) fn run<P: Program + ?Sized>(
     Verdict::Reject
 }
 
+/// The lean loop for sets of root passes of decoded EQ/MEQ/EQ2 instructions
+/// (`Compiled::lean`): the same walk, parents' progress in a local array.
+pub(crate) fn run_lean(
+    prog: &crate::Compiled,
+    passes: &[crate::compiled::LeanPass],
+    scratch: &mut Scratch,
+    packet: &[u8],
+    wire_len: u32,
+) -> Verdict {
+    scratch.reset_anchors();
+    let mut cx = Cx {
+        prog,
+        pkt: packet,
+        wire_len,
+        s: scratch,
+    };
+    // Where each pass failed (`u8::MAX`: not run). A pass that accepts ends the walk.
+    let mut failed_at = [u8::MAX; crate::compiled::LEAN_MAX_PASSES];
+    'passes: for (i, p) in passes.iter().enumerate() {
+        let parent = p.parent.map_or(u8::MAX, |q| failed_at[q as usize]);
+        for (k, o) in p.ops.iter().enumerate() {
+            let ok = if o.copied && k <= parent as usize {
+                // The parent ran: it passed this instruction, or failed on it.
+                k < parent as usize
+            } else {
+                match cx.fast(o.op, o.negate) {
+                    Ok(b) => b,
+                    Err(Fault) => {
+                        cx.s.faulted = true;
+                        return Verdict::Reject;
+                    }
+                }
+            };
+            if !ok {
+                if p.has_child {
+                    failed_at[i] = k as u8;
+                }
+                continue 'passes;
+            }
+        }
+        return Verdict::Accept;
+    }
+    Verdict::Reject
+}
+
 struct Cx<'a, P: Program + ?Sized> {
     prog: &'a P,
     pkt: &'a [u8],
@@ -132,7 +185,7 @@ struct Cx<'a, P: Program + ?Sized> {
     s: &'a mut Scratch,
 }
 
-#[inline]
+#[inline(always)]
 fn load(pkt: &[u8], at: u32, size: Size) -> Result<u32, Fault> {
     let at = at as usize;
     match size {
@@ -178,9 +231,10 @@ impl<P: Program + ?Sized> Cx<'_, P> {
                 }
                 _ => None,
             };
-            let ok = match reuse {
-                Some(r) => r,
-                None => self.insn(insn, idx, depth)?,
+            let ok = match (reuse, pass.ops.map(|o| o[i])) {
+                (Some(r), _) => r,
+                (None, Some(op)) if op != Op::Image => self.fast(op, insn.negated())?,
+                (None, _) => self.insn(insn, idx, depth)?,
             };
             if !ok {
                 self.s.set_state(idx, i as u32, pass.id);
@@ -190,6 +244,64 @@ impl<P: Program + ?Sized> Cx<'_, P> {
         self.s
             .set_state(idx, pass.insns.len() as u32 | ACCEPTED, pass.id);
         Ok(true)
+    }
+
+    /// A decoded EQ/MEQ/EQ2: the same tests as `outcome` does from the image.
+    #[inline(always)]
+    fn fast(&mut self, op: Op, neg: bool) -> Result<bool, Fault> {
+        self.s.steps += 1;
+        let pool = self.prog.pool();
+        match op {
+            Op::Eq {
+                anchor,
+                off,
+                size,
+                mask,
+                v0,
+                start,
+                n,
+            } => {
+                let base = if anchor == 0 {
+                    0
+                } else {
+                    match self.anchor(anchor)? {
+                        Some(b) => b,
+                        None => return Ok(false),
+                    }
+                };
+                let at = base.checked_add(off).ok_or(Fault)?;
+                let v = load(self.pkt, at, size)? & mask;
+                Ok(one_of(pool, v0, start, n, v) != neg)
+            }
+            Op::Eq2 {
+                anchor,
+                off,
+                size,
+                mask,
+                delta,
+                both,
+                v0,
+                start,
+                n,
+            } => {
+                let base = if anchor == 0 {
+                    0
+                } else {
+                    match self.anchor(anchor)? {
+                        Some(b) => b,
+                        None => return Ok(false),
+                    }
+                };
+                let at = base.checked_add(off).ok_or(Fault)?;
+                let at2 = at.checked_add(delta).ok_or(Fault)?;
+                let first = one_of(pool, v0, start, n, load(self.pkt, at, size)? & mask);
+                if first != both {
+                    return Ok(first != neg);
+                }
+                Ok(one_of(pool, v0, start, n, load(self.pkt, at2, size)? & mask) != neg)
+            }
+            Op::Image => unreachable!("interpreted from the image"),
+        }
     }
 
     #[inline]
@@ -587,6 +699,25 @@ impl<P: Program + ?Sized> Cx<'_, P> {
             _ => a >= b,
         }))
     }
+}
+
+/// Whether `v` is one of the `n` operands at `pool[start..]` (the first is `v0`).
+#[inline(always)]
+fn one_of(pool: &[u32], v0: u32, start: u32, n: u32, v: u32) -> bool {
+    match n {
+        1 => v == v0,
+        _ => any_eq(&pool[start as usize..(start + n) as usize], v),
+    }
+}
+
+/// Whether `v` is one of `vals`, without an early exit, so the loop vectorises.
+#[inline]
+fn any_eq(vals: &[u32], v: u32) -> bool {
+    let mut hit = false;
+    for &x in vals {
+        hit |= x == v;
+    }
+    hit
 }
 
 #[inline]

@@ -15,10 +15,12 @@
 //! names later passes and nests at most [`MAX_GROUP_DEPTH`] deep, and each pass is
 //! evaluated at most once per packet, so time is bounded by the pass set's size.
 
+mod compiled;
 mod eval;
 pub mod live;
 mod scratch;
 
+pub use compiled::Compiled;
 pub use eval::{evaluate, matches, Verdict};
 pub use scratch::Scratch;
 

@@ -73,6 +73,15 @@ impl Scratch {
         self.anchor_val[0] = 0;
     }
 
+    /// Starts a new packet for the lean loop, which keeps pass progress itself.
+    #[inline]
+    pub(crate) fn reset_anchors(&mut self) {
+        self.steps = 0;
+        self.faulted = false;
+        self.anchor_valid = 1;
+        self.anchor_val[0] = 0;
+    }
+
     /// Whether the most recent packet was rejected because a load ran past its
     /// captured bytes (a fault) rather than by a test.
     pub fn faulted(&self) -> bool {

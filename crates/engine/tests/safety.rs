@@ -78,6 +78,13 @@ proptest! {
         prop_assert_eq!(first, again);
         let fresh = evaluate(&set, &mut Scratch::new(), &packet, wire);
         prop_assert_eq!(first, fresh);
+        // The decoded form must say the same, in no more steps.
+        let faulted = s.faulted();
+        let compiled = netsift_engine::Compiled::new(set);
+        let mut c = Scratch::new();
+        prop_assert_eq!(compiled.evaluate(&mut c, &packet, wire), first);
+        prop_assert_eq!(c.faulted(), faulted);
+        prop_assert!(c.steps() <= total);
     }
 }
 

@@ -66,7 +66,9 @@ fn main() {
     println!("| expression | netsift | libpcap BPF | libpcap/netsift | accepted |");
     println!("|---|---|---|---|---|");
     for e in EXPRS {
-        let set = netsift_pcapc::compile(e, LinkType::EN10MB).expect("netsift compiles");
+        let set = netsift_engine::Compiled::new(
+            netsift_pcapc::compile(e, LinkType::EN10MB).expect("netsift compiles"),
+        );
         let bpf = Filter::compile(LinkType::EN10MB, e).expect("libpcap compiles");
         let mut scratch = netsift_engine::Scratch::new();
         let (mut tn, mut tl) = (Vec::new(), Vec::new());
@@ -75,7 +77,7 @@ fn main() {
             let t = Instant::now();
             an = pkts
                 .iter()
-                .filter(|p| netsift_engine::matches(&set, &mut scratch, &p.data, p.wire_len))
+                .filter(|p| set.matches(&mut scratch, &p.data, p.wire_len))
                 .count();
             tn.push(t.elapsed().as_nanos() as f64 / pkts.len() as f64);
             let t = Instant::now();

@@ -157,6 +157,7 @@ impl Program for View<'_> {
             insns: &n.insns[..n.len],
             stamps: Some(&n.stamps[..n.len]),
             id: n.id,
+            ops: None,
         })
     }
 
