@@ -41,6 +41,18 @@ pub(crate) enum Op {
         start: u32,
         n: u32,
     },
+    /// RANGE: `field & mask` is in one of the `n` inclusive ranges stored as
+    /// `(lo, hi)` pairs at `pool[start..]`.
+    Range {
+        anchor: u8,
+        off: u32,
+        size: Size,
+        mask: u32,
+        start: u32,
+        n: u32,
+    },
+    /// LEN: the wire length is in one of `n` ranges at `pool[start..]`.
+    Len { start: u32, n: u32 },
     /// Interpreted from the image.
     Image,
 }
@@ -78,10 +90,43 @@ pub(crate) struct LeanOp {
 }
 
 fn decode(insn: &Instruction, pool: &mut Vec<u32>) -> Op {
+    let d = insn.decode();
+    match (d.opcode, d.size) {
+        (Some(Opcode::Range), Some(size))
+            if d.count as usize <= Instruction::capacity(Opcode::Range, size) =>
+        {
+            let start = pool.len() as u32;
+            for i in 0..d.count as usize {
+                let (lo, hi) = match size {
+                    Size::B4 => (insn.p(2 + 2 * i), insn.p(3 + 2 * i)),
+                    _ => (insn.p(2 + i) & 0xffff, insn.p(2 + i) >> 16),
+                };
+                pool.extend([lo, hi]);
+            }
+            return Op::Range {
+                anchor: d.anchor,
+                off: d.offset as u32,
+                size,
+                mask: insn.p(1),
+                start,
+                n: d.count as u32,
+            };
+        }
+        (Some(Opcode::Len), _) if (1..=3).contains(&d.count) => {
+            let start = pool.len() as u32;
+            for i in 0..d.count as usize {
+                pool.extend([insn.p(1 + 2 * i), insn.p(2 + 2 * i)]);
+            }
+            return Op::Len {
+                start,
+                n: d.count as u32,
+            };
+        }
+        _ => {}
+    }
     let Some((first, size, n, _)) = insn.operand_slots() else {
         return Op::Image;
     };
-    let d = insn.decode();
     let start = pool.len() as u32;
     pool.extend((0..n).map(|i| insn.operand(first, size, i)));
     let (anchor, off) = (d.anchor, d.offset as u32);

@@ -300,6 +300,32 @@ impl<P: Program + ?Sized> Cx<'_, P> {
                 }
                 Ok(one_of(pool, v0, start, n, load(self.pkt, at2, size)? & mask) != neg)
             }
+            Op::Range {
+                anchor,
+                off,
+                size,
+                mask,
+                start,
+                n,
+            } => {
+                let base = if anchor == 0 {
+                    0
+                } else {
+                    match self.anchor(anchor)? {
+                        Some(b) => b,
+                        None => return Ok(false),
+                    }
+                };
+                let at = base.checked_add(off).ok_or(Fault)?;
+                let v = load(self.pkt, at, size)? & mask;
+                let r = &pool[start as usize..(start + 2 * n) as usize];
+                Ok(r.chunks_exact(2).any(|p| p[0] <= v && v <= p[1]) != neg)
+            }
+            Op::Len { start, n } => {
+                let l = self.wire_len;
+                let r = &pool[start as usize..(start + 2 * n) as usize];
+                Ok(r.chunks_exact(2).any(|p| p[0] <= l && l <= p[1]) != neg)
+            }
             Op::Image => unreachable!("interpreted from the image"),
         }
     }
