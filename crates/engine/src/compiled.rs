@@ -67,9 +67,8 @@ pub struct Compiled {
     lean: Option<Vec<LeanPass>>,
 }
 
-/// Most pass sets are root passes of EQ/MEQ/EQ2 tests with a few parents: no GROUP,
-/// no sub-passes, no opcode that needs the general interpreter. For those the engine
-/// runs a lean loop with the per-pass progress in a local array instead of the
+/// Most pass sets are root passes with a few parents and no GROUP or sub-passes. For
+/// those the engine runs a lean loop with the per-pass progress in a local array instead of the
 /// scratch space's epoch-stamped records.
 pub(crate) const LEAN_MAX_PASSES: usize = 64;
 
@@ -87,6 +86,8 @@ pub(crate) struct LeanOp {
     pub op: Op,
     pub negate: bool,
     pub copied: bool,
+    /// The image, for operations the general interpreter runs (`Op::Image`).
+    pub image: Instruction,
 }
 
 fn decode(insn: &Instruction, pool: &mut Vec<u32>) -> Op {
@@ -247,7 +248,12 @@ fn lean_form(set: &PassSet, ops: &[Vec<Op>]) -> Option<Vec<LeanPass>> {
     }
     let mut out = Vec::with_capacity(set.passes().len());
     for (i, (p, ops)) in set.passes().iter().zip(ops).enumerate() {
-        if p.kind != PassKind::Root || ops.contains(&Op::Image) {
+        // GROUP needs sub-passes and their saved results: the general walk.
+        let group = p
+            .instructions()
+            .iter()
+            .any(|i| i.decode().opcode == Some(Opcode::Group));
+        if p.kind != PassKind::Root || group {
             return None;
         }
         out.push(LeanPass {
@@ -260,6 +266,7 @@ fn lean_form(set: &PassSet, ops: &[Vec<Op>]) -> Option<Vec<LeanPass>> {
                     op,
                     negate: insn.negated(),
                     copied: insn.copied(),
+                    image: *insn,
                 })
                 .collect(),
         });

@@ -133,8 +133,8 @@ pub(crate) fn run<P: Program + ?Sized>(
     Verdict::Reject
 }
 
-/// The lean loop for sets of root passes of decoded EQ/MEQ/EQ2 instructions
-/// (`Compiled::lean`): the same walk, parents' progress in a local array.
+/// The lean loop for sets of root passes without GROUP (`Compiled`'s lean form):
+/// the same walk, parents' progress in a local array.
 pub(crate) fn run_lean(
     prog: &crate::Compiled,
     passes: &[crate::compiled::LeanPass],
@@ -152,13 +152,18 @@ pub(crate) fn run_lean(
     // Where each pass failed (`u8::MAX`: not run). A pass that accepts ends the walk.
     let mut failed_at = [u8::MAX; crate::compiled::LEAN_MAX_PASSES];
     'passes: for (i, p) in passes.iter().enumerate() {
-        let parent = p.parent.map_or(u8::MAX, |q| failed_at[q as usize]);
+        // The parent always ran (an earlier root pass that did not accept).
+        let parent = p.parent.map(|q| failed_at[q as usize] as usize);
         for (k, o) in p.ops.iter().enumerate() {
-            let ok = if o.copied && k <= parent as usize {
-                // The parent ran: it passed this instruction, or failed on it.
-                k < parent as usize
+            let ok = if let Some(parent) = parent.filter(|&f| o.copied && k <= f) {
+                // The parent passed this instruction, or failed on it.
+                k < parent
             } else {
-                match cx.fast(o.op, o.negate) {
+                let r = match o.op {
+                    Op::Image => cx.insn(&o.image, i, 0),
+                    op => cx.fast(op, o.negate),
+                };
+                match r {
                     Ok(b) => b,
                     Err(Fault) => {
                         cx.s.faulted = true;
