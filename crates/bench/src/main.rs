@@ -29,6 +29,82 @@ enum Command {
     /// connections and missed packets in a real-time replay, netsift beside libpcap
     /// and the kernel's SO_ATTACH_FILTER.
     Dynamic(DynamicArgs),
+    /// Generate the static-filtering trace (Swift section 5.2): a realistic gateway
+    /// mix, 75-byte snapshot length by default; prints the six filters' selectivities.
+    GenTrace(GenTraceArgs),
+    /// The static-filtering experiment (Swift section 5.2, Tables 5-7, Figure 10):
+    /// ns/packet of netsift, libpcap's BPF interpreter and hand-written native
+    /// filters, plus netsift without SIMD and without hierarchical execution.
+    Static(StaticArgs),
+    /// End-to-end throughput: `netsift -r T -w O EXPR` against `tcpdump -r T -w O
+    /// EXPR` as whole processes, filters 2-6, with a byte-for-byte output check.
+    E2e(E2eArgs),
+}
+
+/// Options of `gen-trace`.
+#[derive(Args, Debug)]
+struct GenTraceArgs {
+    /// Output pcap file (microsecond, Ethernet).
+    #[arg(short = 'o', long = "output", value_name = "OUT.pcap")]
+    output: PathBuf,
+    /// Number of packets.
+    #[arg(long, default_value_t = 1_000_000)]
+    packets: usize,
+    /// Snapshot length (75 as in the paper; 65535 for full frames).
+    #[arg(long, default_value_t = 75)]
+    snaplen: u32,
+    /// Seed of every random choice (same arguments, same bytes).
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// Options of `static`.
+#[derive(Args, Debug)]
+struct StaticArgs {
+    /// Finish in under 30 seconds (200 000 packets, 3 runs).
+    #[arg(long)]
+    quick: bool,
+    /// Print one JSON object as the last line.
+    #[arg(long)]
+    json: bool,
+    /// Timed runs per (filter, engine); medians are reported (default 5, quick 3).
+    #[arg(long)]
+    runs: Option<usize>,
+    /// Filter this capture (Ethernet) instead of a generated trace.
+    #[arg(long, value_name = "FILE", conflicts_with = "packets")]
+    trace: Option<PathBuf>,
+    /// Packets of the generated trace (default 1 000 000, quick 200 000).
+    #[arg(long)]
+    packets: Option<usize>,
+    /// Snapshot length of the generated trace.
+    #[arg(long, default_value_t = 75)]
+    snaplen: u32,
+    /// Seed of the generated trace.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the grouped bar chart (the paper's Figure 10) to this SVG file.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+}
+
+/// Options of `e2e`.
+#[derive(Args, Debug)]
+struct E2eArgs {
+    /// Use this capture instead of generating the 1M-packet trace into a temp file.
+    #[arg(long, value_name = "FILE")]
+    trace: Option<PathBuf>,
+    /// Packets of the generated trace.
+    #[arg(long, default_value_t = 1_000_000)]
+    packets: usize,
+    /// Snapshot length of the generated trace.
+    #[arg(long, default_value_t = 75)]
+    snaplen: u32,
+    /// Runs of each command (median reported).
+    #[arg(long, default_value_t = 3)]
+    runs: usize,
+    /// The tcpdump to run.
+    #[arg(long, default_value = "tcpdump")]
+    tcpdump: PathBuf,
 }
 
 /// Options of `dynamic`.
@@ -101,6 +177,9 @@ fn main() -> Result<()> {
     match cli.command {
         Command::GenFtp(args) => run_gen_ftp(&args),
         Command::Dynamic(args) => run_dynamic(&args),
+        Command::GenTrace(args) => run_gen_trace(&args),
+        Command::Static(args) => run_static(&args),
+        Command::E2e(args) => run_e2e(&args),
     }
 }
 
@@ -209,4 +288,254 @@ fn run_dynamic(a: &DynamicArgs) -> Result<()> {
         println!("{}", report.json());
     }
     Ok(())
+}
+
+/// Prints the selectivities of the paper's filters; an error if netsift and libpcap
+/// disagree on any count.
+fn report_selectivities(sel: &[netsift_bench::static_bench::Selectivity]) -> Result<()> {
+    let mut bad = false;
+    for s in sel {
+        let same = s.netsift == s.libpcap;
+        bad |= !same;
+        eprintln!(
+            "  filter {}: {:>5.1}% ({} of {} packets; netsift {}, libpcap {}{})  {}",
+            s.id,
+            100.0 * s.ratio(),
+            s.libpcap,
+            s.packets,
+            s.netsift,
+            s.libpcap,
+            if same { ", equal" } else { ", DIFFERENT" },
+            if s.expr.len() > 60 {
+                format!("{}...", &s.expr[..60])
+            } else {
+                s.expr.clone()
+            }
+        );
+    }
+    if bad {
+        bail!("netsift and libpcap accept different numbers of packets");
+    }
+    Ok(())
+}
+
+/// Writes the generated trace to `path`, streaming; returns its stats and the
+/// selectivities of the paper's filters.
+fn write_trace(
+    path: &std::path::Path,
+    cfg: &netsift_bench::gen::trace::TraceConfig,
+) -> Result<(
+    netsift_bench::gen::trace::TraceStats,
+    Vec<netsift_bench::static_bench::Selectivity>,
+)> {
+    use netsift_bench::gen::trace::{TraceGen, TraceStats};
+    use netsift_pcapio::{PcapWriter, TsPrecision};
+    let f = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let mut w = PcapWriter::new(
+        BufWriter::new(f),
+        netsift_wire::LinkType::EN10MB,
+        cfg.snaplen,
+        TsPrecision::Micro,
+    )
+    .with_context(|| format!("writing {}", path.display()))?;
+    let mut stats = TraceStats::default();
+    let mut sel =
+        netsift_bench::static_bench::SelectivityCounter::new().map_err(anyhow::Error::msg)?;
+    for p in TraceGen::new(cfg).take(cfg.packets) {
+        stats.add(&p);
+        sel.add(&p.data, p.orig_len);
+        w.write_packet(
+            (p.ts_ns / 1_000_000_000) as u32,
+            (p.ts_ns % 1_000_000_000 / 1000) as u32,
+            &p.data,
+            p.orig_len,
+        )
+        .with_context(|| format!("writing {}", path.display()))?;
+    }
+    let mut inner = w
+        .into_inner()
+        .with_context(|| format!("writing {}", path.display()))?;
+    std::io::Write::flush(&mut inner).with_context(|| format!("writing {}", path.display()))?;
+    Ok((stats, sel.finish()))
+}
+
+fn run_gen_trace(a: &GenTraceArgs) -> Result<()> {
+    use netsift_bench::gen::trace::TraceConfig;
+    if a.packets == 0 || a.snaplen == 0 {
+        bail!("--packets and --snaplen must be positive");
+    }
+    let cfg = TraceConfig {
+        packets: a.packets,
+        snaplen: a.snaplen,
+        seed: a.seed,
+        ..TraceConfig::default()
+    };
+    let t = std::time::Instant::now();
+    let (stats, sel) = write_trace(&a.output, &cfg)?;
+    eprintln!(
+        "gen-trace: wrote {} (snaplen {}, seed {}) in {:.2} s: {}",
+        a.output.display(),
+        cfg.snaplen,
+        cfg.seed,
+        t.elapsed().as_secs_f64(),
+        stats.summary()
+    );
+    eprintln!(
+        "gen-trace: selectivities of the Swift paper's static filters (netsift = libpcap checked):"
+    );
+    report_selectivities(&sel)
+}
+
+/// Reads an Ethernet capture into memory.
+fn read_trace(path: &std::path::Path) -> Result<netsift_bench::static_bench::Packets> {
+    let mut r =
+        netsift_pcapio::open(path).with_context(|| format!("opening {}", path.display()))?;
+    if r.linktype() != netsift_wire::LinkType::EN10MB {
+        bail!("{}: not an Ethernet capture", path.display());
+    }
+    let mut p = netsift_bench::static_bench::Packets::default();
+    while let Some(pkt) = r
+        .next_packet()
+        .with_context(|| format!("reading {}", path.display()))?
+    {
+        p.push(pkt.data, pkt.orig_len);
+    }
+    Ok(p)
+}
+
+fn run_static(a: &StaticArgs) -> Result<()> {
+    use netsift_bench::gen::trace::{trace, TraceConfig, TraceStats};
+    use netsift_bench::static_bench::{self, Packets, StaticConfig};
+    let t0 = std::time::Instant::now();
+    let runs = a.runs.unwrap_or(if a.quick { 3 } else { 5 }).max(1);
+    let (packets, source) = if let Some(path) = &a.trace {
+        let p = read_trace(path)?;
+        let n = p.len();
+        (p, format!("{} ({n} packets)", path.display()))
+    } else {
+        let cfg = TraceConfig {
+            packets: a
+                .packets
+                .unwrap_or(if a.quick { 200_000 } else { 1_000_000 }),
+            snaplen: a.snaplen,
+            seed: a.seed,
+            ..TraceConfig::default()
+        };
+        let g = trace(&cfg);
+        let mut st = TraceStats::default();
+        g.iter().for_each(|p| st.add(p));
+        let p = Packets::from_gen(&g);
+        (
+            p,
+            format!(
+                "generated trace (gen-trace --packets {} --snaplen {} --seed {}): {}",
+                cfg.packets,
+                cfg.snaplen,
+                cfg.seed,
+                st.summary()
+            ),
+        )
+    };
+    if packets.is_empty() {
+        bail!("the trace holds no packets");
+    }
+    let machine = static_bench::machine();
+    let cfg = StaticConfig {
+        runs,
+        ..StaticConfig::default()
+    };
+    let report = static_bench::run(&packets, &cfg, |l| eprintln!("static: {l}"))
+        .map_err(anyhow::Error::msg)?;
+    println!(
+        "# netsift-bench static{}: Swift section 5.2 (Tables 5-7, Figure 10)",
+        if a.quick { " --quick" } else { "" }
+    );
+    println!(
+        "# machine: {machine}; libpcap: {}",
+        netsift_oracle::lib_version()
+    );
+    println!("# trace: {source}");
+    println!(
+        "# {} packets in memory, {} runs per (filter, engine), engines interleaved round-robin; \
+         engines: netsift (Compiled: decoded at load, interpreted), libpcap BPF interpreter (pcap_offline_filter), \
+         Opt-C (hand-written, native Rust -O), netsift without SIMD, netsift without SIMD and hierarchy",
+        report.packets, report.runs
+    );
+    println!();
+    println!("{}", report.tables());
+    if let Some(path) = &a.svg {
+        std::fs::write(path, static_bench::svg::figure10(&report, &machine))
+            .with_context(|| format!("writing {}", path.display()))?;
+    }
+    eprintln!("static: done in {:.1} s", t0.elapsed().as_secs_f64());
+    for e in &report.errors {
+        eprintln!("error: {e}");
+    }
+    if a.json {
+        println!("{}", report.json());
+    }
+    if !report.errors.is_empty() {
+        bail!("{} verdict mismatches against libpcap", report.errors.len());
+    }
+    Ok(())
+}
+
+fn run_e2e(a: &E2eArgs) -> Result<()> {
+    use netsift_bench::gen::trace::TraceConfig;
+    use netsift_bench::static_bench::e2e::{self, E2eConfig};
+    let exe = std::env::current_exe().context("locating netsift-bench")?;
+    let netsift = exe.with_file_name("netsift");
+    if !netsift.exists() {
+        bail!(
+            "{} not found: build it with `cargo build --release -p netsift`",
+            netsift.display()
+        );
+    }
+    let dir = std::env::temp_dir().join(format!("netsift-e2e-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let result = (|| -> Result<()> {
+        let (trace, packets) = if let Some(t) = &a.trace {
+            let n = read_trace(t)?.len() as u64;
+            (t.clone(), n)
+        } else {
+            let path = dir.join("trace.pcap");
+            let cfg = TraceConfig {
+                packets: a.packets,
+                snaplen: a.snaplen,
+                ..TraceConfig::default()
+            };
+            let (stats, _) = write_trace(&path, &cfg)?;
+            eprintln!("e2e: generated {}: {}", path.display(), stats.summary());
+            (path, stats.packets)
+        };
+        let cfg = E2eConfig {
+            trace: trace.clone(),
+            packets,
+            netsift: netsift.clone(),
+            tcpdump: a.tcpdump.clone(),
+            out_dir: dir.clone(),
+            runs: a.runs,
+        };
+        let rows = e2e::run(&cfg, |l| eprintln!("e2e: {l}")).map_err(anyhow::Error::msg)?;
+        println!("# netsift-bench e2e: whole processes, `-r TRACE -w OUT EXPR`, filters 2-6");
+        println!(
+            "# machine: {}; trace: {} ({packets} packets); netsift: {}; tcpdump: {}; {} runs each",
+            netsift_bench::static_bench::machine(),
+            trace.display(),
+            netsift.display(),
+            a.tcpdump.display(),
+            a.runs
+        );
+        println!();
+        print!("{}", e2e::table(&rows, packets));
+        let different: Vec<_> = rows.iter().filter(|r| !r.identical).map(|r| r.id).collect();
+        if different.is_empty() {
+            println!("\nAll output files are byte-identical to tcpdump's.");
+            Ok(())
+        } else {
+            bail!("output differs from tcpdump's for filters {different:?}")
+        }
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }

@@ -63,8 +63,10 @@ pub struct Compiled {
     set: PassSet,
     ops: Vec<Vec<Op>>,
     pool: Vec<u32>,
-    /// The lean form, when the whole set fits it (see [`Lean`]).
+    /// The lean form, when the whole set fits it (see [`LEAN_MAX_PASSES`]).
     lean: Option<Vec<LeanPass>>,
+    /// Whether some pass of the lean form has a parent.
+    hier: bool,
 }
 
 /// Most pass sets are root passes with a few parents and no GROUP or sub-passes. For
@@ -184,11 +186,15 @@ impl Compiled {
             })
             .collect();
         let lean = lean_form(&set, &ops);
+        let hier = lean
+            .as_ref()
+            .is_some_and(|l| l.iter().any(|p| p.parent.is_some()));
         Compiled {
             set,
             ops,
             pool,
             lean,
+            hier,
         }
     }
 
@@ -199,7 +205,13 @@ impl Compiled {
 
     pub fn evaluate(&self, scratch: &mut Scratch, packet: &[u8], wire_len: u32) -> Verdict {
         match &self.lean {
-            Some(passes) => run_lean(self, passes, scratch, packet, wire_len),
+            // An empty first pass accepts every packet before anything is loaded.
+            Some(passes) if passes.first().is_some_and(|p| p.ops.is_empty()) => {
+                scratch.reset_anchors();
+                Verdict::Accept
+            }
+            Some(passes) if self.hier => run_lean::<true>(self, passes, scratch, packet, wire_len),
+            Some(passes) => run_lean::<false>(self, passes, scratch, packet, wire_len),
             None => run(self, scratch, packet, wire_len),
         }
     }

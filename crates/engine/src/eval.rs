@@ -135,7 +135,9 @@ pub(crate) fn run<P: Program + ?Sized>(
 
 /// The lean loop for sets of root passes without GROUP (`Compiled`'s lean form):
 /// the same walk, parents' progress in a local array.
-pub(crate) fn run_lean(
+///
+/// `HIER` says whether any pass has a parent; without one, no progress is kept.
+pub(crate) fn run_lean<const HIER: bool>(
     prog: &crate::Compiled,
     passes: &[crate::compiled::LeanPass],
     scratch: &mut Scratch,
@@ -151,9 +153,17 @@ pub(crate) fn run_lean(
     };
     // Where each pass failed (`u8::MAX`: not run). A pass that accepts ends the walk.
     let mut failed_at = [u8::MAX; crate::compiled::LEAN_MAX_PASSES];
+    if !HIER {
+        // The compiler drops the array when nothing reads it.
+        failed_at[0] = u8::MAX;
+    }
     'passes: for (i, p) in passes.iter().enumerate() {
         // The parent always ran (an earlier root pass that did not accept).
-        let parent = p.parent.map(|q| failed_at[q as usize] as usize);
+        let parent = if HIER {
+            p.parent.map(|q| failed_at[q as usize] as usize)
+        } else {
+            None
+        };
         for (k, o) in p.ops.iter().enumerate() {
             let ok = if let Some(parent) = parent.filter(|&f| o.copied && k <= f) {
                 // The parent passed this instruction, or failed on it.
@@ -172,7 +182,7 @@ pub(crate) fn run_lean(
                 }
             };
             if !ok {
-                if p.has_child {
+                if HIER && p.has_child {
                     failed_at[i] = k as u8;
                 }
                 continue 'passes;

@@ -140,19 +140,28 @@ pub fn latency_series(
 ) -> Result<Vec<LatencyPoint>, String> {
     let (mut up, side) = Updater::new(kind, kind == Kind::Libpcap)?;
     let stop = AtomicBool::new(false);
+    let started = AtomicBool::new(false);
     std::thread::scope(|scope| {
         let filtering = scope.spawn(|| {
             let mut st = side.state();
             let mut n = 0u64;
-            while !stop.load(Ordering::Relaxed) {
+            loop {
                 for (p, len) in packets {
                     std::hint::black_box(st.matches(p, *len));
                     n += 1;
                 }
                 st.quiesce();
+                started.store(true, Ordering::Release);
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
             }
             n
         });
+        // Updates are measured while the other thread filters, so wait until it does.
+        while !started.load(Ordering::Acquire) {
+            std::thread::yield_now();
+        }
         let result = (|| {
             let mut points = Vec::new();
             let mut have = 0usize;

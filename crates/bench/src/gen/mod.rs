@@ -13,6 +13,7 @@
 pub mod ftp;
 pub mod packet;
 pub mod rng;
+pub mod trace;
 
 use std::io::{self, Write};
 
