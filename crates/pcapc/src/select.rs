@@ -57,6 +57,9 @@ enum Item {
         values: Vec<u32>,
     },
     Group(Rc<Vec<Seq>>),
+    /// A negated `Set` or `Either`: a run of negated equalities gathered into one
+    /// instruction (see [`gather_negated`]).
+    NotAny(Box<Item>),
 }
 
 type Seq = Vec<Item>;
@@ -95,6 +98,14 @@ pub fn select(nnf: &Nnf, anchors: &[AnchorSpec]) -> Result<PassSet, SelectError>
         anchors,
         set: PassSet::new(),
         anchor_map: HashMap::new(),
+    };
+    let alts: Vec<Seq> = if opt {
+        let mut memo = HashMap::new();
+        alts.into_iter()
+            .map(|a| gather_negated(a, &mut memo))
+            .collect()
+    } else {
+        alts
     };
     s.layout(&alts)?;
     Ok(s.set)
@@ -366,6 +377,122 @@ fn retry_safe(alts: &[Seq]) -> bool {
         }
     }
     true
+}
+
+/// A negated equality test: (place, width, mask, value).
+fn neg_eq(i: &Item) -> Option<(Loc, Size, u32, u32)> {
+    match i {
+        Item::Lit(
+            Pred::Cmp(Cmp {
+                loc,
+                size,
+                mask,
+                test: Test::Eq(v),
+            }),
+            true,
+        ) => Some((*loc, *size, *mask, *v)),
+        _ => None,
+    }
+}
+
+/// Gathers runs of negated equalities in an AND into negated SIMD instructions, as
+/// libpcap's optimiser gathers them into one load per field compared with every
+/// value: `not host (A or B)` is `src != A, dst != A, src != B, dst != B`, which
+/// becomes one negated EQ2 over {A, B} (load the source, compare with both; then the
+/// destination); `f != a, f != b` becomes one negated EQ. Inside groups too.
+///
+/// `memo` maps each original group to its rewritten one, so a group that several
+/// alternatives share stays one block of sub-passes.
+fn gather_negated(seq: Seq, memo: &mut HashMap<*const Vec<Seq>, Rc<Vec<Seq>>>) -> Seq {
+    let mut out: Seq = Vec::with_capacity(seq.len());
+    let mut i = 0;
+    while i < seq.len() {
+        if let Item::Group(g) = &seq[i] {
+            let key = Rc::as_ptr(g);
+            let new = match memo.get(&key) {
+                Some(n) => n.clone(),
+                None => {
+                    let inner: Vec<Seq> =
+                        g.iter().cloned().map(|s| gather_negated(s, memo)).collect();
+                    let n = Rc::new(inner);
+                    memo.insert(key, n.clone());
+                    n
+                }
+            };
+            out.push(Item::Group(new));
+            i += 1;
+            continue;
+        }
+        let Some((loc, size, mask, v)) = neg_eq(&seq[i]) else {
+            out.push(seq[i].clone());
+            i += 1;
+            continue;
+        };
+        let pair_at = |j: usize| -> Option<(u32, u32)> {
+            // (src != v, dst != v) at j, j+1: the second at a later offset, same anchor.
+            let (l1, s1, m1, v1) = neg_eq(seq.get(j)?)?;
+            let (l2, s2, m2, v2) = neg_eq(seq.get(j + 1)?)?;
+            (l1 == loc
+                && s1 == size
+                && m1 == mask
+                && (s2, m2, v2) == (s1, m1, v1)
+                && l2.anchor == l1.anchor
+                && l2.off > l1.off
+                && l2.off - l1.off <= 0xffff)
+                .then_some((l2.off - l1.off, v1))
+        };
+        let op_cap = |op| Instruction::capacity(op, size);
+        let eq_op = if mask & size.max() == size.max() {
+            netsift_isa::Opcode::Eq
+        } else {
+            netsift_isa::Opcode::MEq
+        };
+        if let Some((delta, _)) = pair_at(i) {
+            let mut values = Vec::new();
+            let mut j = i;
+            while let Some((d, v)) = pair_at(j) {
+                if d != delta || values.len() == op_cap(netsift_isa::Opcode::Eq2) {
+                    break;
+                }
+                if !values.contains(&v) {
+                    values.push(v);
+                }
+                j += 2;
+            }
+            out.push(Item::NotAny(Box::new(Item::Either {
+                loc,
+                delta,
+                size,
+                mask,
+                values,
+            })));
+            i = j;
+            continue;
+        }
+        let mut values = vec![v];
+        let mut j = i + 1;
+        while let Some((l, s2, m, v2)) = seq.get(j).and_then(neg_eq) {
+            if l != loc || s2 != size || m != mask || values.len() == op_cap(eq_op) {
+                break;
+            }
+            if !values.contains(&v2) {
+                values.push(v2);
+            }
+            j += 1;
+        }
+        if j == i + 1 {
+            out.push(seq[i].clone());
+        } else {
+            out.push(Item::NotAny(Box::new(Item::Set {
+                loc,
+                size,
+                mask,
+                values,
+            })));
+        }
+        i = j;
+    }
+    out
 }
 
 /// Appends an alternative, packing it into an earlier one when they differ only in a
@@ -770,6 +897,7 @@ impl Selector<'_> {
                 let (first, count) = placed[&Rc::as_ptr(g)];
                 Ok(build::group(first, count))
             }
+            Item::NotAny(inner) => Ok(self.encode(inner, placed)?.with_negate(true)),
         }
     }
 
