@@ -78,6 +78,13 @@ pub fn select(nnf: &Nnf, anchors: &[AnchorSpec]) -> Result<PassSet, SelectError>
         Nnf::Unoptimized(x) => (&**x, false),
         n => (n, true),
     };
+    let factored;
+    let nnf = if opt {
+        factored = factor(nnf);
+        &factored
+    } else {
+        nnf
+    };
     let alts = match nnf {
         Nnf::Const(true) => return Ok(PassSet::accept_all()),
         Nnf::Const(false) => return Err(SelectError::RejectsAll),
@@ -109,6 +116,78 @@ pub fn select(nnf: &Nnf, anchors: &[AnchorSpec]) -> Result<PassSet, SelectError>
     };
     s.layout(&alts)?;
     Ok(s.set)
+}
+
+/// Factors a disjunctive prefix shared by adjacent conjuncts:
+/// `(a or b or X1) and (a or b or X2)` becomes `a or b or (X1 and X2)`.
+///
+/// This is what `not tcp port (80 or 25)` needs: each `not tcp port N` is `not tcp
+/// or fragment or (src port != N and dst port != N)`, and factoring leaves one
+/// protocol test and one run of port tests that `gather_negated` packs into one
+/// negated EQ2, as libpcap's optimiser does. It keeps every verdict and every fault:
+/// the shared tests give the same answer each time they run, and their loads
+/// succeeded the first time, so dropping the repeats cannot remove a fault.
+fn factor(n: &Nnf) -> Nnf {
+    match n {
+        Nnf::And(children) => {
+            let children: Vec<Nnf> = children.iter().map(factor).collect();
+            let mut out: Vec<Nnf> = Vec::with_capacity(children.len());
+            let mut i = 0;
+            while i < children.len() {
+                let first = match &children[i] {
+                    Nnf::Or(v) if v.len() >= 2 => v,
+                    c => {
+                        out.push(c.clone());
+                        i += 1;
+                        continue;
+                    }
+                };
+                // The longest run of adjacent ORs sharing a non-empty leading prefix,
+                // each with something after it.
+                let mut common = first.len() - 1;
+                let mut j = i + 1;
+                while let Some(Nnf::Or(next)) = children.get(j) {
+                    let k = first
+                        .iter()
+                        .zip(next.iter())
+                        .take_while(|(a, b)| a == b)
+                        .count()
+                        .min(common)
+                        .min(next.len().saturating_sub(1));
+                    if k == 0 {
+                        break;
+                    }
+                    common = k;
+                    j += 1;
+                }
+                if j == i + 1 {
+                    out.push(children[i].clone());
+                    i += 1;
+                    continue;
+                }
+                let rests: Vec<Nnf> = children[i..j]
+                    .iter()
+                    .map(|c| match c {
+                        Nnf::Or(v) if v.len() == common + 1 => v[common].clone(),
+                        Nnf::Or(v) => Nnf::Or(v[common..].to_vec()),
+                        _ => unreachable!("a run of ORs"),
+                    })
+                    .collect();
+                let mut or: Vec<Nnf> = first[..common].to_vec();
+                or.push(Nnf::And(rests));
+                out.push(Nnf::Or(or));
+                i = j;
+            }
+            if out.len() == 1 {
+                out.pop().expect("one")
+            } else {
+                Nnf::And(out)
+            }
+        }
+        Nnf::Or(children) => Nnf::Or(children.iter().map(factor).collect()),
+        Nnf::Unoptimized(x) => Nnf::Unoptimized(x.clone()),
+        other => other.clone(),
+    }
 }
 
 /// The alternatives (an OR of ANDs) for a node, distributing within the budget.
