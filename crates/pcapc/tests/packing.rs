@@ -1,0 +1,50 @@
+//! The shape of what the compiler emits for the seeds' filters: SIMD packing and
+//! gathering keep programs as small as libpcap's optimiser makes them. (Their
+//! verdicts are checked against libpcap by the conformance tests; this pins the size,
+//! which is what the speed depends on.)
+
+use netsift_isa::Opcode;
+use netsift_pcapc::compile;
+use netsift_wire::LinkType;
+
+fn shape(expr: &str) -> (usize, usize) {
+    let set = compile(expr, LinkType::EN10MB).expect("compiles");
+    (set.passes().len(), set.instruction_count())
+}
+
+#[test]
+fn a_port_list_is_one_instruction() {
+    assert_eq!(
+        shape("ip and tcp port (ssh or http or imap or smtp or pop3 or ftp)"),
+        (1, 4)
+    );
+}
+
+#[test]
+fn negated_host_lists_are_gathered() {
+    let hosts: Vec<String> = (1..=38).map(|i| format!("10.9.{}.{}", i / 7, i)).collect();
+    let expr = format!(
+        "ip and (not tcp port (80 or 25 or 143) and not ip host ({}))",
+        hosts.join(" or ")
+    );
+    let set = compile(&expr, LinkType::EN10MB).unwrap();
+    // 38 addresses, 5 to a negated EQ2: 8 instructions; the port list is one more.
+    let neg_eq2 = set
+        .passes()
+        .iter()
+        .flat_map(|p| p.instructions())
+        .filter(|i| i.decode().opcode == Some(Opcode::Eq2) && i.negated())
+        .count();
+    assert_eq!(neg_eq2, 9, "{set}");
+    assert!(set.instruction_count() <= 14, "{set}");
+}
+
+#[test]
+fn a_shared_protocol_test_is_factored_out_of_negated_ports() {
+    // Without factoring this is three groups, each testing the protocol again.
+    let (passes, insns) = shape("ip and not tcp port (80 or 25 or 143)");
+    assert!(
+        passes <= 4 && insns <= 6,
+        "{passes} passes, {insns} instructions"
+    );
+}
