@@ -42,43 +42,13 @@ enum Ip {
     V6([u8; 16]),
 }
 
-fn ones_sum(data: &[u8], mut sum: u32) -> u32 {
-    for c in data.chunks(2) {
-        sum += if c.len() == 2 {
-            u16::from_be_bytes([c[0], c[1]]) as u32
-        } else {
-            (c[0] as u32) << 8
-        };
-    }
-    sum
-}
-
-fn fold(mut sum: u32) -> u16 {
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
-}
-
 /// The transport checksum over the pseudo-header and the segment.
 fn l4_checksum(src: Ip, dst: Ip, proto: u8, seg: &[u8]) -> u16 {
-    let mut sum = 0u32;
     match (src, dst) {
-        (Ip::V4(s), Ip::V4(d)) => {
-            sum = ones_sum(&s, sum);
-            sum = ones_sum(&d, sum);
-            sum += proto as u32;
-            sum += seg.len() as u32;
-        }
-        (Ip::V6(s), Ip::V6(d)) => {
-            sum = ones_sum(&s, sum);
-            sum = ones_sum(&d, sum);
-            sum += seg.len() as u32;
-            sum += proto as u32;
-        }
+        (Ip::V4(s), Ip::V4(d)) => netsift_wire::checksum::pseudo(&s, &d, proto, seg),
+        (Ip::V6(s), Ip::V6(d)) => netsift_wire::checksum::pseudo(&s, &d, proto, seg),
         _ => unreachable!("mixed address families"),
     }
-    fold(ones_sum(seg, sum))
 }
 
 struct Builder {

@@ -235,22 +235,7 @@ fn put32(v: &mut Vec<u8>, x: u32) {
     v.extend_from_slice(&x.to_be_bytes());
 }
 
-/// The Internet checksum of `data`.
-pub fn checksum(data: &[u8]) -> u16 {
-    let mut sum: u32 = 0;
-    for c in data.chunks(2) {
-        let w = if c.len() == 2 {
-            u16::from_be_bytes([c[0], c[1]])
-        } else {
-            u16::from_be_bytes([c[0], 0])
-        };
-        sum += w as u32;
-    }
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    !(sum as u16)
-}
+pub use netsift_wire::checksum::internet as checksum;
 
 pub const ETH_IPV4: u16 = 0x0800;
 pub const ETH_ARP: u16 = 0x0806;

@@ -65,23 +65,6 @@ pub(crate) fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
     out
 }
 
-/// The Internet checksum (RFC 1071) of `data`, folded, not complemented,
-/// starting from `initial` (a partial sum, e.g. of a pseudo-header).
-pub(crate) fn ones_sum(initial: u32, data: &[u8]) -> u32 {
-    let mut sum = initial as u64;
-    let mut chunks = data.chunks_exact(2);
-    for c in &mut chunks {
-        sum += u16::from_be_bytes([c[0], c[1]]) as u64;
-    }
-    if let [last] = chunks.remainder() {
-        sum += (*last as u64) << 8;
-    }
-    while sum > 0xffff {
-        sum = (sum & 0xffff) + (sum >> 16);
-    }
-    sum as u32
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,8 @@
 //! parameter-problem pointer). Error messages carry the offending IP header and the
 //! first bytes of its payload after those 8 bytes.
 
-use crate::bytes::{array, ones_sum, rest, u16_at, u32_at, u8_at, Field};
+use crate::bytes::{array, rest, u16_at, u32_at, u8_at, Field};
+use crate::checksum::ones_sum;
 use crate::error::{Error, Result};
 use std::net::Ipv4Addr;
 

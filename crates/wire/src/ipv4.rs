@@ -6,7 +6,8 @@
 //! [`Ipv4Packet::payload`] is clamped to both the total length and the buffer, and
 //! [`Ipv4Packet::check_total_len`] applies the strict check when wanted.
 
-use crate::bytes::{array, clamp, ones_sum, slice, u16_at, u8_at, Field};
+use crate::bytes::{array, clamp, slice, u16_at, u8_at, Field};
+use crate::checksum::ones_sum;
 use crate::error::{Error, Result};
 use crate::ip::IpProtocol;
 use std::net::Ipv4Addr;

@@ -29,6 +29,7 @@
 //! for relative TCP sequence numbers, so that it matches plain `tcpdump -n`.
 
 mod bytes;
+pub mod checksum;
 mod error;
 mod linktype;
 mod summary;

@@ -13,6 +13,7 @@
 //!   the wire where a passive monitor would see them (the IPv4 length tells the
 //!   padding apart from the payload).
 
+use netsift_wire::checksum;
 use std::net::Ipv4Addr;
 
 pub use netsift_wire::tcp::TcpFlags;
@@ -97,40 +98,15 @@ pub struct TcpSegment<'a> {
     pub payload: &'a [u8],
 }
 
-/// The ones'-complement sum of `data` as big-endian 16-bit words (an odd last
-/// byte is padded with zero), added to `acc` without folding.
-fn sum_words(mut acc: u64, data: &[u8]) -> u64 {
-    let mut chunks = data.chunks_exact(2);
-    for c in &mut chunks {
-        acc += u64::from(u16::from_be_bytes([c[0], c[1]]));
-    }
-    if let [b] = chunks.remainder() {
-        acc += u64::from(*b) << 8;
-    }
-    acc
-}
-
-/// Folds a 64-bit ones'-complement accumulator into the final 16-bit checksum.
-fn fold(mut acc: u64) -> u16 {
-    while acc > 0xffff {
-        acc = (acc & 0xffff) + (acc >> 16);
-    }
-    !(acc as u16)
-}
-
 /// The Internet checksum (RFC 1071) of `data`.
 pub fn internet_checksum(data: &[u8]) -> u16 {
-    fold(sum_words(0, data))
+    checksum::internet(data)
 }
 
 /// The TCP/UDP checksum of `segment` (header with a zero checksum field, plus
 /// payload) between `src` and `dst` for IP protocol `proto`.
 pub fn transport_checksum(src: Ipv4Addr, dst: Ipv4Addr, proto: u8, segment: &[u8]) -> u16 {
-    let mut acc = sum_words(0, &src.octets());
-    acc = sum_words(acc, &dst.octets());
-    acc += u64::from(proto);
-    acc += segment.len() as u64;
-    fold(sum_words(acc, segment))
+    checksum::pseudo(&src.octets(), &dst.octets(), proto, segment)
 }
 
 /// Writes Ethernet and IPv4 headers for an IP payload of `l4_len` bytes into a new

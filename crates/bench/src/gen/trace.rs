@@ -758,24 +758,6 @@ impl Noise {
     }
 }
 
-fn csum_sum(mut acc: u64, data: &[u8]) -> u64 {
-    let mut c = data.chunks_exact(2);
-    for w in &mut c {
-        acc += u64::from(u16::from_be_bytes([w[0], w[1]]));
-    }
-    if let [b] = c.remainder() {
-        acc += u64::from(*b) << 8;
-    }
-    acc
-}
-
-fn csum_fold(mut acc: u64) -> u16 {
-    while acc > 0xffff {
-        acc = (acc & 0xffff) + (acc >> 16);
-    }
-    !(acc as u16)
-}
-
 fn pad(mut f: Vec<u8>) -> Vec<u8> {
     if f.len() < MIN_FRAME {
         f.resize(MIN_FRAME, 0);
@@ -786,10 +768,7 @@ fn pad(mut f: Vec<u8>) -> Vec<u8> {
 /// An Ethernet frame carrying IPv6 with upper-layer protocol `nh`; `l4` is the
 /// upper-layer packet with a zero checksum at `ck` (fixed here).
 fn ipv6_frame(src: &Ep, dst: &Ep, hops: u8, nh: u8, mut l4: Vec<u8>, ck: usize) -> Vec<u8> {
-    let mut acc = csum_sum(0, &src.v6);
-    acc = csum_sum(acc, &dst.v6);
-    acc += l4.len() as u64 + u64::from(nh);
-    let mut c = csum_fold(csum_sum(acc, &l4));
+    let mut c = netsift_wire::checksum::pseudo(&src.v6, &dst.v6, nh, &l4);
     if nh == 17 && c == 0 {
         c = 0xffff;
     }
