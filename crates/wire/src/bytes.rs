@@ -81,6 +81,9 @@ mod tests {
         assert_eq!(clamp(&b, 2, 10), &[3]);
         assert_eq!(clamp(&b, 5, 10), &[] as &[u8]);
         assert_eq!(array::<2>(&b, 2), [0, 0]);
-        assert_eq!(ones_sum(0, &[0xff, 0xff, 0x00, 0x01]), 0x0001);
+        assert_eq!(
+            crate::checksum::ones_sum(0, &[0xff, 0xff, 0x00, 0x01]),
+            0x0001
+        );
     }
 }
