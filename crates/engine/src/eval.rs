@@ -153,10 +153,6 @@ pub(crate) fn run_lean<const HIER: bool>(
     };
     // Where each pass failed (`u8::MAX`: not run). A pass that accepts ends the walk.
     let mut failed_at = [u8::MAX; crate::compiled::LEAN_MAX_PASSES];
-    if !HIER {
-        // The compiler drops the array when nothing reads it.
-        failed_at[0] = u8::MAX;
-    }
     'passes: for (i, p) in passes.iter().enumerate() {
         // The parent always ran (an earlier root pass that did not accept).
         let parent = if HIER {
@@ -261,7 +257,17 @@ impl<P: Program + ?Sized> Cx<'_, P> {
         Ok(true)
     }
 
-    /// A decoded EQ/MEQ/EQ2: the same tests as `outcome` does from the image.
+    /// Anchor `a`'s value, without the cache lookup for the packet start.
+    #[inline(always)]
+    fn base(&mut self, a: u8) -> Result<Option<u32>, Fault> {
+        if a == 0 {
+            Ok(Some(0))
+        } else {
+            self.anchor(a)
+        }
+    }
+
+    /// A decoded EQ/MEQ/EQ2/RANGE/LEN: the same tests as `outcome` does from the image.
     #[inline(always)]
     fn fast(&mut self, op: Op, neg: bool) -> Result<bool, Fault> {
         self.s.steps += 1;
@@ -276,13 +282,8 @@ impl<P: Program + ?Sized> Cx<'_, P> {
                 start,
                 n,
             } => {
-                let base = if anchor == 0 {
-                    0
-                } else {
-                    match self.anchor(anchor)? {
-                        Some(b) => b,
-                        None => return Ok(false),
-                    }
+                let Some(base) = self.base(anchor)? else {
+                    return Ok(false);
                 };
                 let at = base.checked_add(off).ok_or(Fault)?;
                 let v = load(self.pkt, at, size)? & mask;
@@ -299,13 +300,8 @@ impl<P: Program + ?Sized> Cx<'_, P> {
                 start,
                 n,
             } => {
-                let base = if anchor == 0 {
-                    0
-                } else {
-                    match self.anchor(anchor)? {
-                        Some(b) => b,
-                        None => return Ok(false),
-                    }
+                let Some(base) = self.base(anchor)? else {
+                    return Ok(false);
                 };
                 let at = base.checked_add(off).ok_or(Fault)?;
                 let at2 = at.checked_add(delta).ok_or(Fault)?;
@@ -323,13 +319,8 @@ impl<P: Program + ?Sized> Cx<'_, P> {
                 start,
                 n,
             } => {
-                let base = if anchor == 0 {
-                    0
-                } else {
-                    match self.anchor(anchor)? {
-                        Some(b) => b,
-                        None => return Ok(false),
-                    }
+                let Some(base) = self.base(anchor)? else {
+                    return Ok(false);
                 };
                 let at = base.checked_add(off).ok_or(Fault)?;
                 let v = load(self.pkt, at, size)? & mask;

@@ -198,12 +198,7 @@ impl Template {
 
 /// A draft pass holding the one pass of `set`, its anchors joined to the live set's.
 fn draft(swift: &mut Swift, set: &PassSet) -> Result<PassId, Error> {
-    let mut map = vec![0u8; set.anchors().len().max(1)];
-    for (i, a) in set.anchors().iter().enumerate().skip(1) {
-        let parent = map.get(a.parent() as usize).copied().unwrap_or(0);
-        let word = (a.0 & !(0xff << 16)) | (parent as u32) << 16;
-        map[i] = swift.anchor(netsift_isa::Anchor(word))?;
-    }
+    let map = swift.import_anchors(set)?;
     let id = swift.new_pass()?;
     for (k, i) in set.passes()[0].instructions().iter().enumerate() {
         let i = i.map_anchors(|a| map.get(a as usize).copied().unwrap_or(a));

@@ -77,37 +77,7 @@ impl DynamicConfig {
     }
 }
 
-/// Median, min and max of some samples.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Stat {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-}
-
-impl Stat {
-    pub fn of(v: &[f64]) -> Stat {
-        if v.is_empty() {
-            return Stat::default();
-        }
-        let mut s = v.to_vec();
-        s.sort_by(f64::total_cmp);
-        Stat {
-            median: percentile(&s, 50.0),
-            min: s[0],
-            max: s[s.len() - 1],
-        }
-    }
-}
-
-/// The p-th percentile of sorted samples (nearest rank).
-pub fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return 0.0;
-    }
-    let rank = ((p / 100.0) * sorted.len() as f64).ceil() as usize;
-    sorted[rank.clamp(1, sorted.len()) - 1]
-}
+pub use crate::stats::{percentile, Stat};
 
 /// One point of a latency series.
 #[derive(Clone, Copy, Debug)]
@@ -289,7 +259,7 @@ pub fn replay_runs(
         contender: kind.name(),
         rate,
         background,
-        missed_per_conn: Stat::of(&per_run),
+        missed_per_conn: Stat::of(&per_run).unwrap_or_default(),
         missed_max,
         control_captured: count(is_control, true),
         control_total: count(is_control, false),

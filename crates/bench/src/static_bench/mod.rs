@@ -195,34 +195,7 @@ pub const ENGINE_LABELS: [&str; 5] = [
     "netsift, no SIMD, no hierarchy",
 ];
 
-/// Median, minimum and maximum of some runs (ns/packet).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Stat {
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-}
-
-impl Stat {
-    fn of(v: &[f64]) -> Option<Stat> {
-        if v.is_empty() {
-            return None;
-        }
-        let mut s = v.to_vec();
-        s.sort_by(|a, b| a.total_cmp(b));
-        let n = s.len();
-        let median = if n % 2 == 1 {
-            s[n / 2]
-        } else {
-            (s[n / 2 - 1] + s[n / 2]) / 2.0
-        };
-        Some(Stat {
-            median,
-            min: s[0],
-            max: s[n - 1],
-        })
-    }
-}
+pub use crate::stats::Stat;
 
 /// One engine's timings on one filter.
 #[derive(Clone, Debug, PartialEq)]

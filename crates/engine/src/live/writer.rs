@@ -552,6 +552,20 @@ impl Writer {
         Ok(idx as u8)
     }
 
+    /// Joins `set`'s anchor table to this one (finding or appending each entry, with
+    /// its parent renumbered); entry `i` of the result is the live number of `set`'s
+    /// anchor `i`. On error, entries appended so far stay: no pass names them, so they
+    /// are harmless, and later clauses may reuse them.
+    pub fn import_anchors(&mut self, set: &PassSet) -> Result<Vec<u8>, LiveError> {
+        let mut map = vec![0u8; set.anchors().len().max(1)];
+        for (i, a) in set.anchors().iter().enumerate().skip(1) {
+            let parent = map.get(a.parent() as usize).copied().unwrap_or(0);
+            let word = (a.0 & !(0xff << 16)) | (parent as u32) << 16;
+            map[i] = self.anchor(Anchor(word))?;
+        }
+        Ok(map)
+    }
+
     /// Adds a compiled pass set (one filter expression, e.g. from `netsift_pcapc`) as
     /// one clause: its passes keep their order, parents and GROUP ranges in a run of
     /// free slots, and its anchors join the live anchor table. Cost: O(size of the
@@ -560,14 +574,7 @@ impl Writer {
         let n = set.passes().len();
         let base = self.free_run(n)?;
         // Anchors first (they only append, and an unused anchor is harmless).
-        let mut map = vec![0u8; set.anchors().len().max(1)];
-        for (i, a) in set.anchors().iter().enumerate().skip(1) {
-            let parent = map.get(a.parent() as usize).copied().unwrap_or(0);
-            let word = (a.0 & !(0xff << 16)) | (parent as u32) << 16;
-            // On error, entries appended so far stay: no pass names them, so they are
-            // harmless, and later clauses may reuse them.
-            map[i] = self.anchor(Anchor(word))?;
-        }
+        let map = self.import_anchors(set)?;
         let clause = self.clause_id();
         let mut slots = Vec::with_capacity(n);
         for (i, p) in set.passes().iter().enumerate() {
