@@ -397,6 +397,16 @@ pub trait Candidate: Sync {
     fn faulted(&self, _scratch: &Self::Scratch) -> bool {
         false
     }
+    /// Verdicts for a whole capture at once, for candidates that filter batches;
+    /// `None` (the default) means one `matches` call per packet.
+    fn verdicts(
+        &self,
+        _prog: &Self::Program,
+        _scratch: &mut Self::Scratch,
+        _packets: &[OwnedPacket],
+    ) -> Option<Vec<bool>> {
+        None
+    }
 }
 
 /// netsift: `netsift_pcapc::compile` + `netsift_engine::matches`.
@@ -433,6 +443,51 @@ impl Candidate for Netsift {
         wire_len: u32,
     ) -> bool {
         prog.matches(scratch, data, wire_len)
+    }
+}
+
+/// netsift's batch engine: the same compiled program as [`Netsift`], run by
+/// `Compiled::filter_many` over each capture, `LANES` packets at a time.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NetsiftBatch;
+
+impl Candidate for NetsiftBatch {
+    type Program = netsift_engine::Compiled;
+    type Scratch = netsift_engine::BatchScratch;
+
+    fn name(&self) -> &'static str {
+        "netsift-batch"
+    }
+
+    fn new_scratch(&self) -> Self::Scratch {
+        netsift_engine::BatchScratch::new()
+    }
+
+    fn compile(&self, lt: LinkType, expr: &str) -> Result<Self::Program, String> {
+        Netsift.compile(lt, expr)
+    }
+
+    fn matches(
+        &self,
+        prog: &Self::Program,
+        scratch: &mut Self::Scratch,
+        data: &[u8],
+        wire_len: u32,
+    ) -> bool {
+        prog.filter_batch(scratch, &[data], &[wire_len]) & 1 != 0
+    }
+
+    fn verdicts(
+        &self,
+        prog: &Self::Program,
+        scratch: &mut Self::Scratch,
+        packets: &[OwnedPacket],
+    ) -> Option<Vec<bool>> {
+        let data: Vec<&[u8]> = packets.iter().map(|p| p.data.as_slice()).collect();
+        let wire: Vec<u32> = packets.iter().map(|p| p.wire_len).collect();
+        let mut out = Vec::with_capacity(packets.len());
+        prog.filter_many(scratch, &data, &wire, &mut out);
+        Some(out)
     }
 }
 
@@ -1002,6 +1057,21 @@ impl<'c, C: Candidate> Comparison<'c, C> {
         r.expressions += 1;
         r.expr_set.insert((lt, c.expr.clone()));
         'caps: for cap in captures {
+            let batch = match catch_unwind(AssertUnwindSafe(|| {
+                self.candidate.verdicts(&c.cand, scratch, &cap.packets)
+            })) {
+                Ok(v) => v,
+                Err(e) => {
+                    r.panics.push(format!(
+                        "[{lt}] verdicts {:?} on {}: panicked: {}",
+                        c.expr,
+                        cap.name,
+                        panic_text(e)
+                    ));
+                    *scratch = self.candidate.new_scratch();
+                    continue 'caps;
+                }
+            };
             for (i, p) in cap.packets.iter().enumerate() {
                 let want = match c.oracle.try_run(&p.data, p.wire_len) {
                     Ok(v) => v,
@@ -1014,10 +1084,13 @@ impl<'c, C: Candidate> Comparison<'c, C> {
                         continue;
                     }
                 };
-                let got = catch_unwind(AssertUnwindSafe(|| {
-                    self.candidate
-                        .matches(&c.cand, scratch, &p.data, p.wire_len)
-                }));
+                let got = match &batch {
+                    Some(v) => Ok(v[i]),
+                    None => catch_unwind(AssertUnwindSafe(|| {
+                        self.candidate
+                            .matches(&c.cand, scratch, &p.data, p.wire_len)
+                    })),
+                };
                 r.packets += 1;
                 match got {
                     Ok(got) => {

@@ -272,3 +272,10 @@ fn apply_table() {
     ));
     finish(&r, "corpus-apply.txt");
 }
+
+/// The same, through the batch engine (`Compiled::filter_many`, 32 packets at a
+/// time): every verdict must equal libpcap's, as the per-packet engine's do.
+#[test]
+fn accept_lists_batch() {
+    accept_lists_with(&NetsiftBatch, "corpus (batch)", "corpus-accept-batch.txt");
+}

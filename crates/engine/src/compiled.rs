@@ -9,7 +9,9 @@
 //! interpreter, so the semantics are the interpreter's by construction; the tests run
 //! both on the same inputs.
 
+use crate::batch::Form;
 use crate::eval::{run, run_lean, PassRef, Program, Verdict};
+use crate::simd::Simd;
 use crate::Scratch;
 use netsift_isa::insn::{Opcode, Size};
 use netsift_isa::{Anchor, Instruction, PassKind, PassSet};
@@ -67,6 +69,10 @@ pub struct Compiled {
     lean: Option<Vec<LeanPass>>,
     /// Whether some pass of the lean form has a parent.
     hier: bool,
+    /// The batch engine's form (`crate::batch`).
+    batch: Form,
+    /// The compare kernels the batch engine uses.
+    simd: Simd,
 }
 
 /// Most pass sets are root passes with a few parents and no GROUP or sub-passes. For
@@ -189,13 +195,32 @@ impl Compiled {
         let hier = lean
             .as_ref()
             .is_some_and(|l| l.iter().any(|p| p.parent.is_some()));
+        let batch = Form::new(&set, &ops);
         Compiled {
             set,
             ops,
             pool,
             lean,
             hier,
+            batch,
+            simd: Simd::detect(),
         }
+    }
+
+    /// The same set with the batch engine's compare kernels forced to `simd` (if
+    /// this CPU runs it; else the best it does): for tests and the ablation.
+    pub fn with_simd(mut self, simd: Simd) -> Compiled {
+        self.simd = simd.checked();
+        self
+    }
+
+    /// The compare kernels the batch engine uses.
+    pub fn simd(&self) -> Simd {
+        self.simd
+    }
+
+    pub(crate) fn batch_form(&self) -> &Form {
+        &self.batch
     }
 
     /// The pass set this was decoded from.

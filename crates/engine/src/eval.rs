@@ -20,7 +20,7 @@ pub enum Verdict {
 
 /// A load past the captured bytes: the clause is rejected, as in BPF.
 #[derive(Debug)]
-struct Fault;
+pub(crate) struct Fault;
 
 /// What an instruction says before negation. `Invalid` images are false whatever
 /// their negation flag says.
@@ -187,6 +187,60 @@ pub(crate) fn run_lean<const HIER: bool>(
         return Verdict::Accept;
     }
     Verdict::Reject
+}
+
+/// Applies an anchor's rule to the header at `h`, giving the offset the anchor names.
+/// One function for the per-packet and the per-batch engines, so both resolve
+/// anchors identically.
+#[inline]
+pub(crate) fn apply_rule(rule: AnchorRule, pkt: &[u8], h: u32) -> Result<u32, Fault> {
+    let v = match rule {
+        AnchorRule::Const => Some(h),
+        AnchorRule::Ipv4Payload => h.checked_add(4 * (load(pkt, h, Size::B1)? & 0x0f)),
+        AnchorRule::TcpPayload => {
+            h.checked_add(4 * (load(pkt, h.checked_add(12).ok_or(Fault)?, Size::B1)? >> 4))
+        }
+        AnchorRule::GenevePayload => h.checked_add(8 + 4 * (load(pkt, h, Size::B1)? & 0x3f)),
+        AnchorRule::IpPayloadByType => {
+            let t = load(pkt, h.checked_sub(2).ok_or(Fault)?, Size::B2)?;
+            if t == 0x0800 || t == 0x0021 {
+                h.checked_add(4 * (load(pkt, h, Size::B1)? & 0x0f))
+            } else {
+                h.checked_add(40)
+            }
+        }
+        AnchorRule::IpPayloadByVersion => {
+            let v = load(pkt, h, Size::B1)?;
+            if v >> 4 == 4 {
+                h.checked_add(4 * (v & 0x0f))
+            } else {
+                h.checked_add(40)
+            }
+        }
+        AnchorRule::IpPayloadByAf => {
+            let af = load(pkt, h.checked_sub(4).ok_or(Fault)?, Size::B4)?;
+            if af == 2 || af == 0x0200_0000 {
+                h.checked_add(4 * (load(pkt, h, Size::B1)? & 0x0f))
+            } else {
+                h.checked_add(40)
+            }
+        }
+        AnchorRule::GeneveLinkType | AnchorRule::GeneveLinkPayload => {
+            // Both fields are read, as libpcap's Geneve offset code does.
+            let opt = 4 * (load(pkt, h, Size::B1)? & 0x3f);
+            let teb = load(pkt, h.checked_add(2).ok_or(Fault)?, Size::B2)? == 0x6558;
+            let end = h.checked_add(8 + opt);
+            match (rule, teb) {
+                (AnchorRule::GeneveLinkType, true) => end.and_then(|e| e.checked_add(12)),
+                (AnchorRule::GeneveLinkType, false) => h.checked_add(2),
+                (_, true) => end.and_then(|e| e.checked_add(14)),
+                (_, false) => end,
+            }
+        }
+    };
+    // A value that overflows, or equals the "unresolved" mark, cannot address the
+    // packet: treat it like a bad load.
+    v.filter(|&v| v != NO_ANCHOR).ok_or(Fault)
 }
 
 struct Cx<'a, P: Program + ?Sized> {
@@ -434,60 +488,7 @@ impl<P: Program + ?Sized> Cx<'_, P> {
             return Ok(None);
         };
         let h = pv.checked_add(anchor.offset() as u32).ok_or(Fault)?;
-        let v = match rule {
-            AnchorRule::Const => Some(h),
-            AnchorRule::Ipv4Payload => h.checked_add(4 * (load(self.pkt, h, Size::B1)? & 0x0f)),
-            AnchorRule::TcpPayload => {
-                h.checked_add(4 * (load(self.pkt, h.checked_add(12).ok_or(Fault)?, Size::B1)? >> 4))
-            }
-            AnchorRule::GenevePayload => {
-                h.checked_add(8 + 4 * (load(self.pkt, h, Size::B1)? & 0x3f))
-            }
-            AnchorRule::IpPayloadByType => {
-                let t = load(self.pkt, h.checked_sub(2).ok_or(Fault)?, Size::B2)?;
-                if t == 0x0800 || t == 0x0021 {
-                    h.checked_add(4 * (load(self.pkt, h, Size::B1)? & 0x0f))
-                } else {
-                    h.checked_add(40)
-                }
-            }
-            AnchorRule::IpPayloadByVersion => {
-                let v = load(self.pkt, h, Size::B1)?;
-                if v >> 4 == 4 {
-                    h.checked_add(4 * (v & 0x0f))
-                } else {
-                    h.checked_add(40)
-                }
-            }
-            AnchorRule::IpPayloadByAf => {
-                let af = load(self.pkt, h.checked_sub(4).ok_or(Fault)?, Size::B4)?;
-                if af == 2 || af == 0x0200_0000 {
-                    h.checked_add(4 * (load(self.pkt, h, Size::B1)? & 0x0f))
-                } else {
-                    h.checked_add(40)
-                }
-            }
-            AnchorRule::GeneveLinkType | AnchorRule::GeneveLinkPayload => {
-                // Both fields are read, as libpcap's Geneve offset code does.
-                let opt = 4 * (load(self.pkt, h, Size::B1)? & 0x3f);
-                let teb = load(self.pkt, h.checked_add(2).ok_or(Fault)?, Size::B2)? == 0x6558;
-                let end = h.checked_add(8 + opt);
-                match (rule, teb) {
-                    (AnchorRule::GeneveLinkType, true) => end.and_then(|e| e.checked_add(12)),
-                    (AnchorRule::GeneveLinkType, false) => h.checked_add(2),
-                    (_, true) => end.and_then(|e| e.checked_add(14)),
-                    (_, false) => end,
-                }
-            }
-        };
-        // A value that overflows cannot address the packet: treat it like a bad load.
-        v.map(Some).ok_or(Fault).and_then(|v| {
-            if v == Some(NO_ANCHOR) {
-                Err(Fault)
-            } else {
-                Ok(v)
-            }
-        })
+        apply_rule(rule, self.pkt, h).map(Some)
     }
 
     fn group(&mut self, first: u32, count: u32, pass: usize, depth: usize) -> Outcome {
@@ -761,4 +762,24 @@ fn in_ranges(insn: &Instruction, first: usize, size: Size, n: usize, v: u32) -> 
         };
         lo <= v && v <= hi
     })
+}
+
+/// One instruction evaluated from its image for one packet, with whatever anchors
+/// `scratch` already holds (and resolving the rest into it): the batch engine's path
+/// for opcodes it does not run lane by lane. The batch engine runs GROUP itself.
+pub(crate) fn image_insn<P: Program + ?Sized>(
+    prog: &P,
+    scratch: &mut Scratch,
+    packet: &[u8],
+    wire_len: u32,
+    insn: &Instruction,
+) -> Result<bool, Fault> {
+    debug_assert_ne!(insn.decode().opcode, Some(Opcode::Group));
+    let mut cx = Cx {
+        prog,
+        pkt: packet,
+        wire_len,
+        s: scratch,
+    };
+    cx.insn(insn, 0, 0)
 }

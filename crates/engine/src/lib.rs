@@ -15,13 +15,17 @@
 //! names later passes and nests at most [`MAX_GROUP_DEPTH`] deep, and each pass is
 //! evaluated at most once per packet, so time is bounded by the pass set's size.
 
+mod batch;
 mod compiled;
 mod eval;
 pub mod live;
 mod scratch;
+mod simd;
 
+pub use batch::BatchScratch;
 pub use compiled::Compiled;
 pub use eval::{evaluate, matches, Verdict};
 pub use scratch::Scratch;
+pub use simd::{Mask, Simd, LANES};
 
 pub use netsift_isa::{PassSet, MAX_GROUP_DEPTH};

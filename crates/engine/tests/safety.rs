@@ -142,3 +142,38 @@ fn worst_case_groups_are_bounded() {
     evaluate(&set, &mut s, &[0u8; 64], 64);
     assert!(s.steps() <= set.instruction_count() as u64);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
+
+    /// The batch engine gives every packet of a batch the per-packet interpreter's
+    /// verdict, whatever the images, with every compare kernel this CPU has.
+    #[test]
+    fn batches_agree_with_the_interpreter(
+        passes in prop::collection::vec(pass_strategy(), 0..24),
+        anchors in prop::collection::vec(anchor_strategy(), 0..netsift_isa::MAX_ANCHORS),
+        packets in prop::collection::vec(
+            (prop::collection::vec(any::<u8>(), 0..120), 0u32..100),
+            1..=netsift_engine::LANES,
+        ),
+    ) {
+        let set = PassSet::from_raw(passes, anchors).unwrap();
+        let data: Vec<&[u8]> = packets.iter().map(|(d, _)| d.as_slice()).collect();
+        let wire: Vec<u32> = packets.iter().map(|(d, x)| d.len() as u32 + x).collect();
+        let mut want = 0u32;
+        for (i, (d, w)) in data.iter().zip(&wire).enumerate() {
+            if evaluate(&set, &mut Scratch::new(), d, *w) == netsift_engine::Verdict::Accept {
+                want |= 1 << i;
+            }
+        }
+        let compiled = netsift_engine::Compiled::new(set);
+        let mut bs = netsift_engine::BatchScratch::new();
+        for simd in netsift_engine::Simd::available() {
+            let c = compiled.clone().with_simd(simd);
+            // Twice with one scratch space: nothing may leak from one batch to the next.
+            for _ in 0..2 {
+                prop_assert_eq!(c.filter_batch(&mut bs, &data, &wire), want, "{}", simd.name());
+            }
+        }
+    }
+}

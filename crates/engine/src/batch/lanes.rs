@@ -1,0 +1,246 @@
+//! Lane-wise instructions: anchors, loads and compares for every lane at once.
+
+use super::walk::Run;
+use super::{Mask, LANES};
+use crate::compiled::Op;
+use crate::eval::{apply_rule, image_insn, Fault, Program};
+use crate::scratch::NO_ANCHOR;
+use netsift_isa::insn::Size;
+
+/// The set lanes of `m`, lowest first.
+#[inline(always)]
+fn bits(mut m: Mask) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        (m != 0).then(|| {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            l
+        })
+    })
+}
+
+/// The field at `at`, or `None` past the captured bytes (as the per-packet `load`).
+#[inline(always)]
+fn read(d: &[u8], at: u64, size: Size) -> Option<u32> {
+    let at = usize::try_from(at).ok()?;
+    match size {
+        Size::B1 => d.get(at).map(|&b| b as u32),
+        Size::B2 => d
+            .get(at..at.checked_add(2)?)
+            .map(|b| u16::from_be_bytes([b[0], b[1]]) as u32),
+        Size::B4 => d
+            .get(at..at.checked_add(4)?)
+            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
+    }
+}
+
+fn width(size: Size) -> usize {
+    match size {
+        Size::B1 => 1,
+        Size::B2 => 2,
+        Size::B4 => 4,
+    }
+}
+
+impl Run<'_> {
+    /// A decoded EQ/MEQ/EQ2/RANGE/LEN over the lanes `eval`: the lanes where it is
+    /// true (after negation). Lanes whose anchor does not resolve are false whatever
+    /// the negation; lanes whose load faults die.
+    pub(super) fn fast(&mut self, op: Op, neg: bool, eval: Mask) -> Mask {
+        let pool = self.c.pool();
+        let (valid, hit) = match op {
+            Op::Eq {
+                anchor,
+                off,
+                size,
+                mask,
+                start,
+                n,
+                ..
+            } => {
+                let got = self.load(anchor, off as u64, size, mask, eval);
+                let ops = &pool[start as usize..(start + n) as usize];
+                (got, self.simd.eq_any(&self.s.vals, ops) & got)
+            }
+            Op::Eq2 {
+                anchor,
+                off,
+                size,
+                mask,
+                delta,
+                both,
+                start,
+                n,
+                ..
+            } => {
+                let ops = &pool[start as usize..(start + n) as usize];
+                let present = self.present(anchor, eval);
+                // The per-packet engine computes both addresses before it loads: an
+                // overflow of the second faults first.
+                let mut over = 0;
+                for l in bits(present) {
+                    if self.s.anchor_val[anchor as usize][l] as u64 + off as u64 + delta as u64
+                        > u32::MAX as u64
+                    {
+                        over |= 1 << l;
+                    }
+                }
+                self.s.dead |= over;
+                let got1 = self.load_at(anchor, off as u64, size, mask, present & !over);
+                let hit1 = self.simd.eq_any(&self.s.vals, ops) & got1;
+                // The second field decides where the first did not.
+                let second = got1 & if both { hit1 } else { !hit1 };
+                let got2 = self.load_at(anchor, off as u64 + delta as u64, size, mask, second);
+                let hit2 = self.simd.eq_any(&self.s.vals, ops) & got2;
+                let decided = got1 & !second;
+                (decided | got2, (hit1 & decided) | hit2)
+            }
+            Op::Range {
+                anchor,
+                off,
+                size,
+                mask,
+                start,
+                n,
+            } => {
+                let got = self.load(anchor, off as u64, size, mask, eval);
+                let r = &pool[start as usize..(start + 2 * n) as usize];
+                (got, self.simd.in_ranges(&self.s.vals, r) & got)
+            }
+            Op::Len { start, n } => {
+                let r = &pool[start as usize..(start + 2 * n) as usize];
+                (eval, self.simd.in_ranges(&self.s.wire, r) & eval)
+            }
+            Op::Image => unreachable!("the batch form keeps images as Kind::Image"),
+        };
+        if neg {
+            valid & !hit
+        } else {
+            hit
+        }
+    }
+
+    /// Loads `field & mask` at anchor + `off` into `vals` for the lanes of `eval`
+    /// whose anchor resolves; returns the lanes loaded.
+    #[inline]
+    fn load(&mut self, anchor: u8, off: u64, size: Size, mask: u32, eval: Mask) -> Mask {
+        let present = self.present(anchor, eval);
+        self.load_at(anchor, off, size, mask, present)
+    }
+
+    /// Loads for the lanes `present` (anchor resolved); lanes whose field lies past
+    /// their captured bytes die.
+    fn load_at(&mut self, anchor: u8, off: u64, size: Size, mask: u32, present: Mask) -> Mask {
+        if present == 0 {
+            return 0;
+        }
+        let data = self.lanes.data;
+        if anchor == 0 && off + width(size) as u64 <= self.lanes.min_len as u64 {
+            // The length guard holds: the field is inside every packet of the batch,
+            // so every lane loads without per-lane bookkeeping.
+            for (v, d) in self.s.vals.iter_mut().zip(data) {
+                *v = read(d, off, size).unwrap_or(0) & mask;
+            }
+            return present;
+        }
+        let mut fault = 0;
+        let base = &self.s.anchor_val[anchor as usize];
+        for l in bits(present) {
+            match read(data[l], base[l] as u64 + off, size) {
+                Some(v) => self.s.vals[l] = v & mask,
+                None => fault |= 1 << l,
+            }
+        }
+        self.s.dead |= fault;
+        present & !fault
+    }
+
+    /// The lanes of `eval` where anchor `a` resolves, resolving it where needed;
+    /// lanes that fault while resolving die.
+    fn present(&mut self, a: u8, eval: Mask) -> Mask {
+        if a == 0 {
+            return eval;
+        }
+        let a = a as usize;
+        for l in bits(eval & !self.s.anchor_ok[a]) {
+            if self.anchor_lane(a, l).is_err() {
+                self.s.dead |= 1 << l;
+            }
+        }
+        let mut present = 0;
+        for l in bits(eval & !self.s.dead) {
+            if self.s.anchor_val[a][l] != NO_ANCHOR {
+                present |= 1 << l;
+            }
+        }
+        present
+    }
+
+    /// Anchor `a` for lane `l`, memoised: the per-packet engine's `anchor`.
+    fn anchor_lane(&mut self, a: usize, l: usize) -> Result<Option<u32>, Fault> {
+        if self.s.anchor_ok[a] & 1 << l != 0 {
+            let v = self.s.anchor_val[a][l];
+            return Ok((v != NO_ANCHOR).then_some(v));
+        }
+        let v = self.resolve_lane(a, l)?;
+        self.s.anchor_ok[a] |= 1 << l;
+        self.s.anchor_val[a][l] = v.unwrap_or(NO_ANCHOR);
+        self.s.touched |= 1 << a;
+        Ok(v)
+    }
+
+    fn resolve_lane(&mut self, a: usize, l: usize) -> Result<Option<u32>, Fault> {
+        let Some(anchor) = self.c.anchor(a) else {
+            return Ok(None);
+        };
+        let (parent, Some(rule)) = (anchor.parent() as usize, anchor.rule()) else {
+            return Ok(None);
+        };
+        if parent >= a {
+            return Ok(None);
+        }
+        let Some(pv) = self.anchor_lane(parent, l)? else {
+            return Ok(None);
+        };
+        let h = pv.checked_add(anchor.offset() as u32).ok_or(Fault)?;
+        apply_rule(rule, self.lanes.data[l], h).map(Some)
+    }
+
+    /// Instruction `k` of pass `idx` from its image, one lane at a time through the
+    /// per-packet interpreter, sharing the lane's resolved anchors both ways.
+    pub(super) fn image(&mut self, idx: usize, k: usize, eval: Mask) -> Mask {
+        let insn = &self.c.pass_set().passes()[idx].instructions()[k];
+        let mut hit = 0;
+        for l in bits(eval) {
+            let sc = &mut self.s.scalar;
+            sc.reset_anchors();
+            let mut t = self.s.touched;
+            while t != 0 {
+                let a = t.trailing_zeros() as usize;
+                t &= t - 1;
+                if self.s.anchor_ok[a] & 1 << l != 0 {
+                    sc.anchor_valid |= 1 << a;
+                    sc.anchor_val[a] = self.s.anchor_val[a][l];
+                }
+            }
+            let before = sc.anchor_valid;
+            let r = image_insn(self.c, sc, self.lanes.data[l], self.s.wire[l], insn);
+            let mut new = sc.anchor_valid & !before;
+            while new != 0 {
+                let a = new.trailing_zeros() as usize;
+                new &= new - 1;
+                self.s.anchor_ok[a] |= 1 << l;
+                self.s.anchor_val[a][l] = sc.anchor_val[a];
+                self.s.touched |= 1 << a;
+            }
+            match r {
+                Ok(true) => hit |= 1 << l,
+                Ok(false) => {}
+                Err(Fault) => self.s.dead |= 1 << l,
+            }
+        }
+        hit
+    }
+}
+
+const _: () = assert!(LANES <= Mask::BITS as usize);

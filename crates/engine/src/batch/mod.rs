@@ -1,0 +1,183 @@
+//! The batch engine: one pass set over up to [`LANES`] packets at a time.
+//!
+//! The per-packet engine ([`crate::eval`]) pays for every instruction with a few
+//! data-dependent branches (is the anchor known, is the load in bounds, did the test
+//! pass), and on real traffic those branches are unpredictable. Here the state of a
+//! pass is a bitmask of the packets still running it (the thesis's "bitmask program
+//! counter", section IV.iii, applied across packets): an instruction loads its field
+//! for every running packet, one SIMD kernel ([`crate::simd`]) compares all of them
+//! with all operands, and the result is a mask. Branches then depend on whole
+//! masks, which are mostly "none left" or "some left", and predict well.
+//!
+//! Verdicts are the per-packet engine's exactly: each packet evaluates the same
+//! instructions in the same order (passes in index order, instructions in pass order,
+//! GROUP members in range order, copied instructions reused from the parent where the
+//! parent decided them), so it loads the same fields and faults on the same load. The
+//! tests compare the two on random images and on the corpus.
+//!
+//! - A load that leaves the captured bytes kills its packet's lane: the packet is
+//!   rejected and runs nothing more, as the per-packet engine stops.
+//! - Anchors are resolved per lane, lazily, by the same rule code
+//!   ([`crate::eval::apply_rule`]).
+//! - A pass with children records, per instruction, which lanes passed and which
+//!   failed there; a copied instruction of a child takes those lanes' results
+//!   without evaluating.
+//! - Opcodes without a lane form (ARITH, PREFIX, PROTOCHAIN, SET, RANGE2, invalid
+//!   images) run per lane through the per-packet interpreter, with the lane's anchors.
+//! - Length guard: a direct load (anchor 0) that fits in the shortest packet of the
+//!   batch needs no per-lane bounds bookkeeping.
+
+mod form;
+mod lanes;
+mod walk;
+
+pub(crate) use form::Form;
+
+use crate::scratch::{Scratch, NO_ANCHOR};
+use crate::simd::{Mask, LANES};
+use netsift_isa::{MAX_ANCHORS, MAX_INSNS};
+
+/// Per-thread working memory of the batch engine (like [`Scratch`] for the
+/// per-packet engine). Create one per thread and reuse it.
+#[derive(Clone, Debug)]
+pub struct BatchScratch {
+    /// Batch counter: a pass's masks are valid only when stamped with it, so a new
+    /// batch clears nothing per pass.
+    epoch: u32,
+    pass_epoch: Vec<u32>,
+    /// Lanes that ran each pass to a result in this batch, and those it accepted.
+    ran: Vec<Mask>,
+    accepted: Vec<Mask>,
+    /// For passes with children: lanes that passed, and lanes that failed, each
+    /// instruction.
+    passed: Vec<[Mask; MAX_INSNS]>,
+    failed: Vec<[Mask; MAX_INSNS]>,
+    /// Lanes whose anchor `a` is resolved (to a value or to [`NO_ANCHOR`]).
+    anchor_ok: [Mask; MAX_ANCHORS],
+    anchor_val: Box<[[u32; LANES]; MAX_ANCHORS]>,
+    /// Anchors with some lane resolved, to clear at the next batch.
+    touched: u64,
+    /// Lanes that faulted: rejected, and running nothing more.
+    dead: Mask,
+    /// The field loaded for each lane by the current instruction.
+    vals: [u32; LANES],
+    wire: [u32; LANES],
+    /// For opcodes run per lane by the per-packet interpreter.
+    scalar: Scratch,
+}
+
+impl Default for BatchScratch {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl BatchScratch {
+    pub fn new() -> BatchScratch {
+        BatchScratch {
+            epoch: 0,
+            pass_epoch: Vec::new(),
+            ran: Vec::new(),
+            accepted: Vec::new(),
+            passed: Vec::new(),
+            failed: Vec::new(),
+            anchor_ok: [0; MAX_ANCHORS],
+            anchor_val: Box::new([[NO_ANCHOR; LANES]; MAX_ANCHORS]),
+            touched: 0,
+            dead: 0,
+            vals: [0; LANES],
+            wire: [0; LANES],
+            scalar: Scratch::new(),
+        }
+    }
+
+    /// Starts a batch of `n` lanes over a set of `passes` passes.
+    fn begin(&mut self, passes: usize, all: Mask, wire_lens: &[u32]) {
+        if self.pass_epoch.len() < passes {
+            self.pass_epoch.resize(passes, 0);
+            self.ran.resize(passes, 0);
+            self.accepted.resize(passes, 0);
+            self.passed.resize(passes, [0; MAX_INSNS]);
+            self.failed.resize(passes, [0; MAX_INSNS]);
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            // Stamps from 2^32 batches ago would look current: clear them once.
+            self.pass_epoch.iter_mut().for_each(|e| *e = 0);
+            self.epoch = 1;
+        }
+        let mut t = self.touched;
+        while t != 0 {
+            self.anchor_ok[t.trailing_zeros() as usize] = 0;
+            t &= t - 1;
+        }
+        // Anchor 0, the packet start, is 0 in every lane.
+        self.anchor_ok[0] = all;
+        self.anchor_val[0] = [0; LANES];
+        self.touched = 1;
+        self.dead = 0;
+        for (w, &l) in self.wire.iter_mut().zip(wire_lens) {
+            *w = l;
+        }
+    }
+}
+
+/// The lanes of one batch: the packets' captured bytes and wire lengths.
+#[derive(Clone, Copy)]
+pub(crate) struct Lanes<'a> {
+    pub data: &'a [&'a [u8]],
+    /// Every lane in use.
+    pub all: Mask,
+    /// The shortest captured length of the batch: the length guard.
+    pub min_len: usize,
+}
+
+impl<'a> Lanes<'a> {
+    fn new(data: &'a [&'a [u8]], n: usize) -> Lanes<'a> {
+        let data = &data[..n];
+        Lanes {
+            data,
+            all: if n == LANES { Mask::MAX } else { (1 << n) - 1 },
+            min_len: data.iter().map(|d| d.len()).min().unwrap_or(0),
+        }
+    }
+}
+
+impl crate::Compiled {
+    /// Filters up to [`LANES`] packets at once: bit `i` of the result is set if
+    /// `packets[i]` (captured bytes, with length on the wire `wire_lens[i]`) is
+    /// accepted. Packets beyond the first `LANES`, or beyond the shorter of the two
+    /// slices, are not looked at and their bits are 0.
+    ///
+    /// The verdicts are exactly those of [`crate::Compiled::matches`] per packet.
+    pub fn filter_batch(
+        &self,
+        scratch: &mut BatchScratch,
+        packets: &[&[u8]],
+        wire_lens: &[u32],
+    ) -> Mask {
+        let n = packets.len().min(wire_lens.len()).min(LANES);
+        if n == 0 {
+            return 0;
+        }
+        let lanes = Lanes::new(packets, n);
+        scratch.begin(self.batch_form().passes.len(), lanes.all, &wire_lens[..n]);
+        walk::Run::new(self, scratch, lanes).all()
+    }
+
+    /// [`filter_batch`](Self::filter_batch) over any number of packets, one verdict
+    /// per packet appended to `out`.
+    pub fn filter_many(
+        &self,
+        scratch: &mut BatchScratch,
+        packets: &[&[u8]],
+        wire_lens: &[u32],
+        out: &mut Vec<bool>,
+    ) {
+        let n = packets.len().min(wire_lens.len());
+        for (p, w) in packets[..n].chunks(LANES).zip(wire_lens[..n].chunks(LANES)) {
+            let m = self.filter_batch(scratch, p, w);
+            out.extend((0..p.len()).map(|i| m >> i & 1 != 0));
+        }
+    }
+}

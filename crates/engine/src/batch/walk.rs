@@ -1,0 +1,141 @@
+//! Walking the passes of a batch: the per-packet engine's order, on lane masks.
+
+use super::form::{BOp, Kind};
+use super::{BatchScratch, Lanes, Mask};
+use crate::simd::Simd;
+use crate::Compiled;
+use netsift_isa::{PassKind, MAX_GROUP_DEPTH};
+
+pub(crate) struct Run<'a> {
+    pub c: &'a Compiled,
+    pub s: &'a mut BatchScratch,
+    pub lanes: Lanes<'a>,
+    pub simd: Simd,
+}
+
+impl<'a> Run<'a> {
+    pub fn new(c: &'a Compiled, s: &'a mut BatchScratch, lanes: Lanes<'a>) -> Run<'a> {
+        Run {
+            simd: c.simd(),
+            c,
+            s,
+            lanes,
+        }
+    }
+
+    /// The lanes the pass set accepts: root passes in order, each run only for the
+    /// lanes no earlier root pass accepted.
+    pub fn all(mut self) -> Mask {
+        let form = self.c.batch_form();
+        let mut pending = self.lanes.all;
+        let mut accepted = 0;
+        for &i in &form.roots {
+            if pending == 0 {
+                break;
+            }
+            let a = self.pass(i, pending, 0);
+            accepted |= a;
+            pending &= !a & !self.s.dead;
+        }
+        accepted & !self.s.dead
+    }
+
+    /// Runs pass `idx` for the lanes `want`; returns those of them it accepts. A lane
+    /// that already ran it in this batch (a GROUP member named twice) gets its saved
+    /// result, as in the per-packet engine.
+    fn pass(&mut self, idx: usize, want: Mask, depth: usize) -> Mask {
+        let form = self.c.batch_form();
+        let p = &form.passes[idx];
+        let epoch = self.s.epoch;
+        if self.s.pass_epoch[idx] != epoch {
+            self.s.pass_epoch[idx] = epoch;
+            self.s.ran[idx] = 0;
+            self.s.accepted[idx] = 0;
+            if p.has_child {
+                self.s.passed[idx][..p.ops.len()].fill(0);
+                self.s.failed[idx][..p.ops.len()].fill(0);
+            }
+        }
+        let todo = want & !self.s.ran[idx] & !self.s.dead;
+        let mut live = todo;
+        // The parent's per-instruction results count only if it ran in this batch.
+        let parent = p
+            .parent
+            .filter(|&q| self.s.pass_epoch[q] == epoch)
+            .map(|q| (q, form.passes[q].ops.len()));
+        for (k, op) in p.ops.iter().enumerate() {
+            if live == 0 {
+                break;
+            }
+            let mut ok = 0;
+            let mut eval = live;
+            if let Some((q, _)) = parent.filter(|&(_, qlen)| op.copied && k < qlen) {
+                // Only lanes for which the parent finished: a parent still running
+                // (this pass is a member of its GROUP) has no result to lend yet.
+                let done = self.s.ran[q] & eval;
+                let yes = self.s.passed[q][k] & done;
+                let no = self.s.failed[q][k] & done;
+                ok = yes;
+                eval &= !(yes | no);
+            }
+            if eval != 0 {
+                ok |= self.op(idx, k, op, eval, depth);
+            }
+            ok &= !self.s.dead;
+            if p.has_child {
+                self.s.passed[idx][k] |= live & ok;
+                self.s.failed[idx][k] |= live & !ok & !self.s.dead;
+            }
+            live &= ok;
+        }
+        self.s.ran[idx] |= todo & !self.s.dead;
+        self.s.accepted[idx] |= live;
+        self.s.accepted[idx] & want & !self.s.dead
+    }
+
+    /// One instruction for the lanes `eval`: the lanes where it is true.
+    fn op(&mut self, idx: usize, k: usize, op: &BOp, eval: Mask, depth: usize) -> Mask {
+        match op.kind {
+            Kind::Fast(f) => self.fast(f, op.negate, eval),
+            Kind::Group { first, count } => match self.group(idx, first, count, eval, depth) {
+                // An invalid GROUP is false whatever its negation flag says.
+                None => 0,
+                Some(hit) if op.negate => eval & !hit & !self.s.dead,
+                Some(hit) => hit,
+            },
+            Kind::Image => self.image(idx, k, eval),
+        }
+    }
+
+    /// GROUP: the lanes some Sub pass of the range accepts (members in order, each
+    /// only for lanes no earlier member accepted). `None` for a range the
+    /// per-packet engine refuses.
+    fn group(
+        &mut self,
+        idx: usize,
+        first: u32,
+        count: u32,
+        eval: Mask,
+        depth: usize,
+    ) -> Option<Mask> {
+        let total = self.c.batch_form().passes.len();
+        let (first, count) = (first as usize, count as usize);
+        if first <= idx || count > total || first > total - count || depth + 1 >= MAX_GROUP_DEPTH {
+            return None;
+        }
+        let mut hit = 0;
+        let mut rest = eval;
+        for j in first..first + count {
+            if rest == 0 {
+                break;
+            }
+            if self.c.batch_form().passes[j].kind != PassKind::Sub {
+                continue;
+            }
+            let a = self.pass(j, rest, depth + 1);
+            hit |= a;
+            rest &= !a & !self.s.dead;
+        }
+        Some(hit & !self.s.dead)
+    }
+}
