@@ -70,6 +70,9 @@ struct StaticArgs {
     /// Timed runs per (filter, engine); medians are reported (default 5, quick 3).
     #[arg(long)]
     runs: Option<usize>,
+    /// Only these of the six filters (e.g. `--filters 5,6`), for profiling.
+    #[arg(long, value_delimiter = ',')]
+    filters: Vec<u32>,
     /// Filter this capture (Ethernet) instead of a generated trace.
     #[arg(long, value_name = "FILE", conflicts_with = "packets")]
     trace: Option<PathBuf>,
@@ -442,6 +445,7 @@ fn run_static(a: &StaticArgs) -> Result<()> {
     let machine = static_bench::machine();
     let cfg = StaticConfig {
         runs,
+        only: a.filters.clone(),
         ..StaticConfig::default()
     };
     let report = static_bench::run(&packets, &cfg, |l| eprintln!("static: {l}"))

@@ -195,7 +195,7 @@ impl Compiled {
         let hier = lean
             .as_ref()
             .is_some_and(|l| l.iter().any(|p| p.parent.is_some()));
-        let batch = Form::new(&set, &ops);
+        let batch = Form::new(&set, &ops, &pool);
         Compiled {
             set,
             ops,

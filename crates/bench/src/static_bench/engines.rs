@@ -5,15 +5,30 @@
 //! to another entry point (a pre-decoded form of the pass set, say) means changing
 //! `Netsift::new` and `Netsift::matches` and nothing else.
 
-use netsift_engine::{Compiled, Scratch};
+use std::hint::black_box;
+
+use netsift_engine::{BatchScratch, Compiled, Scratch, Simd, LANES};
 use netsift_isa::PassSet;
 use netsift_oracle::Filter;
 
-/// Something that filters one packet at a time.
+use super::Packets;
+
+/// Something that filters packets.
 pub trait Engine {
     /// Whether the packet (captured bytes `data`, length on the wire `wire_len`) is
     /// accepted.
     fn matches(&mut self, data: &[u8], wire_len: u32) -> bool;
+
+    /// How many packets of `pkts` are accepted: what the timing loop runs. One
+    /// `matches` per packet unless the engine filters batches.
+    #[inline]
+    fn count(&mut self, pkts: &Packets) -> u64 {
+        let mut acc = 0u64;
+        for (d, w) in pkts.iter() {
+            acc += u64::from(black_box(self.matches(black_box(d), w)));
+        }
+        acc
+    }
 }
 
 /// netsift's engine over a compiled pass set, decoded once at load
@@ -47,6 +62,73 @@ impl Engine for Netsift {
     #[inline]
     fn matches(&mut self, data: &[u8], wire_len: u32) -> bool {
         self.set.matches(&mut self.scratch, data, wire_len)
+    }
+}
+
+/// netsift's batch engine (`Compiled::filter_batch`): the trace is cut into batches
+/// of [`LANES`] packets, as a capture loop hands over a ring block's or a read
+/// buffer's packets. Gathering each batch's slices is inside the timed loop.
+pub struct NetsiftBatch {
+    set: Compiled,
+    scratch: BatchScratch,
+}
+
+impl NetsiftBatch {
+    /// With the compare kernels `simd` (if the CPU runs them).
+    pub fn new(set: PassSet, simd: Simd) -> NetsiftBatch {
+        NetsiftBatch {
+            set: Compiled::new(set).with_simd(simd),
+            scratch: BatchScratch::new(),
+        }
+    }
+
+    /// The kernels in use.
+    pub fn simd(&self) -> Simd {
+        self.set.simd()
+    }
+
+    /// Verdicts for every packet of `pkts`.
+    pub fn verdicts(&mut self, pkts: &Packets) -> Vec<bool> {
+        let data: Vec<&[u8]> = pkts.iter().map(|(d, _)| d).collect();
+        let wire: Vec<u32> = pkts.iter().map(|(_, w)| w).collect();
+        let mut out = Vec::with_capacity(data.len());
+        self.set
+            .filter_many(&mut self.scratch, &data, &wire, &mut out);
+        out
+    }
+}
+
+impl Engine for NetsiftBatch {
+    fn matches(&mut self, data: &[u8], wire_len: u32) -> bool {
+        self.set
+            .filter_batch(&mut self.scratch, &[data], &[wire_len])
+            & 1
+            != 0
+    }
+
+    #[inline]
+    fn count(&mut self, pkts: &Packets) -> u64 {
+        let mut acc = 0u64;
+        let mut data: [&[u8]; LANES] = [&[]; LANES];
+        let mut wire = [0u32; LANES];
+        let mut n = 0;
+        for (d, w) in pkts.iter() {
+            data[n] = d;
+            wire[n] = w;
+            n += 1;
+            if n == LANES {
+                let m = self.set.filter_batch(&mut self.scratch, &data, &wire);
+                acc += u64::from(black_box(m).count_ones());
+                n = 0;
+            }
+        }
+        if n > 0 {
+            let m = self
+                .set
+                .filter_batch(&mut self.scratch, &data[..n], &wire[..n]);
+            acc += u64::from(black_box(m).count_ones());
+        }
+        acc
     }
 }
 

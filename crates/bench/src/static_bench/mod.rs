@@ -33,10 +33,10 @@ pub mod optc;
 pub mod svg;
 
 use std::fmt::Write as _;
-use std::hint::black_box;
 use std::time::Instant;
 
-use engines::{Engine, Libpcap, Native, Netsift};
+use engines::{Engine, Libpcap, Native, Netsift, NetsiftBatch};
+use netsift_engine::Simd;
 use netsift_oracle::Filter;
 use netsift_wire::LinkType;
 
@@ -178,21 +178,25 @@ pub fn compile(expr: &str) -> Result<(Netsift, Filter), String> {
 }
 
 /// The engines, in report order.
-pub const ENGINES: [&str; 5] = [
+pub const ENGINES: [&str; 7] = [
     "netsift",
     "bpf",
     "optc",
     "netsift_nosimd",
     "netsift_nosimd_nohier",
+    "netsift_pkt",
+    "netsift_scalar",
 ];
 
 /// What each engine is, for report headers.
-pub const ENGINE_LABELS: [&str; 5] = [
-    "netsift",
+pub const ENGINE_LABELS: [&str; 7] = [
+    "netsift (batch engine, 32 packets per call, vector compares)",
     "libpcap BPF interpreter",
     "Opt-C (hand-written, native Rust -O)",
-    "netsift, no SIMD",
-    "netsift, no SIMD, no hierarchy",
+    "netsift, no SIMD operands",
+    "netsift, no SIMD operands, no hierarchy",
+    "netsift, one packet per call",
+    "netsift batch engine, scalar compare kernels",
 ];
 
 pub use crate::stats::Stat;
@@ -258,6 +262,8 @@ pub struct StaticConfig {
     pub runs: usize,
     /// Packets of the sample on which BPF instructions executed are counted.
     pub exec_sample: usize,
+    /// Only these filters (all six if empty): for profiling one filter.
+    pub only: Vec<u32>,
 }
 
 impl Default for StaticConfig {
@@ -265,6 +271,7 @@ impl Default for StaticConfig {
         StaticConfig {
             runs: 5,
             exec_sample: 20_000,
+            only: Vec::new(),
         }
     }
 }
@@ -283,9 +290,11 @@ pub struct StaticReport {
 struct Setup {
     id: u32,
     expr: String,
-    netsift: Netsift,
-    nosimd: Netsift,
-    nohier: Netsift,
+    netsift: NetsiftBatch,
+    pkt: Netsift,
+    scalar: NetsiftBatch,
+    nosimd: NetsiftBatch,
+    nohier: NetsiftBatch,
     bpf: Filter,
     /// libpcap's verdict per packet of the trace.
     keep: Vec<bool>,
@@ -297,10 +306,7 @@ struct Setup {
 #[inline(never)]
 fn time<E: Engine>(e: &mut E, pkts: &Packets) -> (f64, u64) {
     let t = Instant::now();
-    let mut acc = 0u64;
-    for (d, w) in pkts.iter() {
-        acc += u64::from(black_box(e.matches(black_box(d), w)));
-    }
+    let acc = e.count(pkts);
     let ns = t.elapsed().as_nanos() as f64;
     (ns / pkts.len().max(1) as f64, acc)
 }
@@ -323,7 +329,9 @@ impl Setup {
             1 => time(&mut Libpcap(&self.bpf), pkts),
             2 => time_optc(self.id, pkts),
             3 => time(&mut self.nosimd, pkts),
-            _ => time(&mut self.nohier, pkts),
+            4 => time(&mut self.nohier, pkts),
+            5 => time(&mut self.pkt, pkts),
+            _ => time(&mut self.scalar, pkts),
         }
     }
 }
@@ -356,18 +364,33 @@ pub fn run(
     let mut setups = Vec::new();
     let mut rows = Vec::new();
     for (id, expr) in crate::gen::trace::seeds_filters() {
+        if !cfg.only.is_empty() && !cfg.only.contains(&id) {
+            continue;
+        }
         let (mut netsift, bpf) = compile(&expr)?;
         let nosimd_set = ablation::no_simd(netsift.set())
             .map_err(|e| format!("filter {id}: no-SIMD transform: {e}"))?;
         let nohier_set = ablation::no_hierarchy(&nosimd_set);
+        let mut batch = NetsiftBatch::new(netsift.set().clone(), Simd::detect());
+        let mut scalar = NetsiftBatch::new(netsift.set().clone(), Simd::Scalar);
+        let mut nosimd_b = NetsiftBatch::new(nosimd_set.clone(), Simd::detect());
+        let mut nohier_b = NetsiftBatch::new(nohier_set.clone(), Simd::detect());
+        // The per-packet engine counts the instructions each packet executes (Table
+        // 6); the batch engine executes the same ones.
         let mut nosimd = Netsift::new(nosimd_set);
         let mut nohier = Netsift::new(nohier_set);
         let optc = optc::filter(id).expect("six filters");
+        let batched = [
+            batch.verdicts(trace),
+            nosimd_b.verdicts(trace),
+            nohier_b.verdicts(trace),
+            scalar.verdicts(trace),
+        ];
 
         // Verdicts of every engine against libpcap's, and executed instructions.
         let mut keep = Vec::with_capacity(trace.len());
-        let mut wrong = [0u64; 5];
-        let mut first_wrong: [Option<usize>; 5] = [None; 5];
+        let mut wrong = [0u64; ENGINES.len()];
+        let mut first_wrong: [Option<usize>; ENGINES.len()] = [None; ENGINES.len()];
         let mut exec = [0u64; 3];
         let mut bpf_exec = 0u64;
         let mut sampled = 0u64;
@@ -376,12 +399,23 @@ pub fn run(
             let truth = bpf.run_libpcap(d, w) != 0;
             keep.push(truth);
             let got = [
-                netsift.matches(d, w),
+                batched[0][i],
                 truth,
                 optc(d, w),
-                nosimd.matches(d, w),
-                nohier.matches(d, w),
+                batched[1][i],
+                batched[2][i],
+                netsift.matches(d, w),
+                batched[3][i],
             ];
+            // Each engine's verdict must be libpcap's; the per-packet ablation
+            // engines only count steps, but they are checked too.
+            let counted = [nosimd.matches(d, w), nohier.matches(d, w)];
+            for (k, g) in counted.iter().enumerate() {
+                if *g != truth {
+                    wrong[3 + k] += 1;
+                    first_wrong[3 + k].get_or_insert(i);
+                }
+            }
             exec[0] += netsift.steps();
             for (k, g) in got.iter().enumerate() {
                 if *g != truth {
@@ -397,7 +431,7 @@ pub fn run(
                 sampled += 1;
             }
         }
-        for k in 0..5 {
+        for k in 0..ENGINES.len() {
             if wrong[k] > 0 {
                 errors.push(format!(
                     "filter {id}: {} disagrees with libpcap on {} of {} packets (first: packet {})",
@@ -436,13 +470,15 @@ pub fn run(
         setups.push(Setup {
             id,
             expr,
-            netsift,
-            nosimd,
-            nohier,
+            netsift: batch,
+            pkt: netsift,
+            scalar,
+            nosimd: nosimd_b,
+            nohier: nohier_b,
             bpf,
             keep,
             accepted,
-            times: vec![[Vec::new(), Vec::new(), Vec::new()]; 5],
+            times: vec![[Vec::new(), Vec::new(), Vec::new()]; ENGINES.len()],
         });
     }
 
@@ -452,8 +488,8 @@ pub fn run(
             // The accepted and rejected subsets, each contiguous; built per filter and
             // run so that only one filter's copies are held at a time.
             let subsets = [trace.subset(&s.keep, true), trace.subset(&s.keep, false)];
-            for k in 0..5 {
-                let engine = (k + run) % 5;
+            for k in 0..ENGINES.len() {
+                let engine = (k + run) % ENGINES.len();
                 let (ns, acc) = s.time_engine(engine, trace);
                 if acc != s.accepted {
                     errors.push(format!(
@@ -489,7 +525,7 @@ pub fn run(
     }
 
     for (row, s) in rows.iter_mut().zip(&setups) {
-        row.engines = (0..5)
+        row.engines = (0..ENGINES.len())
             .map(|k| EngineRow {
                 engine: ENGINES[k],
                 all: Stat::of(&s.times[k][0]).unwrap_or_default(),

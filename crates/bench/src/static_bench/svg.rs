@@ -6,7 +6,9 @@ use std::fmt::Write;
 
 use super::{StaticReport, ENGINES, ENGINE_LABELS};
 
-const COLORS: [&str; 5] = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e"];
+const COLORS: [&str; 7] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b",
+];
 const W: f64 = 760.0;
 const H: f64 = 420.0;
 const L: f64 = 70.0;

@@ -1,8 +1,8 @@
 //! The batch engine's view of a pass set, built once when it is loaded.
 
 use crate::compiled::Op;
-use netsift_isa::insn::Opcode;
-use netsift_isa::{PassKind, PassSet};
+use netsift_isa::insn::{Opcode, Size};
+use netsift_isa::{AnchorRule, PassKind, PassSet, MAX_ANCHORS};
 
 /// How one instruction runs over lanes.
 #[derive(Clone, Copy, Debug)]
@@ -13,6 +13,24 @@ pub(crate) enum Kind {
     Group { first: u32, count: u32 },
     /// Everything else: the per-packet interpreter, one lane at a time, from the image.
     Image,
+    /// A run of negated EQ/MEQ (`second: None`) or negated either-field EQ2s
+    /// (`second: Some(delta)`) on one field, fused: "the field is in none of the
+    /// sets". Operands `first` are the run's first instruction's, `all` the union of
+    /// every instruction's (both `(start, n)` in [`Form::pool`]).
+    ///
+    /// Exact, loads included: the run passes iff no set holds the field (nor, for
+    /// EQ2, the second field), and the unfused run loads the second field exactly
+    /// when the first field is not in the *first* set (a later instruction is
+    /// reached only then), so that is when the fused one loads it too.
+    NotIn {
+        anchor: u8,
+        off: u32,
+        size: Size,
+        mask: u32,
+        second: Option<u32>,
+        first: (u32, u32),
+        all: (u32, u32),
+    },
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -39,10 +57,18 @@ pub(crate) struct Form {
     pub passes: Vec<BPass>,
     /// The root passes, in order.
     pub roots: Vec<usize>,
+    /// Operands: the decoded set's pool, then the unions of fused runs.
+    pub pool: Vec<u32>,
+    /// The first root pass is empty: every packet is accepted before anything is
+    /// loaded (as the per-packet engine does).
+    pub accept_all: bool,
+    /// Each anchor decoded: (parent, rule, offset), or `None` for one that never
+    /// resolves (no such entry, an undefined rule, a parent that is not earlier).
+    pub anchors: Vec<Option<(usize, AnchorRule, u32)>>,
 }
 
 impl Form {
-    pub fn new(set: &PassSet, ops: &[Vec<Op>]) -> Form {
+    pub fn new(set: &PassSet, ops: &[Vec<Op>], pool: &[u32]) -> Form {
         let mut passes: Vec<BPass> = set
             .passes()
             .iter()
@@ -80,9 +106,107 @@ impl Form {
                 passes[q].has_child = true;
             }
         }
-        let roots = (0..passes.len())
+        let roots: Vec<usize> = (0..passes.len())
             .filter(|&i| passes[i].kind == PassKind::Root)
             .collect();
-        Form { passes, roots }
+        let mut pool = pool.to_vec();
+        for p in &mut passes {
+            // A pass with children keeps one result per instruction for them to
+            // reuse, so its instructions stay as they are.
+            if !p.has_child {
+                p.ops = fuse(&p.ops, &mut pool);
+            }
+        }
+        let accept_all = roots.first().is_some_and(|&i| passes[i].ops.is_empty());
+        let anchors = (0..MAX_ANCHORS)
+            .map(|a| {
+                let x = set.anchors().get(a)?;
+                let parent = x.parent() as usize;
+                (parent < a).then_some((parent, x.rule()?, x.offset() as u32))
+            })
+            .collect();
+        Form {
+            passes,
+            roots,
+            pool,
+            accept_all,
+            anchors,
+        }
     }
+}
+
+/// The field a negated instruction tests, if it can join a fused run: (anchor,
+/// offset, size, mask, second field's delta) and its operands.
+fn negated_field(op: &BOp) -> Option<((u8, u32, Size, u32, Option<u32>), (u32, u32))> {
+    if !op.negate || op.copied {
+        return None;
+    }
+    match op.kind {
+        Kind::Fast(Op::Eq {
+            anchor,
+            off,
+            size,
+            mask,
+            start,
+            n,
+            ..
+        }) => Some(((anchor, off, size, mask, None), (start, n))),
+        // Both fields must match for `both`: a union of sets does not say that.
+        Kind::Fast(Op::Eq2 {
+            anchor,
+            off,
+            size,
+            mask,
+            delta,
+            both: false,
+            start,
+            n,
+            ..
+        }) => Some(((anchor, off, size, mask, Some(delta)), (start, n))),
+        _ => None,
+    }
+}
+
+/// Replaces each run of two or more negated instructions on one field by one
+/// [`Kind::NotIn`].
+fn fuse(ops: &[BOp], pool: &mut Vec<u32>) -> Vec<BOp> {
+    let mut out = Vec::with_capacity(ops.len());
+    let mut i = 0;
+    while i < ops.len() {
+        let Some((field, first)) = negated_field(&ops[i]) else {
+            out.push(ops[i]);
+            i += 1;
+            continue;
+        };
+        let mut j = i + 1;
+        while j < ops.len() && negated_field(&ops[j]).is_some_and(|(f, _)| f == field) {
+            j += 1;
+        }
+        if j - i < 2 {
+            out.push(ops[i]);
+            i += 1;
+            continue;
+        }
+        let start = pool.len() as u32;
+        for op in &ops[i..j] {
+            let (_, (s, n)) = negated_field(op).expect("checked above");
+            pool.extend_from_within(s as usize..(s + n) as usize);
+        }
+        let (anchor, off, size, mask, second) = field;
+        out.push(BOp {
+            kind: Kind::NotIn {
+                anchor,
+                off,
+                size,
+                mask,
+                second,
+                first,
+                all: (start, pool.len() as u32 - start),
+            },
+            negate: false,
+            copied: false,
+        });
+        i = j;
+    }
+    out
 }

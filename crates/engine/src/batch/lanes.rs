@@ -3,9 +3,10 @@
 use super::walk::Run;
 use super::{Mask, LANES};
 use crate::compiled::Op;
-use crate::eval::{apply_rule, image_insn, Fault, Program};
+use crate::eval::{apply_rule, image_insn, Fault};
 use crate::scratch::NO_ANCHOR;
 use netsift_isa::insn::Size;
+use netsift_isa::AnchorRule;
 
 /// The set lanes of `m`, lowest first.
 #[inline(always)]
@@ -47,7 +48,7 @@ impl Run<'_> {
     /// true (after negation). Lanes whose anchor does not resolve are false whatever
     /// the negation; lanes whose load faults die.
     pub(super) fn fast(&mut self, op: Op, neg: bool, eval: Mask) -> Mask {
-        let pool = self.c.pool();
+        let pool = &self.c.batch_form().pool;
         let (valid, hit) = match op {
             Op::Eq {
                 anchor,
@@ -120,6 +121,45 @@ impl Run<'_> {
         }
     }
 
+    /// A fused run of negated tests on one field ([`super::form::Kind::NotIn`]).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn not_in(
+        &mut self,
+        anchor: u8,
+        off: u32,
+        size: Size,
+        mask: u32,
+        second: Option<u32>,
+        first: (u32, u32),
+        all: (u32, u32),
+        eval: Mask,
+    ) -> Mask {
+        let pool = &self.c.batch_form().pool;
+        let set = |(s, n): (u32, u32)| &pool[s as usize..(s + n) as usize];
+        let Some(delta) = second else {
+            let got = self.load(anchor, off as u64, size, mask, eval);
+            return got & !self.simd.eq_any(&self.s.vals, set(all));
+        };
+        let present = self.present(anchor, eval);
+        // As for EQ2: both addresses are computed before the first load.
+        let mut over = 0;
+        for l in bits(present) {
+            if self.s.anchor_val[anchor as usize][l] as u64 + off as u64 + delta as u64
+                > u32::MAX as u64
+            {
+                over |= 1 << l;
+            }
+        }
+        self.s.dead |= over;
+        let got1 = self.load_at(anchor, off as u64, size, mask, present & !over);
+        // The second field is loaded wherever the first is not in the *first* set,
+        // even if a later set holds it: the unfused run loads it there.
+        let need2 = got1 & !self.simd.eq_any(&self.s.vals, set(first));
+        let out1 = got1 & !self.simd.eq_any(&self.s.vals, set(all));
+        let got2 = self.load_at(anchor, off as u64 + delta as u64, size, mask, need2);
+        got2 & out1 & !self.simd.eq_any(&self.s.vals, set(all))
+    }
+
     /// Loads `field & mask` at anchor + `off` into `vals` for the lanes of `eval`
     /// whose anchor resolves; returns the lanes loaded.
     #[inline]
@@ -162,48 +202,61 @@ impl Run<'_> {
             return eval;
         }
         let a = a as usize;
-        for l in bits(eval & !self.s.anchor_ok[a]) {
-            if self.anchor_lane(a, l).is_err() {
-                self.s.dead |= 1 << l;
-            }
+        let need = eval & !self.s.anchor_ok[a];
+        if need != 0 {
+            self.resolve(a, need);
         }
         let mut present = 0;
         for l in bits(eval & !self.s.dead) {
-            if self.s.anchor_val[a][l] != NO_ANCHOR {
-                present |= 1 << l;
-            }
+            present |= ((self.s.anchor_val[a][l] != NO_ANCHOR) as Mask) << l;
         }
         present
     }
 
-    /// Anchor `a` for lane `l`, memoised: the per-packet engine's `anchor`.
-    fn anchor_lane(&mut self, a: usize, l: usize) -> Result<Option<u32>, Fault> {
-        if self.s.anchor_ok[a] & 1 << l != 0 {
-            let v = self.s.anchor_val[a][l];
-            return Ok((v != NO_ANCHOR).then_some(v));
-        }
-        let v = self.resolve_lane(a, l)?;
-        self.s.anchor_ok[a] |= 1 << l;
-        self.s.anchor_val[a][l] = v.unwrap_or(NO_ANCHOR);
+    /// Resolves anchor `a` for the lanes `need` (none of which has it yet): its
+    /// parent first where that is missing, then the rule, lane by lane. The
+    /// per-packet engine's `anchor`, with the rule chosen once per batch instead of
+    /// once per packet.
+    fn resolve(&mut self, a: usize, need: Mask) {
+        self.s.anchor_ok[a] |= need;
         self.s.touched |= 1 << a;
-        Ok(v)
-    }
-
-    fn resolve_lane(&mut self, a: usize, l: usize) -> Result<Option<u32>, Fault> {
-        let Some(anchor) = self.c.anchor(a) else {
-            return Ok(None);
+        let Some((parent, rule, offset)) = self.c.batch_form().anchors[a] else {
+            for l in bits(need) {
+                self.s.anchor_val[a][l] = NO_ANCHOR;
+            }
+            return;
         };
-        let (parent, Some(rule)) = (anchor.parent() as usize, anchor.rule()) else {
-            return Ok(None);
-        };
-        if parent >= a {
-            return Ok(None);
+        let missing = need & !self.s.anchor_ok[parent];
+        if missing != 0 {
+            self.resolve(parent, missing);
         }
-        let Some(pv) = self.anchor_lane(parent, l)? else {
-            return Ok(None);
-        };
-        let h = pv.checked_add(anchor.offset() as u32).ok_or(Fault)?;
-        apply_rule(rule, self.lanes.data[l], h).map(Some)
+        let data = self.lanes.data;
+        let mut fault = 0;
+        for l in bits(need & !self.s.dead) {
+            let pv = self.s.anchor_val[parent][l];
+            let v = if pv == NO_ANCHOR {
+                Ok(NO_ANCHOR)
+            } else if let Some(h) = pv.checked_add(offset) {
+                match rule {
+                    // The common case (the transport header after IPv4), inline.
+                    AnchorRule::Ipv4Payload => match data[l].get(h as usize) {
+                        Some(&b) => h
+                            .checked_add(4 * (b as u32 & 0x0f))
+                            .filter(|&v| v != NO_ANCHOR)
+                            .ok_or(Fault),
+                        None => Err(Fault),
+                    },
+                    _ => apply_rule(rule, data[l], h),
+                }
+            } else {
+                Err(Fault)
+            };
+            match v {
+                Ok(v) => self.s.anchor_val[a][l] = v,
+                Err(Fault) => fault |= 1 << l,
+            }
+        }
+        self.s.dead |= fault;
     }
 
     /// Instruction `k` of pass `idx` from its image, one lane at a time through the

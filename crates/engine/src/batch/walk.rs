@@ -104,6 +104,15 @@ impl<'a> Run<'a> {
                 Some(hit) => hit,
             },
             Kind::Image => self.image(idx, k, eval),
+            Kind::NotIn {
+                anchor,
+                off,
+                size,
+                mask,
+                second,
+                first,
+                all,
+            } => self.not_in(anchor, off, size, mask, second, first, all, eval),
         }
     }
 

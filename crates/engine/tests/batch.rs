@@ -1,0 +1,201 @@
+//! The batch engine against the per-packet interpreter on the shapes it rewrites:
+//! runs of negated tests on one field (fused into one "in none of the sets" test),
+//! with parents and children, anchors, and packets cut short in the middle of the
+//! fields so that faults land on every possible instruction.
+
+use netsift_engine::{evaluate, BatchScratch, Compiled, Scratch, Simd, Verdict, LANES};
+use netsift_isa::insn::{build, Size};
+use netsift_isa::{Anchor, AnchorRule, Instruction, PassKind, PassSet};
+use proptest::prelude::*;
+
+/// A few fields, so consecutive instructions often share one.
+fn field() -> impl Strategy<Value = (u8, u32, Size)> {
+    prop_oneof![
+        Just((0u8, 12u32, Size::B2)),
+        Just((0, 26, Size::B4)),
+        Just((1, 0, Size::B2)),
+    ]
+}
+
+/// Values from a small domain, so packets often hold them.
+fn values(size: Size) -> impl Strategy<Value = Vec<u32>> {
+    let max = match size {
+        Size::B1 => 5usize,
+        Size::B2 => 12,
+        Size::B4 => 5,
+    };
+    prop::collection::vec(0u32..4, 1..=max)
+}
+
+fn insn() -> impl Strategy<Value = Instruction> {
+    // Mostly either-field pairs 4 bytes apart, so runs on one field are common.
+    (
+        field(),
+        any::<bool>(),
+        any::<bool>(),
+        prop::bool::weighted(0.2),
+        prop::bool::weighted(0.2),
+    )
+        .prop_flat_map(|((a, off, size), neg, two, both, far)| {
+            let delta = if far { 2 } else { 1 };
+            values(size).prop_map(move |mut vals| {
+                // Drop values until the instruction holds them (a mask takes a slot).
+                let i = loop {
+                    let i = if two {
+                        build::eq2(a, off, 2 + 2 * delta as u16, both, size, 0x3, &vals)
+                    } else {
+                        build::eq(a, off, size, 0x3, &vals)
+                    };
+                    match i {
+                        Some(i) => break i,
+                        None if vals.len() > 1 => {
+                            vals.pop();
+                        }
+                        None => panic!("one value always fits"),
+                    }
+                };
+                i.with_negate(neg || a == 0)
+            })
+        })
+}
+
+fn pass_set() -> impl Strategy<Value = PassSet> {
+    prop::collection::vec(
+        (
+            prop::collection::vec(insn(), 0..8),
+            prop::option::of(0u16..6),
+            any::<bool>(),
+            any::<u32>(),
+        ),
+        1..6,
+    )
+    .prop_flat_map(|p| (Just(p), any::<bool>()))
+    .prop_map(|(passes, catch_all)| {
+        let mut raw: Vec<_> = passes
+            .into_iter()
+            .enumerate()
+            .map(|(i, (insns, parent, sub, copies))| {
+                // Children mark a prefix of instructions copied, as dup_pass does.
+                let insns = insns
+                    .into_iter()
+                    .enumerate()
+                    .map(|(k, x)| x.with_copied(parent.is_some() && copies >> k & 1 == 1))
+                    .collect();
+                let kind = if sub && i > 0 {
+                    PassKind::Sub
+                } else {
+                    PassKind::Root
+                };
+                (kind, parent, insns)
+            })
+            .collect();
+        // A last clause that accepts everything makes faults visible: only a fault
+        // (which ends a packet's evaluation) keeps a packet from it.
+        if catch_all {
+            raw.push((PassKind::Root, None, Vec::new()));
+        }
+        let anchors = vec![
+            Anchor::new(AnchorRule::Const, 0, 0),
+            Anchor::new(AnchorRule::Ipv4Payload, 0, 14),
+        ];
+        PassSet::from_raw(raw, anchors).expect("valid")
+    })
+}
+
+/// Packets whose bytes are mostly 0-3 (so they match operands), with any length
+/// up to past every field.
+fn packets() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    prop::collection::vec(prop::collection::vec(0u8..4, 0..48), 1..=LANES).prop_map(|mut ps| {
+        for p in &mut ps {
+            // An IPv4 header length of 5..=7 words when the byte is there.
+            if let Some(b) = p.get_mut(14) {
+                *b = 0x45 + (*b & 1);
+            }
+        }
+        ps
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 3000, .. ProptestConfig::default() })]
+
+    #[test]
+    fn fused_runs_agree_with_the_interpreter(set in pass_set(), pkts in packets()) {
+        let data: Vec<&[u8]> = pkts.iter().map(|p| p.as_slice()).collect();
+        let wire: Vec<u32> = pkts.iter().map(|p| p.len() as u32).collect();
+        let mut want = 0u32;
+        for (i, d) in data.iter().enumerate() {
+            if evaluate(&set, &mut Scratch::new(), d, wire[i]) == Verdict::Accept {
+                want |= 1 << i;
+            }
+        }
+        let c = Compiled::new(set);
+        for simd in Simd::available() {
+            let c = c.clone().with_simd(simd);
+            let got = c.filter_batch(&mut BatchScratch::new(), &data, &wire);
+            prop_assert_eq!(got, want, "{}", simd.name());
+        }
+    }
+}
+
+/// The seeds' filter 6 shape: a run of negated two-field tests is fused, and a
+/// packet cut between the two fields faults exactly where the unfused run does.
+#[test]
+fn fused_run_faults_like_the_unfused_one() {
+    let s1 = [1u32, 2];
+    let s2 = [3u32, 4];
+    let mut set = PassSet::new();
+    let p = set.push_pass(PassKind::Root, None).unwrap();
+    for s in [&s1[..], &s2[..]] {
+        let i = build::eq2(0, 0, 4, false, Size::B4, u32::MAX, s).unwrap();
+        set.push_insn(p, i.with_negate(true)).unwrap();
+    }
+    // A second clause that accepts everything: only a fault (which ends the
+    // packet's evaluation) can reject now.
+    set.push_pass(PassKind::Root, None).unwrap();
+    // First field in the second set, second field missing: the unfused run loads
+    // the second field at instruction 1 (3 is not in {1, 2}) and faults.
+    let cut: &[u8] = &[0, 0, 0, 3, 0];
+    // First field in the first set: decided at instruction 1, no second load.
+    let early: &[u8] = &[0, 0, 0, 1, 0];
+    // Both fields present, in no set.
+    let clean: &[u8] = &[0, 0, 0, 9, 0, 0, 0, 8];
+    let pkts = [cut, early, clean];
+    let wire = [8u32; 3];
+    let c = Compiled::new(set.clone());
+    let got = c.filter_batch(&mut BatchScratch::new(), &pkts, &wire);
+    assert_eq!(got, 0b110);
+    for (i, p) in pkts.iter().enumerate() {
+        let mut s = Scratch::new();
+        let v = evaluate(&set, &mut s, p, 8) == Verdict::Accept;
+        assert_eq!(v, got >> i & 1 == 1, "packet {i}");
+        assert_eq!(s.faulted(), i == 0, "packet {i} faults only if cut");
+    }
+}
+
+/// A child run from inside its own parent's GROUP finds the parent unfinished: the
+/// per-packet engine then evaluates the child's copied instructions itself, and so
+/// must the batch engine (visible when a copied mark does not match the parent's
+/// instruction, as a raw image may claim).
+#[test]
+fn child_inside_its_parents_group_does_not_reuse() {
+    let eq = |v: u32| build::eq(0, 0, Size::B1, 0xff, &[v]).unwrap();
+    let set = PassSet::from_raw(
+        vec![
+            (PassKind::Root, None, vec![eq(1), build::group(1, 1)]),
+            (PassKind::Sub, Some(0), vec![eq(2).with_copied(true)]),
+        ],
+        vec![],
+    )
+    .unwrap();
+    let pkts: [&[u8]; 2] = [&[1], &[2]];
+    let mut want = 0;
+    for (i, p) in pkts.iter().enumerate() {
+        if evaluate(&set, &mut Scratch::new(), p, 1) == Verdict::Accept {
+            want |= 1 << i;
+        }
+    }
+    assert_eq!(want, 0, "the child's own test fails on both");
+    let got = Compiled::new(set).filter_batch(&mut BatchScratch::new(), &pkts, &[1, 1]);
+    assert_eq!(got, want);
+}
