@@ -78,14 +78,7 @@ impl Run<'_> {
                 let present = self.present(anchor, eval);
                 // The per-packet engine computes both addresses before it loads: an
                 // overflow of the second faults first.
-                let mut over = 0;
-                for l in bits(present) {
-                    if self.s.anchor_val[anchor as usize][l] as u64 + off as u64 + delta as u64
-                        > u32::MAX as u64
-                    {
-                        over |= 1 << l;
-                    }
-                }
+                let over = self.overflows(anchor, off as u64 + delta as u64, present);
                 self.s.dead |= over;
                 let got1 = self.load_at(anchor, off as u64, size, mask, present & !over);
                 let hit1 = self.simd.eq_any(&self.s.vals, ops) & got1;
@@ -142,14 +135,7 @@ impl Run<'_> {
         };
         let present = self.present(anchor, eval);
         // As for EQ2: both addresses are computed before the first load.
-        let mut over = 0;
-        for l in bits(present) {
-            if self.s.anchor_val[anchor as usize][l] as u64 + off as u64 + delta as u64
-                > u32::MAX as u64
-            {
-                over |= 1 << l;
-            }
-        }
+        let over = self.overflows(anchor, off as u64 + delta as u64, present);
         self.s.dead |= over;
         let got1 = self.load_at(anchor, off as u64, size, mask, present & !over);
         // The second field is loaded wherever the first is not in the *first* set,
@@ -158,6 +144,25 @@ impl Run<'_> {
         let out1 = got1 & !self.simd.eq_any(&self.s.vals, set(all));
         let got2 = self.load_at(anchor, off as u64 + delta as u64, size, mask, need2);
         got2 & out1 & !self.simd.eq_any(&self.s.vals, set(all))
+    }
+
+    /// The lanes of `present` where anchor `a` + `add` leaves 32 bits (the
+    /// per-packet engine faults on that before loading). Branch-free over all lanes.
+    #[inline]
+    fn overflows(&self, a: u8, add: u64, present: Mask) -> Mask {
+        if a == 0 {
+            // Anchor 0 is 0, and an offset plus a delta stays far below 2^32.
+            return 0;
+        }
+        let Ok(add) = u32::try_from(add) else {
+            return present;
+        };
+        let lim = u32::MAX - add;
+        let mut over = 0;
+        for (l, &b) in self.s.anchor_val[a as usize].iter().enumerate() {
+            over |= ((b > lim) as Mask) << l;
+        }
+        over & present
     }
 
     /// Loads `field & mask` at anchor + `off` into `vals` for the lanes of `eval`
@@ -206,11 +211,7 @@ impl Run<'_> {
         if need != 0 {
             self.resolve(a, need);
         }
-        let mut present = 0;
-        for l in bits(eval & !self.s.dead) {
-            present |= ((self.s.anchor_val[a][l] != NO_ANCHOR) as Mask) << l;
-        }
-        present
+        eval & !self.s.dead & !self.s.anchor_none[a]
     }
 
     /// Resolves anchor `a` for the lanes `need` (none of which has it yet): its
@@ -224,6 +225,7 @@ impl Run<'_> {
             for l in bits(need) {
                 self.s.anchor_val[a][l] = NO_ANCHOR;
             }
+            self.s.anchor_none[a] |= need;
             return;
         };
         let missing = need & !self.s.anchor_ok[parent];
@@ -252,7 +254,10 @@ impl Run<'_> {
                 Err(Fault)
             };
             match v {
-                Ok(v) => self.s.anchor_val[a][l] = v,
+                Ok(v) => {
+                    self.s.anchor_val[a][l] = v;
+                    self.s.anchor_none[a] |= ((v == NO_ANCHOR) as Mask) << l;
+                }
                 Err(Fault) => fault |= 1 << l,
             }
         }
@@ -284,6 +289,7 @@ impl Run<'_> {
                 new &= new - 1;
                 self.s.anchor_ok[a] |= 1 << l;
                 self.s.anchor_val[a][l] = sc.anchor_val[a];
+                self.s.anchor_none[a] |= ((sc.anchor_val[a] == NO_ANCHOR) as Mask) << l;
                 self.s.touched |= 1 << a;
             }
             match r {

@@ -54,6 +54,9 @@ pub struct BatchScratch {
     failed: Vec<[Mask; MAX_INSNS]>,
     /// Lanes whose anchor `a` is resolved (to a value or to [`NO_ANCHOR`]).
     anchor_ok: [Mask; MAX_ANCHORS],
+    /// Lanes whose anchor `a` resolved to [`NO_ANCHOR`] (so instructions on it are
+    /// false there): kept as a mask so no lane loop asks.
+    anchor_none: [Mask; MAX_ANCHORS],
     anchor_val: Box<[[u32; LANES]; MAX_ANCHORS]>,
     /// Anchors with some lane resolved, to clear at the next batch.
     touched: u64,
@@ -82,6 +85,7 @@ impl BatchScratch {
             passed: Vec::new(),
             failed: Vec::new(),
             anchor_ok: [0; MAX_ANCHORS],
+            anchor_none: [0; MAX_ANCHORS],
             anchor_val: Box::new([[NO_ANCHOR; LANES]; MAX_ANCHORS]),
             touched: 0,
             dead: 0,
@@ -109,6 +113,7 @@ impl BatchScratch {
         let mut t = self.touched;
         while t != 0 {
             self.anchor_ok[t.trailing_zeros() as usize] = 0;
+            self.anchor_none[t.trailing_zeros() as usize] = 0;
             t &= t - 1;
         }
         // Anchor 0, the packet start, is 0 in every lane.
