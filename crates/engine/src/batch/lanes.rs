@@ -183,8 +183,23 @@ impl Run<'_> {
         if anchor == 0 && off + width(size) as u64 <= self.lanes.min_len as u64 {
             // The length guard holds: the field is inside every packet of the batch,
             // so every lane loads without per-lane bookkeeping.
-            for (v, d) in self.s.vals.iter_mut().zip(data) {
-                *v = read(d, off, size).unwrap_or(0) & mask;
+            // One loop per width, so no lane decides anything.
+            let at = off as usize;
+            let lanes = self.s.vals.iter_mut().zip(data);
+            match size {
+                Size::B1 => lanes.for_each(|(v, d)| *v = d.get(at).map_or(0, |&b| b as u32) & mask),
+                Size::B2 => lanes.for_each(|(v, d)| {
+                    *v = d
+                        .get(at..at + 2)
+                        .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]) as u32)
+                        & mask
+                }),
+                Size::B4 => lanes.for_each(|(v, d)| {
+                    *v = d
+                        .get(at..at + 4)
+                        .map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
+                        & mask
+                }),
             }
             return present;
         }
