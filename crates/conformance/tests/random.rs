@@ -20,7 +20,7 @@ const DEFAULT_SEED: u64 = 0x6e73_2024_0001;
 /// over whole paths); netsift reproduces much of that analysis
 /// (crates/pcapc/src/normal.rs) but not all of it. Every other packet must agree
 /// exactly, whatever the seed.
-const SHORT_BUDGET: u64 = 89;
+const SHORT_BUDGET: u64 = 82;
 
 fn count_for(lt: LinkType) -> usize {
     match lt {

@@ -7,6 +7,8 @@
 //! The compiler never runs the engine and never looks at packets.
 
 mod error;
+mod facts;
+mod lead;
 pub mod lower;
 pub mod normal;
 pub mod select;

@@ -13,6 +13,8 @@
 //! filter libpcap does not optimize (`geneve`, `protochain`) is left as generated
 //! ([`Nnf::Unoptimized`]).
 
+use crate::facts::Facts;
+use crate::lead::{lead_and, lead_or, Forks, LEAF_FORKS};
 use crate::lower::ir::{Pred, Tree};
 
 /// A tree in negation normal form.
@@ -206,53 +208,6 @@ fn dual(n: &Nnf) -> Nnf {
     }
 }
 
-/// What earlier tests on the path established: each literal that held, as
-/// (field, test, outcome).
-#[derive(Clone, Debug, Default)]
-struct Facts {
-    seen: Vec<(Key, crate::lower::ir::Test, bool)>,
-}
-
-type Key = (crate::lower::ir::Loc, netsift_isa::Size, u32);
-
-impl Facts {
-    /// Records what a literal that held says.
-    fn learn(&mut self, p: &Pred, neg: bool) {
-        // Facts are copied at every branch; a bound on how many a path keeps keeps
-        // compile time linear on long ORs (folding less is always sound: the test
-        // simply stays in the program).
-        if let Pred::Cmp(c) = p {
-            if self.seen.len() < MAX_FACTS {
-                self.seen.push(((c.loc, c.size, c.mask), c.test, !neg));
-            }
-        }
-    }
-}
-
-/// Decides a literal from the facts, as libpcap's jump threading (optimize.c,
-/// fold_edge) does: the same comparison of the same field earlier on the path has the
-/// same outcome, and a field known equal to one constant is not equal to another.
-/// Nothing else is inferred (libpcap does not decide `f > 1500` from `f == 0x800`).
-fn decide(p: &Pred, neg: bool, f: &Facts) -> Option<bool> {
-    use crate::lower::ir::Test;
-    let Pred::Cmp(c) = p else { return None };
-    let k = (c.loc, c.size, c.mask);
-    for (fk, ft, held) in f.seen.iter().rev() {
-        if *fk != k {
-            continue;
-        }
-        if *ft == c.test {
-            return Some(*held != neg);
-        }
-        if let (Test::Eq(w), Test::Eq(v), true) = (*ft, c.test, *held) {
-            if w != v {
-                return Some(neg);
-            }
-        }
-    }
-    None
-}
-
 /// How many path splits (each re-folds the tests after a split point under one
 /// alternative's facts) one `normalize` or `simplify` may make in all; past it,
 /// folding goes on without splitting, so compile time stays about linear in the
@@ -264,7 +219,7 @@ thread_local! {
 }
 
 /// Takes `n` units of splitting fuel; false (and takes nothing) if not enough is left.
-fn burn(n: usize) -> bool {
+pub(crate) fn burn(n: usize) -> bool {
     FUEL.with(|f| {
         let left = f.get();
         if left >= n as u64 {
@@ -285,7 +240,7 @@ const SPLIT_LIMIT: usize = 8;
 /// which is what libpcap's optimizer does too.
 pub fn simplify(n: Nnf) -> Nnf {
     FUEL.with(|f| f.set(FUEL_PER_CALL));
-    simp(n, &Facts::default())
+    simp_b(n, &Facts::default(), SPLIT_DEPTH, LEAF)
 }
 
 /// How many ORs deep the per-alternative check may nest (it multiplies the work by
@@ -293,25 +248,42 @@ pub fn simplify(n: Nnf) -> Nnf {
 const SPLIT_DEPTH: u32 = 2;
 
 fn simp(n: Nnf, f: &Facts) -> Nnf {
-    simp_b(n, f, SPLIT_DEPTH)
+    simp_b(n, f, SPLIT_DEPTH, INNER)
 }
 
-fn simp_b(n: Nnf, f: &Facts, budget: u32) -> Nnf {
+/// Whether a node's exits are the program's verdicts: (its true exit accepts, its
+/// false exit rejects). Only then may the walks after a test look past undecided
+/// tests (see `lead`).
+type Exits = (bool, bool);
+const LEAF: Exits = (true, true);
+const INNER: Exits = (false, false);
+
+/// Forks for a walk whose outcome is the exit `leaf` says is (or is not) a verdict.
+fn forks(leaf: bool) -> Forks {
+    if leaf {
+        LEAF_FORKS
+    } else {
+        0
+    }
+}
+
+fn simp_b(n: Nnf, f: &Facts, budget: u32, exits: Exits) -> Nnf {
     match n {
         Nnf::Const(_) | Nnf::Unoptimized(_) => n,
-        Nnf::Lit(p, neg) => match decide(&p, neg, f) {
+        Nnf::Lit(p, neg) => match f.decide(&p, neg) {
             Some(b) => Nnf::Const(b),
             None => Nnf::Lit(p, neg),
         },
-        Nnf::Or(v) => simp_or(v, f, budget),
-        Nnf::And(v) => simp_and(v, f, budget),
+        Nnf::Or(v) => simp_or(v, f, budget, exits),
+        Nnf::And(v) => simp_and(v, f, budget, exits),
     }
 }
 
 /// The dual of [`simp_and`]: an alternative is tried only where the earlier ones
 /// failed, so it is folded with what their failure established; if every way an
 /// earlier conjunction can fail leads to acceptance, the OR accepts everywhere.
-fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
+fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32, exits: Exits) -> Nnf {
+    let fk = forks(exits.0);
     let mut facts = f.clone();
     let mut out: Vec<Nnf> = Vec::with_capacity(v.len());
     let mut rest = v.into_iter();
@@ -338,7 +310,7 @@ fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                     if !burn(1) {
                         break;
                     }
-                    if lead_or(&tail, &fa) == Some(true) {
+                    if lead_or(&tail, &fa, &facts, fk) == Some(true) {
                         conj.truncate(k + 1);
                         break;
                     }
@@ -356,8 +328,8 @@ fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                             if !burn(1) {
                                 break;
                             }
-                            if lead_or(&tail, &fp) == Some(true)
-                                && lead_and(&conj[j + 1..], &fp).is_some()
+                            if lead_or(&tail, &fp, &facts, fk) == Some(true)
+                                && lead_and(&conj[j + 1..], &fp, &facts, 0).is_some()
                             {
                                 cut = Some(k + 1);
                                 break;
@@ -383,7 +355,7 @@ fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                         }
                         paths(&conj[k], false, fa)
                             .iter()
-                            .all(|fp| lead_or(&tail, fp) == Some(true))
+                            .all(|fp| lead_or(&tail, fp, &facts, fk) == Some(true))
                     });
                     if all_accept {
                         return Nnf::Const(true);
@@ -436,8 +408,9 @@ fn paths(n: &Nnf, held: bool, f: Facts) -> Vec<Facts> {
                 let mut next = Vec::new();
                 for fp in acc {
                     next.extend(paths(x, held, fp));
+                    // Past the limit, one way with the facts they all share.
                     if next.len() > PATH_LIMIT {
-                        return fallback(Facts::default());
+                        next = vec![Facts::shared(next)];
                     }
                 }
                 acc = next;
@@ -451,19 +424,25 @@ fn paths(n: &Nnf, held: bool, f: Facts) -> Vec<Facts> {
                 return fallback(f);
             }
             let mut out = Vec::new();
-            let mut before = vec![f];
+            let mut before = vec![f.clone()];
             for x in v {
                 for fp in &before {
                     out.extend(paths(x, held, fp.clone()));
+                }
+                if out.len() > PATH_LIMIT {
+                    return fallback(f);
                 }
                 let mut next = Vec::new();
                 for fp in before {
                     next.extend(paths(x, !held, fp));
                 }
-                before = next;
-                if out.len() + before.len() > PATH_LIMIT {
-                    return fallback(Facts::default());
-                }
+                // The ways past the earlier children only feed the later ones' paths:
+                // past the limit, one way with the facts they share still covers them.
+                before = if out.len() + next.len() > PATH_LIMIT {
+                    vec![Facts::shared(next)]
+                } else {
+                    next
+                };
             }
             out
         }
@@ -471,48 +450,8 @@ fn paths(n: &Nnf, held: bool, f: Facts) -> Vec<Facts> {
     }
 }
 
-/// The outcome of `n` on a path with facts `f` that are not shared by every path
-/// into `n` (one alternative of an OR before it): libpcap's jump threading can only
-/// follow such a path through a chain of tests it decides from `n`'s start; the
-/// first undecided test is code shared with other paths, which stops it.
-fn lead(n: &Nnf, f: &mut Facts) -> Option<bool> {
-    match n {
-        Nnf::Const(b) => Some(*b),
-        Nnf::Lit(p, neg) => {
-            let r = decide(p, *neg, f)?;
-            f.learn(p, if r { *neg } else { !*neg });
-            Some(r)
-        }
-        Nnf::And(v) => lead_list(v, f, true),
-        Nnf::Or(v) => lead_list(v, f, false),
-        Nnf::Unoptimized(_) => None,
-    }
-}
-
-fn lead_list(v: &[Nnf], f: &mut Facts, is_and: bool) -> Option<bool> {
-    for x in v {
-        if lead(x, f)? != is_and {
-            return Some(!is_and);
-        }
-    }
-    Some(is_and)
-}
-
-/// [`lead`] of the OR of `tail`.
-fn lead_or(tail: &[Nnf], f: &Facts) -> Option<bool> {
-    lead_list(tail, &mut f.clone(), false)
-}
-
-/// [`lead`] of the AND of `tail`.
-fn lead_and(tail: &[Nnf], f: &Facts) -> Option<bool> {
-    lead_list(tail, &mut f.clone(), true)
-}
-
 /// Facts every path through `n` that rejects has established (literals of an OR).
-/// Most facts one path remembers (see `Facts::learn`).
-const MAX_FACTS: usize = 48;
-
-fn learn_fail(n: &Nnf, f: &mut Facts) {
+pub(crate) fn learn_fail(n: &Nnf, f: &mut Facts) {
     match n {
         Nnf::Lit(p, neg) => f.learn(p, !*neg),
         Nnf::Or(v) => v.iter().for_each(|x| learn_fail(x, f)),
@@ -520,7 +459,8 @@ fn learn_fail(n: &Nnf, f: &mut Facts) {
     }
 }
 
-fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
+fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32, exits: Exits) -> Nnf {
+    let fk = forks(exits.1);
     let mut facts = f.clone();
     let mut out: Vec<Nnf> = Vec::with_capacity(v.len());
     let mut rest = v.into_iter();
@@ -547,7 +487,7 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                     if !burn(1) {
                         break;
                     }
-                    if lead_and(&tail, &fa) == Some(false) {
+                    if lead_and(&tail, &fa, &facts, fk) == Some(false) {
                         alts.truncate(k + 1);
                         break;
                     }
@@ -565,8 +505,8 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                             if !burn(1) {
                                 break;
                             }
-                            if lead_and(&tail, &fp) == Some(false)
-                                && lead_or(&alts[j + 1..], &fp).is_some()
+                            if lead_and(&tail, &fp, &facts, fk) == Some(false)
+                                && lead_or(&alts[j + 1..], &fp, &facts, 0).is_some()
                             {
                                 cut = Some(k + 1);
                                 break;
@@ -594,7 +534,7 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
                         }
                         paths(a, true, fa)
                             .iter()
-                            .all(|fp| lead_and(&tail, fp) == Some(false))
+                            .all(|fp| lead_and(&tail, fp, &facts, fk) == Some(false))
                     });
                     if all_dead {
                         return Nnf::Const(false);
@@ -630,7 +570,7 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32) -> Nnf {
 }
 
 /// Facts every path through `n` that accepts has established (literals of an AND).
-fn learn_all(n: &Nnf, f: &mut Facts) {
+pub(crate) fn learn_all(n: &Nnf, f: &mut Facts) {
     match n {
         Nnf::Lit(p, neg) => f.learn(p, *neg),
         Nnf::And(v) => v.iter().for_each(|x| learn_all(x, f)),

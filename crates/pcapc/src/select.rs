@@ -338,7 +338,7 @@ fn acc_test(or: bool, val: u32, neg: bool, before: Option<&Item>, opt: bool) -> 
         Some(Item::Set {
             loc, size, mask, ..
         }) => Some((*loc, *size, mask & size.max())),
-        Some(Item::Lit(Pred::Len(_), _)) => {
+        Some(Item::Lit(Pred::Len(_) | Pred::Known(_), _)) => {
             // A is the wire length.
             let a = if or {
                 Val::Len
@@ -384,7 +384,7 @@ fn seq_loads(s: &Seq, guaranteed: bool) -> Option<Vec<LoadAt>> {
     for i in s {
         match i {
             Item::Lit(Pred::Cmp(c), _) => out.push((c.loc.anchor, c.loc.off, c.size.bytes())),
-            Item::Lit(Pred::Len(_) | Pred::Acc { .. }, _) => {}
+            Item::Lit(Pred::Len(_) | Pred::Known(_) | Pred::Acc { .. }, _) => {}
             Item::Lit(Pred::Rel { lhs, rhs, .. }, _) => {
                 let known = val_loads(lhs, &mut out);
                 let known = val_loads(rhs, &mut out) && known;
@@ -780,10 +780,7 @@ fn contradictory(s: &Seq) -> bool {
     // optimizer folds the whole path away.
     if matches!(
         s.first(),
-        Some(
-            Item::Lit(Pred::Len(Test::Gt(u32::MAX)), false)
-                | Item::Lit(Pred::Len(Test::Ge(0)), true)
-        )
+        Some(Item::Lit(Pred::Known(false), false) | Item::Lit(Pred::Known(true), true))
     ) {
         return true;
     }
@@ -1004,6 +1001,12 @@ impl Selector<'_> {
                     Test::Ge(k) => Ok(build::range(a, off, *size, m, &[(k, m)]).expect("fits")),
                 }
             }
+            Pred::Known(b) => Ok(if *b {
+                build::len(&[(0, u32::MAX)])
+            } else {
+                build::len(&[(1, 0)])
+            }
+            .expect("one range fits")),
             Pred::Len(t) => Ok(match *t {
                 Test::Eq(v) => build::len(&[(v, v)]),
                 Test::Gt(u32::MAX) => build::len(&[(1, 0)]),

@@ -195,8 +195,9 @@ impl Lowerer<'_> {
     }
 }
 
-/// Constant folding as libpcap's optimizer does it: both operands constant, or a
-/// multiplication/AND by the constant 0 (whose other operand's loads are then dead).
+/// Constant folding as libpcap's optimizer does it: both operands constant, a
+/// multiplication/AND by the constant 0, or an operation that leaves a left operand 0
+/// unchanged (whose other operand's loads are then dead).
 fn fold(op: ArithOp, x: Val, y: Val, optimize: bool) -> Val {
     match (&x, &y) {
         (Val::Const(a), Val::Const(b)) => {
@@ -220,6 +221,23 @@ fn fold(op: ArithOp, x: Val, y: Val, optimize: bool) -> Val {
             }
         }
         (_, Val::Const(0)) if optimize && matches!(op, ArithOp::Mul | ArithOp::And) => {
+            Val::Const(0)
+        }
+        // An accumulator known to be 0 (opt_stmt's "doing something to an accumulator
+        // that is 0"): `0 * x`, `0 / x`, `0 % x`, `0 & x`, `0 << x`, `0 >> x` are 0, and
+        // `x`'s loads are dead (not even a division by a zero `x` faults).
+        (Val::Const(0), _)
+            if optimize
+                && matches!(
+                    op,
+                    ArithOp::Mul
+                        | ArithOp::Div
+                        | ArithOp::Mod
+                        | ArithOp::And
+                        | ArithOp::Shl
+                        | ArithOp::Shr
+                ) =>
+        {
             Val::Const(0)
         }
         _ => Val::Bin(op, Box::new(x), Box::new(y)),

@@ -61,6 +61,10 @@ pub enum Pred {
     Cmp(Cmp),
     /// Wire length test.
     Len(Test),
+    /// A comparison whose outcome is known but which libpcap's program still runs
+    /// (see [`loadless`]): loads nothing. Kept apart from `Len` so that `greater 0`,
+    /// which libpcap does not fold, is not taken for one.
+    Known(bool),
     /// `lhs rel rhs`, rel being Eq/Gt/Ge with the constants unused.
     Rel {
         rel: netsift_isa::RelOp,
@@ -93,7 +97,7 @@ pub enum Tree {
     /// The whole filter, for a program libpcap does not optimize (`geneve`,
     /// `protochain`): every test runs as generated, so later steps must not fold or
     /// reorder tests the way libpcap's optimizer would. Only ever at the root; its
-    /// tree has no `Const` (a constant is a load-free `Len` test there, so that the
+    /// tree has no `Const` (a constant is a load-free `Known` test there, so that the
     /// tests before it still run).
     Unoptimized(Box<Tree>),
 }
@@ -121,7 +125,7 @@ impl Tree {
 /// A constant that still runs as a test (libpcap's unoptimized gen_true/gen_false):
 /// a wire-length test that loads nothing.
 pub fn loadless(b: bool) -> Tree {
-    Tree::Atom(Pred::Len(if b { Test::Ge(0) } else { Test::Gt(u32::MAX) }))
+    Tree::Atom(Pred::Known(b))
 }
 
 /// Replaces the constants of `t` by [`loadless`] tests (see [`Tree::Unoptimized`]).
