@@ -18,7 +18,10 @@ fn main() {
     let engine = args.get(2).map_or("batch", |s| s.as_str()).to_string();
     let secs: f64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(3.0);
     let pkts = Packets::from_gen(&trace(&TraceConfig {
-        packets: std::env::var("PACKETS").ok().and_then(|s| s.parse().ok()).unwrap_or(1_000_000),
+        packets: std::env::var("PACKETS")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(1_000_000),
         ..TraceConfig::default()
     }));
     let expr = seeds_filters()
