@@ -3,23 +3,74 @@
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
-use netsift_pcapio::{PcapWriter, Record};
+use netsift_pcapio::{ChunkWriter, PcapWriter, Reader, Record, RecordBatch};
 use netsift_wire::{LinkType, Summarizer};
-use std::io::{self, IsTerminal, Write};
+use std::fs::File;
+use std::io::{self, IsTerminal, Read, Write};
 
-pub trait Sink {
-    fn packet(&mut self, rec: &Record<'_>) -> Result<()>;
-    fn finish(&mut self) -> Result<()>;
+/// Where accepted packets go. An enum rather than a trait object: the calls are
+/// per batch or per packet, and a match is cheaper than a virtual call.
+pub enum Sink {
+    /// `-w FILE` (or `-w -`): a pcap file, in 1 MiB aligned chunks (see
+    /// [`ChunkWriter`]; the file or stdout behind it is called once per chunk).
+    Pcap(PcapWriter<ChunkWriter<Box<dyn Write>>>),
+    /// One line per packet on stdout.
+    Print(Printer),
 }
 
-pub struct Writer<W: Write>(pub PcapWriter<W>);
-
-impl<W: Write> Sink for Writer<W> {
-    fn packet(&mut self, rec: &Record<'_>) -> Result<()> {
-        self.0.write_record(rec).context("writing the output file")
+impl Sink {
+    pub fn open<R: Read>(args: &crate::args::Args, reader: &Reader<R>) -> Result<Sink> {
+        let Some(path) = &args.write else {
+            return Ok(Sink::Print(Printer::new(reader.linktype(), args.quiet)));
+        };
+        let hdr = reader.tcpdump_dump_header(false).with_context(|| {
+            format!(
+                "link type {} cannot be written to a pcap file",
+                reader.linktype()
+            )
+        })?;
+        let file: Box<dyn Write> = if path.as_os_str() == "-" {
+            Box::new(io::stdout().lock())
+        } else {
+            Box::new(File::create(path).with_context(|| format!("{}", path.display()))?)
+        };
+        let w = PcapWriter::new(
+            ChunkWriter::new(file),
+            hdr.linktype,
+            hdr.snaplen,
+            hdr.precision,
+        )
+        .with_context(|| format!("writing {}", path.display()))?;
+        Ok(Sink::Pcap(w))
     }
-    fn finish(&mut self) -> Result<()> {
-        self.0.flush().context("writing the output file")
+
+    /// Writes the records of `batch` whose `keep` entry is true.
+    pub fn batch(&mut self, batch: &RecordBatch<'_>, keep: &[bool]) -> Result<()> {
+        match self {
+            Sink::Pcap(w) => w
+                .write_batch(batch, keep)
+                .context("writing the output file"),
+            Sink::Print(p) => {
+                for (rec, _) in batch.iter().zip(keep).filter(|(_, k)| **k) {
+                    p.packet(&rec)?;
+                }
+                Ok(())
+            }
+        }
+    }
+
+    pub fn packet(&mut self, rec: &Record<'_>) -> Result<()> {
+        match self {
+            Sink::Pcap(w) => w.write_record(rec).context("writing the output file"),
+            Sink::Print(p) => p.packet(rec),
+        }
+    }
+
+    pub fn finish(&mut self) -> Result<()> {
+        match self {
+            Sink::Pcap(w) => w.flush().context("writing the output file"),
+            Sink::Print(p) => p.finish(),
+        }
     }
 }
 
@@ -53,7 +104,7 @@ fn time_of_day(sec: i64, usec: i64) -> String {
     )
 }
 
-impl Sink for Printer {
+impl Printer {
     fn packet(&mut self, rec: &Record<'_>) -> Result<()> {
         let p = &rec.packet;
         let (sec, usec) = rec

@@ -1,24 +1,47 @@
-//! Byte-counting input and small decoding helpers shared by the pcap and pcapng readers.
+//! The reader's input buffer, and small decoding helpers shared by the pcap and
+//! pcapng readers.
+//!
+//! Records and blocks are parsed where they lie in one large buffer: one `read`
+//! call brings in many records, and a packet handed out is a slice of the buffer,
+//! never a copy. Data moves only when a record runs past the end of the buffer:
+//! then the unconsumed tail (less than one record) is moved to the front and the
+//! rest of the buffer is refilled. The buffer grows only for a record larger than
+//! itself, and only as that record's bytes actually arrive, so a lying length
+//! field in a short file cannot make the reader allocate gigabytes.
 
 use std::io::{self, Read};
 
 use crate::error::{Error, ErrorKind};
 
-/// How much of a declared length is reserved up front; the rest of the buffer
-/// grows only as data actually arrives, so a lying length field in a short file
-/// cannot make the reader allocate gigabytes.
-const RESERVE_CAP: u64 = 1 << 20;
+/// Default buffer size: large enough that `read` calls are few and cheap per
+/// byte, small enough to stay in the L2 cache of common CPUs.
+pub(crate) const DEFAULT_CAPACITY: usize = 1 << 20;
 
-/// The underlying reader plus the count of bytes consumed from it.
+/// The underlying reader, the buffer, and the count of bytes consumed.
 #[derive(Debug)]
 pub(crate) struct Input<R> {
     r: R,
+    buf: Vec<u8>,
+    /// `buf[start..end]` holds read but unconsumed bytes.
+    start: usize,
+    end: usize,
+    /// Set once `r` has returned end of file.
+    eof: bool,
+    /// File offset of `buf[start]`: bytes consumed so far.
     pub(crate) offset: u64,
 }
 
 impl<R: Read> Input<R> {
-    pub(crate) fn new(r: R) -> Self {
-        Input { r, offset: 0 }
+    pub(crate) fn new(r: R, capacity: usize) -> Self {
+        Input {
+            r,
+            // Zeroed by the allocator (fresh pages), not by a memset.
+            buf: vec![0; capacity.max(64)],
+            start: 0,
+            end: 0,
+            eof: false,
+            offset: 0,
+        }
     }
 
     pub(crate) fn get_ref(&self) -> &R {
@@ -33,44 +56,99 @@ impl<R: Read> Input<R> {
         Error::new(ErrorKind::Io(e), self.offset)
     }
 
-    /// Reads until `buf` is full or the input ends; returns the number of bytes read.
-    pub(crate) fn fill(&mut self, buf: &mut [u8]) -> Result<usize, Error> {
-        let mut n = 0;
-        while n < buf.len() {
-            match self.r.read(&mut buf[n..]) {
-                Ok(0) => break,
-                Ok(k) => {
-                    n += k;
-                    self.offset += k as u64;
+    /// The whole buffer; slots index it with absolute positions.
+    pub(crate) fn buf(&self) -> &[u8] {
+        &self.buf
+    }
+
+    pub(crate) fn buf_mut(&mut self) -> &mut [u8] {
+        &mut self.buf
+    }
+
+    /// Position in [`Input::buf`] of the next unconsumed byte.
+    pub(crate) fn pos(&self) -> usize {
+        self.start
+    }
+
+    /// How many unconsumed bytes are buffered.
+    pub(crate) fn available(&self) -> usize {
+        self.end - self.start
+    }
+
+    /// The unconsumed bytes.
+    pub(crate) fn buffered(&self) -> &[u8] {
+        &self.buf[self.start..self.end]
+    }
+
+    /// Marks `n` buffered bytes as consumed.
+    pub(crate) fn consume(&mut self, n: usize) {
+        debug_assert!(n <= self.available());
+        let n = n.min(self.available());
+        self.start += n;
+        self.offset += n as u64;
+    }
+
+    /// Makes `n` unconsumed bytes available, reading as needed; returns how many
+    /// are (fewer than `n` only at the end of the input). This may move the
+    /// buffered bytes, so positions taken before it are invalid after it.
+    pub(crate) fn fill_to(&mut self, n: usize) -> Result<usize, Error> {
+        if self.available() >= n || self.eof {
+            return Ok(self.available().min(n));
+        }
+        // Move the unconsumed tail (usually part of one record) to the front, so
+        // that the read below gets the whole rest of the buffer.
+        if self.start > 0 {
+            self.buf.copy_within(self.start..self.end, 0);
+            self.end -= self.start;
+            self.start = 0;
+        }
+        while self.end < n {
+            if self.end == self.buf.len() {
+                // The buffer is full of real data and still too small: grow it,
+                // at most doubling, so memory follows the data actually present.
+                let grown = n.min(self.buf.len().saturating_mul(2));
+                self.buf.resize(grown, 0);
+            }
+            match self.r.read(&mut self.buf[self.end..]) {
+                Ok(0) => {
+                    self.eof = true;
+                    break;
                 }
+                Ok(k) => self.end += k,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
                 Err(e) => return Err(self.io_err(e)),
             }
         }
+        Ok(self.available().min(n))
+    }
+
+    /// Reads until `out` is full or the input ends; returns the number of bytes
+    /// read.
+    pub(crate) fn fill(&mut self, out: &mut [u8]) -> Result<usize, Error> {
+        let n = self.fill_to(out.len())?;
+        out[..n].copy_from_slice(&self.buffered()[..n]);
+        self.consume(n);
         Ok(n)
     }
 
-    /// Replaces the contents of `v` with up to `n` bytes from the input; returns how
-    /// many were read (fewer than `n` only at the end of the input). Reuses `v`'s
-    /// capacity.
-    pub(crate) fn read_vec(&mut self, v: &mut Vec<u8>, n: u64) -> Result<u64, Error> {
-        v.clear();
-        let want = usize::try_from(n.min(RESERVE_CAP)).unwrap_or(usize::MAX);
-        v.reserve(want);
-        let res = (&mut self.r).take(n).read_to_end(v);
-        self.offset += v.len() as u64;
-        match res {
-            Ok(k) => Ok(k as u64),
-            Err(e) => Err(self.io_err(e)),
-        }
-    }
-
-    /// Reads and discards up to `n` bytes; returns how many were there.
+    /// Consumes and discards up to `n` bytes; returns how many were there. The
+    /// buffer's contents before the current position are left in place (they may
+    /// hold the packet whose tail is being skipped).
     pub(crate) fn skip(&mut self, n: u64) -> Result<u64, Error> {
-        match io::copy(&mut (&mut self.r).take(n), &mut io::sink()) {
+        let here = (self.available() as u64).min(n);
+        self.consume(here as usize);
+        if here == n || self.eof {
+            return Ok(here);
+        }
+        // The buffer is now empty; skip the rest straight from the reader.
+        // `take` stops the reads exactly at the end of the skipped bytes.
+        match io::copy(&mut (&mut self.r).take(n - here), &mut io::sink()) {
             Ok(k) => {
                 self.offset += k;
-                Ok(k)
+                if k < n - here {
+                    self.eof = true;
+                }
+                Ok(here + k)
             }
             Err(e) => Err(self.io_err(e)),
         }

@@ -5,7 +5,7 @@ use std::io::Read;
 use crate::error::{Error, ErrorKind, Part};
 use crate::input::{Endian, Input};
 use crate::libpcap;
-use crate::reader::{RawTs, Slot};
+use crate::reader::{RawTs, Slot, Step};
 
 /// Magic of a microsecond pcap file.
 pub const MAGIC_MICRO: u32 = 0xa1b2_c3d4;
@@ -126,42 +126,133 @@ impl PcapState {
         })
     }
 
-    /// Reads the next record into `buf`.
-    pub(crate) fn next<R: Read>(
-        &mut self,
-        input: &mut Input<R>,
-        buf: &mut Vec<u8>,
-    ) -> Result<Option<Slot>, Error> {
-        let start = input.offset;
-        let mut h = [0u8; 24];
-        let hdr = &mut h[..self.hdr_size];
-        let got = input.fill(hdr)?;
-        if got == 0 {
-            return Ok(None);
-        }
-        if got < hdr.len() {
-            return Err(Error::new(
-                ErrorKind::Truncated {
-                    part: Part::PcapRecordHeader,
-                    needed: self.hdr_size as u64,
-                    got: got as u64,
-                },
-                start,
-            ));
-        }
-        let e = self.endian;
-        let sec = e.u32([h[0], h[1], h[2], h[3]]);
-        let frac = e.u32([h[4], h[5], h[6], h[7]]);
-        let mut caplen = e.u32([h[8], h[9], h[10], h[11]]);
-        let mut len = e.u32([h[12], h[13], h[14], h[15]]);
+    /// (caplen, len) from the record header's third and fourth fields, which some
+    /// versions store the other way round.
+    fn lengths(&self, third: u32, fourth: u32) -> (u32, u32) {
         let swap = match self.lengths {
             Lengths::Normal => false,
             Lengths::Swapped => true,
-            Lengths::MaybeSwapped => caplen > len,
+            Lengths::MaybeSwapped => third > fourth,
         };
         if swap {
-            std::mem::swap(&mut caplen, &mut len);
+            (fourth, third)
+        } else {
+            (third, fourth)
         }
+    }
+
+    /// Whether records are stored exactly as [`crate::PcapWriter`] writes them
+    /// (little-endian header, caplen and len in their usual places, 16-byte
+    /// headers): then an uncut record can be copied to the output byte for byte.
+    fn stored_as_written(&self) -> bool {
+        self.endian == Endian::Little && self.lengths == Lengths::Normal && !self.kuznetzov
+    }
+
+    /// Parses the records that lie wholly in the buffer, up to `max` slots in all,
+    /// as long as they need nothing more than reading: the hot loop of a large
+    /// file. It stops before a record that is incomplete, must be cut to the
+    /// snapshot length or is invalid; [`PcapState::next`] deals with that one.
+    pub(crate) fn next_buffered<R: Read>(
+        &self,
+        input: &mut Input<R>,
+        slots: &mut Vec<Slot>,
+        max: usize,
+    ) {
+        // One copy of the loop per byte order, so decoding a field is one load.
+        match self.endian {
+            Endian::Little => self.take_buffered::<R, false>(input, slots, max),
+            Endian::Big => self.take_buffered::<R, true>(input, slots, max),
+        }
+    }
+
+    fn take_buffered<R: Read, const BIG: bool>(
+        &self,
+        input: &mut Input<R>,
+        slots: &mut Vec<Slot>,
+        max: usize,
+    ) {
+        let field = |h: &[u8], at: usize| {
+            let b = [h[at], h[at + 1], h[at + 2], h[at + 3]];
+            if BIG {
+                u32::from_be_bytes(b)
+            } else {
+                u32::from_le_bytes(b)
+            }
+        };
+        // Above this a record is cut or refused: not for this loop.
+        let limit = self.snaplen.min(self.max_caplen);
+        let stored = self.stored_as_written();
+        let hs = self.hdr_size;
+        let base = input.pos();
+        let bytes = input.buffered();
+        let mut at = 0;
+        while slots.len() < max {
+            let Some(h) = bytes.get(at..at + 16) else {
+                break;
+            };
+            let (sec, frac) = (field(h, 0), field(h, 4));
+            let (caplen, len) = self.lengths(field(h, 8), field(h, 12));
+            if caplen > limit {
+                break;
+            }
+            let end = at + hs + caplen as usize;
+            if end > bytes.len() {
+                break;
+            }
+            slots.push(Slot {
+                rec_start: base + at,
+                data_start: base + at + hs,
+                caplen,
+                orig_len: len,
+                interface: 0,
+                raw: RawTs::Pcap {
+                    sec,
+                    frac,
+                    nano: self.nano,
+                },
+                stored,
+            });
+            at = end;
+        }
+        input.consume(at);
+    }
+
+    /// Parses the next record in place. With `may_move` false nothing is read and
+    /// nothing moves: a record not wholly buffered gives [`Step::Later`].
+    pub(crate) fn next<R: Read>(
+        &mut self,
+        input: &mut Input<R>,
+        may_move: bool,
+    ) -> Result<Step, Error> {
+        let start = input.offset;
+        let hs = self.hdr_size;
+        if input.available() < hs {
+            if !may_move {
+                return Ok(Step::Later);
+            }
+            let got = input.fill_to(hs)?;
+            if got == 0 {
+                return Ok(Step::End);
+            }
+            if got < hs {
+                return Err(Error::new(
+                    ErrorKind::Truncated {
+                        part: Part::PcapRecordHeader,
+                        needed: hs as u64,
+                        got: got as u64,
+                    },
+                    start,
+                ));
+            }
+        }
+        let h = input.buffered();
+        let e = self.endian;
+        let sec = e.u32([h[0], h[1], h[2], h[3]]);
+        let frac = e.u32([h[4], h[5], h[6], h[7]]);
+        let (caplen, len) = self.lengths(
+            e.u32([h[8], h[9], h[10], h[11]]),
+            e.u32([h[12], h[13], h[14], h[15]]),
+        );
 
         if caplen > self.max_caplen {
             let (limit, snaplen) = if caplen > self.snaplen {
@@ -179,55 +270,56 @@ impl PcapState {
             ));
         }
 
-        if caplen > self.snaplen {
-            // Like libpcap: keep the first snaplen bytes, discard the rest, and
-            // report the snapshot length as the captured length.
-            let got = input.read_vec(buf, u64::from(self.snaplen))?;
-            if got < u64::from(self.snaplen) {
+        // Like libpcap, a record longer than the snapshot length is cut to it:
+        // keep the first snaplen bytes, discard the rest, and report the snapshot
+        // length as the captured length.
+        let keep = caplen.min(self.snaplen);
+        let whole = hs + caplen as usize;
+        let rec_start;
+        if input.available() >= whole {
+            rec_start = input.pos();
+            input.consume(whole);
+        } else if !may_move {
+            return Ok(Step::Later);
+        } else {
+            let want = hs + keep as usize;
+            let got = input.fill_to(want)?;
+            if got < want {
                 return Err(Error::new(
-                    ErrorKind::TruncatedPacket { caplen, got },
+                    ErrorKind::TruncatedPacket {
+                        caplen,
+                        got: (got - hs) as u64,
+                    },
                     start,
                 ));
             }
-            let rest = u64::from(caplen - self.snaplen);
+            rec_start = input.pos();
+            input.consume(want);
+            let rest = u64::from(caplen - keep);
             let skipped = input.skip(rest)?;
             if skipped < rest {
                 return Err(Error::new(
                     ErrorKind::TruncatedPacket {
                         caplen,
-                        got: got + skipped,
+                        got: u64::from(keep) + skipped,
                     },
-                    start,
-                ));
-            }
-            caplen = self.snaplen;
-        } else {
-            let got = input.read_vec(buf, u64::from(caplen))?;
-            if got < u64::from(caplen) {
-                return Err(Error::new(
-                    ErrorKind::TruncatedPacket { caplen, got },
                     start,
                 ));
             }
         }
 
-        let frac_ns = if self.nano {
-            u64::from(frac)
-        } else {
-            u64::from(frac) * 1000
-        };
-        Ok(Some(Slot {
-            data_start: 0,
-            caplen,
+        Ok(Step::Record(Slot {
+            rec_start,
+            data_start: rec_start + hs,
+            caplen: keep,
             orig_len: len,
-            ts_sec: u64::from(sec) + frac_ns / 1_000_000_000,
-            ts_nsec: (frac_ns % 1_000_000_000) as u32,
             interface: 0,
             raw: RawTs::Pcap {
                 sec,
                 frac,
                 nano: self.nano,
             },
+            stored: keep == caplen && self.stored_as_written(),
         }))
     }
 }

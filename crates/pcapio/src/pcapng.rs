@@ -23,7 +23,7 @@ use std::io::Read;
 use crate::error::{Error, ErrorKind, Part};
 use crate::input::{arr, Endian, Input};
 use crate::libpcap;
-use crate::reader::{RawTs, Slot};
+use crate::reader::{RawTs, Slot, Step};
 
 /// Block type of a Section Header Block (same in both byte orders).
 pub const BT_SHB: u32 = 0x0a0d_0d0a;
@@ -46,30 +46,31 @@ pub(crate) struct Iface {
     tsoffset: u64,
 }
 
-impl Iface {
-    /// Converts a time stamp to seconds and nanoseconds (exactly, truncating).
-    fn to_ns(self, t: u64) -> (u64, u32) {
-        let sec = (t / self.tsresol).wrapping_add(self.tsoffset);
-        let frac = t % self.tsresol;
-        let ns = if self.tsresol == 1_000_000_000 {
-            frac
-        } else if !self.binary && self.tsresol < 1_000_000_000 {
-            frac * (1_000_000_000 / self.tsresol)
-        } else if !self.binary {
-            frac / (self.tsresol / 1_000_000_000)
-        } else {
-            (u128::from(frac) * 1_000_000_000 / u128::from(self.tsresol)) as u64
-        };
-        (sec, ns as u32)
-    }
-}
-
-/// A parsed block: its type, where it starts, and its body in the reader's buffer
-/// (`buf[..body_len]`, the trailer excluded).
+/// A parsed block: its type, where it starts in the file, and its body's place in
+/// the input buffer (`body_at..body_at + body_len`, the trailer excluded).
 struct Block {
     btype: u32,
     start: u64,
+    body_at: usize,
     body_len: usize,
+}
+
+impl Block {
+    fn body<'a, R: Read>(&self, input: &'a Input<R>) -> &'a [u8] {
+        input
+            .buf()
+            .get(self.body_at..self.body_at + self.body_len)
+            .unwrap_or_default()
+    }
+}
+
+/// What [`NgState::read_block`] found.
+enum BlockStep {
+    Block(Block),
+    /// A clean end of file.
+    End,
+    /// The block is not wholly buffered (only when the buffer may not move).
+    Later,
 }
 
 /// A bounds-checked cursor over a block body.
@@ -158,7 +159,7 @@ pub(crate) struct NgState {
 impl NgState {
     /// Reads the first SHB (its block type has been read) and the blocks up to and
     /// including the first IDB.
-    pub(crate) fn open<R: Read>(input: &mut Input<R>, buf: &mut Vec<u8>) -> Result<NgState, Error> {
+    pub(crate) fn open<R: Read>(input: &mut Input<R>) -> Result<NgState, Error> {
         let mut h = [0u8; 8];
         let got = input.fill(&mut h)?;
         if got < h.len() {
@@ -188,21 +189,24 @@ impl NgState {
         if !(28..=SHB_MAX).contains(&total) {
             return Err(Error::new(ErrorKind::BadSectionLength { len: total }, 4));
         }
-        let want = u64::from(total - 12);
-        let got = input.read_vec(buf, want)?;
+        let want = (total - 12) as usize;
+        let got = input.fill_to(want)?;
         if got < want {
             return Err(Error::new(
                 ErrorKind::Truncated {
                     part: Part::SectionHeader,
                     needed: u64::from(total),
-                    got: 12 + got,
+                    got: 12 + got as u64,
                 },
                 0,
             ));
         }
-        // buf holds file bytes 12..total: versions, section length, options, trailer.
-        let major = endian.u16([buf[0], buf[1]]);
-        let minor = endian.u16([buf[2], buf[3]]);
+        // The buffer holds file bytes 12..total: versions, section length,
+        // options, trailer (total >= 28, so the versions are there).
+        let b = input.buffered();
+        let major = endian.u16([b[0], b[1]]);
+        let minor = endian.u16([b[2], b[3]]);
+        input.consume(want);
         if !(major == 1 && (minor == 0 || minor == 2)) {
             return Err(Error::new(
                 ErrorKind::UnsupportedPcapngVersion { major, minor },
@@ -224,12 +228,15 @@ impl NgState {
             max_block: INITIAL_MAX_BLOCK,
         };
         loop {
-            let Some(b) = st.read_block(input, buf)? else {
-                return Err(Error::new(ErrorKind::NoInterfaces, input.offset));
+            let b = match st.read_block(input, true)? {
+                BlockStep::Block(b) => b,
+                BlockStep::End | BlockStep::Later => {
+                    return Err(Error::new(ErrorKind::NoInterfaces, input.offset))
+                }
             };
             match b.btype {
                 BT_IDB => {
-                    let mut c = Cursor::new(&buf[..b.body_len], endian, &b);
+                    let mut c = Cursor::new(b.body(input), endian, &b);
                     let linktype = u32::from(c.u16()?);
                     let _reserved = c.u16()?;
                     let snaplen = c.u32()?;
@@ -261,29 +268,36 @@ impl NgState {
         self.ifaces.push(iface);
     }
 
-    /// Reads one block into `buf`; `None` at a clean end of file.
+    /// Takes the next block from the input (consuming it); its body stays in the
+    /// input buffer. With `may_move` false nothing is read and nothing moves: a
+    /// block not wholly buffered gives [`BlockStep::Later`].
     fn read_block<R: Read>(
         &self,
         input: &mut Input<R>,
-        buf: &mut Vec<u8>,
-    ) -> Result<Option<Block>, Error> {
+        may_move: bool,
+    ) -> Result<BlockStep, Error> {
         let start = input.offset;
-        let mut h = [0u8; 8];
-        let got = input.fill(&mut h)?;
-        if got == 0 {
-            return Ok(None);
-        }
-        if got < h.len() {
-            return Err(Error::new(
-                ErrorKind::Truncated {
-                    part: Part::BlockHeader,
-                    needed: 8,
-                    got: got as u64,
-                },
-                start,
-            ));
+        if input.available() < 8 {
+            if !may_move {
+                return Ok(BlockStep::Later);
+            }
+            let got = input.fill_to(8)?;
+            if got == 0 {
+                return Ok(BlockStep::End);
+            }
+            if got < 8 {
+                return Err(Error::new(
+                    ErrorKind::Truncated {
+                        part: Part::BlockHeader,
+                        needed: 8,
+                        got: got as u64,
+                    },
+                    start,
+                ));
+            }
         }
         let e = self.endian;
+        let h = input.buffered();
         let btype = e.u32([h[0], h[1], h[2], h[3]]);
         let total = e.u32([h[4], h[5], h[6], h[7]]);
         if total < 12 || total & 3 != 0 {
@@ -298,20 +312,25 @@ impl NgState {
                 start,
             ));
         }
-        let want = u64::from(total - 8);
-        let got = input.read_vec(buf, want)?;
-        if got < want {
-            return Err(Error::new(
-                ErrorKind::Truncated {
-                    part: Part::Block,
-                    needed: u64::from(total),
-                    got: 8 + got,
-                },
-                start,
-            ));
+        let want = total as usize;
+        if input.available() < want {
+            if !may_move {
+                return Ok(BlockStep::Later);
+            }
+            let got = input.fill_to(want)?;
+            if got < want {
+                return Err(Error::new(
+                    ErrorKind::Truncated {
+                        part: Part::Block,
+                        needed: u64::from(total),
+                        got: got as u64,
+                    },
+                    start,
+                ));
+            }
         }
-        let body_len = (total - 12) as usize;
-        let trailer = arr::<4>(buf, body_len).map_or(0, |t| e.u32(t));
+        let body_len = want - 12;
+        let trailer = arr::<4>(input.buffered(), want - 4).map_or(0, |t| e.u32(t));
         if trailer != total {
             return Err(Error::new(
                 ErrorKind::TrailerMismatch {
@@ -321,24 +340,31 @@ impl NgState {
                 start,
             ));
         }
-        Ok(Some(Block {
+        let body_at = input.pos() + 8;
+        input.consume(want);
+        Ok(BlockStep::Block(Block {
             btype,
             start,
+            body_at,
             body_len,
         }))
     }
 
-    /// Reads blocks until the next packet, which is left in `buf`.
+    /// Reads blocks until the next packet, which is left in the input buffer.
+    /// With `may_move` false nothing is read and nothing moves (see
+    /// [`NgState::read_block`]).
     pub(crate) fn next<R: Read>(
         &mut self,
         input: &mut Input<R>,
-        buf: &mut Vec<u8>,
-    ) -> Result<Option<Slot>, Error> {
+        may_move: bool,
+    ) -> Result<Step, Error> {
         loop {
-            let Some(b) = self.read_block(input, buf)? else {
-                return Ok(None);
+            let b = match self.read_block(input, may_move)? {
+                BlockStep::Block(b) => b,
+                BlockStep::End => return Ok(Step::End),
+                BlockStep::Later => return Ok(Step::Later),
             };
-            let mut c = Cursor::new(&buf[..b.body_len], self.endian, &b);
+            let mut c = Cursor::new(b.body(input), self.endian, &b);
             let (iface_id, caplen, len, t) = match b.btype {
                 BT_EPB => {
                     let id = c.u32()?;
@@ -433,15 +459,13 @@ impl NgState {
                     b.start,
                 ));
             }
-            let data_start = c.pos;
+            let data_start = b.body_at + c.pos;
             c.take(caplen as usize)?;
-            let (ts_sec, ts_nsec) = iface.to_ns(t);
-            return Ok(Some(Slot {
+            return Ok(Step::Record(Slot {
+                rec_start: b.body_at - 8,
                 data_start,
                 caplen,
                 orig_len: len,
-                ts_sec,
-                ts_nsec,
                 interface: iface_id,
                 raw: RawTs::PcapNg {
                     ts: t,
@@ -449,6 +473,7 @@ impl NgState {
                     binary: iface.binary,
                     tsoffset: iface.tsoffset,
                 },
+                stored: false,
             }));
         }
     }

@@ -1,14 +1,15 @@
-//! The streaming reader: detects the format, then hands out one packet at a time
-//! from a single reused buffer.
+//! The streaming reader: detects the format, then hands out packets one at a time
+//! or in batches, as slices of its input buffer.
 
 use std::fs::File;
-use std::io::{BufReader, Read};
+use std::io::Read;
 use std::path::Path;
 
 use netsift_wire::LinkType;
 
+use crate::batch::RecordBatch;
 use crate::error::{Error, ErrorKind, Part};
-use crate::input::Input;
+use crate::input::{Input, DEFAULT_CAPACITY};
 use crate::libpcap;
 use crate::packet::{Packet, TsPrecision};
 use crate::pcap::{self, PcapState};
@@ -52,6 +53,45 @@ pub enum RawTs {
 }
 
 impl RawTs {
+    /// The exact instant: seconds since the epoch and nanoseconds (below 1 s),
+    /// truncating finer resolutions (what [`Packet::ts_sec`] and
+    /// [`Packet::ts_nsec`] hold).
+    pub fn instant(&self) -> (u64, u32) {
+        match *self {
+            RawTs::Pcap { sec, frac, nano } => {
+                let frac_ns = if nano {
+                    u64::from(frac)
+                } else {
+                    u64::from(frac) * 1000
+                };
+                (
+                    u64::from(sec) + frac_ns / 1_000_000_000,
+                    (frac_ns % 1_000_000_000) as u32,
+                )
+            }
+            RawTs::PcapNg {
+                ts,
+                tsresol,
+                binary,
+                tsoffset,
+            } => {
+                let tsresol = tsresol.max(1); // never 0 when read from a file
+                let sec = (ts / tsresol).wrapping_add(tsoffset);
+                let frac = ts % tsresol;
+                let ns = if tsresol == 1_000_000_000 {
+                    frac
+                } else if !binary && tsresol < 1_000_000_000 {
+                    frac * (1_000_000_000 / tsresol)
+                } else if !binary {
+                    frac / (tsresol / 1_000_000_000)
+                } else {
+                    (u128::from(frac) * 1_000_000_000 / u128::from(tsresol)) as u64
+                };
+                (sec, ns as u32)
+            }
+        }
+    }
+
     /// The `struct timeval` libpcap 1.10.3 (64-bit Linux) hands to its caller when
     /// the file is opened with `precision`: `(tv_sec, tv_usec)` in µs or ns.
     ///
@@ -108,15 +148,28 @@ pub struct Record<'a> {
 }
 
 /// Where a packet sits in the reader's buffer (crate-internal).
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Slot {
+    /// Start of the record (pcap header, pcapng block) in the buffer.
+    pub(crate) rec_start: usize,
     pub(crate) data_start: usize,
     pub(crate) caplen: u32,
     pub(crate) orig_len: u32,
-    pub(crate) ts_sec: u64,
-    pub(crate) ts_nsec: u32,
     pub(crate) interface: u32,
     pub(crate) raw: RawTs,
+    /// Whether `rec_start..data_start + caplen` is the record exactly as
+    /// [`crate::PcapWriter::write_record`] writes it at the file's precision.
+    pub(crate) stored: bool,
+}
+
+/// What parsing the next record found (crate-internal).
+pub(crate) enum Step {
+    Record(Slot),
+    /// A clean end of file.
+    End,
+    /// The record is not wholly buffered, and the buffer was not allowed to move
+    /// (earlier records of the batch point into it): try again with a new batch.
+    Later,
 }
 
 #[derive(Debug)]
@@ -139,28 +192,40 @@ pub struct DumpHeader {
 
 /// A streaming pcap/pcapng reader.
 ///
-/// It keeps one packet buffer (grown to the largest packet or block seen, never
-/// shrunk), never reads ahead beyond the packet it returns, and never loads the
-/// whole file: wrap unbuffered sources in a `BufReader` (as [`open`] does).
+/// It reads the file in large pieces (1 MiB by default) into one buffer, parses
+/// records where they lie and hands out packets as slices of that buffer, so a
+/// packet costs no `read` call and no copy. The buffer grows only for a record or
+/// block larger than itself (to that size, never shrunk), so memory stays bounded
+/// whatever the file's size. It does its own buffering: give it the file itself,
+/// not a `BufReader`.
 #[derive(Debug)]
 pub struct Reader<R: Read> {
     input: Input<R>,
-    buf: Vec<u8>,
     state: State,
     done: bool,
+    /// An error met after some records of a batch, returned by the next call.
+    pending: Option<Error>,
+    /// The current batch's records.
+    slots: Vec<Slot>,
 }
 
-/// Opens a capture file for reading, buffered.
-pub fn open(path: &Path) -> Result<Reader<BufReader<File>>, Error> {
+/// Opens a capture file for reading.
+pub fn open(path: &Path) -> Result<Reader<File>, Error> {
     let f = File::open(path).map_err(|e| Error::new(ErrorKind::Io(e), 0))?;
-    Reader::new(BufReader::with_capacity(64 * 1024, f))
+    Reader::new(f)
 }
 
 impl<R: Read> Reader<R> {
     /// Reads the file header (for pcapng: up to and including the first Interface
     /// Description Block) and detects the format from the first 4 bytes.
     pub fn new(r: R) -> Result<Self, Error> {
-        let mut input = Input::new(r);
+        Self::with_capacity(r, DEFAULT_CAPACITY)
+    }
+
+    /// Like [`Reader::new`], with an input buffer of `capacity` bytes (it still
+    /// grows for a larger record or block).
+    pub fn with_capacity(r: R, capacity: usize) -> Result<Self, Error> {
+        let mut input = Input::new(r, capacity);
         let mut magic = [0u8; 4];
         let got = input.fill(&mut magic)?;
         if got == 0 {
@@ -176,11 +241,10 @@ impl<R: Read> Reader<R> {
                 0,
             ));
         }
-        let mut buf = Vec::with_capacity(2048);
         let state = if let Some((endian, m)) = pcap::detect(magic) {
             State::Pcap(PcapState::open(&mut input, endian, m)?)
         } else if u32::from_be_bytes(magic) == pcapng::BT_SHB {
-            State::PcapNg(NgState::open(&mut input, &mut buf)?)
+            State::PcapNg(NgState::open(&mut input)?)
         } else {
             return Err(Error::new(
                 ErrorKind::UnknownFormat {
@@ -191,9 +255,10 @@ impl<R: Read> Reader<R> {
         };
         Ok(Reader {
             input,
-            buf,
             state,
             done: false,
+            pending: None,
+            slots: Vec::new(),
         })
     }
 
@@ -279,7 +344,9 @@ impl<R: Read> Reader<R> {
         matches!(&self.state, State::Pcap(p) if p.kuznetzov)
     }
 
-    /// Bytes consumed from the underlying reader so far.
+    /// Bytes of the file consumed so far: the end of the last record (pcapng:
+    /// block) returned, or of the file header. (The reader may have read ahead of
+    /// it into its buffer.)
     pub fn offset(&self) -> u64 {
         self.input.offset
     }
@@ -289,7 +356,8 @@ impl<R: Read> Reader<R> {
         self.input.get_ref()
     }
 
-    /// Gives back the underlying reader.
+    /// Gives back the underlying reader. Bytes the reader has read ahead into its
+    /// buffer (beyond [`Reader::offset`]) are lost with it.
     pub fn into_inner(self) -> R {
         self.input.into_inner()
     }
@@ -325,44 +393,76 @@ impl<R: Read> Reader<R> {
 
     /// Like [`Reader::next_packet`], with the time stamp as stored in the file.
     pub fn next_record(&mut self) -> Result<Option<Record<'_>>, Error> {
-        if self.done {
-            return Ok(None);
+        Ok(self.next_batch(1)?.get(0))
+    }
+
+    /// The next records, at most `max` (at least 1), as a batch borrowed from the
+    /// reader; an empty batch at the end of the file.
+    ///
+    /// A batch holds the records that are already in the input buffer, so it can
+    /// be shorter than `max` before the end of the file (it then ends where the
+    /// buffer must be refilled). An error comes only after every complete record
+    /// before the fault has been returned: a fault after some records of a batch
+    /// is returned by the next call. After an error (or the end) batches are empty.
+    pub fn next_batch(&mut self, max: usize) -> Result<RecordBatch<'_>, Error> {
+        self.slots.clear();
+        if let Some(e) = self.pending.take() {
+            return Err(e);
         }
-        let res = match &mut self.state {
-            State::Pcap(p) => p.next(&mut self.input, &mut self.buf),
-            State::PcapNg(n) => n.next(&mut self.input, &mut self.buf),
-        };
-        let slot = match res {
-            Ok(Some(s)) => s,
-            Ok(None) => {
-                self.done = true;
-                return Ok(None);
+        let max = max.max(1);
+        self.slots.reserve(max);
+        while !self.done && self.slots.len() < max {
+            if let State::Pcap(p) = &self.state {
+                let before = self.slots.len();
+                p.next_buffered(&mut self.input, &mut self.slots, max);
+                if postprocess::is_swapped(p.endian) {
+                    for i in before..self.slots.len() {
+                        self.fix_pseudo_header(i);
+                    }
+                }
+                if self.slots.len() == max {
+                    break;
+                }
             }
-            Err(e) => {
-                self.done = true;
-                return Err(e);
+            // Only the first record may refill the buffer, which moves its
+            // contents: the others' positions must stay valid.
+            let may_move = self.slots.is_empty();
+            let step = match &mut self.state {
+                State::Pcap(p) => p.next(&mut self.input, may_move),
+                State::PcapNg(n) => n.next(&mut self.input, may_move),
+            };
+            match step {
+                Ok(Step::Record(slot)) => {
+                    self.slots.push(slot);
+                    self.fix_pseudo_header(self.slots.len() - 1);
+                }
+                Ok(Step::Later) => break,
+                Ok(Step::End) => self.done = true,
+                Err(e) => {
+                    self.done = true;
+                    if self.slots.is_empty() {
+                        return Err(e);
+                    }
+                    self.pending = Some(e);
+                }
             }
-        };
-        let end = slot.data_start + slot.caplen as usize;
+        }
+        let precision = self.precision();
+        Ok(RecordBatch::new(self.input.buf(), &self.slots, precision))
+    }
+
+    /// For a file in the other byte order, converts the link-layer pseudo-header
+    /// of the batch's packet `i` in the buffer, as libpcap does.
+    fn fix_pseudo_header(&mut self, i: usize) {
         let (endian, linktype) = match &self.state {
             State::Pcap(p) => (p.endian, p.linktype),
             State::PcapNg(n) => (n.endian, n.linktype),
         };
-        let data = self.buf.get_mut(slot.data_start..end).unwrap_or_default();
-        if postprocess::is_swapped(endian) {
-            postprocess::swap_pseudo_header(linktype, data, slot.orig_len);
+        if let (true, Some(slot)) = (postprocess::is_swapped(endian), self.slots.get(i)) {
+            let end = slot.data_start + slot.caplen as usize;
+            if let Some(data) = self.input.buf_mut().get_mut(slot.data_start..end) {
+                postprocess::swap_pseudo_header(linktype, data, slot.orig_len);
+            }
         }
-        let data: &[u8] = data;
-        Ok(Some(Record {
-            packet: Packet {
-                ts_sec: slot.ts_sec,
-                ts_nsec: slot.ts_nsec,
-                caplen: data.len() as u32,
-                orig_len: slot.orig_len,
-                data,
-                interface: slot.interface,
-            },
-            raw_ts: slot.raw,
-        }))
     }
 }

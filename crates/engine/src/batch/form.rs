@@ -135,9 +135,12 @@ impl Form {
     }
 }
 
-/// The field a negated instruction tests, if it can join a fused run: (anchor,
-/// offset, size, mask, second field's delta) and its operands.
-fn negated_field(op: &BOp) -> Option<((u8, u32, Size, u32, Option<u32>), (u32, u32))> {
+/// A tested field: anchor, offset, size, mask, and the second field's delta.
+type Field = (u8, u32, Size, u32, Option<u32>);
+
+/// The field a negated instruction tests, if it can join a fused run, and its
+/// operands `(start, n)`.
+fn negated_field(op: &BOp) -> Option<(Field, (u32, u32))> {
     if !op.negate || op.copied {
         return None;
     }

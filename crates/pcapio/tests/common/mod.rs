@@ -249,6 +249,22 @@ pub fn compare_with_tcpdump(name: &str, file: &Path, tmp: &Path) -> Comparison {
                     w.write_record(&r).unwrap();
                 }
                 let mine = w.into_inner().unwrap();
+                // The fast path (batches, runs copied as stored, chunked output)
+                // writes the same bytes.
+                if let Ok(mut rd) = Reader::new(&bytes[..]) {
+                    let out = netsift_pcapio::ChunkWriter::new(Vec::new());
+                    let mut w = PcapWriter::new(out, h.linktype, h.snaplen, h.precision).unwrap();
+                    while let Ok(b) = rd.next_batch(32) {
+                        if b.is_empty() {
+                            break;
+                        }
+                        w.write_batch(&b, &[true; 32]).unwrap();
+                    }
+                    let fast = w.into_inner().unwrap().into_inner().unwrap();
+                    if fast != mine {
+                        mismatches.push(format!("{name}: write_batch differs from write_record"));
+                    }
+                }
                 if mine != tcpdump_bytes {
                     let at = mine
                         .iter()

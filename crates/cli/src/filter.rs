@@ -1,0 +1,219 @@
+//! The packet loop: read a batch of records, decide which to keep, write those.
+//!
+//! Records come in batches of up to [`BATCH`] straight from the reader's buffer,
+//! so that the per-record costs (reading, dispatch to the output, the `-c` check)
+//! are paid per batch, and so that the batch filter of the engine can take a whole
+//! batch in one call. The follower is the exception: each accepted packet can
+//! change the filter for the next one, so it decides packet by packet, in order.
+
+use crate::output::{Progress, Sink};
+use anyhow::Result;
+use netsift_engine::live::Reader as LiveReader;
+use netsift_engine::{BatchScratch, Compiled, Scratch};
+use netsift_follow::Follower;
+use netsift_pcapio::{Reader, RecordBatch};
+use std::io::Read;
+use std::path::Path;
+
+/// Records per batch: the engine's batch width.
+pub const BATCH: usize = netsift_engine::LANES;
+
+/// What decides which packets are kept.
+pub enum Engine {
+    /// A compiled expression, decoded for speed (`None`: no filter). Boxed: it is
+    /// large, and used once per batch.
+    Static(Option<Box<Compiled>>),
+    /// A live set that a protocol follower edits as packets are read.
+    Follow(Box<Follower>, LiveReader),
+}
+
+/// Counts for the closing summary.
+#[derive(Default)]
+struct Counts {
+    read: u64,
+    accepted: u64,
+    follow_errors: u64,
+}
+
+/// Batches between progress-bar updates (about 4096 packets).
+const PROGRESS_EVERY: u32 = 128;
+
+pub fn filter_file<R: Read>(
+    args: &crate::args::Args,
+    input: &Path,
+    reader: &mut Reader<R>,
+    mut engine: Engine,
+) -> Result<()> {
+    let mut sink = Sink::open(args, reader)?;
+    let size = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
+    let progress = Progress::new(size);
+    let mut scratch = Scratch::new();
+    let mut batch_scratch = BatchScratch::new();
+    let mut n = Counts::default();
+    let mut since_progress = 0u32;
+    let mut keep = [false; BATCH];
+    let result = loop {
+        // -c: how many more packets may be accepted.
+        let left = args
+            .count
+            .map_or(u64::MAX, |c| c.saturating_sub(n.accepted));
+        if left == 0 {
+            break Ok(());
+        }
+        let batch = match reader.next_batch(BATCH) {
+            Ok(b) if b.is_empty() => break Ok(()),
+            Ok(b) => b,
+            Err(e) => break Err(anyhow::Error::new(e).context(format!("{}", input.display()))),
+        };
+        match &mut engine {
+            Engine::Static(filter) => {
+                let keep = &mut keep[..batch.len()];
+                static_verdicts(filter.as_deref(), &mut batch_scratch, &batch, keep);
+                let (used, kept) = limit(keep, left);
+                n.read += used as u64;
+                n.accepted += kept;
+                sink.batch(&batch, keep)?;
+            }
+            Engine::Follow(follower, live) => {
+                follow_batch(
+                    follower,
+                    live,
+                    &mut scratch,
+                    &batch,
+                    left,
+                    &mut sink,
+                    &mut n,
+                )?;
+            }
+        }
+        since_progress += 1;
+        if since_progress == PROGRESS_EVERY {
+            since_progress = 0;
+            progress.set(reader.offset());
+        }
+    };
+    progress.finish();
+    // Whatever happened, the packets accepted so far are written out.
+    sink.finish()?;
+    eprintln!("{} packets read, {} packets accepted", n.read, n.accepted);
+    if let Engine::Follow(follower, _) = &engine {
+        let s = follower.stats();
+        eprintln!(
+            "followed: {} announcements, {} flows added, {} removed, {} filter updates{}",
+            s.announced,
+            s.installed,
+            s.removed,
+            s.edits,
+            if n.follow_errors > 0 {
+                format!(", {} updates failed", n.follow_errors)
+            } else {
+                String::new()
+            }
+        );
+    }
+    result
+}
+
+/// The static filter's verdicts for a batch (every packet, without a filter).
+fn static_verdicts(
+    filter: Option<&Compiled>,
+    scratch: &mut BatchScratch,
+    batch: &RecordBatch<'_>,
+    keep: &mut [bool],
+) {
+    let Some(filter) = filter else {
+        keep.fill(true);
+        return;
+    };
+    let mut packets: [&[u8]; BATCH] = [&[]; BATCH];
+    let mut wire_lens = [0u32; BATCH];
+    let n = batch.len().min(BATCH);
+    for (i, (p, w)) in packets.iter_mut().zip(&mut wire_lens).take(n).enumerate() {
+        (*p, *w) = batch.packet_data(i);
+    }
+    // One call filters the whole batch (the engine's batch form: lane masks and
+    // vector compares, same verdicts as one packet at a time).
+    let m = filter.filter_batch(scratch, &packets[..n], &wire_lens[..n]);
+    for (i, k) in keep.iter_mut().enumerate() {
+        *k = m >> i & 1 != 0;
+    }
+}
+
+/// Applies `-c`: keeps at most `left` of the accepted records (clearing the rest)
+/// and returns how many records count as read (up to the last one kept when the
+/// limit is reached, as if reading had stopped there) and how many are kept.
+fn limit(keep: &mut [bool], left: u64) -> (usize, u64) {
+    // The usual case, no limit in sight: a count without branches.
+    let all = keep.iter().map(|&k| u64::from(k)).sum::<u64>();
+    if all < left {
+        return (keep.len(), all);
+    }
+    let mut kept = 0u64;
+    for i in 0..keep.len() {
+        if keep[i] {
+            kept += 1;
+            if kept == left {
+                keep[i + 1..].fill(false);
+                return (i + 1, kept);
+            }
+        }
+    }
+    (keep.len(), kept)
+}
+
+/// The follower's loop over one batch: packet by packet, since each accepted
+/// packet may edit the filter for the next.
+fn follow_batch(
+    follower: &mut Follower,
+    live: &LiveReader,
+    scratch: &mut Scratch,
+    batch: &RecordBatch<'_>,
+    left: u64,
+    sink: &mut Sink,
+    n: &mut Counts,
+) -> Result<()> {
+    let mut taken = 0u64;
+    for rec in batch.iter() {
+        n.read += 1;
+        let p = &rec.packet;
+        if !live.matches(scratch, p.data, p.orig_len) {
+            continue;
+        }
+        n.accepted += 1;
+        taken += 1;
+        sink.packet(&rec)?;
+        let ts = p.ts_sec.saturating_mul(1_000_000_000) + p.ts_nsec as u64;
+        // A failed update (the live set is full) loses that flow, not the
+        // capture: say so and go on.
+        if let Err(e) = follower.observe(p.data, ts) {
+            n.follow_errors += 1;
+            if n.follow_errors <= 5 {
+                eprintln!(
+                    "netsift: follow: packet {}: {e}; continuing without this update",
+                    n.read
+                );
+            }
+        }
+        if taken == left {
+            break;
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn limit_stops_at_the_last_packet_allowed() {
+        let mut k = [true, false, true, true, false];
+        assert_eq!(limit(&mut k, 2), (3, 2));
+        assert_eq!(k, [true, false, true, false, false]);
+        let mut k = [false, true, false];
+        assert_eq!(limit(&mut k, 5), (3, 1));
+        assert_eq!(k, [false, true, false]);
+        let mut k = [false, false];
+        assert_eq!(limit(&mut k, u64::MAX), (2, 0));
+    }
+}
