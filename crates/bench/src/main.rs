@@ -461,8 +461,10 @@ fn run_static(a: &StaticArgs) -> Result<()> {
     println!("# trace: {source}");
     println!(
         "# {} packets in memory, {} runs per (filter, engine), engines interleaved round-robin; \
-         engines: netsift (Compiled: decoded at load, interpreted), libpcap BPF interpreter (pcap_offline_filter), \
-         Opt-C (hand-written, native Rust -O), netsift without SIMD, netsift without SIMD and hierarchy",
+         engines: netsift (batch engine, Compiled::filter_batch, 32 packets per call), libpcap BPF interpreter \
+         (pcap_offline_filter), Opt-C (hand-written, native Rust -O), netsift without SIMD operands, netsift without \
+         SIMD operands and hierarchy, netsift one packet per call (Compiled::matches), netsift batch engine with \
+         scalar kernels",
         report.packets, report.runs
     );
     println!();
