@@ -251,7 +251,7 @@ struct Cx<'a, P: Program + ?Sized> {
 }
 
 #[inline(always)]
-fn load(pkt: &[u8], at: u32, size: Size) -> Result<u32, Fault> {
+pub(crate) fn load(pkt: &[u8], at: u32, size: Size) -> Result<u32, Fault> {
     let at = at as usize;
     match size {
         Size::B1 => pkt.get(at).map(|&b| b as u32),

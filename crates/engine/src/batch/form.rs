@@ -22,15 +22,19 @@ pub(crate) enum Kind {
     /// EQ2, the second field), and the unfused run loads the second field exactly
     /// when the first field is not in the *first* set (a later instruction is
     /// reached only then), so that is when the fused one loads it too.
-    NotIn {
-        anchor: u8,
-        off: u32,
-        size: Size,
-        mask: u32,
-        second: Option<u32>,
-        first: (u32, u32),
-        all: (u32, u32),
-    },
+    NotIn(NotIn),
+}
+
+/// The field and operand sets of a fused run ([`Kind::NotIn`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct NotIn {
+    pub anchor: u8,
+    pub off: u32,
+    pub size: Size,
+    pub mask: u32,
+    pub second: Option<u32>,
+    pub first: (u32, u32),
+    pub all: (u32, u32),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -197,7 +201,7 @@ fn fuse(ops: &[BOp], pool: &mut Vec<u32>) -> Vec<BOp> {
         }
         let (anchor, off, size, mask, second) = field;
         out.push(BOp {
-            kind: Kind::NotIn {
+            kind: Kind::NotIn(NotIn {
                 anchor,
                 off,
                 size,
@@ -205,7 +209,7 @@ fn fuse(ops: &[BOp], pool: &mut Vec<u32>) -> Vec<BOp> {
                 second,
                 first,
                 all: (start, pool.len() as u32 - start),
-            },
+            }),
             negate: false,
             copied: false,
         });

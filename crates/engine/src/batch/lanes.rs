@@ -1,9 +1,10 @@
 //! Lane-wise instructions: anchors, loads and compares for every lane at once.
 
+use super::form::NotIn;
 use super::walk::Run;
 use super::{Mask, LANES};
 use crate::compiled::Op;
-use crate::eval::{apply_rule, image_insn, Fault};
+use crate::eval::{apply_rule, image_insn, load, Fault};
 use crate::scratch::NO_ANCHOR;
 use netsift_isa::insn::Size;
 use netsift_isa::AnchorRule;
@@ -20,27 +21,11 @@ fn bits(mut m: Mask) -> impl Iterator<Item = usize> {
     })
 }
 
-/// The field at `at`, or `None` past the captured bytes (as the per-packet `load`).
+/// The field at `at`, or `None` past the captured bytes: the per-packet `load`,
+/// for an address that may not fit 32 bits.
 #[inline(always)]
 fn read(d: &[u8], at: u64, size: Size) -> Option<u32> {
-    let at = usize::try_from(at).ok()?;
-    match size {
-        Size::B1 => d.get(at).map(|&b| b as u32),
-        Size::B2 => d
-            .get(at..at.checked_add(2)?)
-            .map(|b| u16::from_be_bytes([b[0], b[1]]) as u32),
-        Size::B4 => d
-            .get(at..at.checked_add(4)?)
-            .map(|b| u32::from_be_bytes([b[0], b[1], b[2], b[3]])),
-    }
-}
-
-fn width(size: Size) -> usize {
-    match size {
-        Size::B1 => 1,
-        Size::B2 => 2,
-        Size::B4 => 4,
-    }
+    load(d, u32::try_from(at).ok()?, size).ok()
 }
 
 impl Run<'_> {
@@ -75,12 +60,7 @@ impl Run<'_> {
                 ..
             } => {
                 let ops = &pool[start as usize..(start + n) as usize];
-                let present = self.present(anchor, eval);
-                // The per-packet engine computes both addresses before it loads: an
-                // overflow of the second faults first.
-                let over = self.overflows(anchor, off as u64 + delta as u64, present);
-                self.s.dead |= over;
-                let got1 = self.load_at(anchor, off as u64, size, mask, present & !over);
+                let got1 = self.load_first(anchor, off, delta, size, mask, eval);
                 let hit1 = self.simd.eq_any(&self.s.vals, ops) & got1;
                 // The second field decides where the first did not.
                 let second = got1 & if both { hit1 } else { !hit1 };
@@ -115,35 +95,47 @@ impl Run<'_> {
     }
 
     /// A fused run of negated tests on one field ([`super::form::Kind::NotIn`]).
-    #[allow(clippy::too_many_arguments)]
-    pub(super) fn not_in(
-        &mut self,
-        anchor: u8,
-        off: u32,
-        size: Size,
-        mask: u32,
-        second: Option<u32>,
-        first: (u32, u32),
-        all: (u32, u32),
-        eval: Mask,
-    ) -> Mask {
+    pub(super) fn not_in(&mut self, f: NotIn, eval: Mask) -> Mask {
+        let NotIn {
+            anchor,
+            off,
+            size,
+            mask,
+            second,
+            first,
+            all,
+        } = f;
         let pool = &self.c.batch_form().pool;
         let set = |(s, n): (u32, u32)| &pool[s as usize..(s + n) as usize];
         let Some(delta) = second else {
             let got = self.load(anchor, off as u64, size, mask, eval);
             return got & !self.simd.eq_any(&self.s.vals, set(all));
         };
-        let present = self.present(anchor, eval);
-        // As for EQ2: both addresses are computed before the first load.
-        let over = self.overflows(anchor, off as u64 + delta as u64, present);
-        self.s.dead |= over;
-        let got1 = self.load_at(anchor, off as u64, size, mask, present & !over);
+        let got1 = self.load_first(anchor, off, delta, size, mask, eval);
         // The second field is loaded wherever the first is not in the *first* set,
         // even if a later set holds it: the unfused run loads it there.
         let need2 = got1 & !self.simd.eq_any(&self.s.vals, set(first));
         let out1 = got1 & !self.simd.eq_any(&self.s.vals, set(all));
         let got2 = self.load_at(anchor, off as u64 + delta as u64, size, mask, need2);
         got2 & out1 & !self.simd.eq_any(&self.s.vals, set(all))
+    }
+
+    /// Loads the first field of a two-field test (EQ2, a fused EQ2 run) for the
+    /// lanes of `eval`. The per-packet engine computes both addresses before it
+    /// loads, so an overflow of the second faults first.
+    fn load_first(
+        &mut self,
+        anchor: u8,
+        off: u32,
+        delta: u32,
+        size: Size,
+        mask: u32,
+        eval: Mask,
+    ) -> Mask {
+        let present = self.present(anchor, eval);
+        let over = self.overflows(anchor, off as u64 + delta as u64, present);
+        self.s.dead |= over;
+        self.load_at(anchor, off as u64, size, mask, present & !over)
     }
 
     /// The lanes of `present` where anchor `a` + `add` leaves 32 bits (the
@@ -180,7 +172,7 @@ impl Run<'_> {
             return 0;
         }
         let data = self.lanes.data;
-        if anchor == 0 && off + width(size) as u64 <= self.lanes.min_len as u64 {
+        if anchor == 0 && off + size.bytes() as u64 <= self.lanes.min_len as u64 {
             // The length guard holds: the field is inside every packet of the batch,
             // so every lane loads without per-lane bookkeeping.
             // One loop per width, so no lane decides anything.

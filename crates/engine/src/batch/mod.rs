@@ -127,6 +127,11 @@ impl BatchScratch {
     }
 }
 
+/// The mask of the first `n` lanes (`n <= LANES`).
+fn lanes_of(n: usize) -> Mask {
+    Mask::MAX >> (LANES - n)
+}
+
 /// The lanes of one batch: the packets' captured bytes and wire lengths.
 #[derive(Clone, Copy)]
 pub(crate) struct Lanes<'a> {
@@ -142,7 +147,7 @@ impl<'a> Lanes<'a> {
         let data = &data[..n];
         Lanes {
             data,
-            all: if n == LANES { Mask::MAX } else { (1 << n) - 1 },
+            all: lanes_of(n),
             min_len: data.iter().map(|d| d.len()).min().unwrap_or(0),
         }
     }
@@ -165,10 +170,10 @@ impl crate::Compiled {
         if n == 0 {
             return 0;
         }
-        let lanes = Lanes::new(packets, n);
         if self.batch_form().accept_all {
-            return lanes.all;
+            return lanes_of(n);
         }
+        let lanes = Lanes::new(packets, n);
         scratch.begin(self.batch_form().passes.len(), lanes.all, &wire_lens[..n]);
         walk::Run::new(self, scratch, lanes).all()
     }

@@ -104,15 +104,7 @@ impl<'a> Run<'a> {
                 Some(hit) => hit,
             },
             Kind::Image => self.image(idx, k, eval),
-            Kind::NotIn {
-                anchor,
-                off,
-                size,
-                mask,
-                second,
-                first,
-                all,
-            } => self.not_in(anchor, off, size, mask, second, first, all, eval),
+            Kind::NotIn(f) => self.not_in(f, eval),
         }
     }
 
