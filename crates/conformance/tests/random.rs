@@ -18,9 +18,10 @@ const DEFAULT_SEED: u64 = 0x6e73_2024_0001;
 /// raised. On a packet too short for some test, libpcap's verdict depends on which
 /// loads its *optimiser* leaves before a decision (jump threading, dead-test removal
 /// over whole paths); netsift reproduces much of that analysis
-/// (crates/pcapc/src/normal.rs) but not all of it. Every other packet must agree
-/// exactly, whatever the seed.
-const SHORT_BUDGET: u64 = 82;
+/// (crates/pcapc/src/normal.rs, keep.rs) but not all of it. Every other packet must
+/// agree exactly, whatever the seed. (82 -> 41 with the tests libpcap keeps before a
+/// decided conjunction, and the root load dropped before computed constants.)
+const SHORT_BUDGET: u64 = 41;
 
 fn count_for(lt: LinkType) -> usize {
     match lt {

@@ -120,6 +120,11 @@ fn run<'a>(mut w: Walk<'a>, mut step: Step<'a>, forks: &mut Forks) -> Option<boo
                     continue;
                 }
                 Nnf::Unoptimized(_) => return None,
+                // Its tests are still in the flow graph when threading runs.
+                Nnf::Decided(_, x) => {
+                    step = Step::Eval(x);
+                    continue;
+                }
             },
             Step::Done(b) => b,
         };

@@ -8,6 +8,7 @@
 
 mod error;
 mod facts;
+mod keep;
 mod lead;
 pub mod lower;
 pub mod normal;

@@ -14,6 +14,7 @@
 //! ([`Nnf::Unoptimized`]).
 
 use crate::facts::Facts;
+use crate::keep;
 use crate::lead::{lead_and, lead_or, Forks, LEAF_FORKS};
 use crate::lower::ir::{Pred, Tree};
 
@@ -27,6 +28,12 @@ pub enum Nnf {
     /// A whole filter libpcap does not optimize (see `Tree::Unoptimized`): nothing in
     /// it is folded, and selection keeps every test in order.
     Unoptimized(Box<Nnf>),
+    /// A conjunction decided false (or its dual, a disjunction decided true), kept
+    /// unfolded: which of its tests libpcap's optimizer removes depends on the code
+    /// after it, which is known only where it is a child of an OR (a disjunction: of
+    /// an AND), followed by more children (see `keep`). Everywhere else it is the
+    /// constant.
+    Decided(bool, Box<Nnf>),
 }
 
 /// Converts `t` (negated if `neg`) to negation normal form.
@@ -66,7 +73,7 @@ fn first_lit(n: &Nnf) -> Option<&Pred> {
 /// test of the field does the same.
 fn keep_root_load(root: Option<Pred>, n: Nnf) -> Nnf {
     let Some(Pred::Cmp(c)) = root else { return n };
-    if matches!(n, Nnf::Const(_)) || first_lit(&n) == Some(&Pred::Cmp(c)) {
+    if matches!(n, Nnf::Const(_) | Nnf::Decided(..)) || first_lit(&n) == Some(&Pred::Cmp(c)) {
         return n;
     }
     let probe = Nnf::Lit(
@@ -78,6 +85,7 @@ fn keep_root_load(root: Option<Pred>, n: Nnf) -> Nnf {
         }),
         false,
     );
+    debug_assert!(is_root_probe(&probe));
     match n {
         Nnf::And(mut v) => {
             v.insert(0, probe);
@@ -85,6 +93,50 @@ fn keep_root_load(root: Option<Pred>, n: Nnf) -> Nnf {
         }
         n => Nnf::And(vec![probe, n]),
     }
+}
+
+/// The always-true test [`keep_root_load`] puts first. (No primitive lowers to it:
+/// a relation the user writes is a `Pred::Rel`, and a range starting at 0 is never a
+/// filter's first test.)
+fn is_root_probe(n: &Nnf) -> bool {
+    matches!(n, Nnf::Lit(Pred::Cmp(c), false)
+        if c.test == crate::lower::ir::Test::Ge(0) && c.mask == c.size.max())
+}
+
+/// Drops the root load when what follows it is decided by load-free comparisons
+/// alone: libpcap's optimizer decides those only in its second round, too late to
+/// remove their blocks, but `opt_root` then skips a root block whose branches meet,
+/// and drops the moved statements if it reaches a return.
+fn settle_root(n: Nnf) -> Nnf {
+    match &n {
+        Nnf::And(v) if is_root_probe(&v[0]) => match known_list(&v[1..], true) {
+            Some(b) => Nnf::Const(b),
+            None => n,
+        },
+        _ => n,
+    }
+}
+
+/// The verdict the program's first tests reach if they are all load-free
+/// comparisons (`Pred::Known`).
+fn known_root(n: &Nnf) -> Option<bool> {
+    match n {
+        Nnf::Const(b) => Some(*b),
+        Nnf::Lit(Pred::Known(k), neg) => Some(k != neg),
+        Nnf::And(v) => known_list(v, true),
+        Nnf::Or(v) => known_list(v, false),
+        _ => None,
+    }
+}
+
+fn known_list(v: &[Nnf], is_and: bool) -> Option<bool> {
+    for x in v {
+        let b = known_root(x)?;
+        if b != is_and {
+            return Some(b);
+        }
+    }
+    Some(is_and)
 }
 
 /// `opt`: fold what libpcap's optimizer folds (else only flatten and push negations).
@@ -114,10 +166,18 @@ fn fold_both(n: Nnf) -> Nnf {
     // Folding every node as it is built costs the node's size each time; past a few
     // hundred literals that would make compile time quadratic on long chains, so big
     // nodes are left to the whole-tree pass (`simplify`) alone.
-    if lits(&n, FOLD_LIMIT + 1) > FOLD_LIMIT {
+    if matches!(n, Nnf::Decided(..)) || lits(&n, FOLD_LIMIT + 1) > FOLD_LIMIT {
         return n;
     }
+    // A conjunction that folds to false (a disjunction to true) keeps its form until
+    // its context is known.
+    let whole = matches!(n, Nnf::And(_) | Nnf::Or(_)).then(|| n.clone());
     let n = simp(n, &Facts::default());
+    if let (Nnf::Const(b), Some(w)) = (&n, whole) {
+        if *b == matches!(w, Nnf::Or(_)) {
+            return Nnf::Decided(*b, Box::new(w));
+        }
+    }
     if matches!(n, Nnf::And(_) | Nnf::Or(_)) {
         if let Nnf::Const(b) = simp(dual(&n), &Facts::default()) {
             return Nnf::Const(!b);
@@ -134,7 +194,7 @@ fn lits(n: &Nnf, cap: usize) -> usize {
     match n {
         Nnf::Const(_) => 0,
         Nnf::Lit(..) => 1,
-        Nnf::Unoptimized(x) => lits(x, cap),
+        Nnf::Unoptimized(x) | Nnf::Decided(_, x) => lits(x, cap),
         Nnf::And(v) | Nnf::Or(v) => {
             let mut total = 0;
             for x in v {
@@ -153,8 +213,21 @@ fn combine(children: Vec<Tree>, neg: bool, is_and: bool, opt: bool) -> Nnf {
     let mut out = Vec::with_capacity(children.len());
     for c in children {
         match nnf(c, neg, opt) {
-            // The identity element disappears; the absorbing one decides.
+            // The identity element disappears; the absorbing one decides. A decided
+            // part equal to the identity stays: libpcap may keep some of its tests,
+            // depending on the code after it, and `simplify` decides.
+            d @ Nnf::Decided(b, _) if b == is_and => out.push(d),
             Nnf::Const(b) if b == is_and => {}
+            // Decided, and so is what it ends: the children before it are part of it.
+            Nnf::Decided(b, x) => {
+                match *x {
+                    Nnf::And(v) if is_and => out.extend(v),
+                    Nnf::Or(v) if !is_and => out.extend(v),
+                    x => out.push(x),
+                }
+                let whole = if is_and { Nnf::And(out) } else { Nnf::Or(out) };
+                return Nnf::Decided(b, Box::new(whole));
+            }
             Nnf::Const(b) => return Nnf::Const(b),
             Nnf::And(v) if is_and => out.extend(v),
             Nnf::Or(v) if !is_and => out.extend(v),
@@ -198,13 +271,14 @@ fn combine(children: Vec<Tree>, neg: bool, is_and: bool, opt: bool) -> Nnf {
 }
 
 /// The negation of a normal-form tree, itself in normal form.
-fn dual(n: &Nnf) -> Nnf {
+pub(crate) fn dual(n: &Nnf) -> Nnf {
     match n {
         Nnf::Const(b) => Nnf::Const(!b),
         Nnf::Lit(p, neg) => Nnf::Lit(p.clone(), !neg),
         Nnf::And(v) => Nnf::Or(v.iter().map(dual).collect()),
         Nnf::Or(v) => Nnf::And(v.iter().map(dual).collect()),
         Nnf::Unoptimized(x) => Nnf::Unoptimized(Box::new(dual(x))),
+        Nnf::Decided(b, x) => Nnf::Decided(!b, Box::new(dual(x))),
     }
 }
 
@@ -240,21 +314,21 @@ const SPLIT_LIMIT: usize = 8;
 /// which is what libpcap's optimizer does too.
 pub fn simplify(n: Nnf) -> Nnf {
     FUEL.with(|f| f.set(FUEL_PER_CALL));
-    simp_b(n, &Facts::default(), SPLIT_DEPTH, LEAF)
+    settle_root(simp_b(n, &Facts::default(), SPLIT_DEPTH, LEAF))
 }
 
 /// How many ORs deep the per-alternative check may nest (it multiplies the work by
 /// up to [`SPLIT_LIMIT`] per level).
 const SPLIT_DEPTH: u32 = 2;
 
-fn simp(n: Nnf, f: &Facts) -> Nnf {
+pub(crate) fn simp(n: Nnf, f: &Facts) -> Nnf {
     simp_b(n, f, SPLIT_DEPTH, INNER)
 }
 
 /// Whether a node's exits are the program's verdicts: (its true exit accepts, its
 /// false exit rejects). Only then may the walks after a test look past undecided
 /// tests (see `lead`).
-type Exits = (bool, bool);
+pub(crate) type Exits = (bool, bool);
 const LEAF: Exits = (true, true);
 const INNER: Exits = (false, false);
 
@@ -270,6 +344,7 @@ fn forks(leaf: bool) -> Forks {
 fn simp_b(n: Nnf, f: &Facts, budget: u32, exits: Exits) -> Nnf {
     match n {
         Nnf::Const(_) | Nnf::Unoptimized(_) => n,
+        Nnf::Decided(b, _) => Nnf::Const(b),
         Nnf::Lit(p, neg) => match f.decide(&p, neg) {
             Some(b) => Nnf::Const(b),
             None => Nnf::Lit(p, neg),
@@ -282,12 +357,16 @@ fn simp_b(n: Nnf, f: &Facts, budget: u32, exits: Exits) -> Nnf {
 /// The dual of [`simp_and`]: an alternative is tried only where the earlier ones
 /// failed, so it is folded with what their failure established; if every way an
 /// earlier conjunction can fail leads to acceptance, the OR accepts everywhere.
-fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32, exits: Exits) -> Nnf {
+pub(crate) fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32, exits: Exits) -> Nnf {
     let fk = forks(exits.0);
     let mut facts = f.clone();
     let mut out: Vec<Nnf> = Vec::with_capacity(v.len());
     let mut rest = v.into_iter();
     while let Some(c) = rest.next() {
+        if let Some(k) = keep::dead_conjunction(&c, &facts, rest.as_slice(), budget, exits) {
+            out.push(k);
+            continue;
+        }
         match simp(c, &facts) {
             Nnf::Const(false) => {}
             Nnf::Const(true) => return Nnf::Const(true),
@@ -465,6 +544,10 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32, exits: Exits) -> Nnf {
     let mut out: Vec<Nnf> = Vec::with_capacity(v.len());
     let mut rest = v.into_iter();
     while let Some(c) = rest.next() {
+        if let Some(k) = keep::dead_disjunction(&c, &facts, rest.as_slice(), budget, exits) {
+            out.push(k);
+            continue;
+        }
         match simp(c, &facts) {
             Nnf::Const(true) => {}
             Nnf::Const(false) => return Nnf::Const(false),

@@ -240,6 +240,7 @@ fn alternatives(n: &Nnf, opt: bool) -> Vec<Seq> {
             out
         }
         Nnf::Unoptimized(x) => alternatives(x, false),
+        Nnf::Decided(b, _) => alternatives(&Nnf::Const(*b), opt),
     }
 }
 
