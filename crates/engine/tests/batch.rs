@@ -199,3 +199,72 @@ fn child_inside_its_parents_group_does_not_reuse() {
     let got = Compiled::new(set).filter_batch(&mut BatchScratch::new(), &pkts, &[1, 1]);
     assert_eq!(got, want);
 }
+
+/// Verdicts of the per-packet interpreter and of the batch engine (every kernel) on
+/// `pkts`, which must agree; returns them.
+fn agree(set: &PassSet, pkts: &[&[u8]]) -> u32 {
+    let wire: Vec<u32> = pkts.iter().map(|p| p.len() as u32).collect();
+    let mut want = 0;
+    for (i, p) in pkts.iter().enumerate() {
+        if evaluate(set, &mut Scratch::new(), p, wire[i]) == Verdict::Accept {
+            want |= 1 << i;
+        }
+    }
+    let c = Compiled::new(set.clone());
+    for simd in Simd::available() {
+        let got = c
+            .clone()
+            .with_simd(simd)
+            .filter_batch(&mut BatchScratch::new(), pkts, &wire);
+        assert_eq!(got, want, "{}", simd.name());
+    }
+    want
+}
+
+/// A fused run shortens the op list, so the ops after it sit at new positions; a
+/// copied instruction after the run must still take its parent's result for its
+/// own index (found by a proptest: it took the result of the instruction before).
+#[test]
+fn copied_instruction_after_a_fused_run_reuses_its_own_index() {
+    let eq = |off: u32, v: u32| build::eq(0, off, Size::B1, 0xff, &[v]).unwrap();
+    let set = PassSet::from_raw(
+        vec![
+            (PassKind::Root, None, vec![eq(0, 1), eq(1, 1), eq(2, 1)]),
+            (
+                PassKind::Root,
+                Some(0),
+                vec![
+                    eq(3, 5).with_negate(true),
+                    eq(3, 6).with_negate(true),
+                    eq(2, 1).with_copied(true),
+                ],
+            ),
+        ],
+        vec![],
+    )
+    .unwrap();
+    // The parent passes its instructions 0 and 1 and fails at 2, so the child's
+    // copied instruction 2 fails too; index 1 would say it passed.
+    let pkts: [&[u8]; 2] = [&[1, 1, 0, 0], &[1, 1, 1, 0]];
+    assert_eq!(agree(&set, &pkts), 0b10);
+}
+
+/// The same shift for an instruction the batch engine runs from its image: it must
+/// run its own image, not the one of the op now at its position.
+#[test]
+fn image_instruction_after_a_fused_run_runs_its_own_image() {
+    let eq = |v: u32| build::eq(0, 0, Size::B1, 0xff, &[v]).unwrap();
+    // RANGE2 has no lane form: it runs from its image.
+    let range2 = build::range2(0, 1, 1, false, Size::B1, 0xff, &[(7, 7)]).unwrap();
+    let set = PassSet::from_raw(
+        vec![(
+            PassKind::Root,
+            None,
+            vec![eq(5).with_negate(true), eq(6).with_negate(true), range2],
+        )],
+        vec![],
+    )
+    .unwrap();
+    let pkts: [&[u8]; 3] = [&[0, 7, 0], &[0, 0, 7], &[0, 0, 0]];
+    assert_eq!(agree(&set, &pkts), 0b011);
+}

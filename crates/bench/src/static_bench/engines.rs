@@ -71,6 +71,9 @@ impl Engine for Netsift {
 pub struct NetsiftBatch {
     set: Compiled,
     scratch: BatchScratch,
+    /// Whether the next batch is prefetched ([`netsift_engine::prefetch`]) while
+    /// the current one is filtered.
+    pub prefetch: bool,
 }
 
 impl NetsiftBatch {
@@ -79,12 +82,38 @@ impl NetsiftBatch {
         NetsiftBatch {
             set: Compiled::new(set).with_simd(simd),
             scratch: BatchScratch::new(),
+            prefetch: true,
         }
     }
 
     /// The kernels in use.
     pub fn simd(&self) -> Simd {
         self.set.simd()
+    }
+
+    /// The previous timing loop: one batch at a time, no prefetch (for A/B runs).
+    pub fn count_plain(&mut self, pkts: &Packets) -> u64 {
+        let mut acc = 0u64;
+        let mut data: [&[u8]; LANES] = [&[]; LANES];
+        let mut wire = [0u32; LANES];
+        let mut n = 0;
+        for (d, w) in pkts.iter() {
+            data[n] = d;
+            wire[n] = w;
+            n += 1;
+            if n == LANES {
+                let m = self.set.filter_batch(&mut self.scratch, &data, &wire);
+                acc += u64::from(black_box(m).count_ones());
+                n = 0;
+            }
+        }
+        if n > 0 {
+            let m = self
+                .set
+                .filter_batch(&mut self.scratch, &data[..n], &wire[..n]);
+            acc += u64::from(black_box(m).count_ones());
+        }
+        acc
     }
 
     /// Verdicts for every packet of `pkts`.
@@ -108,27 +137,64 @@ impl Engine for NetsiftBatch {
 
     #[inline]
     fn count(&mut self, pkts: &Packets) -> u64 {
+        // Two batches in flight: the next one is gathered and prefetched before the
+        // current one is filtered.
         let mut acc = 0u64;
-        let mut data: [&[u8]; LANES] = [&[]; LANES];
-        let mut wire = [0u32; LANES];
-        let mut n = 0;
-        for (d, w) in pkts.iter() {
-            data[n] = d;
-            wire[n] = w;
-            n += 1;
-            if n == LANES {
-                let m = self.set.filter_batch(&mut self.scratch, &data, &wire);
-                acc += u64::from(black_box(m).count_ones());
-                n = 0;
+        let mut b = [Batch::default(), Batch::default()];
+        let mut it = pkts.iter();
+        b[0].fill(&mut it);
+        let mut cur = 0;
+        while b[cur].n > 0 {
+            let (lo, hi) = b.split_at_mut(1);
+            let (now, next) = if cur == 0 {
+                (&lo[0], &mut hi[0])
+            } else {
+                (&hi[0], &mut lo[0])
+            };
+            next.fill(&mut it);
+            if self.prefetch {
+                netsift_engine::prefetch(&next.data[..next.n]);
             }
-        }
-        if n > 0 {
-            let m = self
-                .set
-                .filter_batch(&mut self.scratch, &data[..n], &wire[..n]);
+            let m =
+                self.set
+                    .filter_batch(&mut self.scratch, &now.data[..now.n], &now.wire[..now.n]);
             acc += u64::from(black_box(m).count_ones());
+            cur ^= 1;
         }
         acc
+    }
+}
+
+/// One batch of packets gathered from the trace.
+struct Batch<'a> {
+    data: [&'a [u8]; LANES],
+    wire: [u32; LANES],
+    n: usize,
+}
+
+impl Default for Batch<'_> {
+    fn default() -> Self {
+        Batch {
+            data: [&[]; LANES],
+            wire: [0; LANES],
+            n: 0,
+        }
+    }
+}
+
+impl<'a> Batch<'a> {
+    /// The next (up to) [`LANES`] packets of `it`.
+    #[inline]
+    fn fill(&mut self, it: &mut impl Iterator<Item = (&'a [u8], u32)>) {
+        self.n = 0;
+        for (d, w) in it.by_ref() {
+            self.data[self.n] = d;
+            self.wire[self.n] = w;
+            self.n += 1;
+            if self.n == LANES {
+                break;
+            }
+        }
     }
 }
 

@@ -42,6 +42,10 @@ pub(crate) struct BOp {
     pub kind: Kind,
     pub negate: bool,
     pub copied: bool,
+    /// The instruction's index in its pass as written (for a fused run, its
+    /// first's). Fusing shifts the ops after a run, so the parent's results and
+    /// the instruction's image are found by this index, not by the op's position.
+    pub at: u8,
 }
 
 #[derive(Clone, Debug)]
@@ -86,7 +90,8 @@ impl Form {
                     .instructions()
                     .iter()
                     .zip(ops)
-                    .map(|(insn, &op)| {
+                    .enumerate()
+                    .map(|(k, (insn, &op))| {
                         let d = insn.decode();
                         let kind = match (op, d.opcode) {
                             (_, Some(Opcode::Group)) => Kind::Group {
@@ -100,6 +105,8 @@ impl Form {
                             kind,
                             negate: insn.negated(),
                             copied: insn.copied(),
+                            // A pass holds at most MAX_INSNS (32) instructions.
+                            at: k as u8,
                         }
                     })
                     .collect(),
@@ -212,6 +219,7 @@ fn fuse(ops: &[BOp], pool: &mut Vec<u32>) -> Vec<BOp> {
             }),
             negate: false,
             copied: false,
+            at: ops[i].at,
         });
         i = j;
     }

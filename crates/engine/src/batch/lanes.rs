@@ -4,7 +4,7 @@ use super::form::NotIn;
 use super::walk::Run;
 use super::{Mask, LANES};
 use crate::compiled::Op;
-use crate::eval::{apply_rule, image_insn, load, Fault};
+use crate::eval::{apply_rule, image_insn, Fault};
 use crate::scratch::NO_ANCHOR;
 use netsift_isa::insn::Size;
 use netsift_isa::AnchorRule;
@@ -21,11 +21,99 @@ fn bits(mut m: Mask) -> impl Iterator<Item = usize> {
     })
 }
 
-/// The field at `at`, or `None` past the captured bytes: the per-packet `load`,
-/// for an address that may not fit 32 bits.
+/// Loads the `N`-byte big-endian field at `base[l] + off` (at `off` if not
+/// `ANCHORED`: anchor 0), masked, into `vals[l]` for every lane `l` of `data`,
+/// without bounds checks: the caller has checked that `base[l] + off + N` is within
+/// the shortest packet of `data` for every lane (the batch's length guard).
 #[inline(always)]
-fn read(d: &[u8], at: u64, size: Size) -> Option<u32> {
-    load(d, u32::try_from(at).ok()?, size).ok()
+fn load_guarded<const N: usize, const ANCHORED: bool>(
+    data: &[&[u8]],
+    base: &[u32; LANES],
+    off: usize,
+    mask: u32,
+    vals: &mut [u32; LANES],
+) {
+    debug_assert!(data.iter().zip(base).all(|(d, &b)| {
+        let b = if ANCHORED { b as usize } else { 0 };
+        b + off + N <= d.len()
+    }));
+    // SAFETY (both loops): `at + N <= d.len()` by the length guard (asserted above
+    // in debug builds).
+    if ANCHORED {
+        for ((v, d), &b) in vals.iter_mut().zip(data).zip(base) {
+            *v = unsafe { read_unchecked::<N>(d, b as usize + off, mask) };
+        }
+    } else {
+        // A loop of its own rather than a zero base: it walks one array less.
+        for (v, d) in vals.iter_mut().zip(data) {
+            *v = unsafe { read_unchecked::<N>(d, off, mask) };
+        }
+    }
+}
+
+/// The `N`-byte big-endian field at `at` of `d`, masked.
+///
+/// # Safety
+/// `at + N <= d.len()`.
+#[inline(always)]
+unsafe fn read_unchecked<const N: usize>(d: &[u8], at: usize, mask: u32) -> u32 {
+    // SAFETY: the `N` bytes from `at` lie inside `d` (the caller's contract).
+    let w: [u8; N] = unsafe { d.as_ptr().add(at).cast::<[u8; N]>().read_unaligned() };
+    w.iter().fold(0u32, |x, &b| x << 8 | b as u32) & mask
+}
+
+/// [`load_guarded`] for two fields `delta` bytes apart, into `vals` and `vals2`, in
+/// one pass over the lanes: the guard covers `base[l] + off + delta + N`.
+#[inline(always)]
+fn load_guarded2<const N: usize>(
+    data: &[&[u8]],
+    base: &[u32; LANES],
+    off: usize,
+    delta: usize,
+    mask: u32,
+    vals: &mut [u32; LANES],
+    vals2: &mut [u32; LANES],
+) {
+    debug_assert!(data
+        .iter()
+        .zip(base)
+        .all(|(d, &b)| b as usize + off + delta + N <= d.len()));
+    for (((d, &b), v1), v2) in data.iter().zip(base).zip(vals).zip(vals2) {
+        let at = b as usize + off;
+        // SAFETY: `at + delta + N <= d.len()` by the length guard (asserted above
+        // in debug builds), so both fields lie inside the packet.
+        unsafe {
+            *v1 = read_unchecked::<N>(d, at, mask);
+            *v2 = read_unchecked::<N>(d, at + delta, mask);
+        }
+    }
+}
+
+/// Loads the `N`-byte big-endian field at `base[l] + off`, masked, into `vals[l]` for
+/// the lanes `l` of `present`; returns those where it lies outside the packet or
+/// outside 32-bit addresses, where the per-packet [`load`](crate::eval::load) faults.
+#[inline(always)]
+fn load_lanes<const N: usize>(
+    data: &[&[u8]],
+    base: &[u32; LANES],
+    off: u64,
+    mask: u32,
+    present: Mask,
+    vals: &mut [u32; LANES],
+) -> Mask {
+    let mut fault = 0;
+    for l in bits(present) {
+        let d = data[l];
+        let at = base[l % LANES] as u64 + off;
+        if at <= u32::MAX as u64 && at + N as u64 <= d.len() as u64 {
+            let at = at as usize;
+            let w = d[at..at + N].iter().fold(0u32, |x, &b| x << 8 | b as u32);
+            vals[l % LANES] = w & mask;
+        } else {
+            fault |= 1 << l;
+        }
+    }
+    fault
 }
 
 impl Run<'_> {
@@ -60,6 +148,14 @@ impl Run<'_> {
                 ..
             } => {
                 let ops = &pool[start as usize..(start + n) as usize];
+                if let Some(got) = self.load_both(anchor, off, delta, size, mask, eval) {
+                    // Both fields of every lane in hand, nothing can fault: the
+                    // second decides where the first did not.
+                    let hit1 = self.simd.eq_any(&self.s.vals, ops);
+                    let hit2 = self.simd.eq_any(&self.s.vals2, ops);
+                    let hit = if both { hit1 & hit2 } else { hit1 | hit2 };
+                    return if neg { got & !hit } else { got & hit };
+                }
                 let got1 = self.load_first(anchor, off, delta, size, mask, eval);
                 let hit1 = self.simd.eq_any(&self.s.vals, ops) & got1;
                 // The second field decides where the first did not.
@@ -111,6 +207,11 @@ impl Run<'_> {
             let got = self.load(anchor, off as u64, size, mask, eval);
             return got & !self.simd.eq_any(&self.s.vals, set(all));
         };
+        if let Some(got) = self.load_both(anchor, off, delta, size, mask, eval) {
+            // Nothing can fault: neither field may be in any of the sets.
+            let out1 = !self.simd.eq_any(&self.s.vals, set(all));
+            return got & out1 & !self.simd.eq_any(&self.s.vals2, set(all));
+        }
         let got1 = self.load_first(anchor, off, delta, size, mask, eval);
         // The second field is loaded wherever the first is not in the *first* set,
         // even if a later set holds it: the unfused run loads it there.
@@ -118,6 +219,40 @@ impl Run<'_> {
         let out1 = got1 & !self.simd.eq_any(&self.s.vals, set(all));
         let got2 = self.load_at(anchor, off as u64 + delta as u64, size, mask, need2);
         got2 & out1 & !self.simd.eq_any(&self.s.vals, set(all))
+    }
+
+    /// Both fields of a two-field test at once, into `vals` and `vals2`, for every
+    /// lane, when the length guard covers the second (so neither can fault and
+    /// neither address can overflow); returns the lanes of `eval` whose anchor
+    /// resolves. `None` when the guard does not hold: then the fields load one after
+    /// the other, as the per-packet engine loads them.
+    fn load_both(
+        &mut self,
+        anchor: u8,
+        off: u32,
+        delta: u32,
+        size: Size,
+        mask: u32,
+        eval: Mask,
+    ) -> Option<Mask> {
+        let top = off as u64 + delta as u64 + size.bytes() as u64;
+        if anchor != 0 && self.s.anchor_max[anchor as usize] == u32::MAX {
+            // Not resolved lane-wide (yet): resolve, then look again.
+            self.present(anchor, eval);
+        }
+        if self.s.anchor_max[anchor as usize] as u64 + top > self.lanes.min_len as u64 {
+            return None;
+        }
+        let present = self.present(anchor, eval);
+        let base = &self.s.anchor_val[anchor as usize];
+        let (data, v1, v2) = (self.lanes.data, &mut self.s.vals, &mut self.s.vals2);
+        let (off, delta) = (off as usize, delta as usize);
+        match size {
+            Size::B1 => load_guarded2::<1>(data, base, off, delta, mask, v1, v2),
+            Size::B2 => load_guarded2::<2>(data, base, off, delta, mask, v1, v2),
+            Size::B4 => load_guarded2::<4>(data, base, off, delta, mask, v1, v2),
+        }
+        Some(present)
     }
 
     /// Loads the first field of a two-field test (EQ2, a fused EQ2 run) for the
@@ -146,6 +281,10 @@ impl Run<'_> {
             // Anchor 0 is 0, and an offset plus a delta stays far below 2^32.
             return 0;
         }
+        if self.s.anchor_max[a as usize] as u64 + add <= u32::MAX as u64 {
+            // Not even the largest value of the batch overflows.
+            return 0;
+        }
         let Ok(add) = u32::try_from(add) else {
             return present;
         };
@@ -172,37 +311,29 @@ impl Run<'_> {
             return 0;
         }
         let data = self.lanes.data;
-        if anchor == 0 && off + size.bytes() as u64 <= self.lanes.min_len as u64 {
+        let base = &self.s.anchor_val[anchor as usize];
+        let vals = &mut self.s.vals;
+        let top = self.s.anchor_max[anchor as usize] as u64 + off + size.bytes() as u64;
+        if top <= self.lanes.min_len as u64 {
             // The length guard holds: the field is inside every packet of the batch,
             // so every lane loads without per-lane bookkeeping.
-            // One loop per width, so no lane decides anything.
             let at = off as usize;
-            let lanes = self.s.vals.iter_mut().zip(data);
-            match size {
-                Size::B1 => lanes.for_each(|(v, d)| *v = d.get(at).map_or(0, |&b| b as u32) & mask),
-                Size::B2 => lanes.for_each(|(v, d)| {
-                    *v = d
-                        .get(at..at + 2)
-                        .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]) as u32)
-                        & mask
-                }),
-                Size::B4 => lanes.for_each(|(v, d)| {
-                    *v = d
-                        .get(at..at + 4)
-                        .map_or(0, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]))
-                        & mask
-                }),
+            match (size, anchor == 0) {
+                (Size::B1, true) => load_guarded::<1, false>(data, base, at, mask, vals),
+                (Size::B2, true) => load_guarded::<2, false>(data, base, at, mask, vals),
+                (Size::B4, true) => load_guarded::<4, false>(data, base, at, mask, vals),
+                (Size::B1, false) => load_guarded::<1, true>(data, base, at, mask, vals),
+                (Size::B2, false) => load_guarded::<2, true>(data, base, at, mask, vals),
+                (Size::B4, false) => load_guarded::<4, true>(data, base, at, mask, vals),
             }
             return present;
         }
-        let mut fault = 0;
-        let base = &self.s.anchor_val[anchor as usize];
-        for l in bits(present) {
-            match read(data[l], base[l] as u64 + off, size) {
-                Some(v) => self.s.vals[l] = v & mask,
-                None => fault |= 1 << l,
-            }
-        }
+        // One monomorphic loop per width, so no lane asks what size it loads.
+        let fault = match size {
+            Size::B1 => load_lanes::<1>(data, base, off, mask, present, vals),
+            Size::B2 => load_lanes::<2>(data, base, off, mask, present, vals),
+            Size::B4 => load_lanes::<4>(data, base, off, mask, present, vals),
+        };
         self.s.dead |= fault;
         present & !fault
     }
@@ -235,11 +366,35 @@ impl Run<'_> {
             self.s.anchor_none[a] |= need;
             return;
         };
+        let data = self.lanes.data;
+        if parent == 0
+            && rule == AnchorRule::Ipv4Payload
+            && (offset as usize) < self.lanes.min_len
+            && offset < NO_ANCHOR - 60
+        {
+            // The common case (the transport header after an IPv4 header at a fixed
+            // offset) under the length guard: the header-length byte is in every
+            // packet and the result is small, so nothing can fault or overflow, and
+            // the value is a function of the packet alone. Computing it for every
+            // lane costs less than picking out the lanes that need it.
+            let h = offset as usize;
+            let vals = &mut self.s.anchor_val[a];
+            let mut max = 0;
+            for (v, d) in vals.iter_mut().zip(data) {
+                // SAFETY: `h < min_len <= d.len()`.
+                let b = unsafe { *d.as_ptr().add(h) };
+                *v = offset + 4 * (b as u32 & 0x0f);
+                max = max.max(*v);
+            }
+            // Every lane has its value now, not only those asked for.
+            self.s.anchor_ok[a] = self.lanes.all;
+            self.s.anchor_max[a] = max;
+            return;
+        }
         let missing = need & !self.s.anchor_ok[parent];
         if missing != 0 {
             self.resolve(parent, missing);
         }
-        let data = self.lanes.data;
         let mut fault = 0;
         for l in bits(need & !self.s.dead) {
             let pv = self.s.anchor_val[parent][l];

@@ -63,10 +63,12 @@ impl<'a> Run<'a> {
             .parent
             .filter(|&q| self.s.pass_epoch[q] == epoch)
             .map(|q| (q, form.passes[q].ops.len()));
-        for (k, op) in p.ops.iter().enumerate() {
+        for op in &p.ops {
             if live == 0 {
                 break;
             }
+            // The index as written: ops after a fused run have moved up.
+            let k = op.at as usize;
             let mut ok = 0;
             let mut eval = live;
             if let Some((q, _)) = parent.filter(|&(_, qlen)| op.copied && k < qlen) {
