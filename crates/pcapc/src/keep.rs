@@ -135,7 +135,7 @@ fn land(tail: &[Nnf], f: &Facts) -> Land {
 
 /// The outcome of `n` where `f` decides every test on the way, else the first test
 /// it does not decide.
-fn walk(n: &Nnf, f: &mut Facts) -> Result<bool, *const Nnf> {
+pub(crate) fn walk(n: &Nnf, f: &mut Facts) -> Result<bool, *const Nnf> {
     match n {
         Nnf::Const(b) => Ok(*b),
         Nnf::Lit(p, neg) => match f.decide(p, *neg) {

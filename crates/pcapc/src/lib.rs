@@ -12,6 +12,7 @@ mod keep;
 mod lead;
 pub mod lower;
 pub mod normal;
+mod prune;
 pub mod select;
 pub mod syntax;
 

@@ -17,6 +17,7 @@ use crate::facts::Facts;
 use crate::keep;
 use crate::lead::{lead_and, lead_or, Forks, LEAF_FORKS};
 use crate::lower::ir::{Pred, Tree};
+use crate::prune::prune;
 
 /// A tree in negation normal form.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -426,6 +427,11 @@ pub(crate) fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32, exits: Exits) -> Nnf 
                     }
                     learn_all(&conj[j], &mut before);
                 }
+                // The same at any depth inside the conjunction.
+                conj = match prune(&Nnf::And(conj), &facts, &tail, false) {
+                    Nnf::And(v) => v,
+                    x => vec![x],
+                };
                 if budget > 0 && conj.len() <= SPLIT_LIMIT && burn(conj.len()) {
                     let all_accept = (0..conj.len()).all(|k| {
                         let mut fa = facts.clone();
@@ -607,6 +613,11 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32, exits: Exits) -> Nnf {
                     }
                     learn_fail(&alts[j], &mut before);
                 }
+                // The same at any depth inside the disjunction.
+                alts = match prune(&Nnf::Or(alts), &facts, &tail, true) {
+                    Nnf::Or(v) => v,
+                    x => vec![x],
+                };
                 // The tests after this OR run on each alternative's path with what that
                 // alternative established; if every path is impossible, so is the AND.
                 if budget > 0 && alts.len() <= SPLIT_LIMIT && burn(alts.len()) {

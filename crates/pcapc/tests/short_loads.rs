@@ -1,6 +1,6 @@
 //! Which loads stay before a part of the filter that libpcap's optimizer decides:
 //! they decide the verdict on packets cut short (conformance/tests/random.rs checks
-//! this against libpcap at large; these pin the two rules by example).
+//! this against libpcap at large; these pin the rules by example).
 
 use netsift_isa::PassSet;
 use netsift_pcapc::compile;
@@ -31,4 +31,23 @@ fn a_filter_decided_by_computed_constants_loads_nothing() {
     )
     .expect("compiles");
     assert_eq!(set.to_string(), PassSet::accept_all().to_string());
+}
+
+/// `port 25` is `ip proto 132, 6 or 17, then the ports` per IP version. Once `ip
+/// proto 17` held, both ways out of the port tests reach `udp`'s acceptance, so
+/// libpcap's optimizer removes them (and the fragment test) at that depth: a UDP
+/// packet is accepted without loading its ports. The SCTP and TCP ports still load.
+#[test]
+fn tests_that_the_rest_of_the_or_settles_go_at_any_depth() {
+    let set = compile("(port 25) or (udp)", LinkType::RAW).expect("compiles");
+    let listing = set.to_string();
+    assert!(listing.contains("eq [9:1] in {0x84, 0x6}\n"), "{listing}");
+    assert!(listing.contains("eq [6:1] in {0x84, 0x6}\n"), "{listing}");
+    assert!(!listing.contains("0x6, 0x11}"), "{listing}");
+    // Once `ip proto 132` held, the TCP and UDP alternatives after it are decided
+    // false and `sctp` true: the SCTP port is not loaded either.
+    let set = compile("(dst port 1024) || (sctp)", LinkType::EN10MB).expect("compiles");
+    let listing = set.to_string();
+    assert!(listing.contains("eq [23:1] in {0x6, 0x11}\n"), "{listing}");
+    assert!(!listing.contains("0x84, 0x6"), "{listing}");
 }
