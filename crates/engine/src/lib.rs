@@ -22,7 +22,7 @@ pub mod live;
 mod scratch;
 mod simd;
 
-pub use batch::{prefetch, BatchScratch};
+pub use batch::BatchScratch;
 pub use compiled::Compiled;
 pub use eval::{evaluate, matches, Verdict};
 pub use scratch::Scratch;

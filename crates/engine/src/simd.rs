@@ -15,10 +15,10 @@
 //! fallback).
 
 /// Packets handled together by the batch engine.
-pub const LANES: usize = 32;
+pub const LANES: usize = 64;
 
 /// One bit per lane (bit `i` is lane `i`).
-pub type Mask = u32;
+pub type Mask = u64;
 
 /// Which kernel implementation runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -255,7 +255,9 @@ mod tests {
         )
         .prop_flat_map(|ops| {
             let pool = if ops.is_empty() { vec![0] } else { ops.clone() };
-            (proptest::array::uniform32(near(pool)), Just(ops))
+            let lanes = proptest::collection::vec(near(pool), LANES)
+                .prop_map(|v| <[u32; LANES]>::try_from(v).expect("LANES values"));
+            (lanes, Just(ops))
         })
     }
 

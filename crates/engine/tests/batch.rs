@@ -3,7 +3,7 @@
 //! with parents and children, anchors, and packets cut short in the middle of the
 //! fields so that faults land on every possible instruction.
 
-use netsift_engine::{evaluate, BatchScratch, Compiled, Scratch, Simd, Verdict, LANES};
+use netsift_engine::{evaluate, BatchScratch, Compiled, Mask, Scratch, Simd, Verdict, LANES};
 use netsift_isa::insn::{build, Size};
 use netsift_isa::{Anchor, AnchorRule, Instruction, PassKind, PassSet};
 use proptest::prelude::*;
@@ -123,7 +123,7 @@ proptest! {
     fn fused_runs_agree_with_the_interpreter(set in pass_set(), pkts in packets()) {
         let data: Vec<&[u8]> = pkts.iter().map(|p| p.as_slice()).collect();
         let wire: Vec<u32> = pkts.iter().map(|p| p.len() as u32).collect();
-        let mut want = 0u32;
+        let mut want: Mask = 0;
         for (i, d) in data.iter().enumerate() {
             if evaluate(&set, &mut Scratch::new(), d, wire[i]) == Verdict::Accept {
                 want |= 1 << i;
@@ -202,7 +202,7 @@ fn child_inside_its_parents_group_does_not_reuse() {
 
 /// Verdicts of the per-packet interpreter and of the batch engine (every kernel) on
 /// `pkts`, which must agree; returns them.
-fn agree(set: &PassSet, pkts: &[&[u8]]) -> u32 {
+fn agree(set: &PassSet, pkts: &[&[u8]]) -> Mask {
     let wire: Vec<u32> = pkts.iter().map(|p| p.len() as u32).collect();
     let mut want = 0;
     for (i, p) in pkts.iter().enumerate() {

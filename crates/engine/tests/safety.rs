@@ -160,7 +160,7 @@ proptest! {
         let set = PassSet::from_raw(passes, anchors).unwrap();
         let data: Vec<&[u8]> = packets.iter().map(|(d, _)| d.as_slice()).collect();
         let wire: Vec<u32> = packets.iter().map(|(d, x)| d.len() as u32 + x).collect();
-        let mut want = 0u32;
+        let mut want: netsift_engine::Mask = 0;
         for (i, (d, w)) in data.iter().zip(&wire).enumerate() {
             if evaluate(&set, &mut Scratch::new(), d, *w) == netsift_engine::Verdict::Accept {
                 want |= 1 << i;

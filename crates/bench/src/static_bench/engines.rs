@@ -71,7 +71,7 @@ impl Engine for Netsift {
 pub struct NetsiftBatch {
     set: Compiled,
     scratch: BatchScratch,
-    /// Whether the next batch is prefetched ([`netsift_engine::prefetch`]) while
+    /// Whether the next batch is prefetched ([`Compiled::prefetch`]) while
     /// the current one is filtered.
     pub prefetch: bool,
 }
@@ -153,7 +153,7 @@ impl Engine for NetsiftBatch {
             };
             next.fill(&mut it);
             if self.prefetch {
-                netsift_engine::prefetch(&next.data[..next.n]);
+                self.set.prefetch(&next.data[..next.n]);
             }
             let m =
                 self.set

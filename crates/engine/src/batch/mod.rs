@@ -192,6 +192,19 @@ impl crate::Compiled {
         walk::Run::new(self, scratch, lanes).all()
     }
 
+    /// Asks the CPU to start fetching the start of each packet of `packets` into
+    /// cache, without waiting. Call it for the *next* batch before filtering the
+    /// current one: the loads of the current batch then overlap with the memory
+    /// traffic for the next instead of stalling on it. A hint only: it changes no
+    /// result; it does nothing for a set that accepts everything (which reads no
+    /// packet byte), and nothing off x86-64.
+    #[inline]
+    pub fn prefetch(&self, packets: &[&[u8]]) {
+        if !self.batch_form().accept_all {
+            prefetch(packets);
+        }
+    }
+
     /// [`filter_batch`](Self::filter_batch) over any number of packets, one verdict
     /// per packet appended to `out`, with each next batch [`prefetch`]ed.
     pub fn filter_many(
@@ -209,7 +222,7 @@ impl crate::Compiled {
         {
             // The next batch's first lines are on their way while this one runs.
             let next = (k + 1) * LANES;
-            prefetch(&packets[next.min(n)..(next + LANES).min(n)]);
+            self.prefetch(&packets[next.min(n)..(next + LANES).min(n)]);
             let m = self.filter_batch(scratch, p, w);
             out.extend((0..p.len()).map(|i| m >> i & 1 != 0));
         }
@@ -217,17 +230,16 @@ impl crate::Compiled {
 }
 
 /// Asks the CPU to start fetching the cache line that holds the start of each
-/// packet (where the headers a filter reads live), without waiting for it. Call it
-/// for the *next* batch before filtering the current one: the loads of the current
-/// batch then overlap with the memory traffic for the next instead of stalling on it.
-/// A hint only: it changes no result, and it is a no-op off x86-64.
+/// packet (where the headers a filter reads live), without waiting for it: see
+/// [`Compiled::prefetch`](crate::Compiled::prefetch), which skips it for pass sets
+/// that read no packet bytes.
 ///
 /// One line per packet, not two: packets stored one after another put the next
 /// packet's first line right after this one's headers, and each extra prefetch
 /// waits for a free miss buffer like a load does (measured: two lines per packet ran
 /// slower than none, one line faster; docs/BENCHMARKS.md).
 #[inline]
-pub fn prefetch(packets: &[&[u8]]) {
+fn prefetch(packets: &[&[u8]]) {
     #[cfg(target_arch = "x86_64")]
     for d in packets {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
