@@ -273,7 +273,7 @@ fn apply_table() {
     finish(&r, "corpus-apply.txt");
 }
 
-/// The same, through the batch engine (`Compiled::filter_many`, 64 packets at a
+/// The same, through the batch engine (`Compiled::filter_many`, 32 packets at a
 /// time): every verdict must equal libpcap's, as the per-packet engine's do.
 #[test]
 fn accept_lists_batch() {

@@ -14,11 +14,14 @@
 //! pattern: explicit `std::arch` code behind runtime detection, with a portable
 //! fallback).
 
-/// Packets handled together by the batch engine.
-pub const LANES: usize = 64;
+/// Packets handled together by the batch engine. 64 runs a fifth fewer
+/// instructions per packet (the batch's fixed costs spread wider) but measured
+/// slower on traces larger than the caches (docs/BENCHMARKS.md): 32 packets' worth
+/// of loads and prefetches fit the CPU's miss buffers better.
+pub const LANES: usize = 32;
 
 /// One bit per lane (bit `i` is lane `i`).
-pub type Mask = u64;
+pub type Mask = u32;
 
 /// Which kernel implementation runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
