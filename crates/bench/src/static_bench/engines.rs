@@ -71,9 +71,9 @@ impl Engine for Netsift {
 pub struct NetsiftBatch {
     set: Compiled,
     scratch: BatchScratch,
-    /// Whether the next batch is prefetched ([`Compiled::prefetch`]) while
-    /// the current one is filtered.
-    pub prefetch: bool,
+    /// How many batches ahead of the one being filtered are prefetched
+    /// ([`Compiled::prefetch`]); 0 for none.
+    pub prefetch_ahead: usize,
 }
 
 impl NetsiftBatch {
@@ -82,7 +82,7 @@ impl NetsiftBatch {
         NetsiftBatch {
             set: Compiled::new(set).with_simd(simd),
             scratch: BatchScratch::new(),
-            prefetch: true,
+            prefetch_ahead: 1,
         }
     }
 
@@ -137,29 +137,32 @@ impl Engine for NetsiftBatch {
 
     #[inline]
     fn count(&mut self, pkts: &Packets) -> u64 {
-        // Two batches in flight: the next one is gathered and prefetched before the
-        // current one is filtered.
+        // A ring of batches: the one `ahead` batches on is gathered and prefetched
+        // before the current one is filtered.
+        const RING: usize = 3;
+        let ahead = self.prefetch_ahead.min(RING - 1);
         let mut acc = 0u64;
-        let mut b = [Batch::default(), Batch::default()];
+        let mut ring: [Batch; RING] = Default::default();
         let mut it = pkts.iter();
-        b[0].fill(&mut it);
+        for b in &mut ring[..ahead.max(1)] {
+            b.fill(&mut it);
+        }
         let mut cur = 0;
-        while b[cur].n > 0 {
-            let (lo, hi) = b.split_at_mut(1);
-            let (now, next) = if cur == 0 {
-                (&lo[0], &mut hi[0])
-            } else {
-                (&hi[0], &mut lo[0])
-            };
-            next.fill(&mut it);
-            if self.prefetch {
-                self.set.prefetch(&next.data[..next.n]);
+        loop {
+            let later = (cur + ahead.max(1)) % RING;
+            ring[later].fill(&mut it);
+            if ahead > 0 {
+                self.set.prefetch(ring[(cur + ahead) % RING].lanes());
             }
-            let m =
-                self.set
-                    .filter_batch(&mut self.scratch, &now.data[..now.n], &now.wire[..now.n]);
+            let now = &ring[cur];
+            if now.n == 0 {
+                break;
+            }
+            let m = self
+                .set
+                .filter_batch(&mut self.scratch, now.lanes(), &now.wire[..now.n]);
             acc += u64::from(black_box(m).count_ones());
-            cur ^= 1;
+            cur = (cur + 1) % RING;
         }
         acc
     }
@@ -183,6 +186,10 @@ impl Default for Batch<'_> {
 }
 
 impl<'a> Batch<'a> {
+    fn lanes(&self) -> &[&'a [u8]] {
+        &self.data[..self.n]
+    }
+
     /// The next (up to) [`LANES`] packets of `it`.
     #[inline]
     fn fill(&mut self, it: &mut impl Iterator<Item = (&'a [u8], u32)>) {
