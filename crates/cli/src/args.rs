@@ -1,6 +1,6 @@
 //! Command-line flags, tcpdump's letters where tcpdump has one.
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::Parser;
 use netsift_wire::LinkType;
 use std::path::PathBuf;
@@ -31,6 +31,10 @@ pub struct Args {
     /// Don't resolve addresses (netsift never does; accepted for tcpdump compatibility).
     #[arg(short = 'n')]
     pub numeric: bool,
+    /// Read the filter expression from FILE, as tcpdump -F does: `#` starts a comment
+    /// to the end of the line, and an expression on the command line is ignored.
+    #[arg(short = 'F', value_name = "FILE")]
+    pub filter_file: Option<PathBuf>,
     /// Link type for -d without -r (EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2).
     #[arg(short = 'y', value_name = "LINKTYPE")]
     pub linktype: Option<String>,
@@ -49,6 +53,28 @@ pub struct Args {
 }
 
 impl Args {
+    /// The filter expression: the file of `-F` (comments blanked out, as tcpdump's
+    /// `read_infile` does), else the command line's words joined with spaces.
+    pub fn expression_text(&self) -> Result<String> {
+        let Some(path) = &self.filter_file else {
+            return Ok(self.expression.join(" "));
+        };
+        let bytes = std::fs::read(path)
+            .with_context(|| format!("can't open {}", path.display()))?;
+        if bytes.contains(&0) {
+            bail!("{}: the filter file holds a NUL byte", path.display());
+        }
+        let text = String::from_utf8(bytes)
+            .map_err(|e| anyhow!("{}: the filter file is not UTF-8 text: {e}", path.display()))?;
+        if !self.expression.is_empty() {
+            eprintln!(
+                "netsift: warning: the expression on the command line is ignored, -F {} gives it",
+                path.display()
+            );
+        }
+        Ok(blank_comments(&text))
+    }
+
     pub fn linktype(&self) -> Result<LinkType> {
         match &self.linktype {
             None => Ok(LinkType::EN10MB),
@@ -57,5 +83,40 @@ impl Args {
                 None => bail!("unknown link type '{name}' (use EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL or LINUX_SLL2)"),
             },
         }
+    }
+}
+
+/// `text` with every `#` comment (to the end of its line) replaced by spaces, so that
+/// error columns still point into the file's text.
+fn blank_comments(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut in_comment = false;
+    for c in text.chars() {
+        match c {
+            '\n' => {
+                in_comment = false;
+                out.push(c);
+            }
+            '#' => {
+                in_comment = true;
+                out.push(' ');
+            }
+            _ if in_comment => out.extend(std::iter::repeat_n(' ', c.len_utf8())),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::blank_comments;
+
+    #[test]
+    fn comments_become_spaces_to_the_end_of_their_line() {
+        assert_eq!(
+            blank_comments("udp # dns\n and port 53#x"),
+            "udp      \n and port 53  "
+        );
     }
 }

@@ -56,7 +56,7 @@ fn print_listing(text: &str) -> Result<()> {
 }
 
 fn run(args: &Args) -> Result<()> {
-    let expr = args.expression.join(" ");
+    let expr = args.expression_text()?;
     let Some(input) = &args.read else {
         if args.dump {
             let lt = args.linktype()?;

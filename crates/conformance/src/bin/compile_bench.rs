@@ -7,7 +7,7 @@
 //!   disjunctive normal form has 2^(n/2) terms (netsift switches to GROUP instructions)
 //! * `nested`: `host A1 and (port P1 or (host A2 and (port P2 or ...)))`
 //!
-//! Usage: `cargo run --release -p netsift-conformance --bin compile_bench [REPS]`.
+//! Usage: `cargo run --release -p netsift-conformance --bin compile_bench [REPS [SHAPE]]`.
 //! Prints medians with min/max over REPS runs (default 15) and the ratio to libpcap.
 
 use netsift_wire::LinkType;
@@ -82,7 +82,12 @@ fn main() {
         ("and-of-ors", and_of_ors),
         ("nested", nested),
     ];
+    // An optional second argument runs one shape only.
+    let only = std::env::args().nth(2);
     for (name, gen) in shapes {
+        if only.as_deref().is_some_and(|o| o != name) {
+            continue;
+        }
         for n in [8usize, 16, 32, 64, 128, 256, 512, 1024] {
             let text = gen(n);
             let ns = time(reps, || {

@@ -5,4 +5,4 @@ pub mod ast;
 mod lexer;
 mod parser;
 
-pub use parser::parse;
+pub use parser::{nesting_bound, parse, SHALLOW};

@@ -30,9 +30,12 @@
 //!
 //! # Limits
 //!
-//! Nesting (parentheses, `not`, loads inside loads) is bounded by [`MAX_NEST`] and the
-//! depth of the tree by [`MAX_DEPTH`], so that no input overflows the stack here or in
-//! later passes; both give "expression nests too deeply". A long run of one operator
+//! Nesting (parentheses, `not`, loads inside loads) is bounded by [`MAX_NEST`], as deep
+//! as libpcap's parser goes (its bison stack of 10,000 entries takes 9,995 parentheses
+//! or 9,996 `not`s), and the depth of the tree by [`MAX_DEPTH`]; both give "expression
+//! nests too deeply". Every step of the pipeline recurses on the tree, so
+//! [`crate::compile_for`] runs expressions whose [`nesting_bound`] exceeds
+//! [`SHALLOW`] on a thread with a stack sized for these limits. A long run of one operator
 //! (`host a or host b or ...`, thousands of terms) is built as a balanced tree, which the
 //! operator's associativity makes equivalent and which keeps source order.
 
@@ -40,10 +43,33 @@ use super::ast::*;
 use super::lexer::{lex, Kw, TokKind, Token};
 use crate::Error;
 
-/// Deepest nesting of parentheses, `not`s and loads that the parser follows.
-const MAX_NEST: usize = 100;
+/// Deepest nesting of parentheses, `not`s and loads that the parser follows
+/// (libpcap's, see the module notes).
+const MAX_NEST: usize = 10_000;
 /// Deepest tree the parser builds (counting `And`, `Or`, `Not` and arithmetic nodes).
-const MAX_DEPTH: usize = 500;
+const MAX_DEPTH: usize = 20_000;
+/// Expressions nested at most this deep are compiled on the caller's stack.
+pub const SHALLOW: usize = 100;
+
+/// An upper bound of the nesting of `text` (parentheses, brackets, `not` and `!`),
+/// without parsing it: the deepest bracket nesting plus every `not` or `!`.
+pub fn nesting_bound(text: &str) -> usize {
+    let (mut depth, mut deepest, mut nots) = (0usize, 0usize, 0usize);
+    let b = text.as_bytes();
+    for (i, &c) in b.iter().enumerate() {
+        match c {
+            b'(' | b'[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' | b']' => depth = depth.saturating_sub(1),
+            b'!' => nots += 1,
+            b'n' if b[i..].starts_with(b"not") => nots += 1,
+            _ => {}
+        }
+    }
+    deepest + nots
+}
 /// Runs of the same boolean operator up to this length keep libpcap's left-deep shape.
 const MAX_LEFT_RUN: usize = 64;
 
