@@ -14,6 +14,7 @@ pub mod lower;
 pub mod normal;
 mod prune;
 pub mod select;
+mod stack;
 pub mod syntax;
 
 pub use error::Error;
@@ -34,37 +35,14 @@ pub fn compile(text: &str, linktype: LinkType) -> Result<PassSet, Error> {
     )
 }
 
-/// Stack for compiling an expression nested deeper than [`syntax::SHALLOW`]: the
-/// deepest the parser accepts (10,000 levels) recursing through every step. Only the
-/// pages a compile touches are ever committed.
-const DEEP_STACK: usize = 1 << 30;
-
 /// Compiles `text` for a target; use `savefile_swapped: Some(..)` when filtering a
 /// capture file, as tcpdump `-r` does.
 pub fn compile_for(text: &str, target: Target) -> Result<PassSet, Error> {
-    if syntax::nesting_bound(text) <= syntax::SHALLOW {
-        return compile_here(text, target);
-    }
-    // Deep nesting (libpcap takes up to 10,000 levels): every step recurses on the
-    // tree, so the compile gets a thread with a stack sized for the deepest.
-    std::thread::scope(|s| {
-        let worker = std::thread::Builder::new()
-            .name("pcapc-deep".into())
-            .stack_size(DEEP_STACK)
-            .spawn_scoped(s, || compile_here(text, target));
-        match worker {
-            Ok(h) => h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)),
-            Err(e) => Err(Error::new(
-                format!("expression nests too deeply for this machine: no thread for it ({e})"),
-                Span::new(0, text.len()),
-                text,
-            )),
-        }
-    })
+    stack::sized_for(text, || compile_here(text, target))
 }
 
 fn compile_here(text: &str, target: Target) -> Result<PassSet, Error> {
-    let expr = syntax::parse(text)?;
+    let expr = syntax::parse_here(text)?;
     let (tree, anchors) = lower::lower(expr.as_ref(), text, target)?;
     let nnf = normal::simplify(normal::normalize(tree));
     let whole = Span::new(0, text.len());

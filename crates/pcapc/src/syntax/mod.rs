@@ -5,4 +5,5 @@ pub mod ast;
 mod lexer;
 mod parser;
 
+pub(crate) use parser::parse_here;
 pub use parser::{nesting_bound, parse, SHALLOW};
