@@ -22,8 +22,8 @@ const DEFAULT_SEED: u64 = 0x6e73_2024_0001;
 /// agree exactly, whatever the seed. (82 -> 41 with the tests libpcap keeps before a
 /// decided conjunction, and the root load dropped before computed constants; 41 -> 27
 /// with the tests an OR's later alternatives settle dropped at any depth, pcapc's
-/// prune.rs.)
-const SHORT_BUDGET: u64 = 27;
+/// prune.rs; 27 -> 14 with libpcap's and_pullup/or_pullup, pcapc's pullup.rs.)
+const SHORT_BUDGET: u64 = 14;
 
 fn count_for(lt: LinkType) -> usize {
     match lt {

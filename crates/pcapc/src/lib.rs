@@ -13,6 +13,7 @@ mod lead;
 pub mod lower;
 pub mod normal;
 mod prune;
+mod pullup;
 pub mod select;
 mod stack;
 pub mod syntax;

@@ -99,7 +99,7 @@ fn keep_root_load(root: Option<Pred>, n: Nnf) -> Nnf {
 /// The always-true test [`keep_root_load`] puts first. (No primitive lowers to it:
 /// a relation the user writes is a `Pred::Rel`, and a range starting at 0 is never a
 /// filter's first test.)
-fn is_root_probe(n: &Nnf) -> bool {
+pub(crate) fn is_root_probe(n: &Nnf) -> bool {
     matches!(n, Nnf::Lit(Pred::Cmp(c), false)
         if c.test == crate::lower::ir::Test::Ge(0) && c.mask == c.size.max())
 }
@@ -312,10 +312,11 @@ const SPLIT_LIMIT: usize = 8;
 /// Folds tests whose outcome earlier tests on the same path already decide, as
 /// libpcap's optimizer does with its per-path value numbering: `tcp and udp` is
 /// false, `not (icmp[0] = 1 and pim[0] = 2)` is true. A folded test's load is dropped,
-/// which is what libpcap's optimizer does too.
+/// which is what libpcap's optimizer does too. Last, a later test of the value just
+/// loaded moves in front where libpcap's pullups move it (`pullup`).
 pub fn simplify(n: Nnf) -> Nnf {
     FUEL.with(|f| f.set(FUEL_PER_CALL));
-    settle_root(simp_b(n, &Facts::default(), SPLIT_DEPTH, LEAF))
+    crate::pullup::pullup(settle_root(simp_b(n, &Facts::default(), SPLIT_DEPTH, LEAF)))
 }
 
 /// How many ORs deep the per-alternative check may nest (it multiplies the work by

@@ -51,3 +51,38 @@ fn tests_that_the_rest_of_the_or_settles_go_at_any_depth() {
     assert!(listing.contains("eq [23:1] in {0x6, 0x11}\n"), "{listing}");
     assert!(!listing.contains("0x84, 0x6"), "{listing}");
 }
+
+/// libpcap's `and_pullup`/`or_pullup` (optimize.c): in `not (host A and B)`, once the
+/// source is not A the chain left is `dst == A` then `src == B` (threading decided
+/// `dst == B`), and `src == B` moves in front, testing the value already loaded. So
+/// the source is compared with both addresses before the destination is loaded, and
+/// a packet cut after its source address is accepted, not faulted. The same across an
+/// OR: `!ip src or dst host A || !ip src host B` compares the source with B first.
+#[test]
+fn a_later_test_of_the_loaded_field_is_pulled_in_front() {
+    let listing = compile("not (host 172.16.5.4 and 192.168.2.7)", LinkType::EN10MB)
+        .expect("compiles")
+        .to_string();
+    assert!(
+        listing.contains("not eq [26:4] in {0xac100504, 0xc0a80207}\n"),
+        "{listing}"
+    );
+    let listing = compile(
+        "!ip src or dst host 10.0.0.3 || !ip src host 224.0.0.251",
+        LinkType::LOOP,
+    )
+    .expect("compiles")
+    .to_string();
+    assert!(
+        listing.contains("not eq [16:4] in {0xa000003, 0xe00000fb}\n"),
+        "{listing}"
+    );
+    // A run of src-or-dst pairs keeps its packed form, already in the pulled order.
+    let listing = compile("ip and tcp port (22 or 80)", LinkType::EN10MB)
+        .expect("compiles")
+        .to_string();
+    assert!(
+        listing.contains("eq2 [@1+0:2] or [+2] & 0xffff in {0x16, 0x50}"),
+        "{listing}"
+    );
+}
