@@ -208,11 +208,12 @@ impl crate::Compiled {
     /// cache, without waiting. Call it for the *next* batch before filtering the
     /// current one: the loads of the current batch then overlap with the memory
     /// traffic for the next instead of stalling on it. A hint only: it changes no
-    /// result; it does nothing for a set that accepts everything (which reads no
-    /// packet byte), and nothing off x86-64.
+    /// result. It does nothing for a set that accepts everything (which reads no
+    /// packet byte) or runs a single instruction (its batches end too soon for a
+    /// prefetch to help), and nothing off x86-64.
     #[inline]
     pub fn prefetch(&self, packets: &[&[u8]]) {
-        if !self.batch_form().accept_all {
+        if self.batch_form().prefetch {
             prefetch(packets);
         }
     }
