@@ -10,38 +10,35 @@
 //! bytes (`ldb [23]`): relations and primitives never decide each other, but two
 //! relations on the same expression do.
 
-use crate::lower::ir::{Loc, Pred, Test, Val};
+use crate::lower::ir::{Cmp, Loc, Pred, Test, Val};
 use netsift_isa::{RelOp, Size};
-use std::rc::Rc;
+use std::cell::RefCell;
 
 /// The value a test compares (what BPF's accumulator holds at the jump).
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Subject {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Subject<'a> {
     /// A primitive's field: the load, masked.
     Field(Loc, Size, u32),
     /// The left side of a relation.
-    Value(Rc<Val>),
+    Value(&'a Val),
 }
 
 /// The jump made on the subject.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Jump {
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Jump<'a> {
     Test(Test),
     /// `rel rhs` (`jeq`, `jgt`, `jge` on the X register or a constant).
-    Rel(RelOp, Rc<Val>),
+    Rel(RelOp, &'a Val),
     /// `x & k == 0`, which opt_peep makes `jset #k` on `x`.
     Jset(u32),
 }
 
-impl Jump {
+impl Jump<'_> {
     /// The constant an equality jump compares with.
     fn eq_const(&self) -> Option<u32> {
         match self {
             Jump::Test(Test::Eq(v)) => Some(*v),
-            Jump::Rel(RelOp::Eq, r) => match **r {
-                Val::Const(v) => Some(v),
-                _ => None,
-            },
+            Jump::Rel(RelOp::Eq, Val::Const(v)) => Some(*v),
             _ => None,
         }
     }
@@ -53,41 +50,192 @@ impl Jump {
 const MAX_FACTS: usize = 48;
 
 /// The tests earlier on a path, each with its outcome.
-#[derive(Clone, Debug, Default)]
+///
+/// A persistent list, newest first: paths fork far more often than they learn (every
+/// look-ahead past an undecided test copies two sets of facts), so a copy shares the
+/// whole list and learning adds one node in front of it. The nodes live in a
+/// per-thread pool ([`POOL`]) with counted references, because the sets are short
+/// lived: a node is taken from and given back to the pool's free list rather than the
+/// allocator, which was most of the cost of learning.
+#[derive(Debug)]
 pub(crate) struct Facts {
-    seen: Vec<(Subject, Jump, bool)>,
+    /// The newest fact's node, or [`NIL`].
+    last: u32,
+}
+
+/// No node: the end of a list.
+const NIL: u32 = u32::MAX;
+
+/// One test's outcome, and the facts learnt before it.
+#[derive(Debug)]
+struct Fact {
+    test: Learnt,
+    held: bool,
+    /// Facts up to and including this one.
+    len: u32,
+    /// The node of the fact before, or [`NIL`].
+    before: u32,
+    /// The sets and nodes whose list goes on with this node.
+    refs: u32,
+}
+
+/// The nodes of every set of facts on this thread.
+struct Pool {
+    nodes: Vec<Fact>,
+    /// Nodes no list uses.
+    free: Vec<u32>,
+}
+
+thread_local! {
+    static POOL: RefCell<Pool> = const {
+        RefCell::new(Pool {
+            nodes: Vec::new(),
+            free: Vec::new(),
+        })
+    };
+}
+
+impl Pool {
+    /// The facts of the list starting at node `at`, newest first.
+    fn iter(&self, at: u32) -> impl Iterator<Item = &Fact> {
+        let node = |i: u32| (i != NIL).then(|| &self.nodes[i as usize]);
+        std::iter::successors(node(at), move |f| node(f.before))
+    }
+
+    fn len(&self, at: u32) -> usize {
+        self.iter(at).next().map_or(0, |f| f.len as usize)
+    }
+
+    fn add_ref(&mut self, at: u32) {
+        if at != NIL {
+            self.nodes[at as usize].refs += 1;
+        }
+    }
+
+    /// Drops one reference to node `at`, and gives back the nodes no list uses then.
+    fn release(&mut self, mut at: u32) {
+        while at != NIL {
+            let f = &mut self.nodes[at as usize];
+            f.refs -= 1;
+            if f.refs > 0 {
+                return;
+            }
+            self.free.push(at);
+            at = f.before;
+        }
+    }
+
+    /// A new node for `test` in front of the list at `before`, taking over one
+    /// reference to `before`.
+    fn cons(&mut self, test: Learnt, held: bool, before: u32) -> u32 {
+        let fact = Fact {
+            test,
+            held,
+            len: self.len(before) as u32 + 1,
+            before,
+            refs: 1,
+        };
+        match self.free.pop() {
+            Some(i) => {
+                self.nodes[i as usize] = fact;
+                i
+            }
+            None => {
+                self.nodes.push(fact);
+                u32::try_from(self.nodes.len() - 1).expect("fewer than 2^32 facts")
+            }
+        }
+    }
+}
+
+impl Default for Facts {
+    fn default() -> Facts {
+        Facts { last: NIL }
+    }
+}
+
+impl Clone for Facts {
+    fn clone(&self) -> Facts {
+        if self.last != NIL {
+            POOL.with(|p| p.borrow_mut().add_ref(self.last));
+        }
+        Facts { last: self.last }
+    }
+}
+
+impl Drop for Facts {
+    fn drop(&mut self) {
+        if self.last != NIL {
+            POOL.with(|p| p.borrow_mut().release(self.last));
+        }
+    }
+}
+
+/// A predicate [`key`] keys. A comparison is stored as itself, so that a node stays
+/// small and is written without allocating; a relation, which holds whole
+/// expressions, is boxed.
+#[derive(Clone, Debug)]
+enum Learnt {
+    Cmp(Cmp),
+    Rel(Box<Pred>),
+}
+
+impl Learnt {
+    fn of(p: &Pred) -> Learnt {
+        match p {
+            Pred::Cmp(c) => Learnt::Cmp(*c),
+            p => Learnt::Rel(Box::new(p.clone())),
+        }
+    }
+}
+
+impl Fact {
+    fn key(&self) -> (Subject<'_>, Jump<'_>) {
+        match &self.test {
+            Learnt::Cmp(c) => cmp_key(c),
+            Learnt::Rel(p) => key(p).expect("only keyed predicates are learnt"),
+        }
+    }
+}
+
+fn cmp_key(c: &Cmp) -> (Subject<'_>, Jump<'_>) {
+    (Subject::Field(c.loc, c.size, c.mask), Jump::Test(c.test))
 }
 
 /// The subject and jump of a test, if the optimizer can thread through it.
-fn key(p: &Pred) -> Option<(Subject, Jump)> {
+fn key(p: &Pred) -> Option<(Subject<'_>, Jump<'_>)> {
     match p {
-        Pred::Cmp(c) => Some((Subject::Field(c.loc, c.size, c.mask), Jump::Test(c.test))),
+        Pred::Cmp(c) => Some(cmp_key(c)),
         Pred::Rel { rel, lhs, rhs } => {
             if let (RelOp::Eq, Val::Bin(netsift_isa::ArithOp::And, x, k), Val::Const(0)) =
                 (rel, lhs, rhs)
             {
                 if let Val::Const(k) = **k {
-                    return Some((Subject::Value(Rc::new((**x).clone())), Jump::Jset(k)));
+                    return Some((Subject::Value(x), Jump::Jset(k)));
                 }
             }
-            Some((
-                Subject::Value(Rc::new(lhs.clone())),
-                Jump::Rel(*rel, Rc::new(rhs.clone())),
-            ))
+            Some((Subject::Value(lhs), Jump::Rel(*rel, rhs)))
         }
         _ => None,
     }
 }
 
 impl Facts {
+    fn push(&mut self, test: Learnt, held: bool) {
+        POOL.with(|p| self.last = p.borrow_mut().cons(test, held, self.last));
+    }
+
     /// Records that literal `p` (negated if `neg`) held.
     pub(crate) fn learn(&mut self, p: &Pred, neg: bool) {
-        if self.seen.len() >= MAX_FACTS {
+        if key(p).is_none() {
             return;
         }
-        if let Some((s, j)) = key(p) {
-            self.seen.push((s, j, !neg));
-        }
+        POOL.with(|pool| {
+            let mut pool = pool.borrow_mut();
+            if pool.len(self.last) < MAX_FACTS {
+                self.last = pool.cons(Learnt::of(p), !neg, self.last);
+            }
+        })
     }
 
     /// Decides literal `p` (negated if `neg`) from the facts, as fold_edge does: the
@@ -96,38 +244,73 @@ impl Facts {
     /// inferred (libpcap does not decide `f > 1500` from `f == 0x800`).
     pub(crate) fn decide(&self, p: &Pred, neg: bool) -> Option<bool> {
         let (s, j) = key(p)?;
-        for (fs, fj, held) in self.seen.iter().rev() {
-            if *fs != s {
-                continue;
-            }
-            if *fj == j {
-                return Some(*held != neg);
-            }
-            if let (Some(w), Some(v), true) = (fj.eq_const(), j.eq_const(), *held) {
-                if w != v {
-                    return Some(neg);
+        if self.last == NIL {
+            return None;
+        }
+        POOL.with(|pool| {
+            for f in pool.borrow().iter(self.last) {
+                let (fs, fj) = f.key();
+                if fs != s {
+                    continue;
+                }
+                if fj == j {
+                    return Some(f.held != neg);
+                }
+                if let (Some(w), Some(v), true) = (fj.eq_const(), j.eq_const(), f.held) {
+                    if w != v {
+                        return Some(neg);
+                    }
                 }
             }
-        }
-        None
+            None
+        })
     }
 
     /// The facts every one of `ways` has (`ways` is never empty).
     pub(crate) fn shared(mut ways: Vec<Facts>) -> Facts {
-        let mut f = ways.pop().unwrap_or_default();
-        f.seen.retain(|x| ways.iter().all(|w| w.seen.contains(x)));
-        f
+        let f = ways.pop().unwrap_or_default();
+        let kept: Option<Vec<(Learnt, bool)>> = POOL.with(|p| {
+            let p = p.borrow();
+            let contains = |w: &Facts, x: &Fact| {
+                let k = x.key();
+                p.iter(w.last).any(|y| y.held == x.held && y.key() == k)
+            };
+            let kept: Vec<(Learnt, bool)> = p
+                .iter(f.last)
+                .filter(|x| ways.iter().all(|w| contains(w, x)))
+                .map(|x| (x.test.clone(), x.held))
+                .collect();
+            (kept.len() < p.len(f.last)).then_some(kept)
+        });
+        let Some(kept) = kept else { return f };
+        let mut out = Facts::default();
+        for (test, held) in kept.into_iter().rev() {
+            out.push(test, held);
+        }
+        out
     }
-}
 
-impl Facts {
     /// How many facts are recorded (a mark for [`Facts::truncate`]).
     pub(crate) fn len(&self) -> usize {
-        self.seen.len()
+        if self.last == NIL {
+            return 0;
+        }
+        POOL.with(|p| p.borrow().len(self.last))
     }
 
     /// Forgets the facts recorded after mark `n`.
     pub(crate) fn truncate(&mut self, n: usize) {
-        self.seen.truncate(n);
+        if self.last == NIL {
+            return;
+        }
+        POOL.with(|p| {
+            let mut p = p.borrow_mut();
+            while p.len(self.last) > n {
+                let old = self.last;
+                self.last = p.nodes[old as usize].before;
+                p.add_ref(self.last);
+                p.release(old);
+            }
+        })
     }
 }

@@ -22,7 +22,7 @@ pub(crate) type Forks = u32;
 pub(crate) const LEAF_FORKS: Forks = 16;
 
 /// A list entered by the walk.
-#[derive(Clone)]
+#[derive(Clone, Copy)]
 struct Frame<'a> {
     list: &'a [Nnf],
     /// The index of the child the walk is in.
@@ -33,7 +33,6 @@ struct Frame<'a> {
 }
 
 /// A walk in progress.
-#[derive(Clone)]
 struct Walk<'a> {
     stack: Vec<Frame<'a>>,
     /// What the path knows (decides tests).
@@ -102,10 +101,15 @@ fn run<'a>(mut w: Walk<'a>, mut step: Step<'a>, forks: &mut Forks) -> Option<boo
                     }
                     None if *forks > 0 && burn(1) => {
                         *forks -= 1;
-                        // Both branches, threaded with what dominates this test.
-                        let mut held = w.clone();
-                        held.dom.learn(p, *neg);
-                        held.path = held.dom.clone();
+                        // Both branches, threaded with what dominates this test (so the
+                        // path's own facts are not copied, only dropped).
+                        let mut dom = w.dom.clone();
+                        dom.learn(p, *neg);
+                        let held = Walk {
+                            stack: w.stack.clone(),
+                            path: dom.clone(),
+                            dom,
+                        };
                         let a = run(held, Step::Done(true), forks)?;
                         w.dom.learn(p, !*neg);
                         w.path = w.dom.clone();
@@ -131,7 +135,7 @@ fn run<'a>(mut w: Walk<'a>, mut step: Step<'a>, forks: &mut Forks) -> Option<boo
         // Pass the outcome up until a list goes on to its next child.
         step = Step::Done(val);
         while let Some(top) = w.stack.last_mut() {
-            let f = top.clone();
+            let f = *top;
             if val == f.is_and && f.at + 1 < f.list.len() {
                 // The next child is reached only past this one, going this way.
                 top.at += 1;

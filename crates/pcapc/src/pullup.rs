@@ -27,6 +27,7 @@ use crate::facts::Facts;
 use crate::lower::ir::{Cmp, Pred, Test};
 use crate::normal::{is_root_probe, Nnf};
 use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 /// Most paths (and so verdict-ending chains of tests) a filter may have for its
 /// pulls to be modelled; each path is walked once per pull tried.
@@ -61,6 +62,33 @@ type Trail<'a> = Vec<(&'a Nnf, bool)>;
 fn id(n: &Nnf) -> Id {
     n as Id
 }
+
+/// Hashes a block's address with one multiply: the maps below are looked up on every
+/// step of every path, and SipHash's resistance to chosen keys buys nothing for them.
+#[derive(Default)]
+struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_usize(b as usize);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        // Fold the well-mixed high half onto the low bits the table indexes by (an
+        // address's lowest bits are always zero).
+        let h = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        self.0 = h ^ (h >> 32);
+    }
+}
+
+type IdMap<V> = HashMap<Id, V, BuildHasherDefault<IdHasher>>;
+type IdSet = HashSet<Id, BuildHasherDefault<IdHasher>>;
 
 /// `n` with the tests libpcap's pullups move reordered (see the module docs).
 pub(crate) fn pullup(n: Nnf) -> Nnf {
@@ -228,7 +256,7 @@ enum Stop<'a> {
 /// Every path through `root`, forking at each test the path's facts do not decide,
 /// and the tests some path reaches with its outcome decided; `None` past the limits
 /// or where the tree has parts the model leaves alone.
-fn explore(root: &Nnf) -> Option<(Vec<Path<'_>>, HashSet<Id>)> {
+fn explore(root: &Nnf) -> Option<(Vec<Path<'_>>, IdSet)> {
     let mut out = Vec::new();
     let mut walk = Walk::default();
     let mut work: Vec<(Cursor, Next, Trail)> = vec![(Cursor::default(), Ok(root), Vec::new())];
@@ -244,13 +272,16 @@ fn explore(root: &Nnf) -> Option<(Vec<Path<'_>>, HashSet<Id>)> {
                 }
             }
             Stop::Test(n, p, neg) => {
-                for o in [false, true] {
-                    let mut c = cur.clone();
-                    c.facts.learn(p, !o);
-                    let mut t = trail.clone();
-                    t.push((n, o));
-                    work.push((c, Err(o != neg), t));
-                }
+                // The false branch on a copy, then the true one on the walk itself.
+                let mut c = cur.clone();
+                c.facts.learn(p, true);
+                let mut t = trail.clone();
+                t.push((n, false));
+                work.push((c, Err(neg), t));
+                cur.facts.learn(p, false);
+                let mut trail = trail;
+                trail.push((n, true));
+                work.push((cur, Err(!neg), trail));
             }
         }
     }
@@ -262,7 +293,7 @@ fn explore(root: &Nnf) -> Option<(Vec<Path<'_>>, HashSet<Id>)> {
 #[derive(Default)]
 struct Walk {
     steps: usize,
-    decided: HashSet<Id>,
+    decided: IdSet,
 }
 
 /// Walks from `next` to the next test the facts do not decide, or to the verdict.
@@ -341,10 +372,10 @@ struct Node<'a> {
 }
 
 struct Graph<'a> {
-    nodes: HashMap<Id, Node<'a>>,
+    nodes: IdMap<Node<'a>>,
     root: Option<Succ>,
-    /// Each path's blocks and their places on it.
-    places: Vec<HashMap<Id, usize>>,
+    /// How many paths there are.
+    paths: usize,
 }
 
 impl<'a> Graph<'a> {
@@ -352,12 +383,9 @@ impl<'a> Graph<'a> {
     /// different paths (the paths' facts then thread further than the blocks'
     /// dominators would, and the graph is not libpcap's).
     fn new(paths: &[Path<'a>]) -> Option<Graph<'a>> {
-        let mut nodes: HashMap<Id, Node> = HashMap::new();
-        let mut places = Vec::with_capacity(paths.len());
+        let mut nodes: IdMap<Node> = IdMap::default();
         for (k, p) in paths.iter().enumerate() {
-            let mut here = HashMap::with_capacity(p.steps.len());
             for (i, &(lit, o)) in p.steps.iter().enumerate() {
-                here.insert(id(lit), i);
                 let next = match p.steps.get(i + 1) {
                     Some(&(m, _)) => Succ::Test(id(m)),
                     None => Succ::Ret(p.verdict),
@@ -376,7 +404,6 @@ impl<'a> Graph<'a> {
                 }
                 node.level = node.level.max(p.steps.len() - i);
             }
-            places.push(here);
         }
         let edges: Vec<(Id, Id)> = nodes
             .iter()
@@ -399,7 +426,7 @@ impl<'a> Graph<'a> {
         Some(Graph {
             nodes,
             root,
-            places,
+            paths: paths.len(),
         })
     }
 
@@ -417,9 +444,10 @@ impl<'a> Graph<'a> {
         // reverse.
         let (keep, along) = if is_or { (1, 0) } else { (0, 1) };
         let target = node.succ[keep];
+        let b_at = self.places(b);
         let on_chain = |id: Id| {
             let n = &self.nodes[&id];
-            plain(n.lit) && n.succ[keep] == target && self.dominates(b, id)
+            plain(n.lit) && n.succ[keep] == target && Self::dominates(&b_at, b, id, n)
         };
         let next = |id: Id| match self.nodes[&id].succ[along] {
             Some(Succ::Test(m)) => Some(m),
@@ -458,13 +486,19 @@ impl<'a> Graph<'a> {
         })
     }
 
-    /// Whether every path through `n` passes `b` first (`b` dominates `n`).
-    fn dominates(&self, b: Id, n: Id) -> bool {
-        b == n
-            || self.nodes[&n]
-                .on
-                .iter()
-                .all(|&(k, i)| self.places[k].get(&b).is_some_and(|&j| j < i))
+    /// `b`'s place on each path (the last, should it be met twice).
+    fn places(&self, b: Id) -> Vec<Option<usize>> {
+        let mut at = vec![None; self.paths];
+        for &(k, i) in &self.nodes[&b].on {
+            at[k] = Some(i);
+        }
+        at
+    }
+
+    /// Whether every path through `n` (whose node is `node`) passes `b` first (`b`
+    /// dominates `n`); `b_at` is [`Graph::places`] of `b`.
+    fn dominates(b_at: &[Option<usize>], b: Id, n: Id, node: &Node) -> bool {
+        b == n || node.on.iter().all(|&(k, i)| b_at[k].is_some_and(|j| j < i))
     }
 
     /// The edges after `pull`, as or_pullup/and_pullup set them.
@@ -507,7 +541,7 @@ impl<'a> Graph<'a> {
 
 /// A flow graph's edges, with each block's predicate.
 struct Edges {
-    succ: HashMap<Id, (Pred, [Option<Succ>; 2])>,
+    succ: IdMap<(Pred, [Option<Succ>; 2])>,
     root: Option<Succ>,
 }
 
