@@ -59,8 +59,8 @@ impl Args {
         let Some(path) = &self.filter_file else {
             return Ok(self.expression.join(" "));
         };
-        let bytes = std::fs::read(path)
-            .with_context(|| format!("can't open {}", path.display()))?;
+        let bytes =
+            std::fs::read(path).with_context(|| format!("can't open {}", path.display()))?;
         if bytes.contains(&0) {
             bail!("{}: the filter file holds a NUL byte", path.display());
         }

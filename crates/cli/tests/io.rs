@@ -229,17 +229,29 @@ fn expression_from_a_file() {
     let dir = tempfile::tempdir().expect("temp dir");
     let (input, _) = big_trace(dir.path());
     let file = dir.path().join("filter.txt");
-    std::fs::write(&file, "# web and dns\ntcp port 80 # the web\n  or udp port 53\n")
-        .expect("write filter");
+    std::fs::write(
+        &file,
+        "# web and dns\ntcp port 80 # the web\n  or udp port 53\n",
+    )
+    .expect("write filter");
     let (a, b) = (dir.path().join("a.pcap"), dir.path().join("b.pcap"));
     let (i, f) = (input.to_str().unwrap(), file.to_str().unwrap());
     let o = netsift(&["-r", i, "-w", a.to_str().unwrap(), "-F", f]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let o = netsift(&["-r", i, "-w", b.to_str().unwrap(), "tcp port 80 or udp port 53"]);
+    let o = netsift(&[
+        "-r",
+        i,
+        "-w",
+        b.to_str().unwrap(),
+        "tcp port 80 or udp port 53",
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
     let (a, b) = (std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
     assert_eq!(a, b);
-    assert!(record_offsets(&a).len() > 1, "the filter keeps some packets");
+    assert!(
+        record_offsets(&a).len() > 1,
+        "the filter keeps some packets"
+    );
     if have_tcpdump() {
         let out = dir.path().join("t.pcap");
         let (ok, t) = tcpdump(&input, &out, &["-F", f], "");
