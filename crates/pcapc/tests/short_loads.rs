@@ -6,17 +6,22 @@ use netsift_isa::PassSet;
 use netsift_pcapc::compile;
 use netsift_wire::LinkType;
 
+/// The compiled program of `text` as `netsift -d` lists it.
+fn program(text: &str, lt: LinkType) -> String {
+    compile(text, lt)
+        .unwrap_or_else(|e| panic!("{text}: {e}"))
+        .to_string()
+}
+
 /// `(host or byte 13 > 48) and ip6 and vrrp` cannot hold, but `ip6`'s two branches
 /// stop at different tests of `not dst ::1`, so libpcap keeps it and every test
 /// before it: the host tests still load the IPv4 and ARP addresses.
 #[test]
 fn tests_before_a_false_conjunction_stay_when_their_branches_part() {
-    let set = compile(
+    let listing = program(
         "host 0.0.0.0 or (byte 13 > 48) && (ip6) && vrrp || not dst ::1",
         LinkType::EN10MB,
-    )
-    .expect("compiles");
-    let listing = set.to_string();
+    );
     assert!(listing.contains("eq2 [26:4]"), "{listing}");
     assert!(listing.contains("eq2 [28:4]"), "{listing}");
 }
@@ -25,12 +30,7 @@ fn tests_before_a_false_conjunction_stay_when_their_branches_part() {
 /// decide the whole filter, `opt_root` leaves a bare return and nothing is loaded.
 #[test]
 fn a_filter_decided_by_computed_constants_loads_nothing() {
-    let set = compile(
-        "(vrrp) || (ip6 src and dst host 2001:db8:1::10) && (igmp[icmp6[icmp6code]:2] > 6) || (-243148308 <= (0 - 93141))",
-        LinkType::LINUX_SLL2,
-    )
-    .expect("compiles");
-    assert_eq!(set.to_string(), PassSet::accept_all().to_string());
+    assert_eq!(program("(vrrp) || (ip6 src and dst host 2001:db8:1::10) && (igmp[icmp6[icmp6code]:2] > 6) || (-243148308 <= (0 - 93141))", LinkType::LINUX_SLL2), PassSet::accept_all().to_string());
 }
 
 /// `port 25` is `ip proto 132, 6 or 17, then the ports` per IP version. Once `ip
@@ -39,15 +39,13 @@ fn a_filter_decided_by_computed_constants_loads_nothing() {
 /// packet is accepted without loading its ports. The SCTP and TCP ports still load.
 #[test]
 fn tests_that_the_rest_of_the_or_settles_go_at_any_depth() {
-    let set = compile("(port 25) or (udp)", LinkType::RAW).expect("compiles");
-    let listing = set.to_string();
+    let listing = program("(port 25) or (udp)", LinkType::RAW);
     assert!(listing.contains("eq [9:1] in {0x84, 0x6}\n"), "{listing}");
     assert!(listing.contains("eq [6:1] in {0x84, 0x6}\n"), "{listing}");
     assert!(!listing.contains("0x6, 0x11}"), "{listing}");
     // Once `ip proto 132` held, the TCP and UDP alternatives after it are decided
     // false and `sctp` true: the SCTP port is not loaded either.
-    let set = compile("(dst port 1024) || (sctp)", LinkType::EN10MB).expect("compiles");
-    let listing = set.to_string();
+    let listing = program("(dst port 1024) || (sctp)", LinkType::EN10MB);
     assert!(listing.contains("eq [23:1] in {0x6, 0x11}\n"), "{listing}");
     assert!(!listing.contains("0x84, 0x6"), "{listing}");
 }
@@ -60,27 +58,21 @@ fn tests_that_the_rest_of_the_or_settles_go_at_any_depth() {
 /// OR: `!ip src or dst host A || !ip src host B` compares the source with B first.
 #[test]
 fn a_later_test_of_the_loaded_field_is_pulled_in_front() {
-    let listing = compile("not (host 172.16.5.4 and 192.168.2.7)", LinkType::EN10MB)
-        .expect("compiles")
-        .to_string();
+    let listing = program("not (host 172.16.5.4 and 192.168.2.7)", LinkType::EN10MB);
     assert!(
         listing.contains("not eq [26:4] in {0xac100504, 0xc0a80207}\n"),
         "{listing}"
     );
-    let listing = compile(
+    let listing = program(
         "!ip src or dst host 10.0.0.3 || !ip src host 224.0.0.251",
         LinkType::LOOP,
-    )
-    .expect("compiles")
-    .to_string();
+    );
     assert!(
         listing.contains("not eq [16:4] in {0xa000003, 0xe00000fb}\n"),
         "{listing}"
     );
     // A run of src-or-dst pairs keeps its packed form, already in the pulled order.
-    let listing = compile("ip and tcp port (22 or 80)", LinkType::EN10MB)
-        .expect("compiles")
-        .to_string();
+    let listing = program("ip and tcp port (22 or 80)", LinkType::EN10MB);
     assert!(
         listing.contains("eq2 [@1+0:2] or [+2] & 0xffff in {0x16, 0x50}"),
         "{listing}"

@@ -91,29 +91,21 @@ impl NetsiftBatch {
         self.set.simd()
     }
 
-    /// The previous timing loop: one batch at a time, no prefetch (for A/B runs).
+    /// The timing loop before prefetching: one batch gathered at a time (for A/B runs).
     pub fn count_plain(&mut self, pkts: &Packets) -> u64 {
         let mut acc = 0u64;
-        let mut data: [&[u8]; LANES] = [&[]; LANES];
-        let mut wire = [0u32; LANES];
-        let mut n = 0;
-        for (d, w) in pkts.iter() {
-            data[n] = d;
-            wire[n] = w;
-            n += 1;
-            if n == LANES {
-                let m = self.set.filter_batch(&mut self.scratch, &data, &wire);
-                acc += u64::from(black_box(m).count_ones());
-                n = 0;
+        let mut b = Batch::default();
+        let mut it = pkts.iter();
+        loop {
+            b.fill(&mut it);
+            if b.n == 0 {
+                return acc;
             }
-        }
-        if n > 0 {
             let m = self
                 .set
-                .filter_batch(&mut self.scratch, &data[..n], &wire[..n]);
+                .filter_batch(&mut self.scratch, b.lanes(), &b.wire[..b.n]);
             acc += u64::from(black_box(m).count_ones());
         }
-        acc
     }
 
     /// Verdicts for every packet of `pkts`.

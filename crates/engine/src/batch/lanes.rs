@@ -106,9 +106,8 @@ fn load_lanes<const N: usize>(
         let d = data[l];
         let at = base[l % LANES] as u64 + off;
         if at <= u32::MAX as u64 && at + N as u64 <= d.len() as u64 {
-            let at = at as usize;
-            let w = d[at..at + N].iter().fold(0u32, |x, &b| x << 8 | b as u32);
-            vals[l % LANES] = w & mask;
+            // SAFETY: checked just above.
+            vals[l % LANES] = unsafe { read_unchecked::<N>(d, at as usize, mask) };
         } else {
             fault |= 1 << l;
         }
@@ -221,6 +220,13 @@ impl Run<'_> {
         got2 & out1 & !self.simd.eq_any(&self.s.vals, set(all))
     }
 
+    /// The length guard: whether the bytes up to anchor `a` + `end` lie inside every
+    /// packet of the batch, so that loads there need no per-lane bounds check. Only
+    /// anchors with a value in every lane (`anchor_max`) can pass.
+    fn guarded(&self, a: u8, end: u64) -> bool {
+        self.s.anchor_max[a as usize] as u64 + end <= self.lanes.min_len as u64
+    }
+
     /// Both fields of a two-field test at once, into `vals` and `vals2`, for every
     /// lane, when the length guard covers the second (so neither can fault and
     /// neither address can overflow); returns the lanes of `eval` whose anchor
@@ -235,15 +241,12 @@ impl Run<'_> {
         mask: u32,
         eval: Mask,
     ) -> Option<Mask> {
-        let top = off as u64 + delta as u64 + size.bytes() as u64;
-        if anchor != 0 && self.s.anchor_max[anchor as usize] == u32::MAX {
-            // Not resolved lane-wide (yet): resolve, then look again.
-            self.present(anchor, eval);
-        }
-        if self.s.anchor_max[anchor as usize] as u64 + top > self.lanes.min_len as u64 {
+        // Resolving first may compute the anchor lane-wide, which the guard needs; the
+        // field-by-field path resolves it first too.
+        let present = self.present(anchor, eval);
+        if !self.guarded(anchor, off as u64 + delta as u64 + size.bytes() as u64) {
             return None;
         }
-        let present = self.present(anchor, eval);
         let base = &self.s.anchor_val[anchor as usize];
         let (data, v1, v2) = (self.lanes.data, &mut self.s.vals, &mut self.s.vals2);
         let (off, delta) = (off as usize, delta as usize);
@@ -310,11 +313,11 @@ impl Run<'_> {
         if present == 0 {
             return 0;
         }
+        let guarded = self.guarded(anchor, off + size.bytes() as u64);
         let data = self.lanes.data;
         let base = &self.s.anchor_val[anchor as usize];
         let vals = &mut self.s.vals;
-        let top = self.s.anchor_max[anchor as usize] as u64 + off + size.bytes() as u64;
-        if top <= self.lanes.min_len as u64 {
+        if guarded {
             // The length guard holds: the field is inside every packet of the batch,
             // so every lane loads without per-lane bookkeeping.
             let at = off as usize;
