@@ -1,7 +1,9 @@
 //! The batch engine against the per-packet interpreter on the shapes it rewrites:
 //! runs of negated tests on one field (fused into one "in none of the sets" test),
 //! with parents and children, anchors, and packets cut short in the middle of the
-//! fields so that faults land on every possible instruction.
+//! fields so that faults land on every possible instruction; runs of tests at fixed
+//! offsets and field pairs after the IPv4 header (loaded in one walk), over batches
+//! where the length guard holds and where a short packet breaks it.
 
 use netsift_engine::{evaluate, BatchScratch, Compiled, Mask, Scratch, Simd, Verdict, LANES};
 use netsift_isa::insn::{build, Size};
@@ -267,4 +269,93 @@ fn image_instruction_after_a_fused_run_runs_its_own_image() {
     .unwrap();
     let pkts: [&[u8]; 3] = [&[0, 7, 0], &[0, 0, 7], &[0, 0, 0]];
     assert_eq!(agree(&set, &pkts), 0b011);
+}
+
+/// Tests on fields at fixed offsets (fused into one-pass loads under the length
+/// guard), mixed with anchored ones that break the runs.
+fn direct_insn() -> impl Strategy<Value = Instruction> {
+    (
+        0u32..44,
+        prop_oneof![Just(Size::B1), Just(Size::B2), Just(Size::B4)],
+        prop_oneof![Just(u32::MAX), Just(0x3u32), Just(0x0300)],
+        any::<bool>(),
+        prop::bool::weighted(0.15),
+        prop::collection::vec(any::<u32>(), 1..=3),
+    )
+        .prop_map(|(off, size, mask, neg, anchored, vals)| {
+            let anchor = u8::from(anchored);
+            // Bytes of 0 or 1, so fields often match packets of bytes 0-3.
+            let vals: Vec<u32> = vals
+                .iter()
+                .map(|v| (v & 0x0101_0101 & (u32::MAX >> (32 - 8 * size.bytes() as u32))) & mask)
+                .collect();
+            build::eq(anchor, off, size, mask, &vals)
+                .expect("three values fit")
+                .with_negate(neg)
+        })
+}
+
+/// Two-field tests on a word after the IPv4 header (a port pair and its kin: the
+/// anchor and both fields load in one walk), at offsets that put the word past
+/// some packets.
+fn pair_insn() -> impl Strategy<Value = Instruction> {
+    (
+        prop_oneof![
+            Just((Size::B2, 2u16)),
+            Just((Size::B1, 1)),
+            Just((Size::B1, 3)),
+            Just((Size::B2, 1)),
+        ],
+        0u32..8,
+        any::<bool>(),
+        any::<bool>(),
+        prop::collection::vec(0u32..2, 1..=3),
+    )
+        .prop_map(|((size, delta), off, both, neg, vals)| {
+            let vals: Vec<u32> = vals.iter().map(|v| v * 0x0101 & 0xffff).collect();
+            let mask = if size == Size::B1 { 0xff } else { 0xffff };
+            build::eq2(1, off, delta, both, size, mask, &vals)
+                .expect("three values fit")
+                .with_negate(neg)
+        })
+}
+
+fn direct_set() -> impl Strategy<Value = PassSet> {
+    let insn = prop_oneof![4 => direct_insn(), 1 => pair_insn()];
+    prop::collection::vec((prop::collection::vec(insn, 0..10), any::<bool>()), 1..4).prop_map(
+        |passes| {
+            let mut raw: Vec<_> = passes
+                .into_iter()
+                .map(|(insns, _)| (PassKind::Root, None, insns))
+                .collect();
+            // Faults visible, as in `pass_set`.
+            raw.push((PassKind::Root, None, Vec::new()));
+            let anchors = vec![
+                Anchor::new(AnchorRule::Const, 0, 0),
+                Anchor::new(AnchorRule::Ipv4Payload, 0, 14),
+            ];
+            PassSet::from_raw(raw, anchors).expect("valid")
+        },
+    )
+}
+
+/// Mostly packets long enough for every field (so the guard holds), now and then
+/// a short one (so it does not, and the tests run one by one with their faults).
+fn direct_packets() -> impl Strategy<Value = Vec<Vec<u8>>> {
+    let len = prop_oneof![9 => 44usize..=52, 1 => 0usize..44];
+    // Bytes 0-1, so tests often pass and runs reach their later tests.
+    prop::collection::vec(
+        len.prop_flat_map(|n| prop::collection::vec(0u8..2, n)),
+        1..=LANES,
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
+
+    #[test]
+    fn direct_runs_agree_with_the_interpreter(set in direct_set(), pkts in direct_packets()) {
+        let data: Vec<&[u8]> = pkts.iter().map(|p| p.as_slice()).collect();
+        agree(&set, &data);
+    }
 }

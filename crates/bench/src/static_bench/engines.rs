@@ -135,14 +135,14 @@ impl Engine for NetsiftBatch {
         let ahead = self.prefetch_ahead.min(RING - 1);
         let mut acc = 0u64;
         let mut ring: [Batch; RING] = Default::default();
-        let mut it = pkts.iter();
+        let mut chunks = pkts.meta.chunks(LANES);
         for b in &mut ring[..ahead.max(1)] {
-            b.fill(&mut it);
+            b.fill_from(pkts, chunks.next());
         }
         let mut cur = 0;
         loop {
             let later = (cur + ahead.max(1)) % RING;
-            ring[later].fill(&mut it);
+            ring[later].fill_from(pkts, chunks.next());
             if ahead > 0 {
                 self.set.prefetch(ring[(cur + ahead) % RING].lanes());
             }
@@ -180,6 +180,17 @@ impl Default for Batch<'_> {
 impl<'a> Batch<'a> {
     fn lanes(&self) -> &[&'a [u8]] {
         &self.data[..self.n]
+    }
+
+    /// The packets of one chunk of the trace's index (none at its end).
+    #[inline]
+    fn fill_from(&mut self, pkts: &'a Packets, chunk: Option<&[(usize, u32, u32)]>) {
+        let chunk = chunk.unwrap_or_default();
+        for ((d, w), &(s, n, wl)) in self.data.iter_mut().zip(&mut self.wire).zip(chunk) {
+            *d = &pkts.bytes[s..s + n as usize];
+            *w = wl;
+        }
+        self.n = chunk.len();
     }
 
     /// The next (up to) [`LANES`] packets of `it`.

@@ -178,6 +178,8 @@ impl Run<'_> {
             }
             Op::Len { start, n } => {
                 let r = &pool[start as usize..(start + 2 * n) as usize];
+                let w = self.lanes.wire;
+                self.s.wire[..w.len()].copy_from_slice(w);
                 (eval, self.simd.in_ranges(&self.s.wire, r) & eval)
             }
             Op::Image => unreachable!("the batch form keeps images as Kind::Image"),
@@ -241,6 +243,9 @@ impl Run<'_> {
         mask: u32,
         eval: Mask,
     ) -> Option<Mask> {
+        if let Some(got) = self.ipv4_pair(anchor, off, delta, size, mask, eval) {
+            return Some(got);
+        }
         // Resolving first may compute the anchor lane-wide, which the guard needs; the
         // field-by-field path resolves it first too.
         let present = self.present(anchor, eval);
@@ -447,7 +452,7 @@ impl Run<'_> {
                 }
             }
             let before = sc.anchor_valid;
-            let r = image_insn(self.c, sc, self.lanes.data[l], self.s.wire[l], insn);
+            let r = image_insn(self.c, sc, self.lanes.data[l], self.lanes.wire[l], insn);
             let mut new = sc.anchor_valid & !before;
             while new != 0 {
                 let a = new.trailing_zeros() as usize;

@@ -26,9 +26,14 @@
 //!   images) run per lane through the per-packet interpreter, with the lane's anchors.
 //! - Length guard: a direct load (anchor 0) that fits in the shortest packet of the
 //!   batch needs no per-lane bounds bookkeeping.
+//! - Runs of tests at fixed offsets load all their fields in one walk over the lanes
+//!   ([`direct`]), and a port pair after an IPv4 header loads with its anchor in one
+//!   walk ([`transport`]), both under the length guard.
 
+mod direct;
 mod form;
 mod lanes;
+mod transport;
 mod walk;
 
 pub(crate) use form::Form;
@@ -72,6 +77,8 @@ pub struct BatchScratch {
     /// The second field of a two-field test, when both are loaded at once.
     vals2: [u32; LANES],
     wire: [u32; LANES],
+    /// The fields of a [`form::Kind::Direct`] run, one array per test.
+    direct: [[u32; LANES]; form::DIRECT_MAX],
     /// For opcodes run per lane by the per-packet interpreter.
     scalar: Scratch,
 }
@@ -104,12 +111,13 @@ impl BatchScratch {
             vals: [0; LANES],
             vals2: [0; LANES],
             wire: [0; LANES],
+            direct: [[0; LANES]; form::DIRECT_MAX],
             scalar: Scratch::new(),
         }
     }
 
     /// Starts a batch of `n` lanes over a set of `passes` passes.
-    fn begin(&mut self, passes: usize, all: Mask, wire_lens: &[u32]) {
+    fn begin(&mut self, passes: usize, all: Mask) {
         if self.pass_epoch.len() < passes {
             self.pass_epoch.resize(passes, 0);
             self.ran.resize(passes, 0);
@@ -137,7 +145,6 @@ impl BatchScratch {
         self.anchor_max[0] = 0;
         self.touched = 1;
         self.dead = 0;
-        self.wire[..wire_lens.len()].copy_from_slice(wire_lens);
     }
 }
 
@@ -166,15 +173,19 @@ pub(crate) struct Lanes<'a> {
     pub all: Mask,
     /// The shortest captured length of the batch: the length guard.
     pub min_len: usize,
+    /// The packets' lengths on the wire (copied into the scratch's lane array only
+    /// by the LEN test, which compares them lane-wise).
+    pub wire: &'a [u32],
 }
 
 impl<'a> Lanes<'a> {
-    fn new(data: &'a [&'a [u8]], n: usize) -> Lanes<'a> {
+    fn new(data: &'a [&'a [u8]], wire: &'a [u32], n: usize) -> Lanes<'a> {
         let data = &data[..n];
         Lanes {
             data,
             all: lanes_of(n),
             min_len: shortest(data),
+            wire: &wire[..n],
         }
     }
 }
@@ -199,8 +210,8 @@ impl crate::Compiled {
         if self.batch_form().accept_all {
             return lanes_of(n);
         }
-        let lanes = Lanes::new(packets, n);
-        scratch.begin(self.batch_form().passes.len(), lanes.all, &wire_lens[..n]);
+        let lanes = Lanes::new(packets, wire_lens, n);
+        scratch.begin(self.batch_form().passes.len(), lanes.all);
         walk::Run::new(self, scratch, lanes).all()
     }
 

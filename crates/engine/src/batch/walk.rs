@@ -107,6 +107,7 @@ impl<'a> Run<'a> {
             },
             Kind::Image => self.image(idx, k, eval),
             Kind::NotIn(f) => self.not_in(f, eval),
+            Kind::Direct(i) => self.direct(i as usize, eval),
         }
     }
 
