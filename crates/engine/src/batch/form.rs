@@ -99,6 +99,10 @@ pub(crate) struct Form {
     /// could help and which the hardware prefetcher keeps fed (measured: filter 2,
     /// `ip`, ran 8% slower with it; filters 3-6 ran 4-10% faster).
     pub prefetch: bool,
+    /// Every pass is a root pass without parent or children and no instruction is a
+    /// GROUP (most static filters): the walk needs no per-pass records
+    /// (`super::walk::Run::lean`).
+    pub lean: bool,
     /// The runs of fixed-offset tests ([`Kind::Direct`]).
     pub directs: Vec<Direct>,
     /// Each anchor decoded: (parent, rule, offset), or `None` for one that never
@@ -169,12 +173,19 @@ impl Form {
                 (parent < a).then_some((parent, x.rule()?, x.offset() as u32))
             })
             .collect();
+        let lean = passes.iter().all(|p| {
+            p.kind == PassKind::Root
+                && p.parent.is_none()
+                && !p.has_child
+                && !p.ops.iter().any(|o| matches!(o.kind, Kind::Group { .. }))
+        });
         Form {
             passes,
             roots,
             pool,
             accept_all,
             prefetch,
+            lean,
             directs,
             anchors,
         }

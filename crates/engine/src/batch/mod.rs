@@ -212,7 +212,12 @@ impl crate::Compiled {
         }
         let lanes = Lanes::new(packets, wire_lens, n);
         scratch.begin(self.batch_form().passes.len(), lanes.all);
-        walk::Run::new(self, scratch, lanes).all()
+        let run = walk::Run::new(self, scratch, lanes);
+        if self.batch_form().lean {
+            run.lean()
+        } else {
+            run.all()
+        }
     }
 
     /// Asks the CPU to start fetching the start of each packet of `packets` into

@@ -40,6 +40,31 @@ impl<'a> Run<'a> {
         accepted & !self.s.dead
     }
 
+    /// [`all`](Self::all) for a [`lean`](super::form::Form::lean) set: each root
+    /// pass runs once, in order, for the lanes no earlier one accepted, so nothing
+    /// needs recording between passes (the per-pass epochs, "ran" and "accepted"
+    /// masks are for GROUP members and parents).
+    pub fn lean(mut self) -> Mask {
+        let form = self.c.batch_form();
+        let mut pending = self.lanes.all;
+        let mut accepted = 0;
+        for &i in &form.roots {
+            if pending == 0 {
+                break;
+            }
+            let mut live = pending;
+            for op in &form.passes[i].ops {
+                if live == 0 {
+                    break;
+                }
+                live &= self.op(i, op.at as usize, op, live, 0) & !self.s.dead;
+            }
+            accepted |= live;
+            pending &= !live & !self.s.dead;
+        }
+        accepted & !self.s.dead
+    }
+
     /// Runs pass `idx` for the lanes `want`; returns those of them it accepts. A lane
     /// that already ran it in this batch (a GROUP member named twice) gets its saved
     /// result, as in the per-packet engine.
