@@ -33,7 +33,6 @@ impl Run<'_> {
             return live;
         }
         match d.n {
-            1 => self.direct_k::<1>(d, eval),
             2 => self.direct_k::<2>(d, eval),
             3 => self.direct_k::<3>(d, eval),
             _ => self.direct_k::<4>(d, eval),

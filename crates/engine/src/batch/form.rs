@@ -282,7 +282,9 @@ fn direct_test(op: &BOp) -> Option<(Op, bool)> {
 }
 
 /// Replaces each run of two or more fixed-offset tests by [`Kind::Direct`] ops of
-/// at most [`DIRECT_MAX`] tests each, recorded in `directs`.
+/// at most [`DIRECT_MAX`] tests each, recorded in `directs`. A single test stays
+/// as it is: fused, it ran fewer instructions but measured slower (filter 2, `ip`,
+/// docs/BENCHMARKS.md).
 fn fuse_direct(ops: &[BOp], pool: &mut Vec<u32>, directs: &mut Vec<Direct>) -> Vec<BOp> {
     let mut out = Vec::with_capacity(ops.len());
     let mut i = 0;
@@ -291,7 +293,7 @@ fn fuse_direct(ops: &[BOp], pool: &mut Vec<u32>, directs: &mut Vec<Direct>) -> V
         while j < ops.len() && j - i < DIRECT_MAX && direct_test(&ops[j]).is_some() {
             j += 1;
         }
-        if j == i {
+        if j - i < 2 {
             out.push(ops[i]);
             i += 1;
             continue;
