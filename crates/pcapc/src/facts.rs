@@ -15,21 +15,23 @@ use netsift_isa::{RelOp, Size};
 use std::cell::RefCell;
 
 /// The value a test compares (what BPF's accumulator holds at the jump).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Subject<'a> {
     /// A primitive's field: the load, masked.
     Field(Loc, Size, u32),
     /// The left side of a relation.
     Value(&'a Val),
+    /// The wire length (`ld len` of `less`/`greater`).
+    Len,
 }
 
 /// The jump made on the subject.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 enum Jump<'a> {
     Test(Test),
     /// `rel rhs` (`jeq`, `jgt`, `jge` on the X register or a constant).
     Rel(RelOp, &'a Val),
-    /// `x & k == 0`, which opt_peep makes `jset #k` on `x`.
+    /// A primitive's `f & k == 0`, which opt_peep makes `jset #k` on `f`.
     Jset(u32),
 }
 
@@ -199,6 +201,15 @@ impl Fact {
 }
 
 fn cmp_key(c: &Cmp) -> (Subject<'_>, Jump<'_>) {
+    // `ld; and #k; jeq #0` becomes `jset #k` on the load (opt_peep, before any
+    // threading), a jump of another kind: fold_edge never decides it from `f & k ==
+    // v` (`mpls and ... and mpls` keeps both bottom-of-stack tests).
+    if c.test == Test::Eq(0) && c.mask != c.size.max() {
+        return (
+            Subject::Field(c.loc, c.size, c.size.max()),
+            Jump::Jset(c.mask),
+        );
+    }
     (Subject::Field(c.loc, c.size, c.mask), Jump::Test(c.test))
 }
 
@@ -206,18 +217,68 @@ fn cmp_key(c: &Cmp) -> (Subject<'_>, Jump<'_>) {
 fn key(p: &Pred) -> Option<(Subject<'_>, Jump<'_>)> {
     match p {
         Pred::Cmp(c) => Some(cmp_key(c)),
-        Pred::Rel { rel, lhs, rhs } => {
-            if let (RelOp::Eq, Val::Bin(netsift_isa::ArithOp::And, x, k), Val::Const(0)) =
-                (rel, lhs, rhs)
-            {
-                if let Val::Const(k) = **k {
-                    return Some((Subject::Value(x), Jump::Jset(k)));
-                }
-            }
-            Some((Subject::Value(lhs), Jump::Rel(*rel, rhs)))
-        }
+        // `len rel k` keeps the length in scratch memory and compares it with X
+        // holding `k`, which opt_peep turns into the jump `greater`/`less` make on
+        // `ld len`: the same value and jump (`greater 1500 and len < 1500` is
+        // refused as rejecting everything).
+        Pred::Rel {
+            rel,
+            lhs: Val::Len,
+            rhs: Val::Const(k),
+        } => Some((
+            Subject::Len,
+            Jump::Test(match rel {
+                RelOp::Eq => Test::Eq(*k),
+                RelOp::Gt => Test::Gt(*k),
+                RelOp::Ge => Test::Ge(*k),
+            }),
+        )),
+        // A relation's `x & k` is `and x` (k in X) when threading runs; it becomes
+        // `and #k` and then `jset` only in the second round. So `x & k == 0` is an
+        // equality like any other there: `ether[0] & 1 = 0 and ether[0] & 1 = 1` is
+        // decided false.
+        Pred::Rel { rel, lhs, rhs } => Some((Subject::Value(lhs), Jump::Rel(*rel, rhs))),
+        Pred::Len(t) => Some((Subject::Len, Jump::Test(*t))),
         _ => None,
     }
+}
+
+/// A test as fold_edge compares it, in integers: two tests decide each other only
+/// if their `subject`s are equal; then equal `test`s have the same outcome, and an
+/// equality that held decides an equality with another constant false.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct TestKey {
+    /// A hash of the value compared.
+    pub subject: u64,
+    /// A hash of the value and the jump.
+    pub test: u64,
+    /// The constant of an equality jump.
+    pub eq: Option<u32>,
+}
+
+/// The [`TestKey`] of `p`, if the optimizer can decide `p` from an earlier test at
+/// all (what [`Facts::decide`] does, by hashes).
+pub(crate) fn test_key(p: &Pred) -> Option<TestKey> {
+    let (s, j) = key(p)?;
+    Some(TestKey {
+        subject: hash_of(s),
+        test: hash_of((s, j)),
+        eq: j.eq_const(),
+    })
+}
+
+/// The `subject` of a [`TestKey`] for the constant `k` in the accumulator: what a
+/// relation whose left side is the number `k` compares, and what gencode's constant
+/// blocks leave there (`ld #0` for true, `ld #1` for false).
+pub(crate) fn const_subject(k: u32) -> u64 {
+    hash_of(Subject::Value(&Val::Const(k)))
+}
+
+fn hash_of(x: impl std::hash::Hash) -> u64 {
+    use std::hash::Hasher;
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    x.hash(&mut h);
+    h.finish()
 }
 
 impl Facts {

@@ -14,6 +14,7 @@ pub mod lower;
 pub mod normal;
 mod prune;
 mod pullup;
+mod rejects;
 pub mod select;
 mod stack;
 pub mod syntax;
@@ -45,12 +46,26 @@ pub fn compile_for(text: &str, target: Target) -> Result<PassSet, Error> {
 fn compile_here(text: &str, target: Target) -> Result<PassSet, Error> {
     let expr = syntax::parse_here(text)?;
     let (tree, anchors) = lower::lower(expr.as_ref(), text, target)?;
-    let nnf = normal::simplify(normal::normalize(tree));
     let whole = Span::new(0, text.len());
-    select::select(&nnf, &anchors).map_err(|e| match e {
-        select::SelectError::RejectsAll => {
-            Error::new("expression rejects all packets", whole, text)
+    let rejects_all = || Error::new("expression rejects all packets", whole, text);
+    // libpcap refuses a filter when its optimizer finds no path to acceptance, which
+    // depends on where its flow graph loses facts, not on whether a packet can match
+    // (see `rejects`): decide that on the tree as generated, before any folding.
+    let libpcap_refuses = rejects::rejects_all(&tree);
+    if libpcap_refuses == Some(true) {
+        return Err(rejects_all());
+    }
+    let nnf = normal::simplify(normal::normalize(tree));
+    match select::select(&nnf, &anchors) {
+        Ok(set) => Ok(set),
+        // netsift proved that no packet matches, but libpcap's optimizer could not:
+        // it builds a program whose accepting return no packet reaches (a short one
+        // faults first, which rejects too). So does this one.
+        Err(select::SelectError::RejectsAll) if libpcap_refuses == Some(false) => {
+            Ok(select::reject_all())
         }
-        select::SelectError::TooBig(m) => Error::new(m, whole, text),
-    })
+        // Too big for the analysis: the normal form's verdict stands.
+        Err(select::SelectError::RejectsAll) => Err(rejects_all()),
+        Err(select::SelectError::TooBig(m)) => Err(Error::new(m, whole, text)),
+    }
 }

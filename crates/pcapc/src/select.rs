@@ -118,6 +118,19 @@ pub fn select(nnf: &Nnf, anchors: &[AnchorSpec]) -> Result<PassSet, SelectError>
     Ok(s.set)
 }
 
+/// A pass set that accepts no packet and loads nothing: one pass whose only test,
+/// an empty range of wire lengths, always fails (as a load-free `Pred::Known(false)`
+/// is selected). The empty pass set accepts nothing too, but a live set cannot take
+/// a clause without passes (`Swift::add`).
+pub fn reject_all() -> PassSet {
+    let mut set = PassSet::new();
+    let insn = build::len(&[(1, 0)]).expect("one range fits");
+    set.push_pass(PassKind::Root, None)
+        .and_then(|p| set.push_insn(p, insn))
+        .expect("one instruction in one pass");
+    set
+}
+
 /// Factors a disjunctive prefix shared by adjacent conjuncts:
 /// `(a or b or X1) and (a or b or X2)` becomes `a or b or (X1 and X2)`.
 ///
