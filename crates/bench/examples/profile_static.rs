@@ -3,9 +3,9 @@
 //! interleaved round by round, medians with min/max).
 //!
 //! `cargo run --release -p netsift-bench --example profile_static -- FILTER ENGINES [SECONDS]`
-//! with ENGINES a comma-separated list of `batch` (prefetching the next batch),
-//! `batch-pf2` (two batches ahead), `batch-nopf` (no prefetch), `batch-plain` (the
-//! timing loop before prefetching), `pkt`, `optc`, `bpf`, and `touch` (read one byte
+//! with ENGINES a comma-separated list of `batch` (the benchmark's netsift engine,
+//! no prefetch), `batch-pf` and `batch-pf2` (prefetching one or two batches ahead),
+//! `batch-plain` (the timing loop before prefetching existed), `pkt`, `optc`, `bpf`, and `touch` (read one byte
 //! of each packet: the memory floor). Each engine's line ends with the median of its
 //! round-by-round ratio to the first engine. `PACKETS=n` sets the trace size
 //! (default 1,000,000); SECONDS 0 runs one round (for callgrind).
@@ -54,11 +54,11 @@ fn main() {
         for (e, t) in engines.iter().zip(&mut times) {
             let start = Instant::now();
             acc += match e.as_str() {
-                "batch" | "batch-nopf" | "batch-pf2" => {
+                "batch" | "batch-pf" | "batch-pf2" => {
                     batch.prefetch_ahead = match e.as_str() {
-                        "batch-nopf" => 0,
+                        "batch-pf" => 1,
                         "batch-pf2" => 2,
-                        _ => 1,
+                        _ => 0,
                     };
                     batch.count(&pkts)
                 }

@@ -461,7 +461,7 @@ fn run_static(a: &StaticArgs) -> Result<()> {
     println!("# trace: {source}");
     println!(
         "# {} packets in memory, {} runs per (filter, engine), engines interleaved round-robin; \
-         engines: netsift (batch engine, Compiled::filter_batch, 32 packets per call, next batch prefetched), libpcap BPF interpreter \
+         engines: netsift (batch engine, Compiled::filter_batch, 32 packets per call), libpcap BPF interpreter \
          (pcap_offline_filter), Opt-C (hand-written, native Rust -O), netsift without SIMD operands, netsift without \
          SIMD operands and hierarchy, netsift one packet per call (Compiled::matches), netsift batch engine with \
          scalar kernels",

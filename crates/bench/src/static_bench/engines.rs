@@ -72,7 +72,9 @@ pub struct NetsiftBatch {
     set: Compiled,
     scratch: BatchScratch,
     /// How many batches ahead of the one being filtered are prefetched
-    /// ([`Compiled::prefetch`]); 0 for none.
+    /// ([`Compiled::prefetch`]); 0 for none, the default: with the engine of
+    /// b3958fc, prefetching one batch ahead made filter 5 about 9% slower and filter 4
+    /// about 4% faster, and left filters 3 and 6 unchanged (docs/BENCHMARKS.md).
     pub prefetch_ahead: usize,
 }
 
@@ -82,7 +84,7 @@ impl NetsiftBatch {
         NetsiftBatch {
             set: Compiled::new(set).with_simd(simd),
             scratch: BatchScratch::new(),
-            prefetch_ahead: 1,
+            prefetch_ahead: 0,
         }
     }
 

@@ -190,7 +190,7 @@ pub const ENGINES: [&str; 7] = [
 
 /// What each engine is, for report headers.
 pub const ENGINE_LABELS: [&str; 7] = [
-    "netsift (batch engine, 32 packets per call, vector compares, next batch prefetched)",
+    "netsift (batch engine, 32 packets per call, vector compares)",
     "libpcap BPF interpreter",
     "Opt-C (hand-written, native Rust -O)",
     "netsift, no SIMD operands",

@@ -227,6 +227,11 @@ impl crate::Compiled {
     /// result. It does nothing for a set that accepts everything (which reads no
     /// packet byte) or runs a single instruction (its batches end too soon for a
     /// prefetch to help), and nothing off x86-64.
+    ///
+    /// Whether it pays depends on the set and the machine: on the project's
+    /// machine it made filter 5 of the static benchmark about 9% slower and filter 4
+    /// about 4% faster (docs/BENCHMARKS.md), so [`filter_many`](Self::filter_many)
+    /// does not call it; callers that measure a gain can.
     #[inline]
     pub fn prefetch(&self, packets: &[&[u8]]) {
         if self.batch_form().prefetch {
@@ -235,7 +240,7 @@ impl crate::Compiled {
     }
 
     /// [`filter_batch`](Self::filter_batch) over any number of packets, one verdict
-    /// per packet appended to `out`, with each next batch [`prefetch`]ed.
+    /// per packet appended to `out`.
     pub fn filter_many(
         &self,
         scratch: &mut BatchScratch,
@@ -244,14 +249,7 @@ impl crate::Compiled {
         out: &mut Vec<bool>,
     ) {
         let n = packets.len().min(wire_lens.len());
-        for (k, (p, w)) in packets[..n]
-            .chunks(LANES)
-            .zip(wire_lens[..n].chunks(LANES))
-            .enumerate()
-        {
-            // The next batch's first lines are on their way while this one runs.
-            let next = (k + 1) * LANES;
-            self.prefetch(&packets[next.min(n)..(next + LANES).min(n)]);
+        for (p, w) in packets[..n].chunks(LANES).zip(wire_lens[..n].chunks(LANES)) {
             let m = self.filter_batch(scratch, p, w);
             out.extend((0..p.len()).map(|i| m >> i & 1 != 0));
         }
