@@ -22,7 +22,7 @@ impl Run<'_> {
     pub(super) fn direct(&mut self, i: usize, eval: Mask) -> Mask {
         let c = self.c;
         let d = &c.batch_form().directs[i];
-        if d.end as usize > self.lanes.min_len {
+        if d.end > self.lanes.min_len as u64 {
             let mut live = eval;
             for &(op, neg) in &d.tests[..d.n as usize] {
                 if live == 0 {

@@ -42,7 +42,7 @@ pub(crate) struct Direct {
     pub n: u8,
     /// The captured bytes every packet of a batch needs for the one-pass load,
     /// which reads 4 bytes at each field's offset whatever its size.
-    pub end: u32,
+    pub end: u64,
     /// For the one-pass load, per test: the offset, the mask moved to the field's
     /// place in the 4-byte word read there, and the operands moved likewise
     /// (`(start, n)` in [`Form::pool`]), so no lane shifts its word.
@@ -318,7 +318,7 @@ fn fuse_direct(ops: &[BOp], pool: &mut Vec<u32>, directs: &mut Vec<Direct>) -> V
                 _,
             ) = *slot
             {
-                d.end = d.end.max(off.saturating_add(4));
+                d.end = d.end.max(off as u64 + 4);
                 // A field of `size` bytes is the top of the 4-byte word at its offset.
                 let shift = 32 - 8 * size.bytes();
                 let at = pool.len() as u32;
