@@ -257,7 +257,17 @@ fn combine(children: Vec<Tree>, neg: bool, is_and: bool, opt: bool) -> Nnf {
             };
             if inner.iter().all(|e| {
                 let d = dual(e);
-                out[..j].contains(&d) || out[j + 1..].contains(&d)
+                let mut steps = IMPLY_STEPS;
+                out.iter().enumerate().any(|(i, x)| {
+                    // An OR holds if `e` fails only where a sibling holds; an AND
+                    // fails if `e` holds only where a sibling fails.
+                    i != j
+                        && if is_and {
+                            implies(x, &d, &mut steps)
+                        } else {
+                            implies(&d, x, &mut steps)
+                        }
+                })
             }) {
                 return Nnf::Const(!is_and);
             }
@@ -268,6 +278,32 @@ fn combine(children: Vec<Tree>, neg: bool, is_and: bool, opt: bool) -> Nnf {
         1 => out.pop().expect("one element"),
         _ if is_and => Nnf::And(out),
         _ => Nnf::Or(out),
+    }
+}
+
+/// Most node pairs one [`implies`] query compares; past it, the answer is no.
+const IMPLY_STEPS: usize = 256;
+
+/// Whether `a` holding makes `b` hold, read off their shape alone: `b` is `a`, or
+/// `a` is a conjunction one of whose conjuncts implies `b`, or `b` is a disjunction
+/// one of whose alternatives `a` implies (and so on down). `port 23 or not telnet`
+/// needs it: `not telnet` is the negation of the TCP alternatives of `port 23`
+/// alone, and where it runs those alternatives have failed test by test (libpcap's
+/// threading follows each failure into it), so it holds there.
+fn implies(a: &Nnf, b: &Nnf, steps: &mut usize) -> bool {
+    if *steps == 0 {
+        return false;
+    }
+    *steps -= 1;
+    if a == b {
+        return true;
+    }
+    match (a, b) {
+        (_, Nnf::And(v)) => v.iter().all(|y| implies(a, y, steps)),
+        (_, Nnf::Or(v)) if v.iter().any(|y| implies(a, y, steps)) => true,
+        (Nnf::And(v), _) => v.iter().any(|x| implies(x, b, steps)),
+        (Nnf::Or(v), _) => v.iter().all(|x| implies(x, b, steps)),
+        _ => false,
     }
 }
 
