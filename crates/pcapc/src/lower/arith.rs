@@ -81,11 +81,7 @@ impl Lowerer<'_> {
             }
             Arith::Bin(op, x, y) => {
                 let (vx, cx) = self.arith(x)?;
-                let lit = match **y {
-                    Arith::Num(k, _) => Some(k),
-                    _ => None,
-                };
-                match (op, lit) {
+                match (op, first_imm(y)) {
                     (BinOp::Div, Some(0)) => return self.err_at("division by zero", y.span()),
                     (BinOp::Mod, Some(0)) => return self.err_at("modulus by zero", y.span()),
                     (BinOp::Shl | BinOp::Shr, Some(k)) if k > 31 => {
@@ -109,6 +105,26 @@ impl Lowerer<'_> {
                 // libpcap 1.10's gen_arth keeps only the left operand's protocol checks
                 // (`ip[0] + tcp[0]` has no TCP check); netsift agrees with it.
                 let _ = cy;
+                if !self.unopt && self.opt_error.is_none() {
+                    // The optimizer's own refusals, once value numbering knows the
+                    // right operand (`opt_stmt`, `fold_op`): dividing by a constant 0,
+                    // and shifting a value it does not know by a constant over 31 (a
+                    // known value shifted that far folds to 0). Kept for the end of
+                    // lowering (see `opt_error`).
+                    let msg = match (aop, &vx, &vy) {
+                        (ArithOp::Div, _, Val::Const(0)) => Some("division by zero"),
+                        (ArithOp::Mod, _, Val::Const(0)) => Some("modulus by zero"),
+                        (ArithOp::Shl | ArithOp::Shr, x, Val::Const(k))
+                            if *k > 31 && !matches!(x, Val::Const(_)) =>
+                        {
+                            Some("shift by more than 31 bits")
+                        }
+                        _ => None,
+                    };
+                    if let Some(m) = msg {
+                        self.opt_error = self.err_at::<()>(m, y.span()).err();
+                    }
+                }
                 (fold(aop, vx, vy, !self.unopt), cx)
             }
             Arith::Load {
@@ -192,6 +208,21 @@ impl Lowerer<'_> {
             P::Radio => self.err("radio information not present in capture"),
             _ => self.err("unsupported index operation"),
         }
+    }
+}
+
+/// The constant of the first statement libpcap's gencode emits for `a`, if that is
+/// `ld #k`. `gen_arth` refuses a division, modulus or shift by looking at the right
+/// operand's *first statement*, not at its value: its leftmost leaf, since an
+/// operation's code starts with its left operand's and a load's with its index's.
+/// So `x << (40 - 10)` and `x << ip[40]` are shifts by more than 31 bits, and
+/// `x / (0 + 5)` is a division by zero, as tcpdump reports them.
+fn first_imm(a: &Arith) -> Option<u32> {
+    match a {
+        Arith::Num(k, _) => Some(*k),
+        Arith::Len(_) => None,
+        Arith::Load { index, .. } => first_imm(index),
+        Arith::Neg(x, _) | Arith::Bin(_, x, _) => first_imm(x),
     }
 }
 

@@ -97,6 +97,10 @@ pub(crate) struct Lowerer<'t> {
     pub no_optimize: bool,
     /// Lowering for a program libpcap does not optimize: no optimizer-like folds.
     pub unopt: bool,
+    /// The first error libpcap's optimizer would raise (a division by a computed 0,
+    /// say): reported once lowering is over, and only if the filter is optimized, as
+    /// libpcap raises it after gencode and not at all with `geneve`/`protochain`.
+    pub opt_error: Option<Error>,
     /// Span of the primitive being lowered, for errors.
     pub span: Span,
 }
@@ -115,7 +119,10 @@ pub fn lower(
         Some(e) => lw.expr(e)?,
     };
     if !lw.no_optimize {
-        return Ok((tree, lw.anchors));
+        return match lw.opt_error {
+            Some(e) => Err(e),
+            None => Ok((tree, lw.anchors)),
+        };
     }
     // libpcap will not optimize this filter: lower it again without the folds that
     // stand in for its optimizer, from the first primitive on.
@@ -170,6 +177,7 @@ impl<'t> Lowerer<'t> {
             geneve_udp: None,
             no_optimize: false,
             unopt: false,
+            opt_error: None,
             span: Span::new(0, text.len()),
         })
     }
