@@ -8,6 +8,7 @@
 
 mod error;
 mod facts;
+mod fasthash;
 mod keep;
 mod lead;
 pub mod lower;

@@ -24,10 +24,10 @@
 //! value on the first field before the second field is loaded.
 
 use crate::facts::Facts;
+use crate::fasthash::{FastMap, FastSet};
 use crate::lower::ir::{Cmp, Pred, Test};
 use crate::normal::{is_root_probe, Nnf};
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::HashMap;
 
 /// Most paths (and so verdict-ending chains of tests) a filter may have for its
 /// pulls to be modelled; each path is walked once per pull tried.
@@ -63,32 +63,8 @@ fn id(n: &Nnf) -> Id {
     n as Id
 }
 
-/// Hashes a block's address with one multiply: the maps below are looked up on every
-/// step of every path, and SipHash's resistance to chosen keys buys nothing for them.
-#[derive(Default)]
-struct IdHasher(u64);
-
-impl Hasher for IdHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.write_usize(b as usize);
-        }
-    }
-
-    fn write_usize(&mut self, n: usize) {
-        // Fold the well-mixed high half onto the low bits the table indexes by (an
-        // address's lowest bits are always zero).
-        let h = (self.0.rotate_left(5) ^ n as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
-        self.0 = h ^ (h >> 32);
-    }
-}
-
-type IdMap<V> = HashMap<Id, V, BuildHasherDefault<IdHasher>>;
-type IdSet = HashSet<Id, BuildHasherDefault<IdHasher>>;
+type IdMap<V> = FastMap<Id, V>;
+type IdSet = FastSet<Id>;
 
 /// `n` with the tests libpcap's pullups move reordered (see the module docs).
 pub(crate) fn pullup(n: Nnf) -> Nnf {

@@ -46,9 +46,8 @@
 //! constant root block of the same value (`ah and 0 > 1/2` on IPV4 is refused).
 
 use crate::facts::{const_subject, test_key, TestKey};
+use crate::fasthash::FastMap;
 use crate::lower::ir::{Pred, Tree};
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
 
 /// A branch target: a block's index, or one of the two returns.
 type Target = u32;
@@ -183,8 +182,8 @@ fn consistent_path(blocks: &[Block], root: Target) -> bool {
     /// the constant each value is known equal to.
     #[derive(Default)]
     struct Known {
-        tests: HashMap<u64, bool, BuildHasherDefault<KeyHasher>>,
-        equal: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
+        tests: FastMap<u64, bool>,
+        equal: FastMap<u64, u32>,
     }
     impl Known {
         fn decide(&self, k: &TestKey) -> Option<bool> {
@@ -388,28 +387,8 @@ struct Graph<'a> {
     by_eq: KeyMap,
 }
 
-/// Node lists by an already well-mixed 64-bit key.
-type KeyMap = HashMap<u64, Vec<u32>, BuildHasherDefault<KeyHasher>>;
-
-/// Hashes a key that is a hash already by taking it as it is.
-#[derive(Default)]
-struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
-}
+/// Node lists by test key.
+type KeyMap = FastMap<u64, Vec<u32>>;
 
 impl Graph<'_> {
     fn block(&self, t: Target) -> Option<&Block<'_>> {

@@ -360,6 +360,21 @@ impl Run<'_> {
         eval & !self.s.dead & !self.s.anchor_none[a]
     }
 
+    /// For an anchor that is the IPv4 payload after a header at a fixed offset `h`
+    /// (returned) which lies inside the batch's shortest packet, and far enough below
+    /// [`NO_ANCHOR`] that `h` plus a header length cannot reach it: the anchor can be
+    /// computed for every lane at once, with no fault and no overflow possible.
+    pub(super) fn lane_wide_ipv4(&self, a: usize) -> Option<u32> {
+        match self.c.batch_form().anchors.get(a).copied().flatten()? {
+            (0, AnchorRule::Ipv4Payload, h)
+                if a != 0 && (h as usize) < self.lanes.min_len && h < NO_ANCHOR - 60 =>
+            {
+                Some(h)
+            }
+            _ => None,
+        }
+    }
+
     /// Resolves anchor `a` for the lanes `need` (none of which has it yet): its
     /// parent first where that is missing, then the rule, lane by lane. The
     /// per-packet engine's `anchor`, with the rule chosen once per batch instead of
@@ -375,11 +390,7 @@ impl Run<'_> {
             return;
         };
         let data = self.lanes.data;
-        if parent == 0
-            && rule == AnchorRule::Ipv4Payload
-            && (offset as usize) < self.lanes.min_len
-            && offset < NO_ANCHOR - 60
-        {
+        if self.lane_wide_ipv4(a).is_some() {
             // The common case (the transport header after an IPv4 header at a fixed
             // offset) under the length guard: the header-length byte is in every
             // packet and the result is small, so nothing can fault or overflow, and

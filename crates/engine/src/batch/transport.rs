@@ -14,9 +14,7 @@
 
 use super::walk::Run;
 use super::{Mask, LANES};
-use crate::scratch::NO_ANCHOR;
 use netsift_isa::insn::Size;
-use netsift_isa::AnchorRule;
 
 impl Run<'_> {
     /// Both fields of a two-field test at IPv4-payload anchor `a` (`delta + size
@@ -35,19 +33,10 @@ impl Run<'_> {
         let ai = a as usize;
         let n = size.bytes() as usize;
         let min = self.lanes.min_len;
-        let (0, AnchorRule::Ipv4Payload, h) = self.c.batch_form().anchors[ai]? else {
-            return None;
-        };
-        // Not when a lane has the anchor already (resolved by an earlier test), nor
-        // when the header-length byte may be past a packet or the anchor near
-        // NO_ANCHOR: the conditions of `resolve`'s lane-wide form.
-        if a == 0
-            || self.s.anchor_ok[ai] != 0
-            || delta as usize + n > 4
-            || h as usize >= min
-            || h >= NO_ANCHOR - 60
-            || min < 4
-        {
+        // `resolve`'s lane-wide form, and not where a lane has the anchor already
+        // (resolved by an earlier test).
+        let h = self.lane_wide_ipv4(ai)?;
+        if self.s.anchor_ok[ai] != 0 || delta as usize + n > 4 || min < 4 {
             return None;
         }
         let last = (min - 4) as u64;

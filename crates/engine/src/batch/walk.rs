@@ -25,26 +25,31 @@ impl<'a> Run<'a> {
 
     /// The lanes the pass set accepts: root passes in order, each run only for the
     /// lanes no earlier root pass accepted.
-    pub fn all(mut self) -> Mask {
-        let form = self.c.batch_form();
-        let mut pending = self.lanes.all;
-        let mut accepted = 0;
-        for &i in &form.roots {
-            if pending == 0 {
-                break;
-            }
-            let a = self.pass(i, pending, 0);
-            accepted |= a;
-            pending &= !a & !self.s.dead;
-        }
-        accepted & !self.s.dead
+    pub fn all(self) -> Mask {
+        self.roots(|r, i, pending| r.pass(i, pending, 0))
     }
 
     /// [`all`](Self::all) for a [`lean`](super::form::Form::lean) set: each root
-    /// pass runs once, in order, for the lanes no earlier one accepted, so nothing
-    /// needs recording between passes (the per-pass epochs, "ran" and "accepted"
-    /// masks are for GROUP members and parents).
-    pub fn lean(mut self) -> Mask {
+    /// pass runs once, in order, so nothing needs recording between passes (the
+    /// per-pass epochs, "ran" and "accepted" masks are for GROUP members and
+    /// parents).
+    pub fn lean(self) -> Mask {
+        self.roots(|r, i, pending| {
+            let mut live = pending;
+            for op in &r.c.batch_form().passes[i].ops {
+                if live == 0 {
+                    break;
+                }
+                live &= r.op(i, op.at as usize, op, live, 0) & !r.s.dead;
+            }
+            live
+        })
+    }
+
+    /// The root passes in order, `run(pass, pending lanes)` giving the lanes each
+    /// accepts; a pass runs only for the lanes no earlier one accepted.
+    #[inline(always)]
+    fn roots(mut self, mut run: impl FnMut(&mut Self, usize, Mask) -> Mask) -> Mask {
         let form = self.c.batch_form();
         let mut pending = self.lanes.all;
         let mut accepted = 0;
@@ -52,15 +57,9 @@ impl<'a> Run<'a> {
             if pending == 0 {
                 break;
             }
-            let mut live = pending;
-            for op in &form.passes[i].ops {
-                if live == 0 {
-                    break;
-                }
-                live &= self.op(i, op.at as usize, op, live, 0) & !self.s.dead;
-            }
-            accepted |= live;
-            pending &= !live & !self.s.dead;
+            let a = run(&mut self, i, pending);
+            accepted |= a;
+            pending &= !a & !self.s.dead;
         }
         accepted & !self.s.dead
     }
