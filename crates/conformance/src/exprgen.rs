@@ -387,12 +387,20 @@ impl ExprGen {
             Some(s) => s.to_string(),
             None if depth > 0 && self.rng.chance(15) => self.arith(depth - 1),
             None => {
+                // Negative indexes too: libpcap wraps them differently for constant
+                // and computed indexes, and they reach back into earlier headers.
                 let i = match self.rng.weighted(&[70, 25, 5]) {
-                    0 => self.rng.below(24) as u32,
-                    1 => self.rng.below(64) as u32,
-                    _ => *self.rng.pick(&[100u32, 1500, 65535]),
+                    0 => self.rng.below(24) as i64,
+                    1 => self.rng.below(64) as i64,
+                    _ => *self
+                        .rng
+                        .pick(&[100i64, 1500, 65535, -1, -4, -14, -20, -24, -44]),
                 };
-                self.num(i)
+                if i < 0 {
+                    format!("-{}", self.num(i.unsigned_abs() as u32))
+                } else {
+                    self.num(i as u32)
+                }
             }
         };
         match self.rng.weighted(&[60, 25, 15]) {

@@ -332,6 +332,14 @@ pub fn builtin_expressions(lt: LinkType) -> Vec<String> {
         "ip[0] & 0xf != 5",
         "tcp[((tcp[12] & 0xf0) >> 2)] = 0x47",
         "protochain 6",
+        // Negative indexes: a constant one is folded into the load's offset, a
+        // computed one wraps with the IPv4 header length (IndexMode in netsift-isa).
+        "ip[-4] != 0",
+        "udp[-4] != 0",
+        "tcp[-20] = 0x45",
+        "udp[-ip[9]] > 3",
+        "tcp[-(ip[0] & 0xf) * 4] = ip[0]",
+        "icmp6[-2:2] != 0",
     ];
     if lt == LinkType::EN10MB || lt == LinkType::LINUX_SLL || lt == LinkType::LINUX_SLL2 {
         v.extend_from_slice(&[

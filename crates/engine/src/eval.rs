@@ -7,7 +7,7 @@
 use crate::compiled::Op;
 use crate::scratch::{Scratch, ACCEPTED, NO_ANCHOR};
 use netsift_isa::insn::{
-    ArithOp, Opcode, Size, ARITH_POOL_BASE, ARITH_STACK, BOTH_FIELDS, SET_FIELD_B,
+    ArithOp, IndexMode, Opcode, Size, ARITH_POOL_BASE, ARITH_STACK, BOTH_FIELDS, SET_FIELD_B,
 };
 use netsift_isa::{Anchor, AnchorRule, Instruction, PassKind, PassSet, MAX_GROUP_DEPTH};
 
@@ -679,10 +679,23 @@ impl<P: Program + ?Sized> Cx<'_, P> {
                         ArithOp::Ld2 => Size::B2,
                         _ => Size::B4,
                     };
-                    let Some(base) = self.anchor((arg & 0x3f) as u8)? else {
+                    let Some(mode) = IndexMode::of_arg(arg) else {
                         return Ok(None);
                     };
-                    let at = base.checked_add(stack[sp - 1]).ok_or(Fault)?;
+                    let a = (arg & 0x3f) as u8;
+                    let Some(base) = self.anchor(a)? else {
+                        return Ok(None);
+                    };
+                    // The anchor's offset field is libpcap's constant part of the
+                    // header offset (anchor 0, the packet start, has none).
+                    let o = match (mode, a) {
+                        (IndexMode::Plain, _) | (_, 0) => 0,
+                        _ => match self.prog.anchor(a as usize) {
+                            Some(an) => an.offset() as u32,
+                            None => return Ok(None),
+                        },
+                    };
+                    let at = mode.place(base, o, stack[sp - 1]).ok_or(Fault)?;
                     stack[sp - 1] = load(self.pkt, at, size)?;
                 }
                 ArithOp::Neg => {

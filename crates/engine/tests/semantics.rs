@@ -3,7 +3,9 @@
 
 use netsift_engine::{evaluate, matches, Scratch, Verdict};
 use netsift_isa::insn::build;
-use netsift_isa::{Anchor, AnchorRule, ArithOp, Instruction, PassKind, PassSet, RelOp, Size};
+use netsift_isa::{
+    Anchor, AnchorRule, ArithOp, IndexMode, Instruction, PassKind, PassSet, RelOp, Size,
+};
 
 fn set(passes: Vec<(PassKind, Option<u16>, Vec<Instruction>)>, anchors: Vec<Anchor>) -> PassSet {
     PassSet::from_raw(passes, anchors).unwrap()
@@ -188,4 +190,62 @@ fn group_is_an_or_of_later_sub_passes() {
         vec![],
     );
     assert!(!matches(&bad, &mut Scratch::new(), &p, 58));
+}
+
+/// The byte an ARITH load of `@1 + i` reads in `mode`, `None` if it faults. The
+/// packet's byte at offset `k` holds `k` (but for the IPv4 header's first byte).
+fn indexed_byte(mode: IndexMode, i: i32) -> Option<u32> {
+    let mut p: Vec<u8> = (0..64u8).collect();
+    p[14] = 0x46; // IHL 6: the transport header starts at 14 + 24 = 38
+    let probe = |rel: RelOp, v: u32| {
+        let ops = [
+            build::micro(ArithOp::Push, false, build::pool_ref(0)),
+            build::micro(ArithOp::Ld1, false, mode.arg(1)),
+            build::micro(ArithOp::Push, false, build::pool_ref(1)),
+        ];
+        let insn = build::arith(rel, &ops, &[i as u32, v]).unwrap();
+        let s = set(vec![(PassKind::Root, None, vec![insn])], anchors());
+        matches(&s, &mut Scratch::new(), &p, 64)
+    };
+    if !probe(RelOp::Ge, 0) {
+        return None;
+    }
+    (0..=255).find(|&v| probe(RelOp::Eq, v))
+}
+
+#[test]
+fn arith_index_modes_split_the_offset_like_bpf() {
+    use IndexMode::*;
+    // Forward indexes read the same place in every mode.
+    for mode in [Plain, InX, InK] {
+        assert_eq!(indexed_byte(mode, 2), Some(40), "{mode:?}");
+    }
+    // Plain: a negative index is a huge one, past every packet.
+    assert_eq!(indexed_byte(Plain, -4), None);
+    // Index in X (a computed `udp[i]`): it may reach back to the IP header's start
+    // (o = 14), where `hl + i` stops wrapping to a small number.
+    assert_eq!(indexed_byte(InX, -4), Some(34));
+    assert_eq!(indexed_byte(InX, -24), Some(0x46));
+    assert_eq!(indexed_byte(InX, -25), None);
+    // Index in k (a constant `udp[i]` folded into the load's offset): `o + i` must
+    // not go below 0, and the header length is added after.
+    assert_eq!(indexed_byte(InK, -4), Some(34));
+    assert_eq!(indexed_byte(InK, -14), Some(24));
+    assert_eq!(indexed_byte(InK, -15), None);
+    assert_eq!(indexed_byte(InK, -24), None);
+}
+
+#[test]
+fn arith_load_mode_3_and_reserved_bits_are_invalid() {
+    let p = tcp_packet();
+    for arg in [3 << 6 | 1, 1 << 8 | 1] {
+        let ops = [
+            build::micro(ArithOp::Push, true, 0),
+            build::micro(ArithOp::Ld1, false, arg),
+            build::micro(ArithOp::Push, true, 0),
+        ];
+        let ge = build::arith(RelOp::Ge, &ops, &[]).unwrap();
+        let s = set(vec![(PassKind::Root, None, vec![ge])], anchors());
+        assert!(!matches(&s, &mut Scratch::new(), &p, 58), "arg {arg:#x}");
+    }
 }

@@ -219,6 +219,54 @@ impl ArithOp {
     }
 }
 
+/// How an ARITH load adds its index `i` to its anchor. BPF's indexed load
+/// `ld [x + k]` adds two unsigned 32-bit halves with a bounds check on each, and
+/// libpcap splits `proto[i]` between them in two ways. With `o` the anchor's offset
+/// field (libpcap's constant part `k`) and `v` the anchor's value:
+///
+/// * [`IndexMode::Plain`]: `v + i`, the whole offset in `k`.
+/// * [`IndexMode::InX`]: `o + ((v - o + i) mod 2^32)`. A computed index goes into X
+///   with the header's variable part (`udp[-ip[4]]` reads back into the IP header).
+/// * [`IndexMode::InK`]: `(v - o) + ((o + i) mod 2^32)`. The optimizer folds a
+///   constant index into `k` (`ip[-4]` on Ethernet reads byte 10, `udp[-24]` faults).
+///
+/// The outer addition never wraps: past 2^32 the load faults, as BPF's does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum IndexMode {
+    Plain = 0,
+    InX = 1,
+    InK = 2,
+}
+
+impl IndexMode {
+    /// The mode of a load micro-op's `arg`; `None` for the invalid mode 3 or
+    /// reserved bits 8-10 set.
+    pub fn of_arg(arg: u16) -> Option<IndexMode> {
+        match arg >> 6 {
+            0 => Some(IndexMode::Plain),
+            1 => Some(IndexMode::InX),
+            2 => Some(IndexMode::InK),
+            _ => None,
+        }
+    }
+
+    /// The `arg` of a load micro-op from anchor `anchor` (below 64).
+    pub fn arg(self, anchor: u8) -> u16 {
+        (self as u16) << 6 | (anchor as u16 & 0x3f)
+    }
+
+    /// The field's offset from the anchor's value `v`, offset field `o` and index
+    /// `i`; `None` when it is past 2^32 (a fault).
+    #[inline]
+    pub fn place(self, v: u32, o: u32, i: u32) -> Option<u32> {
+        match self {
+            IndexMode::Plain => v.checked_add(i),
+            IndexMode::InX => o.checked_add(v.wrapping_sub(o).wrapping_add(i)),
+            IndexMode::InK => v.wrapping_sub(o).checked_add(o.wrapping_add(i)),
+        }
+    }
+}
+
 /// ARITH micro-op operands at or above this value name a parameter word.
 pub const ARITH_POOL_BASE: u16 = 2040;
 /// Most micro-ops one ARITH instruction holds.

@@ -20,7 +20,7 @@ mod listing;
 pub mod pass;
 
 pub use anchor::{Anchor, AnchorRule};
-pub use insn::{ArithOp, Instruction, Opcode, RelOp, Size};
+pub use insn::{ArithOp, IndexMode, Instruction, Opcode, RelOp, Size};
 pub use pass::{Pass, PassKind, PassSet, UpdateError};
 
 /// Instructions a pass can hold (the seeds had 30).

@@ -1,6 +1,6 @@
 //! Readable listing of a pass set (`netsift -d`).
 
-use crate::insn::{ArithOp, Instruction, Opcode, Size, ARITH_POOL_BASE, BOTH_FIELDS};
+use crate::insn::{ArithOp, IndexMode, Instruction, Opcode, Size, ARITH_POOL_BASE, BOTH_FIELDS};
 use crate::{PassKind, PassSet};
 use std::fmt::{self, Write};
 
@@ -158,7 +158,13 @@ impl fmt::Display for Instruction {
                     match op {
                         ArithOp::Push => write!(s, " push {operand};"),
                         ArithOp::Ld1 | ArithOp::Ld2 | ArithOp::Ld4 => {
-                            write!(s, " {} @{};", op.name(), arg & 0x3f)
+                            let mode = match IndexMode::of_arg(arg) {
+                                Some(IndexMode::Plain) => "",
+                                Some(IndexMode::InX) => " index-in-x",
+                                Some(IndexMode::InK) => " index-in-k",
+                                None => " ?",
+                            };
+                            write!(s, " {} @{}{mode};", op.name(), arg & 0x3f)
                         }
                         ArithOp::Neg | ArithOp::Len => write!(s, " {};", op.name()),
                         _ if imm => write!(s, " {} {operand};", op.name()),

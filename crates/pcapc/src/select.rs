@@ -19,7 +19,7 @@ use crate::lower::ir::{AnchorSpec, Cmp, Loc, Pred, Test, Val};
 use crate::normal::Nnf;
 use netsift_isa::insn::{build, ArithOp, MAX_OFFSET};
 use netsift_isa::{
-    Anchor, AnchorRule, Instruction, PassKind, PassSet, Size, MAX_GROUP_DEPTH, MAX_INSNS,
+    Anchor, AnchorRule, IndexMode, Instruction, PassKind, PassSet, Size, MAX_GROUP_DEPTH, MAX_INSNS,
 };
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -431,6 +431,7 @@ fn val_loads(v: &Val, out: &mut Vec<LoadAt>) -> bool {
             off,
             index,
             size,
+            ..
         } => match **index {
             Val::Const(k) => {
                 out.push((*anchor, off.wrapping_add(k), size.bytes()));
@@ -941,6 +942,26 @@ impl Selector<'_> {
         Ok(base)
     }
 
+    /// The anchor of an ARITH load at `a + off`. Its offset field must be libpcap's
+    /// constant part, which the index modes add apart: `off` for a field counted
+    /// from a header (`ip[i]`), the anchor's own offset for one counted from the
+    /// IPv4 payload (`off` 0). So a header field at `off` 0 past a variable-length
+    /// header gets a Const anchor of offset 0 of its own.
+    fn load_anchor(&mut self, a: usize, off: u32, mode: IndexMode) -> Result<u8, SelectError> {
+        let from_payload = self.anchors[a].rule == AnchorRule::Ipv4Payload;
+        if off != 0 || a == 0 || from_payload || mode == IndexMode::Plain {
+            return self.isa_anchor(a, off);
+        }
+        // (a, u32::MAX) never names an offset: isa_anchor clamps them far below.
+        if let Some(&x) = self.anchor_map.get(&(a, u32::MAX)) {
+            return Ok(x);
+        }
+        let parent = self.isa_anchor(a, 0)?;
+        let x = self.push_anchor(Anchor::new(AnchorRule::Const, parent, 0))?;
+        self.anchor_map.insert((a, u32::MAX), x);
+        Ok(x)
+    }
+
     fn push_anchor(&mut self, a: Anchor) -> Result<u8, SelectError> {
         self.set.anchor(a).map_err(|e| {
             SelectError::TooBig(format!(
@@ -1128,15 +1149,16 @@ impl Selector<'_> {
                 off,
                 index,
                 size,
+                mode,
             } => {
                 self.arith(index, ops, pool)?;
-                let a = self.isa_anchor(*anchor, *off)?;
+                let a = self.load_anchor(*anchor, *off, *mode)?;
                 let ld = match size {
                     Size::B1 => ArithOp::Ld1,
                     Size::B2 => ArithOp::Ld2,
                     Size::B4 => ArithOp::Ld4,
                 };
-                ops.push(build::micro(ld, false, a as u16));
+                ops.push(build::micro(ld, false, mode.arg(a)));
             }
         }
         Ok(())

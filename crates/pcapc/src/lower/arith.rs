@@ -9,7 +9,7 @@
 use super::ir::{Pred, Tree, Val};
 use super::{LResult, Lowerer, Rel, RelOp, P};
 use crate::syntax::ast::{Arith, BinOp};
-use netsift_isa::{ArithOp, RelOp as IsaRel, Size};
+use netsift_isa::{ArithOp, IndexMode, RelOp as IsaRel, Size};
 
 impl Lowerer<'_> {
     pub fn relation(&mut self, op: RelOp, lhs: &Arith, rhs: &Arith) -> LResult<Tree> {
@@ -151,11 +151,20 @@ impl Lowerer<'_> {
         ci: Option<Tree>,
         size: Size,
     ) -> LResult<(Val, Option<Tree>)> {
+        // libpcap loads `proto[i]` with `ld [x + k]`, k being the constant part of
+        // the header's offset. The optimizer folds a constant index into k, where it
+        // wraps alone; otherwise the index goes into X with the variable part (and
+        // the IPv4 header length), where that sum wraps.
+        let mode = match idx {
+            Val::Const(_) if !self.unopt => IndexMode::InK,
+            _ => IndexMode::InX,
+        };
         let mk = |loc: super::ir::Loc| Val::Load {
             anchor: loc.anchor,
             off: loc.off,
             index: Box::new(idx),
             size,
+            mode,
         };
         match proto {
             P::Link => {

@@ -45,12 +45,14 @@ pub struct Cmp {
 pub enum Val {
     Const(u32),
     Len,
-    /// Field at `anchor + off + index` (the index is computed).
+    /// Field at `anchor + off + index`, the index added as `mode` says (how
+    /// libpcap's `ld [x + k]` splits it; see [`netsift_isa::IndexMode`]).
     Load {
         anchor: AnchorId,
         off: u32,
         index: Box<Val>,
         size: Size,
+        mode: netsift_isa::IndexMode,
     },
     Neg(Box<Val>),
     Bin(netsift_isa::ArithOp, Box<Val>, Box<Val>),
