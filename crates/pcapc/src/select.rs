@@ -1102,7 +1102,15 @@ impl Selector<'_> {
             }
             Ok(build::pool_ref(idx))
         };
+        // A small negative constant (a negative index, `x - -5`) costs a NEG, or
+        // flips ADD and SUB, instead of a pool word.
+        let small = |k: u32| k < netsift_isa::insn::ARITH_POOL_BASE as u32;
+        let pooled = |k: u32, pool: &Vec<u32>| small(k) || pool.contains(&k);
         match v {
+            Val::Const(k) if !pooled(*k, pool) && small(k.wrapping_neg()) => {
+                ops.push(build::micro(ArithOp::Push, true, k.wrapping_neg() as u16));
+                ops.push(build::micro(ArithOp::Neg, false, 0));
+            }
             Val::Const(k) => {
                 let o = operand(*k, pool)?;
                 ops.push(build::micro(ArithOp::Push, true, o));
@@ -1137,6 +1145,17 @@ impl Selector<'_> {
             Val::Bin(op, x, y) => {
                 self.arith(x, ops, pool)?;
                 if let Val::Const(k) = **y {
+                    let flip = match op {
+                        ArithOp::Add => ArithOp::Sub,
+                        _ => ArithOp::Add,
+                    };
+                    if matches!(op, ArithOp::Add | ArithOp::Sub)
+                        && !pooled(k, pool)
+                        && small(k.wrapping_neg())
+                    {
+                        ops.push(build::micro(flip, true, k.wrapping_neg() as u16));
+                        return Ok(());
+                    }
                     let o = operand(k, pool)?;
                     ops.push(build::micro(*op, true, o));
                 } else {

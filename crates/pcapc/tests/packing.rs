@@ -48,3 +48,20 @@ fn a_shared_protocol_test_is_factored_out_of_negated_ports() {
         "{passes} passes, {insns} instructions"
     );
 }
+
+/// A small negative constant (a negative index, `x - -5`) is a PUSH and a NEG, or
+/// flips ADD and SUB, instead of taking one of the ARITH's seven words for the pool:
+/// without that, this relation (11 micro-ops) did not fit in one instruction.
+#[test]
+fn small_negative_constants_take_no_pool_word() {
+    let set = compile(
+        "(link[0x1] * (sctp[11] - 240)) != (ether[-20:2] + sctp[-016:2])",
+        LinkType::IPV6,
+    )
+    .expect("fits one ARITH");
+    let text = set.to_string();
+    assert!(text.contains("push 20; neg;"), "{text}");
+    assert!(!text.contains("0xffff"), "{text}");
+    let sub = compile("ip[0] - -5 > 7", LinkType::EN10MB).unwrap().to_string();
+    assert!(sub.contains("add 5;"), "{sub}");
+}
