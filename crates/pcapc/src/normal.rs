@@ -470,16 +470,14 @@ pub(crate) fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32, exits: Exits) -> Nnf 
                     x => vec![x],
                 };
                 if budget > 0 && conj.len() <= SPLIT_LIMIT && burn(conj.len()) {
-                    let all_accept = (0..conj.len()).all(|k| {
+                    let ways = (0..conj.len()).flat_map(|k| {
                         let mut fa = facts.clone();
                         for x in &conj[..k] {
                             learn_all(x, &mut fa);
                         }
                         paths(&conj[k], false, fa)
-                            .iter()
-                            .all(|fp| lead_or(&tail, fp, &facts, fk) == Some(true))
                     });
-                    if all_accept {
+                    if all_settle(ways.collect(), &tail, &facts, fk, true) {
                         return Nnf::Const(true);
                     }
                 }
@@ -504,6 +502,36 @@ pub(crate) fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32, exits: Exits) -> Nnf 
         0 => Nnf::Const(false),
         1 => out.pop().expect("one"),
         _ => Nnf::Or(out),
+    }
+}
+
+/// Whether threading takes every one of `ways` (the paths into an OR's `tail`, or
+/// an AND's, with `is_or` false) to the verdict that decides the whole list (accept
+/// for an OR, reject for an AND). The tail's tests are threaded with what every way
+/// into them knows, `base` at first; a way threading settles no longer enters them,
+/// and libpcap recomputes dominators on each pass, so the ways left may share more
+/// facts, which can settle them in turn (`not (ip[12:4] = 1 or ip[16:4] = 1) or not
+/// ip[12:4] = 2 or not ip[16:4] = 2` accepts everything: once the way where the first
+/// field is 1 is settled, only the way where the second is 1 enters the last test).
+fn all_settle(mut ways: Vec<Facts>, tail: &[Nnf], base: &Facts, fk: Forks, is_or: bool) -> bool {
+    let mut dom = base.clone();
+    loop {
+        let open = ways.len();
+        ways.retain(|fp| {
+            let led = if is_or {
+                lead_or(tail, fp, &dom, fk)
+            } else {
+                lead_and(tail, fp, &dom, fk)
+            };
+            led != Some(is_or)
+        });
+        if ways.is_empty() {
+            return true;
+        }
+        if ways.len() == open || fk == 0 || !burn(ways.len()) {
+            return false;
+        }
+        dom = Facts::shared(ways.clone());
     }
 }
 
@@ -658,16 +686,14 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32, exits: Exits) -> Nnf {
                 // The tests after this OR run on each alternative's path with what that
                 // alternative established; if every path is impossible, so is the AND.
                 if budget > 0 && alts.len() <= SPLIT_LIMIT && burn(alts.len()) {
-                    let all_dead = alts.iter().enumerate().all(|(j, a)| {
+                    let ways = alts.iter().enumerate().flat_map(|(j, a)| {
                         let mut fa = facts.clone();
                         for x in &alts[..j] {
                             learn_fail(x, &mut fa);
                         }
                         paths(a, true, fa)
-                            .iter()
-                            .all(|fp| lead_and(&tail, fp, &facts, fk) == Some(false))
                     });
-                    if all_dead {
+                    if all_settle(ways.collect(), &tail, &facts, fk, false) {
                         return Nnf::Const(false);
                     }
                 }

@@ -54,6 +54,9 @@ enum Succ {
 struct Path<'a> {
     steps: Trail<'a>,
     verdict: bool,
+    /// The tests the path passed with their outcome decided, each with the number of
+    /// `steps` before it.
+    skipped: Vec<(usize, &'a Nnf, bool)>,
 }
 
 /// Blocks passed, each with its test's outcome.
@@ -103,7 +106,7 @@ fn pull_once(n: &Nnf) -> Option<Nnf> {
                 continue;
             }
             let m = replace(n, pull.d, &pulled_lit(&g, &pull));
-            let want = g.pulled(&pull).paths()?;
+            let want = thread(g.pulled(&pull).paths()?);
             if same_paths(want, preds_of(&explore(&m)?.0)) {
                 return Some(m);
             }
@@ -235,13 +238,19 @@ enum Stop<'a> {
 fn explore(root: &Nnf) -> Option<(Vec<Path<'_>>, IdSet)> {
     let mut out = Vec::new();
     let mut walk = Walk::default();
-    let mut work: Vec<(Cursor, Next, Trail)> = vec![(Cursor::default(), Ok(root), Vec::new())];
-    while let Some((mut cur, next, trail)) = work.pop() {
-        match advance(&mut cur, next, &mut walk)? {
+    type Skips<'a> = Vec<(usize, &'a Nnf, bool)>;
+    let mut work: Vec<(Cursor, Next, Trail, Skips)> =
+        vec![(Cursor::default(), Ok(root), Vec::new(), Vec::new())];
+    while let Some((mut cur, next, trail, mut skipped)) = work.pop() {
+        let mut passed = Vec::new();
+        let stop = advance(&mut cur, next, &mut walk, &mut passed)?;
+        skipped.extend(passed.into_iter().map(|(n, o)| (trail.len(), n, o)));
+        match stop {
             Stop::Ret(verdict) => {
                 out.push(Path {
                     steps: trail,
                     verdict,
+                    skipped,
                 });
                 if out.len() > PATH_LIMIT {
                     return None;
@@ -253,16 +262,59 @@ fn explore(root: &Nnf) -> Option<(Vec<Path<'_>>, IdSet)> {
                 c.facts.learn(p, true);
                 let mut t = trail.clone();
                 t.push((n, false));
-                work.push((c, Err(neg), t));
+                work.push((c, Err(neg), t, skipped.clone()));
                 cur.facts.learn(p, false);
                 let mut trail = trail;
                 trail.push((n, true));
-                work.push((cur, Err(!neg), trail));
+                work.push((cur, Err(!neg), trail, skipped));
             }
         }
     }
     out.reverse();
     Some((out, walk.decided))
+}
+
+/// An edge of the flow graph (a block and its outcome; `None` for the way into the
+/// root) and a decided test it stops at rather than being threaded past.
+type Edge = (Option<(Id, bool)>, Id);
+
+/// Most edges [`Graph::new`] mends before it gives up.
+const JOIN_ROUNDS: usize = 32;
+
+/// A path's tests in order, decided ones included: (test, predicate's truth,
+/// decided).
+fn merged<'a>(p: &Path<'a>) -> Vec<(&'a Nnf, bool, bool)> {
+    let mut out = Vec::with_capacity(p.steps.len() + p.skipped.len());
+    let mut skipped = p.skipped.iter().peekable();
+    for (i, &(n, o)) in p.steps.iter().enumerate() {
+        while let Some(&&(at, m, mo)) = skipped.peek() {
+            if at > i {
+                break;
+            }
+            out.push((m, mo, true));
+            skipped.next();
+        }
+        out.push((n, o, false));
+    }
+    out.extend(skipped.map(|&(_, m, mo)| (m, mo, true)));
+    out
+}
+
+/// The blocks a path passes: its undecided tests, and the decided ones an edge
+/// stops at (`kept`); each with its outcome and its place in `full`.
+fn effective<'a>(
+    full: &[(&'a Nnf, bool, bool)],
+    kept: &FastSet<Edge>,
+) -> Vec<(&'a Nnf, bool, usize)> {
+    let mut out = Vec::new();
+    let mut last: Option<(Id, bool)> = None;
+    for (at, &(n, o, decided)) in full.iter().enumerate() {
+        if !decided || kept.contains(&(last, id(n))) {
+            out.push((n, o, at));
+            last = Some((id(n), o));
+        }
+    }
+    out
 }
 
 /// What one exploration has spent and seen.
@@ -272,8 +324,14 @@ struct Walk {
     decided: IdSet,
 }
 
-/// Walks from `next` to the next test the facts do not decide, or to the verdict.
-fn advance<'a>(cur: &mut Cursor<'a>, mut next: Next<'a>, walk: &mut Walk) -> Option<Stop<'a>> {
+/// Walks from `next` to the next test the facts do not decide, or to the verdict;
+/// the tests it passes decided go to `passed`, with their predicate's truth.
+fn advance<'a>(
+    cur: &mut Cursor<'a>,
+    mut next: Next<'a>,
+    walk: &mut Walk,
+    passed: &mut Vec<(&'a Nnf, bool)>,
+) -> Option<Stop<'a>> {
     loop {
         walk.steps += 1;
         if walk.steps > STEP_LIMIT {
@@ -293,6 +351,7 @@ fn advance<'a>(cur: &mut Cursor<'a>, mut next: Next<'a>, walk: &mut Walk) -> Opt
                         Some(r) => {
                             cur.facts.learn(p, if r { *neg } else { !*neg });
                             walk.decided.insert(id(n));
+                            passed.push((n, r != *neg));
                             r
                         }
                         None => return Some(Stop::Test(n, p, *neg)),
@@ -356,14 +415,38 @@ struct Graph<'a> {
 
 impl<'a> Graph<'a> {
     /// The graph of `paths`, or `None` if some edge leads to different places on
-    /// different paths (the paths' facts then thread further than the blocks'
-    /// dominators would, and the graph is not libpcap's).
+    /// different paths in a way [`Graph::joined`] cannot mend.
     fn new(paths: &[Path<'a>]) -> Option<Graph<'a>> {
+        let full: Vec<Vec<(&'a Nnf, bool, bool)>> = paths.iter().map(merged).collect();
+        let mut kept: FastSet<Edge> = FastSet::default();
+        for _ in 0..JOIN_ROUNDS {
+            match Self::build(paths, &full, &kept) {
+                Ok(g) => return Some(g),
+                Err(conflict) => {
+                    let e = Self::joined(&full, &kept, conflict)?;
+                    if !kept.insert(e) {
+                        return None;
+                    }
+                }
+            }
+        }
+        None
+    }
+
+    /// The graph of the paths' steps, with the decided tests `kept` names as blocks
+    /// too; on an edge that leads two ways, the two (path, place) pairs.
+    fn build(
+        paths: &[Path<'a>],
+        full: &[Vec<(&'a Nnf, bool, bool)>],
+        kept: &FastSet<Edge>,
+    ) -> Result<Graph<'a>, [(usize, usize); 2]> {
         let mut nodes: IdMap<Node> = IdMap::default();
+        let mut from: FastMap<(Id, bool), (usize, usize)> = FastMap::default();
         for (k, p) in paths.iter().enumerate() {
-            for (i, &(lit, o)) in p.steps.iter().enumerate() {
-                let next = match p.steps.get(i + 1) {
-                    Some(&(m, _)) => Succ::Test(id(m)),
+            let steps = effective(&full[k], kept);
+            for (i, &(lit, o, at)) in steps.iter().enumerate() {
+                let next = match steps.get(i + 1) {
+                    Some(&(m, _, _)) => Succ::Test(id(m)),
                     None => Succ::Ret(p.verdict),
                 };
                 let node = nodes.entry(id(lit)).or_insert_with(|| Node {
@@ -375,10 +458,14 @@ impl<'a> Graph<'a> {
                 });
                 node.on.push((k, i));
                 match node.succ[o as usize] {
-                    Some(s) if s != next => return None,
-                    _ => node.succ[o as usize] = Some(next),
+                    Some(s) if s != next => return Err([from[&(id(lit), o)], (k, at)]),
+                    Some(_) => {}
+                    None => {
+                        node.succ[o as usize] = Some(next);
+                        from.insert((id(lit), o), (k, at));
+                    }
                 }
-                node.level = node.level.max(p.steps.len() - i);
+                node.level = node.level.max(steps.len() - i);
             }
         }
         let edges: Vec<(Id, Id)> = nodes
@@ -395,15 +482,54 @@ impl<'a> Graph<'a> {
                 n.preds.push(from);
             }
         }
-        let root = paths.first().map(|p| match p.steps.first() {
-            Some(&(lit, _)) => Succ::Test(id(lit)),
-            None => Succ::Ret(p.verdict),
-        });
-        Some(Graph {
+        let root = paths
+            .first()
+            .map(|p| match effective(&full[0], kept).first() {
+                Some(&(lit, _, _)) => Succ::Test(id(lit)),
+                None => Succ::Ret(p.verdict),
+            });
+        Ok(Graph {
             nodes,
             root,
             paths: paths.len(),
         })
+    }
+
+    /// Mends an edge that two paths leave for different places. Both run the same
+    /// code after it; one stopped at a test its facts leave open, the other passed
+    /// that test decided. libpcap threads an edge only with what the edge's
+    /// dominators know, which is no more than both paths know, so the edge stops at
+    /// that test on every path: the test becomes a block on the other path too.
+    fn joined(
+        full: &[Vec<(&'a Nnf, bool, bool)>],
+        kept: &FastSet<Edge>,
+        conflict: [(usize, usize); 2],
+    ) -> Option<Edge> {
+        let edge = |k: usize, at: usize| {
+            let (n, o, _) = full[k][at];
+            Some((id(n), o))
+        };
+        // The next block each path reaches after the edge, and the decided tests it
+        // passed on the way.
+        let after = |k: usize, at: usize| {
+            let mut passed = Vec::new();
+            for &(m, o, decided) in &full[k][at + 1..] {
+                if !decided || kept.contains(&(edge(k, at), id(m))) {
+                    return (Some(id(m)), passed);
+                }
+                let _ = o;
+                passed.push(id(m));
+            }
+            (None, passed)
+        };
+        let [(ka, ia), (kb, ib)] = conflict;
+        let (stop_a, passed_a) = after(ka, ia);
+        let (stop_b, passed_b) = after(kb, ib);
+        match (stop_a, stop_b) {
+            (Some(m), _) if passed_b.contains(&m) => Some((edge(ka, ia), m)),
+            (_, Some(m)) if passed_a.contains(&m) => Some((edge(kb, ib), m)),
+            _ => None,
+        }
     }
 
     /// The pull `or_pullup(b)` (`is_or`) or `and_pullup(b)` makes, if any.
@@ -561,6 +687,32 @@ fn preds_of(paths: &[Path]) -> Vec<PredPath> {
                 .map(|&(lit, o)| (pred_of(lit).clone(), o))
                 .collect();
             (steps, p.verdict)
+        })
+        .collect()
+}
+
+/// The pulled graph's paths as the next threading pass leaves them: a test that the
+/// path's earlier outcomes decide is passed (in `(src == A or dst == A) and (src == B
+/// or dst == B) or src == C`, once `src == B` moves in front of `dst == A`, the
+/// failure of `dst == A` no longer needs `src == C`), and a path that contradicts
+/// itself is not a path. [`explore`] walks the rewritten form the same way.
+fn thread(paths: Vec<PredPath>) -> Vec<PredPath> {
+    paths
+        .into_iter()
+        .filter_map(|(trail, verdict)| {
+            let mut facts = Facts::default();
+            let mut kept = Vec::with_capacity(trail.len());
+            for (p, o) in trail {
+                match facts.decide(&p, false) {
+                    Some(d) if d != o => return None,
+                    Some(_) => {}
+                    None => {
+                        facts.learn(&p, !o);
+                        kept.push((p, o));
+                    }
+                }
+            }
+            Some((kept, verdict))
         })
         .collect()
 }

@@ -78,3 +78,40 @@ fn a_later_test_of_the_loaded_field_is_pulled_in_front() {
         "{listing}"
     );
 }
+
+/// The pull above with more after it: in `(host A and host B) or host C`, once the
+/// source is neither A nor B the first alternative cannot hold (the destination would
+/// have to be both), and libpcap compares the source with B before it loads the
+/// destination for A. Its flow graph has a join there (`src == C` is reached from
+/// paths that know the destination and from paths that do not), which the path model
+/// now keeps as a block instead of giving up: a packet cut after its source address
+/// whose source is C is accepted, as by libpcap.
+#[test]
+fn a_pull_is_found_past_a_join() {
+    let listing = program(
+        "(ip host 10.0.1.1 and ip host 172.16.5.4) or ip host 192.168.2.7",
+        LinkType::RAW,
+    );
+    assert!(
+        listing.contains("   1: eq [12:4] in {0xac100504}\n   2: eq [16:4] in {0xa000101}"),
+        "{listing}"
+    );
+}
+
+/// `not ip host A or not (ip src B and ip dst B)` accepts every packet: where the
+/// source is A the source is not B; where the destination is A it is not B. libpcap
+/// settles the first way by threading, then recomputes dominators: only the second
+/// way still enters the later tests, so they know the destination is A, and the rest
+/// settles too. The filter is a bare acceptance with no load, as libpcap's is.
+#[test]
+fn ways_settled_one_pass_at_a_time_decide_the_filter() {
+    for lt in [LinkType::RAW, LinkType::EN10MB, LinkType::LINUX_SLL2] {
+        assert_eq!(
+            program(
+                "not ip host 10.0.0.1 || not (ip src 239.255.255.250 and ip dst 239.255.255.250)",
+                lt
+            ),
+            PassSet::accept_all().to_string()
+        );
+    }
+}
