@@ -14,7 +14,10 @@
 //!
 //! The flow graph is taken from the paths through the normal form (each undecided
 //! test a block, its outcomes threaded past the tests the path decides, as
-//! `normal::simplify` folds them). A pull becomes `c or d` (dually `c and d`) in place
+//! `normal::simplify` folds them). Where two paths leave one edge for different
+//! places, one passing decided a test the other stops at, the edge is a join that
+//! libpcap's threading (by the edge's dominators, not by one path's facts) does not
+//! pass: that test stays a block on both (`Graph::joined`). A pull becomes `c or d` (dually `c and d`) in place
 //! of the literal `d` it goes in front of; `c`'s own place is then decided on every
 //! path that reaches it. The rewrite is kept only if the paths of the new form are
 //! exactly those of the pulled graph, so where the graph is not what this model
@@ -513,11 +516,10 @@ impl<'a> Graph<'a> {
         // passed on the way.
         let after = |k: usize, at: usize| {
             let mut passed = Vec::new();
-            for &(m, o, decided) in &full[k][at + 1..] {
+            for &(m, _, decided) in &full[k][at + 1..] {
                 if !decided || kept.contains(&(edge(k, at), id(m))) {
                     return (Some(id(m)), passed);
                 }
-                let _ = o;
                 passed.push(id(m));
             }
             (None, passed)

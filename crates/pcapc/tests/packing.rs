@@ -62,6 +62,8 @@ fn small_negative_constants_take_no_pool_word() {
     let text = set.to_string();
     assert!(text.contains("push 20; neg;"), "{text}");
     assert!(!text.contains("0xffff"), "{text}");
-    let sub = compile("ip[0] - -5 > 7", LinkType::EN10MB).unwrap().to_string();
+    let sub = compile("ip[0] - -5 > 7", LinkType::EN10MB)
+        .unwrap()
+        .to_string();
     assert!(sub.contains("add 5;"), "{sub}");
 }

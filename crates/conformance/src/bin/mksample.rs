@@ -17,12 +17,7 @@ fn write_generated(dir: &std::path::Path) -> std::io::Result<usize> {
     let caps = netsift_conformance::generated_captures();
     for (name, lt, packets) in &caps {
         let f = std::fs::File::create(dir.join(format!("{name}.pcap")))?;
-        let mut w = PcapWriter::new(
-            std::io::BufWriter::new(f),
-            *lt,
-            262144,
-            TsPrecision::Micro,
-        )?;
+        let mut w = PcapWriter::new(std::io::BufWriter::new(f), *lt, 262144, TsPrecision::Micro)?;
         for p in packets {
             w.write_packet(p.ts_sec as u32, p.ts_usec as u32, &p.data, p.wire_len)?;
         }
