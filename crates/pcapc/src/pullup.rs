@@ -57,13 +57,11 @@ enum Succ {
 struct Path<'a> {
     steps: Trail<'a>,
     verdict: bool,
-    /// The tests the path passed with their outcome decided, each with the number of
-    /// `steps` before it.
-    skipped: Vec<(usize, &'a Nnf, bool)>,
 }
 
-/// Blocks passed, each with its test's outcome.
-type Trail<'a> = Vec<(&'a Nnf, bool)>;
+/// Tests passed in order, each with its predicate's truth and whether the path's
+/// facts decided it (threading passes those; see [`effective`]).
+type Trail<'a> = Vec<(&'a Nnf, bool, bool)>;
 
 fn id(n: &Nnf) -> Id {
     n as Id
@@ -241,19 +239,13 @@ enum Stop<'a> {
 fn explore(root: &Nnf) -> Option<(Vec<Path<'_>>, IdSet)> {
     let mut out = Vec::new();
     let mut walk = Walk::default();
-    type Skips<'a> = Vec<(usize, &'a Nnf, bool)>;
-    let mut work: Vec<(Cursor, Next, Trail, Skips)> =
-        vec![(Cursor::default(), Ok(root), Vec::new(), Vec::new())];
-    while let Some((mut cur, next, trail, mut skipped)) = work.pop() {
-        let mut passed = Vec::new();
-        let stop = advance(&mut cur, next, &mut walk, &mut passed)?;
-        skipped.extend(passed.into_iter().map(|(n, o)| (trail.len(), n, o)));
-        match stop {
+    let mut work: Vec<(Cursor, Next, Trail)> = vec![(Cursor::default(), Ok(root), Vec::new())];
+    while let Some((mut cur, next, mut trail)) = work.pop() {
+        match advance(&mut cur, next, &mut walk, &mut trail)? {
             Stop::Ret(verdict) => {
                 out.push(Path {
                     steps: trail,
                     verdict,
-                    skipped,
                 });
                 if out.len() > PATH_LIMIT {
                     return None;
@@ -264,12 +256,11 @@ fn explore(root: &Nnf) -> Option<(Vec<Path<'_>>, IdSet)> {
                 let mut c = cur.clone();
                 c.facts.learn(p, true);
                 let mut t = trail.clone();
-                t.push((n, false));
-                work.push((c, Err(neg), t, skipped.clone()));
+                t.push((n, false, false));
+                work.push((c, Err(neg), t));
                 cur.facts.learn(p, false);
-                let mut trail = trail;
-                trail.push((n, true));
-                work.push((cur, Err(!neg), trail, skipped));
+                trail.push((n, true, false));
+                work.push((cur, Err(!neg), trail));
             }
         }
     }
@@ -284,34 +275,12 @@ type Edge = (Option<(Id, bool)>, Id);
 /// Most edges [`Graph::new`] mends before it gives up.
 const JOIN_ROUNDS: usize = 32;
 
-/// A path's tests in order, decided ones included: (test, predicate's truth,
-/// decided).
-fn merged<'a>(p: &Path<'a>) -> Vec<(&'a Nnf, bool, bool)> {
-    let mut out = Vec::with_capacity(p.steps.len() + p.skipped.len());
-    let mut skipped = p.skipped.iter().peekable();
-    for (i, &(n, o)) in p.steps.iter().enumerate() {
-        while let Some(&&(at, m, mo)) = skipped.peek() {
-            if at > i {
-                break;
-            }
-            out.push((m, mo, true));
-            skipped.next();
-        }
-        out.push((n, o, false));
-    }
-    out.extend(skipped.map(|&(_, m, mo)| (m, mo, true)));
-    out
-}
-
 /// The blocks a path passes: its undecided tests, and the decided ones an edge
-/// stops at (`kept`); each with its outcome and its place in `full`.
-fn effective<'a>(
-    full: &[(&'a Nnf, bool, bool)],
-    kept: &FastSet<Edge>,
-) -> Vec<(&'a Nnf, bool, usize)> {
+/// stops at (`kept`); each with its outcome and its place on `trail`.
+fn effective<'a>(trail: &Trail<'a>, kept: &FastSet<Edge>) -> Vec<(&'a Nnf, bool, usize)> {
     let mut out = Vec::new();
     let mut last: Option<(Id, bool)> = None;
-    for (at, &(n, o, decided)) in full.iter().enumerate() {
+    for (at, &(n, o, decided)) in trail.iter().enumerate() {
         if !decided || kept.contains(&(last, id(n))) {
             out.push((n, o, at));
             last = Some((id(n), o));
@@ -328,12 +297,12 @@ struct Walk {
 }
 
 /// Walks from `next` to the next test the facts do not decide, or to the verdict;
-/// the tests it passes decided go to `passed`, with their predicate's truth.
+/// the tests it passes decided go on `trail`.
 fn advance<'a>(
     cur: &mut Cursor<'a>,
     mut next: Next<'a>,
     walk: &mut Walk,
-    passed: &mut Vec<(&'a Nnf, bool)>,
+    trail: &mut Trail<'a>,
 ) -> Option<Stop<'a>> {
     loop {
         walk.steps += 1;
@@ -354,7 +323,7 @@ fn advance<'a>(
                         Some(r) => {
                             cur.facts.learn(p, if r { *neg } else { !*neg });
                             walk.decided.insert(id(n));
-                            passed.push((n, r != *neg));
+                            trail.push((n, r != *neg, true));
                             r
                         }
                         None => return Some(Stop::Test(n, p, *neg)),
@@ -420,13 +389,12 @@ impl<'a> Graph<'a> {
     /// The graph of `paths`, or `None` if some edge leads to different places on
     /// different paths in a way [`Graph::joined`] cannot mend.
     fn new(paths: &[Path<'a>]) -> Option<Graph<'a>> {
-        let full: Vec<Vec<(&'a Nnf, bool, bool)>> = paths.iter().map(merged).collect();
         let mut kept: FastSet<Edge> = FastSet::default();
         for _ in 0..JOIN_ROUNDS {
-            match Self::build(paths, &full, &kept) {
+            match Self::build(paths, &kept) {
                 Ok(g) => return Some(g),
                 Err(conflict) => {
-                    let e = Self::joined(&full, &kept, conflict)?;
+                    let e = Self::joined(paths, &kept, conflict)?;
                     if !kept.insert(e) {
                         return None;
                     }
@@ -438,15 +406,18 @@ impl<'a> Graph<'a> {
 
     /// The graph of the paths' steps, with the decided tests `kept` names as blocks
     /// too; on an edge that leads two ways, the two (path, place) pairs.
-    fn build(
-        paths: &[Path<'a>],
-        full: &[Vec<(&'a Nnf, bool, bool)>],
-        kept: &FastSet<Edge>,
-    ) -> Result<Graph<'a>, [(usize, usize); 2]> {
+    fn build(paths: &[Path<'a>], kept: &FastSet<Edge>) -> Result<Graph<'a>, [(usize, usize); 2]> {
         let mut nodes: IdMap<Node> = IdMap::default();
         let mut from: FastMap<(Id, bool), (usize, usize)> = FastMap::default();
+        let mut root = None;
         for (k, p) in paths.iter().enumerate() {
-            let steps = effective(&full[k], kept);
+            let steps = effective(&p.steps, kept);
+            if k == 0 {
+                root = Some(match steps.first() {
+                    Some(&(lit, _, _)) => Succ::Test(id(lit)),
+                    None => Succ::Ret(p.verdict),
+                });
+            }
             for (i, &(lit, o, at)) in steps.iter().enumerate() {
                 let next = match steps.get(i + 1) {
                     Some(&(m, _, _)) => Succ::Test(id(m)),
@@ -485,12 +456,6 @@ impl<'a> Graph<'a> {
                 n.preds.push(from);
             }
         }
-        let root = paths
-            .first()
-            .map(|p| match effective(&full[0], kept).first() {
-                Some(&(lit, _, _)) => Succ::Test(id(lit)),
-                None => Succ::Ret(p.verdict),
-            });
         Ok(Graph {
             nodes,
             root,
@@ -504,19 +469,19 @@ impl<'a> Graph<'a> {
     /// dominators know, which is no more than both paths know, so the edge stops at
     /// that test on every path: the test becomes a block on the other path too.
     fn joined(
-        full: &[Vec<(&'a Nnf, bool, bool)>],
+        paths: &[Path<'a>],
         kept: &FastSet<Edge>,
         conflict: [(usize, usize); 2],
     ) -> Option<Edge> {
         let edge = |k: usize, at: usize| {
-            let (n, o, _) = full[k][at];
+            let (n, o, _) = paths[k].steps[at];
             Some((id(n), o))
         };
         // The next block each path reaches after the edge, and the decided tests it
         // passed on the way.
         let after = |k: usize, at: usize| {
             let mut passed = Vec::new();
-            for &(m, _, decided) in &full[k][at + 1..] {
+            for &(m, _, decided) in &paths[k].steps[at + 1..] {
                 if !decided || kept.contains(&(edge(k, at), id(m))) {
                     return (Some(id(m)), passed);
                 }
@@ -686,7 +651,8 @@ fn preds_of(paths: &[Path]) -> Vec<PredPath> {
             let steps = p
                 .steps
                 .iter()
-                .map(|&(lit, o)| (pred_of(lit).clone(), o))
+                .filter(|&&(_, _, decided)| !decided)
+                .map(|&(lit, o, _)| (pred_of(lit).clone(), o))
                 .collect();
             (steps, p.verdict)
         })

@@ -1084,8 +1084,9 @@ impl Selector<'_> {
         ops: &mut Vec<u16>,
         pool: &mut Vec<u32>,
     ) -> Result<(), SelectError> {
+        let small = |k: u32| k < netsift_isa::insn::ARITH_POOL_BASE as u32;
         let operand = |k: u32, pool: &mut Vec<u32>| -> Result<u16, SelectError> {
-            if k < netsift_isa::insn::ARITH_POOL_BASE as u32 {
+            if small(k) {
                 return Ok(k as u16);
             }
             let idx = match pool.iter().position(|&x| x == k) {
@@ -1104,7 +1105,6 @@ impl Selector<'_> {
         };
         // A small negative constant (a negative index, `x - -5`) costs a NEG, or
         // flips ADD and SUB, instead of a pool word.
-        let small = |k: u32| k < netsift_isa::insn::ARITH_POOL_BASE as u32;
         let pooled = |k: u32, pool: &Vec<u32>| small(k) || pool.contains(&k);
         match v {
             Val::Const(k) if !pooled(*k, pool) && small(k.wrapping_neg()) => {
@@ -1146,14 +1146,12 @@ impl Selector<'_> {
                 self.arith(x, ops, pool)?;
                 if let Val::Const(k) = **y {
                     let flip = match op {
-                        ArithOp::Add => ArithOp::Sub,
-                        _ => ArithOp::Add,
+                        ArithOp::Add => Some(ArithOp::Sub),
+                        ArithOp::Sub => Some(ArithOp::Add),
+                        _ => None,
                     };
-                    if matches!(op, ArithOp::Add | ArithOp::Sub)
-                        && !pooled(k, pool)
-                        && small(k.wrapping_neg())
-                    {
-                        ops.push(build::micro(flip, true, k.wrapping_neg() as u16));
+                    if let Some(f) = flip.filter(|_| !pooled(k, pool) && small(k.wrapping_neg())) {
+                        ops.push(build::micro(f, true, k.wrapping_neg() as u16));
                         return Ok(());
                     }
                     let o = operand(k, pool)?;
