@@ -477,6 +477,33 @@ impl ExprGen {
         }
     }
 
+    /// A relation between deep arithmetic expressions: more micro-ops than one ARITH
+    /// slot holds (so CONT slots follow), and deep enough to reach libpcap's register
+    /// limit now and then. Not part of [`Self::next_expr`]'s mix, whose expressions a
+    /// seed must keep reproducing.
+    pub fn long_relation(&mut self) -> String {
+        let op = *self.rng.pick(RELOPS);
+        let depth = self.rng.range(3, 7) as u32;
+        let lhs = self.deep_arith(depth);
+        let rhs = self.deep_arith(depth / 2);
+        format!("{lhs} {op} {rhs}")
+    }
+
+    /// Mostly binary operators down to `depth`, over [`Self::arith`]'s leaves.
+    fn deep_arith(&mut self, depth: u32) -> String {
+        if depth == 0 || self.rng.chance(15) {
+            return self.arith(1);
+        }
+        let op = *self.rng.pick(BINOPS);
+        let a = self.deep_arith(depth - 1);
+        let b = match op {
+            "/" | "%" => self.rng.range(1, 16).to_string(),
+            "<<" | ">>" => self.rng.below(32).to_string(),
+            _ => self.deep_arith(depth - 1),
+        };
+        format!("({a} {op} {b})")
+    }
+
     fn misc_prim(&mut self) -> String {
         match self.rng.weighted(&[15, 15, 10, 10, 10, 10, 10, 8, 6, 6]) {
             0 => format!("less {}", self.rng.pick(pool::LENGTHS)),

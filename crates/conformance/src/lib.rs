@@ -340,6 +340,14 @@ pub fn builtin_expressions(lt: LinkType) -> Vec<String> {
         "udp[-ip[9]] > 3",
         "tcp[-(ip[0] & 0xf) * 4] = ip[0]",
         "icmp6[-2:2] != 0",
+        // Longer than one ARITH slot (CONT slots follow), and libpcap's register edge.
+        "ip[0]+ip[1]+ip[2]+ip[3]+ip[4]+ip[5]+ip[6]+ip[7]+ip[8]+ip[9] > 1000",
+        "(tcp[12]>>4)*4 + (ip[0]&0xf)*4 + 20 + ip[2:2] * 3 - udp[4:2] / 2 % 7 > 5000",
+        "(ip[0]+ip[1]+ip[2]+ip[3]+ip[4]+ip[5]+ip[6]+ip[7]+ip[8] > 500 and tcp) or \
+         (ip[0]+ip[1]+ip[2]+ip[3]+ip[4]+ip[5]+ip[6]+ip[7]+ip[8] > 600 and udp)",
+        "ip[0]+(ip[1]+(ip[2]+(ip[3]+(ip[4]+(ip[5]+(ip[6]+(ip[7]+(ip[8]+(ip[9]+(ip[10]+\
+         (ip[11]+(ip[12]+(ip[13]+ip[14]))))))))))))) > 300",
+        "udp[8:4] ^ udp[12:4] ^ udp[16:4] ^ udp[20:4] ^ udp[24:4] ^ udp[28:4] != 0x12345678",
     ];
     if lt == LinkType::EN10MB || lt == LinkType::LINUX_SLL || lt == LinkType::LINUX_SLL2 {
         v.extend_from_slice(&[

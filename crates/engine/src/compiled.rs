@@ -121,6 +121,13 @@ fn decode(insn: &Instruction, pool: &mut Vec<u32>) -> Op {
                 n: d.count as u32,
             };
         }
+        // A CONT slot on its own tests nothing (its ARITH reads it): a LEN test that
+        // always holds, so the fast paths run it and honour its negation flag.
+        (Some(Opcode::ArithCont), _) => {
+            let start = pool.len() as u32;
+            pool.extend([0, u32::MAX]);
+            return Op::Len { start, n: 1 };
+        }
         (Some(Opcode::Len), _) if (1..=3).contains(&d.count) => {
             let start = pool.len() as u32;
             for i in 0..d.count as usize {
@@ -299,10 +306,11 @@ fn lean_form(set: &PassSet, ops: &[Vec<Op>]) -> Option<Vec<LeanPass>> {
             ops: ops
                 .iter()
                 .zip(p.instructions())
-                .map(|(&op, insn)| LeanOp {
+                .enumerate()
+                .map(|(k, (&op, insn))| LeanOp {
                     op,
                     negate: insn.negated(),
-                    copied: insn.copied(),
+                    copied: Instruction::reusable(p.instructions(), k),
                     image: *insn,
                 })
                 .collect(),

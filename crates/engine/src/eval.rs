@@ -166,7 +166,11 @@ pub(crate) fn run_lean<const HIER: bool>(
                 k < parent
             } else {
                 let r = match o.op {
-                    Op::Image => cx.insn(&o.image, i, 0),
+                    Op::Image => {
+                        // An ARITH reads the CONT slots after it.
+                        let rest = prog.pass_set().passes()[i].instructions();
+                        cx.insn(&o.image, rest.get(k + 1..).unwrap_or(&[]), i, 0)
+                    }
                     op => cx.fast(op, o.negate),
                 };
                 match r {
@@ -287,9 +291,16 @@ impl<P: Program + ?Sized> Cx<'_, P> {
             });
         for (i, insn) in pass.insns.iter().enumerate() {
             let reuse = match &parent {
-                Some((progress, pp)) if insn.copied() && (i as u32) <= *progress => {
+                Some((progress, pp))
+                    if (i as u32) <= *progress && Instruction::reusable(pass.insns, i) =>
+                {
+                    // Every slot the instruction reads (an ARITH's CONT slots too)
+                    // must be the parent's version.
+                    let span = i..=i + insn.arith_ext();
                     let same = match (pass.stamps, pp.stamps) {
-                        (Some(a), Some(b)) => b.get(i).is_some_and(|&s| a.get(i) == Some(&s)),
+                        (Some(a), Some(b)) => span
+                            .into_iter()
+                            .all(|j| b.get(j).is_some_and(|&s| a.get(j) == Some(&s))),
                         _ => true,
                     };
                     (same && i < pp.insns.len()).then_some((i as u32) < *progress)
@@ -299,7 +310,7 @@ impl<P: Program + ?Sized> Cx<'_, P> {
             let ok = match (reuse, pass.ops.map(|o| o[i])) {
                 (Some(r), _) => r,
                 (None, Some(op)) if op != Op::Image => self.fast(op, insn.negated())?,
-                (None, _) => self.insn(insn, idx, depth)?,
+                (None, _) => self.insn(insn, &pass.insns[i + 1..], idx, depth)?,
             };
             if !ok {
                 self.s.set_state(idx, i as u32, pass.id);
@@ -390,23 +401,40 @@ impl<P: Program + ?Sized> Cx<'_, P> {
         }
     }
 
+    /// One instruction; `rest` holds the instructions after it in its pass, which
+    /// an ARITH with CONT slots reads.
     #[inline]
-    fn insn(&mut self, insn: &Instruction, pass: usize, depth: usize) -> Result<bool, Fault> {
+    fn insn(
+        &mut self,
+        insn: &Instruction,
+        rest: &[Instruction],
+        pass: usize,
+        depth: usize,
+    ) -> Result<bool, Fault> {
         self.s.steps += 1;
-        Ok(match self.outcome(insn, pass, depth)? {
+        Ok(match self.outcome(insn, rest, pass, depth)? {
             Some(r) => r != insn.negated(),
             None => false,
         })
     }
 
-    fn outcome(&mut self, insn: &Instruction, pass: usize, depth: usize) -> Outcome {
+    fn outcome(
+        &mut self,
+        insn: &Instruction,
+        rest: &[Instruction],
+        pass: usize,
+        depth: usize,
+    ) -> Outcome {
         let d = insn.decode();
         let Some(op) = d.opcode else { return Ok(None) };
         let n = d.count as usize;
         match op {
             Opcode::Group => return self.group(insn.p(1), insn.p(2), pass, depth),
             Opcode::Len => return Ok(self.len(insn, n)),
-            Opcode::Arith => return self.arith(insn, n, d.anchor & 3),
+            Opcode::Arith => return self.arith(insn, rest),
+            // A CONT slot is part of the ARITH before it, which reads it; on its own
+            // it tests nothing.
+            Opcode::ArithCont => return Ok(Some(true)),
             _ => {}
         }
         let Some(size) = d.size else { return Ok(None) };
@@ -452,7 +480,9 @@ impl<P: Program + ?Sized> Cx<'_, P> {
             Opcode::Prefix => self.prefix(insn, n, at),
             Opcode::Protochain => self.protochain(at, insn.p(2), insn.p(1)),
             Opcode::Set => self.set(insn, n, at, size),
-            Opcode::Len | Opcode::Arith | Opcode::Group => unreachable!("handled above"),
+            Opcode::Len | Opcode::Arith | Opcode::ArithCont | Opcode::Group => {
+                unreachable!("handled above")
+            }
         }
     }
 
@@ -638,13 +668,52 @@ impl<P: Program + ?Sized> Cx<'_, P> {
         Ok(Some(false))
     }
 
-    /// ARITH: a straight-line stack program, then one relation.
-    fn arith(&mut self, insn: &Instruction, n: usize, rel: u8) -> Outcome {
-        if n == 0 || n > netsift_isa::insn::ARITH_MAX_OPS || rel > 2 {
+    /// ARITH: a straight-line stack program over the head's micro-ops and those of
+    /// the CONT slots its offset field counts (`rest` starts right after the head),
+    /// then one relation. Each slot names constants in its own pool words.
+    fn arith(&mut self, insn: &Instruction, rest: &[Instruction]) -> Outcome {
+        let d = insn.decode();
+        let rel = d.anchor & 3;
+        let Some(conts) = rest.get(..insn.arith_ext()) else {
+            return Ok(None);
+        };
+        if rel > 2 {
             return Ok(None);
         }
-        let mut stack = [0u32; ARITH_STACK];
-        let mut sp = 0usize;
+        let mut st = Stack {
+            v: [0; ARITH_STACK],
+            sp: 0,
+        };
+        if !self.micro_ops(insn, d.count as usize, &mut st)? {
+            return Ok(None);
+        }
+        for c in conts {
+            let cd = c.decode();
+            if cd.opcode != Some(Opcode::ArithCont)
+                || !self.micro_ops(c, cd.count as usize, &mut st)?
+            {
+                return Ok(None);
+            }
+        }
+        if st.sp != 2 {
+            return Ok(None);
+        }
+        let (a, b) = (st.v[0], st.v[1]);
+        Ok(Some(match rel {
+            0 => a == b,
+            1 => a > b,
+            _ => a >= b,
+        }))
+    }
+
+    /// Runs one slot's `n` micro-ops on the stack. `Ok(false)`: the slot is invalid
+    /// (a count of 0 or above 14, stack misuse, a pool reference to no word, a bad
+    /// index mode).
+    fn micro_ops(&mut self, insn: &Instruction, n: usize, st: &mut Stack) -> Result<bool, Fault> {
+        if n == 0 || n > netsift_isa::insn::ARITH_MAX_OPS {
+            return Ok(false);
+        }
+        let (stack, sp) = (&mut st.v, &mut st.sp);
         for i in 0..n {
             let m = (insn.p(1 + i / 2) >> (16 * (i % 2))) as u16;
             let op = ArithOp::from_bits(m >> 12);
@@ -653,26 +722,26 @@ impl<P: Program + ?Sized> Cx<'_, P> {
             let operand = if arg >= ARITH_POOL_BASE {
                 match insn.0.get((arg - ARITH_POOL_BASE + 1) as usize) {
                     Some(&v) => v,
-                    None => return Ok(None),
+                    None => return Ok(false),
                 }
             } else {
                 arg as u32
             };
             match op {
                 ArithOp::Push | ArithOp::Len => {
-                    if sp == ARITH_STACK {
-                        return Ok(None);
+                    if *sp == ARITH_STACK {
+                        return Ok(false);
                     }
-                    stack[sp] = if op == ArithOp::Len {
+                    stack[*sp] = if op == ArithOp::Len {
                         self.wire_len
                     } else {
                         operand
                     };
-                    sp += 1;
+                    *sp += 1;
                 }
                 ArithOp::Ld1 | ArithOp::Ld2 | ArithOp::Ld4 => {
-                    if sp == 0 {
-                        return Ok(None);
+                    if *sp == 0 {
+                        return Ok(false);
                     }
                     let size = match op {
                         ArithOp::Ld1 => Size::B1,
@@ -680,11 +749,11 @@ impl<P: Program + ?Sized> Cx<'_, P> {
                         _ => Size::B4,
                     };
                     let Some(mode) = IndexMode::of_arg(arg) else {
-                        return Ok(None);
+                        return Ok(false);
                     };
                     let a = (arg & 0x3f) as u8;
                     let Some(base) = self.anchor(a)? else {
-                        return Ok(None);
+                        return Ok(false);
                     };
                     // The anchor's offset field is libpcap's constant part of the
                     // header offset (anchor 0, the packet start, has none).
@@ -692,33 +761,33 @@ impl<P: Program + ?Sized> Cx<'_, P> {
                         (IndexMode::Plain, _) | (_, 0) => 0,
                         _ => match self.prog.anchor(a as usize) {
                             Some(an) => an.offset() as u32,
-                            None => return Ok(None),
+                            None => return Ok(false),
                         },
                     };
-                    let at = mode.place(base, o, stack[sp - 1]).ok_or(Fault)?;
-                    stack[sp - 1] = load(self.pkt, at, size)?;
+                    let at = mode.place(base, o, stack[*sp - 1]).ok_or(Fault)?;
+                    stack[*sp - 1] = load(self.pkt, at, size)?;
                 }
                 ArithOp::Neg => {
-                    if sp == 0 {
-                        return Ok(None);
+                    if *sp == 0 {
+                        return Ok(false);
                     }
-                    stack[sp - 1] = stack[sp - 1].wrapping_neg();
+                    stack[*sp - 1] = stack[*sp - 1].wrapping_neg();
                 }
                 _ => {
                     let b = if imm {
                         operand
                     } else {
-                        if sp == 0 {
-                            return Ok(None);
+                        if *sp == 0 {
+                            return Ok(false);
                         }
-                        sp -= 1;
-                        stack[sp]
+                        *sp -= 1;
+                        stack[*sp]
                     };
-                    if sp == 0 {
-                        return Ok(None);
+                    if *sp == 0 {
+                        return Ok(false);
                     }
-                    let a = stack[sp - 1];
-                    stack[sp - 1] = match op {
+                    let a = stack[*sp - 1];
+                    stack[*sp - 1] = match op {
                         ArithOp::Add => a.wrapping_add(b),
                         ArithOp::Sub => a.wrapping_sub(b),
                         ArithOp::Mul => a.wrapping_mul(b),
@@ -730,21 +799,19 @@ impl<P: Program + ?Sized> Cx<'_, P> {
                         // BPF (libpcap's bpf_filter) yields 0 for shifts of 32 or more.
                         ArithOp::Shl => a.checked_shl(b).unwrap_or(0),
                         ArithOp::Shr => a.checked_shr(b).unwrap_or(0),
-                        _ => return Ok(None),
+                        _ => return Ok(false),
                     };
                 }
             }
         }
-        if sp != 2 {
-            return Ok(None);
-        }
-        let (a, b) = (stack[0], stack[1]);
-        Ok(Some(match rel {
-            0 => a == b,
-            1 => a > b,
-            _ => a >= b,
-        }))
+        Ok(true)
     }
+}
+
+/// The ARITH stack, carried from a head through its CONT slots.
+struct Stack {
+    v: [u32; ARITH_STACK],
+    sp: usize,
 }
 
 /// Whether `v` is one of the `n` operands at `pool[start..]` (the first is `v0`).
@@ -786,6 +853,7 @@ pub(crate) fn image_insn<P: Program + ?Sized>(
     packet: &[u8],
     wire_len: u32,
     insn: &Instruction,
+    rest: &[Instruction],
 ) -> Result<bool, Fault> {
     debug_assert_ne!(insn.decode().opcode, Some(Opcode::Group));
     let mut cx = Cx {
@@ -794,5 +862,5 @@ pub(crate) fn image_insn<P: Program + ?Sized>(
         wire_len,
         s: scratch,
     };
-    cx.insn(insn, 0, 0)
+    cx.insn(insn, rest, 0, 0)
 }

@@ -12,14 +12,14 @@ fn insn_strategy() -> impl Strategy<Value = Instruction> {
     prop_oneof![
         // Entirely random bytes.
         any::<[u8; 32]>().prop_map(|b| Instruction::from_bytes(&b)),
-        // A valid opcode (1..=11) with random everything else, to reach deep paths.
-        (1u32..=11, any::<[u32; 8]>()).prop_map(|(op, mut w)| {
+        // A valid opcode (1..=12) with random everything else, to reach deep paths.
+        (1u32..=12, any::<[u32; 8]>()).prop_map(|(op, mut w)| {
             w[0] = (w[0] & 0x03ff_ffff) | op << 26;
             Instruction(w)
         }),
         // Valid opcode, small count/anchor/offset and small params: more in-bounds loads.
         (
-            1u32..=11,
+            1u32..=12,
             0u32..4,
             0u32..29,
             0u32..8,
@@ -40,8 +40,18 @@ fn pass_strategy() -> impl Strategy<Value = (PassKind, Option<u16>, Vec<Instruct
         any::<bool>(),
         prop::option::of(0u16..40),
         prop::collection::vec(insn_strategy(), 0..=netsift_isa::MAX_INSNS),
+        prop::option::of((0usize..32, 0u32..5)),
     )
-        .prop_map(|(root, parent, insns)| {
+        .prop_map(|(root, parent, mut insns, chain)| {
+            // Now and then an ARITH head followed by the CONT slots its offset field
+            // counts (or fewer, where the pass ends), so chains are read often.
+            if let Some((at, ext)) = chain.filter(|&(at, _)| at < insns.len()) {
+                let w = &mut insns[at].0;
+                w[0] = (w[0] & 0x03ff_f800) | 8 << 26 | ext;
+                for c in insns.iter_mut().skip(at + 1).take(ext as usize) {
+                    c.0[0] = (c.0[0] & 0x03ff_ffff) | 12 << 26;
+                }
+            }
             (
                 if root { PassKind::Root } else { PassKind::Sub },
                 parent,

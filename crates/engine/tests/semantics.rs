@@ -249,3 +249,144 @@ fn arith_load_mode_3_and_reserved_bits_are_invalid() {
         assert!(!matches(&s, &mut Scratch::new(), &p, 58), "arg {arg:#x}");
     }
 }
+
+/// A micro-op for `build::arith_chain`.
+fn m(op: ArithOp, imm: bool, arg: u32) -> build::Micro {
+    build::Micro { op, imm, arg }
+}
+
+/// `ip[0] + ip[1] + ... + ip[n-1] rel k` as an ARITH head and CONT slots.
+fn sum_chain(n: u32, rel: RelOp, k: u32) -> Vec<Instruction> {
+    let mut ops = Vec::new();
+    for i in 0..n {
+        ops.push(m(ArithOp::Push, true, i));
+        ops.push(m(ArithOp::Ld1, false, 1));
+        if i > 0 {
+            ops.push(m(ArithOp::Add, false, 0));
+        }
+    }
+    // A large constant: it goes to the pool of the slot that uses it.
+    ops.push(m(ArithOp::Push, true, k));
+    build::arith_chain(rel, &ops).unwrap()
+}
+
+fn ip_set(insns: Vec<Instruction>) -> PassSet {
+    set(
+        vec![(PassKind::Root, None, insns)],
+        vec![
+            Anchor::new(AnchorRule::Const, 0, 0),
+            Anchor::new(AnchorRule::Const, 0, 14),
+        ],
+    )
+}
+
+#[test]
+fn arith_continues_in_cont_slots() {
+    let p = tcp_packet();
+    let sum: u32 = p[14..14 + 20].iter().map(|&b| b as u32).sum();
+    let chain = sum_chain(20, RelOp::Eq, sum + 0x1_0000);
+    assert_eq!(chain.len(), 5, "59 micro-ops take five slots");
+    assert_eq!(chain[0].arith_ext(), 4);
+    // 20 bytes plus 0x10000 is not the sum; the sum itself is.
+    let mut sc = Scratch::new();
+    assert!(!matches(&ip_set(chain.clone()), &mut sc, &p, 58));
+    let mut q = p.clone();
+    q[14 + 19] = q[14 + 19].wrapping_add(1);
+    let want = sum_chain(20, RelOp::Ge, sum + 1);
+    assert!(
+        matches(&ip_set(want.clone()), &mut sc, &q, 58),
+        "sum + 1 >= sum + 1"
+    );
+    assert!(
+        !matches(&ip_set(want), &mut sc, &p, 58),
+        "sum >= sum + 1 fails"
+    );
+    // A load in a CONT slot past the packet is a fault, like one in the head.
+    let far = sum_chain(20, RelOp::Ge, 0);
+    assert_eq!(
+        evaluate(&ip_set(far.clone()), &mut sc, &p[..14 + 19], 58),
+        Verdict::Reject
+    );
+    assert!(matches(&ip_set(far), &mut sc, &p, 58));
+}
+
+#[test]
+fn broken_chains_are_invalid_and_cont_alone_tests_nothing() {
+    let p = tcp_packet();
+    let mut sc = Scratch::new();
+    let chain = sum_chain(20, RelOp::Ge, 0);
+    // The pass ends before the last CONT slot: the head is invalid, negated or not.
+    let short = chain[..4].to_vec();
+    assert!(!matches(&ip_set(short.clone()), &mut sc, &p, 58));
+    let mut neg = short;
+    neg[0] = neg[0].with_negate(true);
+    assert!(!matches(&ip_set(neg), &mut sc, &p, 58));
+    // A slot in the range that is not a CONT makes the head invalid.
+    let mut other = chain.clone();
+    other[2] = build::len(&[(0, u32::MAX)]).unwrap();
+    assert!(!matches(&ip_set(other.clone()), &mut sc, &p, 58));
+    other[0] = other[0].with_negate(true);
+    assert!(!matches(&ip_set(other), &mut sc, &p, 58));
+    // On its own a CONT slot holds (its negation does not).
+    assert!(matches(&ip_set(vec![chain[1]]), &mut sc, &p, 58));
+    assert!(!matches(
+        &ip_set(vec![chain[1].with_negate(true)]),
+        &mut sc,
+        &p,
+        58
+    ));
+}
+
+#[test]
+fn arith_stack_holds_sixteen_values() {
+    let p = tcp_packet();
+    let mut sc = Scratch::new();
+    // Push n ones, add them up, compare with n: n values on the stack at once.
+    let deep = |n: u32| {
+        let mut ops: Vec<_> = (0..n).map(|_| m(ArithOp::Push, true, 1)).collect();
+        ops.extend((1..n).map(|_| m(ArithOp::Add, false, 0)));
+        ops.push(m(ArithOp::Push, true, n));
+        ip_set(build::arith_chain(RelOp::Eq, &ops).unwrap())
+    };
+    assert!(matches(&deep(16), &mut sc, &p, 58), "16 values at once");
+    assert!(
+        !matches(&deep(17), &mut sc, &p, 58),
+        "17 values overflow: invalid"
+    );
+}
+
+#[test]
+fn a_child_with_its_own_continuation_does_not_reuse_the_parents_head() {
+    let p = tcp_packet();
+    let mut sc = Scratch::new();
+    let sum: u32 = p[14..14 + 20].iter().map(|&b| b as u32).sum();
+    let parent = sum_chain(20, RelOp::Eq, sum + 1);
+    let child = sum_chain(20, RelOp::Eq, sum);
+    // Same head, different last slot (the constant lives in the last slot's pool).
+    assert_eq!(parent[..4], child[..4]);
+    assert_ne!(parent[4], child[4]);
+    let mut marked = child.clone();
+    for i in marked.iter_mut().take(4) {
+        *i = i.with_copied(true);
+    }
+    let s = set(
+        vec![
+            (PassKind::Root, None, parent),
+            (PassKind::Root, Some(0), marked),
+        ],
+        vec![
+            Anchor::new(AnchorRule::Const, 0, 0),
+            Anchor::new(AnchorRule::Const, 0, 14),
+        ],
+    );
+    assert!(!Instruction::reusable(s.passes()[1].instructions(), 0));
+    assert!(
+        matches(&s, &mut sc, &p, 58),
+        "the child computes its own sum"
+    );
+    let c = netsift_engine::Compiled::new(s);
+    assert!(c.matches(&mut sc, &p, 58), "the lean form agrees");
+    let pkts = [&p[..], &p[..]];
+    let got = c.filter_batch(&mut netsift_engine::BatchScratch::new(), &pkts, &[58, 58]);
+    assert_eq!(got & 3, 3, "the batch engine agrees");
+}

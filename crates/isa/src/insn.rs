@@ -39,6 +39,7 @@
 //! | 9 | GROUP | any of sub-passes p1 .. p1+p2-1 accepts | p1 first, p2 count | nested OR that DNF would blow up |
 //! | 10 | PROTOCHAIN | the IPv4/IPv6 header chain holds protocol p1 | p1 protocol, p2 IP version | `protochain`, `ip6 protochain` |
 //! | 11 | SET | the key `(A & mA) << 32 \| (B & mB)` is in hash table p1 | p1 table, p2 field B, p3 deltas, p4 mA, p5 mB | tracked connections (live sets only) |
+//! | 12 | CONT | alone: true; read by the ARITH before it | more micro-ops and constants | arithmetic longer than one slot |
 //!
 //! Any other opcode, a `count` above the opcode's capacity, or an invalid `size`
 //! makes the instruction *invalid*: it evaluates false (and is not negated).
@@ -46,12 +47,15 @@
 //! ARITH: `count` micro-ops of 16 bits each are packed from p1 upward (two per word);
 //! the `anchor` field's low two bits give the relation (0 `=`, 1 `>`, 2 `>=`). A
 //! micro-op is `op:4 | imm:1 | arg:11`; its operand is `arg` itself when `arg < 2040`,
-//! else parameter word `p(arg - 2039)`. The ops work on a stack of at most 8 values:
+//! else parameter word `p(arg - 2039)`. The ops work on a stack of at most 16 values:
 //! PUSH, LD1/LD2/LD4 (pop an index, push the field at anchor `arg` + index), ADD, SUB,
 //! MUL, DIV, MOD, AND, OR, XOR, SHL, SHR (pop b — or take the operand when `imm` is
 //! set — pop a, push `a op b`), NEG, and LEN (push the wire length). When the ops end,
 //! the stack must hold exactly two values, compared with the relation. There are no
-//! jumps and no stores; a division by zero is a fault, as in BPF.
+//! jumps and no stores; a division by zero is a fault, as in BPF. The `offset` field
+//! counts CONT slots that follow in the pass: their micro-ops run after the head's, on
+//! the same stack, each slot naming constants in its own words (see
+//! [`build::arith_chain`]).
 //!
 //! SET: field A is the command word's field; p2 describes field B in the command
 //! word's low bits (`size:2 << 22 | anchor:6 << 11 | offset:11`) with bit 31 set, or is
@@ -78,6 +82,7 @@ pub enum Opcode {
     Group = 9,
     Protochain = 10,
     Set = 11,
+    ArithCont = 12,
 }
 
 impl Opcode {
@@ -94,6 +99,7 @@ impl Opcode {
             9 => Opcode::Group,
             10 => Opcode::Protochain,
             11 => Opcode::Set,
+            12 => Opcode::ArithCont,
             _ => return None,
         })
     }
@@ -111,6 +117,7 @@ impl Opcode {
             Opcode::Group => "group",
             Opcode::Protochain => "protochain",
             Opcode::Set => "set",
+            Opcode::ArithCont => "cont",
         }
     }
 }
@@ -269,10 +276,13 @@ impl IndexMode {
 
 /// ARITH micro-op operands at or above this value name a parameter word.
 pub const ARITH_POOL_BASE: u16 = 2040;
-/// Most micro-ops one ARITH instruction holds.
+/// Most micro-ops one ARITH (or CONT) slot holds.
 pub const ARITH_MAX_OPS: usize = 14;
-/// Deepest ARITH stack.
-pub const ARITH_STACK: usize = 8;
+/// Deepest ARITH stack: libpcap's 16 scratch registers (BPF_MEMWORDS). libpcap holds
+/// every pending value of an expression in a register and refuses an expression that
+/// needs more, and netsift's stack never holds more values than libpcap's registers
+/// do, so this depth takes every expression libpcap compiles.
+pub const ARITH_STACK: usize = 16;
 /// Largest offset the command word holds; larger ones go through a Const anchor.
 pub const MAX_OFFSET: u32 = (1 << 11) - 1;
 /// Flag in p1 of EQ2/RANGE2 and p7 of PREFIX: both fields must match.
@@ -357,6 +367,31 @@ impl Instruction {
         self
     }
 
+    /// How many CONT slots follow this instruction as part of it: an ARITH's offset
+    /// field; 0 for every other opcode.
+    #[inline]
+    pub fn arith_ext(&self) -> usize {
+        match self.decode().opcode {
+            Some(Opcode::Arith) => (self.0[0] & MAX_OFFSET) as usize,
+            _ => 0,
+        }
+    }
+
+    /// Whether instruction `i` of a pass may reuse its parent's result: it is marked
+    /// `copied` and, for an ARITH that continues in CONT slots, so is every slot it
+    /// reads. A child whose head is the parent's but whose continuation is its own
+    /// computes something else.
+    pub fn reusable(insns: &[Instruction], i: usize) -> bool {
+        let Some(head) = insns.get(i) else {
+            return false;
+        };
+        let ext = head.arith_ext();
+        head.copied()
+            && insns
+                .get(i + 1..=i + ext)
+                .is_some_and(|c| c.iter().all(Instruction::copied))
+    }
+
     /// The image as 32 little-endian bytes.
     pub fn to_bytes(&self) -> [u8; 32] {
         let mut b = [0u8; 32];
@@ -399,7 +434,7 @@ impl Instruction {
             },
             Opcode::Prefix => 6,
             Opcode::Len => 3,
-            Opcode::Arith => ARITH_MAX_OPS,
+            Opcode::Arith | Opcode::ArithCont => ARITH_MAX_OPS,
             Opcode::Group | Opcode::Protochain => 0,
             Opcode::Set => 2,
         }
@@ -451,7 +486,7 @@ impl Instruction {
         let with_anchor = |word: u32, a: u8| (word & !(0x3f << 11)) | ((a as u32 & 0x3f) << 11);
         match self.decode().opcode {
             None | Some(Opcode::Group) | Some(Opcode::Len) => {}
-            Some(Opcode::Arith) => {
+            Some(Opcode::Arith | Opcode::ArithCont) => {
                 let n = (self.decode().count as usize).min(ARITH_MAX_OPS);
                 for i in 0..n {
                     let shift = 16 * (i % 2);
@@ -704,15 +739,30 @@ pub mod build {
         (op as u16) << 12 | (imm as u16) << 11 | (arg & 0x7ff)
     }
 
+    /// An ARITH micro-op before packing ([`arith_chain`]): `arg` is the operand's
+    /// value (a constant, or a load's anchor and index mode), which the packer keeps
+    /// in the micro-op or moves to the slot's pool.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct Micro {
+        pub op: ArithOp,
+        pub imm: bool,
+        pub arg: u32,
+    }
+
     /// ARITH from micro-ops and a constant pool (pool entry `k` is named by [`pool_ref`]).
     /// Returns `None` when ops and pool do not fit in seven words together.
     pub fn arith(rel: RelOp, ops: &[u16], pool: &[u32]) -> Option<Instruction> {
+        slot(Opcode::Arith, rel as u8, 0, ops, pool)
+    }
+
+    /// One ARITH or CONT slot: micro-ops from p1 upward, the pool from p7 backward.
+    fn slot(op: Opcode, anchor: u8, offset: u32, ops: &[u16], pool: &[u32]) -> Option<Instruction> {
         let op_words = ops.len().div_ceil(2);
         if ops.is_empty() || ops.len() > ARITH_MAX_OPS || op_words + pool.len() > 7 {
             return None;
         }
         let mut w = [0u32; 8];
-        w[0] = Instruction::command(Opcode::Arith, Size::B4, ops.len(), rel as u8, 0);
+        w[0] = Instruction::command(op, Size::B4, ops.len(), anchor, offset);
         for (i, &m) in ops.iter().enumerate() {
             w[1 + i / 2] |= (m as u32) << (16 * (i % 2));
         }
@@ -722,6 +772,49 @@ pub mod build {
             w[7 - k] = c;
         }
         Some(Instruction(w))
+    }
+
+    /// `lhs rel rhs` from micro-ops in execution order, as one ARITH slot followed by
+    /// the CONT slots its micro-ops and constants need (the head's offset field
+    /// counts them). Each slot keeps its own constant pool, so an operand at or above
+    /// [`ARITH_POOL_BASE`] goes to a pool word of the slot that uses it. `None` if the
+    /// chain would be longer than a pass ([`crate::MAX_INSNS`]).
+    pub fn arith_chain(rel: RelOp, ops: &[Micro]) -> Option<Vec<Instruction>> {
+        let mut slots: Vec<(Vec<u16>, Vec<u32>)> = vec![(Vec::new(), Vec::new())];
+        for m in ops {
+            let big = m.arg >= ARITH_POOL_BASE as u32;
+            let (o, p) = slots.last().expect("never empty");
+            let words = p.len() + (big && !p.contains(&m.arg)) as usize;
+            if o.len() == ARITH_MAX_OPS || (o.len() + 1).div_ceil(2) + words > 7 {
+                slots.push((Vec::new(), Vec::new()));
+            }
+            let (o, p) = slots.last_mut().expect("never empty");
+            let arg = if big {
+                let k = match p.iter().position(|&c| c == m.arg) {
+                    Some(k) => k,
+                    None => {
+                        p.push(m.arg);
+                        p.len() - 1
+                    }
+                };
+                pool_ref(k)
+            } else {
+                m.arg as u16
+            };
+            o.push(micro(m.op, m.imm, arg));
+        }
+        if ops.is_empty() || slots.len() > crate::MAX_INSNS {
+            return None;
+        }
+        let ext = slots.len() as u32 - 1;
+        slots
+            .iter()
+            .enumerate()
+            .map(|(i, (o, p))| match i {
+                0 => slot(Opcode::Arith, rel as u8, ext, o, p),
+                _ => slot(Opcode::ArithCont, 0, 0, o, p),
+            })
+            .collect()
     }
 
     /// The operand value naming pool entry `k` (parameter word p(7 - k)).

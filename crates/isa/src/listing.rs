@@ -145,35 +145,16 @@ impl fmt::Display for Instruction {
             }
             (Some(Opcode::Arith), _) if (1..=crate::insn::ARITH_MAX_OPS).contains(&n) => {
                 s.push_str("arith");
-                for i in 0..n {
-                    let m = (self.p(1 + i / 2) >> (16 * (i % 2))) as u16;
-                    let op = ArithOp::from_bits(m >> 12);
-                    let imm = m & 0x800 != 0;
-                    let arg = m & 0x7ff;
-                    let operand = if arg >= ARITH_POOL_BASE {
-                        format!("{:#x}", self.p((arg - ARITH_POOL_BASE + 1) as usize))
-                    } else {
-                        format!("{arg}")
-                    };
-                    match op {
-                        ArithOp::Push => write!(s, " push {operand};"),
-                        ArithOp::Ld1 | ArithOp::Ld2 | ArithOp::Ld4 => {
-                            let mode = match IndexMode::of_arg(arg) {
-                                Some(IndexMode::Plain) => "",
-                                Some(IndexMode::InX) => " index-in-x",
-                                Some(IndexMode::InK) => " index-in-k",
-                                None => " ?",
-                            };
-                            write!(s, " {} @{}{mode};", op.name(), arg & 0x3f)
-                        }
-                        ArithOp::Neg | ArithOp::Len => write!(s, " {};", op.name()),
-                        _ if imm => write!(s, " {} {operand};", op.name()),
-                        _ => write!(s, " {};", op.name()),
-                    }
-                    .ok();
-                }
+                self.micro_ops(&mut s, n);
                 let rel = ["=", ">", ">=", "?"][(d.anchor & 3) as usize];
-                write!(s, " {rel}").ok();
+                match d.offset {
+                    0 => write!(s, " {rel}").ok(),
+                    k => write!(s, " ... {k} cont slot(s), then {rel}").ok(),
+                };
+            }
+            (Some(Opcode::ArithCont), _) if (1..=crate::insn::ARITH_MAX_OPS).contains(&n) => {
+                s.push_str("cont");
+                self.micro_ops(&mut s, n);
             }
             (Some(Opcode::Group), _) => {
                 write!(
@@ -226,5 +207,42 @@ impl fmt::Display for Instruction {
             }
         }
         f.write_str(&s)
+    }
+}
+
+impl Instruction {
+    /// The `n` micro-ops of an ARITH or CONT slot, each as ` op operand;`.
+    fn micro_ops(&self, s: &mut String, n: usize) {
+        for i in 0..n {
+            let m = (self.p(1 + i / 2) >> (16 * (i % 2))) as u16;
+            let op = ArithOp::from_bits(m >> 12);
+            let imm = m & 0x800 != 0;
+            let arg = m & 0x7ff;
+            let operand = if arg >= ARITH_POOL_BASE {
+                // 2047 names no word: the engine treats the slot as invalid.
+                match self.0.get((arg - ARITH_POOL_BASE + 1) as usize) {
+                    Some(w) => format!("{w:#x}"),
+                    None => "?".to_string(),
+                }
+            } else {
+                format!("{arg}")
+            };
+            match op {
+                ArithOp::Push => write!(s, " push {operand};"),
+                ArithOp::Ld1 | ArithOp::Ld2 | ArithOp::Ld4 => {
+                    let mode = match IndexMode::of_arg(arg) {
+                        Some(IndexMode::Plain) => "",
+                        Some(IndexMode::InX) => " index-in-x",
+                        Some(IndexMode::InK) => " index-in-k",
+                        None => " ?",
+                    };
+                    write!(s, " {} @{}{mode};", op.name(), arg & 0x3f)
+                }
+                ArithOp::Neg | ArithOp::Len => write!(s, " {};", op.name()),
+                _ if imm => write!(s, " {} {operand};", op.name()),
+                _ => write!(s, " {};", op.name()),
+            }
+            .ok();
+        }
     }
 }

@@ -12,6 +12,7 @@ mod fasthash;
 mod keep;
 mod lead;
 pub mod lower;
+mod micro;
 pub mod normal;
 mod prune;
 mod pullup;

@@ -17,7 +17,7 @@
 
 use crate::lower::ir::{AnchorSpec, Cmp, Loc, Pred, Test, Val};
 use crate::normal::Nnf;
-use netsift_isa::insn::{build, ArithOp, MAX_OFFSET};
+use netsift_isa::insn::{build, ArithOp, Opcode, MAX_OFFSET};
 use netsift_isa::{
     Anchor, AnchorRule, IndexMode, Instruction, PassKind, PassSet, Size, MAX_GROUP_DEPTH, MAX_INSNS,
 };
@@ -871,7 +871,7 @@ impl Selector<'_> {
         for (k, seq) in seqs.iter().enumerate() {
             let mut insns = Vec::with_capacity(seq.len());
             for item in seq {
-                insns.push(self.encode(item, placed)?);
+                self.encode(item, placed, &mut insns)?;
             }
             self.fill_pass(first + k, first, insns)?;
         }
@@ -892,11 +892,16 @@ impl Selector<'_> {
         let mut best: Option<(usize, usize)> = None;
         for p in block_start.max(idx.saturating_sub(PARENT_WINDOW))..idx {
             let other = self.set.passes()[p].instructions();
-            let k = other
+            let mut k = other
                 .iter()
                 .zip(&insns)
                 .take_while(|(a, b)| a.with_copied(false) == **b)
                 .count();
+            // A shared prefix never ends inside an ARITH's CONT slots: the head
+            // stays the child's own when its continuation differs.
+            while k > 0 && insns.get(k).and_then(|i| i.decode().opcode) == Some(Opcode::ArithCont) {
+                k -= 1;
+            }
             if k > 0 && best.is_none_or(|(_, bk)| k > bk) {
                 best = Some((p, k));
             }
@@ -979,11 +984,24 @@ impl Selector<'_> {
         }
     }
 
-    fn encode(&mut self, item: &Item, placed: &Placed) -> Result<Instruction, SelectError> {
+    /// Appends the instructions of `item` to `out`: one, or an ARITH and its CONT
+    /// slots (negation goes on the head, which computes the result).
+    fn encode(
+        &mut self,
+        item: &Item,
+        placed: &Placed,
+        out: &mut Vec<Instruction>,
+    ) -> Result<(), SelectError> {
         let too_big =
             |what: &str| SelectError::TooBig(format!("{what} does not fit one instruction"));
-        match item {
-            Item::Lit(p, neg) => Ok(self.encode_pred(p)?.with_negate(*neg)),
+        let insn = match item {
+            Item::Lit(Pred::Rel { rel, lhs, rhs }, neg) => {
+                let chain = self.encode_rel(*rel, lhs, rhs)?;
+                out.push(chain[0].with_negate(*neg));
+                out.extend_from_slice(&chain[1..]);
+                return Ok(());
+            }
+            Item::Lit(p, neg) => self.encode_pred(p)?.with_negate(*neg),
             Item::Set {
                 loc,
                 size,
@@ -991,7 +1009,7 @@ impl Selector<'_> {
                 values,
             } => {
                 let (a, off) = self.place(*loc)?;
-                build::eq(a, off, *size, *mask, values).ok_or_else(|| too_big("value set"))
+                build::eq(a, off, *size, *mask, values).ok_or_else(|| too_big("value set"))?
             }
             Item::Either {
                 loc,
@@ -1002,14 +1020,21 @@ impl Selector<'_> {
             } => {
                 let (a, off) = self.place(*loc)?;
                 build::eq2(a, off, *delta as u16, false, *size, *mask, values)
-                    .ok_or_else(|| too_big("address pair"))
+                    .ok_or_else(|| too_big("address pair"))?
             }
             Item::Group(g) => {
                 let (first, count) = placed[&Rc::as_ptr(g)];
-                Ok(build::group(first, count))
+                build::group(first, count)
             }
-            Item::NotAny(inner) => Ok(self.encode(inner, placed)?.with_negate(true)),
-        }
+            Item::NotAny(inner) => {
+                let at = out.len();
+                self.encode(inner, placed, out)?;
+                out[at] = out[at].with_negate(true);
+                return Ok(());
+            }
+        };
+        out.push(insn);
+        Ok(())
     }
 
     fn encode_pred(&mut self, p: &Pred) -> Result<Instruction, SelectError> {
@@ -1061,137 +1086,58 @@ impl Selector<'_> {
                 build::protochain(a, off, *version, *proto)
                     .ok_or_else(|| SelectError::TooBig("protochain".into()))
             }
-            Pred::Rel { rel, lhs, rhs } => {
-                let mut ops = Vec::new();
-                let mut pool = Vec::new();
-                self.arith(lhs, &mut ops, &mut pool)?;
-                self.arith(rhs, &mut ops, &mut pool)?;
-                build::arith(*rel, &ops, &pool).ok_or_else(|| {
-                    SelectError::TooBig(format!(
-                        "arithmetic expression too large for one ARITH instruction ({} operations, {} large constants; at most 14 operations in 7 words)",
-                        ops.len(),
-                        pool.len()
-                    ))
-                })
-            }
+            Pred::Rel { .. } => unreachable!("encode() emits relations"),
         }
     }
 
-    /// Emits micro-ops computing `v` onto the ARITH stack.
-    fn arith(
+    /// `lhs rel rhs`: an ARITH head and the CONT slots its micro-ops need.
+    fn encode_rel(
         &mut self,
-        v: &Val,
-        ops: &mut Vec<u16>,
-        pool: &mut Vec<u32>,
-    ) -> Result<(), SelectError> {
-        let small = |k: u32| k < netsift_isa::insn::ARITH_POOL_BASE as u32;
-        let operand = |k: u32, pool: &mut Vec<u32>| -> Result<u16, SelectError> {
-            if small(k) {
-                return Ok(k as u16);
-            }
-            let idx = match pool.iter().position(|&x| x == k) {
-                Some(i) => i,
-                None => {
-                    pool.push(k);
-                    pool.len() - 1
-                }
-            };
-            if idx > 6 {
-                return Err(SelectError::TooBig(
-                    "arithmetic expression has too many large constants".into(),
-                ));
-            }
-            Ok(build::pool_ref(idx))
-        };
-        // A small negative constant (a negative index, `x - -5`) costs a NEG, or
-        // flips ADD and SUB, instead of a pool word.
-        let pooled = |k: u32, pool: &Vec<u32>| small(k) || pool.contains(&k);
-        match v {
-            Val::Const(k) if !pooled(*k, pool) && small(k.wrapping_neg()) => {
-                ops.push(build::micro(ArithOp::Push, true, k.wrapping_neg() as u16));
-                ops.push(build::micro(ArithOp::Neg, false, 0));
-            }
-            Val::Const(k) => {
-                let o = operand(*k, pool)?;
-                ops.push(build::micro(ArithOp::Push, true, o));
-            }
-            Val::Len => ops.push(build::micro(ArithOp::Len, false, 0)),
-            Val::Neg(x) => {
-                self.arith(x, ops, pool)?;
-                ops.push(build::micro(ArithOp::Neg, false, 0));
-            }
-            // Peepholes that keep more expressions within one instruction's 14
-            // micro-ops, without changing which loads run (ARITH has no
-            // short-circuit): `x + -y` is `x - y`, and a constant on the left of a
-            // commutative operator moves right, where it is an immediate operand.
-            Val::Bin(ArithOp::Add, x, y) if matches!(**y, Val::Neg(_)) => {
-                let Val::Neg(z) = &**y else {
-                    unreachable!("matched above")
-                };
-                self.arith(x, ops, pool)?;
-                self.arith(z, ops, pool)?;
-                ops.push(build::micro(ArithOp::Sub, false, 0));
-            }
-            Val::Bin(op, x, y)
-                if matches!(**x, Val::Const(_))
-                    && !matches!(**y, Val::Const(_))
-                    && matches!(
-                        op,
-                        ArithOp::Add | ArithOp::Mul | ArithOp::And | ArithOp::Or | ArithOp::Xor
-                    ) =>
-            {
-                self.arith(&Val::Bin(*op, y.clone(), x.clone()), ops, pool)?;
-            }
-            Val::Bin(op, x, y) => {
-                self.arith(x, ops, pool)?;
-                if let Val::Const(k) = **y {
-                    let flip = match op {
-                        ArithOp::Add => Some(ArithOp::Sub),
-                        ArithOp::Sub => Some(ArithOp::Add),
-                        _ => None,
-                    };
-                    if let Some(f) = flip.filter(|_| !pooled(k, pool) && small(k.wrapping_neg())) {
-                        ops.push(build::micro(f, true, k.wrapping_neg() as u16));
-                        return Ok(());
-                    }
-                    let o = operand(k, pool)?;
-                    ops.push(build::micro(*op, true, o));
-                } else {
-                    self.arith(y, ops, pool)?;
-                    ops.push(build::micro(*op, false, 0));
-                }
-            }
-            Val::Load {
-                anchor,
-                off,
-                index,
-                size,
-                mode,
-            } => {
-                self.arith(index, ops, pool)?;
-                let a = self.load_anchor(*anchor, *off, *mode)?;
-                let ld = match size {
-                    Size::B1 => ArithOp::Ld1,
-                    Size::B2 => ArithOp::Ld2,
-                    Size::B4 => ArithOp::Ld4,
-                };
-                ops.push(build::micro(ld, false, mode.arg(a)));
-            }
-        }
-        Ok(())
+        rel: netsift_isa::RelOp,
+        lhs: &Val,
+        rhs: &Val,
+    ) -> Result<Vec<Instruction>, SelectError> {
+        let ops = crate::micro::emit(lhs, rhs, &mut |a, off, mode| self.load_anchor(a, off, mode))?;
+        crate::micro::pack(rel, &ops).map_err(SelectError::TooBig)
     }
 }
 
-/// A sequence longer than a pass holds keeps its first `MAX_INSNS - 1` items and
-/// moves the rest into a single-pass GROUP.
+/// A sequence longer than a pass holds keeps as many items as fit in `MAX_INSNS - 1`
+/// instruction slots (at least one) and moves the rest into a single-pass GROUP.
 fn split_long(seq: Seq) -> Seq {
-    if seq.len() <= MAX_INSNS {
+    // Most items take one slot: only relations need counting.
+    let multi = |i: &Item| match i {
+        Item::NotAny(inner) => matches!(**inner, Item::Lit(Pred::Rel { .. }, _)),
+        i => matches!(i, Item::Lit(Pred::Rel { .. }, _)),
+    };
+    if seq.len() <= MAX_INSNS && !seq.iter().any(multi) {
+        return seq;
+    }
+    let mut used = 0usize;
+    let mut keep = None;
+    for (i, item) in seq.iter().enumerate() {
+        used = used.saturating_add(item_slots(item));
+        if keep.is_none() && used > MAX_INSNS - 1 {
+            keep = Some(i.max(1));
+        }
+    }
+    // One item too long for a pass stays as it is: encoding it fails with a size error.
+    if used <= MAX_INSNS || seq.len() < 2 {
         return seq;
     }
     let mut head = seq;
-    let tail = head.split_off(MAX_INSNS - 1);
+    let tail = head.split_off(keep.expect("set once over the limit").min(head.len() - 1));
     head.push(Item::Group(Rc::new(vec![split_long(tail)])));
     head
+}
+
+/// The instruction slots an item takes: one, or an ARITH's head and CONT slots.
+fn item_slots(item: &Item) -> usize {
+    match item {
+        Item::Lit(Pred::Rel { lhs, rhs, .. }, _) => crate::micro::slots(lhs, rhs),
+        Item::NotAny(inner) => item_slots(inner),
+        _ => 1,
+    }
 }
 
 /// A group to lay out: its alternatives (split to pass length) and the deepest

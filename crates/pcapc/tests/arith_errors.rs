@@ -56,3 +56,64 @@ fn refused_by_the_optimizer_once_the_value_is_known() {
     agree("geneve and tcp[0] << (10 + 30) = 0", None);
     agree("tcp[0] << (10 + 30) = 0 or geneve", None);
 }
+
+/// `ip[0] + (ip[1] + (... + ip[n]))`: every pending left value holds one of
+/// libpcap's 16 scratch registers while the right side is computed.
+fn right_nested(n: usize) -> String {
+    let mut s = format!("ip[{n}]");
+    for i in (0..n).rev() {
+        s = format!("ip[{i}] + ({s})");
+    }
+    s
+}
+
+#[test]
+fn refused_past_libpcaps_sixteen_registers() {
+    // Fifteen loads nested to the right take all 16 (the last load's value register
+    // is taken before its index's is freed); sixteen take 17.
+    agree(&format!("{} > 0", right_nested(14)), None);
+    agree(
+        &format!("{} > 0", right_nested(15)),
+        Some("too many registers needed to evaluate expression"),
+    );
+    // Numbers and `len` hold registers too: no folding happens in gencode.
+    agree(
+        "1+(2+(3+(4+(5+(6+(7+(8+(9+(10+(11+(12+(13+(14+(15+len))))))))))))))>0",
+        None,
+    );
+    agree(
+        "1+(2+(3+(4+(5+(6+(7+(8+(9+(10+(11+(12+(13+(14+(15+(16+len)))))))))))))))>0",
+        Some("too many registers needed to evaluate expression"),
+    );
+    // The left side's value is held while the right side is computed.
+    agree(&format!("ip[20] = {}", right_nested(13)), None);
+    agree(
+        &format!("ip[20] = {}", right_nested(14)),
+        Some("too many registers needed to evaluate expression"),
+    );
+    // A left-nested chain needs few registers however long it is.
+    let chain: Vec<String> = (0..40).map(|i| format!("ip[{i}]")).collect();
+    agree(&format!("{} > 0", chain.join(" + ")), None);
+}
+
+#[test]
+fn geneve_holds_three_registers_for_the_rest_of_the_filter() {
+    let g = |n: usize| vec!["geneve"; n].join(" and ");
+    agree(&g(5), None);
+    agree(
+        &g(6),
+        Some("too many registers needed to evaluate expression"),
+    );
+    // Four hold 12, leaving 4: a load and a pending value at most.
+    agree(&format!("{} and ip[0] + (ip[1] + (ip[2])) > 0", g(4)), None);
+    agree(
+        &format!("{} and ip[0] + (ip[1] + (ip[2] + (ip[3]))) > 0", g(4)),
+        Some("too many registers needed to evaluate expression"),
+    );
+    agree(
+        &format!("{} and len > 0", g(5)),
+        Some("too many registers needed to evaluate expression"),
+    );
+    // Registers are held from `geneve` on, in the order of the text.
+    agree(&format!("{} > 0 and geneve", right_nested(14)), None);
+}

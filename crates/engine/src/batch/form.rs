@@ -139,7 +139,7 @@ impl Form {
                         BOp {
                             kind,
                             negate: insn.negated(),
-                            copied: insn.copied(),
+                            copied: netsift_isa::Instruction::reusable(p.instructions(), k),
                             // A pass holds at most MAX_INSNS (32) instructions.
                             at: k as u8,
                         }

@@ -448,7 +448,8 @@ impl Run<'_> {
     /// Instruction `k` of pass `idx` from its image, one lane at a time through the
     /// per-packet interpreter, sharing the lane's resolved anchors both ways.
     pub(super) fn image(&mut self, idx: usize, k: usize, eval: Mask) -> Mask {
-        let insn = &self.c.pass_set().passes()[idx].instructions()[k];
+        let insns = self.c.pass_set().passes()[idx].instructions();
+        let (insn, rest) = (&insns[k], &insns[k + 1..]);
         let mut hit = 0;
         for l in bits(eval) {
             let sc = &mut self.s.scalar;
@@ -463,7 +464,14 @@ impl Run<'_> {
                 }
             }
             let before = sc.anchor_valid;
-            let r = image_insn(self.c, sc, self.lanes.data[l], self.lanes.wire[l], insn);
+            let r = image_insn(
+                self.c,
+                sc,
+                self.lanes.data[l],
+                self.lanes.wire[l],
+                insn,
+                rest,
+            );
             let mut new = sc.anchor_valid & !before;
             while new != 0 {
                 let a = new.trailing_zeros() as usize;

@@ -11,8 +11,43 @@ use super::{LResult, Lowerer, Rel, RelOp, P};
 use crate::syntax::ast::{Arith, BinOp};
 use netsift_isa::{ArithOp, IndexMode, RelOp as IsaRel, Size};
 
+/// libpcap's scratch registers (BPF_MEMWORDS).
+const BPF_MEMWORDS: u32 = 16;
+const TOO_MANY_REGISTERS: &str = "too many registers needed to evaluate expression";
+
+/// The most scratch registers libpcap's gencode holds at once while it computes `a`
+/// (its `alloc_reg`/`free_reg` in gen_loadi, gen_loadlen, gen_load, gen_arth): every
+/// number and `len` takes one; a binary operator holds its left value while the right
+/// one is computed, then frees both and takes one for the result; a load takes the
+/// register for its value before it frees the index's. netsift's ARITH stack never
+/// holds more values than this, so what libpcap compiles fits `ARITH_STACK`.
+fn registers(a: &Arith) -> u32 {
+    match a {
+        Arith::Num(..) | Arith::Len(_) => 1,
+        Arith::Neg(x, _) => registers(x),
+        Arith::Bin(_, x, y) => registers(x).max(registers(y).saturating_add(1)),
+        Arith::Load { index, .. } => registers(index).max(2),
+    }
+}
+
 impl Lowerer<'_> {
+    /// Takes `n` registers for the rest of the filter, or fails as libpcap's
+    /// alloc_reg does when there are no more.
+    pub fn hold_registers(&mut self, n: u32) -> LResult<()> {
+        self.regs_held = self.regs_held.saturating_add(n);
+        if self.regs_held > BPF_MEMWORDS {
+            return self.err(TOO_MANY_REGISTERS);
+        }
+        Ok(())
+    }
+
     pub fn relation(&mut self, op: RelOp, lhs: &Arith, rhs: &Arith) -> LResult<Tree> {
+        // libpcap holds the left side's value in a register while it computes the
+        // right side.
+        let need = registers(lhs).max(registers(rhs).saturating_add(1));
+        if self.regs_held.saturating_add(need) > BPF_MEMWORDS {
+            return self.err(TOO_MANY_REGISTERS);
+        }
         let (a0, c0) = self.arith(lhs)?;
         let (a1, c1) = self.arith(rhs)?;
         let (rel, reversed) = match op {

@@ -344,6 +344,9 @@ impl Lowerer<'_> {
             mask: 0xffff,
             test: Test::Ge(0),
         }));
+        // gen_geneve_offsets keeps the three new offsets in scratch registers for
+        // the rest of the filter.
+        self.hold_registers(3)?;
         let hdr = self.anchor(AnchorRule::GenevePayload, udp, 8);
         let lt = self.anchor(AnchorRule::GeneveLinkType, udp, 8);
         let pl = self.anchor(AnchorRule::GeneveLinkPayload, udp, 8);

@@ -101,6 +101,9 @@ pub(crate) struct Lowerer<'t> {
     /// say): reported once lowering is over, and only if the filter is optimized, as
     /// libpcap raises it after gencode and not at all with `geneve`/`protochain`.
     pub opt_error: Option<Error>,
+    /// Scratch registers libpcap holds for the rest of the filter (three for each
+    /// `geneve` so far); an arithmetic relation has the other ones of its 16.
+    pub regs_held: u32,
     /// Span of the primitive being lowered, for errors.
     pub span: Span,
 }
@@ -178,6 +181,7 @@ impl<'t> Lowerer<'t> {
             no_optimize: false,
             unopt: false,
             opt_error: None,
+            regs_held: 0,
             span: Span::new(0, text.len()),
         })
     }
