@@ -148,9 +148,21 @@ fn worst_case_groups_are_bounded() {
         })
         .collect();
     let set = PassSet::from_raw(passes, vec![]).unwrap();
-    let mut s = Scratch::new();
-    evaluate(&set, &mut s, &[0u8; 64], 64);
-    assert!(s.steps() <= set.instruction_count() as u64);
+    // GROUPs nest MAX_GROUP_DEPTH deep here; the engines recurse once a level, so run
+    // them on a thread with a quarter of the 2 MiB a spawned thread gets by default.
+    std::thread::Builder::new()
+        .stack_size(512 << 10)
+        .spawn(move || {
+            let mut s = Scratch::new();
+            evaluate(&set, &mut s, &[0u8; 64], 64);
+            assert!(s.steps() <= set.instruction_count() as u64);
+            let c = netsift_engine::Compiled::new(set);
+            let pkts = [&[0u8; 64][..]; 4];
+            c.filter_batch(&mut netsift_engine::BatchScratch::new(), &pkts, &[64; 4]);
+        })
+        .unwrap()
+        .join()
+        .unwrap();
 }
 
 proptest! {

@@ -30,4 +30,4 @@ pub const MAX_PASSES: usize = 4096;
 /// Entries in a pass set's anchor table; anchor 0 is the start of the packet.
 pub const MAX_ANCHORS: usize = 64;
 /// How deeply GROUP instructions may nest; a deeper GROUP evaluates false.
-pub const MAX_GROUP_DEPTH: usize = 32;
+pub const MAX_GROUP_DEPTH: usize = 64;
