@@ -20,7 +20,7 @@ pub struct Args {
     #[arg(short = 'w', value_name = "FILE")]
     pub write: Option<PathBuf>,
     /// Stop after N accepted packets.
-    #[arg(short = 'c', value_name = "N")]
+    #[arg(short = 'c', value_name = "N", value_parser = packet_count, allow_negative_numbers = true)]
     pub count: Option<u64>,
     /// Print the compiled passes instead of filtering.
     #[arg(short = 'd')]
@@ -50,6 +50,15 @@ pub struct Args {
     /// The filter expression.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub expression: Vec<String>,
+}
+
+/// `-c N`: a positive count, refused as tcpdump refuses 0 and negative ones.
+fn packet_count(s: &str) -> std::result::Result<u64, String> {
+    match s.trim().parse::<i64>() {
+        Ok(n) if n > 0 => Ok(n as u64),
+        Ok(_) => Err(format!("invalid packet count {s}")),
+        Err(_) => Err(format!("invalid packet count {s} (not a number)")),
+    }
 }
 
 impl Args {

@@ -54,7 +54,30 @@ fn bad_files_are_refused_with_an_offset() {
 
     let o = netsift(&["-r", dir.join("missing.pcap").to_str().unwrap()]);
     assert!(!o.status.success());
+    // One line, the OS's reason once, no byte offset for a file never opened.
+    let e = stderr(&o);
+    assert_eq!(e.lines().count(), 1, "{e}");
+    assert!(e.contains("missing.pcap: cannot open capture file"), "{e}");
+    assert_eq!(e.matches("No such file").count(), 1, "{e}");
+    assert!(!e.contains("byte offset"), "{e}");
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn packet_counts_are_positive_as_in_tcpdump() {
+    let s = sample();
+    for bad in ["0", "-1", "ten"] {
+        let o = netsift(&["-r", s.to_str().unwrap(), "-c", bad]);
+        assert!(!o.status.success(), "-c {bad}");
+        assert!(
+            stderr(&o).contains(&format!("invalid packet count {bad}")),
+            "{}",
+            stderr(&o)
+        );
+    }
+    let o = netsift(&["-r", s.to_str().unwrap(), "-c", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1 packets accepted"), "{}", stderr(&o));
 }
 
 /// A file cut in the middle of a record: the packets before the cut are written, the

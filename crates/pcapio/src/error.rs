@@ -33,7 +33,7 @@ impl Error {
     /// Whether this is a read error of the underlying reader rather than a
     /// fault in the file's contents.
     pub fn is_io(&self) -> bool {
-        matches!(self.kind, ErrorKind::Io(_))
+        matches!(self.kind, ErrorKind::Io(_) | ErrorKind::Open(_))
     }
 
     /// Whether the file ended in the middle of a header, record or block.
@@ -80,6 +80,8 @@ impl fmt::Display for Part {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum ErrorKind {
+    /// The file could not be opened (it names no byte offset).
+    Open(io::Error),
     /// The underlying reader failed.
     Io(io::Error),
     /// The file is empty.
@@ -209,6 +211,7 @@ impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use ErrorKind::*;
         match self {
+            Open(e) => write!(f, "cannot open capture file: {e}"),
             Io(e) => write!(f, "error reading capture file: {e}"),
             Empty => f.write_str("empty file: not a pcap or pcapng capture"),
             UnknownFormat { magic } => write!(
@@ -292,23 +295,21 @@ impl fmt::Display for ErrorKind {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (at byte offset {})", self.kind, self.offset)
-    }
-}
-
-impl std::error::Error for Error {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match &self.kind {
-            ErrorKind::Io(e) => Some(e),
-            _ => None,
+        match self.kind {
+            ErrorKind::Open(_) => write!(f, "{}", self.kind),
+            _ => write!(f, "{} (at byte offset {})", self.kind, self.offset),
         }
     }
 }
 
+// No `source()`: the message already holds the I/O error's text, and a chain that
+// printed it again (anyhow's `{:#}`) would say it twice.
+impl std::error::Error for Error {}
+
 impl From<Error> for io::Error {
     fn from(e: Error) -> io::Error {
         match e.kind {
-            ErrorKind::Io(inner) => inner,
+            ErrorKind::Io(inner) | ErrorKind::Open(inner) => inner,
             _ => io::Error::new(io::ErrorKind::InvalidData, e),
         }
     }

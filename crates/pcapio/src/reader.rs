@@ -211,7 +211,7 @@ pub struct Reader<R: Read> {
 
 /// Opens a capture file for reading.
 pub fn open(path: &Path) -> Result<Reader<File>, Error> {
-    let f = File::open(path).map_err(|e| Error::new(ErrorKind::Io(e), 0))?;
+    let f = File::open(path).map_err(|e| Error::new(ErrorKind::Open(e), 0))?;
     Reader::new(f)
 }
 
