@@ -677,7 +677,14 @@ impl<P: Program + ?Sized> Cx<'_, P> {
         let Some(conts) = rest.get(..insn.arith_ext()) else {
             return Ok(None);
         };
-        if rel > 2 {
+        // The whole chain is checked before any load runs, so a broken chain is
+        // invalid (false) whatever the packet, never a fault.
+        let count_ok = |c: u8| (1..=netsift_isa::insn::ARITH_MAX_OPS).contains(&(c as usize));
+        let chain_ok = conts.iter().all(|c| {
+            let cd = c.decode();
+            cd.opcode == Some(Opcode::ArithCont) && count_ok(cd.count)
+        });
+        if rel > 2 || !count_ok(d.count) || !chain_ok {
             return Ok(None);
         }
         let mut st = Stack {
@@ -688,10 +695,7 @@ impl<P: Program + ?Sized> Cx<'_, P> {
             return Ok(None);
         }
         for c in conts {
-            let cd = c.decode();
-            if cd.opcode != Some(Opcode::ArithCont)
-                || !self.micro_ops(c, cd.count as usize, &mut st)?
-            {
+            if !self.micro_ops(c, c.decode().count as usize, &mut st)? {
                 return Ok(None);
             }
         }

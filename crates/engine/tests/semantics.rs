@@ -327,6 +327,25 @@ fn broken_chains_are_invalid_and_cont_alone_tests_nothing() {
     assert!(!matches(&ip_set(other.clone()), &mut sc, &p, 58));
     other[0] = other[0].with_negate(true);
     assert!(!matches(&ip_set(other), &mut sc, &p, 58));
+    // A broken chain is invalid before any of its loads runs: on a packet too short
+    // for them it does not fault, so another pass still accepts.
+    let mut broken = chain.clone();
+    broken[4] = build::len(&[(0, u32::MAX)]).unwrap();
+    let s = set(
+        vec![
+            (PassKind::Root, None, broken),
+            (
+                PassKind::Root,
+                None,
+                vec![build::len(&[(0, u32::MAX)]).unwrap()],
+            ),
+        ],
+        vec![
+            Anchor::new(AnchorRule::Const, 0, 0),
+            Anchor::new(AnchorRule::Const, 0, 14),
+        ],
+    );
+    assert!(matches(&s, &mut sc, &p[..16], 58));
     // On its own a CONT slot holds (its negation does not).
     assert!(matches(&ip_set(vec![chain[1]]), &mut sc, &p, 58));
     assert!(!matches(
