@@ -240,9 +240,10 @@ fn combine(children: Vec<Tree>, neg: bool, is_and: bool, opt: bool) -> Nnf {
     // loads, so netsift folds it too. Only short lists are searched, keeping compile
     // time linear.
     if opt && out.len() <= 32 {
+        // Compared in place: building each child's negation would copy the whole
+        // subtree at every level of a deep nesting.
         for i in 0..out.len() {
-            let d = dual(&out[i]);
-            if out[i + 1..].contains(&d) {
+            if out[i + 1..].iter().any(|y| is_dual(y, &out[i])) {
                 return Nnf::Const(!is_and);
             }
         }
@@ -256,16 +257,16 @@ fn combine(children: Vec<Tree>, neg: bool, is_and: bool, opt: bool) -> Nnf {
                 _ => continue,
             };
             if inner.iter().all(|e| {
-                let d = dual(e);
                 let mut steps = IMPLY_STEPS;
                 out.iter().enumerate().any(|(i, x)| {
                     // An OR holds if `e` fails only where a sibling holds; an AND
-                    // fails if `e` holds only where a sibling fails.
+                    // fails if `e` holds only where a sibling fails. (`not e` is read
+                    // in place, not built.)
                     i != j
                         && if is_and {
-                            implies(x, &d, &mut steps)
+                            implies((x, false), (e, true), &mut steps)
                         } else {
-                            implies(&d, x, &mut steps)
+                            implies((e, true), (x, false), &mut steps)
                         }
                 })
             }) {
@@ -290,19 +291,50 @@ const IMPLY_STEPS: usize = 256;
 /// needs it: `not telnet` is the negation of the TCP alternatives of `port 23`
 /// alone, and where it runs those alternatives have failed test by test (libpcap's
 /// threading follows each failure into it), so it holds there.
-fn implies(a: &Nnf, b: &Nnf, steps: &mut usize) -> bool {
+///
+/// Each side is a node and whether it is read negated (its [`dual`], without
+/// building it).
+fn implies(a: (&Nnf, bool), b: (&Nnf, bool), steps: &mut usize) -> bool {
     if *steps == 0 {
         return false;
     }
     *steps -= 1;
-    if a == b {
+    let same = if a.1 == b.1 {
+        a.0 == b.0
+    } else {
+        is_dual(a.0, b.0)
+    };
+    if same {
         return true;
     }
+    // A negated AND reads as an OR of negated children, and the other way round:
+    // (children, read as an AND, children negated).
+    fn list((n, neg): (&Nnf, bool)) -> Option<(&[Nnf], bool, bool)> {
+        match n {
+            Nnf::And(v) => Some((v, !neg, neg)),
+            Nnf::Or(v) => Some((v, neg, neg)),
+            _ => None,
+        }
+    }
+    match (list(a), list(b)) {
+        (_, Some((v, true, nb))) => v.iter().all(|y| implies(a, (y, nb), steps)),
+        (_, Some((v, false, nb))) if v.iter().any(|y| implies(a, (y, nb), steps)) => true,
+        (Some((v, true, na)), _) => v.iter().any(|x| implies((x, na), b, steps)),
+        (Some((v, false, na)), _) => v.iter().all(|x| implies((x, na), b, steps)),
+        _ => false,
+    }
+}
+
+/// Whether `a` is [`dual`]`(b)`, compared in place.
+fn is_dual(a: &Nnf, b: &Nnf) -> bool {
     match (a, b) {
-        (_, Nnf::And(v)) => v.iter().all(|y| implies(a, y, steps)),
-        (_, Nnf::Or(v)) if v.iter().any(|y| implies(a, y, steps)) => true,
-        (Nnf::And(v), _) => v.iter().any(|x| implies(x, b, steps)),
-        (Nnf::Or(v), _) => v.iter().all(|x| implies(x, b, steps)),
+        (Nnf::Const(x), Nnf::Const(y)) => x != y,
+        (Nnf::Lit(p, n), Nnf::Lit(q, m)) => n != m && p == q,
+        (Nnf::And(v), Nnf::Or(w)) | (Nnf::Or(v), Nnf::And(w)) => {
+            v.len() == w.len() && v.iter().zip(w).all(|(x, y)| is_dual(x, y))
+        }
+        (Nnf::Unoptimized(x), Nnf::Unoptimized(y)) => is_dual(x, y),
+        (Nnf::Decided(c, x), Nnf::Decided(d, y)) => c != d && is_dual(x, y),
         _ => false,
     }
 }

@@ -143,24 +143,24 @@ pub fn reject_all() -> PassSet {
 fn factor(n: &Nnf) -> Nnf {
     match n {
         Nnf::And(children) => {
-            let children: Vec<Nnf> = children.iter().map(factor).collect();
+            // Factored children are moved, never copied: a copy at every level of a
+            // deep nesting would make this quadratic.
+            let mut it = children.iter().map(factor).peekable();
             let mut out: Vec<Nnf> = Vec::with_capacity(children.len());
-            let mut i = 0;
-            while i < children.len() {
-                let first = match &children[i] {
+            while let Some(c) = it.next() {
+                let first = match c {
                     Nnf::Or(v) if v.len() >= 2 => v,
                     c => {
-                        out.push(c.clone());
-                        i += 1;
+                        out.push(c);
                         continue;
                     }
                 };
                 // The longest run of adjacent ORs sharing a non-empty leading prefix,
                 // each with something after it.
                 let mut common = first.len() - 1;
-                let mut j = i + 1;
-                while let Some(Nnf::Or(next)) = children.get(j) {
-                    let k = first
+                let mut run = vec![first];
+                while let Some(Nnf::Or(next)) = it.peek() {
+                    let k = run[0]
                         .iter()
                         .zip(next.iter())
                         .take_while(|(a, b)| a == b)
@@ -171,25 +171,28 @@ fn factor(n: &Nnf) -> Nnf {
                         break;
                     }
                     common = k;
-                    j += 1;
+                    match it.next() {
+                        Some(Nnf::Or(next)) => run.push(next),
+                        _ => unreachable!("peeked an OR"),
+                    }
                 }
-                if j == i + 1 {
-                    out.push(children[i].clone());
-                    i += 1;
+                if run.len() == 1 {
+                    out.push(Nnf::Or(run.pop().expect("one")));
                     continue;
                 }
-                let rests: Vec<Nnf> = children[i..j]
-                    .iter()
-                    .map(|c| match c {
-                        Nnf::Or(v) if v.len() == common + 1 => v[common].clone(),
-                        Nnf::Or(v) => Nnf::Or(v[common..].to_vec()),
-                        _ => unreachable!("a run of ORs"),
+                let rests: Vec<Nnf> = run
+                    .iter_mut()
+                    .map(|v| {
+                        let mut rest = v.split_off(common);
+                        match rest.len() {
+                            1 => rest.pop().expect("one"),
+                            _ => Nnf::Or(rest),
+                        }
                     })
                     .collect();
-                let mut or: Vec<Nnf> = first[..common].to_vec();
+                let mut or = run.swap_remove(0);
                 or.push(Nnf::And(rests));
                 out.push(Nnf::Or(or));
-                i = j;
             }
             if out.len() == 1 {
                 out.pop().expect("one")
