@@ -21,7 +21,6 @@
 //! outcome); on a shorter one their loads no longer run, as in libpcap's program.
 
 use crate::facts::Facts;
-use crate::keep::walk;
 use crate::normal::{burn, learn_all, learn_fail, Nnf};
 
 /// The rest of an enclosing list, run when the child being looked at goes its
@@ -29,6 +28,9 @@ use crate::normal::{burn, learn_all, learn_fail, Nnf};
 struct Frame<'a> {
     rest: &'a [Nnf],
     is_and: bool,
+    /// The facts every way into the child being looked at has (its dominators'
+    /// outcomes in libpcap's flow graph), so every way into the rest too.
+    entry: Facts,
 }
 
 /// `c`, a child of an OR (`top_is_and` false) or an AND followed by `tail` there,
@@ -41,6 +43,7 @@ pub(crate) fn prune(c: &Nnf, facts: &Facts, tail: &[Nnf], top_is_and: bool) -> N
     let mut frames = vec![Frame {
         rest: tail,
         is_and: top_is_and,
+        entry: facts.clone(),
     }];
     node(c, facts, &mut frames)
 }
@@ -66,6 +69,7 @@ fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
         frames.push(Frame {
             rest: &v[k + 1..],
             is_and,
+            entry: fa.clone(),
         });
         let x = node(&v[k], &fa, frames);
         frames.pop();
@@ -88,21 +92,148 @@ fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
     }
 }
 
+/// Undecided tests [`finish`] follows both ways, at most, per question.
+const BRANCHES: u32 = 8;
+
 /// The outcome of the outermost list when the innermost one ends `b`, on a path
-/// with facts `f`, if those facts decide every test on the way (as threading
-/// would move the edge past them).
-fn finish(frames: &[Frame], mut b: bool, f: &Facts) -> Option<bool> {
-    let mut f = f.clone();
-    for fr in frames.iter().rev() {
-        if b != fr.is_and {
-            continue;
+/// with facts `f`, if every way on from here reaches the same one.
+///
+/// This is libpcap's bottom-up removal of a test whose two edges reach the same
+/// block. Threading moves an edge past every test its facts decide, so those go their
+/// way with the path's facts. A test they do not decide is a block libpcap keeps for
+/// now, and it is followed both ways; what its two edges know is what every way into
+/// it knows (its dominators: the facts where its list started, plus what each earlier
+/// sibling's continuing way out of it establishes), and the edge's own outcome, not the
+/// facts of the path taken to get there, which a join in libpcap's flow graph forgets.
+/// The outcome counts only if both ways end alike.
+///
+/// Sound whatever libpcap does: every fact used holds for every packet that gets past
+/// the prefix, whichever way the list in question ends, so when both endings give the
+/// same outcome on every way on, the rest of the list cannot change the verdict. (The
+/// lists that hold the one in question are not learnt from: what their ways out
+/// establish depends on how it ends.)
+fn finish(frames: &[Frame], b: bool, f: &Facts) -> Option<bool> {
+    let k = frames
+        .iter()
+        .map(|fr| RFrame {
+            list: fr.rest,
+            next: 0,
+            is_and: fr.is_and,
+            // Not what the child's ways out establish: the child holds the list
+            // whose end is in question, and every way it might end is asked about,
+            // not just the ways its tests allow.
+            entry: Some(fr.entry.clone()),
+        })
+        .collect();
+    run(k, Step::Ret(b), &mut f.clone(), &mut BRANCHES.clone())
+}
+
+/// `entry` plus what every way out of `x` that continues its list (holds in an AND,
+/// fails in an OR) establishes: the literals that must all have gone that way.
+fn continued(mut entry: Facts, x: &Nnf, is_and: bool) -> Facts {
+    if is_and {
+        learn_all(x, &mut entry);
+    } else {
+        learn_fail(x, &mut entry);
+    }
+    entry
+}
+
+/// A list [`run`] is inside.
+#[derive(Clone)]
+struct RFrame<'a> {
+    list: &'a [Nnf],
+    /// The child to run next.
+    next: usize,
+    is_and: bool,
+    /// The facts every way into the list has; `None` for a list met on the way,
+    /// whose are its parent's at it (worked out only where a test is followed both
+    /// ways, which is rare: most questions end on tests the path decides).
+    entry: Option<Facts>,
+}
+
+/// What every way into the child of `k`'s innermost list that runs now (the one
+/// before its `next`) knows: each list's entry facts plus what its earlier children's
+/// continuing ways out establish, from the outermost list with known entry facts in.
+fn dominators(k: &[RFrame]) -> Facts {
+    let start = k.iter().rposition(|fr| fr.entry.is_some()).unwrap_or(0);
+    let mut f = Facts::default();
+    for (i, fr) in k.iter().enumerate().skip(start) {
+        if let (true, Some(e)) = (i == start, &fr.entry) {
+            f = e.clone();
         }
-        for x in fr.rest {
-            if walk(x, &mut f).ok()? != fr.is_and {
-                b = !fr.is_and;
-                break;
-            }
+        for x in &fr.list[..fr.next.saturating_sub(1)] {
+            f = continued(f, x, fr.is_and);
         }
     }
-    Some(b)
+    f
+}
+
+/// What [`run`] does next: evaluate a node, or hand a list's value outward.
+enum Step<'a> {
+    Eval(&'a Nnf),
+    Ret(bool),
+}
+
+/// Runs `s` with continuation `k` (the lists being evaluated, innermost last), in a
+/// loop so that long lists cannot deepen the stack; it recurses only where it follows
+/// an undecided test both ways, at most `branches` times.
+fn run<'a>(
+    mut k: Vec<RFrame<'a>>,
+    mut s: Step<'a>,
+    f: &mut Facts,
+    branches: &mut u32,
+) -> Option<bool> {
+    loop {
+        s = match s {
+            Step::Ret(b) => match k.last_mut() {
+                None => return Some(b),
+                // The list goes on: an AND whose child held, an OR whose child failed.
+                Some(fr) if b == fr.is_and && fr.next < fr.list.len() => {
+                    fr.next += 1;
+                    Step::Eval(&fr.list[fr.next - 1])
+                }
+                // Decided, or out of children: `b` is the list's value.
+                Some(_) => {
+                    k.pop();
+                    Step::Ret(b)
+                }
+            },
+            Step::Eval(x) => match x {
+                Nnf::Const(c) => Step::Ret(*c),
+                Nnf::Lit(p, neg) => match f.decide(p, *neg) {
+                    Some(r) => {
+                        f.learn(p, if r { *neg } else { !*neg });
+                        Step::Ret(r)
+                    }
+                    None => {
+                        if *branches == 0 {
+                            return None;
+                        }
+                        *branches -= 1;
+                        let dom = dominators(&k);
+                        let mut held = dom.clone();
+                        held.learn(p, *neg);
+                        let held = run(k.clone(), Step::Ret(true), &mut held, branches)?;
+                        let mut failed = dom;
+                        failed.learn(p, !*neg);
+                        let failed = run(k, Step::Ret(false), &mut failed, branches)?;
+                        return (held == failed).then_some(held);
+                    }
+                },
+                Nnf::And(v) | Nnf::Or(v) => {
+                    let is_and = matches!(x, Nnf::And(_));
+                    k.push(RFrame {
+                        list: v,
+                        next: 0,
+                        is_and,
+                        entry: None,
+                    });
+                    Step::Ret(is_and)
+                }
+                Nnf::Decided(_, y) => Step::Eval(y),
+                Nnf::Unoptimized(_) => return None,
+            },
+        };
+    }
 }

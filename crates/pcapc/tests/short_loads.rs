@@ -115,3 +115,25 @@ fn ways_settled_one_pass_at_a_time_decide_the_filter() {
         );
     }
 }
+
+/// `ip host A and tcp or not arp`: once IPv4 is known, every way on accepts (a TCP
+/// packet matches, anything else reaches `not arp`, which IPv4 decides), though the
+/// way through `host` meets tests nothing decides: the source, the destination, the
+/// protocol. libpcap removes them bottom-up, each with both edges at acceptance, and
+/// accepts an IPv4 packet without loading its addresses; `prune.rs` follows such tests
+/// both ways to see it. The same with `ah`'s alternatives before `len != 64` must
+/// keep the protocol test: there the ways meet at the length test, which forgets
+/// what the Ethernet type was, and `ip` is decided again after it.
+#[test]
+fn undecided_tests_whose_ways_all_accept_go() {
+    let listing = program("ip host 8.8.8.8 && tcp || not arp", LinkType::EN10MB);
+    assert_eq!(
+        listing,
+        "pass 0\n   0: eq [12:2] in {0x800}\npass 1\n   0: not eq [12:2] in {0x806}\n"
+    );
+    let listing = program(
+        "((ah) || (len != 64)) or (ip net 0.0.0.0/0)",
+        LinkType::LINUX_SLL2,
+    );
+    assert!(listing.contains("eq [29:1] in {0x33}"), "{listing}");
+}
