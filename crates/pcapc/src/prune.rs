@@ -93,7 +93,7 @@ fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
 }
 
 /// Undecided tests [`finish`] follows both ways, at most, per question.
-const BRANCHES: u32 = 8;
+const BRANCHES: u32 = 4;
 
 /// The outcome of the outermost list when the innermost one ends `b`, on a path
 /// with facts `f`, if every way on from here reaches the same one.
