@@ -31,6 +31,9 @@ struct Frame<'a> {
     /// The facts every way into the child being looked at has (its dominators'
     /// outcomes in libpcap's flow graph), so every way into the rest too.
     entry: Facts,
+    /// Whether that child is the first of its list (no earlier sibling, already
+    /// pruned, is a way out of the list).
+    first: bool,
 }
 
 /// `c`, a child of an OR (`top_is_and` false) or an AND followed by `tail` there,
@@ -44,6 +47,7 @@ pub(crate) fn prune(c: &Nnf, facts: &Facts, tail: &[Nnf], top_is_and: bool) -> N
         rest: tail,
         is_and: top_is_and,
         entry: facts.clone(),
+        first: true,
     }];
     node(c, facts, &mut frames)
 }
@@ -61,8 +65,20 @@ fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
         // this list ends? (Not asked before any child: the list's first test stays,
         // as the cut in `normal::simp_or` keeps it.)
         if k > 0 && burn(1) {
-            let held = finish(frames, true, &fa);
-            if held.is_some() && held == finish(frames, false, &fa) {
+            let cut = Cut {
+                frames,
+                facts: &fa,
+                is_and,
+                bases: None,
+            };
+            let held = finish(cut, true);
+            let cut = Cut {
+                frames,
+                facts: &fa,
+                is_and,
+                bases: None,
+            };
+            if held.is_some() && held == finish(cut, false) {
                 break;
             }
         }
@@ -70,6 +86,7 @@ fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
             rest: &v[k + 1..],
             is_and,
             entry: fa.clone(),
+            first: k == 0,
         });
         let x = node(&v[k], &fa, frames);
         frames.pop();
@@ -93,7 +110,7 @@ fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
 }
 
 /// Undecided tests [`finish`] follows both ways, at most, per question.
-const BRANCHES: u32 = 4;
+const BRANCHES: u32 = 8;
 
 /// The outcome of the outermost list when the innermost one ends `b`, on a path
 /// with facts `f`, if every way on from here reaches the same one.
@@ -109,23 +126,140 @@ const BRANCHES: u32 = 4;
 ///
 /// Sound whatever libpcap does: every fact used holds for every packet that gets past
 /// the prefix, whichever way the list in question ends, so when both endings give the
-/// same outcome on every way on, the rest of the list cannot change the verdict. (The
-/// lists that hold the one in question are not learnt from: what their ways out
-/// establish depends on how it ends.)
-fn finish(frames: &[Frame], b: bool, f: &Facts) -> Option<bool> {
-    let k = frames
-        .iter()
-        .map(|fr| RFrame {
-            list: fr.rest,
+/// same outcome on every way on, the rest of the list cannot change the verdict. What
+/// the lists around the one in question establish is read with that list cut after
+/// its prefix and ending either way ([`Cut::base`]), never from its tests past the
+/// cut: which ways those allow is what is in question.
+fn finish(mut cut: Cut, b: bool) -> Option<bool> {
+    let k = (0..cut.frames.len())
+        .map(|i| RFrame {
+            list: cut.frames[i].rest,
             next: 0,
-            is_and: fr.is_and,
-            // Not what the child's ways out establish: the child holds the list
-            // whose end is in question, and every way it might end is asked about,
-            // not just the ways its tests allow.
-            entry: Some(fr.entry.clone()),
+            is_and: cut.frames[i].is_and,
+            orig: Some(i),
         })
         .collect();
-    run(k, Step::Ret(b), &mut f.clone(), &mut BRANCHES.clone())
+    let mut f = cut.facts.clone();
+    run(k, Step::Ret(b), &mut f, &mut cut, &mut BRANCHES.clone())
+}
+
+/// The question [`finish`] answers: the lists around the one being cut, the facts
+/// where it is cut, and that list's kind.
+struct Cut<'c, 'a> {
+    frames: &'c [Frame<'a>],
+    facts: &'c Facts,
+    is_and: bool,
+    /// What every way into each frame's rest has, once a test needs it.
+    bases: Option<Vec<Facts>>,
+}
+
+impl Cut<'_, '_> {
+    /// What every way into the rest of frame `i` has: the facts every way out of its
+    /// child (the list around the cut, or the one being cut) in the continuing
+    /// direction establishes, where the list being cut ends either way after the
+    /// prefix that held. Earlier siblings inside these lists are already pruned, so
+    /// what they establish is taken only from the facts where the next one starts;
+    /// later siblings stand as they are.
+    fn base(&mut self, i: usize) -> Facts {
+        if self.bases.is_none() {
+            self.bases = Some(self.all_bases());
+        }
+        self.bases.as_ref().expect("just set")[i].clone()
+    }
+
+    fn all_bases(&self) -> Vec<Facts> {
+        let fr = self.frames;
+        let m = fr.len() - 1;
+        // (held, failed): what every way through the innermost frame's child, the
+        // list being cut, has when it ends that way. Its own direction ("all
+        // children went it": held for an AND) after the prefix: the prefix's facts.
+        // The other: some child went it, perhaps in the pruned prefix: just its entry.
+        let mut w = if self.is_and {
+            (self.facts.clone(), fr[m].entry.clone())
+        } else {
+            (fr[m].entry.clone(), self.facts.clone())
+        };
+        let mut out = vec![Facts::default(); fr.len()];
+        out[m] = if fr[m].is_and {
+            w.0.clone()
+        } else {
+            w.1.clone()
+        };
+        for i in (0..m).rev() {
+            // Frame i's child is the list whose elements frame i + 1 walks.
+            let inner = &fr[i + 1];
+            let mut nodes = SETTLED_NODES;
+            let all = |d: bool, base: Facts, nodes: &mut u32| {
+                inner.rest.iter().fold(base, |f, c| settled(c, d, f, nodes))
+            };
+            let some = |d: bool, w: &(Facts, Facts), nodes: &mut u32| {
+                if !inner.first {
+                    return fr[i].entry.clone();
+                }
+                let (wd, wo) = if d { (&w.0, &w.1) } else { (&w.1, &w.0) };
+                let mut ways = vec![wd.clone()];
+                let mut before = wo.clone();
+                for c in inner.rest {
+                    ways.push(settled(c, d, before.clone(), nodes));
+                    before = settled(c, !d, before, nodes);
+                }
+                Facts::shared(ways)
+            };
+            w = if inner.is_and {
+                (
+                    all(true, w.0.clone(), &mut nodes),
+                    some(false, &w, &mut nodes),
+                )
+            } else {
+                (
+                    some(true, &w, &mut nodes),
+                    all(false, w.1.clone(), &mut nodes),
+                )
+            };
+            out[i] = if fr[i].is_and {
+                w.0.clone()
+            } else {
+                w.1.clone()
+            };
+        }
+        out
+    }
+}
+
+/// Nodes [`settled`] looks at, at most, per question; past it, it learns no more
+/// (knowing less is always safe: a test then stays).
+const SETTLED_NODES: u32 = 64;
+
+/// `f` plus the facts every way through `x` that ends `held` has: the literals of a
+/// list that must all go that way, and the facts shared by every alternative of a
+/// list any one of whose children may. The alternatives' ways meet again after the
+/// list, where libpcap's dominators keep just what they share (`host A` is two
+/// alternatives, each after its own IPv4 test: past it, IPv4 is known).
+fn settled(x: &Nnf, held: bool, mut f: Facts, nodes: &mut u32) -> Facts {
+    if *nodes == 0 {
+        return f;
+    }
+    *nodes -= 1;
+    match x {
+        Nnf::Lit(p, neg) => {
+            f.learn(p, if held { *neg } else { !*neg });
+            f
+        }
+        // Every child goes the way the list does.
+        Nnf::And(v) if held => v.iter().fold(f, |f, c| settled(c, held, f, nodes)),
+        Nnf::Or(v) if !held => v.iter().fold(f, |f, c| settled(c, held, f, nodes)),
+        // Some child does, after the ones before it went the other way.
+        Nnf::And(v) | Nnf::Or(v) if !v.is_empty() => {
+            let mut before = f;
+            let mut ways = Vec::with_capacity(v.len());
+            for c in v {
+                ways.push(settled(c, held, before.clone(), nodes));
+                before = settled(c, !held, before, nodes);
+            }
+            Facts::shared(ways)
+        }
+        _ => f,
+    }
 }
 
 /// `entry` plus what every way out of `x` that continues its list (holds in an AND,
@@ -146,21 +280,22 @@ struct RFrame<'a> {
     /// The child to run next.
     next: usize,
     is_and: bool,
-    /// The facts every way into the list has; `None` for a list met on the way,
-    /// whose are its parent's at it (worked out only where a test is followed both
-    /// ways, which is rare: most questions end on tests the path decides).
-    entry: Option<Facts>,
+    /// For the lists around the cut, the frame's index in [`Cut::frames`]; `None`
+    /// for a list met on the way, whose entry facts are its parent's at it. Both
+    /// are worked out only where a test is followed both ways, which is rare: most
+    /// questions end on tests the path decides.
+    orig: Option<usize>,
 }
 
 /// What every way into the child of `k`'s innermost list that runs now (the one
 /// before its `next`) knows: each list's entry facts plus what its earlier children's
 /// continuing ways out establish, from the outermost list with known entry facts in.
-fn dominators(k: &[RFrame]) -> Facts {
-    let start = k.iter().rposition(|fr| fr.entry.is_some()).unwrap_or(0);
+fn dominators(k: &[RFrame], cut: &mut Cut) -> Facts {
+    let start = k.iter().rposition(|fr| fr.orig.is_some()).unwrap_or(0);
     let mut f = Facts::default();
     for (i, fr) in k.iter().enumerate().skip(start) {
-        if let (true, Some(e)) = (i == start, &fr.entry) {
-            f = e.clone();
+        if let (true, Some(o)) = (i == start, fr.orig) {
+            f = cut.base(o);
         }
         for x in &fr.list[..fr.next.saturating_sub(1)] {
             f = continued(f, x, fr.is_and);
@@ -182,6 +317,7 @@ fn run<'a>(
     mut k: Vec<RFrame<'a>>,
     mut s: Step<'a>,
     f: &mut Facts,
+    cut: &mut Cut,
     branches: &mut u32,
 ) -> Option<bool> {
     loop {
@@ -211,13 +347,13 @@ fn run<'a>(
                             return None;
                         }
                         *branches -= 1;
-                        let dom = dominators(&k);
+                        let dom = dominators(&k, cut);
                         let mut held = dom.clone();
                         held.learn(p, *neg);
-                        let held = run(k.clone(), Step::Ret(true), &mut held, branches)?;
+                        let held = run(k.clone(), Step::Ret(true), &mut held, cut, branches)?;
                         let mut failed = dom;
                         failed.learn(p, !*neg);
-                        let failed = run(k, Step::Ret(false), &mut failed, branches)?;
+                        let failed = run(k, Step::Ret(false), &mut failed, cut, branches)?;
                         return (held == failed).then_some(held);
                     }
                 },
@@ -227,7 +363,7 @@ fn run<'a>(
                         list: v,
                         next: 0,
                         is_and,
-                        entry: None,
+                        orig: None,
                     });
                     Step::Ret(is_and)
                 }
