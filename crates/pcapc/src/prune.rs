@@ -65,20 +65,23 @@ fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
         // this list ends? (Not asked before any child: the list's first test stays,
         // as the cut in `normal::simp_or` keeps it.)
         if k > 0 && burn(1) {
-            let cut = Cut {
-                frames,
-                facts: &fa,
-                is_and,
-                bases: None,
+            let held = finish(Cut::new(frames, &fa, is_and), true);
+            // Asked only where an answer could cut.
+            let failed = match held.is_some() || !is_and {
+                true => finish(Cut::new(frames, &fa, is_and), false),
+                false => None,
             };
-            let held = finish(cut, true);
-            let cut = Cut {
-                frames,
-                facts: &fa,
-                is_and,
-                bases: None,
-            };
-            if held.is_some() && held == finish(cut, false) {
+            if held.is_some() && held == failed {
+                break;
+            }
+            // The list cut here keeps its prefix, so it then ends as that prefix went
+            // (an AND holds, an OR fails): the rest may go if running it as it
+            // stands always ends the same way as that.
+            let kept = if is_and { held } else { failed };
+            if kept.is_some()
+                && v.len() - k <= REST_RUN
+                && finish_rest(Cut::new(frames, &fa, is_and), &v[k..]) == kept
+            {
                 break;
             }
         }
@@ -109,6 +112,10 @@ fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
     }
 }
 
+/// Most children a list's rest may have for [`finish_rest`] to run it: each question
+/// walks the rest, so a bound keeps long lists linear.
+const REST_RUN: usize = 2;
+
 /// Undecided tests [`finish`] follows both ways, at most, per question.
 const BRANCHES: u32 = 8;
 
@@ -131,16 +138,44 @@ const BRANCHES: u32 = 8;
 /// its prefix and ending either way ([`Cut::base`]), never from its tests past the
 /// cut: which ways those allow is what is in question.
 fn finish(mut cut: Cut, b: bool) -> Option<bool> {
-    let k = (0..cut.frames.len())
+    let k = outer(&cut);
+    let mut f = cut.facts.clone();
+    run(k, Step::Ret(b), &mut f, &mut cut, &mut BRANCHES.clone())
+}
+
+/// The outcome of the outermost list when the rest of the innermost one, `rest`,
+/// runs as it stands, if every way through it and on reaches the same one. Where the
+/// rest can only end in ways that decide what follows (a last alternative whose every
+/// way contradicts the conjunct after the OR), this sees what [`finish`], asking
+/// about either ending whatever the rest allows, cannot.
+fn finish_rest(mut cut: Cut, rest: &[Nnf]) -> Option<bool> {
+    let mut k = outer(&cut);
+    k.push(RFrame {
+        list: rest,
+        next: 0,
+        is_and: cut.is_and,
+        base: Base::Cut,
+    });
+    let mut f = cut.facts.clone();
+    run(
+        k,
+        Step::Ret(cut.is_and),
+        &mut f,
+        &mut cut,
+        &mut BRANCHES.clone(),
+    )
+}
+
+/// The lists around the cut, for [`run`].
+fn outer<'a>(cut: &Cut<'_, 'a>) -> Vec<RFrame<'a>> {
+    (0..cut.frames.len())
         .map(|i| RFrame {
             list: cut.frames[i].rest,
             next: 0,
             is_and: cut.frames[i].is_and,
-            orig: Some(i),
+            base: Base::Frame(i),
         })
-        .collect();
-    let mut f = cut.facts.clone();
-    run(k, Step::Ret(b), &mut f, &mut cut, &mut BRANCHES.clone())
+        .collect()
 }
 
 /// The question [`finish`] answers: the lists around the one being cut, the facts
@@ -153,7 +188,16 @@ struct Cut<'c, 'a> {
     bases: Option<Vec<Facts>>,
 }
 
-impl Cut<'_, '_> {
+impl<'c, 'a> Cut<'c, 'a> {
+    fn new(frames: &'c [Frame<'a>], facts: &'c Facts, is_and: bool) -> Cut<'c, 'a> {
+        Cut {
+            frames,
+            facts,
+            is_and,
+            bases: None,
+        }
+    }
+
     /// What every way into the rest of frame `i` has: the facts every way out of its
     /// child (the list around the cut, or the one being cut) in the continuing
     /// direction establishes, where the list being cut ends either way after the
@@ -280,22 +324,36 @@ struct RFrame<'a> {
     /// The child to run next.
     next: usize,
     is_and: bool,
-    /// For the lists around the cut, the frame's index in [`Cut::frames`]; `None`
-    /// for a list met on the way, whose entry facts are its parent's at it. Both
-    /// are worked out only where a test is followed both ways, which is rare: most
-    /// questions end on tests the path decides.
-    orig: Option<usize>,
+    /// Where the facts every way into the list has come from. They are worked out
+    /// only where a test is followed both ways, which is rare: most questions end on
+    /// tests the path decides.
+    base: Base,
+}
+
+#[derive(Clone)]
+enum Base {
+    /// A list around the cut: frame `i` of [`Cut::frames`].
+    Frame(usize),
+    /// A list met on the way: its parent's facts at it.
+    Parent,
+    /// The rest of the list being cut: the facts where it is cut.
+    Cut,
 }
 
 /// What every way into the child of `k`'s innermost list that runs now (the one
 /// before its `next`) knows: each list's entry facts plus what its earlier children's
 /// continuing ways out establish, from the outermost list with known entry facts in.
 fn dominators(k: &[RFrame], cut: &mut Cut) -> Facts {
-    let start = k.iter().rposition(|fr| fr.orig.is_some()).unwrap_or(0);
+    let start = k
+        .iter()
+        .rposition(|fr| !matches!(fr.base, Base::Parent))
+        .unwrap_or(0);
     let mut f = Facts::default();
     for (i, fr) in k.iter().enumerate().skip(start) {
-        if let (true, Some(o)) = (i == start, fr.orig) {
-            f = cut.base(o);
+        match (i == start, &fr.base) {
+            (true, Base::Frame(o)) => f = cut.base(*o),
+            (true, Base::Cut) => f = cut.facts.clone(),
+            _ => {}
         }
         for x in &fr.list[..fr.next.saturating_sub(1)] {
             f = continued(f, x, fr.is_and);
@@ -363,7 +421,7 @@ fn run<'a>(
                         list: v,
                         next: 0,
                         is_and,
-                        orig: None,
+                        base: Base::Parent,
                     });
                     Step::Ret(is_and)
                 }

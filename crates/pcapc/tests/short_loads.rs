@@ -149,3 +149,22 @@ fn undecided_tests_whose_ways_all_accept_go() {
         "{listing}"
     );
 }
+
+/// `(vrrp or vlan or udp portrange 67-161) and vlan 10`, negated: past the first
+/// `vlan` the port range and `vlan 10` read the same shifted type field, the range
+/// wanting IPv4 or IPv6 there and `vlan 10` a VLAN type. Every way through the range
+/// alternative, the last of its OR, so ends the conjunction false, as the OR failing
+/// does: libpcap removes its tests, and a frame cut after its Ethernet header is
+/// accepted without loading the shifted type (corpus: `aarp-heapoverflow-1.pcap`).
+#[test]
+fn a_last_alternative_every_way_of_which_ends_alike_goes() {
+    let listing = program(
+        "not ((vrrp) or (vlan) || udp portrange 67-161 and vlan 10)",
+        LinkType::EN10MB,
+    );
+    assert!(!listing.contains("[16:2] in {0x86dd, 0x800}"), "{listing}");
+    assert!(
+        listing.contains("not eq [16:2] in {0x8100, 0x88a8, 0x9100}"),
+        "{listing}"
+    );
+}
