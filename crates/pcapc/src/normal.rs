@@ -472,8 +472,8 @@ pub(crate) fn simp_or(v: Vec<Nnf>, f: &Facts, budget: u32, exits: Exits) -> Nnf 
                     if let Nnf::Or(alts) = &conj[j] {
                         let mut fp = before.clone();
                         let mut cut = None;
-                        for k in 0..alts.len() - 1 {
-                            learn_fail(&alts[k], &mut fp);
+                        for (k, alt) in alts.iter().enumerate().take(alts.len() - 1) {
+                            learn_fail(alt, &mut fp);
                             if !burn(1) {
                                 break;
                             }
@@ -686,8 +686,8 @@ fn simp_and(v: Vec<Nnf>, f: &Facts, budget: u32, exits: Exits) -> Nnf {
                     if let Nnf::And(conj) = &alts[j] {
                         let mut fp = before.clone();
                         let mut cut = None;
-                        for k in 0..conj.len() - 1 {
-                            learn_all(&conj[k], &mut fp);
+                        for (k, c) in conj.iter().enumerate().take(conj.len() - 1) {
+                            learn_all(c, &mut fp);
                             if !burn(1) {
                                 break;
                             }

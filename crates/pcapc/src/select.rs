@@ -90,7 +90,7 @@ pub fn select(nnf: &Nnf, anchors: &[AnchorSpec]) -> Result<PassSet, SelectError>
         Nnf::Const(false) => return Err(SelectError::RejectsAll),
         n => alternatives(n, opt),
     };
-    if opt && alts.iter().all(|s| contradictory(s)) {
+    if opt && alts.iter().all(contradictory) {
         return Err(SelectError::RejectsAll);
     }
     let mut cx = AccCx {

@@ -77,7 +77,8 @@ fn main() {
     println!("# compile_bench: {reps} repetitions, EN10MB; median [min, max]");
     println!("| shape | n | bytes | netsift | libpcap (pcap_compile -O) | libpcap/netsift | netsift passes/insns |");
     println!("|---|---|---|---|---|---|---|");
-    let shapes: [(&str, fn(usize) -> String); 3] = [
+    type Shape = (&'static str, fn(usize) -> String);
+    let shapes: [Shape; 3] = [
         ("or-chain", or_chain),
         ("and-of-ors", and_of_ors),
         ("nested", nested),

@@ -113,6 +113,8 @@ impl Tree {
     pub fn or(a: Tree, b: Tree) -> Tree {
         Tree::Or(vec![a, b])
     }
+    /// `not a` (a constructor, not `std::ops::Not`: it builds a tree node).
+    #[allow(clippy::should_implement_trait)]
     pub fn not(a: Tree) -> Tree {
         Tree::Not(Box::new(a))
     }

@@ -87,13 +87,9 @@ impl Lowerer<'_> {
                 },
                 _ => Ok(Tree::Const(false)),
             },
-            Link::Sll2 => self
-                .cmp(Rel::LinkType, 0, Size::B2, ll_proto)
-                .and_then(|t| {
-                    // SLL2 uses the generic path: an Ethertype at off_linktype; LLC SAPs
-                    // (<= 1500) compare the same way, as libpcap's default case does.
-                    Ok(t)
-                }),
+            // SLL2 uses the generic path: an Ethertype at off_linktype; LLC SAPs
+            // (<= 1500) compare the same way, as libpcap's default case does.
+            Link::Sll2 => self.cmp(Rel::LinkType, 0, Size::B2, ll_proto),
         }
     }
 

@@ -216,14 +216,9 @@ impl<'t> Lowerer<'t> {
                 let is_and = matches!(e, Expr::And(..));
                 let mut rights = Vec::new();
                 let mut cur = e;
-                loop {
-                    match (cur, is_and) {
-                        (Expr::And(l, r), true) | (Expr::Or(l, r), false) => {
-                            rights.push(&**r);
-                            cur = l;
-                        }
-                        _ => break,
-                    }
+                while let (Expr::And(l, r), true) | (Expr::Or(l, r), false) = (cur, is_and) {
+                    rights.push(&**r);
+                    cur = l;
                 }
                 let mut parts = vec![self.expr(cur)?];
                 for r in rights.into_iter().rev() {

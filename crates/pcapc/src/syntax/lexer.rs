@@ -435,7 +435,7 @@ fn next_token(text: &str, i: usize) -> (TokKind, usize) {
     let mut offer = |len: Option<usize>, rule: Rule| {
         if let Some(len) = len.filter(|&l| l > 0) {
             // Rules are offered in scanner.l order, so only a strictly longer match wins.
-            if best.map_or(true, |(l, _)| len > l) {
+            if best.is_none_or(|(l, _)| len > l) {
                 best = Some((len, rule));
             }
         }
