@@ -103,7 +103,10 @@ fn pull_once(n: &Nnf) -> Option<Nnf> {
             // of src-or-dst pairs (`port 22 or port 80`), which selection already packs
             // in the pulled order (one EQ2 over every value, or a negated one; see
             // `select::push_alt` and `select::gather_negated`).
-            if !reached_decided.contains(&pull.c) {
+            // (The wire length is not such a field: `greater 100` pulled in front of a
+            // relation changes which loads run.)
+            let len = subject(pred_of(g.nodes[&pull.c].lit)) == Some(Subject::Len);
+            if !reached_decided.contains(&pull.c) && !len {
                 continue;
             }
             let m = replace(n, pull.d, &pulled_lit(&g, &pull));
@@ -178,10 +181,18 @@ struct Pull {
 }
 
 /// The value a test leaves in BPF's accumulator, for the tests whose jumps are
-/// known: a primitive's masked field.
-fn subject(p: &Pred) -> Option<(crate::lower::ir::Loc, netsift_isa::Size, u32)> {
+/// known: a primitive's masked field, or the wire length `less`/`greater` load
+/// (`ld #pktlen`). A relation computes its own value, which no other test shares.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Subject {
+    Field(crate::lower::ir::Loc, netsift_isa::Size, u32),
+    Len,
+}
+
+fn subject(p: &Pred) -> Option<Subject> {
     match p {
-        Pred::Cmp(c) if plain_cmp(c) => Some((c.loc, c.size, c.mask)),
+        Pred::Cmp(c) if plain_cmp(c) => Some(Subject::Field(c.loc, c.size, c.mask)),
+        Pred::Len(_) => Some(Subject::Len),
         _ => None,
     }
 }
@@ -193,11 +204,13 @@ fn plain_cmp(c: &Cmp) -> bool {
     !(c.test == Test::Eq(0) && c.mask != c.size.max())
 }
 
-/// A block the chain walks may pass: its true branch is the predicate's truth.
+/// A block the chain walks may pass: its true branch is the predicate's truth. A
+/// relation is one too: in the first round, where the pullups run, its `x & k == 0`
+/// is still `and x; jeq` (it becomes `jset` only in the second).
 fn plain(lit: &Nnf) -> bool {
     match lit {
         Nnf::Lit(Pred::Cmp(c), _) => plain_cmp(c) && !is_root_probe(lit),
-        Nnf::Lit(Pred::Len(_), _) => true,
+        Nnf::Lit(Pred::Len(_) | Pred::Rel { .. }, _) => true,
         _ => false,
     }
 }

@@ -168,3 +168,20 @@ fn a_last_alternative_every_way_of_which_ends_alike_goes() {
         "{listing}"
     );
 }
+
+/// `not greater 64 or ether[0] & 1 = 1 or greater 100`: the wire length is in the
+/// accumulator when the relation's test comes, and `greater 100` tests it again
+/// further down the chain, so libpcap's `or_pullup` moves it in front of the
+/// relation: a packet of 100 bytes or more is accepted before `ether[0]` is loaded.
+#[test]
+fn a_later_length_test_is_pulled_in_front_of_a_relation() {
+    let listing = program(
+        "(not (greater 64)) or ((ether[0] & 1 = 1) or (greater 100))",
+        LinkType::RAW,
+    );
+    let len = listing
+        .find("   0: len in [100, 4294967295]")
+        .expect("pulled");
+    let arith = listing.find("arith").expect("the relation");
+    assert!(len < arith, "{listing}");
+}
