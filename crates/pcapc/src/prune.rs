@@ -65,10 +65,12 @@ fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
         // this list ends? (Not asked before any child: the list's first test stays,
         // as the cut in `normal::simp_or` keeps it.)
         if k > 0 && burn(1) {
-            let held = finish(Cut::new(frames, &fa, is_and), true);
+            // One question's parts share what every way into the lists around knows.
+            let mut cut = Cut::new(frames, &fa, is_and);
+            let held = finish(&mut cut, true);
             // Asked only where an answer could cut.
             let failed = match held.is_some() || !is_and {
-                true => finish(Cut::new(frames, &fa, is_and), false),
+                true => finish(&mut cut, false),
                 false => None,
             };
             if held.is_some() && held == failed {
@@ -78,10 +80,7 @@ fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
             // (an AND holds, an OR fails): the rest may go if running it as it
             // stands always ends the same way as that.
             let kept = if is_and { held } else { failed };
-            if kept.is_some()
-                && v.len() - k <= REST_RUN
-                && finish_rest(Cut::new(frames, &fa, is_and), &v[k..]) == kept
-            {
+            if kept.is_some() && v.len() - k <= REST_RUN && finish_rest(&mut cut, &v[k..]) == kept {
                 break;
             }
         }
@@ -137,10 +136,10 @@ const BRANCHES: u32 = 8;
 /// the lists around the one in question establish is read with that list cut after
 /// its prefix and ending either way ([`Cut::base`]), never from its tests past the
 /// cut: which ways those allow is what is in question.
-fn finish(mut cut: Cut, b: bool) -> Option<bool> {
-    let k = outer(&cut);
+fn finish(cut: &mut Cut, b: bool) -> Option<bool> {
+    let k = outer(cut);
     let mut f = cut.facts.clone();
-    run(k, Step::Ret(b), &mut f, &mut cut, &mut BRANCHES.clone())
+    run(k, Step::Ret(b), &mut f, cut, &mut BRANCHES.clone())
 }
 
 /// The outcome of the outermost list when the rest of the innermost one, `rest`,
@@ -148,8 +147,8 @@ fn finish(mut cut: Cut, b: bool) -> Option<bool> {
 /// rest can only end in ways that decide what follows (a last alternative whose every
 /// way contradicts the conjunct after the OR), this sees what [`finish`], asking
 /// about either ending whatever the rest allows, cannot.
-fn finish_rest(mut cut: Cut, rest: &[Nnf]) -> Option<bool> {
-    let mut k = outer(&cut);
+fn finish_rest(cut: &mut Cut, rest: &[Nnf]) -> Option<bool> {
+    let mut k = outer(cut);
     k.push(RFrame {
         list: rest,
         next: 0,
@@ -157,13 +156,8 @@ fn finish_rest(mut cut: Cut, rest: &[Nnf]) -> Option<bool> {
         base: Base::Cut,
     });
     let mut f = cut.facts.clone();
-    run(
-        k,
-        Step::Ret(cut.is_and),
-        &mut f,
-        &mut cut,
-        &mut BRANCHES.clone(),
-    )
+    let is_and = cut.is_and;
+    run(k, Step::Ret(is_and), &mut f, cut, &mut BRANCHES.clone())
 }
 
 /// The lists around the cut, for [`run`].
@@ -272,7 +266,7 @@ impl<'c, 'a> Cut<'c, 'a> {
 
 /// Nodes [`settled`] looks at, at most, per question; past it, it learns no more
 /// (knowing less is always safe: a test then stays).
-const SETTLED_NODES: u32 = 64;
+const SETTLED_NODES: u32 = 16;
 
 /// `f` plus the facts every way through `x` that ends `held` has: the literals of a
 /// list that must all go that way, and the facts shared by every alternative of a
