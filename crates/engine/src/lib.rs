@@ -19,6 +19,7 @@ mod batch;
 mod compiled;
 mod eval;
 pub mod live;
+pub mod naive;
 mod scratch;
 mod simd;
 

@@ -287,7 +287,7 @@ fn direct_insn() -> impl Strategy<Value = Instruction> {
             // Bytes of 0 or 1, so fields often match packets of bytes 0-3.
             let vals: Vec<u32> = vals
                 .iter()
-                .map(|v| (v & 0x0101_0101 & (u32::MAX >> (32 - 8 * size.bytes() as u32))) & mask)
+                .map(|v| (v & 0x0101_0101 & (u32::MAX >> (32 - 8 * size.bytes()))) & mask)
                 .collect();
             build::eq(anchor, off, size, mask, &vals)
                 .expect("three values fit")
@@ -312,7 +312,7 @@ fn pair_insn() -> impl Strategy<Value = Instruction> {
         prop::collection::vec(0u32..2, 1..=3),
     )
         .prop_map(|((size, delta), off, both, neg, vals)| {
-            let vals: Vec<u32> = vals.iter().map(|v| v * 0x0101 & 0xffff).collect();
+            let vals: Vec<u32> = vals.iter().map(|v| (v * 0x0101) & 0xffff).collect();
             let mask = if size == Size::B1 { 0xff } else { 0xffff };
             build::eq2(1, off, delta, both, size, mask, &vals)
                 .expect("three values fit")

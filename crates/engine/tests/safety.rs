@@ -5,67 +5,11 @@
 //! instructions the pass set holds.
 
 use netsift_engine::{evaluate, Scratch};
-use netsift_isa::{Anchor, Instruction, PassKind, PassSet};
+use netsift_isa::{PassKind, PassSet};
 use proptest::prelude::*;
 
-fn insn_strategy() -> impl Strategy<Value = Instruction> {
-    prop_oneof![
-        // Entirely random bytes.
-        any::<[u8; 32]>().prop_map(|b| Instruction::from_bytes(&b)),
-        // A valid opcode (1..=12) with random everything else, to reach deep paths.
-        (1u32..=12, any::<[u32; 8]>()).prop_map(|(op, mut w)| {
-            w[0] = (w[0] & 0x03ff_ffff) | op << 26;
-            Instruction(w)
-        }),
-        // Valid opcode, small count/anchor/offset and small params: more in-bounds loads.
-        (
-            1u32..=12,
-            0u32..4,
-            0u32..29,
-            0u32..8,
-            0u32..64,
-            prop::array::uniform7(0u32..70)
-        )
-            .prop_map(|(op, size, count, anchor, off, p)| {
-                let mut w = [0u32; 8];
-                w[0] = op << 26 | size << 22 | count << 17 | anchor << 11 | off;
-                w[1..].copy_from_slice(&p);
-                Instruction(w)
-            }),
-    ]
-}
-
-fn pass_strategy() -> impl Strategy<Value = (PassKind, Option<u16>, Vec<Instruction>)> {
-    (
-        any::<bool>(),
-        prop::option::of(0u16..40),
-        prop::collection::vec(insn_strategy(), 0..=netsift_isa::MAX_INSNS),
-        prop::option::of((0usize..32, 0u32..5)),
-    )
-        .prop_map(|(root, parent, mut insns, chain)| {
-            // Now and then an ARITH head followed by the CONT slots its offset field
-            // counts (or fewer, where the pass ends), so chains are read often.
-            if let Some((at, ext)) = chain.filter(|&(at, _)| at < insns.len()) {
-                let w = &mut insns[at].0;
-                w[0] = (w[0] & 0x03ff_f800) | 8 << 26 | ext;
-                for c in insns.iter_mut().skip(at + 1).take(ext as usize) {
-                    c.0[0] = (c.0[0] & 0x03ff_ffff) | 12 << 26;
-                }
-            }
-            (
-                if root { PassKind::Root } else { PassKind::Sub },
-                parent,
-                insns,
-            )
-        })
-}
-
-fn anchor_strategy() -> impl Strategy<Value = Anchor> {
-    prop_oneof![
-        any::<u32>().prop_map(Anchor),
-        (0u32..6, 0u32..8, 0u32..64).prop_map(|(r, p, o)| Anchor(r << 24 | p << 16 | o))
-    ]
-}
+mod common;
+use common::{anchor_strategy, pass_strategy};
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 3000, .. ProptestConfig::default() })]

@@ -559,11 +559,24 @@ impl Writer {
     pub fn import_anchors(&mut self, set: &PassSet) -> Result<Vec<u8>, LiveError> {
         let mut map = vec![0u8; set.anchors().len().max(1)];
         for (i, a) in set.anchors().iter().enumerate().skip(1) {
-            let parent = map.get(a.parent() as usize).copied().unwrap_or(0);
-            let word = (a.0 & !(0xff << 16)) | (parent as u32) << 16;
-            map[i] = self.anchor(Anchor(word))?;
+            // An entry whose parent is not earlier never resolves in `set`; renumbered
+            // onto an earlier live entry it would, so it becomes the live table's
+            // never-resolving entry instead.
+            map[i] = if (a.parent() as usize) < i {
+                let parent = map[a.parent() as usize];
+                self.anchor(Anchor((a.0 & !(0xff << 16)) | (parent as u32) << 16))?
+            } else {
+                self.unresolvable_anchor()?
+            };
         }
         Ok(map)
+    }
+
+    /// An entry of the live anchor table that never resolves (its rule byte names
+    /// no rule): where instructions of an imported set point when their anchor does
+    /// not resolve there, so they stay invalid after renumbering.
+    fn unresolvable_anchor(&mut self) -> Result<u8, LiveError> {
+        self.anchor(Anchor(0xff << 24))
     }
 
     /// Adds a compiled pass set (one filter expression, e.g. from `netsift_pcapc`) as
@@ -575,6 +588,24 @@ impl Writer {
         let base = self.free_run(n)?;
         // Anchors first (they only append, and an unused anchor is harmless).
         let map = self.import_anchors(set)?;
+        // Anchors past the set's table do not resolve there.
+        let refers_past = set
+            .passes()
+            .iter()
+            .flat_map(|p| p.instructions())
+            .any(|insn| {
+                let past = std::cell::Cell::new(false);
+                insn.map_anchors(|a| {
+                    past.set(past.get() || a as usize >= map.len());
+                    a
+                });
+                past.get()
+            });
+        let none = if refers_past {
+            self.unresolvable_anchor()?
+        } else {
+            0
+        };
         let clause = self.clause_id();
         let mut slots = Vec::with_capacity(n);
         for (i, p) in set.passes().iter().enumerate() {
@@ -582,7 +613,7 @@ impl Writer {
             let mut insns = Vec::with_capacity(p.len());
             let mut stamps = Vec::with_capacity(p.len());
             for (k, insn) in p.instructions().iter().enumerate() {
-                let mut im = insn.map_anchors(|a| map.get(a as usize).copied().unwrap_or(a));
+                let mut im = insn.map_anchors(|a| map.get(a as usize).copied().unwrap_or(none));
                 if im.decode().opcode == Some(Opcode::Group) {
                     im.0[1] = im.0[1].wrapping_add(base as u32);
                 }
