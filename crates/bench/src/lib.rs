@@ -6,6 +6,8 @@
 //! line over them. The main entry point today is [`ftp_workload`], the
 //! passive-mode FTP trace of the paper's section 5.1.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 pub mod gen;
 
 pub use gen::ftp::{ftp_workload, Class, ConfigError, DataConn, FtpConfig, FtpStats, FtpWorkload};

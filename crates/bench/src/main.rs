@@ -4,6 +4,8 @@
 //! one `run_*` function; adding a subcommand means adding those three things and
 //! one match arm in [`main`].
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::PathBuf;

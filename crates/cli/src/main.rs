@@ -4,6 +4,8 @@
 //! runs it with `netsift-engine`, and prints or writes the accepted packets. It holds
 //! no filtering logic of its own.
 
+#![forbid(unsafe_code)]
+
 mod args;
 mod filter;
 mod output;

@@ -31,6 +31,8 @@
 //! or its program reads scratch memory it never stored on that path) are skipped and
 //! counted; see [`netsift_oracle::Filter::try_run`].
 
+#![forbid(unsafe_code)]
+
 pub mod exprgen;
 pub mod sample;
 pub mod synth;

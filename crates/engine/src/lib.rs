@@ -15,11 +15,14 @@
 //! names later passes and nests at most [`MAX_GROUP_DEPTH`] deep, and each pass is
 //! evaluated at most once per packet, so time is bounded by the pass set's size.
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 mod batch;
 mod compiled;
 mod eval;
 pub mod live;
 pub mod naive;
+mod op;
 mod scratch;
 mod simd;
 

@@ -23,39 +23,49 @@ pub const LANES: usize = 32;
 /// One bit per lane (bit `i` is lane `i`).
 pub type Mask = u32;
 
-/// Which kernel implementation runs.
+/// Which compare kernels the batch engine runs: a token only run-time detection
+/// creates (or the portable scalar form, which every CPU runs). Its methods are safe
+/// to call because holding one proves the CPU has its instructions; safe code
+/// cannot make an AVX2 token on a CPU without AVX2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Simd {
+pub struct Simd(Kernel);
+
+/// The implementations. Private: a `Kernel` other than `Scalar` exists only inside
+/// a [`Simd`] that [`Simd::detect`] or [`Simd::available`] made after asking the CPU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kernel {
     /// Portable loops: the reference, and the only form off x86-64.
     Scalar,
     /// 128-bit vectors (every x86-64 CPU has SSE2).
+    #[cfg(target_arch = "x86_64")]
     Sse2,
-    /// 256-bit vectors.
+    /// 256-bit vectors, only where the CPU reports AVX2.
+    #[cfg(target_arch = "x86_64")]
     Avx2,
 }
 
 impl Simd {
     /// The widest form this CPU runs.
     pub fn detect() -> Simd {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::is_x86_feature_detected!("avx2") {
-                return Simd::Avx2;
-            }
-            return Simd::Sse2;
-        }
-        #[allow(unreachable_code)]
-        Simd::Scalar
+        *Simd::available()
+            .last()
+            .expect("the scalar form is always available")
     }
 
-    /// Every form this CPU runs, the scalar reference first.
+    /// The portable scalar form: the reference every other form is tested against.
+    pub fn scalar() -> Simd {
+        Simd(Kernel::Scalar)
+    }
+
+    /// Every form this CPU runs, the scalar reference first and the widest last.
     pub fn available() -> Vec<Simd> {
-        let mut v = vec![Simd::Scalar];
+        #[allow(unused_mut)]
+        let mut v = vec![Simd(Kernel::Scalar)];
         #[cfg(target_arch = "x86_64")]
         {
-            v.push(Simd::Sse2);
+            v.push(Simd(Kernel::Sse2));
             if std::is_x86_feature_detected!("avx2") {
-                v.push(Simd::Avx2);
+                v.push(Simd(Kernel::Avx2));
             }
         }
         v
@@ -63,47 +73,40 @@ impl Simd {
 
     /// The lanes whose value equals one of `ops`.
     #[inline]
-    pub fn eq_any(self, vals: &[u32; LANES], ops: &[u32]) -> Mask {
-        match self {
+    pub(crate) fn eq_any(self, vals: &[u32; LANES], ops: &[u32]) -> Mask {
+        match self.0 {
             #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Avx2` is only chosen when the CPU reports AVX2 (`detect`,
-            // `available`, `checked`).
-            Simd::Avx2 => unsafe { x86::eq_any_avx2(vals, ops) },
+            // SAFETY: a `Kernel::Avx2` token is made only after the CPU reported AVX2
+            // (`available`), and the type's field is private.
+            Kernel::Avx2 => unsafe { x86::eq_any_avx2(vals, ops) },
             #[cfg(target_arch = "x86_64")]
-            Simd::Sse2 => x86::eq_any_sse2(vals, ops),
-            _ => eq_any_scalar(vals, ops),
+            Kernel::Sse2 => x86::eq_any_sse2(vals, ops),
+            Kernel::Scalar => eq_any_scalar(vals, ops),
         }
     }
 
     /// The lanes whose value lies in one of the inclusive ranges `ranges`, given as
     /// `lo, hi` pairs (an odd last word is ignored).
     #[inline]
-    pub fn in_ranges(self, vals: &[u32; LANES], ranges: &[u32]) -> Mask {
-        match self {
+    pub(crate) fn in_ranges(self, vals: &[u32; LANES], ranges: &[u32]) -> Mask {
+        match self.0 {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: as in `eq_any`.
-            Simd::Avx2 => unsafe { x86::in_ranges_avx2(vals, ranges) },
+            Kernel::Avx2 => unsafe { x86::in_ranges_avx2(vals, ranges) },
             #[cfg(target_arch = "x86_64")]
-            Simd::Sse2 => x86::in_ranges_sse2(vals, ranges),
-            _ => in_ranges_scalar(vals, ranges),
+            Kernel::Sse2 => x86::in_ranges_sse2(vals, ranges),
+            Kernel::Scalar => in_ranges_scalar(vals, ranges),
         }
     }
 
-    /// `self` if this CPU runs it, else the best form it does run; a kernel is
-    /// never called on a CPU without its instructions.
-    pub fn checked(self) -> Simd {
-        if Simd::available().contains(&self) {
-            self
-        } else {
-            Simd::detect()
-        }
-    }
-
+    /// The form's name: `scalar`, `sse2` or `avx2`.
     pub fn name(self) -> &'static str {
-        match self {
-            Simd::Scalar => "scalar",
-            Simd::Sse2 => "sse2",
-            Simd::Avx2 => "avx2",
+        match self.0 {
+            Kernel::Scalar => "scalar",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Sse2 => "sse2",
+            #[cfg(target_arch = "x86_64")]
+            Kernel::Avx2 => "avx2",
         }
     }
 }
@@ -289,8 +292,13 @@ mod tests {
 
     #[test]
     fn detection_is_consistent() {
-        assert!(Simd::available().contains(&Simd::detect()));
-        assert_eq!(Simd::detect().checked(), Simd::detect());
-        assert_eq!(Simd::Scalar.checked(), Simd::Scalar);
+        let all = Simd::available();
+        assert!(all.contains(&Simd::detect()));
+        assert_eq!(all[0], Simd::scalar());
+        #[cfg(target_arch = "x86_64")]
+        assert_eq!(
+            all.iter().any(|s| s.name() == "avx2"),
+            std::is_x86_feature_detected!("avx2")
+        );
     }
 }

@@ -119,7 +119,7 @@ fn packets() -> impl Strategy<Value = Vec<Vec<u8>>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 4 } else { 3000 }, .. ProptestConfig::default() })]
 
     #[test]
     fn fused_runs_agree_with_the_interpreter(set in pass_set(), pkts in packets()) {
@@ -351,11 +351,38 @@ fn direct_packets() -> impl Strategy<Value = Vec<Vec<u8>>> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 4 } else { 2000 }, .. ProptestConfig::default() })]
 
     #[test]
     fn direct_runs_agree_with_the_interpreter(set in direct_set(), pkts in direct_packets()) {
         let data: Vec<&[u8]> = pkts.iter().map(|p| p.as_slice()).collect();
         agree(&set, &data);
     }
+}
+
+#[test]
+#[should_panic(expected = "filter_batch: 2 packets but 1 wire lengths")]
+fn mismatched_batch_slices_panic() {
+    let c = Compiled::new(PassSet::accept_all());
+    c.filter_batch(&mut BatchScratch::new(), &[&[0u8][..], &[0u8][..]], &[1]);
+}
+
+#[test]
+#[should_panic(expected = "at most 32 a batch")]
+fn oversized_batches_panic() {
+    let c = Compiled::new(PassSet::accept_all());
+    let pkts = vec![&[0u8][..]; LANES + 1];
+    c.filter_batch(&mut BatchScratch::new(), &pkts, &[1; LANES + 1]);
+}
+
+#[test]
+#[should_panic(expected = "filter_many: 3 packets but 2 wire lengths")]
+fn mismatched_slices_panic_in_filter_many() {
+    let c = Compiled::new(PassSet::accept_all());
+    c.filter_many(
+        &mut BatchScratch::new(),
+        &[&[0u8][..]; 3],
+        &[1, 1],
+        &mut Vec::new(),
+    );
 }

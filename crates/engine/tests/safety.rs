@@ -12,7 +12,7 @@ mod common;
 use common::{anchor_strategy, pass_strategy};
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 3000, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 4 } else { 3000 }, .. ProptestConfig::default() })]
 
     #[test]
     fn any_images_are_safe(
@@ -43,7 +43,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1000, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 4 } else { 1000 }, .. ProptestConfig::default() })]
 
     /// The same through a live set, whose SET instructions reach real tables.
     #[test]
@@ -110,7 +110,7 @@ fn worst_case_groups_are_bounded() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 2000, .. ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: if cfg!(miri) { 4 } else { 2000 }, .. ProptestConfig::default() })]
 
     /// The batch engine gives every packet of a batch the per-packet interpreter's
     /// verdict, whatever the images, with every compare kernel this CPU has.

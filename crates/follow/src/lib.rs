@@ -20,6 +20,8 @@
 //! guessed. A line cut off by the end of the payload is never read as if complete.
 //! What each follower deliberately ignores is listed in its module documentation.
 
+#![forbid(unsafe_code)]
+
 pub mod ftp;
 pub mod rtsp;
 pub mod sip;

@@ -14,6 +14,8 @@
 //! normal form would blow up still compile in linear size. The full encoding is in
 //! `docs/isa.md`; [`insn`] holds the bit layout.
 
+#![forbid(unsafe_code)]
+
 pub mod anchor;
 pub mod insn;
 mod listing;

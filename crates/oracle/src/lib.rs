@@ -9,6 +9,8 @@
 //! The FFI declarations are written by hand from `pcap/pcap.h` and `pcap/bpf.h` of
 //! libpcap 1.10; the library is linked by `build.rs` (`-lpcap`).
 
+#![deny(unsafe_op_in_unsafe_fn)]
+
 use std::ffi::{c_char, c_int, c_long, c_uchar, c_uint, CStr, CString};
 use std::fmt;
 use std::path::Path;

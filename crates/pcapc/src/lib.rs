@@ -6,6 +6,8 @@
 //! constants folded) → [`select`] (instructions, SIMD packing, passes and sharing).
 //! The compiler never runs the engine and never looks at packets.
 
+#![forbid(unsafe_code)]
+
 mod error;
 mod facts;
 mod fasthash;

@@ -122,6 +122,8 @@
 //! 2.4 pcap file, such as tcpdump writes) are copied with one copy per run, and
 //! the output file gets whole 1 MiB chunks at aligned offsets.
 
+#![forbid(unsafe_code)]
+
 mod batch;
 mod chunk;
 mod error;

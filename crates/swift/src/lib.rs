@@ -19,6 +19,8 @@
 //! compiles only the new clause: its cost depends on the clause, never on what the
 //! live set already holds.
 
+#![forbid(unsafe_code)]
+
 use netsift_engine::live::{self, ClauseId, LiveError, Reader, Writer};
 use netsift_isa::PassSet;
 use netsift_pcapc::Target;

@@ -28,6 +28,8 @@
 //! after the timestamp; [`Summarizer`] keeps the per-connection state tcpdump uses
 //! for relative TCP sequence numbers, so that it matches plain `tcpdump -n`.
 
+#![forbid(unsafe_code)]
+
 mod bytes;
 pub mod checksum;
 mod error;

@@ -372,7 +372,7 @@ pub fn run(
             .map_err(|e| format!("filter {id}: no-SIMD transform: {e}"))?;
         let nohier_set = ablation::no_hierarchy(&nosimd_set);
         let mut batch = NetsiftBatch::new(netsift.set().clone(), Simd::detect());
-        let mut scalar = NetsiftBatch::new(netsift.set().clone(), Simd::Scalar);
+        let mut scalar = NetsiftBatch::new(netsift.set().clone(), Simd::scalar());
         let mut nosimd_b = NetsiftBatch::new(nosimd_set.clone(), Simd::detect());
         let mut nohier_b = NetsiftBatch::new(nohier_set.clone(), Simd::detect());
         // The per-packet engine counts the instructions each packet executes (Table

@@ -10,6 +10,8 @@
 //! Usage: `cargo run --release -p netsift-conformance --bin compile_bench [REPS [SHAPE]]`.
 //! Prints medians with min/max over REPS runs (default 15) and the ratio to libpcap.
 
+#![forbid(unsafe_code)]
+
 use netsift_wire::LinkType;
 use std::time::{Duration, Instant};
 

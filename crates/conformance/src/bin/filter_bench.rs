@@ -9,6 +9,8 @@
 //!
 //! Usage: `cargo run --release -p netsift-conformance --bin filter_bench [ROUNDS]`.
 
+#![forbid(unsafe_code)]
+
 use netsift_conformance::{corpus_dir, generated_captures, load_corpus_captures};
 use netsift_oracle::{Filter, OwnedPacket};
 use netsift_wire::LinkType;

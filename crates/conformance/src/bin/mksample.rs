@@ -6,6 +6,8 @@
 //! cargo run -p netsift-conformance --bin mksample -- --generated DIR
 //! ```
 
+#![forbid(unsafe_code)]
+
 use std::process::ExitCode;
 
 /// `--generated DIR`: writes every generated capture the differential tests use

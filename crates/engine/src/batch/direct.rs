@@ -20,8 +20,7 @@ impl Run<'_> {
     /// Run `i` of the form's direct runs for the lanes `eval`: those that pass all
     /// its tests.
     pub(super) fn direct(&mut self, i: usize, eval: Mask) -> Mask {
-        let c = self.c;
-        let d = &c.batch_form().directs[i];
+        let d = &self.form.directs[i];
         if d.end > self.lanes.min_len as u64 {
             let mut live = eval;
             for &(op, neg) in &d.tests[..d.n as usize] {
@@ -47,8 +46,10 @@ impl Run<'_> {
             off[k] = d.words[k].0 as usize;
             mask[k] = d.words[k].1;
         }
-        direct_walk::<K>(self.lanes.data, off, mask, &mut self.s.direct);
-        let pool = &self.c.batch_form().pool;
+        // SAFETY: `direct` calls this only when `d.end`, the end of the last word
+        // any test reads, is at most the batch's shortest packet length.
+        unsafe { direct_walk::<K>(self.lanes.data, off, mask, &mut self.s.direct) };
+        let pool = &self.form.pool;
         let mut hit = eval;
         for k in 0..K {
             let (start, n) = d.words[k].2;
@@ -63,13 +64,15 @@ impl Run<'_> {
 }
 
 /// Loads the `K` fields (4-byte words at `off`, masked) of every lane into `out`.
-/// Every packet holds `off[k] + 4` bytes (the length guard, checked by
-/// `Run::direct`).
 ///
 /// Not inlined: inside the walker's large functions the loop's values spill to the
 /// stack. A full batch gets a loop of known length.
+///
+/// # Safety
+/// Every packet of `data` holds `off[k] + 4` bytes for every `k` (the length
+/// guard, checked by `Run::direct`).
 #[inline(never)]
-fn direct_walk<const K: usize>(
+unsafe fn direct_walk<const K: usize>(
     data: &[&[u8]],
     off: [usize; K],
     mask: [u32; K],
@@ -80,7 +83,7 @@ fn direct_walk<const K: usize>(
             let base = d.as_ptr();
             debug_assert!(off.iter().all(|&o| o + 4 <= d.len()));
             for k in 0..K {
-                // SAFETY: `off[k] + 4 <= d.len()`, the caller's length guard.
+                // SAFETY: `off[k] + 4 <= d.len()`, the caller's contract.
                 let w = unsafe { base.add(off[k]).cast::<[u8; 4]>().read_unaligned() };
                 out[k][l] = u32::from_be_bytes(w) & mask[k];
             }

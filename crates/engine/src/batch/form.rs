@@ -1,8 +1,8 @@
 //! The batch engine's view of a pass set, built once when it is loaded.
 
-use crate::compiled::Op;
-use netsift_isa::insn::{Opcode, Size};
-use netsift_isa::{AnchorRule, PassKind, PassSet, MAX_ANCHORS};
+use crate::op::{Decoded, Op};
+use netsift_isa::insn::Size;
+use netsift_isa::{Anchor, AnchorRule, PassKind, MAX_ANCHORS};
 
 /// How one instruction runs over lanes.
 #[derive(Clone, Copy, Debug)]
@@ -11,8 +11,9 @@ pub(crate) enum Kind {
     Fast(Op),
     /// GROUP over passes `first .. first + count`, run by the walker.
     Group { first: u32, count: u32 },
-    /// Everything else: the per-packet interpreter, one lane at a time, from the image.
-    Image,
+    /// Everything else: the operation's per-packet test ([`Op::test`]), one lane
+    /// at a time.
+    Scalar(Op),
     /// A run of negated EQ/MEQ (`second: None`) or negated either-field EQ2s
     /// (`second: Some(delta)`) on one field, fused: "the field is in none of the
     /// sets". Operands `first` are the run's first instruction's, `all` the union of
@@ -67,8 +68,8 @@ pub(crate) struct BOp {
     pub negate: bool,
     pub copied: bool,
     /// The instruction's index in its pass as written (for a fused run, its
-    /// first's). Fusing shifts the ops after a run, so the parent's results and
-    /// the instruction's image are found by this index, not by the op's position.
+    /// first's). Fusing shifts the ops after a run, so the parent's results are
+    /// found by this index, not by the op's position.
     pub at: u8,
 }
 
@@ -111,38 +112,32 @@ pub(crate) struct Form {
 }
 
 impl Form {
-    pub fn new(set: &PassSet, ops: &[Vec<Op>], pool: &[u32]) -> Form {
-        let mut passes: Vec<BPass> = set
-            .passes()
+    pub fn new(decoded: &Decoded, anchors: &[Anchor]) -> Form {
+        let mut passes: Vec<BPass> = decoded
+            .passes
             .iter()
-            .zip(ops)
             .enumerate()
-            .map(|(i, (p, ops))| BPass {
+            .map(|(i, p)| BPass {
                 kind: p.kind,
                 parent: p.parent.map(usize::from).filter(|&q| q < i),
                 has_child: false,
                 ops: p
-                    .instructions()
+                    .steps
                     .iter()
-                    .zip(ops)
                     .enumerate()
-                    .map(|(k, (insn, &op))| {
-                        let d = insn.decode();
-                        let kind = match (op, d.opcode) {
-                            (_, Some(Opcode::Group)) => Kind::Group {
-                                first: insn.p(1),
-                                count: insn.p(2),
-                            },
-                            (Op::Image, _) => Kind::Image,
-                            (op, _) => Kind::Fast(op),
-                        };
-                        BOp {
-                            kind,
-                            negate: insn.negated(),
-                            copied: netsift_isa::Instruction::reusable(p.instructions(), k),
-                            // A pass holds at most MAX_INSNS (32) instructions.
-                            at: k as u8,
-                        }
+                    .map(|(k, st)| BOp {
+                        kind: match st.op {
+                            Op::Group { first, count } => Kind::Group { first, count },
+                            op @ (Op::Eq { .. }
+                            | Op::Eq2 { .. }
+                            | Op::Range { .. }
+                            | Op::Len { .. }) => Kind::Fast(op),
+                            op => Kind::Scalar(op),
+                        },
+                        negate: st.negate,
+                        copied: st.copied,
+                        // A pass holds at most MAX_INSNS (32) instructions.
+                        at: k as u8,
                     })
                     .collect(),
             })
@@ -155,7 +150,7 @@ impl Form {
         let roots: Vec<usize> = (0..passes.len())
             .filter(|&i| passes[i].kind == PassKind::Root)
             .collect();
-        let mut pool = pool.to_vec();
+        let mut pool = decoded.pool.clone();
         let mut directs = Vec::new();
         for p in &mut passes {
             // A pass with children keeps one result per instruction for them to
@@ -168,7 +163,7 @@ impl Form {
         let prefetch = passes.iter().map(|p| p.ops.len()).sum::<usize>() > 1;
         let anchors = (0..MAX_ANCHORS)
             .map(|a| {
-                let x = set.anchors().get(a)?;
+                let x = anchors.get(a)?;
                 let parent = x.parent() as usize;
                 (parent < a).then_some((parent, x.rule()?, x.offset() as u32))
             })
@@ -299,7 +294,7 @@ fn fuse_direct(ops: &[BOp], pool: &mut Vec<u32>, directs: &mut Vec<Direct>) -> V
             continue;
         }
         let mut d = Direct {
-            tests: [(Op::Image, false); DIRECT_MAX],
+            tests: [(Op::Invalid, false); DIRECT_MAX],
             n: (j - i) as u8,
             end: 0,
             words: [(0, 0, (0, 0)); DIRECT_MAX],

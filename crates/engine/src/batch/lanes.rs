@@ -3,8 +3,7 @@
 use super::form::NotIn;
 use super::walk::Run;
 use super::{Mask, LANES};
-use crate::compiled::Op;
-use crate::eval::{apply_rule, image_insn, Fault};
+use crate::op::{apply_rule, Env, Fault, Op};
 use crate::scratch::NO_ANCHOR;
 use netsift_isa::insn::Size;
 use netsift_isa::AnchorRule;
@@ -23,10 +22,13 @@ fn bits(mut m: Mask) -> impl Iterator<Item = usize> {
 
 /// Loads the `N`-byte big-endian field at `base[l] + off` (at `off` if not
 /// `ANCHORED`: anchor 0), masked, into `vals[l]` for every lane `l` of `data`,
-/// without bounds checks: the caller has checked that `base[l] + off + N` is within
-/// the shortest packet of `data` for every lane (the batch's length guard).
+/// without bounds checks.
+///
+/// # Safety
+/// For every lane `l` of `data`, `base[l] + off + N <= data[l].len()` (with
+/// `base[l]` taken as 0 when not `ANCHORED`): the batch's length guard.
 #[inline(always)]
-fn load_guarded<const N: usize, const ANCHORED: bool>(
+unsafe fn load_guarded<const N: usize, const ANCHORED: bool>(
     data: &[&[u8]],
     base: &[u32; LANES],
     off: usize,
@@ -37,15 +39,15 @@ fn load_guarded<const N: usize, const ANCHORED: bool>(
         let b = if ANCHORED { b as usize } else { 0 };
         b + off + N <= d.len()
     }));
-    // SAFETY (both loops): `at + N <= d.len()` by the length guard (asserted above
-    // in debug builds).
     if ANCHORED {
         for ((v, d), &b) in vals.iter_mut().zip(data).zip(base) {
+            // SAFETY: `b + off + N <= d.len()`, the caller's contract.
             *v = unsafe { read_unchecked::<N>(d, b as usize + off, mask) };
         }
     } else {
         // A loop of its own rather than a zero base: it walks one array less.
         for (v, d) in vals.iter_mut().zip(data) {
+            // SAFETY: `off + N <= d.len()`, the caller's contract.
             *v = unsafe { read_unchecked::<N>(d, off, mask) };
         }
     }
@@ -63,9 +65,12 @@ unsafe fn read_unchecked<const N: usize>(d: &[u8], at: usize, mask: u32) -> u32 
 }
 
 /// [`load_guarded`] for two fields `delta` bytes apart, into `vals` and `vals2`, in
-/// one pass over the lanes: the guard covers `base[l] + off + delta + N`.
+/// one pass over the lanes.
+///
+/// # Safety
+/// For every lane `l` of `data`, `base[l] + off + delta + N <= data[l].len()`.
 #[inline(always)]
-fn load_guarded2<const N: usize>(
+unsafe fn load_guarded2<const N: usize>(
     data: &[&[u8]],
     base: &[u32; LANES],
     off: usize,
@@ -80,8 +85,8 @@ fn load_guarded2<const N: usize>(
         .all(|(d, &b)| b as usize + off + delta + N <= d.len()));
     for (((d, &b), v1), v2) in data.iter().zip(base).zip(vals).zip(vals2) {
         let at = b as usize + off;
-        // SAFETY: `at + delta + N <= d.len()` by the length guard (asserted above
-        // in debug builds), so both fields lie inside the packet.
+        // SAFETY: `at + delta + N <= d.len()`, the caller's contract, so both
+        // fields lie inside the packet.
         unsafe {
             *v1 = read_unchecked::<N>(d, at, mask);
             *v2 = read_unchecked::<N>(d, at + delta, mask);
@@ -120,7 +125,7 @@ impl Run<'_> {
     /// true (after negation). Lanes whose anchor does not resolve are false whatever
     /// the negation; lanes whose load faults die.
     pub(super) fn fast(&mut self, op: Op, neg: bool, eval: Mask) -> Mask {
-        let pool = &self.c.batch_form().pool;
+        let pool = &self.form.pool;
         let (valid, hit) = match op {
             Op::Eq {
                 anchor,
@@ -182,7 +187,7 @@ impl Run<'_> {
                 self.s.wire[..w.len()].copy_from_slice(w);
                 (eval, self.simd.in_ranges(&self.s.wire, r) & eval)
             }
-            Op::Image => unreachable!("the batch form keeps images as Kind::Image"),
+            _ => unreachable!("the batch form keeps other operations as Kind::Scalar"),
         };
         if neg {
             valid & !hit
@@ -202,7 +207,7 @@ impl Run<'_> {
             first,
             all,
         } = f;
-        let pool = &self.c.batch_form().pool;
+        let pool = &self.form.pool;
         let set = |(s, n): (u32, u32)| &pool[s as usize..(s + n) as usize];
         let Some(delta) = second else {
             let got = self.load(anchor, off as u64, size, mask, eval);
@@ -255,10 +260,16 @@ impl Run<'_> {
         let base = &self.s.anchor_val[anchor as usize];
         let (data, v1, v2) = (self.lanes.data, &mut self.s.vals, &mut self.s.vals2);
         let (off, delta) = (off as usize, delta as usize);
-        match size {
-            Size::B1 => load_guarded2::<1>(data, base, off, delta, mask, v1, v2),
-            Size::B2 => load_guarded2::<2>(data, base, off, delta, mask, v1, v2),
-            Size::B4 => load_guarded2::<4>(data, base, off, delta, mask, v1, v2),
+        // SAFETY: `guarded` said the anchor has a value in every lane (anchor 0,
+        // or one computed lane-wide) whose largest, plus `off + delta + size`, is
+        // within the batch's shortest packet; so every lane's second field, and its
+        // first before it, lies inside that lane's packet.
+        unsafe {
+            match size {
+                Size::B1 => load_guarded2::<1>(data, base, off, delta, mask, v1, v2),
+                Size::B2 => load_guarded2::<2>(data, base, off, delta, mask, v1, v2),
+                Size::B4 => load_guarded2::<4>(data, base, off, delta, mask, v1, v2),
+            }
         }
         Some(present)
     }
@@ -326,13 +337,19 @@ impl Run<'_> {
             // The length guard holds: the field is inside every packet of the batch,
             // so every lane loads without per-lane bookkeeping.
             let at = off as usize;
-            match (size, anchor == 0) {
-                (Size::B1, true) => load_guarded::<1, false>(data, base, at, mask, vals),
-                (Size::B2, true) => load_guarded::<2, false>(data, base, at, mask, vals),
-                (Size::B4, true) => load_guarded::<4, false>(data, base, at, mask, vals),
-                (Size::B1, false) => load_guarded::<1, true>(data, base, at, mask, vals),
-                (Size::B2, false) => load_guarded::<2, true>(data, base, at, mask, vals),
-                (Size::B4, false) => load_guarded::<4, true>(data, base, at, mask, vals),
+            // SAFETY: `guarded` said the anchor has a value in every lane (anchor
+            // 0, or one computed lane-wide) whose largest, plus `off + size`, is
+            // within the batch's shortest packet, so every lane's field lies inside
+            // its packet.
+            unsafe {
+                match (size, anchor == 0) {
+                    (Size::B1, true) => load_guarded::<1, false>(data, base, at, mask, vals),
+                    (Size::B2, true) => load_guarded::<2, false>(data, base, at, mask, vals),
+                    (Size::B4, true) => load_guarded::<4, false>(data, base, at, mask, vals),
+                    (Size::B1, false) => load_guarded::<1, true>(data, base, at, mask, vals),
+                    (Size::B2, false) => load_guarded::<2, true>(data, base, at, mask, vals),
+                    (Size::B4, false) => load_guarded::<4, true>(data, base, at, mask, vals),
+                }
             }
             return present;
         }
@@ -365,7 +382,7 @@ impl Run<'_> {
     /// [`NO_ANCHOR`] that `h` plus a header length cannot reach it: the anchor can be
     /// computed for every lane at once, with no fault and no overflow possible.
     pub(super) fn lane_wide_ipv4(&self, a: usize) -> Option<u32> {
-        match self.c.batch_form().anchors.get(a).copied().flatten()? {
+        match self.form.anchors.get(a).copied().flatten()? {
             (0, AnchorRule::Ipv4Payload, h)
                 if a != 0 && (h as usize) < self.lanes.min_len && h < NO_ANCHOR - 60 =>
             {
@@ -382,7 +399,7 @@ impl Run<'_> {
     fn resolve(&mut self, a: usize, need: Mask) {
         self.s.anchor_ok[a] |= need;
         self.s.touched |= 1 << a;
-        let Some((parent, rule, offset)) = self.c.batch_form().anchors[a] else {
+        let Some((parent, rule, offset)) = self.form.anchors[a] else {
             for l in bits(need) {
                 self.s.anchor_val[a][l] = NO_ANCHOR;
             }
@@ -445,49 +462,56 @@ impl Run<'_> {
         self.s.dead |= fault;
     }
 
-    /// Instruction `k` of pass `idx` from its image, one lane at a time through the
-    /// per-packet interpreter, sharing the lane's resolved anchors both ways.
-    pub(super) fn image(&mut self, idx: usize, k: usize, eval: Mask) -> Mask {
-        let insns = self.c.pass_set().passes()[idx].instructions();
-        let (insn, rest) = (&insns[k], &insns[k + 1..]);
+    /// An operation without a lane form, one lane at a time through its per-packet
+    /// test ([`Op::test`]), with the lane's anchors resolved as the lane forms
+    /// resolve them.
+    pub(super) fn scalar(&mut self, op: Op, negate: bool, eval: Mask) -> Mask {
+        let pool = &self.form.pool;
         let mut hit = 0;
         for l in bits(eval) {
-            let sc = &mut self.s.scalar;
-            sc.reset_anchors();
-            let mut t = self.s.touched;
-            while t != 0 {
-                let a = t.trailing_zeros() as usize;
-                t &= t - 1;
-                if self.s.anchor_ok[a] & 1 << l != 0 {
-                    sc.anchor_valid |= 1 << a;
-                    sc.anchor_val[a] = self.s.anchor_val[a][l];
-                }
-            }
-            let before = sc.anchor_valid;
-            let r = image_insn(
-                self.c,
-                sc,
-                self.lanes.data[l],
-                self.lanes.wire[l],
-                insn,
-                rest,
-            );
-            let mut new = sc.anchor_valid & !before;
-            while new != 0 {
-                let a = new.trailing_zeros() as usize;
-                new &= new - 1;
-                self.s.anchor_ok[a] |= 1 << l;
-                self.s.anchor_val[a][l] = sc.anchor_val[a];
-                self.s.anchor_none[a] |= ((sc.anchor_val[a] == NO_ANCHOR) as Mask) << l;
-                self.s.touched |= 1 << a;
-            }
-            match r {
+            match op.test(negate, pool, &mut Lane { run: self, l }) {
                 Ok(true) => hit |= 1 << l,
                 Ok(false) => {}
                 Err(Fault) => self.s.dead |= 1 << l,
             }
         }
         hit
+    }
+}
+
+/// One lane of a batch as an operation's [`Env`].
+struct Lane<'r, 'a> {
+    run: &'r mut Run<'a>,
+    l: usize,
+}
+
+impl Env for Lane<'_, '_> {
+    fn anchor(&mut self, a: u8) -> Result<Option<u32>, Fault> {
+        let bit: Mask = 1 << self.l;
+        let present = self.run.present(a, bit);
+        if self.run.s.dead & bit != 0 {
+            return Err(Fault);
+        }
+        Ok((present != 0).then(|| self.run.s.anchor_val[a as usize][self.l]))
+    }
+    fn anchor_offset(&self, a: u8) -> Option<u32> {
+        self.run
+            .form
+            .anchors
+            .get(a as usize)
+            .copied()
+            .flatten()
+            .map(|(_, _, o)| o)
+    }
+    fn packet(&self) -> &[u8] {
+        self.run.lanes.data[self.l]
+    }
+    fn wire_len(&self) -> u32 {
+        self.run.lanes.wire[self.l]
+    }
+    fn contains(&self, _table: u32, _key: u64) -> Option<bool> {
+        // Static pass sets hold no tables.
+        None
     }
 }
 

@@ -1,6 +1,6 @@
 //! The batch engine: one pass set over up to [`LANES`] packets at a time.
 //!
-//! The per-packet engine ([`crate::eval`]) pays for every instruction with a few
+//! The per-packet walk ([`crate::eval`]) pays for every instruction with a few
 //! data-dependent branches (is the anchor known, is the load in bounds, did the test
 //! pass), and on real traffic those branches are unpredictable. Here the state of a
 //! pass is a bitmask of the packets still running it (the thesis's "bitmask program
@@ -18,12 +18,13 @@
 //! - A load that leaves the captured bytes kills its packet's lane: the packet is
 //!   rejected and runs nothing more, as the per-packet engine stops.
 //! - Anchors are resolved per lane, lazily, by the same rule code
-//!   ([`crate::eval::apply_rule`]).
+//!   ([`crate::op::apply_rule`]).
 //! - A pass with children records, per instruction, which lanes passed and which
 //!   failed there; a copied instruction of a child takes those lanes' results
 //!   without evaluating.
-//! - Opcodes without a lane form (ARITH, PREFIX, PROTOCHAIN, SET, RANGE2, invalid
-//!   images) run per lane through the per-packet interpreter, with the lane's anchors.
+//! - Operations without a lane form (ARITH, PREFIX, PROTOCHAIN, SET, RANGE2, invalid
+//!   images) run per lane through their per-packet test ([`crate::op::Op::test`]),
+//!   with the lane's anchors.
 //! - Length guard: a direct load (anchor 0) that fits in the shortest packet of the
 //!   batch needs no per-lane bounds bookkeeping.
 //! - Runs of tests at fixed offsets load all their fields in one walk over the lanes
@@ -38,8 +39,8 @@ mod walk;
 
 pub(crate) use form::Form;
 
-use crate::scratch::{Scratch, NO_ANCHOR};
-use crate::simd::{Mask, LANES};
+use crate::scratch::NO_ANCHOR;
+use crate::simd::{Mask, Simd, LANES};
 use netsift_isa::{MAX_ANCHORS, MAX_INSNS};
 
 /// Per-thread working memory of the batch engine (like [`Scratch`] for the
@@ -79,8 +80,6 @@ pub struct BatchScratch {
     wire: [u32; LANES],
     /// The fields of a [`form::Kind::Direct`] run, one array per test.
     direct: [[u32; LANES]; form::DIRECT_MAX],
-    /// For opcodes run per lane by the per-packet interpreter.
-    scalar: Scratch,
 }
 
 impl Default for BatchScratch {
@@ -112,7 +111,6 @@ impl BatchScratch {
             vals2: [0; LANES],
             wire: [0; LANES],
             direct: [[0; LANES]; form::DIRECT_MAX],
-            scalar: Scratch::new(),
         }
     }
 
@@ -190,69 +188,30 @@ impl<'a> Lanes<'a> {
     }
 }
 
-impl crate::Compiled {
-    /// Filters up to [`LANES`] packets at once: bit `i` of the result is set if
-    /// `packets[i]` (captured bytes, with length on the wire `wire_lens[i]`) is
-    /// accepted. Packets beyond the first `LANES`, or beyond the shorter of the two
-    /// slices, are not looked at and their bits are 0.
-    ///
-    /// The verdicts are exactly those of [`crate::Compiled::matches`] per packet.
-    pub fn filter_batch(
-        &self,
-        scratch: &mut BatchScratch,
-        packets: &[&[u8]],
-        wire_lens: &[u32],
-    ) -> Mask {
-        let n = packets.len().min(wire_lens.len()).min(LANES);
-        if n == 0 {
-            return 0;
-        }
-        if self.batch_form().accept_all {
-            return lanes_of(n);
-        }
-        let lanes = Lanes::new(packets, wire_lens, n);
-        scratch.begin(self.batch_form().passes.len(), lanes.all);
-        let run = walk::Run::new(self, scratch, lanes);
-        if self.batch_form().lean {
-            run.lean()
-        } else {
-            run.all()
-        }
+/// Filters up to [`LANES`] packets with the set `form` (see
+/// [`Compiled::filter_batch`](crate::Compiled::filter_batch), which checks the
+/// slices: `packets` and `wire_lens` have the same length, at most [`LANES`]).
+pub(crate) fn filter(
+    form: &Form,
+    simd: Simd,
+    scratch: &mut BatchScratch,
+    packets: &[&[u8]],
+    wire_lens: &[u32],
+) -> Mask {
+    let n = packets.len();
+    if n == 0 {
+        return 0;
     }
-
-    /// Asks the CPU to start fetching the start of each packet of `packets` into
-    /// cache, without waiting. Call it for the *next* batch before filtering the
-    /// current one: the loads of the current batch then overlap with the memory
-    /// traffic for the next instead of stalling on it. A hint only: it changes no
-    /// result. It does nothing for a set that accepts everything (which reads no
-    /// packet byte) or runs a single instruction (its batches end too soon for a
-    /// prefetch to help), and nothing off x86-64.
-    ///
-    /// Whether it pays depends on the set and the machine: on the project's
-    /// machine it made filter 5 of the static benchmark about 9% slower and filter 4
-    /// about 4% faster (docs/BENCHMARKS.md), so [`filter_many`](Self::filter_many)
-    /// does not call it; callers that measure a gain can.
-    #[inline]
-    pub fn prefetch(&self, packets: &[&[u8]]) {
-        if self.batch_form().prefetch {
-            prefetch(packets);
-        }
+    if form.accept_all {
+        return lanes_of(n);
     }
-
-    /// [`filter_batch`](Self::filter_batch) over any number of packets, one verdict
-    /// per packet appended to `out`.
-    pub fn filter_many(
-        &self,
-        scratch: &mut BatchScratch,
-        packets: &[&[u8]],
-        wire_lens: &[u32],
-        out: &mut Vec<bool>,
-    ) {
-        let n = packets.len().min(wire_lens.len());
-        for (p, w) in packets[..n].chunks(LANES).zip(wire_lens[..n].chunks(LANES)) {
-            let m = self.filter_batch(scratch, p, w);
-            out.extend((0..p.len()).map(|i| m >> i & 1 != 0));
-        }
+    let lanes = Lanes::new(packets, wire_lens, n);
+    scratch.begin(form.passes.len(), lanes.all);
+    let run = walk::Run::new(form, simd, scratch, lanes);
+    if form.lean {
+        run.lean()
+    } else {
+        run.all()
     }
 }
 
@@ -266,7 +225,7 @@ impl crate::Compiled {
 /// waits for a free miss buffer like a load does (measured: two lines per packet ran
 /// slower than none, one line faster; docs/BENCHMARKS.md).
 #[inline]
-fn prefetch(packets: &[&[u8]]) {
+pub(crate) fn prefetch(packets: &[&[u8]]) {
     #[cfg(target_arch = "x86_64")]
     for d in packets {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};

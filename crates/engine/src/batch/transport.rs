@@ -71,7 +71,10 @@ impl Run<'_> {
             first: &mut self.s.vals,
             second: &mut self.s.vals2,
         };
-        pair_walk::<S1, S2>(self.lanes.data, h, off, last, mask, out)
+        // SAFETY: `ipv4_pair` calls this with `h` below the batch's shortest packet
+        // length (`lane_wide_ipv4`) and `last + 4` equal to it (it checked that
+        // length is at least 4).
+        unsafe { pair_walk::<S1, S2>(self.lanes.data, h, off, last, mask, out) }
     }
 }
 
@@ -88,8 +91,11 @@ struct Pair<'a> {
 ///
 /// A function of its own, not inlined: inside the walker's large functions the
 /// loop's values spilled to the stack (27 instructions a lane, against 21 here).
+///
+/// # Safety
+/// Every packet of `data` is at least `last + 4` bytes long, and `h < last + 4`.
 #[inline(never)]
-fn pair_walk<const S1: u32, const S2: u32>(
+unsafe fn pair_walk<const S1: u32, const S2: u32>(
     data: &[&[u8]],
     h: u32,
     off: u64,
@@ -101,7 +107,7 @@ fn pair_walk<const S1: u32, const S2: u32>(
         let mut max = 0;
         for (l, d) in data.iter().enumerate().take(LANES) {
             let p = d.as_ptr();
-            // SAFETY: `h < last + 4 <= d.len()` (checked by `ipv4_pair`).
+            // SAFETY: `h < last + 4 <= d.len()`, the caller's contract.
             let b = unsafe { *p.add(h as usize) };
             let v = h + 4 * (b as u32 & 0x0f);
             out.anchors[l] = v;

@@ -1,25 +1,25 @@
 //! Walking the passes of a batch: the per-packet engine's order, on lane masks.
 
-use super::form::{BOp, Kind};
+use super::form::{BOp, Form, Kind};
 use super::{BatchScratch, Lanes, Mask};
+use crate::op::group_range;
 use crate::simd::Simd;
-use crate::Compiled;
-use netsift_isa::{PassKind, MAX_GROUP_DEPTH};
+use netsift_isa::PassKind;
 
 pub(crate) struct Run<'a> {
-    pub c: &'a Compiled,
+    pub form: &'a Form,
     pub s: &'a mut BatchScratch,
     pub lanes: Lanes<'a>,
     pub simd: Simd,
 }
 
 impl<'a> Run<'a> {
-    pub fn new(c: &'a Compiled, s: &'a mut BatchScratch, lanes: Lanes<'a>) -> Run<'a> {
+    pub fn new(form: &'a Form, simd: Simd, s: &'a mut BatchScratch, lanes: Lanes<'a>) -> Run<'a> {
         Run {
-            simd: c.simd(),
-            c,
+            form,
             s,
             lanes,
+            simd,
         }
     }
 
@@ -36,11 +36,11 @@ impl<'a> Run<'a> {
     pub fn lean(self) -> Mask {
         self.roots(|r, i, pending| {
             let mut live = pending;
-            for op in &r.c.batch_form().passes[i].ops {
+            for op in &r.form.passes[i].ops {
                 if live == 0 {
                     break;
                 }
-                live &= r.op(i, op.at as usize, op, live, 0) & !r.s.dead;
+                live &= r.op(i, op, live, 0) & !r.s.dead;
             }
             live
         })
@@ -50,7 +50,7 @@ impl<'a> Run<'a> {
     /// accepts; a pass runs only for the lanes no earlier one accepted.
     #[inline(always)]
     fn roots(mut self, mut run: impl FnMut(&mut Self, usize, Mask) -> Mask) -> Mask {
-        let form = self.c.batch_form();
+        let form = self.form;
         let mut pending = self.lanes.all;
         let mut accepted = 0;
         for &i in &form.roots {
@@ -68,7 +68,7 @@ impl<'a> Run<'a> {
     /// that already ran it in this batch (a GROUP member named twice) gets its saved
     /// result, as in the per-packet engine.
     fn pass(&mut self, idx: usize, want: Mask, depth: usize) -> Mask {
-        let form = self.c.batch_form();
+        let form = self.form;
         let p = &form.passes[idx];
         let epoch = self.s.epoch;
         if self.s.pass_epoch[idx] != epoch {
@@ -105,7 +105,7 @@ impl<'a> Run<'a> {
                 eval &= !(yes | no);
             }
             if eval != 0 {
-                ok |= self.op(idx, k, op, eval, depth);
+                ok |= self.op(idx, op, eval, depth);
             }
             ok &= !self.s.dead;
             if p.has_child {
@@ -120,7 +120,7 @@ impl<'a> Run<'a> {
     }
 
     /// One instruction for the lanes `eval`: the lanes where it is true.
-    fn op(&mut self, idx: usize, k: usize, op: &BOp, eval: Mask, depth: usize) -> Mask {
+    fn op(&mut self, idx: usize, op: &BOp, eval: Mask, depth: usize) -> Mask {
         match op.kind {
             Kind::Fast(f) => self.fast(f, op.negate, eval),
             Kind::Group { first, count } => match self.group(idx, first, count, eval, depth) {
@@ -129,7 +129,7 @@ impl<'a> Run<'a> {
                 Some(hit) if op.negate => eval & !hit & !self.s.dead,
                 Some(hit) => hit,
             },
-            Kind::Image => self.image(idx, k, eval),
+            Kind::Scalar(o) => self.scalar(o, op.negate, eval),
             Kind::NotIn(f) => self.not_in(f, eval),
             Kind::Direct(i) => self.direct(i as usize, eval),
         }
@@ -146,18 +146,14 @@ impl<'a> Run<'a> {
         eval: Mask,
         depth: usize,
     ) -> Option<Mask> {
-        let total = self.c.batch_form().passes.len();
-        let (first, count) = (first as usize, count as usize);
-        if first <= idx || count > total || first > total - count || depth + 1 >= MAX_GROUP_DEPTH {
-            return None;
-        }
+        let range = group_range(first, count, idx, self.form.passes.len(), depth)?;
         let mut hit = 0;
         let mut rest = eval;
-        for j in first..first + count {
+        for j in range {
             if rest == 0 {
                 break;
             }
-            if self.c.batch_form().passes[j].kind != PassKind::Sub {
+            if self.form.passes[j].kind != PassKind::Sub {
                 continue;
             }
             let a = self.pass(j, rest, depth + 1);

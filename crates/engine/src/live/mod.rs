@@ -38,8 +38,9 @@ pub use reader::{Reader, Session};
 pub use writer::{ClauseId, LiveError, PassId, Writer};
 
 use crate::eval::{PassRef, Program};
+use crate::op::Step;
 use crossbeam_epoch::{self as epoch, Atomic, Guard};
-use netsift_isa::{Anchor, Instruction, PassKind, MAX_ANCHORS, MAX_INSNS, MAX_PASSES};
+use netsift_isa::{Anchor, PassKind, MAX_ANCHORS, MAX_INSNS, MAX_PASSES};
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::Arc;
 use table::Table;
@@ -64,8 +65,9 @@ pub(crate) struct Node {
     kind: PassKind,
     parent: Option<u16>,
     clause: u32,
-    len: usize,
-    insns: [Instruction; MAX_INSNS],
+    /// The instructions decoded when the version is published, and their operands.
+    steps: Vec<Step>,
+    pool: Vec<u32>,
     stamps: [u64; MAX_INSNS],
 }
 
@@ -154,10 +156,10 @@ impl Program for View<'_> {
             kind: n.kind,
             parent: n.parent,
             clause: n.clause,
-            insns: &n.insns[..n.len],
-            stamps: Some(&n.stamps[..n.len]),
+            steps: &n.steps,
+            pool: &n.pool,
+            stamps: Some(&n.stamps[..n.steps.len()]),
             id: n.id,
-            ops: None,
         })
     }
 

@@ -6,6 +6,7 @@
 
 use super::table::Table;
 use super::{Node, Shared};
+use crate::op::decode_pass;
 use crossbeam_epoch::{self as epoch, Owned};
 use netsift_isa::insn::Opcode;
 use netsift_isa::{Anchor, Instruction, PassKind, PassSet, MAX_ANCHORS, MAX_INSNS, MAX_PASSES};
@@ -235,16 +236,18 @@ impl Writer {
     /// old version once no reader can hold it.
     fn publish_slot(&mut self, slot: usize) {
         let Some(p) = &self.passes[slot] else { return };
+        // Decoded here, off the packet path: readers run the version's steps.
+        let mut pool = Vec::new();
+        let steps = decode_pass(&p.insns, &mut pool);
         let mut node = Node {
             id: self.next_node,
             kind: p.kind,
             parent: p.parent,
             clause: p.clause,
-            len: p.insns.len(),
-            insns: [Instruction::default(); MAX_INSNS],
+            steps,
+            pool,
             stamps: [0; MAX_INSNS],
         };
-        node.insns[..p.insns.len()].copy_from_slice(&p.insns);
         node.stamps[..p.stamps.len()].copy_from_slice(&p.stamps);
         self.next_node += 1;
         let g = epoch::pin();
