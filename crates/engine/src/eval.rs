@@ -60,7 +60,7 @@ pub fn matches(set: &PassSet, scratch: &mut Scratch, packet: &[u8], wire_len: u3
     evaluate(set, scratch, packet, wire_len) == Verdict::Accept
 }
 
-/// The verdict of `set` on one packet (see [`matches`]).
+/// The verdict of `set` on one packet (see [`matches()`]).
 pub fn evaluate(set: &PassSet, scratch: &mut Scratch, packet: &[u8], wire_len: u32) -> Verdict {
     let decoded = Decoded::new(set);
     run(

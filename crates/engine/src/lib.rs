@@ -16,6 +16,7 @@
 //! evaluated at most once per packet, so time is bounded by the pass set's size.
 
 #![deny(unsafe_op_in_unsafe_fn)]
+#![warn(missing_docs)]
 
 mod batch;
 mod compiled;

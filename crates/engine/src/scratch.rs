@@ -38,6 +38,7 @@ impl Default for Scratch {
 }
 
 impl Scratch {
+    /// Working memory for any pass set; it grows to the largest set it has run.
     pub fn new() -> Scratch {
         Scratch {
             epoch: 0,

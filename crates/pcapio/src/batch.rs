@@ -2,7 +2,7 @@
 //! from the reader's buffer.
 
 use crate::packet::{Packet, TsPrecision};
-use crate::reader::{Record, Slot};
+use crate::record::{Record, Slot};
 
 /// Up to `max` records read by one [`crate::Reader::next_batch`] call, valid until
 /// the reader's next read.

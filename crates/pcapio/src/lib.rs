@@ -134,12 +134,15 @@ mod pcap;
 mod pcapng;
 mod postprocess;
 mod reader;
+mod record;
 mod writer;
 
 pub use batch::RecordBatch;
 pub use chunk::ChunkWriter;
 pub use error::{Error, ErrorKind, Part};
 pub use packet::{Packet, TsPrecision};
-pub use pcap::{MAGIC_KUZNETZOV, MAGIC_MICRO, MAGIC_NANO};
-pub use reader::{open, DumpHeader, Format, RawTs, Reader, Record};
+pub use packet::{MAGIC_MICRO, MAGIC_NANO};
+pub use pcap::MAGIC_KUZNETZOV;
+pub use reader::{open, DumpHeader, Format, Reader};
+pub use record::{RawTs, Record};
 pub use writer::{file_header, PcapWriter};

@@ -1,5 +1,10 @@
 //! The packet record handed out by the reader and accepted by the writer.
 
+/// Magic of a microsecond pcap file.
+pub const MAGIC_MICRO: u32 = 0xa1b2_c3d4;
+/// Magic of a nanosecond pcap file.
+pub const MAGIC_NANO: u32 = 0xa1b2_3c4d;
+
 /// Time-stamp precision of a pcap file (or of a pcapng file as a whole).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TsPrecision {
@@ -21,8 +26,8 @@ impl TsPrecision {
     /// The pcap magic number for this precision.
     pub fn magic(self) -> u32 {
         match self {
-            TsPrecision::Micro => crate::pcap::MAGIC_MICRO,
-            TsPrecision::Nano => crate::pcap::MAGIC_NANO,
+            TsPrecision::Micro => MAGIC_MICRO,
+            TsPrecision::Nano => MAGIC_NANO,
         }
     }
 }

@@ -5,12 +5,9 @@ use std::io::Read;
 use crate::error::{Error, ErrorKind, Part};
 use crate::input::{Endian, Input};
 use crate::libpcap;
-use crate::reader::{RawTs, Slot, Step};
+use crate::packet::{MAGIC_MICRO, MAGIC_NANO};
+use crate::record::{RawTs, Slot, Step};
 
-/// Magic of a microsecond pcap file.
-pub const MAGIC_MICRO: u32 = 0xa1b2_c3d4;
-/// Magic of a nanosecond pcap file.
-pub const MAGIC_NANO: u32 = 0xa1b2_3c4d;
 /// Magic of Alexey Kuznetzov's patched format (24-byte record headers, µs).
 pub const MAGIC_KUZNETZOV: u32 = 0xa1b2_cd34;
 

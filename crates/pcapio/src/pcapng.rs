@@ -23,7 +23,7 @@ use std::io::Read;
 use crate::error::{Error, ErrorKind, Part};
 use crate::input::{arr, Endian, Input};
 use crate::libpcap;
-use crate::reader::{RawTs, Slot, Step};
+use crate::record::{RawTs, Slot, Step};
 
 /// Block type of a Section Header Block (same in both byte orders).
 pub const BT_SHB: u32 = 0x0a0d_0d0a;

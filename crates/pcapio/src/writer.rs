@@ -6,7 +6,7 @@ use netsift_wire::LinkType;
 
 use crate::batch::RecordBatch;
 use crate::packet::{Packet, TsPrecision};
-use crate::reader::Record;
+use crate::record::Record;
 
 /// Writes a classic pcap file: a 24-byte header then one record per packet,
 /// little-endian, version 2.4, `thiszone` and `sigfigs` 0 (as libpcap writes them

@@ -43,7 +43,7 @@ use crate::scratch::NO_ANCHOR;
 use crate::simd::{Mask, Simd, LANES};
 use netsift_isa::{MAX_ANCHORS, MAX_INSNS};
 
-/// Per-thread working memory of the batch engine (like [`Scratch`] for the
+/// Per-thread working memory of the batch engine (like [`Scratch`](crate::Scratch) for the
 /// per-packet engine). Create one per thread and reuse it.
 #[derive(Clone, Debug)]
 pub struct BatchScratch {
@@ -89,6 +89,7 @@ impl Default for BatchScratch {
 }
 
 impl BatchScratch {
+    /// Working memory for any pass set; it grows to the largest set it has run.
     pub fn new() -> BatchScratch {
         BatchScratch {
             epoch: 0,

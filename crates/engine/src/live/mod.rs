@@ -4,7 +4,7 @@
 //! # How an update is published
 //!
 //! The pass set is a table of slots, one per pass. Each slot holds an atomic pointer
-//! to an immutable [`Node`]: the pass's kind, parent, clause and instructions. An
+//! to an immutable `Node`: the pass's kind, parent, clause and instructions. An
 //! update never writes into a node a reader may be using. It builds the pass's next
 //! version (copying at most [`MAX_INSNS`] instructions, so O(change)), then swaps the
 //! slot's pointer. A reader therefore sees each pass either entirely before or
@@ -28,7 +28,7 @@
 //!   one pass made by `new_pass`/`dup_pass`). A load past the captured bytes rejects
 //!   that clause, as the BPF program for it would, and the other clauses still run.
 //! * SET tables are edited in place (one atomic store per insert or removal) and
-//!   replaced by a rebuilt copy when they fill up; see [`table`].
+//!   replaced by a rebuilt copy when they fill up (`live/table.rs`).
 
 mod reader;
 mod table;

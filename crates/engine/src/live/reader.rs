@@ -33,6 +33,7 @@ impl Reader {
         self.session().evaluate(scratch, packet, wire_len)
     }
 
+    /// Whether the live set accepts one packet (see [`evaluate`](Self::evaluate)).
     pub fn matches(&self, scratch: &mut Scratch, packet: &[u8], wire_len: u32) -> bool {
         self.evaluate(scratch, packet, wire_len) == Verdict::Accept
     }
@@ -46,6 +47,8 @@ pub struct Session<'r> {
 }
 
 impl Session<'_> {
+    /// The verdict on one packet, with the passes as this session sees them:
+    /// `packet` holds the captured bytes, `wire_len` the length on the wire.
     #[inline]
     pub fn evaluate(&self, scratch: &mut Scratch, packet: &[u8], wire_len: u32) -> Verdict {
         run(
@@ -56,6 +59,7 @@ impl Session<'_> {
         )
     }
 
+    /// Whether the set accepts one packet (see [`evaluate`](Self::evaluate)).
     #[inline]
     pub fn matches(&self, scratch: &mut Scratch, packet: &[u8], wire_len: u32) -> bool {
         self.evaluate(scratch, packet, wire_len) == Verdict::Accept

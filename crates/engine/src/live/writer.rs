@@ -44,43 +44,68 @@ pub struct ClauseId(u32);
 /// Why an edit was refused. The live set is unchanged after an error.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum LiveError {
+    /// Every one of the [`MAX_PASSES`] slots is taken.
     TooManyPasses,
     /// No run of this many free slots is left for a clause's passes.
     NoRoomForClause(usize),
+    /// The pass already holds [`MAX_INSNS`] instructions.
     TooManyInstructions(PassId),
+    /// The anchor table is full ([`MAX_ANCHORS`] entries), or an anchor names a
+    /// parent that is not earlier.
     TooManyAnchors,
+    /// Every one of the [`super::MAX_TABLES`] SET tables exists already.
     TooManyTables,
     /// The pass was deleted, or the id never named a pass of this set.
     NoSuchPass(PassId),
+    /// The clause was deleted, or the id never named a clause of this set.
     NoSuchClause,
+    /// The pass has no instruction at `index`.
     NoSuchInstruction {
+        /// The pass edited.
         pass: PassId,
+        /// The index asked for.
         index: usize,
     },
+    /// `poke_inst` named a word past the instruction's eight.
     NoSuchWord {
+        /// The pass edited.
         pass: PassId,
+        /// The instruction's index.
         index: usize,
+        /// The word asked for (0 is the command word).
         word: usize,
     },
+    /// `publish` on a pass that is already visible to readers.
     AlreadyPublished(PassId),
     /// `add_param`/`del_param` on an instruction without equality operands.
     NoOperands {
+        /// The pass edited.
         pass: PassId,
+        /// The instruction's index.
         index: usize,
     },
+    /// `add_param` on an instruction whose operand words are all used.
     Full {
+        /// The pass edited.
         pass: PassId,
+        /// The instruction's index.
         index: usize,
+        /// How many operands it holds.
         capacity: usize,
     },
+    /// `del_param` of a value the instruction does not hold.
     NoSuchParam {
+        /// The pass edited.
         pass: PassId,
+        /// The instruction's index.
         index: usize,
+        /// The value asked for.
         value: u32,
     },
     /// A pass with GROUP instructions shares sub-passes with its clause, so it is not
     /// duplicated alone.
     HasGroup(PassId),
+    /// No SET table has this number.
     NoSuchTable(u32),
 }
 
