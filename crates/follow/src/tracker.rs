@@ -198,11 +198,11 @@ impl Template {
 
 /// A draft pass holding the one pass of `set`, its anchors joined to the live set's.
 fn draft(swift: &mut Swift, set: &PassSet) -> Result<PassId, Error> {
-    let map = swift.import_anchors(set)?;
-    let id = swift.new_pass()?;
+    let map = swift.writer_mut().import_anchors(set)?;
+    let id = swift.writer_mut().new_pass()?;
     for (k, i) in set.passes()[0].instructions().iter().enumerate() {
         let i = i.map_anchors(|a| map.get(a as usize).copied().unwrap_or(a));
-        swift.select_op(id, k, i)?;
+        swift.writer_mut().select_op(id, k, i)?;
     }
     Ok(id)
 }
@@ -307,7 +307,7 @@ impl Tracker {
 
     /// The live set's listing (`-d` form).
     pub fn listing(&self) -> String {
-        self.swift.listing()
+        self.swift.writer().listing()
     }
 
     /// An endpoint was announced at `now_ns`: make the filter accept its traffic.
@@ -354,16 +354,17 @@ impl Tracker {
             let table = match self.tables.get(&ep.transport) {
                 Some(&(t, _)) => t,
                 None => {
-                    let t = self.swift.create_table(1024)?;
+                    let t = self.swift.writer_mut().create_table(1024)?;
                     let set = tpl
                         .set_form(t)
                         .ok_or(Error::Live(LiveError::TooManyAnchors))?;
-                    let c = self.swift.add_clause(&set)?;
+                    let c = self.swift.writer_mut().add_clause(&set)?;
                     self.tables.insert(ep.transport, (t, c));
                     t
                 }
             };
             self.swift
+                .writer_mut()
                 .table_insert(table, set_key(v4, ep.port as u32))?;
             self.stats.edits += 1;
             return Ok(());
@@ -376,7 +377,9 @@ impl Tracker {
             .get_mut(&key)
             .and_then(|v| v.iter_mut().find(|s| s.ports.len() < 10))
         {
-            self.swift.add_param(sp.id, port_idx, ep.port as u32)?;
+            self.swift
+                .writer_mut()
+                .add_param(sp.id, port_idx, ep.port as u32)?;
             sp.ports.push(ep.port);
             self.stats.edits += 1;
             return Ok(());
@@ -387,24 +390,24 @@ impl Tracker {
             .dup_source
             .get(&ep.transport)
             .copied()
-            .filter(|&p| self.swift.exists(p))
+            .filter(|&p| self.swift.writer().exists(p))
         {
             // The seeds' way: a child of an existing server pass.
             Some(parent) => {
-                let id = self.swift.dup_pass(parent)?;
-                self.swift.select_op(id, host_idx, host)?;
-                self.swift.select_op(id, port_idx, port)?;
-                self.swift.publish(id)?;
+                let id = self.swift.writer_mut().dup_pass(parent)?;
+                self.swift.writer_mut().select_op(id, host_idx, host)?;
+                self.swift.writer_mut().select_op(id, port_idx, port)?;
+                self.swift.writer_mut().publish(id)?;
                 id
             }
             None => {
                 let id = match self.drafts.remove(&ep.transport) {
-                    Some(d) if self.swift.exists(d) => d,
+                    Some(d) if self.swift.writer().exists(d) => d,
                     _ => draft(&mut self.swift, &tpl.set)?,
                 };
-                self.swift.select_op(id, host_idx, host)?;
-                self.swift.select_op(id, port_idx, port)?;
-                self.swift.publish(id)?;
+                self.swift.writer_mut().select_op(id, host_idx, host)?;
+                self.swift.writer_mut().select_op(id, port_idx, port)?;
+                self.swift.writer_mut().publish(id)?;
                 self.dup_source.insert(ep.transport, id);
                 id
             }
@@ -434,6 +437,7 @@ impl Tracker {
         if self.mode == Mode::Set {
             if let Some(&(t, _)) = self.tables.get(&ep.transport) {
                 self.swift
+                    .writer_mut()
                     .table_remove(t, set_key(u32::from(a), ep.port as u32))?;
             }
             return Ok(true);
@@ -447,10 +451,12 @@ impl Tracker {
             let sp = &mut list[k];
             if sp.ports.len() == 1 {
                 // Its last port: the pass goes (its children keep their own copies).
-                self.swift.del_pass(sp.id)?;
+                self.swift.writer_mut().del_pass(sp.id)?;
                 list.remove(k);
             } else {
-                self.swift.del_param(sp.id, port_idx, ep.port as u32)?;
+                self.swift
+                    .writer_mut()
+                    .del_param(sp.id, port_idx, ep.port as u32)?;
                 sp.ports.retain(|&p| p != ep.port);
             }
         }

@@ -13,20 +13,20 @@
 //! # let _ = (ctl, reader);
 //! ```
 //!
-//! [`Swift`] dereferences to the engine's [`Writer`], so the pass-level routines
-//! (`new_pass`, `dup_pass`, `del_pass`, `select_op`, `add_param`, `del_param`,
-//! `poke_inst`, `publish`, the SET tables) are available on it directly. `add`
-//! compiles only the new clause: its cost depends on the clause, never on what the
-//! live set already holds.
+//! The pass-level routines (`new_pass`, `dup_pass`, `del_pass`, `select_op`,
+//! `add_param`, `del_param`, `poke_inst`, `publish`, the SET tables) are the
+//! engine's [`Writer`], reached through [`Swift::writer`] and
+//! [`Swift::writer_mut`]. `add` compiles only the new clause: its cost depends on
+//! the clause, never on what the live set already holds.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 use netsift_engine::live::{self, ClauseId, LiveError, Reader, Writer};
 use netsift_isa::PassSet;
 use netsift_pcapc::Target;
 use netsift_wire::LinkType;
 use std::fmt;
-use std::ops::{Deref, DerefMut};
 
 /// Why `add` failed.
 #[derive(Debug)]
@@ -93,20 +93,20 @@ impl Swift {
         Ok(self.writer.del_clause(clause)?)
     }
 
+    /// The link type clauses are compiled for.
     pub fn linktype(&self) -> LinkType {
         self.target.linktype
     }
-}
 
-impl Deref for Swift {
-    type Target = Writer;
-    fn deref(&self) -> &Writer {
+    /// The live set's writer, for reading its state (`exists`, `instructions`,
+    /// `listing`, `table_len`).
+    pub fn writer(&self) -> &Writer {
         &self.writer
     }
-}
 
-impl DerefMut for Swift {
-    fn deref_mut(&mut self) -> &mut Writer {
+    /// The live set's writer, for the seeds' pass-level routines (`new_pass`,
+    /// `dup_pass`, `select_op`, `add_param`, `publish`, SET tables, ...).
+    pub fn writer_mut(&mut self) -> &mut Writer {
         &mut self.writer
     }
 }
