@@ -20,7 +20,6 @@ mod prune;
 mod pullup;
 mod rejects;
 pub mod select;
-mod stack;
 pub mod syntax;
 
 pub use error::Error;
@@ -44,7 +43,7 @@ pub fn compile(text: &str, linktype: LinkType) -> Result<PassSet, Error> {
 /// Compiles `text` for a target; use `savefile_swapped: Some(..)` when filtering a
 /// capture file, as tcpdump `-r` does.
 pub fn compile_for(text: &str, target: Target) -> Result<PassSet, Error> {
-    stack::sized_for(text, || compile_here(text, target))
+    syntax::stack::sized_for(text, || compile_here(text, target))
 }
 
 fn compile_here(text: &str, target: Target) -> Result<PassSet, Error> {

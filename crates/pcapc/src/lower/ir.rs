@@ -3,7 +3,7 @@
 
 use netsift_isa::Size;
 
-/// Index into [`super::Lowerer`]'s anchor list; 0 is the start of the packet.
+/// Index into `Lowerer`'s anchor list; 0 is the start of the packet.
 pub type AnchorId = usize;
 
 /// An anchor as the lowering sees it, before it becomes a pass-set anchor.

@@ -4,6 +4,7 @@
 pub mod ast;
 mod lexer;
 mod parser;
+pub(crate) mod stack;
 
 pub(crate) use parser::parse_here;
 pub use parser::{nesting_bound, parse, SHALLOW};

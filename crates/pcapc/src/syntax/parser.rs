@@ -35,7 +35,7 @@
 //! or 9,996 `not`s), and the depth of the tree by [`MAX_DEPTH`]; both give "expression
 //! nests too deeply". Every step of the pipeline recurses on the tree, so [`parse`]
 //! and [`crate::compile_for`] run text whose [`nesting_bound`] exceeds [`SHALLOW`] on
-//! a thread with a stack sized for these limits ([`crate::stack`]). A long run of one operator
+//! a thread with a stack sized for these limits (`syntax/stack.rs`). A long run of one operator
 //! (`host a or host b or ...`, thousands of terms) is built as a balanced tree, which the
 //! operator's associativity makes equivalent and which keeps source order.
 
@@ -76,10 +76,10 @@ const MAX_LEFT_RUN: usize = 64;
 const TOO_DEEP: &str = "expression nests too deeply";
 
 /// Parses filter text. `Ok(None)` is the empty expression, which accepts every packet.
-/// Deeply nested text is parsed on a thread with a stack sized for [`MAX_NEST`]
-/// ([`crate::stack`]), so no input overflows the caller's stack.
+/// Deeply nested text is parsed on a thread with a stack sized for 10,000 levels
+/// (`syntax/stack.rs`), so no input overflows the caller's stack.
 pub fn parse(text: &str) -> Result<Option<Expr>, Error> {
-    crate::stack::sized_for(text, || parse_here(text))
+    super::stack::sized_for(text, || parse_here(text))
 }
 
 /// [`parse`] on the caller's stack: for callers already on a stack sized for `text`.

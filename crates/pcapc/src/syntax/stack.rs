@@ -7,8 +7,8 @@
 //! sized for the deepest input the parser accepts; everything else runs on the
 //! caller's stack, at no extra cost.
 
-use crate::syntax::ast::Span;
-use crate::syntax::{nesting_bound, SHALLOW};
+use super::ast::Span;
+use super::{nesting_bound, SHALLOW};
 use crate::Error;
 
 /// Stack for the deepest input: 10,000 levels through every step. Only the pages a
