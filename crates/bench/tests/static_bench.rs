@@ -62,7 +62,10 @@ fn verdicts(set: &PassSet, cases: &[(Vec<u8>, u32)]) -> Vec<bool> {
     let mut s = Scratch::new();
     // Decoded once: `netsift_engine::matches` decodes the set at every call.
     let c = netsift_engine::Compiled::new(set.clone());
-    cases.iter().map(|(d, w)| c.matches(&mut s, d, *w)).collect()
+    cases
+        .iter()
+        .map(|(d, w)| c.matches(&mut s, d, *w))
+        .collect()
 }
 
 fn has_simd(set: &PassSet) -> bool {

@@ -53,6 +53,7 @@ pub enum AnchorRule {
 }
 
 impl AnchorRule {
+    /// The rule with number `v`; `None` for a byte that names no rule.
     pub fn from_u8(v: u8) -> Option<AnchorRule> {
         Some(match v {
             0 => AnchorRule::Const,
@@ -68,6 +69,7 @@ impl AnchorRule {
         })
     }
 
+    /// The rule's name in the `-d` listing.
     pub fn name(self) -> &'static str {
         match self {
             AnchorRule::Const => "const",
@@ -88,6 +90,7 @@ impl AnchorRule {
 pub struct Anchor(pub u32);
 
 impl Anchor {
+    /// The anchor that applies `rule` at `parent`'s value plus `offset`.
     pub fn new(rule: AnchorRule, parent: u8, offset: u16) -> Anchor {
         Anchor((rule as u32) << 24 | (parent as u32) << 16 | offset as u32)
     }
@@ -95,9 +98,11 @@ impl Anchor {
     pub fn rule(self) -> Option<AnchorRule> {
         AnchorRule::from_u8((self.0 >> 24) as u8)
     }
+    /// The anchor this one is computed from.
     pub fn parent(self) -> u8 {
         (self.0 >> 16) as u8
     }
+    /// Bytes added to the parent's value before the rule applies.
     pub fn offset(self) -> u16 {
         self.0 as u16
     }

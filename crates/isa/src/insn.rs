@@ -71,21 +71,34 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum Opcode {
+    /// `f ∈ {v..}`.
     Eq = 1,
+    /// `f & m ∈ {v..}`.
     MEq = 2,
+    /// `lo ≤ f & m ≤ hi` for any of the ranges.
     Range = 3,
+    /// MEQ on two fields, either or both.
     Eq2 = 4,
+    /// RANGE on two fields, either or both.
     Range2 = 5,
+    /// The first bits of a multi-word field equal the operand words.
     Prefix = 6,
+    /// The wire length lies in one of the ranges.
     Len = 7,
+    /// `expr relop expr` as stack micro-ops.
     Arith = 8,
+    /// Any of a range of later sub-passes accepts.
     Group = 9,
+    /// The IPv4/IPv6 header chain holds a protocol.
     Protochain = 10,
+    /// A key made of one or two fields is in a hash table.
     Set = 11,
+    /// More micro-ops of the ARITH before it.
     ArithCont = 12,
 }
 
 impl Opcode {
+    /// The opcode with number `v`; `None` for a number that names none.
     pub fn from_bits(v: u32) -> Option<Opcode> {
         Some(match v {
             1 => Opcode::Eq,
@@ -104,6 +117,7 @@ impl Opcode {
         })
     }
 
+    /// The opcode's name in the `-d` listing.
     pub fn name(self) -> &'static str {
         match self {
             Opcode::Eq => "eq",
@@ -125,12 +139,16 @@ impl Opcode {
 /// Field width.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Size {
+    /// One byte.
     B1,
+    /// Two bytes, big-endian.
     B2,
+    /// Four bytes, big-endian.
     B4,
 }
 
 impl Size {
+    /// The width in bytes.
     pub fn bytes(self) -> u32 {
         match self {
             Size::B1 => 1,
@@ -138,6 +156,7 @@ impl Size {
             Size::B4 => 4,
         }
     }
+    /// The size of `n` bytes, if there is one.
     pub fn from_bytes(n: u32) -> Option<Size> {
         match n {
             1 => Some(Size::B1),
@@ -146,6 +165,7 @@ impl Size {
             _ => None,
         }
     }
+    /// The 2-bit code of the command word's size field.
     pub fn code(self) -> u32 {
         match self {
             Size::B1 => 0,
@@ -170,8 +190,11 @@ impl Size {
 /// Relation of an ARITH instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum RelOp {
+    /// `a = b`.
     Eq = 0,
+    /// `a > b` (unsigned).
     Gt = 1,
+    /// `a ≥ b` (unsigned).
     Ge = 2,
 }
 
@@ -179,25 +202,42 @@ pub enum RelOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
 pub enum ArithOp {
+    /// Push the operand.
     Push = 0,
+    /// Replace the top (an index) with the byte at the anchor plus it.
     Ld1 = 1,
+    /// As LD1, two bytes.
     Ld2 = 2,
+    /// As LD1, four bytes.
     Ld4 = 3,
+    /// `a + b`, wrapping.
     Add = 4,
+    /// `a - b`, wrapping.
     Sub = 5,
+    /// `a * b`, wrapping.
     Mul = 6,
+    /// `a / b`; a fault when `b` is 0.
     Div = 7,
+    /// `a % b`; a fault when `b` is 0.
     Mod = 8,
+    /// `a & b`.
     And = 9,
+    /// `a | b`.
     Or = 10,
+    /// `a ^ b`.
     Xor = 11,
+    /// `a << b`, 0 for shifts of 32 or more.
     Shl = 12,
+    /// `a >> b`, 0 for shifts of 32 or more.
     Shr = 13,
+    /// Two's-complement negation of the top.
     Neg = 14,
+    /// Push the wire length.
     Len = 15,
 }
 
 impl ArithOp {
+    /// The micro-op with number `v` (the top four bits of a micro-op).
     pub fn from_bits(v: u16) -> ArithOp {
         match v & 0xf {
             0 => ArithOp::Push,
@@ -218,6 +258,7 @@ impl ArithOp {
             _ => ArithOp::Len,
         }
     }
+    /// The micro-op's name in the `-d` listing.
     pub fn name(self) -> &'static str {
         [
             "push", "ld1", "ld2", "ld4", "add", "sub", "mul", "div", "mod", "and", "or", "xor",
@@ -240,8 +281,11 @@ impl ArithOp {
 /// The outer addition never wraps: past 2^32 the load faults, as BPF's does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum IndexMode {
+    /// `v + i`: the index added to the anchor's value.
     Plain = 0,
+    /// A computed index, as libpcap's `ld [x + k]` with the index in X.
     InX = 1,
+    /// A constant index, folded into libpcap's `k`.
     InK = 2,
 }
 
@@ -301,12 +345,19 @@ const _: () = assert!(std::mem::size_of::<Instruction>() == 32);
 /// The command word's fields, unpacked.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Decoded {
+    /// The opcode; `None` for bits that name none.
     pub opcode: Option<Opcode>,
+    /// The N flag: the result is negated (a fault is not).
     pub negate: bool,
+    /// The C flag: the parent pass's result is reused.
     pub copied: bool,
+    /// The field width; `None` for the invalid code 3.
     pub size: Option<Size>,
+    /// The SIMD operand count (micro-ops for ARITH).
     pub count: u8,
+    /// The anchor the field is addressed from (ARITH: the relation).
     pub anchor: u8,
+    /// Bytes from the anchor to the field (ARITH: its CONT slots).
     pub offset: u16,
 }
 
@@ -321,6 +372,7 @@ impl Instruction {
             | (offset & MAX_OFFSET)
     }
 
+    /// The instruction with command word `command` and parameters p1..p7.
     pub fn new(command: u32, params: [u32; 7]) -> Instruction {
         let mut w = [0u32; 8];
         w[0] = command;
@@ -328,6 +380,7 @@ impl Instruction {
         Instruction(w)
     }
 
+    /// The command word's fields.
     pub fn decode(&self) -> Decoded {
         let c = self.0[0];
         Decoded {
@@ -352,16 +405,20 @@ impl Instruction {
         self.0[i]
     }
 
+    /// Whether the N flag is set.
     pub fn negated(&self) -> bool {
         self.0[0] & (1 << 25) != 0
     }
+    /// The same image with the N flag set to `on`.
     pub fn with_negate(mut self, on: bool) -> Instruction {
         self.0[0] = (self.0[0] & !(1 << 25)) | (on as u32) << 25;
         self
     }
+    /// Whether the C flag is set.
     pub fn copied(&self) -> bool {
         self.0[0] & (1 << 24) != 0
     }
+    /// The same image with the C flag set to `on`.
     pub fn with_copied(mut self, on: bool) -> Instruction {
         self.0[0] = (self.0[0] & !(1 << 24)) | (on as u32) << 24;
         self
@@ -400,6 +457,7 @@ impl Instruction {
         }
         b
     }
+    /// The image from 32 little-endian bytes ([`Instruction::to_bytes`]).
     pub fn from_bytes(b: &[u8; 32]) -> Instruction {
         let mut w = [0u32; 8];
         for (i, x) in w.iter_mut().enumerate() {
@@ -701,8 +759,11 @@ pub mod build {
     /// A field for [`set`]: `size` bytes at `anchor + offset`.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct Field {
+        /// The anchor the field is addressed from.
         pub anchor: u8,
+        /// Bytes from the anchor to the field.
         pub offset: u32,
+        /// The field width.
         pub size: Size,
     }
 
@@ -744,8 +805,11 @@ pub mod build {
     /// in the micro-op or moves to the slot's pool.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct Micro {
+        /// The operation.
         pub op: ArithOp,
+        /// Whether the operand is `arg` (or a pool word) rather than the stack.
         pub imm: bool,
+        /// The operand, or the anchor and index mode of a load.
         pub arg: u32,
     }
 
