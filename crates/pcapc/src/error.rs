@@ -1,4 +1,5 @@
-//! The compiler's error type: a message, and the span of the filter text it is about.
+//! The compiler's error type: what kind of fault, a message, and the span of the
+//! filter text it is about.
 
 use crate::syntax::ast::Span;
 use std::fmt;
@@ -13,20 +14,57 @@ use std::fmt;
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Error {
+    kind: ErrorKind,
     message: String,
     span: Span,
     text: String,
 }
 
+/// What kind of fault an [`Error`] reports, for callers that act on it (a user
+/// interface that offers help with the syntax, a tool that splits a large filter).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The text is not a sentence of the filter language (libpcap's "syntax error",
+    /// "illegal token", unbalanced parentheses, nesting past libpcap's parser).
+    Syntax,
+    /// The text parses but means nothing: an unknown name, a qualifier that does not
+    /// apply, a number out of range, a constant division by zero, more registers than
+    /// libpcap has. libpcap refuses these with the same message.
+    Invalid,
+    /// libpcap's optimiser proves that no packet can match ("expression rejects all
+    /// packets"), and refuses the filter.
+    RejectsAll,
+    /// The filter is valid but past one of netsift's documented limits (passes,
+    /// instructions, terms of a disjunction, a thread for deep nesting).
+    TooLarge,
+    /// libpcap compiles it, but netsift does not implement it (`gateway`, which
+    /// needs host-name resolution).
+    Unsupported,
+}
+
 impl Error {
-    pub fn new(message: impl Into<String>, span: Span, text: &str) -> Error {
+    /// An [`ErrorKind::Invalid`] error about `span` of `text`.
+    pub(crate) fn new(message: impl Into<String>, span: Span, text: &str) -> Error {
         let end = span.end.min(text.len());
         let start = span.start.min(end);
         Error {
+            kind: ErrorKind::Invalid,
             message: message.into(),
             span: Span::new(start, end),
             text: text.to_string(),
         }
+    }
+
+    /// The same error, of kind `kind`.
+    pub(crate) fn with_kind(mut self, kind: ErrorKind) -> Error {
+        self.kind = kind;
+        self
+    }
+
+    /// What kind of fault this is.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
     }
 
     /// The message alone, worded like libpcap's where libpcap has one.

@@ -22,7 +22,7 @@ mod rejects;
 pub mod select;
 pub mod syntax;
 
-pub use error::Error;
+pub use error::{Error, ErrorKind};
 pub use lower::Target;
 
 use netsift_isa::PassSet;
@@ -50,7 +50,9 @@ fn compile_here(text: &str, target: Target) -> Result<PassSet, Error> {
     let expr = syntax::parse_here(text)?;
     let (tree, anchors) = lower::lower(expr.as_ref(), text, target)?;
     let whole = Span::new(0, text.len());
-    let rejects_all = || Error::new("expression rejects all packets", whole, text);
+    let rejects_all = || {
+        Error::new("expression rejects all packets", whole, text).with_kind(ErrorKind::RejectsAll)
+    };
     // libpcap refuses a filter when its optimizer finds no path to acceptance, which
     // depends on where its flow graph loses facts, not on whether a packet can match
     // (see `rejects`): decide that on the tree as generated, before any folding.
@@ -69,6 +71,8 @@ fn compile_here(text: &str, target: Target) -> Result<PassSet, Error> {
         }
         // Too big for the analysis: the normal form's verdict stands.
         Err(select::SelectError::RejectsAll) => Err(rejects_all()),
-        Err(select::SelectError::TooBig(m)) => Err(Error::new(m, whole, text)),
+        Err(select::SelectError::TooBig(m)) => {
+            Err(Error::new(m, whole, text).with_kind(ErrorKind::TooLarge))
+        }
     }
 }

@@ -464,7 +464,9 @@ impl Lowerer<'_> {
             AddrType::Net | AddrType::Default | AddrType::Host => self.host_name(name, q, span),
             AddrType::Port => self.port_name(name, q, span),
             AddrType::Portrange => self.portrange_name(name, q, span),
-            AddrType::Gateway => self.err_at("'gateway' is not supported by netsift", span),
+            AddrType::Gateway => self
+                .err_at("'gateway' is not supported by netsift", span)
+                .map_err(|e| e.with_kind(crate::ErrorKind::Unsupported)),
             AddrType::Proto => {
                 let v = self.lookup_proto(name, q.proto, span)?;
                 self.proto(v, q.proto, q.dir, span)

@@ -41,7 +41,7 @@
 
 use super::ast::*;
 use super::lexer::{lex, Kw, TokKind, Token};
-use crate::Error;
+use crate::{Error, ErrorKind};
 
 /// Deepest nesting of parentheses, `not`s and loads that the parser follows
 /// (libpcap's, see the module notes).
@@ -223,7 +223,7 @@ impl<'t> Parser<'t> {
     }
 
     fn err(&self, msg: impl Into<String>, span: Span) -> Error {
-        Error::new(msg, span, self.text)
+        Error::new(msg, span, self.text).with_kind(ErrorKind::Syntax)
     }
 
     /// The error for the current token when `expected` was wanted. A token the scanner

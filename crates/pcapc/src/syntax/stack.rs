@@ -9,7 +9,7 @@
 
 use super::ast::Span;
 use super::{nesting_bound, SHALLOW};
-use crate::Error;
+use crate::{Error, ErrorKind};
 
 /// Stack for the deepest input: 10,000 levels through every step. Only the pages a
 /// run touches are ever committed.
@@ -35,7 +35,8 @@ pub(crate) fn sized_for<T: Send>(
                 format!("expression nests too deeply for this machine: no thread for it ({e})"),
                 Span::new(0, text.len()),
                 text,
-            )),
+            )
+            .with_kind(ErrorKind::TooLarge)),
         }
     })
 }
