@@ -1,0 +1,492 @@
+//! An AF_PACKET socket with a TPACKET_V3 receive ring.
+//!
+//! The ring is `blocks` blocks of `block_size` bytes mapped into this process. The
+//! kernel fills a block with packets and hands it over (its status word gains
+//! `TP_STATUS_USER`) when it is full or when the block timeout passes; this process
+//! reads every packet of the block where it lies, then hands the block back
+//! (`TP_STATUS_KERNEL`). Blocks go round in order, so the next block to read is
+//! always known.
+//!
+//! Each packet sits after a `tpacket3_hdr` and a `sockaddr_ll`; the socket asks
+//! for [`VLAN_TAG_LEN`] bytes of headroom before it (`PACKET_RESERVE`), so a VLAN tag
+//! the kernel took out on receive can be put back in place, as libpcap does, with
+//! no copy.
+
+use crate::error::{Error, ErrorKind};
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::time::Duration;
+
+/// Bytes of an 802.1Q tag.
+const VLAN_TAG_LEN: usize = 4;
+/// tcpdump's default buffer: 2 MiB.
+const DEFAULT_BUFFER: usize = 2 << 20;
+/// Where the `sockaddr_ll` of a frame starts: after the `tpacket3_hdr`, aligned to
+/// 16 (`TPACKET_ALIGN`).
+const SLL_AT: usize = (std::mem::size_of::<libc::tpacket3_hdr>() + 15) & !15;
+
+/// Which packets of an interface to capture (tcpdump's `-Q`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Direction {
+    /// Received and sent.
+    #[default]
+    InOut,
+    /// Received only.
+    In,
+    /// Sent only.
+    Out,
+}
+
+/// How to open a [`Ring`].
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The interface's name.
+    pub interface: String,
+    /// Bytes kept of each packet (tcpdump's `-s`; 262144 by default).
+    pub snaplen: u32,
+    /// The ring's size in bytes (tcpdump's `-B`, in KiB there; 2 MiB by default).
+    pub buffer_size: usize,
+    /// How long the kernel may keep a block that is not full before handing it
+    /// over: the latency of a quiet interface (1 ms in immediate mode).
+    pub block_timeout: Duration,
+    /// Put the interface in promiscuous mode (tcpdump does unless `-p`).
+    pub promiscuous: bool,
+    /// Which directions to keep.
+    pub direction: Direction,
+    /// Join the PACKET_FANOUT group `(id, mode)`; the mode's flags ride in its high
+    /// bits (`PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_DEFRAG`, ...).
+    pub fanout: Option<(u16, u32)>,
+}
+
+impl Config {
+    /// tcpdump's defaults for `interface`.
+    pub fn new(interface: &str) -> Config {
+        Config {
+            interface: interface.to_string(),
+            snaplen: 262_144,
+            buffer_size: DEFAULT_BUFFER,
+            block_timeout: Duration::from_millis(10),
+            promiscuous: true,
+            direction: Direction::InOut,
+            fanout: None,
+        }
+    }
+}
+
+/// What the kernel counted for the ring since it was opened.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Packets the socket received (tcpdump's "received by filter").
+    pub received: u64,
+    /// Packets dropped because the ring was full (tcpdump's "dropped by kernel").
+    pub dropped: u64,
+}
+
+/// An open capture ring on one interface.
+pub struct Ring {
+    fd: OwnedFd,
+    map: *mut u8,
+    map_len: usize,
+    block_size: usize,
+    blocks: usize,
+    /// The next block to read.
+    next: usize,
+    ifindex: i32,
+    hatype: u16,
+    snaplen: u32,
+    direction: Direction,
+    stats: Stats,
+}
+
+// SAFETY: the mapping is owned by the ring and only reached through `&mut Ring`
+// (a `Block` borrows the ring mutably), so moving the ring to another thread moves
+// its only user.
+unsafe impl Send for Ring {}
+
+/// `setsockopt(fd, SOL_PACKET, opt, &v)`.
+fn set_opt<T>(fd: RawFd, opt: libc::c_int, v: &T, what: &str) -> Result<(), Error> {
+    // SAFETY: `v` is a live value of the size passed.
+    let rc = unsafe {
+        libc::setsockopt(
+            fd,
+            libc::SOL_PACKET,
+            opt,
+            (v as *const T).cast(),
+            std::mem::size_of::<T>() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        return Err(Error::os(what));
+    }
+    Ok(())
+}
+
+/// The index of interface `name`.
+fn ifindex(name: &str) -> Result<i32, Error> {
+    let c = std::ffi::CString::new(name).map_err(|_| {
+        Error::new(
+            ErrorKind::NoSuchInterface,
+            format!("{name:?}: no such interface"),
+        )
+    })?;
+    // SAFETY: `c` is a NUL-terminated string.
+    let i = unsafe { libc::if_nametoindex(c.as_ptr()) };
+    if i == 0 {
+        return Err(Error::new(
+            ErrorKind::NoSuchInterface,
+            format!("{name}: no such device exists"),
+        ));
+    }
+    Ok(i as i32)
+}
+
+impl Ring {
+    /// Opens a ring on `cfg.interface` and starts capturing.
+    pub fn open(cfg: &Config) -> Result<Ring, Error> {
+        let name = &cfg.interface;
+        let index = ifindex(name)?;
+        let proto = (libc::ETH_P_ALL as u16).to_be();
+        // SAFETY: plain socket(2).
+        let raw = unsafe {
+            libc::socket(
+                libc::AF_PACKET,
+                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
+                proto as i32,
+            )
+        };
+        if raw < 0 {
+            return Err(Error::os(format!("{name}: socket")));
+        }
+        // SAFETY: `raw` is a new descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let f = fd.as_raw_fd();
+        set_opt(
+            f,
+            libc::PACKET_VERSION,
+            &(libc::tpacket_versions::TPACKET_V3 as libc::c_int),
+            &format!("{name}: TPACKET_V3"),
+        )?;
+        set_opt(
+            f,
+            libc::PACKET_RESERVE,
+            &(VLAN_TAG_LEN as libc::c_uint),
+            &format!("{name}: PACKET_RESERVE"),
+        )?;
+        if cfg.direction == Direction::In {
+            set_opt(
+                f,
+                libc::PACKET_IGNORE_OUTGOING,
+                &1 as &libc::c_int,
+                &format!("{name}: PACKET_IGNORE_OUTGOING"),
+            )?;
+        }
+        // Blocks of at least 128 KiB (a 64 KiB GSO packet with its headers fits),
+        // a power of two pages; at least 4 of them.
+        let want = cfg.buffer_size.max(4 << 17);
+        let block_size = (want / 8).clamp(1 << 17, 4 << 20).next_power_of_two();
+        let blocks = (want / block_size).max(4);
+        let frame_size = 1 << 11;
+        let req = libc::tpacket_req3 {
+            tp_block_size: block_size as u32,
+            tp_block_nr: blocks as u32,
+            tp_frame_size: frame_size,
+            tp_frame_nr: (block_size / frame_size as usize * blocks) as u32,
+            tp_retire_blk_tov: cfg.block_timeout.as_millis().clamp(1, u32::MAX as u128) as u32,
+            tp_sizeof_priv: 0,
+            tp_feature_req_word: 0,
+        };
+        set_opt(
+            f,
+            libc::PACKET_RX_RING,
+            &req,
+            &format!("{name}: PACKET_RX_RING"),
+        )?;
+        let map_len = block_size * blocks;
+        // SAFETY: a fresh shared mapping of the ring the kernel just made.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                f,
+                0,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            return Err(Error::os(format!("{name}: mmap of the ring")));
+        }
+        // From here the mapping is the ring's: dropping it unmaps.
+        let mut ring = Ring {
+            fd,
+            map: map.cast(),
+            map_len,
+            block_size,
+            blocks,
+            next: 0,
+            ifindex: index,
+            hatype: 0,
+            snaplen: cfg.snaplen.max(1),
+            direction: cfg.direction,
+            stats: Stats::default(),
+        };
+        // SAFETY: zeroed sockaddr_ll is a valid value.
+        let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+        sll.sll_family = libc::AF_PACKET as u16;
+        sll.sll_protocol = proto;
+        sll.sll_ifindex = index;
+        // SAFETY: `sll` is a sockaddr_ll of the size passed.
+        let rc = unsafe {
+            libc::bind(
+                f,
+                (&sll as *const libc::sockaddr_ll).cast(),
+                std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+            )
+        };
+        if rc != 0 {
+            return Err(Error::os(format!("{name}: bind")));
+        }
+        let mut len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+        // SAFETY: `sll` has room for `len` bytes.
+        let rc =
+            unsafe { libc::getsockname(f, (&mut sll as *mut libc::sockaddr_ll).cast(), &mut len) };
+        if rc != 0 {
+            return Err(Error::os(format!("{name}: getsockname")));
+        }
+        ring.hatype = sll.sll_hatype;
+        if cfg.promiscuous {
+            let mreq = libc::packet_mreq {
+                mr_ifindex: index,
+                mr_type: libc::PACKET_MR_PROMISC as u16,
+                mr_alen: 0,
+                mr_address: [0; 8],
+            };
+            set_opt(
+                f,
+                libc::PACKET_ADD_MEMBERSHIP,
+                &mreq,
+                &format!("{name}: promiscuous mode"),
+            )?;
+        }
+        if let Some((id, mode)) = cfg.fanout {
+            let arg = id as u32 | mode << 16;
+            set_opt(
+                f,
+                libc::PACKET_FANOUT,
+                &arg,
+                &format!("{name}: PACKET_FANOUT group {id}"),
+            )?;
+        }
+        Ok(ring)
+    }
+
+    /// The interface's ARPHRD hardware type (1 for Ethernet, 772 for loopback).
+    pub fn hardware_type(&self) -> u16 {
+        self.hatype
+    }
+
+    /// The interface's index.
+    pub fn ifindex(&self) -> i32 {
+        self.ifindex
+    }
+
+    /// The socket, for attaching a kernel filter or polling.
+    pub fn fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// The status word of block `i`, which the kernel and this process hand the
+    /// block over with.
+    fn status(&self, i: usize) -> &AtomicU32 {
+        // SAFETY: block `i` is inside the mapping, its descriptor starts with
+        // `version` and `offset_to_priv` (8 bytes), then `block_status`, a u32 at
+        // an aligned address; the kernel writes it concurrently, so it is read and
+        // written only atomically.
+        unsafe { &*(self.map.add(i * self.block_size + 8) as *const AtomicU32) }
+    }
+
+    /// The next block of packets, waiting up to `timeout` for the kernel to hand
+    /// one over; `None` if it did not. Dropping the block hands it back.
+    pub fn next_block(&mut self, timeout: Duration) -> Result<Option<Block<'_>>, Error> {
+        if self.status(self.next).load(Ordering::Acquire) & libc::TP_STATUS_USER == 0 {
+            let mut p = libc::pollfd {
+                fd: self.fd(),
+                events: libc::POLLIN | libc::POLLERR,
+                revents: 0,
+            };
+            let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+            // SAFETY: one pollfd.
+            let rc = unsafe { libc::poll(&mut p, 1, ms) };
+            if rc < 0 {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    return Ok(None);
+                }
+                return Err(Error::os("poll"));
+            }
+            if self.status(self.next).load(Ordering::Acquire) & libc::TP_STATUS_USER == 0 {
+                return Ok(None);
+            }
+        }
+        let i = self.next;
+        self.next = (self.next + 1) % self.blocks;
+        // SAFETY: block `i` lies inside the mapping; its status says the kernel
+        // handed it over, so until it is handed back (the block's drop) only this
+        // process touches it, and `&mut self` makes this the only block borrowed.
+        let mem = unsafe {
+            std::slice::from_raw_parts_mut(self.map.add(i * self.block_size), self.block_size)
+        };
+        Ok(Some(Block::new(self, i, mem)))
+    }
+
+    /// What the kernel counted since the ring was opened.
+    pub fn stats(&mut self) -> Result<Stats, Error> {
+        // SAFETY: zeroed tpacket_stats_v3 is a valid value.
+        let mut s: libc::tpacket_stats_v3 = unsafe { std::mem::zeroed() };
+        let mut len = std::mem::size_of::<libc::tpacket_stats_v3>() as libc::socklen_t;
+        // SAFETY: `s` has room for `len` bytes.
+        let rc = unsafe {
+            libc::getsockopt(
+                self.fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                (&mut s as *mut libc::tpacket_stats_v3).cast(),
+                &mut len,
+            )
+        };
+        if rc != 0 {
+            return Err(Error::os("PACKET_STATISTICS"));
+        }
+        // Reading the counters resets them: keep the sums.
+        self.stats.received += s.tp_packets as u64;
+        self.stats.dropped += s.tp_drops as u64;
+        Ok(self.stats)
+    }
+}
+
+impl Drop for Ring {
+    fn drop(&mut self) {
+        // SAFETY: the mapping was made by `open` with this length, and no block
+        // borrows the ring any more.
+        unsafe { libc::munmap(self.map.cast(), self.map_len) };
+    }
+}
+
+/// A block of packets handed over by the kernel; handed back when dropped.
+pub struct Block<'r> {
+    status: &'r AtomicU32,
+    mem: &'r [u8],
+    /// `(start of the packet in mem, captured length, wire length, sec, nsec)`
+    /// for each kept packet, after the VLAN fix-up.
+    frames: Vec<(u32, u32, u32, u32, u32)>,
+}
+
+/// Reads a `u16`/`u32` of a `tpacket3_hdr` (native byte order) at `at`.
+fn rd32(b: &[u8], at: usize) -> u32 {
+    u32::from_ne_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+fn rd16(b: &[u8], at: usize) -> u16 {
+    u16::from_ne_bytes([b[at], b[at + 1]])
+}
+
+impl<'r> Block<'r> {
+    fn new(ring: &'r Ring, i: usize, mem: &'r mut [u8]) -> Block<'r> {
+        let num = rd32(mem, 12) as usize;
+        let mut at = rd32(mem, 16) as usize;
+        let mut frames = Vec::with_capacity(num);
+        for _ in 0..num {
+            if at + SLL_AT + 12 > mem.len() {
+                break;
+            }
+            let next = rd32(mem, at) as usize;
+            let (sec, nsec) = (rd32(mem, at + 4), rd32(mem, at + 8));
+            let mut cap = rd32(mem, at + 12) as usize;
+            let mut wire = rd32(mem, at + 16);
+            let status = rd32(mem, at + 20);
+            let mac = rd16(mem, at + 24) as usize;
+            let tci = rd32(mem, at + 32);
+            let tpid = rd16(mem, at + 36);
+            let pkttype = mem[at + SLL_AT + 10];
+            let mut start = at + mac;
+            let keep = match ring.direction {
+                Direction::InOut => true,
+                Direction::In => pkttype != libc::PACKET_OUTGOING,
+                Direction::Out => pkttype == libc::PACKET_OUTGOING,
+            };
+            if keep && start + cap <= mem.len() {
+                // libpcap puts a tag the kernel took out back after the two MAC
+                // addresses, using the headroom PACKET_RESERVE left before them.
+                if status & libc::TP_STATUS_VLAN_VALID != 0
+                    && cap >= 12
+                    && start >= at + SLL_AT + 20 + VLAN_TAG_LEN
+                {
+                    let tpid = if status & libc::TP_STATUS_VLAN_TPID_VALID != 0 && tpid != 0 {
+                        tpid
+                    } else {
+                        0x8100
+                    };
+                    mem.copy_within(start..start + 12, start - VLAN_TAG_LEN);
+                    start -= VLAN_TAG_LEN;
+                    mem[start + 12..start + 14].copy_from_slice(&tpid.to_be_bytes());
+                    mem[start + 14..start + 16].copy_from_slice(&(tci as u16).to_be_bytes());
+                    cap += VLAN_TAG_LEN;
+                    wire += VLAN_TAG_LEN as u32;
+                }
+                let cap = cap.min(ring.snaplen as usize);
+                frames.push((start as u32, cap as u32, wire, sec, nsec));
+            }
+            if next == 0 {
+                break;
+            }
+            at += next;
+        }
+        let mem: &'r [u8] = mem;
+        Block {
+            status: ring.status(i),
+            mem,
+            frames,
+        }
+    }
+
+    /// The block's packets, in the order the kernel wrote them.
+    pub fn frames(&self) -> impl ExactSizeIterator<Item = Frame<'_>> + '_ {
+        self.frames
+            .iter()
+            .map(|&(start, cap, wire, sec, nsec)| Frame {
+                data: &self.mem[start as usize..(start + cap) as usize],
+                wire_len: wire,
+                sec,
+                nsec,
+            })
+    }
+
+    /// How many packets the block holds (after the direction filter).
+    pub fn len(&self) -> usize {
+        self.frames.len()
+    }
+
+    /// Whether the block holds no packet for this ring.
+    pub fn is_empty(&self) -> bool {
+        self.frames.is_empty()
+    }
+}
+
+impl Drop for Block<'_> {
+    fn drop(&mut self) {
+        // Hand the block back: the kernel may write it from now on.
+        self.status.store(libc::TP_STATUS_KERNEL, Ordering::Release);
+    }
+}
+
+/// One captured packet, as a capture file would record it.
+#[derive(Clone, Copy, Debug)]
+pub struct Frame<'a> {
+    /// The captured bytes (at most the snap length), VLAN tag put back.
+    pub data: &'a [u8],
+    /// The packet's length on the wire (with the tag).
+    pub wire_len: u32,
+    /// Time stamp: seconds since the epoch.
+    pub sec: u32,
+    /// Time stamp: nanoseconds.
+    pub nsec: u32,
+}
