@@ -14,8 +14,26 @@ use std::path::PathBuf;
 )]
 pub struct Args {
     /// Read packets from FILE (pcap or pcapng).
-    #[arg(short = 'r', value_name = "FILE")]
+    #[arg(short = 'r', value_name = "FILE", conflicts_with = "interface")]
     pub read: Option<PathBuf>,
+    /// Capture live from network interface IFACE (AF_PACKET, TPACKET_V3 ring).
+    #[arg(short = 'i', value_name = "IFACE")]
+    pub interface: Option<String>,
+    /// Keep at most SNAPLEN bytes of each live packet (0: 262144, tcpdump's default).
+    #[arg(short = 's', value_name = "SNAPLEN", value_parser = snaplen)]
+    pub snaplen: Option<u32>,
+    /// The capture ring's size in KiB (tcpdump's -B; 2048 by default).
+    #[arg(short = 'B', value_name = "KIB", value_parser = clap::value_parser!(u32).range(1..))]
+    pub buffer_kib: Option<u32>,
+    /// Don't put the interface into promiscuous mode.
+    #[arg(short = 'p')]
+    pub no_promiscuous: bool,
+    /// Capture only packets received (in), sent (out), or both (inout).
+    #[arg(short = 'Q', value_name = "DIRECTION", value_parser = ["in", "out", "inout"])]
+    pub direction: Option<String>,
+    /// Hand each packet over as soon as it arrives (a 1 ms ring block timeout).
+    #[arg(long = "immediate-mode")]
+    pub immediate: bool,
     /// Write the accepted packets to FILE as pcap, as tcpdump -w does ('-' for stdout).
     #[arg(short = 'w', value_name = "FILE")]
     pub write: Option<PathBuf>,
@@ -50,6 +68,15 @@ pub struct Args {
     /// The filter expression.
     #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
     pub expression: Vec<String>,
+}
+
+/// `-s N`: a snap length; 0 means tcpdump's default, and larger ones are cut to it.
+fn snaplen(s: &str) -> std::result::Result<u32, String> {
+    match s.trim().parse::<i64>() {
+        Ok(0) => Ok(262_144),
+        Ok(n) if n > 0 => Ok(n.min(262_144) as u32),
+        _ => Err(format!("invalid snaplen {s}")),
+    }
 }
 
 /// `-c N`: a positive count, refused as tcpdump refuses 0 and negative ones.

@@ -8,6 +8,7 @@
 
 mod args;
 mod filter;
+mod live;
 mod output;
 
 use anyhow::{bail, Context, Result};
@@ -60,6 +61,12 @@ fn print_listing(text: &str) -> Result<()> {
 fn run(args: &Args) -> Result<()> {
     let expr = args.expression_text()?;
     let Some(input) = &args.read else {
+        if let Some(iface) = &args.interface {
+            if args.dump || args.follow.is_some() {
+                bail!("-d and --follow are not supported with -i yet");
+            }
+            return live::capture(args, iface, &expr);
+        }
         if args.dump {
             let lt = args.linktype()?;
             let set = compile(
@@ -71,7 +78,7 @@ fn run(args: &Args) -> Result<()> {
             )?;
             return print_listing(&set.to_string());
         }
-        bail!("no capture file given: live capture is not supported yet; use -r FILE");
+        bail!("no capture source given: use -r FILE or -i IFACE");
     };
     // `-r -` reads standard input, as in tcpdump.
     if input.as_os_str() == "-" {

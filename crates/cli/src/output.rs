@@ -44,6 +44,28 @@ impl Sink {
         Ok(Sink::Pcap(w))
     }
 
+    /// Where a live capture's packets go: as [`Sink::open`], with the header
+    /// tcpdump writes for a live capture (the link type, the snap length,
+    /// microseconds).
+    pub fn live(args: &crate::args::Args, linktype: LinkType, snaplen: u32) -> Result<Sink> {
+        let Some(path) = &args.write else {
+            return Ok(Sink::Print(Printer::new(linktype, args.quiet)));
+        };
+        let file: Box<dyn Write> = if path.as_os_str() == "-" {
+            Box::new(io::stdout().lock())
+        } else {
+            Box::new(File::create(path).with_context(|| format!("{}", path.display()))?)
+        };
+        let w = PcapWriter::new(
+            ChunkWriter::new(file),
+            linktype,
+            snaplen,
+            netsift_pcapio::TsPrecision::Micro,
+        )
+        .with_context(|| format!("writing {}", path.display()))?;
+        Ok(Sink::Pcap(w))
+    }
+
     /// Writes the records of `batch` whose `keep` entry is true.
     pub fn batch(&mut self, batch: &RecordBatch<'_>, keep: &[bool]) -> Result<()> {
         match self {

@@ -1,0 +1,191 @@
+//! `netsift -i`: live capture on a veth pair in network namespaces the test makes
+//! and removes. Frames sent from one side must come out of netsift on the other
+//! exactly as tcpdump's filter picks them from the same frames in a file.
+
+#[path = "../../capture/tests/common/mod.rs"]
+mod common;
+
+use common::{can_run, in_ns, send_frames, udp_frame, Pair};
+use netsift_pcapio::{PcapWriter, TsPrecision};
+use netsift_wire::LinkType;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The packets of a capture file: data and wire length.
+fn packets(path: &Path) -> Vec<(Vec<u8>, u32)> {
+    let mut r = netsift_pcapio::open(path).expect("capture file opens");
+    let mut out = Vec::new();
+    while let Some(p) = r.next_packet().expect("capture file reads") {
+        out.push((p.data.to_vec(), p.orig_len));
+    }
+    out
+}
+
+/// Starts netsift in namespace `ns` with `args`, and waits until it listens.
+fn start(ns: &str, args: &[&str]) -> (Child, Vec<String>) {
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", ns, env!("CARGO_BIN_EXE_netsift")])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("netsift starts");
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 {
+        lines.push(line.trim_end().to_string());
+        if line.starts_with("listening on") {
+            break;
+        }
+        line.clear();
+    }
+    assert!(
+        lines.last().is_some_and(|l| l.starts_with("listening on")),
+        "{lines:?}"
+    );
+    // The rest of stderr is drained as the process writes it, so it never blocks.
+    std::thread::spawn(move || {
+        let mut rest = String::new();
+        let _ = std::io::Read::read_to_string(&mut err, &mut rest);
+    });
+    (child, lines)
+}
+
+/// Waits up to `limit` for `child`; SIGINT if it is still running then.
+fn wait(child: &mut Child, limit: Duration) -> std::process::ExitStatus {
+    let end = Instant::now() + limit;
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        if Instant::now() > end {
+            // SAFETY: kill(2) on our own child's pid.
+            unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+            return child.wait().unwrap();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn write_pcap(path: &Path, frames: &[Vec<u8>]) {
+    let f = std::fs::File::create(path).unwrap();
+    let mut w = PcapWriter::new(f, LinkType::EN10MB, 262_144, TsPrecision::Micro).unwrap();
+    for (i, fr) in frames.iter().enumerate() {
+        w.write_packet(1_700_000_000, i as u32, fr, fr.len() as u32)
+            .unwrap();
+    }
+    w.flush().unwrap();
+}
+
+#[test]
+fn live_capture_matches_tcpdump_on_the_same_frames() {
+    if !can_run("live_capture_matches_tcpdump_on_the_same_frames") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let frames: Vec<Vec<u8>> = (0..1000u32)
+        .map(|i| {
+            udp_frame(
+                i,
+                [None, Some(12), Some(13)][i as usize % 3],
+                (i % 50) as usize,
+            )
+        })
+        .collect();
+    let sent = dir.path().join("sent.pcap");
+    write_pcap(&sent, &frames);
+    for expr in ["vlan 12 and udp", "vlan and udp[8:4] < 500", "not vlan"] {
+        let want_file = dir.path().join("want.pcap");
+        let st = Command::new("tcpdump")
+            .args(["-r"])
+            .arg(&sent)
+            .arg("-w")
+            .arg(&want_file)
+            .arg(expr)
+            .output()
+            .expect("tcpdump runs");
+        assert!(
+            st.status.success(),
+            "tcpdump {expr}: {}",
+            String::from_utf8_lossy(&st.stderr)
+        );
+        let want = packets(&want_file);
+        assert!(
+            !want.is_empty() && want.len() < frames.len(),
+            "{expr}: {} of {}",
+            want.len(),
+            frames.len()
+        );
+        let pair = Pair::new("cli");
+        let out = dir.path().join("out.pcap");
+        let count = want.len().to_string();
+        let (mut child, _) = start(
+            &pair.a,
+            &[
+                "-i",
+                &pair.veth_a,
+                "--immediate-mode",
+                "-c",
+                &count,
+                "-w",
+                out.to_str().unwrap(),
+                expr,
+            ],
+        );
+        let to_send = frames.clone();
+        let dev = pair.veth_b.clone();
+        in_ns(&pair.b, move || send_frames(&dev, &to_send))
+            .join()
+            .unwrap();
+        let status = wait(&mut child, Duration::from_secs(10));
+        assert!(status.success(), "{expr}: netsift exited {status}");
+        assert_eq!(packets(&out), want, "{expr}");
+    }
+}
+
+#[test]
+fn sigint_leaves_a_whole_file_and_the_statistics() {
+    if !can_run("sigint_leaves_a_whole_file_and_the_statistics") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pair = Pair::new("int");
+    let out = dir.path().join("out.pcap");
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", &pair.a, env!("CARGO_BIN_EXE_netsift")])
+        .args(["-i", &pair.veth_a, "-w", out.to_str().unwrap(), "udp"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(first.starts_with("listening on"), "{first}");
+    let frames: Vec<Vec<u8>> = (0..500u32).map(|i| udp_frame(i, None, 1200)).collect();
+    let dev = pair.veth_b.clone();
+    in_ns(&pair.b, move || send_frames(&dev, &frames))
+        .join()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    // SAFETY: kill(2) on our own child's pid.
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let status = child.wait().unwrap();
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert!(status.success(), "exit {status}: {rest}");
+    assert!(rest.contains("500 packets captured"), "{rest}");
+    assert!(rest.contains("packets received by filter"), "{rest}");
+    assert!(rest.contains("0 packets dropped by kernel"), "{rest}");
+    // tcpdump reads the file to its end.
+    let r = Command::new("tcpdump")
+        .arg("-r")
+        .arg(&out)
+        .arg("-q")
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    assert_eq!(String::from_utf8_lossy(&r.stdout).lines().count(), 500);
+}
