@@ -11,4 +11,6 @@ cargo test --workspace --release --no-fail-fast --exclude netsift-conformance --
 # The differential and end-to-end tests print what they compared (expressions,
 # captures, packets, mismatches): show it.
 cargo test --release --no-fail-fast -p netsift-conformance -p netsift -- --nocapture || status=1
+# The engine's unsafe code under Miri, where a nightly toolchain is installed.
+scripts/miri.sh || status=1
 exit $status
