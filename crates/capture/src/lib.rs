@@ -21,7 +21,9 @@
 #![warn(missing_docs)]
 
 mod error;
+mod iface;
 mod ring;
 
 pub use error::{Error, ErrorKind};
+pub use iface::{interfaces, Interface};
 pub use ring::{Block, Config, Direction, Frame, Ring, Stats};

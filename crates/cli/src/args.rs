@@ -31,6 +31,12 @@ pub struct Args {
     /// Capture only packets received (in), sent (out), or both (inout).
     #[arg(short = 'Q', value_name = "DIRECTION", value_parser = ["in", "out", "inout"])]
     pub direction: Option<String>,
+    /// List the interfaces live capture can open, and exit.
+    #[arg(short = 'D', long = "list-interfaces")]
+    pub list_interfaces: bool,
+    /// List the data link types of the interface given with -i, and exit.
+    #[arg(short = 'L', long = "list-data-link-types")]
+    pub list_link_types: bool,
     /// Hand each packet over as soon as it arrives (a 1 ms ring block timeout).
     #[arg(long = "immediate-mode")]
     pub immediate: bool,

@@ -6,11 +6,13 @@
 //! blocks, so the output is flushed whole and the statistics are printed as
 //! tcpdump prints them.
 
+use crate::filter::Engine;
 use crate::filter::BATCH;
 use crate::output::Sink;
 use anyhow::{bail, Context, Result};
 use netsift_capture::{Config, Direction, Ring};
-use netsift_engine::{BatchScratch, Compiled};
+use netsift_engine::{BatchScratch, Compiled, Scratch};
+use netsift_follow::{Follower, Mode, Protocol, Timers};
 use netsift_pcapio::{Packet, RawTs, Record};
 use netsift_wire::LinkType;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -47,22 +49,79 @@ fn linktype(hatype: u16, iface: &str) -> Result<LinkType> {
     }
 }
 
+/// `-D`: the interfaces, numbered, with `any` after the running ones, as tcpdump
+/// lists them.
+pub fn interface_list() -> Result<String> {
+    let list = netsift_capture::interfaces().context("listing the interfaces")?;
+    let mut out = String::new();
+    let mut n = 0;
+    let mut any_done = false;
+    for i in &list {
+        // `any` goes before the first loopback or not-running interface.
+        if !any_done && (i.loopback || !i.running) {
+            n += 1;
+            out.push_str(&format!(
+                "{n}.any (Pseudo-device that captures on all interfaces) [Up, Running] (not supported by netsift yet)\n"
+            ));
+            any_done = true;
+        }
+        n += 1;
+        let note = match linktype_of(&i.name) {
+            Ok(_) => "",
+            Err(_) => " (link type not supported by netsift yet)",
+        };
+        out.push_str(&format!("{n}.{} {}{note}\n", i.name, i.flags()));
+    }
+    Ok(out)
+}
+
+/// The link type netsift captures `iface` with, from its ARPHRD type in sysfs.
+fn linktype_of(iface: &str) -> Result<LinkType> {
+    let t = std::fs::read_to_string(format!("/sys/class/net/{iface}/type"))
+        .with_context(|| format!("{iface}: no such device exists"))?;
+    let t: u16 = t
+        .trim()
+        .parse()
+        .with_context(|| format!("{iface}: hardware type"))?;
+    linktype(t, iface)
+}
+
+/// `-L -i IFACE`: the data link types, as tcpdump prints them.
+pub fn link_type_list(iface: &str) -> Result<String> {
+    let lt = linktype_of(iface)?;
+    Ok(format!(
+        "Data link types for {iface} (use option -y to set):\n  {lt} ({})\n",
+        match lt {
+            LinkType::EN10MB => "Ethernet",
+            _ => "",
+        }
+    ))
+}
+
 /// Captures from `iface` until `-c`, or a signal.
 pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> {
     let cfg = config(args, iface);
     let mut ring = Ring::open(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
     let lt = linktype(ring.hardware_type(), iface)?;
-    let filter = if expr.trim().is_empty() {
-        None
+    let target = netsift_pcapc::Target {
+        linktype: lt,
+        savefile_swapped: None,
+    };
+    let mut engine = if let Some(protocols) = &args.follow {
+        let protocols = Protocol::parse_list(protocols).map_err(|e| anyhow::anyhow!(e))?;
+        let mode = if args.follow_set {
+            Mode::Set
+        } else {
+            Mode::Passes
+        };
+        let base = (!expr.trim().is_empty()).then_some(expr);
+        let (follower, live) = Follower::new(lt, &protocols, base, mode, Timers::default())
+            .map_err(|e| anyhow::anyhow!("bad filter expression: {e}"))?;
+        Engine::Follow(Box::new(follower), live)
+    } else if expr.trim().is_empty() {
+        Engine::Static(None)
     } else {
-        let set = crate::compile(
-            expr,
-            netsift_pcapc::Target {
-                linktype: lt,
-                savefile_swapped: None,
-            },
-        )?;
-        Some(Compiled::new(set))
+        Engine::Static(Some(Box::new(Compiled::new(crate::compile(expr, target)?))))
     };
     let stop = Arc::new(AtomicBool::new(false));
     for sig in [
@@ -78,6 +137,8 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
         cfg.snaplen
     );
     let mut scratch = BatchScratch::new();
+    let mut one = Scratch::new();
+    let mut follow_errors = 0u64;
     let mut accepted = 0u64;
     let limit = args.count.unwrap_or(u64::MAX);
     let result = (|| -> Result<()> {
@@ -90,9 +151,9 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
             };
             let frames: Vec<_> = block.frames().collect();
             for chunk in frames.chunks(BATCH) {
-                let keep = match &filter {
-                    None => u32::MAX,
-                    Some(f) => {
+                let keep = match &mut engine {
+                    Engine::Static(None) => u32::MAX,
+                    Engine::Static(Some(f)) => {
                         let mut data: [&[u8]; BATCH] = [&[]; BATCH];
                         let mut wire = [0u32; BATCH];
                         for (i, fr) in chunk.iter().enumerate() {
@@ -100,6 +161,30 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
                             wire[i] = fr.wire_len;
                         }
                         f.filter_batch(&mut scratch, &data[..chunk.len()], &wire[..chunk.len()])
+                    }
+                    // Packet by packet: each accepted packet may change the filter
+                    // for the next one.
+                    Engine::Follow(follower, live) => {
+                        let mut keep = 0u32;
+                        for (i, fr) in chunk.iter().enumerate() {
+                            if accepted + keep.count_ones() as u64 >= limit {
+                                break;
+                            }
+                            if !live.matches(&mut one, fr.data, fr.wire_len) {
+                                continue;
+                            }
+                            keep |= 1 << i;
+                            let ts = fr.sec as u64 * 1_000_000_000 + fr.nsec as u64;
+                            if let Err(e) = follower.observe(fr.data, ts) {
+                                follow_errors += 1;
+                                if follow_errors <= 5 {
+                                    eprintln!(
+                                        "netsift: follow: {e}; continuing without this update"
+                                    );
+                                }
+                            }
+                        }
+                        keep
                     }
                 };
                 for (i, fr) in chunk.iter().enumerate() {
@@ -133,5 +218,12 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     eprintln!("{accepted} packets captured");
     eprintln!("{} packets received by filter", stats.received);
     eprintln!("{} packets dropped by kernel", stats.dropped);
+    if let Engine::Follow(follower, _) = &engine {
+        let s = follower.stats();
+        eprintln!(
+            "followed: {} announcements, {} flows added, {} removed, {} filter updates",
+            s.announced, s.installed, s.removed, s.edits
+        );
+    }
     result
 }

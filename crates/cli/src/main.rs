@@ -59,11 +59,20 @@ fn print_listing(text: &str) -> Result<()> {
 }
 
 fn run(args: &Args) -> Result<()> {
+    if args.list_interfaces {
+        return print_listing(&live::interface_list()?);
+    }
+    if args.list_link_types {
+        let Some(iface) = &args.interface else {
+            bail!("-L needs an interface (-i IFACE)");
+        };
+        return print_listing(&live::link_type_list(iface)?);
+    }
     let expr = args.expression_text()?;
     let Some(input) = &args.read else {
         if let Some(iface) = &args.interface {
-            if args.dump || args.follow.is_some() {
-                bail!("-d and --follow are not supported with -i yet");
+            if args.dump {
+                bail!("-d is not supported with -i yet");
             }
             return live::capture(args, iface, &expr);
         }

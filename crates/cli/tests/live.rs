@@ -189,3 +189,62 @@ fn sigint_leaves_a_whole_file_and_the_statistics() {
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
     assert_eq!(String::from_utf8_lossy(&r.stdout).lines().count(), 500);
 }
+
+#[test]
+fn follow_ftp_on_a_live_interface() {
+    use netsift_bench::{ftp_workload, Class, FtpConfig};
+    if !can_run("follow_ftp_on_a_live_interface") {
+        return;
+    }
+    let cfg = FtpConfig {
+        servers: 4,
+        transfers: 6,
+        duration_ns: 3_000_000_000,
+        background_pps: 5_000,
+        seed: 7,
+        ..FtpConfig::default()
+    };
+    let w = ftp_workload(&cfg).expect("workload");
+    let want: Vec<Vec<u8>> = w
+        .packets
+        .iter()
+        .zip(&w.truth)
+        .filter(|(_, c)| !matches!(c, Class::Background))
+        .map(|(p, _)| p.data.clone())
+        .collect();
+    let frames: Vec<Vec<u8>> = w.packets.iter().map(|p| p.data.clone()).collect();
+    assert!(
+        frames.len() > want.len() + 1000,
+        "background traffic to leave out"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.pcap");
+    let pair = Pair::new("ftp");
+    let count = want.len().to_string();
+    let (mut child, _) = start(
+        &pair.a,
+        &[
+            "-i",
+            &pair.veth_a,
+            "--immediate-mode",
+            "-c",
+            &count,
+            "-w",
+            out.to_str().unwrap(),
+            "--follow",
+            "ftp",
+        ],
+    );
+    let dev = pair.veth_b.clone();
+    in_ns(&pair.b, move || send_frames(&dev, &frames))
+        .join()
+        .unwrap();
+    let status = wait(&mut child, Duration::from_secs(10));
+    assert!(status.success(), "netsift exited {status}");
+    let got: Vec<Vec<u8>> = packets(&out).into_iter().map(|(d, _)| d).collect();
+    assert_eq!(got.len(), want.len(), "control + data packets captured");
+    assert!(
+        got == want,
+        "the captured packets are the control and data packets, in order"
+    );
+}
