@@ -53,9 +53,19 @@ pub struct Config {
     pub promiscuous: bool,
     /// Which directions to keep.
     pub direction: Direction,
-    /// Join the PACKET_FANOUT group `(id, mode)`; the mode's flags ride in its high
-    /// bits (`PACKET_FANOUT_HASH | PACKET_FANOUT_FLAG_DEFRAG`, ...).
-    pub fanout: Option<(u16, u32)>,
+    /// Join PACKET_FANOUT group `id`, which spreads the interface's packets over
+    /// the rings in it.
+    pub fanout: Option<(u16, Fanout)>,
+}
+
+/// How a fanout group spreads packets over its rings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fanout {
+    /// By a hash of the flow, so a flow's packets stay in one ring; IP fragments
+    /// are reassembled first so that they hash as their flow does.
+    FlowHash,
+    /// Round robin.
+    RoundRobin,
 }
 
 impl Config {
@@ -268,7 +278,11 @@ impl Ring {
                 &format!("{name}: promiscuous mode"),
             )?;
         }
-        if let Some((id, mode)) = cfg.fanout {
+        if let Some((id, how)) = cfg.fanout {
+            let mode = match how {
+                Fanout::FlowHash => libc::PACKET_FANOUT_HASH | libc::PACKET_FANOUT_FLAG_DEFRAG,
+                Fanout::RoundRobin => libc::PACKET_FANOUT_LB,
+            };
             let arg = id as u32 | mode << 16;
             set_opt(
                 f,

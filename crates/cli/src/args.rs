@@ -5,7 +5,7 @@ use clap::Parser;
 use netsift_wire::LinkType;
 use std::path::PathBuf;
 
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Clone)]
 #[command(
     name = "netsift",
     version,
@@ -31,6 +31,14 @@ pub struct Args {
     /// Capture only packets received (in), sent (out), or both (inout).
     #[arg(short = 'Q', value_name = "DIRECTION", value_parser = ["in", "out", "inout"])]
     pub direction: Option<String>,
+    /// Capture with N worker threads, each with its own ring in one PACKET_FANOUT
+    /// group (flow hash); the output is merged in time-stamp order.
+    #[arg(long = "workers", value_name = "N", value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub workers: Option<u16>,
+    /// With --workers and -w FILE: each worker writes FILE.0, FILE.1, ... instead of
+    /// one merged file.
+    #[arg(long = "worker-files", requires = "workers")]
+    pub worker_files: bool,
     /// List the interfaces live capture can open, and exit.
     #[arg(short = 'D', long = "list-interfaces")]
     pub list_interfaces: bool,

@@ -10,7 +10,7 @@ use crate::filter::Engine;
 use crate::filter::BATCH;
 use crate::output::Sink;
 use anyhow::{bail, Context, Result};
-use netsift_capture::{Config, Direction, Ring};
+use netsift_capture::{Config, Direction, Fanout, Ring};
 use netsift_engine::{BatchScratch, Compiled, Scratch};
 use netsift_follow::{Follower, Mode, Protocol, Timers};
 use netsift_pcapio::{Packet, RawTs, Record};
@@ -100,7 +100,12 @@ pub fn link_type_list(iface: &str) -> Result<String> {
 
 /// Captures from `iface` until `-c`, or a signal.
 pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> {
-    let cfg = config(args, iface);
+    let mut cfg = config(args, iface);
+    let workers = args.workers.map_or(1, usize::from);
+    if args.workers.is_some() {
+        // One group per process: its id only has to differ from other processes'.
+        cfg.fanout = Some(((std::process::id() & 0xffff) as u16, Fanout::FlowHash));
+    }
     let mut ring = Ring::open(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
     let lt = linktype(ring.hardware_type(), iface)?;
     let target = netsift_pcapc::Target {
@@ -124,6 +129,23 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
         Engine::Static(Some(Box::new(Compiled::new(crate::compile(expr, target)?))))
     };
     let stop = Arc::new(AtomicBool::new(false));
+    if args.workers.is_some() {
+        for sig in [
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+            signal_hook::consts::SIGHUP,
+        ] {
+            signal_hook::flag::register(sig, stop.clone())
+                .context("installing a signal handler")?;
+        }
+        let filter = match engine {
+            Engine::Static(f) => f.map(|b| *b),
+            Engine::Follow(..) => {
+                bail!("--follow with --workers is not supported yet: one follower edits one filter")
+            }
+        };
+        return crate::workers::run(args, &cfg, workers, lt, ring, filter, stop);
+    }
     for sig in [
         signal_hook::consts::SIGINT,
         signal_hook::consts::SIGTERM,

@@ -5,7 +5,7 @@
 #[path = "../../capture/tests/common/mod.rs"]
 mod common;
 
-use common::{can_run, in_ns, send_frames, udp_frame, Pair};
+use common::{can_run, in_ns, send_frames, udp_flow_frame, udp_frame, Pair};
 use netsift_pcapio::{PcapWriter, TsPrecision};
 use netsift_wire::LinkType;
 use std::io::{BufRead, BufReader};
@@ -156,7 +156,15 @@ fn sigint_leaves_a_whole_file_and_the_statistics() {
     let out = dir.path().join("out.pcap");
     let mut child = Command::new("ip")
         .args(["netns", "exec", &pair.a, env!("CARGO_BIN_EXE_netsift")])
-        .args(["-i", &pair.veth_a, "-w", out.to_str().unwrap(), "udp"])
+        .args([
+            "-i",
+            &pair.veth_a,
+            "-B",
+            "65536",
+            "-w",
+            out.to_str().unwrap(),
+            "udp",
+        ])
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
@@ -247,4 +255,80 @@ fn follow_ftp_on_a_live_interface() {
         got == want,
         "the captured packets are the control and data packets, in order"
     );
+}
+
+#[test]
+fn two_workers_capture_every_packet_once_in_time_order() {
+    if !can_run("two_workers_capture_every_packet_once_in_time_order") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pair = Pair::new("wrk");
+    let out = dir.path().join("out.pcap");
+    let frames: Vec<Vec<u8>> = (0..4000u32)
+        .map(|i| udp_flow_frame(i, 10_000 + (i % 16) as u16))
+        .collect();
+    let count = frames.len().to_string();
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", &pair.a, env!("CARGO_BIN_EXE_netsift")])
+        .args([
+            "-i",
+            &pair.veth_a,
+            "--workers",
+            "2",
+            "--immediate-mode",
+            "-c",
+            &count,
+        ])
+        .args(["-w", out.to_str().unwrap(), "udp"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    err.read_line(&mut first).unwrap();
+    assert!(
+        first.starts_with("listening on") && first.contains("2 workers"),
+        "{first}"
+    );
+    let to_send = frames.clone();
+    let dev = pair.veth_b.clone();
+    in_ns(&pair.b, move || send_frames(&dev, &to_send))
+        .join()
+        .unwrap();
+    let status = wait(&mut child, Duration::from_secs(10));
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert!(status.success(), "exit {status}: {rest}");
+    // Every frame once (the UDP payload's sequence number says which).
+    let got = packets(&out);
+    let mut seqs: Vec<u32> = got
+        .iter()
+        .map(|(d, _)| u32::from_be_bytes(d[42..46].try_into().unwrap()))
+        .collect();
+    assert_eq!(got.len(), frames.len(), "{rest}");
+    // In time-stamp order.
+    let mut r = netsift_pcapio::open(&out).unwrap();
+    let mut last = (0u64, 0u32);
+    while let Some(p) = r.next_packet().unwrap() {
+        assert!((p.ts_sec, p.ts_nsec) >= last, "out of time order");
+        last = (p.ts_sec, p.ts_nsec);
+    }
+    seqs.sort_unstable();
+    assert!(
+        seqs.iter().copied().eq(0..frames.len() as u32),
+        "each frame exactly once"
+    );
+    // Both workers took flows, and each reports its statistics.
+    for w in 0..2 {
+        let line = rest
+            .lines()
+            .find(|l| l.starts_with(&format!("worker {w}:")))
+            .unwrap_or_else(|| panic!("no statistics for worker {w}: {rest}"));
+        assert!(
+            !line.starts_with(&format!("worker {w}: 0 packets")),
+            "{line}"
+        );
+    }
+    assert!(rest.contains("4000 packets captured"), "{rest}");
 }

@@ -185,3 +185,11 @@ pub fn udp_frame(seq: u32, vid: Option<u16>, pad: usize) -> Vec<u8> {
     f.extend((0..pad).map(|i| i as u8));
     f
 }
+
+/// [`udp_frame`] with UDP source port `sport`: frames of different ports are
+/// different flows to a fanout hash.
+pub fn udp_flow_frame(seq: u32, sport: u16) -> Vec<u8> {
+    let mut f = udp_frame(seq, None, 16);
+    f[34..36].copy_from_slice(&sport.to_be_bytes());
+    f
+}

@@ -1,0 +1,303 @@
+//! `netsift -i IFACE --workers N`: one capture ring per worker thread, all in one
+//! PACKET_FANOUT group (by flow hash, fragments reassembled), all running one
+//! filter. Each worker filters its blocks in place and sends only the accepted
+//! packets on; the writer puts them back in time-stamp order within a bounded
+//! window ([`REORDER_WINDOW_NS`], [`REORDER_MAX`]) and writes one file, or each
+//! worker writes its own (`--worker-files`).
+//!
+//! Within one ring the kernel writes packets in arrival order; across rings, a
+//! packet is held until no other worker can still deliver an older one, or until
+//! it is [`REORDER_WINDOW_NS`] older than the newest packet seen (a worker that
+//! lags longer than that may write out of order: the window bounds the memory
+//! held, not the order, which a lagging worker cannot be made to respect).
+
+use crate::filter::BATCH;
+use crate::output::Sink;
+use anyhow::{bail, Result};
+use netsift_capture::{Config, Ring, Stats};
+use netsift_engine::{BatchScratch, Compiled};
+use netsift_pcapio::{Packet, RawTs, Record};
+use netsift_wire::LinkType;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Packets older than the newest seen by this much are written.
+pub const REORDER_WINDOW_NS: u64 = 100_000_000;
+/// At most this many packets are held for reordering.
+pub const REORDER_MAX: usize = 65_536;
+
+/// An accepted packet on its way to the writer.
+struct Held {
+    ts: u64,
+    seq: u64,
+    worker: usize,
+    wire: u32,
+    data: Vec<u8>,
+}
+
+impl PartialEq for Held {
+    fn eq(&self, o: &Self) -> bool {
+        (self.ts, self.seq) == (o.ts, o.seq)
+    }
+}
+impl Eq for Held {}
+impl PartialOrd for Held {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Held {
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        (self.ts, self.seq).cmp(&(o.ts, o.seq))
+    }
+}
+
+enum Msg {
+    Packet(Held),
+    /// The worker stopped; its ring's statistics.
+    Done(usize, Result<Stats, String>),
+}
+
+fn record(h: &Held) -> Record<'_> {
+    let (sec, nsec) = ((h.ts / 1_000_000_000) as u32, (h.ts % 1_000_000_000) as u32);
+    Record {
+        packet: Packet {
+            ts_sec: sec as u64,
+            ts_nsec: nsec,
+            caplen: h.data.len() as u32,
+            orig_len: h.wire,
+            data: &h.data,
+            interface: 0,
+        },
+        raw_ts: RawTs::Pcap {
+            sec,
+            frac: nsec,
+            nano: true,
+        },
+    }
+}
+
+/// One worker: filters its ring's blocks and sends the accepted packets.
+fn work(
+    id: usize,
+    mut ring: Ring,
+    filter: Option<Arc<Compiled>>,
+    stop: Arc<AtomicBool>,
+    tx: SyncSender<Msg>,
+) {
+    let mut scratch = BatchScratch::new();
+    let mut seq = 0u64;
+    let mut failed = None;
+    'run: while !stop.load(Ordering::Relaxed) {
+        let block = match ring.next_block(Duration::from_millis(100)) {
+            Ok(Some(b)) => b,
+            Ok(None) => continue,
+            Err(e) => {
+                failed = Some(e.to_string());
+                break;
+            }
+        };
+        let frames: Vec<_> = block.frames().collect();
+        for chunk in frames.chunks(BATCH) {
+            let keep = match &filter {
+                None => u32::MAX,
+                Some(f) => {
+                    let mut data: [&[u8]; BATCH] = [&[]; BATCH];
+                    let mut wire = [0u32; BATCH];
+                    for (i, fr) in chunk.iter().enumerate() {
+                        data[i] = fr.data;
+                        wire[i] = fr.wire_len;
+                    }
+                    f.filter_batch(&mut scratch, &data[..chunk.len()], &wire[..chunk.len()])
+                }
+            };
+            for (_, fr) in chunk.iter().enumerate().filter(|(i, _)| keep >> i & 1 != 0) {
+                seq += 1;
+                let h = Held {
+                    ts: fr.sec as u64 * 1_000_000_000 + fr.nsec as u64,
+                    seq: seq << 8 | id as u64,
+                    worker: id,
+                    wire: fr.wire_len,
+                    // The one copy: accepted packets leave the ring.
+                    data: fr.data.to_vec(),
+                };
+                if tx.send(Msg::Packet(h)).is_err() {
+                    break 'run;
+                }
+            }
+        }
+    }
+    let stats = match failed {
+        Some(e) => Err(e),
+        None => ring.stats().map_err(|e| e.to_string()),
+    };
+    let _ = tx.send(Msg::Done(id, stats));
+}
+
+/// Runs `n` workers on `iface` until `-c` or a signal; `filter` is the compiled
+/// expression (`None`: every packet).
+#[allow(clippy::too_many_arguments)]
+pub fn run(
+    args: &crate::args::Args,
+    cfg: &Config,
+    n: usize,
+    lt: LinkType,
+    first: Ring,
+    filter: Option<Compiled>,
+    stop: Arc<AtomicBool>,
+) -> Result<()> {
+    // Every ring joins the group before anything is said to be listening: a ring
+    // that joins later misses the flows the kernel already spread.
+    let mut rings = vec![first];
+    for _ in 1..n {
+        rings.push(Ring::open(cfg).map_err(|e| anyhow::anyhow!("{e}"))?);
+    }
+    let filter = filter.map(Arc::new);
+    let (tx, rx) = sync_channel(8192);
+    let handles: Vec<_> = rings
+        .into_iter()
+        .enumerate()
+        .map(|(id, ring)| {
+            let (f, s, t) = (filter.clone(), stop.clone(), tx.clone());
+            std::thread::Builder::new()
+                .name(format!("netsift-worker-{id}"))
+                .spawn(move || work(id, ring, f, s, t))
+        })
+        .collect::<std::io::Result<_>>()?;
+    drop(tx);
+    eprintln!(
+        "listening on {}, link-type {lt}, snapshot length {} bytes, {n} workers",
+        cfg.interface, cfg.snaplen
+    );
+    let result = write(args, lt, cfg.snaplen, n, &rx, &stop);
+    stop.store(true, Ordering::Relaxed);
+    // Drain what the workers still send, so none blocks on a full channel.
+    let mut stats = vec![None; n];
+    let mut accepted = vec![0u64; n];
+    if let Ok((a, s)) = &result {
+        accepted.clone_from(a);
+        for (i, x) in s.iter().enumerate() {
+            stats[i] = x.clone();
+        }
+    }
+    for m in rx.iter() {
+        if let Msg::Done(id, s) = m {
+            stats[id] = Some(s);
+        }
+    }
+    for h in handles {
+        let _ = h.join();
+    }
+    let (mut received, mut dropped) = (0, 0);
+    for (i, s) in stats.iter().enumerate() {
+        match s {
+            Some(Ok(s)) => {
+                received += s.received;
+                dropped += s.dropped;
+                eprintln!(
+                    "worker {i}: {} packets captured, {} received by filter, {} dropped by kernel",
+                    accepted[i], s.received, s.dropped
+                );
+            }
+            Some(Err(e)) => eprintln!("worker {i}: failed: {e}"),
+            None => eprintln!("worker {i}: no statistics"),
+        }
+    }
+    eprintln!("{} packets captured", accepted.iter().sum::<u64>());
+    eprintln!("{received} packets received by filter");
+    eprintln!("{dropped} packets dropped by kernel");
+    result.map(|_| ())
+}
+
+type Outcome = (Vec<u64>, Vec<Option<Result<Stats, String>>>);
+
+/// The writer: merges the workers' packets in time-stamp order within the window.
+fn write(
+    args: &crate::args::Args,
+    lt: LinkType,
+    snaplen: u32,
+    n: usize,
+    rx: &Receiver<Msg>,
+    stop: &AtomicBool,
+) -> Result<Outcome> {
+    let limit = args.count.unwrap_or(u64::MAX);
+    let mut sinks = Vec::new();
+    if args.worker_files {
+        let Some(path) = &args.write else {
+            bail!("--worker-files needs -w FILE");
+        };
+        for i in 0..n {
+            let mut a = args.clone();
+            a.write = Some(format!("{}.{i}", path.display()).into());
+            sinks.push(Sink::live(&a, lt, snaplen)?);
+        }
+    } else {
+        sinks.push(Sink::live(args, lt, snaplen)?);
+    }
+    let mut heap: BinaryHeap<Reverse<Held>> = BinaryHeap::new();
+    let mut accepted = vec![0u64; n];
+    let mut total = 0u64;
+    let mut newest = 0u64;
+    let mut stats: Vec<Option<Result<Stats, String>>> = vec![None; n];
+    let mut done = 0;
+    let mut emit = |h: Held, accepted: &mut Vec<u64>, total: &mut u64| -> Result<()> {
+        if *total >= limit {
+            return Ok(());
+        }
+        *total += 1;
+        accepted[h.worker] += 1;
+        let sink = if sinks.len() > 1 {
+            &mut sinks[h.worker]
+        } else {
+            &mut sinks[0]
+        };
+        sink.packet(&record(&h))?;
+        if *total >= limit {
+            stop.store(true, Ordering::Relaxed);
+        }
+        Ok(())
+    };
+    while done < n {
+        let m = match rx.recv_timeout(Duration::from_millis(50)) {
+            Ok(m) => m,
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                // Quiet: what the window holds is as ordered as it will get.
+                while let Some(Reverse(h)) = heap.pop() {
+                    emit(h, &mut accepted, &mut total)?;
+                }
+                continue;
+            }
+            Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+        };
+        match m {
+            Msg::Packet(h) => {
+                newest = newest.max(h.ts);
+                heap.push(Reverse(h));
+                while heap.peek().is_some_and(|Reverse(h)| {
+                    h.ts + REORDER_WINDOW_NS <= newest || heap.len() > REORDER_MAX
+                }) {
+                    let Reverse(h) = heap.pop().expect("peeked");
+                    emit(h, &mut accepted, &mut total)?;
+                }
+            }
+            Msg::Done(id, s) => {
+                stats[id] = Some(s);
+                done += 1;
+            }
+        }
+        if stop.load(Ordering::Relaxed) && heap.is_empty() && total >= limit {
+            break;
+        }
+    }
+    while let Some(Reverse(h)) = heap.pop() {
+        emit(h, &mut accepted, &mut total)?;
+    }
+    for s in &mut sinks {
+        s.finish()?;
+    }
+    Ok((accepted, stats))
+}
