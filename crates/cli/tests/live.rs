@@ -127,6 +127,8 @@ fn live_capture_matches_tcpdump_on_the_same_frames() {
             &[
                 "-i",
                 &pair.veth_a,
+                "-B",
+                "65536",
                 "--immediate-mode",
                 "-c",
                 &count,
@@ -231,9 +233,13 @@ fn follow_ftp_on_a_live_interface() {
     let count = want.len().to_string();
     let (mut child, _) = start(
         &pair.a,
+        // A ring large enough for the whole burst: this test is about following,
+        // not about keeping up with a sender that never paces itself.
         &[
             "-i",
             &pair.veth_a,
+            "-B",
+            "65536",
             "--immediate-mode",
             "-c",
             &count,
@@ -274,6 +280,8 @@ fn two_workers_capture_every_packet_once_in_time_order() {
         .args([
             "-i",
             &pair.veth_a,
+            "-B",
+            "65536",
             "--workers",
             "2",
             "--immediate-mode",
