@@ -276,8 +276,9 @@ impl Program for Compiled {
     fn anchor(&self, a: usize) -> Option<Anchor> {
         self.set.anchors().get(a).copied()
     }
-    fn contains(&self, _table: u32, _key: u64) -> Option<bool> {
-        None
+    #[inline]
+    fn contains(&self, table: u32, key: u64) -> Option<bool> {
+        self.set.table_contains(table, key)
     }
     #[inline]
     fn pool(&self) -> &[u32] {

@@ -81,8 +81,9 @@ impl Program for PassSet {
     fn anchor(&self, a: usize) -> Option<Anchor> {
         self.anchors().get(a).copied()
     }
-    fn contains(&self, _table: u32, _key: u64) -> Option<bool> {
-        None
+    #[inline]
+    fn contains(&self, table: u32, key: u64) -> Option<bool> {
+        self.table_contains(table, key)
     }
 }
 

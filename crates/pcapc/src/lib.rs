@@ -10,6 +10,7 @@ mod error;
 mod facts;
 mod fasthash;
 mod keep;
+pub mod large;
 mod lead;
 pub mod lower;
 mod micro;
@@ -47,7 +48,37 @@ pub fn compile_for(text: &str, target: Target) -> Result<PassSet, Error> {
 
 fn compile_here(text: &str, target: Target) -> Result<PassSet, Error> {
     let expr = syntax::parse_here(text)?;
-    let (tree, anchors) = lower::lower(expr.as_ref(), text, target)?;
+    let general = |e: Option<&syntax::ast::Expr>| compile_tree(e, text, target);
+    let plan = match &expr {
+        Some(e) => large::plan(e, text, &general),
+        None => large::Plan::General(None),
+    };
+    let out = match plan {
+        large::Plan::General(None) => general(expr.as_ref()),
+        large::Plan::General(Some(e)) => general(Some(&e)),
+        large::Plan::Set(terms) => match large::compile_set(&terms, text, &general) {
+            Some(r) => r,
+            // The templates disagreed: the general pipeline decides, within its limit.
+            None => match expr.as_ref().and_then(|e| large::too_large(e, text)) {
+                Some(err) => Err(err),
+                None => general(expr.as_ref()),
+            },
+        },
+        large::Plan::Fail(e) => Err(e),
+    };
+    if let Some(e) = expr {
+        large::dismantle(e);
+    }
+    out
+}
+
+/// The general pipeline on a parsed tree.
+fn compile_tree(
+    expr: Option<&syntax::ast::Expr>,
+    text: &str,
+    target: Target,
+) -> Result<PassSet, Error> {
+    let (tree, anchors) = lower::lower(expr, text, target)?;
     let whole = Span::new(0, text.len());
     let rejects_all = || Error::new("expression rejects all packets", whole, text);
     // libpcap refuses a filter when its optimizer finds no path to acceptance, which

@@ -1,0 +1,457 @@
+//! Large filters: a long disjunction of one test over many values (`host A or host B
+//! or …`, `net N/24 or …`, `port 1 or port 2 or …`) compiled in linear time, as a SET
+//! lookup in a key table.
+//!
+//! The general pipeline (`normal`, `select` and the libpcap models around them) looks
+//! at pairs of tests and is quadratic on such text: 10,000 distinct hosts took 6.9 s.
+//! These disjunctions need none of it. Every term is the same primitive with another
+//! value, so libpcap's optimiser treats them alike: it tests the first field against
+//! every value, then the second field (the src pair, then the dst pair), which is what
+//! one EQ2 holding every value says, and what SET with count 2 says too (field B
+//! absent). So the text is compiled as a *template*: the same primitive with three of
+//! its values, through the general pipeline. Every instruction that tests exactly
+//! those three values becomes a SET over all of them; the rest is the template as
+//! compiled. A second template with three other values must compile to the same
+//! program but for those instructions, which rules out a value that the template
+//! folds with another test (a port equal to an IP protocol number, say).
+//!
+//! Repeated values are dropped first, keeping the first of each: a term equal to an
+//! earlier one is reached only when that one was false without a fault, and then it
+//! is false too, so the verdict on every packet, cut short or not, is unchanged.
+//!
+//! Below [`SET_MIN`] distinct values nothing here applies, and the program is the one
+//! the general pipeline always made. Text the SET form does not take goes to the
+//! general pipeline only up to [`MAX_PRIMS`] primitives; beyond that it is refused
+//! with an error, rather than compiled for minutes.
+
+use crate::syntax::ast::{AddrType, Expr, Id, PrimKind, Primitive, Qual, Span};
+use crate::Error;
+use netsift_isa::insn::{build, Opcode};
+use netsift_isa::{set_key, Instruction, PassSet};
+use std::collections::HashSet;
+
+/// Distinct values above which a disjunction becomes a SET lookup. Below it the EQ2
+/// form stays: the batch engine compares an EQ2's values lane-wise with SIMD, five
+/// 32-bit (ten 16-bit) values a pass, at about a nanosecond a pass, while SET runs
+/// per lane through the interpreter and hashes. Around 256 values the EQ2 passes
+/// cost about what the lookup does (docs/BENCHMARKS.md, "Large filters"), and the
+/// general pipeline still compiles 256 terms in milliseconds.
+pub const SET_MIN: usize = 256;
+
+/// Primitives the general pipeline takes. Its cost grows with the square of the
+/// number of tests of a disjunction: 4,096 host terms compile in about a second;
+/// more is refused rather than left running for minutes.
+pub const MAX_PRIMS: usize = 4096;
+
+/// Distinct values a SET form takes (one key table each, 16 MiB of slots at most).
+pub const MAX_SET_VALUES: usize = 1 << 20;
+
+/// What a term tests, besides its value: the qualifiers and the kind of literal.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Shape {
+    /// A dotted IPv4 address (`host`, `net` without a length, or no qualifier).
+    Dotted(Qual),
+    /// `net a.b.c.d/len`.
+    Prefix(Qual, u32),
+    /// `port N`.
+    Port(Qual),
+}
+
+/// A term the SET form can take: its shape and value, or `Err(())` for a term of the
+/// right shape whose value libpcap refuses (a port above 65535, host bits in a net):
+/// the single term is then compiled alone for its error.
+fn classify(e: &Expr) -> Option<(Shape, Result<u32, ()>)> {
+    let Expr::Prim(Primitive {
+        kind: PrimKind::Qualified { qual, id, .. },
+        ..
+    }) = e
+    else {
+        return None;
+    };
+    match (qual.addr, id) {
+        (AddrType::Host | AddrType::Default | AddrType::Net, Id::Dotted(s)) => {
+            Some((Shape::Dotted(*qual), Ok(dotted4(s)?)))
+        }
+        (AddrType::Net, Id::DottedPrefix(s, len)) if *len <= 32 => {
+            let v = dotted4(s)?;
+            let mask = if *len == 0 { 0 } else { u32::MAX << (32 - len) };
+            Some((
+                Shape::Prefix(*qual, *len),
+                if v & !mask == 0 { Ok(v) } else { Err(()) },
+            ))
+        }
+        (AddrType::Port, Id::Num(p)) => Some((
+            Shape::Port(*qual),
+            if *p <= 0xffff { Ok(*p) } else { Err(()) },
+        )),
+        _ => None,
+    }
+}
+
+/// `a.b.c.d`, four decimal parts of at most 255, as libpcap's `__pcap_atoin` reads
+/// them; anything else (fewer parts, another base) is left to the general pipeline.
+fn dotted4(s: &str) -> Option<u32> {
+    let mut v = 0u32;
+    let mut parts = 0;
+    for p in s.split('.') {
+        if p.is_empty() || p.len() > 3 || !p.bytes().all(|c| c.is_ascii_digit()) {
+            return None;
+        }
+        let n: u32 = p.parse().ok()?;
+        if n > 255 {
+            return None;
+        }
+        v = v << 8 | n;
+        parts += 1;
+    }
+    (parts == 4).then_some(v)
+}
+
+/// The terms of the disjunction at the top of `e`, left to right, without recursion
+/// (a flat `or` of 100,000 terms is a tree 100,000 deep).
+fn or_terms(e: &Expr) -> Vec<&Expr> {
+    let mut out = Vec::new();
+    let mut todo = vec![e];
+    while let Some(x) = todo.pop() {
+        match x {
+            Expr::Or(a, b) => {
+                todo.push(b);
+                todo.push(a);
+            }
+            _ => out.push(x),
+        }
+    }
+    out
+}
+
+/// The primitives of `e`, in text order, without recursion.
+fn prims(e: &Expr) -> impl Iterator<Item = &Primitive> {
+    let mut todo = vec![e];
+    std::iter::from_fn(move || {
+        while let Some(x) = todo.pop() {
+            match x {
+                Expr::And(a, b) | Expr::Or(a, b) => {
+                    todo.push(b);
+                    todo.push(a);
+                }
+                Expr::Not(a, _) => todo.push(a),
+                Expr::Prim(p) => return Some(p),
+            }
+        }
+        None
+    })
+}
+
+/// Takes a tree apart without recursion: dropping a deep one node by node would
+/// recurse once per level.
+pub(crate) fn dismantle(e: Expr) {
+    let mut todo = vec![e];
+    while let Some(x) = todo.pop() {
+        match x {
+            Expr::And(a, b) | Expr::Or(a, b) => {
+                todo.push(*a);
+                todo.push(*b);
+            }
+            Expr::Not(a, _) => todo.push(*a),
+            Expr::Prim(_) => {}
+        }
+    }
+}
+
+/// A left-deep `or` of the given terms, as the parser builds `a or b or c`.
+fn or_of<'a>(terms: impl IntoIterator<Item = &'a Expr>) -> Option<Expr> {
+    terms.into_iter().fold(None, |acc, t| {
+        Some(match acc {
+            None => t.clone(),
+            Some(a) => Expr::Or(Box::new(a), Box::new(t.clone())),
+        })
+    })
+}
+
+/// What to compile: the text's own tree, or one this module made in its place.
+pub(crate) enum Plan {
+    /// Compile this tree with the general pipeline.
+    General(Option<Expr>),
+    /// The SET form over these distinct terms (first occurrences, in order).
+    Set(Vec<Expr>),
+    /// Refused.
+    Fail(Error),
+}
+
+/// Decides how `expr` compiles. `compile` runs the general pipeline on a tree.
+pub(crate) fn plan(
+    expr: &Expr,
+    text: &str,
+    compile: &dyn Fn(Option<&Expr>) -> Result<PassSet, Error>,
+) -> Plan {
+    let terms = or_terms(expr);
+    if terms.len() > SET_MIN {
+        let classes: Option<Vec<_>> = terms.iter().map(|t| classify(t)).collect();
+        if let Some(classes) = classes {
+            if classes.iter().all(|c| c.0 == classes[0].0) {
+                // libpcap stops at the first term it refuses: so does this.
+                if let Some(i) = classes.iter().position(|c| c.1.is_err()) {
+                    if let Err(e) = compile(Some(terms[i])) {
+                        return Plan::Fail(e);
+                    }
+                } else {
+                    let mut seen = HashSet::with_capacity(terms.len());
+                    let distinct: Vec<&Expr> = terms
+                        .iter()
+                        .zip(&classes)
+                        .filter(|(_, c)| seen.insert(c.1))
+                        .map(|(t, _)| *t)
+                        .collect();
+                    if distinct.len() <= SET_MIN {
+                        return Plan::General(or_of(distinct));
+                    }
+                    if distinct.len() > MAX_SET_VALUES {
+                        return Plan::Fail(Error::new(
+                            format!(
+                                "a disjunction of more than {MAX_SET_VALUES} distinct values is too large"
+                            ),
+                            distinct[MAX_SET_VALUES].span(),
+                            text,
+                        ));
+                    }
+                    return Plan::Set(distinct.into_iter().cloned().collect());
+                }
+            }
+        }
+    }
+    match too_large(expr, text) {
+        Some(e) => Plan::Fail(e),
+        None => Plan::General(None),
+    }
+}
+
+/// The error for text past the general pipeline's limit, [`MAX_PRIMS`], pointing at
+/// the first primitive past it.
+pub(crate) fn too_large(expr: &Expr, text: &str) -> Option<Error> {
+    let p = prims(expr).nth(MAX_PRIMS)?;
+    Some(Error::new(
+        format!(
+            "expression too large: more than {MAX_PRIMS} primitives (past that, only an \
+             'or' of one host, net or port test over many values compiles, as a table lookup)"
+        ),
+        p.span,
+        text,
+    ))
+}
+
+/// The values a term tests, as its instructions hold them.
+fn value_of(t: &Expr) -> u32 {
+    match classify(t) {
+        Some((_, Ok(v))) => v,
+        _ => unreachable!("only classified terms reach the SET form"),
+    }
+}
+
+/// An instruction of a template that tests a field against exactly `vals`: its
+/// field's mask and, for EQ2, the delta to the second field.
+fn tests_values(insn: &Instruction, vals: &[u32]) -> Option<(u32, Option<u32>)> {
+    let d = insn.decode();
+    let (first, size, n, _) = insn.operand_slots()?;
+    let (mask, delta) = match d.opcode? {
+        Opcode::Eq => (size.max(), None),
+        Opcode::MEq => (insn.p(1), None),
+        Opcode::Eq2 => (insn.p(2), Some(insn.p(1))),
+        _ => return None,
+    };
+    let mut ops: Vec<u32> = (0..n).map(|i| insn.operand(first, size, i)).collect();
+    let mut want: Vec<u32> = vals.iter().map(|v| v & mask & size.max()).collect();
+    ops.sort_unstable();
+    want.sort_unstable();
+    want.dedup();
+    (ops == want && want.len() == vals.len()).then_some((mask, delta))
+}
+
+/// The same instruction with another value list in the operand slots, for comparing
+/// two templates.
+fn without_values(insn: &Instruction) -> Instruction {
+    let Some((first, size, n, _)) = insn.operand_slots() else {
+        return *insn;
+    };
+    (0..n).fold(*insn, |i, k| i.with_operand(first, size, k, 0))
+}
+
+/// Compiles distinct terms of one shape as the template with a SET over all values.
+/// `None` when the two templates disagree beyond their values (the general pipeline
+/// then decides).
+pub(crate) fn compile_set(
+    terms: &[Expr],
+    text: &str,
+    compile: &dyn Fn(Option<&Expr>) -> Result<PassSet, Error>,
+) -> Option<Result<PassSet, Error>> {
+    let n = terms.len();
+    let pick = |idx: [usize; 3]| idx.map(|i| &terms[i]);
+    let (ta, tb) = (pick([0, 1, 2]), pick([n - 3, n - 2, n - 1]));
+    let a = match compile(or_of(ta).as_ref()) {
+        Ok(a) => a,
+        // The first term's own error is the whole text's (libpcap stops there);
+        // anything else is for the general pipeline to find.
+        Err(_) => return compile(Some(&terms[0])).err().map(Err),
+    };
+    let b = compile(or_of(tb).as_ref()).ok()?;
+    let (va, vb) = (ta.map(value_of), tb.map(value_of));
+    if a.anchors() != b.anchors() || a.passes().len() != b.passes().len() {
+        return None;
+    }
+    merged(&a, &b, &va, &vb)
+        .or_else(|| per_value(&a, &b, &va, &vb))
+        .map(|(out, mask, swaps)| with_sets(out, mask, swaps, terms, text))
+}
+
+/// An instruction of the template to replace by a SET: pass, index, the image, and
+/// for EQ2 the delta to its second field.
+type Swap = (usize, usize, Instruction, Option<u32>);
+
+/// The templates as the optimiser leaves a disjunction over one field pair (`host`,
+/// `port`, `net`): each test of the values is one instruction holding all three.
+fn merged(
+    a: &PassSet,
+    b: &PassSet,
+    va: &[u32; 3],
+    vb: &[u32; 3],
+) -> Option<(PassSet, u32, Vec<Swap>)> {
+    let out = a.clone();
+    let mut mask_of_table = None;
+    let mut swaps = Vec::new();
+    for (pi, (pa, pb)) in a.passes().iter().zip(b.passes()).enumerate() {
+        if pa.kind != pb.kind || pa.parent != pb.parent || pa.len() != pb.len() {
+            return None;
+        }
+        for (k, (ia, ib)) in pa.instructions().iter().zip(pb.instructions()).enumerate() {
+            match (tests_values(ia, va), tests_values(ib, vb)) {
+                (None, None) if ia == ib => {}
+                (Some(x), Some(y)) if x == y && without_values(ia) == without_values(ib) => {
+                    let (mask, delta) = x;
+                    // src-and-dst (the ALL bit) is not what SET's second pair means.
+                    if delta.is_some_and(|d| d > 0xffff) {
+                        return None;
+                    }
+                    if mask_of_table.is_some_and(|m| m != mask) {
+                        return None;
+                    }
+                    mask_of_table = Some(mask);
+                    swaps.push((pi, k, *ia, delta));
+                }
+                _ => return None,
+            }
+        }
+    }
+    Some((out, mask_of_table?, swaps))
+}
+
+/// The templates as the optimiser leaves a disjunction over one field (`src host`,
+/// `tcp dst port`): the passes of the first value, then the same passes for each next
+/// value, each testing the value last. They become the first value's passes with the
+/// value test a SET over all values. Exact on cut packets too: the tests before the
+/// value are the same for every value, so each runs (or faults) in the first value's
+/// passes before any later pass could run it; a SET over one field loads it once, as
+/// every value's test does. A two-field test (EQ2: src, then dst) per value is not
+/// taken, since SET tries the first field against every value before the second.
+fn per_value(
+    a: &PassSet,
+    b: &PassSet,
+    va: &[u32; 3],
+    vb: &[u32; 3],
+) -> Option<(PassSet, u32, Vec<Swap>)> {
+    let np = a.passes().len();
+    if !np.is_multiple_of(3) || np == 0 {
+        return None;
+    }
+    let k = np / 3;
+    let mut mask_of_table = None;
+    let mut swaps = Vec::new();
+    let mut keep = Vec::with_capacity(k);
+    for j in 0..k {
+        let p0 = &a.passes()[j];
+        if p0.parent.is_some_and(|q| q as usize >= j) {
+            return None;
+        }
+        keep.push((p0.kind, p0.parent));
+        // Every block's pass j must be the first block's, but for a value test in
+        // its last place.
+        let last = p0.len().checked_sub(1)?;
+        let mut value_test = true;
+        let mut same_last = true;
+        for (set, vals) in [(a, va), (b, vb)] {
+            for (blk, &v) in vals.iter().enumerate() {
+                let p = &set.passes()[blk * k + j];
+                if p.kind != p0.kind || p.len() != p0.len() {
+                    return None;
+                }
+                let bare = |i: &Instruction| i.with_copied(false);
+                let (x, y) = (p.instructions(), p0.instructions());
+                if x[..last].iter().map(bare).ne(y[..last].iter().map(bare)) {
+                    return None;
+                }
+                same_last &= bare(&x[last]) == bare(&y[last]);
+                match tests_values(&x[last], &[v]) {
+                    Some((mask, None))
+                        if without_values(&x[last]).with_copied(false)
+                            == without_values(&y[last]).with_copied(false)
+                            && mask_of_table.is_none_or(|m| m == mask) =>
+                    {
+                        mask_of_table = Some(mask);
+                    }
+                    _ => value_test = false,
+                }
+            }
+        }
+        match (value_test, same_last) {
+            (true, false) => swaps.push((j, last, p0.instructions()[last], None)),
+            (false, true) => {}
+            _ => return None,
+        }
+    }
+    if swaps.is_empty() {
+        return None;
+    }
+    let mut out = PassSet::new();
+    for (j, &(kind, parent)) in keep.iter().enumerate() {
+        out.push_pass(kind, parent.map(|q| q as usize)).ok()?;
+        for insn in a.passes()[j].instructions() {
+            out.push_insn(j, *insn).ok()?;
+        }
+    }
+    for an in a.anchors().iter().skip(1) {
+        out.anchor(*an).ok()?;
+    }
+    (out.anchors() == a.anchors()).then_some((out, mask_of_table?, swaps))
+}
+
+/// The template `out` with each of `swaps` a SET over the values of `terms`.
+fn with_sets(
+    mut out: PassSet,
+    mask: u32,
+    swaps: Vec<Swap>,
+    terms: &[Expr],
+    text: &str,
+) -> Result<PassSet, Error> {
+    let whole = Span::new(0, text.len());
+    let keys = terms.iter().map(|t| set_key(value_of(t) & mask, 0));
+    let table = out
+        .add_table(keys)
+        .map_err(|e| Error::new(e.to_string(), whole, text))?;
+    for (pi, k, orig, delta) in swaps {
+        let d = orig.decode();
+        let set = d
+            .size
+            .and_then(|size| {
+                let field = build::Field {
+                    anchor: d.anchor,
+                    offset: d.offset as u32,
+                    size,
+                };
+                build::set(table, field, mask, None, 0, delta.map(|d| (d as u16, 0)))
+            })
+            .ok_or_else(|| Error::new("no SET for a table's field", whole, text))?
+            .with_negate(orig.negated())
+            .with_copied(orig.copied());
+        out.set_insn(pi, k, set)
+            .map_err(|e| Error::new(e.to_string(), whole, text))?;
+    }
+    Ok(out)
+}
