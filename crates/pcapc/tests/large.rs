@@ -1,0 +1,124 @@
+//! Long disjunctions: the SET form (`netsift_pcapc::large`) takes 100,000 terms, keeps
+//! the general pipeline's program up to `SET_MIN` distinct values, and the limits are
+//! errors with spans. Agreement with libpcap is `netsift-conformance`'s `large.rs`.
+//!
+//! Compile time is not timed here (benchmarks measure it); a quadratic step would make
+//! the 100,000-term cases run for minutes.
+
+use netsift_isa::insn::Opcode;
+use netsift_isa::{set_key, PassSet};
+use netsift_pcapc::large::{MAX_PRIMS, SET_MIN};
+use netsift_pcapc::{compile, Error};
+use netsift_wire::LinkType;
+
+fn en10mb(text: &str) -> Result<PassSet, Error> {
+    compile(text, LinkType::EN10MB)
+}
+
+fn dotted(i: u32) -> String {
+    format!("10.{}.{}.{}", i >> 16 & 255, i >> 8 & 255, i & 255)
+}
+
+fn or_of(n: u32, term: impl Fn(u32) -> String) -> String {
+    (1..=n).map(term).collect::<Vec<_>>().join(" or ")
+}
+
+/// The SET instructions of a set: (pass, opcode count field).
+fn sets(set: &PassSet) -> Vec<(usize, u8)> {
+    let mut out = Vec::new();
+    for (i, p) in set.passes().iter().enumerate() {
+        for insn in p.instructions() {
+            let d = insn.decode();
+            if d.opcode == Some(Opcode::Set) {
+                assert_eq!(insn.p(1), 0, "one table");
+                out.push((i, d.count));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_hundred_thousand_terms_compile_to_one_table() {
+    let hosts = en10mb(&or_of(100_000, |i| format!("host {}", dotted(i)))).unwrap();
+    assert_eq!(hosts.tables().len(), 1);
+    assert_eq!(hosts.tables()[0].len(), 100_000);
+    assert!(hosts.table_contains(0, set_key(0x0a01_86a0, 0)) == Some(true));
+    assert!(hosts.table_contains(0, set_key(0x0a01_86a1, 0)) == Some(false));
+    // IPv4 (src, then dst) and ARP/RARP (sender, then target): two-pair lookups.
+    assert_eq!(sets(&hosts), vec![(0, 2), (1, 2)]);
+
+    let ports = en10mb(&or_of(100_000, |i| format!("port {}", i % 65_536))).unwrap();
+    assert_eq!(ports.tables()[0].len(), 65_536);
+    assert_eq!(sets(&ports), vec![(0, 2), (1, 2)]);
+
+    let nets = en10mb(&or_of(100_000, |i| format!("net {}/24", dotted(i << 8)))).unwrap();
+    // Keys are the masked field; the prefix's host bits are 0 in every value.
+    assert!(nets.table_contains(0, set_key(0x0a01_0200, 0)) == Some(true));
+    assert!(nets.table_contains(0, set_key(0x0a01_0201, 0)) == Some(false));
+    assert!(nets.to_string().contains("& 0xffffff00"));
+}
+
+#[test]
+fn one_field_shapes_keep_one_group_of_passes() {
+    let src = en10mb(&or_of(1000, |i| format!("src host {}", dotted(i)))).unwrap();
+    assert_eq!(src.passes().len(), 2, "{src}");
+    assert_eq!(sets(&src), vec![(0, 1), (1, 1)]);
+    let tcp = en10mb(&or_of(1000, |i| format!("tcp dst port {i}"))).unwrap();
+    assert_eq!(sets(&tcp), vec![(0, 1), (1, 1)], "{tcp}");
+}
+
+#[test]
+fn repeats_are_dropped_and_small_lists_are_unchanged() {
+    // 100,000 times one host is that host.
+    let same = en10mb(&vec!["host 10.0.0.1"; 100_000].join(" or ")).unwrap();
+    assert_eq!(same, en10mb("host 10.0.0.1").unwrap());
+    // Up to SET_MIN distinct values: the EQ2 form, as before.
+    let n = SET_MIN as u32;
+    let at_min = en10mb(&or_of(n, |i| format!("host {}", dotted(i)))).unwrap();
+    assert!(at_min.tables().is_empty());
+    let with_repeat = or_of(n, |i| format!("host {}", dotted(i))) + " or host 10.0.0.1";
+    assert!(en10mb(&with_repeat).unwrap().tables().is_empty());
+    let above = en10mb(&or_of(n + 1, |i| format!("host {}", dotted(i)))).unwrap();
+    assert_eq!(above.tables()[0].len(), SET_MIN + 1);
+    // Mixed shapes are the general pipeline's.
+    let mixed = or_of(300, |i| {
+        if i % 2 == 0 {
+            format!("port {i}")
+        } else {
+            format!("host {}", dotted(i))
+        }
+    });
+    assert!(en10mb(&mixed).unwrap().tables().is_empty());
+}
+
+#[test]
+fn limits_are_errors_with_spans() {
+    // Past MAX_PRIMS primitives the general pipeline refuses, pointing at the first
+    // primitive past the limit.
+    let pairs = or_of(MAX_PRIMS as u32 / 2 + 1, |i| {
+        format!("host {} and port {i}", dotted(i))
+    });
+    let e = en10mb(&pairs).unwrap_err();
+    assert!(e.message().contains("too large"), "{}", e.message());
+    let last = pairs.rfind("host").unwrap();
+    assert_eq!(e.span().start, last, "{}", e.message());
+    // A value libpcap refuses is reported at its term, as in a short list.
+    let mut ports: Vec<String> = (1..=400).map(|p| format!("port {p}")).collect();
+    ports[200] = "port 70000".into();
+    let text = ports.join(" or ");
+    let e = en10mb(&text).unwrap_err();
+    let alone = en10mb("port 70000").unwrap_err();
+    assert_eq!(e.message(), alone.message());
+    assert_eq!(&text[e.span().start..e.span().end], "70000");
+    // And a bad net in a long list: libpcap's "non-network bits set".
+    let mut nets: Vec<String> = (1..=400)
+        .map(|i| format!("net {}/24", dotted(i << 8)))
+        .collect();
+    nets[300] = "net 10.1.2.3/24".into();
+    let e = en10mb(&nets.join(" or ")).unwrap_err();
+    assert_eq!(
+        e.message(),
+        en10mb("net 10.1.2.3/24").unwrap_err().message()
+    );
+}
