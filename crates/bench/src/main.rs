@@ -96,6 +96,9 @@ struct StaticArgs {
     /// about a minute at 1,000; default 1000, quick 10).
     #[arg(long)]
     libpcap_max: Option<usize>,
+    /// With --block-list: the list sizes (default 10,1000,100000).
+    #[arg(long, value_delimiter = ',')]
+    block_sizes: Vec<usize>,
 }
 
 /// Options of `e2e`.
@@ -464,7 +467,12 @@ fn run_static(a: &StaticArgs) -> Result<()> {
     let machine = static_bench::machine();
     if a.block_list {
         let max = a.libpcap_max.unwrap_or(if a.quick { 10 } else { 1000 });
-        let rows = static_bench::blocklist::run(&packets, runs, max, |l| {
+        let sizes = if a.block_sizes.is_empty() {
+            static_bench::blocklist::SIZES.to_vec()
+        } else {
+            a.block_sizes.clone()
+        };
+        let rows = static_bench::blocklist::run(&packets, &sizes, runs, max, |l| {
             eprintln!("static --block-list: {l}")
         })
         .map_err(anyhow::Error::msg)?;

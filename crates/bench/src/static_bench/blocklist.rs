@@ -22,7 +22,7 @@ use netsift_wire::LinkType;
 use super::engines::{Engine, Libpcap, Netsift, NetsiftBatch};
 use super::{time, Packets, Stat};
 
-/// The list sizes.
+/// The list sizes, unless the command line names others.
 pub const SIZES: [usize; 3] = [10, 1_000, 100_000];
 
 /// Addresses of the trace every list holds.
@@ -82,10 +82,12 @@ pub fn block_list(n: usize, hits: &[u32]) -> String {
         .join(" or ")
 }
 
-/// Runs the experiment: `runs` timed runs per (list, engine); libpcap compiles lists
-/// of at most `libpcap_max` hosts.
+/// Runs the experiment on lists of `sizes` hosts (the first is the reference for
+/// lists libpcap does not compile): `runs` timed runs per (list, engine); libpcap
+/// compiles lists of at most `libpcap_max` hosts.
 pub fn run(
     trace: &Packets,
+    sizes: &[usize],
     runs: usize,
     libpcap_max: usize,
     mut progress: impl FnMut(&str),
@@ -96,7 +98,7 @@ pub fn run(
     }
     let mut rows = Vec::new();
     let mut reference: Option<Vec<bool>> = None;
-    for n in SIZES {
+    for &n in sizes {
         let text = block_list(n, &hits);
         let t = Instant::now();
         let set: PassSet = netsift_pcapc::compile(&text, LinkType::EN10MB)
