@@ -89,14 +89,14 @@ struct StaticArgs {
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
     /// Run the block-list experiment instead of the six filters: `host A1 or … or
-    /// host An` at 10, 1,000 and 100,000 hosts.
+    /// host An` at 5, 10, 1,000 and 100,000 hosts.
     #[arg(long)]
     block_list: bool,
     /// With --block-list: libpcap compiles lists of at most this many hosts (it takes
     /// about a minute at 1,000; default 1000, quick 10).
     #[arg(long)]
     libpcap_max: Option<usize>,
-    /// With --block-list: the list sizes (default 10,1000,100000).
+    /// With --block-list: the list sizes (default 5,10,1000,100000).
     #[arg(long, value_delimiter = ',')]
     block_sizes: Vec<usize>,
 }

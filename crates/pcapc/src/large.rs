@@ -19,10 +19,11 @@
 //! earlier one is reached only when that one was false without a fault, and then it
 //! is false too, so the verdict on every packet, cut short or not, is unchanged.
 //!
-//! Below [`SET_MIN`] distinct values nothing here applies, and the program is the one
-//! the general pipeline always made. Text the SET form does not take goes to the
-//! general pipeline only up to [`MAX_PRIMS`] primitives; beyond that it is refused
-//! with an error, rather than compiled for minutes.
+//! Values that fit the one instruction the template tests them with stay there
+//! ([`SMALL`] says why), and the program is the one the general pipeline always
+//! made. Text the SET form does not take goes to the general pipeline only up to
+//! [`MAX_PRIMS`] primitives; beyond that it is refused with an error, rather than
+//! compiled for minutes.
 
 use crate::syntax::ast::{AddrType, Expr, Id, PrimKind, Primitive, Qual, Span};
 use crate::Error;
@@ -30,13 +31,24 @@ use netsift_isa::insn::{build, Opcode};
 use netsift_isa::{set_key, Instruction, PassSet};
 use std::collections::HashSet;
 
-/// Distinct values above which a disjunction becomes a SET lookup. Below it the EQ2
-/// form stays: the batch engine compares an EQ2's values lane-wise with SIMD, five
-/// 32-bit (ten 16-bit) values a pass, at about a nanosecond a pass, while SET runs
-/// per lane through the interpreter and hashes. Around 256 values the EQ2 passes
-/// cost about what the lookup does (docs/BENCHMARKS.md, "Large filters"), and the
-/// general pipeline still compiles 256 terms in milliseconds.
-pub const SET_MIN: usize = 256;
+/// Terms a disjunction needs before the SET form is tried: no instruction holds fewer
+/// than five values (EQ2 of 32-bit fields), so up to five values never need SET.
+///
+/// Whether SET is used is decided on the template (`compile_set`): when the values
+/// do not fit the one instruction the template tests them with (5 addresses or 10
+/// ports in an EQ2, 7 or 14 in an EQ). That is where the general pipeline splits the
+/// values over several passes, each trying the source and then the destination
+/// against its share; libpcap tests the source against every value before it loads
+/// the destination, so on packets cut after the source that split form differs from
+/// libpcap (at 100 terms: 668 cut packets of `conformance/tests/large.rs` for hosts,
+/// 9,312 for /24 nets, 329 for ports), and SET does not. It is also cheaper per packet
+/// than the passes from a few dozen values on (docs/BENCHMARKS.md, "Large filters").
+const SMALL: usize = 5;
+
+/// Terms above which repeated values are dropped even when the SET form is not used,
+/// so that `host A or host A or …` stays linear; below it the text's own tree is
+/// compiled, as it always was.
+const KEEP_REPEATS: usize = 256;
 
 /// Primitives the general pipeline takes. Its cost grows with the square of the
 /// number of tests of a disjunction: at 2,048 primitives the slowest shapes measured
@@ -170,32 +182,25 @@ fn or_of<'a>(terms: impl IntoIterator<Item = &'a Expr>) -> Option<Expr> {
     })
 }
 
-/// What to compile: the text's own tree, or one this module made in its place.
-pub(crate) enum Plan {
-    /// Compile this tree with the general pipeline.
-    General(Option<Expr>),
-    /// The SET form over these distinct terms (first occurrences, in order).
-    Set(Vec<Expr>),
-    /// Refused.
-    Fail(Error),
-}
-
-/// Decides how `expr` compiles. `compile` runs the general pipeline on a tree.
-pub(crate) fn plan(
+/// Compiles `expr` (the parse of `text`): the SET form where it applies, else the
+/// general pipeline `general` on the text's tree, or on the tree without repeated
+/// terms when that is long, within [`MAX_PRIMS`].
+pub(crate) fn compile(
     expr: &Expr,
     text: &str,
-    compile: &dyn Fn(Option<&Expr>) -> Result<PassSet, Error>,
-) -> Plan {
+    general: &dyn Fn(Option<&Expr>) -> Result<PassSet, Error>,
+) -> Result<PassSet, Error> {
     let terms = or_terms(expr);
-    if terms.len() > SET_MIN {
-        let classes: Option<Vec<_>> = terms.iter().map(|t| classify(t)).collect();
-        if let Some(classes) = classes {
+    if terms.len() > SMALL {
+        if let Some(classes) = terms
+            .iter()
+            .map(|t| classify(t))
+            .collect::<Option<Vec<_>>>()
+        {
             if classes.iter().all(|c| c.0 == classes[0].0) {
                 // libpcap stops at the first term it refuses: so does this.
                 if let Some(i) = classes.iter().position(|c| c.1.is_err()) {
-                    if let Err(e) = compile(Some(terms[i])) {
-                        return Plan::Fail(e);
-                    }
+                    general(Some(terms[i]))?;
                 } else {
                     let mut seen = HashSet::with_capacity(terms.len());
                     let distinct: Vec<&Expr> = terms
@@ -204,26 +209,31 @@ pub(crate) fn plan(
                         .filter(|(_, c)| seen.insert(c.1))
                         .map(|(t, _)| *t)
                         .collect();
-                    if distinct.len() <= SET_MIN {
-                        return Plan::General(or_of(distinct));
-                    }
-                    if distinct.len() > MAX_SET_VALUES {
-                        return Plan::Fail(Error::new(
+                    if let Some(e) = distinct.get(MAX_SET_VALUES) {
+                        return Err(Error::new(
                             format!(
                                 "a disjunction of more than {MAX_SET_VALUES} distinct values is too large"
                             ),
-                            distinct[MAX_SET_VALUES].span(),
+                            e.span(),
                             text,
                         ));
                     }
-                    return Plan::Set(distinct.into_iter().cloned().collect());
+                    if let Some(r) = compile_set(&distinct, text, general) {
+                        return r;
+                    }
+                    // Repeats dropped: the same verdicts, and a short list for the
+                    // general pipeline. Shorter text keeps its own tree, and so the
+                    // program it always had.
+                    if terms.len() > KEEP_REPEATS && distinct.len() < terms.len() {
+                        return general(or_of(distinct).as_ref());
+                    }
                 }
             }
         }
     }
     match too_large(expr, text) {
-        Some(e) => Plan::Fail(e),
-        None => Plan::General(None),
+        Some(e) => Err(e),
+        None => general(Some(expr)),
     }
 }
 
@@ -280,28 +290,35 @@ fn without_values(insn: &Instruction) -> Instruction {
 /// Compiles distinct terms of one shape as the template with a SET over all values.
 /// `None` when the two templates disagree beyond their values (the general pipeline
 /// then decides).
-pub(crate) fn compile_set(
-    terms: &[Expr],
+fn compile_set(
+    terms: &[&Expr],
     text: &str,
     compile: &dyn Fn(Option<&Expr>) -> Result<PassSet, Error>,
 ) -> Option<Result<PassSet, Error>> {
     let n = terms.len();
-    let pick = |idx: [usize; 3]| idx.map(|i| &terms[i]);
+    if n <= SMALL {
+        return None;
+    }
+    let pick = |idx: [usize; 3]| idx.map(|i| terms[i]);
     let (ta, tb) = (pick([0, 1, 2]), pick([n - 3, n - 2, n - 1]));
     let a = match compile(or_of(ta).as_ref()) {
         Ok(a) => a,
         // The first term's own error is the whole text's (libpcap stops there);
         // anything else is for the general pipeline to find.
-        Err(_) => return compile(Some(&terms[0])).err().map(Err),
+        Err(_) => return compile(Some(terms[0])).err().map(Err),
     };
     let b = compile(or_of(tb).as_ref()).ok()?;
     let (va, vb) = (ta.map(value_of), tb.map(value_of));
     if a.anchors() != b.anchors() || a.passes().len() != b.passes().len() {
         return None;
     }
-    merged(&a, &b, &va, &vb)
-        .or_else(|| per_value(&a, &b, &va, &vb))
-        .map(|(out, mask, swaps)| with_sets(out, mask, swaps, terms, text))
+    let (out, mask, swaps) = merged(&a, &b, &va, &vb).or_else(|| per_value(&a, &b, &va, &vb))?;
+    // Values that fit the template's instruction stay there (see `SMALL`).
+    let fits = swaps.iter().all(|(_, _, insn, _)| {
+        let d = insn.decode();
+        matches!((d.opcode, d.size), (Some(op), Some(size)) if n <= Instruction::capacity(op, size))
+    });
+    (!fits).then(|| with_sets(out, mask, swaps, terms, text))
 }
 
 /// An instruction of the template to replace by a SET: pass, index, the image, and
@@ -429,7 +446,7 @@ fn with_sets(
     mut out: PassSet,
     mask: u32,
     swaps: Vec<Swap>,
-    terms: &[Expr],
+    terms: &[&Expr],
     text: &str,
 ) -> Result<PassSet, Error> {
     let whole = Span::new(0, text.len());

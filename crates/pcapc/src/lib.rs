@@ -49,26 +49,11 @@ pub fn compile_for(text: &str, target: Target) -> Result<PassSet, Error> {
 fn compile_here(text: &str, target: Target) -> Result<PassSet, Error> {
     let expr = syntax::parse_here(text)?;
     let general = |e: Option<&syntax::ast::Expr>| compile_tree(e, text, target);
-    let plan = match &expr {
-        Some(e) => large::plan(e, text, &general),
-        None => large::Plan::General(None),
+    let Some(expr) = expr else {
+        return general(None);
     };
-    let out = match plan {
-        large::Plan::General(None) => general(expr.as_ref()),
-        large::Plan::General(Some(e)) => general(Some(&e)),
-        large::Plan::Set(terms) => match large::compile_set(&terms, text, &general) {
-            Some(r) => r,
-            // The templates disagreed: the general pipeline decides, within its limit.
-            None => match expr.as_ref().and_then(|e| large::too_large(e, text)) {
-                Some(err) => Err(err),
-                None => general(expr.as_ref()),
-            },
-        },
-        large::Plan::Fail(e) => Err(e),
-    };
-    if let Some(e) = expr {
-        large::dismantle(e);
-    }
+    let out = large::compile(&expr, text, &general);
+    large::dismantle(expr);
     out
 }
 
