@@ -119,3 +119,19 @@ fn a_live_set_refuses_tables_past_its_limit_clearly() {
     assert_eq!(err, LiveError::TooManyTables);
     assert!(err.to_string().contains("tables"), "{err}");
 }
+
+#[test]
+fn a_set_without_tables_keeps_naming_live_tables() {
+    // The followers build such clauses: a SET naming a table made by `create_table`.
+    let (mut w, r) = live::new();
+    let t = w.create_table(16).unwrap();
+    w.table_insert(t, set_key(0x0a00_0001, 0)).unwrap();
+    let mut set = PassSet::new();
+    let p = set.push_pass(PassKind::Root, None).unwrap();
+    set.push_insn(p, build::set(t, A, u32::MAX, None, 0, None).unwrap())
+        .unwrap();
+    w.add_clause(&set).unwrap();
+    let mut s = Scratch::new();
+    assert!(r.matches(&mut s, &pkt(0x0a00_0001, 0, 0), 12));
+    assert!(!r.matches(&mut s, &pkt(0x0a00_0002, 0, 0), 12));
+}

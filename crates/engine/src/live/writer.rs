@@ -585,7 +585,9 @@ impl Writer {
 
     /// Adds a compiled pass set (one filter expression, e.g. from `netsift_pcapc`) as
     /// one clause: its passes keep their order, parents and GROUP ranges in a run of
-    /// free slots, and its anchors join the live anchor table. Cost: O(size of the
+    /// free slots, and its anchors join the live anchor table. Its key tables become
+    /// live tables and its SETs name those; a set without tables keeps its SETs' table
+    /// numbers, which then name this writer's tables (`create_table`). Cost: O(size of the
     /// clause). Sub-passes are published before the root passes that name them.
     pub fn add_clause(&mut self, set: &PassSet) -> Result<ClauseId, LiveError> {
         let n = set.passes().len();
@@ -604,8 +606,10 @@ impl Writer {
                 let mut im = insn.map_anchors(|a| map.get(a as usize).copied().unwrap_or(a));
                 match im.decode().opcode {
                     Some(Opcode::Group) => im.0[1] = im.0[1].wrapping_add(base as u32),
-                    // A table the static set lacks stays missing (the SET is invalid).
-                    Some(Opcode::Set) => {
+                    // A set with key tables names them; one without names live tables
+                    // (built by hand for this writer) and keeps its numbers. A table the
+                    // static set lacks stays missing (the SET is invalid).
+                    Some(Opcode::Set) if !tables.is_empty() => {
                         im.0[1] = tables.get(im.0[1] as usize).copied().unwrap_or(u32::MAX)
                     }
                     _ => {}
