@@ -318,7 +318,78 @@ fn compile_set(
         let d = insn.decode();
         matches!((d.opcode, d.size), (Some(op), Some(size)) if n <= Instruction::capacity(op, size))
     });
-    (!fits).then(|| with_sets(out, mask, swaps, terms, text))
+    if fits {
+        return None;
+    }
+    // libpcap's optimiser turns `x & m == 0` into `jset #m`, another kind of block,
+    // which its pull-ups do not merge with the `jeq`s around it: the src-then-dst run
+    // breaks there (`net 0.0.0.0/24` among 1,000 nets: src x149, dst x149, src x1,
+    // dst x1, src x850, dst x850). So the values before the zero are one SET form, the
+    // zero term is compiled alone, and the values after it another SET form, in that
+    // order: the same loads in the same order.
+    let masked = swaps.iter().any(|(_, _, insn, delta)| {
+        delta.is_some()
+            && insn
+                .decode()
+                .size
+                .is_some_and(|sz| mask & sz.max() != sz.max())
+    });
+    let zero = terms.iter().position(|t| value_of(t) & mask == 0);
+    let Some(z) = zero.filter(|_| masked) else {
+        return Some(with_sets(out, mask, swaps, terms, text));
+    };
+    let whole = Span::new(0, text.len());
+    let mut joined = PassSet::new();
+    for (k, part) in [&terms[..z], &terms[z..=z], &terms[z + 1..]]
+        .into_iter()
+        .enumerate()
+    {
+        let set = match (k, part) {
+            (_, []) => continue,
+            (1, [zero]) => compile(Some(zero)),
+            _ => with_sets(out.clone(), mask, swaps.clone(), part, text),
+        };
+        let appended = set.and_then(|p| {
+            append(&mut joined, &p).map_err(|e| Error::new(e.to_string(), whole, text))
+        });
+        if let Err(e) = appended {
+            return Some(Err(e));
+        }
+    }
+    Some(Ok(joined))
+}
+
+/// Appends `src`'s passes to `dst` as further alternatives, with its anchors, GROUP
+/// ranges and key tables renumbered into `dst`'s.
+fn append(dst: &mut PassSet, src: &PassSet) -> Result<(), netsift_isa::UpdateError> {
+    let mut anchors = vec![0u8; src.anchors().len().max(1)];
+    for (i, a) in src.anchors().iter().enumerate().skip(1) {
+        let parent = anchors.get(a.parent() as usize).copied().unwrap_or(0);
+        anchors[i] = dst.anchor(netsift_isa::Anchor(
+            (a.0 & !(0xff << 16)) | (parent as u32) << 16,
+        ))?;
+    }
+    let tables = src
+        .tables()
+        .iter()
+        .map(|t| dst.add_table(t.keys().iter().copied()))
+        .collect::<Result<Vec<u32>, _>>()?;
+    let base = dst.passes().len();
+    for p in src.passes() {
+        let i = dst.push_pass(p.kind, p.parent.map(|q| q as usize + base))?;
+        for insn in p.instructions() {
+            let mut im = insn.map_anchors(|a| anchors.get(a as usize).copied().unwrap_or(a));
+            match im.decode().opcode {
+                Some(Opcode::Group) => im.0[1] = im.0[1].wrapping_add(base as u32),
+                Some(Opcode::Set) => {
+                    im.0[1] = tables.get(im.0[1] as usize).copied().unwrap_or(u32::MAX)
+                }
+                _ => {}
+            }
+            dst.push_insn(i, im)?;
+        }
+    }
+    Ok(())
 }
 
 /// An instruction of the template to replace by a SET: pass, index, the image, and

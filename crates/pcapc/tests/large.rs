@@ -91,6 +91,22 @@ fn repeats_are_dropped_and_small_lists_are_unchanged() {
     let src = |n| or_of(n, |i| format!("src host {}", dotted(i)));
     assert!(en10mb(&src(7)).unwrap().tables().is_empty());
     assert_eq!(en10mb(&src(8)).unwrap().tables()[0].len(), 8);
+    // A net of value 0 breaks libpcap's src-then-dst run (its optimiser makes a
+    // `jset` of it): a SET form before it, the zero net alone, a SET form after it.
+    let mut nets: Vec<String> = (1..=20)
+        .map(|i| format!("net {}/24", dotted(i << 8)))
+        .collect();
+    assert_eq!(en10mb(&nets.join(" or ")).unwrap().tables().len(), 1);
+    nets[10] = "net 0.0.0.0/24".into();
+    let split = en10mb(&nets.join(" or ")).unwrap();
+    let sizes: Vec<usize> = split.tables().iter().map(|t| t.len()).collect();
+    assert_eq!(sizes, vec![10, 9]);
+    let alone = en10mb("net 0.0.0.0/24").unwrap();
+    assert_eq!(split.passes().len(), 4 + alone.passes().len(), "{split}");
+    assert_eq!(
+        split.passes()[2..2 + alone.passes().len()],
+        alone.passes()[..]
+    );
     // Mixed shapes are the general pipeline's.
     let mixed = or_of(300, |i| {
         if i % 2 == 0 {
