@@ -12,7 +12,7 @@
 //!
 //! With `large` as SHAPE it times long disjunctions instead (netsift's SET form,
 //! `netsift_pcapc::large`) at 1,000, 10,000 and 100,000 terms: distinct hosts,
-//! identical hosts, ports, /24 nets, and `host X and port P` pairs. libpcap runs once
+//! identical hosts, ports, /24 nets, and `(host X and port P)` pairs. libpcap runs once
 //! per case in a child process (this binary again) that is killed after
 //! `NETSIFT_LIBPCAP_TIMEOUT` seconds (default 120), since it needs a minute for 1,000
 //! distinct hosts and does not return in any reasonable time at 10,000.
@@ -93,7 +93,7 @@ fn large_shapes() -> [LargeShape; 5] {
             format!("net {}.{}.{}.0/24", 10 + (i >> 16), i >> 8 & 255, i & 255)
         }),
         ("host and port pairs", |i| {
-            format!("host {} and port {}", dotted(i + 1), 1 + i % 65_535)
+            format!("(host {} and port {})", dotted(i + 1), 1 + i % 65_535)
         }),
     ]
 }
@@ -102,13 +102,19 @@ fn large_shapes() -> [LargeShape; 5] {
 /// child, so that a compile that takes minutes can be killed.
 fn libpcap_child(path: &str) -> ! {
     let text = std::fs::read_to_string(path).expect("expression file");
-    let ok = netsift_oracle::Filter::compile(LinkType::EN10MB, &text).is_ok();
-    std::process::exit(if ok { 0 } else { 1 })
+    match netsift_oracle::Filter::compile(LinkType::EN10MB, &text) {
+        Ok(_) => std::process::exit(0),
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(1)
+        }
+    }
 }
 
 /// One libpcap compile of `text` in a child process, killed after `limit`: the time,
-/// "refused", or "did not finish".
+/// libpcap's error, how the child died, or "did not finish".
 fn libpcap_once(text: &str, limit: Duration) -> String {
+    use std::os::unix::process::ExitStatusExt;
     let path = std::env::temp_dir().join(format!("compile_bench_{}.txt", std::process::id()));
     std::fs::write(&path, text).expect("temp file");
     let exe = std::env::current_exe().expect("own path");
@@ -116,14 +122,20 @@ fn libpcap_once(text: &str, limit: Duration) -> String {
     let mut child = std::process::Command::new(exe)
         .arg("--libpcap-child")
         .arg(&path)
+        .stderr(std::process::Stdio::piped())
         .spawn()
         .expect("child");
     let out = loop {
         if let Some(st) = child.try_wait().expect("wait") {
-            break if st.success() {
-                fmt(t0.elapsed())
-            } else {
-                "refused".into()
+            let took = fmt(t0.elapsed());
+            let mut err = String::new();
+            if let Some(mut e) = child.stderr.take() {
+                std::io::Read::read_to_string(&mut e, &mut err).ok();
+            }
+            break match (st.success(), st.signal()) {
+                (true, _) => took,
+                (false, Some(sig)) => format!("crashed (signal {sig}) after {took}"),
+                (false, None) => format!("refused after {took}: {}", err.trim()),
             };
         }
         if t0.elapsed() > limit {
