@@ -52,9 +52,10 @@ const KEEP_REPEATS: usize = 256;
 
 /// Primitives the general pipeline takes. Its cost grows with the square of the
 /// number of tests of a disjunction: at 2,048 primitives the slowest shapes measured
-/// take 3.6 s (`portrange` terms) and 5.4 s (1,024 `host X and port P` pairs, which
-/// it then refuses as nested too deeply), at 4,096 they took 16.5 s and 28 s. More is
-/// refused rather than left running for minutes.
+/// take 3.6 s (`portrange` terms) and 5.4 s (`host X and port P or host Y and port
+/// Q …` without parentheses, which groups left to right into a deep alternation that
+/// select then refuses as nested too deeply), at 4,096 they took 16.5 s and 28 s. More
+/// is refused rather than left running for minutes.
 pub const MAX_PRIMS: usize = 2048;
 
 /// Distinct values a SET form takes (one key table each, 16 MiB of slots at most).

@@ -97,6 +97,7 @@ pub fn run(
         return Err("the trace holds no IPv4 packet".into());
     }
     let mut rows = Vec::new();
+    let mut setups = Vec::new();
     let mut reference: Option<Vec<bool>> = None;
     for &n in sizes {
         let text = block_list(n, &hits);
@@ -137,26 +138,6 @@ pub fn run(
         }
         let accepted = verdicts.iter().filter(|&&v| v).count() as u64;
         reference = Some(verdicts);
-        let mut times: [Vec<f64>; 3] = Default::default();
-        for run in 0..runs {
-            // Rotate the engines' order so drifts of the machine hit all alike.
-            for k in 0..3 {
-                let e = (k + run) % 3;
-                let (ns, acc) = match (e, &bpf) {
-                    (0, _) => time(&mut batch, trace),
-                    (1, _) => time(&mut pkt, trace),
-                    (_, Some(f)) => time(&mut Libpcap(f), trace),
-                    (_, None) => continue,
-                };
-                if acc != accepted {
-                    return Err(format!(
-                        "{n}-host list: engine {e} accepted {acc}, not {accepted}"
-                    ));
-                }
-                times[e].push(ns);
-            }
-        }
-        let stat = |v: &[f64]| Stat::of(v).unwrap_or_default();
         progress(&format!(
             "{n} hosts: compiled in {compile_ms:.1} ms, {accepted} of {} packets accepted",
             trace.len()
@@ -168,16 +149,44 @@ pub fn run(
             insns: set.instruction_count(),
             table_keys: set.tables().iter().map(|t| t.len()).sum(),
             accepted,
-            batch: stat(&times[0]),
-            pkt: stat(&times[1]),
-            bpf: match &bpf {
-                Some(_) => Ok(stat(&times[2])),
-                None => Err(format!(
-                    "not run (libpcap compiles lists of at most {libpcap_max} hosts here)"
-                )),
-            },
+            batch: Stat::default(),
+            pkt: Stat::default(),
+            bpf: Err(format!(
+                "not run (libpcap compiles lists of at most {libpcap_max} hosts here)"
+            )),
             bpf_insns: bpf.as_ref().map_or(0, |f| f.insns().len()),
         });
+        setups.push((batch, pkt, bpf, accepted, <[Vec<f64>; 3]>::default()));
+    }
+    // Every run times every (list, engine), the engines' order rotating, so that drifts
+    // of a shared machine hit every list alike.
+    for run in 0..runs {
+        for (n, (batch, pkt, bpf, accepted, times)) in sizes.iter().zip(&mut setups) {
+            for k in 0..3 {
+                let e = (k + run) % 3;
+                let (ns, acc) = match (e, &*bpf) {
+                    (0, _) => time(batch, trace),
+                    (1, _) => time(pkt, trace),
+                    (_, Some(f)) => time(&mut Libpcap(f), trace),
+                    (_, None) => continue,
+                };
+                if acc != *accepted {
+                    return Err(format!(
+                        "{n}-host list: engine {e} accepted {acc}, not {accepted}"
+                    ));
+                }
+                times[e].push(ns);
+            }
+        }
+        progress(&format!("run {}/{runs} done", run + 1));
+    }
+    let stat = |v: &[f64]| Stat::of(v).unwrap_or_default();
+    for (row, (_, _, bpf, _, times)) in rows.iter_mut().zip(&setups) {
+        row.batch = stat(&times[0]);
+        row.pkt = stat(&times[1]);
+        if bpf.is_some() {
+            row.bpf = Ok(stat(&times[2]));
+        }
     }
     Ok(rows)
 }
