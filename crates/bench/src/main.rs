@@ -90,6 +90,17 @@ struct StaticArgs {
     /// Write the grouped bar chart (the paper's Figure 10) to this SVG file.
     #[arg(long, value_name = "FILE")]
     svg: Option<PathBuf>,
+    /// Run the block-list experiment instead of the six filters: `host A1 or … or
+    /// host An` at 5, 10, 1,000 and 100,000 hosts.
+    #[arg(long)]
+    block_list: bool,
+    /// With --block-list: libpcap compiles lists of at most this many hosts (it takes
+    /// about a minute at 1,000; default 1000, quick 10).
+    #[arg(long)]
+    libpcap_max: Option<usize>,
+    /// With --block-list: the list sizes (default 5,10,1000,100000).
+    #[arg(long, value_delimiter = ',')]
+    block_sizes: Vec<usize>,
 }
 
 /// Options of `e2e`.
@@ -408,6 +419,17 @@ fn read_trace(path: &std::path::Path) -> Result<netsift_bench::static_bench::Pac
     Ok(p)
 }
 
+/// The first lines of a `static` report: the command, machine, libpcap and trace.
+fn static_header(command: &str, what: &str, quick: bool, machine: &str, source: &str) {
+    let quick = if quick { " --quick" } else { "" };
+    println!("# netsift-bench {command}{quick}{what}");
+    println!(
+        "# machine: {machine}; libpcap: {}",
+        netsift_oracle::lib_version()
+    );
+    println!("# trace: {source}");
+}
+
 fn run_static(a: &StaticArgs) -> Result<()> {
     use netsift_bench::gen::trace::{trace, TraceConfig, TraceStats};
     use netsift_bench::static_bench::{self, Packets, StaticConfig};
@@ -445,6 +467,23 @@ fn run_static(a: &StaticArgs) -> Result<()> {
         bail!("the trace holds no packets");
     }
     let machine = static_bench::machine();
+    if a.block_list {
+        let max = a.libpcap_max.unwrap_or(if a.quick { 10 } else { 1000 });
+        let sizes = if a.block_sizes.is_empty() {
+            static_bench::blocklist::SIZES.to_vec()
+        } else {
+            a.block_sizes.clone()
+        };
+        let rows = static_bench::blocklist::run(&packets, &sizes, runs, max, |l| {
+            eprintln!("static --block-list: {l}")
+        })
+        .map_err(anyhow::Error::msg)?;
+        static_header("static --block-list", "", a.quick, &machine, &source);
+        println!();
+        println!("{}", static_bench::blocklist::table(&rows, runs));
+        eprintln!("static: done in {:.1} s", t0.elapsed().as_secs_f64());
+        return Ok(());
+    }
     let cfg = StaticConfig {
         runs,
         only: a.filters.clone(),
@@ -452,15 +491,13 @@ fn run_static(a: &StaticArgs) -> Result<()> {
     };
     let report = static_bench::run(&packets, &cfg, |l| eprintln!("static: {l}"))
         .map_err(anyhow::Error::msg)?;
-    println!(
-        "# netsift-bench static{}: Swift section 5.2 (Tables 5-7, Figure 10)",
-        if a.quick { " --quick" } else { "" }
+    static_header(
+        "static",
+        ": Swift section 5.2 (Tables 5-7, Figure 10)",
+        a.quick,
+        &machine,
+        &source,
     );
-    println!(
-        "# machine: {machine}; libpcap: {}",
-        netsift_oracle::lib_version()
-    );
-    println!("# trace: {source}");
     println!(
         "# {} packets in memory, {} runs per (filter, engine), engines interleaved round-robin; \
          engines: netsift (batch engine, Compiled::filter_batch, 32 packets per call), libpcap BPF interpreter \

@@ -104,7 +104,14 @@ impl Compiled {
             n <= LANES,
             "filter_batch: {n} packets, at most {LANES} a batch"
         );
-        batch::filter(&self.batch, self.simd, scratch, packets, wire_lens)
+        batch::filter(
+            &self.batch,
+            &self.set,
+            self.simd,
+            scratch,
+            packets,
+            wire_lens,
+        )
     }
 
     /// [`filter_batch`](Self::filter_batch) over any number of packets, one verdict
@@ -127,7 +134,7 @@ impl Compiled {
             wire_lens.len()
         );
         for (p, w) in packets.chunks(LANES).zip(wire_lens.chunks(LANES)) {
-            let m = batch::filter(&self.batch, self.simd, scratch, p, w);
+            let m = batch::filter(&self.batch, &self.set, self.simd, scratch, p, w);
             out.extend((0..p.len()).map(|i| m >> i & 1 != 0));
         }
     }

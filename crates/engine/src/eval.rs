@@ -101,9 +101,9 @@ impl Program for Static<'_> {
     fn anchor(&self, a: usize) -> Option<Anchor> {
         self.set.anchors().get(a).copied()
     }
-    fn contains(&self, _table: u32, _key: u64) -> Option<bool> {
-        // Static pass sets hold no tables.
-        None
+    #[inline]
+    fn contains(&self, table: u32, key: u64) -> Option<bool> {
+        self.set.table_contains(table, key)
     }
 }
 

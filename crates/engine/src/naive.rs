@@ -522,10 +522,12 @@ impl Run<'_> {
     }
 }
 
-/// Whether table `table` of `set` holds `key`; `None` if there is no such table.
-/// Static pass sets hold no tables, so their SET instructions are invalid.
-fn table_contains(_set: &PassSet, _table: u32, _key: u64) -> Option<bool> {
-    None
+/// Whether key table `table` of `set` holds `key`; `None` if there is no such
+/// table (the SET is then invalid).
+fn table_contains(set: &PassSet, table: u32, key: u64) -> Option<bool> {
+    set.tables()
+        .get(table as usize)
+        .map(|t| t.keys().contains(&key))
 }
 
 /// `a + b`, or a fault past 2^32.

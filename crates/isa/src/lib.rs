@@ -20,10 +20,12 @@ pub mod anchor;
 pub mod insn;
 mod listing;
 pub mod pass;
+pub mod table;
 
 pub use anchor::{Anchor, AnchorRule};
 pub use insn::{ArithOp, IndexMode, Instruction, Opcode, RelOp, Size};
 pub use pass::{Pass, PassKind, PassSet, UpdateError};
+pub use table::{set_key, KeyTable};
 
 /// Instructions a pass can hold (the seeds had 30).
 pub const MAX_INSNS: usize = 32;
@@ -31,5 +33,7 @@ pub const MAX_INSNS: usize = 32;
 pub const MAX_PASSES: usize = 4096;
 /// Entries in a pass set's anchor table; anchor 0 is the start of the packet.
 pub const MAX_ANCHORS: usize = 64;
+/// Key tables a static pass set can hold (SET's p1 names one).
+pub const MAX_TABLES: usize = 64;
 /// How deeply GROUP instructions may nest; a deeper GROUP evaluates false.
 pub const MAX_GROUP_DEPTH: usize = 64;

@@ -33,9 +33,33 @@ impl fmt::Display for PassSet {
                 writeln!(f, "  {j:2}: {}", insn)?;
             }
         }
+        if !self.tables().is_empty() {
+            writeln!(f, "tables:")?;
+        }
+        for (i, t) in self.tables().iter().enumerate() {
+            // A table may hold 100,000 keys: its size and the first few say what it is.
+            write!(f, "  #{i}: {} keys {{", t.len())?;
+            for (j, &k) in t.keys().iter().take(TABLE_KEYS_SHOWN).enumerate() {
+                let sep = if j == 0 { "" } else { ", " };
+                let (a, b) = ((k >> 32) as u32, k as u32);
+                // SET without field B makes keys whose low half is 0.
+                if b == 0 {
+                    write!(f, "{sep}{a:#x}")?;
+                } else {
+                    write!(f, "{sep}{a:#x}:{b:#x}")?;
+                }
+            }
+            if t.len() > TABLE_KEYS_SHOWN {
+                write!(f, ", …")?;
+            }
+            writeln!(f, "}}")?;
+        }
         Ok(())
     }
 }
+
+/// Keys of a table shown by the listing.
+const TABLE_KEYS_SHOWN: usize = 4;
 
 fn field(d: &crate::insn::Decoded, size: Size) -> String {
     let at = if d.anchor == 0 {

@@ -12,7 +12,8 @@
 //! smaller than the child's, an anchor's parent smaller than the anchor. Instruction
 //! images themselves are never validated: any image is safe to run.
 
-use crate::{Anchor, AnchorRule, Instruction, MAX_ANCHORS, MAX_INSNS, MAX_PASSES};
+use crate::table::KeyTable;
+use crate::{Anchor, AnchorRule, Instruction, MAX_ANCHORS, MAX_INSNS, MAX_PASSES, MAX_TABLES};
 use std::fmt;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -59,6 +60,7 @@ pub enum UpdateError {
     NoSuchInstruction { pass: usize, index: usize },
     BadParent { pass: usize, parent: usize },
     BadAnchorParent { anchor: usize, parent: usize },
+    TooManyTables,
 }
 
 impl fmt::Display for UpdateError {
@@ -81,6 +83,9 @@ impl fmt::Display for UpdateError {
             UpdateError::BadParent { pass, parent } => {
                 write!(f, "pass {pass}: parent {parent} must be an earlier pass")
             }
+            UpdateError::TooManyTables => {
+                write!(f, "a pass set holds at most {MAX_TABLES} key tables")
+            }
             UpdateError::BadAnchorParent { anchor, parent } => {
                 write!(
                     f,
@@ -93,11 +98,13 @@ impl fmt::Display for UpdateError {
 
 impl std::error::Error for UpdateError {}
 
-/// An OR of passes plus the anchor table their instructions address.
+/// An OR of passes plus the anchor table their instructions address and the key
+/// tables their SET instructions look keys up in (p1 is the table's index).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PassSet {
     passes: Vec<Pass>,
     anchors: Vec<Anchor>,
+    tables: Vec<KeyTable>,
 }
 
 impl Default for PassSet {
@@ -112,6 +119,7 @@ impl PassSet {
         PassSet {
             passes: Vec::new(),
             anchors: vec![Anchor::new(AnchorRule::Const, 0, 0)],
+            tables: Vec::new(),
         }
     }
 
@@ -128,6 +136,33 @@ impl PassSet {
     pub fn anchors(&self) -> &[Anchor] {
         &self.anchors
     }
+    /// The key tables; SET's p1 indexes them.
+    pub fn tables(&self) -> &[KeyTable] {
+        &self.tables
+    }
+
+    /// Whether table `table` holds `key`; `None` if there is no such table (a SET
+    /// naming it is invalid).
+    #[inline]
+    pub fn table_contains(&self, table: u32, key: u64) -> Option<bool> {
+        self.tables.get(table as usize).map(|t| t.contains(key))
+    }
+
+    /// Adds a key table for SET instructions (keys as [`crate::set_key`] builds them);
+    /// returns its index, the SET's p1. An equal table already present is shared.
+    /// O(n log n) in the number of keys.
+    pub fn add_table(&mut self, keys: impl IntoIterator<Item = u64>) -> Result<u32, UpdateError> {
+        let t = KeyTable::new(keys);
+        if let Some(i) = self.tables.iter().position(|x| x.keys() == t.keys()) {
+            return Ok(i as u32);
+        }
+        if self.tables.len() >= MAX_TABLES {
+            return Err(UpdateError::TooManyTables);
+        }
+        self.tables.push(t);
+        Ok(self.tables.len() as u32 - 1)
+    }
+
     pub fn instruction_count(&self) -> usize {
         self.passes.iter().map(Pass::len).sum()
     }
@@ -251,6 +286,7 @@ impl PassSet {
         let mut set = PassSet {
             passes: Vec::with_capacity(passes.len()),
             anchors,
+            tables: Vec::new(),
         };
         if set.anchors.is_empty() {
             set.anchors.push(Anchor::new(AnchorRule::Const, 0, 0));

@@ -12,6 +12,7 @@ mod error;
 mod facts;
 mod fasthash;
 mod keep;
+pub mod large;
 mod lead;
 pub mod lower;
 mod micro;
@@ -48,7 +49,22 @@ pub fn compile_for(text: &str, target: Target) -> Result<PassSet, Error> {
 
 fn compile_here(text: &str, target: Target) -> Result<PassSet, Error> {
     let expr = syntax::parse_here(text)?;
-    let (tree, anchors) = lower::lower(expr.as_ref(), text, target)?;
+    let general = |e: Option<&syntax::ast::Expr>| compile_tree(e, text, target);
+    let Some(expr) = expr else {
+        return general(None);
+    };
+    let out = large::compile(&expr, text, &general);
+    large::dismantle(expr);
+    out
+}
+
+/// The general pipeline on a parsed tree.
+fn compile_tree(
+    expr: Option<&syntax::ast::Expr>,
+    text: &str,
+    target: Target,
+) -> Result<PassSet, Error> {
+    let (tree, anchors) = lower::lower(expr, text, target)?;
     let whole = Span::new(0, text.len());
     let rejects_all = || {
         Error::new("expression rejects all packets", whole, text).with_kind(ErrorKind::RejectsAll)

@@ -27,6 +27,7 @@
 //! accept ratio.
 
 pub mod ablation;
+pub mod blocklist;
 pub mod e2e;
 pub mod engines;
 pub mod optc;

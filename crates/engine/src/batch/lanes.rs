@@ -509,9 +509,8 @@ impl Env for Lane<'_, '_> {
     fn wire_len(&self) -> u32 {
         self.run.lanes.wire[self.l]
     }
-    fn contains(&self, _table: u32, _key: u64) -> Option<bool> {
-        // Static pass sets hold no tables.
-        None
+    fn contains(&self, table: u32, key: u64) -> Option<bool> {
+        self.run.set.table_contains(table, key)
     }
 }
 

@@ -194,6 +194,7 @@ impl<'a> Lanes<'a> {
 /// slices: `packets` and `wire_lens` have the same length, at most [`LANES`]).
 pub(crate) fn filter(
     form: &Form,
+    set: &netsift_isa::PassSet,
     simd: Simd,
     scratch: &mut BatchScratch,
     packets: &[&[u8]],
@@ -208,7 +209,7 @@ pub(crate) fn filter(
     }
     let lanes = Lanes::new(packets, wire_lens, n);
     scratch.begin(form.passes.len(), lanes.all);
-    let run = walk::Run::new(form, simd, scratch, lanes);
+    let run = walk::Run::new(form, set, simd, scratch, lanes);
     if form.lean {
         run.lean()
     } else {

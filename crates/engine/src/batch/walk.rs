@@ -4,19 +4,28 @@ use super::form::{BOp, Form, Kind};
 use super::{BatchScratch, Lanes, Mask};
 use crate::op::group_range;
 use crate::simd::Simd;
-use netsift_isa::PassKind;
+use netsift_isa::{PassKind, PassSet};
 
 pub(crate) struct Run<'a> {
     pub form: &'a Form,
+    /// The set's key tables, for SET.
+    pub set: &'a PassSet,
     pub s: &'a mut BatchScratch,
     pub lanes: Lanes<'a>,
     pub simd: Simd,
 }
 
 impl<'a> Run<'a> {
-    pub fn new(form: &'a Form, simd: Simd, s: &'a mut BatchScratch, lanes: Lanes<'a>) -> Run<'a> {
+    pub fn new(
+        form: &'a Form,
+        set: &'a PassSet,
+        simd: Simd,
+        s: &'a mut BatchScratch,
+        lanes: Lanes<'a>,
+    ) -> Run<'a> {
         Run {
             form,
+            set,
             s,
             lanes,
             simd,

@@ -32,16 +32,11 @@ pub(crate) struct Table {
     tombs: AtomicU64,
 }
 
-/// A 64-bit mixer (MurmurHash3's finaliser) over the seeded key. The seed is random
-/// per table, so traffic cannot aim keys at one probe chain.
+/// A 64-bit mixer over the seeded key. The seed is random per table, so traffic
+/// cannot aim keys at one probe chain.
 #[inline]
 fn hash(key: u64, seed: u64) -> u64 {
-    let mut h = key ^ seed;
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    h ^= h >> 33;
-    h = h.wrapping_mul(0xc4ce_b9fe_1a85_ec53);
-    h ^ (h >> 33)
+    netsift_isa::table::mix(key ^ seed)
 }
 
 impl Table {

@@ -607,9 +607,28 @@ impl Writer {
         self.anchor(Anchor(0xff << 24))
     }
 
+    /// Copies `set`'s static key tables (`PassSet::tables`) into new live tables;
+    /// entry `i` of the result is the live number of `set`'s table `i`. O(keys). A live
+    /// set holds at most `MAX_TABLES` tables and never frees one, so a clause whose
+    /// tables do not fit is refused with [`LiveError::TooManyTables`]; tables created
+    /// before that stay unnamed, like anchors.
+    pub fn import_tables(&mut self, set: &PassSet) -> Result<Vec<u32>, LiveError> {
+        let mut map = Vec::with_capacity(set.tables().len());
+        for t in set.tables() {
+            let live = self.create_table(t.len())?;
+            for &k in t.keys() {
+                self.table_insert(live, k)?;
+            }
+            map.push(live);
+        }
+        Ok(map)
+    }
+
     /// Adds a compiled pass set (one filter expression, e.g. from `netsift_pcapc`) as
     /// one clause: its passes keep their order, parents and GROUP ranges in a run of
-    /// free slots, and its anchors join the live anchor table. Cost: O(size of the
+    /// free slots, and its anchors join the live anchor table. Its key tables become
+    /// live tables and its SETs name those; a set without tables keeps its SETs' table
+    /// numbers, which then name this writer's tables (`create_table`). Cost: O(size of the
     /// clause). Sub-passes are published before the root passes that name them.
     pub fn add_clause(&mut self, set: &PassSet) -> Result<ClauseId, LiveError> {
         let n = set.passes().len();
@@ -634,6 +653,8 @@ impl Writer {
         } else {
             0
         };
+        // A static set's key tables become live tables, and its SETs name those.
+        let tables = self.import_tables(set)?;
         let clause = self.clause_id();
         let mut slots = Vec::with_capacity(n);
         for (i, p) in set.passes().iter().enumerate() {
@@ -642,8 +663,15 @@ impl Writer {
             let mut stamps = Vec::with_capacity(p.len());
             for (k, insn) in p.instructions().iter().enumerate() {
                 let mut im = insn.map_anchors(|a| map.get(a as usize).copied().unwrap_or(none));
-                if im.decode().opcode == Some(Opcode::Group) {
-                    im.0[1] = im.0[1].wrapping_add(base as u32);
+                match im.decode().opcode {
+                    Some(Opcode::Group) => im.0[1] = im.0[1].wrapping_add(base as u32),
+                    // A set with key tables names them; one without names live tables
+                    // (built by hand for this writer) and keeps its numbers. A table the
+                    // static set lacks stays missing (the SET is invalid).
+                    Some(Opcode::Set) if !tables.is_empty() => {
+                        im.0[1] = tables.get(im.0[1] as usize).copied().unwrap_or(u32::MAX)
+                    }
+                    _ => {}
                 }
                 // A copied instruction that really is its parent's shares the stamp.
                 let shared_stamp = p.parent.and_then(|q| {

@@ -100,11 +100,29 @@ pub fn anchor_strategy() -> impl Strategy<Value = Anchor> {
 /// A pass set of up to `max_passes` random passes over up to `max_anchors` random
 /// anchors.
 pub fn set_strategy(max_passes: usize, max_anchors: usize) -> impl Strategy<Value = PassSet> {
+    // Key tables: keys made of 1, 2 and 4-byte values of the frame below (field A)
+    // and 0 or another value (field B), so SETs over its fields often hit.
+    let value = (0usize..FRAME.len(), 0u32..3).prop_map(|(at, size)| {
+        FRAME[at..]
+            .iter()
+            .take(1 << size)
+            .fold(0u32, |v, &b| v << 8 | b as u32)
+    });
+    let key = (value.clone(), prop_oneof![Just(0u32), value])
+        .prop_map(|(a, b)| netsift_isa::set_key(a, b));
+    let tables = prop::collection::vec(prop::collection::vec(key, 0..12), 0..3);
     (
         prop::collection::vec(pass_strategy(), 0..max_passes),
         prop::collection::vec(anchor_strategy(), 0..max_anchors),
+        tables,
     )
-        .prop_map(|(passes, anchors)| PassSet::from_raw(passes, anchors).expect("within limits"))
+        .prop_map(|(passes, anchors, tables)| {
+            let mut set = PassSet::from_raw(passes, anchors).expect("within limits");
+            for keys in tables {
+                set.add_table(keys).expect("a few small tables");
+            }
+            set
+        })
 }
 
 /// An Ethernet + IPv4 (with options) + TCP frame with a payload: loads through
