@@ -476,7 +476,10 @@ fn retry_safe(alts: &[Seq]) -> bool {
     true
 }
 
-/// A negated equality test: (place, width, mask, value).
+/// A negated equality test: (place, width, mask, value). A value with bits outside the
+/// masked field (`ip proto 256`: libpcap compares the byte with 0x100, which never holds)
+/// is not one: a SIMD operand holds the field's width, so gathering it would compare
+/// with the value cut to that width (0) instead.
 fn neg_eq(i: &Item) -> Option<(Loc, Size, u32, u32)> {
     match i {
         Item::Lit(
@@ -487,7 +490,7 @@ fn neg_eq(i: &Item) -> Option<(Loc, Size, u32, u32)> {
                 test: Test::Eq(v),
             }),
             true,
-        ) => Some((*loc, *size, *mask, *v)),
+        ) if v & !(mask & size.max()) == 0 => Some((*loc, *size, *mask, *v)),
         _ => None,
     }
 }
