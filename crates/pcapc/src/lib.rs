@@ -47,7 +47,10 @@ pub fn compile_for(text: &str, target: Target) -> Result<PassSet, Error> {
 
 fn compile_here(text: &str, target: Target) -> Result<PassSet, Error> {
     let expr = syntax::parse_here(text)?;
-    let (tree, anchors) = lower::lower(expr.as_ref(), text, target)?;
+    let (tree, anchors, pending) = lower::lower(expr.as_ref(), text, target)?;
+    if let Some(e) = rejects::optimizer_error(&tree, pending) {
+        return Err(e);
+    }
     let whole = Span::new(0, text.len());
     let rejects_all = || Error::new("expression rejects all packets", whole, text);
     // libpcap refuses a filter when its optimizer finds no path to acceptance, which

@@ -48,6 +48,8 @@
 use crate::facts::{const_subject, test_key, TestKey};
 use crate::fasthash::FastMap;
 use crate::lower::ir::{Pred, Tree};
+use crate::lower::OptError;
+use crate::Error;
 
 /// A branch target: a block's index, or one of the two returns.
 type Target = u32;
@@ -86,28 +88,88 @@ pub(crate) fn rejects_all(t: &Tree) -> Option<bool> {
     if consistent_path(&blocks, root) {
         return Some(false);
     }
-    let mut g = Graph {
-        blocks,
-        root,
-        edom: DomTree::default(),
-        einfo: Vec::new(),
-        enode: Vec::new(),
-        acc: Vec::new(),
-        bdom: DomTree::default(),
-        bnode: Vec::new(),
-        bacc: Vec::new(),
-        level: Vec::new(),
-        order: Vec::new(),
-        preds: Vec::new(),
-        by_test: KeyMap::default(),
-        by_eq: KeyMap::default(),
-    };
+    let mut g = Graph::new(blocks, root);
     for _ in 0..MAX_PASSES {
         if !g.pass() {
             return Some(g.reaches_reject());
         }
     }
     None
+}
+
+/// The error libpcap's optimizer raises in an arithmetic relation (`pending`, from
+/// lowering, in the order of the text), if it raises one. Its second round folds the
+/// relation's constants and raises the error in every block still reachable once the
+/// first round's threading is done; a relation the first round cut off is never
+/// looked at, and the filter compiles (or is refused as rejecting all packets).
+/// Among several, the first in the text is reported. A filter the replay cannot
+/// finish (more than `MAX_PASSES` passes) keeps the first error.
+pub(crate) fn optimizer_error(t: &Tree, pending: Vec<OptError>) -> Option<Error> {
+    if pending.is_empty() {
+        return None;
+    }
+    if let Some(e) = pending.iter().find(|e| e.rel.is_none()) {
+        return Some(e.error.clone());
+    }
+    let mut blocks = Vec::new();
+    let root = build(t, ACCEPT, REJECT, &mut blocks);
+    let mut g = Graph::new(blocks, root);
+    let mut settled = false;
+    for _ in 0..MAX_PASSES {
+        if !g.pass() {
+            settled = true;
+            break;
+        }
+    }
+    let mut pending = pending.into_iter();
+    if !settled {
+        return pending.next().map(|e| e.error);
+    }
+    let reached = g.reachable();
+    pending
+        .find(|e| {
+            g.blocks
+                .iter()
+                .zip(&reached)
+                .any(|(b, &r)| r && b.pred.is_some() && b.pred == e.rel.as_ref())
+        })
+        .map(|e| e.error)
+}
+
+impl<'a> Graph<'a> {
+    fn new(blocks: Vec<Block<'a>>, root: Target) -> Graph<'a> {
+        Graph {
+            blocks,
+            root,
+            edom: DomTree::default(),
+            einfo: Vec::new(),
+            enode: Vec::new(),
+            acc: Vec::new(),
+            bdom: DomTree::default(),
+            bnode: Vec::new(),
+            bacc: Vec::new(),
+            level: Vec::new(),
+            order: Vec::new(),
+            preds: Vec::new(),
+            by_test: KeyMap::default(),
+            by_eq: KeyMap::default(),
+        }
+    }
+
+    /// Which blocks the root reaches now.
+    fn reachable(&self) -> Vec<bool> {
+        let mut seen = vec![false; self.blocks.len()];
+        let mut stack = vec![self.root];
+        while let Some(t) = stack.pop() {
+            if let Some(b) = self.block(t) {
+                if !std::mem::replace(&mut seen[t as usize], true) {
+                    stack.push(b.jt);
+                    stack.push(b.jf);
+                }
+            }
+        }
+        seen
+    }
 }
 
 /// One test of the flow graph and where its branches go now.

@@ -48,6 +48,7 @@ impl Lowerer<'_> {
         if self.regs_held.saturating_add(need) > BPF_MEMWORDS {
             return self.err(TOO_MANY_REGISTERS);
         }
+        self.rel_error = None;
         let (a0, c0) = self.arith(lhs)?;
         let (a1, c1) = self.arith(rhs)?;
         let (rel, reversed) = match op {
@@ -92,6 +93,13 @@ impl Lowerer<'_> {
                 rhs: a1,
             }),
         };
+        if let Some(error) = self.rel_error.take() {
+            let rel = match &b {
+                Tree::Atom(p @ Pred::Rel { .. }) => Some(p.clone()),
+                _ => None,
+            };
+            self.opt_errors.push(super::OptError { rel, error });
+        }
         if reversed {
             b = Tree::not(b);
         }
@@ -140,12 +148,12 @@ impl Lowerer<'_> {
                 // libpcap 1.10's gen_arth keeps only the left operand's protocol checks
                 // (`ip[0] + tcp[0]` has no TCP check); netsift agrees with it.
                 let _ = cy;
-                if !self.unopt && self.opt_error.is_none() {
+                if !self.unopt && self.rel_error.is_none() {
                     // The optimizer's own refusals, once value numbering knows the
                     // right operand (`opt_stmt`, `fold_op`): dividing by a constant 0,
                     // and shifting a value it does not know by a constant over 31 (a
                     // known value shifted that far folds to 0). Kept for the end of
-                    // lowering (see `opt_error`).
+                    // lowering (see `OptError`).
                     let msg = match (aop, &vx, &vy) {
                         (ArithOp::Div, _, Val::Const(0)) => Some("division by zero"),
                         (ArithOp::Mod, _, Val::Const(0)) => Some("modulus by zero"),
@@ -157,7 +165,7 @@ impl Lowerer<'_> {
                         _ => None,
                     };
                     if let Some(m) = msg {
-                        self.opt_error = self.err_at::<()>(m, y.span()).err();
+                        self.rel_error = self.err_at::<()>(m, y.span()).err();
                     }
                 }
                 (fold(aop, vx, vy, !self.unopt), cx)

@@ -97,10 +97,14 @@ pub(crate) struct Lowerer<'t> {
     pub no_optimize: bool,
     /// Lowering for a program libpcap does not optimize: no optimizer-like folds.
     pub unopt: bool,
-    /// The first error libpcap's optimizer would raise (a division by a computed 0,
-    /// say): reported once lowering is over, and only if the filter is optimized, as
-    /// libpcap raises it after gencode and not at all with `geneve`/`protochain`.
-    pub opt_error: Option<Error>,
+    /// The errors libpcap's optimizer would raise (a division by a computed 0, say),
+    /// one a relation, in order: they are decided once lowering is over, and only if
+    /// the filter is optimized, as libpcap raises them after gencode, not at all with
+    /// `geneve`/`protochain`, and only in a relation its first round leaves reachable
+    /// (see [`OptError`]).
+    pub opt_errors: Vec<OptError>,
+    /// The first such error of the relation being lowered.
+    pub rel_error: Option<Error>,
     /// Scratch registers libpcap holds for the rest of the filter (three for each
     /// `geneve` so far); an arithmetic relation has the other ones of its 16.
     pub regs_held: u32,
@@ -110,22 +114,34 @@ pub(crate) struct Lowerer<'t> {
 
 pub(crate) type LResult<T> = Result<T, Error>;
 
+/// An error libpcap's optimizer raises in an arithmetic relation's block, when its
+/// value numbering knows an operand (`opt_stmt`, `fold_op`). It does so only in its
+/// second round (`do_stmts`), so only if the block is still reachable after the first
+/// round's jump threading: `ip[8] >> (4 - 0x7e) != ip6[41]` on Ethernet loses the
+/// relation's block (an IPv4 packet is not IPv6) and is refused as rejecting all
+/// packets, and with `or udp` after it compiles.
+#[derive(Clone, Debug)]
+pub struct OptError {
+    /// The relation's test as lowered (`None` if it folded to a constant, then the
+    /// error is raised whatever the graph: no block of the tree stands for it).
+    pub rel: Option<Pred>,
+    pub error: Error,
+}
+
 /// Lowers a parsed expression for `target`. `None` (the empty expression) accepts all.
+/// Also returns the optimizer's errors, for [`crate::rejects::optimizer_error`].
 pub fn lower(
     expr: Option<&Expr>,
     text: &str,
     target: Target,
-) -> Result<(Tree, Vec<AnchorSpec>), Error> {
+) -> Result<(Tree, Vec<AnchorSpec>, Vec<OptError>), Error> {
     let mut lw = Lowerer::new(text, target)?;
     let tree = match expr {
         None => Tree::Const(true),
         Some(e) => lw.expr(e)?,
     };
     if !lw.no_optimize {
-        return match lw.opt_error {
-            Some(e) => Err(e),
-            None => Ok((tree, lw.anchors)),
-        };
+        return Ok((tree, lw.anchors, lw.opt_errors));
     }
     // libpcap will not optimize this filter: lower it again without the folds that
     // stand in for its optimizer, from the first primitive on.
@@ -138,6 +154,7 @@ pub fn lower(
     Ok((
         Tree::Unoptimized(Box::new(ir::keep_constants(tree))),
         lw.anchors,
+        Vec::new(),
     ))
 }
 
@@ -180,7 +197,8 @@ impl<'t> Lowerer<'t> {
             geneve_udp: None,
             no_optimize: false,
             unopt: false,
-            opt_error: None,
+            opt_errors: Vec::new(),
+            rel_error: None,
             regs_held: 0,
             span: Span::new(0, text.len()),
         })
