@@ -47,8 +47,8 @@ pub fn compile_for(text: &str, target: Target) -> Result<PassSet, Error> {
 
 fn compile_here(text: &str, target: Target) -> Result<PassSet, Error> {
     let expr = syntax::parse_here(text)?;
-    let (tree, anchors, pending) = lower::lower(expr.as_ref(), text, target)?;
-    if let Some(e) = rejects::optimizer_error(&tree, pending) {
+    let (tree, anchors, info) = lower::lower(expr.as_ref(), text, target)?;
+    if let Some(e) = rejects::optimizer_error(&tree, &info) {
         return Err(e);
     }
     let whole = Span::new(0, text.len());
@@ -56,7 +56,7 @@ fn compile_here(text: &str, target: Target) -> Result<PassSet, Error> {
     // libpcap refuses a filter when its optimizer finds no path to acceptance, which
     // depends on where its flow graph loses facts, not on whether a packet can match
     // (see `rejects`): decide that on the tree as generated, before any folding.
-    let libpcap_refuses = rejects::rejects_all(&tree);
+    let libpcap_refuses = rejects::rejects_all(&tree, &info.computed);
     if libpcap_refuses == Some(true) {
         return Err(rejects_all());
     }

@@ -77,6 +77,15 @@ fn raised_only_where_the_first_round_leaves_the_relation() {
         "ip[0] >> (1 - 2) = 0 or tcp",
         Some("shift by more than 31 bits"),
     );
+    // A modulus of a load by a computed 0 is `mod #0` after one pass and refused in
+    // the next; by then `255 > (511279 + 0)` is decided and the relation is gone.
+    agree("255 > (511279 + 0) and ip[0] % (59 * 0) > 1 or tcp", None);
+    agree("ip[0] % (59 * 0) > 1 or tcp", Some("modulus by zero"));
+    // A shift is refused in the pass that makes it `lsh #k`.
+    agree(
+        "255 > (511279 + 0) and ip[0] << (40 + 0) > 1 or tcp",
+        Some("shift by more than 31 bits"),
+    );
 }
 
 /// `ip[0] + (ip[1] + (... + ip[n]))`: every pending left value holds one of

@@ -93,12 +93,25 @@ impl Lowerer<'_> {
                 rhs: a1,
             }),
         };
-        if let Some(error) = self.rel_error.take() {
+        if let Tree::Atom(p @ Pred::Rel { lhs: l, rhs: r, .. }) = &b {
+            // A constant the text does not give as a number is one only the
+            // optimizer's second round knows (see `Computed`).
+            let computed =
+                |v: &Val, a: &Arith| matches!(v, Val::Const(_)) && !matches!(a, Arith::Num(..));
+            let (cl, cr) = (computed(l, lhs), computed(r, rhs));
+            if !self.unopt && (cl || cr) {
+                self.computed.push(super::Computed {
+                    rel: p.clone(),
+                    lhs: cl,
+                });
+            }
+        }
+        if let Some((error, late)) = self.rel_error.take() {
             let rel = match &b {
                 Tree::Atom(p @ Pred::Rel { .. }) => Some(p.clone()),
                 _ => None,
             };
-            self.opt_errors.push(super::OptError { rel, error });
+            self.opt_errors.push(super::OptError { rel, error, late });
         }
         if reversed {
             b = Tree::not(b);
@@ -165,7 +178,12 @@ impl Lowerer<'_> {
                         _ => None,
                     };
                     if let Some(m) = msg {
-                        self.rel_error = self.err_at::<()>(m, y.span()).err();
+                        // A division of a value it does not know by a known 0 becomes
+                        // `div #0` in one pass and is refused in the next (opt_stmt's
+                        // check of a zero constant); the others are refused at once.
+                        let late = matches!(aop, ArithOp::Div | ArithOp::Mod)
+                            && !matches!(vx, Val::Const(_));
+                        self.rel_error = self.err_at::<()>(m, y.span()).err().map(|e| (e, late));
                     }
                 }
                 (fold(aop, vx, vy, !self.unopt), cx)
