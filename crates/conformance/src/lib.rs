@@ -212,6 +212,23 @@ pub fn generated_capture_data() -> BTreeMap<LinkType, Vec<CaptureData>> {
     m
 }
 
+/// [`synth::snapped_captures_for`] for every supported link type, as [`CaptureData`]
+/// grouped by link type (same seed as [`generated_captures`]).
+pub fn snapped_capture_data() -> BTreeMap<LinkType, Vec<CaptureData>> {
+    let mut m: BTreeMap<LinkType, Vec<CaptureData>> = BTreeMap::new();
+    for lt in LinkType::SUPPORTED {
+        for (name, linktype, packets) in synth::snapped_captures_for(lt, GENERATED_SEED) {
+            m.entry(linktype).or_default().push(CaptureData {
+                name,
+                linktype,
+                packets,
+                read_error: None,
+            });
+        }
+    }
+    m
+}
+
 // ---------------------------------------------------------------------------------
 // Filter lists
 // ---------------------------------------------------------------------------------
