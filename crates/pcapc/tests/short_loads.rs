@@ -185,3 +185,17 @@ fn a_later_length_test_is_pulled_in_front_of_a_relation() {
     let arith = listing.find("arith").expect("the relation");
     assert!(len < arith, "{listing}");
 }
+
+/// A root relation whose branches meet (its `and` cannot hold) loses its jump but
+/// not its statements: `opt_root` moves them to the new root, so every load of both
+/// sides still runs first. `link[len]` is past the captured bytes of every packet,
+/// so libpcap rejects every one, and netsift's program loads it first too.
+#[test]
+fn a_root_relations_loads_stay_when_its_test_goes() {
+    let listing = program(
+        "(link[len] == -link[-20]) and (vrrp) or greater 20 and tcp dst port smtp or not 65534",
+        LinkType::IPV6,
+    );
+    let first = listing.lines().nth(1).unwrap_or("");
+    assert!(first.contains("arith"), "{listing}");
+}
