@@ -148,3 +148,21 @@ fn geneve_holds_three_registers_for_the_rest_of_the_filter() {
     // Registers are held from `geneve` on, in the order of the text.
     agree(&format!("{} > 0 and geneve", right_nested(14)), None);
 }
+
+/// gen_protochain takes a register first and frees it at the end, but `protochain`
+/// without `ip`/`ip6` returns early after calling itself for both, and never frees
+/// its own: one more register held for the rest of the filter.
+#[test]
+fn protochain_without_ip_or_ip6_keeps_a_register() {
+    let g = |n: usize| vec!["geneve"; n].join(" and ");
+    let rel = "(3 | (15304 % 79 % 2)) >= 0x1d";
+    agree(
+        &format!("protochain 1 or {} or {rel}", g(4)),
+        Some("too many registers needed to evaluate expression"),
+    );
+    agree(&format!("ip protochain 1 or {} or {rel}", g(4)), None);
+    agree(
+        &format!("{} and protochain 1", g(5)),
+        Some("too many registers needed to evaluate expression"),
+    );
+}
