@@ -645,6 +645,7 @@ fn absorb(out: &mut Vec<Seq>, alt: &Seq) -> bool {
                     let done = out.pop().expect("non-empty");
                     if !merge_into_earlier(out, &done) {
                         out.push(done);
+                        rejoin(out, out.len() - 1);
                     }
                 }
                 return true;
@@ -687,6 +688,7 @@ fn merge_into_earlier(out: &mut Vec<Seq>, alt: &Seq) -> bool {
         let Some(m) = merge(a, b) else { continue };
         if prev[..n - 1] == alt[..n - 1] {
             prev[n - 1] = m;
+            rejoin(out, k);
             return true;
         }
         if let Some(rest) = split_protocols(out, k, alt, m) {
@@ -702,6 +704,31 @@ fn merge_into_earlier(out: &mut Vec<Seq>, alt: &Seq) -> bool {
         }
     }
     false
+}
+
+/// After `out[k]` changed: a neighbour that now differs from it only in the values of
+/// one earlier equality joins it again, as [`absorb`] joins the last alternative (a
+/// split by [`split_protocols`] that the following alternatives made whole: in `host
+/// A or B`, ARP and RARP end in the same pair again once `B` is merged into both).
+fn rejoin(out: &mut Vec<Seq>, mut k: usize) {
+    'again: loop {
+        for j in [k + 1, k.wrapping_sub(1)] {
+            let Some(other) = out.get(j) else { continue };
+            let Some(i) = single_difference(&out[k], other) else {
+                continue;
+            };
+            let (first, second) = if j < k { (j, k) } else { (k, j) };
+            if let Some(m) =
+                merge(&out[first][i], &out[second][i]).filter(|m| matches!(m, Item::Set { .. }))
+            {
+                out[first][i] = m;
+                out.remove(second);
+                k = first;
+                continue 'again;
+            }
+        }
+        return;
+    }
 }
 
 /// Two src-or-dst alternatives whose prefixes differ only in the set of values of one
