@@ -731,6 +731,36 @@ fn rejoin(out: &mut Vec<Seq>, mut k: usize) {
     }
 }
 
+/// Whether a path that passed the equality tests `facts` runs through alternative
+/// `mid` without a load or a test they do not decide: its tests up to one the facts
+/// decide false are all decided true (the same field with only values they allow).
+fn skipped(mid: &Seq, facts: &[Item]) -> bool {
+    for item in mid {
+        let Some((l, sz, m, vals)) = eq_parts(item) else {
+            return false;
+        };
+        let decided = facts.iter().find_map(|f| {
+            let (lf, sf, mf, vf) = eq_parts(f)?;
+            if (lf, sf, mf) != (l, sz, m) {
+                return None;
+            }
+            if vf.iter().all(|v| vals.contains(v)) {
+                Some(true)
+            } else if vf.iter().all(|v| !vals.contains(v)) {
+                Some(false)
+            } else {
+                None
+            }
+        });
+        match decided {
+            Some(true) => continue,
+            Some(false) => return true,
+            None => return false,
+        }
+    }
+    false
+}
+
 /// Two src-or-dst alternatives whose prefixes differ only in the set of values of one
 /// field (`port 23 or port 53` is `ip proto {132, 6, 17}`, then the ports, per IP
 /// version; `port telnet` has `ip proto 6` alone). libpcap tests each protocol in a
@@ -758,6 +788,20 @@ fn split_protocols(out: &mut Vec<Seq>, k: usize, alt: &Seq, both: Item) -> Optio
     }
     let shared: Vec<u32> = va.iter().copied().filter(|v| vb.contains(v)).collect();
     if shared.is_empty() {
+        return None;
+    }
+    // libpcap threads the shared protocols' path to `alt` only past alternatives in
+    // between that a test on that path decides false before they load anything else
+    // (`port 80 or icmp or tcp port 53`); past `ip host X` or `less 100` it does not,
+    // and the pairs stay apart.
+    let mut facts: Vec<Item> = prev[..n - 1].to_vec();
+    facts[i] = Item::Set {
+        loc: la,
+        size: sa,
+        mask: ma,
+        values: shared.clone(),
+    };
+    if !out[k + 1..].iter().all(|mid| skipped(mid, &facts)) {
         return None;
     }
     let own: Vec<u32> = va.iter().copied().filter(|v| !vb.contains(v)).collect();

@@ -217,3 +217,14 @@ fn port_pairs_merge_on_the_protocols_they_share() {
         "{listing}"
     );
 }
+
+/// The shared protocol's path reaches the later port pair only past alternatives a
+/// test on it decides false: past `icmp` (not TCP) libpcap merges the pairs, past `ip
+/// host 1.2.3.4` (an address it must load) it does not.
+#[test]
+fn port_pairs_merge_only_past_what_the_path_decides() {
+    let merged = program("port 80 or icmp or tcp port 53", LinkType::RAW);
+    assert!(merged.contains("in {0x50, 0x35}"), "{merged}");
+    let apart = program("port 80 or ip host 1.2.3.4 or tcp port 53", LinkType::RAW);
+    assert!(!apart.contains("in {0x50, 0x35}"), "{apart}");
+}
