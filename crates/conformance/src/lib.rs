@@ -935,7 +935,8 @@ impl Report {
                  protochain code sets X to the AH length instead of adding it, and can loop \
                  forever. UninitializedMemory: the program reads a scratch slot it never \
                  stored on that path (`geneve` followed by `or`), so the result is stack \
-                 garbage",
+                 garbage. SlotReuse: defined, but read as a Geneve offset out of a slot an \
+                 arithmetic relation stored (libpcap's register reuse, not reproduced)",
                 self.no_verdict
             );
             for v in self.no_verdict_samples.iter().take(max_lines.min(10)) {
