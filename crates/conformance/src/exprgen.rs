@@ -52,6 +52,25 @@ const ETHER_PROTOS: &[&str] = &[
     "0x0600",
     "0x42",
 ];
+/// Numbers past the field they are compared with (`proto 256`, `ether proto 70000`,
+/// `ip[0] = 256`): libpcap compiles most of them as a comparison that never holds
+/// (its loads still run), and refuses those gencode bounds (`port 70000`,
+/// `vlan 5000`) or its scanner cannot read (past 32 bits).
+const OUT_OF_RANGE: &[u32] = &[
+    255,
+    256,
+    257,
+    0x1ff,
+    4095,
+    4096,
+    65535,
+    65536,
+    70000,
+    1_048_576,
+    16_777_216,
+    0xffff_ffff,
+];
+
 const SERVICES: &[&str] = &[
     "http", "ssh", "domain", "https", "ntp", "ftp", "telnet", "smtp",
 ];
@@ -92,6 +111,17 @@ impl ExprGen {
         }
     }
 
+    /// A number past some field's width now and then (`percent` of the time),
+    /// else `v`.
+    fn maybe_out_of_range(&mut self, v: u32, percent: u32) -> String {
+        if self.rng.chance(percent) {
+            let big = *self.rng.pick(OUT_OF_RANGE);
+            self.num(big)
+        } else {
+            self.num(v)
+        }
+    }
+
     fn ipv4(&mut self) -> String {
         ipv4_text(*self.rng.pick(pool::IPV4))
     }
@@ -105,7 +135,7 @@ impl ExprGen {
             self.rng.pick(SERVICES).to_string()
         } else {
             let p = *self.rng.pick(pool::PORTS) as u32;
-            self.num(p)
+            self.maybe_out_of_range(p, 2)
         }
     }
 
@@ -117,6 +147,24 @@ impl ExprGen {
     /// An IPv4 network: `a.b.c.d/len`, `a.b.c`, `a.b`, or `a.b.c.d mask m`.
     fn net4(&mut self) -> String {
         let a = *self.rng.pick(pool::IPV4);
+        if self.rng.chance(4) {
+            // A bare number as a network (its size decides the mask), and masks and
+            // prefixes past 32 bits.
+            return match self.rng.below(3) {
+                0 => {
+                    let big = *self.rng.pick(OUT_OF_RANGE);
+                    self.num(big)
+                }
+                1 => format!("{}/{}", ipv4_text(a), self.rng.pick(&[32u32, 33, 64])),
+                _ => format!(
+                    "{}.{}.{}.{}",
+                    a[0],
+                    a[1],
+                    a[2],
+                    self.rng.pick(&[255u32, 256, 300])
+                ),
+            };
+        }
         match self.rng.below(4) {
             0 => {
                 let len = *self.rng.pick(&[0u32, 8, 16, 24, 30, 31, 32]);
@@ -253,13 +301,18 @@ impl ExprGen {
                     let n = *self
                         .rng
                         .pick(&[1u32, 2, 4, 6, 17, 41, 47, 50, 51, 58, 103, 112, 132]);
-                    self.num(n)
+                    self.maybe_out_of_range(n, 10)
                 };
                 format!("{q}proto {p}")
             }
             3 if self.has_link_protos() => {
                 let q = *self.rng.pick(&["ether", "link"]);
-                let p = *self.rng.pick(ETHER_PROTOS);
+                let p = if self.rng.chance(8) {
+                    let big = *self.rng.pick(OUT_OF_RANGE);
+                    self.num(big)
+                } else {
+                    self.rng.pick(ETHER_PROTOS).to_string()
+                };
                 format!("{q} proto {p}")
             }
             4 => {
@@ -289,7 +342,7 @@ impl ExprGen {
             0 => {
                 if with_arg {
                     let v = *self.rng.pick(pool::VLAN_IDS) as u32;
-                    let n = self.num(v);
+                    let n = self.maybe_out_of_range(v, 5);
                     format!("vlan {n}")
                 } else {
                     "vlan".into()
@@ -298,7 +351,7 @@ impl ExprGen {
             1 => {
                 if with_arg {
                     let v = *self.rng.pick(pool::MPLS_LABELS);
-                    let n = self.num(v);
+                    let n = self.maybe_out_of_range(v, 5);
                     format!("mpls {n}")
                 } else {
                     "mpls".into()
@@ -307,7 +360,7 @@ impl ExprGen {
             2 => {
                 if with_arg {
                     let v = *self.rng.pick(pool::PPPOE_SESSIONS) as u32;
-                    let n = self.num(v);
+                    let n = self.maybe_out_of_range(v, 5);
                     format!("pppoes {n}")
                 } else {
                     "pppoes".into()
@@ -316,7 +369,7 @@ impl ExprGen {
             3 => {
                 if with_arg {
                     let v = *self.rng.pick(pool::VNIS);
-                    let n = self.num(v);
+                    let n = self.maybe_out_of_range(v, 5);
                     format!("geneve {n}")
                 } else {
                     "geneve".into()
@@ -329,9 +382,9 @@ impl ExprGen {
     /// An arithmetic expression of bounded depth.
     fn arith(&mut self, depth: u32) -> String {
         let choice = if depth == 0 {
-            self.rng.weighted(&[50, 40, 10, 0, 0])
+            self.rng.weighted(&[50, 40, 10, 0, 0, 0])
         } else {
-            self.rng.weighted(&[25, 40, 5, 25, 5])
+            self.rng.weighted(&[25, 40, 5, 25, 5, 4])
         };
         match choice {
             0 => {
@@ -361,9 +414,56 @@ impl ExprGen {
                 };
                 format!("({a} {op} {b})")
             }
-            _ => {
+            4 => {
                 let a = self.arith(depth - 1);
                 format!("-{a}")
+            }
+            _ => self.chain(depth),
+        }
+    }
+
+    /// Operator chains whose right operands libpcap's optimizer computes: `x % 74 %
+    /// 0x1` (`%` has no precedence in libpcap's grammar, so it is `x % (74 % 1)`, a
+    /// modulus by a computed 0), and divisions and shifts by differences of
+    /// constants (`x >> (4 - 0x7e)`, a shift by more than 31 bits once folded).
+    /// gen_arth checks only the right operand's first statement; the optimizer
+    /// refuses the rest where the relation survives its first round.
+    fn chain(&mut self, depth: u32) -> String {
+        let a = self.arith(depth - 1);
+        let small = |g: &mut Self, below: u64| {
+            let v = g.rng.below(below) as u32;
+            g.num(v)
+        };
+        match self.rng.below(4) {
+            0 => {
+                let op = *self.rng.pick(&["%", "/", "*", "+", "-"]);
+                let (k1, k2) = (small(self, 130), small(self, 4));
+                format!("({a} % {k1} {op} {k2})")
+            }
+            1 => {
+                // Mostly a shift within 31 bits; past it (or negative) now and then.
+                let op = *self.rng.pick(&["<<", ">>"]);
+                let (k1, k2) = (small(self, 40), small(self, 12));
+                let inner = *self.rng.pick(&["-", "+", "%"]);
+                format!("({a} {op} ({k1} {inner} {k2}))")
+            }
+            2 => {
+                let op = *self.rng.pick(&["/", "%"]);
+                let k = small(self, 130);
+                let inner = *self.rng.pick(&["-", "%", "&", "*", "+", "|"]);
+                let k2 = if inner == "-" && self.rng.chance(50) {
+                    k.clone()
+                } else {
+                    small(self, 130)
+                };
+                format!("({a} {op} ({k} {inner} {k2}))")
+            }
+            _ => {
+                // Unparenthesized: what libpcap's precedence makes of it.
+                let op1 = *self.rng.pick(BINOPS);
+                let op2 = *self.rng.pick(BINOPS);
+                let (k1, k2) = (small(self, 32), small(self, 32));
+                format!("({a} {op1} {k1} {op2} {k2})")
             }
         }
     }
@@ -412,7 +512,7 @@ impl ExprGen {
 
     fn relation(&mut self) -> String {
         // Common idioms first, then random arithmetic.
-        match self.rng.weighted(&[12, 8, 6, 6, 6, 5, 57]) {
+        match self.rng.weighted(&[12, 8, 6, 6, 6, 5, 6, 57]) {
             0 => {
                 let f = *self.rng.pick(&[
                     "tcp-syn", "tcp-ack", "tcp-fin", "tcp-rst", "tcp-push", "tcp-urg", "tcp-ece",
@@ -459,6 +559,7 @@ impl ExprGen {
             4 => {
                 let op = *self.rng.pick(RELOPS);
                 let l = *self.rng.pick(pool::LENGTHS);
+                let l = self.maybe_out_of_range(l, 5);
                 format!("len {op} {l}")
             }
             5 => {
@@ -467,6 +568,18 @@ impl ExprGen {
                     .pick(&["udp[2:2]", "udp[0:2]", "tcp[2:2]", "tcp[0:2]"]);
                 let v = *self.rng.pick(pool::PORTS);
                 format!("{p} {} {v}", self.rng.pick(RELOPS))
+            }
+            6 => {
+                // A field compared with a number past its width.
+                let l = self.load(0);
+                let op = *self.rng.pick(RELOPS);
+                let big = *self.rng.pick(OUT_OF_RANGE);
+                let v = self.num(big);
+                if self.rng.chance(25) {
+                    format!("{l} & {} {op} {v}", self.num(0xff))
+                } else {
+                    format!("{l} {op} {v}")
+                }
             }
             _ => {
                 let op = *self.rng.pick(RELOPS);
@@ -506,8 +619,14 @@ impl ExprGen {
 
     fn misc_prim(&mut self) -> String {
         match self.rng.weighted(&[15, 15, 10, 10, 10, 10, 10, 8, 6, 6]) {
-            0 => format!("less {}", self.rng.pick(pool::LENGTHS)),
-            1 => format!("greater {}", self.rng.pick(pool::LENGTHS)),
+            0 => {
+                let l = *self.rng.pick(pool::LENGTHS);
+                format!("less {}", self.maybe_out_of_range(l, 5))
+            }
+            1 => {
+                let l = *self.rng.pick(pool::LENGTHS);
+                format!("greater {}", self.maybe_out_of_range(l, 5))
+            }
             2 if self.is_ether() => {
                 let q = *self.rng.pick(&["", "ether ", "link "]);
                 format!("{q}broadcast")
@@ -527,7 +646,8 @@ impl ExprGen {
                 // packet). The corpus checks their stand-alone forms.
                 let op = *self.rng.pick(&["=", "<", ">"]);
                 let i = self.rng.below(40);
-                let v = self.rng.below(256);
+                let v = self.rng.below(256) as u32;
+                let v = self.maybe_out_of_range(v, 5);
                 format!("byte {i} {op} {v}")
             }
             6 if self.is_cooked() => self.rng.pick(&["inbound", "outbound"]).to_string(),

@@ -214,6 +214,23 @@ pub fn generated_capture_data() -> BTreeMap<LinkType, Vec<CaptureData>> {
     m
 }
 
+/// [`synth::snapped_captures_for`] for every supported link type, as [`CaptureData`]
+/// grouped by link type (same seed as [`generated_captures`]).
+pub fn snapped_capture_data() -> BTreeMap<LinkType, Vec<CaptureData>> {
+    let mut m: BTreeMap<LinkType, Vec<CaptureData>> = BTreeMap::new();
+    for lt in LinkType::SUPPORTED {
+        for (name, linktype, packets) in synth::snapped_captures_for(lt, GENERATED_SEED) {
+            m.entry(linktype).or_default().push(CaptureData {
+                name,
+                linktype,
+                packets,
+                read_error: None,
+            });
+        }
+    }
+    m
+}
+
 // ---------------------------------------------------------------------------------
 // Filter lists
 // ---------------------------------------------------------------------------------
@@ -920,7 +937,8 @@ impl Report {
                  protochain code sets X to the AH length instead of adding it, and can loop \
                  forever. UninitializedMemory: the program reads a scratch slot it never \
                  stored on that path (`geneve` followed by `or`), so the result is stack \
-                 garbage",
+                 garbage. SlotReuse: defined, but read as a Geneve offset out of a slot an \
+                 arithmetic relation stored (libpcap's register reuse, not reproduced)",
                 self.no_verdict
             );
             for v in self.no_verdict_samples.iter().take(max_lines.min(10)) {

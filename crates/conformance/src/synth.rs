@@ -1263,6 +1263,31 @@ pub fn captures_for(lt: LinkType, seed: u64) -> Vec<(String, LinkType, Vec<Owned
     out
 }
 
+/// Captures of one link type as a capture with a small snap length has them: three
+/// captures, each of 200 fresh frames cut to its own snap length between 40 and 96
+/// bytes (the wire length kept), as `tcpdump -s N` writes them. Short packets are
+/// where the verdict depends on which loads libpcap's optimizer leaves before a
+/// decision; a snap length cuts every frame at the same place, the way real
+/// captures are cut, where [`truncate`] cuts each at random.
+pub fn snapped_captures_for(lt: LinkType, seed: u64) -> Vec<(String, LinkType, Vec<OwnedPacket>)> {
+    let name = lt.name().unwrap_or("UNKNOWN");
+    let mut g = Gen::new(seed ^ Rng::seed_from_str(name) ^ Rng::seed_from_str("snap"));
+    (0..3)
+        .map(|k| {
+            let snap = g.rng.range(40, 96) as usize;
+            let packets = (0..200)
+                .map(|i| {
+                    let mut p = g.packet(lt, 0);
+                    p.data.truncate(snap);
+                    p.ts_sec = 1_700_002_000 + 1000 * k + i;
+                    p
+                })
+                .collect();
+            (format!("gen-{name}-snap{snap}"), lt, packets)
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

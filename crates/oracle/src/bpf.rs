@@ -80,6 +80,44 @@ pub enum NoVerdict {
     /// The program counter left the program or met an unknown opcode (libpcap would
     /// read out of bounds or abort()).
     Invalid,
+    /// The verdict is defined, but it comes from a Geneve offset read out of a scratch
+    /// slot that, on this path, an arithmetic relation stored last: gencode's
+    /// registers are reused once freed, `geneve` takes the ones a relation before it
+    /// used, and the code after `geneve` reads them on paths where `geneve` never
+    /// ran. netsift does not reproduce that reuse (docs/architecture.md §8).
+    SlotReuse,
+}
+
+/// The scratch slots gen_geneve_offsets keeps its offsets in (a bit each), and which
+/// instructions are its stores. Its code is never optimized (`geneve` turns the
+/// optimizer off), so its stores keep their neighbours: `stx M[c]`, which nothing else
+/// in gencode emits; `st M[a]` before `ldb [x + 0]` and `st M[b]` before `ldh [x + 2]`;
+/// and `add #12; st M[a]; add #2` on the Ethernet-in-Geneve path.
+fn geneve_stores(insns: &[BpfInsn]) -> (u32, Vec<bool>) {
+    let mut slots = 0u32;
+    let mut is_store = vec![false; insns.len()];
+    for (pc, ins) in insns.iter().enumerate() {
+        let next = insns.get(pc + 1).map(|i| (i.code, i.k));
+        let prev = pc
+            .checked_sub(1)
+            .and_then(|p| insns.get(p))
+            .map(|i| (i.code, i.k));
+        let geneve = match ins.code {
+            c if c == BPF_STX => true,
+            c if c == BPF_ST => {
+                matches!(next, Some((c, 0)) if c == BPF_LD | BPF_B | BPF_IND)
+                    || matches!(next, Some((c, 2)) if c == BPF_LD | BPF_H | BPF_IND)
+                    || (matches!(prev, Some((c, 12)) if c == BPF_ALU | BPF_ADD | BPF_K)
+                        && matches!(next, Some((c, 2)) if c == BPF_ALU | BPF_ADD | BPF_K))
+            }
+            _ => false,
+        };
+        if geneve && (ins.k as usize) < BPF_MEMWORDS {
+            is_store[pc] = true;
+            slots |= 1 << ins.k;
+        }
+    }
+    (slots, is_store)
 }
 
 /// Whether the program reads scratch memory (`ld M[k]` or `ldx M[k]`).
@@ -118,6 +156,12 @@ pub fn interpret_traced(
     let (mut a, mut x): (u32, u32) = (0, 0);
     let mut mem = [0u32; BPF_MEMWORDS];
     let mut stored = [false; BPF_MEMWORDS];
+    // For each slot, whether its last store was another construct's, made before the
+    // last jump taken (a relation's stores and reads share one block): a Geneve offset
+    // read of such a slot depends on the reuse (`NoVerdict::SlotReuse`).
+    let (geneve_slots, geneve_store) = geneve_stores(insns);
+    let mut foreign = [false; BPF_MEMWORDS];
+    let mut foreign_since_jump = [false; BPF_MEMWORDS];
     let mut pc: i64 = 0;
     let mut steps = 0u64;
     loop {
@@ -130,6 +174,9 @@ pub fn interpret_traced(
         };
         let k = ins.k;
         pc += 1;
+        if ins.code & 0x07 == BPF_JMP {
+            foreign_since_jump = [false; BPF_MEMWORDS];
+        }
         let (jt, jf) = (ins.jt as i64, ins.jf as i64);
         match ins.code {
             c if c == BPF_RET | BPF_K => return Ok((k, false)),
@@ -188,6 +235,9 @@ pub fn interpret_traced(
                 if !stored[k] {
                     return Err(NoVerdict::UninitializedMemory);
                 }
+                if geneve_slots & (1 << k) != 0 && foreign[k] && !foreign_since_jump[k] {
+                    return Err(NoVerdict::SlotReuse);
+                }
                 if c == BPF_LD | BPF_MEM {
                     a = mem[k];
                 } else {
@@ -201,6 +251,9 @@ pub fn interpret_traced(
                 }
                 mem[k] = if c == BPF_ST { a } else { x };
                 stored[k] = true;
+                let at = (pc - 1) as usize;
+                foreign[k] = !geneve_store[at];
+                foreign_since_jump[k] = foreign[k];
             }
             c if c == BPF_JMP | BPF_JA => pc += (k as i32) as i64,
             c if c == BPF_JMP | BPF_JGT | BPF_K => pc += if a > k { jt } else { jf },

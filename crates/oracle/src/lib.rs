@@ -716,6 +716,19 @@ mod tests {
         assert_eq!(g.try_run(&t, 54), Ok(0));
     }
 
+    /// `len != 128 or geneve and ip or ip`: the relation stores 128 in M[1], which
+    /// `geneve` then takes for its link-type offset; when the relation holds, the code
+    /// after `geneve` reads M[1] as that offset. Defined, but a reuse netsift does not
+    /// reproduce. The relation's own read of M[1], in its block, is not one.
+    #[test]
+    fn a_geneve_offset_read_of_a_relations_slot_is_detected() {
+        let f = Filter::compile(LinkType::EN10MB, "len != 128 or geneve and ip or ip").unwrap();
+        let t = tcp_packet(80);
+        assert_eq!(f.try_run(&t, 60), Err(NoVerdict::SlotReuse));
+        let g = Filter::compile(LinkType::EN10MB, "len != 128 or tcp").unwrap();
+        assert!(g.try_run(&t, 60).is_ok());
+    }
+
     #[test]
     fn filters_are_shareable_across_threads() {
         let f = std::sync::Arc::new(Filter::compile(LinkType::EN10MB, "tcp port 80").unwrap());

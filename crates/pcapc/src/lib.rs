@@ -64,7 +64,10 @@ fn compile_tree(
     text: &str,
     target: Target,
 ) -> Result<PassSet, Error> {
-    let (tree, anchors) = lower::lower(expr, text, target)?;
+    let (tree, anchors, info) = lower::lower(expr, text, target)?;
+    if let Some(e) = rejects::optimizer_error(&tree, &info) {
+        return Err(e);
+    }
     let whole = Span::new(0, text.len());
     let rejects_all = || {
         Error::new("expression rejects all packets", whole, text).with_kind(ErrorKind::RejectsAll)
@@ -72,7 +75,7 @@ fn compile_tree(
     // libpcap refuses a filter when its optimizer finds no path to acceptance, which
     // depends on where its flow graph loses facts, not on whether a packet can match
     // (see `rejects`): decide that on the tree as generated, before any folding.
-    let libpcap_refuses = rejects::rejects_all(&tree);
+    let libpcap_refuses = rejects::rejects_all(&tree, &info.computed);
     if libpcap_refuses == Some(true) {
         return Err(rejects_all());
     }

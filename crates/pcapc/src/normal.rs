@@ -16,8 +16,9 @@
 use crate::facts::Facts;
 use crate::keep;
 use crate::lead::{lead_and, lead_or, Forks, LEAF_FORKS};
-use crate::lower::ir::{Pred, Tree};
+use crate::lower::ir::{Pred, Tree, Val};
 use crate::prune::prune;
+use netsift_isa::ArithOp;
 
 /// A tree in negation normal form.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -72,20 +73,27 @@ fn first_lit(n: &Nnf) -> Option<&Pred> {
 /// block's load (opt_root moves its statements to the new root): the program still
 /// loads that field first and faults on a packet too short for it. An always-true
 /// test of the field does the same.
+///
+/// A relation's block keeps all of its statements, so every load (and division) of
+/// both sides still runs: `link[len] == -link[-20] and vrrp or ...` on IPV6 faults on
+/// every packet (`link[len]` is past the captured bytes), though `vrrp` is false there
+/// and the relation's jump goes.
 fn keep_root_load(root: Option<Pred>, n: Nnf) -> Nnf {
-    let Some(Pred::Cmp(c)) = root else { return n };
-    if matches!(n, Nnf::Const(_) | Nnf::Decided(..)) || first_lit(&n) == Some(&Pred::Cmp(c)) {
+    let Some(root) = root else { return n };
+    if matches!(n, Nnf::Const(_) | Nnf::Decided(..)) || first_lit(&n) == Some(&root) {
         return n;
     }
-    let probe = Nnf::Lit(
-        Pred::Cmp(crate::lower::ir::Cmp {
+    let probe = match root {
+        Pred::Cmp(c) => Pred::Cmp(crate::lower::ir::Cmp {
             loc: c.loc,
             size: c.size,
             mask: c.size.max(),
             test: crate::lower::ir::Test::Ge(0),
         }),
-        false,
-    );
+        Pred::Rel { lhs, rhs, .. } => rel_probe(lhs, rhs),
+        _ => return n,
+    };
+    let probe = Nnf::Lit(probe, false);
     debug_assert!(is_root_probe(&probe));
     match n {
         Nnf::And(mut v) => {
@@ -96,12 +104,36 @@ fn keep_root_load(root: Option<Pred>, n: Nnf) -> Nnf {
     }
 }
 
+/// `(lhs - rhs) * 0 >= 0`: always true, after running both sides' loads and
+/// divisions in libpcap's order. Lowering folds a product with a constant 0, so no
+/// relation of the text has this form.
+fn rel_probe(lhs: Val, rhs: Val) -> Pred {
+    let diff = Val::Bin(ArithOp::Sub, Box::new(lhs), Box::new(rhs));
+    Pred::Rel {
+        rel: netsift_isa::RelOp::Ge,
+        lhs: Val::Bin(ArithOp::Mul, Box::new(diff), Box::new(Val::Const(0))),
+        rhs: Val::Const(0),
+    }
+}
+
 /// The always-true test [`keep_root_load`] puts first. (No primitive lowers to it:
-/// a relation the user writes is a `Pred::Rel`, and a range starting at 0 is never a
-/// filter's first test.)
+/// a relation the user writes is a `Pred::Rel` with no product by a constant 0, and a
+/// range starting at 0 is never a filter's first test.)
 pub(crate) fn is_root_probe(n: &Nnf) -> bool {
-    matches!(n, Nnf::Lit(Pred::Cmp(c), false)
-        if c.test == crate::lower::ir::Test::Ge(0) && c.mask == c.size.max())
+    match n {
+        Nnf::Lit(Pred::Cmp(c), false) => {
+            c.test == crate::lower::ir::Test::Ge(0) && c.mask == c.size.max()
+        }
+        Nnf::Lit(
+            Pred::Rel {
+                rel: netsift_isa::RelOp::Ge,
+                lhs: Val::Bin(ArithOp::Mul, _, k),
+                rhs: Val::Const(0),
+            },
+            false,
+        ) => **k == Val::Const(0),
+        _ => false,
+    }
 }
 
 /// Drops the root load when what follows it is decided by load-free comparisons

@@ -19,9 +19,10 @@
 //!
 //! So this module replays those passes on the flow graph gencode builds for the
 //! lowered tree: each test a block, a conjunction a chain, alternatives joined where
-//! their exits meet, `not` swapping exits, and a constant a block whose branches
-//! already meet (opt_peep decides `ld #k; jeq` before the first threading, but the
-//! block still counts for levels and dominators until edges are moved past it).
+//! their exits meet, `not` swapping exits, and a constant a block with both its
+//! branches (opt_peep decides `ld #k; jeq` in the first pass, but only after that
+//! pass has computed levels and dominators with both branches; from then on the
+//! block counts until edges are moved past it).
 //! Each pass computes levels and edge dominators, runs `opt_j` on both edges of
 //! every block, lowest first, then `or_pullup` and `and_pullup` on every block
 //! (ported as they are, with the pass's stale levels, in-edges and block
@@ -48,6 +49,8 @@
 use crate::facts::{const_subject, test_key, TestKey};
 use crate::fasthash::FastMap;
 use crate::lower::ir::{Pred, Tree};
+use crate::lower::{Computed, OptInfo};
+use crate::Error;
 
 /// A branch target: a block's index, or one of the two returns.
 type Target = u32;
@@ -76,38 +79,109 @@ const MAX_PASSES: u32 = 64;
 
 /// Whether libpcap refuses `t` (the lowered tree) as rejecting every packet: `None`
 /// if the filter needs more threading passes than the analysis makes.
-pub(crate) fn rejects_all(t: &Tree) -> Option<bool> {
+pub(crate) fn rejects_all(t: &Tree, computed: &[Computed]) -> Option<bool> {
     if matches!(t, Tree::Unoptimized(_)) {
         // libpcap does not optimize it, so it never refuses it this way.
         return Some(false);
     }
     let mut blocks = Vec::new();
-    let root = build(t, ACCEPT, REJECT, &mut blocks);
+    let root = build(t, ACCEPT, REJECT, computed, &mut blocks);
     if consistent_path(&blocks, root) {
         return Some(false);
     }
-    let mut g = Graph {
-        blocks,
-        root,
-        edom: DomTree::default(),
-        einfo: Vec::new(),
-        enode: Vec::new(),
-        acc: Vec::new(),
-        bdom: DomTree::default(),
-        bnode: Vec::new(),
-        bacc: Vec::new(),
-        level: Vec::new(),
-        order: Vec::new(),
-        preds: Vec::new(),
-        by_test: KeyMap::default(),
-        by_eq: KeyMap::default(),
-    };
+    let mut g = Graph::new(blocks, root);
     for _ in 0..MAX_PASSES {
         if !g.pass() {
             return Some(g.reaches_reject());
         }
     }
     None
+}
+
+/// The error libpcap's optimizer raises in an arithmetic relation (`pending`, from
+/// lowering, in the order of the text), if it raises one. Its second round folds the
+/// relation's constants and raises the error in every block still reachable once the
+/// first round's threading is done; a relation the first round cut off is never
+/// looked at, and the filter compiles (or is refused as rejecting all packets).
+/// Among several, the first in the text is reported. A filter the replay cannot
+/// finish (more than `MAX_PASSES` passes) keeps the first error.
+pub(crate) fn optimizer_error(t: &Tree, info: &OptInfo) -> Option<Error> {
+    let pending = &info.errors;
+    if pending.is_empty() {
+        return None;
+    }
+    if let Some(e) = pending.iter().find(|e| e.rel.is_none()) {
+        return Some(e.error.clone());
+    }
+    let mut blocks = Vec::new();
+    let root = build(t, ACCEPT, REJECT, &info.computed, &mut blocks);
+    let mut g = Graph::new(blocks, root);
+    let mut settled = false;
+    for _ in 0..MAX_PASSES {
+        if !g.pass() {
+            settled = true;
+            break;
+        }
+    }
+    let mut pending = pending.iter();
+    if !settled {
+        return pending.next().map(|e| e.error.clone());
+    }
+    let reached = g.reachable(false);
+    let reached_later = g.reachable(true);
+    pending
+        .find(|e| {
+            let reached = if e.late { &reached_later } else { &reached };
+            g.blocks
+                .iter()
+                .zip(reached)
+                .any(|(b, &r)| r && b.pred.is_some() && b.pred == e.rel.as_ref())
+        })
+        .map(|e| e.error.clone())
+}
+
+impl<'a> Graph<'a> {
+    fn new(blocks: Vec<Block<'a>>, root: Target) -> Graph<'a> {
+        Graph {
+            blocks,
+            root,
+            edom: DomTree::default(),
+            einfo: Vec::new(),
+            enode: Vec::new(),
+            acc: Vec::new(),
+            bdom: DomTree::default(),
+            bnode: Vec::new(),
+            bacc: Vec::new(),
+            level: Vec::new(),
+            order: Vec::new(),
+            preds: Vec::new(),
+            by_test: KeyMap::default(),
+            by_eq: KeyMap::default(),
+        }
+    }
+
+    /// Which blocks the root reaches now, or (`folded`) once the second round's
+    /// first pass has sent each comparison of computed constants its known way.
+    fn reachable(&self, folded: bool) -> Vec<bool> {
+        let mut seen = vec![false; self.blocks.len()];
+        let mut stack = vec![self.root];
+        while let Some(t) = stack.pop() {
+            if let Some(b) = self.block(t) {
+                if !std::mem::replace(&mut seen[t as usize], true) {
+                    match b.pred {
+                        Some(Pred::Known(k)) if folded => {
+                            stack.push(if *k { b.jt } else { b.jf });
+                        }
+                        _ => {
+                            stack.push(b.jt);
+                            stack.push(b.jf);
+                        }
+                    }
+                }
+            }
+        }
+        seen
+    }
 }
 
 /// One test of the flow graph and where its branches go now.
@@ -123,15 +197,27 @@ struct Block<'a> {
     subject: Option<u64>,
     jt: Target,
     jf: Target,
+    /// For a constant, the way its known outcome goes. gencode builds it with both
+    /// branches; opt_peep points both of them that way in the first pass, after
+    /// that pass has computed levels and dominators with the other branch still
+    /// there (see [`Graph::pass`]).
+    fold: Option<Target>,
 }
 
 /// Builds the blocks of `t` with its true exit going to `yes` and its false exit to
 /// `no`, and returns its entry.
-fn build<'a>(t: &'a Tree, yes: Target, no: Target, blocks: &mut Vec<Block<'a>>) -> Target {
+fn build<'a>(
+    t: &'a Tree,
+    yes: Target,
+    no: Target,
+    computed: &[Computed],
+    blocks: &mut Vec<Block<'a>>,
+) -> Target {
     match t {
         // A constant is a block too: opt_peep points both its branches one way
-        // before the first threading, and threading then moves the edges into it
-        // past it; until then it shapes levels and dominators as any block does.
+        // in the first pass (`Graph::pass`), and threading then moves the edges
+        // into it past it; until then it shapes levels and dominators as any block
+        // does.
         Tree::Const(b) => {
             let to = if *b { yes } else { no };
             blocks.push(Block {
@@ -140,32 +226,60 @@ fn build<'a>(t: &'a Tree, yes: Target, no: Target, blocks: &mut Vec<Block<'a>>) 
                 // `gen_uncond` loads `!b`: pullups compare it with what other blocks
                 // leave in the accumulator.
                 subject: Some(const_subject(u32::from(!*b))),
-                jt: to,
-                jf: to,
+                jt: yes,
+                jf: no,
+                fold: Some(to),
             });
             (blocks.len() - 1) as Target
         }
         Tree::Atom(p) => {
-            let key = test_key(p);
+            let mut key = test_key(p);
+            if let Some(c) = computed.iter().find(|c| &c.rel == p) {
+                key = key.map(|k| round0_key(k, c.lhs));
+            }
             blocks.push(Block {
                 pred: Some(p),
                 key,
                 subject: key.map(|k| k.subject),
                 jt: yes,
                 jf: no,
+                fold: None,
             });
             (blocks.len() - 1) as Target
         }
-        Tree::Not(x) => build(x, no, yes, blocks),
+        Tree::Not(x) => build(x, no, yes, computed, blocks),
         Tree::And(v) => v
             .iter()
             .rev()
-            .fold(yes, |next, c| build(c, next, no, blocks)),
+            .fold(yes, |next, c| build(c, next, no, computed, blocks)),
         Tree::Or(v) => v
             .iter()
             .rev()
-            .fold(no, |next, c| build(c, yes, next, blocks)),
-        Tree::Unoptimized(x) => build(x, yes, no, blocks),
+            .fold(no, |next, c| build(c, yes, next, computed, blocks)),
+        Tree::Unoptimized(x) => build(x, yes, no, computed, blocks),
+    }
+}
+
+/// How fold_edge sees a relation with a side only the second round knows is constant
+/// ([`Computed`]): its jump compares with X (`jeq x`), a value number no other jump
+/// has, so only an identical relation decides it (the same `test`), never an
+/// equality with a constant (no `eq`); with a computed left side the accumulator
+/// holds a value of its own (`subject`).
+fn round0_key(k: TestKey, lhs: bool) -> TestKey {
+    use std::hash::{Hash, Hasher};
+    let tag = |x: u64, t: &str| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        (x, t).hash(&mut h);
+        h.finish()
+    };
+    TestKey {
+        subject: if lhs {
+            tag(k.subject, "computed")
+        } else {
+            k.subject
+        },
+        test: tag(k.test, "jump on X"),
+        eq: None,
     }
 }
 
@@ -217,6 +331,10 @@ fn consistent_path(blocks: &[Block], root: Target) -> bool {
             let Some(b) = blocks.get(at as usize) else {
                 break;
             };
+            if let Some(to) = b.fold {
+                at = to;
+                continue;
+            }
             if b.jt == b.jf {
                 at = b.jt;
                 continue;
@@ -402,6 +520,18 @@ impl Graph<'_> {
         self.find_levels();
         self.find_edom();
         let mut changed = false;
+        // opt_blk runs opt_peep on every block before any edge moves: a constant's
+        // branches meet from now on, but this pass's levels and dominators were
+        // computed with both (in `(port 80 or host H) and udp[0] < 161 and tcp` on
+        // IPV4, the IPv6 alternatives behind the constant `ip6` still reach the
+        // relation's checks in the first pass, so nothing there decides `tcp`).
+        for i in 0..self.order.len() {
+            let b = &mut self.blocks[self.order[i] as usize];
+            if let Some(to) = b.fold.take() {
+                changed |= b.jt != b.jf;
+                (b.jt, b.jf) = (to, to);
+            }
+        }
         for i in 0..self.order.len() {
             let b = self.order[i];
             for side in [true, false] {

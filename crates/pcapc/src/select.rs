@@ -476,7 +476,10 @@ fn retry_safe(alts: &[Seq]) -> bool {
     true
 }
 
-/// A negated equality test: (place, width, mask, value).
+/// A negated equality test: (place, width, mask, value). A value with bits outside the
+/// masked field (`ip proto 256`: libpcap compares the byte with 0x100, which never holds)
+/// is not one: a SIMD operand holds the field's width, so gathering it would compare
+/// with the value cut to that width (0) instead.
 fn neg_eq(i: &Item) -> Option<(Loc, Size, u32, u32)> {
     match i {
         Item::Lit(
@@ -487,7 +490,7 @@ fn neg_eq(i: &Item) -> Option<(Loc, Size, u32, u32)> {
                 test: Test::Eq(v),
             }),
             true,
-        ) => Some((*loc, *size, *mask, *v)),
+        ) if v & !(mask & size.max()) == 0 => Some((*loc, *size, *mask, *v)),
         _ => None,
     }
 }
@@ -642,6 +645,7 @@ fn absorb(out: &mut Vec<Seq>, alt: &Seq) -> bool {
                     let done = out.pop().expect("non-empty");
                     if !merge_into_earlier(out, &done) {
                         out.push(done);
+                        rejoin(out, out.len() - 1);
                     }
                 }
                 return true;
@@ -670,23 +674,172 @@ fn single_difference(a: &Seq, b: &Seq) -> Option<usize> {
 /// Same prefix as an earlier alternative, both ending in a src-or-dst pair: merge the
 /// pairs. libpcap's optimizer also gathers these (`port 22 or port 80` tests both
 /// values on the source port, then both on the destination port).
-fn merge_into_earlier(out: &mut [Seq], alt: &Seq) -> bool {
-    for prev in out.iter_mut() {
-        if prev.len() == alt.len()
-            && !alt.is_empty()
-            && prev[..prev.len() - 1] == alt[..alt.len() - 1]
-        {
-            let (a, b) = (&prev[prev.len() - 1], &alt[alt.len() - 1]);
-            if matches!(a, Item::Either { .. }) && matches!(b, Item::Either { .. }) {
-                if let Some(m) = merge(a, b) {
-                    let n = prev.len();
-                    prev[n - 1] = m;
-                    return true;
+fn merge_into_earlier(out: &mut Vec<Seq>, alt: &Seq) -> bool {
+    for k in 0..out.len() {
+        let prev = &mut out[k];
+        if prev.len() != alt.len() || alt.is_empty() {
+            continue;
+        }
+        let n = prev.len();
+        let (a, b) = (&prev[n - 1], &alt[n - 1]);
+        if !matches!(a, Item::Either { .. }) || !matches!(b, Item::Either { .. }) {
+            continue;
+        }
+        let Some(m) = merge(a, b) else { continue };
+        if prev[..n - 1] == alt[..n - 1] {
+            prev[n - 1] = m;
+            rejoin(out, k);
+            return true;
+        }
+        if let Some(rest) = split_protocols(out, k, alt, m) {
+            // What is left of `alt` may merge with a later alternative in turn (`port
+            // 80 or tcp port 53 or port 443`: the SCTP and UDP rest of `port 443`
+            // joins that of `port 80`).
+            if let Some(r) = rest {
+                if !merge_into_earlier(out, &r) {
+                    out.push(r);
                 }
             }
+            return true;
         }
     }
     false
+}
+
+/// After `out[k]` changed: a neighbour that now differs from it only in the values of
+/// one earlier equality joins it again, as [`absorb`] joins the last alternative (a
+/// split by [`split_protocols`] that the following alternatives made whole: in `host
+/// A or B`, ARP and RARP end in the same pair again once `B` is merged into both).
+fn rejoin(out: &mut Vec<Seq>, mut k: usize) {
+    'again: loop {
+        for j in [k + 1, k.wrapping_sub(1)] {
+            let Some(other) = out.get(j) else { continue };
+            let Some(i) = single_difference(&out[k], other) else {
+                continue;
+            };
+            let (first, second) = if j < k { (j, k) } else { (k, j) };
+            if let Some(m) =
+                merge(&out[first][i], &out[second][i]).filter(|m| matches!(m, Item::Set { .. }))
+            {
+                out[first][i] = m;
+                out.remove(second);
+                k = first;
+                continue 'again;
+            }
+        }
+        return;
+    }
+}
+
+/// Whether a path that passed the equality tests `facts` runs through alternative
+/// `mid` without a load or a test they do not decide: its tests up to one the facts
+/// decide false are all decided true (the same field with only values they allow).
+fn skipped(mid: &Seq, facts: &[Item]) -> bool {
+    for item in mid {
+        let Some((l, sz, m, vals)) = eq_parts(item) else {
+            return false;
+        };
+        let decided = facts.iter().find_map(|f| {
+            let (lf, sf, mf, vf) = eq_parts(f)?;
+            if (lf, sf, mf) != (l, sz, m) {
+                return None;
+            }
+            if vf.iter().all(|v| vals.contains(v)) {
+                Some(true)
+            } else if vf.iter().all(|v| !vals.contains(v)) {
+                Some(false)
+            } else {
+                None
+            }
+        });
+        match decided {
+            Some(true) => continue,
+            Some(false) => return true,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// Two src-or-dst alternatives whose prefixes differ only in the set of values of one
+/// field (`port 23 or port 53` is `ip proto {132, 6, 17}`, then the ports, per IP
+/// version; `port telnet` has `ip proto 6` alone). libpcap tests each protocol in a
+/// block of its own, so on the path of a protocol both sets hold, threading sends the
+/// first alternative's failed port tests past the second's protocol test, and
+/// `or_pullup` compares the source port with the second value before the destination
+/// port is loaded: the earlier alternative `out[k]` becomes the shared values with
+/// the merged pair `both`, followed by its own other values with its own pair; the
+/// returned alternative (if any) is `alt`'s other values with its pair, to go last.
+/// `None` if the prefixes differ otherwise or the sets do not overlap.
+fn split_protocols(out: &mut Vec<Seq>, k: usize, alt: &Seq, both: Item) -> Option<Option<Seq>> {
+    let prev = &out[k];
+    let n = prev.len();
+    let i = prev[..n - 1]
+        .iter()
+        .zip(&alt[..n - 1])
+        .position(|(x, y)| x != y)?;
+    if prev[i + 1..n - 1] != alt[i + 1..n - 1] {
+        return None;
+    }
+    let (la, sa, ma, va) = eq_parts(&prev[i])?;
+    let (lb, sb, mb, vb) = eq_parts(&alt[i])?;
+    if (la, sa, ma) != (lb, sb, mb) {
+        return None;
+    }
+    let shared: Vec<u32> = va.iter().copied().filter(|v| vb.contains(v)).collect();
+    if shared.is_empty() {
+        return None;
+    }
+    // libpcap threads the shared protocols' path to `alt` only past alternatives in
+    // between that a test on that path decides false before they load anything else
+    // (`port 80 or icmp or tcp port 53`); past `ip host X` or `less 100` it does not,
+    // and the pairs stay apart.
+    let mut facts: Vec<Item> = prev[..n - 1].to_vec();
+    facts[i] = Item::Set {
+        loc: la,
+        size: sa,
+        mask: ma,
+        values: shared.clone(),
+    };
+    if !out[k + 1..].iter().all(|mid| skipped(mid, &facts)) {
+        return None;
+    }
+    let own: Vec<u32> = va.iter().copied().filter(|v| !vb.contains(v)).collect();
+    let others: Vec<u32> = vb.iter().copied().filter(|v| !va.contains(v)).collect();
+    let set = |values: Vec<u32>| match values[..] {
+        [v] => Item::Lit(
+            Pred::Cmp(Cmp {
+                loc: la,
+                size: sa,
+                mask: ma,
+                test: Test::Eq(v),
+            }),
+            false,
+        ),
+        _ => Item::Set {
+            loc: la,
+            size: sa,
+            mask: ma,
+            values,
+        },
+    };
+    let mut common = prev.clone();
+    common[i] = set(shared);
+    common[n - 1] = both;
+    let rest_prev = (!own.is_empty()).then(|| {
+        let mut r = out[k].clone();
+        r[i] = set(own);
+        r
+    });
+    out[k] = common;
+    if let Some(r) = rest_prev {
+        out.insert(k + 1, r);
+    }
+    Some((!others.is_empty()).then(|| {
+        let mut r = alt.clone();
+        r[i] = set(others);
+        r
+    }))
 }
 
 fn eq_parts(i: &Item) -> Option<(Loc, Size, u32, Vec<u32>)> {

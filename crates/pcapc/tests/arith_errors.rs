@@ -57,6 +57,37 @@ fn refused_by_the_optimizer_once_the_value_is_known() {
     agree("tcp[0] << (10 + 30) = 0 or geneve", None);
 }
 
+#[test]
+fn raised_only_where_the_first_round_leaves_the_relation() {
+    // The optimizer raises these in its second round, in blocks the first round's
+    // jump threading left reachable. After `ip`, `ip6` is decided false, so the
+    // relation goes, and with it the shift; alone, the filter rejects every packet.
+    agree(
+        "ip[8] >> 4 - 0x7e != ip6[41]",
+        Some("expression rejects all packets"),
+    );
+    agree("ip[0] << (4 - 0x7e) != ip6[41] or udp", None);
+    agree("arp and ip[0] / (1 - 1) = 0 or tcp", None);
+    agree("arp and ip[0] >> (1 - 2) = 0 or tcp", None);
+    // `%` has no precedence in libpcap's grammar: `x % 74 % 1` is `x % (74 % 1)`,
+    // a modulus by a computed 0, refused where the relation stays.
+    agree("ip[0] % 74 % 0x1 = 0", Some("modulus by zero"));
+    agree("ip6 and ip[0] % 74 % 0x1 = 0 or tcp", None);
+    agree(
+        "ip[0] >> (1 - 2) = 0 or tcp",
+        Some("shift by more than 31 bits"),
+    );
+    // A modulus of a load by a computed 0 is `mod #0` after one pass and refused in
+    // the next; by then `255 > (511279 + 0)` is decided and the relation is gone.
+    agree("255 > (511279 + 0) and ip[0] % (59 * 0) > 1 or tcp", None);
+    agree("ip[0] % (59 * 0) > 1 or tcp", Some("modulus by zero"));
+    // A shift is refused in the pass that makes it `lsh #k`.
+    agree(
+        "255 > (511279 + 0) and ip[0] << (40 + 0) > 1 or tcp",
+        Some("shift by more than 31 bits"),
+    );
+}
+
 /// `ip[0] + (ip[1] + (... + ip[n]))`: every pending left value holds one of
 /// libpcap's 16 scratch registers while the right side is computed.
 fn right_nested(n: usize) -> String {
@@ -116,4 +147,22 @@ fn geneve_holds_three_registers_for_the_rest_of_the_filter() {
     );
     // Registers are held from `geneve` on, in the order of the text.
     agree(&format!("{} > 0 and geneve", right_nested(14)), None);
+}
+
+/// gen_protochain takes a register first and frees it at the end, but `protochain`
+/// without `ip`/`ip6` returns early after calling itself for both, and never frees
+/// its own: one more register held for the rest of the filter.
+#[test]
+fn protochain_without_ip_or_ip6_keeps_a_register() {
+    let g = |n: usize| vec!["geneve"; n].join(" and ");
+    let rel = "(3 | (15304 % 79 % 2)) >= 0x1d";
+    agree(
+        &format!("protochain 1 or {} or {rel}", g(4)),
+        Some("too many registers needed to evaluate expression"),
+    );
+    agree(&format!("ip protochain 1 or {} or {rel}", g(4)), None);
+    agree(
+        &format!("{} and protochain 1", g(5)),
+        Some("too many registers needed to evaluate expression"),
+    );
 }

@@ -135,6 +135,40 @@ fn constant_blocks_count_until_removed() {
     );
 }
 
+/// Both branches of a constant count in the first pass: opt_peep sends them one way
+/// only after that pass's levels and dominators are computed. On IPV4 the `ip6`
+/// alternatives of `port 80` (behind the constant `ip6`) still reach the checks of
+/// `udp[0]` then, so the relation's false edge learns nothing of the protocol and
+/// `tcp` after it stays; libpcap compiles the filter.
+#[test]
+fn dead_branches_of_constants_count_in_the_first_pass() {
+    check(
+        LinkType::IPV4,
+        "(port 80 or host 10.0.1.1) and udp[0] < 161 and tcp",
+        false,
+    );
+    check(
+        LinkType::IPV4,
+        "(port 80 or host 10.0.1.1) and udp and tcp",
+        true,
+    );
+}
+
+/// A constant the text does not give as a number (`1 + 1`, `32768 << 8`) is known
+/// only in the second round: in the first, the jump compares with X, which only an
+/// identical relation decides.
+#[test]
+fn computed_constants_do_not_decide_equalities() {
+    check(LinkType::LOOP, "len == 1 and len == 2", true);
+    check(LinkType::LOOP, "len == (32768 << 8) and len = 0x64", false);
+    check(LinkType::LOOP, "ip[0] == (1 + 0) and ip[0] == 2", false);
+    check(
+        LinkType::LOOP,
+        "len == (1 + 1) and not len == (1 + 1)",
+        true,
+    );
+}
+
 /// Which jumps value numbering lets one test decide another.
 #[test]
 fn jumps_that_decide_each_other() {

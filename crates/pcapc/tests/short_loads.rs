@@ -185,3 +185,47 @@ fn a_later_length_test_is_pulled_in_front_of_a_relation() {
     let arith = listing.find("arith").expect("the relation");
     assert!(len < arith, "{listing}");
 }
+
+/// A root relation whose branches meet (its `and` cannot hold) loses its jump but
+/// not its statements: `opt_root` moves them to the new root, so every load of both
+/// sides still runs first. `link[len]` is past the captured bytes of every packet,
+/// so libpcap rejects every one, and netsift's program loads it first too.
+#[test]
+fn a_root_relations_loads_stay_when_its_test_goes() {
+    let listing = program(
+        "(link[len] == -link[-20]) and (vrrp) or greater 20 and tcp dst port smtp or not 65534",
+        LinkType::IPV6,
+    );
+    let first = listing.lines().nth(1).unwrap_or("");
+    assert!(first.contains("arith"), "{listing}");
+}
+
+/// `port telnet or 53`: libpcap tests each IP protocol in a block of its own, so on
+/// the TCP path the failed `port 23` tests lead past the `port 53` protocol test and
+/// `or_pullup` compares the source port with 53 before the destination port is
+/// loaded. A TCP packet cut after its source port 53 is accepted. The SCTP and UDP
+/// alternatives of `port 53` keep their own pair.
+#[test]
+fn port_pairs_merge_on_the_protocols_they_share() {
+    let listing = program("port telnet or 53", LinkType::RAW);
+    assert!(
+        listing.contains("eq [6:1] in {0x6}\n   2: eq2 [40:2] or [+2] & 0xffff in {0x17, 0x35}"),
+        "{listing}"
+    );
+    assert!(
+        listing.contains("eq [6:1] in {0x84, 0x11}\n   2: eq2 [40:2] or [+2] & 0xffff in {0x35}"),
+        "{listing}"
+    );
+}
+
+/// The shared protocol's path reaches the later port pair only past alternatives a
+/// test on it decides false: past `icmp` (not TCP) libpcap merges the pairs, past `ip
+/// host 1.2.3.4` (an IPv4 address it must load) it does not, on IPv4. (On RAW the IPv6
+/// pairs still merge: the version test decides `ip host` false on their path.)
+#[test]
+fn port_pairs_merge_only_past_what_the_path_decides() {
+    let merged = program("port 80 or icmp or tcp port 53", LinkType::IPV4);
+    assert!(merged.contains("in {0x50, 0x35}"), "{merged}");
+    let apart = program("port 80 or ip host 1.2.3.4 or tcp port 53", LinkType::IPV4);
+    assert!(!apart.contains("in {0x50, 0x35}"), "{apart}");
+}

@@ -48,6 +48,7 @@ impl Lowerer<'_> {
         if self.regs_held.saturating_add(need) > BPF_MEMWORDS {
             return self.err(TOO_MANY_REGISTERS);
         }
+        self.rel_error = None;
         let (a0, c0) = self.arith(lhs)?;
         let (a1, c1) = self.arith(rhs)?;
         let (rel, reversed) = match op {
@@ -92,6 +93,26 @@ impl Lowerer<'_> {
                 rhs: a1,
             }),
         };
+        if let Tree::Atom(p @ Pred::Rel { lhs: l, rhs: r, .. }) = &b {
+            // A constant the text does not give as a number is one only the
+            // optimizer's second round knows (see `Computed`).
+            let computed =
+                |v: &Val, a: &Arith| matches!(v, Val::Const(_)) && !matches!(a, Arith::Num(..));
+            let (cl, cr) = (computed(l, lhs), computed(r, rhs));
+            if !self.unopt && (cl || cr) {
+                self.computed.push(super::Computed {
+                    rel: p.clone(),
+                    lhs: cl,
+                });
+            }
+        }
+        if let Some((error, late)) = self.rel_error.take() {
+            let rel = match &b {
+                Tree::Atom(p @ Pred::Rel { .. }) => Some(p.clone()),
+                _ => None,
+            };
+            self.opt_errors.push(super::OptError { rel, error, late });
+        }
         if reversed {
             b = Tree::not(b);
         }
@@ -140,12 +161,12 @@ impl Lowerer<'_> {
                 // libpcap 1.10's gen_arth keeps only the left operand's protocol checks
                 // (`ip[0] + tcp[0]` has no TCP check); netsift agrees with it.
                 let _ = cy;
-                if !self.unopt && self.opt_error.is_none() {
+                if !self.unopt && self.rel_error.is_none() {
                     // The optimizer's own refusals, once value numbering knows the
                     // right operand (`opt_stmt`, `fold_op`): dividing by a constant 0,
                     // and shifting a value it does not know by a constant over 31 (a
                     // known value shifted that far folds to 0). Kept for the end of
-                    // lowering (see `opt_error`).
+                    // lowering (see `OptError`).
                     let msg = match (aop, &vx, &vy) {
                         (ArithOp::Div, _, Val::Const(0)) => Some("division by zero"),
                         (ArithOp::Mod, _, Val::Const(0)) => Some("modulus by zero"),
@@ -157,7 +178,12 @@ impl Lowerer<'_> {
                         _ => None,
                     };
                     if let Some(m) = msg {
-                        self.opt_error = self.err_at::<()>(m, y.span()).err();
+                        // A division of a value it does not know by a known 0 becomes
+                        // `div #0` in one pass and is refused in the next (opt_stmt's
+                        // check of a zero constant); the others are refused at once.
+                        let late = matches!(aop, ArithOp::Div | ArithOp::Mod)
+                            && !matches!(vx, Val::Const(_));
+                        self.rel_error = self.err_at::<()>(m, y.span()).err().map(|e| (e, late));
                     }
                 }
                 (fold(aop, vx, vy, !self.unopt), cx)

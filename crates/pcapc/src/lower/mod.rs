@@ -97,10 +97,17 @@ pub(crate) struct Lowerer<'t> {
     pub no_optimize: bool,
     /// Lowering for a program libpcap does not optimize: no optimizer-like folds.
     pub unopt: bool,
-    /// The first error libpcap's optimizer would raise (a division by a computed 0,
-    /// say): reported once lowering is over, and only if the filter is optimized, as
-    /// libpcap raises it after gencode and not at all with `geneve`/`protochain`.
-    pub opt_error: Option<Error>,
+    /// The errors libpcap's optimizer would raise (a division by a computed 0, say),
+    /// one a relation, in order: they are decided once lowering is over, and only if
+    /// the filter is optimized, as libpcap raises them after gencode, not at all with
+    /// `geneve`/`protochain`, and only in a relation its first round leaves reachable
+    /// (see [`OptError`]).
+    pub opt_errors: Vec<OptError>,
+    /// Relations with a side only the optimizer's second round knows is constant
+    /// (see [`Computed`]).
+    pub computed: Vec<Computed>,
+    /// The first such error of the relation being lowered.
+    pub rel_error: Option<(Error, bool)>,
     /// Scratch registers libpcap holds for the rest of the filter (three for each
     /// `geneve` so far); an arithmetic relation has the other ones of its 16.
     pub regs_held: u32,
@@ -110,22 +117,65 @@ pub(crate) struct Lowerer<'t> {
 
 pub(crate) type LResult<T> = Result<T, Error>;
 
+/// An error libpcap's optimizer raises in an arithmetic relation's block, when its
+/// value numbering knows an operand (`opt_stmt`, `fold_op`). It does so only in its
+/// second round (`do_stmts`), so only if the block is still reachable after the first
+/// round's jump threading: `ip[8] >> (4 - 0x7e) != ip6[41]` on Ethernet loses the
+/// relation's block (an IPv4 packet is not IPv6) and is refused as rejecting all
+/// packets, and with `or udp` after it compiles.
+#[derive(Clone, Debug)]
+pub struct OptError {
+    /// The relation's test as lowered (`None` if it folded to a constant, then the
+    /// error is raised whatever the graph: no block of the tree stands for it).
+    pub rel: Option<Pred>,
+    pub error: Error,
+    /// Raised a pass later (a division by a known 0 of a value it does not know:
+    /// opt_stmt makes it `div #0`, and refuses that when it next looks at the
+    /// block), so only if the block is still reachable once the second round's
+    /// first pass has decided the comparisons of computed constants
+    /// ([`ir::Pred::Known`]).
+    pub late: bool,
+}
+
+/// A relation a side of which is a constant netsift folded (`len == (1 + 1)`, `ip[0] =
+/// -1`) but libpcap's first round does not: with `do_stmts` off, opt_stmt folds no
+/// arithmetic, so the jump compares with X holding a value it does not know (opt_peep
+/// turns `jeq x` into `jeq #k` only for a number the text gives). fold_edge then
+/// decides it only by an identical test, never by an equality with another constant:
+/// `len == (1 + 1) and len == 3` compiles, `len == 2 and len == 3` is refused.
+#[derive(Clone, Debug)]
+pub struct Computed {
+    pub rel: Pred,
+    /// Whether the left side is one (the accumulator then holds a value no other
+    /// test compares).
+    pub lhs: bool,
+}
+
+/// What lowering tells the optimizer's models besides the tree.
+#[derive(Clone, Debug, Default)]
+pub struct OptInfo {
+    pub errors: Vec<OptError>,
+    pub computed: Vec<Computed>,
+}
+
 /// Lowers a parsed expression for `target`. `None` (the empty expression) accepts all.
+/// Also returns the optimizer's errors, for [`crate::rejects::optimizer_error`].
 pub fn lower(
     expr: Option<&Expr>,
     text: &str,
     target: Target,
-) -> Result<(Tree, Vec<AnchorSpec>), Error> {
+) -> Result<(Tree, Vec<AnchorSpec>, OptInfo), Error> {
     let mut lw = Lowerer::new(text, target)?;
     let tree = match expr {
         None => Tree::Const(true),
         Some(e) => lw.expr(e)?,
     };
     if !lw.no_optimize {
-        return match lw.opt_error {
-            Some(e) => Err(e),
-            None => Ok((tree, lw.anchors)),
+        let info = OptInfo {
+            errors: lw.opt_errors,
+            computed: lw.computed,
         };
+        return Ok((tree, lw.anchors, info));
     }
     // libpcap will not optimize this filter: lower it again without the folds that
     // stand in for its optimizer, from the first primitive on.
@@ -138,6 +188,7 @@ pub fn lower(
     Ok((
         Tree::Unoptimized(Box::new(ir::keep_constants(tree))),
         lw.anchors,
+        OptInfo::default(),
     ))
 }
 
@@ -180,7 +231,9 @@ impl<'t> Lowerer<'t> {
             geneve_udp: None,
             no_optimize: false,
             unopt: false,
-            opt_error: None,
+            opt_errors: Vec::new(),
+            computed: Vec::new(),
+            rel_error: None,
             regs_held: 0,
             span: Span::new(0, text.len()),
         })

@@ -151,6 +151,20 @@ impl Lowerer<'_> {
 
     /// gen_protochain.
     pub fn protochain(&mut self, v: u32, proto: P, span: Span) -> LResult<Tree> {
+        // gen_protochain takes a scratch register before anything else and frees
+        // it at the end, except when it returns early for `protochain` without
+        // `ip`/`ip6`, after calling itself for both: that register stays taken for
+        // the rest of the filter (`protochain 1 or geneve and geneve and geneve or
+        // geneve or (3 | (15304 % 79 % 2)) >= 0x1d` needs 17 and is refused).
+        self.hold_registers(1)?;
+        let t = self.protochain_taken(v, proto, span)?;
+        if proto != P::Default {
+            self.regs_held -= 1;
+        }
+        Ok(t)
+    }
+
+    fn protochain_taken(&mut self, v: u32, proto: P, span: Span) -> LResult<Tree> {
         match proto {
             P::Default => {
                 let a = self.protochain(v, P::Ip, span)?;
