@@ -19,6 +19,8 @@
 # 4-20 times faster; every crate but the engine is safe Rust, and overflow checks and
 # debug assertions stay on), `address` to check the engine's unsafe code too.
 #
+# FUZZ_LOG_DIR=DIR keeps each target's libFuzzer log there as DIR/<target>.log.
+#
 # Needs a nightly toolchain and cargo-fuzz; without them it says so and exits 0 when
 # FUZZ_OPTIONAL=1 (as scripts/test.sh calls it), else 1.
 set -euo pipefail
@@ -94,6 +96,10 @@ for t in "${targets[@]}"; do
         art=$(sed -n 's/.*Test unit written to \(.*\)$/\1/p' "$log" | tail -n 1)
         [ -n "$art" ] && echo "fuzz: $t: crash artifact: $art (reproduce: cargo +nightly fuzz run -s $san $t $art)"
         echo "fuzz: full log: $log"
+    elif [ -n "${FUZZ_LOG_DIR:-}" ]; then
+        # Kept for the record (docs/RELIABILITY.md quotes libFuzzer's final lines).
+        mkdir -p "$FUZZ_LOG_DIR"
+        mv "$log" "$FUZZ_LOG_DIR/$t.log"
     else
         rm -f "$log"
     fi
