@@ -24,3 +24,12 @@ if ! command -v cargo >/dev/null 2>&1; then
         export PATH="$HOME/.cargo/bin:$PATH"
     fi
 fi
+
+# cargo-fuzz, for scripts/fuzz.sh, only where a nightly toolchain is installed (the
+# fuzz targets need it); elsewhere the fuzz step of scripts/test.sh says it skipped.
+if command -v rustup >/dev/null 2>&1 && rustup run nightly rustc --version >/dev/null 2>&1 &&
+    ! command -v cargo-fuzz >/dev/null 2>&1; then
+    # A failed install (no network) only means the fuzz step skips.
+    cargo install cargo-fuzz --locked --quiet ||
+        echo "setup: cargo-fuzz could not be installed; the fuzz targets will not run"
+fi

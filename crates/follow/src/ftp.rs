@@ -14,7 +14,9 @@
 //! Commands are case-insensitive. Each byte must be `0..=255` and a port non-zero;
 //! anything else on the line means no announcement. A number that runs into the end
 //! of an unterminated last line is not trusted (the rest of it may be in the next
-//! segment), so a line cut by a segment boundary is never misread.
+//! segment), nor is a PORT or EPRT line without its line end (only blanks may follow
+//! their argument, and the next segment may add more), so a line cut by a segment
+//! boundary is never misread.
 //!
 //! Deliberately ignored: multi-line `227-` continuation lines (the final `227 ` line
 //! is the reply), LPRT/LPSV (RFC 1639), `EPSV ALL`, and addresses given as
@@ -71,7 +73,7 @@ fn line(l: Line<'_>) -> Option<Announce> {
         }
         (Some(a), p, AnnounceKind::Active)
     } else if let Some(rest) = text::strip_prefix_ci(s, b"EPRT ") {
-        let (a, p) = eprt(rest.trim_ascii_start())?;
+        let (a, p) = eprt(rest.trim_ascii_start(), l.terminated)?;
         (Some(a), p, AnnounceKind::Active)
     } else {
         return None;
@@ -79,10 +81,12 @@ fn line(l: Line<'_>) -> Option<Announce> {
     Some(Announce { addr, port, kind })
 }
 
-/// Only blanks may follow a command's argument; an empty tail is enough only when
-/// the line is known to be complete.
+/// Only blanks may follow a command's argument, up to the end of a complete line. An
+/// unterminated line is never enough, even with blanks after the argument: the next
+/// segment may continue it with something else (`PORT 10,0,0,1,195,80 x`), which
+/// makes the whole line no announcement.
 fn blank_tail(tail: &[u8], terminated: bool) -> bool {
-    tail.iter().all(u8::is_ascii_whitespace) && (terminated || !tail.is_empty())
+    terminated && tail.iter().all(u8::is_ascii_whitespace)
 }
 
 /// The first run of six numbers in a 227 reply's text. Candidates start at a digit
@@ -147,13 +151,13 @@ fn epsv(s: &[u8]) -> Option<u16> {
 }
 
 /// `<d>proto<d>addr<d>port<d>` of EPRT; the address family must match `proto`.
-fn eprt(s: &[u8]) -> Option<(IpAddr, u16)> {
+fn eprt(s: &[u8], terminated: bool) -> Option<(IpAddr, u16)> {
     let d = delimiter(s)?;
     let mut fields = s[1..].split(|&b| b == d);
     let (proto, addr, port) = (fields.next()?, fields.next()?, fields.next()?);
     // After the closing delimiter only blanks; `split` yields that tail last.
     let tail = fields.next()?;
-    if fields.next().is_some() || !tail.iter().all(u8::is_ascii_whitespace) {
+    if fields.next().is_some() || !blank_tail(tail, terminated) {
         return None;
     }
     let addr = text::ip(addr)?;

@@ -75,7 +75,9 @@ pub fn parse(payload: &[u8]) -> Option<Message<'_>> {
     for (name, value) in lines.filter_map(|l| text::header(l.text)) {
         if text::eq_ci(name, b"Transport") {
             msg.transports.extend(specs(value).filter_map(spec));
-        } else if text::eq_ci(name, b"Session") {
+        } else if text::eq_ci(name, b"Session") && msg.session.is_none() {
+            // The first Session header wins, as the first Call-ID does in SIP: a
+            // prefix of the message then never names another session.
             let id = value.split(|&b| b == b';').next().map(text::trim);
             msg.session = id.and_then(text::utf8).filter(|s| !s.is_empty());
         }

@@ -94,7 +94,10 @@ pub fn parse(payload: &[u8]) -> Option<Message<'_>> {
     };
     let (mut length, mut sdp_type) = (None, None);
     for (name, value) in lines.filter_map(|l| text::header(l.text)) {
-        if text::eq_ci(name, b"Call-ID") || text::eq_ci(name, b"i") {
+        if (text::eq_ci(name, b"Call-ID") || text::eq_ci(name, b"i")) && msg.call_id.is_none() {
+            // A repeated header (malformed) does not rename the call: the first wins,
+            // so a message cut by a segment boundary never names another call than
+            // the whole message does.
             msg.call_id = text::utf8(value).filter(|v| !v.is_empty());
         } else if text::eq_ci(name, b"Content-Length") || text::eq_ci(name, b"l") {
             // An unreadable length is treated as absent: the body runs to the end.

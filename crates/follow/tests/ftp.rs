@@ -102,6 +102,21 @@ fn truncated_lines_are_not_misread() {
         all(b"229 Entering Extended Passive Mode (|||50000|)"),
         [passive(None, 50000)]
     );
+    // PORT and EPRT allow only blanks after the argument, so until the line ends the
+    // next segment can still make it no announcement (found by the `follow` fuzz
+    // target: the cut `EPRT |2|1080::8:80|2|` announced port 2, the whole line
+    // `EPRT |2|1080::8:80|2|1080::8:800:200C:417A|5282|h` nothing).
+    assert_eq!(all(b"EPRT |2|1080::8:80|2|"), []);
+    assert_eq!(
+        all(b"EPRT |2|1080::8:80|2|1080::8:800:200C:417A|5282|h\r\n"),
+        []
+    );
+    assert_eq!(all(b"PORT 10,0,0,1,195,80 "), []);
+    assert_eq!(all(b"PORT 10,0,0,1,195,80 x\r\n"), []);
+    assert_eq!(
+        all(b"EPRT |2|1080::8:80|2| \r\n"),
+        [active("1080::8:80".parse().ok(), 2)]
+    );
     // parse_line takes its argument as a whole line.
     assert_eq!(
         parse_line(b"PORT 10,0,0,1,195,80"),

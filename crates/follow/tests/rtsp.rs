@@ -153,3 +153,13 @@ fn not_rtsp() {
         );
     }
 }
+
+/// A repeated Session header does not change the session: the first counts, as a
+/// prefix of the message would say (the `follow` fuzz target's prefix property).
+#[test]
+fn the_first_session_counts() {
+    let whole = b"RTSP/1.0 200 OK\r\nCSeq: 3\r\nSession: 4711;timeout=60\r\nSession: 99\r\n\r\n";
+    assert_eq!(parse(whole).unwrap().session, Some("4711"));
+    let cut = &whole[..whole.len() - 15];
+    assert_eq!(parse(cut).unwrap().session, Some("4711"));
+}

@@ -248,3 +248,18 @@ fn not_sip() {
         );
     }
 }
+
+/// A repeated Call-ID does not rename the call: the first counts, so the message cut
+/// before its second Call-ID names the same call as the whole (found by the `follow`
+/// fuzz target, where the last one counted and the two differed).
+#[test]
+fn the_first_call_id_counts() {
+    let whole = b"INVITE sip:bob@b.example SIP/2.0\r\nCall-ID: first@pc33\r\n\
+i: second@pc33\r\nCall-ID: third@pc33\r\n\r\n";
+    assert_eq!(parse(whole).unwrap().call_id, Some("first@pc33"));
+    let cut = &whole[..whole.len() - 30];
+    assert_eq!(parse(cut).unwrap().call_id, Some("first@pc33"));
+    // An empty first value names no call; a later one then does.
+    let empty = b"BYE sip:x SIP/2.0\r\nCall-ID: \r\nCall-ID: later@h\r\n\r\n";
+    assert_eq!(parse(empty).unwrap().call_id, Some("later@h"));
+}

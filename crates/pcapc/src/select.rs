@@ -539,7 +539,9 @@ fn gather_negated(seq: Seq, memo: &mut HashMap<*const Vec<Seq>, Rc<Vec<Seq>>>) -
                 && l2.anchor == l1.anchor
                 && l2.off > l1.off
                 && l2.off - l1.off <= 0xffff)
-                .then_some((l2.off - l1.off, v1))
+                // `then`, not `then_some`: the difference is only defined once the
+                // condition holds (a pair in reverse order would underflow).
+                .then(|| (l2.off - l1.off, v1))
         };
         let op_cap = |op| Instruction::capacity(op, size);
         let eq_op = if mask & size.max() == size.max() {

@@ -1,0 +1,125 @@
+//! The expression compiler on arbitrary text: it never panics, and where libpcap
+//! compiles the same text, the two agree on a fixed set of frames and on one frame
+//! taken from the input.
+//!
+//! Input: one byte choosing the link type (EN10MB or RAW), the expression, then
+//! optionally a NUL and bytes laid over a well-formed frame. Verdicts not compared:
+//!
+//! * packets on which libpcap has no defined verdict (its `protochain` loop, or a
+//!   scratch slot read before any store on that path): the oracle's step-bounded
+//!   interpreter says so, as in the conformance harness;
+//! * disagreements where either side's verdict came from a load past the captured
+//!   bytes: on a short packet libpcap's verdict depends on which loads its optimiser
+//!   leaves before a decision, which netsift reproduces only in part (the random
+//!   test's SHORT_BUDGET ratchet, docs/architecture.md §8);
+//! * expressions with `byte` (`byte N & M` tests whatever libpcap's previous
+//!   instruction left in the accumulator) and those whose libpcap program reads
+//!   scratch memory and mention `geneve` or `protochain` (libpcap reuses the slot of
+//!   an earlier arithmetic comparison): both "Not reproduced" in §8.
+//!
+//! Refusals are not compared (netsift refuses some expressions libpcap accepts at
+//! its limits, and a few the other way, all listed in §8); only panics count there.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use netsift_fuzz::frames::{self, Frame};
+use netsift_oracle::Filter;
+use netsift_wire::LinkType;
+use std::sync::OnceLock;
+
+/// Longer texts only make libpcap's optimiser (quadratic in the program) slow; the
+/// parser's depth limits are tested by pcapc's own tests.
+const MAX_TEXT: usize = 1024;
+
+fn fixed(raw: bool) -> &'static [Frame] {
+    static ETHER: OnceLock<Vec<Frame>> = OnceLock::new();
+    static RAW: OnceLock<Vec<Frame>> = OnceLock::new();
+    if raw {
+        RAW.get_or_init(|| frames::fixed(true))
+    } else {
+        ETHER.get_or_init(|| frames::fixed(false))
+    }
+}
+
+fn comparable(text: &str, oracle: &Filter) -> bool {
+    let t = text.to_ascii_lowercase();
+    if t.contains("byte") {
+        return false;
+    }
+    !(oracle.reads_memory() && (t.contains("geneve") || t.contains("protochain")))
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&sel, rest)) = data.split_first() else {
+        return;
+    };
+    let raw = sel & 1 == 1;
+    let linktype = if raw { LinkType::RAW } else { LinkType::EN10MB };
+    let (text, extra) = match rest.iter().position(|&b| b == 0) {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    if text.len() > MAX_TEXT {
+        return;
+    }
+    let Ok(text) = std::str::from_utf8(text) else {
+        // Not text: the compiler takes &str, so only a panic-free refusal of the
+        // lossy form can be asked for.
+        let _ = netsift_pcapc::compile(&String::from_utf8_lossy(text), linktype);
+        return;
+    };
+    let ours = netsift_pcapc::compile(text, linktype);
+    let Ok(set) = ours else { return };
+    let Ok(oracle) = Filter::compile(linktype, text) else {
+        return;
+    };
+    if !comparable(text, &oracle) {
+        return;
+    }
+    let compiled = netsift_engine::Compiled::new(set);
+    let mut scratch = netsift_engine::Scratch::new();
+    let mut check = |p: &[u8], wire_len: u32| {
+        let Ok(want) = oracle.try_run(p, wire_len) else {
+            return;
+        };
+        let got = compiled.matches(&mut scratch, p, wire_len);
+        if got == (want != 0) {
+            return;
+        }
+        let oob = netsift_oracle::bpf::interpret_traced(oracle.insns(), p, wire_len, 1 << 24)
+            .is_ok_and(|(_, oob)| oob);
+        if oob || scratch.faulted() {
+            return;
+        }
+        panic!(
+            "verdicts differ on {text:?} ({linktype}): libpcap {want}, netsift {got}, \
+             caplen {}, wire {wire_len}, packet {p:02x?}",
+            p.len()
+        );
+    };
+    for f in fixed(raw) {
+        check(&f.data, f.wire_len);
+    }
+    if let Some(extra) = extra {
+        // The input's bytes over the first frame (IPv4 TCP), so that most of it stays
+        // well formed and the fields the expression names take the input's values.
+        let base = &fixed(raw)
+            .iter()
+            .find(|f| f.data.len() as u32 == f.wire_len)
+            .expect("a whole frame")
+            .data;
+        let mut p = base.clone();
+        for (i, &b) in extra.iter().take(256).enumerate() {
+            match p.get_mut(i) {
+                Some(x) => *x ^= b,
+                None => p.push(b),
+            }
+        }
+        let wire = p.len() as u32;
+        check(&p, wire);
+        // The same cut to the input's length, where that is shorter.
+        if extra.len() < p.len() {
+            check(&p[..extra.len()], wire);
+        }
+    }
+});
