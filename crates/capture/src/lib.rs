@@ -26,4 +26,4 @@ mod ring;
 
 pub use error::{Error, ErrorKind};
 pub use iface::{interfaces, Interface};
-pub use ring::{Block, Config, Direction, Fanout, Frame, Ring, Stats};
+pub use ring::{Block, Config, Direction, Fanout, Frame, Ring, Stats, ANY};

@@ -19,6 +19,10 @@ use std::time::Duration;
 
 /// Bytes of an 802.1Q tag.
 const VLAN_TAG_LEN: usize = 4;
+/// Bytes of a LINUX_SLL2 header, which `-i any` packets are given.
+const SLL2_LEN: usize = 20;
+/// The pseudo-interface that captures on all interfaces.
+pub const ANY: &str = "any";
 /// tcpdump's default buffer: 2 MiB.
 const DEFAULT_BUFFER: usize = 2 << 20;
 /// Where the `sockaddr_ll` of a frame starts: after the `tpacket3_hdr`, aligned to
@@ -103,6 +107,12 @@ pub struct Ring {
     next: usize,
     ifindex: i32,
     hatype: u16,
+    /// `-i any`: a cooked (SOCK_DGRAM) socket on every interface; each packet is
+    /// given a LINUX_SLL2 header.
+    cooked: bool,
+    /// The loopback interface's index: its outgoing packets come back in as
+    /// incoming ones, so libpcap drops the outgoing copy, and so does this ring.
+    lo_ifindex: i32,
     snaplen: u32,
     direction: Direction,
     stats: Stats,
@@ -154,16 +164,17 @@ impl Ring {
     /// Opens a ring on `cfg.interface` and starts capturing.
     pub fn open(cfg: &Config) -> Result<Ring, Error> {
         let name = &cfg.interface;
-        let index = ifindex(name)?;
+        let cooked = name == ANY;
+        let index = if cooked { 0 } else { ifindex(name)? };
+        let lo_ifindex = ifindex("lo").unwrap_or(-1);
         let proto = (libc::ETH_P_ALL as u16).to_be();
-        // SAFETY: plain socket(2).
-        let raw = unsafe {
-            libc::socket(
-                libc::AF_PACKET,
-                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
-                proto as i32,
-            )
+        let kind = if cooked {
+            libc::SOCK_DGRAM
+        } else {
+            libc::SOCK_RAW
         };
+        // SAFETY: plain socket(2).
+        let raw = unsafe { libc::socket(libc::AF_PACKET, kind | libc::SOCK_CLOEXEC, proto as i32) };
         if raw < 0 {
             return Err(Error::os(format!("{name}: socket")));
         }
@@ -176,10 +187,12 @@ impl Ring {
             &(libc::tpacket_versions::TPACKET_V3 as libc::c_int),
             &format!("{name}: TPACKET_V3"),
         )?;
+        // Headroom before each packet: for a VLAN tag put back, or an SLL2 header.
+        let reserve = if cooked { SLL2_LEN } else { VLAN_TAG_LEN };
         set_opt(
             f,
             libc::PACKET_RESERVE,
-            &(VLAN_TAG_LEN as libc::c_uint),
+            &(reserve as libc::c_uint),
             &format!("{name}: PACKET_RESERVE"),
         )?;
         if cfg.direction == Direction::In {
@@ -236,6 +249,8 @@ impl Ring {
             next: 0,
             ifindex: index,
             hatype: 0,
+            cooked,
+            lo_ifindex,
             snaplen: cfg.snaplen.max(1),
             direction: cfg.direction,
             stats: Stats::default(),
@@ -264,7 +279,8 @@ impl Ring {
             return Err(Error::os(format!("{name}: getsockname")));
         }
         ring.hatype = sll.sll_hatype;
-        if cfg.promiscuous {
+        // `any` has no promiscuous mode (libpcap warns and goes on without it).
+        if cfg.promiscuous && !cooked {
             let mreq = libc::packet_mreq {
                 mr_ifindex: index,
                 mr_type: libc::PACKET_MR_PROMISC as u16,
@@ -299,7 +315,12 @@ impl Ring {
         self.hatype
     }
 
-    /// The interface's index.
+    /// Whether this is `-i any`: packets carry a LINUX_SLL2 header.
+    pub fn cooked(&self) -> bool {
+        self.cooked
+    }
+
+    /// The interface's index (0 for `any`).
     pub fn ifindex(&self) -> i32 {
         self.ifindex
     }
@@ -421,19 +442,49 @@ impl<'r> Block<'r> {
             let tci = rd32(mem, at + 32);
             let tpid = rd16(mem, at + 36);
             let pkttype = mem[at + SLL_AT + 10];
+            let sll_ifindex = i32::from_ne_bytes([
+                mem[at + SLL_AT + 4],
+                mem[at + SLL_AT + 5],
+                mem[at + SLL_AT + 6],
+                mem[at + SLL_AT + 7],
+            ]);
             let mut start = at + mac;
-            let keep = match ring.direction {
-                Direction::InOut => true,
-                Direction::In => pkttype != libc::PACKET_OUTGOING,
-                Direction::Out => pkttype == libc::PACKET_OUTGOING,
-            };
+            let outgoing = pkttype == libc::PACKET_OUTGOING;
+            // As libpcap's linux_check_direction: the outgoing copy of a loopback
+            // packet goes (it comes back in), then the direction asked for.
+            let keep = !(outgoing && sll_ifindex == ring.lo_ifindex)
+                && match ring.direction {
+                    Direction::InOut => true,
+                    Direction::In => !outgoing,
+                    Direction::Out => outgoing,
+                };
+            // The headroom PACKET_RESERVE left starts after the sockaddr_ll.
+            let room = start.saturating_sub(at + SLL_AT + std::mem::size_of::<libc::sockaddr_ll>());
             if keep && start + cap <= mem.len() {
-                // libpcap puts a tag the kernel took out back after the two MAC
-                // addresses, using the headroom PACKET_RESERVE left before them.
-                if status & libc::TP_STATUS_VLAN_VALID != 0
+                if ring.cooked && room >= SLL2_LEN {
+                    // libpcap's LINUX_SLL2 header, built from the sockaddr_ll.
+                    let h = start - SLL2_LEN;
+                    let sll = at + SLL_AT;
+                    let (proto, hatype) = ([mem[sll + 2], mem[sll + 3]], rd16(mem, sll + 8));
+                    let halen = mem[sll + 11].min(8) as usize;
+                    let mut hdr = [0u8; SLL2_LEN];
+                    hdr[0..2].copy_from_slice(&proto);
+                    hdr[4..8].copy_from_slice(&sll_ifindex.to_be_bytes());
+                    hdr[8..10].copy_from_slice(&hatype.to_be_bytes());
+                    hdr[10] = pkttype;
+                    hdr[11] = mem[sll + 11];
+                    hdr[12..12 + halen].copy_from_slice(&mem[sll + 12..sll + 12 + halen]);
+                    mem[h..start].copy_from_slice(&hdr);
+                    start = h;
+                    cap += SLL2_LEN;
+                    wire += SLL2_LEN as u32;
+                } else if !ring.cooked
+                    && status & libc::TP_STATUS_VLAN_VALID != 0
                     && cap >= 12
-                    && start >= at + SLL_AT + 20 + VLAN_TAG_LEN
+                    && room >= VLAN_TAG_LEN
                 {
+                    // libpcap puts a tag the kernel took out back after the two MAC
+                    // addresses, using the headroom before them.
                     let tpid = if status & libc::TP_STATUS_VLAN_TPID_VALID != 0 && tpid != 0 {
                         tpid
                     } else {

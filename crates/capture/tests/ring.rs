@@ -129,3 +129,61 @@ fn snaplen_cuts_and_direction_selects() {
         }
     }
 }
+
+#[test]
+fn any_gives_each_packet_a_linux_sll2_header() {
+    if !can_run("any_gives_each_packet_a_linux_sll2_header") {
+        return;
+    }
+    let pair = Pair::new("any");
+    let frames: Vec<Vec<u8>> = (0..300u32)
+        .map(|i| udp_frame(i, None, (i % 40) as usize))
+        .collect();
+    let (tx, rx) = mpsc::channel();
+    let mut cfg = Config::new(netsift_capture::ANY);
+    cfg.block_timeout = Duration::from_millis(2);
+    cfg.buffer_size = 64 << 20;
+    let want = frames.len();
+    let ns = pair.a.clone();
+    let cap = in_ns(&ns, move || {
+        let mut ring = Ring::open(&cfg).expect("ring opens on any");
+        assert!(ring.cooked());
+        // if_nametoindex asks this thread's namespace (sysfs would show the host's).
+        let name = std::ffi::CString::new("va").unwrap();
+        // SAFETY: a NUL-terminated name.
+        let va = unsafe { libc::if_nametoindex(name.as_ptr()) };
+        assert!(va > 0);
+        tx.send(()).unwrap();
+        let mut got = Vec::new();
+        let end = Instant::now() + Duration::from_secs(10);
+        while got.len() < want && Instant::now() < end {
+            if let Some(b) = ring.next_block(Duration::from_millis(50)).unwrap() {
+                // Ours: UDP from 10.0.0.2 (the loopback has nothing else here).
+                got.extend(
+                    b.frames()
+                        .filter(|f| f.data.get(20 + 12..20 + 16) == Some(&[10, 0, 0, 2]))
+                        .map(|f| (f.data.to_vec(), f.wire_len)),
+                );
+            }
+        }
+        (got, va)
+    });
+    rx.recv().unwrap();
+    let to_send = frames.clone();
+    let dev = pair.veth_b.clone();
+    in_ns(&pair.b, move || send_frames(&dev, &to_send))
+        .join()
+        .unwrap();
+    let (got, va) = cap.join().unwrap();
+    assert_eq!(got.len(), frames.len());
+    for ((data, wire), sent) in got.iter().zip(&frames) {
+        // protocol, reserved, interface index, ARPHRD_ETHER, PACKET_OTHERHOST (the
+        // frames are not for va's address), 6-byte source address, padding.
+        assert_eq!(&data[0..4], &[0x08, 0x00, 0, 0]);
+        assert_eq!(&data[4..8], &va.to_be_bytes());
+        assert_eq!(&data[8..12], &[0, 1, 3, 6]);
+        assert_eq!(&data[12..20], &[2, 0, 0, 0, 0, 0x0b, 0, 0]);
+        assert_eq!(&data[20..], &sent[14..]);
+        assert_eq!(*wire as usize, sent.len() - 14 + 20);
+    }
+}

@@ -52,7 +52,11 @@ pub fn filter_file<R: Read>(
     let mut n = Counts::default();
     let mut since_progress = 0u32;
     let mut keep = [false; BATCH];
+    let stop = crate::signals::stop_flag()?;
     let result = loop {
+        if stop.load(std::sync::atomic::Ordering::Relaxed) {
+            break Ok(());
+        }
         // -c: how many more packets may be accepted.
         let left = args
             .count

@@ -15,8 +15,7 @@ use netsift_engine::{BatchScratch, Compiled, Scratch};
 use netsift_follow::{Follower, Mode, Protocol, Timers};
 use netsift_pcapio::{Packet, RawTs, Record};
 use netsift_wire::LinkType;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 /// The ring's configuration from the command line.
@@ -61,7 +60,7 @@ pub fn interface_list() -> Result<String> {
         if !any_done && (i.loopback || !i.running) {
             n += 1;
             out.push_str(&format!(
-                "{n}.any (Pseudo-device that captures on all interfaces) [Up, Running] (not supported by netsift yet)\n"
+                "{n}.any (Pseudo-device that captures on all interfaces) [Up, Running]\n"
             ));
             any_done = true;
         }
@@ -88,6 +87,11 @@ fn linktype_of(iface: &str) -> Result<LinkType> {
 
 /// `-L -i IFACE`: the data link types, as tcpdump prints them.
 pub fn link_type_list(iface: &str) -> Result<String> {
+    if iface == netsift_capture::ANY {
+        return Ok(format!(
+            "Data link types for {iface} (use option -y to set):\n  LINUX_SLL2 (Linux cooked v2)\n"
+        ));
+    }
     let lt = linktype_of(iface)?;
     Ok(format!(
         "Data link types for {iface} (use option -y to set):\n  {lt} ({})\n",
@@ -107,7 +111,11 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
         cfg.fanout = Some(((std::process::id() & 0xffff) as u16, Fanout::FlowHash));
     }
     let mut ring = Ring::open(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let lt = linktype(ring.hardware_type(), iface)?;
+    let lt = if ring.cooked() {
+        LinkType::LINUX_SLL2
+    } else {
+        linktype(ring.hardware_type(), iface)?
+    };
     let target = netsift_pcapc::Target {
         linktype: lt,
         savefile_swapped: None,
@@ -128,16 +136,8 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     } else {
         Engine::Static(Some(Box::new(Compiled::new(crate::compile(expr, target)?))))
     };
-    let stop = Arc::new(AtomicBool::new(false));
+    let stop = crate::signals::stop_flag()?;
     if args.workers.is_some() {
-        for sig in [
-            signal_hook::consts::SIGINT,
-            signal_hook::consts::SIGTERM,
-            signal_hook::consts::SIGHUP,
-        ] {
-            signal_hook::flag::register(sig, stop.clone())
-                .context("installing a signal handler")?;
-        }
         let filter = match engine {
             Engine::Static(f) => f.map(|b| *b),
             Engine::Follow(..) => {
@@ -145,13 +145,6 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
             }
         };
         return crate::workers::run(args, &cfg, workers, lt, ring, filter, stop);
-    }
-    for sig in [
-        signal_hook::consts::SIGINT,
-        signal_hook::consts::SIGTERM,
-        signal_hook::consts::SIGHUP,
-    ] {
-        signal_hook::flag::register(sig, stop.clone()).context("installing a signal handler")?;
     }
     let mut sink = Sink::live(args, lt, cfg.snaplen)?;
     eprintln!(

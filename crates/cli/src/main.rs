@@ -10,6 +10,7 @@ mod args;
 mod filter;
 mod live;
 mod output;
+mod signals;
 mod workers;
 
 use anyhow::{bail, Context, Result};

@@ -69,9 +69,7 @@ impl Sink {
     /// Writes the records of `batch` whose `keep` entry is true.
     pub fn batch(&mut self, batch: &RecordBatch<'_>, keep: &[bool]) -> Result<()> {
         match self {
-            Sink::Pcap(w) => w
-                .write_batch(batch, keep)
-                .context("writing the output file"),
+            Sink::Pcap(w) => written(w.write_batch(batch, keep)),
             Sink::Print(p) => {
                 for (rec, _) in batch.iter().zip(keep).filter(|(_, k)| **k) {
                     p.packet(&rec)?;
@@ -83,16 +81,25 @@ impl Sink {
 
     pub fn packet(&mut self, rec: &Record<'_>) -> Result<()> {
         match self {
-            Sink::Pcap(w) => w.write_record(rec).context("writing the output file"),
+            Sink::Pcap(w) => written(w.write_record(rec)),
             Sink::Print(p) => p.packet(rec),
         }
     }
 
     pub fn finish(&mut self) -> Result<()> {
         match self {
-            Sink::Pcap(w) => w.flush().context("writing the output file"),
+            Sink::Pcap(w) => written(w.flush()),
             Sink::Print(p) => p.finish(),
         }
+    }
+}
+
+/// The result of a write to the output file. A closed pipe (`netsift -w - | head`)
+/// ends the run quietly, as the printing mode and tcpdump (killed by SIGPIPE) end.
+fn written(r: io::Result<()>) -> Result<()> {
+    match r {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => std::process::exit(0),
+        r => r.context("writing the output file"),
     }
 }
 

@@ -340,3 +340,71 @@ fn two_workers_capture_every_packet_once_in_time_order() {
     }
     assert!(rest.contains("4000 packets captured"), "{rest}");
 }
+
+#[test]
+fn any_writes_what_tcpdump_i_any_writes() {
+    if !can_run("any_writes_what_tcpdump_i_any_writes") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pair = Pair::new("anyp");
+    let frames: Vec<Vec<u8>> = (0..400u32)
+        .map(|i| udp_frame(i, None, (i % 30) as usize))
+        .collect();
+    let n = frames.len().to_string();
+    let ours = dir.path().join("netsift.pcap");
+    let theirs = dir.path().join("tcpdump.pcap");
+    let (mut netsift, _) = start(
+        &pair.a,
+        &[
+            "-i",
+            "any",
+            "-B",
+            "65536",
+            "--immediate-mode",
+            "-c",
+            &n,
+            "-w",
+            ours.to_str().unwrap(),
+            "udp",
+        ],
+    );
+    // tcpdump as root (-Z root) so that it may write into the test's directory.
+    let mut tcpdump = Command::new("ip")
+        .args([
+            "netns", "exec", &pair.a, "tcpdump", "-Z", "root", "-i", "any", "-B", "65536",
+        ])
+        .args([
+            "--immediate-mode",
+            "-c",
+            &n,
+            "-w",
+            theirs.to_str().unwrap(),
+            "udp",
+        ])
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("tcpdump starts");
+    let mut err = BufReader::new(tcpdump.stderr.take().unwrap());
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 && !line.contains("listening on") {
+        line.clear();
+    }
+    assert!(line.contains("listening on"), "tcpdump: {line}");
+    let dev = pair.veth_b.clone();
+    in_ns(&pair.b, move || send_frames(&dev, &frames))
+        .join()
+        .unwrap();
+    assert!(wait(&mut netsift, Duration::from_secs(10)).success());
+    assert!(wait(&mut tcpdump, Duration::from_secs(10)).success());
+    let (a, b) = (packets(&ours), packets(&theirs));
+    assert_eq!(a.len(), 400);
+    assert!(
+        a == b,
+        "netsift -i any and tcpdump -i any wrote different packets"
+    );
+    // And the same file header's link type (LINUX_SLL2, 276).
+    let lt = |p: &Path| u32::from_le_bytes(std::fs::read(p).unwrap()[20..24].try_into().unwrap());
+    assert_eq!(lt(&ours), 276);
+    assert_eq!(lt(&ours), lt(&theirs));
+}
