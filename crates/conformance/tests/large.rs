@@ -8,11 +8,15 @@
 //! (`Swift::add`, which turns the static table into a live one) must each give
 //! libpcap's verdict on every packet.
 //!
-//! `NETSIFT_LARGE_SHAPE` runs only the shapes whose name contains it;
-//! `NETSIFT_LARGE_DUMP=DIR` writes their expressions to DIR.
-//! `NETSIFT_LARGE_TERMS` sets the number of terms (default 300; above 14 every shape
-//! but the last two takes the SET form;
-//! libpcap needs about 6 s for 300 ports and a minute for 1,000 distinct hosts).
+//! The other link types run over their generated captures, with the generator's
+//! values (`other_link_types_agree_with_libpcap`).
+//!
+//! - `NETSIFT_LARGE_TERMS`: the number of terms (default 300; above 14 every shape but
+//!   the last two takes the SET form; libpcap needs about 6 s for 300 ports and a
+//!   minute for 1,000 distinct hosts).
+//! - `NETSIFT_LARGE_LT_TERMS`: the same for the other link types (default 20).
+//! - `NETSIFT_LARGE_SHAPE`: only the shapes whose name contains it.
+//! - `NETSIFT_LARGE_DUMP=DIR`: write their expressions to DIR (for `tcpdump -d -F`).
 
 use std::collections::HashSet;
 
@@ -234,10 +238,7 @@ fn shapes(n: usize, seen: &Seen) -> Vec<Shape> {
 
 #[test]
 fn long_disjunctions_agree_with_libpcap() {
-    let n: usize = std::env::var("NETSIFT_LARGE_TERMS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(300);
+    let n = env_usize("NETSIFT_LARGE_TERMS", 300);
     let lt = LinkType::EN10MB;
     let corpus = require_corpus()
         .map(|d| load_corpus_captures(&d))
@@ -259,6 +260,14 @@ fn long_disjunctions_agree_with_libpcap() {
     );
     let failures = check(lt, n, &seen, &pkts, !corpus.by_linktype.is_empty());
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A number from the environment, or `default`.
+fn env_usize(name: &str, default: usize) -> usize {
+    std::env::var(name)
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(default)
 }
 
 /// Runs every shape over `pkts` for `lt`; returns the failures. `hits`: the values
@@ -364,10 +373,7 @@ fn check(lt: LinkType, n: usize, seen: &Seen, pkts: &[OwnedPacket], hits: bool) 
 /// there have other offsets and anchors (SLL, VLAN-free RAW, loopback).
 #[test]
 fn other_link_types_agree_with_libpcap() {
-    let n: usize = std::env::var("NETSIFT_LARGE_LT_TERMS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(20);
+    let n = env_usize("NETSIFT_LARGE_LT_TERMS", 20);
     let addrs: Vec<u32> = synth::pool::IPV4
         .iter()
         .map(|a| u32::from_be_bytes(*a))
