@@ -204,6 +204,50 @@ fn shapes(n: usize, seen: &Seen) -> Vec<Shape> {
             cut_exact: true,
         },
         Shape {
+            // A list inside other operators: the templates are the whole text.
+            name: "tcp and port list",
+            expr: format!(
+                "tcp and port ({})",
+                port_list
+                    .iter()
+                    .map(|p| p.to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+            set_form: set,
+            cut_exact: true,
+        },
+        Shape {
+            name: "ip and host list",
+            expr: format!(
+                "ip and host ({})",
+                hosts
+                    .iter()
+                    .map(|&h| dotted(h))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+            set_form: set,
+            cut_exact: true,
+        },
+        Shape {
+            // Negated, on Ethernet the general pipeline keeps a group of passes per
+            // value (IPv4, ARP, RARP each), which the templates do not match: no SET
+            // form there (and past 2,048 terms, refused); on link types without ARP it
+            // does take one.
+            name: "not host list",
+            expr: format!(
+                "not host ({})",
+                hosts
+                    .iter()
+                    .map(|&h| dotted(h))
+                    .collect::<Vec<_>>()
+                    .join(" or ")
+            ),
+            set_form: None,
+            cut_exact: true,
+        },
+        Shape {
             // Two primitives a term: the general pipeline (up to 1,024 pairs), which
             // differs from libpcap on some cut packets here (netsift accepts packets cut
             // inside the port fields that libpcap rejects): known, counted.

@@ -219,7 +219,7 @@ pub(crate) fn compile(
                             text,
                         ));
                     }
-                    if let Some(r) = compile_set(&distinct, text, general) {
+                    if let Some(r) = compile_set(&distinct, text, general, true) {
                         return r;
                     }
                     // Repeats dropped: the same verdicts, and a short list for the
@@ -232,9 +232,79 @@ pub(crate) fn compile(
             }
         }
     }
+    // A long disjunction inside other operators (`not host (…)`, `tcp and port (…)`):
+    // the templates are the whole text with three of its values.
+    if let Some((list, distinct)) = nested_list(expr) {
+        let outside = prims(expr).count() - prims(list).count();
+        if outside <= MAX_PRIMS {
+            let with = |t: Option<&Expr>| match t {
+                Some(t) => general(Some(&replaced(expr, list, t))),
+                None => general(None),
+            };
+            if let Some(r) = compile_set(&distinct, text, &with, false) {
+                return r;
+            }
+        }
+    }
     match too_large(expr, text) {
         Some(e) => Err(e),
         None => general(Some(expr)),
+    }
+}
+
+/// The longest disjunction below the top of `expr` whose terms the SET form takes
+/// (one shape, values libpcap accepts), and its distinct terms.
+fn nested_list(expr: &Expr) -> Option<(&Expr, Vec<&Expr>)> {
+    let mut best: Option<(&Expr, Vec<&Expr>)> = None;
+    // (node, whether its parent is an `or`: then it is part of the parent's list)
+    let mut todo = vec![(expr, true)];
+    while let Some((x, in_or)) = todo.pop() {
+        match x {
+            Expr::Or(..) => {
+                let terms = or_terms(x);
+                if !in_or && terms.len() > SMALL {
+                    let classes: Option<Vec<_>> = terms.iter().map(|t| classify(t)).collect();
+                    if let Some(classes) =
+                        classes.filter(|c| c.iter().all(|k| k.0 == c[0].0 && k.1.is_ok()))
+                    {
+                        let mut seen = HashSet::with_capacity(terms.len());
+                        let distinct: Vec<&Expr> = terms
+                            .iter()
+                            .zip(&classes)
+                            .filter(|(_, c)| seen.insert(c.1))
+                            .map(|(t, _)| *t)
+                            .collect();
+                        if best.as_ref().is_none_or(|b| b.1.len() < distinct.len()) {
+                            best = Some((x, distinct));
+                        }
+                    }
+                }
+                todo.extend(terms.into_iter().map(|t| (t, false)));
+            }
+            Expr::And(a, b) => todo.extend([(&**a, false), (&**b, false)]),
+            Expr::Not(a, _) => todo.push((a, false)),
+            Expr::Prim(_) => {}
+        }
+    }
+    best.filter(|b| b.1.len() > SMALL && b.1.len() <= MAX_SET_VALUES)
+}
+
+/// `expr` with the node `list` (compared by address) replaced by `with`.
+fn replaced(expr: &Expr, list: &Expr, with: &Expr) -> Expr {
+    if std::ptr::eq(expr, list) {
+        return with.clone();
+    }
+    match expr {
+        Expr::And(a, b) => Expr::And(
+            Box::new(replaced(a, list, with)),
+            Box::new(replaced(b, list, with)),
+        ),
+        Expr::Or(a, b) => Expr::Or(
+            Box::new(replaced(a, list, with)),
+            Box::new(replaced(b, list, with)),
+        ),
+        Expr::Not(a, s) => Expr::Not(Box::new(replaced(a, list, with)), *s),
+        Expr::Prim(_) => expr.clone(),
     }
 }
 
@@ -291,10 +361,16 @@ fn without_values(insn: &Instruction) -> Instruction {
 /// Compiles distinct terms of one shape as the template with a SET over all values.
 /// `None` when the two templates disagree beyond their values (the general pipeline
 /// then decides).
+///
+/// `compile` compiles the text with the disjunction replaced by the tree it is given.
+/// `top`: the disjunction is the whole text, so a term can be compiled alone for its
+/// error, and the SET forms around a zero value joined as alternatives; inside other
+/// operators neither holds, and those cases go to the general pipeline.
 fn compile_set(
     terms: &[&Expr],
     text: &str,
     compile: &dyn Fn(Option<&Expr>) -> Result<PassSet, Error>,
+    top: bool,
 ) -> Option<Result<PassSet, Error>> {
     let n = terms.len();
     if n <= SMALL {
@@ -306,7 +382,8 @@ fn compile_set(
         Ok(a) => a,
         // The first term's own error is the whole text's (libpcap stops there);
         // anything else is for the general pipeline to find.
-        Err(_) => return compile(Some(terms[0])).err().map(Err),
+        Err(_) if top => return compile(Some(terms[0])).err().map(Err),
+        Err(_) => return None,
     };
     let b = compile(or_of(tb).as_ref()).ok()?;
     let (va, vb) = (ta.map(value_of), tb.map(value_of));
@@ -339,6 +416,9 @@ fn compile_set(
     let Some(z) = zero.filter(|_| masked) else {
         return Some(with_sets(out, mask, swaps, terms, text));
     };
+    if !top {
+        return None;
+    }
     let whole = Span::new(0, text.len());
     let mut joined = PassSet::new();
     for (k, part) in [&terms[..z], &terms[z..=z], &terms[z + 1..]]
