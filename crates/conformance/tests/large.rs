@@ -152,6 +152,12 @@ fn shapes(n: usize, seen: &Seen) -> Vec<Shape> {
     with_zero[n / 2] = 0;
     let port_list = values(ports, n, |i| 1 + i);
     let term = |f: &dyn Fn(u32) -> String, vals: &[u32]| join(vals.iter().map(|&v| f(v)).collect());
+    let host_list = hosts
+        .iter()
+        .map(|&h| dotted(h))
+        .collect::<Vec<_>>()
+        .join(" or ");
+
     let common = addrs.first().copied().unwrap_or(0x0a00_0001);
     vec![
         Shape {
@@ -219,14 +225,7 @@ fn shapes(n: usize, seen: &Seen) -> Vec<Shape> {
         },
         Shape {
             name: "ip and host list",
-            expr: format!(
-                "ip and host ({})",
-                hosts
-                    .iter()
-                    .map(|&h| dotted(h))
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            ),
+            expr: format!("ip and host ({})", host_list),
             set_form: set,
             cut_exact: true,
         },
@@ -236,14 +235,7 @@ fn shapes(n: usize, seen: &Seen) -> Vec<Shape> {
             // form there (and past 2,048 terms, refused); on link types without ARP it
             // does take one.
             name: "not host list",
-            expr: format!(
-                "not host ({})",
-                hosts
-                    .iter()
-                    .map(|&h| dotted(h))
-                    .collect::<Vec<_>>()
-                    .join(" or ")
-            ),
+            expr: format!("not host ({})", host_list),
             set_form: None,
             cut_exact: true,
         },

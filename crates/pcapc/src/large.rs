@@ -173,6 +173,18 @@ pub(crate) fn dismantle(e: Expr) {
     }
 }
 
+/// The terms of a list whose classes are all `Ok`, without repeated values (the first
+/// of each kept).
+fn distinct<'a>(terms: &[&'a Expr], classes: &[(Shape, Result<u32, ()>)]) -> Vec<&'a Expr> {
+    let mut seen = HashSet::with_capacity(terms.len());
+    terms
+        .iter()
+        .zip(classes)
+        .filter(|(_, c)| seen.insert(c.1))
+        .map(|(t, _)| *t)
+        .collect()
+}
+
 /// A left-deep `or` of the given terms, as the parser builds `a or b or c`.
 fn or_of<'a>(terms: impl IntoIterator<Item = &'a Expr>) -> Option<Expr> {
     terms.into_iter().fold(None, |acc, t| {
@@ -203,13 +215,7 @@ pub(crate) fn compile(
                 if let Some(i) = classes.iter().position(|c| c.1.is_err()) {
                     general(Some(terms[i]))?;
                 } else {
-                    let mut seen = HashSet::with_capacity(terms.len());
-                    let distinct: Vec<&Expr> = terms
-                        .iter()
-                        .zip(&classes)
-                        .filter(|(_, c)| seen.insert(c.1))
-                        .map(|(t, _)| *t)
-                        .collect();
+                    let distinct = distinct(&terms, &classes);
                     if let Some(e) = distinct.get(MAX_SET_VALUES) {
                         return Err(Error::new(
                             format!(
@@ -267,13 +273,7 @@ fn nested_list(expr: &Expr) -> Option<(&Expr, Vec<&Expr>)> {
                     if let Some(classes) =
                         classes.filter(|c| c.iter().all(|k| k.0 == c[0].0 && k.1.is_ok()))
                     {
-                        let mut seen = HashSet::with_capacity(terms.len());
-                        let distinct: Vec<&Expr> = terms
-                            .iter()
-                            .zip(&classes)
-                            .filter(|(_, c)| seen.insert(c.1))
-                            .map(|(t, _)| *t)
-                            .collect();
+                        let distinct = distinct(&terms, &classes);
                         if best.as_ref().is_none_or(|b| b.1.len() < distinct.len()) {
                             best = Some((x, distinct));
                         }
@@ -390,7 +390,13 @@ fn compile_set(
     if a.anchors() != b.anchors() || a.passes().len() != b.passes().len() {
         return None;
     }
-    let (out, mask, swaps) = merged(&a, &b, &va, &vb).or_else(|| per_value(&a, &b, &va, &vb))?;
+    let t = Templates {
+        a: &a,
+        b: &b,
+        va: &va,
+        vb: &vb,
+    };
+    let (out, mask, swaps) = merged(&t).or_else(|| per_value(&t))?;
     // Values that fit the template's instruction stay there (see `SMALL`).
     let fits = swaps.iter().all(|(_, _, insn, _)| {
         let d = insn.decode();
@@ -477,14 +483,22 @@ fn append(dst: &mut PassSet, src: &PassSet) -> Result<(), netsift_isa::UpdateErr
 /// for EQ2 the delta to its second field.
 type Swap = (usize, usize, Instruction, Option<u32>);
 
+/// The two templates and the values each holds.
+#[derive(Clone, Copy)]
+struct Templates<'a> {
+    a: &'a PassSet,
+    b: &'a PassSet,
+    va: &'a [u32; 3],
+    vb: &'a [u32; 3],
+}
+
+/// A template to rewrite: the program, the values' mask, the value tests.
+type Rewrite = (PassSet, u32, Vec<Swap>);
+
 /// The templates as the optimiser leaves a disjunction over one field pair (`host`,
 /// `port`, `net`): each test of the values is one instruction holding all three.
-fn merged(
-    a: &PassSet,
-    b: &PassSet,
-    va: &[u32; 3],
-    vb: &[u32; 3],
-) -> Option<(PassSet, u32, Vec<Swap>)> {
+fn merged(t: &Templates) -> Option<Rewrite> {
+    let Templates { a, b, va, vb } = *t;
     let out = a.clone();
     let mut mask_of_table = None;
     let mut swaps = Vec::new();
@@ -522,12 +536,8 @@ fn merged(
 /// passes before any later pass could run it; a SET over one field loads it once, as
 /// every value's test does. A two-field test (EQ2: src, then dst) per value is not
 /// taken, since SET tries the first field against every value before the second.
-fn per_value(
-    a: &PassSet,
-    b: &PassSet,
-    va: &[u32; 3],
-    vb: &[u32; 3],
-) -> Option<(PassSet, u32, Vec<Swap>)> {
+fn per_value(t: &Templates) -> Option<Rewrite> {
+    let Templates { a, b, va, vb } = *t;
     let np = a.passes().len();
     if !np.is_multiple_of(3) || np == 0 {
         return None;
