@@ -230,13 +230,11 @@ fn shapes(n: usize, seen: &Seen) -> Vec<Shape> {
             cut_exact: true,
         },
         Shape {
-            // Negated, on Ethernet the general pipeline keeps a group of passes per
-            // value (IPv4, ARP, RARP each), which the templates do not match: no SET
-            // form there (and past 2,048 terms, refused); on link types without ARP it
-            // does take one.
+            // Negated: the general pipeline's (no SET form under a `not`; past 2,048
+            // terms, refused).
             name: "not host list",
             expr: format!("not host ({})", host_list),
-            set_form: None,
+            set_form: Some(false),
             cut_exact: true,
         },
         Shape {
