@@ -173,6 +173,18 @@ pub(crate) fn dismantle(e: Expr) {
     }
 }
 
+/// The terms of a list whose classes are all `Ok`, without repeated values (the first
+/// of each kept).
+fn distinct<'a>(terms: &[&'a Expr], classes: &[(Shape, Result<u32, ()>)]) -> Vec<&'a Expr> {
+    let mut seen = HashSet::with_capacity(terms.len());
+    terms
+        .iter()
+        .zip(classes)
+        .filter(|(_, c)| seen.insert(c.1))
+        .map(|(t, _)| *t)
+        .collect()
+}
+
 /// A left-deep `or` of the given terms, as the parser builds `a or b or c`.
 fn or_of<'a>(terms: impl IntoIterator<Item = &'a Expr>) -> Option<Expr> {
     terms.into_iter().fold(None, |acc, t| {
@@ -203,13 +215,7 @@ pub(crate) fn compile(
                 if let Some(i) = classes.iter().position(|c| c.1.is_err()) {
                     general(Some(terms[i]))?;
                 } else {
-                    let mut seen = HashSet::with_capacity(terms.len());
-                    let distinct: Vec<&Expr> = terms
-                        .iter()
-                        .zip(&classes)
-                        .filter(|(_, c)| seen.insert(c.1))
-                        .map(|(t, _)| *t)
-                        .collect();
+                    let distinct = distinct(&terms, &classes);
                     if let Some(e) = distinct.get(MAX_SET_VALUES) {
                         return Err(Error::new(
                             format!(
@@ -219,7 +225,7 @@ pub(crate) fn compile(
                             text,
                         ));
                     }
-                    if let Some(r) = compile_set(&distinct, text, general) {
+                    if let Some(r) = compile_set(&distinct, text, general, true) {
                         return r;
                     }
                     // Repeats dropped: the same verdicts, and a short list for the
@@ -232,9 +238,75 @@ pub(crate) fn compile(
             }
         }
     }
+    // A long disjunction inside other operators (`not host (…)`, `tcp and port (…)`):
+    // the templates are the whole text with three of its values.
+    if let Some((list, distinct)) = nested_list(expr) {
+        let outside = prims(expr).count() - prims(list).count();
+        if outside <= MAX_PRIMS {
+            let with = |t: Option<&Expr>| match t {
+                Some(t) => general(Some(&replaced(expr, list, t))),
+                None => general(None),
+            };
+            if let Some(r) = compile_set(&distinct, text, &with, false) {
+                return r;
+            }
+        }
+    }
     match too_large(expr, text) {
         Some(e) => Err(e),
         None => general(Some(expr)),
+    }
+}
+
+/// The longest disjunction below the top of `expr` whose terms the SET form takes
+/// (one shape, values libpcap accepts), and its distinct terms. Lists under a `not`
+/// are left alone: there the general pipeline gathers negated tests into runs the
+/// batch engine fuses into one set test (the seeds' filter 6, `not ip host (38
+/// addresses)`), which a SET, run per lane, would make slower.
+fn nested_list(expr: &Expr) -> Option<(&Expr, Vec<&Expr>)> {
+    let mut best: Option<(&Expr, Vec<&Expr>)> = None;
+    // (node, whether its parent is an `or`: then it is part of the parent's list)
+    let mut todo = vec![(expr, true)];
+    while let Some((x, in_or)) = todo.pop() {
+        match x {
+            Expr::Or(..) => {
+                let terms = or_terms(x);
+                if !in_or && terms.len() > SMALL {
+                    let classes: Option<Vec<_>> = terms.iter().map(|t| classify(t)).collect();
+                    if let Some(classes) =
+                        classes.filter(|c| c.iter().all(|k| k.0 == c[0].0 && k.1.is_ok()))
+                    {
+                        let distinct = distinct(&terms, &classes);
+                        if best.as_ref().is_none_or(|b| b.1.len() < distinct.len()) {
+                            best = Some((x, distinct));
+                        }
+                    }
+                }
+                todo.extend(terms.into_iter().map(|t| (t, false)));
+            }
+            Expr::And(a, b) => todo.extend([(&**a, false), (&**b, false)]),
+            Expr::Not(..) | Expr::Prim(_) => {}
+        }
+    }
+    best.filter(|b| b.1.len() > SMALL && b.1.len() <= MAX_SET_VALUES)
+}
+
+/// `expr` with the node `list` (compared by address) replaced by `with`.
+fn replaced(expr: &Expr, list: &Expr, with: &Expr) -> Expr {
+    if std::ptr::eq(expr, list) {
+        return with.clone();
+    }
+    match expr {
+        Expr::And(a, b) => Expr::And(
+            Box::new(replaced(a, list, with)),
+            Box::new(replaced(b, list, with)),
+        ),
+        Expr::Or(a, b) => Expr::Or(
+            Box::new(replaced(a, list, with)),
+            Box::new(replaced(b, list, with)),
+        ),
+        Expr::Not(a, s) => Expr::Not(Box::new(replaced(a, list, with)), *s),
+        Expr::Prim(_) => expr.clone(),
     }
 }
 
@@ -291,10 +363,16 @@ fn without_values(insn: &Instruction) -> Instruction {
 /// Compiles distinct terms of one shape as the template with a SET over all values.
 /// `None` when the two templates disagree beyond their values (the general pipeline
 /// then decides).
+///
+/// `compile` compiles the text with the disjunction replaced by the tree it is given.
+/// `top`: the disjunction is the whole text, so a term can be compiled alone for its
+/// error, and the SET forms around a zero value joined as alternatives; inside other
+/// operators neither holds, and those cases go to the general pipeline.
 fn compile_set(
     terms: &[&Expr],
     text: &str,
     compile: &dyn Fn(Option<&Expr>) -> Result<PassSet, Error>,
+    top: bool,
 ) -> Option<Result<PassSet, Error>> {
     let n = terms.len();
     if n <= SMALL {
@@ -306,14 +384,21 @@ fn compile_set(
         Ok(a) => a,
         // The first term's own error is the whole text's (libpcap stops there);
         // anything else is for the general pipeline to find.
-        Err(_) => return compile(Some(terms[0])).err().map(Err),
+        Err(_) if top => return compile(Some(terms[0])).err().map(Err),
+        Err(_) => return None,
     };
     let b = compile(or_of(tb).as_ref()).ok()?;
     let (va, vb) = (ta.map(value_of), tb.map(value_of));
     if a.anchors() != b.anchors() || a.passes().len() != b.passes().len() {
         return None;
     }
-    let (out, mask, swaps) = merged(&a, &b, &va, &vb).or_else(|| per_value(&a, &b, &va, &vb))?;
+    let t = Templates {
+        a: &a,
+        b: &b,
+        va: &va,
+        vb: &vb,
+    };
+    let (out, mask, swaps) = merged(&t).or_else(|| per_value(&t))?;
     // Values that fit the template's instruction stay there (see `SMALL`).
     let fits = swaps.iter().all(|(_, _, insn, _)| {
         let d = insn.decode();
@@ -339,6 +424,9 @@ fn compile_set(
     let Some(z) = zero.filter(|_| masked) else {
         return Some(with_sets(out, mask, swaps, terms, text));
     };
+    if !top {
+        return None;
+    }
     let whole = Span::new(0, text.len());
     let mut joined = PassSet::new();
     for (k, part) in [&terms[..z], &terms[z..=z], &terms[z + 1..]]
@@ -397,14 +485,22 @@ fn append(dst: &mut PassSet, src: &PassSet) -> Result<(), netsift_isa::UpdateErr
 /// for EQ2 the delta to its second field.
 type Swap = (usize, usize, Instruction, Option<u32>);
 
+/// The two templates and the values each holds.
+#[derive(Clone, Copy)]
+struct Templates<'a> {
+    a: &'a PassSet,
+    b: &'a PassSet,
+    va: &'a [u32; 3],
+    vb: &'a [u32; 3],
+}
+
+/// A template to rewrite: the program, the values' mask, the value tests.
+type Rewrite = (PassSet, u32, Vec<Swap>);
+
 /// The templates as the optimiser leaves a disjunction over one field pair (`host`,
 /// `port`, `net`): each test of the values is one instruction holding all three.
-fn merged(
-    a: &PassSet,
-    b: &PassSet,
-    va: &[u32; 3],
-    vb: &[u32; 3],
-) -> Option<(PassSet, u32, Vec<Swap>)> {
+fn merged(t: &Templates) -> Option<Rewrite> {
+    let Templates { a, b, va, vb } = *t;
     let out = a.clone();
     let mut mask_of_table = None;
     let mut swaps = Vec::new();
@@ -442,12 +538,8 @@ fn merged(
 /// passes before any later pass could run it; a SET over one field loads it once, as
 /// every value's test does. A two-field test (EQ2: src, then dst) per value is not
 /// taken, since SET tries the first field against every value before the second.
-fn per_value(
-    a: &PassSet,
-    b: &PassSet,
-    va: &[u32; 3],
-    vb: &[u32; 3],
-) -> Option<(PassSet, u32, Vec<Swap>)> {
+fn per_value(t: &Templates) -> Option<Rewrite> {
+    let Templates { a, b, va, vb } = *t;
     let np = a.passes().len();
     if !np.is_multiple_of(3) || np == 0 {
         return None;

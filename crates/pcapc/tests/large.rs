@@ -148,3 +148,31 @@ fn limits_are_errors_with_spans() {
         en10mb("net 10.1.2.3/24").unwrap_err().message()
     );
 }
+
+#[test]
+fn lists_inside_other_operators() {
+    // The templates are the whole text with three values in the list's place.
+    let ports = (1..=100_000u32)
+        .map(|p| (p % 65_536).to_string())
+        .collect::<Vec<_>>()
+        .join(" or ");
+    let tcp = en10mb(&format!("tcp and port ({ports})")).unwrap();
+    assert_eq!(tcp.tables()[0].len(), 65_536);
+    assert_eq!(sets(&tcp).len(), 2, "{tcp}");
+    let hosts = (1..=20).map(dotted).collect::<Vec<_>>().join(" or ");
+    let ip = en10mb(&format!("ip and host ({hosts})")).unwrap();
+    assert_eq!(ip.tables()[0].len(), 20);
+    // Under a `not` the list stays with the general pipeline, whose negated runs the
+    // batch engine fuses (the seeds' filter 6): no table.
+    let not = en10mb(&format!("not host ({hosts})")).unwrap();
+    assert!(not.tables().is_empty());
+    let raw = compile(&format!("not host ({hosts})"), LinkType::RAW).unwrap();
+    assert!(raw.tables().is_empty());
+    let f6 = en10mb(&format!(
+        "ip and (not tcp port (80 or 25) and not ip host ({hosts}))"
+    ));
+    assert!(f6.unwrap().tables().is_empty());
+    // Values that fit one EQ2 stay there, as before.
+    let small = en10mb("tcp and port (1 or 2 or 3 or 4 or 5 or 6 or 7 or 8 or 9 or 10)");
+    assert!(small.unwrap().tables().is_empty());
+}

@@ -60,7 +60,18 @@ pub fn no_hierarchy(set: &PassSet) -> PassSet {
             (p.kind, None, insns)
         })
         .collect();
-    PassSet::from_raw(passes, set.anchors().to_vec()).expect("same structure as a valid set")
+    let out =
+        PassSet::from_raw(passes, set.anchors().to_vec()).expect("same structure as a valid set");
+    with_tables(out, set).expect("as many tables as a valid set")
+}
+
+/// `out` with `from`'s key tables, at the same indices: a SET stays a SET (a table
+/// lookup, not SIMD operands), and its p1 must still name its table.
+fn with_tables(mut out: PassSet, from: &PassSet) -> Result<PassSet, UpdateError> {
+    for t in from.tables() {
+        out.add_table(t.keys().iter().copied())?;
+    }
+    Ok(out)
 }
 
 /// The single-operand instructions an EQ/MEQ/EQ2 image with more than one operand
@@ -332,6 +343,9 @@ impl<'a> Layout<'a> {
                 .collect();
             passes.push((p.kind, parent.map(|q| q as u16), insns));
         }
-        PassSet::from_raw(passes, self.input.anchors().to_vec())
+        with_tables(
+            PassSet::from_raw(passes, self.input.anchors().to_vec())?,
+            self.input,
+        )
     }
 }
