@@ -9,7 +9,7 @@
 //!
 //! The ring keeps the kernel's view of each packet ([`Frame`]): captured bytes,
 //! length on the wire, a nanosecond time stamp, and the VLAN tag the kernel took
-//! out of the packet on receive. [`Frame::bytes`] puts that tag back, as libpcap
+//! out of the packet on receive. [`Ring`] puts that tag back in place, as libpcap
 //! does, so `vlan 10` matches live traffic exactly as it matches a capture file.
 //!
 //! Where a kernel-side filter plugs in: [`Ring`] owns the socket, and a socket

@@ -1,10 +1,13 @@
 //! The pcap filter language compiled to netsift PassSets.
 //!
-//! The pipeline is a chain of named steps, each a function you can test alone:
-//! text → [`syntax::parse`] (syntax tree with spans) → [`lower`] (boolean tree of field
-//! predicates with libpcap's semantics) → [`normal`] (negations pushed to the leaves,
-//! constants folded) → [`select`] (instructions, SIMD packing, passes and sharing).
-//! The compiler never runs the engine and never looks at packets.
+//! [`compile`] and [`compile_for`] are the whole interface; [`syntax::parse`] gives the
+//! syntax tree alone. Inside, the pipeline is a chain of named steps (docs/architecture.md
+//! §2): text → `syntax::parse` (syntax tree with spans) → `lower` (boolean tree of field
+//! predicates with libpcap's semantics) → `normal` (negations pushed to the leaves,
+//! constants folded, libpcap's optimiser modelled) → `select` (instructions, SIMD
+//! packing, passes and sharing); `large` takes long flat disjunctions to SET lookups.
+//! The intermediate forms are not public. The compiler never runs the engine and never
+//! looks at packets.
 
 #![forbid(unsafe_code)]
 
@@ -12,19 +15,21 @@ mod error;
 mod facts;
 mod fasthash;
 mod keep;
-pub mod large;
+mod large;
 mod lead;
-pub mod lower;
+mod lower;
 mod micro;
-pub mod normal;
+mod normal;
 mod prune;
 mod pullup;
 mod rejects;
-pub mod select;
+mod select;
 pub mod syntax;
 
 pub use error::{Error, ErrorKind};
+pub use large::MAX_PRIMS;
 pub use lower::Target;
+pub use select::reject_all;
 
 use netsift_isa::PassSet;
 use netsift_wire::LinkType;

@@ -7,7 +7,7 @@
 
 use netsift_isa::insn::Opcode;
 use netsift_isa::{set_key, PassSet};
-use netsift_pcapc::large::MAX_PRIMS;
+use netsift_pcapc::MAX_PRIMS;
 use netsift_pcapc::{compile, Error};
 use netsift_wire::LinkType;
 

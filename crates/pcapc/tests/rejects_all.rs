@@ -8,7 +8,7 @@
 
 use netsift_oracle::Filter;
 use netsift_pcapc::compile;
-use netsift_pcapc::select::reject_all;
+use netsift_pcapc::reject_all;
 use netsift_wire::LinkType;
 
 const REFUSED: &str = "expression rejects all packets";

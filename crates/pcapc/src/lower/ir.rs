@@ -121,9 +121,6 @@ impl Tree {
     pub fn and_all(v: Vec<Tree>) -> Tree {
         Tree::And(v)
     }
-    pub fn or_all(v: Vec<Tree>) -> Tree {
-        Tree::Or(v)
-    }
 }
 
 /// A constant that still runs as a test (libpcap's unoptimized gen_true/gen_false):

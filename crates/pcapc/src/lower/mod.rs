@@ -70,6 +70,7 @@ pub(crate) enum Link {
 /// Options that change code generation the way libpcap's `pcap_t` does.
 #[derive(Clone, Copy, Debug)]
 pub struct Target {
+    /// The link type the packets start with.
     pub linktype: LinkType,
     /// `Some(swapped)` when compiling for a capture file being read (tcpdump `-r`):
     /// libpcap then matches the BSD loopback header in the file's byte order and
