@@ -15,6 +15,7 @@
 //! `docs/isa.md`; [`insn`] holds the bit layout.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 pub mod anchor;
 pub mod insn;

@@ -16,6 +16,7 @@ use crate::table::KeyTable;
 use crate::{Anchor, AnchorRule, Instruction, MAX_ANCHORS, MAX_INSNS, MAX_PASSES, MAX_TABLES};
 use std::fmt;
 
+/// Where a pass takes part in the pass set's OR.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum PassKind {
     /// Part of the top-level OR.
@@ -24,14 +25,18 @@ pub enum PassKind {
     Sub,
 }
 
+/// An AND of at most [`MAX_INSNS`] instructions.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Pass {
+    /// A root pass of the OR, or a sub-pass of GROUPs.
     pub kind: PassKind,
+    /// The earlier pass whose results its `copied` instructions reuse.
     pub parent: Option<u16>,
     insns: Vec<Instruction>,
 }
 
 impl Pass {
+    /// An empty pass (it accepts every packet) of `kind`, without a parent.
     pub fn new(kind: PassKind) -> Pass {
         Pass {
             kind,
@@ -39,12 +44,15 @@ impl Pass {
             insns: Vec::new(),
         }
     }
+    /// The instructions, in order.
     pub fn instructions(&self) -> &[Instruction] {
         &self.insns
     }
+    /// How many instructions it holds.
     pub fn len(&self) -> usize {
         self.insns.len()
     }
+    /// Whether it holds none (and so accepts every packet).
     pub fn is_empty(&self) -> bool {
         self.insns.is_empty()
     }
@@ -53,13 +61,39 @@ impl Pass {
 /// Why an edit of a pass set was refused. The pass set is unchanged after an error.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum UpdateError {
+    /// The set holds [`MAX_PASSES`] passes already.
     TooManyPasses,
-    TooManyInstructions { pass: usize },
+    /// The pass holds [`MAX_INSNS`] instructions already.
+    TooManyInstructions {
+        /// The pass.
+        pass: usize,
+    },
+    /// The anchor table holds [`MAX_ANCHORS`] entries already.
     TooManyAnchors,
+    /// No pass has this index.
     NoSuchPass(usize),
-    NoSuchInstruction { pass: usize, index: usize },
-    BadParent { pass: usize, parent: usize },
-    BadAnchorParent { anchor: usize, parent: usize },
+    /// The pass has no instruction at this index.
+    NoSuchInstruction {
+        /// The pass.
+        pass: usize,
+        /// The index asked for.
+        index: usize,
+    },
+    /// A parent must be an earlier pass.
+    BadParent {
+        /// The pass.
+        pass: usize,
+        /// The parent asked for.
+        parent: usize,
+    },
+    /// An anchor's parent must be an earlier anchor.
+    BadAnchorParent {
+        /// The anchor.
+        anchor: usize,
+        /// The parent asked for.
+        parent: usize,
+    },
+    /// The set holds `MAX_TABLES` key tables already.
     TooManyTables,
 }
 
@@ -130,9 +164,11 @@ impl PassSet {
         s
     }
 
+    /// The passes, roots and sub-passes, in order.
     pub fn passes(&self) -> &[Pass] {
         &self.passes
     }
+    /// The anchor table; entry 0 is the packet start.
     pub fn anchors(&self) -> &[Anchor] {
         &self.anchors
     }
@@ -163,6 +199,8 @@ impl PassSet {
         Ok(self.tables.len() as u32 - 1)
     }
 
+    /// How many instructions all passes hold together: the most the engine runs
+    /// for one packet.
     pub fn instruction_count(&self) -> usize {
         self.passes.iter().map(Pass::len).sum()
     }

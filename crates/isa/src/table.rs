@@ -97,9 +97,11 @@ impl KeyTable {
     pub fn keys(&self) -> &[u64] {
         &self.keys
     }
+    /// How many distinct keys it holds.
     pub fn len(&self) -> usize {
         self.keys.len()
     }
+    /// Whether it holds no key.
     pub fn is_empty(&self) -> bool {
         self.keys.is_empty()
     }
