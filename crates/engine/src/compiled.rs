@@ -32,7 +32,7 @@ impl Compiled {
     pub fn new(set: PassSet) -> Compiled {
         let decoded = Decoded::new(&set);
         let lean = Lean::new(&decoded);
-        let batch = Form::new(&decoded, set.anchors());
+        let batch = Form::new(&decoded, set.anchors(), set.tables().len());
         Compiled {
             set,
             decoded,

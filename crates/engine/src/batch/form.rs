@@ -11,6 +11,8 @@ pub(crate) enum Kind {
     Fast(Op),
     /// GROUP over passes `first .. first + count`, run by the walker.
     Group { first: u32, count: u32 },
+    /// SET whose key table exists, run lane-wise (`super::set`).
+    Set(Op),
     /// Everything else: the operation's per-packet test ([`Op::test`]), one lane
     /// at a time.
     Scalar(Op),
@@ -112,7 +114,7 @@ pub(crate) struct Form {
 }
 
 impl Form {
-    pub fn new(decoded: &Decoded, anchors: &[Anchor]) -> Form {
+    pub fn new(decoded: &Decoded, anchors: &[Anchor], tables: usize) -> Form {
         let mut passes: Vec<BPass> = decoded
             .passes
             .iter()
@@ -132,6 +134,11 @@ impl Form {
                             | Op::Eq2 { .. }
                             | Op::Range { .. }
                             | Op::Len { .. }) => Kind::Fast(op),
+                            op @ Op::Set { start, .. }
+                                if (decoded.pool[start as usize] as usize) < tables =>
+                            {
+                                Kind::Set(op)
+                            }
                             op => Kind::Scalar(op),
                         },
                         negate: st.negate,

@@ -295,7 +295,7 @@ impl Run<'_> {
     /// The lanes of `present` where anchor `a` + `add` leaves 32 bits (the
     /// per-packet engine faults on that before loading). Branch-free over all lanes.
     #[inline]
-    fn overflows(&self, a: u8, add: u64, present: Mask) -> Mask {
+    pub(super) fn overflows(&self, a: u8, add: u64, present: Mask) -> Mask {
         if a == 0 {
             // Anchor 0 is 0, and an offset plus a delta stays far below 2^32.
             return 0;
@@ -325,7 +325,14 @@ impl Run<'_> {
 
     /// Loads for the lanes `present` (anchor resolved); lanes whose field lies past
     /// their captured bytes die.
-    fn load_at(&mut self, anchor: u8, off: u64, size: Size, mask: u32, present: Mask) -> Mask {
+    pub(super) fn load_at(
+        &mut self,
+        anchor: u8,
+        off: u64,
+        size: Size,
+        mask: u32,
+        present: Mask,
+    ) -> Mask {
         if present == 0 {
             return 0;
         }
@@ -365,7 +372,7 @@ impl Run<'_> {
 
     /// The lanes of `eval` where anchor `a` resolves, resolving it where needed;
     /// lanes that fault while resolving die.
-    fn present(&mut self, a: u8, eval: Mask) -> Mask {
+    pub(super) fn present(&mut self, a: u8, eval: Mask) -> Mask {
         if a == 0 {
             return eval;
         }

@@ -34,6 +34,7 @@
 mod direct;
 mod form;
 mod lanes;
+mod set;
 mod transport;
 mod walk;
 

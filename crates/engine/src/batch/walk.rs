@@ -139,6 +139,7 @@ impl<'a> Run<'a> {
                 Some(hit) => hit,
             },
             Kind::Scalar(o) => self.scalar(o, op.negate, eval),
+            Kind::Set(o) => self.set(o, op.negate, eval),
             Kind::NotIn(f) => self.not_in(f, eval),
             Kind::Direct(i) => self.direct(i as usize, eval),
         }
