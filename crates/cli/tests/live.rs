@@ -359,6 +359,8 @@ fn any_writes_what_tcpdump_i_any_writes() {
         &[
             "-i",
             "any",
+            "-s",
+            "2048",
             "-B",
             "65536",
             "--immediate-mode",
@@ -369,10 +371,14 @@ fn any_writes_what_tcpdump_i_any_writes() {
             "udp",
         ],
     );
-    // tcpdump as root (-Z root) so that it may write into the test's directory.
+    // tcpdump as root (-Z root) so that it may write into the test's directory. Both
+    // with a 2 KiB snap length: in immediate mode libpcap's ring has one slot per
+    // snap length, and at the default 256 KiB a 64 MiB buffer holds only 256 packets
+    // of the unpaced burst.
     let mut tcpdump = Command::new("ip")
         .args([
-            "netns", "exec", &pair.a, "tcpdump", "-Z", "root", "-i", "any", "-B", "65536",
+            "netns", "exec", &pair.a, "tcpdump", "-Z", "root", "-i", "any", "-s", "2048", "-B",
+            "65536",
         ])
         .args([
             "--immediate-mode",
@@ -399,9 +405,14 @@ fn any_writes_what_tcpdump_i_any_writes() {
     assert!(wait(&mut tcpdump, Duration::from_secs(10)).success());
     let (a, b) = (packets(&ours), packets(&theirs));
     assert_eq!(a.len(), 400);
+    let first_diff = a.iter().zip(&b).position(|(x, y)| x != y);
     assert!(
         a == b,
-        "netsift -i any and tcpdump -i any wrote different packets"
+        "netsift -i any and tcpdump -i any wrote different packets: {} and {}, first difference at {first_diff:?}: {:02x?} / {:02x?}",
+        a.len(),
+        b.len(),
+        first_diff.map(|i| &a[i]),
+        first_diff.map(|i| &b[i]),
     );
     // And the same file header's link type (LINUX_SLL2, 276).
     let lt = |p: &Path| u32::from_le_bytes(std::fs::read(p).unwrap()[20..24].try_into().unwrap());
