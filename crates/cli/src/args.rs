@@ -60,9 +60,10 @@ pub struct Args {
     /// Quiet: shorter per-packet lines (time, length and the network summary's first words).
     #[arg(short = 'q')]
     pub quiet: bool,
-    /// Don't resolve addresses (netsift never does; accepted for tcpdump compatibility).
-    #[arg(short = 'n')]
-    pub numeric: bool,
+    /// Don't resolve addresses or ports (netsift never does; -n and -nn are accepted for
+    /// tcpdump compatibility).
+    #[arg(short = 'n', action = clap::ArgAction::Count)]
+    pub numeric: u8,
     /// Read the filter expression from FILE, as tcpdump -F does: `#` starts a comment
     /// to the end of the line, and an expression on the command line is ignored.
     #[arg(short = 'F', value_name = "FILE")]
@@ -106,6 +107,18 @@ impl Args {
     /// The filter expression: the file of `-F` (comments blanked out, as tcpdump's
     /// `read_infile` does), else the command line's words joined with spaces.
     pub fn expression_text(&self) -> Result<String> {
+        // An option after the expression would otherwise be read as filter words
+        // ('-v' as a syntax error at 'v'): a word that looks like an option is one.
+        // No word of the filter language starts with '-' and a letter.
+        if let Some(w) = self
+            .expression
+            .iter()
+            .find(|w| w.starts_with('-') && w[1..].starts_with(|c: char| c.is_ascii_alphabetic()))
+        {
+            bail!(
+                "unknown or misplaced option '{w}': netsift takes its options before the expression (see netsift --help)"
+            );
+        }
         let Some(path) = &self.filter_file else {
             return Ok(self.expression.join(" "));
         };

@@ -126,3 +126,34 @@ fn truncated_file_keeps_earlier_packets() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn an_option_after_the_expression_is_not_a_filter_word() {
+    let s = sample();
+    let o = netsift(&["-r", s.to_str().unwrap(), "tcp", "-v"]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("unknown or misplaced option '-v'"), "{e}");
+    assert!(!e.contains("syntax error"), "{e}");
+    // Arithmetic with a minus sign is still an expression.
+    let o = netsift(&[
+        "-r",
+        s.to_str().unwrap(),
+        "-c",
+        "1",
+        "ip[0]",
+        "-",
+        "69",
+        "=",
+        "0",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
+fn n_may_be_given_twice_as_in_tcpdump() {
+    let s = sample();
+    let o = netsift(&["-nn", "-r", s.to_str().unwrap(), "-c", "1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 1);
+}
