@@ -81,8 +81,73 @@ pub struct Args {
     #[arg(long = "follow-set", requires = "follow")]
     pub follow_set: bool,
     /// The filter expression.
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    #[arg(trailing_var_arg = true)]
     pub expression: Vec<String>,
+}
+
+/// The command line put in the order clap reads it, as GNU getopt permutes tcpdump's:
+/// options (wherever they stand, `-nnr FILE` and `-c5` clusters included) first, then
+/// the expression's words. `--` ends the options. Which letters take a value comes
+/// from the flags' own definitions, so the two cannot disagree. A word of the form
+/// `-` + a letter that is no option is left for clap to refuse; `-` + a digit is an
+/// expression word (`ip[0] - -1`).
+pub fn permute(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+    use clap::CommandFactory;
+    let cmd = Args::command();
+    let takes_value = |c: char| {
+        cmd.get_arguments()
+            .find(|a| a.get_short() == Some(c))
+            .map(|a| a.get_action().takes_values())
+    };
+    let long_takes_value = |name: &str| {
+        cmd.get_arguments()
+            .find(|a| a.get_long() == Some(name))
+            .is_some_and(|a| a.get_action().takes_values())
+    };
+    let mut it = args.into_iter();
+    let mut opts: Vec<std::ffi::OsString> = it.next().into_iter().collect();
+    let mut words = Vec::new();
+    while let Some(a) = it.next() {
+        let Some(s) = a.to_str().map(str::to_string) else {
+            words.push(a);
+            continue;
+        };
+        if s == "--" {
+            words.extend(it.by_ref());
+            break;
+        }
+        if let Some(long) = s.strip_prefix("--") {
+            opts.push(a);
+            if !long.contains('=') && long_takes_value(long) {
+                opts.extend(it.next());
+            }
+            continue;
+        }
+        let mut chars = s.chars().skip(1);
+        match chars.next() {
+            Some(c) if s.starts_with('-') && c.is_ascii_alphabetic() => {
+                opts.push(a.clone());
+                // The cluster's last letter that takes a value takes the next word
+                // when nothing follows it in the cluster (`-nnr FILE`, not `-c5`).
+                let mut needs = false;
+                for (i, c) in s.char_indices().skip(1) {
+                    if takes_value(c) == Some(true) {
+                        needs = i + 1 == s.len();
+                        break;
+                    }
+                }
+                if needs {
+                    opts.extend(it.next());
+                }
+            }
+            _ => words.push(a),
+        }
+    }
+    if !words.is_empty() {
+        opts.push("--".into());
+        opts.extend(words);
+    }
+    opts
 }
 
 /// `-s N`: a snap length; 0 means tcpdump's default, and larger ones are cut to it.

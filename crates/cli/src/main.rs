@@ -27,7 +27,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = Args::parse();
+    let args = Args::parse_from(args::permute(std::env::args_os().collect()));
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {

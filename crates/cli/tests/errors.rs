@@ -133,8 +133,20 @@ fn an_option_after_the_expression_is_not_a_filter_word() {
     let o = netsift(&["-r", s.to_str().unwrap(), "tcp", "-v"]);
     assert!(!o.status.success());
     let e = stderr(&o);
-    assert!(e.contains("unknown or misplaced option '-v'"), "{e}");
+    assert!(e.contains("unexpected argument '-v'"), "{e}");
     assert!(!e.contains("syntax error"), "{e}");
+    // Options after the expression, and clusters, are read as GNU getopt reads them.
+    let o = netsift(&["-nnr", s.to_str().unwrap(), "arp", "-c1"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stderr(&o).contains("1 packets accepted"), "{}", stderr(&o));
+    let o = netsift(&[
+        &format!("-r{}", s.to_str().unwrap()),
+        "-c",
+        "2",
+        "--",
+        "arp",
+    ]);
+    assert!(stderr(&o).contains("2 packets accepted"), "{}", stderr(&o));
     // Arithmetic with a minus sign is still an expression.
     let o = netsift(&[
         "-r",
