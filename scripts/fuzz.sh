@@ -37,7 +37,7 @@ skip() {
 }
 
 command -v rustup >/dev/null 2>&1 || skip "rustup is not installed (nightly needed)"
-rustup run nightly rustc --version >/dev/null 2>&1 || skip "no nightly toolchain"
+rustup toolchain list 2>/dev/null | grep "^nightly" >/dev/null || skip "no nightly toolchain"
 command -v cargo-fuzz >/dev/null 2>&1 || skip "cargo-fuzz is not installed (scripts/setup.sh installs it when nightly is present)"
 
 echo "fuzz: building ($(rustup run nightly rustc --version), sanitizer ${FUZZ_SANITIZER:-none})"

@@ -27,7 +27,7 @@ fi
 
 # cargo-fuzz, for scripts/fuzz.sh, only where a nightly toolchain is installed (the
 # fuzz targets need it); elsewhere the fuzz step of scripts/test.sh says it skipped.
-if command -v rustup >/dev/null 2>&1 && rustup run nightly rustc --version >/dev/null 2>&1 &&
+if command -v rustup >/dev/null 2>&1 && rustup toolchain list 2>/dev/null | grep "^nightly" >/dev/null &&
     ! command -v cargo-fuzz >/dev/null 2>&1; then
     # A failed install (no network) only means the fuzz step skips.
     cargo install cargo-fuzz --locked --quiet ||
