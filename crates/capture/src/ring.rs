@@ -204,9 +204,13 @@ impl Ring {
             )?;
         }
         // Blocks of at least 128 KiB (a 64 KiB GSO packet with its headers fits),
-        // a power of two pages; at least 4 of them.
+        // a power of two pages; at least 4 of them. Many small blocks rather than a
+        // few large ones: the kernel hands a block over when it is full *or* when
+        // the block timeout passes, so on a quiet or bursty link (and in immediate
+        // mode, a 1 ms timeout) the number of blocks, not their size, is how long
+        // the reader may stall before the kernel drops.
         let want = cfg.buffer_size.max(4 << 17);
-        let block_size = (want / 8).clamp(1 << 17, 4 << 20).next_power_of_two();
+        let block_size = (want / 64).clamp(1 << 17, 1 << 20).next_power_of_two();
         let blocks = (want / block_size).max(4);
         let frame_size = 1 << 11;
         let req = libc::tpacket_req3 {

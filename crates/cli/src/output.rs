@@ -20,34 +20,45 @@ pub enum Sink {
 
 impl Sink {
     pub fn open<R: Read>(args: &crate::args::Args, reader: &Reader<R>) -> Result<Sink> {
-        let Some(path) = &args.write else {
+        if args.write.is_none() {
             return Ok(Sink::Print(Printer::new(reader.linktype(), args.quiet)));
-        };
+        }
         let hdr = reader.tcpdump_dump_header(false).with_context(|| {
             format!(
                 "link type {} cannot be written to a pcap file",
                 reader.linktype()
             )
         })?;
-        let file: Box<dyn Write> = if path.as_os_str() == "-" {
-            Box::new(io::stdout().lock())
-        } else {
-            Box::new(File::create(path).with_context(|| format!("{}", path.display()))?)
-        };
-        let w = PcapWriter::new(
-            ChunkWriter::new(file),
+        Sink::pcap(
+            args,
+            reader.linktype(),
             hdr.linktype,
             hdr.snaplen,
             hdr.precision,
         )
-        .with_context(|| format!("writing {}", path.display()))?;
-        Ok(Sink::Pcap(w))
     }
 
     /// Where a live capture's packets go: as [`Sink::open`], with the header
     /// tcpdump writes for a live capture (the link type, the snap length,
     /// microseconds).
     pub fn live(args: &crate::args::Args, linktype: LinkType, snaplen: u32) -> Result<Sink> {
+        Sink::pcap(
+            args,
+            linktype,
+            linktype,
+            snaplen,
+            netsift_pcapio::TsPrecision::Micro,
+        )
+    }
+
+    /// `-w FILE` (or `-w -`) with the given file header; lines on stdout without `-w`.
+    fn pcap(
+        args: &crate::args::Args,
+        linktype: LinkType,
+        header_linktype: LinkType,
+        snaplen: u32,
+        precision: netsift_pcapio::TsPrecision,
+    ) -> Result<Sink> {
         let Some(path) = &args.write else {
             return Ok(Sink::Print(Printer::new(linktype, args.quiet)));
         };
@@ -56,13 +67,8 @@ impl Sink {
         } else {
             Box::new(File::create(path).with_context(|| format!("{}", path.display()))?)
         };
-        let w = PcapWriter::new(
-            ChunkWriter::new(file),
-            linktype,
-            snaplen,
-            netsift_pcapio::TsPrecision::Micro,
-        )
-        .with_context(|| format!("writing {}", path.display()))?;
+        let w = PcapWriter::new(ChunkWriter::new(file), header_linktype, snaplen, precision)
+            .with_context(|| format!("writing {}", path.display()))?;
         Ok(Sink::Pcap(w))
     }
 

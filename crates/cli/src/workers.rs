@@ -105,15 +105,7 @@ fn work(
         for chunk in frames.chunks(BATCH) {
             let keep = match &filter {
                 None => u32::MAX,
-                Some(f) => {
-                    let mut data: [&[u8]; BATCH] = [&[]; BATCH];
-                    let mut wire = [0u32; BATCH];
-                    for (i, fr) in chunk.iter().enumerate() {
-                        data[i] = fr.data;
-                        wire[i] = fr.wire_len;
-                    }
-                    f.filter_batch(&mut scratch, &data[..chunk.len()], &wire[..chunk.len()])
-                }
+                Some(f) => crate::live::filter_frames(f, &mut scratch, chunk),
             };
             for (_, fr) in chunk.iter().enumerate().filter(|(i, _)| keep >> i & 1 != 0) {
                 seq += 1;
