@@ -143,6 +143,21 @@ fn static_verdicts(
     }
 }
 
+/// The batch engine's verdicts on up to [`BATCH`] frames, where they lie in the ring.
+pub fn filter_frames(
+    f: &Compiled,
+    scratch: &mut BatchScratch,
+    chunk: &[netsift_capture::Frame<'_>],
+) -> u32 {
+    let mut data: [&[u8]; BATCH] = [&[]; BATCH];
+    let mut wire = [0u32; BATCH];
+    for (i, fr) in chunk.iter().enumerate() {
+        data[i] = fr.data;
+        wire[i] = fr.wire_len;
+    }
+    f.filter_batch(scratch, &data[..chunk.len()], &wire[..chunk.len()])
+}
+
 /// Applies `-c`: keeps at most `left` of the accepted records (clearing the rest)
 /// and returns how many records count as read (up to the last one kept when the
 /// limit is reached, as if reading had stopped there) and how many are kept.

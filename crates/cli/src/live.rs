@@ -10,7 +10,7 @@ use crate::filter::Engine;
 use crate::filter::BATCH;
 use crate::output::Sink;
 use anyhow::{bail, Context, Result};
-use netsift_capture::{Config, Direction, Fanout, Frame, Ring};
+use netsift_capture::{Config, Direction, Fanout, Ring};
 use netsift_engine::{BatchScratch, Compiled, Scratch};
 use netsift_follow::{Follower, Mode, Protocol, Timers};
 use netsift_pcapio::{Packet, RawTs, Record};
@@ -102,17 +102,6 @@ pub fn link_type_list(iface: &str) -> Result<String> {
     ))
 }
 
-/// The batch engine's verdicts on up to [`BATCH`] frames, where they lie in the ring.
-pub fn filter_frames(f: &Compiled, scratch: &mut BatchScratch, chunk: &[Frame<'_>]) -> u32 {
-    let mut data: [&[u8]; BATCH] = [&[]; BATCH];
-    let mut wire = [0u32; BATCH];
-    for (i, fr) in chunk.iter().enumerate() {
-        data[i] = fr.data;
-        wire[i] = fr.wire_len;
-    }
-    f.filter_batch(scratch, &data[..chunk.len()], &wire[..chunk.len()])
-}
-
 /// Captures from `iface` until `-c`, or a signal.
 pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> {
     let mut cfg = config(args, iface);
@@ -179,7 +168,7 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
             for chunk in frames.chunks(BATCH) {
                 let keep = match &mut engine {
                     Engine::Static(None) => u32::MAX,
-                    Engine::Static(Some(f)) => filter_frames(f, &mut scratch, chunk),
+                    Engine::Static(Some(f)) => crate::filter::filter_frames(f, &mut scratch, chunk),
                     // Packet by packet: each accepted packet may change the filter
                     // for the next one.
                     Engine::Follow(follower, live) => {

@@ -105,7 +105,7 @@ fn work(
         for chunk in frames.chunks(BATCH) {
             let keep = match &filter {
                 None => u32::MAX,
-                Some(f) => crate::live::filter_frames(f, &mut scratch, chunk),
+                Some(f) => crate::filter::filter_frames(f, &mut scratch, chunk),
             };
             for (_, fr) in chunk.iter().enumerate().filter(|(i, _)| keep >> i & 1 != 0) {
                 seq += 1;
