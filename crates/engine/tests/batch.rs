@@ -386,3 +386,44 @@ fn mismatched_slices_panic_in_filter_many() {
         &mut Vec::new(),
     );
 }
+
+/// Found by the `images` fuzz target: in a run of fixed-offset tests loaded in one
+/// walk, the operands were masked with the test's mask, so an operand with bits
+/// outside the mask (which never matches `field & mask`) matched. A negated MEQ with
+/// mask 0 and operand 0x83 is true on every packet; the batch engine said false.
+#[test]
+fn operands_outside_the_mask_never_match_in_a_direct_run() {
+    let mut set = PassSet::new();
+    let p = set.push_pass(PassKind::Root, None).unwrap();
+    set.push_insn(
+        p,
+        build::eq(0, 0, Size::B1, u32::MAX, &[0x00, 0x74]).unwrap(),
+    )
+    .unwrap();
+    set.push_insn(
+        p,
+        build::eq(0, 0, Size::B1, 0, &[0x83, 0x82])
+            .unwrap()
+            .with_negate(true),
+    )
+    .unwrap();
+    let pkt = [0x00u8, 0x7a, 0x0a, 0x0a];
+    assert_eq!(
+        evaluate(&set, &mut Scratch::new(), &pkt, 4),
+        Verdict::Accept
+    );
+    assert_eq!(
+        netsift_engine::naive::evaluate(&set, &pkt, 4),
+        Verdict::Accept
+    );
+    let c = Compiled::new(set);
+    for simd in Simd::available() {
+        let c = c.clone().with_simd(simd);
+        assert_eq!(
+            c.filter_batch(&mut BatchScratch::new(), &[&pkt[..]], &[4]),
+            1,
+            "{}",
+            simd.name()
+        );
+    }
+}

@@ -324,11 +324,17 @@ fn fuse_direct(ops: &[BOp], pool: &mut Vec<u32>, directs: &mut Vec<Direct>) -> V
                 // A field of `size` bytes is the top of the 4-byte word at its offset.
                 let shift = 32 - 8 * size.bytes();
                 let at = pool.len() as u32;
-                pool.extend_from_within(start as usize..(start + n) as usize);
-                for v in &mut pool[at as usize..] {
-                    *v = (*v & mask) << shift;
+                // The test is `field & mask == v`: an operand with bits outside the
+                // mask never matches, so it is left out rather than masked (masked,
+                // it would match: MEQ with mask 0 and operand 0x83 is never true).
+                for i in start..start + n {
+                    let v = pool[i as usize];
+                    if v & !mask == 0 {
+                        pool.push(v << shift);
+                    }
                 }
-                *word = (off, mask << shift, (at, n));
+                let kept = pool.len() as u32 - at;
+                *word = (off, mask << shift, (at, kept));
             }
         }
         out.push(BOp {
