@@ -76,43 +76,6 @@ fn anchor(b: &mut Bytes) -> Anchor {
     }
 }
 
-/// `set` with the `copied` mark cleared wherever the image is not the parent's at the
-/// same index. A live set reuses a parent's result only where the two images are one
-/// write (their stamps agree), a static set wherever the mark says so; so the live
-/// set means what this set means statically. (`Writer::add_clause` keeps every other
-/// part of the meaning, unresolvable anchors included.)
-fn marks_kept(set: &PassSet) -> PassSet {
-    let passes = set.passes();
-    let raw = passes
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let parent = p
-                .parent
-                .map(usize::from)
-                .filter(|&q| q < i)
-                .map(|q| &passes[q]);
-            let insns = p
-                .instructions()
-                .iter()
-                .enumerate()
-                .map(|(k, insn)| {
-                    let theirs = parent.and_then(|q| q.instructions().get(k));
-                    let same = theirs.map(|x| x.with_copied(true)) == Some(insn.with_copied(true));
-                    insn.with_copied(insn.copied() && same)
-                })
-                .collect();
-            (p.kind, p.parent, insns)
-        })
-        .collect();
-    let mut out = PassSet::from_raw(raw, set.anchors().to_vec()).expect("same structure");
-    for t in set.tables() {
-        out.add_table(t.keys().iter().copied())
-            .expect("same tables");
-    }
-    out
-}
-
 fn fixed() -> &'static [frames::Frame] {
     static F: OnceLock<Vec<frames::Frame>> = OnceLock::new();
     F.get_or_init(|| frames::fixed(false))
@@ -166,7 +129,7 @@ fuzz_target!(|data: &[u8]| {
     }
 
     let live_want: Vec<Verdict> = {
-        let kept = marks_kept(&set);
+        let kept = netsift_engine::naive::live_meaning(&set);
         packets
             .iter()
             .map(|(d, w)| reference(&kept, d, *w))

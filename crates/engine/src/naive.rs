@@ -43,6 +43,44 @@ pub fn evaluate(set: &PassSet, packet: &[u8], wire_len: u32) -> Verdict {
     Verdict::Reject
 }
 
+/// What `set` means once added to a live set (`live::Writer::add_clause`), as a
+/// static set: each `copied` mark that does not repeat the parent's image at the
+/// same index is cleared. A live set reuses a parent's result only where the two
+/// instructions are one write (their stamps agree), a static set wherever the mark
+/// says so; every other part of the meaning, tables included, is kept. So
+/// `evaluate(&live_meaning(set), ..)` is the reference for a live set.
+pub fn live_meaning(set: &PassSet) -> PassSet {
+    let passes = set.passes();
+    let raw = passes
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let parent = p
+                .parent
+                .map(usize::from)
+                .filter(|&q| q < i)
+                .map(|q| &passes[q]);
+            let insns = p
+                .instructions()
+                .iter()
+                .enumerate()
+                .map(|(k, insn)| {
+                    let theirs = parent.and_then(|q| q.instructions().get(k));
+                    let same = theirs.map(|x| x.with_copied(true)) == Some(insn.with_copied(true));
+                    insn.with_copied(insn.copied() && same)
+                })
+                .collect();
+            (p.kind, p.parent, insns)
+        })
+        .collect();
+    let mut out = PassSet::from_raw(raw, set.anchors().to_vec()).expect("the same structure");
+    for t in set.tables() {
+        out.add_table(t.keys().iter().copied())
+            .expect("the same tables");
+    }
+    out
+}
+
 /// A fault: a load past the captured bytes, an offset past 2^32, a division by zero.
 struct Fault;
 

@@ -33,38 +33,6 @@ enum Copied {
     Checked,
 }
 
-/// `set` with the `copied` mark cleared wherever the image is not the parent's at
-/// the same index: under [`Copied::Checked`] the set means what this means under
-/// [`Copied::Trusted`].
-fn marks_kept(set: &PassSet) -> PassSet {
-    let passes = set.passes();
-    let raw = passes
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let parent = p
-                .parent
-                .map(usize::from)
-                .filter(|&q| q < i)
-                .map(|q| &passes[q]);
-            let insns = p
-                .instructions()
-                .iter()
-                .enumerate()
-                .map(|(k, insn)| {
-                    let same = parent
-                        .and_then(|q| q.instructions().get(k))
-                        .map(|x| x.with_copied(true))
-                        == Some(insn.with_copied(true));
-                    insn.with_copied(insn.copied() && same)
-                })
-                .collect();
-            (p.kind, p.parent, insns)
-        })
-        .collect();
-    PassSet::from_raw(raw, set.anchors().to_vec()).expect("same structure")
-}
-
 fn executors() -> Vec<(String, Copied, Run)> {
     let mut v: Vec<(String, Copied, Run)> = vec![
         (
@@ -146,7 +114,7 @@ proptest! {
             packets.iter().map(|(p, w)| naive::evaluate(set, p, *w)).collect()
         };
         let trusted = reference(&set);
-        let checked = reference(&marks_kept(&set));
+        let checked = reference(&netsift_engine::naive::live_meaning(&set));
         for (name, copied, run) in executors() {
             let Some(got) = run(&set, &packets) else { continue };
             let want = if copied == Copied::Trusted { &trusted } else { &checked };
