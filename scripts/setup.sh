@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what netsift needs on a fresh Debian machine, only what is missing:
 # libpcap (headers for the test oracle, and the library), tcpdump (the reference
-# the tests compare against), and a Rust toolchain via rustup.
+# the tests compare against), vsftpd and tcpreplay (real peers for the live tests
+# and benchmark), and a Rust toolchain via rustup.
 set -euo pipefail
 
 need_apt=()
@@ -9,6 +10,10 @@ dpkg -s libpcap-dev >/dev/null 2>&1 || need_apt+=(libpcap-dev)
 command -v tcpdump >/dev/null 2>&1 || need_apt+=(tcpdump)
 command -v cc >/dev/null 2>&1 || need_apt+=(gcc)
 command -v curl >/dev/null 2>&1 || need_apt+=(curl ca-certificates)
+# The live tests' real peers: an FTP server, and a replayer for the live benchmark.
+command -v vsftpd >/dev/null 2>&1 || [ -x /usr/sbin/vsftpd ] || need_apt+=(vsftpd)
+command -v tcpreplay >/dev/null 2>&1 || need_apt+=(tcpreplay)
+command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
 if [ ${#need_apt[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
