@@ -21,9 +21,11 @@
 #![warn(missing_docs)]
 
 mod error;
+mod fanout;
 mod iface;
 mod ring;
 
 pub use error::{Error, ErrorKind};
+pub use fanout::Fanout;
 pub use iface::{interfaces, Interface};
-pub use ring::{Block, Config, Direction, Fanout, Frame, Ring, Stats, ANY};
+pub use ring::{Block, Config, Direction, Frame, Ring, Stats, ANY};

@@ -13,6 +13,7 @@
 //! no copy.
 
 use crate::error::{Error, ErrorKind};
+use crate::fanout::Fanout;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -60,16 +61,6 @@ pub struct Config {
     /// Join PACKET_FANOUT group `id`, which spreads the interface's packets over
     /// the rings in it.
     pub fanout: Option<(u16, Fanout)>,
-}
-
-/// How a fanout group spreads packets over its rings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fanout {
-    /// By a hash of the flow, so a flow's packets stay in one ring; IP fragments
-    /// are reassembled first so that they hash as their flow does.
-    FlowHash,
-    /// Round robin.
-    RoundRobin,
 }
 
 impl Config {
@@ -301,6 +292,7 @@ impl Ring {
         if let Some((id, how)) = cfg.fanout {
             let mode = match how {
                 Fanout::FlowHash => libc::PACKET_FANOUT_HASH | libc::PACKET_FANOUT_FLAG_DEFRAG,
+                Fanout::HostPair => libc::PACKET_FANOUT_CBPF,
                 Fanout::RoundRobin => libc::PACKET_FANOUT_LB,
             };
             let arg = id as u32 | mode << 16;
@@ -310,6 +302,21 @@ impl Ring {
                 &arg,
                 &format!("{name}: PACKET_FANOUT group {id}"),
             )?;
+            if how == Fanout::HostPair {
+                // The group's program; every member sets the same one, so the
+                // group is complete whichever ring joined first.
+                let mut prog = crate::fanout::host_pair_program();
+                let fprog = libc::sock_fprog {
+                    len: prog.len() as u16,
+                    filter: prog.as_mut_ptr(),
+                };
+                set_opt(
+                    f,
+                    libc::PACKET_FANOUT_DATA,
+                    &fprog,
+                    &format!("{name}: PACKET_FANOUT_DATA (host-pair program)"),
+                )?;
+            }
         }
         Ok(ring)
     }

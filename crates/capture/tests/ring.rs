@@ -187,3 +187,80 @@ fn any_gives_each_packet_a_linux_sll2_header() {
         assert_eq!(*wire as usize, sent.len() - 14 + 20);
     }
 }
+
+#[test]
+fn host_pair_fanout_keeps_every_flow_of_two_hosts_in_one_ring() {
+    if !can_run("host_pair_fanout_keeps_every_flow_of_two_hosts_in_one_ring") {
+        return;
+    }
+    use netsift_capture::Fanout;
+    let pair = Pair::new("hpf");
+    // 32 client addresses, each talking to the server over 8 source ports, in both
+    // directions (sent from one side, so the MACs stay ours; the addresses are
+    // what the hash reads).
+    let mut frames = Vec::new();
+    for i in 0..512u32 {
+        let client = [10, 1, 0, 1 + (i % 32) as u8];
+        let server = [10, 0, 0, 9];
+        let mut f = udp_frame(i, None, 16);
+        f[34..36].copy_from_slice(&(1024 + (i / 32 % 8) as u16).to_be_bytes());
+        let (src, dst) = if i % 2 == 0 {
+            (client, server)
+        } else {
+            (server, client)
+        };
+        f[26..30].copy_from_slice(&src);
+        f[30..34].copy_from_slice(&dst);
+        frames.push(f);
+    }
+    let want = frames.len();
+    let (tx, rx) = mpsc::channel();
+    let dev = pair.veth_a.clone();
+    let cap = in_ns(&pair.a, move || {
+        let mut cfg = Config::new(&dev);
+        cfg.block_timeout = Duration::from_millis(2);
+        cfg.buffer_size = 8 << 20;
+        cfg.fanout = Some((4242, Fanout::HostPair));
+        let mut rings = [
+            Ring::open(&cfg).expect("ring 0 opens"),
+            Ring::open(&cfg).expect("ring 1 opens"),
+        ];
+        tx.send(()).unwrap();
+        let mut got: [Vec<Vec<u8>>; 2] = Default::default();
+        let end = Instant::now() + Duration::from_secs(10);
+        while got[0].len() + got[1].len() < want && Instant::now() < end {
+            for (r, g) in rings.iter_mut().zip(got.iter_mut()) {
+                if let Some(b) = r.next_block(Duration::from_millis(5)).unwrap() {
+                    g.extend(
+                        b.frames()
+                            .filter(|f| f.data.get(6..12) == Some(&[2, 0, 0, 0, 0, 0x0b]))
+                            .map(|f| f.data.to_vec()),
+                    );
+                }
+            }
+        }
+        got
+    });
+    rx.recv().unwrap();
+    let to_send = frames.clone();
+    let dev = pair.veth_b.clone();
+    in_ns(&pair.b, move || send_frames(&dev, &to_send))
+        .join()
+        .unwrap();
+    let got = cap.join().unwrap();
+    assert_eq!(got[0].len() + got[1].len(), want, "every frame, once");
+    assert!(
+        !got[0].is_empty() && !got[1].is_empty(),
+        "both rings get host pairs: {} and {}",
+        got[0].len(),
+        got[1].len()
+    );
+    // The client's address, whichever side it is on, names the host pair.
+    let client = |f: &Vec<u8>| if f[29] == 9 { f[33] } else { f[29] };
+    for c in got[0].iter().map(client) {
+        assert!(
+            !got[1].iter().any(|f| client(f) == c),
+            "host pair 10.1.0.{c} <-> 10.0.0.9 split over both rings"
+        );
+    }
+}
