@@ -6,11 +6,11 @@
 //! batch in one call. The follower is the exception: each accepted packet can
 //! change the filter for the next one, so it decides packet by packet, in order.
 
+use crate::following::Following;
 use crate::output::{Progress, Sink};
 use anyhow::Result;
 use netsift_engine::live::Reader as LiveReader;
 use netsift_engine::{BatchScratch, Compiled, Scratch};
-use netsift_follow::Follower;
 use netsift_pcapio::{Reader, RecordBatch};
 use std::io::Read;
 use std::path::Path;
@@ -24,7 +24,7 @@ pub enum Engine {
     /// large, and used once per batch.
     Static(Option<Box<Compiled>>),
     /// A live set that a protocol follower edits as packets are read.
-    Follow(Box<Follower>, LiveReader),
+    Follow(Box<Following>, LiveReader),
 }
 
 /// Counts for the closing summary.
@@ -32,7 +32,6 @@ pub enum Engine {
 struct Counts {
     read: u64,
     accepted: u64,
-    follow_errors: u64,
 }
 
 /// Batches between progress-bar updates (about 4096 packets).
@@ -78,9 +77,9 @@ pub fn filter_file<R: Read>(
                 n.accepted += kept;
                 sink.batch(&batch, keep)?;
             }
-            Engine::Follow(follower, live) => {
+            Engine::Follow(following, live) => {
                 follow_batch(
-                    follower,
+                    following,
                     live,
                     &mut scratch,
                     &batch,
@@ -99,21 +98,9 @@ pub fn filter_file<R: Read>(
     progress.finish();
     // Whatever happened, the packets accepted so far are written out.
     sink.finish()?;
-    eprintln!("{} packets read, {} packets accepted", n.read, n.accepted);
-    if let Engine::Follow(follower, _) = &engine {
-        let s = follower.stats();
-        eprintln!(
-            "followed: {} announcements, {} flows added, {} removed, {} filter updates{}",
-            s.announced,
-            s.installed,
-            s.removed,
-            s.edits,
-            if n.follow_errors > 0 {
-                format!(", {} updates failed", n.follow_errors)
-            } else {
-                String::new()
-            }
-        );
+    print_stats(n.accepted, n.read, 0, "");
+    if let Engine::Follow(following, _) = &engine {
+        eprintln!("{}", following.summary());
     }
     result
 }
@@ -143,6 +130,17 @@ fn static_verdicts(
     }
 }
 
+/// tcpdump's closing lines on stderr (`-r` reads drop nothing: its kernel count
+/// is 0), with `more` (netsift's own accounting) after them.
+pub fn print_stats(captured: u64, received: u64, dropped: u64, more: &str) {
+    eprintln!("{captured} packets captured");
+    eprintln!("{received} packets received by filter");
+    eprintln!("{dropped} packets dropped by kernel");
+    if !more.is_empty() {
+        eprintln!("{more}");
+    }
+}
+
 /// The batch engine's verdicts on up to [`BATCH`] frames, where they lie in the ring.
 pub fn filter_frames(
     f: &Compiled,
@@ -156,6 +154,34 @@ pub fn filter_frames(
         wire[i] = fr.wire_len;
     }
     f.filter_batch(scratch, &data[..chunk.len()], &wire[..chunk.len()])
+}
+
+/// The live set's verdicts on up to [`BATCH`] frames, packet by packet: each
+/// accepted frame goes to `observe` (the follower) before the next is judged, since
+/// it may change the filter. At most `room` frames are accepted (`-c`).
+pub fn follow_frames(
+    live: &LiveReader,
+    scratch: &mut Scratch,
+    chunk: &[netsift_capture::Frame<'_>],
+    room: u64,
+    mut observe: impl FnMut(&netsift_capture::Frame<'_>),
+) -> u32 {
+    let mut keep = 0u32;
+    for (i, fr) in chunk.iter().enumerate() {
+        if u64::from(keep.count_ones()) >= room {
+            break;
+        }
+        if live.matches(scratch, fr.data, fr.wire_len) {
+            keep |= 1 << i;
+            observe(fr);
+        }
+    }
+    keep
+}
+
+/// A frame's time stamp in nanoseconds, as the follower's timers count.
+pub fn frame_ns(fr: &netsift_capture::Frame<'_>) -> u64 {
+    u64::from(fr.sec) * 1_000_000_000 + u64::from(fr.nsec)
 }
 
 /// Applies `-c`: keeps at most `left` of the accepted records (clearing the rest)
@@ -183,7 +209,7 @@ fn limit(keep: &mut [bool], left: u64) -> (usize, u64) {
 /// The follower's loop over one batch: packet by packet, since each accepted
 /// packet may edit the filter for the next.
 fn follow_batch(
-    follower: &mut Follower,
+    following: &mut Following,
     live: &LiveReader,
     scratch: &mut Scratch,
     batch: &RecordBatch<'_>,
@@ -202,17 +228,7 @@ fn follow_batch(
         taken += 1;
         sink.packet(&rec)?;
         let ts = p.ts_sec.saturating_mul(1_000_000_000) + p.ts_nsec as u64;
-        // A failed update (the live set is full) loses that flow, not the
-        // capture: say so and go on.
-        if let Err(e) = follower.observe(p.data, ts) {
-            n.follow_errors += 1;
-            if n.follow_errors <= 5 {
-                eprintln!(
-                    "netsift: follow: packet {}: {e}; continuing without this update",
-                    n.read
-                );
-            }
-        }
+        following.observe(p.data, ts, format_args!("packet {}", n.read));
         if taken == left {
             break;
         }

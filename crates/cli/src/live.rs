@@ -6,16 +6,17 @@
 //! blocks, so the output is flushed whole and the statistics are printed as
 //! tcpdump prints them.
 
-use crate::filter::Engine;
-use crate::filter::BATCH;
+use crate::filter::{frame_ns, print_stats, Engine, BATCH};
+use crate::following::Following;
 use crate::output::Sink;
+use crate::workers::Shared;
 use anyhow::{bail, Context, Result};
 use netsift_capture::{Config, Direction, Fanout, Ring};
 use netsift_engine::{BatchScratch, Compiled, Scratch};
-use netsift_follow::{Follower, Mode, Protocol, Timers};
 use netsift_pcapio::{Packet, RawTs, Record};
 use netsift_wire::LinkType;
 use std::sync::atomic::Ordering;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The ring's configuration from the command line.
@@ -74,8 +75,12 @@ pub fn interface_list() -> Result<String> {
     Ok(out)
 }
 
-/// The link type netsift captures `iface` with, from its ARPHRD type in sysfs.
-fn linktype_of(iface: &str) -> Result<LinkType> {
+/// The link type netsift captures `iface` with, from its ARPHRD type in sysfs
+/// (`any` gives LINUX_SLL2).
+pub fn linktype_of(iface: &str) -> Result<LinkType> {
+    if iface == netsift_capture::ANY {
+        return Ok(LinkType::LINUX_SLL2);
+    }
     let t = std::fs::read_to_string(format!("/sys/class/net/{iface}/type"))
         .with_context(|| format!("{iface}: no such device exists"))?;
     let t: u16 = t
@@ -108,7 +113,14 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     let workers = args.workers.map_or(1, usize::from);
     if args.workers.is_some() {
         // One group per process: its id only has to differ from other processes'.
-        cfg.fanout = Some(((std::process::id() & 0xffff) as u16, Fanout::FlowHash));
+        // A follower needs a control connection and the flows it announces in one
+        // worker, in order: those share an address pair, not a 5-tuple.
+        let how = if args.follow.is_some() {
+            Fanout::HostPair
+        } else {
+            Fanout::FlowHash
+        };
+        cfg.fanout = Some(((std::process::id() & 0xffff) as u16, how));
     }
     let mut ring = Ring::open(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
     let lt = if ring.cooked() {
@@ -120,17 +132,9 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
         linktype: lt,
         savefile_swapped: None,
     };
-    let mut engine = if let Some(protocols) = &args.follow {
-        let protocols = Protocol::parse_list(protocols).map_err(|e| anyhow::anyhow!(e))?;
-        let mode = if args.follow_set {
-            Mode::Set
-        } else {
-            Mode::Passes
-        };
-        let base = (!expr.trim().is_empty()).then_some(expr);
-        let (follower, live) = Follower::new(lt, &protocols, base, mode, Timers::default())
-            .map_err(|e| anyhow::anyhow!("bad filter expression: {e}"))?;
-        Engine::Follow(Box::new(follower), live)
+    let mut engine = if args.follow.is_some() {
+        let (following, live) = Following::new(args, lt, expr)?;
+        Engine::Follow(Box::new(following), live)
     } else if expr.trim().is_empty() {
         Engine::Static(None)
     } else {
@@ -138,13 +142,13 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     };
     let stop = crate::signals::stop_flag()?;
     if args.workers.is_some() {
-        let filter = match engine {
-            Engine::Static(f) => f.map(|b| *b),
-            Engine::Follow(..) => {
-                bail!("--follow with --workers is not supported yet: one follower edits one filter")
+        let shared = match engine {
+            Engine::Static(f) => Shared::Static(f.map(|b| Arc::new(*b))),
+            Engine::Follow(following, live) => {
+                Shared::Follow(live, Arc::new(Mutex::new(*following)))
             }
         };
-        return crate::workers::run(args, &cfg, workers, lt, ring, filter, stop);
+        return crate::workers::run(args, &cfg, workers, lt, ring, shared, stop);
     }
     let mut sink = Sink::live(args, lt, cfg.snaplen)?;
     eprintln!(
@@ -153,7 +157,6 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     );
     let mut scratch = BatchScratch::new();
     let mut one = Scratch::new();
-    let mut follow_errors = 0u64;
     let mut accepted = 0u64;
     let limit = args.count.unwrap_or(u64::MAX);
     let result = (|| -> Result<()> {
@@ -169,29 +172,11 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
                 let keep = match &mut engine {
                     Engine::Static(None) => u32::MAX,
                     Engine::Static(Some(f)) => crate::filter::filter_frames(f, &mut scratch, chunk),
-                    // Packet by packet: each accepted packet may change the filter
-                    // for the next one.
-                    Engine::Follow(follower, live) => {
-                        let mut keep = 0u32;
-                        for (i, fr) in chunk.iter().enumerate() {
-                            if accepted + keep.count_ones() as u64 >= limit {
-                                break;
-                            }
-                            if !live.matches(&mut one, fr.data, fr.wire_len) {
-                                continue;
-                            }
-                            keep |= 1 << i;
-                            let ts = fr.sec as u64 * 1_000_000_000 + fr.nsec as u64;
-                            if let Err(e) = follower.observe(fr.data, ts) {
-                                follow_errors += 1;
-                                if follow_errors <= 5 {
-                                    eprintln!(
-                                        "netsift: follow: {e}; continuing without this update"
-                                    );
-                                }
-                            }
-                        }
-                        keep
+                    Engine::Follow(following, live) => {
+                        let room = limit - accepted;
+                        crate::filter::follow_frames(live, &mut one, chunk, room, |fr| {
+                            following.observe(fr.data, frame_ns(fr), "live packet")
+                        })
                     }
                 };
                 for (i, fr) in chunk.iter().enumerate() {
@@ -222,15 +207,10 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     })();
     sink.finish()?;
     let stats = ring.stats().map_err(|e| anyhow::anyhow!("{e}"))?;
-    eprintln!("{accepted} packets captured");
-    eprintln!("{} packets received by filter", stats.received);
-    eprintln!("{} packets dropped by kernel", stats.dropped);
-    if let Engine::Follow(follower, _) = &engine {
-        let s = follower.stats();
-        eprintln!(
-            "followed: {} announcements, {} flows added, {} removed, {} filter updates",
-            s.announced, s.installed, s.removed, s.edits
-        );
-    }
+    let more = match &engine {
+        Engine::Follow(following, _) => following.summary(),
+        Engine::Static(_) => String::new(),
+    };
+    print_stats(accepted, stats.received, stats.dropped, &more);
     result
 }

@@ -8,6 +8,7 @@
 
 mod args;
 mod filter;
+mod following;
 mod live;
 mod output;
 mod signals;
@@ -17,8 +18,8 @@ use anyhow::{bail, Context, Result};
 use args::Args;
 use clap::Parser;
 use filter::{filter_file, Engine};
+use following::Following;
 use netsift_engine::Compiled;
-use netsift_follow::{Follower, Mode, Protocol, Timers};
 use netsift_isa::PassSet;
 use netsift_pcapc::Target;
 use netsift_pcapio::Reader;
@@ -51,6 +52,15 @@ fn compile(expr: &str, target: Target) -> Result<PassSet> {
         .map_err(|e| anyhow::anyhow!("bad filter expression: {e}"))
 }
 
+/// `-d` without a file: the passes of `expr` for link type `lt`.
+fn dump(expr: &str, lt: netsift_wire::LinkType) -> Result<String> {
+    let target = Target {
+        linktype: lt,
+        savefile_swapped: None,
+    };
+    Ok(compile(expr, target)?.to_string())
+}
+
 /// Prints `-d` output; a closed pipe (`netsift -d ... | head`) is not an error.
 fn print_listing(text: &str) -> Result<()> {
     let mut out = io::stdout().lock();
@@ -74,20 +84,17 @@ fn run(args: &Args) -> Result<()> {
     let Some(input) = &args.read else {
         if let Some(iface) = &args.interface {
             if args.dump {
-                bail!("-d is not supported with -i yet");
+                // As tcpdump -d -i: the program for the interface's link type.
+                let lt = live::linktype_of(iface)?;
+                if args.follow.is_some() {
+                    return print_listing(&Following::new(args, lt, &expr)?.0.listing());
+                }
+                return print_listing(&dump(&expr, lt)?);
             }
             return live::capture(args, iface, &expr);
         }
         if args.dump {
-            let lt = args.linktype()?;
-            let set = compile(
-                &expr,
-                Target {
-                    linktype: lt,
-                    savefile_swapped: None,
-                },
-            )?;
-            return print_listing(&set.to_string());
+            return print_listing(&dump(&expr, args.linktype()?)?);
         }
         bail!("no capture source given: use -r FILE or -i IFACE");
     };
@@ -121,27 +128,16 @@ fn run_reader<R: Read>(args: &Args, expr: &str, input: &Path, mut reader: Reader
         }
         Some(compile(expr, target)?)
     };
-    if let Some(protocols) = &args.follow {
-        let protocols = Protocol::parse_list(protocols).map_err(|e| anyhow::anyhow!(e))?;
-        if !linktype.is_supported() {
-            bail!("link type {linktype} is not supported by the filter compiler");
-        }
-        let mode = if args.follow_set {
-            Mode::Set
-        } else {
-            Mode::Passes
-        };
-        let base = (!expr.trim().is_empty()).then_some(expr);
-        let (follower, live) = Follower::new(linktype, &protocols, base, mode, Timers::default())
-            .map_err(|e| anyhow::anyhow!("bad filter expression: {e}"))?;
+    if args.follow.is_some() {
+        let (following, live) = Following::new(args, linktype, expr)?;
         if args.dump {
-            return print_listing(&follower.tracker().listing());
+            return print_listing(&following.listing());
         }
         return filter_file(
             args,
             input,
             &mut reader,
-            Engine::Follow(Box::new(follower), live),
+            Engine::Follow(Box::new(following), live),
         );
     }
     if args.dump {

@@ -1,6 +1,6 @@
 //! `netsift -i IFACE --workers N`: one capture ring per worker thread, all in one
-//! PACKET_FANOUT group (by flow hash, fragments reassembled), all running one
-//! filter. Each worker filters its blocks in place and sends only the accepted
+//! PACKET_FANOUT group (by flow hash, fragments reassembled; by address pair with
+//! `--follow`, see [`Shared::Follow`]), all running one filter. Each worker filters its blocks in place and sends only the accepted
 //! packets on; the writer puts them back in time-stamp order within a bounded
 //! window ([`REORDER_WINDOW_NS`], [`REORDER_MAX`]) and writes one file, or each
 //! worker writes its own (`--worker-files`).
@@ -11,18 +11,20 @@
 //! lags longer than that may write out of order: the window bounds the memory
 //! held, not the order, which a lagging worker cannot be made to respect).
 
-use crate::filter::BATCH;
+use crate::filter::{frame_ns, print_stats, BATCH};
+use crate::following::Following;
 use crate::output::Sink;
 use anyhow::{bail, Result};
 use netsift_capture::{Config, Ring, Stats};
-use netsift_engine::{BatchScratch, Compiled};
+use netsift_engine::live::Reader as LiveReader;
+use netsift_engine::{BatchScratch, Compiled, Scratch};
 use netsift_pcapio::{Packet, RawTs, Record};
 use netsift_wire::LinkType;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// Packets older than the newest seen by this much are written.
@@ -81,15 +83,31 @@ fn record(h: &Held) -> Record<'_> {
     }
 }
 
+/// What every worker filters with.
+#[derive(Clone)]
+pub enum Shared {
+    /// One compiled filter (`None`: every packet).
+    Static(Option<Arc<Compiled>>),
+    /// `--follow`: one live set, which one follower edits. Each worker feeds it
+    /// the packets it accepts, in its ring's order; the group spreads packets by
+    /// address pair ([`netsift_capture::Fanout::HostPair`]), so a control connection
+    /// and the flows it announces between the same hosts meet in one worker, and
+    /// an announcement is always observed before its flow's first packet is judged.
+    /// A flow announced to a third host (SIP media at another address) may land on
+    /// another worker, which sees the edit as soon as it is published.
+    Follow(LiveReader, Arc<Mutex<Following>>),
+}
+
+/// The follower behind the lock; a worker that panicked while holding it leaves
+/// it usable (a follower's state is valid between calls).
+fn lock(f: &Mutex<Following>) -> std::sync::MutexGuard<'_, Following> {
+    f.lock().unwrap_or_else(|e| e.into_inner())
+}
+
 /// One worker: filters its ring's blocks and sends the accepted packets.
-fn work(
-    id: usize,
-    mut ring: Ring,
-    filter: Option<Arc<Compiled>>,
-    stop: Arc<AtomicBool>,
-    tx: SyncSender<Msg>,
-) {
+fn work(id: usize, mut ring: Ring, filter: Shared, stop: Arc<AtomicBool>, tx: SyncSender<Msg>) {
     let mut scratch = BatchScratch::new();
+    let mut one = Scratch::new();
     let mut seq = 0u64;
     let mut failed = None;
     'run: while !stop.load(Ordering::Relaxed) {
@@ -104,13 +122,18 @@ fn work(
         let frames: Vec<_> = block.frames().collect();
         for chunk in frames.chunks(BATCH) {
             let keep = match &filter {
-                None => u32::MAX,
-                Some(f) => crate::filter::filter_frames(f, &mut scratch, chunk),
+                Shared::Static(None) => u32::MAX,
+                Shared::Static(Some(f)) => crate::filter::filter_frames(f, &mut scratch, chunk),
+                Shared::Follow(live, following) => {
+                    crate::filter::follow_frames(live, &mut one, chunk, u64::MAX, |fr| {
+                        lock(following).observe(fr.data, frame_ns(fr), "live packet")
+                    })
+                }
             };
             for (_, fr) in chunk.iter().enumerate().filter(|(i, _)| keep >> i & 1 != 0) {
                 seq += 1;
                 let h = Held {
-                    ts: fr.sec as u64 * 1_000_000_000 + fr.nsec as u64,
+                    ts: frame_ns(fr),
                     seq: seq << 8 | id as u64,
                     worker: id,
                     wire: fr.wire_len,
@@ -130,8 +153,8 @@ fn work(
     let _ = tx.send(Msg::Done(id, stats));
 }
 
-/// Runs `n` workers on `iface` until `-c` or a signal; `filter` is the compiled
-/// expression (`None`: every packet).
+/// Runs `n` workers on `iface` until `-c` or a signal, all filtering with
+/// `filter`.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     args: &crate::args::Args,
@@ -139,7 +162,7 @@ pub fn run(
     n: usize,
     lt: LinkType,
     first: Ring,
-    filter: Option<Compiled>,
+    filter: Shared,
     stop: Arc<AtomicBool>,
 ) -> Result<()> {
     // Every ring joins the group before anything is said to be listening: a ring
@@ -148,7 +171,6 @@ pub fn run(
     for _ in 1..n {
         rings.push(Ring::open(cfg).map_err(|e| anyhow::anyhow!("{e}"))?);
     }
-    let filter = filter.map(Arc::new);
     let (tx, rx) = sync_channel(8192);
     let handles: Vec<_> = rings
         .into_iter()
@@ -199,9 +221,11 @@ pub fn run(
             None => eprintln!("worker {i}: no statistics"),
         }
     }
-    eprintln!("{} packets captured", accepted.iter().sum::<u64>());
-    eprintln!("{received} packets received by filter");
-    eprintln!("{dropped} packets dropped by kernel");
+    let more = match &filter {
+        Shared::Follow(_, following) => lock(following).summary(),
+        Shared::Static(_) => String::new(),
+    };
+    print_stats(accepted.iter().sum(), received, dropped, &more);
     result.map(|_| ())
 }
 
