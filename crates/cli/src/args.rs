@@ -80,6 +80,17 @@ pub struct Args {
     /// per server; O(1) per flow for any number of flows.
     #[arg(long = "follow-set", requires = "follow")]
     pub follow_set: bool,
+    /// With -i: let other programs edit the filter while capturing, through a Unix
+    /// socket at PATH (mode 0600). Commands, one per line: `add EXPR` (an OR-ed
+    /// clause; replies `ok N`), `del N`, `list`. EXPRESSION, if given, is clause 0;
+    /// without one nothing is captured until a clause is added.
+    #[arg(
+        long = "control",
+        value_name = "PATH",
+        requires = "interface",
+        conflicts_with = "follow"
+    )]
+    pub control: Option<PathBuf>,
     /// The filter expression.
     #[arg(trailing_var_arg = true)]
     pub expression: Vec<String>,

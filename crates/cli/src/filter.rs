@@ -25,6 +25,8 @@ pub enum Engine {
     Static(Option<Box<Compiled>>),
     /// A live set that a protocol follower edits as packets are read.
     Follow(Box<Following>, LiveReader),
+    /// A live set edited from outside (`--control`).
+    Edited(LiveReader),
 }
 
 /// Counts for the closing summary.
@@ -79,7 +81,7 @@ pub fn filter_file<R: Read>(
             }
             Engine::Follow(following, live) => {
                 follow_batch(
-                    following,
+                    Some(following),
                     live,
                     &mut scratch,
                     &batch,
@@ -87,6 +89,9 @@ pub fn filter_file<R: Read>(
                     &mut sink,
                     &mut n,
                 )?;
+            }
+            Engine::Edited(live) => {
+                follow_batch(None, live, &mut scratch, &batch, left, &mut sink, &mut n)?;
             }
         }
         since_progress += 1;
@@ -206,10 +211,10 @@ fn limit(keep: &mut [bool], left: u64) -> (usize, u64) {
     (keep.len(), kept)
 }
 
-/// The follower's loop over one batch: packet by packet, since each accepted
-/// packet may edit the filter for the next.
+/// A live set's loop over one batch: packet by packet, since each accepted packet
+/// may edit the filter for the next (when a follower is given).
 fn follow_batch(
-    following: &mut Following,
+    mut following: Option<&mut Following>,
     live: &LiveReader,
     scratch: &mut Scratch,
     batch: &RecordBatch<'_>,
@@ -228,7 +233,9 @@ fn follow_batch(
         taken += 1;
         sink.packet(&rec)?;
         let ts = p.ts_sec.saturating_mul(1_000_000_000) + p.ts_nsec as u64;
-        following.observe(p.data, ts, format_args!("packet {}", n.read));
+        if let Some(f) = following.as_deref_mut() {
+            f.observe(p.data, ts, format_args!("packet {}", n.read));
+        }
         if taken == left {
             break;
         }

@@ -6,6 +6,7 @@
 //! blocks, so the output is flushed whole and the statistics are printed as
 //! tcpdump prints them.
 
+use crate::control::{Clauses, Control};
 use crate::filter::{frame_ns, print_stats, Engine, BATCH};
 use crate::following::Following;
 use crate::output::Sink;
@@ -132,9 +133,18 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
         linktype: lt,
         savefile_swapped: None,
     };
+    // With --control, the socket lives as long as the capture (and goes with it).
+    let mut _control = None;
     let mut engine = if args.follow.is_some() {
         let (following, live) = Following::new(args, lt, expr)?;
         Engine::Follow(Box::new(following), live)
+    } else if let Some(path) = &args.control {
+        let (mut clauses, live) = Clauses::new(lt);
+        if !expr.trim().is_empty() {
+            clauses.add(expr).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        _control = Some(Control::start(path, clauses)?);
+        Engine::Edited(live)
     } else if expr.trim().is_empty() {
         Engine::Static(None)
     } else {
@@ -147,6 +157,7 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
             Engine::Follow(following, live) => {
                 Shared::Follow(live, Arc::new(Mutex::new(*following)))
             }
+            Engine::Edited(live) => Shared::Edited(live),
         };
         return crate::workers::run(args, &cfg, workers, lt, ring, shared, stop);
     }
@@ -178,6 +189,13 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
                             following.observe(fr.data, frame_ns(fr), "live packet")
                         })
                     }
+                    Engine::Edited(live) => crate::filter::follow_frames(
+                        live,
+                        &mut one,
+                        chunk,
+                        limit - accepted,
+                        |_| {},
+                    ),
                 };
                 for (i, fr) in chunk.iter().enumerate() {
                     if keep >> i & 1 == 0 || accepted >= limit {
@@ -209,7 +227,7 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     let stats = ring.stats().map_err(|e| anyhow::anyhow!("{e}"))?;
     let more = match &engine {
         Engine::Follow(following, _) => following.summary(),
-        Engine::Static(_) => String::new(),
+        Engine::Static(_) | Engine::Edited(_) => String::new(),
     };
     print_stats(accepted, stats.received, stats.dropped, &more);
     result

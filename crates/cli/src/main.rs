@@ -7,6 +7,7 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod control;
 mod filter;
 mod following;
 mod live;

@@ -96,6 +96,8 @@ pub enum Shared {
     /// A flow announced to a third host (SIP media at another address) may land on
     /// another worker, which sees the edit as soon as it is published.
     Follow(LiveReader, Arc<Mutex<Following>>),
+    /// `--control`: one live set, edited from outside.
+    Edited(LiveReader),
 }
 
 /// The follower behind the lock; a worker that panicked while holding it leaves
@@ -128,6 +130,9 @@ fn work(id: usize, mut ring: Ring, filter: Shared, stop: Arc<AtomicBool>, tx: Sy
                     crate::filter::follow_frames(live, &mut one, chunk, u64::MAX, |fr| {
                         lock(following).observe(fr.data, frame_ns(fr), "live packet")
                     })
+                }
+                Shared::Edited(live) => {
+                    crate::filter::follow_frames(live, &mut one, chunk, u64::MAX, |_| {})
                 }
             };
             for (_, fr) in chunk.iter().enumerate().filter(|(i, _)| keep >> i & 1 != 0) {
@@ -223,7 +228,7 @@ pub fn run(
     }
     let more = match &filter {
         Shared::Follow(_, following) => lock(following).summary(),
-        Shared::Static(_) => String::new(),
+        Shared::Static(_) | Shared::Edited(_) => String::new(),
     };
     print_stats(accepted.iter().sum(), received, dropped, &more);
     result.map(|_| ())

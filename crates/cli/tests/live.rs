@@ -352,3 +352,130 @@ fn any_writes_what_tcpdump_i_any_writes() {
     assert_eq!(lt(&ours), 276);
     assert_eq!(lt(&ours), lt(&theirs));
 }
+
+/// Sends one command on the control socket and returns the reply's status line.
+fn control(sock: &mut std::os::unix::net::UnixStream, cmd: &str) -> String {
+    use std::io::Write;
+    writeln!(sock, "{cmd}").unwrap();
+    let mut r = BufReader::new(sock.try_clone().unwrap());
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(
+            r.read_line(&mut line).unwrap() > 0,
+            "{cmd}: the socket closed"
+        );
+        if line.starts_with("ok") || line.starts_with("error") {
+            return line.trim_end().to_string();
+        }
+    }
+}
+
+#[test]
+fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
+    if !can_run("control_edits_reach_the_running_capture_with_nothing_lost_or_leaked") {
+        return;
+    }
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    for workers in [None, Some("2")] {
+        let dir = tempfile::tempdir().unwrap();
+        let pair = Pair::new("ctl");
+        let out = dir.path().join("out.pcap");
+        let sock = dir.path().join("ctl.sock");
+        let mut args = vec![
+            "-i",
+            &pair.veth_a,
+            "-B",
+            "65536",
+            "--immediate-mode",
+            "-w",
+            out.to_str().unwrap(),
+            "--control",
+            sock.to_str().unwrap(),
+        ];
+        if let Some(n) = workers {
+            args.extend(["--workers", n]);
+        }
+        args.push("udp port 1");
+        let (mut child, _) = start(&pair.a, &args);
+        let mut ctl = std::os::unix::net::UnixStream::connect(&sock).expect("control socket");
+        // A paced stream of three flows: source port 1 (matched by every filter the
+        // edits below go through), 9 (by none) and 2 (only while its clause lives).
+        let stop = Arc::new(AtomicBool::new(false));
+        let (s, dev) = (stop.clone(), pair.veth_b.clone());
+        let sender = in_ns(&pair.b, move || {
+            let mut seq = 0u32;
+            while !s.load(Ordering::Relaxed) {
+                let burst: Vec<Vec<u8>> = (0..30)
+                    .map(|_| {
+                        seq += 1;
+                        udp_flow_frame(seq, [1, 9, 2][seq as usize % 3])
+                    })
+                    .collect();
+                send_frames(&dev, &burst);
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            seq
+        });
+        let pause = || std::thread::sleep(Duration::from_millis(150));
+        pause();
+        assert_eq!(control(&mut ctl, "add udp port 2"), "ok 1");
+        pause();
+        assert_eq!(control(&mut ctl, "add udp port 1"), "ok 2");
+        pause();
+        assert_eq!(control(&mut ctl, "del 0"), "ok");
+        pause();
+        assert_eq!(control(&mut ctl, "del 1"), "ok");
+        assert!(control(&mut ctl, "add udp port").starts_with("error: bad filter expression"));
+        pause();
+        stop.store(true, Ordering::Relaxed);
+        let sent = sender.join().unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        drop(ctl);
+        let status = wait(&mut child, Duration::from_millis(10));
+        assert!(status.success(), "{workers:?}: netsift exited {status}");
+        assert!(!sock.exists(), "the control socket is removed at exit");
+
+        let mut by_port: [Vec<u32>; 3] = Default::default();
+        for (f, _) in packets(&out) {
+            let port = u16::from_be_bytes([f[34], f[35]]);
+            let seq = u32::from_be_bytes(f[42..46].try_into().unwrap());
+            let slot = match port {
+                1 => 0,
+                2 => 1,
+                p => panic!("{workers:?}: packet {seq} of port {p} leaked"),
+            };
+            by_port[slot].push(seq);
+        }
+        let ones: Vec<u32> = (1..=sent).filter(|s| s % 3 == 0).collect();
+        by_port[0].sort_unstable();
+        assert_eq!(
+            by_port[0].len(),
+            ones.len(),
+            "{workers:?}: port 1 packets lost around the edits"
+        );
+        assert_eq!(by_port[0], ones, "{workers:?}");
+        // Port 2: captured from some packet on (the add) up to some packet (the
+        // del), every one in between.
+        by_port[1].sort_unstable();
+        let twos = &by_port[1];
+        assert!(
+            twos.len() > 10,
+            "{workers:?}: {} port 2 packets",
+            twos.len()
+        );
+        let (first, last) = (twos[0], twos[twos.len() - 1]);
+        let between: Vec<u32> = (first..=last).filter(|s| s % 3 == 2).collect();
+        assert_eq!(*twos, between, "{workers:?}: a gap in port 2's packets");
+        assert!(
+            first > 2 && last + 3 <= sent,
+            "{workers:?}: {first}..{last} of {sent}"
+        );
+        eprintln!(
+            "{workers:?}: {sent} sent, {} of port 1, {} of port 2 ({first}..{last})",
+            by_port[0].len(),
+            twos.len()
+        );
+    }
+}
