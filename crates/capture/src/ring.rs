@@ -85,6 +85,13 @@ pub struct Stats {
     pub received: u64,
     /// Packets dropped because the ring was full (tcpdump's "dropped by kernel").
     pub dropped: u64,
+    /// Times the kernel found the ring full and froze it until a block came back.
+    pub frozen: u64,
+    /// Blocks this process read (each one wake-up at most).
+    pub blocks: u64,
+    /// Packets read from those blocks, after the ring's own direction and loopback
+    /// checks: what the user-space filter judged in place.
+    pub frames: u64,
 }
 
 /// An open capture ring on one interface.
@@ -107,6 +114,9 @@ pub struct Ring {
     snaplen: u32,
     direction: Direction,
     stats: Stats,
+    /// Blocks and packets read, counted as blocks are made (a block borrows the
+    /// ring immutably).
+    read: std::cell::Cell<(u64, u64)>,
 }
 
 // SAFETY: the mapping is owned by the ring and only reached through `&mut Ring`
@@ -249,6 +259,7 @@ impl Ring {
             snaplen: cfg.snaplen.max(1),
             direction: cfg.direction,
             stats: Stats::default(),
+            read: std::cell::Cell::new((0, 0)),
         };
         // SAFETY: zeroed sockaddr_ll is a valid value.
         let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
@@ -406,6 +417,8 @@ impl Ring {
         // Reading the counters resets them: keep the sums.
         self.stats.received += s.tp_packets as u64;
         self.stats.dropped += s.tp_drops as u64;
+        self.stats.frozen += s.tp_freeze_q_cnt as u64;
+        (self.stats.blocks, self.stats.frames) = self.read.get();
         Ok(self.stats)
     }
 }
@@ -517,6 +530,8 @@ impl<'r> Block<'r> {
             at += next;
         }
         let mem: &'r [u8] = mem;
+        let (blocks, read) = ring.read.get();
+        ring.read.set((blocks + 1, read + frames.len() as u64));
         Block {
             status: ring.status(i),
             mem,

@@ -218,8 +218,11 @@ pub fn run(
                 received += s.received;
                 dropped += s.dropped;
                 eprintln!(
-                    "worker {i}: {} packets captured, {} received by filter, {} dropped by kernel",
-                    accepted[i], s.received, s.dropped
+                    "worker {i}: {} packets captured, {} received by filter, {} dropped by kernel; {}",
+                    accepted[i],
+                    s.received,
+                    s.dropped,
+                    crate::live::ring_line(s, accepted[i])
                 );
             }
             Some(Err(e)) => eprintln!("worker {i}: failed: {e}"),

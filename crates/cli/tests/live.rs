@@ -122,6 +122,10 @@ fn sigint_leaves_a_whole_file_and_the_statistics() {
     assert!(rest.contains("500 packets captured"), "{rest}");
     assert!(rest.contains("packets received by filter"), "{rest}");
     assert!(rest.contains("0 packets dropped by kernel"), "{rest}");
+    assert!(
+        rest.contains(" packets filtered in place, 500 copied out"),
+        "{rest}"
+    );
     // tcpdump reads the file to its end.
     let r = Command::new("tcpdump")
         .arg("-r")
@@ -476,6 +480,63 @@ fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
             "{workers:?}: {sent} sent, {} of port 1, {} of port 2 ({first}..{last})",
             by_port[0].len(),
             twos.len()
+        );
+    }
+}
+
+#[test]
+fn direction_picks_sent_or_received_packets() {
+    if !can_run("direction_picks_sent_or_received_packets") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pair = Pair::new("qdir");
+    // On vb: 150 frames sent from vb (source port 1), 100 received from va (port 2).
+    let out_frames: Vec<Vec<u8>> = (0..150u32).map(|i| udp_flow_frame(i, 1)).collect();
+    let in_frames: Vec<Vec<u8>> = (0..100u32).map(|i| udp_flow_frame(i, 2)).collect();
+    let mut runs = Vec::new();
+    for (q, n) in [("out", out_frames.len()), ("in", in_frames.len())] {
+        let out = dir.path().join(format!("{q}.pcap"));
+        let count = n.to_string();
+        let (child, _) = start(
+            &pair.b,
+            &[
+                "-i",
+                &pair.veth_b,
+                "-Q",
+                q,
+                "--immediate-mode",
+                "-c",
+                &count,
+                "-w",
+                out.to_str().unwrap(),
+                "udp",
+            ],
+        );
+        runs.push((q, n, out, child));
+    }
+    // Received, sent, received: a run that ignored -Q would take the wrong first.
+    let (first, second) = in_frames.split_at(50);
+    for (ns, dev, frames) in [
+        (&pair.a, &pair.veth_a, first.to_vec()),
+        (&pair.b, &pair.veth_b, out_frames),
+        (&pair.a, &pair.veth_a, second.to_vec()),
+    ] {
+        let dev = dev.clone();
+        in_ns(ns, move || send_frames(&dev, &frames))
+            .join()
+            .unwrap();
+    }
+    for (q, n, out, mut child) in runs {
+        let status = wait(&mut child, Duration::from_secs(10));
+        assert!(status.success(), "-Q {q}: netsift exited {status}");
+        let got = packets(&out);
+        assert_eq!(got.len(), n, "-Q {q}");
+        let port = if q == "out" { 1 } else { 2 };
+        assert!(
+            got.iter()
+                .all(|(f, _)| u16::from_be_bytes([f[34], f[35]]) == port),
+            "-Q {q} took a packet of the other direction"
         );
     }
 }
