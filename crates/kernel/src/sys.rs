@@ -1,0 +1,346 @@
+//! The `bpf(2)` system call: maps, program loading, test runs, and attaching a
+//! program to a socket.
+//!
+//! Each command takes its part of `union bpf_attr`; the kernel accepts a shorter
+//! structure than its own as long as it is a prefix, so each command has its own
+//! `repr(C)` struct holding just the fields netsift sets, zeroed elsewhere.
+
+use crate::asm::Insn;
+use std::fmt;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+
+const MAP_CREATE: libc::c_long = 0;
+const MAP_LOOKUP_ELEM: libc::c_long = 1;
+const MAP_UPDATE_ELEM: libc::c_long = 2;
+const MAP_DELETE_ELEM: libc::c_long = 3;
+const PROG_LOAD: libc::c_long = 5;
+const PROG_TEST_RUN: libc::c_long = 10;
+
+/// `SO_ATTACH_BPF`: attach an eBPF program (by descriptor) as a socket filter.
+const SO_ATTACH_BPF: libc::c_int = 50;
+
+/// Why a `bpf(2)` command failed.
+#[derive(Debug)]
+pub struct Error {
+    /// What was being done.
+    pub what: String,
+    /// The OS error.
+    pub os: std::io::Error,
+    /// The verifier's log, for a program the kernel refused.
+    pub log: Option<String>,
+}
+
+impl Error {
+    fn last(what: impl Into<String>) -> Error {
+        Error {
+            what: what.into(),
+            os: std::io::Error::last_os_error(),
+            log: None,
+        }
+    }
+
+    /// Whether the failure is a missing privilege (CAP_BPF / CAP_NET_ADMIN, or
+    /// unprivileged BPF turned off): the caller may fall back to user space. (The
+    /// verifier refuses a program with EACCES, which is not this.)
+    pub fn is_permission(&self) -> bool {
+        self.os.raw_os_error() == Some(libc::EPERM)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.what, self.os)?;
+        if let Some(log) = &self.log {
+            // The verifier's last lines say why; the whole log can be thousands.
+            let lines: Vec<&str> = log.lines().collect();
+            for l in &lines[lines.len().saturating_sub(8)..] {
+                write!(f, "\n  {l}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// Calls `bpf(cmd, attr, size_of(attr))`.
+fn bpf<T>(cmd: libc::c_long, attr: &mut T) -> libc::c_long {
+    // SAFETY: `attr` is a live, initialised `repr(C)` prefix of `union bpf_attr`
+    // for `cmd`, of the size passed; the kernel reads and writes only within it.
+    unsafe {
+        libc::syscall(
+            libc::SYS_bpf,
+            cmd,
+            (attr as *mut T).cast::<libc::c_void>(),
+            std::mem::size_of::<T>() as libc::c_uint,
+        )
+    }
+}
+
+/// A descriptor the kernel returned, owned.
+fn owned(fd: libc::c_long) -> OwnedFd {
+    // SAFETY: a non-negative return of a bpf(2) command that creates an object is
+    // a new descriptor that nothing else owns.
+    unsafe { OwnedFd::from_raw_fd(fd as RawFd) }
+}
+
+/// The kinds of map netsift uses.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MapKind {
+    /// `BPF_MAP_TYPE_HASH`: SET tables.
+    Hash = 1,
+    /// `BPF_MAP_TYPE_ARRAY`: operand slots and pass enable bits.
+    Array = 2,
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct MapCreate {
+    map_type: u32,
+    key_size: u32,
+    value_size: u32,
+    max_entries: u32,
+    map_flags: u32,
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct MapElem {
+    map_fd: u32,
+    _pad: u32,
+    key: u64,
+    value: u64,
+    flags: u64,
+}
+
+/// A BPF map.
+#[derive(Debug)]
+pub struct Map {
+    fd: OwnedFd,
+    key_size: usize,
+    value_size: usize,
+}
+
+impl Map {
+    /// A new map of `max_entries` entries.
+    pub fn create(
+        kind: MapKind,
+        key_size: u32,
+        value_size: u32,
+        max_entries: u32,
+    ) -> Result<Map, Error> {
+        let mut a = MapCreate {
+            map_type: kind as u32,
+            key_size,
+            value_size,
+            max_entries,
+            map_flags: 0,
+        };
+        let fd = bpf(MAP_CREATE, &mut a);
+        if fd < 0 {
+            return Err(Error::last(format!("creating a {kind:?} map")));
+        }
+        Ok(Map {
+            fd: owned(fd),
+            key_size: key_size as usize,
+            value_size: value_size as usize,
+        })
+    }
+
+    /// The descriptor, for [`crate::asm::Asm::ld_map_fd`].
+    pub fn fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    fn elem(&self, key: &[u8], value: Option<&[u8]>) -> MapElem {
+        assert_eq!(key.len(), self.key_size, "map key size");
+        if let Some(v) = value {
+            assert_eq!(v.len(), self.value_size, "map value size");
+        }
+        MapElem {
+            map_fd: self.fd() as u32,
+            _pad: 0,
+            key: key.as_ptr() as u64,
+            value: value.map_or(0, |v| v.as_ptr() as u64),
+            flags: 0,
+        }
+    }
+
+    /// Sets `key` to `value` (inserting it): one system call, seen by the next
+    /// packet the program filters.
+    pub fn update(&self, key: &[u8], value: &[u8]) -> Result<(), Error> {
+        let mut a = self.elem(key, Some(value));
+        if bpf(MAP_UPDATE_ELEM, &mut a) < 0 {
+            return Err(Error::last("updating a map element"));
+        }
+        Ok(())
+    }
+
+    /// Removes `key`; false if it was not there.
+    pub fn delete(&self, key: &[u8]) -> Result<bool, Error> {
+        let mut a = self.elem(key, None);
+        if bpf(MAP_DELETE_ELEM, &mut a) < 0 {
+            let e = Error::last("deleting a map element");
+            if e.os.raw_os_error() == Some(libc::ENOENT) {
+                return Ok(false);
+            }
+            return Err(e);
+        }
+        Ok(true)
+    }
+
+    /// The value of `key`, if there is one.
+    pub fn lookup(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Error> {
+        let mut out = vec![0u8; self.value_size];
+        let mut a = self.elem(key, None);
+        a.value = out.as_mut_ptr() as u64;
+        if bpf(MAP_LOOKUP_ELEM, &mut a) < 0 {
+            let e = Error::last("looking up a map element");
+            if e.os.raw_os_error() == Some(libc::ENOENT) {
+                return Ok(None);
+            }
+            return Err(e);
+        }
+        Ok(Some(out))
+    }
+}
+
+/// Program types netsift loads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProgKind {
+    /// `BPF_PROG_TYPE_SOCKET_FILTER`: returns how many bytes of the packet to keep
+    /// (0 drops it).
+    SocketFilter = 1,
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct ProgLoad {
+    prog_type: u32,
+    insn_cnt: u32,
+    insns: u64,
+    license: u64,
+    log_level: u32,
+    log_size: u32,
+    log_buf: u64,
+    kern_version: u32,
+    prog_flags: u32,
+    prog_name: [u8; 16],
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct TestRun {
+    prog_fd: u32,
+    retval: u32,
+    data_size_in: u32,
+    data_size_out: u32,
+    data_in: u64,
+    data_out: u64,
+    repeat: u32,
+    duration: u32,
+}
+
+/// A loaded program.
+#[derive(Debug)]
+pub struct Program {
+    fd: OwnedFd,
+}
+
+/// What a test run reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunResult {
+    /// The program's return value.
+    pub retval: u32,
+    /// Mean nanoseconds per run, over the repeats.
+    pub duration_ns: u32,
+}
+
+impl Program {
+    /// Loads `insns` as a program of `kind` named `name` (at most 15 bytes shown).
+    /// The verifier checks it once, here; a refusal carries the verifier's log.
+    pub fn load(kind: ProgKind, name: &str, insns: &[Insn]) -> Result<Program, Error> {
+        let license = c"GPL";
+        let mut log = vec![0u8; 1 << 20];
+        let mut prog_name = [0u8; 16];
+        for (d, s) in prog_name.iter_mut().zip(name.bytes().take(15)) {
+            *d = s;
+        }
+        let mut a = ProgLoad {
+            prog_type: kind as u32,
+            insn_cnt: insns.len() as u32,
+            insns: insns.as_ptr() as u64,
+            license: license.as_ptr() as u64,
+            log_level: 0,
+            log_size: 0,
+            log_buf: 0,
+            prog_name,
+            ..ProgLoad::default()
+        };
+        let fd = bpf(PROG_LOAD, &mut a);
+        if fd >= 0 {
+            return Ok(Program { fd: owned(fd) });
+        }
+        let first = Error::last(format!("loading the {name} program"));
+        if first.is_permission() {
+            return Err(first);
+        }
+        // Again with the verifier's log, to say why.
+        a.log_level = 1;
+        a.log_size = log.len() as u32;
+        a.log_buf = log.as_mut_ptr() as u64;
+        let fd = bpf(PROG_LOAD, &mut a);
+        if fd >= 0 {
+            return Ok(Program { fd: owned(fd) });
+        }
+        let mut e = Error::last(format!("loading the {name} program"));
+        let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
+        e.log = Some(String::from_utf8_lossy(&log[..end]).into_owned());
+        Err(e)
+    }
+
+    /// The descriptor.
+    pub fn fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// Runs the program `repeat` times (at least once) on `frame`, an Ethernet
+    /// frame, in the kernel (`BPF_PROG_TEST_RUN`).
+    pub fn test_run(&self, frame: &[u8], repeat: u32) -> Result<RunResult, Error> {
+        let mut a = TestRun {
+            prog_fd: self.fd() as u32,
+            data_size_in: frame.len() as u32,
+            data_in: frame.as_ptr() as u64,
+            repeat: repeat.max(1),
+            ..TestRun::default()
+        };
+        if bpf(PROG_TEST_RUN, &mut a) < 0 {
+            return Err(Error::last("test-running a program"));
+        }
+        Ok(RunResult {
+            retval: a.retval,
+            duration_ns: a.duration,
+        })
+    }
+
+    /// Attaches the program as the filter of socket `sock` (`SO_ATTACH_BPF`),
+    /// replacing any filter it had in one step: no packet passes unfiltered and
+    /// none is dropped for the swap.
+    pub fn attach(&self, sock: RawFd) -> Result<(), Error> {
+        let fd: libc::c_int = self.fd();
+        // SAFETY: `fd` lives through the call; its size is passed.
+        let rc = unsafe {
+            libc::setsockopt(
+                sock,
+                libc::SOL_SOCKET,
+                SO_ATTACH_BPF,
+                (&fd as *const libc::c_int).cast(),
+                std::mem::size_of::<libc::c_int>() as libc::socklen_t,
+            )
+        };
+        if rc != 0 {
+            return Err(Error::last("attaching a socket filter"));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,68 @@
+//! The same generated program as a live socket filter: attached under a capture
+//! ring on a veth pair, it reads frames from the MAC header as in a test run, and a
+//! map write switches what reaches the ring with no reload.
+
+#[path = "../../capture/tests/common/mod.rs"]
+mod common;
+
+use common::{can_run, in_ns, send_frames, udp_frame, Pair};
+use netsift_capture::{Config, Ring};
+mod progs;
+
+use netsift_kernel::asm::Width;
+use netsift_kernel::sys::{Map, MapKind};
+use std::time::{Duration, Instant};
+
+#[test]
+fn a_map_write_switches_what_reaches_the_ring() {
+    if !can_run("a_map_write_switches_what_reaches_the_ring") {
+        return;
+    }
+    let pair = Pair::new("kso");
+    let map = Map::create(MapKind::Array, 4, 4, 1).unwrap();
+    // udp_frame: 14 + 20 + 8 bytes of headers, then the sequence number.
+    let prog = progs::field_is_slot(&map, 42, Width::W);
+    // Only the frame carrying sequence number 5 (as it lies in the frame).
+    let want = |seq: u32| map.update(&0u32.to_ne_bytes(), &seq.to_be_bytes()).unwrap();
+    want(5);
+    let dev = pair.veth_a.clone();
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+    let cap = in_ns(&pair.a, move || {
+        let mut cfg = Config::new(&dev);
+        cfg.block_timeout = Duration::from_millis(2);
+        let mut ring = Ring::open(&cfg).expect("ring");
+        prog.attach(ring.fd()).expect("attached");
+        tx.send(()).unwrap();
+        let mut seen = Vec::new();
+        let end = Instant::now() + Duration::from_secs(10);
+        while seen.len() < 2 && Instant::now() < end {
+            if let Some(b) = ring.next_block(Duration::from_millis(20)).unwrap() {
+                for f in b.frames() {
+                    seen.push(u32::from_be_bytes(f.data[42..46].try_into().unwrap()));
+                    if seen.len() == 1 {
+                        go_tx.send(()).unwrap();
+                    }
+                }
+            }
+        }
+        seen
+    });
+    rx.recv().unwrap();
+    let frames: Vec<Vec<u8>> = (0..10u32).map(|i| udp_frame(i, None, 16)).collect();
+    let dev = pair.veth_b.clone();
+    let f = frames.clone();
+    in_ns(&pair.b, move || send_frames(&dev, &f))
+        .join()
+        .unwrap();
+    go_rx
+        .recv_timeout(Duration::from_secs(10))
+        .expect("frame 5 arrived");
+    // Now sequence number 8, with the same program still attached.
+    want(8);
+    let dev = pair.veth_b.clone();
+    in_ns(&pair.b, move || send_frames(&dev, &frames))
+        .join()
+        .unwrap();
+    assert_eq!(cap.join().unwrap(), vec![5, 8]);
+}
