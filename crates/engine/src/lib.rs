@@ -34,3 +34,12 @@ pub use scratch::Scratch;
 pub use simd::{Mask, Simd, LANES};
 
 pub use netsift_isa::{PassSet, MAX_GROUP_DEPTH};
+
+/// The decoded form every executor runs ([`decoded::Decoded::new`]), for executors
+/// outside this crate: the kernel's code generator compiles these operations, so
+/// it reads each instruction's meaning from the same decode as the walks and the
+/// batch engine. [`decoded::Op`]'s documentation is the meaning of each operation;
+/// GROUP's range is that of the walks (later passes only, bounded nesting).
+pub mod decoded {
+    pub use crate::op::{DPass, Decoded, Op, Step};
+}

@@ -35,8 +35,16 @@ pub(crate) type Outcome = Result<Option<bool>, Fault>;
 
 /// An instruction decoded. Operands live in a pool beside the operations
 /// (`start`, `n` index it), unpacked to 32-bit values.
+///
+/// The fields mean the same in every variant: the field tested is at the value of
+/// anchor `anchor` plus `off` bytes, `size` wide (big-endian), and `mask` is ANDed
+/// with it before the test; `delta` is the distance to a second field and `both`
+/// says whether both fields must pass (else either); `start` and `n` index the
+/// operands in [`Decoded::pool`]; `v0` repeats the first operand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Op {
+// The fields are documented once, above, rather than on each variant.
+#[allow(missing_docs)]
+pub enum Op {
     /// EQ or MEQ: `field & mask` is one of `pool[start .. start + n]`.
     Eq {
         anchor: u8,
@@ -97,10 +105,10 @@ pub(crate) enum Op {
         start: u32,
     },
     /// ARITH with its CONT slots: `n` micro-ops at `pool[start..]`, two words each
-    /// (the micro-op, with [`BAD_OPERAND`] set if it names no word; its operand),
+    /// (the micro-op, with `BAD_OPERAND` (bit 16) set if it names no word; its operand),
     /// run on one stack, then `a rel b` (0 `=`, 1 `>`, 2 `>=`).
     Arith { rel: u8, start: u32, n: u32 },
-    /// GROUP: any Sub pass of `first .. first + count` accepts (see [`group_range`]).
+    /// GROUP: any Sub pass of `first .. first + count` accepts (the walks decide which passes that names).
     Group { first: u32, count: u32 },
     /// PROTOCHAIN: the header chain from the network header at the field holds
     /// protocol `proto`; `v6` for an IPv6 chain, else IPv4.
@@ -135,8 +143,11 @@ pub(crate) const BAD_OPERAND: u32 = 1 << 16;
 
 /// One instruction of a decoded pass: the operation and what the walk needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Step {
+pub struct Step {
+    /// The operation.
     pub op: Op,
+    /// The instruction's negation flag: the test's result is inverted (an invalid
+    /// operation stays false).
     pub negate: bool,
     /// It may take the parent's result (`Instruction::reusable`: marked copied,
     /// and for an ARITH, every CONT slot it reads too).
@@ -148,20 +159,27 @@ pub(crate) struct Step {
 
 /// A pass decoded.
 #[derive(Clone, Debug)]
-pub(crate) struct DPass {
+pub struct DPass {
+    /// Root (walked in order) or Sub (run only by a GROUP).
     pub kind: PassKind,
+    /// The pass whose results the `copied` steps reuse.
     pub parent: Option<u16>,
+    /// The instructions, decoded, in order.
     pub steps: Vec<Step>,
 }
 
 /// A static pass set decoded once: its passes' steps and their operand pool.
 #[derive(Clone, Debug)]
-pub(crate) struct Decoded {
+pub struct Decoded {
+    /// The passes, in the set's order.
     pub passes: Vec<DPass>,
+    /// The operands the operations index (`start`, `n`).
     pub pool: Vec<u32>,
 }
 
 impl Decoded {
+    /// Decodes every pass of `set`: O(set), no verification (an invalid image
+    /// decodes to an operation that is false).
     pub fn new(set: &PassSet) -> Decoded {
         let mut pool = Vec::new();
         let passes = set

@@ -70,6 +70,7 @@ const ST: u8 = 0x02;
 const STX: u8 = 0x03;
 const ALU: u8 = 0x04;
 const JMP: u8 = 0x05;
+const JMP32: u8 = 0x06;
 const ALU64: u8 = 0x07;
 // Modes and sizes.
 const IMM: u8 = 0x00;
@@ -290,6 +291,20 @@ impl Asm {
         self.emit(JMP | c as u8 | K, dst, R0, 0, imm);
     }
 
+    /// `if (u32)dst cond (u32)imm goto l`: the low halves only, so a 32-bit field
+    /// compares with an operand whose top bit is set as an unsigned number (the
+    /// 64-bit form would sign-extend the immediate).
+    pub fn jmp32_imm(&mut self, c: Cond, dst: Reg, imm: u32, l: Label) {
+        self.fixups.push((self.insns.len(), l));
+        self.emit(JMP32 | c as u8 | K, dst, R0, 0, imm as i32);
+    }
+
+    /// `dst = be(dst)` of its low `bits` (16, 32 or 64): a value loaded from the
+    /// packet in memory order becomes the number it spells in network order.
+    pub fn to_be(&mut self, dst: Reg, bits: i32) {
+        self.emit(ALU | 0xd0 | 0x08, dst, R0, 0, bits);
+    }
+
     /// `if dst cond src goto l`.
     pub fn jmp_reg(&mut self, c: Cond, dst: Reg, src: Reg, l: Label) {
         self.fixups.push((self.insns.len(), l));
@@ -312,14 +327,59 @@ impl Asm {
         self.emit(JMP | 0x90, R0, R0, 0, 0);
     }
 
-    /// The program, every jump pointed at its label.
-    pub fn finish(mut self) -> Result<Vec<Insn>, AsmError> {
+    /// The program, every jump pointed at its label, without the instructions no
+    /// path reaches: the verifier refuses a program with any, and a generator that
+    /// emits code per case would otherwise have to know which cases jump where.
+    pub fn finish(self) -> Result<Vec<Insn>, AsmError> {
+        let n = self.insns.len();
+        let mut target = vec![None; n];
         for &(at, l) in &self.fixups {
-            let target = self.labels[l.0 as usize].ok_or(AsmError::Unbound(l.0))?;
-            let off = target as i64 - at as i64 - 1;
-            self.insns[at].off = i16::try_from(off).map_err(|_| AsmError::TooFar { at })?;
+            target[at] = Some(self.labels[l.0 as usize].ok_or(AsmError::Unbound(l.0))?);
         }
-        Ok(self.insns)
+        // Reachability from the first instruction.
+        let mut reach = vec![false; n];
+        let mut work = vec![0usize];
+        while let Some(i) = work.pop() {
+            if i >= n || reach[i] {
+                continue;
+            }
+            reach[i] = true;
+            let code = self.insns[i].code;
+            if code == LD | IMM | DW {
+                // The second slot of a 64-bit immediate goes with the first.
+                if i + 1 < n {
+                    reach[i + 1] = true;
+                }
+                work.push(i + 2);
+                continue;
+            }
+            if let Some(t) = target[i] {
+                work.push(t);
+            }
+            let exit = code == JMP | 0x90;
+            let always = code == JMP && target[i].is_some();
+            if !exit && !always {
+                work.push(i + 1);
+            }
+        }
+        // New positions, and labels bound past the end land on the end.
+        let mut new_at = vec![0usize; n + 1];
+        let mut k = 0;
+        for i in 0..n {
+            new_at[i] = k;
+            k += usize::from(reach[i]);
+        }
+        new_at[n] = k;
+        let mut out = Vec::with_capacity(k);
+        for i in (0..n).filter(|&i| reach[i]) {
+            let mut insn = self.insns[i];
+            if let Some(t) = target[i] {
+                let off = new_at[t] as i64 - new_at[i] as i64 - 1;
+                insn.off = i16::try_from(off).map_err(|_| AsmError::TooFar { at: i })?;
+            }
+            out.push(insn);
+        }
+        Ok(out)
     }
 }
 
@@ -345,6 +405,28 @@ mod tests {
         assert_eq!((p[1].code, p[1].regs, p[1].off, p[1].imm), (0x15, 1, 1, 7));
         assert_eq!((p[2].code, p[2].off), (0x05, 1));
         assert_eq!(p[4].code, 0x95);
+    }
+
+    #[test]
+    fn unreachable_instructions_are_left_out() {
+        let mut a = Asm::new();
+        let (l, m) = (a.label(), a.label());
+        a.jmp_imm(Cond::Eq, R1, 1, l);
+        a.mov64_imm(R0, 0);
+        a.exit();
+        a.mov64_imm(R0, 7); // unreachable
+        a.bind(l);
+        a.ld_imm64(R2, 1 << 40);
+        a.ja(m);
+        a.mov64_imm(R0, 8); // unreachable
+        a.bind(m);
+        a.mov64_imm(R0, 1);
+        a.exit();
+        let p = a.finish().unwrap();
+        assert_eq!(p.len(), 8);
+        assert_eq!(p[0].off, 2, "the jump lands on the 64-bit load");
+        assert_eq!(p[5].off, 0, "the goto lands on the next instruction");
+        assert!(!p.iter().any(|i| i.imm == 7 || i.imm == 8));
     }
 
     #[test]

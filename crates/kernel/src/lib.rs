@@ -12,17 +12,20 @@
 //!   netsift generates its programs itself (no clang at run time);
 //! - [`sys`]: the `bpf(2)` system call: maps, loading (with the verifier's log on a
 //!   refusal), `BPF_PROG_TEST_RUN`, and `SO_ATTACH_BPF`;
-//! - [`helpers`]: the kernel helper functions the generated code calls.
+//! - [`helpers`]: the kernel helper functions the generated code calls;
+//! - [`codegen`]: a static pass set, decoded by the engine, compiled to a socket
+//!   filter that accepts at least what the engine accepts (exactly, where it
+//!   compiles every operation and every load can be made).
 //!
-//! The code generator from the engine's decoded pass sets comes next; the tests
-//! here prove the ground it stands on: a generated program loads, reads packet
-//! bytes relative to the MAC header the same way in a test run and on a live
-//! socket, and sees a map write on the very next packet.
+//! Not yet: operands and SET tables in maps (Swift's updates as map writes), the
+//! operations left to user space (ARITH, PROTOCHAIN, SET, GROUP), VLAN tags the
+//! kernel strips before a live socket filter runs, `--place`, and XDP.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
 pub mod asm;
+pub mod codegen;
 pub mod sys;
 
 /// Kernel helper functions (`enum bpf_func_id`) and their constants.

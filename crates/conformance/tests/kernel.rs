@@ -1,0 +1,150 @@
+//! The kernel code generator against the user-space engine: every EN10MB corpus
+//! expression, compiled by pcapc, generated as an eBPF socket filter and run by the
+//! kernel (`BPF_PROG_TEST_RUN`) on every whole corpus packet.
+//!
+//! The kernel's program must accept everything the engine accepts (a 0 where the
+//! engine accepts is a lost packet), and where it answers surely ([`ACCEPT`] or
+//! 0) it must agree with the engine exactly. [`UNSURE`] answers (an operation left
+//! to user space, or a load the kernel could not make) are counted.
+//!
+//! Packets cut short by the capture's snap length are left out: the kernel filters
+//! whole packets, and a test run cannot tell it a packet's wire length. So are
+//! packets over [`MAX_TEST_RUN`] bytes, which a test run refuses (its buffer is one
+//! page with the skb's head- and tailroom).
+//!
+//! Needs root (CAP_BPF): skipped with a message without it, a failure under
+//! `CI=true`.
+
+use netsift_conformance::{
+    builtin_expressions, generated_capture_data, in_ci, load_corpus_captures,
+};
+use netsift_engine::Compiled;
+use netsift_kernel::codegen::{generate, Env, ACCEPT, UNSURE};
+use netsift_kernel::sys::{ProgKind, Program};
+use netsift_pcapc::Target;
+use netsift_wire::LinkType;
+
+/// The largest frame `BPF_PROG_TEST_RUN` takes for an skb program, with margin.
+const MAX_TEST_RUN: usize = 3500;
+
+/// Whether a packet can be compared: whole, and small enough for a test run.
+fn usable(p: &netsift_oracle::OwnedPacket) -> bool {
+    p.data.len() as u32 == p.wire_len && (14..=MAX_TEST_RUN).contains(&p.data.len())
+}
+
+#[test]
+fn kernel_programs_accept_what_the_engine_accepts() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(!in_ci(), "the kernel test needs root (CAP_BPF) under CI");
+        eprintln!("kernel_programs_accept_what_the_engine_accepts: skipped: not root");
+        return;
+    }
+    let lt = LinkType::EN10MB;
+    let mut packets: Vec<Vec<u8>> = Vec::new();
+    let mut exprs = builtin_expressions(lt);
+    if let Some(corpus) = netsift_conformance::require_corpus() {
+        let caps = load_corpus_captures(&corpus);
+        for c in caps.captures(lt) {
+            packets.extend(
+                c.packets
+                    .iter()
+                    .filter(|p| usable(p))
+                    .map(|p| p.data.clone()),
+            );
+        }
+        exprs.extend(netsift_conformance::read_accept_list(&corpus, lt));
+    }
+    for c in generated_capture_data().get(&lt).into_iter().flatten() {
+        packets.extend(
+            c.packets
+                .iter()
+                .filter(|p| usable(p))
+                .map(|p| p.data.clone()),
+        );
+    }
+    exprs.sort();
+    exprs.dedup();
+    let target = Target {
+        linktype: lt,
+        savefile_swapped: None,
+    };
+    let (mut runs, mut unsure, mut exact_programs, mut programs) = (0u64, 0u64, 0, 0);
+    let (mut refused, mut not_compiled) = (0u64, 0);
+    let mut failures = Vec::new();
+    let mut scratch = netsift_engine::Scratch::new();
+    for expr in &exprs {
+        let Ok(set) = netsift_pcapc::compile_for(expr, target) else {
+            // The differential corpus test checks these refusals against libpcap.
+            not_compiled += 1;
+            continue;
+        };
+        let generated = match generate(&set, Env::TEST_RUN) {
+            Ok(g) => g,
+            Err(e) => {
+                failures.push(format!("{expr:?}: {e}"));
+                continue;
+            }
+        };
+        let prog = match Program::load(ProgKind::SocketFilter, "netsift", &generated.insns) {
+            Ok(p) => p,
+            Err(e) => {
+                failures.push(format!(
+                    "{expr:?}: {} instructions: {e}",
+                    generated.insns.len()
+                ));
+                continue;
+            }
+        };
+        programs += 1;
+        exact_programs += usize::from(generated.exact);
+        let engine = Compiled::new(set);
+        for (i, p) in packets.iter().enumerate() {
+            let want = engine.matches(&mut scratch, p, p.len() as u32);
+            let got = match prog.test_run(p, 1) {
+                Ok(r) => r.retval,
+                // A test run refuses an IPv4 or IPv6 frame too short for its
+                // network header (EINVAL); such a packet never reaches a live
+                // socket's filter either... but it is counted, not hidden.
+                Err(e) if e.os.raw_os_error() == Some(libc::EINVAL) => {
+                    refused += 1;
+                    continue;
+                }
+                Err(e) => panic!("test run of packet {i} ({} bytes): {e}", p.len()),
+            };
+            runs += 1;
+            let wrong = match got {
+                ACCEPT => !want,
+                0 => want,
+                UNSURE => {
+                    unsure += 1;
+                    false
+                }
+                other => {
+                    failures.push(format!("{expr:?}: packet {i}: return value {other:#x}"));
+                    false
+                }
+            };
+            if wrong && failures.len() < 40 {
+                failures.push(format!(
+                    "{expr:?}: packet {i} ({} bytes): kernel {}, engine {}",
+                    p.len(),
+                    if got == 0 { "rejects" } else { "accepts" },
+                    if want { "accepts" } else { "rejects" },
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "kernel: {programs} programs ({exact_programs} exact) of {} expressions ({not_compiled} refused by pcapc), {} packets, {runs} runs, {unsure} unsure answers, {refused} runs the kernel refused",
+        exprs.len(),
+        packets.len()
+    );
+    assert!(programs > 0 && !packets.is_empty());
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
