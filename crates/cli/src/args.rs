@@ -11,7 +11,7 @@ use std::path::PathBuf;
     version,
     // tcpdump's -V reads a list of files; the version is --version only, as there.
     disable_version_flag = true,
-    about = "Filter capture files with pcap filter expressions, like tcpdump",
+    about = "Filter packets from capture files and interfaces with pcap filter expressions, like tcpdump",
     after_help = "EXPRESSION is a pcap-filter(7) expression; its words are joined with spaces."
 )]
 pub struct Args {
@@ -59,15 +59,15 @@ pub struct Args {
     pub write: Option<PathBuf>,
     /// With -w: before writing a packet, start a new file if the current one holds
     /// more than SIZE million bytes (FILE, FILE1, FILE2, ...).
-    #[arg(short = 'C', value_name = "SIZE", value_parser = file_size)]
+    #[arg(short = 'C', value_name = "SIZE", value_parser = file_size, allow_negative_numbers = true)]
     pub rotate_size: Option<u64>,
     /// With -w: start a new file every SECONDS seconds of wall-clock time; FILE is
     /// a strftime(3) format in local time.
-    #[arg(short = 'G', value_name = "SECONDS", value_parser = rotate_seconds)]
+    #[arg(short = 'G', value_name = "SECONDS", value_parser = rotate_seconds, allow_negative_numbers = true)]
     pub rotate_seconds: Option<u32>,
     /// With -C: reuse N files in a ring (FILE0 ... FILE<N-1>); with -G alone: stop
     /// after N files.
-    #[arg(short = 'W', value_name = "N", value_parser = file_count)]
+    #[arg(short = 'W', value_name = "N", value_parser = file_count, allow_negative_numbers = true)]
     pub rotate_files: Option<u32>,
     /// With -w: flush the file after each packet rather than when the buffer fills.
     #[arg(short = 'U', long = "packet-buffered")]

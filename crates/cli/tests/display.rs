@@ -13,13 +13,11 @@
 
 mod common;
 
-use common::{corpus, have_tcpdump};
+use common::{corpus, have_tcpdump, TZ};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-
-const TZ: &str = "America/New_York";
 
 /// The flags compared, each alone.
 const FLAGS: &[&str] = &[

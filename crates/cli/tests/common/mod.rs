@@ -22,3 +22,15 @@ pub fn have_tcpdump() -> bool {
         .output()
         .is_ok_and(|o| o.status.success())
 }
+
+/// The time zone the comparisons run in: local time, with daylight saving time.
+pub const TZ: &str = "America/New_York";
+
+/// Runs `prog args` in [`TZ`].
+pub fn run(prog: &str, args: &[&str]) -> std::process::Output {
+    Command::new(prog)
+        .env("TZ", TZ)
+        .args(args)
+        .output()
+        .expect("spawn")
+}
