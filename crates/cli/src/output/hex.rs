@@ -114,12 +114,23 @@ fn graphic(b: u8) -> char {
 /// and `-A` leave out. `data` is the captured bytes, `wire_len` the length on the
 /// wire and `summary` the packet's line.
 ///
-/// A printer that finds the packet cut short inside a higher layer ends with a
-/// `longjmp`, and then tcpdump dumps the whole packet (a length of 0); the line
-/// shows that as its `[|proto]` marker. Where the link layer itself is cut short,
-/// the printers return what they consumed instead.
+/// A packet cut short inside a higher layer ends its line with a `[|proto]`
+/// marker, printed one of two ways. Most of tcpdump 4.99's printers read with
+/// `GET_` macros, which `longjmp` out of the printer; `pretty_print_packet`
+/// then prints the marker and dumps the whole packet (a length of 0). The
+/// printers in [`CATCHING_PRINTERS`] test the lengths of their own headers first
+/// (`ND_TCHECK`, `goto trunc`), print the marker themselves and return, so the
+/// link-level header is still left out. Where the link layer itself is cut short,
+/// the link printers return what they consumed.
+///
+/// The marker is what the summary line tells; which of the two ended it is
+/// known inside `netsift_wire`'s printer, and reporting it from there would
+/// replace the table.
 pub fn link_header_len(linktype: LinkType, data: &[u8], wire_len: u32, summary: &str) -> usize {
-    let truncated = summary.contains("[|");
+    let truncated = summary
+        .rfind("[|")
+        .and_then(|i| summary[i + 2..].split(']').next())
+        .is_some_and(|proto| !CATCHING_PRINTERS.contains(&proto));
     let (len, early) = match linktype {
         LinkType::EN10MB => ethernet(data, wire_len as usize),
         LinkType::LINUX_SLL => sll(data, 16, 14),
@@ -137,6 +148,10 @@ pub fn link_header_len(linktype: LinkType, data: &[u8], wire_len: u32, summary: 
         len
     }
 }
+
+/// The protocols (by their `[|name]`) whose tcpdump 4.99.3 printers catch a
+/// truncation of their header themselves instead of ending with a `longjmp`.
+const CATCHING_PRINTERS: [&str; 7] = ["tcp", "udp", "ip", "ip6", "gre", "esp", "domain"];
 
 /// The big-endian 16-bit field at `at`, if captured.
 fn be16(data: &[u8], at: usize) -> Option<u16> {
@@ -329,6 +344,7 @@ mod tests {
         f[18..21].copy_from_slice(&[0xaa, 0xaa, 0x03]);
         assert_eq!(link_header_len(LinkType::EN10MB, &f, 60, ""), 26);
         assert_eq!(link_header_len(LinkType::EN10MB, &f[..10], 60, ""), 10);
-        assert_eq!(link_header_len(LinkType::EN10MB, &f, 60, "IP [|ip]"), 0);
+        assert_eq!(link_header_len(LinkType::EN10MB, &f, 60, "ARP, [|arp]"), 0);
+        assert_eq!(link_header_len(LinkType::EN10MB, &f, 60, "IP  [|ip]"), 26);
     }
 }

@@ -7,8 +7,10 @@ use super::time::{Clock, TimeFormat};
 use anyhow::{bail, Context, Result};
 use netsift_pcapio::{Record, TsPrecision};
 use netsift_wire::{LinkType, Summarizer, SummaryOptions};
+use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::io::{self, Write};
+use std::sync::OnceLock;
 
 /// How lines are printed.
 #[derive(Clone, Copy, Debug)]
@@ -23,6 +25,8 @@ pub struct PrintOptions {
 }
 
 impl PrintOptions {
+    // `..default()` keeps this building when SummaryOptions gains fields (-v, -q).
+    #[allow(clippy::needless_update)]
     pub fn from_args(args: &crate::args::Args) -> Result<PrintOptions> {
         let Some(time) = TimeFormat::from_count(args.time_format) else {
             bail!("only -t, -tt, -ttt, -tttt and -ttttt are supported");
@@ -31,6 +35,7 @@ impl PrintOptions {
             summary: SummaryOptions {
                 absolute_tcp_seq: args.absolute_seq,
                 link_header: args.link_header,
+                interface_name: Some(interface_name),
                 ..SummaryOptions::default()
             },
             quiet: args.quiet,
@@ -41,6 +46,20 @@ impl PrintOptions {
             line_buffered: args.line_buffered,
         })
     }
+}
+
+/// The name of this machine's interface `index`, as tcpdump's `if_indextoname`
+/// gives it for an SLL2 header (read once from /sys/class/net).
+fn interface_name(index: u32) -> Option<String> {
+    static NAMES: OnceLock<HashMap<u32, String>> = OnceLock::new();
+    NAMES
+        .get_or_init(|| {
+            netsift_capture::interfaces()
+                .map(|v| v.into_iter().map(|i| (i.index, i.name)).collect())
+                .unwrap_or_default()
+        })
+        .get(&index)
+        .cloned()
 }
 
 pub struct Printer {
@@ -87,8 +106,13 @@ impl Printer {
         if self.opts.number {
             let _ = write!(line, "{:5}  ", self.count);
         }
-        self.clock.stamp(line, sec, frac);
         let mut summary = self.summarizer.summarize(self.linktype, p.data, p.orig_len);
+        // tcpdump checks the record's lengths before anything else: a bad one gets
+        // its `[Invalid header: ...]` line without time stamp or dump.
+        let invalid = summary.starts_with("[Invalid header");
+        if !invalid {
+            self.clock.stamp(line, sec, frac);
+        }
         if self.opts.quiet {
             // Keep the addresses and protocol, drop the per-protocol detail.
             if let Some(i) = summary.find(": ") {
@@ -97,7 +121,7 @@ impl Printer {
             summary = format!("{summary}, length {}", p.orig_len);
         }
         line.push_str(&summary);
-        if let Some(dump) = self.opts.dump {
+        if let Some(dump) = self.opts.dump.filter(|_| !invalid) {
             let link = link_header_len(self.linktype, p.data, p.orig_len, &summary);
             dump.append(line, p.data, link);
         }
