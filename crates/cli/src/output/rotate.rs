@@ -120,17 +120,14 @@ impl PcapOut {
             Box::new(File::create(&name).with_context(|| format!("{}", name.display()))?)
         };
         let h = self.header;
-        let w = PcapWriter::new(ChunkWriter::new(file), h.linktype, h.snaplen, h.precision)
+        let mut w = PcapWriter::new(ChunkWriter::new(file), h.linktype, h.snaplen, h.precision)
             .with_context(|| format!("writing {}", name.display()))?;
         if self.rot.packet_buffered {
             // tcpdump flushes the header at once with -U.
-            let mut w = w;
             w.flush()
                 .with_context(|| format!("writing {}", name.display()))?;
-            self.w = Some(w);
-        } else {
-            self.w = Some(w);
         }
+        self.w = Some(w);
         self.size = 24;
         self.current = name;
         Ok(())
