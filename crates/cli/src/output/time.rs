@@ -90,10 +90,13 @@ impl Clock {
                 } else {
                     (now, self.reference, ' ')
                 };
-                let mut d = (a.0 - b.0, a.1 - b.1);
+                // Wrapping, as C's long arithmetic does on the 64-bit seconds a
+                // malformed pcapng time stamp can give; never a panic.
+                let mut d = (a.0.wrapping_sub(b.0), a.1.wrapping_sub(b.1));
                 if d.1 < 0 {
-                    d.0 -= 1;
-                    d.1 += if self.nano { 1_000_000_000 } else { 1_000_000 };
+                    d.0 = d.0.wrapping_sub(1);
+                    d.1 =
+                        d.1.wrapping_add(if self.nano { 1_000_000_000 } else { 1_000_000 });
                 }
                 out.push(sign);
                 if utc_time_of_day(out, d.0) {
@@ -198,5 +201,13 @@ mod tests {
             ["[Error converting time] "]
         );
         assert_eq!(stamps(TimeFormat::None, false, &[(1, 5)]), [""]);
+        // Extreme seconds (a malformed pcapng file) print an error, never panic.
+        for f in [
+            TimeFormat::TimeOfDay,
+            TimeFormat::DateTime,
+            TimeFormat::SincePrevious,
+        ] {
+            stamps(f, false, &[(i64::MAX, -1), (i64::MIN, i64::MIN), (0, 0)]);
+        }
     }
 }
