@@ -9,13 +9,19 @@ use std::path::PathBuf;
 #[command(
     name = "netsift",
     version,
-    about = "Filter capture files with pcap filter expressions, like tcpdump",
+    // tcpdump's -V reads a list of files; the version is --version only, as there.
+    disable_version_flag = true,
+    about = "Filter packets from capture files and interfaces with pcap filter expressions, like tcpdump",
     after_help = "EXPRESSION is a pcap-filter(7) expression; its words are joined with spaces."
 )]
 pub struct Args {
     /// Read packets from FILE (pcap or pcapng).
     #[arg(short = 'r', value_name = "FILE", conflicts_with = "interface")]
     pub read: Option<PathBuf>,
+    /// Read the capture files named in FILE, one a line ('-' for standard input),
+    /// one after the other, as tcpdump -V does.
+    #[arg(short = 'V', value_name = "FILE", conflicts_with_all = ["read", "interface"])]
+    pub read_list: Option<PathBuf>,
     /// Capture live from network interface IFACE (AF_PACKET, TPACKET_V3 ring).
     #[arg(short = 'i', value_name = "IFACE")]
     pub interface: Option<String>,
@@ -51,6 +57,21 @@ pub struct Args {
     /// Write the accepted packets to FILE as pcap, as tcpdump -w does ('-' for stdout).
     #[arg(short = 'w', value_name = "FILE")]
     pub write: Option<PathBuf>,
+    /// With -w: before writing a packet, start a new file if the current one holds
+    /// more than SIZE million bytes (FILE, FILE1, FILE2, ...).
+    #[arg(short = 'C', value_name = "SIZE", value_parser = file_size, allow_negative_numbers = true)]
+    pub rotate_size: Option<u64>,
+    /// With -w: start a new file every SECONDS seconds of wall-clock time; FILE is
+    /// a strftime(3) format in local time.
+    #[arg(short = 'G', value_name = "SECONDS", value_parser = rotate_seconds, allow_negative_numbers = true)]
+    pub rotate_seconds: Option<u32>,
+    /// With -C: reuse N files in a ring (FILE0 ... FILE<N-1>); with -G alone: stop
+    /// after N files.
+    #[arg(short = 'W', value_name = "N", value_parser = file_count, allow_negative_numbers = true)]
+    pub rotate_files: Option<u32>,
+    /// With -w: flush the file after each packet rather than when the buffer fills.
+    #[arg(short = 'U', long = "packet-buffered")]
+    pub packet_buffered: bool,
     /// Stop after N accepted packets.
     #[arg(short = 'c', value_name = "N", value_parser = packet_count, allow_negative_numbers = true)]
     pub count: Option<u64>,
@@ -60,6 +81,53 @@ pub struct Args {
     /// Quiet: shorter per-packet lines (time, length and the network summary's first words).
     #[arg(short = 'q')]
     pub quiet: bool,
+    /// Print the link-level header on each line (MAC addresses, EtherType, VLAN tags).
+    #[arg(short = 'e')]
+    pub link_header: bool,
+    /// Print absolute TCP sequence numbers rather than relative ones.
+    #[arg(short = 'S', long = "absolute-tcp-sequence-numbers")]
+    pub absolute_seq: bool,
+    /// Time stamps: -t none, -tt seconds since the epoch, -ttt time since the
+    /// previous packet, -tttt date and time, -ttttt time since the first packet.
+    /// Dates and times are in local time (TZ).
+    #[arg(short = 't', action = clap::ArgAction::Count)]
+    pub time_format: u8,
+    /// Print and write time stamps in microseconds or nanoseconds.
+    #[arg(long = "time-stamp-precision", value_name = "PRECISION", value_parser = ["micro", "nano"], overrides_with_all = ["nano", "micro"])]
+    pub ts_precision: Option<String>,
+    /// Short for --time-stamp-precision=nano.
+    #[arg(long = "nano", overrides_with_all = ["micro", "ts_precision"])]
+    pub nano: bool,
+    /// Short for --time-stamp-precision=micro.
+    #[arg(long = "micro", overrides_with_all = ["nano", "ts_precision"])]
+    pub micro: bool,
+    /// Print each packet's bytes in hex after its line, without the link-level
+    /// header (-xx: with it).
+    #[arg(short = 'x', action = clap::ArgAction::Count)]
+    pub hex: u8,
+    /// Print each packet's bytes in hex and ASCII, without the link-level header
+    /// (-XX: with it).
+    #[arg(short = 'X', action = clap::ArgAction::Count)]
+    pub hex_ascii: u8,
+    /// Print each packet's bytes in ASCII, without the link-level header (-AA: with it).
+    #[arg(short = 'A', action = clap::ArgAction::Count)]
+    pub ascii: u8,
+    /// Start each line with the packet's number.
+    #[arg(short = '#', long = "number")]
+    pub number: bool,
+    /// Flush standard output after each line.
+    #[arg(short = 'l')]
+    pub line_buffered: bool,
+    /// Print only the number of accepted packets, at the end (with -r or -V).
+    #[arg(long = "count")]
+    pub count_only: bool,
+    /// Print the version and exit.
+    #[arg(long = "version", action = clap::ArgAction::Version)]
+    pub version: Option<bool>,
+    /// Print the manual page or a shell's completion script, made from these
+    /// flags, and exit.
+    #[arg(long = "generate", value_name = "WHAT", hide = true, value_parser = ["man", "bash", "zsh", "fish", "elvish", "powershell"])]
+    pub generate: Option<String>,
     /// Don't resolve addresses or ports (netsift never does; -n and -nn are accepted for
     /// tcpdump compatibility).
     #[arg(short = 'n', action = clap::ArgAction::Count)]
@@ -136,7 +204,7 @@ pub fn permute(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
         }
         let mut chars = s.chars().skip(1);
         match chars.next() {
-            Some(c) if s.starts_with('-') && c.is_ascii_alphabetic() => {
+            Some(c) if s.starts_with('-') && (c.is_ascii_alphabetic() || c == '#') => {
                 opts.push(a.clone());
                 // The cluster's last letter that takes a value takes the next word
                 // when nothing follows it in the cluster (`-nnr FILE`, not `-c5`).
@@ -167,6 +235,54 @@ fn snaplen(s: &str) -> std::result::Result<u32, String> {
         Ok(0) => Ok(262_144),
         Ok(n) if n > 0 => Ok(n.min(262_144) as u32),
         _ => Err(format!("invalid snaplen {s}")),
+    }
+}
+
+/// `-C SIZE`: millions of bytes, a positive whole number, as tcpdump 4.99 reads it.
+fn file_size(s: &str) -> std::result::Result<u64, String> {
+    match s.parse::<i64>() {
+        Ok(n) if n > 0 => u64::try_from(n)
+            .ok()
+            .and_then(|n| n.checked_mul(1_000_000))
+            .filter(|&b| b <= i64::MAX as u64)
+            .ok_or_else(|| format!("file size {s} is too large")),
+        _ => Err(format!("invalid file size {s}")),
+    }
+}
+
+/// `-G SECONDS`: tcpdump reads it with atoi (so words are 0, no rotation) and
+/// refuses a negative number.
+fn rotate_seconds(s: &str) -> std::result::Result<u32, String> {
+    let n = atoi(s);
+    u32::try_from(n).map_err(|_| format!("invalid number of seconds {s}"))
+}
+
+/// `-W N`: a positive number (atoi, as tcpdump).
+fn file_count(s: &str) -> std::result::Result<u32, String> {
+    match u32::try_from(atoi(s)) {
+        Ok(n) if n > 0 => Ok(n),
+        _ => Err(format!("invalid number of output files {s}")),
+    }
+}
+
+/// C's atoi: leading blanks, a sign and the digits that follow; 0 without digits.
+fn atoi(s: &str) -> i64 {
+    let t = s.trim_start();
+    let (neg, digits) = match t.as_bytes().first() {
+        Some(b'-') => (true, &t[1..]),
+        Some(b'+') => (false, &t[1..]),
+        _ => (false, t),
+    };
+    let n = digits
+        .bytes()
+        .take_while(u8::is_ascii_digit)
+        .fold(0i64, |n, d| {
+            n.saturating_mul(10).saturating_add(i64::from(d - b'0'))
+        });
+    if neg {
+        -n
+    } else {
+        n
     }
 }
 
@@ -214,6 +330,11 @@ impl Args {
         Ok(blank_comments(&text))
     }
 
+    /// Whether time stamps are printed and written in nanoseconds.
+    pub fn nano(&self) -> bool {
+        self.nano || self.ts_precision.as_deref() == Some("nano")
+    }
+
     pub fn linktype(&self) -> Result<LinkType> {
         match &self.linktype {
             None => Ok(LinkType::EN10MB),
@@ -249,7 +370,18 @@ fn blank_comments(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::blank_comments;
+    use super::{atoi, blank_comments, file_size};
+
+    #[test]
+    fn sizes_and_counts_read_as_tcpdump_reads_them() {
+        assert_eq!(file_size("1"), Ok(1_000_000));
+        assert!(file_size("0").is_err());
+        assert!(file_size("1k").is_err());
+        assert!(file_size("99999999999999").is_err());
+        assert_eq!(atoi(" 12x"), 12);
+        assert_eq!(atoi("-3"), -3);
+        assert_eq!(atoi("x"), 0);
+    }
 
     #[test]
     fn comments_become_spaces_to_the_end_of_their_line() {

@@ -39,13 +39,22 @@ struct Counts {
 /// Batches between progress-bar updates (about 4096 packets).
 const PROGRESS_EVERY: u32 = 128;
 
+/// Filters one capture file into `sink`, which is opened on the first file and
+/// carries on over the files of `-V`.
 pub fn filter_file<R: Read>(
     args: &crate::args::Args,
     input: &Path,
     reader: &mut Reader<R>,
     mut engine: Engine,
+    sink: &mut Option<Sink>,
 ) -> Result<()> {
-    let mut sink = Sink::open(args, reader)?;
+    let sink = match sink {
+        Some(s) => {
+            s.next_file(reader, &input.display().to_string())?;
+            s
+        }
+        None => sink.insert(Sink::open(args, reader)?),
+    };
     let size = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
     let progress = Progress::new(size);
     let mut scratch = Scratch::new();
@@ -86,12 +95,12 @@ pub fn filter_file<R: Read>(
                     &mut scratch,
                     &batch,
                     left,
-                    &mut sink,
+                    sink,
                     &mut n,
                 )?;
             }
             Engine::Edited(live) => {
-                follow_batch(None, live, &mut scratch, &batch, left, &mut sink, &mut n)?;
+                follow_batch(None, live, &mut scratch, &batch, left, sink, &mut n)?;
             }
         }
         since_progress += 1;
@@ -102,7 +111,7 @@ pub fn filter_file<R: Read>(
     };
     progress.finish();
     // Whatever happened, the packets accepted so far are written out.
-    sink.finish()?;
+    sink.flush()?;
     print_stats(n.accepted, n.read, 0, "");
     if let Engine::Follow(following, _) = &engine {
         eprintln!("{}", following.summary());

@@ -10,6 +10,7 @@ mod args;
 mod control;
 mod filter;
 mod following;
+mod generate;
 mod live;
 mod output;
 mod signals;
@@ -72,6 +73,9 @@ fn print_listing(text: &str) -> Result<()> {
 }
 
 fn run(args: &Args) -> Result<()> {
+    if let Some(what) = &args.generate {
+        return print_listing(&generate::generate(what)?);
+    }
     if args.list_interfaces {
         return print_listing(&live::interface_list()?);
     }
@@ -82,6 +86,9 @@ fn run(args: &Args) -> Result<()> {
         return print_listing(&live::link_type_list(iface)?);
     }
     let expr = args.expression_text()?;
+    if let Some(list) = &args.read_list {
+        return read_list(args, &expr, list);
+    }
     let Some(input) = &args.read else {
         if let Some(iface) = &args.interface {
             if args.dump {
@@ -99,17 +106,59 @@ fn run(args: &Args) -> Result<()> {
         }
         bail!("no capture source given: use -r FILE or -i IFACE");
     };
-    // `-r -` reads standard input, as in tcpdump.
+    let mut sink = None;
+    let r = read_file(args, &expr, input, &mut sink);
+    finish(sink, r)
+}
+
+/// `-V LIST`: the capture files named in LIST, one a line, into one output.
+fn read_list(args: &Args, expr: &str, list: &Path) -> Result<()> {
+    let text = if list.as_os_str() == "-" {
+        io::read_to_string(io::stdin().lock()).context("reading the file list from stdin")
+    } else {
+        std::fs::read_to_string(list).with_context(|| format!("{}", list.display()))
+    }?;
+    let mut names = text
+        .split_inclusive('\n')
+        .map(|l| l.strip_suffix('\n').unwrap_or(l));
+    let Some(first) = names.next() else {
+        bail!("Nothing in {}", list.display());
+    };
+    let mut sink = None;
+    let mut r = Ok(());
+    for name in std::iter::once(first).chain(names) {
+        r = read_file(args, expr, Path::new(name), &mut sink);
+        if r.is_err() || args.dump {
+            break;
+        }
+    }
+    finish(sink, r)
+}
+
+/// Ends the output (and prints `--count`'s line) whatever the run's result.
+fn finish(sink: Option<output::Sink>, r: Result<()>) -> Result<()> {
+    let f = sink.map_or(Ok(()), |mut s| s.finish());
+    r.and(f)
+}
+
+/// Opens one capture file (`-` for standard input, as in tcpdump) and filters it.
+fn read_file(args: &Args, expr: &str, input: &Path, sink: &mut Option<output::Sink>) -> Result<()> {
     if input.as_os_str() == "-" {
         let reader = Reader::new(io::stdin().lock()).context("-")?;
-        return run_reader(args, &expr, input, reader);
+        return run_reader(args, expr, input, reader, sink);
     }
     let reader = netsift_pcapio::open(input).with_context(|| format!("{}", input.display()))?;
-    run_reader(args, &expr, input, reader)
+    run_reader(args, expr, input, reader, sink)
 }
 
 /// Everything after opening the capture.
-fn run_reader<R: Read>(args: &Args, expr: &str, input: &Path, mut reader: Reader<R>) -> Result<()> {
+fn run_reader<R: Read>(
+    args: &Args,
+    expr: &str,
+    input: &Path,
+    mut reader: Reader<R>,
+    sink: &mut Option<output::Sink>,
+) -> Result<()> {
     let linktype = reader.linktype();
     eprintln!(
         "reading from file {}, link-type {}, snapshot length {}",
@@ -139,6 +188,7 @@ fn run_reader<R: Read>(args: &Args, expr: &str, input: &Path, mut reader: Reader
             input,
             &mut reader,
             Engine::Follow(Box::new(following), live),
+            sink,
         );
     }
     if args.dump {
@@ -152,5 +202,6 @@ fn run_reader<R: Read>(args: &Args, expr: &str, input: &Path, mut reader: Reader
         input,
         &mut reader,
         Engine::Static(filter.map(|f| Box::new(Compiled::new(f)))),
+        sink,
     )
 }

@@ -4,25 +4,13 @@
 //! type, every capture under a few expressions). Without the corpus (a user's clone)
 //! it runs on the sample capture and says so; in CI the corpus must be there.
 
+mod common;
+
+use common::{corpus, have_tcpdump};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-
-fn corpus() -> Option<PathBuf> {
-    if let Ok(p) = std::env::var("NETSIFT_CORPUS") {
-        return Some(PathBuf::from(p));
-    }
-    let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    p.is_dir().then_some(p)
-}
-
-fn have_tcpdump() -> bool {
-    Command::new("tcpdump")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 /// Runs `prog -r cap -w out expr`; returns (success, file bytes).
 fn run(prog: &str, cap: &Path, out: &Path, expr: &str) -> (bool, Vec<u8>) {

@@ -1,0 +1,207 @@
+//! Where accepted packets go: pcap files (`-w`, with `-C`/`-G`/`-W` rotation), one
+//! line each on stdout, or only their count (`--count`); and the progress bar for
+//! long files.
+//!
+//! - `print`: the line of each packet (`-#`, `-e`, `-S`, `-q`).
+//! - `time`: its time stamp (`-t` ... `-ttttt`, `--time-stamp-precision`).
+//! - `hex`: the dumps of `-x`, `-X`, `-A` and the link-level header they skip.
+//! - `rotate`: the pcap files of `-w`.
+
+mod hex;
+mod print;
+mod rotate;
+mod time;
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use netsift_pcapio::{Reader, Record, RecordBatch, TsPrecision};
+use netsift_wire::LinkType;
+use print::{PrintOptions, Printer};
+use rotate::{Header, PcapOut, Rotation};
+use std::io::{self, IsTerminal, Read, Write};
+
+/// Where accepted packets go.
+pub struct Sink {
+    out: Out,
+    /// `--count` on a file: how many packets were accepted, printed at the end.
+    count: Option<u64>,
+}
+
+/// An enum rather than a trait object: the calls are per batch or per packet,
+/// and a match is cheaper than a virtual call.
+enum Out {
+    /// `-w FILE` (or `-w -`).
+    Pcap(PcapOut),
+    /// One line per packet on stdout.
+    Print(Box<Printer>),
+    /// `--count` without `-w`: nothing per packet.
+    Nothing,
+}
+
+impl Sink {
+    /// The output of `-r` (and of the first file of `-V`).
+    pub fn open<R: Read>(args: &crate::args::Args, reader: &Reader<R>) -> Result<Sink> {
+        let hdr = if args.write.is_some() {
+            Some(reader.tcpdump_dump_header(args.nano()).with_context(|| {
+                format!(
+                    "link type {} cannot be written to a pcap file",
+                    reader.linktype()
+                )
+            })?)
+        } else {
+            None
+        };
+        let mut sink = Sink::new(
+            args,
+            reader.linktype(),
+            hdr.map(|h| Header {
+                linktype: h.linktype,
+                snaplen: h.snaplen,
+                precision: h.precision,
+            }),
+        )?;
+        if args.count_only {
+            sink.count = Some(0);
+        }
+        Ok(sink)
+    }
+
+    /// Where a live capture's packets go: as [`Sink::open`], with the header
+    /// tcpdump writes for a live capture (the link type, the snap length,
+    /// microseconds unless `--time-stamp-precision nano`).
+    pub fn live(args: &crate::args::Args, linktype: LinkType, snaplen: u32) -> Result<Sink> {
+        let precision = if args.nano() {
+            TsPrecision::Nano
+        } else {
+            TsPrecision::Micro
+        };
+        Sink::new(
+            args,
+            linktype,
+            Some(Header {
+                linktype,
+                snaplen,
+                precision,
+            }),
+        )
+    }
+
+    /// `-w` with the given file header; lines on stdout without it.
+    fn new(args: &crate::args::Args, linktype: LinkType, header: Option<Header>) -> Result<Sink> {
+        let out = match (&args.write, header) {
+            (Some(path), Some(header)) => {
+                let rot = Rotation {
+                    size: args.rotate_size,
+                    seconds: args.rotate_seconds.unwrap_or(0),
+                    files: args.rotate_files,
+                    packet_buffered: args.packet_buffered,
+                };
+                Out::Pcap(PcapOut::create(path.clone(), header, rot)?)
+            }
+            _ if args.count_only => Out::Nothing,
+            _ => Out::Print(Box::new(Printer::new(
+                linktype,
+                PrintOptions::from_args(args)?,
+            ))),
+        };
+        Ok(Sink { out, count: None })
+    }
+
+    /// The next file of `-V`: printing switches to its link type; a pcap file
+    /// cannot change its link type, so that is an error, as in tcpdump.
+    pub fn next_file<R: Read>(&mut self, reader: &Reader<R>, name: &str) -> Result<()> {
+        match &mut self.out {
+            Out::Pcap(p) => {
+                let lt = reader.tcpdump_dump_header(false).map(|h| h.linktype);
+                if lt != Some(p.linktype()) {
+                    bail!("{name}: new dlt does not match original");
+                }
+            }
+            Out::Print(p) => p.set_linktype(reader.linktype()),
+            Out::Nothing => {}
+        }
+        Ok(())
+    }
+
+    /// Writes the records of `batch` whose `keep` entry is true.
+    pub fn batch(&mut self, batch: &RecordBatch<'_>, keep: &[bool]) -> Result<()> {
+        if let Some(n) = &mut self.count {
+            *n += keep.iter().take(batch.len()).filter(|k| **k).count() as u64;
+        }
+        match &mut self.out {
+            Out::Pcap(w) => w.batch(batch, keep),
+            Out::Print(p) => {
+                for (rec, _) in batch.iter().zip(keep).filter(|(_, k)| **k) {
+                    p.packet(&rec)?;
+                }
+                Ok(())
+            }
+            Out::Nothing => Ok(()),
+        }
+    }
+
+    pub fn packet(&mut self, rec: &Record<'_>) -> Result<()> {
+        if let Some(n) = &mut self.count {
+            *n += 1;
+        }
+        match &mut self.out {
+            Out::Pcap(w) => w.record(rec),
+            Out::Print(p) => p.packet(rec),
+            Out::Nothing => Ok(()),
+        }
+    }
+
+    /// Writes out what is buffered (between the files of `-V`, and at the end).
+    pub fn flush(&mut self) -> Result<()> {
+        match &mut self.out {
+            Out::Pcap(w) => w.flush(),
+            Out::Print(p) => p.flush(),
+            Out::Nothing => Ok(()),
+        }
+    }
+
+    /// The end of the output: flushes it, and prints `--count`'s line.
+    pub fn finish(&mut self) -> Result<()> {
+        self.flush()?;
+        if let Some(n) = self.count {
+            let mut out = io::stdout().lock();
+            let s = if n == 1 { "" } else { "s" };
+            match writeln!(out, "{n} packet{s}").and_then(|()| out.flush()) {
+                Err(e) if e.kind() != io::ErrorKind::BrokenPipe => {
+                    return Err(e).context("writing to stdout")
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A progress bar on stderr, shown only for files over 64 MiB on a terminal.
+pub struct Progress(Option<ProgressBar>);
+
+impl Progress {
+    pub fn new(size: u64) -> Progress {
+        if size < 64 << 20 || !io::stderr().is_terminal() {
+            return Progress(None);
+        }
+        let bar = ProgressBar::new(size);
+        bar.set_style(
+            ProgressStyle::with_template(
+                "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        Progress(Some(bar))
+    }
+    pub fn set(&self, pos: u64) {
+        if let Some(b) = &self.0 {
+            b.set_position(pos);
+        }
+    }
+    pub fn finish(&self) {
+        if let Some(b) = &self.0 {
+            b.finish_and_clear();
+        }
+    }
+}

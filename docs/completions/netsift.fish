@@ -1,0 +1,49 @@
+complete -c netsift -s r -d 'Read packets from FILE (pcap or pcapng)' -r -F
+complete -c netsift -s V -d 'Read the capture files named in FILE, one a line (\'-\' for standard input), one after the other, as tcpdump -V does' -r -F
+complete -c netsift -s i -d 'Capture live from network interface IFACE (AF_PACKET, TPACKET_V3 ring)' -r
+complete -c netsift -s s -d 'Keep at most SNAPLEN bytes of each live packet (0: 262144, tcpdump\'s default)' -r
+complete -c netsift -s B -d 'The capture ring\'s size in KiB (tcpdump\'s -B; 2048 by default)' -r
+complete -c netsift -s Q -d 'Capture only packets received (in), sent (out), or both (inout)' -r -f -a "in\t''
+out\t''
+inout\t''"
+complete -c netsift -l workers -d 'Capture with N worker threads, each with its own ring in one PACKET_FANOUT group (flow hash); the output is merged in time-stamp order' -r
+complete -c netsift -s w -d 'Write the accepted packets to FILE as pcap, as tcpdump -w does (\'-\' for stdout)' -r -F
+complete -c netsift -s C -d 'With -w: before writing a packet, start a new file if the current one holds more than SIZE million bytes (FILE, FILE1, FILE2, ...)' -r
+complete -c netsift -s G -d 'With -w: start a new file every SECONDS seconds of wall-clock time; FILE is a strftime(3) format in local time' -r
+complete -c netsift -s W -d 'With -C: reuse N files in a ring (FILE0 ... FILE<N-1>); with -G alone: stop after N files' -r
+complete -c netsift -s c -d 'Stop after N accepted packets' -r
+complete -c netsift -l time-stamp-precision -d 'Print and write time stamps in microseconds or nanoseconds' -r -f -a "micro\t''
+nano\t''"
+complete -c netsift -l generate -d 'Print the manual page or a shell\'s completion script, made from these flags, and exit' -r -f -a "man\t''
+bash\t''
+zsh\t''
+fish\t''
+elvish\t''
+powershell\t''"
+complete -c netsift -s F -d 'Read the filter expression from FILE, as tcpdump -F does: `#` starts a comment to the end of the line, and an expression on the command line is ignored' -r -F
+complete -c netsift -s y -d 'Link type for -d without -r (EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2)' -r
+complete -c netsift -l follow -d 'Follow control protocols (comma-separated: ftp, sip, rtsp) and capture the data flows they announce, updating the filter while reading. EXPRESSION, if given, replaces the default base filter (the protocols\' control ports)' -r
+complete -c netsift -l control -d 'With -i: let other programs edit the filter while capturing, through a Unix socket at PATH (mode 0600). Commands, one per line: `add EXPR` (an OR-ed clause; replies `ok N`), `del N`, `list`. EXPRESSION, if given, is clause 0; without one nothing is captured until a clause is added' -r -F
+complete -c netsift -s p -d 'Don\'t put the interface into promiscuous mode'
+complete -c netsift -l worker-files -d 'With --workers and -w FILE: each worker writes FILE.0, FILE.1, ... instead of one merged file'
+complete -c netsift -s D -l list-interfaces -d 'List the interfaces live capture can open, and exit'
+complete -c netsift -s L -l list-data-link-types -d 'List the data link types of the interface given with -i, and exit'
+complete -c netsift -l immediate-mode -d 'Hand each packet over as soon as it arrives (a 1 ms ring block timeout)'
+complete -c netsift -s U -l packet-buffered -d 'With -w: flush the file after each packet rather than when the buffer fills'
+complete -c netsift -s d -d 'Print the compiled passes instead of filtering'
+complete -c netsift -s q -d 'Quiet: shorter per-packet lines (time, length and the network summary\'s first words)'
+complete -c netsift -s e -d 'Print the link-level header on each line (MAC addresses, EtherType, VLAN tags)'
+complete -c netsift -s S -l absolute-tcp-sequence-numbers -d 'Print absolute TCP sequence numbers rather than relative ones'
+complete -c netsift -s t -d 'Time stamps: -t none, -tt seconds since the epoch, -ttt time since the previous packet, -tttt date and time, -ttttt time since the first packet. Dates and times are in local time (TZ)'
+complete -c netsift -l nano -d 'Short for --time-stamp-precision=nano'
+complete -c netsift -l micro -d 'Short for --time-stamp-precision=micro'
+complete -c netsift -s x -d 'Print each packet\'s bytes in hex after its line, without the link-level header (-xx: with it)'
+complete -c netsift -s X -d 'Print each packet\'s bytes in hex and ASCII, without the link-level header (-XX: with it)'
+complete -c netsift -s A -d 'Print each packet\'s bytes in ASCII, without the link-level header (-AA: with it)'
+complete -c netsift -s # -l number -d 'Start each line with the packet\'s number'
+complete -c netsift -s l -d 'Flush standard output after each line'
+complete -c netsift -l count -d 'Print only the number of accepted packets, at the end (with -r or -V)'
+complete -c netsift -l version -d 'Print the version and exit'
+complete -c netsift -s n -d 'Don\'t resolve addresses or ports (netsift never does; -n and -nn are accepted for tcpdump compatibility)'
+complete -c netsift -l follow-set -d 'With --follow: track flows in a hash-table (SET) instruction instead of one pass per server; O(1) per flow for any number of flows'
+complete -c netsift -s h -l help -d 'Print help'

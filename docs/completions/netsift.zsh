@@ -1,0 +1,79 @@
+#compdef netsift
+
+autoload -U is-at-least
+
+_netsift() {
+    typeset -A opt_args
+    typeset -a _arguments_options
+    local ret=1
+
+    if is-at-least 5.2; then
+        _arguments_options=(-s -S -C)
+    else
+        _arguments_options=(-s -C)
+    fi
+
+    local context curcontext="$curcontext" state line
+    _arguments "${_arguments_options[@]}" : \
+'(-i)-r+[Read packets from FILE (pcap or pcapng)]:FILE:_files' \
+'(-r -i)-V+[Read the capture files named in FILE, one a line ('\''-'\'' for standard input), one after the other, as tcpdump -V does]:FILE:_files' \
+'-i+[Capture live from network interface IFACE (AF_PACKET, TPACKET_V3 ring)]:IFACE:_default' \
+'-s+[Keep at most SNAPLEN bytes of each live packet (0\: 262144, tcpdump'\''s default)]:SNAPLEN:_default' \
+'-B+[The capture ring'\''s size in KiB (tcpdump'\''s -B; 2048 by default)]:KIB:_default' \
+'-Q+[Capture only packets received (in), sent (out), or both (inout)]:DIRECTION:(in out inout)' \
+'--workers=[Capture with N worker threads, each with its own ring in one PACKET_FANOUT group (flow hash); the output is merged in time-stamp order]:N:_default' \
+'-w+[Write the accepted packets to FILE as pcap, as tcpdump -w does ('\''-'\'' for stdout)]:FILE:_files' \
+'-C+[With -w\: before writing a packet, start a new file if the current one holds more than SIZE million bytes (FILE, FILE1, FILE2, ...)]:SIZE:_default' \
+'-G+[With -w\: start a new file every SECONDS seconds of wall-clock time; FILE is a strftime(3) format in local time]:SECONDS:_default' \
+'-W+[With -C\: reuse N files in a ring (FILE0 ... FILE<N-1>); with -G alone\: stop after N files]:N:_default' \
+'-c+[Stop after N accepted packets]:N:_default' \
+'--time-stamp-precision=[Print and write time stamps in microseconds or nanoseconds]:PRECISION:(micro nano)' \
+'--generate=[Print the manual page or a shell'\''s completion script, made from these flags, and exit]:WHAT:(man bash zsh fish elvish powershell)' \
+'-F+[Read the filter expression from FILE, as tcpdump -F does\: \`#\` starts a comment to the end of the line, and an expression on the command line is ignored]:FILE:_files' \
+'-y+[Link type for -d without -r (EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2)]:LINKTYPE:_default' \
+'--follow=[Follow control protocols (comma-separated\: ftp, sip, rtsp) and capture the data flows they announce, updating the filter while reading. EXPRESSION, if given, replaces the default base filter (the protocols'\'' control ports)]:PROTOCOLS:_default' \
+'(--follow)--control=[With -i\: let other programs edit the filter while capturing, through a Unix socket at PATH (mode 0600). Commands, one per line\: \`add EXPR\` (an OR-ed clause; replies \`ok N\`), \`del N\`, \`list\`. EXPRESSION, if given, is clause 0; without one nothing is captured until a clause is added]:PATH:_files' \
+'-p[Don'\''t put the interface into promiscuous mode]' \
+'--worker-files[With --workers and -w FILE\: each worker writes FILE.0, FILE.1, ... instead of one merged file]' \
+'-D[List the interfaces live capture can open, and exit]' \
+'--list-interfaces[List the interfaces live capture can open, and exit]' \
+'-L[List the data link types of the interface given with -i, and exit]' \
+'--list-data-link-types[List the data link types of the interface given with -i, and exit]' \
+'--immediate-mode[Hand each packet over as soon as it arrives (a 1 ms ring block timeout)]' \
+'-U[With -w\: flush the file after each packet rather than when the buffer fills]' \
+'--packet-buffered[With -w\: flush the file after each packet rather than when the buffer fills]' \
+'-d[Print the compiled passes instead of filtering]' \
+'-q[Quiet\: shorter per-packet lines (time, length and the network summary'\''s first words)]' \
+'-e[Print the link-level header on each line (MAC addresses, EtherType, VLAN tags)]' \
+'-S[Print absolute TCP sequence numbers rather than relative ones]' \
+'--absolute-tcp-sequence-numbers[Print absolute TCP sequence numbers rather than relative ones]' \
+'*-t[Time stamps\: -t none, -tt seconds since the epoch, -ttt time since the previous packet, -tttt date and time, -ttttt time since the first packet. Dates and times are in local time (TZ)]' \
+'--nano[Short for --time-stamp-precision=nano]' \
+'--micro[Short for --time-stamp-precision=micro]' \
+'*-x[Print each packet'\''s bytes in hex after its line, without the link-level header (-xx\: with it)]' \
+'*-X[Print each packet'\''s bytes in hex and ASCII, without the link-level header (-XX\: with it)]' \
+'*-A[Print each packet'\''s bytes in ASCII, without the link-level header (-AA\: with it)]' \
+'-#[Start each line with the packet'\''s number]' \
+'--number[Start each line with the packet'\''s number]' \
+'-l[Flush standard output after each line]' \
+'--count[Print only the number of accepted packets, at the end (with -r or -V)]' \
+'--version[Print the version and exit]' \
+'*-n[Don'\''t resolve addresses or ports (netsift never does; -n and -nn are accepted for tcpdump compatibility)]' \
+'--follow-set[With --follow\: track flows in a hash-table (SET) instruction instead of one pass per server; O(1) per flow for any number of flows]' \
+'-h[Print help]' \
+'--help[Print help]' \
+'*::expression -- The filter expression:_default' \
+&& ret=0
+}
+
+(( $+functions[_netsift_commands] )) ||
+_netsift_commands() {
+    local commands; commands=()
+    _describe -t commands 'netsift commands' commands "$@"
+}
+
+if [ "$funcstack[1]" = "_netsift" ]; then
+    _netsift "$@"
+else
+    compdef _netsift netsift
+fi
