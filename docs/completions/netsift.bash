@@ -23,7 +23,7 @@ _netsift() {
 
     case "${cmd}" in
         netsift)
-            opts="-r -V -i -s -B -p -Q -D -L -w -C -G -W -U -c -d -q -e -S -t -x -X -A -# -l -n -F -y -h --workers --worker-files --list-interfaces --list-data-link-types --immediate-mode --packet-buffered --absolute-tcp-sequence-numbers --time-stamp-precision --nano --micro --number --count --version --generate --follow --follow-set --control --help"
+            opts="-r -V -i -s -B -p -Q -D -L -w -C -G -W -U -c -d -q -e -S -t -x -X -A -# -l -n -F -y -h --workers --worker-files --list-interfaces --list-data-link-types --immediate-mode --packet-buffered --absolute-tcp-sequence-numbers --time-stamp-precision --nano --micro --number --count --version --generate --follow --follow-set --control --place --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -99,6 +99,10 @@ _netsift() {
                     ;;
                 --control)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --place)
+                    COMPREPLY=($(compgen -W "user kernel auto" -- "${cur}"))
                     return 0
                     ;;
                 *)

@@ -33,6 +33,7 @@ _netsift() {
 '-y+[Link type for -d without -r (EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2)]:LINKTYPE:_default' \
 '--follow=[Follow control protocols (comma-separated\: ftp, sip, rtsp) and capture the data flows they announce, updating the filter while reading. EXPRESSION, if given, replaces the default base filter (the protocols'\'' control ports)]:PROTOCOLS:_default' \
 '(--follow)--control=[With -i\: let other programs edit the filter while capturing, through a Unix socket at PATH (mode 0600). Commands, one per line\: \`add EXPR\` (an OR-ed clause; replies \`ok N\`), \`del N\`, \`list\`. EXPRESSION, if given, is clause 0; without one nothing is captured until a clause is added]:PATH:_files' \
+'--place=[Where the filter runs\: \`user\` (in the capture ring), \`kernel\` (also an eBPF socket filter generated from it drops what it surely rejects before the ring; user space still decides exactly), or \`auto\` (the kernel where the program loads, else user space, saying which). Static filters on Ethernet interfaces; with -d, shows the generated program]:WHERE:(user kernel auto)' \
 '-p[Don'\''t put the interface into promiscuous mode]' \
 '--worker-files[With --workers and -w FILE\: each worker writes FILE.0, FILE.1, ... instead of one merged file]' \
 '-D[List the interfaces live capture can open, and exit]' \

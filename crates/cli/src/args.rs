@@ -159,6 +159,13 @@ pub struct Args {
         conflicts_with = "follow"
     )]
     pub control: Option<PathBuf>,
+    /// Where the filter runs: `user` (in the capture ring), `kernel` (also an eBPF
+    /// socket filter generated from it drops what it surely rejects before the
+    /// ring; user space still decides exactly), or `auto` (the kernel where the
+    /// program loads, else user space, saying which). Static filters on Ethernet
+    /// interfaces; with -d, shows the generated program.
+    #[arg(long = "place", value_name = "WHERE", value_parser = ["user", "kernel", "auto"], default_value = "user")]
+    pub place: String,
     /// The filter expression.
     #[arg(trailing_var_arg = true)]
     pub expression: Vec<String>,

@@ -143,6 +143,7 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     };
     // With --control, the socket lives as long as the capture (and goes with it).
     let mut _control = None;
+    let mut kernel = None;
     let mut engine = if args.follow.is_some() {
         let (following, live) = Following::new(args, lt, expr)?;
         Engine::Follow(Box::new(following), live)
@@ -156,8 +157,19 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     } else if expr.trim().is_empty() {
         Engine::Static(None)
     } else {
-        Engine::Static(Some(Box::new(Compiled::new(crate::compile(expr, target)?))))
+        let set = crate::compile(expr, target)?;
+        kernel = crate::place::place(args, Some(&set), lt, cfg.snaplen)?;
+        Engine::Static(Some(Box::new(Compiled::new(set))))
     };
+    if !matches!(engine, Engine::Static(Some(_))) {
+        kernel = crate::place::place(args, None, lt, cfg.snaplen)?;
+    }
+    if let Some(k) = &kernel {
+        k.program
+            .attach(ring.fd())
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        eprintln!("{}", k.describe());
+    }
     let stop = crate::signals::stop_flag()?;
     if args.workers.is_some() {
         let shared = match engine {
@@ -167,7 +179,8 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
             }
             Engine::Edited(live) => Shared::Edited(live),
         };
-        return crate::workers::run(args, &cfg, workers, lt, ring, shared, stop);
+        let program = kernel.as_ref().map(|k| &k.program);
+        return crate::workers::run(args, &cfg, workers, lt, ring, shared, program, stop);
     }
     let mut sink = Sink::live(args, lt, cfg.snaplen)?;
     eprintln!(

@@ -13,6 +13,7 @@ mod following;
 mod generate;
 mod live;
 mod output;
+mod place;
 mod signals;
 mod workers;
 
@@ -55,12 +56,20 @@ fn compile(expr: &str, target: Target) -> Result<PassSet> {
 }
 
 /// `-d` without a file: the passes of `expr` for link type `lt`.
-fn dump(expr: &str, lt: netsift_wire::LinkType) -> Result<String> {
+fn dump(args: &Args, expr: &str, lt: netsift_wire::LinkType) -> Result<String> {
     let target = Target {
         linktype: lt,
         savefile_swapped: None,
     };
-    Ok(compile(expr, target)?.to_string())
+    listing(args, &compile(expr, target)?, lt)
+}
+
+/// `-d`: the pass set, or with `--place kernel|auto` the eBPF program made from it.
+fn listing(args: &Args, set: &netsift_isa::PassSet, lt: netsift_wire::LinkType) -> Result<String> {
+    if args.place == "user" {
+        return Ok(set.to_string());
+    }
+    place::listing(set, lt, args.snaplen.unwrap_or(262_144))
 }
 
 /// Prints `-d` output; a closed pipe (`netsift -d ... | head`) is not an error.
@@ -97,12 +106,12 @@ fn run(args: &Args) -> Result<()> {
                 if args.follow.is_some() {
                     return print_listing(&Following::new(args, lt, &expr)?.0.listing());
                 }
-                return print_listing(&dump(&expr, lt)?);
+                return print_listing(&dump(args, &expr, lt)?);
             }
             return live::capture(args, iface, &expr);
         }
         if args.dump {
-            return print_listing(&dump(&expr, args.linktype()?)?);
+            return print_listing(&dump(args, &expr, args.linktype()?)?);
         }
         bail!("no capture source given: use -r FILE or -i IFACE");
     };
@@ -193,7 +202,7 @@ fn run_reader<R: Read>(
     }
     if args.dump {
         return match &filter {
-            Some(set) => print_listing(&set.to_string()),
+            Some(set) => print_listing(&listing(args, set, linktype)?),
             None => print_listing("(no filter: every packet is accepted)\n"),
         };
     }

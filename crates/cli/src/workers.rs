@@ -168,13 +168,19 @@ pub fn run(
     lt: LinkType,
     first: Ring,
     filter: Shared,
+    kernel: Option<&netsift_kernel::sys::Program>,
     stop: Arc<AtomicBool>,
 ) -> Result<()> {
     // Every ring joins the group before anything is said to be listening: a ring
     // that joins later misses the flows the kernel already spread.
     let mut rings = vec![first];
     for _ in 1..n {
-        rings.push(Ring::open(cfg).map_err(|e| anyhow::anyhow!("{e}"))?);
+        let ring = Ring::open(cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
+        // The first ring's program (--place kernel) goes under every ring.
+        if let Some(p) = kernel {
+            p.attach(ring.fd()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        rings.push(ring);
     }
     let (tx, rx) = sync_channel(8192);
     let handles: Vec<_> = rings

@@ -569,7 +569,7 @@ impl Op {
 /// The GROUP is true if a Sub pass of the range accepts (Root passes in it are
 /// skipped), tried in order.
 #[inline]
-pub(crate) fn group_range(
+pub fn group_range(
     first: u32,
     count: u32,
     pass: usize,

@@ -36,6 +36,106 @@ impl fmt::Debug for Insn {
     }
 }
 
+/// A listing of a program, one instruction a line in the kernel's own notation
+/// (`bpftool prog dump xlated` style), for `netsift -d --place kernel`.
+pub fn listing(insns: &[Insn]) -> String {
+    let mut out = String::new();
+    let mut i = 0;
+    while i < insns.len() {
+        let x = insns[i];
+        let (dst, src) = (x.regs & 0xf, x.regs >> 4);
+        let class = x.code & 0x07;
+        let text = match class {
+            ALU | ALU64 => {
+                let r = if class == ALU { "w" } else { "r" };
+                let rhs = if x.code & X != 0 {
+                    format!("{r}{src}")
+                } else {
+                    format!("{}", x.imm)
+                };
+                match x.code & 0xf0 {
+                    0xd0 => format!("r{dst} = be{} r{dst}", x.imm),
+                    op => {
+                        let sym = match op {
+                            0x00 => "+=",
+                            0x10 => "-=",
+                            0x20 => "*=",
+                            0x30 => "/=",
+                            0x40 => "|=",
+                            0x50 => "&=",
+                            0x60 => "<<=",
+                            0x70 => ">>=",
+                            0x90 => "%=",
+                            0xa0 => "^=",
+                            0xb0 => "=",
+                            _ => "?=",
+                        };
+                        format!("{r}{dst} {sym} {rhs}")
+                    }
+                }
+            }
+            JMP | JMP32 => {
+                let r = if class == JMP32 { "w" } else { "r" };
+                let rhs = if x.code & X != 0 {
+                    format!("{r}{src}")
+                } else {
+                    format!("{:#x}", x.imm)
+                };
+                let to = i as i64 + 1 + x.off as i64;
+                match x.code & 0xf0 {
+                    0x00 => format!("goto {to}"),
+                    0x80 => format!("call {}", x.imm),
+                    0x90 => "exit".to_string(),
+                    op => {
+                        let sym = match op {
+                            0x10 => "==",
+                            0x20 => ">",
+                            0x30 => ">=",
+                            0x40 => "&",
+                            0x50 => "!=",
+                            0xa0 => "<",
+                            0xb0 => "<=",
+                            0xc0 => "s<",
+                            _ => "?",
+                        };
+                        format!("if {r}{dst} {sym} {rhs} goto {to}")
+                    }
+                }
+            }
+            LDX | STX | ST => {
+                let size = match x.code & 0x18 {
+                    0x00 => "u32",
+                    0x08 => "u16",
+                    0x10 => "u8",
+                    _ => "u64",
+                };
+                match class {
+                    LDX => format!("r{dst} = *({size} *)(r{src} {:+})", x.off),
+                    STX => format!("*({size} *)(r{dst} {:+}) = r{src}", x.off),
+                    _ => format!("*({size} *)(r{dst} {:+}) = {}", x.off, x.imm),
+                }
+            }
+            _ if x.code == LD | IMM | DW => {
+                let hi = insns.get(i + 1).map_or(0, |n| n.imm as u32 as u64);
+                let v = hi << 32 | x.imm as u32 as u64;
+                i += 1;
+                if src == 1 {
+                    format!("r{dst} = map[fd {}]", x.imm)
+                } else {
+                    format!("r{dst} = {v:#x} ll")
+                }
+            }
+            _ => format!("{x:?}"),
+        };
+        out.push_str(&format!(
+            "{:4}: {text}\n",
+            if x.code == LD | IMM | DW { i - 1 } else { i }
+        ));
+        i += 1;
+    }
+    out
+}
+
 /// A register, r0 to r10 (r10 is the read-only frame pointer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Reg(pub u8);
@@ -335,6 +435,19 @@ impl Asm {
         let mut target = vec![None; n];
         for &(at, l) in &self.fixups {
             target[at] = Some(self.labels[l.0 as usize].ok_or(AsmError::Unbound(l.0))?);
+        }
+        // A jump to a `goto` goes straight to where that leads (generated code
+        // chains them: a test's "no" label, then the pass's failure label).
+        for i in 0..n {
+            let mut hops = 0;
+            while let Some(t) = target[i] {
+                let chained = t < n && self.insns[t].code == JMP && target[t].is_some();
+                if !chained || target[t] == Some(t) || hops > n {
+                    break;
+                }
+                target[i] = target[t];
+                hops += 1;
+            }
         }
         // Reachability from the first instruction.
         let mut reach = vec![false; n];

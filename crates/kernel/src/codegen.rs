@@ -11,7 +11,7 @@
 //! filter placed under the user-space one needs (the user-space engine makes the
 //! exact decision on what the kernel let through):
 //!
-//! - An operation the generator does not compile (ARITH, PROTOCHAIN, SET, GROUP)
+//! - An operation the generator does not compile (ARITH, PROTOCHAIN, SET)
 //!   counts as passed, and a pass holding one accepts with [`UNSURE`] instead of
 //!   [`ACCEPT`]. [`Generated::exact`] is false when any pass holds one.
 //! - A load the kernel cannot make (past the packet, or past its linear part, where
@@ -27,7 +27,7 @@
 
 use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3, R4, R5};
 use crate::helpers::{HDR_START_MAC, SKB_LOAD_BYTES_RELATIVE};
-use netsift_engine::decoded::{Decoded, Op, Step};
+use netsift_engine::decoded::{group_range, DPass, Decoded, Op, Step};
 use netsift_isa::insn::Size;
 use netsift_isa::{Anchor, AnchorRule, PassKind, PassSet};
 
@@ -45,13 +45,40 @@ pub struct Env {
     /// socket (whose `skb->data` is the MAC header), 14 in a `BPF_PROG_TEST_RUN`
     /// of a socket filter (which pulls the Ethernet header first).
     pub len_adjust: i32,
+    /// What an accept returns: `None` for [`ACCEPT`] or [`UNSURE`], which a test
+    /// run tells apart; `Some(snaplen)` on a socket, which then keeps at most that
+    /// many bytes of each packet (the rest would only be cut in user space).
+    pub keep: Option<u32>,
+    /// The kernel takes a VLAN tag out of a received packet before a socket filter
+    /// runs (`skb->vlan_present`), so the filter's offsets, which count the tag as
+    /// the capture shows it, do not apply: such packets are answered unsure.
+    pub stripped_vlan: bool,
 }
 
 impl Env {
-    /// A filter attached to a packet socket.
-    pub const SOCKET: Env = Env { len_adjust: 0 };
+    /// A filter attached to a packet socket that keeps `snaplen` bytes.
+    pub fn socket(snaplen: u32) -> Env {
+        Env {
+            len_adjust: 0,
+            keep: Some(snaplen.max(1)),
+            stripped_vlan: true,
+        }
+    }
+
     /// A socket filter run by `BPF_PROG_TEST_RUN` on an Ethernet frame.
-    pub const TEST_RUN: Env = Env { len_adjust: 14 };
+    pub const TEST_RUN: Env = Env {
+        len_adjust: 14,
+        keep: None,
+        stripped_vlan: false,
+    };
+
+    fn accept(&self, sure: bool) -> i32 {
+        match (self.keep, sure) {
+            (Some(n), _) => n as i32,
+            (None, true) => ACCEPT as i32,
+            (None, false) => UNSURE as i32,
+        }
+    }
 }
 
 /// A generated program.
@@ -90,6 +117,13 @@ const CTX: Reg = Reg(6);
 const VAL: Reg = Reg(7);
 const ADDR: Reg = Reg(8);
 const ADDR2: Reg = Reg(9);
+/// Where a field is: known when the program is made, or in a register.
+#[derive(Clone, Copy)]
+enum Addr {
+    Const(u32),
+    Reg(Reg),
+}
+
 /// Stack slot the loads write to.
 const BUF: i16 = -8;
 /// Offsets past this cannot be loaded (the helper's own limit).
@@ -98,6 +132,7 @@ const MAX_OFFSET: i32 = 0xffff;
 struct Gen<'a> {
     a: Asm,
     set: &'a PassSet,
+    passes: &'a [DPass],
     pool: &'a [u32],
     env: Env,
     unsure: Label,
@@ -111,11 +146,17 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
     let mut g = Gen {
         a,
         set,
+        passes: &decoded.passes,
         pool: &decoded.pool,
         env,
         unsure,
     };
     g.a.mov64_reg(CTX, R1);
+    if env.stripped_vlan {
+        // __sk_buff.vlan_present, the context's sixth word.
+        g.a.ldx(Width::W, VAL, CTX, 20);
+        g.a.jmp_imm(Cond::Ne, VAL, 0, unsure);
+    }
     let mut unsure_passes = Vec::new();
     for (i, p) in decoded.passes.iter().enumerate() {
         if p.kind != PassKind::Root {
@@ -124,9 +165,9 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
         let next = g.a.label();
         let mut whole = true;
         for step in &p.steps {
-            whole &= g.step(step, next);
+            whole &= g.step(step, next, i, 0);
         }
-        g.a.mov64_imm(R0, if whole { ACCEPT } else { UNSURE } as i32);
+        g.a.mov64_imm(R0, env.accept(whole));
         g.a.exit();
         g.a.bind(next);
         if !whole {
@@ -136,7 +177,7 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
     g.a.mov64_imm(R0, 0);
     g.a.exit();
     g.a.bind(g.unsure);
-    g.a.mov64_imm(R0, UNSURE as i32);
+    g.a.mov64_imm(R0, env.accept(false));
     g.a.exit();
     Ok(Generated {
         insns: g.a.finish().map_err(GenError::Asm)?,
@@ -146,13 +187,18 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
 }
 
 impl Gen<'_> {
-    /// One step: falls through if it passes, jumps to `fail` if not. Returns false
-    /// if the operation was not compiled (it then passes).
-    fn step(&mut self, s: &Step, fail: Label) -> bool {
-        let (pass, no) = (self.a.label(), self.a.label());
+    /// One step of pass `pass`, at GROUP nesting `depth`: falls through if it
+    /// passes, jumps to `fail` if not. Returns false if an operation was not
+    /// compiled (it then passes).
+    fn step(&mut self, s: &Step, fail: Label, pass: usize, depth: usize) -> bool {
+        let (pass_label, no) = (self.a.label(), self.a.label());
         // The test jumps to `yes`/`no`; a negated one has them swapped. An invalid
         // operation is false either way.
-        let (yes, not) = if s.negate { (no, pass) } else { (pass, no) };
+        let (yes, not) = if s.negate {
+            (no, pass_label)
+        } else {
+            (pass_label, no)
+        };
         let compiled = match s.op {
             Op::Eq {
                 anchor,
@@ -163,9 +209,9 @@ impl Gen<'_> {
                 n,
                 ..
             } => {
-                self.field(anchor, off, ADDR);
+                let at = self.field(anchor, off, ADDR);
                 let vals = &self.pool[start as usize..][..n as usize];
-                self.load(size, ADDR, 0);
+                self.load(size, at, 0);
                 self.equals(mask, vals, yes, not);
                 true
             }
@@ -195,8 +241,8 @@ impl Gen<'_> {
                 n,
             } => {
                 let ranges = &self.pool[start as usize..][..2 * n as usize];
-                self.field(anchor, off, ADDR);
-                self.load(size, ADDR, 0);
+                let at = self.field(anchor, off, ADDR);
+                self.load(size, at, 0);
                 self.in_ranges(mask, ranges, yes, not);
                 true
             }
@@ -236,17 +282,15 @@ impl Gen<'_> {
                 start,
             } => {
                 let words = &self.pool[start as usize..][..n as usize];
+                let at = self.field(anchor, off, ADDR);
                 if delta == 0 {
-                    self.field(anchor, off, ADDR);
-                    self.prefix(ADDR, words, bits, yes, not);
+                    self.prefix(at, words, bits, yes, not);
                 } else {
-                    self.field(anchor, off, ADDR);
-                    self.a.mov64_reg(ADDR2, ADDR);
-                    self.a.alu64_imm(Alu::Add, ADDR2, delta as i32);
+                    let at2 = self.offset(at, delta, ADDR2);
                     let (first_yes, first_no) = (self.a.label(), self.a.label());
-                    self.prefix(ADDR, words, bits, first_yes, first_no);
+                    self.prefix(at, words, bits, first_yes, first_no);
                     self.decide_pair(both, first_yes, first_no, yes, not);
-                    self.prefix(ADDR2, words, bits, yes, not);
+                    self.prefix(at2, words, bits, yes, not);
                 }
                 true
             }
@@ -256,30 +300,89 @@ impl Gen<'_> {
             }
             Op::InvalidAt { anchor, off } => {
                 // The address is worked out (it may fault), then the test is false.
-                self.field(anchor, off, ADDR);
+                let _ = self.field(anchor, off, ADDR);
                 self.a.ja(fail);
                 true
             }
             Op::True => true,
-            Op::Arith { .. } | Op::Protochain { .. } | Op::Set { .. } | Op::Group { .. } => false,
+            Op::Group { first, count } => {
+                match group_range(first, count, pass, self.passes.len(), depth) {
+                    None => {
+                        self.a.ja(fail);
+                        return true;
+                    }
+                    Some(range) => {
+                        // Each Sub pass of the range in turn, as the walks try them:
+                        // the first that gets to its end makes the GROUP true.
+                        let mut whole = true;
+                        for j in range {
+                            if self.passes[j].kind != PassKind::Sub {
+                                continue;
+                            }
+                            let next_sub = self.a.label();
+                            for sub_step in &self.passes[j].steps {
+                                whole &= self.step(sub_step, next_sub, j, depth + 1);
+                            }
+                            self.a.ja(yes);
+                            self.a.bind(next_sub);
+                        }
+                        self.a.ja(not);
+                        self.a.bind(no);
+                        self.a.ja(fail);
+                        self.a.bind(pass_label);
+                        return whole;
+                    }
+                }
+            }
+            Op::Arith { .. } | Op::Protochain { .. } | Op::Set { .. } => false,
         };
         if compiled && !matches!(s.op, Op::True) {
             self.a.bind(no);
             self.a.ja(fail);
-            self.a.bind(pass);
+            self.a.bind(pass_label);
         } else {
             self.a.bind(no);
-            self.a.bind(pass);
+            self.a.bind(pass_label);
         }
         compiled
     }
 
-    /// `dst = the value of anchor a + off`, or a jump to [`UNSURE`] when a load
-    /// on the way cannot be made or the address leaves the loadable range.
-    fn field(&mut self, anchor: u8, off: u32, dst: Reg) {
+    /// The address of the field at anchor `anchor` + `off`: a constant for the
+    /// packet's start (most fields), else `dst` worked out from the packet, or a
+    /// jump to [`UNSURE`] when a load on the way cannot be made or the address
+    /// leaves the loadable range.
+    fn field(&mut self, anchor: u8, off: u32, dst: Reg) -> Addr {
+        if anchor == 0 {
+            return self.constant(off);
+        }
         self.anchor(anchor as usize, dst, 0);
-        self.a.alu64_imm(Alu::Add, dst, off as i32);
-        self.a.jmp_imm(Cond::Gt, dst, MAX_OFFSET, self.unsure);
+        self.offset(Addr::Reg(dst), off, dst)
+    }
+
+    /// A constant address, or the unsure exit if no load can reach it.
+    fn constant(&mut self, at: u32) -> Addr {
+        if at > MAX_OFFSET as u32 {
+            self.a.ja(self.unsure);
+        }
+        Addr::Const(at.min(MAX_OFFSET as u32))
+    }
+
+    /// `at + delta`, in `dst` when `at` is not a constant.
+    fn offset(&mut self, at: Addr, delta: u32, dst: Reg) -> Addr {
+        match at {
+            Addr::Const(c) => self.constant(c.saturating_add(delta)),
+            Addr::Reg(r) => {
+                if r != dst {
+                    self.a.mov64_reg(dst, r);
+                }
+                if delta != 0 {
+                    self.a
+                        .alu64_imm(Alu::Add, dst, delta.min(MAX_OFFSET as u32 + 1) as i32);
+                    self.a.jmp_imm(Cond::Gt, dst, MAX_OFFSET, self.unsure);
+                }
+                Addr::Reg(dst)
+            }
+        }
     }
 
     /// `dst = the value of anchor a`. Anchors are worked out again at each use: a
@@ -315,7 +418,7 @@ impl Gen<'_> {
     /// Applies an anchor rule to `h` in `dst` (the engine's `apply_rule`).
     fn rule(&mut self, rule: AnchorRule, _anchor: Anchor, dst: Reg) {
         let ipv4 = |g: &mut Self| {
-            g.load(Size::B1, dst, 0);
+            g.load(Size::B1, Addr::Reg(dst), 0);
             g.a.alu64_imm(Alu::And, VAL, 0x0f);
             g.a.alu64_imm(Alu::Lsh, VAL, 2);
             g.a.alu64_reg(Alu::Add, dst, VAL);
@@ -324,14 +427,14 @@ impl Gen<'_> {
             AnchorRule::Const => {}
             AnchorRule::Ipv4Payload => ipv4(self),
             AnchorRule::TcpPayload => {
-                self.load(Size::B1, dst, 12);
+                self.load(Size::B1, Addr::Reg(dst), 12);
                 self.a.alu64_imm(Alu::Rsh, VAL, 4);
                 self.a.alu64_imm(Alu::Lsh, VAL, 2);
                 self.a.alu64_reg(Alu::Add, dst, VAL);
             }
             AnchorRule::IpPayloadByVersion => {
                 let (v6, done) = (self.a.label(), self.a.label());
-                self.load(Size::B1, dst, 0);
+                self.load(Size::B1, Addr::Reg(dst), 0);
                 self.a.alu64_imm(Alu::Rsh, VAL, 4);
                 self.a.jmp_imm(Cond::Ne, VAL, 4, v6);
                 ipv4(self);
@@ -347,14 +450,26 @@ impl Gen<'_> {
 
     /// `VAL = the size-wide big-endian field at addr + k`, or a jump to
     /// [`UNSURE`]. Clobbers r0-r5.
-    fn load(&mut self, size: Size, addr: Reg, k: i32) {
+    fn load(&mut self, size: Size, addr: Addr, k: i32) {
         self.a.mov64_reg(R1, CTX);
-        self.a.mov64_reg(R2, addr);
-        if k != 0 {
-            self.a.alu64_imm(Alu::Add, R2, k);
+        match addr {
+            Addr::Const(c) => {
+                let at = c as i64 + k as i64;
+                if at > MAX_OFFSET as i64 {
+                    self.a.ja(self.unsure);
+                }
+                self.a.mov64_imm(R2, at.min(MAX_OFFSET as i64) as i32);
+            }
+            Addr::Reg(r) => {
+                self.a.mov64_reg(R2, r);
+                if k != 0 {
+                    self.a.alu64_imm(Alu::Add, R2, k);
+                    // The helper takes a 32-bit offset: a larger address must not
+                    // wrap.
+                    self.a.jmp_imm(Cond::Gt, R2, MAX_OFFSET, self.unsure);
+                }
+            }
         }
-        // The helper takes a 32-bit offset: a larger address must not wrap.
-        self.a.jmp_imm(Cond::Gt, R2, MAX_OFFSET, self.unsure);
         self.a.mov64_reg(R3, R10);
         self.a.alu64_imm(Alu::Add, R3, BUF as i32);
         self.a.mov64_imm(R4, size.bytes() as i32);
@@ -400,7 +515,7 @@ impl Gen<'_> {
     }
 
     /// The first `bits` bits of the words at `addr` equal `words`.
-    fn prefix(&mut self, addr: Reg, words: &[u32], bits: u32, yes: Label, no: Label) {
+    fn prefix(&mut self, addr: Addr, words: &[u32], bits: u32, yes: Label, no: Label) {
         for (i, &w) in words.iter().enumerate() {
             let used = bits.saturating_sub(32 * i as u32).min(32);
             if used == 0 {
@@ -460,14 +575,13 @@ impl Gen<'_> {
         no: Label,
         test: impl Fn(&mut Self, Label, Label),
     ) {
-        self.field(anchor, off, ADDR);
-        self.a.mov64_reg(ADDR2, ADDR);
-        self.a.alu64_imm(Alu::Add, ADDR2, delta as i32);
+        let at = self.field(anchor, off, ADDR);
+        let at2 = self.offset(at, delta, ADDR2);
         let (first_yes, first_no) = (self.a.label(), self.a.label());
-        self.load(size, ADDR, 0);
+        self.load(size, at, 0);
         test(self, first_yes, first_no);
         self.decide_pair(both, first_yes, first_no, yes, no);
-        self.load(size, ADDR2, 0);
+        self.load(size, at2, 0);
         test(self, yes, no);
     }
 }
