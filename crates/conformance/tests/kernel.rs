@@ -32,6 +32,47 @@ fn usable(p: &netsift_oracle::OwnedPacket) -> bool {
     p.data.len() as u32 == p.wire_len && (14..=MAX_TEST_RUN).contains(&p.data.len())
 }
 
+/// Long `host` and `port` lists, which pcapc compiles to SET lookups in a key
+/// table (a BPF hash map in the kernel): half of their values taken from the
+/// packets (IPv4 source addresses, TCP/UDP destination ports), half not.
+fn lists(packets: &[Vec<u8>]) -> Vec<String> {
+    let mut hosts = std::collections::BTreeSet::new();
+    let mut ports = std::collections::BTreeSet::new();
+    for p in packets {
+        if p.len() >= 38 && p[12..14] == [8, 0] && p[14] >> 4 == 4 {
+            hosts.insert(format!("{}.{}.{}.{}", p[26], p[27], p[28], p[29]));
+            let ihl = usize::from(p[14] & 0x0f) * 4;
+            if matches!(p[23], 6 | 17) && p.len() >= 14 + ihl + 4 {
+                ports.insert(u16::from_be_bytes([p[14 + ihl + 2], p[14 + ihl + 3]]));
+            }
+        }
+    }
+    let hosts: Vec<String> = hosts
+        .into_iter()
+        .take(40)
+        .chain((0..40).map(|i| format!("192.0.2.{i}")))
+        .collect();
+    let ports: Vec<String> = ports
+        .into_iter()
+        .take(40)
+        .map(|p| p.to_string())
+        .chain((0..40).map(|i| (61_000 + i).to_string()))
+        .collect();
+    let or = |kind: &str, vals: &[String]| {
+        vals.iter()
+            .map(|v| format!("{kind} {v}"))
+            .collect::<Vec<_>>()
+            .join(" or ")
+    };
+    vec![
+        or("host", &hosts),
+        or("src host", &hosts),
+        or("port", &ports),
+        format!("tcp and ({})", or("dst port", &ports)),
+        format!("not ({})", or("host", &hosts)),
+    ]
+}
+
 #[test]
 fn kernel_programs_accept_what_the_engine_accepts() {
     // SAFETY: geteuid has no preconditions.
@@ -65,6 +106,7 @@ fn kernel_programs_accept_what_the_engine_accepts() {
     }
     exprs.sort();
     exprs.dedup();
+    exprs.extend(lists(&packets));
     let target = Target {
         linktype: lt,
         savefile_swapped: None,
@@ -146,5 +188,55 @@ fn kernel_programs_accept_what_the_engine_accepts() {
         "{} failures:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// Swift's update in the kernel: a key written to a SET's map is seen by the very
+/// next packet, with no reload and no verifier run; and what one write costs.
+#[test]
+fn a_key_written_to_the_map_is_seen_by_the_next_packet() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(!in_ci(), "the kernel test needs root (CAP_BPF) under CI");
+        return;
+    }
+    let hosts: Vec<String> = (1..=40).map(|i| format!("host 10.9.0.{i}")).collect();
+    let target = Target {
+        linktype: LinkType::EN10MB,
+        savefile_swapped: None,
+    };
+    let set = netsift_pcapc::compile_for(&hosts.join(" or "), target).unwrap();
+    let g = generate(&set, Env::TEST_RUN).unwrap();
+    assert!(g.exact, "a host list compiles whole");
+    assert_eq!(g.tables.len(), 1, "one key table");
+    let prog = Program::load(ProgKind::SocketFilter, "hosts", &g.insns).unwrap();
+    // An IPv4/UDP frame from 192.0.2.77 to 198.51.100.1.
+    let mut f = vec![2, 0, 0, 0, 0, 1, 2, 0, 0, 0, 0, 2, 8, 0];
+    f.extend([0x45, 0, 0, 32, 0, 1, 0, 0, 64, 17, 0, 0]);
+    f.extend([192, 0, 2, 77, 198, 51, 100, 1]);
+    f.extend([0x30, 0x39, 0x00, 0x35, 0, 12, 0, 0, 1, 2, 3, 4]);
+    let run = |f: &[u8]| prog.test_run(f, 1).unwrap().retval;
+    assert_eq!(run(&f), 0);
+    let map = &g.tables[0].1;
+    let key = netsift_isa::set_key(u32::from_be_bytes([192, 0, 2, 77]), 0).to_ne_bytes();
+    map.update(&key, &[1]).unwrap();
+    assert_eq!(run(&f), ACCEPT, "the next packet sees the inserted key");
+    assert!(map.delete(&key).unwrap());
+    assert_eq!(run(&f), 0, "and the deleted one");
+    // What a write costs, over 10,000 inserts and deletes of fresh keys.
+    let mut ns: Vec<u64> = (0..10_000u32)
+        .map(|i| {
+            let k = netsift_isa::set_key(0x0a63_0000 | i, 0).to_ne_bytes();
+            let t = std::time::Instant::now();
+            map.update(&k, &[1]).unwrap();
+            let d = t.elapsed().as_nanos() as u64;
+            map.delete(&k).unwrap();
+            d
+        })
+        .collect();
+    ns.sort_unstable();
+    eprintln!(
+        "kernel map insert: p50 {} ns, p99 {} ns, max {} ns (10,000 keys)",
+        ns[5_000], ns[9_900], ns[9_999]
     );
 }

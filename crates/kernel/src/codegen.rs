@@ -11,7 +11,7 @@
 //! filter placed under the user-space one needs (the user-space engine makes the
 //! exact decision on what the kernel let through):
 //!
-//! - An operation the generator does not compile (ARITH, PROTOCHAIN, SET)
+//! - An operation the generator does not compile (ARITH, PROTOCHAIN)
 //!   counts as passed, and a pass holding one accepts with [`UNSURE`] instead of
 //!   [`ACCEPT`]. [`Generated::exact`] is false when any pass holds one.
 //! - A load the kernel cannot make (past the packet, or past its linear part, where
@@ -26,7 +26,8 @@
 //! [`Env::len_adjust`], which is where they do not.
 
 use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3, R4, R5};
-use crate::helpers::{HDR_START_MAC, SKB_LOAD_BYTES_RELATIVE};
+use crate::helpers::{HDR_START_MAC, MAP_LOOKUP_ELEM, SKB_LOAD_BYTES_RELATIVE};
+use crate::sys::{Map, MapKind};
 use netsift_engine::decoded::{group_range, DPass, Decoded, Op, Step};
 use netsift_isa::insn::Size;
 use netsift_isa::{Anchor, AnchorRule, PassKind, PassSet};
@@ -92,6 +93,10 @@ pub struct Generated {
     pub exact: bool,
     /// The root passes holding an operation the generator does not compile.
     pub unsure_passes: Vec<usize>,
+    /// The BPF hash maps holding the set's key tables, by table index: a SET is
+    /// one map lookup, and a key inserted or deleted here is seen by the next
+    /// packet with no reload (the loaded program holds its own references).
+    pub tables: Vec<(u32, Map)>,
 }
 
 /// Why no program was generated.
@@ -99,12 +104,15 @@ pub struct Generated {
 pub enum GenError {
     /// The jumps did not assemble (a program too long for 16-bit jump offsets).
     Asm(AsmError),
+    /// A key table's map could not be made or filled.
+    Map(crate::sys::Error),
 }
 
 impl std::fmt::Display for GenError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             GenError::Asm(e) => write!(f, "generating the kernel program: {e}"),
+            GenError::Map(e) => write!(f, "a key table for the kernel program: {e}"),
         }
     }
 }
@@ -126,6 +134,8 @@ enum Addr {
 
 /// Stack slot the loads write to.
 const BUF: i16 = -8;
+/// Stack slot of a SET's 64-bit key.
+const KEY: i16 = -16;
 /// Offsets past this cannot be loaded (the helper's own limit).
 const MAX_OFFSET: i32 = 0xffff;
 
@@ -136,6 +146,8 @@ struct Gen<'a> {
     pool: &'a [u32],
     env: Env,
     unsure: Label,
+    tables: Vec<(u32, Map)>,
+    map_error: Option<crate::sys::Error>,
 }
 
 /// The program for `set` in `env`.
@@ -150,6 +162,8 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
         pool: &decoded.pool,
         env,
         unsure,
+        tables: Vec::new(),
+        map_error: None,
     };
     g.a.mov64_reg(CTX, R1);
     if env.stripped_vlan {
@@ -179,10 +193,14 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
     g.a.bind(g.unsure);
     g.a.mov64_imm(R0, env.accept(false));
     g.a.exit();
+    if let Some(e) = g.map_error {
+        return Err(GenError::Map(e));
+    }
     Ok(Generated {
         insns: g.a.finish().map_err(GenError::Asm)?,
         exact: unsure_passes.is_empty(),
         unsure_passes,
+        tables: g.tables,
     })
 }
 
@@ -334,7 +352,28 @@ impl Gen<'_> {
                     }
                 }
             }
-            Op::Arith { .. } | Op::Protochain { .. } | Op::Set { .. } => false,
+            Op::Set {
+                anchor,
+                off,
+                size,
+                n,
+                start,
+            } => {
+                let p: [u32; 9] = self.pool[start as usize..][..9]
+                    .try_into()
+                    .expect("decode writes nine words");
+                match self.table(p[0]) {
+                    None => {
+                        // No such table: the SET is invalid, so false.
+                        let _ = self.field(anchor, off, ADDR);
+                        self.a.ja(fail);
+                        return true;
+                    }
+                    Some(fd) => self.set_lookup(fd, anchor, off, size, n, p, yes, not),
+                }
+                true
+            }
+            Op::Arith { .. } | Op::Protochain { .. } => false,
         };
         if compiled && !matches!(s.op, Op::True) {
             self.a.bind(no);
@@ -383,6 +422,89 @@ impl Gen<'_> {
                 Addr::Reg(dst)
             }
         }
+    }
+
+    /// The map of key table `t` (made and filled on first use), or `None` if the set
+    /// has no such table.
+    fn table(&mut self, t: u32) -> Option<i32> {
+        if let Some((_, m)) = self.tables.iter().find(|(i, _)| *i == t) {
+            return Some(m.fd());
+        }
+        let keys = self.set.tables().get(t as usize)?.keys();
+        // Room for as many keys again (at least 1,024), for the updates to come.
+        let room = (keys.len() * 2).max(1024).min(u32::MAX as usize) as u32;
+        let made = Map::create(MapKind::Hash, 8, 1, room).and_then(|m| {
+            for k in keys {
+                m.update(&k.to_ne_bytes(), &[1])?;
+            }
+            Ok(m)
+        });
+        match made {
+            Ok(m) => {
+                let fd = m.fd();
+                self.tables.push((t, m));
+                Some(fd)
+            }
+            Err(e) => {
+                self.map_error.get_or_insert(e);
+                Some(-1)
+            }
+        }
+    }
+
+    /// SET: the key `(A & ma) << 32 | (B & mb)` of field A (and B, if the SET has
+    /// one) is in the map `fd`; with `n` 2 the pair `da`/`db` bytes on is tried
+    /// when the first is not. The key is built on the stack in the order the map's
+    /// keys were written (the host's).
+    #[allow(clippy::too_many_arguments)]
+    fn set_lookup(
+        &mut self,
+        fd: i32,
+        anchor: u8,
+        off: u32,
+        size: Size,
+        n: u32,
+        p: [u32; 9],
+        yes: Label,
+        no: Label,
+    ) {
+        let [_, has_b, b_anchor, b_off, b_size, da, db, ma, mb] = p;
+        // A's address, then B's, as the engine works them out.
+        let at = self.field(anchor, off, ADDR);
+        let b_at = if has_b != 0 {
+            let Some(bsize) = Size::from_bytes(1 << b_size) else {
+                self.a.ja(no);
+                return;
+            };
+            Some((self.field(b_anchor as u8, b_off, ADDR2), bsize))
+        } else {
+            None
+        };
+        for pair in 0..n.min(2) {
+            let a_at = self.offset(at, pair * da, ADDR);
+            self.load(size, a_at, 0);
+            if ma != u32::MAX {
+                self.a.alu32_imm(Alu::And, VAL, ma as i32);
+            }
+            self.a.stx(Width::W, R10, KEY + 4, VAL);
+            match b_at {
+                Some((b, bsize)) => {
+                    let b2 = self.offset(b, pair * db, ADDR2);
+                    self.load(bsize, b2, 0);
+                    if mb != u32::MAX {
+                        self.a.alu32_imm(Alu::And, VAL, mb as i32);
+                    }
+                    self.a.stx(Width::W, R10, KEY, VAL);
+                }
+                None => self.a.st(Width::W, R10, KEY, 0),
+            }
+            self.a.ld_map_fd(R1, fd);
+            self.a.mov64_reg(R2, R10);
+            self.a.alu64_imm(Alu::Add, R2, KEY as i32);
+            self.a.call(MAP_LOOKUP_ELEM);
+            self.a.jmp_imm(Cond::Ne, R0, 0, yes);
+        }
+        self.a.ja(no);
     }
 
     /// `dst = the value of anchor a`. Anchors are worked out again at each use: a
