@@ -405,6 +405,18 @@ impl Asm {
         self.emit(ALU | 0xd0 | 0x08, dst, R0, 0, bits);
     }
 
+    /// `if (u32)dst cond (u32)src goto l`.
+    pub fn jmp32_reg(&mut self, c: Cond, dst: Reg, src: Reg, l: Label) {
+        self.fixups.push((self.insns.len(), l));
+        self.emit(JMP32 | c as u8 | X, dst, src, 0, 0);
+    }
+
+    /// An instruction given by its opcode (the legacy packet loads, which only
+    /// [`crate::classic`] emits): `src` and `off` as the opcode reads them.
+    pub fn raw(&mut self, code: u8, src: Reg, off: i16, imm: i32) {
+        self.emit(code, R0, src, off, imm);
+    }
+
     /// `if dst cond src goto l`.
     pub fn jmp_reg(&mut self, c: Cond, dst: Reg, src: Reg, l: Label) {
         self.fixups.push((self.insns.len(), l));

@@ -73,6 +73,15 @@ impl Env {
         stripped_vlan: false,
     };
 
+    /// A `SCHED_CLS` program run by `BPF_PROG_TEST_RUN` on an Ethernet frame (whose
+    /// `skb->len` counts the whole frame): how the benchmarks time it beside
+    /// libpcap's classic program.
+    pub const TC_TEST_RUN: Env = Env {
+        len_adjust: 0,
+        keep: None,
+        stripped_vlan: false,
+    };
+
     fn accept(&self, sure: bool) -> i32 {
         match (self.keep, sure) {
             (Some(n), _) => n as i32,

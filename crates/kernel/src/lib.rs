@@ -13,6 +13,8 @@
 //! - [`sys`]: the `bpf(2)` system call: maps, loading (with the verifier's log on a
 //!   refusal), `BPF_PROG_TEST_RUN`, and `SO_ATTACH_BPF`;
 //! - [`helpers`]: the kernel helper functions the generated code calls;
+//! - [`classic`]: libpcap's classic programs as eBPF, one instruction for one as
+//!   the kernel converts them, so benchmarks run both through the same test run;
 //! - [`codegen`]: a static pass set, decoded by the engine, compiled to a socket
 //!   filter that accepts at least what the engine accepts (exactly, where it
 //!   compiles every operation and every load can be made).
@@ -25,6 +27,7 @@
 #![warn(missing_docs)]
 
 pub mod asm;
+pub mod classic;
 pub mod codegen;
 pub mod sys;
 

@@ -211,6 +211,11 @@ pub enum ProgKind {
     /// `BPF_PROG_TYPE_SOCKET_FILTER`: returns how many bytes of the packet to keep
     /// (0 drops it).
     SocketFilter = 1,
+    /// `BPF_PROG_TYPE_SCHED_CLS`: a test run of one starts `skb->data` at the MAC
+    /// header (a socket filter's starts at the network header), which is what a
+    /// classic program's absolute loads expect; the benchmarks run both kinds of
+    /// program this way.
+    SchedCls = 3,
 }
 
 #[repr(C)]
