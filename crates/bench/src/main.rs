@@ -41,6 +41,21 @@ enum Command {
     /// End-to-end throughput: `netsift -r T -w O EXPR` against `tcpdump -r T -w O
     /// EXPR` as whole processes, filters 2-6, with a byte-for-byte output check.
     E2e(E2eArgs),
+    /// Kernel placement (issue 16): ns/packet of netsift's generated eBPF and of
+    /// libpcap's classic program, both run by the kernel, beside the batch engine;
+    /// map-write and program-swap latency. Needs root (CAP_BPF).
+    Kernel(KernelArgs),
+}
+
+/// Options of `kernel`.
+#[derive(Args, Debug)]
+struct KernelArgs {
+    /// Finish in well under a minute (2,000 packets, 3 runs).
+    #[arg(long)]
+    quick: bool,
+    /// Print one JSON object as the last line.
+    #[arg(long)]
+    json: bool,
 }
 
 /// Options of `gen-trace`.
@@ -196,6 +211,7 @@ fn main() -> Result<()> {
         Command::GenTrace(args) => run_gen_trace(&args),
         Command::Static(args) => run_static(&args),
         Command::E2e(args) => run_e2e(&args),
+        Command::Kernel(args) => run_kernel(&args),
     }
 }
 
@@ -428,6 +444,23 @@ fn static_header(command: &str, what: &str, quick: bool, machine: &str, source: 
         netsift_oracle::lib_version()
     );
     println!("# trace: {source}");
+}
+
+fn run_kernel(a: &KernelArgs) -> Result<()> {
+    use netsift_bench::kernel::{run, KernelConfig};
+    let cfg = if a.quick {
+        KernelConfig::quick()
+    } else {
+        KernelConfig::full()
+    };
+    let t0 = std::time::Instant::now();
+    let report = run(&cfg)?;
+    print!("{}", report.table());
+    println!("({:.1} s)", t0.elapsed().as_secs_f64());
+    if a.json {
+        println!("{}", report.json());
+    }
+    Ok(())
 }
 
 fn run_static(a: &StaticArgs) -> Result<()> {

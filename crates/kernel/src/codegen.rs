@@ -1,32 +1,37 @@
-//! eBPF code from a decoded pass set: a socket filter that accepts at least what
-//! the user-space engine accepts.
+//! eBPF code from a decoded pass set: a packet filter for the kernel that accepts
+//! at least what the user-space engine accepts.
 //!
 //! The program walks the root passes in order, as the engine does, each as a chain
 //! of tests that jumps to the next pass on the first failure. A pass that gets to
 //! its end accepts. Each test is the engine's [`Op`] compiled to straight-line code:
 //! the field's address (the anchor chain worked out from the packet, then the
-//! offset), a load, a mask and compares against the operands.
+//! offset), a load, a mask and compares against the operands; GROUP runs its Sub
+//! passes inline, and SET looks its key up in a BPF hash map.
+//!
+//! Loads are the legacy `LD_ABS`/`LD_IND` instructions: from `skb->data`, which is
+//! the MAC header on a packet socket and in a `SCHED_CLS` test run; in network
+//! order; reading paged data too; and ending the program with 0 past the packet,
+//! which is what the engine's fault does to a static set (a pass that accepted
+//! before it has already returned). The JIT inlines their fast path. The program
+//! runs as a socket filter, and as `SCHED_CLS` in test runs (a socket filter's test
+//! run starts `skb->data` at the network header instead).
 //!
 //! Two things keep the kernel's answer a superset of the engine's, which is what a
 //! filter placed under the user-space one needs (the user-space engine makes the
 //! exact decision on what the kernel let through):
 //!
-//! - An operation the generator does not compile (ARITH, PROTOCHAIN)
-//!   counts as passed, and a pass holding one accepts with [`UNSURE`] instead of
-//!   [`ACCEPT`]. [`Generated::exact`] is false when any pass holds one.
-//! - A load the kernel cannot make (past the packet, or past its linear part, where
-//!   `bpf_skb_load_bytes_relative` fails) ends the program with [`UNSURE`]: the
-//!   engine would fault and reject on a short packet, but a packet the kernel holds
-//!   only partly in linear memory may well match.
+//! - An operation the generator does not compile (ARITH, PROTOCHAIN) counts as
+//!   passed, and a pass holding one accepts with [`UNSURE`] instead of [`ACCEPT`].
+//!   [`Generated::exact`] is false when any pass holds one.
+//! - An address past 64 KiB, an anchor rule not compiled (Geneve), and on a live
+//!   socket a packet whose VLAN tag the kernel took out, end the program with
+//!   [`UNSURE`].
 //!
-//! Both are accepts to the socket (the packet is kept whole); they differ only so
-//! that a test run can tell a sure answer from an unsure one. Loads go through
-//! `bpf_skb_load_bytes_relative` from the MAC header, the one base on which a
-//! packet socket and `BPF_PROG_TEST_RUN` agree; the wire length is `skb->len` plus
-//! [`Env::len_adjust`], which is where they do not.
+//! Both are accepts to the socket; they differ only so that a test run can tell a
+//! sure answer from an unsure one.
 
-use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3, R4, R5};
-use crate::helpers::{HDR_START_MAC, MAP_LOOKUP_ELEM, SKB_LOAD_BYTES_RELATIVE};
+use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2};
+use crate::helpers::MAP_LOOKUP_ELEM;
 use crate::sys::{Map, MapKind};
 use netsift_engine::decoded::{group_range, DPass, Decoded, Op, Step};
 use netsift_isa::insn::Size;
@@ -42,10 +47,6 @@ pub const UNSURE: u32 = ACCEPT - 1;
 /// Where the program will run.
 #[derive(Clone, Copy, Debug)]
 pub struct Env {
-    /// Added to `skb->len` to get the frame's length on the wire: 0 on a packet
-    /// socket (whose `skb->data` is the MAC header), 14 in a `BPF_PROG_TEST_RUN`
-    /// of a socket filter (which pulls the Ethernet header first).
-    pub len_adjust: i32,
     /// What an accept returns: `None` for [`ACCEPT`] or [`UNSURE`], which a test
     /// run tells apart; `Some(snaplen)` on a socket, which then keeps at most that
     /// many bytes of each packet (the rest would only be cut in user space).
@@ -60,24 +61,14 @@ impl Env {
     /// A filter attached to a packet socket that keeps `snaplen` bytes.
     pub fn socket(snaplen: u32) -> Env {
         Env {
-            len_adjust: 0,
             keep: Some(snaplen.max(1)),
             stripped_vlan: true,
         }
     }
 
-    /// A socket filter run by `BPF_PROG_TEST_RUN` on an Ethernet frame.
+    /// A `SCHED_CLS` program run by `BPF_PROG_TEST_RUN` on an Ethernet frame, as
+    /// the tests and benchmarks run it.
     pub const TEST_RUN: Env = Env {
-        len_adjust: 14,
-        keep: None,
-        stripped_vlan: false,
-    };
-
-    /// A `SCHED_CLS` program run by `BPF_PROG_TEST_RUN` on an Ethernet frame (whose
-    /// `skb->len` counts the whole frame): how the benchmarks time it beside
-    /// libpcap's classic program.
-    pub const TC_TEST_RUN: Env = Env {
-        len_adjust: 0,
         keep: None,
         stripped_vlan: false,
     };
@@ -134,6 +125,34 @@ const CTX: Reg = Reg(6);
 const VAL: Reg = Reg(7);
 const ADDR: Reg = Reg(8);
 const ADDR2: Reg = Reg(9);
+/// Whether `op` is an "either field" EQ2 on the same fields, mask and distance as
+/// `first` (a run of such negated steps is fused).
+fn same_fields(op: &Op, first: &Op) -> bool {
+    match (op, first) {
+        (
+            Op::Eq2 {
+                anchor,
+                off,
+                size,
+                mask,
+                delta,
+                both: false,
+                ..
+            },
+            Op::Eq2 {
+                anchor: a2,
+                off: o2,
+                size: s2,
+                mask: m2,
+                delta: d2,
+                both: false,
+                ..
+            },
+        ) => (anchor, off, size, mask, delta) == (a2, o2, s2, m2, d2),
+        _ => false,
+    }
+}
+
 /// Where a field is: known when the program is made, or in a register.
 #[derive(Clone, Copy)]
 enum Addr {
@@ -141,10 +160,14 @@ enum Addr {
     Reg(Reg),
 }
 
-/// Stack slot the loads write to.
-const BUF: i16 = -8;
+/// `BPF_LD | BPF_ABS` and `BPF_LD | BPF_IND`, before the size bits.
+const LD_ABS: u8 = 0x20;
+const LD_IND: u8 = 0x40;
 /// Stack slot of a SET's 64-bit key.
 const KEY: i16 = -16;
+/// Stack slot of a fused run's first field while the second is loaded (every
+/// register kept across a load holds something else then).
+const SAVED: i16 = -24;
 /// Offsets past this cannot be loaded (the helper's own limit).
 const MAX_OFFSET: i32 = 0xffff;
 
@@ -153,7 +176,6 @@ struct Gen<'a> {
     set: &'a PassSet,
     passes: &'a [DPass],
     pool: &'a [u32],
-    env: Env,
     unsure: Label,
     tables: Vec<(u32, Map)>,
     map_error: Option<crate::sys::Error>,
@@ -169,7 +191,6 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
         set,
         passes: &decoded.passes,
         pool: &decoded.pool,
-        env,
         unsure,
         tables: Vec::new(),
         map_error: None,
@@ -186,10 +207,7 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
             continue;
         }
         let next = g.a.label();
-        let mut whole = true;
-        for step in &p.steps {
-            whole &= g.step(step, next, i, 0);
-        }
+        let whole = g.steps(&p.steps, next, i, 0);
         g.a.mov64_imm(R0, env.accept(whole));
         g.a.exit();
         g.a.bind(next);
@@ -214,6 +232,75 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
 }
 
 impl Gen<'_> {
+    /// The steps of pass `pass` in order, as [`Gen::step`] makes each, except that
+    /// a run of negated EQ2s on the same pair of fields ("neither field is any of
+    /// these", as `not host (A or B or ...)` compiles) loads the two fields once.
+    fn steps(&mut self, steps: &[Step], fail: Label, pass: usize, depth: usize) -> bool {
+        let mut whole = true;
+        let mut k = 0;
+        while k < steps.len() {
+            let run = steps[k..]
+                .iter()
+                .take_while(|s| s.negate && same_fields(&s.op, &steps[k].op))
+                .count();
+            if run >= 2 {
+                self.negated_pairs(&steps[k..k + run], fail);
+                k += run;
+            } else {
+                whole &= self.step(&steps[k], fail, pass, depth);
+                k += 1;
+            }
+        }
+        whole
+    }
+
+    /// A run of negated "either field" EQ2s on one pair of fields. Each step would
+    /// load the first field, and the second unless the first is one of its values;
+    /// so the second is loaded (and may fault) exactly when the first is none of
+    /// the first step's values, as the steps one by one would. Then the run fails
+    /// if either field is any value of any step.
+    fn negated_pairs(&mut self, run: &[Step], fail: Label) {
+        let Op::Eq2 {
+            anchor,
+            off,
+            size,
+            mask,
+            delta,
+            ..
+        } = run[0].op
+        else {
+            unreachable!("same_fields admits only EQ2");
+        };
+        let vals = |g: &Self, s: &Step| match s.op {
+            Op::Eq2 { start, n, .. } => g.pool[start as usize..][..n as usize].to_vec(),
+            _ => Vec::new(),
+        };
+        let first = vals(self, &run[0]);
+        let all: Vec<u32> = run.iter().flat_map(|s| vals(self, s)).collect();
+        let at = self.field(anchor, off, ADDR);
+        let at2 = self.offset(at, delta, ADDR2);
+        let (hit, miss) = (self.a.label(), self.a.label());
+        // The first field against the first step's values, then load the second.
+        self.load(size, at, 0);
+        self.a.stx(Width::W, R10, SAVED, VAL);
+        self.equals(mask, &first, fail, miss);
+        self.a.bind(miss);
+        self.load(size, at2, 0);
+        // No load follows, so r2 keeps the second field.
+        self.a.mov64_reg(R2, VAL);
+        // Either field against every value of the run.
+        self.a.ldx(Width::W, VAL, R10, SAVED);
+        let second = self.a.label();
+        self.equals(mask, &all, hit, second);
+        self.a.bind(second);
+        self.a.mov64_reg(VAL, R2);
+        let pass = self.a.label();
+        self.equals(mask, &all, hit, pass);
+        self.a.bind(hit);
+        self.a.ja(fail);
+        self.a.bind(pass);
+    }
+
     /// One step of pass `pass`, at GROUP nesting `depth`: falls through if it
     /// passes, jumps to `fail` if not. Returns false if an operation was not
     /// compiled (it then passes).
@@ -291,11 +378,9 @@ impl Gen<'_> {
             }
             Op::Len { start, n } => {
                 let ranges = &self.pool[start as usize..][..2 * n as usize];
-                // __sk_buff.len is the context's first word.
+                // __sk_buff.len, the context's first word: the whole frame, as
+                // skb->data is at the MAC header.
                 self.a.ldx(Width::W, VAL, CTX, 0);
-                if self.env.len_adjust != 0 {
-                    self.a.alu32_imm(Alu::Add, VAL, self.env.len_adjust);
-                }
                 self.in_ranges(u32::MAX, ranges, yes, not);
                 true
             }
@@ -347,9 +432,7 @@ impl Gen<'_> {
                                 continue;
                             }
                             let next_sub = self.a.label();
-                            for sub_step in &self.passes[j].steps {
-                                whole &= self.step(sub_step, next_sub, j, depth + 1);
-                            }
+                            whole &= self.steps(&self.passes[j].steps, next_sub, j, depth + 1);
                             self.a.ja(yes);
                             self.a.bind(next_sub);
                         }
@@ -582,42 +665,32 @@ impl Gen<'_> {
     /// `VAL = the size-wide big-endian field at addr + k`, or a jump to
     /// [`UNSURE`]. Clobbers r0-r5.
     fn load(&mut self, size: Size, addr: Addr, k: i32) {
-        self.a.mov64_reg(R1, CTX);
+        // The legacy packet loads: from `skb->data` (the MAC header on a packet
+        // socket and in a SCHED_CLS test run), in network order, reading paged
+        // data too, and ending the program with 0 past the packet, which is what
+        // the engine's fault does to a static set. The JIT inlines the fast path.
+        let width = match size {
+            Size::B1 => 0x10,
+            Size::B2 => 0x08,
+            Size::B4 => 0x00,
+        };
         match addr {
             Addr::Const(c) => {
                 let at = c as i64 + k as i64;
                 if at > MAX_OFFSET as i64 {
                     self.a.ja(self.unsure);
                 }
-                self.a.mov64_imm(R2, at.min(MAX_OFFSET as i64) as i32);
+                self.a
+                    .raw(LD_ABS | width, R0, 0, at.min(MAX_OFFSET as i64) as i32);
             }
             Addr::Reg(r) => {
-                self.a.mov64_reg(R2, r);
-                if k != 0 {
-                    self.a.alu64_imm(Alu::Add, R2, k);
-                    // The helper takes a 32-bit offset: a larger address must not
-                    // wrap.
-                    self.a.jmp_imm(Cond::Gt, R2, MAX_OFFSET, self.unsure);
-                }
+                // The register holds at most MAX_OFFSET (checked where it was
+                // made), so `r + k` cannot turn negative, which LD_IND would read
+                // as one of the kernel's special offsets.
+                self.a.raw(LD_IND | width, r, 0, k);
             }
         }
-        self.a.mov64_reg(R3, R10);
-        self.a.alu64_imm(Alu::Add, R3, BUF as i32);
-        self.a.mov64_imm(R4, size.bytes() as i32);
-        self.a.mov64_imm(R5, HDR_START_MAC);
-        self.a.call(SKB_LOAD_BYTES_RELATIVE);
-        self.a.jmp_imm(Cond::Ne, R0, 0, self.unsure);
-        match size {
-            Size::B1 => self.a.ldx(Width::B, VAL, R10, BUF),
-            Size::B2 => {
-                self.a.ldx(Width::H, VAL, R10, BUF);
-                self.a.to_be(VAL, 16);
-            }
-            Size::B4 => {
-                self.a.ldx(Width::W, VAL, R10, BUF);
-                self.a.to_be(VAL, 32);
-            }
-        }
+        self.a.mov64_reg(VAL, R0);
     }
 
     /// `VAL & mask` is one of `vals`: jump to `yes` or `no`.

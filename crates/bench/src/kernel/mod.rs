@@ -1,0 +1,355 @@
+//! `netsift-bench kernel`: netsift's filters as generated eBPF in the kernel,
+//! beside libpcap's classic programs in the kernel and netsift's user-space batch
+//! engine (issue 16, section 5 of the benchmarks).
+//!
+//! Per-packet cost, on the six static filters of the Swift paper over the static
+//! trace: both kernel programs are loaded as `SCHED_CLS` and run by
+//! `BPF_PROG_TEST_RUN` (whose test runs start at the MAC header, as classic loads
+//! expect), each packet `repeat` times, the kernel timing the runs itself (no
+//! system call in the figure). libpcap's program is `pcap_compile -O`'s, translated
+//! to eBPF one instruction for one as the kernel's `bpf_convert_filter` does
+//! (`netsift_kernel::classic`, checked against libpcap on the corpus by
+//! `conformance/tests/kernel.rs`). The batch engine filters the same packets in
+//! memory. Before anything is timed, every packet's verdict from both kernel
+//! programs is compared with libpcap's (netsift's `UNSURE` answers, which user space
+//! would decide, are counted, not compared).
+//!
+//! Update cost: inserting (then deleting) a fresh key in a SET's hash map holding 1
+//! or 100,000 keys, and swapping a loaded program onto a socket (`SO_ATTACH_BPF`).
+
+use crate::gen::trace::{seeds_filters, trace, TraceConfig};
+use crate::stats::{percentile, Stat};
+use anyhow::{anyhow, bail, Context, Result};
+use netsift_engine::{BatchScratch, Compiled};
+use netsift_kernel::classic::{translate, Classic};
+use netsift_kernel::codegen::{generate, Env, ACCEPT, UNSURE};
+use netsift_kernel::sys::{Map, MapKind, ProgKind, Program};
+use netsift_wire::LinkType;
+use std::time::Instant;
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct KernelConfig {
+    /// Packets of the static trace (each test-run `repeat` times).
+    pub packets: usize,
+    /// Test runs of each packet, timed together by the kernel.
+    pub repeat: u32,
+    /// Timed passes over the packets; medians are reported.
+    pub runs: usize,
+    /// Keys in the big map of the update measurement.
+    pub big_map: u32,
+    /// Updates timed at each map size.
+    pub updates: usize,
+}
+
+impl KernelConfig {
+    /// `--quick`: well under a minute.
+    pub fn quick() -> KernelConfig {
+        KernelConfig {
+            packets: 2_000,
+            repeat: 50,
+            runs: 3,
+            big_map: 100_000,
+            updates: 2_000,
+        }
+    }
+
+    /// The full run.
+    pub fn full() -> KernelConfig {
+        KernelConfig {
+            packets: 20_000,
+            repeat: 100,
+            runs: 5,
+            big_map: 100_000,
+            updates: 20_000,
+        }
+    }
+}
+
+/// One filter's per-packet figures, ns.
+#[derive(Clone, Debug)]
+pub struct FilterRow {
+    /// 1-6, as in the paper's Table 5.
+    pub id: u32,
+    /// netsift's generated eBPF in the kernel.
+    pub ebpf: Stat,
+    /// libpcap's classic program in the kernel.
+    pub bpf: Stat,
+    /// netsift's batch engine in user space.
+    pub batch: Stat,
+    /// eBPF instructions: netsift's, and libpcap's translated program's.
+    pub insns: (usize, usize),
+    /// Whether netsift's program decides every packet itself.
+    pub exact: bool,
+    /// Packets netsift's program answered unsure (user space decides them).
+    pub unsure: usize,
+}
+
+/// Latency percentiles, ns.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Latency {
+    /// Median.
+    pub p50: f64,
+    /// 99th percentile.
+    pub p99: f64,
+}
+
+impl Latency {
+    /// The percentiles of some samples.
+    fn of(mut ns: Vec<f64>) -> Latency {
+        ns.sort_by(f64::total_cmp);
+        Latency {
+            p50: percentile(&ns, 50.0),
+            p99: percentile(&ns, 99.0),
+        }
+    }
+}
+
+/// Everything `kernel` measures.
+#[derive(Clone, Debug)]
+pub struct KernelReport {
+    /// Per filter.
+    pub filters: Vec<FilterRow>,
+    /// A map insert with one key in the map.
+    pub update_at_1: Latency,
+    /// A map insert with [`KernelConfig::big_map`] keys in the map.
+    pub update_at_big: Latency,
+    /// `SO_ATTACH_BPF` of an already loaded program.
+    pub swap: Latency,
+    /// Packets in the trace sample.
+    pub packets: usize,
+}
+
+/// A loaded program for `SCHED_CLS` test runs.
+fn load(name: &str, insns: &[netsift_kernel::asm::Insn]) -> Result<Program> {
+    Program::load(ProgKind::SchedCls, name, insns).map_err(|e| anyhow!("{e}"))
+}
+
+/// Mean kernel-timed ns per run of `p` over `pkts`, each run `repeat` times.
+fn per_packet(p: &Program, pkts: &[Vec<u8>], repeat: u32) -> Result<f64> {
+    let mut total = 0f64;
+    for f in pkts {
+        total += f64::from(
+            p.test_run(f, repeat)
+                .map_err(|e| anyhow!("{e}"))?
+                .duration_ns,
+        );
+    }
+    Ok(total / pkts.len() as f64)
+}
+
+/// Runs the experiment.
+pub fn run(cfg: &KernelConfig) -> Result<KernelReport> {
+    let g = trace(&TraceConfig {
+        packets: cfg.packets,
+        ..TraceConfig::default()
+    });
+    // A test run refuses an IPv4/IPv6 frame too short for its header; the trace's
+    // 75-byte snapshots all hold one, but keep the rule explicit.
+    let pkts: Vec<(Vec<u8>, u32)> = g
+        .iter()
+        .filter(|p| p.data.len() >= 54)
+        .map(|p| (p.data.clone(), p.orig_len))
+        .collect();
+    if pkts.is_empty() {
+        bail!("no packets");
+    }
+    let frames: Vec<Vec<u8>> = pkts.iter().map(|(d, _)| d.clone()).collect();
+    let mut filters = Vec::new();
+    for (id, expr) in seeds_filters() {
+        let set = netsift_pcapc::compile(&expr, LinkType::EN10MB)
+            .map_err(|e| anyhow!("filter {id}: {e}"))?;
+        let gen = generate(&set, Env::TEST_RUN).map_err(|e| anyhow!("filter {id}: {e}"))?;
+        let ours = load("netsift", &gen.insns).with_context(|| format!("filter {id}"))?;
+        let lib = netsift_oracle::Filter::compile(LinkType::EN10MB, &expr)
+            .map_err(|e| anyhow!("filter {id}: libpcap: {e}"))?;
+        let classic: Vec<Classic> = lib
+            .insns()
+            .iter()
+            .map(|i| Classic {
+                code: i.code,
+                jt: i.jt,
+                jf: i.jf,
+                k: i.k,
+            })
+            .collect();
+        let theirs_insns = translate(&classic).map_err(|e| anyhow!("filter {id}: {e}"))?;
+        let theirs = load("libpcap", &theirs_insns).with_context(|| format!("filter {id}"))?;
+        // Verdicts first: both kernel programs against libpcap on every packet.
+        let mut unsure = 0;
+        for (k, (d, wire)) in pkts.iter().enumerate() {
+            let want = lib.run(d, *wire) != 0;
+            let got = ours.test_run(d, 1).map_err(|e| anyhow!("{e}"))?.retval;
+            match got {
+                UNSURE => unsure += 1,
+                ACCEPT | 0 if (got == ACCEPT) == want => {}
+                _ => bail!("filter {id}: packet {k}: netsift's kernel program answered {got:#x}, libpcap {want}"),
+            }
+            let theirs_got = theirs.test_run(d, 1).map_err(|e| anyhow!("{e}"))?.retval != 0;
+            if theirs_got != want {
+                bail!("filter {id}: packet {k}: the translated libpcap program disagrees with libpcap");
+            }
+        }
+        let compiled = Compiled::new(set);
+        let mut scratch = BatchScratch::new();
+        let data: Vec<&[u8]> = pkts.iter().map(|(d, _)| d.as_slice()).collect();
+        let wire: Vec<u32> = pkts.iter().map(|(_, w)| *w).collect();
+        let (mut e, mut b, mut u) = (Vec::new(), Vec::new(), Vec::new());
+        for run in 0..cfg.runs {
+            // The contenders' order turns from run to run, so drifts hit all alike.
+            for turn in 0..3 {
+                match (run + turn) % 3 {
+                    0 => e.push(per_packet(&ours, &frames, cfg.repeat)?),
+                    1 => b.push(per_packet(&theirs, &frames, cfg.repeat)?),
+                    _ => {
+                        let reps = cfg.repeat.max(1);
+                        let t = Instant::now();
+                        let mut kept = 0u64;
+                        for _ in 0..reps {
+                            for (d, w) in data.chunks(32).zip(wire.chunks(32)) {
+                                kept += u64::from(
+                                    compiled.filter_batch(&mut scratch, d, w).count_ones(),
+                                );
+                            }
+                        }
+                        std::hint::black_box(kept);
+                        u.push(t.elapsed().as_nanos() as f64 / (reps as f64 * data.len() as f64));
+                    }
+                }
+            }
+        }
+        filters.push(FilterRow {
+            id,
+            ebpf: Stat::of(&e).unwrap_or_default(),
+            bpf: Stat::of(&b).unwrap_or_default(),
+            batch: Stat::of(&u).unwrap_or_default(),
+            insns: (gen.insns.len(), theirs_insns.len()),
+            exact: gen.exact,
+            unsure,
+        });
+    }
+    Ok(KernelReport {
+        filters,
+        update_at_1: map_updates(1, cfg.updates)?,
+        update_at_big: map_updates(cfg.big_map, cfg.updates)?,
+        swap: swaps(cfg.updates)?,
+        packets: pkts.len(),
+    })
+}
+
+/// Insert latency of a fresh key into a hash map already holding `held` keys (the
+/// key is deleted again, untimed, so the map's size stays put).
+fn map_updates(held: u32, n: usize) -> Result<Latency> {
+    let map = Map::create(MapKind::Hash, 8, 1, held + 16).map_err(|e| anyhow!("{e}"))?;
+    for k in 0..held {
+        map.update(&u64::from(k).to_ne_bytes(), &[1])
+            .map_err(|e| anyhow!("{e}"))?;
+    }
+    let ns: Vec<f64> = (0..n as u64)
+        .map(|i| {
+            let key = (1u64 << 40 | i).to_ne_bytes();
+            let t = Instant::now();
+            let r = map.update(&key, &[1]);
+            let d = t.elapsed().as_nanos() as f64;
+            r.and_then(|()| map.delete(&key)).map(|_| d)
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| anyhow!("{e}"))?;
+    Ok(Latency::of(ns))
+}
+
+/// `SO_ATTACH_BPF` of one of two loaded programs in turn onto a packet socket.
+fn swaps(n: usize) -> Result<Latency> {
+    let set =
+        netsift_pcapc::compile("tcp port 80", LinkType::EN10MB).map_err(|e| anyhow!("{e}"))?;
+    let other =
+        netsift_pcapc::compile("udp port 53", LinkType::EN10MB).map_err(|e| anyhow!("{e}"))?;
+    let progs = [set, other]
+        .iter()
+        .map(|s| {
+            let g = generate(s, Env::socket(262_144)).map_err(|e| anyhow!("{e}"))?;
+            Program::load(ProgKind::SocketFilter, "swap", &g.insns).map_err(|e| anyhow!("{e}"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    // SAFETY: a plain socket(2) call; the descriptor is owned below.
+    let fd = unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, 0) };
+    if fd < 0 {
+        bail!("a packet socket: {}", std::io::Error::last_os_error());
+    }
+    // SAFETY: `fd` was just returned and nothing else owns it.
+    let sock = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    let raw = std::os::fd::AsRawFd::as_raw_fd(&sock);
+    let ns: Vec<f64> = (0..n)
+        .map(|i| {
+            let t = Instant::now();
+            let r = progs[i % 2].attach(raw);
+            r.map(|()| t.elapsed().as_nanos() as f64)
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| anyhow!("{e}"))?;
+    Ok(Latency::of(ns))
+}
+
+impl KernelReport {
+    /// The human-readable table.
+    pub fn table(&self) -> String {
+        let mut s = format!(
+            "per packet, ns (median [min, max]) over {} packets of the static trace:\n\
+             filter  netsift eBPF (kernel)   libpcap BPF (kernel)    netsift batch (user)   eBPF/BPF  insns (ours/theirs)  unsure\n",
+            self.packets
+        );
+        for r in &self.filters {
+            let f = |x: &Stat| format!("{:6.1} [{:.1}, {:.1}]", x.median, x.min, x.max);
+            s.push_str(&format!(
+                "{:>6}  {:<22}  {:<22}  {:<22} {:>6.2}  {:>8} / {:<8}  {}{}\n",
+                r.id,
+                f(&r.ebpf),
+                f(&r.bpf),
+                f(&r.batch),
+                r.ebpf.median / r.bpf.median.max(1e-9),
+                r.insns.0,
+                r.insns.1,
+                r.unsure,
+                if r.exact { "" } else { " (not exact)" }
+            ));
+        }
+        s.push_str(&format!(
+            "map insert: p50 {:.0} ns, p99 {:.0} ns at 1 key; p50 {:.0} ns, p99 {:.0} ns at {} keys\n\
+             program swap (SO_ATTACH_BPF): p50 {:.0} ns, p99 {:.0} ns\n",
+            self.update_at_1.p50,
+            self.update_at_1.p99,
+            self.update_at_big.p50,
+            self.update_at_big.p99,
+            100_000,
+            self.swap.p50,
+            self.swap.p99
+        ));
+        s
+    }
+
+    /// One JSON object (the `--json` last line).
+    pub fn json(&self) -> String {
+        let filters: Vec<String> = self
+            .filters
+            .iter()
+            .map(|r| {
+                format!(
+                    "{{\"id\":{},\"ebpf_ns\":{:.2},\"batch_ns\":{:.2},\"bpf_ns\":{:.2}}}",
+                    r.id, r.ebpf.median, r.batch.median, r.bpf.median
+                )
+            })
+            .collect();
+        format!(
+            "{{\"kernel_update_ns_p50_at_1\":{:.0},\"kernel_update_ns_p99_at_1\":{:.0},\
+             \"kernel_update_ns_p50_at_100000\":{:.0},\"kernel_update_ns_p99_at_100000\":{:.0},\
+             \"swap_ns_p50\":{:.0},\"packets\":{},\"filters\":[{}]}}",
+            self.update_at_1.p50,
+            self.update_at_1.p99,
+            self.update_at_big.p50,
+            self.update_at_big.p99,
+            self.swap.p50,
+            self.packets,
+            filters.join(",")
+        )
+    }
+}

@@ -1,0 +1,54 @@
+//! `netsift-bench kernel --quick --json`: it runs (as root), checks every verdict of
+//! both kernel programs against libpcap before timing (an error otherwise), and its
+//! last line is one JSON object with the documented fields. No timing is asserted.
+
+use std::process::Command;
+
+#[test]
+fn kernel_quick_json_reports_every_field() {
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "netsift-bench kernel needs root (CAP_BPF) under CI"
+        );
+        eprintln!("kernel_quick_json_reports_every_field: skipped: not root");
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_netsift-bench"))
+        .args(["kernel", "--quick", "--json"])
+        .output()
+        .expect("netsift-bench runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let last = text.lines().last().unwrap_or_default();
+    for field in [
+        "\"kernel_update_ns_p50_at_1\":",
+        "\"kernel_update_ns_p99_at_1\":",
+        "\"kernel_update_ns_p50_at_100000\":",
+        "\"kernel_update_ns_p99_at_100000\":",
+        "\"swap_ns_p50\":",
+        "\"filters\":[",
+    ] {
+        assert!(last.contains(field), "{field} missing from {last}");
+    }
+    for id in 1..=6 {
+        let at = last
+            .find(&format!("{{\"id\":{id},\"ebpf_ns\":"))
+            .unwrap_or_else(|| panic!("filter {id} missing from {last}"));
+        let rest = &last[at..];
+        for f in ["ebpf_ns", "batch_ns", "bpf_ns"] {
+            let v: f64 = rest
+                .split(&format!("\"{f}\":"))
+                .nth(1)
+                .and_then(|s| s.split([',', '}']).next())
+                .and_then(|s| s.parse().ok())
+                .unwrap_or_else(|| panic!("filter {id}: {f} in {rest}"));
+            assert!(v > 0.0, "filter {id}: {f} = {v}");
+        }
+    }
+}
