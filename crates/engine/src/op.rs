@@ -139,7 +139,7 @@ pub enum Op {
 
 /// Set in an ARITH micro-op's pool word when its operand names no parameter word
 /// (2047): the instruction is invalid when it reaches that micro-op.
-pub(crate) const BAD_OPERAND: u32 = 1 << 16;
+pub const BAD_OPERAND: u32 = 1 << 16;
 
 /// One instruction of a decoded pass: the operation and what the walk needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -20,7 +20,7 @@
 //! filter placed under the user-space one needs (the user-space engine makes the
 //! exact decision on what the kernel let through):
 //!
-//! - An operation the generator does not compile (ARITH, PROTOCHAIN) counts as
+//! - An operation the generator does not compile (PROTOCHAIN) counts as
 //!   passed, and a pass holding one accepts with [`UNSURE`] instead of [`ACCEPT`].
 //!   [`Generated::exact`] is false when any pass holds one.
 //! - An address past 64 KiB, an anchor rule not compiled (Geneve), and on a live
@@ -30,11 +30,12 @@
 //! Both are accepts to the socket; they differ only so that a test run can tell a
 //! sure answer from an unsure one.
 
-use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2};
+use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3};
 use crate::helpers::MAP_LOOKUP_ELEM;
 use crate::sys::{Map, MapKind};
-use netsift_engine::decoded::{group_range, DPass, Decoded, Op, Step};
+use netsift_engine::decoded::{group_range, DPass, Decoded, Op, Step, BAD_OPERAND};
 use netsift_isa::insn::Size;
+use netsift_isa::insn::{ArithOp, IndexMode, ARITH_STACK};
 use netsift_isa::{Anchor, AnchorRule, PassKind, PassSet};
 
 /// The program's return value for a sure accept: more than any packet, so the
@@ -165,6 +166,8 @@ const LD_ABS: u8 = 0x20;
 const LD_IND: u8 = 0x40;
 /// Stack slot of a SET's 64-bit key.
 const KEY: i16 = -16;
+/// The ARITH stack's bottom word; the others follow upwards.
+const ARITH_SLOTS: i16 = -24 - 4 * ARITH_STACK as i16;
 /// Stack slot of a fused run's first field while the second is loaded (every
 /// register kept across a load holds something else then).
 const SAVED: i16 = -24;
@@ -177,6 +180,9 @@ struct Gen<'a> {
     passes: &'a [DPass],
     pool: &'a [u32],
     unsure: Label,
+    /// Where a fault ends the program with 0, as the engine's fault rejects a
+    /// static set's packet.
+    reject: Label,
     tables: Vec<(u32, Map)>,
     map_error: Option<crate::sys::Error>,
 }
@@ -186,12 +192,14 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
     let decoded = Decoded::new(set);
     let mut a = Asm::new();
     let unsure = a.label();
+    let reject = a.label();
     let mut g = Gen {
         a,
         set,
         passes: &decoded.passes,
         pool: &decoded.pool,
         unsure,
+        reject,
         tables: Vec::new(),
         map_error: None,
     };
@@ -215,6 +223,8 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
             unsure_passes.push(i);
         }
     }
+    // No pass accepted; a fault (a division by zero) comes here too.
+    g.a.bind(g.reject);
     g.a.mov64_imm(R0, 0);
     g.a.exit();
     g.a.bind(g.unsure);
@@ -465,7 +475,12 @@ impl Gen<'_> {
                 }
                 true
             }
-            Op::Arith { .. } | Op::Protochain { .. } => false,
+            Op::Arith { rel, start, n } => {
+                let m = &self.pool[start as usize..][..2 * n as usize];
+                self.arith(rel, m, fail, yes, not);
+                true
+            }
+            Op::Protochain { .. } => false,
         };
         if compiled && !matches!(s.op, Op::True) {
             self.a.bind(no);
@@ -514,6 +529,161 @@ impl Gen<'_> {
                 Addr::Reg(dst)
             }
         }
+    }
+
+    /// ARITH: the micro-ops `m` (two words each: the micro-op, its operand) on a
+    /// stack of [`ARITH_STACK`] words kept on the eBPF stack, then `a rel b`. The
+    /// stack's depth at each micro-op is known here, so stack misuse and a bad
+    /// operand become a jump to `fail` where the engine would find them (after the
+    /// loads before them, which may fault first).
+    fn arith(&mut self, rel: u8, m: &[u32], fail: Label, yes: Label, no: Label) {
+        let slot = |i: usize| ARITH_SLOTS + 4 * i as i16;
+        let mut sp = 0usize;
+        for op in m.chunks_exact(2) {
+            if op[0] & BAD_OPERAND != 0 {
+                self.a.ja(fail);
+                return;
+            }
+            let (micro, operand) = (op[0] as u16, op[1]);
+            let kind = ArithOp::from_bits(micro >> 12);
+            let arg = micro & 0x7ff;
+            match kind {
+                ArithOp::Push | ArithOp::Len => {
+                    if sp == ARITH_STACK {
+                        self.a.ja(fail);
+                        return;
+                    }
+                    if kind == ArithOp::Len {
+                        // __sk_buff.len: the whole frame (skb->data at the MAC).
+                        self.a.ldx(Width::W, VAL, CTX, 0);
+                        self.a.stx(Width::W, R10, slot(sp), VAL);
+                    } else {
+                        self.a.st(Width::W, R10, slot(sp), operand as i32);
+                    }
+                    sp += 1;
+                }
+                ArithOp::Ld1 | ArithOp::Ld2 | ArithOp::Ld4 => {
+                    let size = match kind {
+                        ArithOp::Ld1 => Size::B1,
+                        ArithOp::Ld2 => Size::B2,
+                        _ => Size::B4,
+                    };
+                    let (Some(mode), true) = (IndexMode::of_arg(arg), sp > 0) else {
+                        self.a.ja(fail);
+                        return;
+                    };
+                    let a = (arg & 0x3f) as u8;
+                    let o = match (mode, a) {
+                        (IndexMode::Plain, _) | (_, 0) => 0,
+                        _ => match self.set.anchors().get(a as usize) {
+                            Some(x) => x.offset() as u32,
+                            None => {
+                                self.a.ja(fail);
+                                return;
+                            }
+                        },
+                    };
+                    // The anchor's value in ADDR, the index in R2, then the place
+                    // as `IndexMode::place` works it out: wrapping inside, and a
+                    // fault past 2^32 outside.
+                    self.anchor(a as usize, ADDR, 0);
+                    self.a.ldx(Width::W, R2, R10, slot(sp - 1));
+                    match mode {
+                        IndexMode::Plain => self.a.alu64_reg(Alu::Add, ADDR, R2),
+                        IndexMode::InX => {
+                            self.a.alu32_imm(Alu::Sub, ADDR, o as i32);
+                            self.a.alu32_reg(Alu::Add, ADDR, R2);
+                            self.a.alu64_imm(Alu::Add, ADDR, o as i32);
+                        }
+                        IndexMode::InK => {
+                            self.a.alu32_imm(Alu::Sub, ADDR, o as i32);
+                            self.a.alu32_imm(Alu::Add, R2, o as i32);
+                            self.a.alu64_reg(Alu::Add, ADDR, R2);
+                        }
+                    }
+                    // Past 2^32: a fault. Past 64 KiB: not loadable here.
+                    self.a.mov64_reg(R3, ADDR);
+                    self.a.alu64_imm(Alu::Rsh, R3, 32);
+                    self.a.jmp_imm(Cond::Ne, R3, 0, self.reject);
+                    self.a.jmp_imm(Cond::Gt, ADDR, MAX_OFFSET, self.unsure);
+                    self.load(size, Addr::Reg(ADDR), 0);
+                    self.a.stx(Width::W, R10, slot(sp - 1), VAL);
+                }
+                ArithOp::Neg => {
+                    if sp == 0 {
+                        self.a.ja(fail);
+                        return;
+                    }
+                    self.a.ldx(Width::W, VAL, R10, slot(sp - 1));
+                    self.a.alu32_imm(Alu::Mul, VAL, -1);
+                    self.a.stx(Width::W, R10, slot(sp - 1), VAL);
+                }
+                _ => {
+                    // b: the operand, or popped.
+                    if micro & 0x800 != 0 {
+                        self.a.mov64_imm(R2, operand as i32);
+                    } else {
+                        if sp == 0 {
+                            self.a.ja(fail);
+                            return;
+                        }
+                        sp -= 1;
+                        self.a.ldx(Width::W, R2, R10, slot(sp));
+                    }
+                    if sp == 0 {
+                        self.a.ja(fail);
+                        return;
+                    }
+                    self.a.ldx(Width::W, VAL, R10, slot(sp - 1));
+                    let op = match kind {
+                        ArithOp::Add => Alu::Add,
+                        ArithOp::Sub => Alu::Sub,
+                        ArithOp::Mul => Alu::Mul,
+                        ArithOp::Div => Alu::Div,
+                        ArithOp::Mod => Alu::Mod,
+                        ArithOp::And => Alu::And,
+                        ArithOp::Or => Alu::Or,
+                        ArithOp::Xor => Alu::Xor,
+                        ArithOp::Shl => Alu::Lsh,
+                        ArithOp::Shr => Alu::Rsh,
+                        _ => {
+                            self.a.ja(fail);
+                            return;
+                        }
+                    };
+                    if matches!(op, Alu::Div | Alu::Mod) {
+                        // A division by zero faults.
+                        self.a.jmp32_imm(Cond::Eq, R2, 0, self.reject);
+                    }
+                    if matches!(op, Alu::Lsh | Alu::Rsh) {
+                        // BPF yields 0 for a shift of 32 or more.
+                        let (shift, done) = (self.a.label(), self.a.label());
+                        self.a.jmp32_imm(Cond::Lt, R2, 32, shift);
+                        self.a.mov64_imm(VAL, 0);
+                        self.a.ja(done);
+                        self.a.bind(shift);
+                        self.a.alu32_reg(op, VAL, R2);
+                        self.a.bind(done);
+                    } else {
+                        self.a.alu32_reg(op, VAL, R2);
+                    }
+                    self.a.stx(Width::W, R10, slot(sp - 1), VAL);
+                }
+            }
+        }
+        if sp != 2 {
+            self.a.ja(fail);
+            return;
+        }
+        self.a.ldx(Width::W, VAL, R10, slot(0));
+        self.a.ldx(Width::W, R2, R10, slot(1));
+        let c = match rel {
+            0 => Cond::Eq,
+            1 => Cond::Gt,
+            _ => Cond::Ge,
+        };
+        self.a.jmp32_reg(c, VAL, R2, yes);
+        self.a.ja(no);
     }
 
     /// The map of key table `t` (made and filled on first use), or `None` if the set
