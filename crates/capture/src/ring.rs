@@ -119,6 +119,14 @@ pub struct Ring {
     read: std::cell::Cell<(u64, u64)>,
 }
 
+/// The ring's socket, for attaching a kernel filter under it, or duplicating it
+/// for a thread that edits the filter while the ring is read.
+impl std::os::fd::AsFd for Ring {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.fd.as_fd()
+    }
+}
+
 // SAFETY: the mapping is owned by the ring and only reached through `&mut Ring`
 // (a `Block` borrows the ring mutably), so moving the ring to another thread moves
 // its only user.

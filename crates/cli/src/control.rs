@@ -19,8 +19,10 @@
 //! A client that dies, sends garbage or a line over [`MAX_LINE`] bytes costs only
 //! its own connection; at most [`MAX_CLIENTS`] are served at once.
 
+use crate::place::KernelClauses;
 use anyhow::{bail, Context, Result};
 use netsift_engine::live::{ClauseId, Reader as LiveReader};
+use netsift_isa::PassSet;
 use netsift_swift::Swift;
 use netsift_wire::LinkType;
 use std::collections::BTreeMap;
@@ -37,47 +39,100 @@ pub const MAX_LINE: usize = 64 * 1024;
 /// Clients served at once; more wait to be accepted.
 pub const MAX_CLIENTS: usize = 16;
 
+/// A clause: its id in the live set, its text, and its compiled form (which the
+/// kernel's program is generated from).
+struct Clause {
+    id: ClauseId,
+    text: String,
+    set: PassSet,
+}
+
 /// The clauses of the live set, by number.
 pub struct Clauses {
     swift: Swift,
-    by_number: BTreeMap<u64, (ClauseId, String)>,
+    by_number: BTreeMap<u64, Clause>,
     next: u64,
+    /// `--place kernel`: the clauses also filter under the rings.
+    kernel: Option<KernelClauses>,
 }
 
 impl Clauses {
-    /// An empty live set for link type `lt` (it accepts nothing) and its reader.
-    pub fn new(lt: LinkType) -> (Clauses, LiveReader) {
+    /// An empty live set for link type `lt` (it accepts nothing) and its reader;
+    /// with `kernel`, the clauses are placed in the kernel too.
+    pub fn new(lt: LinkType, kernel: Option<KernelClauses>) -> (Clauses, LiveReader) {
         let (swift, reader) = Swift::open(lt);
         let c = Clauses {
             swift,
             by_number: BTreeMap::new(),
             next: 0,
+            kernel,
         };
         (c, reader)
     }
 
-    /// Adds `expr` as a clause; its number.
+    /// The kernel's program for the clauses, with `extra` added and `without`
+    /// left out.
+    fn place(&self, extra: Option<&PassSet>, without: Option<u64>) -> Result<(), String> {
+        let Some(k) = &self.kernel else {
+            return Ok(());
+        };
+        let sets: Vec<&PassSet> = self
+            .by_number
+            .iter()
+            .filter(|(n, _)| Some(**n) != without)
+            .map(|(_, c)| &c.set)
+            .chain(extra)
+            .collect();
+        k.install(&sets)
+    }
+
+    /// Adds `expr` as a clause; its number. The kernel is widened first, so no
+    /// packet the new clause accepts is dropped there while user space already
+    /// wants it.
     pub fn add(&mut self, expr: &str) -> Result<u64, String> {
         let expr = expr.trim();
         if expr.is_empty() {
             return Err("add needs an expression (add EXPR)".into());
         }
-        let id = self
+        let set = self
             .swift
-            .add(expr)
+            .compile(expr)
             .map_err(|e| format!("bad filter expression: {e}"))?;
+        self.place(Some(&set), None)
+            .map_err(|e| format!("the kernel's program: {e}"))?;
+        let id = match self.swift.writer_mut().add_clause(&set) {
+            Ok(id) => id,
+            Err(e) => {
+                // User space refused it: narrow the kernel back (a superset is
+                // harmless if that fails too).
+                let _ = self.place(None, None);
+                return Err(e.to_string());
+            }
+        };
         let n = self.next;
         self.next += 1;
-        self.by_number.insert(n, (id, expr.to_string()));
+        self.by_number.insert(
+            n,
+            Clause {
+                id,
+                text: expr.to_string(),
+                set,
+            },
+        );
         Ok(n)
     }
 
-    /// Removes clause `n`.
+    /// Removes clause `n`: from user space first, then from the kernel, so nothing
+    /// the clause accepted is written after the reply.
     pub fn del(&mut self, n: u64) -> Result<(), String> {
-        let Some((id, _)) = self.by_number.get(&n) else {
+        let Some(c) = self.by_number.get(&n) else {
             return Err(format!("no clause {n} (list shows the clauses)"));
         };
-        self.swift.remove(id).map_err(|e| e.to_string())?;
+        self.swift.remove(&c.id).map_err(|e| e.to_string())?;
+        // A kernel that stays wider only lets through what user space drops.
+        if let Err(e) = self.place(None, Some(n)) {
+            eprintln!("netsift: the kernel keeps clause {n} after all: {e}");
+        }
         self.by_number.remove(&n);
         Ok(())
     }
@@ -86,7 +141,7 @@ impl Clauses {
     pub fn list(&self) -> String {
         self.by_number
             .iter()
-            .map(|(n, (_, e))| format!("{n}\t{e}\n"))
+            .map(|(n, c)| format!("{n}\t{}\n", c.text))
             .collect()
     }
 
@@ -263,7 +318,7 @@ mod tests {
 
     #[test]
     fn commands_edit_the_clauses_and_errors_say_what() {
-        let (mut c, reader) = Clauses::new(LinkType::EN10MB);
+        let (mut c, reader) = Clauses::new(LinkType::EN10MB, None);
         assert_eq!(c.command("add udp port 53"), "ok 0\n");
         assert_eq!(c.command("add  tcp port 80 \n"), "ok 1\n");
         assert_eq!(c.command("list"), "0\tudp port 53\n1\ttcp port 80\nok\n");

@@ -137,18 +137,33 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     } else {
         linktype(ring.hardware_type(), iface)?
     };
+    // Every ring joins the fanout group before anything is said to be listening:
+    // a ring that joins later misses the flows the kernel already spread. They are
+    // all open before the filter is placed, so a kernel program goes under each.
+    let mut others = Vec::new();
+    for _ in 1..workers {
+        others.push(Ring::open(&cfg).map_err(|e| anyhow::anyhow!("{e}"))?);
+    }
+    // The rings' sockets, duplicated: a kernel filter goes under them, and the
+    // control thread may still edit it while a worker drops its ring.
+    let socks = std::iter::once(&ring)
+        .chain(&others)
+        .map(|r| std::os::fd::AsFd::as_fd(r).try_clone_to_owned())
+        .collect::<std::io::Result<Vec<_>>>()
+        .context("duplicating a ring's socket")?;
     let target = netsift_pcapc::Target {
         linktype: lt,
         savefile_swapped: None,
     };
     // With --control, the socket lives as long as the capture (and goes with it).
     let mut _control = None;
-    let mut kernel = None;
     let mut engine = if args.follow.is_some() {
+        crate::place::place(args, None, lt, cfg.snaplen, &socks)?;
         let (following, live) = Following::new(args, lt, expr)?;
         Engine::Follow(Box::new(following), live)
     } else if let Some(path) = &args.control {
-        let (mut clauses, live) = Clauses::new(lt);
+        let kernel = crate::place::clauses(args, lt, cfg.snaplen, socks)?;
+        let (mut clauses, live) = Clauses::new(lt, kernel);
         if !expr.trim().is_empty() {
             clauses.add(expr).map_err(|e| anyhow::anyhow!("{e}"))?;
         }
@@ -158,18 +173,9 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
         Engine::Static(None)
     } else {
         let set = crate::compile(expr, target)?;
-        kernel = crate::place::place(args, Some(&set), lt, cfg.snaplen)?;
+        crate::place::place(args, Some(&set), lt, cfg.snaplen, &socks)?;
         Engine::Static(Some(Box::new(Compiled::new(set))))
     };
-    if !matches!(engine, Engine::Static(Some(_))) {
-        kernel = crate::place::place(args, None, lt, cfg.snaplen)?;
-    }
-    if let Some(k) = &kernel {
-        k.program
-            .attach(ring.fd())
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
-        eprintln!("{}", k.describe());
-    }
     let stop = crate::signals::stop_flag()?;
     if args.workers.is_some() {
         let shared = match engine {
@@ -179,8 +185,9 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
             }
             Engine::Edited(live) => Shared::Edited(live),
         };
-        let program = kernel.as_ref().map(|k| &k.program);
-        return crate::workers::run(args, &cfg, workers, lt, ring, shared, program, stop);
+        let mut rings = vec![ring];
+        rings.extend(others);
+        return crate::workers::run(args, &cfg, lt, rings, shared, stop);
     }
     let mut sink = Sink::live(args, lt, cfg.snaplen)?;
     eprintln!(

@@ -1,37 +1,37 @@
 //! `--place`: where the filter runs. `user` filters in the ring, in user space.
-//! `kernel` also generates an eBPF socket filter from the compiled filter
-//! (`netsift_kernel::codegen`) and attaches it under the ring, so the kernel drops
-//! what the filter surely rejects before it costs a copy; what the kernel lets
-//! through, user space still filters exactly (the kernel's answer is a superset).
-//! `auto` is `kernel` where the program loads, and `user` otherwise, saying which.
+//! `kernel` also generates an eBPF socket filter from the filter
+//! (`netsift_kernel::codegen`) and attaches it under every ring, so the kernel
+//! drops what the filter surely rejects before it costs a copy; what the kernel
+//! lets through, user space still filters exactly (the kernel's answer is a
+//! superset). `auto` is `kernel` where the program loads, and `user` otherwise,
+//! saying which.
+//!
+//! With `--control`, the kernel holds the live set's clauses ([`KernelClauses`]):
+//! each edit generates the clauses' program anew and swaps it in under every ring
+//! (`SO_ATTACH_BPF` replaces a socket's filter in one step). Edits are ordered so
+//! that no packet is lost: an added clause widens the kernel before user space,
+//! and a removed one narrows user space before the kernel.
 
 use anyhow::{bail, Result};
 use netsift_isa::PassSet;
-use netsift_kernel::codegen::{generate, Env, Generated};
+use netsift_kernel::codegen::{generate, generate_clauses, Env, Generated};
 use netsift_kernel::sys::{ProgKind, Program};
 use netsift_wire::LinkType;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
-/// A filter placed in the kernel: the loaded program, and what to say about it.
-pub struct Placed {
-    pub program: Program,
-    generated: Generated,
-}
-
-impl Placed {
-    /// The line that says where filtering happens.
-    pub fn describe(&self) -> String {
-        if self.generated.exact {
-            format!(
-                "filtering in the kernel (eBPF, {} instructions); user space checks what it passes",
-                self.generated.insns.len()
-            )
-        } else {
-            format!(
-                "filtering in the kernel (eBPF, {} instructions; passes {:?} are decided in user space)",
-                self.generated.insns.len(),
-                self.generated.unsure_passes
-            )
-        }
+/// What to say about a program placed in the kernel.
+fn describe(g: &Generated) -> String {
+    if g.exact {
+        format!(
+            "filtering in the kernel (eBPF, {} instructions); user space checks what it passes",
+            g.insns.len()
+        )
+    } else {
+        format!(
+            "filtering in the kernel (eBPF, {} instructions; passes {:?} are decided in user space)",
+            g.insns.len(),
+            g.unsure_passes
+        )
     }
 }
 
@@ -41,44 +41,113 @@ fn unplaceable(lt: LinkType) -> Option<String> {
     (lt != LinkType::EN10MB).then(|| format!("the kernel program reads Ethernet frames, not {lt}"))
 }
 
-/// The program `--place` asks for, loaded; `None` for user space. `set` is the
-/// static filter (`None`: none, or one that changes while capturing).
+/// Whether `--place` asks for the kernel: `Some(auto)`, or `None` for user space.
+fn wanted(args: &crate::args::Args) -> Option<bool> {
+    match args.place.as_str() {
+        "user" => None,
+        "auto" => Some(true),
+        _ => Some(false),
+    }
+}
+
+/// `auto` says why the filter stays in user space and goes on; `kernel` fails.
+fn refuse<T>(auto: bool, why: String) -> Result<Option<T>> {
+    if auto {
+        eprintln!("netsift: filtering in user space: {why}");
+        Ok(None)
+    } else {
+        bail!("--place kernel: {why}")
+    }
+}
+
+/// Loads `g` and attaches it under every socket of `socks`.
+fn load_and_attach(g: &Generated, socks: &[OwnedFd]) -> Result<Program, String> {
+    let p = Program::load(ProgKind::SocketFilter, "netsift", &g.insns)
+        .map_err(|e| format!("the kernel refused the program: {e}"))?;
+    for s in socks {
+        let fd: RawFd = s.as_raw_fd();
+        p.attach(fd).map_err(|e| e.to_string())?;
+    }
+    Ok(p)
+}
+
+/// Places the static filter `set` (`None`: none, or `--follow`'s, which stays in
+/// user space) under the rings `socks`, as `--place` asks; true if it went into
+/// the kernel.
 pub fn place(
     args: &crate::args::Args,
     set: Option<&PassSet>,
     lt: LinkType,
     snaplen: u32,
-) -> Result<Option<Placed>> {
-    let auto = match args.place.as_str() {
-        "user" => return Ok(None),
-        "auto" => true,
-        _ => false,
-    };
-    let refuse = |why: String| -> Result<Option<Placed>> {
-        if auto {
-            eprintln!("netsift: filtering in user space: {why}");
-            Ok(None)
-        } else {
-            bail!("--place kernel: {why}")
-        }
+    socks: &[OwnedFd],
+) -> Result<bool> {
+    let Some(auto) = wanted(args) else {
+        return Ok(false);
     };
     let Some(set) = set else {
-        if args.follow.is_some() || args.control.is_some() {
-            return refuse("--follow and --control edit the filter in user space".into());
+        if args.follow.is_some() {
+            return refuse(auto, "--follow edits the filter in user space".into())
+                .map(|_: Option<()>| false);
         }
         // No filter: every packet is wanted, and there is nothing to place.
+        return Ok(false);
+    };
+    if let Some(why) = unplaceable(lt) {
+        return refuse(auto, why).map(|_: Option<()>| false);
+    }
+    let g = match generate(set, Env::socket(snaplen)) {
+        Ok(g) => g,
+        Err(e) => return refuse(auto, e.to_string()).map(|_: Option<()>| false),
+    };
+    match load_and_attach(&g, socks) {
+        Ok(_) => {
+            // The sockets hold the program now; this handle may go.
+            eprintln!("{}", describe(&g));
+            Ok(true)
+        }
+        Err(why) => refuse(auto, why).map(|_: Option<()>| false),
+    }
+}
+
+/// The kernel's side of `--control`'s live set: the rings to attach to (their
+/// descriptors duplicated, so a socket stays valid while the control thread may
+/// still edit), and the snap length the program keeps.
+pub struct KernelClauses {
+    socks: Vec<OwnedFd>,
+    snaplen: u32,
+}
+
+impl KernelClauses {
+    /// Generates the program for `clauses` and attaches it under every ring.
+    pub fn install(&self, clauses: &[&PassSet]) -> Result<(), String> {
+        let g = generate_clauses(clauses, Env::socket(self.snaplen)).map_err(|e| e.to_string())?;
+        load_and_attach(&g, &self.socks).map(|_| ())
+    }
+}
+
+/// The kernel side `--control` gets from `--place` (`None`: user space only).
+/// It starts with no clause, so the kernel passes nothing until one is added.
+pub fn clauses(
+    args: &crate::args::Args,
+    lt: LinkType,
+    snaplen: u32,
+    socks: Vec<OwnedFd>,
+) -> Result<Option<KernelClauses>> {
+    let Some(auto) = wanted(args) else {
         return Ok(None);
     };
     if let Some(why) = unplaceable(lt) {
-        return refuse(why);
+        return refuse(auto, why);
     }
-    let generated = match generate(set, Env::socket(snaplen)) {
-        Ok(g) => g,
-        Err(e) => return refuse(e.to_string()),
-    };
-    match Program::load(ProgKind::SocketFilter, "netsift", &generated.insns) {
-        Ok(program) => Ok(Some(Placed { program, generated })),
-        Err(e) => refuse(format!("the kernel refused the program: {e}")),
+    let k = KernelClauses { socks, snaplen };
+    match k.install(&[]) {
+        Ok(()) => {
+            eprintln!(
+                "filtering in the kernel: the control socket's clauses, regenerated at each edit"
+            );
+            Ok(Some(k))
+        }
+        Err(why) => refuse(auto, why),
     }
 }
 

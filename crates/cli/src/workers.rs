@@ -158,30 +158,18 @@ fn work(id: usize, mut ring: Ring, filter: Shared, stop: Arc<AtomicBool>, tx: Sy
     let _ = tx.send(Msg::Done(id, stats));
 }
 
-/// Runs `n` workers on `iface` until `-c` or a signal, all filtering with
+/// Runs one worker per ring (all open, in one fanout group) until `-c` or a signal, all filtering with
 /// `filter`.
 #[allow(clippy::too_many_arguments)]
 pub fn run(
     args: &crate::args::Args,
     cfg: &Config,
-    n: usize,
     lt: LinkType,
-    first: Ring,
+    rings: Vec<Ring>,
     filter: Shared,
-    kernel: Option<&netsift_kernel::sys::Program>,
     stop: Arc<AtomicBool>,
 ) -> Result<()> {
-    // Every ring joins the group before anything is said to be listening: a ring
-    // that joins later misses the flows the kernel already spread.
-    let mut rings = vec![first];
-    for _ in 1..n {
-        let ring = Ring::open(cfg).map_err(|e| anyhow::anyhow!("{e}"))?;
-        // The first ring's program (--place kernel) goes under every ring.
-        if let Some(p) = kernel {
-            p.attach(ring.fd()).map_err(|e| anyhow::anyhow!("{e}"))?;
-        }
-        rings.push(ring);
-    }
+    let n = rings.len();
     let (tx, rx) = sync_channel(8192);
     let handles: Vec<_> = rings
         .into_iter()

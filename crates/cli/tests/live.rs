@@ -382,7 +382,15 @@ fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
     }
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::Arc;
-    for workers in [None, Some("2")] {
+    // In user space, and with the clauses in the kernel too (each edit swaps the
+    // kernel's program: widened before user space on an add, narrowed after it on
+    // a delete).
+    for (workers, place) in [
+        (None, "user"),
+        (Some("2"), "user"),
+        (None, "kernel"),
+        (Some("2"), "kernel"),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let pair = Pair::new("ctl");
         let out = dir.path().join("out.pcap");
@@ -397,12 +405,19 @@ fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
             out.to_str().unwrap(),
             "--control",
             sock.to_str().unwrap(),
+            "--place",
+            place,
         ];
         if let Some(n) = workers {
             args.extend(["--workers", n]);
         }
         args.push("udp port 1");
-        let (mut child, _) = start(&pair.a, &args);
+        let (mut child, said) = start(&pair.a, &args);
+        assert_eq!(
+            said.iter().any(|l| l.contains("filtering in the kernel")),
+            place == "kernel",
+            "{said:?}"
+        );
         let mut ctl = std::os::unix::net::UnixStream::connect(&sock).expect("control socket");
         // A paced stream of three flows: source port 1 (matched by every filter the
         // edits below go through), 9 (by none) and 2 (only while its clause lives).
@@ -438,7 +453,10 @@ fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
         std::thread::sleep(Duration::from_millis(200));
         drop(ctl);
         let status = wait(&mut child, Duration::from_millis(10));
-        assert!(status.success(), "{workers:?}: netsift exited {status}");
+        assert!(
+            status.success(),
+            "{workers:?} {place}: netsift exited {status}"
+        );
         assert!(!sock.exists(), "the control socket is removed at exit");
 
         let mut by_port: [Vec<u32>; 3] = Default::default();
@@ -477,7 +495,7 @@ fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
             "{workers:?}: {first}..{last} of {sent}"
         );
         eprintln!(
-            "{workers:?}: {sent} sent, {} of port 1, {} of port 2 ({first}..{last})",
+            "{workers:?} {place}: {sent} sent, {} of port 1, {} of port 2 ({first}..{last})",
             by_port[0].len(),
             twos.len()
         );

@@ -239,7 +239,7 @@ fn a_key_written_to_the_map_is_seen_by_the_next_packet() {
     f.extend([0x30, 0x39, 0x00, 0x35, 0, 12, 0, 0, 1, 2, 3, 4]);
     let run = |f: &[u8]| prog.test_run(f, 1).unwrap().retval;
     assert_eq!(run(&f), 0);
-    let map = &g.tables[0].1;
+    let map = &g.tables[0].2;
     let key = netsift_isa::set_key(u32::from_be_bytes([192, 0, 2, 77]), 0).to_ne_bytes();
     map.update(&key, &[1]).unwrap();
     assert_eq!(run(&f), ACCEPT, "the next packet sees the inserted key");
@@ -345,6 +345,87 @@ fn classic_programs_translated_return_what_libpcap_returns() {
         exprs.len(),
         packets.len()
     );
+    assert!(programs > 0);
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A live set's clauses as one kernel program (`generate_clauses`): what any
+/// clause accepts, each clause its own fault domain, against the live set itself
+/// (netsift_swift over the engine's live form) on every other whole packet.
+#[test]
+fn clause_programs_accept_what_a_live_set_accepts() {
+    use netsift_kernel::codegen::generate_clauses;
+    let Some((packets, mut exprs)) = corpus("clause_programs_accept_what_a_live_set_accepts")
+    else {
+        return;
+    };
+    exprs.sort();
+    exprs.dedup();
+    let lt = LinkType::EN10MB;
+    let target = Target {
+        linktype: lt,
+        savefile_swapped: None,
+    };
+    let sets: Vec<(String, netsift_isa::PassSet)> = exprs
+        .iter()
+        .filter(|e| !e.trim().is_empty())
+        .filter_map(|e| Some((e.clone(), netsift_pcapc::compile_for(e, target).ok()?)))
+        .collect();
+    let packets: Vec<Vec<u8>> = packets.into_iter().step_by(2).collect();
+    let mut scratch = netsift_engine::Scratch::new();
+    let (mut programs, mut runs, mut unsure) = (0, 0u64, 0u64);
+    let mut failures = Vec::new();
+    // Clauses in threes, the first of each group shifting by one each time.
+    for group in sets.windows(3).step_by(2) {
+        let (mut swift, reader) = netsift_swift::Swift::open(lt);
+        for (e, _) in group {
+            swift.add(e).expect("a corpus expression is a clause");
+        }
+        let refs: Vec<&netsift_isa::PassSet> = group.iter().map(|(_, s)| s).collect();
+        let g = generate_clauses(&refs, Env::TEST_RUN).expect("generated");
+        let prog = match Program::load(ProgKind::SchedCls, "clauses", &g.insns) {
+            Ok(p) => p,
+            Err(e) => {
+                failures.push(format!(
+                    "{:?}: {e}",
+                    group.iter().map(|g| &g.0).collect::<Vec<_>>()
+                ));
+                continue;
+            }
+        };
+        programs += 1;
+        for (i, p) in packets.iter().enumerate() {
+            let want = reader.matches(&mut scratch, p, p.len() as u32);
+            let got = match prog.test_run(p, 1) {
+                Ok(r) => r.retval,
+                Err(e) if e.os.raw_os_error() == Some(libc::EINVAL) => continue,
+                Err(e) => panic!("packet {i}: {e}"),
+            };
+            runs += 1;
+            let wrong = match got {
+                ACCEPT => !want,
+                0 => want,
+                UNSURE => {
+                    unsure += 1;
+                    false
+                }
+                _ => true,
+            };
+            if wrong && failures.len() < 40 {
+                failures.push(format!(
+                    "{:?}: packet {i} ({} bytes): kernel {got:#x}, live set {want}",
+                    group.iter().map(|g| &g.0).collect::<Vec<_>>(),
+                    p.len()
+                ));
+            }
+        }
+    }
+    eprintln!("clauses: {programs} programs of three clauses, {runs} runs, {unsure} unsure");
     assert!(programs > 0);
     assert!(
         failures.is_empty(),

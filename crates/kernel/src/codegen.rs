@@ -30,7 +30,7 @@
 //! Both are accepts to the socket; they differ only so that a test run can tell a
 //! sure answer from an unsure one.
 
-use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3};
+use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3, R4};
 use crate::helpers::MAP_LOOKUP_ELEM;
 use crate::sys::{Map, MapKind};
 use netsift_engine::decoded::{group_range, DPass, Decoded, Op, Step, BAD_OPERAND};
@@ -94,10 +94,10 @@ pub struct Generated {
     pub exact: bool,
     /// The root passes holding an operation the generator does not compile.
     pub unsure_passes: Vec<usize>,
-    /// The BPF hash maps holding the set's key tables, by table index: a SET is
-    /// one map lookup, and a key inserted or deleted here is seen by the next
+    /// The BPF hash maps holding the key tables, by clause and table index: a SET
+    /// is one map lookup, and a key inserted or deleted here is seen by the next
     /// packet with no reload (the loaded program holds its own references).
-    pub tables: Vec<(u32, Map)>,
+    pub tables: Vec<(usize, u32, Map)>,
 }
 
 /// Why no program was generated.
@@ -176,30 +176,52 @@ const MAX_OFFSET: i32 = 0xffff;
 
 struct Gen<'a> {
     a: Asm,
+    /// The clause being generated: its set, decoded passes and operands.
     set: &'a PassSet,
     passes: &'a [DPass],
     pool: &'a [u32],
+    /// Its index, which names its key tables.
+    clause: usize,
     unsure: Label,
-    /// Where a fault ends the program with 0, as the engine's fault rejects a
-    /// static set's packet.
+    /// Where a fault goes: for one static set, the end (0), as the engine's fault
+    /// rejects the packet; for a clause of a live set, the next clause, as a
+    /// fault there rejects only its own clause.
     reject: Label,
-    tables: Vec<(u32, Map)>,
+    /// Bounds-check loads against `skb->len` first and fault to `reject`, instead
+    /// of leaving it to `LD_ABS`, which ends the whole program with 0.
+    checked: bool,
+    tables: Vec<(usize, u32, Map)>,
     map_error: Option<crate::sys::Error>,
 }
 
-/// The program for `set` in `env`.
+/// The program for the static set `set` in `env`.
 pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
-    let decoded = Decoded::new(set);
+    emit(&[set], env, false)
+}
+
+/// The program for a live set's clauses: it accepts what any clause accepts, and
+/// a fault in one clause rejects only that clause (loads are bounds-checked, so
+/// a short packet goes on to the next clause). A clause's passes are numbered
+/// after the earlier clauses' in [`Generated::unsure_passes`].
+pub fn generate_clauses(clauses: &[&PassSet], env: Env) -> Result<Generated, GenError> {
+    emit(clauses, env, true)
+}
+
+fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenError> {
+    let decoded: Vec<Decoded> = clauses.iter().map(|s| Decoded::new(s)).collect();
     let mut a = Asm::new();
     let unsure = a.label();
-    let reject = a.label();
+    let end = a.label();
+    let empty = PassSet::new();
     let mut g = Gen {
         a,
-        set,
-        passes: &decoded.passes,
-        pool: &decoded.pool,
+        set: &empty,
+        passes: &[],
+        pool: &[],
+        clause: 0,
         unsure,
-        reject,
+        reject: end,
+        checked,
         tables: Vec::new(),
         map_error: None,
     };
@@ -210,21 +232,32 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
         g.a.jmp_imm(Cond::Ne, VAL, 0, unsure);
     }
     let mut unsure_passes = Vec::new();
-    for (i, p) in decoded.passes.iter().enumerate() {
-        if p.kind != PassKind::Root {
-            continue;
+    let mut numbered = 0;
+    for (c, (set, d)) in clauses.iter().zip(&decoded).enumerate() {
+        let next_clause = g.a.label();
+        g.set = set;
+        g.passes = &d.passes;
+        g.pool = &d.pool;
+        g.clause = c;
+        g.reject = if checked { next_clause } else { end };
+        for (i, p) in d.passes.iter().enumerate() {
+            if p.kind != PassKind::Root {
+                continue;
+            }
+            let next = g.a.label();
+            let whole = g.steps(&p.steps, next, i, 0);
+            g.a.mov64_imm(R0, env.accept(whole));
+            g.a.exit();
+            g.a.bind(next);
+            if !whole {
+                unsure_passes.push(numbered + i);
+            }
         }
-        let next = g.a.label();
-        let whole = g.steps(&p.steps, next, i, 0);
-        g.a.mov64_imm(R0, env.accept(whole));
-        g.a.exit();
-        g.a.bind(next);
-        if !whole {
-            unsure_passes.push(i);
-        }
+        g.a.bind(next_clause);
+        numbered += d.passes.len();
     }
-    // No pass accepted; a fault (a division by zero) comes here too.
-    g.a.bind(g.reject);
+    // No pass accepted; a fault in a static set comes here too.
+    g.a.bind(end);
     g.a.mov64_imm(R0, 0);
     g.a.exit();
     g.a.bind(g.unsure);
@@ -689,7 +722,11 @@ impl Gen<'_> {
     /// The map of key table `t` (made and filled on first use), or `None` if the set
     /// has no such table.
     fn table(&mut self, t: u32) -> Option<i32> {
-        if let Some((_, m)) = self.tables.iter().find(|(i, _)| *i == t) {
+        if let Some((_, _, m)) = self
+            .tables
+            .iter()
+            .find(|(c, i, _)| (*c, *i) == (self.clause, t))
+        {
             return Some(m.fd());
         }
         let keys = self.set.tables().get(t as usize)?.keys();
@@ -704,7 +741,7 @@ impl Gen<'_> {
         match made {
             Ok(m) => {
                 let fd = m.fd();
-                self.tables.push((t, m));
+                self.tables.push((self.clause, t, m));
                 Some(fd)
             }
             Err(e) => {
@@ -844,6 +881,22 @@ impl Gen<'_> {
             Size::B2 => 0x08,
             Size::B4 => 0x00,
         };
+        if self.checked {
+            // The field must end within skb->len (the whole frame, skb->data
+            // being at the MAC header), or the clause faults.
+            self.a.ldx(Width::W, R3, CTX, 0);
+            match addr {
+                Addr::Const(c) => {
+                    let end = (c as i64 + k as i64 + size.bytes() as i64).min(i32::MAX as i64);
+                    self.a.jmp32_imm(Cond::Lt, R3, end as u32, self.reject);
+                }
+                Addr::Reg(r) => {
+                    self.a.mov64_reg(R4, r);
+                    self.a.alu64_imm(Alu::Add, R4, k + size.bytes() as i32);
+                    self.a.jmp_reg(Cond::Gt, R4, R3, self.reject);
+                }
+            }
+        }
         match addr {
             Addr::Const(c) => {
                 let at = c as i64 + k as i64;
