@@ -35,10 +35,19 @@ impl Rng {
 }
 
 fn check(s: &mut Summarizer, lt: LinkType, data: &[u8], wire_len: u32) {
+    let verbose = s.options().verbose > 0;
     let out = s.summarize(lt, data, wire_len);
+    // Only verbose summaries continue on more lines, each indented as tcpdump's.
     assert!(
-        !out.contains('\n') && !out.contains('\r'),
-        "multi-line summary for {lt} {data:02x?}: {out:?}"
+        !out.contains('\r')
+            && (if verbose {
+                out.lines()
+                    .skip(1)
+                    .all(|l| l.starts_with("    ") || l.starts_with('\t'))
+            } else {
+                !out.contains('\n')
+            }),
+        "bad line breaks in the summary for {lt} {data:02x?}: {out:?}"
     );
     assert!(!out.is_empty(), "empty summary for {lt} {data:02x?}");
 }
@@ -50,6 +59,20 @@ fn summarizers() -> Vec<Summarizer> {
             absolute_tcp_seq: true,
             link_header: true,
             interface_name: Some(|i| Some(format!("if{i}"))),
+            ..SummaryOptions::default()
+        }),
+        Summarizer::with_options(SummaryOptions {
+            verbose: 1,
+            ..SummaryOptions::default()
+        }),
+        Summarizer::with_options(SummaryOptions {
+            verbose: 3,
+            link_header: true,
+            ..SummaryOptions::default()
+        }),
+        Summarizer::with_options(SummaryOptions {
+            quiet: true,
+            ..SummaryOptions::default()
         }),
     ]
 }

@@ -468,7 +468,7 @@ impl Printer<'_> {
 
     /// `fqdn_print`: a possibly compressed name at `cp`; returns the offset after
     /// the name as stored at `cp`.
-    fn fqdn(&mut self, bp: &[u8], cp: usize) -> PResult<usize> {
+    pub(super) fn fqdn(&mut self, bp: &[u8], cp: usize) -> PResult<usize> {
         let mut cp = cp;
         let mut max_offset = cp;
         let first = g1(bp, cp)?;

@@ -857,24 +857,35 @@ impl Printer<'_> {
         if !self.opts.link_header {
             out!(self, "ARP, ");
         }
-        let is_ip = (pro == 0x0800 || pro == 0x1000) && pln == 4;
-        if (pro != 0x0800 && pro != 0x1000) || pln != 4 || hln == 0 {
+        let ip_pro = pro == 0x0800 || pro == 0x1000;
+        let verbose = self.opts.verbose > 0;
+        if !ip_pro || pln != 4 || hln == 0 || verbose {
             out!(
                 self,
-                "{} (len {}), {} (len {}), length {}",
-                name_or(hardware::name(hrd), || format!("Unknown Hardware ({hrd})")),
+                "{} (len {}), {} (len {})",
+                name_or(arphrd_name(hrd), || format!("Unknown Hardware ({hrd})")),
                 hln,
                 name_or(EtherType(pro).name(), || format!(
                     "Unknown Protocol (0x{pro:04x})"
                 )),
                 pln,
-                length
             );
-            return Ok(());
+            // Without -v tcpdump does not guess at the address formats.
+            if !verbose {
+                out!(self, ", length {length}");
+                return Ok(());
+            }
+            out!(self, ", ");
         }
-        let _ = is_ip;
+        // `tpaddr_print_ip`/`spaddr_print_ip`: only IPv4 addresses are printed.
         let ip = |at: usize| -> String {
-            std::net::Ipv4Addr::new(p[at], p[at + 1], p[at + 2], p[at + 3]).to_string()
+            if !ip_pro {
+                "<wrong proto type>".to_string()
+            } else if pln != 4 {
+                "<wrong len>".to_string()
+            } else {
+                std::net::Ipv4Addr::new(p[at], p[at + 1], p[at + 2], p[at + 3]).to_string()
+            }
         };
         let hw = |at: usize| -> String {
             let b = &p[at..at + hln];
@@ -1157,6 +1168,22 @@ impl Printer<'_> {
         }
         Ok(())
     }
+}
+
+/// tcpdump's `arphrd_values`, which names fewer hardware types than IANA, and
+/// differently.
+fn arphrd_name(h: u16) -> Option<&'static str> {
+    Some(match h {
+        1 => "Ethernet",
+        6 => "TokenRing",
+        7 => "ArcNet",
+        15 => "FrameRelay",
+        23 => "Strip",
+        24 => "IEEE 1394",
+        19 => "ATM",
+        32 => "InfiniBand",
+        _ => return None,
+    })
 }
 
 fn stp_flags(f: u8) -> String {

@@ -40,6 +40,23 @@ pub struct SummaryOptions {
     /// returns `None`, the name is printed as `?` (what tcpdump prints when the
     /// index is unknown on the reading machine).
     pub interface_name: Option<fn(u32) -> Option<String>>,
+    /// How verbose, like tcpdump's count of `-v`. 0 is the default line. 1 adds what
+    /// `tcpdump -v` adds: the IPv4 header fields (`(tos 0x0, ttl 64, id 1, offset
+    /// 0, flags [DF], proto TCP (6), length 60)`, IP options, a bad header
+    /// checksum) followed by tcpdump's line break and indentation `\n    `; the
+    /// IPv6 header fields; the TCP checksum verdict and RST payload; the UDP-over-IPv6,
+    /// ICMP and ICMPv6 checksum verdicts; the packet an ICMP error quotes; every
+    /// text line of HTTP-like payloads. Values above 1 print as 1: what `-vv` and
+    /// `-vvv` add (UDP-over-IPv4 checksums, SCTP chunk details, longer protocol
+    /// decodes) is not implemented.
+    ///
+    /// A verbose summary may span several lines (tcpdump's `\n    ` and `\n\t`
+    /// continuations); the default and quiet ones never do.
+    pub verbose: u8,
+    /// tcpdump's `-q`: less protocol detail. TCP prints `tcp N` (the payload
+    /// length) instead of flags, numbers and options, UDP prints `UDP, length N`
+    /// without decoding the payload, IGMP only its type.
+    pub quiet: bool,
 }
 
 /// Renders one packet as tcpdump's one-line summary, without timestamp.
@@ -133,12 +150,34 @@ pub(crate) struct IpCtx {
     pub fragmented: bool,
     /// TTL or hop limit.
     pub ttl: u8,
+    /// The addresses a transport checksum's pseudo-header holds: the source and
+    /// the final destination (the last hop of an IPv4 source route or of an IPv6
+    /// routing header, as tcpdump's `ip_finddst`/`ip6_finddst` find it).
+    pub pseudo: IpAddrs,
 }
 
 impl IpCtx {
     pub fn is_v6(&self) -> bool {
         matches!(self.addrs, IpAddrs::V6(..))
     }
+
+    /// tcpdump's `nextproto4_cksum`/`nextproto6_cksum` of `segment` (all of it
+    /// captured): 0 when the checksum field in it is right.
+    pub fn transport_cksum(&self, proto: u8, segment: &[u8]) -> u16 {
+        match self.pseudo {
+            IpAddrs::V4(s, d) => crate::checksum::pseudo(&s.octets(), &d.octets(), proto, segment),
+            IpAddrs::V6(s, d) => crate::checksum::pseudo(&s.octets(), &d.octets(), proto, segment),
+        }
+    }
+}
+
+/// tcpdump's `in_cksum_shouldbe`: the value the checksum field should hold, from
+/// the field and the (nonzero) checksum computed over the data including it.
+pub(crate) fn cksum_shouldbe(field: u16, computed: u16) -> u16 {
+    let mut s = field as u32 + computed as u32;
+    s = (s & 0xffff) + (s >> 16);
+    s = (s & 0xffff) + (s >> 16);
+    s as u16
 }
 
 pub(crate) struct Printer<'a> {
@@ -207,6 +246,17 @@ impl Printer<'_> {
     pub fn catch(&mut self, r: PResult) {
         if r.is_err() {
             self.trunc();
+        }
+    }
+
+    /// The bracketed checksum verdict of UDP over IPv6 and ICMPv6 with `-v`:
+    /// `field` is the checksum in the packet, `sum` the one computed over it.
+    pub fn cksum_verdict(&mut self, name: &str, field: u16, sum: u16) {
+        if sum == 0 {
+            out!(self, "[{name} sum ok] ");
+        } else {
+            let should = cksum_shouldbe(field, sum);
+            out!(self, "[bad {name} cksum 0x{field:04x} -> 0x{should:04x}!] ");
         }
     }
 

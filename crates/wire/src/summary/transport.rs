@@ -2,7 +2,7 @@
 //! port-dispatched payloads we render, SCTP, DCCP; and the UDP tunnels VXLAN and
 //! Geneve.
 
-use super::{g1, g2, g3, g4, need, out, tail, IpAddrs, IpCtx, PResult, Printer, Trunc};
+use super::{g1, g2, g3, g4, head, need, out, tail, IpAddrs, IpCtx, PResult, Printer, Trunc};
 use crate::geneve::GENEVE_PORT;
 use crate::tcp::{option as topt, TcpFlags};
 use crate::vxlan::VXLAN_PORT;
@@ -38,6 +38,15 @@ impl Printer<'_> {
         let mut ack = g4(bp, 8)?;
         let win = g2(bp, 14)?;
         let urp = g2(bp, 18)?;
+        if self.opts.quiet {
+            // tcpdump returns before recording the connection's initial
+            // sequence numbers, so quiet output keeps no TCP state either.
+            out!(self, "tcp {}", length.wrapping_sub(hlen));
+            if hlen > length {
+                out!(self, " [bad hdr length {hlen} - too long, > {length}]");
+            }
+            return Ok(());
+        }
         let flags = g1(bp, 13)?;
         out!(self, "Flags [{}]", TcpFlags(flags));
         let (mut thseq, mut thack, mut rev) = (0u32, 0u32, false);
@@ -52,6 +61,20 @@ impl Printer<'_> {
         if hlen > length {
             out!(self, " [bad hdr length {hlen} - too long, > {length}]");
             return Ok(());
+        }
+        if self.opts.verbose > 0 && !ctx.fragmented {
+            if let Some(seg) = bp.get(..length as usize) {
+                let field = g2(bp, 16)?;
+                out!(self, ", cksum 0x{field:04x}");
+                match ctx.transport_cksum(6, seg) {
+                    0 => out!(self, " (correct)"),
+                    sum => out!(
+                        self,
+                        " (incorrect -> 0x{:04x})",
+                        super::cksum_shouldbe(field, sum)
+                    ),
+                }
+            }
         }
         let length = length - hlen;
         if length > 0 || flags & (TcpFlags::SYN | TcpFlags::FIN | TcpFlags::RST) != 0 {
@@ -91,6 +114,10 @@ impl Printer<'_> {
             return Err(Trunc);
         }
         let payload = tail(bp, hlen as usize);
+        if flags & TcpFlags::RST != 0 && self.opts.verbose > 0 {
+            self.tcp_rst_data(payload, length);
+            return Ok(());
+        }
         let is = |p: u16| sport == p || dport == p;
         if is(23) {
             // telnet: not rendered.
@@ -123,6 +150,27 @@ impl Printer<'_> {
             self.dns(payload, length, true, false)?;
         }
         Ok(())
+    }
+
+    /// `print_tcp_rst_data`: the text a reset may carry (RFC 1122 4.2.2.12),
+    /// at most 30 bytes of it.
+    fn tcp_rst_data(&mut self, p: &[u8], length: u32) {
+        const MAX_RST_DATA_LEN: usize = 30;
+        let mut length = length as usize;
+        out!(
+            self,
+            "{}",
+            if p.len() >= length { " [RST" } else { " [!RST" }
+        );
+        if length > MAX_RST_DATA_LEN {
+            length = MAX_RST_DATA_LEN;
+            out!(self, "+");
+        }
+        out!(self, " ");
+        for &c in head(p, length) {
+            super::app::print_char(&mut self.out, c);
+        }
+        out!(self, "]");
     }
 
     /// tcpdump's relative sequence numbers: returns the printed (seq, ack), the
@@ -721,12 +769,22 @@ impl Printer<'_> {
                 out!(p, "UDP, length {ulen}");
             }
         };
+        if self.opts.quiet {
+            generic(self);
+            return Ok(());
+        }
         // NFS over UDP (port 2049) is tested before the table.
         if cp.len() >= 8 {
             let dir = g4(cp, 4)?;
             if (dport == 2049 && dir == 0) || (sport == 2049 && dir == 1) {
                 generic(self);
                 return Ok(());
+            }
+        }
+        // `-v` checks only IPv6's mandatory checksum; IPv4's waits for `-vv`.
+        if self.opts.verbose > 0 && !ctx.fragmented && ctx.is_v6() {
+            if let Some(seg) = bp.get(..length as usize + 8) {
+                self.cksum_verdict("udp", g2(bp, 6)?, ctx.transport_cksum(17, seg));
             }
         }
         match udp_port_class(sport, dport, cp) {

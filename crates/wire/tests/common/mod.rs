@@ -64,18 +64,40 @@ impl Class {
 /// Classifies a packet by its outermost network and transport protocols, using
 /// the checked views.
 pub fn classify(linktype: LinkType, data: &[u8]) -> Class {
+    classify_ports(linktype, data).0
+}
+
+/// [`classify`], with the source and destination ports of a TCP or UDP header
+/// when its first four bytes are captured (and the datagram is no later
+/// fragment).
+pub fn classify_ports(linktype: LinkType, data: &[u8]) -> (Class, Option<(u16, u16)>) {
+    let (class, l4) = classify_l4(linktype, data);
+    let ports = match (class, l4) {
+        (Class::Tcp | Class::Udp, Some(p)) if p.len() >= 4 => Some((
+            u16::from_be_bytes([p[0], p[1]]),
+            u16::from_be_bytes([p[2], p[3]]),
+        )),
+        _ => None,
+    };
+    (class, ports)
+}
+
+/// The class and, for an IP packet that is no later fragment, the bytes after the
+/// IP header(s).
+pub fn classify_l4(linktype: LinkType, data: &[u8]) -> (Class, Option<&[u8]>) {
+    let class_only = |c: Class| (c, None);
     let (ethertype, payload): (u16, &[u8]) = match linktype {
         LinkType::EN10MB => {
             let Ok(f) = EthernetFrame::new_checked(data) else {
-                return Class::NonIp;
+                return class_only(Class::NonIp);
             };
             match f.kind() {
-                FrameKind::Ieee8023 { .. } => return Class::NonIp,
+                FrameKind::Ieee8023 { .. } => return class_only(Class::NonIp),
                 FrameKind::EthernetII(t) => {
                     let mut stack = VlanStack::new(t, &data[14..]);
                     for tag in stack.by_ref() {
                         if tag.is_err() {
-                            return Class::NonIp;
+                            return class_only(Class::NonIp);
                         }
                     }
                     (stack.ethertype().0, stack.payload())
@@ -84,11 +106,11 @@ pub fn classify(linktype: LinkType, data: &[u8]) -> Class {
         }
         LinkType::LINUX_SLL => match SllHeader::new_checked(data) {
             Ok(h) => (h.protocol().0, &data[16..]),
-            Err(_) => return Class::NonIp,
+            Err(_) => return class_only(Class::NonIp),
         },
         LinkType::LINUX_SLL2 => match Sll2Header::new_checked(data) {
             Ok(h) => (h.protocol().0, &data[20..]),
-            Err(_) => return Class::NonIp,
+            Err(_) => return class_only(Class::NonIp),
         },
         LinkType::NULL | LinkType::LOOP => match LoopbackHeader::new_checked(data) {
             Ok(h) => {
@@ -102,37 +124,42 @@ pub fn classify(linktype: LinkType, data: &[u8]) -> Class {
                 };
                 (t, &data[4..])
             }
-            Err(_) => return Class::NonIp,
+            Err(_) => return class_only(Class::NonIp),
         },
         LinkType::RAW | LinkType::IPV4 | LinkType::IPV6 => match data.first() {
             Some(b) if b >> 4 == 4 => (0x0800, data),
             Some(b) if b >> 4 == 6 => (0x86dd, data),
-            _ => return Class::NonIp,
+            _ => return class_only(Class::NonIp),
         },
-        _ => return Class::NonIp,
+        _ => return class_only(Class::NonIp),
     };
-    let proto = match EtherType(ethertype) {
-        EtherType::ARP | EtherType::RARP => return Class::Arp,
+    let (proto, l4) = match EtherType(ethertype) {
+        EtherType::ARP | EtherType::RARP => return class_only(Class::Arp),
         EtherType::IPV4 => match Ipv4Packet::new_checked(payload) {
-            Ok(ip) if ip.version() == 4 => ip.protocol().0,
-            _ => return Class::OtherIp,
+            Ok(ip) if ip.version() == 4 => {
+                let first = ip.frag_offset_units() == 0;
+                let l4 = payload.get(ip.header_len()..).filter(|_| first);
+                (ip.protocol().0, l4)
+            }
+            _ => return class_only(Class::OtherIp),
         },
         EtherType::IPV6 => match Ipv6Packet::new_checked(payload) {
             Ok(ip) if ip.version() == 6 => {
                 let walk = netsift_wire::ipv6::ExtHeaderWalk::new(ip.next_header(), &payload[40..]);
                 match walk.upper_layer() {
-                    Ok((p, _)) => p.0,
-                    Err(_) => return Class::OtherIp,
+                    Ok((p, rest)) => (p.0, Some(rest)),
+                    Err(_) => return class_only(Class::OtherIp),
                 }
             }
-            _ => return Class::OtherIp,
+            _ => return class_only(Class::OtherIp),
         },
-        _ => return Class::NonIp,
+        _ => return class_only(Class::NonIp),
     };
-    match proto {
+    let class = match proto {
         6 => Class::Tcp,
         17 => Class::Udp,
         1 | 58 => Class::Icmp,
         _ => Class::OtherIp,
-    }
+    };
+    (class, l4)
 }

@@ -1,0 +1,261 @@
+//! Compares the verbose (`SummaryOptions::verbose = 1`) and quiet
+//! (`SummaryOptions::quiet`) summaries with `tcpdump -n -v` and `tcpdump -n -q`
+//! on every capture of the shared corpus whose link types the summarizer reads.
+//!
+//! The comparison is exact: tcpdump's text after the timestamp with its
+//! continuation lines kept (`-v` breaks an IPv4 line after the header fields with
+//! `\n    ` and adds `\n\t` lines), hex dumps dropped. It covers the packets whose
+//! default line already agrees with `tcpdump -n` ("wherever netsift prints the
+//! default line"); the others are counted apart, as `tcpdump_agreement` reports
+//! them.
+//!
+//! Packets are grouped by a protocol key: the class of `common::classify` (TCP,
+//! UDP, ICMP/ICMPv6, ARP/RARP, other IP, non-IP) and, for TCP and UDP, the first
+//! port of the pair that tcpdump dispatches a payload printer on (`TCP/80`); plain
+//! `TCP` and `UDP` are segments on no such port. The keys of [`CLAIMED`] must agree
+//! on every packet, in both modes; the test prints the counts per key and per
+//! capture, and the keys that still differ, which are not claimed.
+//!
+//! `cargo test --release -p netsift-wire --test tcpdump_verbose_quiet -- --nocapture`
+
+mod common;
+
+use common::capture::read_capture;
+use common::tcpdump::{have_tcpdump, tcpdump_blocks, tcpdump_records};
+use common::{classify_l4, classify_ports, corpus_root, Class};
+use netsift_wire::{LinkType, Summarizer, SummaryOptions};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// The protocol keys whose verbose and quiet lines must equal tcpdump's on every
+/// corpus packet whose default line does.
+const CLAIMED_VERBOSE: &[&str] = &["TCP", "UDP", "ICMP/ICMPv6", "ARP/RARP"];
+const CLAIMED_QUIET: &[&str] = &["TCP", "UDP", "ICMP/ICMPv6", "ARP/RARP"];
+
+/// The ports tcpdump 4.99's `tcp_print` and `udp_print` hand a payload printer
+/// (the `*_PORT` values of its `tcp.h` and `udp.h`).
+const APP_PORTS: &[u16] = &[
+    21, 22, 23, 25, 43, 53, 67, 68, 69, 80, 88, 111, 123, 137, 138, 139, 161, 162, 179, 319, 320,
+    323, 445, 496, 500, 514, 520, 521, 525, 546, 547, 554, 639, 646, 654, 698, 701, 750, 921, 1589,
+    1645, 1646, 1700, 1701, 1723, 1812, 1813, 1985, 2049, 2103, 2104, 3456, 3503, 3784, 3785, 3799,
+    4342, 4500, 4567, 4784, 4789, 4790, 5060, 5353, 5359, 6081, 6343, 6379, 6633, 6635, 6653, 6696,
+    6697, 6784, 7000, 7001, 7002, 7003, 7004, 7005, 7006, 7007, 7008, 7009, 7500, 8080, 8231, 8472,
+    8500, 8554, 10288, 12222, 12223, 17754, 30490, 49152,
+];
+
+fn key(linktype: LinkType, data: &[u8]) -> String {
+    let (class, ports) = classify_ports(linktype, data);
+    // `-v` prints the datagram an ICMPv4 error quotes; key it by what it quotes.
+    if let (Class::Icmp, Some(icmp)) = classify_l4(linktype, data) {
+        let quoted = icmp
+            .get(8..)
+            .filter(|q| q.first().is_some_and(|b| b >> 4 == 4));
+        if let (Some(3 | 4 | 5 | 11 | 12), Some(q)) = (icmp.first(), quoted) {
+            let inner = key(LinkType::RAW, q);
+            if inner != "TCP" && inner != "UDP" && inner != "ICMP/ICMPv6" {
+                return format!("{} quoting {inner}", class.name());
+            }
+        }
+    }
+    match ports {
+        Some((s, d)) => {
+            let app = [s, d].into_iter().filter(|p| APP_PORTS.contains(p)).min();
+            match app {
+                Some(p) => format!("{}/{p}", class.name()),
+                None => class.name().to_string(),
+            }
+        }
+        None if class == Class::Tcp || class == Class::Udp => {
+            format!("{} (no ports)", class.name())
+        }
+        None => class.name().to_string(),
+    }
+}
+
+/// Counts for one mode (verbose or quiet).
+#[derive(Default)]
+struct Tally {
+    /// Per key: (same, compared, default line differs).
+    by_key: BTreeMap<String, (usize, usize, usize)>,
+    /// Per capture: (same, compared, packets).
+    by_file: Vec<(String, usize, usize, usize)>,
+    /// First few differences per key.
+    examples: BTreeMap<String, Vec<String>>,
+}
+
+impl Tally {
+    fn totals(&self) -> (usize, usize, usize) {
+        self.by_key
+            .values()
+            .fold((0, 0, 0), |a, v| (a.0 + v.0, a.1 + v.1, a.2 + v.2))
+    }
+
+    fn report(&self, title: &str, claimed: &[&str]) {
+        let (s, t, x) = self.totals();
+        eprintln!("== {title}: {} captures", self.by_file.len());
+        eprintln!("  {s}/{t} packets agree; {x} more left out (default line differs)");
+        for (k, (s, t, x)) in &self.by_key {
+            let mark = if claimed.contains(&k.as_str()) {
+                "claimed"
+            } else if s != t {
+                "differs"
+            } else {
+                ""
+            };
+            eprintln!("  {k:<22} {s:>6}/{t:<6} (+{x} left out) {mark}");
+        }
+        eprintln!("  per capture (same/compared of packets), where not all agree:");
+        for (f, s, t, n) in &self.by_file {
+            if s != t {
+                eprintln!("    {f}: {s}/{t} of {n}");
+            }
+        }
+        for (k, ex) in &self.examples {
+            for e in ex {
+                eprintln!("  [{k}] {e}");
+            }
+        }
+    }
+
+    fn differing_claimed(&self, claimed: &[&str]) -> Vec<String> {
+        self.by_key
+            .iter()
+            .filter(|(k, (s, t, _))| claimed.contains(&k.as_str()) && s != t)
+            .map(|(k, (s, t, _))| format!("{k} {s}/{t}"))
+            .collect()
+    }
+}
+
+/// One capture: the default, verbose and quiet lines of each packet, ours and
+/// tcpdump's. `None` (with the reason) when the capture is left out.
+struct Lines {
+    keys: Vec<String>,
+    default_same: Vec<bool>,
+    ours: [Vec<String>; 2],
+    theirs: [Vec<String>; 2],
+}
+
+fn lines(path: &Path) -> Result<Lines, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("unreadable: {e}"))?;
+    let packets = read_capture(&bytes).ok_or("not a capture")?;
+    if packets.iter().any(|p| !p.linktype.is_supported()) {
+        return Err("unsupported link type".into());
+    }
+    let default = tcpdump_records(path, &[]).ok_or("tcpdump failed")?;
+    let verbose = tcpdump_blocks(path, &["-v"]).ok_or("tcpdump failed")?;
+    let quiet = tcpdump_blocks(path, &["-q"]).ok_or("tcpdump failed")?;
+    let n = packets.len();
+    if default.len() != n || verbose.len() != n || quiet.len() != n {
+        return Err(format!(
+            "tcpdump printed {}/{}/{} records for {n} packets",
+            default.len(),
+            verbose.len(),
+            quiet.len()
+        ));
+    }
+    let mut d = Summarizer::new();
+    let mut v = Summarizer::with_options(SummaryOptions {
+        verbose: 1,
+        ..SummaryOptions::default()
+    });
+    let mut q = Summarizer::with_options(SummaryOptions {
+        quiet: true,
+        ..SummaryOptions::default()
+    });
+    let mut out = Lines {
+        keys: Vec::new(),
+        default_same: Vec::new(),
+        ours: [Vec::new(), Vec::new()],
+        theirs: [verbose, quiet],
+    };
+    for (p, theirs) in packets.iter().zip(&default) {
+        let ours = d.summarize(p.linktype, &p.data, p.wire_len);
+        out.default_same.push(ours.trim_end() == theirs);
+        out.keys.push(key(p.linktype, &p.data));
+        for (i, s) in [&mut v, &mut q].into_iter().enumerate() {
+            let l = s.summarize(p.linktype, &p.data, p.wire_len);
+            out.ours[i].push(l.trim_end().to_string());
+        }
+    }
+    Ok(out)
+}
+
+fn corpus_files(root: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for dir in ["tcpdump", "libpcap"] {
+        if let Ok(rd) = std::fs::read_dir(root.join(dir)) {
+            files.extend(rd.flatten().map(|e| e.path()));
+        }
+    }
+    files.sort();
+    files
+}
+
+#[test]
+fn verbose_and_quiet_agree_with_tcpdump() {
+    if !have_tcpdump() {
+        eprintln!("skipping: tcpdump is not installed");
+        return;
+    }
+    let root = corpus_root();
+    if !root.is_dir() {
+        eprintln!("skipping: no corpus at {}", root.display());
+        return;
+    }
+    let mut tallies = [Tally::default(), Tally::default()];
+    let mut skipped = Vec::new();
+    for f in corpus_files(&root) {
+        let name = f.strip_prefix(&root).unwrap_or(&f).display().to_string();
+        let l = match lines(&f) {
+            Ok(l) => l,
+            Err(e) => {
+                if e != "unsupported link type" {
+                    skipped.push(format!("{name}: {e}"));
+                }
+                continue;
+            }
+        };
+        for (m, tally) in tallies.iter_mut().enumerate() {
+            let (mut same, mut compared) = (0, 0);
+            for i in 0..l.keys.len() {
+                let e = tally.by_key.entry(l.keys[i].clone()).or_default();
+                if !l.default_same[i] {
+                    e.2 += 1;
+                    continue;
+                }
+                e.1 += 1;
+                compared += 1;
+                if l.ours[m][i] == l.theirs[m][i] {
+                    e.0 += 1;
+                    same += 1;
+                } else {
+                    let ex = tally.examples.entry(l.keys[i].clone()).or_default();
+                    if ex.len() < 3 {
+                        ex.push(format!(
+                            "{name} #{i}\n      ours: {:?}\n      tcpd: {:?}",
+                            l.ours[m][i], l.theirs[m][i]
+                        ));
+                    }
+                }
+            }
+            tally
+                .by_file
+                .push((name.clone(), same, compared, l.keys.len()));
+        }
+    }
+    tallies[0].report("verbose (-v) vs tcpdump -n -v", CLAIMED_VERBOSE);
+    tallies[1].report("quiet (-q) vs tcpdump -n -q", CLAIMED_QUIET);
+    for s in &skipped {
+        eprintln!("  skipped {s}");
+    }
+    if tallies[0].by_file.is_empty() {
+        eprintln!("skipping: no capture of a supported link type");
+        return;
+    }
+    let bad_v = tallies[0].differing_claimed(CLAIMED_VERBOSE);
+    let bad_q = tallies[1].differing_claimed(CLAIMED_QUIET);
+    assert!(
+        bad_v.is_empty() && bad_q.is_empty(),
+        "claimed protocols differ from tcpdump: verbose {bad_v:?}, quiet {bad_q:?}"
+    );
+}
