@@ -12,7 +12,10 @@
 //! Packets are grouped by a protocol key: the class of `common::classify` (TCP,
 //! UDP, ICMP/ICMPv6, ARP/RARP, other IP, non-IP) and, for TCP and UDP, the first
 //! port of the pair that tcpdump dispatches a payload printer on (`TCP/80`); plain
-//! `TCP` and `UDP` are segments on no such port. The keys of [`CLAIMED`] must agree
+//! `TCP` and `UDP` are segments on no such port. Other IP packets are keyed by IP
+//! protocol (`other IP 89`), other frames by EtherType (`non-IP 0x88cc`; plain
+//! `non-IP` has none, such as 802.3 frames with LLC), ICMP errors that quote a
+//! datagram tcpdump decodes further by what they quote. The keys of [`CLAIMED`] must agree
 //! on every packet, in both modes; the test prints the counts per key and per
 //! capture, and the keys that still differ, which are not claimed.
 //!
@@ -22,15 +25,16 @@ mod common;
 
 use common::capture::read_capture;
 use common::tcpdump::{have_tcpdump, tcpdump_blocks, tcpdump_records};
-use common::{classify_l4, classify_ports, corpus_root, Class};
+use common::{classify_ports, corpus_root, layers, Class};
 use netsift_wire::{LinkType, Summarizer, SummaryOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// The protocol keys whose verbose and quiet lines must equal tcpdump's on every
 /// corpus packet whose default line does.
-const CLAIMED_VERBOSE: &[&str] = &["TCP", "UDP", "ICMP/ICMPv6", "ARP/RARP"];
-const CLAIMED_QUIET: &[&str] = &["TCP", "UDP", "ICMP/ICMPv6", "ARP/RARP"];
+const CLAIMED_VERBOSE: &[&str] = &["TCP", "UDP", "ICMP/ICMPv6", "ARP/RARP", "other IP 2"];
+/// `*`: every key.
+const CLAIMED_QUIET: &[&str] = &["*"];
 
 /// The ports tcpdump 4.99's `tcp_print` and `udp_print` hand a payload printer
 /// (the `*_PORT` values of its `tcp.h` and `udp.h`).
@@ -45,8 +49,9 @@ const APP_PORTS: &[u16] = &[
 
 fn key(linktype: LinkType, data: &[u8]) -> String {
     let (class, ports) = classify_ports(linktype, data);
+    let l = layers(linktype, data);
     // `-v` prints the datagram an ICMPv4 error quotes; key it by what it quotes.
-    if let (Class::Icmp, Some(icmp)) = classify_l4(linktype, data) {
+    if let (Class::Icmp, Some(icmp)) = (l.class, l.l4) {
         let quoted = icmp
             .get(8..)
             .filter(|q| q.first().is_some_and(|b| b >> 4 == 4));
@@ -68,8 +73,16 @@ fn key(linktype: LinkType, data: &[u8]) -> String {
         None if class == Class::Tcp || class == Class::Udp => {
             format!("{} (no ports)", class.name())
         }
-        None => class.name().to_string(),
+        None => match (class, l.proto, l.ethertype) {
+            (Class::OtherIp, Some(p), _) => format!("{} {p}", class.name()),
+            (Class::NonIp, _, Some(t)) => format!("{} 0x{t:04x}", class.name()),
+            _ => class.name().to_string(),
+        },
     }
+}
+
+fn is_claimed(claimed: &[&str], key: &str) -> bool {
+    claimed.iter().any(|&c| c == "*" || c == key)
 }
 
 /// Counts for one mode (verbose or quiet).
@@ -95,7 +108,7 @@ impl Tally {
         eprintln!("== {title}: {} captures", self.by_file.len());
         eprintln!("  {s}/{t} packets agree; {x} more left out (default line differs)");
         for (k, (s, t, x)) in &self.by_key {
-            let mark = if claimed.contains(&k.as_str()) {
+            let mark = if is_claimed(claimed, k) {
                 "claimed"
             } else if s != t {
                 "differs"
@@ -120,7 +133,7 @@ impl Tally {
     fn differing_claimed(&self, claimed: &[&str]) -> Vec<String> {
         self.by_key
             .iter()
-            .filter(|(k, (s, t, _))| claimed.contains(&k.as_str()) && s != t)
+            .filter(|(k, (s, t, _))| is_claimed(claimed, k) && s != t)
             .map(|(k, (s, t, _))| format!("{k} {s}/{t}"))
             .collect()
     }

@@ -12,12 +12,14 @@ use crate::sll::{packet_type, pseudo_protocol, Sll2Header, SllHeader};
 use crate::vlan::MAX_VLAN_TAGS;
 
 /// `ethertype IPv4 (0x0800)`.
-fn ethertype_str(t: u16) -> String {
-    format!(
-        "ethertype {} (0x{:04x})",
-        EtherType(t).name().unwrap_or("Unknown"),
-        t
-    )
+/// tcpdump's `ether_type_print`: `ethertype IPv4 (0x0800)`, or with `-q` only
+/// the name (`Unknown Ethertype (0x88b5)` for an unnamed type).
+fn ethertype_str(t: u16, quiet: bool) -> String {
+    match (EtherType(t).name(), quiet) {
+        (Some(n), true) => n.to_string(),
+        (None, true) => format!("Unknown Ethertype (0x{t:04x})"),
+        (n, false) => format!("ethertype {} (0x{:04x})", n.unwrap_or("Unknown"), t),
+    }
 }
 
 /// tcpdump's `linkaddr_string`: colon-separated hex bytes.
@@ -71,7 +73,12 @@ impl Printer<'_> {
             if lt <= MAX_8023_LENGTH {
                 out!(self, "802.3, length {}: ", lt.min(length as u16));
             } else {
-                out!(self, "{}, length {}: ", ethertype_str(lt), orig_length);
+                out!(
+                    self,
+                    "{}, length {}: ",
+                    ethertype_str(lt, self.opts.quiet),
+                    orig_length
+                );
             }
         }
         if lt == EtherType::MACSEC.0 {
@@ -81,7 +88,7 @@ impl Printer<'_> {
                     p = body;
                     length = blen;
                     if self.opts.link_header && lt > MAX_8023_LENGTH {
-                        out!(self, "{}, ", ethertype_str(lt));
+                        out!(self, "{}, ", ethertype_str(lt, self.opts.quiet));
                     }
                 }
                 None => return Ok(()),
@@ -109,7 +116,7 @@ impl Printer<'_> {
                     if tci & 0x1000 != 0 { ", DEI" } else { "" }
                 );
                 if lt > MAX_8023_LENGTH {
-                    out!(self, "{}, ", ethertype_str(lt));
+                    out!(self, "{}, ", ethertype_str(lt, self.opts.quiet));
                 } else {
                     out!(self, "802.3");
                 }
@@ -130,7 +137,7 @@ impl Printer<'_> {
             out!(
                 self,
                 "{src} > {dst}, {}, length {}: ",
-                ethertype_str(lt),
+                ethertype_str(lt, self.opts.quiet),
                 orig_length
             );
         }
@@ -692,7 +699,7 @@ impl Printer<'_> {
                 if lt <= MAX_8023_LENGTH {
                     lt = pseudo_protocol::P_802_2;
                 } else if self.opts.link_header {
-                    out!(self, "{}, ", ethertype_str(lt));
+                    out!(self, "{}, ", ethertype_str(lt, self.opts.quiet));
                 }
                 p = tail(p, 4);
                 length -= 4;
@@ -716,6 +723,10 @@ impl Printer<'_> {
         if addr.len() == 6 {
             out!(self, "{} ", EthernetAddress::from_bytes(addr));
         }
+        // `-q` leaves out the protocol and the length.
+        if self.opts.quiet {
+            return;
+        }
         if proto <= MAX_8023_LENGTH {
             match proto {
                 pseudo_protocol::P_802_3 => out!(self, "802.3"),
@@ -723,7 +734,7 @@ impl Printer<'_> {
                 x => out!(self, "ethertype Unknown (0x{x:04x})"),
             }
         } else {
-            out!(self, "{}", ethertype_str(proto));
+            out!(self, "{}", ethertype_str(proto, false));
         }
         out!(self, ", length {length}: ");
     }
@@ -755,7 +766,12 @@ impl Printer<'_> {
             if lt <= MAX_8023_LENGTH {
                 out!(self, "ethertype Unknown (0x{lt:04x}), length {length}: ");
             } else {
-                out!(self, "{}, length {}: ", ethertype_str(lt), length);
+                out!(
+                    self,
+                    "{}, length {}: ",
+                    ethertype_str(lt, self.opts.quiet),
+                    length
+                );
             }
         }
         let p = tail(data, 20);
@@ -781,7 +797,12 @@ impl Printer<'_> {
             if h.addr().len() == 6 {
                 out!(self, "{} ", EthernetAddress::from_bytes(h.addr()));
             }
-            out!(self, "{}, length {}: ", ethertype_str(lt), length + 20);
+            out!(
+                self,
+                "{}, length {}: ",
+                ethertype_str(lt, self.opts.quiet),
+                length + 20
+            );
         }
         Ok(())
     }

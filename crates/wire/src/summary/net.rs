@@ -1198,7 +1198,7 @@ impl Printer<'_> {
                 } else {
                     out!(self, ", {} group record(s)", g2(bp, 6)?);
                     if self.opts.verbose > 0 {
-                        self.mldv2_groups(bp, length)?;
+                        self.group_records(bp, length, true)?;
                     }
                 }
             }
@@ -1401,35 +1401,41 @@ impl Printer<'_> {
         }))
     }
 
-    /// The group records of an MLDv2 report, as `mldv2_report_print` shows
-    /// them with `-v` (the source count, not the sources).
-    fn mldv2_groups(&mut self, bp: &[u8], len: u32) -> PResult {
+    /// The group records of an MLDv2 (`v6`) or IGMPv3 report, as
+    /// `mldv2_report_print` and `print_igmpv3_report` show them with `-v`: the
+    /// source count, not the sources.
+    fn group_records(&mut self, bp: &[u8], len: u32, v6: bool) -> PResult {
         let len = len as usize;
+        let alen = if v6 { 16 } else { 4 };
         let ngroups = g2(bp, 6)?;
         let mut group = 8usize;
         for _ in 0..ngroups {
-            if len < group + 20 {
+            if len < group + 4 + alen {
                 out!(self, " [invalid number of groups]");
                 return Ok(());
             }
-            out!(self, " [gaddr {}", v6s(gv6(bp, group + 4)?));
-            let rt = g1(bp, group)?;
-            match rt {
+            let gaddr = if v6 {
+                v6s(gv6(bp, group + 4)?)
+            } else {
+                gv4(bp, group + 4)?.to_string()
+            };
+            out!(self, " [gaddr {gaddr}");
+            match g1(bp, group)? {
                 1 => out!(self, " is_in"),
                 2 => out!(self, " is_ex"),
                 3 => out!(self, " to_in"),
                 4 => out!(self, " to_ex"),
                 5 => out!(self, " allow"),
                 6 => out!(self, " block"),
-                t => out!(self, "  [v2-report-#{t}]"),
+                t => out!(self, "  [v{}-report-#{t}]", if v6 { 2 } else { 3 }),
             }
             let nsrcs = g2(bp, group + 2)? as usize;
-            if len < group + 20 + nsrcs * 16 {
+            if len < group + 4 + alen + nsrcs * alen {
                 out!(self, " [invalid number of sources {nsrcs}]");
                 return Ok(());
             }
             out!(self, ", {nsrcs} source(s)]");
-            group += 20 + nsrcs * 16;
+            group += 4 + alen + nsrcs * alen;
         }
         Ok(())
     }
@@ -1452,6 +1458,23 @@ impl Printer<'_> {
     /// `igmp_print`.
     fn igmp(&mut self, bp: &[u8], len: u32) -> PResult {
         self.proto = "igmp";
+        if self.opts.quiet {
+            out!(self, "igmp");
+            return Ok(());
+        }
+        self.igmp_message(bp, len)?;
+        if self.opts.verbose > 0 && len >= 4 {
+            if let Some(msg) = bp.get(..len as usize) {
+                if crate::checksum::internet(msg) != 0 {
+                    out!(self, " bad igmp cksum {:x}!", g2(bp, 2)?);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The message part of `igmp_print`.
+    fn igmp_message(&mut self, bp: &[u8], len: u32) -> PResult {
         let t = g1(bp, 0)?;
         match t {
             0x11 => {
@@ -1519,10 +1542,13 @@ impl Printer<'_> {
             0x16 => out!(self, "igmp v2 report {}", gv4(bp, 4)?),
             0x22 => {
                 out!(self, "igmp v3 report");
-                if len < 8 || len % 4 > 0 {
+                if len < 16 || len % 4 > 0 {
                     out!(self, " [invalid len {len}]");
                 } else {
                     out!(self, ", {} group record(s)", g2(bp, 6)?);
+                    if self.opts.verbose > 0 {
+                        self.group_records(bp, len, false)?;
+                    }
                 }
             }
             0x17 => out!(self, "igmp leave {}", gv4(bp, 4)?),
