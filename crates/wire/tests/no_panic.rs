@@ -37,16 +37,9 @@ impl Rng {
 fn check(s: &mut Summarizer, lt: LinkType, data: &[u8], wire_len: u32) {
     let verbose = s.options().verbose > 0;
     let out = s.summarize(lt, data, wire_len);
-    // Only verbose summaries continue on more lines, each indented as tcpdump's.
+    // Only verbose summaries continue on more lines, as tcpdump's do.
     assert!(
-        !out.contains('\r')
-            && (if verbose {
-                out.lines()
-                    .skip(1)
-                    .all(|l| l.starts_with("    ") || l.starts_with('\t'))
-            } else {
-                !out.contains('\n')
-            }),
+        !out.contains('\r') && (verbose || !out.contains('\n')),
         "bad line breaks in the summary for {lt} {data:02x?}: {out:?}"
     );
     assert!(!out.is_empty(), "empty summary for {lt} {data:02x?}");

@@ -76,32 +76,49 @@ impl Printer<'_> {
         }
         self.out.push_str(&proto.to_ascii_uppercase());
         if print_this {
-            self.txt_line(": ", p, len)?;
+            if self.opts.verbose > 0 {
+                // Every text line, each on a line of its own.
+                out!(self, ", length: {len}");
+                let mut idx = 0;
+                while idx < len {
+                    match self.txt_line("\n\t", p, idx, len)? {
+                        0 => break,
+                        eol => idx = eol,
+                    }
+                }
+            } else {
+                self.txt_line(": ", p, 0, len)?;
+            }
         }
         Ok(())
     }
 
-    /// `print_txt_line` for the first line.
-    fn txt_line(&mut self, prefix: &str, p: &[u8], len: usize) -> PResult {
-        let mut idx = 0usize;
+    /// `print_txt_line`: the text line at `start`, with `prefix`; returns where
+    /// the next line starts, or 0 when the text ends (binary data, or a bare
+    /// CR); a line cut off by the end of the payload is printed and reported
+    /// truncated.
+    fn txt_line(&mut self, prefix: &str, p: &[u8], start: usize, len: usize) -> PResult<usize> {
+        let mut idx = start;
         while idx < len {
             let c = g1(p, idx)?;
             if c == b'\n' {
-                return self.txt_emit(prefix, &p[..idx]);
+                self.txt_emit(prefix, &p[start..idx])?;
+                return Ok(idx + 1);
             } else if c == b'\r' {
                 if idx + 1 >= len {
-                    return Ok(());
+                    return Ok(0);
                 }
                 if g1(p, idx + 1)? == b'\n' {
-                    return self.txt_emit(prefix, &p[..idx]);
+                    self.txt_emit(prefix, &p[start..idx])?;
+                    return Ok(idx + 2);
                 }
-                return Ok(());
+                return Ok(0);
             } else if !is_print(c) && c != b'\t' {
-                return Ok(());
+                return Ok(0);
             }
             idx += 1;
         }
-        self.txt_emit(prefix, &p[..idx.min(p.len())])?;
+        self.txt_emit(prefix, p.get(start..idx).unwrap_or(&[]))?;
         Err(Trunc)
     }
 
@@ -360,7 +377,14 @@ impl Printer<'_> {
 
     /// `ns_rprint` without `-v`.
     fn rr(&mut self, bp: &[u8], cp: usize, mdns: bool) -> PResult<usize> {
-        let Some(c) = nskip(bp, cp) else {
+        // With -v the owner name is printed; without, skipped.
+        let c = if self.opts.verbose > 0 {
+            out!(self, " ");
+            Some(self.fqdn(bp, cp)?)
+        } else {
+            nskip(bp, cp)
+        };
+        let Some(c) = c else {
             return Ok(bp.len());
         };
         if super::need(bp, c, 10).is_err() {
@@ -424,6 +448,16 @@ impl Printer<'_> {
                     g2(bp, data)?,
                     g2(bp, data + 2)?
                 );
+            }
+            6 if self.opts.verbose > 0 => {
+                out!(self, " ");
+                let mut p = self.fqdn(bp, data)?;
+                out!(self, " ");
+                p = self.fqdn(bp, p)?;
+                super::need(bp, p, 20)?;
+                for i in 0..5 {
+                    out!(self, " {}", g4(bp, p + 4 * i)?);
+                }
             }
             28 => out!(self, " {}", v6s(gv6(bp, data)?)),
             256 => {

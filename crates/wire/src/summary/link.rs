@@ -1144,7 +1144,23 @@ impl Printer<'_> {
             }
             let e = g4(p, 0)?;
             last = e >> 12;
-            out!(self, " (label {}, tc {}", last, (e >> 9) & 7);
+            let verbose = self.opts.verbose > 0;
+            let sep = if depth > 0 && verbose { "\n\t" } else { " " };
+            out!(self, "{sep}(label {last}");
+            if verbose && last < 16 {
+                const RESERVED: [&str; 4] = [
+                    "IPv4 explicit NULL",
+                    "router alert",
+                    "IPv6 explicit NULL",
+                    "implicit NULL",
+                ];
+                out!(
+                    self,
+                    " ({})",
+                    RESERVED.get(last as usize).unwrap_or(&"rsvd")
+                );
+            }
+            out!(self, ", tc {}", (e >> 9) & 7);
             if e & 0x100 != 0 {
                 out!(self, ", [S]");
             }
@@ -1175,16 +1191,17 @@ impl Printer<'_> {
                 }
             }
         };
+        let sep = if self.opts.verbose > 0 { "\n\t" } else { " " };
         match pt {
             4 => {
-                out!(self, " ");
+                out!(self, "{sep}");
                 self.ipv4(p, length);
             }
             6 => {
-                out!(self, " ");
+                out!(self, "{sep}");
                 self.ipv6(p, length);
             }
-            1 => out!(self, " OSI, length {length}"),
+            1 => out!(self, "{sep}OSI, length {length}"),
             _ => {}
         }
         Ok(())

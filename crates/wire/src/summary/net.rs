@@ -726,7 +726,7 @@ impl Printer<'_> {
                 47 => self.gre(bp, length)?,
                 89 => self.ospf(bp, length, ctx)?,
                 103 => self.pim(bp, length)?,
-                112 => self.vrrp(bp, length, ctx.ttl)?,
+                112 => self.vrrp(bp, length, ctx)?,
                 88 => {
                     self.proto = "eigrp";
                     let op = g1(bp, 1)?;
@@ -1577,6 +1577,20 @@ impl Printer<'_> {
         let flags = g2(bp, 0)?;
         let vers = flags & 7;
         out!(self, "GREv{vers}");
+        let verbose = self.opts.verbose > 0;
+        if verbose && vers <= 1 {
+            let names = [
+                (0x8000, "checksum present"),
+                (0x4000, "routing present"),
+                (0x2000, "key present"),
+                (0x1000, "sequence# present"),
+                (0x0800, "source routing present"),
+                (0x0080, "ack present"),
+            ];
+            out!(self, ", Flags [{}]", bit_names(flags as u32, &names));
+        }
+        // tcpdump -v puts the payload on a line of its own.
+        let demarc = if verbose { "\n\t" } else { ": " };
         let mut len = length as i64 - 2;
         let mut off = 2usize;
         macro_rules! take {
@@ -1600,7 +1614,10 @@ impl Printer<'_> {
         match vers {
             0 => {
                 if flags & 0xc000 != 0 {
-                    let _ = take!(2);
+                    let at = take!(2);
+                    if verbose {
+                        out!(self, ", sum 0x{:x}", g2(bp, at)?);
+                    }
                     let at = take!(2);
                     out!(self, ", off 0x{:x}", g2(bp, at)?);
                 }
@@ -1673,7 +1690,7 @@ impl Printer<'_> {
                         prot
                     );
                 }
-                out!(self, ", length {length}: ");
+                out!(self, ", length {length}{demarc}");
                 let p = tail(bp, off);
                 let len = len as u32;
                 match prot {
@@ -1704,7 +1721,7 @@ impl Printer<'_> {
                 if flags & 0x1000 == 0 {
                     return Ok(());
                 }
-                out!(self, ": ");
+                out!(self, "{demarc}");
                 let p = tail(bp, off);
                 match prot {
                     0x880b => self.ppp(p, len as u32)?,
@@ -1761,7 +1778,8 @@ impl Printer<'_> {
         Ok(())
     }
 
-    fn vrrp(&mut self, bp: &[u8], length: u32, ttl: u8) -> PResult {
+    fn vrrp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
+        let ttl = ctx.ttl;
         self.proto = "vrrp";
         let vt = g1(bp, 0)?;
         let (v, t) = (vt >> 4, vt & 0xf);
@@ -1792,6 +1810,53 @@ impl Printer<'_> {
         } else {
             let intvl = g2(bp, 4)? & 0x0fff;
             out!(self, ", intvl {intvl}cs, length {length}");
+        }
+        if self.opts.verbose > 0 {
+            self.vrrp_verbose(bp, length, v, ctx)?;
+        }
+        Ok(())
+    }
+
+    /// What `vrrp_print` adds with `-v`: a bad checksum, the addresses and a
+    /// simple-text password.
+    fn vrrp_verbose(&mut self, bp: &[u8], length: u32, v: u8, ctx: &IpCtx) -> PResult {
+        let naddrs = g1(bp, 3)? as usize;
+        if let Some(msg) = bp.get(..length as usize) {
+            let bad = if v == 2 {
+                crate::checksum::internet(msg) != 0
+            } else {
+                ctx.transport_cksum(112, msg) != 0
+            };
+            if bad {
+                out!(self, ", (bad vrrp cksum {:x})", g2(bp, 6)?);
+            }
+        }
+        out!(self, ", addrs");
+        if naddrs > 1 {
+            out!(self, "({naddrs})");
+        }
+        out!(self, ":");
+        let mut at = 8usize;
+        let mut sep = ' ';
+        for _ in 0..naddrs {
+            if ctx.is_v6() {
+                out!(self, "{sep}{}", v6s(gv6(bp, at)?));
+                at += 16;
+            } else {
+                out!(self, "{sep}{}", gv4(bp, at)?);
+                at += 4;
+            }
+            sep = ',';
+        }
+        if v == 2 && g1(bp, 4)? == 1 {
+            out!(self, " auth \"");
+            for i in 0..8 {
+                match g1(bp, at + i)? {
+                    0 => break,
+                    c => super::app::print_char(&mut self.out, c),
+                }
+            }
+            out!(self, "\"");
         }
         Ok(())
     }

@@ -847,7 +847,19 @@ impl Printer<'_> {
             .get(fac as usize)
             .map(|s| s.to_string())
             .unwrap_or_else(|| format!("unknown ({fac})"));
-        out!(self, "SYSLOG {}.{}, length: {}", f, SEV[sev as usize], len);
+        if self.opts.verbose == 0 {
+            out!(self, "SYSLOG {}.{}, length: {}", f, SEV[sev as usize], len);
+            return Ok(());
+        }
+        out!(
+            self,
+            "SYSLOG, length: {len}\n\tFacility {f} ({fac}), Severity {} ({sev})\n\tMsg: ",
+            SEV[sev as usize]
+        );
+        // The whole message, control characters and all, as tcpdump prints it.
+        for i in off + 1..len as usize {
+            super::app::print_char(&mut self.out, g1(p, i)?);
+        }
         Ok(())
     }
 
@@ -906,6 +918,22 @@ impl Printer<'_> {
             out!(self, "[reserved={rsv}!] ");
         }
         out!(self, "addr={}", super::gv4(p, 16)?);
+        if self.opts.verbose > 0 {
+            out!(
+                self,
+                " hellotime={} holdtime={} priority={} auth=\"",
+                super::net::relts(g1(p, 3)? as u32),
+                super::net::relts(g1(p, 4)? as u32),
+                g1(p, 5)?
+            );
+            for i in 8..16 {
+                match g1(p, i)? {
+                    0 => break,
+                    c => super::app::print_char(&mut self.out, c),
+                }
+            }
+            out!(self, "\"");
+        }
         Ok(())
     }
 
@@ -1000,8 +1028,20 @@ impl Printer<'_> {
             flags
         );
         out!(self, "overlay {}, ", g3(bp, 1)?);
-        out!(self, "instance {} ", g3(bp, 4)?);
+        let brk = self.vxlan_break();
+        out!(self, "instance {}{brk}", g3(bp, 4)?);
         self.ether(tail(bp, 8), length - 8)
+    }
+
+    /// What follows the VXLAN or OTV header: tcpdump ends the line there. The
+    /// default summary joins the two lines with a space (one line a packet);
+    /// verbose output keeps tcpdump's lines.
+    fn vxlan_break(&self) -> &'static str {
+        if self.opts.verbose > 0 {
+            "\n"
+        } else {
+            " "
+        }
     }
 
     fn vxlan(&mut self, bp: &[u8], length: u32) -> PResult {
@@ -1019,7 +1059,8 @@ impl Printer<'_> {
             flags
         );
         let vni = g3(bp, 4)?;
-        out!(self, "vni {vni} ");
+        let brk = self.vxlan_break();
+        out!(self, "vni {vni}{brk}");
         self.ether(tail(bp, 8), length - 8)
     }
 
@@ -1067,9 +1108,19 @@ impl Printer<'_> {
         }
         need(bp, 8, opts_len as usize)?;
         if opts_len > 0 {
-            out!(self, ", options [{opts_len} bytes]");
+            out!(self, ", options [");
+            if self.opts.verbose > 0 {
+                self.geneve_opts(&bp[8..8 + opts_len as usize])?;
+            } else {
+                out!(self, "{opts_len} bytes");
+            }
+            out!(self, "]");
         }
-        out!(self, ": ");
+        out!(
+            self,
+            "{}",
+            if self.opts.verbose > 0 { "\n\t" } else { ": " }
+        );
         let p = tail(bp, 8 + opts_len as usize);
         let len = len - opts_len;
         if !self.ethertype(prot, p, len, None)? {
@@ -1078,6 +1129,40 @@ impl Printer<'_> {
             } else {
                 out!(self, "geneve-proto-0x{prot:x}");
             }
+        }
+        Ok(())
+    }
+
+    /// `geneve_opts_print` with `-v`: class, type and length of each option.
+    fn geneve_opts(&mut self, o: &[u8]) -> PResult {
+        let mut at = 0usize;
+        let mut sep = "";
+        while at < o.len() {
+            out!(self, "{sep}");
+            sep = ", ";
+            let class = g2(o, at)?;
+            let t = g1(o, at + 2)?;
+            let len = 4 + (g1(o, at + 3)? as usize & 0x1f) * 4;
+            let cname = match class {
+                0x0100 => "Linux",
+                0x0101 => "Open vSwitch",
+                0x0102 => "Open Virtual Networking (OVN)",
+                0x0103 => "In-band Network Telemetry (INT)",
+                0x0104 => "VMware",
+                0..=0xff => "Standard",
+                0xfff0.. => "Experimental",
+                _ => "Unknown",
+            };
+            let crit = if t & 0x80 != 0 { "(C)" } else { "" };
+            out!(
+                self,
+                "class {cname} (0x{class:x}) type 0x{t:x}{crit} len {len}"
+            );
+            if len > o.len() - at {
+                out!(self, " [bad length]");
+                return Ok(());
+            }
+            at += len;
         }
         Ok(())
     }
