@@ -53,10 +53,9 @@ const NOT_CLAIMED_VERBOSE: &[&str] = &[
     "UDP/520",
     "UDP/67",
     "UDP/68",
-    // CDP, STP, LLDP and PPP option lists; IPv6 mobility messages; PIM,
+    // CDP, MSTP, LLDP and PPP option lists; IPv6 mobility messages; PIM,
     // OSPF (also inside GRE) and EIGRP TLVs.
     "non-IP",
-    "non-IP 0x0032",
     "non-IP 0x0089",
     "non-IP 0x880b",
     "non-IP 0x8864",

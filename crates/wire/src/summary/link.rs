@@ -496,6 +496,9 @@ impl Printer<'_> {
                 ", bridge-id {prio:04x}.{bmac}.{:04x}, length {length}",
                 g2(p, 25)?
             );
+            if pr.opts.verbose > 0 {
+                pr.stp_config_verbose(p, version)?;
+            }
             Ok(())
         };
         match bpdu_type {
@@ -531,6 +534,38 @@ impl Printer<'_> {
     }
 
     /// Cisco Discovery Protocol: version, TTL and the Device-ID TLV.
+    /// What `stp_print_config_bpdu` adds with `-v`: the timers, the root
+    /// bridge and path cost, and (802.1w) the port role.
+    fn stp_config_verbose(&mut self, p: &[u8], version: u8) -> PResult {
+        // Timers count 1/256 seconds.
+        let t = |at: usize| -> PResult<f64> { Ok(g2(p, at)? as f64 / 256.0) };
+        out!(
+            self,
+            "\n\tmessage-age {:.2}s, max-age {:.2}s, hello-time {:.2}s, forwarding-delay {:.2}s",
+            t(27)?,
+            t(29)?,
+            t(31)?,
+            t(33)?
+        );
+        need(p, 5, 8)?;
+        out!(
+            self,
+            "\n\troot-id {:04x}.{}, root-pathcost {}",
+            g2(p, 5)?,
+            EthernetAddress::from_bytes(&p[7..]),
+            g4(p, 13)?
+        );
+        if version == 2 {
+            let role = ["Unknown", "Alternate", "Root", "Designated"];
+            out!(
+                self,
+                ", port-role {}",
+                role[((g1(p, 4)? & 0x0c) >> 2) as usize]
+            );
+        }
+        Ok(())
+    }
+
     fn cdp(&mut self, p: &[u8], length: u32) -> PResult {
         self.proto = "cdp";
         out!(self, "CDPv{}, ttl: {}s", g1(p, 0)?, g1(p, 1)?);
