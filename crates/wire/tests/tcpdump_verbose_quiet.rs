@@ -44,12 +44,9 @@ const NOT_CLAIMED_VERBOSE: &[&str] = &[
     "ICMP/ICMPv6 quoting UDP/162",
     "ICMP/ICMPv6 quoting UDP/7002",
     "ICMP/ICMPv6 quoting UDP/7003",
-    // BGP messages, NTP, BFD, RIP and BOOTP/DHCP fields.
+    // BGP messages, NTP, RIP and BOOTP/DHCP fields.
     "TCP/179",
     "UDP/123",
-    "UDP/3784",
-    "UDP/4784",
-    "UDP/6784",
     "UDP/520",
     "UDP/67",
     "UDP/68",

@@ -981,10 +981,102 @@ impl Printer<'_> {
         } else {
             f.join(", ")
         };
+        if self.opts.verbose == 0 {
+            out!(
+                self,
+                "BFDv{version}, {pname}, State {state}, Flags: [{fl}], length: {len}"
+            );
+            return Ok(());
+        }
+        need(p, 0, 24)?;
+        let diag = vd & 0x1f;
+        let dname = match diag {
+            0 => "No Diagnostic",
+            1 => "Control Detection Time Expired",
+            2 => "Echo Function Failed",
+            3 => "Neighbor Signaled Session Down",
+            4 => "Forwarding Plane Reset",
+            5 => "Path Down",
+            6 => "Concatenated Path Down",
+            7 => "Administratively Down",
+            8 => "Reverse Concatenated Path Down",
+            _ => "unknown",
+        };
         out!(
             self,
-            "BFDv{version}, {pname}, State {state}, Flags: [{fl}], length: {len}"
+            "BFDv{version}, length: {len}\n\t{pname}, State {state}, Flags: [{fl}], \
+             Diagnostic: {dname} (0x{diag:02x})"
         );
+        let mult = g1(p, 2)? as u32;
+        let tx = g4(p, 12)?;
+        out!(
+            self,
+            "\n\tDetection Timer Multiplier: {mult} ({} ms Detection time), BFD Length: {}",
+            mult.wrapping_mul(tx) / 1000,
+            g1(p, 3)?
+        );
+        out!(
+            self,
+            "\n\tMy Discriminator: 0x{:08x}, Your Discriminator: 0x{:08x}",
+            g4(p, 4)?,
+            g4(p, 8)?
+        );
+        out!(self, "\n\t  Desired min Tx Interval:    {:4} ms", tx / 1000);
+        out!(
+            self,
+            "\n\t  Required min Rx Interval:   {:4} ms",
+            g4(p, 16)? / 1000
+        );
+        out!(
+            self,
+            "\n\t  Required min Echo Interval: {:4} ms",
+            g4(p, 20)? / 1000
+        );
+        if flags & 0x04 != 0 {
+            self.bfd_auth(tail(p, 24))?;
+        }
+        Ok(())
+    }
+
+    /// BFD's authentication section (`auth_print`).
+    fn bfd_auth(&mut self, a: &[u8]) -> PResult {
+        let (t, alen) = (g1(a, 0)?, g1(a, 1)?);
+        let tname = match t {
+            1 => "Simple Password",
+            2 => "Keyed MD5",
+            3 => "Meticulous Keyed MD5",
+            4 => "Keyed SHA1",
+            5 => "Meticulous Keyed SHA1",
+            _ => "Unknown",
+        };
+        out!(self, "\n\tAuthentication: {tname} ({t}), length: {alen}");
+        out!(self, "\n\t  Auth Key ID: {}", g1(a, 2)?);
+        let (want, label, hash) = match t {
+            1 => {
+                if !(4..=19).contains(&alen) {
+                    out!(self, "[invalid length {alen}]");
+                    return Ok(());
+                }
+                out!(self, ", Password: ");
+                for i in 0..alen as usize - 3 {
+                    super::app::print_char(&mut self.out, g1(a, 3 + i)?);
+                }
+                return Ok(());
+            }
+            2 | 3 => (24, "Digest", 16),
+            4 | 5 => (28, "Hash", 20),
+            _ => return Ok(()),
+        };
+        if alen != want {
+            out!(self, "[invalid length {alen}]");
+            return Ok(());
+        }
+        out!(self, ", Sequence Number: 0x{:08x}", g4(a, 4)?);
+        need(a, 8, hash)?;
+        out!(self, "\n\t  {label}: ");
+        for b in &a[8..8 + hash] {
+            out!(self, "{b:02x}");
+        }
         Ok(())
     }
 
@@ -1354,10 +1446,42 @@ impl Printer<'_> {
 
     pub(super) fn dccp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
         self.proto = "dccp";
+        if self.opts.quiet {
+            return self.dccp_quiet(bp, length, ctx);
+        }
         let (src, dst) = Self::addr_str(&ctx.addrs);
         let sport = g2(bp, 0)?;
         let dport = g2(bp, 2)?;
         out!(self, "{src}.{sport} > {dst}.{dport}: DCCP, length {length}");
+        Ok(())
+    }
+
+    /// `dccp_print` with `-q`: the header checks, the addresses and the
+    /// payload length.
+    fn dccp_quiet(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
+        need(bp, 0, 12)?;
+        if length < 12 {
+            out!(self, "truncated-dccp - {} bytes missing!", 12 - length);
+            return Ok(());
+        }
+        // The X bit makes the sequence number 48 bits wide.
+        let fixed = if g1(bp, 8)? & 1 != 0 { 16 } else { 12 };
+        if length < fixed {
+            out!(self, "truncated-dccp - {} bytes missing!", fixed - length);
+            return Ok(());
+        }
+        need(bp, 0, fixed as usize)?;
+        let (src, dst) = Self::addr_str(&ctx.addrs);
+        let (sport, dport) = (g2(bp, 0)?, g2(bp, 2)?);
+        let hlen = g1(bp, 4)? as u32 * 4;
+        out!(
+            self,
+            "{src}.{sport} > {dst}.{dport}: DCCP {}",
+            length.wrapping_sub(hlen)
+        );
+        if hlen > length {
+            out!(self, " [bad hdr length {hlen} - too long, > {length}]");
+        }
         Ok(())
     }
 
