@@ -50,14 +50,13 @@ const NOT_CLAIMED_VERBOSE: &[&str] = &[
     "UDP/520",
     "UDP/67",
     "UDP/68",
-    // CDP, MSTP, LLDP and PPP option lists; IPv6 mobility messages; PIM,
-    // OSPF (also inside GRE) and EIGRP TLVs.
+    // CDP, MSTP, LLDP and PPP option lists; IPv6 mobility messages; OSPF
+    // (also inside GRE) and EIGRP TLVs.
     "non-IP",
     "non-IP 0x0089",
     "non-IP 0x880b",
     "non-IP 0x8864",
     "non-IP 0x88cc",
-    "other IP 103",
     "other IP 135",
     "other IP 47",
     "other IP 62",

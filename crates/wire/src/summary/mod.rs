@@ -21,6 +21,7 @@
 mod app;
 mod link;
 mod net;
+mod pim;
 mod transport;
 
 use crate::linktype::LinkType;

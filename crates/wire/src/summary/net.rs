@@ -725,7 +725,7 @@ impl Printer<'_> {
                 41 => self.ipv6(bp, length),
                 47 => self.gre(bp, length)?,
                 89 => self.ospf(bp, length, ctx)?,
-                103 => self.pim(bp, length)?,
+                103 => self.pim(bp, length, ctx)?,
                 112 => self.vrrp(bp, length, ctx)?,
                 88 => {
                     self.proto = "eigrp";
@@ -1751,7 +1751,7 @@ impl Printer<'_> {
         Ok(())
     }
 
-    fn pim(&mut self, bp: &[u8], length: u32) -> PResult {
+    fn pim(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
         self.proto = "pim";
         let vt = g1(bp, 0)?;
         let (v, t) = (vt >> 4, vt & 0xf);
@@ -1759,23 +1759,13 @@ impl Printer<'_> {
             out!(self, "PIMv{v}, length {length}");
             return Ok(());
         }
-        let tn = match t {
-            0 => "Hello".to_string(),
-            1 => "Register".to_string(),
-            2 => "Register Stop".to_string(),
-            3 => "Join / Prune".to_string(),
-            4 => "Bootstrap".to_string(),
-            5 => "Assert".to_string(),
-            6 => "Graft".to_string(),
-            7 => "Graft ACK".to_string(),
-            8 => "Candidate RP Advertisement".to_string(),
-            9 => "State Refresh".to_string(),
-            10 => "DF Election".to_string(),
-            11 => "ECMP Redirect".to_string(),
-            t => format!("unknown ({t})"),
-        };
-        out!(self, "PIMv2, {tn}, length {length}");
-        Ok(())
+        let tn = super::pim::pimv2_type_name(t);
+        if self.opts.verbose == 0 {
+            out!(self, "PIMv2, {tn}, length {length}");
+            return Ok(());
+        }
+        out!(self, "PIMv2, length {length}\n\t{tn}");
+        self.pimv2_verbose(bp, length, ctx)
     }
 
     fn vrrp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
