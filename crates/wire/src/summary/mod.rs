@@ -17,6 +17,13 @@
 //! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
+//!
+//! [`SummaryOptions::verbose`] gives `tcpdump -v`'s text instead, which may span
+//! lines (`\n    ` after an IPv4 header, `\n\t` before the details of many
+//! protocols); [`SummaryOptions::quiet`] gives `tcpdump -q`'s. Both are checked
+//! against tcpdump on the corpus by `tests/tcpdump_verbose_quiet.rs`, which lists
+//! the protocols whose `-v` details are not reproduced yet (BGP, OSPF, EIGRP,
+//! NTP, RIP, DHCP, CDP, LLDP, MSTP, PPP options, IPv6 mobility).
 
 mod app;
 mod link;

@@ -866,11 +866,19 @@ impl Printer<'_> {
     /// RIP: version, command and length.
     fn rip(&mut self, p: &[u8], len: u32) -> PResult {
         self.proto = "rip";
-        if len < 4 {
+        // What both the capture and the length hold.
+        let avail = p.len().min(len as usize);
+        if avail < 4 {
             out!(self, " [|rip]");
             return Ok(());
         }
         let vers = g1(p, 1)?;
+        let verbose = self.opts.verbose > 0;
+        out!(self, "{}RIPv{vers}", if verbose { "\n\t" } else { "" });
+        // Version 0 is dumped in hex, which the summary leaves out.
+        if vers == 0 {
+            return Ok(());
+        }
         let cmd = g1(p, 0)?;
         let c = match cmd {
             1 => "Request".to_string(),
@@ -881,8 +889,136 @@ impl Printer<'_> {
             6 => "Poll Entry".to_string(),
             c => format!("unknown command ({c})"),
         };
-        out!(self, "RIPv{vers}, {c}, length: {len}");
+        out!(self, ", {c}, length: {len}");
+        if !verbose || !matches!(cmd, 1 | 2) {
+            return Ok(());
+        }
+        if vers > 2 {
+            out!(self, ", unknown version");
+            return Ok(());
+        }
+        out!(
+            self,
+            ", routes: {}{}",
+            len / 20,
+            if vers == 2 { " or less" } else { "" }
+        );
+        let mut left = avail - 4;
+        let mut at = 4usize;
+        while left != 0 {
+            let e = tail(p, at);
+            let size = if vers == 1 {
+                self.rip_entry_v1(e, left)?
+            } else {
+                self.rip_entry_v2(e, left)?
+            };
+            if size == 0 {
+                self.trunc();
+                break;
+            }
+            if left < size {
+                out!(
+                    self,
+                    " [remaining entries length {left} < {size}] (invalid)"
+                );
+                break;
+            }
+            at += size;
+            left -= size;
+        }
         Ok(())
+    }
+
+    /// `rip_entry_print_v1`: returns the entry's size, 0 when cut short.
+    fn rip_entry_v1(&mut self, e: &[u8], left: usize) -> PResult<usize> {
+        if left < 20 || e.len() < 20 {
+            return Ok(0);
+        }
+        let family = g2(e, 0)?;
+        if family != 2 && family != 0 {
+            out!(self, "\n\t AFI {}, ", bsd_af_name(family));
+            return Ok(20);
+        }
+        // Nonzero must-be-zero fields make tcpdump dump the entry in hex.
+        if g2(e, 2)? != 0 || g4(e, 8)? != 0 || g4(e, 12)? != 0 {
+            return Ok(20);
+        }
+        let afi = if family == 0 { "AFI 0, " } else { "" };
+        out!(
+            self,
+            "\n\t  {afi}{}, metric: {}",
+            super::gv4(e, 4)?,
+            g4(e, 16)?
+        );
+        Ok(20)
+    }
+
+    /// `rip_entry_print_v2`: returns the entry's size, 0 when cut short.
+    fn rip_entry_v2(&mut self, e: &[u8], left: usize) -> PResult<usize> {
+        if left < 4 || e.len() < 4 {
+            return Ok(0);
+        }
+        let family = g2(e, 0)?;
+        if family == 0xffff {
+            let auth = g2(e, 2)?;
+            let a = tail(e, 4);
+            match auth {
+                2 => {
+                    out!(self, "\n\t  Simple Text Authentication data: ");
+                    for i in 0..16 {
+                        match g1(a, i)? {
+                            0 => break,
+                            c => super::app::print_char(&mut self.out, c),
+                        }
+                    }
+                }
+                3 => {
+                    if a.len() < 16 || left - 4 < 16 {
+                        return Ok(0);
+                    }
+                    out!(
+                        self,
+                        "\n\t  Auth header: Packet Len {}, Key-ID {}, Auth Data Len {}, \
+                         SeqNo {}, MBZ {}, MBZ {}",
+                        g2(a, 0)?,
+                        g1(a, 2)?,
+                        g1(a, 3)?,
+                        g4(a, 4)?,
+                        g4(a, 8)?,
+                        g4(a, 12)?
+                    );
+                }
+                // The rest of the packet, in hex.
+                1 => {
+                    out!(self, "\n\t  Auth trailer:");
+                    return Ok(left);
+                }
+                t => {
+                    out!(self, "\n\t  Unknown ({t}) Authentication data:");
+                    return Ok(left);
+                }
+            }
+        } else if family != 2 && family != 0 {
+            out!(self, "\n\t  AFI {}", bsd_af_name(family));
+        } else {
+            if e.len() < 20 || left < 20 {
+                return Ok(0);
+            }
+            let afi = if family == 0 { "0" } else { "IPv4" };
+            out!(
+                self,
+                "\n\t  AFI {afi}, {:>15}/{:<2}, tag 0x{:04x}, metric: {}, next-hop: ",
+                super::gv4(e, 4)?.to_string(),
+                mask2plen(g4(e, 8)?),
+                g2(e, 2)?,
+                g4(e, 16)?
+            );
+            match g4(e, 12)? {
+                0 => out!(self, "self"),
+                r => out!(self, "{}", std::net::Ipv4Addr::from(r)),
+            }
+        }
+        Ok(20)
     }
 
     /// HSRP version 0.
@@ -1614,6 +1750,27 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else {
         Plain
+    }
+}
+
+/// tcpdump's `bsd_af_values`, with its `Unknown (N)` fallback.
+fn bsd_af_name(af: u16) -> String {
+    match af {
+        2 => "IPv4".to_string(),
+        6 => "NS".to_string(),
+        7 => "ISO".to_string(),
+        16 => "Appletalk".to_string(),
+        23 => "IPX".to_string(),
+        24 | 28 | 30 => "IPv6".to_string(),
+        a => format!("Unknown ({a})"),
+    }
+}
+
+/// tcpdump's `mask2plen`: the prefix length of a contiguous netmask, or -1.
+fn mask2plen(mask: u32) -> i32 {
+    match mask.leading_ones() {
+        n if mask.checked_shl(n).unwrap_or(0) == 0 => n as i32,
+        _ => -1,
     }
 }
 

@@ -55,7 +55,8 @@ pub fn tcpdump_records(file: &Path, extra: &[&str]) -> Option<Vec<String>> {
 
 /// `tcpdump -n [extra] -r file`, one string per packet with its continuation
 /// lines kept as they are (joined with `\n`, as `-v` prints them), hex dump lines
-/// dropped, trailing blanks of the record removed. `None` when tcpdump cannot be
+/// dropped (with any text a printer wrote after the dump on the same line, as
+/// `tcpdump_records` drops it), trailing blanks of the record removed. `None` when tcpdump cannot be
 /// run.
 pub fn tcpdump_blocks(file: &Path, extra: &[&str]) -> Option<Vec<String>> {
     let text = tcpdump_text(file, extra)?;
