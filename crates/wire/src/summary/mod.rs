@@ -23,7 +23,7 @@
 //! protocols); [`SummaryOptions::quiet`] gives `tcpdump -q`'s. Both are checked
 //! against tcpdump on the corpus by `tests/tcpdump_verbose_quiet.rs`, which lists
 //! the protocols whose `-v` details are not reproduced yet (BGP, OSPF, EIGRP,
-//! NTP, RIP, DHCP, CDP, LLDP, MSTP, PPP options, IPv6 mobility).
+//! NTP, DHCP, CDP, LLDP, MSTP, PPP options, IPv6 mobility).
 
 mod app;
 mod link;
@@ -52,18 +52,24 @@ pub struct SummaryOptions {
     /// `tcpdump -v` adds: the IPv4 header fields (`(tos 0x0, ttl 64, id 1, offset
     /// 0, flags [DF], proto TCP (6), length 60)`, IP options, a bad header
     /// checksum) followed by tcpdump's line break and indentation `\n    `; the
-    /// IPv6 header fields; the TCP checksum verdict and RST payload; the UDP-over-IPv6,
-    /// ICMP and ICMPv6 checksum verdicts; the packet an ICMP error quotes; every
-    /// text line of HTTP-like payloads. Values above 1 print as 1: what `-vv` and
-    /// `-vvv` add (UDP-over-IPv4 checksums, SCTP chunk details, longer protocol
-    /// decodes) is not implemented.
+    /// IPv6 header fields and extension header options; TCP checksum verdicts and
+    /// RST text; UDP-over-IPv6, ICMP, ICMPv6 and IGMP checksums; the datagram an
+    /// ICMP error quotes; neighbor discovery options, MLDv2 and IGMPv3 records;
+    /// ARP's address formats; every text line of HTTP-like payloads; DNS owner
+    /// names; and the details of GRE, MPLS, VXLAN, Geneve, VRRP, HSRP, syslog,
+    /// BFD, RIP, STP and PIMv2. Values above 1 print as 1: what `-vv` and `-vvv`
+    /// add (UDP-over-IPv4 checksums, SCTP chunk details, hex dumps) is not
+    /// implemented.
     ///
     /// A verbose summary may span several lines (tcpdump's `\n    ` and `\n\t`
     /// continuations); the default and quiet ones never do.
     pub verbose: u8,
     /// tcpdump's `-q`: less protocol detail. TCP prints `tcp N` (the payload
-    /// length) instead of flags, numbers and options, UDP prints `UDP, length N`
-    /// without decoding the payload, IGMP only its type.
+    /// length) instead of flags, numbers and options, and keeps no relative
+    /// sequence state; UDP prints `UDP, length N` without decoding the payload;
+    /// DCCP `DCCP N`; IGMP `igmp`; an unknown EtherType `Unknown Ethertype
+    /// (0x88b5)`. With `verbose`, the verbose IP header fields come first, as
+    /// with `tcpdump -v -q`.
     pub quiet: bool,
 }
 

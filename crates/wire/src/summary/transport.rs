@@ -769,12 +769,8 @@ impl Printer<'_> {
                 out!(p, "UDP, length {ulen}");
             }
         };
-        if self.opts.quiet {
-            generic(self);
-            return Ok(());
-        }
-        // NFS over UDP (port 2049) is tested before the table.
-        if cp.len() >= 8 {
+        // NFS over UDP (port 2049) is tested before the table, except with -q.
+        if cp.len() >= 8 && !self.opts.quiet {
             let dir = g4(cp, 4)?;
             if (dport == 2049 && dir == 0) || (sport == 2049 && dir == 1) {
                 generic(self);
@@ -786,6 +782,11 @@ impl Printer<'_> {
             if let Some(seg) = bp.get(..length as usize + 8) {
                 self.cksum_verdict("udp", g2(bp, 6)?, ctx.transport_cksum(17, seg));
             }
+        }
+        // -q keeps the checksum verdict but decodes no payload.
+        if self.opts.quiet {
+            generic(self);
+            return Ok(());
         }
         match udp_port_class(sport, dport, cp) {
             UdpApp::Dns => self.dns(cp, length, false, false),
