@@ -56,8 +56,7 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
 ];
 
 /// What `-v` still prints differently elsewhere, `-q` or not: CDP, MSTP, LLDP
-/// and PPP option lists; IPv6 mobility messages; OSPF (also inside GRE) and
-/// EIGRP TLVs.
+/// and PPP option lists; IPv6 mobility messages; OSPF (also inside GRE).
 const NOT_CLAIMED_VERBOSE_OTHER: &[&str] = &[
     "non-IP",
     "non-IP 0x0089",
@@ -67,7 +66,6 @@ const NOT_CLAIMED_VERBOSE_OTHER: &[&str] = &[
     "other IP 135",
     "other IP 47",
     "other IP 62",
-    "other IP 88",
     "other IP 89",
 ];
 

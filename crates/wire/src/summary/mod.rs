@@ -22,10 +22,11 @@
 //! lines (`\n    ` after an IPv4 header, `\n\t` before the details of many
 //! protocols); [`SummaryOptions::quiet`] gives `tcpdump -q`'s. Both are checked
 //! against tcpdump on the corpus by `tests/tcpdump_verbose_quiet.rs`, which lists
-//! the protocols whose `-v` details are not reproduced yet (BGP, OSPF, EIGRP,
-//! NTP, DHCP, CDP, LLDP, MSTP, PPP options, IPv6 mobility).
+//! the protocols whose `-v` details are not reproduced yet (BGP, OSPF, NTP,
+//! DHCP, CDP, LLDP, MSTP, PPP options, IPv6 mobility).
 
 mod app;
+mod eigrp;
 mod link;
 mod net;
 mod pim;
@@ -57,7 +58,7 @@ pub struct SummaryOptions {
     /// ICMP error quotes; neighbor discovery options, MLDv2 and IGMPv3 records;
     /// ARP's address formats; every text line of HTTP-like payloads; DNS owner
     /// names; and the details of GRE, MPLS, VXLAN, Geneve, VRRP, HSRP, syslog,
-    /// BFD, RIP, STP and PIMv2. Values above 1 print as 1: what `-vv` and `-vvv`
+    /// BFD, RIP, STP, PIMv2 and EIGRP. Values above 1 print as 1: what `-vv` and `-vvv`
     /// add (UDP-over-IPv4 checksums, SCTP chunk details, hex dumps) is not
     /// implemented.
     ///
@@ -333,6 +334,20 @@ pub(crate) fn need(b: &[u8], at: usize, n: usize) -> PResult {
     match at.checked_add(n) {
         Some(end) if end <= b.len() => Ok(()),
         _ => Err(Trunc),
+    }
+}
+
+/// tcpdump's `bittok2str`: the names of the bits set in `v`, or `none`.
+pub(crate) fn bit_names(v: u32, names: &[(u32, &str)]) -> String {
+    let set: Vec<&str> = names
+        .iter()
+        .filter(|&&(bit, _)| v & bit != 0)
+        .map(|&(_, n)| n)
+        .collect();
+    if set.is_empty() {
+        "none".to_string()
+    } else {
+        set.join(", ")
     }
 }
 

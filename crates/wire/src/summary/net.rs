@@ -1,11 +1,12 @@
-//! Network-layer printers: IPv4, IPv6 and its extension headers, the IP protocol
-//! demultiplexer, and the protocols carried straight over IP that are not
-//! transports: ICMP, ICMPv6, IGMP, GRE, AH/ESP, and the first line of OSPF, PIM and
-//! VRRP.
+//! Network-layer printers: IPv4, IPv6 and its extension headers (with the `-v`
+//! header fields), the IP protocol demultiplexer, and the protocols carried
+//! straight over IP that are not transports: ICMP, ICMPv6 (with neighbor
+//! discovery options), IGMP, GRE, AH/ESP, VRRP, the first line of OSPF and PIM.
+//! PIMv2's and EIGRP's `-v` details live in `pim.rs` and `eigrp.rs`.
 
 use super::{
-    g1, g2, g4, gv4, gv6, head, name_or, need, out, tail, v6s, IpAddrs, IpCtx, PResult, Printer,
-    Trunc,
+    bit_names, g1, g2, g4, gv4, gv6, head, name_or, need, out, tail, v6s, IpAddrs, IpCtx, PResult,
+    Printer, Trunc,
 };
 use crate::icmpv4::Icmpv4Packet;
 use crate::icmpv6::msg_type as icmp6;
@@ -106,16 +107,10 @@ impl Printer<'_> {
             out!(self, ", ttl {ttl}");
         }
         let off = g2(h, 6)?;
-        let flags: Vec<&str> = [(0x2000, "+"), (0x4000, "DF"), (0x8000, "rsvd")]
-            .into_iter()
-            .filter(|&(bit, _)| off & bit != 0)
-            .map(|(_, name)| name)
-            .collect();
-        let flags = if flags.is_empty() {
-            "none".to_string()
-        } else {
-            flags.join(", ")
-        };
+        let flags = bit_names(
+            off as u32,
+            &[(0x2000, "+"), (0x4000, "DF"), (0x8000, "rsvd")],
+        );
         let proto = g1(h, 9)?;
         out!(
             self,
@@ -727,11 +722,7 @@ impl Printer<'_> {
                 89 => self.ospf(bp, length, ctx)?,
                 103 => self.pim(bp, length, ctx)?,
                 112 => self.vrrp(bp, length, ctx)?,
-                88 => {
-                    self.proto = "eigrp";
-                    let op = g1(bp, 1)?;
-                    out!(self, "EIGRP {}, length: {}", eigrp_op(op), length);
-                }
+                88 => self.eigrp(bp, length)?,
                 143 => {
                     if ctx.is_v6() {
                         self.ether(bp, length)?;
@@ -1889,20 +1880,6 @@ fn icmp6_upper_layer(b: &[u8]) -> Option<(u8, &[u8])> {
 /// tcpdump's `ICMP_EXTD_MINLEN`: where RFC 4884 extensions may start.
 const ICMP_EXTD_MINLEN: u32 = 156 - 20;
 
-/// tcpdump's `bittok2str`: the names of the bits set in `v`, or `none`.
-fn bit_names(v: u32, names: &[(u32, &str)]) -> String {
-    let set: Vec<&str> = names
-        .iter()
-        .filter(|&&(bit, _)| v & bit != 0)
-        .map(|&(_, n)| n)
-        .collect();
-    if set.is_empty() {
-        "none".to_string()
-    } else {
-        set.join(", ")
-    }
-}
-
 /// `get_rtpref`: a router preference.
 fn rtpref(v: u8) -> &'static str {
     ["medium", "high", "rsv", "low"][((v & 0x18) >> 3) as usize]
@@ -2057,19 +2034,6 @@ pub(super) fn relts(secs: u32) -> String {
         }
     }
     s
-}
-
-fn eigrp_op(op: u8) -> String {
-    match op {
-        1 => "Update".to_string(),
-        3 => "Query".to_string(),
-        4 => "Reply".to_string(),
-        5 => "Hello".to_string(),
-        6 => "IPX SAP".to_string(),
-        10 => "SIA Query".to_string(),
-        11 => "SIA Reply".to_string(),
-        o => format!("unknown ({o})"),
-    }
 }
 
 fn mobility_name(t: u8) -> &'static str {
