@@ -1,7 +1,7 @@
 //! Application payloads: the first line of DNS (tcpdump's `domain_print`), and of
 //! the text protocols HTTP, RTSP, FTP and SMTP; the SSH version banner.
 
-use super::{g1, g2, g4, gv4, gv6, is_print, out, tail, v6s, PResult, Printer, Trunc};
+use super::{g1, g2, g4, gv4, gv6, is_print, out, print_char, tail, v6s, PResult, Printer, Trunc};
 
 pub(super) const HTTP_METHODS: &[&str] = &[
     "OPTIONS",
@@ -616,20 +616,6 @@ fn fetch_token(p: &[u8], idx: usize, len: usize) -> (usize, String) {
         idx += 1;
     }
     (idx, tok)
-}
-
-/// tcpdump's `fn_print_char`.
-pub(super) fn print_char(out: &mut String, c: u8) {
-    let mut c = c;
-    if !c.is_ascii() {
-        c &= 0x7f;
-        out.push_str("M-");
-    }
-    if !is_print(c) {
-        c ^= 0x40;
-        out.push('^');
-    }
-    out.push(c as char);
 }
 
 fn labellen(bp: &[u8], cp: usize) -> Option<usize> {

@@ -584,7 +584,7 @@ impl Printer<'_> {
             if t == 1 {
                 out!(self, ", Device-ID '");
                 for &c in &p[off + 4..off + l] {
-                    super::app::print_char(&mut self.out, c);
+                    super::print_char(&mut self.out, c);
                 }
                 out!(self, "'");
             }

@@ -351,6 +351,44 @@ pub(crate) fn bit_names(v: u32, names: &[(u32, &str)]) -> String {
     }
 }
 
+/// tcpdump's `unsigned_relts_print`.
+pub(crate) fn relts(secs: u32) -> String {
+    if secs == 0 {
+        return "0s".to_string();
+    }
+    const UNITS: [(u32, &str); 6] = [
+        (31_536_000, "y"),
+        (604_800, "w"),
+        (86_400, "d"),
+        (3_600, "h"),
+        (60, "m"),
+        (1, "s"),
+    ];
+    let mut s = String::new();
+    let mut secs = secs;
+    for (n, u) in UNITS {
+        if secs >= n {
+            s.push_str(&format!("{}{}", secs / n, u));
+            secs %= n;
+        }
+    }
+    s
+}
+
+/// tcpdump's `fn_print_char`.
+pub(crate) fn print_char(out: &mut String, c: u8) {
+    let mut c = c;
+    if !c.is_ascii() {
+        c &= 0x7f;
+        out.push_str("M-");
+    }
+    if !is_print(c) {
+        c ^= 0x40;
+        out.push('^');
+    }
+    out.push(c as char);
+}
+
 /// `b[from..]`, or empty.
 pub(crate) fn tail(b: &[u8], from: usize) -> &[u8] {
     b.get(from..).unwrap_or(&[])

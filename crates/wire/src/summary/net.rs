@@ -5,8 +5,8 @@
 //! PIMv2's and EIGRP's `-v` details live in `pim.rs` and `eigrp.rs`.
 
 use super::{
-    bit_names, g1, g2, g4, gv4, gv6, head, name_or, need, out, tail, v6s, IpAddrs, IpCtx, PResult,
-    Printer, Trunc,
+    bit_names, g1, g2, g4, gv4, gv6, head, name_or, need, out, relts, tail, v6s, IpAddrs, IpCtx,
+    PResult, Printer, Trunc,
 };
 use crate::icmpv4::Icmpv4Packet;
 use crate::icmpv6::msg_type as icmp6;
@@ -1834,7 +1834,7 @@ impl Printer<'_> {
             for i in 0..8 {
                 match g1(bp, at + i)? {
                     0 => break,
-                    c => super::app::print_char(&mut self.out, c),
+                    c => super::print_char(&mut self.out, c),
                 }
             }
             out!(self, "\"");
@@ -2010,30 +2010,6 @@ fn ms_since_midnight(t: u32) -> String {
     let (min, sec) = (sec / 60, sec % 60);
     let (hrs, min) = (min / 60, min % 60);
     format!("{hrs:02}:{min:02}:{sec:02}.{msec:03}")
-}
-
-/// tcpdump's `unsigned_relts_print`.
-pub(super) fn relts(secs: u32) -> String {
-    if secs == 0 {
-        return "0s".to_string();
-    }
-    const UNITS: [(u32, &str); 6] = [
-        (31_536_000, "y"),
-        (604_800, "w"),
-        (86_400, "d"),
-        (3_600, "h"),
-        (60, "m"),
-        (1, "s"),
-    ];
-    let mut s = String::new();
-    let mut secs = secs;
-    for (n, u) in UNITS {
-        if secs >= n {
-            s.push_str(&format!("{}{}", secs / n, u));
-            secs %= n;
-        }
-    }
-    s
 }
 
 fn mobility_name(t: u8) -> &'static str {

@@ -3,8 +3,7 @@
 //! join/prune lists on lines of their own. Without `-v` the summary is the one
 //! line `PIMv2, Hello, length 34` that `net.rs` prints.
 
-use super::net::relts;
-use super::{g1, g2, g4, gv4, gv6, need, out, tail, v6s, IpCtx, PResult, Printer, Trunc};
+use super::{g1, g2, g4, gv4, gv6, need, out, relts, tail, v6s, IpCtx, PResult, Printer, Trunc};
 
 /// How `pimv2_addr_print` reads an encoded address.
 #[derive(Clone, Copy, PartialEq, Eq)]

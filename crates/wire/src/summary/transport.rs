@@ -168,7 +168,7 @@ impl Printer<'_> {
         }
         out!(self, " ");
         for &c in head(p, length) {
-            super::app::print_char(&mut self.out, c);
+            super::print_char(&mut self.out, c);
         }
         out!(self, "]");
     }
@@ -859,7 +859,7 @@ impl Printer<'_> {
         );
         // The whole message, control characters and all, as tcpdump prints it.
         for i in off + 1..len as usize {
-            super::app::print_char(&mut self.out, g1(p, i)?);
+            super::print_char(&mut self.out, g1(p, i)?);
         }
         Ok(())
     }
@@ -969,7 +969,7 @@ impl Printer<'_> {
                     for i in 0..16 {
                         match g1(a, i)? {
                             0 => break,
-                            c => super::app::print_char(&mut self.out, c),
+                            c => super::print_char(&mut self.out, c),
                         }
                     }
                 }
@@ -1059,14 +1059,14 @@ impl Printer<'_> {
             out!(
                 self,
                 " hellotime={} holdtime={} priority={} auth=\"",
-                super::net::relts(g1(p, 3)? as u32),
-                super::net::relts(g1(p, 4)? as u32),
+                super::relts(g1(p, 3)? as u32),
+                super::relts(g1(p, 4)? as u32),
                 g1(p, 5)?
             );
             for i in 8..16 {
                 match g1(p, i)? {
                     0 => break,
-                    c => super::app::print_char(&mut self.out, c),
+                    c => super::print_char(&mut self.out, c),
                 }
             }
             out!(self, "\"");
@@ -1196,7 +1196,7 @@ impl Printer<'_> {
                 }
                 out!(self, ", Password: ");
                 for i in 0..alen as usize - 3 {
-                    super::app::print_char(&mut self.out, g1(a, 3 + i)?);
+                    super::print_char(&mut self.out, g1(a, 3 + i)?);
                 }
                 return Ok(());
             }
