@@ -55,11 +55,10 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
     "UDP/520",
 ];
 
-/// What `-v` still prints differently elsewhere, `-q` or not: CDP, MSTP, LLDP
-/// and PPP option lists; IPv6 mobility messages; OSPF (also inside GRE).
+/// What `-v` still prints differently elsewhere, `-q` or not: CDP, LLDP and PPP
+/// option lists; IPv6 mobility messages; OSPF (also inside GRE).
 const NOT_CLAIMED_VERBOSE_OTHER: &[&str] = &[
     "non-IP",
-    "non-IP 0x0089",
     "non-IP 0x880b",
     "non-IP 0x8864",
     "non-IP 0x88cc",

@@ -516,43 +516,159 @@ impl Printer<'_> {
                 }
                 config(self)?;
             }
-            0x02 if version >= 3 => {
-                if length < 102 {
-                    out!(self, " (invalid)");
-                    return Ok(());
-                }
-                out!(
-                    self,
-                    ", CIST Flags [{}], length {}",
-                    stp_flags(g1(p, 4)?),
-                    length
-                );
-            }
+            0x02 if version >= 3 => self.mstp(p, length, version)?,
             _ => {}
         }
         Ok(())
     }
 
     /// Cisco Discovery Protocol: version, TTL and the Device-ID TLV.
+    /// An 802.1s (MSTP) or 802.1aq (SPB) BPDU: the CIST flags, and with `-v`
+    /// the CIST, its configuration and every MSTI (`stp_print_mstp_bpdu`).
+    fn mstp(&mut self, p: &[u8], length: u32, version: u8) -> PResult {
+        const BPDU_LEN: u32 = 36;
+        const V3_LEN_AT: usize = 36;
+        // The version 1 length must be 0 and the version 3 part must fit.
+        let mstp_len = if length < 102 || g1(p, 35)? != 0 {
+            None
+        } else {
+            Some(g2(p, V3_LEN_AT)? as u32 + 2).filter(|&l| length >= BPDU_LEN + l)
+        };
+        let Some(mstp_len) = mstp_len else {
+            out!(self, " (invalid)");
+            return Ok(());
+        };
+        let flags = g1(p, 4)?;
+        out!(self, ", CIST Flags [{}], length {length}", stp_flags(flags));
+        if self.opts.verbose > 0 {
+            self.mstp_verbose(p, flags)?;
+        }
+        if version == 4 {
+            let spb_at = (BPDU_LEN + mstp_len) as usize;
+            let spb_len = g2(p, spb_at)? as u32 + 2;
+            if length < BPDU_LEN + mstp_len + spb_len || spb_len < 87 {
+                out!(self, " (invalid)");
+            } else if self.opts.verbose > 0 {
+                self.spb_verbose(p, spb_at)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn mstp_verbose(&mut self, p: &[u8], flags: u8) -> PResult {
+        const ROLES: [&str; 4] = ["Unknown", "Alternate", "Root", "Designated"];
+        out!(
+            self,
+            "\n\tport-role {}, CIST root-id {}, CIST ext-pathcost {}",
+            ROLES[((flags & 0x0c) >> 2) as usize],
+            stp_bridge_id(p, 5)?,
+            g4(p, 13)?
+        );
+        out!(
+            self,
+            "\n\tCIST regional-root-id {}, CIST port-id {:04x},",
+            stp_bridge_id(p, 17)?,
+            g2(p, 25)?
+        );
+        self.stp_timers(p)?;
+        out!(self, "\n\tv3len {}, MCID Name ", g2(p, 36)?);
+        self.jnp(p, 39, 32)?;
+        out!(
+            self,
+            ", rev {},\n\t\tdigest {:08x}{:08x}{:08x}{:08x}, CIST int-root-pathcost {},",
+            g2(p, 71)?,
+            g4(p, 73)?,
+            g4(p, 77)?,
+            g4(p, 81)?,
+            g4(p, 85)?,
+            g4(p, 89)?
+        );
+        out!(
+            self,
+            "\n\tCIST bridge-id {}, CIST remaining-hops {}",
+            stp_bridge_id(p, 93)?,
+            g1(p, 101)?
+        );
+        let v3len = g2(p, 36)? as usize;
+        if v3len > 64 {
+            let mut left = v3len - 64;
+            let mut at = 102usize;
+            while left >= 16 {
+                let f = g1(p, at)?;
+                out!(
+                    self,
+                    "\n\tMSTI {}, Flags [{}], port-role {}",
+                    g2(p, at + 1)? & 0x0fff,
+                    stp_flags(f),
+                    ROLES[((f & 0x0c) >> 2) as usize]
+                );
+                out!(
+                    self,
+                    "\n\t\tMSTI regional-root-id {}, pathcost {}",
+                    stp_bridge_id(p, at + 1)?,
+                    g4(p, at + 9)?
+                );
+                out!(
+                    self,
+                    "\n\t\tMSTI bridge-prio {}, port-prio {}, hops {}",
+                    g1(p, at + 13)? >> 4,
+                    g1(p, at + 14)? >> 4,
+                    g1(p, at + 15)?
+                );
+                left -= 16;
+                at += 16;
+            }
+        }
+        Ok(())
+    }
+
+    /// `stp_print_spb_bpdu`: the 802.1aq part at `at`.
+    fn spb_verbose(&mut self, p: &[u8], at: usize) -> PResult {
+        out!(self, "\n\tv4len {}, AUXMCID Name ", g2(p, at)?);
+        self.jnp(p, at + 3, 32)?;
+        let d = at + 37;
+        out!(
+            self,
+            ", Rev {},\n\t\tdigest {:08x}{:08x}{:08x}{:08x}",
+            g2(p, at + 35)?,
+            g4(p, d)?,
+            g4(p, d + 4)?,
+            g4(p, d + 8)?,
+            g4(p, d + 12)?
+        );
+        let a = at + 53;
+        let (agree, format, conv) = (g1(p, a)?, g1(p, a + 2)?, g1(p, a + 3)?);
+        out!(
+            self,
+            "\n\tAgreement num {}, Discarded Agreement num {}, Agreement valid-flag {},\
+             \n\tRestricted role-flag: {}, Format id {} cap {}, Convention id {} cap {},\
+             \n\tEdge count {}, Agreement digest {:08x}{:08x}{:08x}{:08x}{:08x}",
+            agree >> 6,
+            (agree >> 4) & 3,
+            (agree >> 3) & 1,
+            (agree >> 2) & 1,
+            format >> 4,
+            format,
+            conv >> 4,
+            conv,
+            g2(p, a + 4)?,
+            g4(p, a + 14)?,
+            g4(p, a + 18)?,
+            g4(p, a + 22)?,
+            g4(p, a + 26)?,
+            g4(p, a + 30)?
+        );
+        Ok(())
+    }
+
     /// What `stp_print_config_bpdu` adds with `-v`: the timers, the root
     /// bridge and path cost, and (802.1w) the port role.
     fn stp_config_verbose(&mut self, p: &[u8], version: u8) -> PResult {
-        // Timers count 1/256 seconds.
-        let t = |at: usize| -> PResult<f64> { Ok(g2(p, at)? as f64 / 256.0) };
+        self.stp_timers(p)?;
         out!(
             self,
-            "\n\tmessage-age {:.2}s, max-age {:.2}s, hello-time {:.2}s, forwarding-delay {:.2}s",
-            t(27)?,
-            t(29)?,
-            t(31)?,
-            t(33)?
-        );
-        need(p, 5, 8)?;
-        out!(
-            self,
-            "\n\troot-id {:04x}.{}, root-pathcost {}",
-            g2(p, 5)?,
-            EthernetAddress::from_bytes(&p[7..]),
+            "\n\troot-id {}, root-pathcost {}",
+            stp_bridge_id(p, 5)?,
             g4(p, 13)?
         );
         if version == 2 {
@@ -563,6 +679,20 @@ impl Printer<'_> {
                 role[((g1(p, 4)? & 0x0c) >> 2) as usize]
             );
         }
+        Ok(())
+    }
+
+    /// The four timers of a BPDU, in 1/256 seconds.
+    fn stp_timers(&mut self, p: &[u8]) -> PResult {
+        let t = |at: usize| -> PResult<f64> { Ok(g2(p, at)? as f64 / 256.0) };
+        out!(
+            self,
+            "\n\tmessage-age {:.2}s, max-age {:.2}s, hello-time {:.2}s, forwarding-delay {:.2}s",
+            t(27)?,
+            t(29)?,
+            t(31)?,
+            t(33)?
+        );
         Ok(())
     }
 
@@ -1257,6 +1387,16 @@ fn arphrd_name(h: u16) -> Option<&'static str> {
         32 => "InfiniBand",
         _ => return None,
     })
+}
+
+/// `stp_print_bridge_id`: the priority and MAC address of the 8 bytes at `at`.
+fn stp_bridge_id(p: &[u8], at: usize) -> PResult<String> {
+    need(p, at, 8)?;
+    Ok(format!(
+        "{:04x}.{}",
+        g2(p, at)?,
+        EthernetAddress::from_bytes(&p[at + 2..at + 8])
+    ))
 }
 
 fn stp_flags(f: u8) -> String {

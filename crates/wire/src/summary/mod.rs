@@ -23,7 +23,7 @@
 //! protocols); [`SummaryOptions::quiet`] gives `tcpdump -q`'s. Both are checked
 //! against tcpdump on the corpus by `tests/tcpdump_verbose_quiet.rs`, which lists
 //! the protocols whose `-v` details are not reproduced yet (BGP, OSPF, NTP,
-//! DHCP, CDP, LLDP, MSTP, PPP options, IPv6 mobility).
+//! DHCP, CDP, LLDP, PPP options, IPv6 mobility).
 
 mod app;
 mod eigrp;
@@ -58,7 +58,7 @@ pub struct SummaryOptions {
     /// ICMP error quotes; neighbor discovery options, MLDv2 and IGMPv3 records;
     /// ARP's address formats; every text line of HTTP-like payloads; DNS owner
     /// names; and the details of GRE, MPLS, VXLAN, Geneve, VRRP, HSRP, syslog,
-    /// BFD, RIP, STP, PIMv2 and EIGRP. Values above 1 print as 1: what `-vv` and `-vvv`
+    /// BFD, RIP, STP (with MSTP and SPB), PIMv2 and EIGRP. Values above 1 print as 1: what `-vv` and `-vvv`
     /// add (UDP-over-IPv4 checksums, SCTP chunk details, hex dumps) is not
     /// implemented.
     ///
@@ -273,6 +273,18 @@ impl Printer<'_> {
             let should = cksum_shouldbe(field, sum);
             out!(self, "[bad {name} cksum 0x{field:04x} -> 0x{should:04x}!] ");
         }
+    }
+
+    /// tcpdump's `nd_printjnp`: up to `n` bytes of `p` from `at` as text,
+    /// stopping at a NUL (a fixed-size field padded with zeros).
+    pub fn jnp(&mut self, p: &[u8], at: usize, n: usize) -> PResult {
+        for i in 0..n {
+            match g1(p, at + i)? {
+                0 => break,
+                c => print_char(&mut self.out, c),
+            }
+        }
+        Ok(())
     }
 
     pub fn addr_str(a: &IpAddrs) -> (String, String) {

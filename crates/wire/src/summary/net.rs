@@ -1831,12 +1831,7 @@ impl Printer<'_> {
         }
         if v == 2 && g1(bp, 4)? == 1 {
             out!(self, " auth \"");
-            for i in 0..8 {
-                match g1(bp, at + i)? {
-                    0 => break,
-                    c => super::print_char(&mut self.out, c),
-                }
-            }
+            self.jnp(bp, at, 8)?;
             out!(self, "\"");
         }
         Ok(())

@@ -966,12 +966,7 @@ impl Printer<'_> {
             match auth {
                 2 => {
                     out!(self, "\n\t  Simple Text Authentication data: ");
-                    for i in 0..16 {
-                        match g1(a, i)? {
-                            0 => break,
-                            c => super::print_char(&mut self.out, c),
-                        }
-                    }
+                    self.jnp(a, 0, 16)?;
                 }
                 3 => {
                     if a.len() < 16 || left - 4 < 16 {
@@ -1063,12 +1058,7 @@ impl Printer<'_> {
                 super::relts(g1(p, 4)? as u32),
                 g1(p, 5)?
             );
-            for i in 8..16 {
-                match g1(p, i)? {
-                    0 => break,
-                    c => super::print_char(&mut self.out, c),
-                }
-            }
+            self.jnp(p, 8, 8)?;
             out!(self, "\"");
         }
         Ok(())
