@@ -22,13 +22,14 @@
 //! lines (`\n    ` after an IPv4 header, `\n\t` before the details of many
 //! protocols); [`SummaryOptions::quiet`] gives `tcpdump -q`'s. Both are checked
 //! against tcpdump on the corpus by `tests/tcpdump_verbose_quiet.rs`, which lists
-//! the protocols whose `-v` details are not reproduced yet (BGP, OSPF, NTP,
-//! DHCP, CDP, LLDP, PPP options, IPv6 mobility).
+//! the protocols whose `-v` details are not reproduced yet (BGP, OSPF, DHCP,
+//! CDP, LLDP, PPP options, IPv6 mobility).
 
 mod app;
 mod eigrp;
 mod link;
 mod net;
+mod ntp;
 mod pim;
 mod transport;
 
@@ -58,7 +59,7 @@ pub struct SummaryOptions {
     /// ICMP error quotes; neighbor discovery options, MLDv2 and IGMPv3 records;
     /// ARP's address formats; every text line of HTTP-like payloads; DNS owner
     /// names; and the details of GRE, MPLS, VXLAN, Geneve, VRRP, HSRP, syslog,
-    /// BFD, RIP, STP (with MSTP and SPB), PIMv2 and EIGRP. Values above 1 print as 1: what `-vv` and `-vvv`
+    /// BFD, NTP, RIP, STP (with MSTP and SPB), PIMv2 and EIGRP. Values above 1 print as 1: what `-vv` and `-vvv`
     /// add (UDP-over-IPv4 checksums, SCTP chunk details, hex dumps) is not
     /// implemented.
     ///

@@ -1629,6 +1629,9 @@ impl Printer<'_> {
             _ => "Reserved",
         };
         out!(self, ", {mname}, length {length}");
+        if self.opts.verbose > 0 {
+            self.ntp_verbose(bp, length, mode)?;
+        }
         Ok(())
     }
 
