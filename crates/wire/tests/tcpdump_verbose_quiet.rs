@@ -55,7 +55,8 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
 ];
 
 /// What `-v` still prints differently elsewhere, `-q` or not: CDP, LLDP and PPP
-/// option lists; IPv6 mobility messages; OSPF (also inside GRE).
+/// option lists (PPP also inside PPTP's GRE); IPv6 mobility messages; the
+/// link-state advertisements of OSPFv2 packets other than Hellos.
 const NOT_CLAIMED_VERBOSE_OTHER: &[&str] = &[
     "non-IP",
     "non-IP 0x880b",

@@ -22,14 +22,15 @@
 //! lines (`\n    ` after an IPv4 header, `\n\t` before the details of many
 //! protocols); [`SummaryOptions::quiet`] gives `tcpdump -q`'s. Both are checked
 //! against tcpdump on the corpus by `tests/tcpdump_verbose_quiet.rs`, which lists
-//! the protocols whose `-v` details are not reproduced yet (BGP, OSPF, DHCP,
-//! CDP, LLDP, PPP options, IPv6 mobility).
+//! the protocols whose `-v` details are not reproduced yet (BGP, OSPFv2
+//! link-state advertisements, DHCP, CDP, LLDP, PPP options, IPv6 mobility).
 
 mod app;
 mod eigrp;
 mod link;
 mod net;
 mod ntp;
+mod ospf;
 mod pim;
 mod transport;
 
@@ -59,7 +60,8 @@ pub struct SummaryOptions {
     /// ICMP error quotes; neighbor discovery options, MLDv2 and IGMPv3 records;
     /// ARP's address formats; every text line of HTTP-like payloads; DNS owner
     /// names; and the details of GRE, MPLS, VXLAN, Geneve, VRRP, HSRP, syslog,
-    /// BFD, NTP, RIP, STP (with MSTP and SPB), PIMv2 and EIGRP. Values above 1 print as 1: what `-vv` and `-vvv`
+    /// BFD, NTP, RIP, STP (with MSTP and SPB), PIMv2, EIGRP, OSPFv3 and OSPFv2
+    /// Hellos. Values above 1 print as 1: what `-vv` and `-vvv`
     /// add (UDP-over-IPv4 checksums, SCTP chunk details, hex dumps) is not
     /// implemented.
     ///
@@ -352,13 +354,18 @@ pub(crate) fn need(b: &[u8], at: usize, n: usize) -> PResult {
 
 /// tcpdump's `bittok2str`: the names of the bits set in `v`, or `none`.
 pub(crate) fn bit_names(v: u32, names: &[(u32, &str)]) -> String {
+    bit_names_or(v, names, "none")
+}
+
+/// `bittok2str` with its own text for no bit set.
+pub(crate) fn bit_names_or(v: u32, names: &[(u32, &str)], none: &str) -> String {
     let set: Vec<&str> = names
         .iter()
         .filter(|&&(bit, _)| v & bit != 0)
         .map(|&(_, n)| n)
         .collect();
     if set.is_empty() {
-        "none".to_string()
+        none.to_string()
     } else {
         set.join(", ")
     }

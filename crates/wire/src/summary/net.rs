@@ -1725,10 +1725,15 @@ impl Printer<'_> {
     }
 
     fn ospf(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
-        self.proto = "ospf";
+        // Over IPv6 tcpdump's OSPFv3 printer runs, which names itself `ospf3`.
+        self.proto = if ctx.is_v6() { "ospf3" } else { "ospf2" };
         let v = g1(bp, 0)?;
         let t = g1(bp, 1)?;
-        let _ = ctx;
+        // Over IPv4 tcpdump leaves an MD5 digest out of the length.
+        let mut length = length;
+        if !ctx.is_v6() && g2(bp, 14)? == 2 {
+            length = length.wrapping_sub(16);
+        }
         out!(self, "OSPFv{v}, ");
         let tn = match t {
             1 => "Hello".to_string(),
@@ -1739,6 +1744,11 @@ impl Printer<'_> {
             t => format!("unknown packet type ({t})"),
         };
         out!(self, "{tn}, length {length}");
+        if self.opts.verbose > 0 && ctx.is_v6() && (1..=5).contains(&t) {
+            self.ospf6_verbose(bp, length)?;
+        } else if self.opts.verbose > 0 && !ctx.is_v6() && v == 2 && t == 1 {
+            self.ospf2_hello_verbose(bp, length)?;
+        }
         Ok(())
     }
 
