@@ -980,13 +980,13 @@ impl Printer<'_> {
         let p = tail(data, 4);
         let length = length.saturating_sub(4);
         let hdr = |pr: &mut Self, len: u32| {
-            out!(
-                pr,
-                "AF {} ({}), length {}: ",
-                family::name(af).unwrap_or("Unknown"),
-                af,
-                len
-            );
+            // `null_hdr_print`: -q names the family alone.
+            match (family::name(af), pr.opts.quiet) {
+                (Some(n), true) => out!(pr, "{n}"),
+                (None, true) => out!(pr, "Unknown AF {af}"),
+                (n, false) => out!(pr, "AF {} ({af})", n.unwrap_or("Unknown")),
+            }
+            out!(pr, ", length {len}: ");
         };
         if self.opts.link_header {
             hdr(self, length + 4);
