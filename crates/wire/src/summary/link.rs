@@ -904,6 +904,25 @@ impl Printer<'_> {
         out!(self, ", length {length}: ");
     }
 
+    /// `sll2_print`, the `-e` header of Linux SLL2: interface index and address,
+    /// then (but for `-q`) the protocol and the length.
+    fn sll2_print(&mut self, if_index: u32, addr: &[u8], proto: u16, length: u32) {
+        out!(self, "ifindex {if_index} ");
+        if addr.len() == 6 {
+            out!(self, "{} ", EthernetAddress::from_bytes(addr));
+        }
+        if self.opts.quiet {
+            return;
+        }
+        match proto {
+            pseudo_protocol::P_802_3 => out!(self, "802.3"),
+            pseudo_protocol::P_802_2 => out!(self, "802.2"),
+            p if p <= MAX_8023_LENGTH => out!(self, "ethertype Unknown (0x{p:04x})"),
+            p => out!(self, "{}", ethertype_str(p, false)),
+        }
+        out!(self, ", length {length}: ");
+    }
+
     pub(super) fn sll2_if(&mut self, data: &[u8], length: u32) -> PResult {
         self.proto = "sll2";
         let h = Sll2Header::new_checked(data).map_err(|_| Trunc)?;
@@ -924,20 +943,7 @@ impl Printer<'_> {
         );
         let lt = h.protocol().0;
         if self.opts.link_header {
-            out!(self, "ifindex {} ", h.if_index());
-            if h.addr().len() == 6 {
-                out!(self, "{} ", EthernetAddress::from_bytes(h.addr()));
-            }
-            if lt <= MAX_8023_LENGTH {
-                out!(self, "ethertype Unknown (0x{lt:04x}), length {length}: ");
-            } else {
-                out!(
-                    self,
-                    "{}, length {}: ",
-                    ethertype_str(lt, self.opts.quiet),
-                    length
-                );
-            }
+            self.sll2_print(h.if_index(), h.addr(), lt, length);
         }
         let p = tail(data, 20);
         let length = length - 20;
