@@ -1,6 +1,6 @@
 //! Prints the one-line summary of every packet of a pcap or pcapng file, like
 //! `tcpdump -n -t -r FILE` (add `-S` for absolute TCP sequence numbers, `-e` for
-//! the link-level header). With `--diff`, runs tcpdump on the file too and prints
+//! the link-level header, `-v` or `-q` for tcpdump's verbose or quiet lines). With `--diff`, runs tcpdump on the file too and prints
 //! the lines that differ.
 
 #[path = "../tests/common/capture.rs"]
@@ -20,6 +20,8 @@ fn main() {
         match a.as_str() {
             "-S" => opts.absolute_tcp_seq = true,
             "-e" => opts.link_header = true,
+            "-v" => opts.verbose = 1,
+            "-q" => opts.quiet = true,
             "--diff" => diff = true,
             _ => files.push(a),
         }
@@ -61,7 +63,13 @@ fn main() {
         if opts.link_header {
             extra.push("-e");
         }
-        let Some(theirs) = tcpdump::tcpdump_records(std::path::Path::new(&f), &extra) else {
+        if opts.verbose > 0 {
+            extra.push("-v");
+        }
+        if opts.quiet {
+            extra.push("-q");
+        }
+        let Some(theirs) = tcpdump::tcpdump_blocks(std::path::Path::new(&f), &extra) else {
             eprintln!("tcpdump failed");
             return;
         };

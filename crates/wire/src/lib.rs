@@ -27,6 +27,7 @@
 //! [`summarize`] renders one packet as the one-line text `tcpdump -n -S` prints
 //! after the timestamp; [`Summarizer`] keeps the per-connection state tcpdump uses
 //! for relative TCP sequence numbers, so that it matches plain `tcpdump -n`.
+//! [`SummaryOptions`] selects `-S`, `-e`, `-v` (text that may span lines) and `-q`.
 
 #![forbid(unsafe_code)]
 

@@ -35,10 +35,12 @@ impl Rng {
 }
 
 fn check(s: &mut Summarizer, lt: LinkType, data: &[u8], wire_len: u32) {
+    let verbose = s.options().verbose > 0;
     let out = s.summarize(lt, data, wire_len);
+    // Only verbose summaries continue on more lines, as tcpdump's do.
     assert!(
-        !out.contains('\n') && !out.contains('\r'),
-        "multi-line summary for {lt} {data:02x?}: {out:?}"
+        !out.contains('\r') && (verbose || !out.contains('\n')),
+        "bad line breaks in the summary for {lt} {data:02x?}: {out:?}"
     );
     assert!(!out.is_empty(), "empty summary for {lt} {data:02x?}");
 }
@@ -50,6 +52,20 @@ fn summarizers() -> Vec<Summarizer> {
             absolute_tcp_seq: true,
             link_header: true,
             interface_name: Some(|i| Some(format!("if{i}"))),
+            ..SummaryOptions::default()
+        }),
+        Summarizer::with_options(SummaryOptions {
+            verbose: 1,
+            ..SummaryOptions::default()
+        }),
+        Summarizer::with_options(SummaryOptions {
+            verbose: 3,
+            link_header: true,
+            ..SummaryOptions::default()
+        }),
+        Summarizer::with_options(SummaryOptions {
+            quiet: true,
+            ..SummaryOptions::default()
         }),
     ]
 }
@@ -353,7 +369,8 @@ fn random_mutations_under_every_link_type() {
         }
         let n = rng.below(pkt.len() + 1);
         let wire = (n + rng.below(3000)) as u32;
-        let s = &mut sums[rng.below(2)];
+        let pick = rng.below(sums.len());
+        let s = &mut sums[pick];
         check(s, lt, &pkt[..n], wire);
         // Claimed lengths below the capture are reported, not trusted.
         check(s, lt, &pkt[..n], rng.below(n + 1) as u32);
@@ -423,4 +440,51 @@ fn truncations_of_corpus_packets() {
         }
     }
     eprintln!("{packets} corpus packets truncated and summarized");
+}
+
+/// Corpus packets with a few bytes changed, through every summarizer: the
+/// verbose printers read much deeper into real protocols than the templates go.
+#[test]
+fn mutations_of_corpus_packets() {
+    let root = common::corpus_root();
+    if !root.is_dir() {
+        eprintln!("skipping: no corpus at {}", root.display());
+        return;
+    }
+    let mut rng = Rng(0x7e57_ab1e_5eed_0042);
+    let mut sums = summarizers();
+    let mut packets = 0usize;
+    for dir in ["tcpdump", "libpcap"] {
+        let Ok(rd) = std::fs::read_dir(root.join(dir)) else {
+            continue;
+        };
+        let mut files: Vec<_> = rd.flatten().map(|e| e.path()).collect();
+        files.sort();
+        for f in files {
+            let Ok(bytes) = std::fs::read(&f) else {
+                continue;
+            };
+            let Some(pkts) = common::capture::read_capture(&bytes) else {
+                continue;
+            };
+            // A few packets of each capture keep the run short.
+            for p in pkts.iter().filter(|p| p.linktype.is_supported()).take(8) {
+                packets += 1;
+                for _ in 0..4 {
+                    let mut data = p.data.clone();
+                    if data.is_empty() {
+                        continue;
+                    }
+                    for _ in 0..1 + rng.below(8) {
+                        let i = rng.below(data.len());
+                        data[i] = rng.next() as u8;
+                    }
+                    for s in sums.iter_mut() {
+                        check(s, p.linktype, &data, p.wire_len);
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{packets} corpus packets mutated and summarized");
 }

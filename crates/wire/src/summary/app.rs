@@ -1,7 +1,7 @@
 //! Application payloads: the first line of DNS (tcpdump's `domain_print`), and of
 //! the text protocols HTTP, RTSP, FTP and SMTP; the SSH version banner.
 
-use super::{g1, g2, g4, gv4, gv6, is_print, out, tail, v6s, PResult, Printer, Trunc};
+use super::{g1, g2, g4, gv4, gv6, is_print, out, print_char, tail, v6s, PResult, Printer, Trunc};
 
 pub(super) const HTTP_METHODS: &[&str] = &[
     "OPTIONS",
@@ -76,32 +76,49 @@ impl Printer<'_> {
         }
         self.out.push_str(&proto.to_ascii_uppercase());
         if print_this {
-            self.txt_line(": ", p, len)?;
+            if self.opts.verbose > 0 {
+                // Every text line, each on a line of its own.
+                out!(self, ", length: {len}");
+                let mut idx = 0;
+                while idx < len {
+                    match self.txt_line("\n\t", p, idx, len)? {
+                        0 => break,
+                        eol => idx = eol,
+                    }
+                }
+            } else {
+                self.txt_line(": ", p, 0, len)?;
+            }
         }
         Ok(())
     }
 
-    /// `print_txt_line` for the first line.
-    fn txt_line(&mut self, prefix: &str, p: &[u8], len: usize) -> PResult {
-        let mut idx = 0usize;
+    /// `print_txt_line`: the text line at `start`, with `prefix`; returns where
+    /// the next line starts, or 0 when the text ends (binary data, or a bare
+    /// CR); a line cut off by the end of the payload is printed and reported
+    /// truncated.
+    fn txt_line(&mut self, prefix: &str, p: &[u8], start: usize, len: usize) -> PResult<usize> {
+        let mut idx = start;
         while idx < len {
             let c = g1(p, idx)?;
             if c == b'\n' {
-                return self.txt_emit(prefix, &p[..idx]);
+                self.txt_emit(prefix, &p[start..idx])?;
+                return Ok(idx + 1);
             } else if c == b'\r' {
                 if idx + 1 >= len {
-                    return Ok(());
+                    return Ok(0);
                 }
                 if g1(p, idx + 1)? == b'\n' {
-                    return self.txt_emit(prefix, &p[..idx]);
+                    self.txt_emit(prefix, &p[start..idx])?;
+                    return Ok(idx + 2);
                 }
-                return Ok(());
+                return Ok(0);
             } else if !is_print(c) && c != b'\t' {
-                return Ok(());
+                return Ok(0);
             }
             idx += 1;
         }
-        self.txt_emit(prefix, &p[..idx.min(p.len())])?;
+        self.txt_emit(prefix, p.get(start..idx).unwrap_or(&[]))?;
         Err(Trunc)
     }
 
@@ -360,7 +377,14 @@ impl Printer<'_> {
 
     /// `ns_rprint` without `-v`.
     fn rr(&mut self, bp: &[u8], cp: usize, mdns: bool) -> PResult<usize> {
-        let Some(c) = nskip(bp, cp) else {
+        // With -v the owner name is printed; without, skipped.
+        let c = if self.opts.verbose > 0 {
+            out!(self, " ");
+            Some(self.fqdn(bp, cp)?)
+        } else {
+            nskip(bp, cp)
+        };
+        let Some(c) = c else {
             return Ok(bp.len());
         };
         if super::need(bp, c, 10).is_err() {
@@ -425,6 +449,16 @@ impl Printer<'_> {
                     g2(bp, data + 2)?
                 );
             }
+            6 if self.opts.verbose > 0 => {
+                out!(self, " ");
+                let mut p = self.fqdn(bp, data)?;
+                out!(self, " ");
+                p = self.fqdn(bp, p)?;
+                super::need(bp, p, 20)?;
+                for i in 0..5 {
+                    out!(self, " {}", g4(bp, p + 4 * i)?);
+                }
+            }
             28 => out!(self, " {}", v6s(gv6(bp, data)?)),
             256 => {
                 super::need(bp, data, len)?;
@@ -468,7 +502,7 @@ impl Printer<'_> {
 
     /// `fqdn_print`: a possibly compressed name at `cp`; returns the offset after
     /// the name as stored at `cp`.
-    fn fqdn(&mut self, bp: &[u8], cp: usize) -> PResult<usize> {
+    pub(super) fn fqdn(&mut self, bp: &[u8], cp: usize) -> PResult<usize> {
         let mut cp = cp;
         let mut max_offset = cp;
         let first = g1(bp, cp)?;
@@ -582,20 +616,6 @@ fn fetch_token(p: &[u8], idx: usize, len: usize) -> (usize, String) {
         idx += 1;
     }
     (idx, tok)
-}
-
-/// tcpdump's `fn_print_char`.
-pub(super) fn print_char(out: &mut String, c: u8) {
-    let mut c = c;
-    if !c.is_ascii() {
-        c &= 0x7f;
-        out.push_str("M-");
-    }
-    if !is_print(c) {
-        c ^= 0x40;
-        out.push('^');
-    }
-    out.push(c as char);
 }
 
 fn labellen(bp: &[u8], cp: usize) -> Option<usize> {

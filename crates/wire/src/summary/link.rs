@@ -12,12 +12,14 @@ use crate::sll::{packet_type, pseudo_protocol, Sll2Header, SllHeader};
 use crate::vlan::MAX_VLAN_TAGS;
 
 /// `ethertype IPv4 (0x0800)`.
-fn ethertype_str(t: u16) -> String {
-    format!(
-        "ethertype {} (0x{:04x})",
-        EtherType(t).name().unwrap_or("Unknown"),
-        t
-    )
+/// tcpdump's `ether_type_print`: `ethertype IPv4 (0x0800)`, or with `-q` only
+/// the name (`Unknown Ethertype (0x88b5)` for an unnamed type).
+fn ethertype_str(t: u16, quiet: bool) -> String {
+    match (EtherType(t).name(), quiet) {
+        (Some(n), true) => n.to_string(),
+        (None, true) => format!("Unknown Ethertype (0x{t:04x})"),
+        (n, false) => format!("ethertype {} (0x{:04x})", n.unwrap_or("Unknown"), t),
+    }
 }
 
 /// tcpdump's `linkaddr_string`: colon-separated hex bytes.
@@ -71,7 +73,12 @@ impl Printer<'_> {
             if lt <= MAX_8023_LENGTH {
                 out!(self, "802.3, length {}: ", lt.min(length as u16));
             } else {
-                out!(self, "{}, length {}: ", ethertype_str(lt), orig_length);
+                out!(
+                    self,
+                    "{}, length {}: ",
+                    ethertype_str(lt, self.opts.quiet),
+                    orig_length
+                );
             }
         }
         if lt == EtherType::MACSEC.0 {
@@ -81,7 +88,7 @@ impl Printer<'_> {
                     p = body;
                     length = blen;
                     if self.opts.link_header && lt > MAX_8023_LENGTH {
-                        out!(self, "{}, ", ethertype_str(lt));
+                        out!(self, "{}, ", ethertype_str(lt, self.opts.quiet));
                     }
                 }
                 None => return Ok(()),
@@ -109,7 +116,7 @@ impl Printer<'_> {
                     if tci & 0x1000 != 0 { ", DEI" } else { "" }
                 );
                 if lt > MAX_8023_LENGTH {
-                    out!(self, "{}, ", ethertype_str(lt));
+                    out!(self, "{}, ", ethertype_str(lt, self.opts.quiet));
                 } else {
                     out!(self, "802.3");
                 }
@@ -130,7 +137,7 @@ impl Printer<'_> {
             out!(
                 self,
                 "{src} > {dst}, {}, length {}: ",
-                ethertype_str(lt),
+                ethertype_str(lt, self.opts.quiet),
                 orig_length
             );
         }
@@ -489,6 +496,9 @@ impl Printer<'_> {
                 ", bridge-id {prio:04x}.{bmac}.{:04x}, length {length}",
                 g2(p, 25)?
             );
+            if pr.opts.verbose > 0 {
+                pr.stp_config_verbose(p, version)?;
+            }
             Ok(())
         };
         match bpdu_type {
@@ -506,24 +516,186 @@ impl Printer<'_> {
                 }
                 config(self)?;
             }
-            0x02 if version >= 3 => {
-                if length < 102 {
-                    out!(self, " (invalid)");
-                    return Ok(());
-                }
-                out!(
-                    self,
-                    ", CIST Flags [{}], length {}",
-                    stp_flags(g1(p, 4)?),
-                    length
-                );
-            }
+            0x02 if version >= 3 => self.mstp(p, length, version)?,
             _ => {}
         }
         Ok(())
     }
 
     /// Cisco Discovery Protocol: version, TTL and the Device-ID TLV.
+    /// An 802.1s (MSTP) or 802.1aq (SPB) BPDU: the CIST flags, and with `-v`
+    /// the CIST, its configuration and every MSTI (`stp_print_mstp_bpdu`).
+    fn mstp(&mut self, p: &[u8], length: u32, version: u8) -> PResult {
+        const BPDU_LEN: u32 = 36;
+        const V3_LEN_AT: usize = 36;
+        // The version 1 length must be 0 and the version 3 part must fit.
+        let mstp_len = if length < 102 || g1(p, 35)? != 0 {
+            None
+        } else {
+            Some(g2(p, V3_LEN_AT)? as u32 + 2).filter(|&l| length >= BPDU_LEN + l)
+        };
+        let Some(mstp_len) = mstp_len else {
+            out!(self, " (invalid)");
+            return Ok(());
+        };
+        let flags = g1(p, 4)?;
+        out!(self, ", CIST Flags [{}], length {length}", stp_flags(flags));
+        if self.opts.verbose > 0 {
+            self.mstp_verbose(p, flags)?;
+        }
+        if version == 4 {
+            let spb_at = (BPDU_LEN + mstp_len) as usize;
+            let spb_len = g2(p, spb_at)? as u32 + 2;
+            if length < BPDU_LEN + mstp_len + spb_len || spb_len < 87 {
+                out!(self, " (invalid)");
+            } else if self.opts.verbose > 0 {
+                self.spb_verbose(p, spb_at)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn mstp_verbose(&mut self, p: &[u8], flags: u8) -> PResult {
+        const ROLES: [&str; 4] = ["Unknown", "Alternate", "Root", "Designated"];
+        out!(
+            self,
+            "\n\tport-role {}, CIST root-id {}, CIST ext-pathcost {}",
+            ROLES[((flags & 0x0c) >> 2) as usize],
+            stp_bridge_id(p, 5)?,
+            g4(p, 13)?
+        );
+        out!(
+            self,
+            "\n\tCIST regional-root-id {}, CIST port-id {:04x},",
+            stp_bridge_id(p, 17)?,
+            g2(p, 25)?
+        );
+        self.stp_timers(p)?;
+        out!(self, "\n\tv3len {}, MCID Name ", g2(p, 36)?);
+        self.jnp(p, 39, 32)?;
+        out!(
+            self,
+            ", rev {},\n\t\tdigest {:08x}{:08x}{:08x}{:08x}, CIST int-root-pathcost {},",
+            g2(p, 71)?,
+            g4(p, 73)?,
+            g4(p, 77)?,
+            g4(p, 81)?,
+            g4(p, 85)?,
+            g4(p, 89)?
+        );
+        out!(
+            self,
+            "\n\tCIST bridge-id {}, CIST remaining-hops {}",
+            stp_bridge_id(p, 93)?,
+            g1(p, 101)?
+        );
+        let v3len = g2(p, 36)? as usize;
+        if v3len > 64 {
+            let mut left = v3len - 64;
+            let mut at = 102usize;
+            while left >= 16 {
+                let f = g1(p, at)?;
+                out!(
+                    self,
+                    "\n\tMSTI {}, Flags [{}], port-role {}",
+                    g2(p, at + 1)? & 0x0fff,
+                    stp_flags(f),
+                    ROLES[((f & 0x0c) >> 2) as usize]
+                );
+                out!(
+                    self,
+                    "\n\t\tMSTI regional-root-id {}, pathcost {}",
+                    stp_bridge_id(p, at + 1)?,
+                    g4(p, at + 9)?
+                );
+                out!(
+                    self,
+                    "\n\t\tMSTI bridge-prio {}, port-prio {}, hops {}",
+                    g1(p, at + 13)? >> 4,
+                    g1(p, at + 14)? >> 4,
+                    g1(p, at + 15)?
+                );
+                left -= 16;
+                at += 16;
+            }
+        }
+        Ok(())
+    }
+
+    /// `stp_print_spb_bpdu`: the 802.1aq part at `at`.
+    fn spb_verbose(&mut self, p: &[u8], at: usize) -> PResult {
+        out!(self, "\n\tv4len {}, AUXMCID Name ", g2(p, at)?);
+        self.jnp(p, at + 3, 32)?;
+        let d = at + 37;
+        out!(
+            self,
+            ", Rev {},\n\t\tdigest {:08x}{:08x}{:08x}{:08x}",
+            g2(p, at + 35)?,
+            g4(p, d)?,
+            g4(p, d + 4)?,
+            g4(p, d + 8)?,
+            g4(p, d + 12)?
+        );
+        let a = at + 53;
+        let (agree, format, conv) = (g1(p, a)?, g1(p, a + 2)?, g1(p, a + 3)?);
+        out!(
+            self,
+            "\n\tAgreement num {}, Discarded Agreement num {}, Agreement valid-flag {},\
+             \n\tRestricted role-flag: {}, Format id {} cap {}, Convention id {} cap {},\
+             \n\tEdge count {}, Agreement digest {:08x}{:08x}{:08x}{:08x}{:08x}",
+            agree >> 6,
+            (agree >> 4) & 3,
+            (agree >> 3) & 1,
+            (agree >> 2) & 1,
+            format >> 4,
+            format,
+            conv >> 4,
+            conv,
+            g2(p, a + 4)?,
+            g4(p, a + 14)?,
+            g4(p, a + 18)?,
+            g4(p, a + 22)?,
+            g4(p, a + 26)?,
+            g4(p, a + 30)?
+        );
+        Ok(())
+    }
+
+    /// What `stp_print_config_bpdu` adds with `-v`: the timers, the root
+    /// bridge and path cost, and (802.1w) the port role.
+    fn stp_config_verbose(&mut self, p: &[u8], version: u8) -> PResult {
+        self.stp_timers(p)?;
+        out!(
+            self,
+            "\n\troot-id {}, root-pathcost {}",
+            stp_bridge_id(p, 5)?,
+            g4(p, 13)?
+        );
+        if version == 2 {
+            let role = ["Unknown", "Alternate", "Root", "Designated"];
+            out!(
+                self,
+                ", port-role {}",
+                role[((g1(p, 4)? & 0x0c) >> 2) as usize]
+            );
+        }
+        Ok(())
+    }
+
+    /// The four timers of a BPDU, in 1/256 seconds.
+    fn stp_timers(&mut self, p: &[u8]) -> PResult {
+        let t = |at: usize| -> PResult<f64> { Ok(g2(p, at)? as f64 / 256.0) };
+        out!(
+            self,
+            "\n\tmessage-age {:.2}s, max-age {:.2}s, hello-time {:.2}s, forwarding-delay {:.2}s",
+            t(27)?,
+            t(29)?,
+            t(31)?,
+            t(33)?
+        );
+        Ok(())
+    }
+
     fn cdp(&mut self, p: &[u8], length: u32) -> PResult {
         self.proto = "cdp";
         out!(self, "CDPv{}, ttl: {}s", g1(p, 0)?, g1(p, 1)?);
@@ -542,7 +714,7 @@ impl Printer<'_> {
             if t == 1 {
                 out!(self, ", Device-ID '");
                 for &c in &p[off + 4..off + l] {
-                    super::app::print_char(&mut self.out, c);
+                    super::print_char(&mut self.out, c);
                 }
                 out!(self, "'");
             }
@@ -692,7 +864,7 @@ impl Printer<'_> {
                 if lt <= MAX_8023_LENGTH {
                     lt = pseudo_protocol::P_802_2;
                 } else if self.opts.link_header {
-                    out!(self, "{}, ", ethertype_str(lt));
+                    out!(self, "{}, ", ethertype_str(lt, self.opts.quiet));
                 }
                 p = tail(p, 4);
                 length -= 4;
@@ -716,6 +888,10 @@ impl Printer<'_> {
         if addr.len() == 6 {
             out!(self, "{} ", EthernetAddress::from_bytes(addr));
         }
+        // `-q` leaves out the protocol and the length.
+        if self.opts.quiet {
+            return;
+        }
         if proto <= MAX_8023_LENGTH {
             match proto {
                 pseudo_protocol::P_802_3 => out!(self, "802.3"),
@@ -723,7 +899,26 @@ impl Printer<'_> {
                 x => out!(self, "ethertype Unknown (0x{x:04x})"),
             }
         } else {
-            out!(self, "{}", ethertype_str(proto));
+            out!(self, "{}", ethertype_str(proto, false));
+        }
+        out!(self, ", length {length}: ");
+    }
+
+    /// `sll2_print`, the `-e` header of Linux SLL2: interface index and address,
+    /// then (but for `-q`) the protocol and the length.
+    fn sll2_print(&mut self, if_index: u32, addr: &[u8], proto: u16, length: u32) {
+        out!(self, "ifindex {if_index} ");
+        if addr.len() == 6 {
+            out!(self, "{} ", EthernetAddress::from_bytes(addr));
+        }
+        if self.opts.quiet {
+            return;
+        }
+        match proto {
+            pseudo_protocol::P_802_3 => out!(self, "802.3"),
+            pseudo_protocol::P_802_2 => out!(self, "802.2"),
+            p if p <= MAX_8023_LENGTH => out!(self, "ethertype Unknown (0x{p:04x})"),
+            p => out!(self, "{}", ethertype_str(p, false)),
         }
         out!(self, ", length {length}: ");
     }
@@ -748,15 +943,7 @@ impl Printer<'_> {
         );
         let lt = h.protocol().0;
         if self.opts.link_header {
-            out!(self, "ifindex {} ", h.if_index());
-            if h.addr().len() == 6 {
-                out!(self, "{} ", EthernetAddress::from_bytes(h.addr()));
-            }
-            if lt <= MAX_8023_LENGTH {
-                out!(self, "ethertype Unknown (0x{lt:04x}), length {length}: ");
-            } else {
-                out!(self, "{}, length {}: ", ethertype_str(lt), length);
-            }
+            self.sll2_print(h.if_index(), h.addr(), lt, length);
         }
         let p = tail(data, 20);
         let length = length - 20;
@@ -781,7 +968,12 @@ impl Printer<'_> {
             if h.addr().len() == 6 {
                 out!(self, "{} ", EthernetAddress::from_bytes(h.addr()));
             }
-            out!(self, "{}, length {}: ", ethertype_str(lt), length + 20);
+            out!(
+                self,
+                "{}, length {}: ",
+                ethertype_str(lt, self.opts.quiet),
+                length + 20
+            );
         }
         Ok(())
     }
@@ -794,13 +986,13 @@ impl Printer<'_> {
         let p = tail(data, 4);
         let length = length.saturating_sub(4);
         let hdr = |pr: &mut Self, len: u32| {
-            out!(
-                pr,
-                "AF {} ({}), length {}: ",
-                family::name(af).unwrap_or("Unknown"),
-                af,
-                len
-            );
+            // `null_hdr_print`: -q names the family alone.
+            match (family::name(af), pr.opts.quiet) {
+                (Some(n), true) => out!(pr, "{n}"),
+                (None, true) => out!(pr, "Unknown AF {af}"),
+                (n, false) => out!(pr, "AF {} ({af})", n.unwrap_or("Unknown")),
+            }
+            out!(pr, ", length {len}: ");
         };
         if self.opts.link_header {
             hdr(self, length + 4);
@@ -857,24 +1049,35 @@ impl Printer<'_> {
         if !self.opts.link_header {
             out!(self, "ARP, ");
         }
-        let is_ip = (pro == 0x0800 || pro == 0x1000) && pln == 4;
-        if (pro != 0x0800 && pro != 0x1000) || pln != 4 || hln == 0 {
+        let ip_pro = pro == 0x0800 || pro == 0x1000;
+        let verbose = self.opts.verbose > 0;
+        if !ip_pro || pln != 4 || hln == 0 || verbose {
             out!(
                 self,
-                "{} (len {}), {} (len {}), length {}",
-                name_or(hardware::name(hrd), || format!("Unknown Hardware ({hrd})")),
+                "{} (len {}), {} (len {})",
+                name_or(arphrd_name(hrd), || format!("Unknown Hardware ({hrd})")),
                 hln,
                 name_or(EtherType(pro).name(), || format!(
                     "Unknown Protocol (0x{pro:04x})"
                 )),
                 pln,
-                length
             );
-            return Ok(());
+            // Without -v tcpdump does not guess at the address formats.
+            if !verbose {
+                out!(self, ", length {length}");
+                return Ok(());
+            }
+            out!(self, ", ");
         }
-        let _ = is_ip;
+        // `tpaddr_print_ip`/`spaddr_print_ip`: only IPv4 addresses are printed.
         let ip = |at: usize| -> String {
-            std::net::Ipv4Addr::new(p[at], p[at + 1], p[at + 2], p[at + 3]).to_string()
+            if !ip_pro {
+                "<wrong proto type>".to_string()
+            } else if pln != 4 {
+                "<wrong len>".to_string()
+            } else {
+                std::net::Ipv4Addr::new(p[at], p[at + 1], p[at + 2], p[at + 3]).to_string()
+            }
         };
         let hw = |at: usize| -> String {
             let b = &p[at..at + hln];
@@ -1112,7 +1315,23 @@ impl Printer<'_> {
             }
             let e = g4(p, 0)?;
             last = e >> 12;
-            out!(self, " (label {}, tc {}", last, (e >> 9) & 7);
+            let verbose = self.opts.verbose > 0;
+            let sep = if depth > 0 && verbose { "\n\t" } else { " " };
+            out!(self, "{sep}(label {last}");
+            if verbose && last < 16 {
+                const RESERVED: [&str; 4] = [
+                    "IPv4 explicit NULL",
+                    "router alert",
+                    "IPv6 explicit NULL",
+                    "implicit NULL",
+                ];
+                out!(
+                    self,
+                    " ({})",
+                    RESERVED.get(last as usize).unwrap_or(&"rsvd")
+                );
+            }
+            out!(self, ", tc {}", (e >> 9) & 7);
             if e & 0x100 != 0 {
                 out!(self, ", [S]");
             }
@@ -1143,20 +1362,47 @@ impl Printer<'_> {
                 }
             }
         };
+        let sep = if self.opts.verbose > 0 { "\n\t" } else { " " };
         match pt {
             4 => {
-                out!(self, " ");
+                out!(self, "{sep}");
                 self.ipv4(p, length);
             }
             6 => {
-                out!(self, " ");
+                out!(self, "{sep}");
                 self.ipv6(p, length);
             }
-            1 => out!(self, " OSI, length {length}"),
+            1 => out!(self, "{sep}OSI, length {length}"),
             _ => {}
         }
         Ok(())
     }
+}
+
+/// tcpdump's `arphrd_values`, which names fewer hardware types than IANA, and
+/// differently.
+fn arphrd_name(h: u16) -> Option<&'static str> {
+    Some(match h {
+        1 => "Ethernet",
+        6 => "TokenRing",
+        7 => "ArcNet",
+        15 => "FrameRelay",
+        23 => "Strip",
+        24 => "IEEE 1394",
+        19 => "ATM",
+        32 => "InfiniBand",
+        _ => return None,
+    })
+}
+
+/// `stp_print_bridge_id`: the priority and MAC address of the 8 bytes at `at`.
+fn stp_bridge_id(p: &[u8], at: usize) -> PResult<String> {
+    need(p, at, 8)?;
+    Ok(format!(
+        "{:04x}.{}",
+        g2(p, at)?,
+        EthernetAddress::from_bytes(&p[at + 2..at + 8])
+    ))
 }
 
 fn stp_flags(f: u8) -> String {

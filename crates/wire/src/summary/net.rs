@@ -1,11 +1,12 @@
-//! Network-layer printers: IPv4, IPv6 and its extension headers, the IP protocol
-//! demultiplexer, and the protocols carried straight over IP that are not
-//! transports: ICMP, ICMPv6, IGMP, GRE, AH/ESP, and the first line of OSPF, PIM and
-//! VRRP.
+//! Network-layer printers: IPv4, IPv6 and its extension headers (with the `-v`
+//! header fields), the IP protocol demultiplexer, and the protocols carried
+//! straight over IP that are not transports: ICMP, ICMPv6 (with neighbor
+//! discovery options), IGMP, GRE, AH/ESP, VRRP, the first line of OSPF and PIM.
+//! PIMv2's and EIGRP's `-v` details live in `pim.rs` and `eigrp.rs`.
 
 use super::{
-    g1, g2, g4, gv4, gv6, head, name_or, need, out, tail, v6s, IpAddrs, IpCtx, PResult, Printer,
-    Trunc,
+    bit_names, g1, g2, g4, gv4, gv6, head, name_or, need, out, relts, tail, v6s, IpAddrs, IpCtx,
+    PResult, Printer, Trunc,
 };
 use crate::icmpv4::Icmpv4Packet;
 use crate::icmpv6::msg_type as icmp6;
@@ -64,14 +65,19 @@ impl Printer<'_> {
         }
         let visible = head(data, len.min(length) as usize);
         let payload = tail(visible, hlen as usize);
-        let len = len - hlen;
         let nh = ip.protocol().0;
         let (src, dst) = (ip.src_addr(), ip.dst_addr());
+        if self.opts.verbose > 0 && self.ipv4_fields(visible, hlen as usize, len)? {
+            out!(self, "{src} > {dst}: ");
+            return Err(Trunc);
+        }
+        let len = len - hlen;
         let ctx = IpCtx {
             addrs: IpAddrs::V4(src, dst),
             first_nh: nh,
             fragmented: ip.more_frags(),
             ttl: ip.ttl(),
+            pseudo: IpAddrs::V4(src, ipv4_final_dst(visible, hlen as usize).unwrap_or(dst)),
         };
         if ip.frag_offset_units() == 0 {
             if !matches!(nh, 6 | 17 | 132 | 33) {
@@ -82,6 +88,200 @@ impl Printer<'_> {
             out!(self, "{src} > {dst}: ip-proto-{nh}");
             Ok(())
         }
+    }
+
+    /// The parenthesis `tcpdump -v` prints after `IP `, up to the line break;
+    /// `h` is the datagram as far as captured and its length field allows.
+    /// `Ok(true)` when an option was cut short (the caller ends the line).
+    fn ipv4_fields(&mut self, h: &[u8], hlen: usize, total_len: u32) -> PResult<bool> {
+        let tos = g1(h, 1)?;
+        out!(self, "(tos 0x{tos:x}");
+        match tos & 3 {
+            1 => out!(self, ",ECT(1)"),
+            2 => out!(self, ",ECT(0)"),
+            3 => out!(self, ",CE"),
+            _ => {}
+        }
+        let ttl = g1(h, 8)?;
+        if ttl >= 1 {
+            out!(self, ", ttl {ttl}");
+        }
+        let off = g2(h, 6)?;
+        let flags = bit_names(
+            off as u32,
+            &[(0x2000, "+"), (0x4000, "DF"), (0x8000, "rsvd")],
+        );
+        let proto = g1(h, 9)?;
+        out!(
+            self,
+            ", id {}, offset {}, flags [{}], proto {} ({}), length {}",
+            g2(h, 4)?,
+            (off & 0x1fff) as u32 * 8,
+            flags,
+            ipproto_name(proto).unwrap_or("unknown"),
+            proto,
+            total_len
+        );
+        let mut truncated = false;
+        if hlen > 20 {
+            out!(self, ", options (");
+            if self.ip_options(tail(h, 20), hlen - 20).is_err() {
+                out!(self, " [truncated-option]");
+                truncated = true;
+            }
+            out!(self, ")");
+        }
+        if let Some(hdr) = h.get(..hlen) {
+            if crate::checksum::internet(hdr) != 0 {
+                let field = g2(h, 10)?;
+                let should = super::cksum_shouldbe(field, crate::checksum::internet(hdr));
+                out!(self, ", bad cksum {field:x} (->{should:x})!");
+            }
+        }
+        out!(self, ")\n    ");
+        Ok(truncated)
+    }
+
+    /// `ip_optprint`: the options area `cp` of `length` bytes.
+    fn ip_options(&mut self, cp: &[u8], length: usize) -> PResult {
+        let mut at = 0usize;
+        let mut left = length;
+        let mut sep = "";
+        while left > 0 {
+            out!(self, "{sep}");
+            sep = ",";
+            let code = g1(cp, at)?;
+            match ip_option_name(code) {
+                Some(n) => out!(self, "{n}"),
+                None => out!(self, "unknown {code}"),
+            }
+            let olen = if code == 0 || code == 1 {
+                1
+            } else {
+                let l = g1(cp, at + 1)? as usize;
+                if l < 2 {
+                    out!(self, " [bad length {l}]");
+                    return Ok(());
+                }
+                l
+            };
+            if olen > left {
+                out!(self, " [bad length {olen}]");
+                return Ok(());
+            }
+            need(cp, at, olen)?;
+            let o = &cp[at..at + olen];
+            match code {
+                0 => return Ok(()),
+                68 => self.ip_opt_ts(o)?,
+                7 | 137 | 131 => self.ip_opt_route(o)?,
+                148 => {
+                    if olen < 4 {
+                        out!(self, " [bad length {olen}]");
+                    } else {
+                        let v = g2(o, 2)?;
+                        if v != 0 {
+                            out!(self, " value {v}");
+                        }
+                    }
+                }
+                _ => {}
+            }
+            at += olen;
+            left -= olen;
+        }
+        Ok(())
+    }
+
+    /// `ip_printroute`: record route and source routes.
+    fn ip_opt_route(&mut self, o: &[u8]) -> PResult {
+        let length = o.len();
+        if length < 3 {
+            out!(self, " [bad length {length}]");
+            return Ok(());
+        }
+        if (length + 1) & 3 != 0 {
+            out!(self, " [bad length {length}]");
+        }
+        let ptr = (g1(o, 2)? as usize).wrapping_sub(1);
+        if ptr < 3 || ptr.wrapping_add(1) & 3 != 0 || ptr > length + 1 {
+            out!(self, " [bad ptr {}]", g1(o, 2)?);
+        }
+        let mut len = 3;
+        while len < length {
+            out!(self, " {}", gv4(o, len)?);
+            if ptr > len {
+                out!(self, ",");
+            }
+            len += 4;
+        }
+        Ok(())
+    }
+
+    /// `ip_printts`: the timestamp option.
+    fn ip_opt_ts(&mut self, o: &[u8]) -> PResult {
+        let length = o.len();
+        if length < 4 {
+            out!(self, "[bad length {length}]");
+            return Ok(());
+        }
+        out!(self, " TS{{");
+        let flags = g1(o, 3)?;
+        // Only TSONLY (type 0) records bare timestamps.
+        let hoplen = if flags & 0xf != 0 { 8 } else { 4 };
+        if (length - 4) & (hoplen - 1) != 0 {
+            out!(self, "[bad length {length}]");
+        }
+        let ptr = (g1(o, 2)? as usize).wrapping_sub(1);
+        let mut len = 0usize;
+        if ptr < 4 || (ptr.wrapping_sub(4)) & (hoplen - 1) != 0 || ptr > length + 1 {
+            out!(self, "[bad ptr {}]", g1(o, 2)?);
+        }
+        let known = match flags & 0xf {
+            0 => {
+                out!(self, "TSONLY");
+                true
+            }
+            1 => {
+                out!(self, "TS+ADDR");
+                true
+            }
+            3 => {
+                out!(self, "PRESPEC");
+                true
+            }
+            t => {
+                out!(self, "[bad ts type {t}]");
+                false
+            }
+        };
+        if known {
+            let mut ty = " ";
+            len = 4;
+            while len < length {
+                if ptr == len {
+                    ty = " ^ ";
+                }
+                need(o, len, hoplen)?;
+                let ts = g4(o, len + hoplen - 4)?;
+                if hoplen == 8 {
+                    out!(self, "{ty}{ts}@{}", gv4(o, len)?);
+                } else {
+                    out!(self, "{ty}{ts}@");
+                }
+                ty = " ";
+                len += hoplen;
+            }
+        }
+        if ptr == len {
+            out!(self, " ^ ");
+        }
+        if flags >> 4 != 0 {
+            out!(self, " [{} hops not recorded]}} ", flags >> 4);
+        } else {
+            out!(self, "}}");
+        }
+        Ok(())
     }
 
     /// `ip6_print`.
@@ -123,11 +323,35 @@ impl Printer<'_> {
         } else {
             data
         };
+        if self.opts.verbose > 0 {
+            let flow = g4(data, 0)?;
+            out!(self, "(");
+            if flow & 0x0ff0_0000 != 0 {
+                out!(self, "class 0x{:02x}, ", (flow & 0x0ff0_0000) >> 20);
+            }
+            if flow & 0x000f_ffff != 0 {
+                out!(self, "flowlabel 0x{:05x}, ", flow & 0x000f_ffff);
+            }
+            let nh = ip6.next_header().0;
+            out!(
+                self,
+                "hlim {}, next-header {} ({}) payload length: {}) ",
+                ip6.hop_limit(),
+                ipproto_name(nh).unwrap_or("unknown"),
+                nh,
+                payload_len
+            );
+        }
+        let pseudo_dst = match ip6.next_header().0 {
+            0 | 60 | 62 | 135 | 44 | 43 => ipv6_final_dst(visible).unwrap_or(dst),
+            _ => dst,
+        };
         let mut ctx = IpCtx {
             addrs: IpAddrs::V6(src, dst),
             first_nh: ip6.next_header().0,
             fragmented: false,
             ttl: ip6.hop_limit(),
+            pseudo: IpAddrs::V6(src, pseudo_dst),
         };
         let mut nh = ip6.next_header().0;
         let mut off = 0usize;
@@ -204,6 +428,12 @@ impl Printer<'_> {
                     let hl = (g1(cp, 1)? as usize + 1) * 8;
                     need(cp, 0, hl)?;
                     out!(self, "DSTOPT ");
+                    if self.opts.verbose > 0 {
+                        if let Err(Trunc) = self.ip6_opts(&cp[2..hl], None) {
+                            self.trunc();
+                            return Ok(());
+                        }
+                    }
                     nh = g1(cp, 0)?;
                     advance = hl;
                 }
@@ -214,7 +444,11 @@ impl Printer<'_> {
                     let flen = (40u64 + payload_len as u64)
                         .wrapping_sub(off as u64)
                         .wrapping_sub(8);
-                    out!(self, "frag ({}|{})", fragoff, flen);
+                    if self.opts.verbose > 0 {
+                        out!(self, "frag (0x{:08x}:{}|{})", g4(cp, 4)?, fragoff, flen);
+                    } else {
+                        out!(self, "frag ({}|{})", fragoff, flen);
+                    }
                     if fragoff != 0 {
                         return Ok(());
                     }
@@ -262,7 +496,15 @@ impl Printer<'_> {
     fn hbh(&mut self, cp: &[u8], hl: usize, payload_len: u32) -> PResult<(usize, Option<u32>)> {
         need(cp, 0, hl)?;
         out!(self, "HBH ");
-        let opts = &cp[2..hl];
+        let jumbo = self.ip6_opts(&cp[2..hl], Some(payload_len))?;
+        Ok((hl, jumbo))
+    }
+
+    /// `ip6_opt_process`: validates (and with `-v` prints) the options of a
+    /// hop-by-hop (`payload_len` given) or destination options header; returns
+    /// a valid Jumbo Payload length.
+    fn ip6_opts(&mut self, opts: &[u8], payload_len: Option<u32>) -> PResult<Option<u32>> {
+        let v = self.opts.verbose > 0;
         let n = opts.len();
         let mut i = 0usize;
         let mut found = false;
@@ -280,11 +522,18 @@ impl Printer<'_> {
                 return Err(Trunc);
             }
             match t {
-                0 => {}
+                0 => {
+                    if v {
+                        out!(self, "(pad1)");
+                    }
+                }
                 1 => {
                     if n - i < 2 {
                         out!(self, "(padn: trunc)");
                         return Err(Trunc);
+                    }
+                    if v {
+                        out!(self, "(padn)");
                     }
                 }
                 5 => {
@@ -295,6 +544,9 @@ impl Printer<'_> {
                     if opts[i + 1] != 2 {
                         out!(self, "(rtalert: invalid len {})", opts[i + 1]);
                         return Err(Trunc);
+                    }
+                    if v {
+                        out!(self, "(rtalert: 0x{:04x}) ", g2(opts, i + 2)?);
                     }
                 }
                 0xc2 => {
@@ -307,11 +559,22 @@ impl Printer<'_> {
                         return Err(Trunc);
                     }
                     let j = g4(opts, i + 2)?;
-                    if !found {
+                    let verdict = if found {
+                        " - already seen"
+                    } else {
                         found = true;
-                        if payload_len == 0 && j >= 65536 {
-                            jumbo = Some(j);
+                        match payload_len {
+                            None => " - not a hop-by-hop option",
+                            Some(p) if p != 0 => " - payload len != 0",
+                            Some(_) if j < 65536 => " - < 65536",
+                            Some(_) => {
+                                jumbo = Some(j);
+                                ""
+                            }
                         }
+                    };
+                    if v {
+                        out!(self, "(jumbo: {j}{verdict}) ");
                     }
                 }
                 0xc9 => {
@@ -323,17 +586,27 @@ impl Printer<'_> {
                         out!(self, "(homeaddr: invalid len {})", opts[i + 1]);
                         return Err(Trunc);
                     }
+                    if v {
+                        // Sub-options after the address are not printed.
+                        out!(self, "(homeaddr: {})", v6s(gv6(opts, i + 2)?));
+                    }
                 }
                 _ => {
                     if n - i < 2 {
                         out!(self, "(type {t}: trunc)");
                         return Err(Trunc);
                     }
+                    if v {
+                        out!(self, "(opt_type 0x{t:02x}: len={})", opts[i + 1]);
+                    }
                 }
             }
             i += optlen;
         }
-        Ok((hl, jumbo))
+        if v {
+            out!(self, " ");
+        }
+        Ok(jumbo)
     }
 
     /// Routing header (`rt6_print`); returns its length, or `None` when invalid.
@@ -350,7 +623,7 @@ impl Printer<'_> {
         match rtype {
             0 | 2 => {
                 let rsv = g4(cp, 4)?;
-                if rsv != 0 {
+                if rsv != 0 || self.opts.verbose > 0 {
                     out!(self, ", rsv=0x{rsv:x}");
                 }
                 if len % 2 == 1 {
@@ -365,7 +638,7 @@ impl Printer<'_> {
                 let last = g1(cp, 4)?;
                 out!(self, ", last-entry={last}");
                 let flags = g1(cp, 5)?;
-                if flags != 0 {
+                if flags != 0 || self.opts.verbose > 0 {
                     out!(self, ", flags=0x{flags:x}");
                 }
                 out!(self, ", tag={:x}", g2(cp, 6)?);
@@ -431,7 +704,7 @@ impl Printer<'_> {
                 }
                 58 => {
                     if ctx.is_v6() {
-                        self.icmp6(bp, length)?;
+                        self.icmp6(bp, length, ctx)?;
                     } else {
                         out!(self, "[ipv6-icmp requires IPv6] (invalid)");
                     }
@@ -447,13 +720,9 @@ impl Printer<'_> {
                 41 => self.ipv6(bp, length),
                 47 => self.gre(bp, length)?,
                 89 => self.ospf(bp, length, ctx)?,
-                103 => self.pim(bp, length)?,
-                112 => self.vrrp(bp, length, ctx.ttl)?,
-                88 => {
-                    self.proto = "eigrp";
-                    let op = g1(bp, 1)?;
-                    out!(self, "EIGRP {}, length: {}", eigrp_op(op), length);
-                }
+                103 => self.pim(bp, length, ctx)?,
+                112 => self.vrrp(bp, length, ctx)?,
+                88 => self.eigrp(bp, length)?,
                 143 => {
                     if ctx.is_v6() {
                         self.ether(bp, length)?;
@@ -474,6 +743,9 @@ impl Printer<'_> {
         let ah_len = g1(bp, 1)? as usize;
         let hl = (ah_len + 2) * 4;
         out!(self, "(");
+        if self.opts.verbose > 0 {
+            out!(self, "length={ah_len}({hl}-bytes),");
+        }
         let reserved = g2(bp, 2)?;
         if reserved != 0 {
             out!(self, "reserved=0x{reserved:x}[MustBeZero],");
@@ -489,7 +761,7 @@ impl Printer<'_> {
     }
 
     /// `icmp_print`.
-    fn icmp(&mut self, bp: &[u8], plen: u32, _ctx: &IpCtx) -> PResult {
+    fn icmp(&mut self, bp: &[u8], plen: u32, ctx: &IpCtx) -> PResult {
         self.proto = "icmp";
         let t = g1(bp, 0)?;
         let code = g1(bp, 1)?;
@@ -621,15 +893,118 @@ impl Printer<'_> {
             t => format!("type-#{t}"),
         };
         out!(self, "ICMP {s}, length {plen}");
+        if self.opts.verbose > 0 {
+            self.icmp_verbose(bp, plen, t, ctx.fragmented)?;
+        }
+        Ok(())
+    }
+
+    /// What `icmp_print` adds with `-v`: a wrong checksum, and the datagram an
+    /// error message quotes, printed as an IP packet on a line of its own.
+    fn icmp_verbose(&mut self, bp: &[u8], plen: u32, t: u8, fragmented: bool) -> PResult {
+        if !fragmented {
+            if let Some(msg) = bp.get(..plen as usize) {
+                let sum = crate::checksum::internet(msg);
+                if sum != 0 {
+                    let field = g2(bp, 2)?;
+                    let should = super::cksum_shouldbe(field, sum);
+                    out!(self, " (wrong icmp cksum {field:x} (->{should:x})!)");
+                }
+            }
+        }
+        if matches!(t, 3 | 4 | 5 | 11 | 12) {
+            out!(self, "\n\t");
+            let inner = tail(bp, 8);
+            let ip_len = g2(inner, 2)?;
+            // tcpdump ends the quoted datagram at its own length, so that
+            // extensions after it are not taken for its payload.
+            self.ipv4(head(inner, ip_len as usize), ip_len as u32);
+            self.proto = "icmp";
+        }
+        if plen > ICMP_EXTD_MINLEN && matches!(t, 3 | 11 | 12) {
+            self.icmp_extensions(bp, plen)?;
+        }
+        Ok(())
+    }
+
+    /// RFC 4884 multi-part extensions after the 128 bytes of a quoted datagram.
+    fn icmp_extensions(&mut self, bp: &[u8], plen: u32) -> PResult {
+        let at = ICMP_EXTD_MINLEN as usize;
+        let hlen = plen as usize - at;
+        // A length of zero may still hide an extension; its checksum decides.
+        if g1(bp, 5)? == 0 {
+            if let Some(ext) = bp.get(at..plen as usize) {
+                if crate::checksum::internet(ext) != 0 {
+                    return Ok(());
+                }
+            }
+        }
+        let version = g1(bp, at)? >> 4;
+        out!(self, "\n\tICMP Multi-Part extension v{version}");
+        if version != 2 {
+            out!(self, " packet not supported");
+            return Ok(());
+        }
+        if let Some(ext) = bp.get(at..at + hlen) {
+            let ok = crate::checksum::internet(ext) == 0;
+            out!(
+                self,
+                ", checksum 0x{:04x} ({}correct), length {}",
+                g2(bp, at + 2)?,
+                if ok { "" } else { "in" },
+                hlen
+            );
+        }
+        let mut left = hlen.saturating_sub(4);
+        let mut o = at + 4;
+        while left > 4 {
+            let olen = g2(bp, o)? as usize;
+            let class = g1(bp, o + 2)?;
+            let ctype = g1(bp, o + 3)?;
+            let name = match class {
+                1 => "MPLS Stack Entry",
+                2 => "Interface Identification",
+                _ => "unknown",
+            };
+            out!(
+                self,
+                "\n\t  {name} Object ({class}), Class-Type: {ctype}, length {olen}"
+            );
+            o += 4;
+            left -= 4;
+            if class == 0 || olen < 4 {
+                return Ok(());
+            }
+            let olen = olen - 4;
+            if class == 1 && ctype == 1 {
+                let e = g4(bp, o)?;
+                out!(self, "\n\t    label {}, tc {}", e >> 12, (e >> 9) & 7);
+                if e & 0x100 != 0 {
+                    out!(self, ", [S]");
+                }
+                out!(self, ", ttl {}", e & 0xff);
+            }
+            // Other objects are hex dumps, which the summary leaves out.
+            if left < olen {
+                break;
+            }
+            left -= olen;
+            o += olen;
+        }
         Ok(())
     }
 
     /// `icmp6_print` (non-verbose).
-    fn icmp6(&mut self, bp: &[u8], length: u32) -> PResult {
+    fn icmp6(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
         self.proto = "icmp6";
         if length == 0 {
             out!(self, "ICMP6, length 0 (invalid)");
             return Ok(());
+        }
+        if self.opts.verbose > 0 && !ctx.fragmented {
+            if let Some(msg) = bp.get(..length as usize) {
+                self.cksum_verdict("icmp6", g2(bp, 2)?, ctx.transport_cksum(58, msg));
+            }
         }
         let t = g1(bp, 0)?;
         out!(
@@ -637,6 +1012,20 @@ impl Printer<'_> {
             "ICMP6, {}",
             name_or(icmp6::name(t), || format!("unknown icmp6 type ({t})"))
         );
+        if self.opts.verbose > 0
+            && matches!(
+                t,
+                icmp6::ROUTER_SOLICIT
+                    | icmp6::ROUTER_ADVERT
+                    | icmp6::NEIGHBOR_ADVERT
+                    | icmp6::NEIGHBOR_SOLICIT
+                    | icmp6::REDIRECT
+                    | icmp6::HA_DISCOVERY_REPLY
+                    | icmp6::MOBILE_PREFIX_ADVERT
+            )
+        {
+            out!(self, ", length {length}");
+        }
         let code = g1(bp, 1)?;
         let oip = tail(bp, 8);
         match t {
@@ -699,7 +1088,32 @@ impl Printer<'_> {
                     if length < 28 {
                         out!(self, " [invalid len {length}]");
                     } else {
+                        let v = self.opts.verbose > 0;
+                        if v {
+                            let mrc = g2(bp, 4)? as u32;
+                            let mrt = if mrc < 32768 {
+                                mrc
+                            } else {
+                                ((mrc & 0x0fff) | 0x1000) << (((mrc & 0x7000) >> 12) + 3)
+                            };
+                            out!(self, " [max resp delay={mrt}]");
+                        }
                         out!(self, " [gaddr {}", v6s(gv6(bp, 8)?));
+                        if v {
+                            let (sq, qqic) = (g1(bp, 24)?, g1(bp, 25)? as u32);
+                            if sq & 0x08 != 0 {
+                                out!(self, " sflag");
+                            }
+                            if sq & 0x07 != 0 {
+                                out!(self, " robustness={}", sq & 0x07);
+                            }
+                            let qqi = if qqic < 128 {
+                                qqic
+                            } else {
+                                ((qqic & 0x0f) | 0x10) << (((qqic & 0x70) >> 4) + 3)
+                            };
+                            out!(self, " qqi={qqi}");
+                        }
                         let nsrcs = g2(bp, 26)? as u32;
                         if nsrcs > 0 {
                             if length < 28 + nsrcs * 16 {
@@ -715,12 +1129,58 @@ impl Printer<'_> {
                 }
             }
             icmp6::MLD_REPORT | icmp6::MLD_DONE => self.mld6(bp),
-            icmp6::ROUTER_SOLICIT | icmp6::ROUTER_ADVERT => {}
-            icmp6::NEIGHBOR_SOLICIT => out!(self, ", who has {}", v6s(gv6(bp, 8)?)),
-            icmp6::NEIGHBOR_ADVERT => out!(self, ", tgt is {}", v6s(gv6(bp, 8)?)),
+            icmp6::ROUTER_SOLICIT => {
+                if self.opts.verbose > 0 {
+                    self.icmp6_nd_opts(bp, 8, length)?;
+                }
+            }
+            icmp6::ROUTER_ADVERT => {
+                if self.opts.verbose > 0 {
+                    let f = g1(bp, 5)?;
+                    let names = [
+                        (0x80, "managed"),
+                        (0x40, "other stateful"),
+                        (0x20, "home agent"),
+                        (0x02, "ipv6 only"),
+                    ];
+                    out!(
+                        self,
+                        "\n\thop limit {}, Flags [{}], pref {}, router lifetime {}s, \
+                         reachable time {}ms, retrans timer {}ms",
+                        g1(bp, 4)?,
+                        bit_names(f as u32, &names),
+                        rtpref(f),
+                        g2(bp, 6)?,
+                        g4(bp, 8)?,
+                        g4(bp, 12)?
+                    );
+                    self.icmp6_nd_opts(bp, 16, length)?;
+                }
+            }
+            icmp6::NEIGHBOR_SOLICIT => {
+                out!(self, ", who has {}", v6s(gv6(bp, 8)?));
+                if self.opts.verbose > 0 {
+                    self.icmp6_nd_opts(bp, 24, length)?;
+                }
+            }
+            icmp6::NEIGHBOR_ADVERT => {
+                out!(self, ", tgt is {}", v6s(gv6(bp, 8)?));
+                if self.opts.verbose > 0 {
+                    let names = [
+                        (0x8000_0000, "router"),
+                        (0x4000_0000, "solicited"),
+                        (0x2000_0000, "override"),
+                    ];
+                    out!(self, ", Flags [{}]", bit_names(g4(bp, 4)?, &names));
+                    self.icmp6_nd_opts(bp, 24, length)?;
+                }
+            }
             icmp6::REDIRECT => {
                 out!(self, ", {}", v6s(gv6(bp, 24)?));
                 out!(self, " to {}", v6s(gv6(bp, 8)?));
+                if self.opts.verbose > 0 {
+                    self.icmp6_nd_opts(bp, 40, length)?;
+                }
             }
             icmp6::INV_NEIGHBOR_SOLICIT | icmp6::INV_NEIGHBOR_ADVERT => {}
             icmp6::MLDV2_REPORT => {
@@ -728,6 +1188,9 @@ impl Printer<'_> {
                     out!(self, " [invalid len {length}]");
                 } else {
                     out!(self, ", {} group record(s)", g2(bp, 6)?);
+                    if self.opts.verbose > 0 {
+                        self.group_records(bp, length, true)?;
+                    }
                 }
             }
             icmp6::MOBILE_PREFIX_SOLICIT | icmp6::HA_DISCOVERY_REQUEST => {
@@ -742,8 +1205,18 @@ impl Printer<'_> {
                     match code & 0x7f {
                         0 => out!(self, "DODAG Information Solicitation"),
                         1 => out!(self, "DODAG Information Object"),
-                        2 => out!(self, "Destination Advertisement Object"),
-                        3 => out!(self, "Destination Advertisement Object Ack"),
+                        2 => {
+                            out!(self, "Destination Advertisement Object");
+                            if self.opts.verbose > 0 {
+                                self.rpl_dao(tail(bp, 4), length.saturating_sub(4))?;
+                            }
+                        }
+                        3 => {
+                            out!(self, "Destination Advertisement Object Ack");
+                            if self.opts.verbose > 0 {
+                                self.rpl_daoack(tail(bp, 4), length.saturating_sub(4))?;
+                            }
+                        }
                         _ => out!(self, "RPL message, unknown code {code}"),
                     }
                 }
@@ -754,7 +1227,207 @@ impl Printer<'_> {
                 return Ok(());
             }
         }
-        out!(self, ", length {length}");
+        // With -v the length went after the type name, where it was printed.
+        if self.opts.verbose == 0 {
+            out!(self, ", length {length}");
+        }
+        Ok(())
+    }
+
+    /// `icmp6_opt_print`: the neighbor discovery options from `start` on, one
+    /// `\n\t  ` line each. An option tcpdump would dump in hex ends the list
+    /// (the dump is not reproduced).
+    fn icmp6_nd_opts(&mut self, bp: &[u8], start: usize, length: u32) -> PResult {
+        let mut cp = start;
+        let mut resid = length as i64 - start as i64;
+        while cp < bp.len() {
+            g1(bp, cp + 1)?;
+            if resid <= 0 {
+                return Ok(());
+            }
+            let t = g1(bp, cp)?;
+            let ol = g1(bp, cp + 1)? as usize;
+            if ol == 0 {
+                return Err(Trunc);
+            }
+            let olen = ol * 8;
+            need(bp, cp, olen)?;
+            let o = &bp[cp..cp + olen];
+            let name = match t {
+                1 => "source link-address",
+                2 => "destination link-address",
+                3 => "prefix info",
+                4 => "redirected header",
+                5 => "mtu",
+                25 => "rdnss",
+                31 => "dnssl",
+                7 => "advertisement interval",
+                8 => "homeagent information",
+                24 => "route info",
+                _ => "unknown",
+            };
+            out!(self, "\n\t  {name} option ({t}), length {olen} ({ol}): ");
+            match t {
+                1 | 2 => {
+                    let hex: Vec<String> = o[2..].iter().map(|b| format!("{b:02x}")).collect();
+                    out!(self, "{}", hex.join(":"));
+                }
+                3 => {
+                    let names = [(0x80, "onlink"), (0x40, "auto"), (0x20, "router")];
+                    out!(
+                        self,
+                        "{}/{}{}, Flags [{}], valid time {}",
+                        v6s(gv6(o, 16)?),
+                        g1(o, 2)?,
+                        if ol != 4 { "badlen" } else { "" },
+                        bit_names(g1(o, 3)? as u32, &names),
+                        nd_lifetime(g4(o, 4)?)
+                    );
+                    out!(self, ", pref. time {}", nd_lifetime(g4(o, 8)?));
+                }
+                4 => {}
+                5 => out!(
+                    self,
+                    " {}{}",
+                    g4(o, 4)?,
+                    if ol != 1 { "bad option length" } else { "" }
+                ),
+                25 => {
+                    out!(self, " lifetime {}s,", g4(o, 4)?);
+                    for i in 0..(ol - 1) / 2 {
+                        out!(self, " addr: {}", v6s(gv6(o, 8 + 16 * i)?));
+                    }
+                }
+                31 => {
+                    out!(self, " lifetime {}s, domain(s):", g4(o, 4)?);
+                    let mut d = 8usize;
+                    while d < olen && g1(o, d)? != 0 {
+                        out!(self, " ");
+                        d = self.fqdn(o, d)?;
+                    }
+                }
+                7 => out!(self, " {}ms", g4(o, 4)?),
+                8 => out!(self, " preference {}, lifetime {}", g2(o, 4)?, g2(o, 6)?),
+                24 => {
+                    let mut a = [0u8; 16];
+                    match ol {
+                        1 => {}
+                        2 => a[..8].copy_from_slice(&o[8..16]),
+                        3 => a.copy_from_slice(&o[8..24]),
+                        _ => return Err(Trunc),
+                    }
+                    out!(
+                        self,
+                        " {}/{}, pref={}, lifetime={}",
+                        v6s(std::net::Ipv6Addr::from(a)),
+                        g1(o, 2)?,
+                        rtpref(g1(o, 3)?),
+                        nd_lifetime(g4(o, 4)?)
+                    );
+                }
+                _ => return Ok(()),
+            }
+            cp += olen;
+            resid -= olen as i64;
+        }
+        Ok(())
+    }
+
+    /// `rpl_dao_print` with `-v`: the DODAG of a Destination Advertisement.
+    fn rpl_dao(&mut self, bp: &[u8], length: u32) -> PResult {
+        let flags = g1(bp, 1)?;
+        let Some(dagid) = self.rpl_dagid(bp, length, flags & 0x40 != 0, "length")? else {
+            return Ok(());
+        };
+        out!(
+            self,
+            " [dagid:{dagid},seq:{},instance:{}{}{},{flags:02x}]",
+            g1(bp, 3)?,
+            g1(bp, 0)?,
+            if flags & 0x80 != 0 { ",acK" } else { "" },
+            if flags & 0x40 != 0 { ",Dagid" } else { "" }
+        );
+        Ok(())
+    }
+
+    /// `rpl_daoack_print` with `-v`.
+    fn rpl_daoack(&mut self, bp: &[u8], length: u32) -> PResult {
+        let present = g1(bp, 1)? & 0x80 != 0;
+        let Some(dagid) = self.rpl_dagid(bp, length, present, "dao-length")? else {
+            return Ok(());
+        };
+        out!(
+            self,
+            " [dagid:{dagid},seq:{},instance:{},status:{}]",
+            g1(bp, 2)?,
+            g1(bp, 0)?,
+            g1(bp, 3)?
+        );
+        Ok(())
+    }
+
+    /// The DODAG id after the 4 fixed bytes of a DAO or DAO-ACK, `<elided>`
+    /// when absent; `None` (with tcpdump's `[|what too short]`) when `length`
+    /// cannot hold it.
+    fn rpl_dagid(
+        &mut self,
+        bp: &[u8],
+        length: u32,
+        present: bool,
+        what: &str,
+    ) -> PResult<Option<String>> {
+        need(bp, 0, 4)?;
+        let min = if present { 20 } else { 4 };
+        if present {
+            need(bp, 4, 16)?;
+        }
+        if length < min {
+            out!(self, " [|{what} too short]");
+            return Ok(None);
+        }
+        Ok(Some(if present {
+            v6s(gv6(bp, 4)?)
+        } else {
+            "<elided>".to_string()
+        }))
+    }
+
+    /// The group records of an MLDv2 (`v6`) or IGMPv3 report, as
+    /// `mldv2_report_print` and `print_igmpv3_report` show them with `-v`: the
+    /// source count, not the sources.
+    fn group_records(&mut self, bp: &[u8], len: u32, v6: bool) -> PResult {
+        let len = len as usize;
+        let alen = if v6 { 16 } else { 4 };
+        let ngroups = g2(bp, 6)?;
+        let mut group = 8usize;
+        for _ in 0..ngroups {
+            if len < group + 4 + alen {
+                out!(self, " [invalid number of groups]");
+                return Ok(());
+            }
+            let gaddr = if v6 {
+                v6s(gv6(bp, group + 4)?)
+            } else {
+                gv4(bp, group + 4)?.to_string()
+            };
+            out!(self, " [gaddr {gaddr}");
+            match g1(bp, group)? {
+                1 => out!(self, " is_in"),
+                2 => out!(self, " is_ex"),
+                3 => out!(self, " to_in"),
+                4 => out!(self, " to_ex"),
+                5 => out!(self, " allow"),
+                6 => out!(self, " block"),
+                t => out!(self, "  [v{}-report-#{t}]", if v6 { 2 } else { 3 }),
+            }
+            let nsrcs = g2(bp, group + 2)? as usize;
+            if len < group + 4 + alen + nsrcs * alen {
+                out!(self, " [invalid number of sources {nsrcs}]");
+                return Ok(());
+            }
+            out!(self, ", {nsrcs} source(s)]");
+            group += 4 + alen + nsrcs * alen;
+        }
         Ok(())
     }
 
@@ -776,6 +1449,23 @@ impl Printer<'_> {
     /// `igmp_print`.
     fn igmp(&mut self, bp: &[u8], len: u32) -> PResult {
         self.proto = "igmp";
+        if self.opts.quiet {
+            out!(self, "igmp");
+            return Ok(());
+        }
+        self.igmp_message(bp, len)?;
+        if self.opts.verbose > 0 && len >= 4 {
+            if let Some(msg) = bp.get(..len as usize) {
+                if crate::checksum::internet(msg) != 0 {
+                    out!(self, " bad igmp cksum {:x}!", g2(bp, 2)?);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The message part of `igmp_print`.
+    fn igmp_message(&mut self, bp: &[u8], len: u32) -> PResult {
         let t = g1(bp, 0)?;
         match t {
             0x11 => {
@@ -843,10 +1533,13 @@ impl Printer<'_> {
             0x16 => out!(self, "igmp v2 report {}", gv4(bp, 4)?),
             0x22 => {
                 out!(self, "igmp v3 report");
-                if len < 8 || len % 4 > 0 {
+                if len < 16 || len % 4 > 0 {
                     out!(self, " [invalid len {len}]");
                 } else {
                     out!(self, ", {} group record(s)", g2(bp, 6)?);
+                    if self.opts.verbose > 0 {
+                        self.group_records(bp, len, false)?;
+                    }
                 }
             }
             0x17 => out!(self, "igmp leave {}", gv4(bp, 4)?),
@@ -875,6 +1568,20 @@ impl Printer<'_> {
         let flags = g2(bp, 0)?;
         let vers = flags & 7;
         out!(self, "GREv{vers}");
+        let verbose = self.opts.verbose > 0;
+        if verbose && vers <= 1 {
+            let names = [
+                (0x8000, "checksum present"),
+                (0x4000, "routing present"),
+                (0x2000, "key present"),
+                (0x1000, "sequence# present"),
+                (0x0800, "source routing present"),
+                (0x0080, "ack present"),
+            ];
+            out!(self, ", Flags [{}]", bit_names(flags as u32, &names));
+        }
+        // tcpdump -v puts the payload on a line of its own.
+        let demarc = if verbose { "\n\t" } else { ": " };
         let mut len = length as i64 - 2;
         let mut off = 2usize;
         macro_rules! take {
@@ -898,7 +1605,10 @@ impl Printer<'_> {
         match vers {
             0 => {
                 if flags & 0xc000 != 0 {
-                    let _ = take!(2);
+                    let at = take!(2);
+                    if verbose {
+                        out!(self, ", sum 0x{:x}", g2(bp, at)?);
+                    }
                     let at = take!(2);
                     out!(self, ", off 0x{:x}", g2(bp, at)?);
                 }
@@ -971,7 +1681,7 @@ impl Printer<'_> {
                         prot
                     );
                 }
-                out!(self, ", length {length}: ");
+                out!(self, ", length {length}{demarc}");
                 let p = tail(bp, off);
                 let len = len as u32;
                 match prot {
@@ -1002,7 +1712,7 @@ impl Printer<'_> {
                 if flags & 0x1000 == 0 {
                     return Ok(());
                 }
-                out!(self, ": ");
+                out!(self, "{demarc}");
                 let p = tail(bp, off);
                 match prot {
                     0x880b => self.ppp(p, len as u32)?,
@@ -1015,10 +1725,15 @@ impl Printer<'_> {
     }
 
     fn ospf(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
-        self.proto = "ospf";
+        // Over IPv6 tcpdump's OSPFv3 printer runs, which names itself `ospf3`.
+        self.proto = if ctx.is_v6() { "ospf3" } else { "ospf2" };
         let v = g1(bp, 0)?;
         let t = g1(bp, 1)?;
-        let _ = ctx;
+        // Over IPv4 tcpdump leaves an MD5 digest out of the length.
+        let mut length = length;
+        if !ctx.is_v6() && g2(bp, 14)? == 2 {
+            length = length.wrapping_sub(16);
+        }
         out!(self, "OSPFv{v}, ");
         let tn = match t {
             1 => "Hello".to_string(),
@@ -1029,10 +1744,15 @@ impl Printer<'_> {
             t => format!("unknown packet type ({t})"),
         };
         out!(self, "{tn}, length {length}");
+        if self.opts.verbose > 0 && ctx.is_v6() && (1..=5).contains(&t) {
+            self.ospf6_verbose(bp, length)?;
+        } else if self.opts.verbose > 0 && !ctx.is_v6() && v == 2 && t == 1 {
+            self.ospf2_hello_verbose(bp, length)?;
+        }
         Ok(())
     }
 
-    fn pim(&mut self, bp: &[u8], length: u32) -> PResult {
+    fn pim(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
         self.proto = "pim";
         let vt = g1(bp, 0)?;
         let (v, t) = (vt >> 4, vt & 0xf);
@@ -1040,26 +1760,17 @@ impl Printer<'_> {
             out!(self, "PIMv{v}, length {length}");
             return Ok(());
         }
-        let tn = match t {
-            0 => "Hello".to_string(),
-            1 => "Register".to_string(),
-            2 => "Register Stop".to_string(),
-            3 => "Join / Prune".to_string(),
-            4 => "Bootstrap".to_string(),
-            5 => "Assert".to_string(),
-            6 => "Graft".to_string(),
-            7 => "Graft ACK".to_string(),
-            8 => "Candidate RP Advertisement".to_string(),
-            9 => "State Refresh".to_string(),
-            10 => "DF Election".to_string(),
-            11 => "ECMP Redirect".to_string(),
-            t => format!("unknown ({t})"),
-        };
-        out!(self, "PIMv2, {tn}, length {length}");
-        Ok(())
+        let tn = super::pim::pimv2_type_name(t);
+        if self.opts.verbose == 0 {
+            out!(self, "PIMv2, {tn}, length {length}");
+            return Ok(());
+        }
+        out!(self, "PIMv2, length {length}\n\t{tn}");
+        self.pimv2_verbose(bp, length, ctx)
     }
 
-    fn vrrp(&mut self, bp: &[u8], length: u32, ttl: u8) -> PResult {
+    fn vrrp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
+        let ttl = ctx.ttl;
         self.proto = "vrrp";
         let vt = g1(bp, 0)?;
         let (v, t) = (vt >> 4, vt & 0xf);
@@ -1090,6 +1801,48 @@ impl Printer<'_> {
         } else {
             let intvl = g2(bp, 4)? & 0x0fff;
             out!(self, ", intvl {intvl}cs, length {length}");
+        }
+        if self.opts.verbose > 0 {
+            self.vrrp_verbose(bp, length, v, ctx)?;
+        }
+        Ok(())
+    }
+
+    /// What `vrrp_print` adds with `-v`: a bad checksum, the addresses and a
+    /// simple-text password.
+    fn vrrp_verbose(&mut self, bp: &[u8], length: u32, v: u8, ctx: &IpCtx) -> PResult {
+        let naddrs = g1(bp, 3)? as usize;
+        if let Some(msg) = bp.get(..length as usize) {
+            let bad = if v == 2 {
+                crate::checksum::internet(msg) != 0
+            } else {
+                ctx.transport_cksum(112, msg) != 0
+            };
+            if bad {
+                out!(self, ", (bad vrrp cksum {:x})", g2(bp, 6)?);
+            }
+        }
+        out!(self, ", addrs");
+        if naddrs > 1 {
+            out!(self, "({naddrs})");
+        }
+        out!(self, ":");
+        let mut at = 8usize;
+        let mut sep = ' ';
+        for _ in 0..naddrs {
+            if ctx.is_v6() {
+                out!(self, "{sep}{}", v6s(gv6(bp, at)?));
+                at += 16;
+            } else {
+                out!(self, "{sep}{}", gv4(bp, at)?);
+                at += 4;
+            }
+            sep = ',';
+        }
+        if v == 2 && g1(bp, 4)? == 1 {
+            out!(self, " auth \"");
+            self.jnp(bp, at, 8)?;
+            out!(self, "\"");
         }
         Ok(())
     }
@@ -1129,49 +1882,139 @@ fn icmp6_upper_layer(b: &[u8]) -> Option<(u8, &[u8])> {
     None
 }
 
+/// tcpdump's `ICMP_EXTD_MINLEN`: where RFC 4884 extensions may start.
+const ICMP_EXTD_MINLEN: u32 = 156 - 20;
+
+/// `get_rtpref`: a router preference.
+fn rtpref(v: u8) -> &'static str {
+    ["medium", "high", "rsv", "low"][((v & 0x18) >> 3) as usize]
+}
+
+/// `get_lifetime`: seconds, or `infinity`.
+fn nd_lifetime(v: u32) -> String {
+    if v == u32::MAX {
+        "infinity".to_string()
+    } else {
+        format!("{v}s")
+    }
+}
+
+/// tcpdump's `ipproto_values`: the protocol names of `-v` IP headers.
+pub(super) fn ipproto_name(p: u8) -> Option<&'static str> {
+    Some(match p {
+        0 => "Options",
+        1 => "ICMP",
+        2 => "IGMP",
+        4 => "IPIP",
+        6 => "TCP",
+        8 => "EGP",
+        9 => "IGRP",
+        17 => "UDP",
+        33 => "DCCP",
+        41 => "IPv6",
+        43 => "Routing",
+        44 => "Fragment",
+        46 => "RSVP",
+        47 => "GRE",
+        50 => "ESP",
+        51 => "AH",
+        55 => "Mobile IP",
+        58 => "ICMPv6",
+        62 => "Mobile IP (old)",
+        88 => "EIGRP",
+        89 => "OSPF",
+        103 => "PIM",
+        108 => "Compressed IP",
+        112 => "VRRP",
+        113 => "PGM",
+        132 => "SCTP",
+        135 => "Mobility",
+        143 => "Ethernet",
+        _ => return None,
+    })
+}
+
+/// tcpdump's `ip_option_values`.
+fn ip_option_name(code: u8) -> Option<&'static str> {
+    Some(match code {
+        0 => "EOL",
+        1 => "NOP",
+        68 => "timestamp",
+        130 => "security",
+        7 => "RR",
+        137 => "SSRR",
+        131 => "LSRR",
+        148 => "RA",
+        82 => "traceroute",
+        _ => return None,
+    })
+}
+
+/// tcpdump's `ip_finddst`: the last address of a source-route option of the
+/// IPv4 header `h` (`hlen` bytes), which a transport checksum's pseudo-header
+/// holds instead of the destination. `None` when there is none (or the options
+/// are cut short, where tcpdump also falls back to the destination).
+fn ipv4_final_dst(h: &[u8], hlen: usize) -> Option<Ipv4Addr> {
+    let opts = h.get(20..hlen)?;
+    let mut at = 0usize;
+    while at < opts.len() {
+        let t = opts[at];
+        let len = match t {
+            0 => break,
+            1 => 1,
+            _ => {
+                let l = *opts.get(at + 1)? as usize;
+                if l < 2 {
+                    break;
+                }
+                l
+            }
+        };
+        let o = opts.get(at..at + len)?;
+        if (t == 137 || t == 131) && len >= 7 {
+            return gv4(o, len - 4).ok();
+        }
+        at += len;
+    }
+    None
+}
+
+/// tcpdump's `ip6_finddst`: the final destination named by the first routing
+/// header of the IPv6 packet `b`, for a transport checksum's pseudo-header.
+fn ipv6_final_dst(b: &[u8]) -> Option<std::net::Ipv6Addr> {
+    let mut nh = *b.get(6)?;
+    let mut off = 40usize;
+    for _ in 0..MAX_EXT_HEADERS {
+        let cp = b.get(off..)?;
+        match nh {
+            0 | 60 | 62 | 135 => {
+                nh = *cp.first()?;
+                off += (*cp.get(1)? as usize + 1) * 8;
+            }
+            44 => {
+                nh = *cp.first()?;
+                off += 8;
+            }
+            43 => {
+                let len = *cp.get(1)? as usize;
+                return match cp.get(2)? {
+                    0 | 2 if len % 2 == 0 && len > 0 => gv6(cp, 8 + 16 * (len / 2 - 1)).ok(),
+                    4 if len % 2 == 0 => gv6(cp, 8).ok(),
+                    _ => None,
+                };
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
 fn ms_since_midnight(t: u32) -> String {
     let msec = t % 1000;
     let sec = t / 1000;
     let (min, sec) = (sec / 60, sec % 60);
     let (hrs, min) = (min / 60, min % 60);
     format!("{hrs:02}:{min:02}:{sec:02}.{msec:03}")
-}
-
-/// tcpdump's `unsigned_relts_print`.
-pub(super) fn relts(secs: u32) -> String {
-    if secs == 0 {
-        return "0s".to_string();
-    }
-    const UNITS: [(u32, &str); 6] = [
-        (31_536_000, "y"),
-        (604_800, "w"),
-        (86_400, "d"),
-        (3_600, "h"),
-        (60, "m"),
-        (1, "s"),
-    ];
-    let mut s = String::new();
-    let mut secs = secs;
-    for (n, u) in UNITS {
-        if secs >= n {
-            s.push_str(&format!("{}{}", secs / n, u));
-            secs %= n;
-        }
-    }
-    s
-}
-
-fn eigrp_op(op: u8) -> String {
-    match op {
-        1 => "Update".to_string(),
-        3 => "Query".to_string(),
-        4 => "Reply".to_string(),
-        5 => "Hello".to_string(),
-        6 => "IPX SAP".to_string(),
-        10 => "SIA Query".to_string(),
-        11 => "SIA Reply".to_string(),
-        o => format!("unknown ({o})"),
-    }
 }
 
 fn mobility_name(t: u8) -> &'static str {

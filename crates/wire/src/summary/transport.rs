@@ -2,7 +2,7 @@
 //! port-dispatched payloads we render, SCTP, DCCP; and the UDP tunnels VXLAN and
 //! Geneve.
 
-use super::{g1, g2, g3, g4, need, out, tail, IpAddrs, IpCtx, PResult, Printer, Trunc};
+use super::{g1, g2, g3, g4, head, need, out, tail, IpAddrs, IpCtx, PResult, Printer, Trunc};
 use crate::geneve::GENEVE_PORT;
 use crate::tcp::{option as topt, TcpFlags};
 use crate::vxlan::VXLAN_PORT;
@@ -38,6 +38,15 @@ impl Printer<'_> {
         let mut ack = g4(bp, 8)?;
         let win = g2(bp, 14)?;
         let urp = g2(bp, 18)?;
+        if self.opts.quiet {
+            // tcpdump returns before recording the connection's initial
+            // sequence numbers, so quiet output keeps no TCP state either.
+            out!(self, "tcp {}", length.wrapping_sub(hlen));
+            if hlen > length {
+                out!(self, " [bad hdr length {hlen} - too long, > {length}]");
+            }
+            return Ok(());
+        }
         let flags = g1(bp, 13)?;
         out!(self, "Flags [{}]", TcpFlags(flags));
         let (mut thseq, mut thack, mut rev) = (0u32, 0u32, false);
@@ -52,6 +61,20 @@ impl Printer<'_> {
         if hlen > length {
             out!(self, " [bad hdr length {hlen} - too long, > {length}]");
             return Ok(());
+        }
+        if self.opts.verbose > 0 && !ctx.fragmented {
+            if let Some(seg) = bp.get(..length as usize) {
+                let field = g2(bp, 16)?;
+                out!(self, ", cksum 0x{field:04x}");
+                match ctx.transport_cksum(6, seg) {
+                    0 => out!(self, " (correct)"),
+                    sum => out!(
+                        self,
+                        " (incorrect -> 0x{:04x})",
+                        super::cksum_shouldbe(field, sum)
+                    ),
+                }
+            }
         }
         let length = length - hlen;
         if length > 0 || flags & (TcpFlags::SYN | TcpFlags::FIN | TcpFlags::RST) != 0 {
@@ -91,6 +114,10 @@ impl Printer<'_> {
             return Err(Trunc);
         }
         let payload = tail(bp, hlen as usize);
+        if flags & TcpFlags::RST != 0 && self.opts.verbose > 0 {
+            self.tcp_rst_data(payload, length);
+            return Ok(());
+        }
         let is = |p: u16| sport == p || dport == p;
         if is(23) {
             // telnet: not rendered.
@@ -123,6 +150,27 @@ impl Printer<'_> {
             self.dns(payload, length, true, false)?;
         }
         Ok(())
+    }
+
+    /// `print_tcp_rst_data`: the text a reset may carry (RFC 1122 4.2.2.12),
+    /// at most 30 bytes of it.
+    fn tcp_rst_data(&mut self, p: &[u8], length: u32) {
+        const MAX_RST_DATA_LEN: usize = 30;
+        let mut length = length as usize;
+        out!(
+            self,
+            "{}",
+            if p.len() >= length { " [RST" } else { " [!RST" }
+        );
+        if length > MAX_RST_DATA_LEN {
+            length = MAX_RST_DATA_LEN;
+            out!(self, "+");
+        }
+        out!(self, " ");
+        for &c in head(p, length) {
+            super::print_char(&mut self.out, c);
+        }
+        out!(self, "]");
     }
 
     /// tcpdump's relative sequence numbers: returns the printed (seq, ack), the
@@ -721,13 +769,24 @@ impl Printer<'_> {
                 out!(p, "UDP, length {ulen}");
             }
         };
-        // NFS over UDP (port 2049) is tested before the table.
-        if cp.len() >= 8 {
+        // NFS over UDP (port 2049) is tested before the table, except with -q.
+        if cp.len() >= 8 && !self.opts.quiet {
             let dir = g4(cp, 4)?;
             if (dport == 2049 && dir == 0) || (sport == 2049 && dir == 1) {
                 generic(self);
                 return Ok(());
             }
+        }
+        // `-v` checks only IPv6's mandatory checksum; IPv4's waits for `-vv`.
+        if self.opts.verbose > 0 && !ctx.fragmented && ctx.is_v6() {
+            if let Some(seg) = bp.get(..length as usize + 8) {
+                self.cksum_verdict("udp", g2(bp, 6)?, ctx.transport_cksum(17, seg));
+            }
+        }
+        // -q keeps the checksum verdict but decodes no payload.
+        if self.opts.quiet {
+            generic(self);
+            return Ok(());
         }
         match udp_port_class(sport, dport, cp) {
             UdpApp::Dns => self.dns(cp, length, false, false),
@@ -789,18 +848,38 @@ impl Printer<'_> {
             .get(fac as usize)
             .map(|s| s.to_string())
             .unwrap_or_else(|| format!("unknown ({fac})"));
-        out!(self, "SYSLOG {}.{}, length: {}", f, SEV[sev as usize], len);
+        if self.opts.verbose == 0 {
+            out!(self, "SYSLOG {}.{}, length: {}", f, SEV[sev as usize], len);
+            return Ok(());
+        }
+        out!(
+            self,
+            "SYSLOG, length: {len}\n\tFacility {f} ({fac}), Severity {} ({sev})\n\tMsg: ",
+            SEV[sev as usize]
+        );
+        // The whole message, control characters and all, as tcpdump prints it.
+        for i in off + 1..len as usize {
+            super::print_char(&mut self.out, g1(p, i)?);
+        }
         Ok(())
     }
 
     /// RIP: version, command and length.
     fn rip(&mut self, p: &[u8], len: u32) -> PResult {
         self.proto = "rip";
-        if len < 4 {
+        // What both the capture and the length hold.
+        let avail = p.len().min(len as usize);
+        if avail < 4 {
             out!(self, " [|rip]");
             return Ok(());
         }
         let vers = g1(p, 1)?;
+        let verbose = self.opts.verbose > 0;
+        out!(self, "{}RIPv{vers}", if verbose { "\n\t" } else { "" });
+        // Version 0 is dumped in hex, which the summary leaves out.
+        if vers == 0 {
+            return Ok(());
+        }
         let cmd = g1(p, 0)?;
         let c = match cmd {
             1 => "Request".to_string(),
@@ -811,8 +890,131 @@ impl Printer<'_> {
             6 => "Poll Entry".to_string(),
             c => format!("unknown command ({c})"),
         };
-        out!(self, "RIPv{vers}, {c}, length: {len}");
+        out!(self, ", {c}, length: {len}");
+        if !verbose || !matches!(cmd, 1 | 2) {
+            return Ok(());
+        }
+        if vers > 2 {
+            out!(self, ", unknown version");
+            return Ok(());
+        }
+        out!(
+            self,
+            ", routes: {}{}",
+            len / 20,
+            if vers == 2 { " or less" } else { "" }
+        );
+        let mut left = avail - 4;
+        let mut at = 4usize;
+        while left != 0 {
+            let e = tail(p, at);
+            let size = if vers == 1 {
+                self.rip_entry_v1(e, left)?
+            } else {
+                self.rip_entry_v2(e, left)?
+            };
+            if size == 0 {
+                self.trunc();
+                break;
+            }
+            if left < size {
+                out!(
+                    self,
+                    " [remaining entries length {left} < {size}] (invalid)"
+                );
+                break;
+            }
+            at += size;
+            left -= size;
+        }
         Ok(())
+    }
+
+    /// `rip_entry_print_v1`: returns the entry's size, 0 when cut short.
+    fn rip_entry_v1(&mut self, e: &[u8], left: usize) -> PResult<usize> {
+        if left < 20 || e.len() < 20 {
+            return Ok(0);
+        }
+        let family = g2(e, 0)?;
+        if family != 2 && family != 0 {
+            out!(self, "\n\t AFI {}, ", bsd_af_name(family));
+            return Ok(20);
+        }
+        // Nonzero must-be-zero fields make tcpdump dump the entry in hex.
+        if g2(e, 2)? != 0 || g4(e, 8)? != 0 || g4(e, 12)? != 0 {
+            return Ok(20);
+        }
+        let afi = if family == 0 { "AFI 0, " } else { "" };
+        out!(
+            self,
+            "\n\t  {afi}{}, metric: {}",
+            super::gv4(e, 4)?,
+            g4(e, 16)?
+        );
+        Ok(20)
+    }
+
+    /// `rip_entry_print_v2`: returns the entry's size, 0 when cut short.
+    fn rip_entry_v2(&mut self, e: &[u8], left: usize) -> PResult<usize> {
+        if left < 4 || e.len() < 4 {
+            return Ok(0);
+        }
+        let family = g2(e, 0)?;
+        if family == 0xffff {
+            let auth = g2(e, 2)?;
+            let a = tail(e, 4);
+            match auth {
+                2 => {
+                    out!(self, "\n\t  Simple Text Authentication data: ");
+                    self.jnp(a, 0, 16)?;
+                }
+                3 => {
+                    if a.len() < 16 || left - 4 < 16 {
+                        return Ok(0);
+                    }
+                    out!(
+                        self,
+                        "\n\t  Auth header: Packet Len {}, Key-ID {}, Auth Data Len {}, \
+                         SeqNo {}, MBZ {}, MBZ {}",
+                        g2(a, 0)?,
+                        g1(a, 2)?,
+                        g1(a, 3)?,
+                        g4(a, 4)?,
+                        g4(a, 8)?,
+                        g4(a, 12)?
+                    );
+                }
+                // The rest of the packet, in hex.
+                1 => {
+                    out!(self, "\n\t  Auth trailer:");
+                    return Ok(left);
+                }
+                t => {
+                    out!(self, "\n\t  Unknown ({t}) Authentication data:");
+                    return Ok(left);
+                }
+            }
+        } else if family != 2 && family != 0 {
+            out!(self, "\n\t  AFI {}", bsd_af_name(family));
+        } else {
+            if e.len() < 20 || left < 20 {
+                return Ok(0);
+            }
+            let afi = if family == 0 { "0" } else { "IPv4" };
+            out!(
+                self,
+                "\n\t  AFI {afi}, {:>15}/{:<2}, tag 0x{:04x}, metric: {}, next-hop: ",
+                super::gv4(e, 4)?.to_string(),
+                mask2plen(g4(e, 8)?),
+                g2(e, 2)?,
+                g4(e, 16)?
+            );
+            match g4(e, 12)? {
+                0 => out!(self, "self"),
+                r => out!(self, "{}", std::net::Ipv4Addr::from(r)),
+            }
+        }
+        Ok(20)
     }
 
     /// HSRP version 0.
@@ -848,6 +1050,17 @@ impl Printer<'_> {
             out!(self, "[reserved={rsv}!] ");
         }
         out!(self, "addr={}", super::gv4(p, 16)?);
+        if self.opts.verbose > 0 {
+            out!(
+                self,
+                " hellotime={} holdtime={} priority={} auth=\"",
+                super::relts(g1(p, 3)? as u32),
+                super::relts(g1(p, 4)? as u32),
+                g1(p, 5)?
+            );
+            self.jnp(p, 8, 8)?;
+            out!(self, "\"");
+        }
         Ok(())
     }
 
@@ -895,10 +1108,102 @@ impl Printer<'_> {
         } else {
             f.join(", ")
         };
+        if self.opts.verbose == 0 {
+            out!(
+                self,
+                "BFDv{version}, {pname}, State {state}, Flags: [{fl}], length: {len}"
+            );
+            return Ok(());
+        }
+        need(p, 0, 24)?;
+        let diag = vd & 0x1f;
+        let dname = match diag {
+            0 => "No Diagnostic",
+            1 => "Control Detection Time Expired",
+            2 => "Echo Function Failed",
+            3 => "Neighbor Signaled Session Down",
+            4 => "Forwarding Plane Reset",
+            5 => "Path Down",
+            6 => "Concatenated Path Down",
+            7 => "Administratively Down",
+            8 => "Reverse Concatenated Path Down",
+            _ => "unknown",
+        };
         out!(
             self,
-            "BFDv{version}, {pname}, State {state}, Flags: [{fl}], length: {len}"
+            "BFDv{version}, length: {len}\n\t{pname}, State {state}, Flags: [{fl}], \
+             Diagnostic: {dname} (0x{diag:02x})"
         );
+        let mult = g1(p, 2)? as u32;
+        let tx = g4(p, 12)?;
+        out!(
+            self,
+            "\n\tDetection Timer Multiplier: {mult} ({} ms Detection time), BFD Length: {}",
+            mult.wrapping_mul(tx) / 1000,
+            g1(p, 3)?
+        );
+        out!(
+            self,
+            "\n\tMy Discriminator: 0x{:08x}, Your Discriminator: 0x{:08x}",
+            g4(p, 4)?,
+            g4(p, 8)?
+        );
+        out!(self, "\n\t  Desired min Tx Interval:    {:4} ms", tx / 1000);
+        out!(
+            self,
+            "\n\t  Required min Rx Interval:   {:4} ms",
+            g4(p, 16)? / 1000
+        );
+        out!(
+            self,
+            "\n\t  Required min Echo Interval: {:4} ms",
+            g4(p, 20)? / 1000
+        );
+        if flags & 0x04 != 0 {
+            self.bfd_auth(tail(p, 24))?;
+        }
+        Ok(())
+    }
+
+    /// BFD's authentication section (`auth_print`).
+    fn bfd_auth(&mut self, a: &[u8]) -> PResult {
+        let (t, alen) = (g1(a, 0)?, g1(a, 1)?);
+        let tname = match t {
+            1 => "Simple Password",
+            2 => "Keyed MD5",
+            3 => "Meticulous Keyed MD5",
+            4 => "Keyed SHA1",
+            5 => "Meticulous Keyed SHA1",
+            _ => "Unknown",
+        };
+        out!(self, "\n\tAuthentication: {tname} ({t}), length: {alen}");
+        out!(self, "\n\t  Auth Key ID: {}", g1(a, 2)?);
+        let (want, label, hash) = match t {
+            1 => {
+                if !(4..=19).contains(&alen) {
+                    out!(self, "[invalid length {alen}]");
+                    return Ok(());
+                }
+                out!(self, ", Password: ");
+                for i in 0..alen as usize - 3 {
+                    super::print_char(&mut self.out, g1(a, 3 + i)?);
+                }
+                return Ok(());
+            }
+            2 | 3 => (24, "Digest", 16),
+            4 | 5 => (28, "Hash", 20),
+            _ => return Ok(()),
+        };
+        if alen != want {
+            out!(self, "[invalid length {alen}]");
+            return Ok(());
+        }
+        out!(self, ", Sequence Number: 0x{:08x}", g4(a, 4)?);
+        need(a, 8, hash)?;
+        out!(self, "\n\t  {label}: ");
+        for b in &a[8..8 + hash] {
+            out!(self, "{b:02x}");
+        }
         Ok(())
     }
 
@@ -942,8 +1247,20 @@ impl Printer<'_> {
             flags
         );
         out!(self, "overlay {}, ", g3(bp, 1)?);
-        out!(self, "instance {} ", g3(bp, 4)?);
+        let brk = self.vxlan_break();
+        out!(self, "instance {}{brk}", g3(bp, 4)?);
         self.ether(tail(bp, 8), length - 8)
+    }
+
+    /// What follows the VXLAN or OTV header: tcpdump ends the line there. The
+    /// default summary joins the two lines with a space (one line a packet);
+    /// verbose output keeps tcpdump's lines.
+    fn vxlan_break(&self) -> &'static str {
+        if self.opts.verbose > 0 {
+            "\n"
+        } else {
+            " "
+        }
     }
 
     fn vxlan(&mut self, bp: &[u8], length: u32) -> PResult {
@@ -961,7 +1278,8 @@ impl Printer<'_> {
             flags
         );
         let vni = g3(bp, 4)?;
-        out!(self, "vni {vni} ");
+        let brk = self.vxlan_break();
+        out!(self, "vni {vni}{brk}");
         self.ether(tail(bp, 8), length - 8)
     }
 
@@ -1009,9 +1327,19 @@ impl Printer<'_> {
         }
         need(bp, 8, opts_len as usize)?;
         if opts_len > 0 {
-            out!(self, ", options [{opts_len} bytes]");
+            out!(self, ", options [");
+            if self.opts.verbose > 0 {
+                self.geneve_opts(&bp[8..8 + opts_len as usize])?;
+            } else {
+                out!(self, "{opts_len} bytes");
+            }
+            out!(self, "]");
         }
-        out!(self, ": ");
+        out!(
+            self,
+            "{}",
+            if self.opts.verbose > 0 { "\n\t" } else { ": " }
+        );
         let p = tail(bp, 8 + opts_len as usize);
         let len = len - opts_len;
         if !self.ethertype(prot, p, len, None)? {
@@ -1020,6 +1348,40 @@ impl Printer<'_> {
             } else {
                 out!(self, "geneve-proto-0x{prot:x}");
             }
+        }
+        Ok(())
+    }
+
+    /// `geneve_opts_print` with `-v`: class, type and length of each option.
+    fn geneve_opts(&mut self, o: &[u8]) -> PResult {
+        let mut at = 0usize;
+        let mut sep = "";
+        while at < o.len() {
+            out!(self, "{sep}");
+            sep = ", ";
+            let class = g2(o, at)?;
+            let t = g1(o, at + 2)?;
+            let len = 4 + (g1(o, at + 3)? as usize & 0x1f) * 4;
+            let cname = match class {
+                0x0100 => "Linux",
+                0x0101 => "Open vSwitch",
+                0x0102 => "Open Virtual Networking (OVN)",
+                0x0103 => "In-band Network Telemetry (INT)",
+                0x0104 => "VMware",
+                0..=0xff => "Standard",
+                0xfff0.. => "Experimental",
+                _ => "Unknown",
+            };
+            let crit = if t & 0x80 != 0 { "(C)" } else { "" };
+            out!(
+                self,
+                "class {cname} (0x{class:x}) type 0x{t:x}{crit} len {len}"
+            );
+            if len > o.len() - at {
+                out!(self, " [bad length]");
+                return Ok(());
+            }
+            at += len;
         }
         Ok(())
     }
@@ -1211,10 +1573,42 @@ impl Printer<'_> {
 
     pub(super) fn dccp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
         self.proto = "dccp";
+        if self.opts.quiet {
+            return self.dccp_quiet(bp, length, ctx);
+        }
         let (src, dst) = Self::addr_str(&ctx.addrs);
         let sport = g2(bp, 0)?;
         let dport = g2(bp, 2)?;
         out!(self, "{src}.{sport} > {dst}.{dport}: DCCP, length {length}");
+        Ok(())
+    }
+
+    /// `dccp_print` with `-q`: the header checks, the addresses and the
+    /// payload length.
+    fn dccp_quiet(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
+        need(bp, 0, 12)?;
+        if length < 12 {
+            out!(self, "truncated-dccp - {} bytes missing!", 12 - length);
+            return Ok(());
+        }
+        // The X bit makes the sequence number 48 bits wide.
+        let fixed = if g1(bp, 8)? & 1 != 0 { 16 } else { 12 };
+        if length < fixed {
+            out!(self, "truncated-dccp - {} bytes missing!", fixed - length);
+            return Ok(());
+        }
+        need(bp, 0, fixed as usize)?;
+        let (src, dst) = Self::addr_str(&ctx.addrs);
+        let (sport, dport) = (g2(bp, 0)?, g2(bp, 2)?);
+        let hlen = g1(bp, 4)? as u32 * 4;
+        out!(
+            self,
+            "{src}.{sport} > {dst}.{dport}: DCCP {}",
+            length.wrapping_sub(hlen)
+        );
+        if hlen > length {
+            out!(self, " [bad hdr length {hlen} - too long, > {length}]");
+        }
         Ok(())
     }
 
@@ -1235,6 +1629,9 @@ impl Printer<'_> {
             _ => "Reserved",
         };
         out!(self, ", {mname}, length {length}");
+        if self.opts.verbose > 0 {
+            self.ntp_verbose(bp, length, mode)?;
+        }
         Ok(())
     }
 
@@ -1347,6 +1744,27 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else {
         Plain
+    }
+}
+
+/// tcpdump's `bsd_af_values`, with its `Unknown (N)` fallback.
+fn bsd_af_name(af: u16) -> String {
+    match af {
+        2 => "IPv4".to_string(),
+        6 => "NS".to_string(),
+        7 => "ISO".to_string(),
+        16 => "Appletalk".to_string(),
+        23 => "IPX".to_string(),
+        24 | 28 | 30 => "IPv6".to_string(),
+        a => format!("Unknown ({a})"),
+    }
+}
+
+/// tcpdump's `mask2plen`: the prefix length of a contiguous netmask, or -1.
+fn mask2plen(mask: u32) -> i32 {
+    match mask.leading_ones() {
+        n if mask.checked_shl(n).unwrap_or(0) == 0 => n as i32,
+        _ => -1,
     }
 }
 

@@ -43,6 +43,12 @@ pub fn read_capture(bytes: &[u8]) -> Option<Vec<Packet>> {
 
 fn read_pcap(b: &[u8], le: bool) -> Option<Vec<Packet>> {
     let linktype = LinkType(u32e(b, 20, le)? & 0x0fff_ffff);
+    // libpcap keeps only the file's snapshot length of a longer record (and
+    // takes an unset or oversized one as its maximum, 262144).
+    let snap = match u32e(b, 16, le)? as usize {
+        0 => 262_144,
+        s => s.min(262_144),
+    };
     let mut off = 24;
     let mut out = Vec::new();
     while off + 16 <= b.len() {
@@ -54,7 +60,7 @@ fn read_pcap(b: &[u8], le: bool) -> Option<Vec<Packet>> {
         };
         out.push(Packet {
             linktype,
-            data: data.to_vec(),
+            data: data[..caplen.min(snap)].to_vec(),
             wire_len,
         });
         off += 16 + caplen;

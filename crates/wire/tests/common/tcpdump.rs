@@ -33,15 +33,7 @@ fn timestamp_len(s: &str) -> Option<usize> {
 /// timestamp, continuation lines joined with a space, hex dump lines dropped,
 /// trailing blanks removed. `None` when tcpdump cannot be run.
 pub fn tcpdump_records(file: &Path, extra: &[&str]) -> Option<Vec<String>> {
-    let out = Command::new("tcpdump")
-        .arg("-n")
-        .args(extra)
-        .arg("-r")
-        .arg(file)
-        .env("TZ", "UTC")
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout);
+    let text = tcpdump_text(file, extra)?;
     let mut records: Vec<String> = Vec::new();
     for line in text.lines() {
         if let Some(n) = timestamp_len(line) {
@@ -59,6 +51,44 @@ pub fn tcpdump_records(file: &Path, extra: &[&str]) -> Option<Vec<String>> {
         }
     }
     Some(records)
+}
+
+/// `tcpdump -n [extra] -r file`, one string per packet with its continuation
+/// lines kept as they are (joined with `\n`, as `-v` prints them), hex dump lines
+/// dropped (with any text a printer wrote after the dump on the same line, as
+/// `tcpdump_records` drops it), trailing blanks of the record removed. `None` when tcpdump cannot be
+/// run.
+pub fn tcpdump_blocks(file: &Path, extra: &[&str]) -> Option<Vec<String>> {
+    let text = tcpdump_text(file, extra)?;
+    let mut records: Vec<String> = Vec::new();
+    for line in text.lines() {
+        if let Some(n) = timestamp_len(line) {
+            records.push(line[n..].to_string());
+        } else if let Some(last) = records.last_mut() {
+            if line.starts_with('\t') && line.trim_start().starts_with("0x") {
+                continue;
+            }
+            last.push('\n');
+            last.push_str(line);
+        }
+    }
+    for r in &mut records {
+        r.truncate(r.trim_end().len());
+    }
+    Some(records)
+}
+
+/// What `tcpdump -n [extra] -r file` prints, in UTC.
+fn tcpdump_text(file: &Path, extra: &[&str]) -> Option<String> {
+    let out = Command::new("tcpdump")
+        .arg("-n")
+        .args(extra)
+        .arg("-r")
+        .arg(file)
+        .env("TZ", "UTC")
+        .output()
+        .ok()?;
+    Some(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// Whether tcpdump is installed.
