@@ -13,5 +13,6 @@ pub mod gen;
 pub use gen::ftp::{ftp_workload, Class, ConfigError, DataConn, FtpConfig, FtpStats, FtpWorkload};
 pub use gen::{write_pcap, GenPacket};
 pub mod dynamic;
+pub mod live;
 pub mod static_bench;
 pub mod stats;
