@@ -26,6 +26,11 @@
 //!   sees A, A or B, or B: never neither.
 //! - libpcap: a live `pcap_t` on the same end, `pcap_setfilter` with the other
 //!   precompiled program between `pcap_dispatch` calls at the same period.
+//!
+//! The replay makes an edit every few milliseconds, so a window of a few
+//! nanoseconds around an edit is rarely hit. [`stress`] looks for one directly:
+//! the same two filters swapped back to back, as fast as the writer can, while
+//! another thread filters one packet of each class over and over, in memory.
 
 use super::libpcap::Live;
 use super::netns::Netns;
@@ -179,6 +184,74 @@ impl EditRun {
             dropped,
         }
     }
+}
+
+/// What [`stress`] counted.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stress {
+    pub edits: u64,
+    /// Packets filtered (half match both filters, half neither).
+    pub evaluations: u64,
+    /// Packets matching both that were rejected.
+    pub lost: u64,
+    /// Packets matching neither that were accepted.
+    pub leaked: u64,
+}
+
+/// Swaps A and B in a live set (add the new clause, delete the old) back to back
+/// for `time`, while another thread filters a packet that matches both and one
+/// that matches neither.
+pub fn stress(stream: &Stream, time: Duration) -> Result<Stress, String> {
+    let pick = |both: bool| {
+        let i = (0..stream.in_a.len())
+            .find(|&i| stream.in_a[i] == both && stream.in_b[i] == both)
+            .ok_or("the stream lacks a packet of each class")?;
+        Ok::<_, String>(stream.packets[i].data.clone())
+    };
+    let (both, neither) = (pick(true)?, pick(false)?);
+    let compile =
+        |e| netsift_pcapc::compile(e, LinkType::EN10MB).map_err(|err| format!("{e:?}: {err}"));
+    let sets = [compile(FILTER_A)?, compile(FILTER_B)?];
+    let (mut writer, reader) = netsift_engine::live::new();
+    let mut current = writer.add_clause(&sets[0]).map_err(|e| e.to_string())?;
+    let done = Arc::new(AtomicBool::new(false));
+    let filtering = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            let mut scratch = Scratch::new();
+            let mut out = Stress::default();
+            while !done.load(Ordering::Relaxed) {
+                // A session per 64 packets, as the capture loop pins one per block.
+                let view = reader.session();
+                for _ in 0..32 {
+                    out.lost += !view.matches(&mut scratch, &both, both.len() as u32) as u64;
+                    out.leaked += view.matches(&mut scratch, &neither, neither.len() as u32) as u64;
+                }
+                out.evaluations += 64;
+            }
+            out
+        })
+    };
+    let end = Instant::now() + time;
+    let mut edits = 0u64;
+    let result = (|| {
+        while Instant::now() < end {
+            let added = writer
+                .add_clause(&sets[(edits as usize + 1) % 2])
+                .map_err(|e| e.to_string())?;
+            writer.del_clause(&current).map_err(|e| e.to_string())?;
+            current = added;
+            edits += 1;
+        }
+        Ok::<_, String>(())
+    })();
+    done.store(true, Ordering::Relaxed);
+    let mut out = filtering
+        .join()
+        .map_err(|_| "the filtering thread panicked")?;
+    result?;
+    out.edits = edits;
+    Ok(out)
 }
 
 /// What both runs share.

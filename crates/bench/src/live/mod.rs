@@ -86,6 +86,8 @@ pub struct LiveConfig {
     pub edit_period: Duration,
     /// Runs of the edit experiment per contender.
     pub edit_runs: usize,
+    /// How long the in-memory edit stress runs.
+    pub stress_time: Duration,
     /// Where the edit stream's pcap is written.
     pub work_dir: PathBuf,
 }
@@ -108,6 +110,7 @@ impl LiveConfig {
             edit_rate: Rate::Pps(200_000),
             edit_period: Duration::from_millis(2),
             edit_runs: 3,
+            stress_time: Duration::from_secs(5),
             work_dir,
         }
     }
@@ -120,6 +123,7 @@ impl LiveConfig {
             runs: 1,
             edit_packets: 400_000,
             edit_runs: 1,
+            stress_time: Duration::from_secs(1),
             ..LiveConfig::full(trace, tools, work_dir)
         }
     }
@@ -142,6 +146,7 @@ pub struct LiveReport {
     pub edit_both: u64,
     pub edit_neither: u64,
     pub edits: Vec<EditRun>,
+    pub stress: edits::Stress,
     pub seconds: f64,
 }
 
@@ -237,6 +242,11 @@ pub fn run(cfg: &LiveConfig, stop: &Stop, mut log: impl FnMut(&str)) -> Result<L
             edit_runs.push(e);
         }
     }
+    let stress = edits::stress(&stream, cfg.stress_time)?;
+    log(&format!(
+        "edit stress: {} edits back to back, {} packets filtered meanwhile, {} lost, {} leaked",
+        stress.edits, stress.evaluations, stress.lost, stress.leaked
+    ));
     let (edit_both, edit_neither) = stream.classes();
     let _ = std::fs::remove_file(&stream_path);
     Ok(LiveReport {
@@ -251,6 +261,7 @@ pub fn run(cfg: &LiveConfig, stop: &Stop, mut log: impl FnMut(&str)) -> Result<L
         edit_both,
         edit_neither,
         edits: edit_runs,
+        stress,
         seconds: t0.elapsed().as_secs_f64(),
     })
 }

@@ -17,6 +17,8 @@ pub struct Row {
     pub pps: Stat,
     pub sent: Stat,
     pub captured: Stat,
+    /// "received by filter": what reached the process's ring.
+    pub received: Stat,
     pub dropped: Stat,
     /// CPU seconds per million packets sent.
     pub cpu: Stat,
@@ -76,6 +78,7 @@ impl LiveReport {
             pps: stat(&runs, |r| r.sent.pps()),
             sent: stat(&runs, |r| r.sent.packets as f64),
             captured: stat(&runs, |r| r.captured as f64),
+            received: stat(&runs, |r| r.received as f64),
             dropped: stat(&runs, |r| r.dropped as f64),
             cpu: stat(&runs, |r| r.cpu_per_mpkt()),
         })
@@ -111,8 +114,8 @@ impl LiveReport {
     /// Markdown tables: capture cost per rate, then the edit experiment.
     pub fn tables(&self) -> String {
         let mut s = String::from(
-            "| rate | contender | sent pps | sent | captured | dropped by kernel | CPU s / Mpkt | CPU vs tcpdump |\n\
-             |---|---|---|---|---|---|---|---|\n",
+            "| rate | contender | sent pps | sent | received by filter | captured | dropped by kernel | CPU s / Mpkt sent | CPU vs tcpdump |\n\
+             |---|---|---|---|---|---|---|---|---|\n",
         );
         for rate in self.rates() {
             let td = self.row(Contender::Tcpdump, rate);
@@ -122,11 +125,12 @@ impl LiveReport {
                     format!("{:.2}x", r.cpu.median / t.cpu.median.max(1e-9))
                 });
                 s.push_str(&format!(
-                    "| {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                     rate.label(),
                     c.name(),
                     cell(&r.pps, 0),
                     cell(&r.sent, 0),
+                    cell(&r.received, 0),
                     cell(&r.captured, 0),
                     cell(&r.dropped, 0),
                     cell(&r.cpu, 3),
@@ -155,6 +159,12 @@ impl LiveReport {
                 e.dropped
             ));
         }
+        let st = &self.stress;
+        s.push_str(&format!(
+            "\n| edit stress (in memory, edits back to back) | edits | packets filtered | lost | leaked |\n\
+             |---|---|---|---|---|\n| netsift live set | {} | {} | {} | {} |\n",
+            st.edits, st.evaluations, st.lost, st.leaked
+        ));
         s
     }
 
@@ -206,6 +216,14 @@ impl LiveReport {
             ),
             n.runs > 0 && n.lost == 0 && n.leaked == 0,
         ));
+        let st = &self.stress;
+        out.push((
+            format!(
+                "edit stress: netsift lost {} and leaked {} of {} packets over {} back-to-back edits",
+                st.lost, st.leaked, st.evaluations, st.edits
+            ),
+            st.lost == 0 && st.leaked == 0,
+        ));
         out
     }
 
@@ -243,7 +261,8 @@ impl LiveReport {
             "{{\"packets\":{},\"expected\":{},\"top_sent\":{},\"top_sent_pps\":{},\"netsift_dropped\":{},\"netsift2_dropped\":{},\"tcpdump_dropped\":{},\
              \"netsift_cpu_s_per_mpkt\":{},\"netsift2_cpu_s_per_mpkt\":{},\"tcpdump_cpu_s_per_mpkt\":{},\
              \"edits\":{},\"libpcap_edits\":{},\"edit_packets_sent\":{},\"netsift_edit_lost\":{},\"netsift_edit_leaked\":{},\"netsift_edit_dropped\":{},\
-             \"libpcap_edit_lost\":{},\"libpcap_edit_leaked\":{},\"libpcap_edit_dropped\":{},\"targets_met\":{},\"rows\":[{}]}}",
+             \"libpcap_edit_lost\":{},\"libpcap_edit_leaked\":{},\"libpcap_edit_dropped\":{},\
+             \"stress_edits\":{},\"stress_packets\":{},\"stress_lost\":{},\"stress_leaked\":{},\"targets_met\":{},\"rows\":[{}]}}",
             self.packets,
             self.expected,
             num(td.as_ref().map(|r| r.sent.median), 0),
@@ -263,6 +282,10 @@ impl LiveReport {
             le.lost,
             le.leaked,
             le.dropped,
+            self.stress.edits,
+            self.stress.evaluations,
+            self.stress.lost,
+            self.stress.leaked,
             self.targets().iter().all(|(_, ok)| *ok),
             rows.join(",")
         )
