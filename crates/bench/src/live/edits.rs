@@ -368,7 +368,9 @@ pub fn libpcap(s: &Setup<'_>) -> Result<EditRun, String> {
             let mut edits = 0u64;
             let mut next = Instant::now() + period;
             loop {
-                let n = p.dispatch(&mut |d: &[u8]| seqs.extend(seq_of(d)))?;
+                // A few packets per call, so that edits keep to the period: a whole
+                // ring block (-1) holds several milliseconds of packets.
+                let n = p.dispatch(64, &mut |d: &[u8]| seqs.extend(seq_of(d)))?;
                 if n == 0 {
                     p.wait(10);
                 }

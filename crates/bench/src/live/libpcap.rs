@@ -155,9 +155,9 @@ impl Live {
         Ok(())
     }
 
-    /// One `pcap_dispatch` call: `f` gets each packet's captured bytes. Returns the
-    /// number of packets (0 when there were none ready).
-    pub fn dispatch<F: FnMut(&[u8])>(&mut self, f: &mut F) -> Result<usize, String> {
+    /// One `pcap_dispatch` call for at most `cnt` packets: `f` gets each packet's
+    /// captured bytes. Returns the number of packets (0 when there were none ready).
+    pub fn dispatch<F: FnMut(&[u8])>(&mut self, cnt: i32, f: &mut F) -> Result<usize, String> {
         extern "C" fn trampoline<F: FnMut(&[u8])>(
             user: *mut u8,
             h: *const PcapPkthdr,
@@ -172,7 +172,7 @@ impl Live {
         }
         let user = f as *mut F as *mut u8;
         // SAFETY: a live handle; the callback and `user` match and outlive the call.
-        let n = unsafe { pcap_dispatch(self.p, -1, trampoline::<F>, user) };
+        let n = unsafe { pcap_dispatch(self.p, cnt, trampoline::<F>, user) };
         if n < 0 {
             return Err(self.error("pcap_dispatch"));
         }
