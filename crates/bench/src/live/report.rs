@@ -302,15 +302,20 @@ const COLORS: [(Contender, &str); 3] = [
 fn by_rate(r: &LiveReport, title: &str, yl: &str, y: impl Fn(&Row) -> f64) -> String {
     let series: Vec<Series<'_>> = COLORS
         .iter()
-        .map(|&(c, color)| Series {
-            name: c.name(),
-            color,
-            points: r
+        .map(|&(c, color)| {
+            let mut points: Vec<(f64, f64)> = r
                 .rates()
                 .into_iter()
                 .filter_map(|rate| r.row(c, rate))
                 .map(|row| (row.pps.median / 1000.0, y(&row)))
-                .collect(),
+                .collect();
+            // Top speed on a busy machine may come out below a fixed rate.
+            points.sort_by(|a, b| a.0.total_cmp(&b.0));
+            Series {
+                name: c.name(),
+                color,
+                points,
+            }
         })
         .collect();
     plot(
