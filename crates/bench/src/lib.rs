@@ -14,5 +14,6 @@ pub use gen::ftp::{ftp_workload, Class, ConfigError, DataConn, FtpConfig, FtpSta
 pub use gen::{write_pcap, GenPacket};
 pub mod dynamic;
 pub mod kernel;
+pub mod live;
 pub mod static_bench;
 pub mod stats;

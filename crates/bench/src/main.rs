@@ -45,6 +45,11 @@ enum Command {
     /// libpcap's classic program, both run by the kernel, beside the batch engine;
     /// map-write and program-swap latency. Needs root (CAP_BPF).
     Kernel(KernelArgs),
+    /// Live capture (issue 14): the static trace replayed over a veth pair in
+    /// namespaces of its own, `netsift -i` (1 and 2 workers) against `tcpdump -i`,
+    /// and filter edits under load, netsift's live set against `pcap_setfilter`.
+    /// Needs root (CAP_NET_ADMIN).
+    Live(LiveArgs),
 }
 
 /// Options of `kernel`.
@@ -56,6 +61,50 @@ struct KernelArgs {
     /// Print one JSON object as the last line.
     #[arg(long)]
     json: bool,
+}
+
+/// Options of `live`.
+#[derive(Args, Debug)]
+struct LiveArgs {
+    /// Finish in under a minute (200,000 packets, 100k pps and top speed, one run).
+    #[arg(long)]
+    quick: bool,
+    /// Print one JSON object as the last line.
+    #[arg(long)]
+    json: bool,
+    /// Replay this capture (Ethernet) instead of the generated static trace.
+    #[arg(long, value_name = "FILE", conflicts_with = "packets")]
+    trace: Option<PathBuf>,
+    /// Packets of the generated trace (default 1,000,000, quick 200,000).
+    #[arg(long)]
+    packets: Option<usize>,
+    /// Which of the static experiment's filters both tools run (2-6).
+    #[arg(long, default_value_t = 6, conflicts_with = "expr")]
+    filter: u32,
+    /// Run this filter expression instead.
+    #[arg(long)]
+    expr: Option<String>,
+    /// Replay rates in packets per second, comma-separated; `top` for top speed.
+    #[arg(long, value_delimiter = ',')]
+    rates: Vec<String>,
+    /// Replays per (contender, rate); medians are reported (default 3, quick 1).
+    #[arg(long)]
+    runs: Option<usize>,
+    /// Ring size of every contender (`-B`), KiB.
+    #[arg(long, default_value_t = 4096)]
+    buffer_kib: usize,
+    /// Milliseconds between two filter edits.
+    #[arg(long, default_value_t = 2)]
+    edit_period_ms: u64,
+    /// Replay rate of the edit stream, packets per second.
+    #[arg(long, default_value_t = 200_000)]
+    edit_rate: u64,
+    /// Write live-cpu.svg and live-drops.svg into this directory.
+    #[arg(long, value_name = "DIR")]
+    svg_dir: Option<PathBuf>,
+    /// The tcpdump to run.
+    #[arg(long, default_value = "tcpdump")]
+    tcpdump: PathBuf,
 }
 
 /// Options of `gen-trace`.
@@ -212,6 +261,7 @@ fn main() -> Result<()> {
         Command::Static(args) => run_static(&args),
         Command::E2e(args) => run_e2e(&args),
         Command::Kernel(args) => run_kernel(&args),
+        Command::Live(args) => run_live(&args),
     }
 }
 
@@ -561,14 +611,7 @@ fn run_static(a: &StaticArgs) -> Result<()> {
 fn run_e2e(a: &E2eArgs) -> Result<()> {
     use netsift_bench::gen::trace::TraceConfig;
     use netsift_bench::static_bench::e2e::{self, E2eConfig};
-    let exe = std::env::current_exe().context("locating netsift-bench")?;
-    let netsift = exe.with_file_name("netsift");
-    if !netsift.exists() {
-        bail!(
-            "{} not found: build it with `cargo build --release -p netsift`",
-            netsift.display()
-        );
-    }
+    let netsift = netsift_exe()?;
     let dir = std::env::temp_dir().join(format!("netsift-e2e-{}", std::process::id()));
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let result = (|| -> Result<()> {
@@ -613,6 +656,133 @@ fn run_e2e(a: &E2eArgs) -> Result<()> {
         } else {
             bail!("output differs from tcpdump's for filters {different:?}")
         }
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// The `netsift` binary beside this one.
+fn netsift_exe() -> Result<PathBuf> {
+    let exe = std::env::current_exe().context("locating netsift-bench")?;
+    let netsift = exe.with_file_name("netsift");
+    if !netsift.exists() {
+        bail!(
+            "{} not found: build it with `cargo build --release -p netsift`",
+            netsift.display()
+        );
+    }
+    Ok(netsift)
+}
+
+fn run_live(a: &LiveArgs) -> Result<()> {
+    use netsift_bench::gen::trace::{seeds_filters, TraceConfig};
+    use netsift_bench::live::{self, contenders::Tools, replay::Rate, LiveConfig, Stop};
+    if let Some(why) = live::netns::missing_privilege() {
+        bail!(why);
+    }
+    let stop = Stop::on_signals().context("installing signal handlers")?;
+    let expr = match &a.expr {
+        Some(e) => e.clone(),
+        None => match seeds_filters().into_iter().find(|(id, _)| *id == a.filter) {
+            Some((id, e)) if id >= 2 => e,
+            _ => bail!("--filter must be one of 2-6"),
+        },
+    };
+    let tools = Tools {
+        netsift: netsift_exe()?,
+        tcpdump: a.tcpdump.clone(),
+        expr,
+        buffer_kib: a.buffer_kib.max(1),
+    };
+    let dir = std::env::temp_dir().join(format!("netsift-live-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let result = (|| -> Result<()> {
+        let trace = if let Some(t) = &a.trace {
+            t.clone()
+        } else {
+            let path = dir.join("trace.pcap");
+            let cfg = TraceConfig {
+                packets: a
+                    .packets
+                    .unwrap_or(if a.quick { 200_000 } else { 1_000_000 }),
+                ..TraceConfig::default()
+            };
+            let (stats, _) = write_trace(&path, &cfg)?;
+            eprintln!("live: generated {}: {}", path.display(), stats.summary());
+            path
+        };
+        let mut cfg = if a.quick {
+            LiveConfig::quick(trace, tools, dir.clone())
+        } else {
+            LiveConfig::full(trace, tools, dir.clone())
+        };
+        if !a.rates.is_empty() {
+            cfg.rates = a
+                .rates
+                .iter()
+                .map(|r| match r.as_str() {
+                    "top" => Ok(Rate::Top),
+                    n => match n.parse::<u64>() {
+                        Ok(n) if n > 0 => Ok(Rate::Pps(n)),
+                        _ => bail!("--rates: {n:?} is neither a packet rate nor `top`"),
+                    },
+                })
+                .collect::<Result<_>>()?;
+        }
+        if let Some(n) = a.runs {
+            cfg.runs = n.max(1);
+            cfg.edit_runs = n.max(1);
+        }
+        if a.edit_rate == 0 {
+            bail!("--edit-rate must be positive");
+        }
+        cfg.edit_rate = Rate::Pps(a.edit_rate);
+        cfg.edit_period = std::time::Duration::from_millis(a.edit_period_ms.max(1));
+        let report =
+            live::run(&cfg, &stop, |l| eprintln!("live: {l}")).map_err(anyhow::Error::msg)?;
+        println!(
+            "# netsift-bench live{}: {} packets replayed over a veth pair (namespaces), filter {:?}, -w /dev/null, -B {} KiB; {:.1} s",
+            if a.quick { " --quick" } else { "" },
+            report.packets,
+            report.expr,
+            report.buffer_kib,
+            report.seconds
+        );
+        println!(
+            "# machine: {}; libpcap: {}; {} of the trace's packets match as in a capture file",
+            netsift_bench::static_bench::machine(),
+            netsift_oracle::lib_version(),
+            report.expected
+        );
+        println!(
+            "# edits: {} packets at {} pps, filter A {:?} <-> B {:?} every {} ms; {} match both, {} neither",
+            report.edit_packets,
+            report.edit_rate.label(),
+            live::edits::FILTER_A,
+            live::edits::FILTER_B,
+            report.edit_period.as_millis(),
+            report.edit_both,
+            report.edit_neither
+        );
+        println!();
+        println!("{}", report.tables());
+        for (line, ok) in report.targets() {
+            println!("- {}: {line}", if ok { "met" } else { "NOT met" });
+        }
+        if let Some(d) = &a.svg_dir {
+            std::fs::create_dir_all(d).with_context(|| format!("creating {}", d.display()))?;
+            for (name, svg) in [
+                ("live-cpu.svg", live::report::cpu_svg(&report)),
+                ("live-drops.svg", live::report::drops_svg(&report)),
+            ] {
+                let p = d.join(name);
+                std::fs::write(&p, svg).with_context(|| format!("writing {}", p.display()))?;
+            }
+        }
+        if a.json {
+            println!("{}", report.json());
+        }
+        Ok(())
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result

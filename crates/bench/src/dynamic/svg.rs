@@ -57,7 +57,9 @@ fn label(v: f64) -> String {
     } else if v >= 1e3 {
         format!("{}k", v / 1e3)
     } else {
-        format!("{v}")
+        // Ticks are sums of a step, so 0.6 may arrive as 0.6000000000000001.
+        let s = format!("{v:.3}");
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
 

@@ -1,0 +1,236 @@
+//! The capture processes compared on the same replay: `netsift -i` with one worker
+//! and with `--workers 2`, and `tcpdump -i`, each with the same filter, the same
+//! output (`-w /dev/null`) and the same ring size (`-B`).
+//!
+//! A contender is started in the capture namespace, the trace is replayed once it
+//! says it is listening, then it is stopped with SIGINT as a user would stop it.
+//! Its counts come from the three lines both tools print when they stop (packets
+//! captured, received by filter, dropped by kernel); its CPU time is the user and
+//! system time `wait4` reports for the process (and any children it waited for).
+
+use super::netns::Netns;
+use super::replay::{tcpreplay, Rate, Sent};
+use super::Stop;
+use std::io::{BufRead, BufReader};
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+/// One capture tool and how it is run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Contender {
+    /// `netsift -i`: one worker, or `--workers N`.
+    Netsift { workers: usize },
+    /// `tcpdump -i`.
+    Tcpdump,
+}
+
+impl Contender {
+    /// The three of the issue, in report order.
+    pub const ALL: [Contender; 3] = [
+        Contender::Netsift { workers: 1 },
+        Contender::Netsift { workers: 2 },
+        Contender::Tcpdump,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Contender::Netsift { workers: 1 } => "netsift",
+            Contender::Netsift { .. } => "netsift --workers 2",
+            Contender::Tcpdump => "tcpdump",
+        }
+    }
+}
+
+/// The programs and their common options.
+#[derive(Clone, Debug)]
+pub struct Tools {
+    pub netsift: PathBuf,
+    pub tcpdump: PathBuf,
+    /// The filter expression both run.
+    pub expr: String,
+    /// `-B`, KiB.
+    pub buffer_kib: usize,
+}
+
+/// One contender on one replay.
+#[derive(Clone, Debug)]
+pub struct CaptureRun {
+    pub contender: Contender,
+    pub rate: Rate,
+    pub sent: Sent,
+    /// "packets captured": accepted by the filter and written.
+    pub captured: u64,
+    /// "packets received by filter".
+    pub received: u64,
+    /// "packets dropped by kernel".
+    pub dropped: u64,
+    /// User plus system CPU seconds of the process.
+    pub cpu_s: f64,
+}
+
+impl CaptureRun {
+    /// CPU seconds per million packets sent.
+    pub fn cpu_per_mpkt(&self) -> f64 {
+        self.cpu_s / (self.sent.packets as f64 / 1e6).max(1e-9)
+    }
+}
+
+/// How long a contender may take to start listening.
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long after the replay the contender keeps running: longer than libpcap's
+/// block timeout in tcpdump (1 s), so the last partly filled block of the ring is
+/// handed over before the stop, for both tools alike.
+const DRAIN: Duration = Duration::from_millis(1300);
+
+/// A child process that is killed and reaped if it is dropped before `finish`.
+struct Running {
+    pid: libc::pid_t,
+    reaped: bool,
+}
+
+impl Running {
+    /// Sends SIGINT and waits up to 10 s for the exit; returns the CPU seconds.
+    fn finish(&mut self) -> Result<(f64, i32), String> {
+        // SAFETY: kill(2) on our own child, which has not been reaped yet.
+        unsafe { libc::kill(self.pid, libc::SIGINT) };
+        let end = Instant::now() + Duration::from_secs(10);
+        loop {
+            let mut status = 0;
+            // SAFETY: zeroed rusage is a valid value.
+            let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+            // SAFETY: wait4 on our own child with live out-pointers.
+            let rc = unsafe { libc::wait4(self.pid, &mut status, libc::WNOHANG, &mut ru) };
+            if rc == self.pid {
+                self.reaped = true;
+                let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+                return Ok((secs(ru.ru_utime) + secs(ru.ru_stime), status));
+            }
+            if rc < 0 {
+                return Err(format!("wait4: {}", std::io::Error::last_os_error()));
+            }
+            if Instant::now() > end {
+                return Err("the capture did not stop within 10 s of SIGINT".into());
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if !self.reaped {
+            // SAFETY: our own unreaped child: kill it and reap it.
+            unsafe {
+                libc::kill(self.pid, libc::SIGKILL);
+                libc::waitpid(self.pid, std::ptr::null_mut(), 0);
+            }
+        }
+    }
+}
+
+/// The count on the closing line that ends with `what` ("packets captured").
+fn closing_count(stderr: &str, what: &str) -> Option<u64> {
+    stderr
+        .lines()
+        .rev()
+        .find(|l| l.trim_end().ends_with(what) && !l.starts_with("worker"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+/// Runs `c` on one replay of `trace` at `rate`.
+pub fn run_one(
+    net: &Netns,
+    tools: &Tools,
+    c: Contender,
+    trace: &Path,
+    rate: Rate,
+    stop: &Stop,
+) -> Result<CaptureRun, String> {
+    let program = match c {
+        Contender::Netsift { .. } => &tools.netsift,
+        Contender::Tcpdump => &tools.tcpdump,
+    };
+    let mut cmd = Netns::command(&net.capture, program);
+    cmd.args(["-i", &net.rx, "-B", &tools.buffer_kib.to_string()]);
+    if let Contender::Netsift { workers } = c {
+        if workers > 1 {
+            cmd.args(["--workers", &workers.to_string()]);
+        }
+    }
+    cmd.args(["-w", "/dev/null", &tools.expr])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        // Its own process group: a Ctrl-C at the terminal reaches the benchmark,
+        // which stops the contender itself (and removes the namespaces after).
+        .process_group(0);
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| format!("cannot run {}: {e}", program.display()))?;
+    let mut running = Running {
+        pid: child.id() as libc::pid_t,
+        reaped: false,
+    };
+    let stderr = child.stderr.take().expect("piped");
+    let (ready_tx, ready_rx) = mpsc::channel();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            if line.contains("listening on") {
+                let _ = ready_tx.send(());
+            }
+            all.push_str(&line);
+            all.push('\n');
+        }
+        all
+    });
+    if ready_rx.recv_timeout(START_TIMEOUT).is_err() {
+        drop(running);
+        let err = reader.join().unwrap_or_default();
+        return Err(format!("{} did not start: {}", c.name(), err.trim()));
+    }
+    let sent = tcpreplay(net, trace, rate, stop)?;
+    stop.sleep(DRAIN)?;
+    let (cpu_s, status) = running.finish()?;
+    let err = reader.join().unwrap_or_default();
+    let count = |what| {
+        closing_count(&err, what).ok_or_else(|| {
+            format!(
+                "{} printed no \"{what}\" line (exit status {status}): {}",
+                c.name(),
+                err.trim()
+            )
+        })
+    };
+    Ok(CaptureRun {
+        contender: c,
+        rate,
+        sent,
+        captured: count("packets captured")?,
+        received: count("packets received by filter")?,
+        dropped: count("packets dropped by kernel")?,
+        cpu_s,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::closing_count;
+
+    #[test]
+    fn reads_the_closing_lines_not_the_workers() {
+        let err = "listening on lbrx, link-type EN10MB\n\
+                   worker 0: 5 packets captured, 9 received by filter, 1 dropped by kernel\n\
+                   124590 packets captured\n200000 packets received by filter\n\
+                   3 packets dropped by kernel\n";
+        assert_eq!(closing_count(err, "packets captured"), Some(124_590));
+        assert_eq!(closing_count(err, "packets dropped by kernel"), Some(3));
+        assert_eq!(closing_count("", "packets captured"), None);
+    }
+}

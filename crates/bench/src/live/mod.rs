@@ -1,0 +1,267 @@
+//! `netsift-bench live`: netsift against tcpdump on a real interface (issue 14,
+//! item 7).
+//!
+//! The benchmark makes its own network ([`netns::Netns`]: two namespaces and a
+//! veth pair) and replays the static trace over it with tcpreplay, at fixed rates
+//! and at top speed ([`replay`]). Two experiments:
+//!
+//! 1. **Capture cost** ([`contenders`]): `netsift -i` with one worker and with two,
+//!    and `tcpdump -i`, one at a time on the same replay, same filter, same output
+//!    (`-w /dev/null`) and same ring size; packets sent, captured and dropped by the
+//!    kernel, and CPU seconds per million packets sent. The contenders' order
+//!    rotates from run to run, so drifts of a shared machine hit all alike.
+//! 2. **Filter edits under load** ([`edits`]): the filter alternates between two
+//!    filters every few milliseconds; netsift's live set against libpcap's
+//!    `pcap_setfilter`, counting lost and leaked packets by sequence number.
+//!
+//! [`report`] turns the runs into tables, the JSON line and the plots.
+
+pub mod contenders;
+pub mod edits;
+mod libpcap;
+pub mod netns;
+pub mod replay;
+pub mod report;
+
+use contenders::{CaptureRun, Contender, Tools};
+use edits::{EditRun, Stream};
+use netns::Netns;
+use replay::Rate;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Set by SIGINT, SIGTERM or SIGHUP: the benchmark stops what it runs, and the
+/// namespaces go as the stack unwinds.
+#[derive(Clone, Debug, Default)]
+pub struct Stop(Arc<AtomicBool>);
+
+impl Stop {
+    /// A flag the three signals set.
+    pub fn on_signals() -> std::io::Result<Stop> {
+        let s = Stop::default();
+        for sig in [
+            signal_hook::consts::SIGINT,
+            signal_hook::consts::SIGTERM,
+            signal_hook::consts::SIGHUP,
+        ] {
+            signal_hook::flag::register(sig, s.0.clone())?;
+        }
+        Ok(s)
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Sleeps `d`, or less with an error if the flag is set meanwhile.
+    pub fn sleep(&self, d: Duration) -> Result<(), String> {
+        let end = Instant::now() + d;
+        while Instant::now() < end {
+            if self.is_set() {
+                return Err("interrupted".into());
+            }
+            std::thread::sleep((end - Instant::now()).min(Duration::from_millis(20)));
+        }
+        Ok(())
+    }
+}
+
+/// What to run.
+#[derive(Clone, Debug)]
+pub struct LiveConfig {
+    /// The static trace (pcap, Ethernet).
+    pub trace: PathBuf,
+    pub tools: Tools,
+    /// Replay rates of the capture-cost experiment.
+    pub rates: Vec<Rate>,
+    /// Replays per (contender, rate).
+    pub runs: usize,
+    /// Packets of the edit stream.
+    pub edit_packets: usize,
+    /// Replay rate of the edit stream.
+    pub edit_rate: Rate,
+    /// Time between two filter changes.
+    pub edit_period: Duration,
+    /// Runs of the edit experiment per contender.
+    pub edit_runs: usize,
+    /// How long the in-memory edit stress runs.
+    pub stress_time: Duration,
+    /// Where the edit stream's pcap is written.
+    pub work_dir: PathBuf,
+}
+
+impl LiveConfig {
+    /// The full benchmark: 100k, 200k and 300k packets per second and top speed, three
+    /// runs each; 1.5 million edit-stream packets at 200k per second, three runs.
+    pub fn full(trace: PathBuf, tools: Tools, work_dir: PathBuf) -> LiveConfig {
+        LiveConfig {
+            trace,
+            tools,
+            rates: vec![
+                Rate::Pps(100_000),
+                Rate::Pps(200_000),
+                Rate::Pps(300_000),
+                Rate::Top,
+            ],
+            runs: 3,
+            edit_packets: 1_500_000,
+            edit_rate: Rate::Pps(200_000),
+            edit_period: Duration::from_millis(2),
+            edit_runs: 3,
+            stress_time: Duration::from_secs(5),
+            work_dir,
+        }
+    }
+
+    /// Under a minute: 100k per second and top speed, one run; 400,000 edit-stream
+    /// packets.
+    pub fn quick(trace: PathBuf, tools: Tools, work_dir: PathBuf) -> LiveConfig {
+        LiveConfig {
+            rates: vec![Rate::Pps(100_000), Rate::Top],
+            runs: 1,
+            edit_packets: 400_000,
+            edit_runs: 1,
+            stress_time: Duration::from_secs(1),
+            ..LiveConfig::full(trace, tools, work_dir)
+        }
+    }
+}
+
+/// Everything measured.
+pub struct LiveReport {
+    /// Packets in the trace.
+    pub packets: u64,
+    /// Packets of the trace the filter accepts as in a capture file (libpcap's
+    /// offline verdicts; netsift captures exactly these when it drops nothing).
+    pub expected: u64,
+    pub expr: String,
+    pub buffer_kib: usize,
+    pub runs: Vec<CaptureRun>,
+    pub edit_packets: usize,
+    pub edit_rate: Rate,
+    pub edit_period: Duration,
+    /// Packets of the edit stream that match both filters, and neither.
+    pub edit_both: u64,
+    pub edit_neither: u64,
+    pub edits: Vec<EditRun>,
+    pub stress: edits::Stress,
+    pub seconds: f64,
+}
+
+/// Packets of `trace` and how many `expr` accepts (libpcap, offline).
+fn count_expected(trace: &Path, expr: &str) -> Result<(u64, u64), String> {
+    let f = netsift_oracle::Filter::compile(netsift_wire::LinkType::EN10MB, expr)?;
+    let mut r = netsift_pcapio::open(trace).map_err(|e| format!("{}: {e}", trace.display()))?;
+    let (mut n, mut acc) = (0, 0);
+    while let Some(p) = r
+        .next_packet()
+        .map_err(|e| format!("{}: {e}", trace.display()))?
+    {
+        n += 1;
+        acc += f.accepts(p.data, p.orig_len) as u64;
+    }
+    Ok((n, acc))
+}
+
+/// One contender of the edit experiment.
+type EditFn = fn(&edits::Setup<'_>) -> Result<EditRun, String>;
+
+/// Runs both experiments; `log` receives progress lines.
+pub fn run(cfg: &LiveConfig, stop: &Stop, mut log: impl FnMut(&str)) -> Result<LiveReport, String> {
+    if let Some(why) = netns::missing_privilege() {
+        return Err(why);
+    }
+    let t0 = Instant::now();
+    let (packets, expected) = count_expected(&cfg.trace, &cfg.tools.expr)?;
+    let stream = Stream::new(cfg.edit_packets)?;
+    let stream_path = cfg.work_dir.join("edit-stream.pcap");
+    let f = std::fs::File::create(&stream_path)
+        .map_err(|e| format!("{}: {e}", stream_path.display()))?;
+    crate::write_pcap(std::io::BufWriter::new(f), &stream.packets, 65_535)
+        .and_then(|mut w| std::io::Write::flush(&mut w))
+        .map_err(|e| format!("{}: {e}", stream_path.display()))?;
+    let net = Netns::new()?;
+    log(&format!(
+        "namespaces {} -> {}, veth {} -> {}",
+        net.sender, net.capture, net.tx, net.rx
+    ));
+    let mut runs = Vec::new();
+    for r in 0..cfg.runs.max(1) {
+        for (k, &rate) in cfg.rates.iter().enumerate() {
+            for i in 0..Contender::ALL.len() {
+                let c = Contender::ALL[(i + r + k) % Contender::ALL.len()];
+                let run = contenders::run_one(&net, &cfg.tools, c, &cfg.trace, rate, stop)?;
+                log(&format!(
+                    "run {}/{}, {} pps, {}: sent {} ({:.0} pps), captured {}, dropped {}, {:.3} CPU s/Mpkt",
+                    r + 1,
+                    cfg.runs,
+                    rate.label(),
+                    c.name(),
+                    run.sent.packets,
+                    run.sent.pps(),
+                    run.captured,
+                    run.dropped,
+                    run.cpu_per_mpkt()
+                ));
+                runs.push(run);
+            }
+        }
+    }
+    let setup = edits::Setup {
+        net: &net,
+        trace: &stream_path,
+        stream: &stream,
+        rate: cfg.edit_rate,
+        period: cfg.edit_period,
+        buffer: cfg.tools.buffer_kib * 1024,
+        stop,
+    };
+    let mut edit_runs = Vec::new();
+    for r in 0..cfg.edit_runs.max(1) {
+        let order: [EditFn; 2] = if r % 2 == 0 {
+            [edits::netsift, edits::libpcap]
+        } else {
+            [edits::libpcap, edits::netsift]
+        };
+        for f in order {
+            let e = f(&setup)?;
+            log(&format!(
+                "edits run {}/{}, {}: {} edits, sent {}, delivered {}, lost {}, leaked {}, dropped {}",
+                r + 1,
+                cfg.edit_runs,
+                e.contender,
+                e.edits,
+                e.sent.packets,
+                e.delivered,
+                e.lost,
+                e.leaked,
+                e.dropped
+            ));
+            edit_runs.push(e);
+        }
+    }
+    let stress = edits::stress(&stream, cfg.stress_time)?;
+    log(&format!(
+        "edit stress: {} edits back to back, {} packets filtered meanwhile, {} lost, {} leaked",
+        stress.edits, stress.evaluations, stress.lost, stress.leaked
+    ));
+    let (edit_both, edit_neither) = stream.classes();
+    let _ = std::fs::remove_file(&stream_path);
+    Ok(LiveReport {
+        packets,
+        expected,
+        expr: cfg.tools.expr.clone(),
+        buffer_kib: cfg.tools.buffer_kib,
+        runs,
+        edit_packets: cfg.edit_packets,
+        edit_rate: cfg.edit_rate,
+        edit_period: cfg.edit_period,
+        edit_both,
+        edit_neither,
+        edits: edit_runs,
+        stress,
+        seconds: t0.elapsed().as_secs_f64(),
+    })
+}
