@@ -28,9 +28,13 @@ pub mod sip;
 mod text;
 
 pub use ftp::{Announce, AnnounceKind};
+mod aged;
+pub mod control;
+pub mod expect;
 pub mod follower;
 pub mod segment;
 pub mod tracker;
 
-pub use follower::{Follower, Protocol};
+pub use expect::{Limits, TableStats};
+pub use follower::{Config, FollowStats, Follower, Protocol, Refused};
 pub use tracker::{Endpoint, Mode, Timers, Tracker, Transport};
