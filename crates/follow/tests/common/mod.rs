@@ -3,6 +3,8 @@
 //! then the follower's verdict).
 #![allow(dead_code)]
 
+pub mod hostile;
+
 use netsift_engine::Scratch;
 use netsift_follow::{Config, Follower, Mode, Protocol};
 use netsift_wire::LinkType;
