@@ -82,6 +82,9 @@ pub struct ControlTimers {
 
 /// The connections seen on control ports.
 pub(crate) struct Controls {
+    /// Connections seen one way only, and tracked ones, apart: eviction takes the
+    /// oldest of the first kind in O(log n) before it looks at the second.
+    half: Aged<ConnKey, Conn>,
     conns: Aged<ConnKey, Conn>,
     cap: usize,
     /// How far eviction scans, oldest first: one more than the connections that
@@ -103,6 +106,7 @@ pub(crate) enum Seen {
 impl Controls {
     pub fn new(cap: usize, max_busy: usize, timers: ControlTimers) -> Controls {
         Controls {
+            half: Aged::new(),
             conns: Aged::new(),
             cap,
             scan: max_busy.saturating_add(1),
@@ -111,7 +115,7 @@ impl Controls {
     }
 
     pub fn len(&self) -> usize {
-        self.conns.len()
+        self.half.len() + self.conns.len()
     }
 
     /// Notes a packet of `key` (`to_server`: from the client) and says whether the
@@ -125,23 +129,20 @@ impl Controls {
         now: u64,
         busy: impl Fn(&ConnKey) -> bool,
     ) -> Seen {
-        if !self.conns.contains(&key) {
+        if !self.conns.contains(&key) && !self.half.contains(&key) {
             if seg.flags & RST != 0 {
                 return Seen::Untracked;
             }
-            if self.conns.len() >= self.cap {
-                let victim = self
-                    .conns
-                    .oldest(self.scan, |_, c| !c.tracked())
-                    .or_else(|| self.conns.oldest(self.scan, |k, _| !busy(k)));
-                match victim {
-                    Some(v) => {
-                        self.conns.remove(&v);
-                    }
-                    None => return Seen::Full,
+            if self.len() >= self.cap {
+                if let Some(v) = self.half.oldest(1, |_, _| true) {
+                    self.half.remove(&v);
+                } else if let Some(v) = self.conns.oldest(self.scan, |k, _| !busy(k)) {
+                    self.conns.remove(&v);
+                } else {
+                    return Seen::Full;
                 }
             }
-            self.conns.insert(
+            self.half.insert(
                 key,
                 Conn {
                     to_server: false,
@@ -152,8 +153,12 @@ impl Controls {
                 },
             );
         }
-        let Some(c) = self.conns.get_mut(&key) else {
-            return Seen::Untracked;
+        let c = match self.conns.get_mut(&key) {
+            Some(c) => c,
+            None => match self.half.get_mut(&key) {
+                Some(c) => c,
+                None => return Seen::Untracked,
+            },
         };
         c.last_ns = now;
         if to_server {
@@ -167,26 +172,33 @@ impl Controls {
         if (seg.flags & RST != 0 || c.fins == 3) && c.closed_ns.is_none() {
             c.closed_ns = Some(now);
         }
-        if c.tracked() {
-            Seen::Tracked
-        } else {
-            Seen::Untracked
+        if !c.tracked() {
+            return Seen::Untracked;
         }
+        if let Some(c) = self.half.remove(&key) {
+            self.conns.insert(key, c);
+        }
+        Seen::Tracked
     }
 
     /// Forgets connections whose time is up; returns them, so that their
     /// expectations can go too.
     pub fn expire(&mut self, now: u64) -> Vec<ConnKey> {
         let t = self.timers;
-        let due = self.conns.select(|_, c| {
-            let idle = if c.tracked() { t.idle_ns } else { t.half_ns };
-            c.closed_ns
-                .is_some_and(|x| now >= x.saturating_add(t.linger_ns))
-                || now >= c.last_ns.saturating_add(idle)
-        });
-        for k in &due {
+        let due = |idle: u64| {
+            move |_: &ConnKey, c: &Conn| {
+                c.closed_ns
+                    .is_some_and(|x| now >= x.saturating_add(t.linger_ns))
+                    || now >= c.last_ns.saturating_add(idle)
+            }
+        };
+        for k in self.half.select(due(t.half_ns)) {
+            self.half.remove(&k);
+        }
+        let gone = self.conns.select(due(t.idle_ns));
+        for k in &gone {
             self.conns.remove(k);
         }
-        due
+        gone
     }
 }
