@@ -82,8 +82,13 @@ impl Following {
             let parts: Vec<String> = refused.iter().map(|(k, n)| format!("{n} {k}")).collect();
             format!("; {} refused ({})", s.refused.total(), parts.join(", "))
         };
+        let evicted = if s.table.evicted > 0 {
+            format!(", {} unused expectations evicted", s.table.evicted)
+        } else {
+            String::new()
+        };
         format!(
-            "followed: {} announcements, {} flows added, {} removed, {} filter updates{failed}{refused}",
+            "followed: {} announcements, {} flows added, {} removed, {} filter updates{evicted}{failed}{refused}",
             s.announced, s.table.flows, s.table.flows_removed, s.tracker.edits
         )
     }

@@ -1,12 +1,12 @@
 //! The exact table: expectations, flows and who owns them, with every cap.
 //!
-//! * An [`ExpKey`] (expectation) is conntrack's: a listener (address, port,
+//! * An `ExpKey` (expectation) is conntrack's: a listener (address, port,
 //!   transport) that the *peer* (one address, any port) may open a flow to. It
 //!   is consumed by the first packet from the peer to the listener (a TCP SYN, or
 //!   any UDP datagram), which makes it a flow, and it expires unused after its
 //!   protocol's timeout.
-//! * A [`FlowKey`] (flow) is an exact 4-tuple; packets either way belong to it.
-//! * An [`Owner`] is a tracked control connection (FTP) or a dialog/session
+//! * A `FlowKey` (flow) is an exact 4-tuple; packets either way belong to it.
+//! * An `Owner` is a tracked control connection (FTP) or a dialog/session
 //!   (SIP, RTSP). Its members are bounded, and removing the owner (BYE, TEARDOWN)
 //!   removes them.
 //!

@@ -464,6 +464,7 @@ impl Follower {
             }
             return self.end(d);
         }
+        let mut made = 0;
         for m in &msg.media {
             let Some(addr) = m.addr else { continue };
             let mut ports = vec![(addr, m.port)];
@@ -490,17 +491,37 @@ impl Follower {
                     self.stats.refused.address += 1;
                     continue;
                 }
-                let listener = Endpoint {
-                    addr: a,
-                    port,
-                    transport: Transport::Udp,
-                };
-                let exp = ExpKey { listener, peer };
-                let o = Owner::Dialog(d);
-                self.expect(o, exp, ts, MEDIA_EXPECT_NS, MEDIA_MAX_EXPECTED)?;
+                self.media(d, (a, port), peer, ts, &mut made)?;
             }
         }
         Ok(())
+    }
+
+    /// One media expectation of dialog `d`: `peer` may send to `listener` (UDP).
+    /// One message makes at most the dialog's `max_expected`; more would only
+    /// evict the message's own first ones, at a filter edit each (an IPv6
+    /// endpoint is a compiled clause), so the rest are refused as over the cap.
+    fn media(
+        &mut self,
+        d: DialogKey,
+        (addr, port): (IpAddr, u16),
+        peer: IpAddr,
+        ts: u64,
+        made: &mut usize,
+    ) -> Result<(), Error> {
+        if *made >= MEDIA_MAX_EXPECTED {
+            self.stats.refused.owner_cap += 1;
+            return Ok(());
+        }
+        *made += 1;
+        let listener = Endpoint {
+            addr,
+            port,
+            transport: Transport::Udp,
+        };
+        let exp = ExpKey { listener, peer };
+        let o = Owner::Dialog(d);
+        self.expect(o, exp, ts, MEDIA_EXPECT_NS, MEDIA_MAX_EXPECTED)
     }
 
     fn rtsp(&mut self, seg: &Segment<'_>, ts: u64) -> Result<(), Error> {
@@ -527,6 +548,7 @@ impl Follower {
         if to_server {
             return Ok(());
         }
+        let mut made = 0;
         for t in &msg.transports {
             // Interleaved transport rides on the RTSP connection itself.
             if t.protocol.to_ascii_uppercase().ends_with("/TCP") {
@@ -558,14 +580,7 @@ impl Follower {
                     continue;
                 }
                 for port in r.first..=r.last.max(r.first) {
-                    let listener = Endpoint {
-                        addr,
-                        port,
-                        transport: Transport::Udp,
-                    };
-                    let exp = ExpKey { listener, peer };
-                    let o = Owner::Dialog(d);
-                    self.expect(o, exp, ts, MEDIA_EXPECT_NS, MEDIA_MAX_EXPECTED)?;
+                    self.media(d, (addr, port), peer, ts, &mut made)?;
                 }
             }
         }
