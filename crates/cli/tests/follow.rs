@@ -119,20 +119,7 @@ fn packets_of(path: &Path) -> Vec<Vec<u8>> {
 fn hostile_captures_write_only_legitimate_packets_in_both_modes() {
     let dir = tempfile::tempdir().expect("temp dir");
     for case in common::hostile::cases() {
-        let packets: Vec<netsift_bench::GenPacket> = case
-            .frames
-            .iter()
-            .enumerate()
-            .map(|(i, (f, _))| netsift_bench::GenPacket {
-                // One microsecond apart, as the library test feeds them.
-                ts_ns: 1_000 * (i as u64 + 1),
-                orig_len: f.len() as u32,
-                data: f.clone(),
-            })
-            .collect();
-        let input = dir.path().join("in.pcap");
-        netsift_bench::write_pcap(std::fs::File::create(&input).unwrap(), &packets, 262144)
-            .unwrap();
+        let input = hostile_file(dir.path(), case.name);
         let want: Vec<&[u8]> = case
             .frames
             .iter()
@@ -157,4 +144,59 @@ fn hostile_captures_write_only_legitimate_packets_in_both_modes() {
             assert_eq!(err.contains(" refused ("), refused, "{}: {err}", case.name);
         }
     }
+}
+
+/// Writes one hostile case as a pcap file in `dir` and returns its path.
+fn hostile_file(dir: &Path, name: &str) -> std::path::PathBuf {
+    let case = common::hostile::cases()
+        .into_iter()
+        .find(|c| c.name == name)
+        .expect("a case of that name");
+    let packets: Vec<netsift_bench::GenPacket> = case
+        .frames
+        .iter()
+        .enumerate()
+        .map(|(i, (f, _))| netsift_bench::GenPacket {
+            // One microsecond apart, as the library test feeds them.
+            ts_ns: 1_000 * (i as u64 + 1),
+            orig_len: f.len() as u32,
+            data: f.clone(),
+        })
+        .collect();
+    let input = dir.join("case.pcap");
+    netsift_bench::write_pcap(std::fs::File::create(&input).unwrap(), &packets, 262144).unwrap();
+    input
+}
+
+/// `--follow-loose` accepts a third-host address (the peer is still only the
+/// control connection's client), and the cap options take effect.
+#[test]
+fn loose_and_cap_options_take_effect() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("out.pcap");
+    let third = hostile_file(dir.path(), "third-host 227");
+    let o = follow_file(&third, &out, "ftp", &["--follow-loose"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(o.status.success(), "{err}");
+    // 3 handshake + 1 reply, then the client's SSH to the third host (4); the
+    // other host's SSH to it stays out.
+    assert_eq!(packets_of(&out).len(), 8, "{err}");
+    assert!(err.contains("1 announcements, 1 flows added"), "{err}");
+
+    let flood = hostile_file(dir.path(), "flood of 227s, then a real transfer");
+    let o = follow_file(&flood, &out, "ftp", &["--follow-max-flows", "0"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("0 flows added") && err.contains(" flow cap"),
+        "{err}"
+    );
+    let o = follow_file(&flood, &out, "ftp", &["--follow-max-sessions", "1"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("1 flows added"), "{err}");
+    let o = follow_file(&flood, &out, "ftp", &["--follow-max-per-session", "0"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("0 flows added") && err.contains("per-session cap"),
+        "{err}"
+    );
 }

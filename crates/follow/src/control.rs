@@ -11,8 +11,8 @@
 //!
 //! Invariants: at most `cap` connections are remembered; when full, the oldest
 //! connection seen in one direction only goes first, then the oldest tracked one
-//! that owns no expectation or flow; if neither exists, the new connection is
-//! refused (and counted). A connection is forgotten after a RST, after FINs from
+//! that owns no flow (its unused expectations go with it); if neither exists, the
+//! new connection is refused (and counted). A connection is forgotten after a RST, after FINs from
 //! both sides and the linger time, or when idle.
 
 use crate::aged::Aged;
@@ -88,8 +88,8 @@ pub(crate) struct Controls {
     conns: Aged<ConnKey, Conn>,
     cap: usize,
     /// How far eviction scans, oldest first: one more than the connections that
-    /// can be busy (each busy one owns an expectation or flow, and those are
-    /// capped), so a connection that may go is always found when there is one.
+    /// can be busy (each busy one owns a flow, and flows are capped), so a
+    /// connection that may go is always found when there is one.
     scan: usize,
     timers: ControlTimers,
 }
@@ -101,6 +101,14 @@ pub(crate) enum Seen {
     Untracked,
     /// The table is full of connections that must stay.
     Full,
+}
+
+/// What [`Controls::see`] did: what it found, and the tracked connection it
+/// evicted to make room, whose expectations must go too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Sight {
+    pub seen: Seen,
+    pub evicted: Option<ConnKey>,
 }
 
 impl Controls {
@@ -120,7 +128,7 @@ impl Controls {
 
     /// Notes a packet of `key` (`to_server`: from the client) and says whether the
     /// connection is tracked, the packet included. `busy` says whether a tracked
-    /// connection owns expectations or flows (and so may not be evicted).
+    /// connection owns flows (and so may not be evicted).
     pub fn see(
         &mut self,
         key: ConnKey,
@@ -128,18 +136,26 @@ impl Controls {
         seg: &Segment<'_>,
         now: u64,
         busy: impl Fn(&ConnKey) -> bool,
-    ) -> Seen {
+    ) -> Sight {
+        let mut evicted = None;
         if !self.conns.contains(&key) && !self.half.contains(&key) {
             if seg.flags & RST != 0 {
-                return Seen::Untracked;
+                return Sight {
+                    seen: Seen::Untracked,
+                    evicted,
+                };
             }
             if self.len() >= self.cap {
                 if let Some(v) = self.half.oldest(1, |_, _| true) {
                     self.half.remove(&v);
                 } else if let Some(v) = self.conns.oldest(self.scan, |k, _| !busy(k)) {
                     self.conns.remove(&v);
+                    evicted = Some(v);
                 } else {
-                    return Seen::Full;
+                    return Sight {
+                        seen: Seen::Full,
+                        evicted,
+                    };
                 }
             }
             self.half.insert(
@@ -153,11 +169,15 @@ impl Controls {
                 },
             );
         }
+        let untracked = Sight {
+            seen: Seen::Untracked,
+            evicted,
+        };
         let c = match self.conns.get_mut(&key) {
             Some(c) => c,
             None => match self.half.get_mut(&key) {
                 Some(c) => c,
-                None => return Seen::Untracked,
+                None => return untracked,
             },
         };
         c.last_ns = now;
@@ -173,12 +193,15 @@ impl Controls {
             c.closed_ns = Some(now);
         }
         if !c.tracked() {
-            return Seen::Untracked;
+            return untracked;
         }
         if let Some(c) = self.half.remove(&key) {
             self.conns.insert(key, c);
         }
-        Seen::Tracked
+        Sight {
+            seen: Seen::Tracked,
+            evicted,
+        }
     }
 
     /// Forgets connections whose time is up; returns them, so that their

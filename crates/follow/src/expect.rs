@@ -170,9 +170,12 @@ impl Table {
         self.owners.len()
     }
 
-    /// Whether `o` owns an expectation or a flow.
-    pub fn busy(&self, o: &Owner) -> bool {
-        self.owners.get(o).is_some_and(|s| !s.members.is_empty())
+    /// Whether `o` owns a flow: such an owner is never evicted (its unused
+    /// expectations may be).
+    pub fn has_flows(&self, o: &Owner) -> bool {
+        self.owners
+            .get(o)
+            .is_some_and(|s| s.members.iter().any(|m| matches!(m, Member::Flow(_))))
     }
 
     pub fn has_owner(&self, o: &Owner) -> bool {
@@ -326,7 +329,7 @@ impl Table {
         while let Some(k) = self.oldest_exp_of(o) {
             self.remove_exp(tracker, &k)?;
         }
-        if !self.busy(o) {
+        if !self.has_flows(o) {
             self.owners.remove(o);
         }
         Ok(())

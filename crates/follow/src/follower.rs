@@ -345,16 +345,27 @@ impl Follower {
 
     /// Tracks the TCP control connection of `seg` on `port`: its key, whether the
     /// packet goes to the server, and whether the connection is tracked.
-    fn track(&mut self, seg: &Segment<'_>, port: u16, ts: u64) -> Option<(ConnKey, bool, bool)> {
-        let (key, to_server) = ConnKey::of(seg, port)?;
+    fn track(
+        &mut self,
+        seg: &Segment<'_>,
+        port: u16,
+        ts: u64,
+    ) -> Result<Option<(ConnKey, bool, bool)>, Error> {
+        let Some((key, to_server)) = ConnKey::of(seg, port) else {
+            return Ok(None);
+        };
         let table = &self.table;
-        let seen = self
-            .controls
-            .see(key, to_server, seg, ts, |k| table.busy(&Owner::Conn(*k)));
-        if seen == Seen::Full && !seg.payload.is_empty() {
+        let sight = self.controls.see(key, to_server, seg, ts, |k| {
+            table.has_flows(&Owner::Conn(*k))
+        });
+        if let Some(gone) = sight.evicted {
+            self.table
+                .drop_expectations_of(&mut self.tracker, &Owner::Conn(gone))?;
+        }
+        if sight.seen == Seen::Full && !seg.payload.is_empty() {
             self.stats.refused.session_cap += 1;
         }
-        Some((key, to_server, seen == Seen::Tracked))
+        Ok(Some((key, to_server, sight.seen == Seen::Tracked)))
     }
 
     fn count(&mut self, r: Refusal) {
@@ -384,7 +395,7 @@ impl Follower {
     }
 
     fn ftp(&mut self, seg: &Segment<'_>, ts: u64) -> Result<(), Error> {
-        let Some((key, to_server, tracked)) = self.track(seg, FTP, ts) else {
+        let Some((key, to_server, tracked)) = self.track(seg, FTP, ts)? else {
             return Ok(());
         };
         if seg.payload.is_empty() {
@@ -445,7 +456,7 @@ impl Follower {
 
     fn sip(&mut self, seg: &Segment<'_>, ts: u64) -> Result<(), Error> {
         let tracked = if seg.proto == 6 {
-            match self.track(seg, SIP, ts) {
+            match self.track(seg, SIP, ts)? {
                 Some((_, _, t)) => t,
                 None => false,
             }
@@ -525,7 +536,7 @@ impl Follower {
     }
 
     fn rtsp(&mut self, seg: &Segment<'_>, ts: u64) -> Result<(), Error> {
-        let Some((key, to_server, tracked)) = self.track(seg, RTSP, ts) else {
+        let Some((key, to_server, tracked)) = self.track(seg, RTSP, ts)? else {
             return Ok(());
         };
         let Some(msg) = rtsp::parse(seg.payload) else {
