@@ -93,8 +93,9 @@ pub struct Args {
     pub control: Option<PathBuf>,
     // --follow's safety options (issue 15, docs/follow.md), kept together.
     /// With --follow: accept an FTP/SIP/RTSP announced address that is not the
-    /// announcing side's own (conntrack's `loose`). UNSAFE: any peer of a control
-    /// connection can then point the capture at any host.
+    /// announcing side's own (conntrack's `loose`), and SIP/RTSP media from any host
+    /// (its `sip_direct_media=0`). UNSAFE: any peer of a control connection can then
+    /// point the capture at any host.
     #[arg(long = "follow-loose", requires = "follow")]
     pub follow_loose: bool,
     /// With --follow: at most N expectations and flows in all (default 1024; never

@@ -1,7 +1,9 @@
 //! The exact table: expectations, flows and who owns them, with every cap.
 //!
 //! * An `ExpKey` (expectation) is conntrack's: a listener (address, port,
-//!   transport) that the *peer* (one address, any port) may open a flow to. It
+//!   transport) that the *peer* (one address, any port; any address only for
+//!   SIP/RTSP media under `--follow-loose`, conntrack's `sip_direct_media=0`)
+//!   may open a flow to. It
 //!   is consumed by the first packet from the peer to the listener (a TCP SYN, or
 //!   any UDP datagram), which makes it a flow, and it expires unused after its
 //!   protocol's timeout.
@@ -50,11 +52,11 @@ pub(crate) struct DialogKey {
     pub b: IpAddr,
 }
 
-/// An expectation: `peer` may open a flow to `listener`.
+/// An expectation: `peer` (`None`: anyone) may open a flow to `listener`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub(crate) struct ExpKey {
     pub listener: Endpoint,
-    pub peer: IpAddr,
+    pub peer: Option<IpAddr>,
 }
 
 /// A flow: the listener and the peer's address and port.
@@ -377,11 +379,18 @@ impl Table {
         if t == Transport::Tcp && seg.flags & (SYN | ACK | RST | FIN) != SYN {
             return false;
         }
-        let ek = ExpKey {
+        let exact = ExpKey {
             listener: to_listener.listener,
-            peer: seg.src,
+            peer: Some(seg.src),
         };
-        let Some(e) = self.exps.remove(&ek) else {
+        let any = ExpKey {
+            peer: None,
+            ..exact
+        };
+        let Some((ek, e)) = [exact, any]
+            .into_iter()
+            .find_map(|k| self.exps.remove(&k).map(|e| (k, e)))
+        else {
             return false;
         };
         // The expectation's reference on the listener passes to the flow.

@@ -123,8 +123,10 @@ pub struct Config {
     pub limits: Limits,
     /// A tracked control connection or an empty dialog idle this long is forgotten.
     pub session_idle_ns: u64,
-    /// Accept an announced address other than the sender's (conntrack's
-    /// `loose=1`). Unsafe: a peer can then point the capture at any host.
+    /// Accept an announced address other than the sender's (conntrack's FTP
+    /// `loose=1`), and SIP/RTSP media from any host, not only the other
+    /// participant (its `sip_direct_media=0`). Unsafe: a peer can then point the
+    /// capture at any host.
     pub loose: bool,
 }
 
@@ -426,6 +428,8 @@ impl Follower {
                 port: a.port,
                 transport: Transport::Tcp,
             };
+            // Even loose, conntrack's FTP expectation is for the other peer.
+            let peer = Some(peer);
             let exp = ExpKey { listener, peer };
             self.expect(Owner::Conn(key), exp, ts, FTP_EXPECT_NS, FTP_MAX_EXPECTED)?;
         }
@@ -530,6 +534,9 @@ impl Follower {
             port,
             transport: Transport::Udp,
         };
+        // Loose is conntrack's `sip_direct_media=0` too: media from anyone, as
+        // when the signaling goes through a proxy and the media does not.
+        let peer = (!self.config.loose).then_some(peer);
         let exp = ExpKey { listener, peer };
         let o = Owner::Dialog(d);
         self.expect(o, exp, ts, MEDIA_EXPECT_NS, MEDIA_MAX_EXPECTED)

@@ -183,3 +183,26 @@ fn many_servers_make_children_and_ports_fill_instructions() {
     let listing = rig.f.tracker().listing();
     assert!(listing.matches("child of").count() >= 20, "{listing}");
 }
+
+#[test]
+fn media_from_beyond_a_sip_proxy_needs_loose() {
+    // A signals through the proxy P; the callee B sends the media directly.
+    let p = Ipv4Addr::new(10, 0, 0, 9);
+    for (loose, kept) in [(false, false), (true, true)] {
+        for mode in [Mode::Passes, Mode::Set] {
+            let config = netsift_follow::Config {
+                loose,
+                ..Default::default()
+            };
+            let mut rig = Rig::new(&[Protocol::Sip], mode, config);
+            let inv = invite("m=audio 49170 RTP/AVP 0\r\n", "px@host", A);
+            assert!(rig.next(&udp(A, 5060, p, 5060, &inv)));
+            assert_eq!(
+                rig.next(&udp(B, 40000, A, 49170, b"rtp")),
+                kept,
+                "{loose} {mode:?}"
+            );
+            assert_eq!(rig.next(&udp(A, 49170, B, 40000, b"rtp")), kept);
+        }
+    }
+}
