@@ -187,7 +187,6 @@ impl Table {
     /// `peer` may open a flow to `listener`, for `owner`, until `timeout_ns` from
     /// `now`. At most `max_expected` unused expectations per owner: a new one
     /// replaces the owner's oldest (conntrack's `evict_oldest_expect`).
-    #[allow(clippy::too_many_arguments)]
     pub fn expect(
         &mut self,
         tracker: &mut Tracker,

@@ -19,10 +19,11 @@
 //!   the control connection, and is consumed by its first connection. One unused
 //!   expectation per control connection (conntrack's FTP `max_expected`).
 //! * SIP: a dialog is its Call-ID and its two signaling endpoints. SDP media must
-//!   be at the sender's address (conntrack's `sip_direct_media=1`) and is expected
-//!   from the other participant only; one RTP port and one RTCP port per `m=` line
-//!   (a port count above 1 is refused, never expanded). Only a BYE of the dialog,
-//!   between its participants, removes its media.
+//!   be at the sender's address and is expected from the other participant only
+//!   (conntrack's `sip_direct_media=1`; `loose` lifts both); one RTP port and one
+//!   RTCP port per `m=` line (a port count above 1 is refused, never expanded), at
+//!   most 8 expectations a message. Only a BYE of the dialog, between its
+//!   participants, removes its media.
 //! * RTSP: a session is its Session id and the two ends of a tracked control
 //!   connection; the server's reply sets the transport. `client_port` is the
 //!   client's (`destination=` must be the client), `server_port` the server's
@@ -153,8 +154,9 @@ impl From<Timers> for Config {
 /// Announcements refused, by reason.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Refused {
-    /// Against the protocol's direction (a 227 from the client, a PORT from the
-    /// server, an RTSP transport the client proposed is not counted here).
+    /// Against the protocol's direction: a 227/229 from the client, a
+    /// PORT/EPRT from the server, a TEARDOWN from the server. (An RTSP transport
+    /// the client proposes is no announcement, and not counted.)
     pub direction: u64,
     /// The announced address is not the announcing side's.
     pub address: u64,
@@ -162,7 +164,8 @@ pub struct Refused {
     pub untracked: u64,
     /// A port range or count over the cap.
     pub range: u64,
-    /// The control connection or dialog has its most expectations and flows.
+    /// The control connection or dialog has its most expectations and flows (all
+    /// of them flows), or one message announced more than the dialog may expect.
     pub owner_cap: u64,
     /// Expectations and flows in all are at their cap, none of them unused.
     pub flow_cap: u64,
