@@ -78,3 +78,29 @@ impl<K: Hash + Eq + Clone, V> Aged<K, V> {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::Aged;
+
+    #[test]
+    fn oldest_follows_insertion_order_and_skips_what_must_stay() {
+        let mut a = Aged::new();
+        for k in 0..5u32 {
+            a.insert(k, k * 10);
+        }
+        // Inserting a key again keeps its age.
+        a.insert(0, 1);
+        assert_eq!(a.get(&0), Some(&1));
+        assert_eq!(a.oldest(usize::MAX, |_, _| true), Some(0));
+        assert_eq!(a.oldest(usize::MAX, |k, _| *k >= 3), Some(3));
+        // The scan limit bounds the search.
+        assert_eq!(a.oldest(2, |k, _| *k >= 3), None);
+        assert_eq!(a.remove(&0), Some(1));
+        assert_eq!(a.oldest(usize::MAX, |_, _| true), Some(1));
+        assert_eq!(a.len(), 4);
+        let mut odd = a.select(|k, _| k % 2 == 1);
+        odd.sort();
+        assert_eq!(odd, [1, 3]);
+    }
+}

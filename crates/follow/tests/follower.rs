@@ -206,3 +206,32 @@ fn media_from_beyond_a_sip_proxy_needs_loose() {
         }
     }
 }
+
+#[test]
+fn every_kind_of_state_expires_when_idle() {
+    let mut rig = Rig::new(
+        &[Protocol::Ftp, Protocol::Sip],
+        Mode::Set,
+        Timers::default(),
+    );
+    // A tracked FTP connection with a flow and an unused expectation, a half-open
+    // connection, and a SIP dialog with an unused expectation.
+    rig.all(&handshake(B, 40000, A, 21));
+    rig.next(&tcp(A, 21, B, 40000, PSH_ACK, pasv(A, 50000).as_bytes()));
+    rig.next(&tcp(B, 40001, A, 50000, SYN, b""));
+    rig.next(&tcp(A, 21, B, 40000, PSH_ACK, pasv(A, 50001).as_bytes()));
+    rig.next(&tcp(B, 41000, A, 21, SYN, b""));
+    let inv = invite("m=audio 49170 RTP/AVP 0\r\n", "idle@host", A);
+    rig.next(&udp(A, 5060, B, 5060, &inv));
+    assert_eq!(rig.f.state_sizes(), [3, 1, 2, 2]);
+    // Ten minutes later, past every timer, any packet sweeps.
+    rig.feed(&tcp(B, 42000, A, 21, SYN, b""), 600_000_000_000);
+    let [exps, flows, owners, controls] = rig.f.state_sizes();
+    assert_eq!((exps, flows, owners), (0, 0, 0));
+    assert_eq!(controls, 1, "only the SYN just seen");
+    assert_eq!(rig.f.tracker().len(), 0);
+    // A connection picked up in the middle is tracked again by its next exchange.
+    rig.next(&tcp(B, 40000, A, 21, PSH_ACK, b"PASV\r\n"));
+    rig.next(&tcp(A, 21, B, 40000, PSH_ACK, pasv(A, 50002).as_bytes()));
+    assert!(rig.next(&tcp(B, 40003, A, 50002, SYN, b"")));
+}
