@@ -235,3 +235,21 @@ fn every_kind_of_state_expires_when_idle() {
     rig.next(&tcp(A, 21, B, 40000, PSH_ACK, pasv(A, 50002).as_bytes()));
     assert!(rig.next(&tcp(B, 40003, A, 50002, SYN, b"")));
 }
+
+#[test]
+fn the_live_filter_accepts_a_listener_only_on_its_own_side() {
+    let x = Ipv4Addr::new(10, 0, 0, 99);
+    let y = Ipv4Addr::new(10, 0, 0, 77);
+    for mode in [Mode::Passes, Mode::Set] {
+        let mut rig = Rig::new(&[Protocol::Ftp], mode, Timers::default());
+        rig.all(&handshake(B, 40000, x, 21));
+        rig.next(&tcp(x, 21, B, 40000, PSH_ACK, pasv(x, 22).as_bytes()));
+        let mut s = netsift_engine::Scratch::new();
+        let mut live = |f: Vec<u8>| rig.r.matches(&mut s, &f, f.len() as u32);
+        // Before issue 15 pass mode tested `host X and port 22`, either side.
+        assert!(!live(tcp(x, 5555, y, 22, SYN, b"")), "{mode:?}");
+        assert!(!live(tcp(y, 22, x, 5555, SYN_ACK, b"")), "{mode:?}");
+        assert!(live(tcp(y, 5555, x, 22, SYN, b"")), "{mode:?}");
+        assert!(live(tcp(x, 22, y, 5555, SYN_ACK, b"")), "{mode:?}");
+    }
+}
