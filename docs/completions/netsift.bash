@@ -23,7 +23,7 @@ _netsift() {
 
     case "${cmd}" in
         netsift)
-            opts="-r -V -i -s -B -p -Q -D -L -w -C -G -W -U -c -d -q -e -S -t -x -X -A -# -l -n -F -y -h --workers --worker-files --list-interfaces --list-data-link-types --immediate-mode --packet-buffered --absolute-tcp-sequence-numbers --time-stamp-precision --nano --micro --number --count --version --generate --follow --follow-set --control --place --help"
+            opts="-r -V -i -s -B -p -Q -D -L -w -C -G -W -U -c -d -q -e -S -t -x -X -A -# -l -n -F -y -h --workers --worker-files --list-interfaces --list-data-link-types --immediate-mode --packet-buffered --absolute-tcp-sequence-numbers --time-stamp-precision --nano --micro --number --count --version --generate --follow --follow-set --control --place --follow-loose --follow-max-flows --follow-max-per-session --follow-max-sessions --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -103,6 +103,18 @@ _netsift() {
                     ;;
                 --place)
                     COMPREPLY=($(compgen -W "user kernel auto" -- "${cur}"))
+                    return 0
+                    ;;
+                --follow-max-flows)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --follow-max-per-session)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --follow-max-sessions)
+                    COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
                 *)

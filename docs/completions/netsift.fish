@@ -27,6 +27,9 @@ complete -c netsift -l control -d 'With -i: let other programs edit the filter w
 complete -c netsift -l place -d 'Where the filter runs: `user` (in the capture ring), `kernel` (also an eBPF socket filter generated from it drops what it surely rejects before the ring; user space still decides exactly), or `auto` (the kernel where the program loads, else user space, saying which). Static filters on Ethernet interfaces; with -d, shows the generated program' -r -f -a "user\t''
 kernel\t''
 auto\t''"
+complete -c netsift -l follow-max-flows -d 'With --follow: at most N expectations and flows in all (default 1024; never more than the live filter can hold)' -r
+complete -c netsift -l follow-max-per-session -d 'With --follow: at most N expectations and flows per control connection, SIP dialog or RTSP session (default 16)' -r
+complete -c netsift -l follow-max-sessions -d 'With --follow: at most N control connections, and N dialogs and sessions, remembered (default 4096)' -r
 complete -c netsift -s p -d 'Don\'t put the interface into promiscuous mode'
 complete -c netsift -l worker-files -d 'With --workers and -w FILE: each worker writes FILE.0, FILE.1, ... instead of one merged file'
 complete -c netsift -s D -l list-interfaces -d 'List the interfaces live capture can open, and exit'
@@ -49,4 +52,5 @@ complete -c netsift -l count -d 'Print only the number of accepted packets, at t
 complete -c netsift -l version -d 'Print the version and exit'
 complete -c netsift -s n -d 'Don\'t resolve addresses or ports (netsift never does; -n and -nn are accepted for tcpdump compatibility)'
 complete -c netsift -l follow-set -d 'With --follow: track flows in a hash-table (SET) instruction instead of one pass per server; O(1) per flow for any number of flows'
+complete -c netsift -l follow-loose -d 'With --follow: accept an FTP/SIP/RTSP announced address that is not the announcing side\'s own (conntrack\'s `loose`), and SIP/RTSP media from any host (its `sip_direct_media=0`). UNSAFE: any peer of a control connection can then point the capture at any host'
 complete -c netsift -s h -l help -d 'Print help'

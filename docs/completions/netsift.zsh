@@ -34,6 +34,9 @@ _netsift() {
 '--follow=[Follow control protocols (comma-separated\: ftp, sip, rtsp) and capture the data flows they announce, updating the filter while reading. EXPRESSION, if given, replaces the default base filter (the protocols'\'' control ports)]:PROTOCOLS:_default' \
 '(--follow)--control=[With -i\: let other programs edit the filter while capturing, through a Unix socket at PATH (mode 0600). Commands, one per line\: \`add EXPR\` (an OR-ed clause; replies \`ok N\`), \`del N\`, \`list\`. EXPRESSION, if given, is clause 0; without one nothing is captured until a clause is added]:PATH:_files' \
 '--place=[Where the filter runs\: \`user\` (in the capture ring), \`kernel\` (also an eBPF socket filter generated from it drops what it surely rejects before the ring; user space still decides exactly), or \`auto\` (the kernel where the program loads, else user space, saying which). Static filters on Ethernet interfaces; with -d, shows the generated program]:WHERE:(user kernel auto)' \
+'--follow-max-flows=[With --follow\: at most N expectations and flows in all (default 1024; never more than the live filter can hold)]:N:_default' \
+'--follow-max-per-session=[With --follow\: at most N expectations and flows per control connection, SIP dialog or RTSP session (default 16)]:N:_default' \
+'--follow-max-sessions=[With --follow\: at most N control connections, and N dialogs and sessions, remembered (default 4096)]:N:_default' \
 '-p[Don'\''t put the interface into promiscuous mode]' \
 '--worker-files[With --workers and -w FILE\: each worker writes FILE.0, FILE.1, ... instead of one merged file]' \
 '-D[List the interfaces live capture can open, and exit]' \
@@ -61,6 +64,7 @@ _netsift() {
 '--version[Print the version and exit]' \
 '*-n[Don'\''t resolve addresses or ports (netsift never does; -n and -nn are accepted for tcpdump compatibility)]' \
 '--follow-set[With --follow\: track flows in a hash-table (SET) instruction instead of one pass per server; O(1) per flow for any number of flows]' \
+'--follow-loose[With --follow\: accept an FTP/SIP/RTSP announced address that is not the announcing side'\''s own (conntrack'\''s \`loose\`), and SIP/RTSP media from any host (its \`sip_direct_media=0\`). UNSAFE\: any peer of a control connection can then point the capture at any host]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '*::expression -- The filter expression:_default' \

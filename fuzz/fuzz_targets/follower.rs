@@ -54,10 +54,15 @@ fn follow(b: &mut Bytes) {
             2 => frame(17, sport, dport, 0, payload),
             _ => payload.to_vec(),
         };
-        let _ = f.observe(&frame, ts);
+        let _ = f.judge(&frame, frame.len() as u32, ts);
         let s = f.stats();
-        assert!(s.installed <= s.announced, "{s:?}");
-        assert_eq!(f.tracker().len() as u64, s.installed - s.removed, "{s:?}");
+        let t = s.tracker;
+        assert!(t.installed <= t.announced, "{s:?}");
+        assert_eq!(f.tracker().len() as u64, t.installed - t.removed, "{s:?}");
+        // Every listener in the filter is held by an expectation or a flow.
+        let [exps, flows, _, _] = f.state_sizes();
+        assert!(f.tracker().len() <= exps + flows, "{s:?}");
+        assert!(s.kept <= s.judged, "{s:?}");
     }
 }
 

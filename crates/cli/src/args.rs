@@ -166,6 +166,25 @@ pub struct Args {
     /// interfaces; with -d, shows the generated program.
     #[arg(long = "place", value_name = "WHERE", value_parser = ["user", "kernel", "auto"], default_value = "user")]
     pub place: String,
+    // --follow's safety options (issue 15, docs/follow.md), kept together.
+    /// With --follow: accept an FTP/SIP/RTSP announced address that is not the
+    /// announcing side's own (conntrack's `loose`), and SIP/RTSP media from any host
+    /// (its `sip_direct_media=0`). UNSAFE: any peer of a control connection can then
+    /// point the capture at any host.
+    #[arg(long = "follow-loose", requires = "follow")]
+    pub follow_loose: bool,
+    /// With --follow: at most N expectations and flows in all (default 1024; never
+    /// more than the live filter can hold).
+    #[arg(long = "follow-max-flows", value_name = "N", requires = "follow")]
+    pub follow_max_flows: Option<usize>,
+    /// With --follow: at most N expectations and flows per control connection, SIP
+    /// dialog or RTSP session (default 16).
+    #[arg(long = "follow-max-per-session", value_name = "N", requires = "follow")]
+    pub follow_max_per_session: Option<usize>,
+    /// With --follow: at most N control connections, and N dialogs and sessions,
+    /// remembered (default 4096).
+    #[arg(long = "follow-max-sessions", value_name = "N", requires = "follow")]
+    pub follow_max_sessions: Option<usize>,
     /// The filter expression.
     #[arg(trailing_var_arg = true)]
     pub expression: Vec<String>,

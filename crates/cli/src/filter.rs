@@ -171,23 +171,24 @@ pub fn filter_frames(
 }
 
 /// The live set's verdicts on up to [`BATCH`] frames, packet by packet: each
-/// accepted frame goes to `observe` (the follower) before the next is judged, since
-/// it may change the filter. At most `room` frames are accepted (`-c`).
+/// frame the live set accepts goes to `judge` (the follower, which may change the
+/// filter) before the next is filtered, and is kept only if `judge` says so: the
+/// live set narrows to listener endpoints, the follower decides exactly
+/// (docs/follow.md). At most `room` frames are kept (`-c`).
 pub fn follow_frames(
     live: &LiveReader,
     scratch: &mut Scratch,
     chunk: &[netsift_capture::Frame<'_>],
     room: u64,
-    mut observe: impl FnMut(&netsift_capture::Frame<'_>),
+    mut judge: impl FnMut(&netsift_capture::Frame<'_>) -> bool,
 ) -> u32 {
     let mut keep = 0u32;
     for (i, fr) in chunk.iter().enumerate() {
         if u64::from(keep.count_ones()) >= room {
             break;
         }
-        if live.matches(scratch, fr.data, fr.wire_len) {
+        if live.matches(scratch, fr.data, fr.wire_len) && judge(fr) {
             keep |= 1 << i;
-            observe(fr);
         }
     }
     keep
@@ -238,13 +239,17 @@ fn follow_batch(
         if !live.matches(scratch, p.data, p.orig_len) {
             continue;
         }
+        let ts = p.ts_sec.saturating_mul(1_000_000_000) + p.ts_nsec as u64;
+        // The follower sees the packet before it is written: its verdict is exact
+        // where the live set only narrows to listener endpoints.
+        if let Some(f) = following.as_deref_mut() {
+            if !f.judge(p.data, p.orig_len, ts, format_args!("packet {}", n.read)) {
+                continue;
+            }
+        }
         n.accepted += 1;
         taken += 1;
         sink.packet(&rec)?;
-        let ts = p.ts_sec.saturating_mul(1_000_000_000) + p.ts_nsec as u64;
-        if let Some(f) = following.as_deref_mut() {
-            f.observe(p.data, ts, format_args!("packet {}", n.read));
-        }
         if taken == left {
             break;
         }

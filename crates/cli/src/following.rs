@@ -3,7 +3,7 @@
 
 use anyhow::{anyhow, Result};
 use netsift_engine::live::Reader as LiveReader;
-use netsift_follow::{Follower, Mode, Protocol, Timers};
+use netsift_follow::{Config, Follower, Mode, Protocol};
 use netsift_wire::LinkType;
 
 /// A follower, and how many of its filter updates failed.
@@ -27,7 +27,15 @@ impl Following {
             Mode::Passes
         };
         let base = (!expr.trim().is_empty()).then_some(expr);
-        let (follower, live) = Follower::new(lt, &protocols, base, mode, Timers::default())
+        let mut config = Config {
+            loose: args.follow_loose,
+            ..Config::default()
+        };
+        let l = &mut config.limits;
+        l.max_flows = args.follow_max_flows.unwrap_or(l.max_flows);
+        l.max_per_owner = args.follow_max_per_session.unwrap_or(l.max_per_owner);
+        l.max_sessions = args.follow_max_sessions.unwrap_or(l.max_sessions);
+        let (follower, live) = Follower::new(lt, &protocols, base, mode, config)
             .map_err(|e| anyhow!("bad filter expression: {e}"))?;
         Ok((
             Following {
@@ -38,16 +46,25 @@ impl Following {
         ))
     }
 
-    /// Feeds the follower a packet the live set accepted, at `ts_ns`. A failed
-    /// update (the live set is full) loses that flow, not the capture: the first
-    /// few are reported, with `at` saying which packet, and the capture goes on.
-    pub fn observe(&mut self, data: &[u8], ts_ns: u64, at: impl std::fmt::Display) {
-        if let Err(e) = self.follower.observe(data, ts_ns) {
+    /// The follower's verdict on a packet the live set accepted, at `ts_ns`: keep
+    /// it or not. A failed update (the live set is full) loses that flow, not the
+    /// capture: the first few are reported, with `at` saying which packet, and the
+    /// capture goes on with the packet's verdict.
+    pub fn judge(
+        &mut self,
+        data: &[u8],
+        wire_len: u32,
+        ts_ns: u64,
+        at: impl std::fmt::Display,
+    ) -> bool {
+        let (keep, edits) = self.follower.judge(data, wire_len, ts_ns);
+        if let Err(e) = edits {
             self.failed += 1;
             if self.failed <= 5 {
                 eprintln!("netsift: follow: {at}: {e}; continuing without this update");
             }
         }
+        keep
     }
 
     /// The closing line: what was followed.
@@ -58,9 +75,21 @@ impl Following {
         } else {
             String::new()
         };
+        let refused = s.refused.nonzero();
+        let refused = if refused.is_empty() {
+            String::new()
+        } else {
+            let parts: Vec<String> = refused.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            format!("; {} refused ({})", s.refused.total(), parts.join(", "))
+        };
+        let evicted = if s.table.evicted > 0 {
+            format!(", {} unused expectations evicted", s.table.evicted)
+        } else {
+            String::new()
+        };
         format!(
-            "followed: {} announcements, {} flows added, {} removed, {} filter updates{failed}",
-            s.announced, s.installed, s.removed, s.edits
+            "followed: {} announcements, {} flows added, {} removed, {} filter updates{evicted}{failed}{refused}",
+            s.announced, s.table.flows, s.table.flows_removed, s.tracker.edits
         )
     }
 

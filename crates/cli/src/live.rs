@@ -214,7 +214,7 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
                     Engine::Follow(following, live) => {
                         let room = limit - accepted;
                         crate::filter::follow_frames(live, &mut one, chunk, room, |fr| {
-                            following.observe(fr.data, frame_ns(fr), "live packet")
+                            following.judge(fr.data, fr.wire_len, frame_ns(fr), "live packet")
                         })
                     }
                     Engine::Edited(live) => crate::filter::follow_frames(
@@ -222,7 +222,7 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
                         &mut one,
                         chunk,
                         limit - accepted,
-                        |_| {},
+                        |_| true,
                     ),
                 };
                 for (i, fr) in chunk.iter().enumerate() {

@@ -128,11 +128,11 @@ fn work(id: usize, mut ring: Ring, filter: Shared, stop: Arc<AtomicBool>, tx: Sy
                 Shared::Static(Some(f)) => crate::filter::filter_frames(f, &mut scratch, chunk),
                 Shared::Follow(live, following) => {
                     crate::filter::follow_frames(live, &mut one, chunk, u64::MAX, |fr| {
-                        lock(following).observe(fr.data, frame_ns(fr), "live packet")
+                        lock(following).judge(fr.data, fr.wire_len, frame_ns(fr), "live packet")
                     })
                 }
                 Shared::Edited(live) => {
-                    crate::filter::follow_frames(live, &mut one, chunk, u64::MAX, |_| {})
+                    crate::filter::follow_frames(live, &mut one, chunk, u64::MAX, |_| true)
                 }
             };
             for (_, fr) in chunk.iter().enumerate().filter(|(i, _)| keep >> i & 1 != 0) {

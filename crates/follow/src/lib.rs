@@ -1,11 +1,18 @@
-//! Protocol followers: pure parsers that read the application payload of one packet
-//! of a control connection and report the data flows it announces.
+//! Protocol followers: parsers that read the application payload of one packet of a
+//! control connection and report the data flows it announces, and the follower that
+//! turns announcements into captured flows under conntrack's rules.
 //!
-//! A connection tracker (elsewhere) extracts the payload with `netsift-wire`, calls
-//! the follower for the control connection's protocol, and edits the live filter so
-//! the announced flows are captured too. The followers hold no state, never panic,
-//! and borrow from the payload instead of copying it; each returns at most a small
-//! `Vec` per packet ([`ftp::announcements`] allocates nothing).
+//! Two layers:
+//!
+//! * The parsers ([`ftp`], [`sip`], [`rtsp`]) hold no state, never panic, and borrow
+//!   from the payload instead of copying it; each returns at most a small `Vec` per
+//!   packet ([`ftp::announcements`] allocates nothing).
+//! * The [`Follower`] treats every announcement as attacker input (docs/follow.md):
+//!   it counts one only on a tracked control connection ([`control`]), in its
+//!   protocol's direction, naming the sender's own address; it keeps exact
+//!   expectations and flows with capped, expiring state ([`expect`]); it keeps the
+//!   live filter narrowed to their listener endpoints ([`tracker`]); and
+//!   [`Follower::judge`] gives the exact verdict on each packet the filter accepted.
 //!
 //! | module | protocol | recognises | output |
 //! |---|---|---|---|
@@ -18,7 +25,7 @@
 //! for both ends. Every reported port is non-zero and every address is an IP literal
 //! of the family the message states; anything malformed is left out rather than
 //! guessed. A line cut off by the end of the payload is never read as if complete.
-//! What each follower deliberately ignores is listed in its module documentation.
+//! What each parser deliberately ignores is listed in its module documentation.
 
 #![forbid(unsafe_code)]
 
@@ -28,9 +35,13 @@ pub mod sip;
 mod text;
 
 pub use ftp::{Announce, AnnounceKind};
+mod aged;
+pub mod control;
+pub mod expect;
 pub mod follower;
 pub mod segment;
 pub mod tracker;
 
-pub use follower::{Follower, Protocol};
+pub use expect::{Limits, TableStats};
+pub use follower::{Config, FollowStats, Follower, Protocol, Refused};
 pub use tracker::{Endpoint, Mode, Timers, Tracker, Transport};

@@ -1,39 +1,44 @@
-//! Turns announced endpoints into live filter edits, the way the seeds' FTPCap did,
-//! and takes them out again when their connections end.
+//! Turns listener endpoints into live filter edits, the way the seeds' FTPCap did,
+//! and takes them out again when nothing needs them.
 //!
-//! An endpoint is where a data flow will arrive: `(address, port, tcp|udp)`. Two ways
-//! to filter them:
+//! An endpoint is where a data flow arrives: `(address, port, tcp|udp)`. The filter
+//! accepts a packet of an endpoint only on the endpoint's own side: its source is
+//! the endpoint, or its destination is (`src host A and src port P or dst host A and
+//! dst port P`), never `host A and port P` with the port on the other side. This is
+//! the first of two stages (docs/follow.md): the filter narrows to listener
+//! endpoints, and the [`Follower`](crate::Follower) decides exactly, per packet,
+//! which of them belong to an admitted flow.
 //!
-//! * [`Mode::Passes`] (the seeds' FTPCap-Swift): IPv4 endpoints of one server share a
-//!   pass `ip, proto, not a fragment, host S, port {P1..}`. A new port on a known
-//!   server is `add_param` on that pass's port instruction; when the instruction is
-//!   full (10 ports), or for a new server, the tracker duplicates an existing server
-//!   pass (`dup_pass`), rewrites its host and port instructions with `select_op`, and
-//!   publishes it, so the child reuses the parent's protocol tests (hierarchical
-//!   execution). The host test comes after the protocol tests for that reason.
+//! * [`Mode::Passes`] (the seeds' FTPCap-Swift): IPv4 endpoints of one server share
+//!   two passes, `ip, proto, not a fragment, src host S, src port {P1..}` and its
+//!   `dst` twin. A new port on a known server is one `add_param` on each; when an
+//!   instruction is full, or for a new server, the tracker duplicates an existing
+//!   server pass (`dup_pass`), rewrites its host and port instructions with
+//!   `select_op`, and publishes it, so the child reuses the parent's protocol tests
+//!   (hierarchical execution). The host test comes after the protocol tests for
+//!   that reason.
 //! * [`Mode::Set`]: one pass per transport protocol whose last instruction is a SET
-//!   lookup of `(address, port)` in either direction; an endpoint is one table insert.
-//!   This is O(1) per update for any number of endpoints.
+//!   lookup of the source pair, then the destination pair; an endpoint is one table
+//!   insert. This is O(1) per update for any number of endpoints.
 //!
-//! IPv6 endpoints are one compiled clause each (`ip6 host A and tcp port P`).
+//! IPv6 endpoints are one compiled clause each, of the same two-sided form.
 //!
-//! An endpoint is removed when its TCP connection has closed (FINs from both sides,
-//! or a RST) and a linger time has passed, so the last ACKs are still captured; or
-//! when no packet has used it for the idle timeout.
+//! Endpoints are reference-counted ([`Tracker::acquire`], [`Tracker::release`]):
+//! several expectations and flows may share a listener, and the filter entry goes
+//! when the last of them does. The tracker keeps no timers; lifetimes belong to the
+//! follower.
 
 use netsift_engine::live::{set_key, ClauseId, LiveError, PassId, Reader};
 use netsift_isa::insn::build::{self, Field};
 use netsift_isa::insn::{Opcode, Size};
-use netsift_isa::{Instruction, PassKind, PassSet};
+use netsift_isa::{Instruction, PassKind, PassSet, MAX_PASSES};
 use netsift_swift::{Error, Swift};
 use netsift_wire::LinkType;
 use std::collections::HashMap;
 use std::net::IpAddr;
 
-use crate::segment::{Segment, FIN, RST};
-
 /// Transport protocol of an endpoint.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Transport {
     Tcp,
     Udp,
@@ -46,7 +51,7 @@ impl Transport {
             Transport::Udp => "udp",
         }
     }
-    fn from_proto(p: u8) -> Option<Transport> {
+    pub(crate) fn from_proto(p: u8) -> Option<Transport> {
         match p {
             6 => Some(Transport::Tcp),
             17 => Some(Transport::Udp),
@@ -70,12 +75,12 @@ pub enum Mode {
     Set,
 }
 
-/// Timers, in nanoseconds of packet time.
+/// Timers, in nanoseconds of packet time. The follower applies them.
 #[derive(Clone, Copy, Debug)]
 pub struct Timers {
-    /// How long a closed TCP connection's endpoint stays, for its last packets.
+    /// How long a closed TCP connection stays, for its last packets.
     pub linger_ns: u64,
-    /// An endpoint no packet has used for this long is removed.
+    /// A flow no packet has used for this long is removed.
     pub idle_ns: u64,
 }
 
@@ -88,22 +93,44 @@ impl Default for Timers {
     }
 }
 
-/// The IPv4 pass for one transport, compiled once and taken apart: the protocol tests,
-/// then the host test, then the port test.
+/// Which side of a packet a pass tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Side {
+    Src,
+    Dst,
+}
+
+impl Side {
+    fn name(self) -> &'static str {
+        match self {
+            Side::Src => "src",
+            Side::Dst => "dst",
+        }
+    }
+}
+
+/// An IPv4 pass for one transport, compiled once and taken apart: the protocol
+/// tests, then the host test, then the port test.
 struct Template {
     set: PassSet,
     host: usize,
     port: usize,
+    /// How many ports the port instruction holds.
+    capacity: usize,
 }
 
 impl Template {
-    fn new(swift: &Swift, t: Transport) -> Result<Template, Error> {
+    /// `ip [dir] host H and tcp [dir] port P`, with `dir` empty for either side.
+    fn new(swift: &Swift, t: Transport, dir: &str) -> Result<Template, Error> {
         // Marker values that find the host and port instructions in the program.
         const HOST: u32 = 0x0a0b_0c0d;
         const PORT: u32 = 0x1f1e;
-        let compiled = swift.compile(&format!("ip host 10.11.12.13 and {} port 7966", t.name()))?;
+        let compiled = swift.compile(&format!(
+            "ip {dir} host 10.11.12.13 and {} {dir} port 7966",
+            t.name()
+        ))?;
         let has = |i: &Instruction, size: Size, v: u32| {
-            i.decode().opcode == Some(Opcode::Eq2)
+            matches!(i.decode().opcode, Some(Opcode::Eq2 | Opcode::Eq))
                 && i.operand_slots()
                     .is_some_and(|(f, s, n, _)| s == size && n == 1 && i.operand(f, s, 0) == v)
         };
@@ -137,6 +164,7 @@ impl Template {
             }
         }
         let (host, port) = (host.expect("found above"), port.expect("found above"));
+        let capacity = port.operand_slots().map_or(1, |(_, _, _, c)| c);
         let mut set = PassSet::new();
         for a in compiled.anchors().iter().skip(1) {
             set.anchor(*a)
@@ -151,17 +179,19 @@ impl Template {
             set,
             host: n,
             port: n + 1,
+            capacity,
         })
     }
 
     fn with(&self, index: usize, v: u32) -> Instruction {
         let i = self.set.passes()[0].instructions()[index];
-        let (f, s, _, _) = i.operand_slots().expect("an EQ2");
+        let (f, s, _, _) = i.operand_slots().expect("an EQ or EQ2");
         i.with_operand(f, s, 0, v)
     }
 
-    /// The SET form: protocol tests, then `(host, port)` looked up in `table`, source
-    /// pair then destination pair.
+    /// The SET form of the either-side template: protocol tests, then the source
+    /// pair `(host, port)` looked up in `table`, then the destination pair. A pair
+    /// is looked up as a whole, so the port is always the host's own.
     fn set_form(&self, table: u32) -> Option<PassSet> {
         let insns = self.set.passes()[0].instructions();
         let field = |i: &Instruction| {
@@ -207,85 +237,108 @@ fn draft(swift: &mut Swift, set: &PassSet) -> Result<PassId, Error> {
     Ok(id)
 }
 
-/// One IPv4 server pass and the ports it holds.
+/// The two passes (source side, destination side) of one IPv4 server and the
+/// ports they hold.
 struct ServerPass {
-    id: PassId,
+    ids: [PassId; 2],
     ports: Vec<u16>,
-}
-
-struct Entry {
-    last_ns: u64,
-    /// FIN seen from the endpoint's side (bit 0) and from the other side (bit 1).
-    fins: u8,
-    closed_ns: Option<u64>,
 }
 
 /// Counters for reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct TrackerStats {
+    /// Endpoint references taken ([`Tracker::acquire`]).
     pub announced: u64,
+    /// Endpoints put into the filter.
     pub installed: u64,
+    /// Endpoints taken out of the filter.
     pub removed: u64,
     /// Live-set edits made (each is one published update).
     pub edits: u64,
 }
 
-/// Keeps the live filter in step with the endpoints announced so far.
+const SIDES: [Side; 2] = [Side::Src, Side::Dst];
+
+/// Keeps the live filter in step with the endpoints that expectations and flows
+/// need.
 pub struct Tracker {
     swift: Swift,
     mode: Mode,
-    timers: Timers,
-    templates: HashMap<Transport, Template>,
+    /// Per transport: the either-side template (the SET form is made from it) and
+    /// the one-sided ones of pass mode.
+    either: HashMap<Transport, Template>,
+    sided: HashMap<(Transport, Side), Template>,
     servers: HashMap<(IpAddr, Transport), Vec<ServerPass>>,
-    /// The pass new server passes are duplicated from.
-    dup_source: HashMap<Transport, PassId>,
-    /// A draft of the first server pass, built ahead so that the first announcement
-    /// costs two instruction writes and a publish, not a clause insertion.
-    drafts: HashMap<Transport, PassId>,
+    /// The pass new server passes of a side are duplicated from.
+    dup_source: HashMap<(Transport, Side), PassId>,
+    /// Drafts of the first server passes, built ahead so that the first
+    /// announcement costs instruction writes and a publish, not a clause insertion.
+    drafts: HashMap<(Transport, Side), PassId>,
     tables: HashMap<Transport, (u32, ClauseId)>,
     v6: HashMap<Endpoint, ClauseId>,
-    entries: HashMap<Endpoint, Entry>,
-    next_sweep_ns: u64,
+    /// Endpoints in the filter and how many expectations and flows use each.
+    refs: HashMap<Endpoint, u32>,
+    /// Passes in use right after construction: the base filter and the drafts.
+    reserved: usize,
+    /// The most passes one IPv6 endpoint's clause takes.
+    v6_passes: usize,
     stats: TrackerStats,
 }
 
-/// How often (packet time) idle and closed endpoints are looked for.
-const SWEEP_NS: u64 = 100_000_000;
-
 impl Tracker {
     /// A live filter for `linktype` holding the clause `base` (the control traffic),
-    /// and the reader that filters with it.
+    /// and the reader that filters with it. `_timers` is unused: since issue 15 the
+    /// follower owns every lifetime; it stays so that callers timing raw edits
+    /// (the dynamic benchmark) keep their shape.
     pub fn new(
         linktype: LinkType,
         base: &str,
         mode: Mode,
-        timers: Timers,
+        _timers: Timers,
     ) -> Result<(Tracker, Reader), Error> {
         let (mut swift, reader) = Swift::open(linktype);
         swift.add(base)?;
-        let mut templates = HashMap::new();
+        let mut either = HashMap::new();
+        let mut sided = HashMap::new();
         let mut drafts = HashMap::new();
         for t in [Transport::Tcp, Transport::Udp] {
-            let tpl = Template::new(&swift, t)?;
+            either.insert(t, Template::new(&swift, t, "")?);
             if mode == Mode::Passes {
-                drafts.insert(t, draft(&mut swift, &tpl.set)?);
+                for side in SIDES {
+                    let tpl = Template::new(&swift, t, side.name())?;
+                    drafts.insert((t, side), draft(&mut swift, &tpl.set)?);
+                    sided.insert((t, side), tpl);
+                }
             }
-            templates.insert(t, tpl);
         }
+        let v6_passes = [Transport::Tcp, Transport::Udp]
+            .iter()
+            .map(|&t| {
+                swift
+                    .compile(&v6_clause(std::net::Ipv6Addr::LOCALHOST, 1, t))
+                    .map(|s| s.passes().len())
+            })
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .max()
+            .unwrap_or(1);
+        // Drafts are not published, but they hold their slots.
+        let reserved = swift.writer().published() + drafts.len();
         Ok((
             Tracker {
                 swift,
                 mode,
-                timers,
-                templates,
+                either,
+                sided,
                 // Sized ahead: a map that grows rehashes inside an update.
                 servers: HashMap::with_capacity(256),
                 dup_source: HashMap::new(),
                 drafts,
                 tables: HashMap::new(),
                 v6: HashMap::with_capacity(64),
-                entries: HashMap::with_capacity(1024),
-                next_sweep_ns: 0,
+                refs: HashMap::with_capacity(1024),
+                reserved,
+                v6_passes,
                 stats: TrackerStats::default(),
             },
             reader,
@@ -298,11 +351,16 @@ impl Tracker {
 
     /// Endpoints currently in the filter.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.refs.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.refs.is_empty()
+    }
+
+    /// Compiles `text` for the live set's link type, without adding it.
+    pub fn compile(&self, text: &str) -> Result<PassSet, Error> {
+        self.swift.compile(text)
     }
 
     /// The live set's listing (`-d` form).
@@ -310,52 +368,69 @@ impl Tracker {
         self.swift.writer().listing()
     }
 
-    /// An endpoint was announced at `now_ns`: make the filter accept its traffic.
-    /// Announcing an endpoint already tracked refreshes it.
-    pub fn announce(&mut self, ep: Endpoint, now_ns: u64) -> Result<(), Error> {
+    /// How many endpoints the live set can hold whatever their addresses, after the
+    /// base filter and the drafts: the worst case is a server (or an IPv6 clause)
+    /// per endpoint. Capping endpoints at this keeps the base filter's passes and
+    /// every admitted endpoint's room reserved: an insertion can never fail for
+    /// want of passes.
+    pub fn endpoint_capacity(&self) -> usize {
+        let per = match self.mode {
+            // Two passes per IPv4 server, a clause per IPv6 endpoint.
+            Mode::Passes => self.v6_passes.max(2),
+            // The SET passes (one per transport) and a clause per IPv6 endpoint.
+            Mode::Set => self.v6_passes,
+        };
+        let fixed = self.reserved + if self.mode == Mode::Set { 2 } else { 0 };
+        MAX_PASSES.saturating_sub(fixed) / per.max(1)
+    }
+
+    /// One more user of `ep`: the filter accepts its traffic from now on. Returns
+    /// whether the endpoint was new to the filter.
+    pub fn acquire(&mut self, ep: Endpoint) -> Result<bool, Error> {
         self.stats.announced += 1;
-        if let Some(e) = self.entries.get_mut(&ep) {
-            *e = Entry {
-                last_ns: now_ns,
-                fins: 0,
-                closed_ns: None,
-            };
-            return Ok(());
+        if let Some(n) = self.refs.get_mut(&ep) {
+            *n += 1;
+            return Ok(false);
         }
         self.install(ep)?;
         self.stats.installed += 1;
-        self.entries.insert(
-            ep,
-            Entry {
-                last_ns: now_ns,
-                fins: 0,
-                closed_ns: None,
-            },
-        );
-        Ok(())
+        self.refs.insert(ep, 1);
+        Ok(true)
+    }
+
+    /// One user fewer: the last one takes the endpoint out of the filter.
+    pub fn release(&mut self, ep: &Endpoint) -> Result<(), Error> {
+        match self.refs.get_mut(ep) {
+            Some(n) if *n > 1 => {
+                *n -= 1;
+                Ok(())
+            }
+            Some(_) => self.remove(ep).map(|_| ()),
+            None => Ok(()),
+        }
+    }
+
+    /// Compatibility name for [`Tracker::acquire`] (the dynamic benchmark's).
+    pub fn announce(&mut self, ep: Endpoint, _now_ns: u64) -> Result<(), Error> {
+        self.acquire(ep).map(|_| ())
     }
 
     fn install(&mut self, ep: Endpoint) -> Result<(), Error> {
         let v4 = match ep.addr {
             IpAddr::V4(a) => u32::from(a),
             IpAddr::V6(a) => {
-                let c = self.swift.add(&format!(
-                    "ip6 host {a} and {} port {}",
-                    ep.transport.name(),
-                    ep.port
-                ))?;
+                let c = self.swift.add(&v6_clause(a, ep.port, ep.transport))?;
                 self.stats.edits += 1;
                 self.v6.insert(ep, c);
                 return Ok(());
             }
         };
-        let tpl = &self.templates[&ep.transport];
         if self.mode == Mode::Set {
             let table = match self.tables.get(&ep.transport) {
                 Some(&(t, _)) => t,
                 None => {
                     let t = self.swift.writer_mut().create_table(1024)?;
-                    let set = tpl
+                    let set = self.either[&ep.transport]
                         .set_form(t)
                         .ok_or(Error::Live(LiveError::TooManyAnchors))?;
                     let c = self.swift.writer_mut().add_clause(&set)?;
@@ -369,60 +444,76 @@ impl Tracker {
             self.stats.edits += 1;
             return Ok(());
         }
-        let (host_idx, port_idx) = (tpl.host, tpl.port);
+        let cap = SIDES
+            .iter()
+            .map(|&s| self.sided[&(ep.transport, s)].capacity)
+            .min()
+            .unwrap_or(1);
         let key = (ep.addr, ep.transport);
-        // A known server with room: one more SIMD operand.
-        if let Some(sp) = self
+        // A known server with room: one more SIMD operand on each side.
+        if let Some(k) = self
             .servers
-            .get_mut(&key)
-            .and_then(|v| v.iter_mut().find(|s| s.ports.len() < 10))
+            .get(&key)
+            .and_then(|v| v.iter().position(|s| s.ports.len() < cap))
         {
-            self.swift
-                .writer_mut()
-                .add_param(sp.id, port_idx, ep.port as u32)?;
-            sp.ports.push(ep.port);
-            self.stats.edits += 1;
+            let ids = self.servers[&key][k].ids;
+            for (side, id) in SIDES.into_iter().zip(ids) {
+                let port_idx = self.sided[&(ep.transport, side)].port;
+                self.swift
+                    .writer_mut()
+                    .add_param(id, port_idx, ep.port as u32)?;
+                self.stats.edits += 1;
+            }
+            if let Some(sp) = self.servers.get_mut(&key).and_then(|v| v.get_mut(k)) {
+                sp.ports.push(ep.port);
+            }
             return Ok(());
         }
-        let host = tpl.with(host_idx, v4);
-        let port = tpl.with(port_idx, ep.port as u32);
-        let id = match self
-            .dup_source
-            .get(&ep.transport)
-            .copied()
-            .filter(|&p| self.swift.writer().exists(p))
-        {
-            // The seeds' way: a child of an existing server pass.
-            Some(parent) => {
-                let id = self.swift.writer_mut().dup_pass(parent)?;
-                self.swift.writer_mut().select_op(id, host_idx, host)?;
-                self.swift.writer_mut().select_op(id, port_idx, port)?;
-                self.swift.writer_mut().publish(id)?;
-                id
-            }
-            None => {
-                let id = match self.drafts.remove(&ep.transport) {
-                    Some(d) if self.swift.writer().exists(d) => d,
-                    _ => draft(&mut self.swift, &tpl.set)?,
-                };
-                self.swift.writer_mut().select_op(id, host_idx, host)?;
-                self.swift.writer_mut().select_op(id, port_idx, port)?;
-                self.swift.writer_mut().publish(id)?;
-                self.dup_source.insert(ep.transport, id);
-                id
-            }
-        };
-        self.stats.edits += 1;
+        let mut ids = Vec::with_capacity(2);
+        for side in SIDES {
+            ids.push(self.server_pass(ep, v4, side)?);
+        }
         self.servers.entry(key).or_default().push(ServerPass {
-            id,
+            ids: [ids[0], ids[1]],
             ports: vec![ep.port],
         });
         Ok(())
     }
 
-    /// Takes an endpoint out of the filter.
+    /// A new published pass testing `side` for server `v4` and port `ep.port`.
+    fn server_pass(&mut self, ep: Endpoint, v4: u32, side: Side) -> Result<PassId, Error> {
+        let k = (ep.transport, side);
+        let tpl = &self.sided[&k];
+        let (host_idx, port_idx) = (tpl.host, tpl.port);
+        let host = tpl.with(host_idx, v4);
+        let port = tpl.with(port_idx, ep.port as u32);
+        let id = match self
+            .dup_source
+            .get(&k)
+            .copied()
+            .filter(|&p| self.swift.writer().exists(p))
+        {
+            // The seeds' way: a child of an existing server pass.
+            Some(parent) => self.swift.writer_mut().dup_pass(parent)?,
+            None => {
+                let id = match self.drafts.remove(&k) {
+                    Some(d) if self.swift.writer().exists(d) => d,
+                    _ => draft(&mut self.swift, &self.sided[&k].set)?,
+                };
+                self.dup_source.insert(k, id);
+                id
+            }
+        };
+        self.swift.writer_mut().select_op(id, host_idx, host)?;
+        self.swift.writer_mut().select_op(id, port_idx, port)?;
+        self.swift.writer_mut().publish(id)?;
+        self.stats.edits += 1;
+        Ok(id)
+    }
+
+    /// Takes an endpoint out of the filter, whoever uses it.
     pub fn remove(&mut self, ep: &Endpoint) -> Result<bool, Error> {
-        if self.entries.remove(ep).is_none() {
+        if self.refs.remove(ep).is_none() {
             return Ok(false);
         }
         self.stats.removed += 1;
@@ -442,21 +533,26 @@ impl Tracker {
             }
             return Ok(true);
         }
-        let port_idx = self.templates[&ep.transport].port;
         let key = (ep.addr, ep.transport);
         let Some(list) = self.servers.get_mut(&key) else {
             return Ok(true);
         };
         if let Some(k) = list.iter().position(|s| s.ports.contains(&ep.port)) {
             let sp = &mut list[k];
+            for (side, id) in SIDES.into_iter().zip(sp.ids) {
+                if sp.ports.len() == 1 {
+                    // Its last port: the pass goes (its children keep their own copies).
+                    self.swift.writer_mut().del_pass(id)?;
+                } else {
+                    let port_idx = self.sided[&(ep.transport, side)].port;
+                    self.swift
+                        .writer_mut()
+                        .del_param(id, port_idx, ep.port as u32)?;
+                }
+            }
             if sp.ports.len() == 1 {
-                // Its last port: the pass goes (its children keep their own copies).
-                self.swift.writer_mut().del_pass(sp.id)?;
                 list.remove(k);
             } else {
-                self.swift
-                    .writer_mut()
-                    .del_param(sp.id, port_idx, ep.port as u32)?;
                 sp.ports.retain(|&p| p != ep.port);
             }
         }
@@ -465,53 +561,12 @@ impl Tracker {
         }
         Ok(true)
     }
+}
 
-    /// Notes a packet the filter accepted: it keeps its endpoint alive, and FIN/RST
-    /// start the endpoint's linger time. Also removes endpoints whose time is up.
-    pub fn observe(&mut self, seg: &Segment<'_>, now_ns: u64) -> Result<(), Error> {
-        if let Some(t) = Transport::from_proto(seg.proto) {
-            for (addr, port, own) in [(seg.dst, seg.dport, false), (seg.src, seg.sport, true)] {
-                let ep = Endpoint {
-                    addr,
-                    port,
-                    transport: t,
-                };
-                if let Some(e) = self.entries.get_mut(&ep) {
-                    e.last_ns = now_ns;
-                    if t == Transport::Tcp {
-                        if seg.flags & FIN != 0 {
-                            e.fins |= if own { 1 } else { 2 };
-                        }
-                        if (seg.flags & RST != 0 || e.fins == 3) && e.closed_ns.is_none() {
-                            e.closed_ns = Some(now_ns);
-                        }
-                    }
-                }
-            }
-        }
-        self.expire(now_ns)
-    }
-
-    /// Removes endpoints that have lingered after closing or been idle too long.
-    pub fn expire(&mut self, now_ns: u64) -> Result<(), Error> {
-        if now_ns < self.next_sweep_ns {
-            return Ok(());
-        }
-        self.next_sweep_ns = now_ns.saturating_add(SWEEP_NS);
-        let Timers { linger_ns, idle_ns } = self.timers;
-        let due: Vec<Endpoint> = self
-            .entries
-            .iter()
-            .filter(|(_, e)| {
-                e.closed_ns
-                    .is_some_and(|c| now_ns >= c.saturating_add(linger_ns))
-                    || now_ns >= e.last_ns.saturating_add(idle_ns)
-            })
-            .map(|(ep, _)| *ep)
-            .collect();
-        for ep in due {
-            self.remove(&ep)?;
-        }
-        Ok(())
-    }
+/// The clause of one IPv6 endpoint: its address and port on the same side.
+fn v6_clause(a: std::net::Ipv6Addr, port: u16, t: Transport) -> String {
+    let t = t.name();
+    format!(
+        "(ip6 src host {a} and {t} src port {port}) or (ip6 dst host {a} and {t} dst port {port})"
+    )
 }

@@ -1,0 +1,159 @@
+//! Frames and a rig for the follower's tests: hand-made Ethernet frames, a live
+//! set and follower driven as the command line drives them (the live set first,
+//! then the follower's verdict).
+#![allow(dead_code)]
+
+pub mod hostile;
+
+use netsift_engine::Scratch;
+use netsift_follow::{Config, Follower, Mode, Protocol};
+use netsift_wire::LinkType;
+use std::net::{IpAddr, Ipv4Addr};
+
+pub const SYN: u8 = 0x02;
+pub const ACK: u8 = 0x10;
+pub const PSH_ACK: u8 = 0x18;
+pub const FIN_ACK: u8 = 0x11;
+pub const SYN_ACK: u8 = 0x12;
+
+/// An Ethernet frame with an IPv4 or IPv6 header and a TCP (6) or UDP (17) one.
+pub fn frame(
+    proto: u8,
+    src: impl Into<IpAddr>,
+    sport: u16,
+    dst: impl Into<IpAddr>,
+    dport: u16,
+    flags: u8,
+    payload: &[u8],
+) -> Vec<u8> {
+    let (src, dst) = (src.into(), dst.into());
+    let l4 = if proto == 6 { 20 } else { 8 };
+    let mut t = vec![0u8; l4 + payload.len()];
+    t[0..2].copy_from_slice(&sport.to_be_bytes());
+    t[2..4].copy_from_slice(&dport.to_be_bytes());
+    if proto == 6 {
+        t[12] = 5 << 4;
+        t[13] = flags;
+    } else {
+        t[4..6].copy_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
+    }
+    t[l4..].copy_from_slice(payload);
+    let mut f = vec![0u8; 14];
+    match (src, dst) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => {
+            f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+            let mut ip = vec![0u8; 20];
+            ip[0] = 0x45;
+            ip[2..4].copy_from_slice(&((20 + t.len()) as u16).to_be_bytes());
+            ip[8] = 64;
+            ip[9] = proto;
+            ip[12..16].copy_from_slice(&s.octets());
+            ip[16..20].copy_from_slice(&d.octets());
+            f.extend(ip);
+        }
+        (IpAddr::V6(s), IpAddr::V6(d)) => {
+            f[12..14].copy_from_slice(&0x86ddu16.to_be_bytes());
+            let mut ip = vec![0u8; 40];
+            ip[0] = 0x60;
+            ip[4..6].copy_from_slice(&(t.len() as u16).to_be_bytes());
+            ip[6] = proto;
+            ip[7] = 64;
+            ip[8..24].copy_from_slice(&s.octets());
+            ip[24..40].copy_from_slice(&d.octets());
+            f.extend(ip);
+        }
+        _ => panic!("mixed address families"),
+    }
+    f.extend(t);
+    f
+}
+
+pub fn tcp(
+    src: impl Into<IpAddr>,
+    sport: u16,
+    dst: impl Into<IpAddr>,
+    dport: u16,
+    flags: u8,
+    payload: &[u8],
+) -> Vec<u8> {
+    frame(6, src, sport, dst, dport, flags, payload)
+}
+
+pub fn udp(
+    src: impl Into<IpAddr>,
+    sport: u16,
+    dst: impl Into<IpAddr>,
+    dport: u16,
+    payload: &[u8],
+) -> Vec<u8> {
+    frame(17, src, sport, dst, dport, 0, payload)
+}
+
+/// A TCP handshake from `c` to `s`: SYN, SYN-ACK, ACK.
+pub fn handshake(c: Ipv4Addr, cport: u16, s: Ipv4Addr, sport: u16) -> Vec<Vec<u8>> {
+    vec![
+        tcp(c, cport, s, sport, SYN, b""),
+        tcp(s, sport, c, cport, SYN_ACK, b""),
+        tcp(c, cport, s, sport, ACK, b""),
+    ]
+}
+
+/// A 227 reply announcing `a:port`.
+pub fn pasv(a: Ipv4Addr, port: u16) -> String {
+    let o = a.octets();
+    format!(
+        "227 Entering Passive Mode ({},{},{},{},{},{}).\r\n",
+        o[0],
+        o[1],
+        o[2],
+        o[3],
+        port >> 8,
+        port & 0xff
+    )
+}
+
+pub const S: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
+pub const C: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
+pub const X: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 99);
+pub const Y: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 77);
+
+pub struct Rig {
+    pub f: Follower,
+    pub r: netsift_engine::live::Reader,
+    s: Scratch,
+    pub ts: u64,
+}
+
+impl Rig {
+    pub fn new(protocols: &[Protocol], mode: Mode, config: impl Into<Config>) -> Rig {
+        let (f, r) = Follower::new(LinkType::EN10MB, protocols, None, mode, config).unwrap();
+        Rig {
+            f,
+            r,
+            s: Scratch::new(),
+            ts: 0,
+        }
+    }
+
+    /// Filters a frame at `ts` and, if the live set accepts it, asks the follower
+    /// (as the CLI does). Whether the packet is kept.
+    pub fn feed(&mut self, frame: &[u8], ts: u64) -> bool {
+        self.ts = self.ts.max(ts);
+        if !self.r.matches(&mut self.s, frame, frame.len() as u32) {
+            return false;
+        }
+        let (keep, edits) = self.f.judge(frame, frame.len() as u32, ts);
+        edits.unwrap();
+        keep
+    }
+
+    /// [`Rig::feed`] one microsecond after the last packet.
+    pub fn next(&mut self, frame: &[u8]) -> bool {
+        let ts = self.ts + 1_000;
+        self.feed(frame, ts)
+    }
+
+    pub fn all(&mut self, frames: &[Vec<u8>]) -> Vec<bool> {
+        frames.iter().map(|f| self.next(f)).collect()
+    }
+}
