@@ -263,3 +263,54 @@ fn the_pass_limit_is_reached_cleanly_and_slots_are_reused() {
     assert!(r.matches(&mut s, &pkt(4096, 0, 0), 16));
     assert!(!r.matches(&mut s, &pkt(4001, 0, 0), 16));
 }
+
+/// Replacing a clause (add the new, then delete the old) while a reader filters a
+/// packet both accept never rejects it, even when the new clause lands in a slot
+/// below the old one: a reader scanning upwards can pass the new clause's slot
+/// before it is published and reach the old one's after it is deleted, so it
+/// must notice that the set changed under it and look again.
+#[test]
+fn a_packet_both_clauses_accept_survives_every_replace() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    // Clauses of a few passes each, so a scan takes long enough to be overtaken.
+    let clause = |s: u32| {
+        let mut set = PassSet::new();
+        for k in 0..4 {
+            let p = set.push_pass(PassKind::Root, None).unwrap();
+            set.push_insn(p, server(if k == 3 { 1 } else { 100 + s + k }))
+                .unwrap();
+            set.push_insn(p, ports(&[21])).unwrap();
+        }
+        set
+    };
+    let (mut w, r) = live::new();
+    let done = Arc::new(AtomicBool::new(false));
+    let d = done.clone();
+    let reader = std::thread::spawn(move || {
+        let mut s = Scratch::new();
+        let p = pkt(1, 21, 0);
+        let (mut seen, mut lost) = (0u64, 0u64);
+        while !d.load(Ordering::Relaxed) {
+            seen += 1;
+            if !r.matches(&mut s, &p, 16) {
+                lost += 1;
+            }
+        }
+        (seen, lost)
+    });
+    let mut old = w.add_clause(&clause(0)).unwrap();
+    let rounds = if cfg!(miri) { 50 } else { 200_000 };
+    for i in 0..rounds {
+        let new = w.add_clause(&clause(i % 7)).unwrap();
+        w.del_clause(&old).unwrap();
+        old = new;
+    }
+    done.store(true, Ordering::Relaxed);
+    let (seen, lost) = reader.join().unwrap();
+    eprintln!("{rounds} replaces, {seen} packets filtered meanwhile, {lost} rejected");
+    assert_eq!(
+        lost, 0,
+        "a packet both clauses accept was rejected around a replace"
+    );
+}

@@ -76,6 +76,9 @@ pub(crate) struct Shared {
     slots: Box<[Atomic<Node>]>,
     /// Published passes are in slots below this; readers scan only that far.
     high: AtomicUsize,
+    /// Bumped after every slot publish or unpublish: a reader that rejects checks
+    /// it did not change during its scan (see `Session::evaluate`).
+    pub(crate) generation: std::sync::atomic::AtomicU64,
     /// Append-only: an entry is written before any published pass names it.
     anchors: [AtomicU32; MAX_ANCHORS],
     anchor_count: AtomicUsize,
@@ -88,6 +91,7 @@ impl Shared {
         Shared {
             slots: (0..MAX_PASSES).map(|_| Atomic::null()).collect(),
             high: AtomicUsize::new(0),
+            generation: std::sync::atomic::AtomicU64::new(0),
             anchors,
             // Anchor 0 (the packet start, `Const` at offset 0) is the zero word.
             anchor_count: AtomicUsize::new(1),

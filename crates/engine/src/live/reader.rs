@@ -6,6 +6,9 @@ use crate::Scratch;
 use crossbeam_epoch::{self as epoch, Guard};
 use std::sync::Arc;
 
+/// Scans of one packet at most, when the set keeps changing under them.
+const MAX_LOOKS: u32 = 64;
+
 /// A handle that filters packets with the live pass set. Clone one per filtering
 /// thread; each needs its own [`Scratch`].
 #[derive(Clone)]
@@ -51,12 +54,33 @@ impl Session<'_> {
     /// `packet` holds the captured bytes, `wire_len` the length on the wire.
     #[inline]
     pub fn evaluate(&self, scratch: &mut Scratch, packet: &[u8], wire_len: u32) -> Verdict {
-        run(
-            &View::new(self.shared, &self.guard),
-            scratch,
-            packet,
-            wire_len,
-        )
+        use std::sync::atomic::{fence, Ordering};
+        // Passes are looked at one slot at a time. A replace (the new clause
+        // published, then the old deleted) can land the new clause in a slot the
+        // scan has passed and take the old one from a slot it has not reached, so
+        // a scan that rejects while the set changed under it looks again. An
+        // accept needs no second look: a pass that accepted was published. The
+        // looks are bounded so that an endless stream of edits cannot hold a
+        // reader: after the last, its verdict stands (an edit every few
+        // microseconds for the whole time would be needed to reach it).
+        let mut looks = 0;
+        loop {
+            looks += 1;
+            let g = self.shared.generation.load(Ordering::Acquire);
+            let v = run(
+                &View::new(self.shared, &self.guard),
+                scratch,
+                packet,
+                wire_len,
+            );
+            if v == Verdict::Accept {
+                return v;
+            }
+            fence(Ordering::Acquire);
+            if self.shared.generation.load(Ordering::Relaxed) == g || looks == MAX_LOOKS {
+                return v;
+            }
+        }
     }
 
     /// Whether the set accepts one packet (see [`evaluate`](Self::evaluate)).

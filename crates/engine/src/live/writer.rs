@@ -286,6 +286,7 @@ impl Writer {
             self.high = slot + 1;
             self.shared.high.store(self.high, Ordering::Release);
         }
+        self.shared.generation.fetch_add(1, Ordering::Release);
     }
 
     fn unpublish_slot(&mut self, slot: usize) {
@@ -305,6 +306,7 @@ impl Writer {
             self.high = h;
             self.shared.high.store(h, Ordering::Release);
         }
+        self.shared.generation.fetch_add(1, Ordering::Release);
     }
 
     /// Applies an edit to a pass and publishes the result if the pass is published.
