@@ -19,11 +19,12 @@ const DEFAULT_SEED: u64 = 0x6e73_2024_0001;
 /// raised. On a packet too short for some test, libpcap's verdict depends on which
 /// loads its *optimiser* leaves before a decision (jump threading, dead-test removal
 /// over whole paths); netsift reproduces much of that analysis
-/// (crates/pcapc/src/normal.rs, keep.rs) but not all of it. Every other packet must
+/// (crates/pcapc/src/opt/tree/) but not all of it. Every other packet must
 /// agree exactly, whatever the seed. (82 -> 41 with the tests libpcap keeps before a
 /// decided conjunction, and the root load dropped before computed constants; 41 -> 27
 /// with the tests an OR's later alternatives settle dropped at any depth, pcapc's
-/// prune.rs; 27 -> 14 with libpcap's and_pullup/or_pullup, pcapc's pullup.rs.
+/// opt/tree/dead_tests.rs; 27 -> 14 with libpcap's and_pullup/or_pullup, pcapc's
+/// opt/tree/pullup.rs.
 /// Then the generator widened (out-of-range numbers, operator chains) and captures
 /// cut by snap lengths of 40-96 bytes joined the generated ones: a different
 /// stream of expressions over 1.8 times the verdicts, 3; 3 -> 2 with the per-protocol

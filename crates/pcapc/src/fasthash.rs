@@ -1,5 +1,5 @@
-//! One cheap hasher for the optimiser models' internal maps (`pullup.rs` keys them by
-//! node address, `rejects.rs` by test keys that are hashes already). They are looked
+//! One cheap hasher for the optimiser models' internal maps (`opt/tree/pullup.rs` keys them
+//! by node address, `opt/dominators.rs` by test keys that are hashes already). They are looked
 //! up on every step of every path, and SipHash's resistance to chosen keys buys
 //! nothing for keys the compiler makes itself.
 

@@ -4,25 +4,23 @@
 //! syntax tree alone. Inside, the pipeline is a chain of named steps (docs/architecture.md
 //! §2): text → `syntax::parse` (syntax tree with spans) → `lower` (boolean tree of field
 //! predicates with libpcap's semantics) → `normal` (negations pushed to the leaves,
-//! constants folded, libpcap's optimiser modelled) → `select` (instructions, SIMD
-//! packing, passes and sharing); `large` takes long flat disjunctions to SET lookups.
+//! constants folded) → `opt` (libpcap's optimiser modelled: flow graph, dominators,
+//! jump threading, pull-ups; its limits in one `opt::Budget` passed in here) →
+//! `select` (instructions, SIMD packing, passes and sharing); `large` takes long flat
+//! disjunctions to SET lookups.
 //! The intermediate forms are not public. The compiler never runs the engine and never
 //! looks at packets.
 
 #![forbid(unsafe_code)]
 
 mod error;
-mod facts;
 mod fasthash;
-mod keep;
 mod large;
-mod lead;
 mod lower;
 mod micro;
+mod nnf;
 mod normal;
-mod prune;
-mod pullup;
-mod rejects;
+mod opt;
 mod select;
 pub mod syntax;
 
@@ -70,7 +68,8 @@ fn compile_tree(
     target: Target,
 ) -> Result<PassSet, Error> {
     let (tree, anchors, info) = lower::lower(expr, text, target)?;
-    if let Some(e) = rejects::optimizer_error(&tree, &info) {
+    let budget = opt::Budget::DEFAULT;
+    if let Some(e) = opt::optimizer_error(&tree, &info, &budget) {
         return Err(e);
     }
     let whole = Span::new(0, text.len());
@@ -79,12 +78,12 @@ fn compile_tree(
     };
     // libpcap refuses a filter when its optimizer finds no path to acceptance, which
     // depends on where its flow graph loses facts, not on whether a packet can match
-    // (see `rejects`): decide that on the tree as generated, before any folding.
-    let libpcap_refuses = rejects::rejects_all(&tree, &info.computed);
+    // (see `opt::rejects`): decide that on the tree as generated, before any folding.
+    let libpcap_refuses = opt::rejects_all(&tree, &info.computed, &budget);
     if libpcap_refuses == Some(true) {
         return Err(rejects_all());
     }
-    let nnf = normal::simplify(normal::normalize(tree));
+    let nnf = opt::tree::simplify(normal::normalize(tree, &budget), &budget);
     match select::select(&nnf, &anchors) {
         Ok(set) => Ok(set),
         // netsift proved that no packet matches, but libpcap's optimizer could not:

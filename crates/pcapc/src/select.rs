@@ -16,7 +16,7 @@
 //!   every pass that names it.
 
 use crate::lower::ir::{AnchorSpec, Cmp, Loc, Pred, Test, Val};
-use crate::normal::Nnf;
+use crate::nnf::Nnf;
 use netsift_isa::insn::{build, ArithOp, Opcode, MAX_OFFSET};
 use netsift_isa::{
     Anchor, AnchorRule, IndexMode, Instruction, PassKind, PassSet, Size, MAX_GROUP_DEPTH, MAX_INSNS,

@@ -120,7 +120,7 @@ fn ways_settled_one_pass_at_a_time_decide_the_filter() {
 /// packet matches, anything else reaches `not arp`, which IPv4 decides), though the
 /// way through `host` meets tests nothing decides: the source, the destination, the
 /// protocol. libpcap removes them bottom-up, each with both edges at acceptance, and
-/// accepts an IPv4 packet without loading its addresses; `prune.rs` follows such tests
+/// accepts an IPv4 packet without loading its addresses; `opt/tree/dead_tests.rs` follows such tests
 /// both ways to see it. The same with `ah`'s alternatives before `len != 64` must
 /// keep the protocol test: there the ways meet at the length test, which forgets
 /// what the Ethernet type was, and `ip` is decided again after it.

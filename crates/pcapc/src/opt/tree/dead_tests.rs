@@ -1,7 +1,7 @@
 //! Tests deep inside one child of an OR (dually: of an AND) whose two outcomes lead
 //! the same way once the tests before them held.
 //!
-//! `normal::simp_or` cuts a conjunction of an OR once a prefix of it held and the rest
+//! `fold::simp_or` cuts a conjunction of an OR once a prefix of it held and the rest
 //! of the OR is then sure to hold. libpcap's optimizer does the same at any depth,
 //! because `opt_j` (optimize.c) threads every edge past the tests its dominators
 //! decide, and a test whose two edges then reach the same block (`JT == JF`) goes,
@@ -20,12 +20,13 @@
 //! long enough for every load nothing changes (the dropped tests could not change the
 //! outcome); on a shorter one their loads no longer run, as in libpcap's program.
 
-use crate::facts::Facts;
-use crate::normal::{burn, learn_all, learn_fail, Nnf};
+use crate::nnf::{Frame, Nnf};
+use crate::opt::budget::{Budget, Fuel};
+use crate::opt::facts::{learn_all, learn_fail, Facts};
 
 /// The rest of an enclosing list, run when the child being looked at goes its
 /// continuing way (holds in an AND, fails in an OR).
-struct Frame<'a> {
+struct Around<'a> {
     rest: &'a [Nnf],
     is_and: bool,
     /// The facts every way into the child being looked at has (its dominators'
@@ -39,20 +40,26 @@ struct Frame<'a> {
 /// `c`, a child of an OR (`top_is_and` false) or an AND followed by `tail` there,
 /// with the tests that cannot change the outcome where they stand dropped. `facts`
 /// hold where `c` starts.
-pub(crate) fn prune(c: &Nnf, facts: &Facts, tail: &[Nnf], top_is_and: bool) -> Nnf {
+pub(crate) fn prune(
+    c: &Nnf,
+    facts: &Facts,
+    tail: &[Nnf],
+    top_is_and: bool,
+    fuel: &mut Fuel,
+) -> Nnf {
     if tail.is_empty() {
         return c.clone();
     }
-    let mut frames = vec![Frame {
+    let mut frames = vec![Around {
         rest: tail,
         is_and: top_is_and,
         entry: facts.clone(),
         first: true,
     }];
-    node(c, facts, &mut frames)
+    node(c, facts, &mut frames, fuel)
 }
 
-fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
+fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Around<'a>>, fuel: &mut Fuel) -> Nnf {
     let (v, is_and) = match n {
         Nnf::And(v) => (v, true),
         Nnf::Or(v) => (v, false),
@@ -63,10 +70,10 @@ fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
     for k in 0..v.len() {
         // With the first `k` children gone the continuing way, does it matter how
         // this list ends? (Not asked before any child: the list's first test stays,
-        // as the cut in `normal::simp_or` keeps it.)
-        if k > 0 && burn(1) {
+        // as the cut in `fold::simp_or` keeps it.)
+        if k > 0 && fuel.burn(1) {
             // One question's parts share what every way into the lists around knows.
-            let mut cut = Cut::new(frames, &fa, is_and);
+            let mut cut = Cut::new(frames, &fa, is_and, fuel.limits);
             let held = finish(&mut cut, true);
             // Asked only where an answer could cut.
             let failed = match held.is_some() || !is_and {
@@ -80,17 +87,20 @@ fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
             // (an AND holds, an OR fails): the rest may go if running it as it
             // stands always ends the same way as that.
             let kept = if is_and { held } else { failed };
-            if kept.is_some() && v.len() - k <= REST_RUN && finish_rest(&mut cut, &v[k..]) == kept {
+            if kept.is_some()
+                && v.len() - k <= fuel.limits.dead_rest
+                && finish_rest(&mut cut, &v[k..]) == kept
+            {
                 break;
             }
         }
-        frames.push(Frame {
+        frames.push(Around {
             rest: &v[k + 1..],
             is_and,
             entry: fa.clone(),
             first: k == 0,
         });
-        let x = node(&v[k], &fa, frames);
+        let x = node(&v[k], &fa, frames, fuel);
         frames.pop();
         if is_and {
             learn_all(&x, &mut fa);
@@ -110,13 +120,6 @@ fn node<'a>(n: &'a Nnf, f: &Facts, frames: &mut Vec<Frame<'a>>) -> Nnf {
         _ => Nnf::Or(out),
     }
 }
-
-/// Most children a list's rest may have for [`finish_rest`] to run it: each question
-/// walks the rest, so a bound keeps long lists linear.
-const REST_RUN: usize = 2;
-
-/// Undecided tests [`finish`] follows both ways, at most, per question.
-const BRANCHES: u32 = 8;
 
 /// The outcome of the outermost list when the innermost one ends `b`, on a path
 /// with facts `f`, if every way on from here reaches the same one.
@@ -139,7 +142,8 @@ const BRANCHES: u32 = 8;
 fn finish(cut: &mut Cut, b: bool) -> Option<bool> {
     let k = outer(cut);
     let mut f = cut.facts.clone();
-    run(k, Step::Ret(b), &mut f, cut, &mut BRANCHES.clone())
+    let mut branches = cut.limits.dead_branches;
+    run(k, Step::Ret(b), &mut f, cut, &mut branches)
 }
 
 /// The outcome of the outermost list when the rest of the innermost one, `rest`,
@@ -149,46 +153,44 @@ fn finish(cut: &mut Cut, b: bool) -> Option<bool> {
 /// about either ending whatever the rest allows, cannot.
 fn finish_rest(cut: &mut Cut, rest: &[Nnf]) -> Option<bool> {
     let mut k = outer(cut);
-    k.push(RFrame {
-        list: rest,
-        next: 0,
-        is_and: cut.is_and,
-        base: Base::Cut,
-    });
+    k.push(Frame::new(rest, cut.is_and, Base::Cut));
     let mut f = cut.facts.clone();
     let is_and = cut.is_and;
-    run(k, Step::Ret(is_and), &mut f, cut, &mut BRANCHES.clone())
+    let mut branches = cut.limits.dead_branches;
+    run(k, Step::Ret(is_and), &mut f, cut, &mut branches)
 }
 
 /// The lists around the cut, for [`run`].
-fn outer<'a>(cut: &Cut<'_, 'a>) -> Vec<RFrame<'a>> {
+fn outer<'a>(cut: &Cut<'_, 'a>) -> Vec<Frame<'a, Base>> {
     (0..cut.frames.len())
-        .map(|i| RFrame {
-            list: cut.frames[i].rest,
-            next: 0,
-            is_and: cut.frames[i].is_and,
-            base: Base::Frame(i),
-        })
+        .map(|i| Frame::new(cut.frames[i].rest, cut.frames[i].is_and, Base::Around(i)))
         .collect()
 }
 
 /// The question [`finish`] answers: the lists around the one being cut, the facts
 /// where it is cut, and that list's kind.
 struct Cut<'c, 'a> {
-    frames: &'c [Frame<'a>],
+    frames: &'c [Around<'a>],
     facts: &'c Facts,
     is_and: bool,
     /// What every way into each frame's rest has, once a test needs it.
     bases: Option<Vec<Facts>>,
+    limits: &'c Budget,
 }
 
 impl<'c, 'a> Cut<'c, 'a> {
-    fn new(frames: &'c [Frame<'a>], facts: &'c Facts, is_and: bool) -> Cut<'c, 'a> {
+    fn new(
+        frames: &'c [Around<'a>],
+        facts: &'c Facts,
+        is_and: bool,
+        limits: &'c Budget,
+    ) -> Cut<'c, 'a> {
         Cut {
             frames,
             facts,
             is_and,
             bases: None,
+            limits,
         }
     }
 
@@ -226,7 +228,7 @@ impl<'c, 'a> Cut<'c, 'a> {
         for i in (0..m).rev() {
             // Frame i's child is the list whose elements frame i + 1 walks.
             let inner = &fr[i + 1];
-            let mut nodes = SETTLED_NODES;
+            let mut nodes = self.limits.dead_nodes;
             let all = |d: bool, base: Facts, nodes: &mut u32| {
                 inner.rest.iter().fold(base, |f, c| settled(c, d, f, nodes))
             };
@@ -263,10 +265,6 @@ impl<'c, 'a> Cut<'c, 'a> {
         out
     }
 }
-
-/// Nodes [`settled`] looks at, at most, per question; past it, it learns no more
-/// (knowing less is always safe: a test then stays).
-const SETTLED_NODES: u32 = 16;
 
 /// `f` plus the facts every way through `x` that ends `held` has: the literals of a
 /// list that must all go that way, and the facts shared by every alternative of a
@@ -311,23 +309,13 @@ fn continued(mut entry: Facts, x: &Nnf, is_and: bool) -> Facts {
     entry
 }
 
-/// A list [`run`] is inside.
-#[derive(Clone)]
-struct RFrame<'a> {
-    list: &'a [Nnf],
-    /// The child to run next.
-    next: usize,
-    is_and: bool,
-    /// Where the facts every way into the list has come from. They are worked out
-    /// only where a test is followed both ways, which is rare: most questions end on
-    /// tests the path decides.
-    base: Base,
-}
-
-#[derive(Clone)]
+/// Where the facts every way into a list [`run`] is inside have come from (its
+/// frame's `extra`). They are worked out only where a test is followed both ways,
+/// which is rare: most questions end on tests the path decides.
+#[derive(Clone, Copy)]
 enum Base {
     /// A list around the cut: frame `i` of [`Cut::frames`].
-    Frame(usize),
+    Around(usize),
     /// A list met on the way: its parent's facts at it.
     Parent,
     /// The rest of the list being cut: the facts where it is cut.
@@ -337,19 +325,19 @@ enum Base {
 /// What every way into the child of `k`'s innermost list that runs now (the one
 /// before its `next`) knows: each list's entry facts plus what its earlier children's
 /// continuing ways out establish, from the outermost list with known entry facts in.
-fn dominators(k: &[RFrame], cut: &mut Cut) -> Facts {
+fn dominators(k: &[Frame<Base>], cut: &mut Cut) -> Facts {
     let start = k
         .iter()
-        .rposition(|fr| !matches!(fr.base, Base::Parent))
+        .rposition(|fr| !matches!(fr.extra, Base::Parent))
         .unwrap_or(0);
     let mut f = Facts::default();
     for (i, fr) in k.iter().enumerate().skip(start) {
-        match (i == start, &fr.base) {
-            (true, Base::Frame(o)) => f = cut.base(*o),
+        match (i == start, &fr.extra) {
+            (true, Base::Around(o)) => f = cut.base(*o),
             (true, Base::Cut) => f = cut.facts.clone(),
             _ => {}
         }
-        for x in &fr.list[..fr.next.saturating_sub(1)] {
+        for x in fr.passed() {
             f = continued(f, x, fr.is_and);
         }
     }
@@ -366,7 +354,7 @@ enum Step<'a> {
 /// loop so that long lists cannot deepen the stack; it recurses only where it follows
 /// an undecided test both ways, at most `branches` times.
 fn run<'a>(
-    mut k: Vec<RFrame<'a>>,
+    mut k: Vec<Frame<'a, Base>>,
     mut s: Step<'a>,
     f: &mut Facts,
     cut: &mut Cut,
@@ -377,10 +365,7 @@ fn run<'a>(
             Step::Ret(b) => match k.last_mut() {
                 None => return Some(b),
                 // The list goes on: an AND whose child held, an OR whose child failed.
-                Some(fr) if b == fr.is_and && fr.next < fr.list.len() => {
-                    fr.next += 1;
-                    Step::Eval(&fr.list[fr.next - 1])
-                }
+                Some(fr) if fr.goes_on(b) => Step::Eval(fr.advance()),
                 // Decided, or out of children: `b` is the list's value.
                 Some(_) => {
                     k.pop();
@@ -411,12 +396,7 @@ fn run<'a>(
                 },
                 Nnf::And(v) | Nnf::Or(v) => {
                     let is_and = matches!(x, Nnf::And(_));
-                    k.push(RFrame {
-                        list: v,
-                        next: 0,
-                        is_and,
-                        base: Base::Parent,
-                    });
+                    k.push(Frame::new(v, is_and, Base::Parent));
                     Step::Ret(is_and)
                 }
                 Nnf::Decided(_, y) => Step::Eval(y),

@@ -10,31 +10,19 @@
 //! never copied. So the walk keeps two sets of facts, the path's and the dominators'
 //! of the code it is in, and a fork looks past an undecided test with the latter.
 //! A fork is exact only where the outcome asked about is a verdict of the whole
-//! program (a leaf); callers allow it only then ([`LEAF_FORKS`]).
+//! program (a leaf); callers allow it only then (`Budget::leaf_forks`).
 
-use crate::facts::Facts;
-use crate::normal::{burn, learn_all, learn_fail, Nnf};
+use crate::nnf::{Frame, Nnf};
+use crate::opt::budget::Fuel;
+use crate::opt::facts::{learn_all, learn_fail, Facts};
 
 /// How many undecided tests one query may look past (each doubles its work).
 pub(crate) type Forks = u32;
 
-/// Forks for a query whose outcome is a leaf of the program.
-pub(crate) const LEAF_FORKS: Forks = 16;
-
-/// A list entered by the walk.
-#[derive(Clone, Copy)]
-struct Frame<'a> {
-    list: &'a [Nnf],
-    /// The index of the child the walk is in.
-    at: usize,
-    is_and: bool,
-    /// The dominators' facts when the list was entered.
-    dom_mark: usize,
-}
-
-/// A walk in progress.
+/// A walk in progress. Each list it is in keeps a mark of the dominators' facts
+/// when it was entered.
 struct Walk<'a> {
-    stack: Vec<Frame<'a>>,
+    stack: Vec<Frame<'a, usize>>,
     /// What the path knows (decides tests).
     path: Facts,
     /// What every way into the current code knows (threads a fork's branches).
@@ -48,16 +36,35 @@ enum Step<'a> {
 
 /// The outcome of the OR of `tail` on a path with facts `path`, where every way into
 /// `tail` knows `base`, if threading decides it.
-pub(crate) fn lead_or(tail: &[Nnf], path: &Facts, base: &Facts, forks: Forks) -> Option<bool> {
-    lead_list(tail, false, path, base, forks)
+pub(crate) fn lead_or(
+    tail: &[Nnf],
+    path: &Facts,
+    base: &Facts,
+    forks: Forks,
+    fuel: &mut Fuel,
+) -> Option<bool> {
+    lead_list(tail, false, path, base, forks, fuel)
 }
 
 /// The AND of `tail`, as [`lead_or`].
-pub(crate) fn lead_and(tail: &[Nnf], path: &Facts, base: &Facts, forks: Forks) -> Option<bool> {
-    lead_list(tail, true, path, base, forks)
+pub(crate) fn lead_and(
+    tail: &[Nnf],
+    path: &Facts,
+    base: &Facts,
+    forks: Forks,
+    fuel: &mut Fuel,
+) -> Option<bool> {
+    lead_list(tail, true, path, base, forks, fuel)
 }
 
-fn lead_list(tail: &[Nnf], is_and: bool, path: &Facts, base: &Facts, forks: Forks) -> Option<bool> {
+fn lead_list(
+    tail: &[Nnf],
+    is_and: bool,
+    path: &Facts,
+    base: &Facts,
+    forks: Forks,
+    fuel: &mut Fuel,
+) -> Option<bool> {
     let Some(first) = tail.first() else {
         return Some(is_and);
     };
@@ -73,23 +80,26 @@ fn lead_list(tail: &[Nnf], is_and: bool, path: &Facts, base: &Facts, forks: Fork
     };
     w.enter(tail, is_and);
     let mut forks = forks;
-    run(w, Step::Eval(first), &mut forks)
+    run(w, Step::Eval(first), &mut forks, fuel)
 }
 
 impl<'a> Walk<'a> {
+    /// Enters `list` at its first child.
     fn enter(&mut self, list: &'a [Nnf], is_and: bool) {
-        self.stack.push(Frame {
-            list,
-            at: 0,
-            is_and,
-            dom_mark: self.dom.len(),
-        });
+        let mut f = Frame::new(list, is_and, self.dom.len());
+        f.advance();
+        self.stack.push(f);
     }
 }
 
 /// Runs the walk from `step` to the end of its outermost list. A loop rather than
 /// recursion, so that a long list cannot exhaust the stack; only a fork recurses.
-fn run<'a>(mut w: Walk<'a>, mut step: Step<'a>, forks: &mut Forks) -> Option<bool> {
+fn run<'a>(
+    mut w: Walk<'a>,
+    mut step: Step<'a>,
+    forks: &mut Forks,
+    fuel: &mut Fuel,
+) -> Option<bool> {
     loop {
         let val = match step {
             Step::Eval(n) => match n {
@@ -99,7 +109,7 @@ fn run<'a>(mut w: Walk<'a>, mut step: Step<'a>, forks: &mut Forks) -> Option<boo
                         w.path.learn(p, if r { *neg } else { !*neg });
                         r
                     }
-                    None if *forks > 0 && burn(1) => {
+                    None if *forks > 0 && fuel.burn(1) => {
                         *forks -= 1;
                         // Both branches, threaded with what dominates this test (so the
                         // path's own facts are not copied, only dropped).
@@ -110,10 +120,10 @@ fn run<'a>(mut w: Walk<'a>, mut step: Step<'a>, forks: &mut Forks) -> Option<boo
                             path: dom.clone(),
                             dom,
                         };
-                        let a = run(held, Step::Done(true), forks)?;
+                        let a = run(held, Step::Done(true), forks, fuel)?;
                         w.dom.learn(p, !*neg);
                         w.path = w.dom.clone();
-                        let b = run(w, Step::Done(false), forks)?;
+                        let b = run(w, Step::Done(false), forks, fuel)?;
                         return (a == b).then_some(a);
                     }
                     None => return None,
@@ -136,19 +146,19 @@ fn run<'a>(mut w: Walk<'a>, mut step: Step<'a>, forks: &mut Forks) -> Option<boo
         step = Step::Done(val);
         while let Some(top) = w.stack.last_mut() {
             let f = *top;
-            if val == f.is_and && f.at + 1 < f.list.len() {
+            if top.goes_on(val) {
                 // The next child is reached only past this one, going this way.
-                top.at += 1;
+                let done = &f.list[f.next - 1];
                 if f.is_and {
-                    learn_all(&f.list[f.at], &mut w.dom);
+                    learn_all(done, &mut w.dom);
                 } else {
-                    learn_fail(&f.list[f.at], &mut w.dom);
+                    learn_fail(done, &mut w.dom);
                 }
-                step = Step::Eval(&f.list[f.at + 1]);
+                step = Step::Eval(top.advance());
                 break;
             }
             w.stack.pop();
-            w.dom.truncate(f.dom_mark);
+            w.dom.truncate(f.extra);
             // Leaving past every child: each went the continuing way.
             if val == f.is_and {
                 for x in f.list {

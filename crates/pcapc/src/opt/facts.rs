@@ -11,6 +11,7 @@
 //! relations on the same expression do.
 
 use crate::lower::ir::{Cmp, Loc, Pred, Test, Val};
+use crate::nnf::Nnf;
 use netsift_isa::{RelOp, Size};
 use std::cell::RefCell;
 
@@ -373,5 +374,22 @@ impl Facts {
                 p.release(old);
             }
         })
+    }
+}
+/// Facts every path through `n` that rejects has established (literals of an OR).
+pub(crate) fn learn_fail(n: &Nnf, f: &mut Facts) {
+    match n {
+        Nnf::Lit(p, neg) => f.learn(p, !*neg),
+        Nnf::Or(v) => v.iter().for_each(|x| learn_fail(x, f)),
+        _ => {}
+    }
+}
+
+/// Facts every path through `n` that accepts has established (literals of an AND).
+pub(crate) fn learn_all(n: &Nnf, f: &mut Facts) {
+    match n {
+        Nnf::Lit(p, neg) => f.learn(p, *neg),
+        Nnf::And(v) => v.iter().for_each(|x| learn_all(x, f)),
+        _ => {}
     }
 }

@@ -14,33 +14,25 @@
 //!
 //! The flow graph is taken from the paths through the normal form (each undecided
 //! test a block, its outcomes threaded past the tests the path decides, as
-//! `normal::simplify` folds them). Where two paths leave one edge for different
+//! `fold` folds them). Where two paths leave one edge for different
 //! places, one passing decided a test the other stops at, the edge is a join that
 //! libpcap's threading (by the edge's dominators, not by one path's facts) does not
 //! pass: that test stays a block on both (`Graph::joined`). A pull becomes `c or d` (dually `c and d`) in place
 //! of the literal `d` it goes in front of; `c`'s own place is then decided on every
 //! path that reaches it. The rewrite is kept only if the paths of the new form are
 //! exactly those of the pulled graph, so where the graph is not what this model
-//! expects nothing changes. Filters with more paths than [`PATH_LIMIT`] are left as
+//! expects nothing changes. Filters with more paths than [`Budget::pull_paths`] are left as
 //! they are, and so are chains that are runs of src-or-dst pairs (`port 22 or port
 //! 80`, `not host (A or B)`): `select` already packs those in the pulled order, every
 //! value on the first field before the second field is loaded.
 
-use crate::facts::Facts;
 use crate::fasthash::{FastMap, FastSet};
 use crate::lower::ir::{Cmp, Pred, Test};
-use crate::normal::{is_root_probe, Nnf};
+use crate::nnf::{Frame, Nnf};
+use crate::opt::budget::Budget;
+use crate::opt::facts::Facts;
+use crate::opt::tree::root::is_root_probe;
 use std::collections::HashMap;
-
-/// Most paths (and so verdict-ending chains of tests) a filter may have for its
-/// pulls to be modelled; each path is walked once per pull tried.
-const PATH_LIMIT: usize = 256;
-
-/// Most walk steps one exploration may take (keeps compile time bounded).
-const STEP_LIMIT: usize = 16_384;
-
-/// Most pulls made on one filter (libpcap stops its branch-moving loop too).
-const PULL_LIMIT: usize = 16;
 
 /// A block: the literal it tests, by address in the tree being looked at.
 type Id = *const Nnf;
@@ -71,10 +63,10 @@ type IdMap<V> = FastMap<Id, V>;
 type IdSet = FastSet<Id>;
 
 /// `n` with the tests libpcap's pullups move reordered (see the module docs).
-pub(crate) fn pullup(n: Nnf) -> Nnf {
+pub(crate) fn pullup(n: Nnf, b: &Budget) -> Nnf {
     let mut n = n;
-    for _ in 0..PULL_LIMIT {
-        match pull_once(&n) {
+    for _ in 0..b.pulls {
+        match pull_once(&n, b) {
             Some(m) => n = m,
             None => break,
         }
@@ -84,9 +76,9 @@ pub(crate) fn pullup(n: Nnf) -> Nnf {
 
 /// The first pull libpcap makes on `n`'s flow graph, lowest blocks first (opt_blks
 /// visits levels upwards from the returns), if the model covers it.
-fn pull_once(n: &Nnf) -> Option<Nnf> {
-    let (paths, reached_decided) = explore(n)?;
-    let g = Graph::new(&paths)?;
+fn pull_once(n: &Nnf, budget: &Budget) -> Option<Nnf> {
+    let (paths, reached_decided) = explore(n, budget)?;
+    let g = Graph::new(&paths, budget)?;
     // Ties in the order the tests are first met.
     let mut order: Vec<(usize, (usize, usize), Id)> = g
         .nodes
@@ -110,8 +102,8 @@ fn pull_once(n: &Nnf) -> Option<Nnf> {
                 continue;
             }
             let m = replace(n, pull.d, &pulled_lit(&g, &pull));
-            let want = thread(g.pulled(&pull).paths()?);
-            if same_paths(want, preds_of(&explore(&m)?.0)) {
+            let want = thread(g.pulled(&pull).paths(budget)?);
+            if same_paths(want, preds_of(&explore(&m, budget)?.0)) {
                 return Some(m);
             }
         }
@@ -224,13 +216,6 @@ fn pred_of(lit: &Nnf) -> &Pred {
 
 // ---- the paths through a normal form ----
 
-#[derive(Clone)]
-struct Frame<'a> {
-    list: &'a [Nnf],
-    at: usize,
-    is_and: bool,
-}
-
 #[derive(Clone, Default)]
 struct Cursor<'a> {
     stack: Vec<Frame<'a>>,
@@ -249,9 +234,13 @@ enum Stop<'a> {
 /// Every path through `root`, forking at each test the path's facts do not decide,
 /// and the tests some path reaches with its outcome decided; `None` past the limits
 /// or where the tree has parts the model leaves alone.
-fn explore(root: &Nnf) -> Option<(Vec<Path<'_>>, IdSet)> {
+fn explore<'a>(root: &'a Nnf, budget: &Budget) -> Option<(Vec<Path<'a>>, IdSet)> {
     let mut out = Vec::new();
-    let mut walk = Walk::default();
+    let mut walk = Walk {
+        steps: 0,
+        limit: budget.pull_steps,
+        decided: IdSet::default(),
+    };
     let mut work: Vec<(Cursor, Next, Trail)> = vec![(Cursor::default(), Ok(root), Vec::new())];
     while let Some((mut cur, next, mut trail)) = work.pop() {
         match advance(&mut cur, next, &mut walk, &mut trail)? {
@@ -260,7 +249,7 @@ fn explore(root: &Nnf) -> Option<(Vec<Path<'_>>, IdSet)> {
                     steps: trail,
                     verdict,
                 });
-                if out.len() > PATH_LIMIT {
+                if out.len() > budget.pull_paths {
                     return None;
                 }
             }
@@ -285,9 +274,6 @@ fn explore(root: &Nnf) -> Option<(Vec<Path<'_>>, IdSet)> {
 /// root) and a decided test it stops at rather than being threaded past.
 type Edge = (Option<(Id, bool)>, Id);
 
-/// Most edges [`Graph::new`] mends before it gives up.
-const JOIN_ROUNDS: usize = 32;
-
 /// The blocks a path passes: its undecided tests, and the decided ones an edge
 /// stops at (`kept`); each with its outcome and its place on `trail`.
 fn effective<'a>(trail: &Trail<'a>, kept: &FastSet<Edge>) -> Vec<(&'a Nnf, bool, usize)> {
@@ -303,9 +289,10 @@ fn effective<'a>(trail: &Trail<'a>, kept: &FastSet<Edge>) -> Vec<(&'a Nnf, bool,
 }
 
 /// What one exploration has spent and seen.
-#[derive(Default)]
 struct Walk {
     steps: usize,
+    /// Most steps it may take (keeps compile time bounded).
+    limit: usize,
     decided: IdSet,
 }
 
@@ -319,7 +306,7 @@ fn advance<'a>(
 ) -> Option<Stop<'a>> {
     loop {
         walk.steps += 1;
-        if walk.steps > STEP_LIMIT {
+        if walk.steps > walk.limit {
             return None;
         }
         let val = match next {
@@ -346,11 +333,9 @@ fn advance<'a>(
                     let is_and = matches!(n, Nnf::And(_));
                     match v.first() {
                         Some(x) => {
-                            cur.stack.push(Frame {
-                                list: v,
-                                at: 0,
-                                is_and,
-                            });
+                            let mut f = Frame::new(v, is_and, ());
+                            f.advance();
+                            cur.stack.push(f);
                             next = Ok(x);
                             continue;
                         }
@@ -366,10 +351,8 @@ fn advance<'a>(
             let Some(top) = cur.stack.last_mut() else {
                 return Some(Stop::Ret(val));
             };
-            if val == top.is_and && top.at + 1 < top.list.len() {
-                top.at += 1;
-                let list = top.list;
-                next = Ok(&list[top.at]);
+            if top.goes_on(val) {
+                next = Ok(top.advance());
                 break;
             }
             cur.stack.pop();
@@ -401,9 +384,9 @@ struct Graph<'a> {
 impl<'a> Graph<'a> {
     /// The graph of `paths`, or `None` if some edge leads to different places on
     /// different paths in a way [`Graph::joined`] cannot mend.
-    fn new(paths: &[Path<'a>]) -> Option<Graph<'a>> {
+    fn new(paths: &[Path<'a>], budget: &Budget) -> Option<Graph<'a>> {
         let mut kept: FastSet<Edge> = FastSet::default();
-        for _ in 0..JOIN_ROUNDS {
+        for _ in 0..budget.join_rounds {
             match Self::build(paths, &kept) {
                 Ok(g) => return Some(g),
                 Err(conflict) => {
@@ -631,7 +614,7 @@ type PredPath = (Vec<(Pred, bool)>, bool);
 
 impl Edges {
     /// Every path from the root, as predicates and outcomes.
-    fn paths(&self) -> Option<Vec<PredPath>> {
+    fn paths(&self, budget: &Budget) -> Option<Vec<PredPath>> {
         let mut out = Vec::new();
         let mut work = vec![(self.root?, Vec::new())];
         while let Some((at, trail)) = work.pop() {
@@ -649,7 +632,7 @@ impl Edges {
                     }
                 }
             }
-            if out.len() + work.len() > 4 * PATH_LIMIT {
+            if out.len() + work.len() > 4 * budget.pull_paths {
                 return None;
             }
         }
