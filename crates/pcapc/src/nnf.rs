@@ -1,10 +1,10 @@
-//! The normal form every step after lowering works on: a boolean tree whose
-//! negations sit on the literals ([`Nnf`]), and [`Frame`], a walk's place in one of
-//! its lists.
+//! The normal form selection reads: a boolean tree whose negations sit on the
+//! literals ([`Nnf`]), run left to right, an AND while its children hold, an OR while
+//! they fail.
 //!
-//! It is its own module, below `normal` (which builds it), `opt` (which rewrites it
-//! as libpcap's optimiser would) and `select` (which turns it into passes), so that
-//! none of those needs another for the type alone.
+//! It is its own module, below `normal` and `opt` (which build it: the tree as
+//! generated, or the program libpcap's optimiser leaves) and `select` (which turns
+//! it into passes), so that none of those needs another for the type alone.
 
 use crate::lower::ir::Pred;
 
@@ -18,12 +18,6 @@ pub enum Nnf {
     /// A whole filter libpcap does not optimize (see `Tree::Unoptimized`): nothing in
     /// it is folded, and selection keeps every test in order.
     Unoptimized(Box<Nnf>),
-    /// A conjunction decided false (or its dual, a disjunction decided true), kept
-    /// unfolded: which of its tests libpcap's optimizer removes depends on the code
-    /// after it, which is known only where it is a child of an OR (a disjunction: of
-    /// an AND), followed by more children (see `opt::tree::fold`). Everywhere else it
-    /// is the constant.
-    Decided(bool, Box<Nnf>),
 }
 
 /// The negation of a normal-form tree, itself in normal form.
@@ -34,49 +28,25 @@ pub(crate) fn dual(n: &Nnf) -> Nnf {
         Nnf::And(v) => Nnf::Or(v.iter().map(dual).collect()),
         Nnf::Or(v) => Nnf::And(v.iter().map(dual).collect()),
         Nnf::Unoptimized(x) => Nnf::Unoptimized(Box::new(dual(x))),
-        Nnf::Decided(b, x) => Nnf::Decided(!b, Box::new(dual(x))),
     }
 }
 
-/// A list of the normal form that a walk is inside, read as a program: an AND runs
-/// its children while they hold, an OR while they fail. The walks of `opt::tree`
-/// (threading, dead tests, pull-ups) keep a stack of these instead of recursing, so
-/// that a long list cannot exhaust the stack; `T` is what a walk keeps per list.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Frame<'a, T = ()> {
-    pub list: &'a [Nnf],
-    /// How many children the walk has entered: the one it is in is `next - 1`, the
-    /// one it goes on to is `next`.
-    pub next: usize,
-    pub is_and: bool,
-    pub extra: T,
-}
-
-impl<'a, T> Frame<'a, T> {
-    /// A frame for `list` before any child is entered.
-    pub(crate) fn new(list: &'a [Nnf], is_and: bool, extra: T) -> Frame<'a, T> {
-        Frame {
-            list,
-            next: 0,
-            is_and,
-            extra,
+/// An AND (`is_and`) or OR of `parts`, flattened and with its identity dropped.
+pub(crate) fn join(parts: Vec<Nnf>, is_and: bool) -> Nnf {
+    let mut out = Vec::with_capacity(parts.len());
+    for p in parts {
+        match p {
+            Nnf::Const(c) if c == is_and => {}
+            Nnf::Const(c) => return Nnf::Const(c),
+            Nnf::And(v) if is_and => out.extend(v),
+            Nnf::Or(v) if !is_and => out.extend(v),
+            p => out.push(p),
         }
     }
-
-    /// Whether a child ending `val` leads on to another child: an AND's child held,
-    /// an OR's failed, and one is left.
-    pub(crate) fn goes_on(&self, val: bool) -> bool {
-        val == self.is_and && self.next < self.list.len()
-    }
-
-    /// Enters the next child.
-    pub(crate) fn advance(&mut self) -> &'a Nnf {
-        self.next += 1;
-        &self.list[self.next - 1]
-    }
-
-    /// The children the walk has passed, before the one it is in.
-    pub(crate) fn passed(&self) -> &'a [Nnf] {
-        &self.list[..self.next.saturating_sub(1)]
+    match out.len() {
+        0 => Nnf::Const(is_and),
+        1 => out.pop().expect("one"),
+        _ if is_and => Nnf::And(out),
+        _ => Nnf::Or(out),
     }
 }

@@ -42,7 +42,7 @@ pub(crate) fn rejects_all(t: &Tree, computed: &[Computed], budget: &Budget) -> O
         return Some(false);
     }
     let g = Graph::build(t, computed);
-    if consistent_path(&g.blocks, g.root) {
+    if consistent_path(&g.blocks, g.root) == Some(true) {
         return Some(false);
     }
     let mut r = Replay::new(g, budget);
@@ -91,8 +91,8 @@ pub(crate) fn optimizer_error(t: &Tree, info: &OptInfo, budget: &Budget) -> Opti
 /// threading (shortened), pullups reorder it without cutting it, and the second
 /// round folds its load-free tests ([`Pred::Known`], which the path takes their
 /// known way) its way. Most filters have such a path, found in one walk; only the
-/// others need the passes replayed. `false` also when the search runs out of steps.
-fn consistent_path(blocks: &[Block], root: Target) -> bool {
+/// others need the passes replayed. `None` when the search runs out of steps.
+pub(super) fn consistent_path(blocks: &[Block], root: Target) -> Option<bool> {
     /// What the path so far says of a test: the outcome of each test taken, and
     /// the constant each value is known equal to.
     #[derive(Default)]
@@ -125,10 +125,7 @@ fn consistent_path(blocks: &[Block], root: Target) -> bool {
     loop {
         // Go down from `at` until a return, deciding what the path decides.
         loop {
-            steps = match steps.checked_sub(1) {
-                Some(s) => s,
-                None => return false,
-            };
+            steps = steps.checked_sub(1)?;
             let Some(b) = blocks.get(at as usize) else {
                 break;
             };
@@ -166,12 +163,12 @@ fn consistent_path(blocks: &[Block], root: Target) -> bool {
             }
         }
         if at == ACCEPT {
-            return true;
+            return Some(true);
         }
         // Back to the nearest test not yet taken its false way.
         loop {
             let Some(f) = stack.last_mut() else {
-                return false;
+                return Some(false);
             };
             if let Some(k) = f.learnt {
                 known.tests.remove(&k.test);

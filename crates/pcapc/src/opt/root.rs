@@ -3,23 +3,13 @@
 //! libpcap's optimiser removes a root test whose branches meet, but moves the root
 //! block's statements to the new root, so the program still loads that field first
 //! and faults on a packet too short for it. [`keep_root_load`] puts an always-true
-//! test of the same loads first (a *root probe*, [`is_root_probe`]) where the normal
-//! form lost the root test; [`settle_root`] drops it again where `opt_root` reaches a
-//! return.
+//! test of the same loads first (a *root probe*) where the program lost the root
+//! test. (Where `opt_root` reaches a return, no statement runs: `to_tree` reads a
+//! constant there and asks for no probe.)
 
-use crate::lower::ir::{Cmp, Pred, Test, Tree, Val};
+use crate::lower::ir::{Cmp, Pred, Test, Val};
 use crate::nnf::Nnf;
 use netsift_isa::ArithOp;
-
-/// The test libpcap's program starts with (its root block).
-pub(crate) fn first_atom(t: &Tree) -> Option<&Pred> {
-    match t {
-        Tree::Atom(p) => Some(p),
-        Tree::Not(x) | Tree::Unoptimized(x) => first_atom(x),
-        Tree::And(v) | Tree::Or(v) => v.first().and_then(first_atom),
-        Tree::Const(_) => None,
-    }
-}
 
 fn first_lit(n: &Nnf) -> Option<&Pred> {
     match n {
@@ -40,7 +30,7 @@ fn first_lit(n: &Nnf) -> Option<&Pred> {
 /// and the relation's jump goes.
 pub(crate) fn keep_root_load(root: Option<Pred>, n: Nnf) -> Nnf {
     let Some(root) = root else { return n };
-    if matches!(n, Nnf::Const(_) | Nnf::Decided(..)) || first_lit(&n) == Some(&root) {
+    if matches!(n, Nnf::Const(_)) || first_lit(&n) == Some(&root) {
         return n;
     }
     let probe = match root {
@@ -92,40 +82,4 @@ pub(crate) fn is_root_probe(n: &Nnf) -> bool {
         ) => **k == Val::Const(0),
         _ => false,
     }
-}
-
-/// Drops the root load when what follows it is decided by load-free comparisons
-/// alone: libpcap's optimizer decides those only in its second round, too late to
-/// remove their blocks, but `opt_root` then skips a root block whose branches meet,
-/// and drops the moved statements if it reaches a return.
-pub(crate) fn settle_root(n: Nnf) -> Nnf {
-    match &n {
-        Nnf::And(v) if is_root_probe(&v[0]) => match known_list(&v[1..], true) {
-            Some(b) => Nnf::Const(b),
-            None => n,
-        },
-        _ => n,
-    }
-}
-
-/// The verdict the program's first tests reach if they are all load-free
-/// comparisons (`Pred::Known`).
-fn known_root(n: &Nnf) -> Option<bool> {
-    match n {
-        Nnf::Const(b) => Some(*b),
-        Nnf::Lit(Pred::Known(k), neg) => Some(k != neg),
-        Nnf::And(v) => known_list(v, true),
-        Nnf::Or(v) => known_list(v, false),
-        _ => None,
-    }
-}
-
-fn known_list(v: &[Nnf], is_and: bool) -> Option<bool> {
-    for x in v {
-        let b = known_root(x)?;
-        if b != is_and {
-            return Some(b);
-        }
-    }
-    Some(is_and)
 }
