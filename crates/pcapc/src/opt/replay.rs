@@ -17,7 +17,8 @@
 use crate::opt::budget::Budget;
 use crate::opt::dominators::Dominators;
 use crate::opt::flowgraph::{Graph, Levels};
-use crate::opt::{pullup, thread};
+use crate::opt::pullup;
+use crate::opt::thread;
 
 /// A flow graph being optimised, and the analyses each pass recomputes (kept to
 /// reuse their buffers).
