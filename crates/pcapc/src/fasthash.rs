@@ -1,9 +1,9 @@
-//! One cheap hasher for the optimiser models' internal maps (`pullup.rs` keys them by
-//! node address, `rejects.rs` by test keys that are hashes already). They are looked
-//! up on every step of every path, and SipHash's resistance to chosen keys buys
-//! nothing for keys the compiler makes itself.
+//! One cheap hasher for the optimiser model's internal maps (`opt/dominators.rs` and
+//! `opt/rejects.rs` key them by test keys that are hashes already, `opt/to_tree.rs` by
+//! block). They are looked up on every step of every pass, and SipHash's resistance
+//! to chosen keys buys nothing for keys the compiler makes itself.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
 /// One multiply per word written.
@@ -34,4 +34,3 @@ impl Hasher for FastHasher {
 }
 
 pub(crate) type FastMap<K, V> = HashMap<K, V, BuildHasherDefault<FastHasher>>;
-pub(crate) type FastSet<K> = HashSet<K, BuildHasherDefault<FastHasher>>;

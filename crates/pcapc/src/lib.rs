@@ -3,26 +3,25 @@
 //! [`compile`] and [`compile_for`] are the whole interface; [`syntax::parse`] gives the
 //! syntax tree alone. Inside, the pipeline is a chain of named steps (docs/architecture.md
 //! §2): text → `syntax::parse` (syntax tree with spans) → `lower` (boolean tree of field
-//! predicates with libpcap's semantics) → `normal` (negations pushed to the leaves,
-//! constants folded, libpcap's optimiser modelled) → `select` (instructions, SIMD
-//! packing, passes and sharing); `large` takes long flat disjunctions to SET lookups.
+//! predicates with libpcap's semantics) → `opt` (libpcap's optimiser replayed on the
+//! flow graph gencode builds — dominators, jump threading, pull-ups — and the program
+//! it leaves read back as a normal form, `nnf`; its limits in one `opt::Budget` passed
+//! in here) → `select` (instructions, SIMD packing, passes and sharing). `normal` gives
+//! the normal form of a tree libpcap does not optimise; `large` takes long flat
+//! disjunctions to SET lookups.
 //! The intermediate forms are not public. The compiler never runs the engine and never
 //! looks at packets.
 
 #![forbid(unsafe_code)]
 
 mod error;
-mod facts;
 mod fasthash;
-mod keep;
 mod large;
-mod lead;
 mod lower;
 mod micro;
+mod nnf;
 mod normal;
-mod prune;
-mod pullup;
-mod rejects;
+mod opt;
 mod select;
 pub mod syntax;
 
@@ -70,7 +69,8 @@ fn compile_tree(
     target: Target,
 ) -> Result<PassSet, Error> {
     let (tree, anchors, info) = lower::lower(expr, text, target)?;
-    if let Some(e) = rejects::optimizer_error(&tree, &info) {
+    let budget = opt::Budget::DEFAULT;
+    if let Some(e) = opt::optimizer_error(&tree, &info, &budget) {
         return Err(e);
     }
     let whole = Span::new(0, text.len());
@@ -79,13 +79,27 @@ fn compile_tree(
     };
     // libpcap refuses a filter when its optimizer finds no path to acceptance, which
     // depends on where its flow graph loses facts, not on whether a packet can match
-    // (see `rejects`): decide that on the tree as generated, before any folding.
-    let libpcap_refuses = rejects::rejects_all(&tree, &info.computed);
+    // (see `opt::rejects`): decide that on the tree as generated, before any folding.
+    let libpcap_refuses = opt::rejects_all(&tree, &info.computed, &budget);
     if libpcap_refuses == Some(true) {
         return Err(rejects_all());
     }
-    let nnf = normal::simplify(normal::normalize(tree));
-    match select::select(&nnf, &anchors) {
+    // libpcap's optimiser, replayed on the flow graph gencode builds, read back as
+    // the normal form of the program it leaves. A filter libpcap does not optimize,
+    // or a graph past the budget, keeps every test in the order generated.
+    let optimized = match &tree {
+        lower::ir::Tree::Unoptimized(_) => None,
+        t => opt::optimize(t, &info.computed, &budget),
+    };
+    let selected = match optimized.map(|n| select::select(&n, &anchors)) {
+        // Where libpcap's program shares code that the normal form copies, the copies
+        // can outgrow the pass set; gencode's order (exact on whole packets) is linear.
+        None | Some(Err(select::SelectError::TooBig(_))) => {
+            select::select(&normal::normalize(tree), &anchors)
+        }
+        Some(s) => s,
+    };
+    match selected {
         Ok(set) => Ok(set),
         // netsift proved that no packet matches, but libpcap's optimizer could not:
         // it builds a program whose accepting return no packet reaches (a short one

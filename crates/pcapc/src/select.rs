@@ -16,7 +16,7 @@
 //!   every pass that names it.
 
 use crate::lower::ir::{AnchorSpec, Cmp, Loc, Pred, Test, Val};
-use crate::normal::Nnf;
+use crate::nnf::Nnf;
 use netsift_isa::insn::{build, ArithOp, Opcode, MAX_OFFSET};
 use netsift_isa::{
     Anchor, AnchorRule, IndexMode, Instruction, PassKind, PassSet, Size, MAX_GROUP_DEPTH, MAX_INSNS,
@@ -256,7 +256,6 @@ fn alternatives(n: &Nnf, opt: bool) -> Vec<Seq> {
             out
         }
         Nnf::Unoptimized(x) => alternatives(x, false),
-        Nnf::Decided(b, _) => alternatives(&Nnf::Const(*b), opt),
     }
 }
 
@@ -495,11 +494,11 @@ fn neg_eq(i: &Item) -> Option<(Loc, Size, u32, u32)> {
     }
 }
 
-/// Gathers runs of negated equalities in an AND into negated SIMD instructions, as
-/// libpcap's optimiser gathers them into one load per field compared with every
-/// value: `not host (A or B)` is `src != A, dst != A, src != B, dst != B`, which
-/// becomes one negated EQ2 over {A, B} (load the source, compare with both; then the
-/// destination); `f != a, f != b` becomes one negated EQ. Inside groups too.
+/// Gathers runs of negated equalities in an AND into negated SIMD instructions, in
+/// the order they run: `f != a, f != b` becomes one negated EQ; `src != A, dst != A`
+/// one negated EQ2; and `src != A, src != B, dst != A, dst != B`, the order libpcap's
+/// `and_pullup` leaves `not host (A or B)` in (`opt`), one negated EQ2 over {A, B}
+/// (load the source, compare with both; then the destination). Inside groups too.
 ///
 /// `memo` maps each original group to its rewritten one, so a group that several
 /// alternatives share stays one block of sub-passes.
@@ -549,26 +548,36 @@ fn gather_negated(seq: Seq, memo: &mut HashMap<*const Vec<Seq>, Rc<Vec<Seq>>>) -
         } else {
             netsift_isa::Opcode::MEq
         };
-        if let Some((delta, _)) = pair_at(i) {
-            let mut values = Vec::new();
-            let mut j = i;
-            while let Some((d, v)) = pair_at(j) {
-                if d != delta || values.len() == op_cap(netsift_isa::Opcode::Eq2) {
-                    break;
-                }
-                if !values.contains(&v) {
-                    values.push(v);
-                }
-                j += 2;
+        // `src` not in V, then `dst` not in V, the order libpcap's `and_pullup` leaves
+        // `not host (V)` in: negated EQ2s of V, five values each past five. (Past one
+        // instruction this tests the second share's sources after the first share's
+        // destinations: on a packet cut inside the destination whose source is in a
+        // later share, the list faults where libpcap's is false. This keeps the seeds'
+        // negated host lists at the size the batch engine fuses.)
+        if let Some((delta, values, end)) = pulled_pair(&seq, i) {
+            for share in values.chunks(op_cap(netsift_isa::Opcode::Eq2)) {
+                out.push(Item::NotAny(Box::new(Item::Either {
+                    loc,
+                    delta,
+                    size,
+                    mask,
+                    values: share.to_vec(),
+                })));
             }
+            i = end;
+            continue;
+        }
+        // One pair only: a second would be tested on its source before the first
+        // pair's destination.
+        if let Some((delta, v)) = pair_at(i) {
             out.push(Item::NotAny(Box::new(Item::Either {
                 loc,
                 delta,
                 size,
                 mask,
-                values,
+                values: vec![v],
             })));
-            i = j;
+            i += 2;
             continue;
         }
         let mut values = vec![v];
@@ -582,45 +591,80 @@ fn gather_negated(seq: Seq, memo: &mut HashMap<*const Vec<Seq>, Rc<Vec<Seq>>>) -
             }
             j += 1;
         }
-        if j == i + 1 {
-            out.push(seq[i].clone());
-        } else {
-            out.push(Item::NotAny(Box::new(Item::Set {
-                loc,
-                size,
-                mask,
-                values,
-            })));
+        let set = Item::Set {
+            loc,
+            size,
+            mask,
+            values,
+        };
+        // After `src` not in V, `dst` not in V: one negated EQ2 of V.
+        let pair = match out.last() {
+            Some(Item::NotAny(a)) => merge(a, &set).filter(|m| matches!(m, Item::Either { .. })),
+            _ => None,
+        };
+        match pair {
+            Some(m) => *out.last_mut().expect("a last") = Item::NotAny(Box::new(m)),
+            None if j == i + 1 => out.push(seq[i].clone()),
+            None => out.push(Item::NotAny(Box::new(set))),
         }
         i = j;
     }
     out
 }
 
-/// Appends an alternative, packing it into an earlier one when they differ only in a
-/// last equality test on the same field (SIMD packing).
+/// At `i`, a run of negated equalities on one field followed by a run with the same
+/// values on a field after it (same anchor, size and mask): the distance between the
+/// fields, the values, and where the runs end.
+fn pulled_pair(seq: &Seq, i: usize) -> Option<(u32, Vec<u32>, usize)> {
+    let run = |from: usize| -> Option<(Loc, Vec<u32>, usize)> {
+        let (loc, size, mask, _) = neg_eq(seq.get(from)?)?;
+        let mut values = Vec::new();
+        let mut j = from;
+        while let Some((l, s2, m, v)) = seq.get(j).and_then(neg_eq) {
+            if (l, s2, m) != (loc, size, mask) {
+                break;
+            }
+            if !values.contains(&v) {
+                values.push(v);
+            }
+            j += 1;
+        }
+        Some((loc, values, j))
+    };
+    let (first, values, k) = run(i)?;
+    let (second, again, end) = run(k)?;
+    let same_kind =
+        neg_eq(&seq[i]).map(|(_, s, m, _)| (s, m)) == neg_eq(&seq[k]).map(|(_, s, m, _)| (s, m));
+    (values.len() > 1
+        && same_kind
+        && values == again
+        && second.anchor == first.anchor
+        && second.off > first.off
+        && second.off - first.off <= 0xffff)
+        .then(|| (second.off - first.off, values, end))
+}
+
+/// Appends an alternative, packing it into the one before when they differ only in a
+/// last equality test on the same field (SIMD packing). Every packing keeps the order
+/// of the loads: libpcap's reorderings (`or_pullup` testing every source value before
+/// any destination) are already in the normal form (`opt`), so two src-or-dst pairs
+/// are not merged here, which would test the second pair's source before the first
+/// pair's destination.
 fn push_alt(out: &mut Vec<Seq>, alt: Seq, opt: bool) {
     if let Some(last) = out.last_mut() {
-        // `f == v or g == v` with g = f + delta: the src-or-dst pair.
         if let (Some(a), Some(b)) = (last.last(), alt.last()) {
-            // Two src-or-dst pairs merge into one that tests every source value before
-            // any destination: libpcap's optimizer order, not its generated order.
             let reorders = matches!((a, b), (Item::Either { .. }, Item::Either { .. }));
             if last.len() == alt.len()
                 && last[..last.len() - 1] == alt[..alt.len() - 1]
-                && (opt || !reorders)
+                && !reorders
             {
                 if let Some(m) = merge(a, b) {
                     let n = last.len();
                     let pair = matches!(m, Item::Either { .. });
                     last[n - 1] = m;
-                    // A pair just completed (`host B` after `host A`) joins an earlier
-                    // pair with the same prefix, as libpcap's optimizer gathers them.
-                    if opt && pair && out.len() > 1 {
-                        let done = out.pop().expect("non-empty");
-                        if !absorb(out, &done) {
-                            out.push(done);
-                        }
+                    // `src in V or dst in V` completed: one src-or-dst test of V.
+                    if !pair && out.len() > 1 {
+                        join_pair(out);
                     }
                     return;
                 }
@@ -633,28 +677,45 @@ fn push_alt(out: &mut Vec<Seq>, alt: Seq, opt: bool) {
     out.push(alt);
 }
 
-/// Merges a finished alternative into what is already there, if libpcap's optimizer
-/// would share them: equal but for one earlier test on the same field as the last
-/// alternative (`arp` and `rarp` before the same address test: one SIMD test of both
-/// values, exact since the two cannot both hold), or the same prefix as an earlier
-/// alternative with both ending in a src-or-dst pair.
-fn absorb(out: &mut Vec<Seq>, alt: &Seq) -> bool {
-    if let Some(last) = out.last_mut() {
-        if let Some(i) = single_difference(last, alt) {
-            if let Some(m) = merge(&last[i], &alt[i]).filter(|m| matches!(m, Item::Set { .. })) {
-                last[i] = m;
-                if matches!(last.last(), Some(Item::Either { .. })) && out.len() > 1 {
-                    let done = out.pop().expect("non-empty");
-                    if !merge_into_earlier(out, &done) {
-                        out.push(done);
-                        rejoin(out, out.len() - 1);
-                    }
-                }
-                return true;
-            }
-        }
+/// Joins the last two alternatives into one when they differ only in a last test of
+/// the same values on two fields, the second after the first: EQ2 tries every value
+/// on the first field before it loads the second, the order of the two alternatives.
+fn join_pair(out: &mut Vec<Seq>) -> bool {
+    let k = out.len();
+    let (a, b) = (&out[k - 2], &out[k - 1]);
+    let n = b.len();
+    if a.len() != n || a[..n - 1] != b[..n - 1] {
+        return false;
     }
-    merge_into_earlier(out, alt)
+    match merge(&a[n - 1], &b[n - 1]) {
+        Some(m @ Item::Either { .. }) => {
+            out.pop();
+            let last = out.last_mut().expect("two");
+            last[n - 1] = m;
+            true
+        }
+        _ => false,
+    }
+}
+
+/// Merges an alternative into the one before when they are equal but for one earlier
+/// equality on the same field (`arp` and `rarp` before the same address test: one SIMD
+/// test of both values). Exact: where the first value held and the rest failed, the
+/// second alternative tests the value already loaded, which fails, and rejects too.
+fn absorb(out: &mut [Seq], alt: &Seq) -> bool {
+    let Some(last) = out.last_mut() else {
+        return false;
+    };
+    let Some(i) = single_difference(last, alt) else {
+        return false;
+    };
+    match merge(&last[i], &alt[i]) {
+        Some(m @ Item::Set { .. }) => {
+            last[i] = m;
+            true
+        }
+        _ => false,
+    }
 }
 
 /// The one position where two equally long sequences differ, if exactly one (and not
@@ -671,177 +732,6 @@ fn single_difference(a: &Seq, b: &Seq) -> Option<usize> {
         .map(|(i, _)| i);
     let i = diff.next()?;
     (diff.next().is_none() && i + 1 < a.len()).then_some(i)
-}
-
-/// Same prefix as an earlier alternative, both ending in a src-or-dst pair: merge the
-/// pairs. libpcap's optimizer also gathers these (`port 22 or port 80` tests both
-/// values on the source port, then both on the destination port).
-fn merge_into_earlier(out: &mut Vec<Seq>, alt: &Seq) -> bool {
-    for k in 0..out.len() {
-        let prev = &mut out[k];
-        if prev.len() != alt.len() || alt.is_empty() {
-            continue;
-        }
-        let n = prev.len();
-        let (a, b) = (&prev[n - 1], &alt[n - 1]);
-        if !matches!(a, Item::Either { .. }) || !matches!(b, Item::Either { .. }) {
-            continue;
-        }
-        let Some(m) = merge(a, b) else { continue };
-        if prev[..n - 1] == alt[..n - 1] {
-            prev[n - 1] = m;
-            rejoin(out, k);
-            return true;
-        }
-        if let Some(rest) = split_protocols(out, k, alt, m) {
-            // What is left of `alt` may merge with a later alternative in turn (`port
-            // 80 or tcp port 53 or port 443`: the SCTP and UDP rest of `port 443`
-            // joins that of `port 80`).
-            if let Some(r) = rest {
-                if !merge_into_earlier(out, &r) {
-                    out.push(r);
-                }
-            }
-            return true;
-        }
-    }
-    false
-}
-
-/// After `out[k]` changed: a neighbour that now differs from it only in the values of
-/// one earlier equality joins it again, as [`absorb`] joins the last alternative (a
-/// split by [`split_protocols`] that the following alternatives made whole: in `host
-/// A or B`, ARP and RARP end in the same pair again once `B` is merged into both).
-fn rejoin(out: &mut Vec<Seq>, mut k: usize) {
-    'again: loop {
-        for j in [k + 1, k.wrapping_sub(1)] {
-            let Some(other) = out.get(j) else { continue };
-            let Some(i) = single_difference(&out[k], other) else {
-                continue;
-            };
-            let (first, second) = if j < k { (j, k) } else { (k, j) };
-            if let Some(m) =
-                merge(&out[first][i], &out[second][i]).filter(|m| matches!(m, Item::Set { .. }))
-            {
-                out[first][i] = m;
-                out.remove(second);
-                k = first;
-                continue 'again;
-            }
-        }
-        return;
-    }
-}
-
-/// Whether a path that passed the equality tests `facts` runs through alternative
-/// `mid` without a load or a test they do not decide: its tests up to one the facts
-/// decide false are all decided true (the same field with only values they allow).
-fn skipped(mid: &Seq, facts: &[Item]) -> bool {
-    for item in mid {
-        let Some((l, sz, m, vals)) = eq_parts(item) else {
-            return false;
-        };
-        let decided = facts.iter().find_map(|f| {
-            let (lf, sf, mf, vf) = eq_parts(f)?;
-            if (lf, sf, mf) != (l, sz, m) {
-                return None;
-            }
-            if vf.iter().all(|v| vals.contains(v)) {
-                Some(true)
-            } else if vf.iter().all(|v| !vals.contains(v)) {
-                Some(false)
-            } else {
-                None
-            }
-        });
-        match decided {
-            Some(true) => continue,
-            Some(false) => return true,
-            None => return false,
-        }
-    }
-    false
-}
-
-/// Two src-or-dst alternatives whose prefixes differ only in the set of values of one
-/// field (`port 23 or port 53` is `ip proto {132, 6, 17}`, then the ports, per IP
-/// version; `port telnet` has `ip proto 6` alone). libpcap tests each protocol in a
-/// block of its own, so on the path of a protocol both sets hold, threading sends the
-/// first alternative's failed port tests past the second's protocol test, and
-/// `or_pullup` compares the source port with the second value before the destination
-/// port is loaded: the earlier alternative `out[k]` becomes the shared values with
-/// the merged pair `both`, followed by its own other values with its own pair; the
-/// returned alternative (if any) is `alt`'s other values with its pair, to go last.
-/// `None` if the prefixes differ otherwise or the sets do not overlap.
-fn split_protocols(out: &mut Vec<Seq>, k: usize, alt: &Seq, both: Item) -> Option<Option<Seq>> {
-    let prev = &out[k];
-    let n = prev.len();
-    let i = prev[..n - 1]
-        .iter()
-        .zip(&alt[..n - 1])
-        .position(|(x, y)| x != y)?;
-    if prev[i + 1..n - 1] != alt[i + 1..n - 1] {
-        return None;
-    }
-    let (la, sa, ma, va) = eq_parts(&prev[i])?;
-    let (lb, sb, mb, vb) = eq_parts(&alt[i])?;
-    if (la, sa, ma) != (lb, sb, mb) {
-        return None;
-    }
-    let shared: Vec<u32> = va.iter().copied().filter(|v| vb.contains(v)).collect();
-    if shared.is_empty() {
-        return None;
-    }
-    // libpcap threads the shared protocols' path to `alt` only past alternatives in
-    // between that a test on that path decides false before they load anything else
-    // (`port 80 or icmp or tcp port 53`); past `ip host X` or `less 100` it does not,
-    // and the pairs stay apart.
-    let mut facts: Vec<Item> = prev[..n - 1].to_vec();
-    facts[i] = Item::Set {
-        loc: la,
-        size: sa,
-        mask: ma,
-        values: shared.clone(),
-    };
-    if !out[k + 1..].iter().all(|mid| skipped(mid, &facts)) {
-        return None;
-    }
-    let own: Vec<u32> = va.iter().copied().filter(|v| !vb.contains(v)).collect();
-    let others: Vec<u32> = vb.iter().copied().filter(|v| !va.contains(v)).collect();
-    let set = |values: Vec<u32>| match values[..] {
-        [v] => Item::Lit(
-            Pred::Cmp(Cmp {
-                loc: la,
-                size: sa,
-                mask: ma,
-                test: Test::Eq(v),
-            }),
-            false,
-        ),
-        _ => Item::Set {
-            loc: la,
-            size: sa,
-            mask: ma,
-            values,
-        },
-    };
-    let mut common = prev.clone();
-    common[i] = set(shared);
-    common[n - 1] = both;
-    let rest_prev = (!own.is_empty()).then(|| {
-        let mut r = out[k].clone();
-        r[i] = set(own);
-        r
-    });
-    out[k] = common;
-    if let Some(r) = rest_prev {
-        out.insert(k + 1, r);
-    }
-    Some((!others.is_empty()).then(|| {
-        let mut r = alt.clone();
-        r[i] = set(others);
-        r
-    }))
 }
 
 fn eq_parts(i: &Item) -> Option<(Loc, Size, u32, Vec<u32>)> {
@@ -898,8 +788,10 @@ fn merge(a: &Item, b: &Item) -> Option<Item> {
                 values,
             });
         }
-        // src-or-dst: the same single value at two places, the second after the first.
-        if va.len() == 1 && va == vb && lb.off > la.off && lb.off - la.off <= 0xffff {
+        // src-or-dst: the same values at two places, the second after the first
+        // (EQ2 tries every value on the first field before it loads the second, which
+        // is also the order of `src in V or dst in V`).
+        if va == vb && lb.off > la.off && lb.off - la.off <= 0xffff {
             return Some(Item::Either {
                 loc: la,
                 delta: lb.off - la.off,

@@ -67,3 +67,12 @@ fn small_negative_constants_take_no_pool_word() {
         .to_string();
     assert!(sub.contains("add 5;"), "{sub}");
 }
+
+/// libpcap keeps a copy of the port tests behind each protocol test (threading gave
+/// each its own facts); where the later protocol tests are decided false once an
+/// earlier one held, the copies are one test in the order they run: one protocol
+/// test of three values, then one EQ2 of the ports (`opt::to_tree::shared_tails`).
+#[test]
+fn port_tests_behind_each_protocol_are_one() {
+    assert_eq!(shape("port 20 or 23"), (2, 7));
+}

@@ -160,7 +160,7 @@ pub struct OptInfo {
 }
 
 /// Lowers a parsed expression for `target`. `None` (the empty expression) accepts all.
-/// Also returns the optimizer's errors, for [`crate::rejects::optimizer_error`].
+/// Also returns the optimizer's errors, for `opt::optimizer_error`.
 pub fn lower(
     expr: Option<&Expr>,
     text: &str,

@@ -11,8 +11,8 @@
 //! relations on the same expression do.
 
 use crate::lower::ir::{Cmp, Loc, Pred, Test, Val};
+use crate::nnf::Nnf;
 use netsift_isa::{RelOp, Size};
-use std::cell::RefCell;
 
 /// The value a test compares (what BPF's accumulator holds at the jump).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -46,131 +46,13 @@ impl Jump<'_> {
     }
 }
 
-/// Most facts one path remembers. Facts are copied at every branch; the bound keeps
-/// compile time linear on long ORs (folding less is always sound: the test simply
-/// stays in the program).
+/// Most facts one set remembers (knowing less is always sound: a test then stays).
 const MAX_FACTS: usize = 48;
 
-/// The tests earlier on a path, each with its outcome.
-///
-/// A persistent list, newest first: paths fork far more often than they learn (every
-/// look-ahead past an undecided test copies two sets of facts), so a copy shares the
-/// whole list and learning adds one node in front of it. The nodes live in a
-/// per-thread pool ([`POOL`]) with counted references, because the sets are short
-/// lived: a node is taken from and given back to the pool's free list rather than the
-/// allocator, which was most of the cost of learning.
-#[derive(Debug)]
+/// The tests earlier on a path, each with its outcome, oldest first.
+#[derive(Clone, Debug, Default)]
 pub(crate) struct Facts {
-    /// The newest fact's node, or [`NIL`].
-    last: u32,
-}
-
-/// No node: the end of a list.
-const NIL: u32 = u32::MAX;
-
-/// One test's outcome, and the facts learnt before it.
-#[derive(Debug)]
-struct Fact {
-    test: Learnt,
-    held: bool,
-    /// Facts up to and including this one.
-    len: u32,
-    /// The node of the fact before, or [`NIL`].
-    before: u32,
-    /// The sets and nodes whose list goes on with this node.
-    refs: u32,
-}
-
-/// The nodes of every set of facts on this thread.
-struct Pool {
-    nodes: Vec<Fact>,
-    /// Nodes no list uses.
-    free: Vec<u32>,
-}
-
-thread_local! {
-    static POOL: RefCell<Pool> = const {
-        RefCell::new(Pool {
-            nodes: Vec::new(),
-            free: Vec::new(),
-        })
-    };
-}
-
-impl Pool {
-    /// The facts of the list starting at node `at`, newest first.
-    fn iter(&self, at: u32) -> impl Iterator<Item = &Fact> {
-        let node = |i: u32| (i != NIL).then(|| &self.nodes[i as usize]);
-        std::iter::successors(node(at), move |f| node(f.before))
-    }
-
-    fn len(&self, at: u32) -> usize {
-        self.iter(at).next().map_or(0, |f| f.len as usize)
-    }
-
-    fn add_ref(&mut self, at: u32) {
-        if at != NIL {
-            self.nodes[at as usize].refs += 1;
-        }
-    }
-
-    /// Drops one reference to node `at`, and gives back the nodes no list uses then.
-    fn release(&mut self, mut at: u32) {
-        while at != NIL {
-            let f = &mut self.nodes[at as usize];
-            f.refs -= 1;
-            if f.refs > 0 {
-                return;
-            }
-            self.free.push(at);
-            at = f.before;
-        }
-    }
-
-    /// A new node for `test` in front of the list at `before`, taking over one
-    /// reference to `before`.
-    fn cons(&mut self, test: Learnt, held: bool, before: u32) -> u32 {
-        let fact = Fact {
-            test,
-            held,
-            len: self.len(before) as u32 + 1,
-            before,
-            refs: 1,
-        };
-        match self.free.pop() {
-            Some(i) => {
-                self.nodes[i as usize] = fact;
-                i
-            }
-            None => {
-                self.nodes.push(fact);
-                u32::try_from(self.nodes.len() - 1).expect("fewer than 2^32 facts")
-            }
-        }
-    }
-}
-
-impl Default for Facts {
-    fn default() -> Facts {
-        Facts { last: NIL }
-    }
-}
-
-impl Clone for Facts {
-    fn clone(&self) -> Facts {
-        if self.last != NIL {
-            POOL.with(|p| p.borrow_mut().add_ref(self.last));
-        }
-        Facts { last: self.last }
-    }
-}
-
-impl Drop for Facts {
-    fn drop(&mut self) {
-        if self.last != NIL {
-            POOL.with(|p| p.borrow_mut().release(self.last));
-        }
-    }
+    tests: Vec<(Learnt, bool)>,
 }
 
 /// A predicate [`key`] keys. A comparison is stored as itself, so that a node stays
@@ -191,9 +73,9 @@ impl Learnt {
     }
 }
 
-impl Fact {
+impl Learnt {
     fn key(&self) -> (Subject<'_>, Jump<'_>) {
-        match &self.test {
+        match self {
             Learnt::Cmp(c) => cmp_key(c),
             Learnt::Rel(p) => key(p).expect("only keyed predicates are learnt"),
         }
@@ -282,21 +164,11 @@ fn hash_of(x: impl std::hash::Hash) -> u64 {
 }
 
 impl Facts {
-    fn push(&mut self, test: Learnt, held: bool) {
-        POOL.with(|p| self.last = p.borrow_mut().cons(test, held, self.last));
-    }
-
     /// Records that literal `p` (negated if `neg`) held.
     pub(crate) fn learn(&mut self, p: &Pred, neg: bool) {
-        if key(p).is_none() {
-            return;
+        if key(p).is_some() && self.tests.len() < MAX_FACTS {
+            self.tests.push((Learnt::of(p), !neg));
         }
-        POOL.with(|pool| {
-            let mut pool = pool.borrow_mut();
-            if pool.len(self.last) < MAX_FACTS {
-                self.last = pool.cons(Learnt::of(p), !neg, self.last);
-            }
-        })
     }
 
     /// Decides literal `p` (negated if `neg`) from the facts, as fold_edge does: the
@@ -305,73 +177,29 @@ impl Facts {
     /// inferred (libpcap does not decide `f > 1500` from `f == 0x800`).
     pub(crate) fn decide(&self, p: &Pred, neg: bool) -> Option<bool> {
         let (s, j) = key(p)?;
-        if self.last == NIL {
-            return None;
-        }
-        POOL.with(|pool| {
-            for f in pool.borrow().iter(self.last) {
-                let (fs, fj) = f.key();
-                if fs != s {
-                    continue;
-                }
-                if fj == j {
-                    return Some(f.held != neg);
-                }
-                if let (Some(w), Some(v), true) = (fj.eq_const(), j.eq_const(), f.held) {
-                    if w != v {
-                        return Some(neg);
-                    }
+        for (t, held) in self.tests.iter().rev() {
+            let (fs, fj) = t.key();
+            if fs != s {
+                continue;
+            }
+            if fj == j {
+                return Some(*held != neg);
+            }
+            if let (Some(w), Some(v), true) = (fj.eq_const(), j.eq_const(), *held) {
+                if w != v {
+                    return Some(neg);
                 }
             }
-            None
-        })
-    }
-
-    /// The facts every one of `ways` has (`ways` is never empty).
-    pub(crate) fn shared(mut ways: Vec<Facts>) -> Facts {
-        let f = ways.pop().unwrap_or_default();
-        let kept: Option<Vec<(Learnt, bool)>> = POOL.with(|p| {
-            let p = p.borrow();
-            let contains = |w: &Facts, x: &Fact| {
-                let k = x.key();
-                p.iter(w.last).any(|y| y.held == x.held && y.key() == k)
-            };
-            let kept: Vec<(Learnt, bool)> = p
-                .iter(f.last)
-                .filter(|x| ways.iter().all(|w| contains(w, x)))
-                .map(|x| (x.test.clone(), x.held))
-                .collect();
-            (kept.len() < p.len(f.last)).then_some(kept)
-        });
-        let Some(kept) = kept else { return f };
-        let mut out = Facts::default();
-        for (test, held) in kept.into_iter().rev() {
-            out.push(test, held);
         }
-        out
+        None
     }
+}
 
-    /// How many facts are recorded (a mark for [`Facts::truncate`]).
-    pub(crate) fn len(&self) -> usize {
-        if self.last == NIL {
-            return 0;
-        }
-        POOL.with(|p| p.borrow().len(self.last))
-    }
-
-    /// Forgets the facts recorded after mark `n`.
-    pub(crate) fn truncate(&mut self, n: usize) {
-        if self.last == NIL {
-            return;
-        }
-        POOL.with(|p| {
-            let mut p = p.borrow_mut();
-            while p.len(self.last) > n {
-                let old = self.last;
-                self.last = p.nodes[old as usize].before;
-                p.add_ref(self.last);
-                p.release(old);
-            }
-        })
+/// Facts every path through `n` that accepts has established (literals of an AND).
+pub(crate) fn learn_all(n: &Nnf, f: &mut Facts) {
+    match n {
+        Nnf::Lit(p, neg) => f.learn(p, *neg),
+        Nnf::And(v) => v.iter().for_each(|x| learn_all(x, f)),
+        _ => {}
     }
 }

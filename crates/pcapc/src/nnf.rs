@@ -1,0 +1,52 @@
+//! The normal form selection reads: a boolean tree whose negations sit on the
+//! literals ([`Nnf`]), run left to right, an AND while its children hold, an OR while
+//! they fail.
+//!
+//! It is its own module, below `normal` and `opt` (which build it: the tree as
+//! generated, or the program libpcap's optimiser leaves) and `select` (which turns
+//! it into passes), so that none of those needs another for the type alone.
+
+use crate::lower::ir::Pred;
+
+/// A tree in negation normal form.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Nnf {
+    Const(bool),
+    Lit(Pred, bool),
+    And(Vec<Nnf>),
+    Or(Vec<Nnf>),
+    /// A whole filter libpcap does not optimize (see `Tree::Unoptimized`): nothing in
+    /// it is folded, and selection keeps every test in order.
+    Unoptimized(Box<Nnf>),
+}
+
+/// The negation of a normal-form tree, itself in normal form.
+pub(crate) fn dual(n: &Nnf) -> Nnf {
+    match n {
+        Nnf::Const(b) => Nnf::Const(!b),
+        Nnf::Lit(p, neg) => Nnf::Lit(p.clone(), !neg),
+        Nnf::And(v) => Nnf::Or(v.iter().map(dual).collect()),
+        Nnf::Or(v) => Nnf::And(v.iter().map(dual).collect()),
+        Nnf::Unoptimized(x) => Nnf::Unoptimized(Box::new(dual(x))),
+    }
+}
+
+/// An AND (`is_and`) or OR of `parts`, flattened and with its identity dropped.
+pub(crate) fn join(parts: Vec<Nnf>, is_and: bool) -> Nnf {
+    let mut out = Vec::with_capacity(parts.len());
+    for p in parts {
+        match p {
+            Nnf::Const(c) if c == is_and => {}
+            Nnf::Const(c) => return Nnf::Const(c),
+            Nnf::And(v) if is_and => out.extend(v),
+            Nnf::Or(v) if !is_and => out.extend(v),
+            p => out.push(p),
+        }
+    }
+    match out.len() {
+        0 => Nnf::Const(is_and),
+        1 => out.pop().expect("one"),
+        _ if is_and => Nnf::And(out),
+        _ => Nnf::Or(out),
+    }
+}
