@@ -47,7 +47,8 @@ _netsift() {
 '-U[With -w\: flush the file after each packet rather than when the buffer fills]' \
 '--packet-buffered[With -w\: flush the file after each packet rather than when the buffer fills]' \
 '-d[Print the compiled passes instead of filtering]' \
-'-q[Quiet\: shorter per-packet lines (time, length and the network summary'\''s first words)]' \
+'-q[Quiet\: tcpdump'\''s shorter lines (\`tcp 0\`, \`UDP, length 12\`\: less protocol detail)]' \
+'*-v[Verbose\: tcpdump -v'\''s output (IP TTL, id, offset, flags, length and options; checksums; TCP options; more of each protocol). -vv and -vvv print as -v]' \
 '-e[Print the link-level header on each line (MAC addresses, EtherType, VLAN tags)]' \
 '-S[Print absolute TCP sequence numbers rather than relative ones]' \
 '--absolute-tcp-sequence-numbers[Print absolute TCP sequence numbers rather than relative ones]' \

@@ -78,9 +78,15 @@ pub struct Args {
     /// Print the compiled passes instead of filtering.
     #[arg(short = 'd')]
     pub dump: bool,
-    /// Quiet: shorter per-packet lines (time, length and the network summary's first words).
+    /// Quiet: tcpdump's shorter lines (`tcp 0`, `UDP, length 12`: less protocol
+    /// detail).
     #[arg(short = 'q')]
     pub quiet: bool,
+    /// Verbose: tcpdump -v's output (IP TTL, id, offset, flags, length and
+    /// options; checksums; TCP options; more of each protocol). -vv and -vvv print
+    /// as -v.
+    #[arg(short = 'v', action = clap::ArgAction::Count)]
+    pub verbose: u8,
     /// Print the link-level header on each line (MAC addresses, EtherType, VLAN tags).
     #[arg(short = 'e')]
     pub link_header: bool,

@@ -22,7 +22,7 @@ use std::sync::Mutex;
 /// The flags compared, each alone.
 const FLAGS: &[&str] = &[
     "-e", "-tttt", "-x", "-X", "-xx", "-XX", "-A", "-tt", "-ttt", "-ttttt", "-t", "-#", "-S",
-    "--nano",
+    "--nano", "-q",
 ];
 
 /// Differences of the summary line under `-e` itself (crates/wire), not of the
@@ -31,9 +31,10 @@ const FLAGS: &[&str] = &[
 const SUMMARY_E_GAPS: &[&str] = &["pptp.pcap"];
 
 /// Flags after which each packet has as many lines as without them: their
-/// output is cut into records by the line counts of the run without flags.
+/// output is cut into records by the line counts of the run without flags. (The
+/// dumps add lines, and -q drops some printers' continuation lines.)
 fn same_line_count(flag: &str) -> bool {
-    !matches!(flag, "-x" | "-X" | "-xx" | "-XX" | "-A")
+    !matches!(flag, "-x" | "-X" | "-xx" | "-XX" | "-A" | "-q")
 }
 
 /// `prog -n -r cap [flag]`'s stdout lines (TZ fixed).
@@ -400,4 +401,55 @@ fn display_flags_print_what_tcpdump_prints() {
         "{} records differ from tcpdump's",
         t.mismatches.len()
     );
+}
+
+/// `-v` and `-v -q` reach the summarizer: on captures whose protocols its verbose
+/// output covers (the per-protocol parity is `crates/wire/tests/
+/// tcpdump_verbose_quiet.rs`), every line equals tcpdump's, continuation lines
+/// included.
+#[test]
+fn verbose_output_is_tcpdumps() {
+    let Some(corpus) = corpus() else {
+        eprintln!("verbose_output_is_tcpdumps: skipped: no corpus");
+        return;
+    };
+    if !have_tcpdump() {
+        eprintln!("verbose_output_is_tcpdumps: skipped: no tcpdump");
+        return;
+    }
+    let netsift = env!("CARGO_BIN_EXE_netsift");
+    let mut compared = 0;
+    for name in [
+        "dns_tcp.pcap",
+        "dns_udp.pcap",
+        "dnssec.pcap",
+        "edns-opts.pcap",
+        "bigtcp-ipv4.pcap",
+        "bigtcp-ipv6.pcap",
+        "ipv6-bad-version.pcap",
+        "tcp_header_heapoverflow.pcap",
+    ] {
+        let cap = corpus.join("pcaps/tcpdump").join(name);
+        if !cap.exists() {
+            continue;
+        }
+        for flags in [&["-v"][..], &["-v", "-q"]] {
+            let run = |prog: &str| {
+                let o = Command::new(prog)
+                    .env("TZ", TZ)
+                    .args(["-n", "-r"])
+                    .arg(&cap)
+                    .args(flags)
+                    .output()
+                    .unwrap();
+                String::from_utf8_lossy(&o.stdout).into_owned()
+            };
+            let (ours, theirs) = (run(netsift), run("tcpdump"));
+            assert!(!theirs.is_empty(), "{name}: tcpdump printed nothing");
+            assert_eq!(ours, theirs, "{name} {flags:?}");
+            compared += theirs.lines().count();
+        }
+    }
+    eprintln!("verbose: {compared} lines equal to tcpdump's");
+    assert!(compared > 0);
 }

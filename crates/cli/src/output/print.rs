@@ -16,7 +16,6 @@ use std::sync::OnceLock;
 #[derive(Clone, Copy, Debug)]
 pub struct PrintOptions {
     pub summary: SummaryOptions,
-    pub quiet: bool,
     pub time: TimeFormat,
     pub nano: bool,
     pub dump: Option<Dump>,
@@ -25,8 +24,6 @@ pub struct PrintOptions {
 }
 
 impl PrintOptions {
-    // `..default()` keeps this building when SummaryOptions gains fields (-v, -q).
-    #[allow(clippy::needless_update)]
     pub fn from_args(args: &crate::args::Args) -> Result<PrintOptions> {
         let Some(time) = TimeFormat::from_count(args.time_format) else {
             bail!("only -t, -tt, -ttt, -tttt and -ttttt are supported");
@@ -36,9 +33,9 @@ impl PrintOptions {
                 absolute_tcp_seq: args.absolute_seq,
                 link_header: args.link_header,
                 interface_name: Some(interface_name),
-                ..SummaryOptions::default()
+                verbose: args.verbose,
+                quiet: args.quiet,
             },
-            quiet: args.quiet,
             time,
             nano: args.nano(),
             dump: Dump::from_counts(args.hex, args.hex_ascii, args.ascii),
@@ -106,19 +103,12 @@ impl Printer {
         if self.opts.number {
             let _ = write!(line, "{:5}  ", self.count);
         }
-        let mut summary = self.summarizer.summarize(self.linktype, p.data, p.orig_len);
+        let summary = self.summarizer.summarize(self.linktype, p.data, p.orig_len);
         // tcpdump checks the record's lengths before anything else: a bad one gets
         // its `[Invalid header: ...]` line without time stamp or dump.
         let invalid = summary.starts_with("[Invalid header");
         if !invalid {
             self.clock.stamp(line, sec, frac);
-        }
-        if self.opts.quiet {
-            // Keep the addresses and protocol, drop the per-protocol detail.
-            if let Some(i) = summary.find(": ") {
-                summary.truncate(i);
-            }
-            summary = format!("{summary}, length {}", p.orig_len);
         }
         line.push_str(&summary);
         if let Some(dump) = self.opts.dump.filter(|_| !invalid) {
