@@ -21,23 +21,28 @@ use std::time::{Duration, Instant};
 /// One capture tool and how it is run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Contender {
-    /// `netsift -i`: one worker, or `--workers N`.
-    Netsift { workers: usize },
+    /// `netsift -i`: one worker, or `--workers N`; with `--place kernel` (the
+    /// filter also as an eBPF socket filter under the ring, as tcpdump's classic
+    /// one is under its socket).
+    Netsift { workers: usize, kernel: bool },
     /// `tcpdump -i`.
     Tcpdump,
 }
 
 impl Contender {
-    /// The three of the issue, in report order.
-    pub const ALL: [Contender; 3] = [
-        Contender::Netsift { workers: 1 },
-        Contender::Netsift { workers: 2 },
+    /// The three of the issue, and netsift with its filter in the kernel too, in
+    /// report order.
+    pub const ALL: [Contender; 4] = [
+        Contender::Netsift { workers: 1, kernel: false },
+        Contender::Netsift { workers: 1, kernel: true },
+        Contender::Netsift { workers: 2, kernel: false },
         Contender::Tcpdump,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
-            Contender::Netsift { workers: 1 } => "netsift",
+            Contender::Netsift { workers: 1, kernel: false } => "netsift",
+            Contender::Netsift { workers: 1, kernel: true } => "netsift --place kernel",
             Contender::Netsift { .. } => "netsift --workers 2",
             Contender::Tcpdump => "tcpdump",
         }
@@ -158,9 +163,12 @@ pub fn run_one(
     };
     let mut cmd = Netns::command(&net.capture, program);
     cmd.args(["-i", &net.rx, "-B", &tools.buffer_kib.to_string()]);
-    if let Contender::Netsift { workers } = c {
+    if let Contender::Netsift { workers, kernel } = c {
         if workers > 1 {
             cmd.args(["--workers", &workers.to_string()]);
+        }
+        if kernel {
+            cmd.args(["--place", "kernel"]);
         }
     }
     cmd.args(["-w", "/dev/null", &tools.expr])

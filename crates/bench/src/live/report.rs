@@ -179,8 +179,9 @@ impl LiveReport {
                 continue;
             }
             for c in [
-                Contender::Netsift { workers: 1 },
-                Contender::Netsift { workers: 2 },
+                Contender::Netsift { workers: 1, kernel: false },
+                Contender::Netsift { workers: 1, kernel: true },
+                Contender::Netsift { workers: 2, kernel: false },
             ] {
                 if let Some(n) = self.row(c, rate) {
                     out.push((
@@ -195,18 +196,32 @@ impl LiveReport {
                 }
             }
         }
-        if let (Some(n), Some(t)) = (
-            self.row(Contender::Netsift { workers: 1 }, Rate::Top),
-            self.row(Contender::Tcpdump, Rate::Top),
-        ) {
-            let ratio = n.cpu.median / t.cpu.median.max(1e-9);
-            out.push((
-                format!(
-                    "at top speed netsift (1 worker) uses {:.3} CPU s/Mpkt, {:.2}x tcpdump's {:.3} (target: at most 0.5x)",
-                    n.cpu.median, ratio, t.cpu.median
-                ),
-                ratio <= 0.5,
-            ));
+        // The CPU target, for netsift filtering in user space and with its filter
+        // in the kernel too (as tcpdump's is); met if either is.
+        if let Some(t) = self.row(Contender::Tcpdump, Rate::Top) {
+            let mut lines = Vec::new();
+            let mut met = false;
+            for kernel in [false, true] {
+                if let Some(n) = self.row(Contender::Netsift { workers: 1, kernel }, Rate::Top) {
+                    let ratio = n.cpu.median / t.cpu.median.max(1e-9);
+                    met |= ratio <= 0.5;
+                    lines.push(format!(
+                        "{} {:.3} CPU s/Mpkt, {ratio:.2}x",
+                        Contender::Netsift { workers: 1, kernel }.name(),
+                        n.cpu.median
+                    ));
+                }
+            }
+            if !lines.is_empty() {
+                out.push((
+                    format!(
+                        "at top speed (1 worker): {}; tcpdump {:.3} (target: at most 0.5x)",
+                        lines.join("; "),
+                        t.cpu.median
+                    ),
+                    met,
+                ));
+            }
         }
         let (n, l) = (self.edit_sum("netsift"), self.edit_sum("libpcap"));
         out.push((
@@ -235,8 +250,9 @@ impl LiveReport {
             Some(v) if v.is_finite() => format!("{v:.d$}"),
             _ => "null".into(),
         };
-        let n1 = top(Contender::Netsift { workers: 1 });
-        let n2 = top(Contender::Netsift { workers: 2 });
+        let n1 = top(Contender::Netsift { workers: 1, kernel: false });
+        let n2 = top(Contender::Netsift { workers: 2, kernel: false });
+        let nk = top(Contender::Netsift { workers: 1, kernel: true });
         let td = top(Contender::Tcpdump);
         let (ne, le) = (self.edit_sum("netsift"), self.edit_sum("libpcap"));
         let rows: Vec<String> = self
@@ -258,8 +274,8 @@ impl LiveReport {
             })
             .collect();
         format!(
-            "{{\"packets\":{},\"expected\":{},\"top_sent\":{},\"top_sent_pps\":{},\"netsift_dropped\":{},\"netsift2_dropped\":{},\"tcpdump_dropped\":{},\
-             \"netsift_cpu_s_per_mpkt\":{},\"netsift2_cpu_s_per_mpkt\":{},\"tcpdump_cpu_s_per_mpkt\":{},\
+            "{{\"packets\":{},\"expected\":{},\"top_sent\":{},\"top_sent_pps\":{},\"netsift_dropped\":{},\"netsift2_dropped\":{},\"tcpdump_dropped\":{},\"netsift_kernel_dropped\":{},\
+             \"netsift_cpu_s_per_mpkt\":{},\"netsift2_cpu_s_per_mpkt\":{},\"tcpdump_cpu_s_per_mpkt\":{},\"netsift_kernel_cpu_s_per_mpkt\":{},\
              \"edits\":{},\"libpcap_edits\":{},\"edit_packets_sent\":{},\"netsift_edit_lost\":{},\"netsift_edit_leaked\":{},\"netsift_edit_dropped\":{},\
              \"libpcap_edit_lost\":{},\"libpcap_edit_leaked\":{},\"libpcap_edit_dropped\":{},\
              \"stress_edits\":{},\"stress_packets\":{},\"stress_lost\":{},\"stress_leaked\":{},\"targets_met\":{},\"rows\":[{}]}}",
@@ -270,9 +286,11 @@ impl LiveReport {
             num(n1.as_ref().map(|r| r.dropped.median), 0),
             num(n2.as_ref().map(|r| r.dropped.median), 0),
             num(td.as_ref().map(|r| r.dropped.median), 0),
+            num(nk.as_ref().map(|r| r.dropped.median), 0),
             num(n1.as_ref().map(|r| r.cpu.median), 4),
             num(n2.as_ref().map(|r| r.cpu.median), 4),
             num(td.as_ref().map(|r| r.cpu.median), 4),
+            num(nk.as_ref().map(|r| r.cpu.median), 4),
             ne.edits,
             le.edits,
             ne.sent,
@@ -292,9 +310,10 @@ impl LiveReport {
     }
 }
 
-const COLORS: [(Contender, &str); 3] = [
-    (Contender::Netsift { workers: 1 }, "#2471a3"),
-    (Contender::Netsift { workers: 2 }, "#27ae60"),
+const COLORS: [(Contender, &str); 4] = [
+    (Contender::Netsift { workers: 1, kernel: false }, "#2471a3"),
+    (Contender::Netsift { workers: 1, kernel: true }, "#8e44ad"),
+    (Contender::Netsift { workers: 2, kernel: false }, "#27ae60"),
     (Contender::Tcpdump, "#c0392b"),
 ];
 
