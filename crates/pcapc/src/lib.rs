@@ -13,6 +13,7 @@
 //! looks at packets.
 
 #![forbid(unsafe_code)]
+#![warn(missing_docs)]
 
 mod error;
 mod fasthash;

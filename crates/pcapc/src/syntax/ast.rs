@@ -12,11 +12,14 @@
 /// A half-open byte range `[start, end)` into the filter text.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Span {
+    /// Offset of the first byte.
     pub start: usize,
+    /// Offset just past the last byte.
     pub end: usize,
 }
 
 impl Span {
+    /// The span `[start, end)`.
     pub fn new(start: usize, end: usize) -> Span {
         Span { start, end }
     }
@@ -34,13 +37,18 @@ impl Span {
 /// every primitive that follows them in the text.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Expr {
+    /// `a and b`, also written `a && b`.
     And(Box<Expr>, Box<Expr>),
+    /// `a or b`, also written `a || b`.
     Or(Box<Expr>, Box<Expr>),
+    /// `not a`, also written `!a`; the span is that of the `not` or `!`.
     Not(Box<Expr>, Span),
+    /// A primitive: `host a`, `tcp`, `len > 100`, ...
     Prim(Primitive),
 }
 
 impl Expr {
+    /// The text the expression covers, for errors to point at.
     pub fn span(&self) -> Span {
         match self {
             Expr::And(a, b) | Expr::Or(a, b) => a.span().to(b.span()),
@@ -50,9 +58,14 @@ impl Expr {
     }
 }
 
+/// A primitive, pcap-filter(7)'s unit of an expression (`host a`, `tcp`, `len > 100`),
+/// and its text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Primitive {
+    /// Which primitive, with its operands.
     pub kind: PrimKind,
+    /// Its text, qualifiers included. An id that inherited its qualifiers
+    /// (`b` in `host a or b`) covers only itself.
     pub span: Span,
 }
 
@@ -60,88 +73,154 @@ pub struct Primitive {
 /// `wlan` all lex as `Link`, as in libpcap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Proto {
+    /// None written: `host a`, `port 80`, a bare `broadcast`.
     Default,
+    /// `link`, `ether`, `ppp`, `slip`, `fddi`, `tr` or `wlan`: the link layer.
     Link,
+    /// `ip`: IPv4.
     Ip,
+    /// `arp`.
     Arp,
+    /// `rarp`.
     Rarp,
+    /// `sctp`.
     Sctp,
+    /// `tcp`.
     Tcp,
+    /// `udp`.
     Udp,
+    /// `icmp`: ICMP for IPv4.
     Icmp,
+    /// `igmp`.
     Igmp,
+    /// `igrp`: Cisco's IGRP.
     Igrp,
+    /// `pim`.
     Pim,
+    /// `vrrp`.
     Vrrp,
+    /// `carp`: OpenBSD's CARP.
     Carp,
+    /// `atalk`: AppleTalk.
     Atalk,
+    /// `aarp`: AppleTalk ARP.
     Aarp,
+    /// `decnet`.
     Decnet,
+    /// `lat`: DEC LAT.
     Lat,
+    /// `sca`: DEC SCA.
     Sca,
+    /// `moprc`: DEC MOP remote console.
     Moprc,
+    /// `mopdl`: DEC MOP dump/load.
     Mopdl,
+    /// `ip6`: IPv6.
     Ip6,
+    /// `icmp6`: ICMP for IPv6.
     Icmp6,
+    /// `ah`: IPsec authentication header.
     Ah,
+    /// `esp`: IPsec encapsulating security payload.
     Esp,
+    /// `iso`: the OSI protocols.
     Iso,
+    /// `esis` or `es-is`.
     Esis,
+    /// `isis` or `is-is`.
     Isis,
+    /// `l1`: IS-IS level 1.
     IsisL1,
+    /// `l2`: IS-IS level 2.
     IsisL2,
+    /// `iih`: IS-IS hello.
     IsisIih,
+    /// `lsp`: IS-IS link state PDU.
     IsisLsp,
+    /// `snp`: IS-IS sequence number PDU, complete or partial.
     IsisSnp,
+    /// `psnp`: IS-IS partial sequence number PDU.
     IsisPsnp,
+    /// `csnp`: IS-IS complete sequence number PDU.
     IsisCsnp,
+    /// `clnp`.
     Clnp,
+    /// `stp`: spanning tree.
     Stp,
+    /// `ipx`.
     Ipx,
+    /// `netbeui`.
     Netbeui,
+    /// `radio`: the radio header (radiotap, AVS, Prism) before an 802.11 frame,
+    /// as in `radio[0]`.
     Radio,
 }
 
 /// Direction qualifiers (`dqual`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Dir {
+    /// None written; where direction matters, libpcap takes either, as
+    /// `src or dst` does.
     Default,
+    /// `src`: the source.
     Src,
+    /// `dst`: the destination.
     Dst,
-    /// `src or dst`
+    /// `src or dst` (or `dst or src`): either.
     Or,
-    /// `src and dst`
+    /// `src and dst` (or `dst and src`): both.
     And,
+    /// `addr1`: the first address of an 802.11 header.
     Addr1,
+    /// `addr2`: the second address of an 802.11 header.
     Addr2,
+    /// `addr3`: the third address of an 802.11 header.
     Addr3,
+    /// `addr4`: the fourth address of an 802.11 header.
     Addr4,
+    /// `ra`: the 802.11 receiver address.
     Ra,
+    /// `ta`: the 802.11 transmitter address.
     Ta,
 }
 
 /// Address-type qualifiers (`aqual`, plus `proto`, `protochain`, `gateway`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum AddrType {
+    /// None written (`src a`, `ether dst ab:cd:..`): taken as `host`, as libpcap does.
     Default,
+    /// `host`: a host, by name or address.
     Host,
+    /// `net`: a network (`net 10`, `net 10.0.0.0/8`, `net 10.0 mask 255.255`).
     Net,
+    /// `port`: a TCP, UDP or SCTP port, by number or service name.
     Port,
+    /// `portrange`: a range of ports, `1-1023` (which lexes as a name).
     Portrange,
+    /// `proto`: a protocol carried by the qualifying one (`ip proto 6`,
+    /// `ether proto \ip`).
     Proto,
+    /// `protochain`: a protocol found anywhere in the IPv4/IPv6 header chain.
     Protochain,
+    /// `gateway`: the packet used the host as a gateway (its link address,
+    /// but neither IP address, is the host's).
     Gateway,
 }
 
 /// The three qualifiers of a primitive, after inheritance.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Qual {
+    /// `pqual`: `tcp` in `tcp dst port 80`.
     pub proto: Proto,
+    /// `dqual`: `dst` in `tcp dst port 80`.
     pub dir: Dir,
+    /// `aqual`: `port` in `tcp dst port 80`.
     pub addr: AddrType,
 }
 
 impl Qual {
+    /// All three unwritten. No parsed primitive carries it: a `head` names a
+    /// direction or an address type, and a bare id inherits a `head`'s qualifiers.
     pub const DEFAULT: Qual = Qual {
         proto: Proto::Default,
         dir: Dir::Default,
@@ -176,47 +255,72 @@ pub enum Id {
 /// `relop`/`irelop`: comparison of two arithmetic expressions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RelOp {
+    /// `>`.
     Gt,
+    /// `>=`.
     Ge,
+    /// `=` or `==`.
     Eq,
+    /// `<=`.
     Le,
+    /// `<`.
     Lt,
+    /// `!=`.
     Ne,
 }
 
+/// Binary arithmetic operators, on unsigned 32-bit values as in BPF.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BinOp {
+    /// `+`.
     Add,
+    /// `-`.
     Sub,
+    /// `*`.
     Mul,
+    /// `/`.
     Div,
+    /// `%`.
     Mod,
+    /// `&`.
     And,
+    /// `|`.
     Or,
+    /// `^`.
     Xor,
+    /// `<<`.
     Shl,
+    /// `>>`.
     Shr,
 }
 
 /// An arithmetic expression (`arth`).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Arith {
+    /// A number, converted as [`Id::Num`] is.
     Num(u32, Span),
     /// `len` / `length`: the packet's wire length.
     Len(Span),
     /// `proto[index]` or `proto[index:size]`; `size` is 1, 2 or 4 (checked by the parser:
     /// "data size must be 1, 2, or 4").
     Load {
+        /// The protocol whose header `index` counts from (`tcp` in `tcp[13]`).
         proto: Proto,
+        /// Byte offset into that header.
         index: Box<Arith>,
+        /// Bytes loaded, in network order: 1 unless `:2` or `:4` is written.
         size: u8,
+        /// From the protocol name to the `]`.
         span: Span,
     },
+    /// `-a`; the span runs from the `-` to the end of `a`.
     Neg(Box<Arith>, Span),
+    /// `a op b`.
     Bin(BinOp, Box<Arith>, Box<Arith>),
 }
 
 impl Arith {
+    /// The text the expression covers, for errors to point at.
     pub fn span(&self) -> Span {
         match self {
             Arith::Num(_, s) | Arith::Len(s) | Arith::Neg(_, s) => *s,
@@ -229,19 +333,28 @@ impl Arith {
 /// `byte N op M` operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ByteOp {
+    /// `&`: the byte ANDed with `M` is not zero (but see [`PrimKind::Byte`]).
     And,
+    /// `|`: the byte ORed with `M` is not zero (but see [`PrimKind::Byte`]).
     Or,
+    /// `<`.
     Lt,
+    /// `>`.
     Gt,
+    /// `=` or `==`.
     Eq,
 }
 
 /// `llc` forms.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Llc {
+    /// `llc` alone: any 802.2 LLC frame.
     Any,
+    /// `llc i`: an information (I-format) frame.
     I,
+    /// `llc s`: a supervisory (S-format) frame.
     S,
+    /// `llc u`: an unnumbered (U-format) frame.
     U,
     /// An S-format subtype name: `rr`, `rnr`, `rej`.
     SSubtype(String),
@@ -249,45 +362,69 @@ pub enum Llc {
     USubtype(String),
 }
 
+/// What a primitive is, by the form of its text.
 #[derive(Clone, Debug, PartialEq)]
 pub enum PrimKind {
     /// `head id` and an `id` that inherited qualifiers: `host 1.2.3.4`, `tcp port 80`,
-    /// `ip proto \tcp`, `ether src ab:cd:..`, a bare `10.0.0.1` (all defaults).
+    /// `ip proto \tcp`, `ether src ab:cd:..`, and `b` in `host a or b`. An id with nothing
+    /// to inherit (a bare `10.0.0.1` first) is a syntax error, as in libpcap.
     Qualified {
+        /// The qualifiers, written or inherited.
         qual: Qual,
+        /// The operand.
         id: Id,
+        /// The operand's text alone.
         id_span: Span,
     },
     /// A protocol name on its own: `tcp`, `ip6`, `arp`, `l1`, ...
     ProtoAbbrev(Proto),
-    /// `arth relop arth`.
+    /// `arth relop arth`: `len > 100`, `tcp[13] & 2 != 0`.
     Relation {
+        /// The comparison.
         op: RelOp,
+        /// Left of the comparison.
         lhs: Arith,
+        /// Right of the comparison.
         rhs: Arith,
     },
     /// `[pqual] broadcast`.
     Broadcast(Proto),
     /// `[pqual] multicast`.
     Multicast(Proto),
+    /// `less N`: the packet is at most `N` bytes long.
     Less(u32),
+    /// `greater N`: the packet is at least `N` bytes long.
     Greater(u32),
-    /// `byte N op M`; the parser checks M <= 255.
+    /// `byte N op M`. As in libpcap 1.10, `M` may exceed 255, and `&` and `|` load no
+    /// byte: they test the value libpcap's program last loaded (see the lowering).
     Byte {
+        /// `N`, counted from the start of the link-layer header.
         index: u32,
+        /// How the byte is tested.
         op: ByteOp,
+        /// `M`.
         value: u32,
     },
+    /// `inbound`: a packet the capturing host received.
     Inbound,
+    /// `outbound`: a packet the capturing host sent.
     Outbound,
+    /// `ifindex N`: captured on the interface with index `N`.
     Ifindex(u32),
+    /// `vlan [ID]`: an 802.1Q tag, with that VLAN ID if given.
     Vlan(Option<u32>),
+    /// `mpls [LABEL]`: an MPLS label stack entry, with that label if given.
     Mpls(Option<u32>),
+    /// `pppoed`: a PPPoE discovery packet.
     Pppoed,
+    /// `pppoes [ID]`: a PPPoE session packet, of that session if given.
     Pppoes(Option<u32>),
+    /// `geneve [VNI]`: a Geneve packet (UDP port 6081), with that VNI if given.
     Geneve(Option<u32>),
+    /// `llc [TYPE]`: an 802.2 LLC frame, of that type if given.
     Llc(Llc),
     /// Anything libpcap's grammar accepts that no supported link type can use
-    /// (ATM, MTP2/3, pf, 802.11 type/subtype/dir); the text is kept for the error.
+    /// (ATM, MTP2/3, pf, 802.11 `type`/`subtype`/`dir`, and `vxlan`, which is newer than
+    /// libpcap 1.10); the text is kept for the error.
     Unsupported(String),
 }
