@@ -100,11 +100,8 @@ pub fn link_type_list(iface: &str) -> Result<String> {
     }
     let lt = linktype_of(iface)?;
     Ok(format!(
-        "Data link types for {iface} (use option -y to set):\n  {lt} ({})\n",
-        match lt {
-            LinkType::EN10MB => "Ethernet",
-            _ => "",
-        }
+        "Data link types for {iface} (use option -y to set):\n  {}\n",
+        lt.with_description()
     ))
 }
 
@@ -191,7 +188,8 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     }
     let mut sink = Sink::live(args, lt, cfg.snaplen)?;
     eprintln!(
-        "listening on {iface}, link-type {lt}, snapshot length {} bytes",
+        "listening on {iface}, link-type {}, snapshot length {} bytes",
+        lt.with_description(),
         cfg.snaplen
     );
     let mut scratch = BatchScratch::new();

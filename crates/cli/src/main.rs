@@ -172,9 +172,14 @@ fn run_reader<R: Read>(
     eprintln!(
         "reading from file {}, link-type {}, snapshot length {}",
         input.display(),
-        linktype,
+        linktype.with_description(),
         reader.snaplen()
     );
+    if linktype == netsift_wire::LinkType::LINUX_SLL2 {
+        // An SLL2 header names its interface by index, which means something only
+        // on the machine that captured it; tcpdump says so too.
+        eprintln!("Warning: interface names might be incorrect");
+    }
     let target = Target {
         linktype,
         savefile_swapped: Some(reader.is_big_endian()),

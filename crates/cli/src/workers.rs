@@ -183,8 +183,10 @@ pub fn run(
         .collect::<std::io::Result<_>>()?;
     drop(tx);
     eprintln!(
-        "listening on {}, link-type {lt}, snapshot length {} bytes, {n} workers",
-        cfg.interface, cfg.snaplen
+        "listening on {}, link-type {}, snapshot length {} bytes, {n} workers",
+        cfg.interface,
+        lt.with_description(),
+        cfg.snaplen
     );
     let result = write(args, lt, cfg.snaplen, n, &rx, &stop);
     stop.store(true, Ordering::Relaxed);

@@ -150,3 +150,63 @@ fn manual_and_completions_are_up_to_date() {
         );
     }
 }
+
+/// The "reading from file" line names the link type as tcpdump does, with
+/// libpcap's description (`EN10MB (Ethernet)`), for one capture of each link type
+/// the corpus has; an SLL2 file adds tcpdump's warning about interface names.
+#[test]
+fn the_reading_line_is_tcpdumps() {
+    let Some(dir) = corpus().map(|c| c.join("pcaps/tcpdump")) else {
+        println!("corpus not found; skipping");
+        return;
+    };
+    if !have_tcpdump() {
+        println!("tcpdump not found; skipping");
+        return;
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "pcap"))
+        .collect();
+    names.sort();
+    for cap in names {
+        let Ok(r) = netsift_pcapio::open(&cap) else {
+            continue;
+        };
+        if !r.linktype().is_supported() || !seen.insert(r.linktype()) {
+            continue;
+        }
+        let c = cap.to_str().unwrap();
+        let first = |o: Output| stderr(&o).lines().next().unwrap_or_default().to_string();
+        let ours = first(netsift(&["-r", c, "-c", "1"]));
+        let theirs = first(run("tcpdump", &["-r", c, "-c", "1"]));
+        assert_eq!(ours, theirs, "{c}");
+    }
+    assert!(seen.len() >= 3, "link types compared: {seen:?}");
+    println!("reading lines equal tcpdump's for {seen:?}");
+    // The corpus has no SLL2 capture: one packet of one, made here.
+    let dir = tempfile::tempdir().unwrap();
+    let f = dir.path().join("sll2.pcap");
+    let mut w = netsift_pcapio::PcapWriter::new(
+        std::fs::File::create(&f).unwrap(),
+        netsift_wire::LinkType::LINUX_SLL2,
+        262_144,
+        netsift_pcapio::TsPrecision::Micro,
+    )
+    .unwrap();
+    let mut pkt = vec![
+        0x08, 0x00, 0, 0, 0, 0, 0, 1, 0, 1, 0, 6, 2, 0, 0, 0, 0, 1, 0, 0,
+    ];
+    pkt.extend([
+        0x45, 0, 0, 20, 0, 0, 0, 0, 64, 59, 0, 0, 10, 0, 0, 1, 10, 0, 0, 2,
+    ]);
+    w.write_packet(1_700_000_000, 0, &pkt, pkt.len() as u32)
+        .unwrap();
+    w.flush().unwrap();
+    drop(w);
+    let two = |o: Output| stderr(&o).lines().take(2).collect::<Vec<_>>().join("\n");
+    let c = f.to_str().unwrap();
+    assert_eq!(two(netsift(&["-r", c])), two(run("tcpdump", &["-r", c])));
+}

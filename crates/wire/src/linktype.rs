@@ -37,6 +37,31 @@ impl LinkType {
     ];
 
     /// The libpcap name of this link type (`EN10MB`, `RAW`, ...), if netsift knows it.
+    /// libpcap's description of the link type (`pcap_datalink_val_to_description`),
+    /// which tcpdump prints after the name: `link-type EN10MB (Ethernet)`.
+    pub fn description(self) -> Option<&'static str> {
+        Some(match self {
+            Self::NULL => "BSD loopback",
+            Self::EN10MB => "Ethernet",
+            Self::RAW => "Raw IP",
+            Self::LOOP => "OpenBSD loopback",
+            Self::LINUX_SLL => "Linux cooked v1",
+            Self::IPV4 => "Raw IPv4",
+            Self::IPV6 => "Raw IPv6",
+            Self::LINUX_SLL2 => "Linux cooked v2",
+            _ => return None,
+        })
+    }
+
+    /// The name and description as tcpdump prints them after `link-type`:
+    /// `EN10MB (Ethernet)`, or the bare name when libpcap has no description.
+    pub fn with_description(self) -> String {
+        match self.description() {
+            Some(d) => format!("{self} ({d})"),
+            None => self.to_string(),
+        }
+    }
+
     pub fn name(self) -> Option<&'static str> {
         Some(match self {
             Self::NULL => "NULL",

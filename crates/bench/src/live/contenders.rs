@@ -33,16 +33,31 @@ impl Contender {
     /// The three of the issue, and netsift with its filter in the kernel too, in
     /// report order.
     pub const ALL: [Contender; 4] = [
-        Contender::Netsift { workers: 1, kernel: false },
-        Contender::Netsift { workers: 1, kernel: true },
-        Contender::Netsift { workers: 2, kernel: false },
+        Contender::Netsift {
+            workers: 1,
+            kernel: false,
+        },
+        Contender::Netsift {
+            workers: 1,
+            kernel: true,
+        },
+        Contender::Netsift {
+            workers: 2,
+            kernel: false,
+        },
         Contender::Tcpdump,
     ];
 
     pub fn name(self) -> &'static str {
         match self {
-            Contender::Netsift { workers: 1, kernel: false } => "netsift",
-            Contender::Netsift { workers: 1, kernel: true } => "netsift --place kernel",
+            Contender::Netsift {
+                workers: 1,
+                kernel: false,
+            } => "netsift",
+            Contender::Netsift {
+                workers: 1,
+                kernel: true,
+            } => "netsift --place kernel",
             Contender::Netsift { .. } => "netsift --workers 2",
             Contender::Tcpdump => "tcpdump",
         }

@@ -179,9 +179,18 @@ impl LiveReport {
                 continue;
             }
             for c in [
-                Contender::Netsift { workers: 1, kernel: false },
-                Contender::Netsift { workers: 1, kernel: true },
-                Contender::Netsift { workers: 2, kernel: false },
+                Contender::Netsift {
+                    workers: 1,
+                    kernel: false,
+                },
+                Contender::Netsift {
+                    workers: 1,
+                    kernel: true,
+                },
+                Contender::Netsift {
+                    workers: 2,
+                    kernel: false,
+                },
             ] {
                 if let Some(n) = self.row(c, rate) {
                     out.push((
@@ -250,9 +259,18 @@ impl LiveReport {
             Some(v) if v.is_finite() => format!("{v:.d$}"),
             _ => "null".into(),
         };
-        let n1 = top(Contender::Netsift { workers: 1, kernel: false });
-        let n2 = top(Contender::Netsift { workers: 2, kernel: false });
-        let nk = top(Contender::Netsift { workers: 1, kernel: true });
+        let n1 = top(Contender::Netsift {
+            workers: 1,
+            kernel: false,
+        });
+        let n2 = top(Contender::Netsift {
+            workers: 2,
+            kernel: false,
+        });
+        let nk = top(Contender::Netsift {
+            workers: 1,
+            kernel: true,
+        });
         let td = top(Contender::Tcpdump);
         let (ne, le) = (self.edit_sum("netsift"), self.edit_sum("libpcap"));
         let rows: Vec<String> = self
@@ -311,9 +329,27 @@ impl LiveReport {
 }
 
 const COLORS: [(Contender, &str); 4] = [
-    (Contender::Netsift { workers: 1, kernel: false }, "#2471a3"),
-    (Contender::Netsift { workers: 1, kernel: true }, "#8e44ad"),
-    (Contender::Netsift { workers: 2, kernel: false }, "#27ae60"),
+    (
+        Contender::Netsift {
+            workers: 1,
+            kernel: false,
+        },
+        "#2471a3",
+    ),
+    (
+        Contender::Netsift {
+            workers: 1,
+            kernel: true,
+        },
+        "#8e44ad",
+    ),
+    (
+        Contender::Netsift {
+            workers: 2,
+            kernel: false,
+        },
+        "#27ae60",
+    ),
     (Contender::Tcpdump, "#c0392b"),
 ];
 
