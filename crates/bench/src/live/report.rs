@@ -178,20 +178,10 @@ impl LiveReport {
             if td.dropped.max > 0.0 {
                 continue;
             }
-            for c in [
-                Contender::Netsift {
-                    workers: 1,
-                    kernel: false,
-                },
-                Contender::Netsift {
-                    workers: 1,
-                    kernel: true,
-                },
-                Contender::Netsift {
-                    workers: 2,
-                    kernel: false,
-                },
-            ] {
+            for c in Contender::ALL
+                .into_iter()
+                .filter(|c| *c != Contender::Tcpdump)
+            {
                 if let Some(n) = self.row(c, rate) {
                     out.push((
                         format!(
