@@ -32,6 +32,7 @@ fn kernel_quick_json_reports_every_field() {
         "\"kernel_update_ns_p50_at_100000\":",
         "\"kernel_update_ns_p99_at_100000\":",
         "\"swap_ns_p50\":",
+        "\"libpcap_setfilter_ns_p50\":",
         "\"filters\":[",
     ] {
         assert!(last.contains(field), "{field} missing from {last}");

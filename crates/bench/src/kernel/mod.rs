@@ -15,7 +15,8 @@
 //! would decide, are counted, not compared).
 //!
 //! Update cost: inserting (then deleting) a fresh key in a SET's hash map holding 1
-//! or 100,000 keys, and swapping a loaded program onto a socket (`SO_ATTACH_BPF`).
+//! or 100,000 keys, swapping a loaded program onto a socket (`SO_ATTACH_BPF`), and
+//! beside them libpcap's `pcap_setfilter` on a live handle.
 
 use crate::gen::trace::{seeds_filters, trace, TraceConfig};
 use crate::stats::{percentile, Stat};
@@ -116,6 +117,9 @@ pub struct KernelReport {
     pub update_at_big: Latency,
     /// `SO_ATTACH_BPF` of an already loaded program.
     pub swap: Latency,
+    /// libpcap's `pcap_setfilter` on a live handle (a drop-all filter, a drain of
+    /// the socket, then the new filter), two compiled filters in turn.
+    pub setfilter: Latency,
     /// Packets in the trace sample.
     pub packets: usize,
 }
@@ -233,6 +237,7 @@ pub fn run(cfg: &KernelConfig) -> Result<KernelReport> {
         update_at_1: map_updates(1, cfg.updates)?,
         update_at_big: map_updates(cfg.big_map, cfg.updates)?,
         swap: swaps(cfg.updates)?,
+        setfilter: setfilters(cfg.updates.min(2_000))?,
         packets: pkts.len(),
     })
 }
@@ -255,6 +260,23 @@ fn map_updates(held: u32, n: usize) -> Result<Latency> {
         })
         .collect::<Result<_, _>>()
         .map_err(|e| anyhow!("{e}"))?;
+    Ok(Latency::of(ns))
+}
+
+/// `pcap_setfilter` of one of two compiled filters in turn, on a live handle on
+/// the loopback interface (tcpdump's way of changing a running filter).
+fn setfilters(n: usize) -> Result<Latency> {
+    let mut live = crate::live::libpcap::Live::open("lo", 2 << 20, 100).map_err(|e| anyhow!(e))?;
+    let a = live.compile("tcp port 80").map_err(|e| anyhow!(e))?;
+    let b = live.compile("udp port 53").map_err(|e| anyhow!(e))?;
+    let ns: Vec<f64> = (0..n)
+        .map(|i| {
+            let t = Instant::now();
+            live.set_filter(if i % 2 == 0 { a } else { b })
+                .map(|()| t.elapsed().as_nanos() as f64)
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| anyhow!(e))?;
     Ok(Latency::of(ns))
 }
 
@@ -315,14 +337,17 @@ impl KernelReport {
         }
         s.push_str(&format!(
             "map insert: p50 {:.0} ns, p99 {:.0} ns at 1 key; p50 {:.0} ns, p99 {:.0} ns at {} keys\n\
-             program swap (SO_ATTACH_BPF): p50 {:.0} ns, p99 {:.0} ns\n",
+             program swap (SO_ATTACH_BPF): p50 {:.0} ns, p99 {:.0} ns\n\
+             libpcap pcap_setfilter: p50 {:.0} ns, p99 {:.0} ns\n",
             self.update_at_1.p50,
             self.update_at_1.p99,
             self.update_at_big.p50,
             self.update_at_big.p99,
             100_000,
             self.swap.p50,
-            self.swap.p99
+            self.swap.p99,
+            self.setfilter.p50,
+            self.setfilter.p99
         ));
         s
     }
@@ -342,12 +367,13 @@ impl KernelReport {
         format!(
             "{{\"kernel_update_ns_p50_at_1\":{:.0},\"kernel_update_ns_p99_at_1\":{:.0},\
              \"kernel_update_ns_p50_at_100000\":{:.0},\"kernel_update_ns_p99_at_100000\":{:.0},\
-             \"swap_ns_p50\":{:.0},\"packets\":{},\"filters\":[{}]}}",
+             \"swap_ns_p50\":{:.0},\"libpcap_setfilter_ns_p50\":{:.0},\"packets\":{},\"filters\":[{}]}}",
             self.update_at_1.p50,
             self.update_at_1.p99,
             self.update_at_big.p50,
             self.update_at_big.p99,
             self.swap.p50,
+            self.setfilter.p50,
             self.packets,
             filters.join(",")
         )

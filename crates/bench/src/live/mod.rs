@@ -18,7 +18,7 @@
 
 pub mod contenders;
 pub mod edits;
-mod libpcap;
+pub(crate) mod libpcap;
 pub mod netns;
 pub mod replay;
 pub mod report;
