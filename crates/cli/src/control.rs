@@ -70,18 +70,19 @@ impl Clauses {
         (c, reader)
     }
 
-    /// The kernel's program for the clauses, with `extra` added and `without`
-    /// left out.
-    fn place(&self, extra: Option<&PassSet>, without: Option<u64>) -> Result<(), String> {
-        let Some(k) = &self.kernel else {
+    /// The kernel's program for the clauses, with `extra` added (as number
+    /// `self.next`) and `without` left out.
+    fn place(&mut self, extra: Option<&PassSet>, without: Option<u64>) -> Result<(), String> {
+        let Some(k) = &mut self.kernel else {
             return Ok(());
         };
-        let sets: Vec<&PassSet> = self
+        let next = self.next;
+        let sets: Vec<(u64, &PassSet)> = self
             .by_number
             .iter()
             .filter(|(n, _)| Some(**n) != without)
-            .map(|(_, c)| &c.set)
-            .chain(extra)
+            .map(|(n, c)| (*n, &c.set))
+            .chain(extra.map(|s| (next, s)))
             .collect();
         k.install(&sets)
     }
@@ -129,9 +130,17 @@ impl Clauses {
             return Err(format!("no clause {n} (list shows the clauses)"));
         };
         self.swift.remove(&c.id).map_err(|e| e.to_string())?;
-        // A kernel that stays wider only lets through what user space drops.
-        if let Err(e) = self.place(None, Some(n)) {
-            eprintln!("netsift: the kernel keeps clause {n} after all: {e}");
+        // In the kernel the clause is switched off in place (one map write); a
+        // new program only if that cannot be done. A kernel that stays wider
+        // only lets through what user space drops.
+        let off = match &mut self.kernel {
+            Some(k) => k.disable(n),
+            None => Ok(true),
+        };
+        if !matches!(off, Ok(true)) {
+            if let Err(e) = self.place(None, Some(n)) {
+                eprintln!("netsift: the kernel keeps clause {n} after all: {e}");
+            }
         }
         self.by_number.remove(&n);
         Ok(())

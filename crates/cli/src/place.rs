@@ -111,17 +111,36 @@ pub fn place(
 
 /// The kernel's side of `--control`'s live set: the rings to attach to (their
 /// descriptors duplicated, so a socket stays valid while the control thread may
-/// still edit), and the snap length the program keeps.
+/// still edit), the snap length the program keeps, and the program in place with
+/// the clause numbers in its order.
 pub struct KernelClauses {
     socks: Vec<OwnedFd>,
     snaplen: u32,
+    current: Option<(Generated, Vec<u64>)>,
 }
 
 impl KernelClauses {
-    /// Generates the program for `clauses` and attaches it under every ring.
-    pub fn install(&self, clauses: &[&PassSet]) -> Result<(), String> {
-        let g = generate_clauses(clauses, Env::socket(self.snaplen)).map_err(|e| e.to_string())?;
-        load_and_attach(&g, &self.socks).map(|_| ())
+    /// Generates the program for `clauses` (by number) and swaps it in under
+    /// every ring.
+    pub fn install(&mut self, clauses: &[(u64, &PassSet)]) -> Result<(), String> {
+        let sets: Vec<&PassSet> = clauses.iter().map(|(_, s)| *s).collect();
+        let g = generate_clauses(&sets, Env::socket(self.snaplen)).map_err(|e| e.to_string())?;
+        load_and_attach(&g, &self.socks)?;
+        self.current = Some((g, clauses.iter().map(|(n, _)| *n).collect()));
+        Ok(())
+    }
+
+    /// Turns clause `n` off in the program in place: one map write, no new
+    /// program. False if the program does not hold it.
+    pub fn disable(&mut self, n: u64) -> Result<bool, String> {
+        let Some((g, order)) = &self.current else {
+            return Ok(false);
+        };
+        let Some(i) = order.iter().position(|&m| m == n) else {
+            return Ok(false);
+        };
+        g.set_enabled(i, false).map_err(|e| e.to_string())?;
+        Ok(true)
     }
 }
 
@@ -139,7 +158,11 @@ pub fn clauses(
     if let Some(why) = unplaceable(lt) {
         return refuse(auto, why);
     }
-    let k = KernelClauses { socks, snaplen };
+    let mut k = KernelClauses {
+        socks,
+        snaplen,
+        current: None,
+    };
     match k.install(&[]) {
         Ok(()) => {
             eprintln!(

@@ -383,9 +383,10 @@ fn clause_programs_accept_what_a_live_set_accepts() {
     // Clauses in threes, the first of each group shifting by one each time.
     for group in sets.windows(3).step_by(2) {
         let (mut swift, reader) = netsift_swift::Swift::open(lt);
-        for (e, _) in group {
-            swift.add(e).expect("a corpus expression is a clause");
-        }
+        let ids: Vec<_> = group
+            .iter()
+            .map(|(e, _)| swift.add(e).expect("a corpus expression is a clause"))
+            .collect();
         let refs: Vec<&netsift_isa::PassSet> = group.iter().map(|(_, s)| s).collect();
         let g = generate_clauses(&refs, Env::TEST_RUN).expect("generated");
         let prog = match Program::load(ProgKind::SchedCls, "clauses", &g.insns) {
@@ -399,7 +400,18 @@ fn clause_programs_accept_what_a_live_set_accepts() {
             }
         };
         programs += 1;
-        for (i, p) in packets.iter().enumerate() {
+        // All three clauses; then the middle one switched off in place (a map
+        // write) and removed from the live set, on every other packet.
+        let mut all: Vec<(bool, usize)> = (0..packets.len()).map(|i| (false, i)).collect();
+        all.extend((0..packets.len()).step_by(2).map(|i| (true, i)));
+        let mut switched = false;
+        for (off, i) in all {
+            if off && !switched {
+                g.set_enabled(1, false).expect("a map write");
+                swift.remove(&ids[1]).expect("the clause goes");
+                switched = true;
+            }
+            let p = &packets[i];
             let want = reader.matches(&mut scratch, p, p.len() as u32);
             let got = match prog.test_run(p, 1) {
                 Ok(r) => r.retval,
@@ -418,8 +430,9 @@ fn clause_programs_accept_what_a_live_set_accepts() {
             };
             if wrong && failures.len() < 40 {
                 failures.push(format!(
-                    "{:?}: packet {i} ({} bytes): kernel {got:#x}, live set {want}",
+                    "{:?}{}: packet {i} ({} bytes): kernel {got:#x}, live set {want}",
                     group.iter().map(|g| &g.0).collect::<Vec<_>>(),
+                    if switched { " (the second off)" } else { "" },
                     p.len()
                 ));
             }

@@ -113,8 +113,9 @@ fn random_expressions() {
         total.summary()
     );
     if seed == DEFAULT_SEED {
+        // Written so that it reads the same when the budget is 0, as it is now.
         assert!(
-            total.mismatches_short <= SHORT_BUDGET,
+            total.mismatches_short.saturating_sub(SHORT_BUDGET) == 0,
             "more short-packet mismatches than the budget\n{}\n{again}",
             total.summary()
         );

@@ -98,6 +98,20 @@ pub struct Generated {
     /// is one map lookup, and a key inserted or deleted here is seen by the next
     /// packet with no reload (the loaded program holds its own references).
     pub tables: Vec<(usize, u32, Map)>,
+    /// For a live set's clauses ([`generate_clauses`]): an array map of one word
+    /// per clause, 1 to run it and 0 to skip it ([`Generated::set_enabled`]).
+    pub enable: Option<Map>,
+}
+
+impl Generated {
+    /// Turns clause `clause` of a [`generate_clauses`] program on or off: one map
+    /// write, seen by the next packet, with no reload and no verifier run.
+    pub fn set_enabled(&self, clause: usize, on: bool) -> Result<(), crate::sys::Error> {
+        match &self.enable {
+            Some(m) => m.update(&(clause as u32).to_ne_bytes(), &u32::from(on).to_ne_bytes()),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Why no program was generated.
@@ -231,10 +245,33 @@ fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenE
         g.a.ldx(Width::W, VAL, CTX, 20);
         g.a.jmp_imm(Cond::Ne, VAL, 0, unsure);
     }
+    // A live set's clauses each have an enable word in an array map: turning one
+    // off is one map write, seen by the next packet, with no reload.
+    let enable = if checked {
+        let m = Map::create(MapKind::Array, 4, 4, clauses.len().max(1) as u32)
+            .map_err(GenError::Map)?;
+        for c in 0..clauses.len() as u32 {
+            m.update(&c.to_ne_bytes(), &1u32.to_ne_bytes())
+                .map_err(GenError::Map)?;
+        }
+        Some(m)
+    } else {
+        None
+    };
     let mut unsure_passes = Vec::new();
     let mut numbered = 0;
     for (c, (set, d)) in clauses.iter().zip(&decoded).enumerate() {
         let next_clause = g.a.label();
+        if let Some(m) = &enable {
+            g.a.st(Width::W, R10, KEY, c as i32);
+            g.a.ld_map_fd(R1, m.fd());
+            g.a.mov64_reg(R2, R10);
+            g.a.alu64_imm(Alu::Add, R2, KEY as i32);
+            g.a.call(MAP_LOOKUP_ELEM);
+            g.a.jmp_imm(Cond::Eq, R0, 0, next_clause);
+            g.a.ldx(Width::W, R1, R0, 0);
+            g.a.jmp_imm(Cond::Eq, R1, 0, next_clause);
+        }
         g.set = set;
         g.passes = &d.passes;
         g.pool = &d.pool;
@@ -271,6 +308,7 @@ fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenE
         exact: unsure_passes.is_empty(),
         unsure_passes,
         tables: g.tables,
+        enable,
     })
 }
 
