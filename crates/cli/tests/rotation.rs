@@ -207,3 +207,49 @@ fn bad_rotation_values_are_refused_as_tcpdump_refuses_them() {
         assert!(err.contains(msg), "{flag} {value}: {err}");
     }
 }
+
+/// `-G 1` over real time: packets read from a pipe with a pause of more than a
+/// second in the middle go to two files, split at the pause, each a whole pcap
+/// (names by strftime of the second each file was opened).
+#[test]
+fn time_rotation_splits_at_a_pause() {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let dir = tempfile::tempdir().unwrap();
+    let whole = dir.path().join("in.pcap");
+    trace(&whole, 20);
+    let bytes = std::fs::read(&whole).unwrap();
+    // The header and the first ten records, then the rest after the pause.
+    let mut at = 24;
+    for _ in 0..10 {
+        let len = u32::from_le_bytes(bytes[at + 8..at + 12].try_into().unwrap()) as usize;
+        at += 16 + len;
+    }
+    let out = dir.path().join("g-%H%M%S.pcap");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_netsift"))
+        .args(["-r", "-", "-G", "1", "-w"])
+        .arg(&out)
+        .stdin(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(&bytes[..at]).unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(2300));
+    stdin.write_all(&bytes[at..]).unwrap();
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+    let f = files(dir.path());
+    let made: Vec<(&String, usize)> = f
+        .iter()
+        .filter(|(n, _)| n.starts_with("g-"))
+        .map(|(n, b)| (n, packets(b)))
+        .collect();
+    assert_eq!(made.len(), 2, "{made:?}");
+    assert_eq!(
+        made.iter().map(|(_, p)| *p).collect::<Vec<_>>(),
+        [10, 10],
+        "{made:?}"
+    );
+}
