@@ -59,7 +59,9 @@ impl Ord for Held {
 }
 
 enum Msg {
-    Packet(Held),
+    /// A block's accepted packets, in the ring's order: one message a block,
+    /// not one a packet, so the channel's locking and wake-ups are paid per block.
+    Packets(Vec<Held>),
     /// The worker stopped; its ring's statistics.
     Done(usize, Result<Stats, String>),
 }
@@ -112,6 +114,7 @@ fn work(id: usize, mut ring: Ring, filter: Shared, stop: Arc<AtomicBool>, tx: Sy
     let mut one = Scratch::new();
     let mut seq = 0u64;
     let mut failed = None;
+    let mut out = Vec::new();
     'run: while !stop.load(Ordering::Relaxed) {
         let block = match ring.next_block(Duration::from_millis(100)) {
             Ok(Some(b)) => b,
@@ -137,18 +140,18 @@ fn work(id: usize, mut ring: Ring, filter: Shared, stop: Arc<AtomicBool>, tx: Sy
             };
             for (_, fr) in chunk.iter().enumerate().filter(|(i, _)| keep >> i & 1 != 0) {
                 seq += 1;
-                let h = Held {
+                out.push(Held {
                     ts: frame_ns(fr),
                     seq: seq << 8 | id as u64,
                     worker: id,
                     wire: fr.wire_len,
                     // The one copy: accepted packets leave the ring.
                     data: fr.data.to_vec(),
-                };
-                if tx.send(Msg::Packet(h)).is_err() {
-                    break 'run;
-                }
+                });
             }
+        }
+        if !out.is_empty() && tx.send(Msg::Packets(std::mem::take(&mut out))).is_err() {
+            break 'run;
         }
     }
     let stats = match failed {
@@ -170,7 +173,9 @@ pub fn run(
     stop: Arc<AtomicBool>,
 ) -> Result<()> {
     let n = rings.len();
-    let (tx, rx) = sync_channel(8192);
+    // Messages are blocks: at most this many in flight bounds what a lagging
+    // writer holds to this many rings' blocks of accepted packets.
+    let (tx, rx) = sync_channel(64);
     let handles: Vec<_> = rings
         .into_iter()
         .enumerate()
@@ -294,9 +299,11 @@ fn write(
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
         };
         match m {
-            Msg::Packet(h) => {
-                newest = newest.max(h.ts);
-                heap.push(Reverse(h));
+            Msg::Packets(block) => {
+                for h in block {
+                    newest = newest.max(h.ts);
+                    heap.push(Reverse(h));
+                }
                 while heap.peek().is_some_and(|Reverse(h)| {
                     h.ts + REORDER_WINDOW_NS <= newest || heap.len() > REORDER_MAX
                 }) {
