@@ -155,6 +155,14 @@ pub fn print_stats(captured: u64, received: u64, dropped: u64, more: &str) {
     }
 }
 
+/// netsift's account of a ring, after tcpdump's lines: where the packets went.
+pub fn ring_line(s: &netsift_capture::Stats, copied: u64) -> String {
+    format!(
+        "ring: {} blocks read, {} packets filtered in place, {copied} copied out, full {} times",
+        s.blocks, s.frames, s.frozen
+    )
+}
+
 /// The batch engine's verdicts on up to [`BATCH`] frames, where they lie in the ring.
 pub fn filter_frames(
     f: &Compiled,

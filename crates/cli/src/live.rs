@@ -105,14 +105,6 @@ pub fn link_type_list(iface: &str) -> Result<String> {
     ))
 }
 
-/// netsift's account of a ring, after tcpdump's lines: where the packets went.
-pub fn ring_line(s: &netsift_capture::Stats, copied: u64) -> String {
-    format!(
-        "ring: {} blocks read, {} packets filtered in place, {copied} copied out, full {} times",
-        s.blocks, s.frames, s.frozen
-    )
-}
-
 /// Captures from `iface` until `-c`, or a signal.
 pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> {
     let mut cfg = config(args, iface);
@@ -251,7 +243,7 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     })();
     sink.finish()?;
     let stats = ring.stats().map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut more = ring_line(&stats, accepted);
+    let mut more = crate::filter::ring_line(&stats, accepted);
     if let Engine::Follow(following, _) = &engine {
         more = format!("{more}\n{}", following.summary());
     }

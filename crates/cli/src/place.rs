@@ -72,41 +72,37 @@ fn load_and_attach(g: &Generated, socks: &[OwnedFd]) -> Result<Program, String> 
 }
 
 /// Places the static filter `set` (`None`: none, or `--follow`'s, which stays in
-/// user space) under the rings `socks`, as `--place` asks; true if it went into
-/// the kernel.
+/// user space) under the rings `socks`, as `--place` asks.
 pub fn place(
     args: &crate::args::Args,
     set: Option<&PassSet>,
     lt: LinkType,
     snaplen: u32,
     socks: &[OwnedFd],
-) -> Result<bool> {
+) -> Result<()> {
     let Some(auto) = wanted(args) else {
-        return Ok(false);
+        return Ok(());
     };
-    let Some(set) = set else {
-        if args.follow.is_some() {
-            return refuse(auto, "--follow edits the filter in user space".into())
-                .map(|_: Option<()>| false);
-        }
+    let why = match set {
         // No filter: every packet is wanted, and there is nothing to place.
-        return Ok(false);
+        None if args.follow.is_none() => return Ok(()),
+        None => "--follow edits the filter in user space".to_string(),
+        Some(set) => match unplaceable(lt) {
+            Some(why) => why,
+            None => match generate(set, Env::socket(snaplen)) {
+                Err(e) => e.to_string(),
+                Ok(g) => match load_and_attach(&g, socks) {
+                    // The sockets hold the program now; this handle may go.
+                    Ok(_) => {
+                        eprintln!("{}", describe(&g));
+                        return Ok(());
+                    }
+                    Err(why) => why,
+                },
+            },
+        },
     };
-    if let Some(why) = unplaceable(lt) {
-        return refuse(auto, why).map(|_: Option<()>| false);
-    }
-    let g = match generate(set, Env::socket(snaplen)) {
-        Ok(g) => g,
-        Err(e) => return refuse(auto, e.to_string()).map(|_: Option<()>| false),
-    };
-    match load_and_attach(&g, socks) {
-        Ok(_) => {
-            // The sockets hold the program now; this handle may go.
-            eprintln!("{}", describe(&g));
-            Ok(true)
-        }
-        Err(why) => refuse(auto, why).map(|_: Option<()>| false),
-    }
+    refuse::<()>(auto, why).map(|_| ())
 }
 
 /// The kernel's side of `--control`'s live set: the rings to attach to (their

@@ -223,7 +223,7 @@ pub fn run(
                     accepted[i],
                     s.received,
                     s.dropped,
-                    crate::live::ring_line(s, accepted[i])
+                    crate::filter::ring_line(s, accepted[i])
                 );
             }
             Some(Err(e)) => eprintln!("worker {i}: failed: {e}"),
