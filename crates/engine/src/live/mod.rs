@@ -13,6 +13,19 @@
 //! Old versions are freed through epoch-based reclamation (`crossbeam-epoch`) once no
 //! reader can still hold them; readers pin an epoch per packet or per batch.
 //!
+//! # Which passes one packet sees
+//!
+//! Every publish of a new pass and every deletion takes the next value of a
+//! generation counter: the pass is *born* at one generation and *dies* at a later
+//! one. A packet reads the counter once, before its scan, and sees exactly the passes
+//! alive at that generation (born at or before it, not dead at it), each in its
+//! newest version. So the set a packet is judged by is one the writer really
+//! had, even though the scan visits one slot at a time: a replace (add the new
+//! clause, then delete the old) never rejects a packet both accept, wherever
+//! the new clause lands. A deleted pass keeps its slot until every packet that
+//! may still see it is done (the slot is handed back through the same epoch
+//! reclamation), so a reused slot never shows an older packet a newer pass.
+//!
 //! A new pass (`new_pass`, `dup_pass`) starts as a *draft* that only the writer
 //! sees; `publish` makes it visible in one store. Edits of a published pass are
 //! published one by one, each atomically.
@@ -41,7 +54,7 @@ use crate::eval::{PassRef, Program};
 use crate::op::Step;
 use crossbeam_epoch::{self as epoch, Atomic, Guard};
 use netsift_isa::{Anchor, PassKind, MAX_ANCHORS, MAX_INSNS, MAX_PASSES};
-use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use table::Table;
 
@@ -62,6 +75,10 @@ pub fn new() -> (Writer, Reader) {
 /// One published version of a pass. Immutable once published.
 pub(crate) struct Node {
     id: u64,
+    /// The generation the pass was first published at (edits keep it).
+    born: u64,
+    /// The generation it was deleted at; `u64::MAX` while it lives.
+    died: AtomicU64,
     kind: PassKind,
     parent: Option<u16>,
     clause: u32,
@@ -76,9 +93,11 @@ pub(crate) struct Shared {
     slots: Box<[Atomic<Node>]>,
     /// Published passes are in slots below this; readers scan only that far.
     high: AtomicUsize,
-    /// Bumped after every slot publish or unpublish: a reader that rejects checks
-    /// it did not change during its scan (see `Session::evaluate`).
-    pub(crate) generation: std::sync::atomic::AtomicU64,
+    /// The generation: the newest birth or death of a pass (see the module notes).
+    generation: AtomicU64,
+    /// One bit per slot whose dead pass no packet can see any more; the writer
+    /// takes the slot back when it next needs one.
+    reclaimed: [AtomicU64; MAX_PASSES / 64],
     /// Append-only: an entry is written before any published pass names it.
     anchors: [AtomicU32; MAX_ANCHORS],
     anchor_count: AtomicUsize,
@@ -91,7 +110,8 @@ impl Shared {
         Shared {
             slots: (0..MAX_PASSES).map(|_| Atomic::null()).collect(),
             high: AtomicUsize::new(0),
-            generation: std::sync::atomic::AtomicU64::new(0),
+            generation: AtomicU64::new(0),
+            reclaimed: std::array::from_fn(|_| AtomicU64::new(0)),
             anchors,
             // Anchor 0 (the packet start, `Const` at offset 0) is the zero word.
             anchor_count: AtomicUsize::new(1),
@@ -122,20 +142,26 @@ impl Drop for Shared {
     }
 }
 
-/// The pass set as one packet's evaluation sees it: pinned, with the slot count read
-/// once so that every index stays below the size the scratch space was reset to.
+/// The pass set as one packet's evaluation sees it: pinned, at one generation, with
+/// the slot count read once so that every index stays below the size the scratch
+/// space was reset to.
 pub(crate) struct View<'g> {
     shared: &'g Shared,
     guard: &'g Guard,
     slots: usize,
+    generation: u64,
 }
 
 impl<'g> View<'g> {
     pub(crate) fn new(shared: &'g Shared, guard: &'g Guard) -> View<'g> {
+        // Acquire: every pass born at or before this generation is in its slot,
+        // below `high`, and every death up to it is marked in its node.
+        let generation = shared.generation.load(Ordering::Acquire);
         View {
             shared,
             guard,
             slots: shared.high.load(Ordering::Acquire).min(MAX_PASSES),
+            generation,
         }
     }
 }
@@ -156,6 +182,12 @@ impl Program for View<'_> {
         // unlinked, and the guard pins an epoch in which it was still reachable, so
         // it lives at least as long as `self.guard`.
         let n = unsafe { p.as_ref() }?;
+        // Relaxed: a death at or before this generation was made visible by the
+        // acquire in `View::new`; a later one may be seen or not, and either way
+        // the pass still lived at this generation.
+        if n.born > self.generation || n.died.load(Ordering::Relaxed) <= self.generation {
+            return None;
+        }
         Some(PassRef {
             kind: n.kind,
             parent: n.parent,

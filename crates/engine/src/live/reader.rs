@@ -6,9 +6,6 @@ use crate::Scratch;
 use crossbeam_epoch::{self as epoch, Guard};
 use std::sync::Arc;
 
-/// Scans of one packet at most, when the set keeps changing under them.
-const MAX_LOOKS: u32 = 64;
-
 /// A handle that filters packets with the live pass set. Clone one per filtering
 /// thread; each needs its own [`Scratch`].
 #[derive(Clone)]
@@ -42,8 +39,9 @@ impl Reader {
     }
 }
 
-/// A pinned view for a batch of packets. Each packet sees every pass either before or
-/// after any concurrent edit of it.
+/// A pinned view for a batch of packets. Each packet sees the set as it was at one
+/// moment: every pass either before or after any concurrent edit of it, and the
+/// passes that lived at that moment.
 pub struct Session<'r> {
     shared: &'r Shared,
     guard: Guard,
@@ -54,33 +52,14 @@ impl Session<'_> {
     /// `packet` holds the captured bytes, `wire_len` the length on the wire.
     #[inline]
     pub fn evaluate(&self, scratch: &mut Scratch, packet: &[u8], wire_len: u32) -> Verdict {
-        use std::sync::atomic::{fence, Ordering};
-        // Passes are looked at one slot at a time. A replace (the new clause
-        // published, then the old deleted) can land the new clause in a slot the
-        // scan has passed and take the old one from a slot it has not reached, so
-        // a scan that rejects while the set changed under it looks again. An
-        // accept needs no second look: a pass that accepted was published. The
-        // looks are bounded so that an endless stream of edits cannot hold a
-        // reader: after the last, its verdict stands (an edit every few
-        // microseconds for the whole time would be needed to reach it).
-        let mut looks = 0;
-        loop {
-            looks += 1;
-            let g = self.shared.generation.load(Ordering::Acquire);
-            let v = run(
-                &View::new(self.shared, &self.guard),
-                scratch,
-                packet,
-                wire_len,
-            );
-            if v == Verdict::Accept {
-                return v;
-            }
-            fence(Ordering::Acquire);
-            if self.shared.generation.load(Ordering::Relaxed) == g || looks == MAX_LOOKS {
-                return v;
-            }
-        }
+        // One generation for the whole scan: the packet is judged by the set as
+        // the writer had it then (see the module notes), however edits interleave.
+        run(
+            &View::new(self.shared, &self.guard),
+            scratch,
+            packet,
+            wire_len,
+        )
     }
 
     /// Whether the set accepts one packet (see [`evaluate`](Self::evaluate)).

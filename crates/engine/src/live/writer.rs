@@ -13,8 +13,12 @@ use netsift_isa::{Anchor, Instruction, PassKind, PassSet, MAX_ANCHORS, MAX_INSNS
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+
+/// How long an edit that needs a slot waits for deleted passes' slots to come back
+/// before it reports the set full.
+const RECLAIM_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// A pass of a live set. It names one slot and one life of that slot: once the pass
 /// is deleted its id is refused even if the slot is reused.
@@ -167,6 +171,8 @@ struct WPass {
     insns: Vec<Instruction>,
     stamps: Vec<u64>,
     published: bool,
+    /// The generation of its first publish (0 for a draft).
+    born: u64,
 }
 
 /// The single editing handle of a live set (see [`super`]).
@@ -185,6 +191,10 @@ pub struct Writer {
     next_node: u64,
     next_stamp: u64,
     next_clause: u32,
+    /// Mirrors `Shared::generation` (only this writer changes it).
+    generation: u64,
+    /// Deleted passes whose slots are not yet handed back.
+    pending: usize,
 }
 
 impl Writer {
@@ -201,6 +211,8 @@ impl Writer {
             next_node: 1,
             next_stamp: 1,
             next_clause: 1,
+            generation: 0,
+            pending: 0,
         }
     }
 
@@ -231,7 +243,11 @@ impl Writer {
 
     /// A free slot, preferring the first one after `after` so that a child follows
     /// its parent (depth-first order, which hierarchical execution relies on).
-    fn free_slot(&self, after: Option<usize>) -> Result<usize, LiveError> {
+    fn free_slot(&mut self, after: Option<usize>) -> Result<usize, LiveError> {
+        self.with_reclaim(|w| w.find_free_slot(after), LiveError::TooManyPasses)
+    }
+
+    fn find_free_slot(&self, after: Option<usize>) -> Option<usize> {
         let start = after.map_or(0, |a| a + 1) % MAX_PASSES;
         let words = self.used.len();
         for k in 0..=words {
@@ -242,10 +258,84 @@ impl Writer {
                 free &= u64::MAX << (start % 64);
             }
             if free != 0 {
-                return Ok(w * 64 + free.trailing_zeros() as usize);
+                return Some(w * 64 + free.trailing_zeros() as usize);
             }
         }
-        Err(LiveError::TooManyPasses)
+        None
+    }
+
+    fn is_used(&self, slot: usize) -> bool {
+        self.used[slot / 64] & 1 << (slot % 64) != 0
+    }
+
+    /// Runs a slot search, taking back the slots of deleted passes first. If it
+    /// still finds nothing while deletions wait for readers, it pushes the epoch
+    /// reclamation on for at most [`RECLAIM_WAIT`]: the process's deferred frees
+    /// are queued in order, so a backlog from heavy editing takes a while to pass,
+    /// and a reader that holds one session forever keeps its slots for good (then
+    /// the set is full).
+    fn with_reclaim(
+        &mut self,
+        find: impl Fn(&Self) -> Option<usize>,
+        full: LiveError,
+    ) -> Result<usize, LiveError> {
+        self.reclaim();
+        let mut start = None;
+        for round in 0u32.. {
+            if let Some(s) = find(self) {
+                return Ok(s);
+            }
+            if self.pending == 0 {
+                break;
+            }
+            let since = *start.get_or_insert_with(std::time::Instant::now);
+            if since.elapsed() > RECLAIM_WAIT {
+                break;
+            }
+            epoch::pin().flush();
+            if round >= 64 {
+                std::thread::yield_now();
+            }
+            self.reclaim();
+        }
+        Err(full)
+    }
+
+    /// Takes back the slots whose dead passes no packet can see any more.
+    fn reclaim(&mut self) {
+        if self.pending == 0 {
+            return;
+        }
+        let g = epoch::pin();
+        for w in 0..self.shared.reclaimed.len() {
+            let mut bits = self.shared.reclaimed[w].swap(0, Ordering::Acquire);
+            while bits != 0 {
+                let slot = w * 64 + bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let old = self.shared.slots[slot].swap(epoch::Shared::null(), Ordering::AcqRel, &g);
+                if !old.is_null() {
+                    // SAFETY: unlinked above; a reader that still holds it pinned
+                    // before the swap, and deferred destruction waits for it.
+                    unsafe { g.defer_destroy(old) };
+                }
+                self.set_used(slot, false);
+                self.pending -= 1;
+            }
+        }
+        // Shrink the scanned range past trailing empty slots; each slot is passed
+        // over once per time it was filled, so this is O(1) amortised.
+        let mut h = self.high;
+        while h > 0
+            && self.shared.slots[h - 1]
+                .load(Ordering::Relaxed, &g)
+                .is_null()
+        {
+            h -= 1;
+        }
+        if h != self.high {
+            self.high = h;
+            self.shared.high.store(h, Ordering::Release);
+        }
     }
 
     fn set_used(&mut self, slot: usize, on: bool) {
@@ -258,9 +348,19 @@ impl Writer {
     }
 
     /// Writes the pass's next version into its slot (one pointer swap) and frees the
-    /// old version once no reader can hold it.
+    /// old version once no reader can hold it. A first publish is a birth: it
+    /// takes the next generation; an edit keeps the pass's birth.
     fn publish_slot(&mut self, slot: usize) {
-        let Some(p) = &self.passes[slot] else { return };
+        let first = self.passes[slot].as_ref().is_some_and(|p| p.born == 0);
+        let born = if first {
+            self.generation + 1
+        } else {
+            self.passes[slot].as_ref().map_or(0, |p| p.born)
+        };
+        let Some(p) = self.passes[slot].as_mut() else {
+            return;
+        };
+        p.born = born;
         // Decoded here, off the packet path: readers run the version's steps.
         let mut pool = Vec::new();
         let steps = decode_pass(&p.insns, &mut pool);
@@ -272,6 +372,8 @@ impl Writer {
             steps,
             pool,
             stamps: [0; MAX_INSNS],
+            born,
+            died: AtomicU64::new(u64::MAX),
         };
         node.stamps[..p.stamps.len()].copy_from_slice(&p.stamps);
         self.next_node += 1;
@@ -286,27 +388,38 @@ impl Writer {
             self.high = slot + 1;
             self.shared.high.store(self.high, Ordering::Release);
         }
-        self.shared.generation.fetch_add(1, Ordering::Release);
+        if first {
+            self.advance(born);
+        }
     }
 
-    fn unpublish_slot(&mut self, slot: usize) {
+    /// Makes generation `g` current. SeqCst (not only Release) so that the epoch
+    /// argument in `retire_slot` holds: a reader that read an older generation
+    /// pinned before this store.
+    fn advance(&mut self, g: u64) {
+        self.generation = g;
+        self.shared.generation.store(g, Ordering::SeqCst);
+    }
+
+    /// A death: the pass is gone for packets that read the next generation, and
+    /// its slot comes back once no packet that read an older one is left.
+    fn retire_slot(&mut self, slot: usize) {
         let g = epoch::pin();
-        let old = self.shared.slots[slot].swap(epoch::Shared::null(), Ordering::AcqRel, &g);
-        if !old.is_null() {
-            // SAFETY: as in `publish_slot`.
-            unsafe { g.defer_destroy(old) };
-        }
-        // Shrink the scanned range past trailing empty slots; each slot is passed
-        // over once per time it was filled, so this is O(1) amortised.
-        let mut h = self.high;
-        while h > 0 && !self.passes[h - 1].as_ref().is_some_and(|p| p.published) {
-            h -= 1;
-        }
-        if h != self.high {
-            self.high = h;
-            self.shared.high.store(h, Ordering::Release);
-        }
-        self.shared.generation.fetch_add(1, Ordering::Release);
+        let node = self.shared.slots[slot].load(Ordering::Acquire, &g);
+        // SAFETY: only this writer unlinks nodes, so the slot's node is alive.
+        let Some(n) = (unsafe { node.as_ref() }) else {
+            return;
+        };
+        let died = self.generation + 1;
+        n.died.store(died, Ordering::Relaxed);
+        self.advance(died);
+        // Every reader that read an older generation pinned before `advance`, so
+        // this runs after it has unpinned; later readers see the pass dead.
+        let shared = self.shared.clone();
+        g.defer(move || {
+            shared.reclaimed[slot / 64].fetch_or(1 << (slot % 64), Ordering::Release);
+        });
+        self.pending += 1;
     }
 
     /// Applies an edit to a pass and publishes the result if the pass is published.
@@ -342,6 +455,7 @@ impl Writer {
             insns: Vec::new(),
             stamps: Vec::new(),
             published: false,
+            born: 0,
         });
         Ok(self.id(slot))
     }
@@ -373,6 +487,7 @@ impl Writer {
             insns,
             stamps,
             published: false,
+            born: 0,
         });
         Ok(self.id(slot))
     }
@@ -397,10 +512,12 @@ impl Writer {
         let (published, clause) = (p.published, p.clause);
         let slot = id.slot as usize;
         self.passes[slot] = None;
-        self.set_used(slot, false);
         self.gens[slot] = self.gens[slot].wrapping_add(1);
         if published {
-            self.unpublish_slot(slot);
+            // The slot stays in use until no packet can see the dead pass.
+            self.retire_slot(slot);
+        } else {
+            self.set_used(slot, false);
         }
         if let Some(members) = self.clauses.get_mut(&clause) {
             members.retain(|&s| s as usize != slot);
@@ -699,6 +816,7 @@ impl Writer {
                 insns,
                 stamps,
                 published: true,
+                born: 0,
             });
             slots.push((base + i) as u16);
         }
@@ -729,18 +847,23 @@ impl Writer {
     }
 
     /// The first run of `n` free slots.
-    fn free_run(&self, n: usize) -> Result<usize, LiveError> {
+    fn free_run(&mut self, n: usize) -> Result<usize, LiveError> {
         if n == 0 {
             return Err(LiveError::NoRoomForClause(0));
         }
-        let mut run = 0;
-        for s in 0..MAX_PASSES {
-            run = if self.passes[s].is_none() { run + 1 } else { 0 };
-            if run == n {
-                return Ok(s + 1 - n);
-            }
-        }
-        Err(LiveError::NoRoomForClause(n))
+        self.with_reclaim(
+            |w| {
+                let mut run = 0;
+                for s in 0..MAX_PASSES {
+                    run = if w.is_used(s) { 0 } else { run + 1 };
+                    if run == n {
+                        return Some(s + 1 - n);
+                    }
+                }
+                None
+            },
+            LiveError::NoRoomForClause(n),
+        )
     }
 
     /// A new hash table for SET instructions, sized for `capacity` keys (it grows
