@@ -36,7 +36,7 @@
 use crate::control::{ConnKey, ControlTimers, Controls, Seen};
 use crate::expect::{DialogKey, ExpKey, Limits, Owner, Refusal, Table, TableStats};
 use crate::segment::{segment, Segment};
-use crate::tracker::{Endpoint, Mode, Timers, Tracker, TrackerStats, Transport};
+use crate::tracker::{compile_fixed, Endpoint, Mode, Timers, Tracker, TrackerStats, Transport};
 use crate::{ftp, rtsp, sip};
 use netsift_engine::live::Reader;
 use netsift_engine::{Compiled, Scratch};
@@ -238,10 +238,12 @@ impl Follower {
         config: impl Into<Config>,
     ) -> Result<(Follower, Reader), Error> {
         let config = config.into();
-        let default = base_expression(protocols);
-        let base = base.unwrap_or(&default);
-        let (tracker, reader) = Tracker::new(linktype, base, mode, config.timers)?;
-        let compiled = Compiled::new(tracker.compile(base)?);
+        let base = match base {
+            Some(text) => netsift_swift::compile(text, linktype)?,
+            None => compile_fixed(linktype, &base_expression(protocols))?,
+        };
+        let (tracker, reader) = Tracker::new(linktype, &base, mode, config.timers)?;
+        let compiled = Compiled::new(base);
         let controls = Controls::new(
             config.limits.max_sessions,
             config.limits.max_flows,

@@ -54,6 +54,19 @@ impl From<LiveError> for Error {
     }
 }
 
+/// Compiles `text` (pcap-filter syntax) for `linktype` as [`Swift::compile`] does,
+/// without a live filter.
+pub fn compile(text: &str, linktype: LinkType) -> Result<PassSet, Error> {
+    netsift_pcapc::compile_for(
+        text,
+        Target {
+            linktype,
+            savefile_swapped: None,
+        },
+    )
+    .map_err(Error::Compile)
+}
+
 /// A live filter for one link type (SPF_Open).
 pub struct Swift {
     writer: Writer,

@@ -103,7 +103,9 @@ impl Updater {
     pub fn new(kind: Kind, lsf: bool) -> Result<(Updater, FilterSide), String> {
         match kind {
             Kind::Netsift(mode) => {
-                let (t, reader) = Tracker::new(LinkType::EN10MB, BASE, mode, Timers::default())
+                let base =
+                    netsift_swift::compile(BASE, LinkType::EN10MB).map_err(|e| e.to_string())?;
+                let (t, reader) = Tracker::new(LinkType::EN10MB, &base, mode, Timers::default())
                     .map_err(|e| e.to_string())?;
                 Ok((Updater::Netsift(Box::new(t)), FilterSide::Netsift(reader)))
             }
