@@ -11,6 +11,7 @@ use crate::output::{Progress, Sink};
 use anyhow::Result;
 use netsift_engine::live::Reader as LiveReader;
 use netsift_engine::{BatchScratch, Compiled, Scratch};
+use netsift_kernel::codegen::DECISIVE_LEN;
 use netsift_pcapio::{Reader, RecordBatch};
 use std::io::Read;
 use std::path::Path;
@@ -164,11 +165,19 @@ pub fn ring_line(s: &netsift_capture::Stats, copied: u64) -> String {
 }
 
 /// The batch engine's verdicts on up to [`BATCH`] frames, where they lie in the ring.
+///
+/// `kernel_decides`: the program under the ring (`--place kernel`) gives the
+/// engine's answer on every frame up to [`DECISIVE_LEN`] bytes, so a chunk of such
+/// frames is kept whole; a chunk with a longer frame is filtered again.
 pub fn filter_frames(
     f: &Compiled,
+    kernel_decides: bool,
     scratch: &mut BatchScratch,
     chunk: &[netsift_capture::Frame<'_>],
 ) -> u32 {
+    if kernel_decides && chunk.iter().all(|fr| fr.wire_len <= DECISIVE_LEN) {
+        return u32::MAX;
+    }
     let mut data: [&[u8]; BATCH] = [&[]; BATCH];
     let mut wire = [0u32; BATCH];
     for (i, fr) in chunk.iter().enumerate() {

@@ -146,6 +146,8 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     };
     // With --control, the socket lives as long as the capture (and goes with it).
     let mut _control = None;
+    // Whether the kernel program under the rings decides what it passes.
+    let mut kernel_decides = false;
     let mut engine = if args.follow.is_some() {
         crate::place::place(args, None, lt, cfg.snaplen, &socks)?;
         let (following, live) = Following::new(args, lt, expr)?;
@@ -162,13 +164,13 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
         Engine::Static(None)
     } else {
         let set = crate::compile(expr, target)?;
-        crate::place::place(args, Some(&set), lt, cfg.snaplen, &socks)?;
+        kernel_decides = crate::place::place(args, Some(&set), lt, cfg.snaplen, &socks)?;
         Engine::Static(Some(Box::new(Compiled::new(set))))
     };
     let stop = crate::signals::stop_flag()?;
     if args.workers.is_some() {
         let shared = match engine {
-            Engine::Static(f) => Shared::Static(f.map(|b| Arc::new(*b))),
+            Engine::Static(f) => Shared::Static(f.map(|b| Arc::new(*b)), kernel_decides),
             Engine::Follow(following, live) => {
                 Shared::Follow(live, Arc::new(Mutex::new(*following)))
             }
@@ -200,7 +202,9 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
             for chunk in frames.chunks(BATCH) {
                 let keep = match &mut engine {
                     Engine::Static(None) => u32::MAX,
-                    Engine::Static(Some(f)) => crate::filter::filter_frames(f, &mut scratch, chunk),
+                    Engine::Static(Some(f)) => {
+                        crate::filter::filter_frames(f, kernel_decides, &mut scratch, chunk)
+                    }
                     Engine::Follow(following, live) => {
                         let room = limit - accepted;
                         crate::filter::follow_frames(live, &mut one, chunk, room, |fr| {

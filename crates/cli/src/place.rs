@@ -1,10 +1,14 @@
 //! `--place`: where the filter runs. `user` filters in the ring, in user space.
 //! `kernel` also generates an eBPF socket filter from the filter
 //! (`netsift_kernel::codegen`) and attaches it under every ring, so the kernel
-//! drops what the filter surely rejects before it costs a copy; what the kernel
-//! lets through, user space still filters exactly (the kernel's answer is a
-//! superset). `auto` is `kernel` where the program loads, and `user` otherwise,
-//! saying which.
+//! drops what the filter surely rejects before it costs a copy. The kernel's
+//! answer is a superset of the engine's; when the program is decisive (every
+//! operation compiled, no anchor rule left to user space), it is exact on every
+//! frame up to 64 KiB, and user space filters again only longer frames. (The
+//! kernel reads the whole packet, as tcpdump's kernel filter does, even where the
+//! snap length cuts what user space sees.) Otherwise
+//! user space filters everything the kernel lets through. `auto` is `kernel`
+//! where the program loads, and `user` otherwise, saying which.
 //!
 //! With `--control`, the kernel holds the live set's clauses ([`KernelClauses`]):
 //! each edit generates the clauses' program anew and swaps it in under every ring
@@ -21,7 +25,12 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 /// What to say about a program placed in the kernel.
 fn describe(g: &Generated) -> String {
-    if g.exact {
+    if g.decisive {
+        format!(
+            "filtering in the kernel (eBPF, {} instructions); it decides every frame up to 64 KiB",
+            g.insns.len()
+        )
+    } else if g.exact {
         format!(
             "filtering in the kernel (eBPF, {} instructions); user space checks what it passes",
             g.insns.len()
@@ -72,20 +81,22 @@ fn load_and_attach(g: &Generated, socks: &[OwnedFd]) -> Result<Program, String> 
 }
 
 /// Places the static filter `set` (`None`: none, or `--follow`'s, which stays in
-/// user space) under the rings `socks`, as `--place` asks.
+/// user space) under the rings `socks`, as `--place` asks. True when the program
+/// placed is decisive ([`Generated::decisive`]): user space then need not filter
+/// the frames of at most 64 KiB it passes.
 pub fn place(
     args: &crate::args::Args,
     set: Option<&PassSet>,
     lt: LinkType,
     snaplen: u32,
     socks: &[OwnedFd],
-) -> Result<()> {
+) -> Result<bool> {
     let Some(auto) = wanted(args) else {
-        return Ok(());
+        return Ok(false);
     };
     let why = match set {
         // No filter: every packet is wanted, and there is nothing to place.
-        None if args.follow.is_none() => return Ok(()),
+        None if args.follow.is_none() => return Ok(false),
         None => "--follow edits the filter in user space".to_string(),
         Some(set) => match unplaceable(lt) {
             Some(why) => why,
@@ -95,14 +106,14 @@ pub fn place(
                     // The sockets hold the program now; this handle may go.
                     Ok(_) => {
                         eprintln!("{}", describe(&g));
-                        return Ok(());
+                        return Ok(g.decisive);
                     }
                     Err(why) => why,
                 },
             },
         },
     };
-    refuse::<()>(auto, why).map(|_| ())
+    refuse::<()>(auto, why).map(|_| false)
 }
 
 /// The kernel's side of `--control`'s live set: the rings to attach to (their
@@ -180,8 +191,10 @@ pub fn listing(set: &PassSet, lt: LinkType, snaplen: u32) -> Result<String> {
     let mut out = format!(
         "; eBPF socket filter, {} instructions; {}\n",
         g.insns.len(),
-        if g.exact {
-            "every pass compiled".to_string()
+        if g.decisive {
+            "decisive: every frame up to 64 KiB gets the engine's answer".to_string()
+        } else if g.exact {
+            "every pass compiled; user space checks what it passes".to_string()
         } else {
             format!("passes {:?} are decided in user space", g.unsure_passes)
         }

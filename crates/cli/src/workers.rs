@@ -88,8 +88,9 @@ fn record(h: &Held) -> Record<'_> {
 /// What every worker filters with.
 #[derive(Clone)]
 pub enum Shared {
-    /// One compiled filter (`None`: every packet).
-    Static(Option<Arc<Compiled>>),
+    /// One compiled filter (`None`: every packet), and whether the kernel program
+    /// under the rings decides the frames it passes (`filter_frames`).
+    Static(Option<Arc<Compiled>>, bool),
     /// `--follow`: one live set, which one follower edits. Each worker feeds it
     /// the packets it accepts, in its ring's order; the group spreads packets by
     /// address pair ([`netsift_capture::Fanout::HostPair`]), so a control connection
@@ -127,8 +128,10 @@ fn work(id: usize, mut ring: Ring, filter: Shared, stop: Arc<AtomicBool>, tx: Sy
         let frames: Vec<_> = block.frames().collect();
         for chunk in frames.chunks(BATCH) {
             let keep = match &filter {
-                Shared::Static(None) => u32::MAX,
-                Shared::Static(Some(f)) => crate::filter::filter_frames(f, &mut scratch, chunk),
+                Shared::Static(None, _) => u32::MAX,
+                Shared::Static(Some(f), decides) => {
+                    crate::filter::filter_frames(f, *decides, &mut scratch, chunk)
+                }
                 Shared::Follow(live, following) => {
                     crate::filter::follow_frames(live, &mut one, chunk, u64::MAX, |fr| {
                         lock(following).judge(fr.data, fr.wire_len, frame_ns(fr), "live packet")
@@ -232,7 +235,7 @@ pub fn run(
     }
     let more = match &filter {
         Shared::Follow(_, following) => lock(following).summary(),
-        Shared::Static(_) | Shared::Edited(_) => String::new(),
+        Shared::Static(..) | Shared::Edited(_) => String::new(),
     };
     print_stats(accepted.iter().sum(), received, dropped, &more);
     result.map(|_| ())

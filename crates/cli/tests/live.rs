@@ -566,8 +566,8 @@ fn kernel_placement_drops_early_and_writes_what_user_space_writes() {
     }
     let dir = tempfile::tempdir().unwrap();
     // A third of the frames tagged: the kernel takes the tag out before a socket
-    // filter runs, so it must let those through for user space to decide.
-    // Source ports 0..4 in turn.
+    // filter runs, and the program reads it from beside the packet. Source ports
+    // 0..4 in turn.
     let frames: Vec<Vec<u8>> = (0..900u32)
         .map(|i| {
             let tagged = i % 3 == 0;
@@ -579,9 +579,13 @@ fn kernel_placement_drops_early_and_writes_what_user_space_writes() {
         .collect();
     let sent = dir.path().join("sent.pcap");
     write_pcap(&sent, &frames);
-    // Filters the kernel's program compiles whole (ports are compares at the
-    // IPv4 payload anchor; `udp[8:4] < 300` would be ARITH, left to user space).
-    for expr in ["udp src port 2 and not vlan", "vlan 12 and udp src port 3"] {
+    // Filters the kernel's program decides whole: ports (compares at the IPv4
+    // payload anchor), the tag, and a payload word read through the tag.
+    for expr in [
+        "udp src port 2 and not vlan",
+        "vlan 12 and udp src port 3",
+        "vlan and udp[8:2] < 300",
+    ] {
         let want_file = dir.path().join("want.pcap");
         let st = Command::new("tcpdump")
             .arg("-r")
@@ -612,7 +616,7 @@ fn kernel_placement_drops_early_and_writes_what_user_space_writes() {
             }
             line.clear();
         }
-        assert!(said.contains("filtering in the kernel"), "{expr}: {said}");
+        assert!(said.contains("decides every frame"), "{expr}: {said}");
         let (to_send, dev) = (frames.clone(), pair.veth_b.clone());
         in_ns(&pair.b, move || send_frames(&dev, &to_send))
             .join()
@@ -623,16 +627,15 @@ fn kernel_placement_drops_early_and_writes_what_user_space_writes() {
         std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
         assert!(status.success(), "{expr}: {rest}");
         assert_eq!(packets(&out), want, "{expr}");
-        // Only what the kernel let through reached the ring: at least what is
-        // written (a tag the kernel took out makes it let a frame through unsure),
-        // and not everything.
+        // Only what the kernel accepted reached the ring: exactly what is written,
+        // tagged frames too (user space did not filter them again).
         let received = rest
             .lines()
             .find_map(|l| l.strip_suffix(" packets received by filter"))
             .and_then(|n| n.trim().parse::<usize>().ok())
             .unwrap_or_else(|| panic!("{expr}: no statistics in {rest}"));
         assert!(
-            want.len() <= received && received < frames.len(),
+            want.len() == received && received < frames.len(),
             "{expr}: {} written, {received} of {} reached the ring: {rest}",
             want.len(),
             frames.len()

@@ -16,19 +16,27 @@
 //! runs as a socket filter, and as `SCHED_CLS` in test runs (a socket filter's test
 //! run starts `skb->data` at the network header instead).
 //!
+//! On a live socket the kernel has taken a received packet's VLAN tag out of the
+//! data before the filter runs (`skb->vlan_present`), while the filter's offsets
+//! count the tag where the capture shows it (user space puts it back, as libpcap
+//! does). So the program is made twice: once for untagged packets, and once for
+//! tagged ones, whose loads read byte 16 on at 4 bytes less, bytes 12 to 15 from
+//! the tag the kernel keeps beside the packet, and whose length is 4 more.
+//!
 //! Two things keep the kernel's answer a superset of the engine's, which is what a
-//! filter placed under the user-space one needs (the user-space engine makes the
-//! exact decision on what the kernel let through):
+//! filter placed under the user-space one needs:
 //!
 //! - An operation the generator does not compile (PROTOCHAIN) counts as
 //!   passed, and a pass holding one accepts with [`UNSURE`] instead of [`ACCEPT`].
 //!   [`Generated::exact`] is false when any pass holds one.
-//! - An address past 64 KiB, an anchor rule not compiled (Geneve), and on a live
-//!   socket a packet whose VLAN tag the kernel took out, end the program with
-//!   [`UNSURE`].
+//! - An anchor rule not compiled (Geneve) ends the program with [`UNSURE`], and so
+//!   does an address past 64 KiB (what `LD_ABS` reaches) in a frame longer than
+//!   that; in a shorter frame such a field is past the end, a fault.
 //!
 //! Both are accepts to the socket; they differ only so that a test run can tell a
-//! sure answer from an unsure one.
+//! sure answer from an unsure one. When neither can happen to a frame of at most
+//! 64 KiB ([`Generated::decisive`]), the kernel's answer on such frames is the
+//! engine's, and user space need not filter them again.
 
 use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3, R4};
 use crate::helpers::MAP_LOOKUP_ELEM;
@@ -52,10 +60,22 @@ pub struct Env {
     /// run tells apart; `Some(snaplen)` on a socket, which then keeps at most that
     /// many bytes of each packet (the rest would only be cut in user space).
     pub keep: Option<u32>,
-    /// The kernel takes a VLAN tag out of a received packet before a socket filter
-    /// runs (`skb->vlan_present`), so the filter's offsets, which count the tag as
-    /// the capture shows it, do not apply: such packets are answered unsure.
-    pub stripped_vlan: bool,
+    /// Where a tag the kernel took out of the packet is found.
+    pub vlan: Vlan,
+}
+
+/// Where the generated program finds a VLAN tag that is not in the packet's data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Vlan {
+    /// Nowhere: every tag is in the data (a `SCHED_CLS` test run of a frame).
+    InData,
+    /// In the socket buffer (`__sk_buff.vlan_present`, `vlan_proto`, `vlan_tci`),
+    /// where the kernel keeps the tag it took out of a received packet.
+    Skb,
+    /// For test runs of the tagged half: present when `__sk_buff.priority` is not
+    /// 0, which then holds the tag protocol identifier, and `mark` the tag control
+    /// information (the two words a test run lets a caller set).
+    TestContext,
 }
 
 impl Env {
@@ -63,7 +83,7 @@ impl Env {
     pub fn socket(snaplen: u32) -> Env {
         Env {
             keep: Some(snaplen.max(1)),
-            stripped_vlan: true,
+            vlan: Vlan::Skb,
         }
     }
 
@@ -71,7 +91,14 @@ impl Env {
     /// the tests and benchmarks run it.
     pub const TEST_RUN: Env = Env {
         keep: None,
-        stripped_vlan: false,
+        vlan: Vlan::InData,
+    };
+
+    /// As [`Env::TEST_RUN`], for frames whose tag was taken out of the data and
+    /// put in the context as [`Vlan::TestContext`] says.
+    pub const TEST_RUN_TAGGED: Env = Env {
+        keep: None,
+        vlan: Vlan::TestContext,
     };
 
     fn accept(&self, sure: bool) -> i32 {
@@ -94,6 +121,11 @@ pub struct Generated {
     pub exact: bool,
     /// The root passes holding an operation the generator does not compile.
     pub unsure_passes: Vec<usize>,
+    /// Whether the program answers every frame of at most [`DECISIVE_LEN`] bytes
+    /// (counting a tag the kernel took out) as the engine does: [`exact`](Self::exact),
+    /// and no anchor rule or load left to user space. Then only longer frames can
+    /// get [`UNSURE`].
+    pub decisive: bool,
     /// The BPF hash maps holding the key tables, by clause and table index: a SET
     /// is one map lookup, and a key inserted or deleted here is seen by the next
     /// packet with no reload (the loaded program holds its own references).
@@ -134,6 +166,10 @@ impl std::fmt::Display for GenError {
 
 impl std::error::Error for GenError {}
 
+/// The longest frame a [`Generated::decisive`] program is sure to decide: `LD_ABS`
+/// reaches offsets up to 64 KiB.
+pub const DECISIVE_LEN: u32 = MAX_OFFSET as u32;
+
 /// Registers: r6 the context, r7 the loaded value, r8 an address, r9 a second
 /// address (an EQ2's second field).
 const CTX: Reg = Reg(6);
@@ -168,11 +204,12 @@ fn same_fields(op: &Op, first: &Op) -> bool {
     }
 }
 
-/// Where a field is: known when the program is made, or in a register.
+/// Where a field is: known when the program is made, or in a register, with the
+/// least value the register can hold (anchors only move forwards).
 #[derive(Clone, Copy)]
 enum Addr {
     Const(u32),
-    Reg(Reg),
+    Reg(Reg, u32),
 }
 
 /// `BPF_LD | BPF_ABS` and `BPF_LD | BPF_IND`, before the size bits.
@@ -180,6 +217,12 @@ const LD_ABS: u8 = 0x20;
 const LD_IND: u8 = 0x40;
 /// Stack slot of a SET's 64-bit key.
 const KEY: i16 = -16;
+/// Stack slot of the tag the kernel took out, as the four bytes 12 to 15 of the
+/// frame would read (tag protocol identifier, then tag control information).
+const TAG: i16 = -4;
+/// Where a tag starts in an Ethernet frame, and its length.
+const TAG_AT: i64 = 12;
+const TAG_LEN: i64 = 4;
 /// The ARITH stack's bottom word; the others follow upwards.
 const ARITH_SLOTS: i16 = -24 - 4 * ARITH_STACK as i16;
 /// Stack slot of a fused run's first field while the second is loaded (every
@@ -204,6 +247,13 @@ struct Gen<'a> {
     /// Bounds-check loads against `skb->len` first and fault to `reject`, instead
     /// of leaving it to `LD_ABS`, which ends the whole program with 0.
     checked: bool,
+    /// Generating the half for packets whose tag the kernel took out.
+    tagged: bool,
+    /// Where a field past 64 KiB goes: [`UNSURE`] in a longer frame, else the
+    /// clause's fault (one block per clause and half).
+    far: Label,
+    /// Whether some path ends [`UNSURE`] for a reason other than a far field.
+    maybe_unsure: bool,
     tables: Vec<(usize, u32, Map)>,
     map_error: Option<crate::sys::Error>,
 }
@@ -226,6 +276,7 @@ fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenE
     let mut a = Asm::new();
     let unsure = a.label();
     let end = a.label();
+    let far = a.label();
     let empty = PassSet::new();
     let mut g = Gen {
         a,
@@ -236,14 +287,26 @@ fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenE
         unsure,
         reject: end,
         checked,
+        tagged: false,
+        far,
+        maybe_unsure: false,
         tables: Vec::new(),
         map_error: None,
     };
     g.a.mov64_reg(CTX, R1);
-    if env.stripped_vlan {
-        // __sk_buff.vlan_present, the context's sixth word.
-        g.a.ldx(Width::W, VAL, CTX, 20);
-        g.a.jmp_imm(Cond::Ne, VAL, 0, unsure);
+    let tagged = g.a.label();
+    match env.vlan {
+        Vlan::InData => {}
+        Vlan::Skb => {
+            // __sk_buff.vlan_present, the context's sixth word.
+            g.a.ldx(Width::W, VAL, CTX, 20);
+            g.a.jmp_imm(Cond::Ne, VAL, 0, tagged);
+        }
+        Vlan::TestContext => {
+            // __sk_buff.priority, the ninth word.
+            g.a.ldx(Width::W, VAL, CTX, 32);
+            g.a.jmp_imm(Cond::Ne, VAL, 0, tagged);
+        }
     }
     // A live set's clauses each have an enable word in an array map: turning one
     // off is one map write, seen by the next packet, with no reload.
@@ -258,40 +321,28 @@ fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenE
     } else {
         None
     };
-    let mut unsure_passes = Vec::new();
-    let mut numbered = 0;
-    for (c, (set, d)) in clauses.iter().zip(&decoded).enumerate() {
-        let next_clause = g.a.label();
-        if let Some(m) = &enable {
-            g.a.st(Width::W, R10, KEY, c as i32);
-            g.a.ld_map_fd(R1, m.fd());
-            g.a.mov64_reg(R2, R10);
-            g.a.alu64_imm(Alu::Add, R2, KEY as i32);
-            g.a.call(MAP_LOOKUP_ELEM);
-            g.a.jmp_imm(Cond::Eq, R0, 0, next_clause);
-            g.a.ldx(Width::W, R1, R0, 0);
-            g.a.jmp_imm(Cond::Eq, R1, 0, next_clause);
+    let unsure_passes = g.body(clauses, &decoded, enable.as_ref(), env);
+    g.a.ja(end);
+    if env.vlan != Vlan::InData {
+        g.a.bind(tagged);
+        // The tag as bytes 12 to 15 would read, kept on the stack for the loads.
+        if env.vlan == Vlan::Skb {
+            // vlan_proto is the socket buffer's big-endian field read as it lies,
+            // vlan_tci a host-order number.
+            g.a.ldx(Width::W, R2, CTX, 28);
+            g.a.to_be(R2, 16);
+            g.a.ldx(Width::W, R3, CTX, 24);
+        } else {
+            g.a.ldx(Width::W, R2, CTX, 32);
+            g.a.ldx(Width::W, R3, CTX, 8);
         }
-        g.set = set;
-        g.passes = &d.passes;
-        g.pool = &d.pool;
-        g.clause = c;
-        g.reject = if checked { next_clause } else { end };
-        for (i, p) in d.passes.iter().enumerate() {
-            if p.kind != PassKind::Root {
-                continue;
-            }
-            let next = g.a.label();
-            let whole = g.steps(&p.steps, next, i, 0);
-            g.a.mov64_imm(R0, env.accept(whole));
-            g.a.exit();
-            g.a.bind(next);
-            if !whole {
-                unsure_passes.push(numbered + i);
-            }
-        }
-        g.a.bind(next_clause);
-        numbered += d.passes.len();
+        g.a.alu64_imm(Alu::And, R2, 0xffff);
+        g.a.alu64_imm(Alu::Lsh, R2, 16);
+        g.a.alu64_imm(Alu::And, R3, 0xffff);
+        g.a.alu64_reg(Alu::Or, R2, R3);
+        g.a.stx(Width::W, R10, TAG, R2);
+        g.tagged = true;
+        g.body(clauses, &decoded, enable.as_ref(), env);
     }
     // No pass accepted; a fault in a static set comes here too.
     g.a.bind(end);
@@ -303,16 +354,91 @@ fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenE
     if let Some(e) = g.map_error {
         return Err(GenError::Map(e));
     }
+    let exact = unsure_passes.is_empty();
     Ok(Generated {
         insns: g.a.finish().map_err(GenError::Asm)?,
-        exact: unsure_passes.is_empty(),
+        exact,
+        decisive: exact && !g.maybe_unsure,
         unsure_passes,
         tables: g.tables,
         enable,
     })
 }
 
-impl Gen<'_> {
+impl<'a> Gen<'a> {
+    /// Every clause's root passes in order (one half of the program). Returns the
+    /// passes, numbered across clauses, that hold an operation not compiled.
+    fn body(
+        &mut self,
+        clauses: &[&'a PassSet],
+        decoded: &'a [Decoded],
+        enable: Option<&Map>,
+        env: Env,
+    ) -> Vec<usize> {
+        let end = self.reject;
+        let mut unsure_passes = Vec::new();
+        let mut numbered = 0;
+        for (c, (set, d)) in clauses.iter().zip(decoded).enumerate() {
+            let next_clause = self.a.label();
+            if let Some(m) = enable {
+                self.a.st(Width::W, R10, KEY, c as i32);
+                self.a.ld_map_fd(R1, m.fd());
+                self.a.mov64_reg(R2, R10);
+                self.a.alu64_imm(Alu::Add, R2, KEY as i32);
+                self.a.call(MAP_LOOKUP_ELEM);
+                self.a.jmp_imm(Cond::Eq, R0, 0, next_clause);
+                self.a.ldx(Width::W, R1, R0, 0);
+                self.a.jmp_imm(Cond::Eq, R1, 0, next_clause);
+            }
+            self.set = set;
+            self.passes = &d.passes;
+            self.pool = &d.pool;
+            self.clause = c;
+            self.reject = if self.checked { next_clause } else { end };
+            self.far = self.a.label();
+            for (i, p) in d.passes.iter().enumerate() {
+                if p.kind != PassKind::Root {
+                    continue;
+                }
+                let next = self.a.label();
+                let whole = self.steps(&p.steps, next, i, 0);
+                self.a.mov64_imm(R0, env.accept(whole));
+                self.a.exit();
+                self.a.bind(next);
+                if !whole {
+                    unsure_passes.push(numbered + i);
+                }
+            }
+            // A field past what LD_ABS reaches: unsure in a frame that long, else
+            // past the end, the clause's fault.
+            self.a.ja(next_clause);
+            self.a.bind(self.far);
+            self.frame_len(R3);
+            self.a.jmp_imm(Cond::Gt, R3, MAX_OFFSET, self.unsure);
+            self.a.ja(self.reject);
+            self.a.bind(next_clause);
+            numbered += d.passes.len();
+        }
+        self.reject = end;
+        unsure_passes
+    }
+
+    /// `dst` = the frame's length as the capture shows it: `__sk_buff.len` (the
+    /// whole frame, `skb->data` being at the MAC header), and the tag's 4 bytes
+    /// in the tagged half.
+    fn frame_len(&mut self, dst: Reg) {
+        self.a.ldx(Width::W, dst, CTX, 0);
+        if self.tagged {
+            self.a.alu64_imm(Alu::Add, dst, TAG_LEN as i32);
+        }
+    }
+
+    /// A jump to [`UNSURE`] for a reason other than a far field.
+    fn give_up(&mut self) {
+        self.maybe_unsure = true;
+        self.a.ja(self.unsure);
+    }
+
     /// The steps of pass `pass` in order, as [`Gen::step`] makes each, except that
     /// a run of negated EQ2s on the same pair of fields ("neither field is any of
     /// these", as `not host (A or B or ...)` compiles) loads the two fields once.
@@ -459,9 +585,7 @@ impl Gen<'_> {
             }
             Op::Len { start, n } => {
                 let ranges = &self.pool[start as usize..][..2 * n as usize];
-                // __sk_buff.len, the context's first word: the whole frame, as
-                // skb->data is at the MAC header.
-                self.a.ldx(Width::W, VAL, CTX, 0);
+                self.frame_len(VAL);
                 self.in_ranges(u32::MAX, ranges, yes, not);
                 true
             }
@@ -572,14 +696,26 @@ impl Gen<'_> {
         if anchor == 0 {
             return self.constant(off);
         }
-        self.anchor(anchor as usize, dst, 0);
-        self.offset(Addr::Reg(dst), off, dst)
+        self.anchor(anchor as usize, dst, 0, false);
+        let min = self.anchor_min(anchor as usize, 0);
+        self.offset(Addr::Reg(dst, min), off, dst)
     }
 
-    /// A constant address, or the unsure exit if no load can reach it.
+    /// The least value anchor `a` can take: its offsets from the packet start
+    /// (every rule adds a length to its parent's value plus offset).
+    fn anchor_min(&self, a: usize, depth: usize) -> u32 {
+        match self.set.anchors().get(a) {
+            Some(x) if a != 0 && (x.parent() as usize) < a && depth <= netsift_isa::MAX_ANCHORS => {
+                (x.offset() as u32).saturating_add(self.anchor_min(x.parent() as usize, depth + 1))
+            }
+            _ => 0,
+        }
+    }
+
+    /// A constant address, or the far-field exit if no load can reach it.
     fn constant(&mut self, at: u32) -> Addr {
         if at > MAX_OFFSET as u32 {
-            self.a.ja(self.unsure);
+            self.a.ja(self.far);
         }
         Addr::Const(at.min(MAX_OFFSET as u32))
     }
@@ -588,16 +724,16 @@ impl Gen<'_> {
     fn offset(&mut self, at: Addr, delta: u32, dst: Reg) -> Addr {
         match at {
             Addr::Const(c) => self.constant(c.saturating_add(delta)),
-            Addr::Reg(r) => {
+            Addr::Reg(r, min) => {
                 if r != dst {
                     self.a.mov64_reg(dst, r);
                 }
                 if delta != 0 {
                     self.a
                         .alu64_imm(Alu::Add, dst, delta.min(MAX_OFFSET as u32 + 1) as i32);
-                    self.a.jmp_imm(Cond::Gt, dst, MAX_OFFSET, self.unsure);
+                    self.a.jmp_imm(Cond::Gt, dst, MAX_OFFSET, self.far);
                 }
-                Addr::Reg(dst)
+                Addr::Reg(dst, min.saturating_add(delta))
             }
         }
     }
@@ -625,8 +761,7 @@ impl Gen<'_> {
                         return;
                     }
                     if kind == ArithOp::Len {
-                        // __sk_buff.len: the whole frame (skb->data at the MAC).
-                        self.a.ldx(Width::W, VAL, CTX, 0);
+                        self.frame_len(VAL);
                         self.a.stx(Width::W, R10, slot(sp), VAL);
                     } else {
                         self.a.st(Width::W, R10, slot(sp), operand as i32);
@@ -657,7 +792,9 @@ impl Gen<'_> {
                     // The anchor's value in ADDR, the index in R2, then the place
                     // as `IndexMode::place` works it out: wrapping inside, and a
                     // fault past 2^32 outside.
-                    self.anchor(a as usize, ADDR, 0);
+                    // The index may wrap the place back below an anchor past
+                    // 64 KiB, so such an anchor is not a fault here.
+                    self.anchor(a as usize, ADDR, 0, mode != IndexMode::Plain);
                     self.a.ldx(Width::W, R2, R10, slot(sp - 1));
                     match mode {
                         IndexMode::Plain => self.a.alu64_reg(Alu::Add, ADDR, R2),
@@ -676,8 +813,8 @@ impl Gen<'_> {
                     self.a.mov64_reg(R3, ADDR);
                     self.a.alu64_imm(Alu::Rsh, R3, 32);
                     self.a.jmp_imm(Cond::Ne, R3, 0, self.reject);
-                    self.a.jmp_imm(Cond::Gt, ADDR, MAX_OFFSET, self.unsure);
-                    self.load(size, Addr::Reg(ADDR), 0);
+                    self.a.jmp_imm(Cond::Gt, ADDR, MAX_OFFSET, self.far);
+                    self.load(size, Addr::Reg(ADDR, 0), 0);
                     self.a.stx(Width::W, R10, slot(sp - 1), VAL);
                 }
                 ArithOp::Neg => {
@@ -846,38 +983,50 @@ impl Gen<'_> {
 
     /// `dst = the value of anchor a`. Anchors are worked out again at each use: a
     /// cache would be stack slots the verifier has to follow through every path.
-    fn anchor(&mut self, a: usize, dst: Reg, depth: usize) {
+    /// An anchor past 64 KiB is a far field (a rule that loads there faults, and
+    /// so does any field after it), unless `wraps`: an ARITH index may bring the
+    /// place back from a constant-rule anchor that far.
+    fn anchor(&mut self, a: usize, dst: Reg, depth: usize, wraps: bool) {
         if a == 0 || depth > netsift_isa::MAX_ANCHORS {
             self.a.mov64_imm(dst, 0);
             if a != 0 {
-                self.a.ja(self.unsure);
+                self.give_up();
             }
             return;
         }
         let Some(anchor) = self.set.anchors().get(a).copied() else {
             // An anchor that does not exist never resolves: its tests are false
             // in the engine; unsure here keeps the kernel's side a superset.
-            self.a.ja(self.unsure);
+            self.give_up();
             return;
         };
         let Some(rule) = anchor.rule() else {
-            self.a.ja(self.unsure);
+            self.give_up();
             return;
         };
         if anchor.parent() as usize >= a {
-            self.a.ja(self.unsure);
+            self.give_up();
             return;
         }
-        self.anchor(anchor.parent() as usize, dst, depth + 1);
+        self.anchor(anchor.parent() as usize, dst, depth + 1, wraps);
         self.a.alu64_imm(Alu::Add, dst, anchor.offset() as i32);
-        self.a.jmp_imm(Cond::Gt, dst, MAX_OFFSET, self.unsure);
-        self.rule(rule, anchor, dst);
+        let min = self.anchor_min(a, 0);
+        if min > MAX_OFFSET as u32 || anchor.parent() != 0 {
+            if wraps && rule == AnchorRule::Const {
+                self.maybe_unsure = true;
+                self.a.jmp_imm(Cond::Gt, dst, MAX_OFFSET, self.unsure);
+            } else {
+                self.a.jmp_imm(Cond::Gt, dst, MAX_OFFSET, self.far);
+            }
+        }
+        self.rule(rule, anchor, dst, min);
     }
 
-    /// Applies an anchor rule to `h` in `dst` (the engine's `apply_rule`).
-    fn rule(&mut self, rule: AnchorRule, _anchor: Anchor, dst: Reg) {
+    /// Applies an anchor rule to `h` in `dst` (the engine's `apply_rule`); `min`
+    /// is the least value `dst` holds.
+    fn rule(&mut self, rule: AnchorRule, _anchor: Anchor, dst: Reg, min: u32) {
         let ipv4 = |g: &mut Self| {
-            g.load(Size::B1, Addr::Reg(dst), 0);
+            g.load(Size::B1, Addr::Reg(dst, min), 0);
             g.a.alu64_imm(Alu::And, VAL, 0x0f);
             g.a.alu64_imm(Alu::Lsh, VAL, 2);
             g.a.alu64_reg(Alu::Add, dst, VAL);
@@ -886,14 +1035,14 @@ impl Gen<'_> {
             AnchorRule::Const => {}
             AnchorRule::Ipv4Payload => ipv4(self),
             AnchorRule::TcpPayload => {
-                self.load(Size::B1, Addr::Reg(dst), 12);
+                self.load(Size::B1, Addr::Reg(dst, min), 12);
                 self.a.alu64_imm(Alu::Rsh, VAL, 4);
                 self.a.alu64_imm(Alu::Lsh, VAL, 2);
                 self.a.alu64_reg(Alu::Add, dst, VAL);
             }
             AnchorRule::IpPayloadByVersion => {
                 let (v6, done) = (self.a.label(), self.a.label());
-                self.load(Size::B1, Addr::Reg(dst), 0);
+                self.load(Size::B1, Addr::Reg(dst, min), 0);
                 self.a.alu64_imm(Alu::Rsh, VAL, 4);
                 self.a.jmp_imm(Cond::Ne, VAL, 4, v6);
                 ipv4(self);
@@ -903,7 +1052,7 @@ impl Gen<'_> {
                 self.a.bind(done);
             }
             // The Geneve and link-type-selected rules are left to user space.
-            _ => self.a.ja(self.unsure),
+            _ => self.give_up(),
         }
     }
 
@@ -919,18 +1068,18 @@ impl Gen<'_> {
             Size::B2 => 0x08,
             Size::B4 => 0x00,
         };
+        let n = size.bytes() as i64;
         if self.checked {
-            // The field must end within skb->len (the whole frame, skb->data
-            // being at the MAC header), or the clause faults.
-            self.a.ldx(Width::W, R3, CTX, 0);
+            // The field must end within the frame, or the clause faults.
+            self.frame_len(R3);
             match addr {
                 Addr::Const(c) => {
-                    let end = (c as i64 + k as i64 + size.bytes() as i64).min(i32::MAX as i64);
+                    let end = (c as i64 + k as i64 + n).min(i32::MAX as i64);
                     self.a.jmp32_imm(Cond::Lt, R3, end as u32, self.reject);
                 }
-                Addr::Reg(r) => {
+                Addr::Reg(r, _) => {
                     self.a.mov64_reg(R4, r);
-                    self.a.alu64_imm(Alu::Add, R4, k + size.bytes() as i32);
+                    self.a.alu64_imm(Alu::Add, R4, k + n as i32);
                     self.a.jmp_reg(Cond::Gt, R4, R3, self.reject);
                 }
             }
@@ -939,19 +1088,87 @@ impl Gen<'_> {
             Addr::Const(c) => {
                 let at = c as i64 + k as i64;
                 if at > MAX_OFFSET as i64 {
-                    self.a.ja(self.unsure);
+                    self.a.ja(self.far);
                 }
+                let at = at.min(MAX_OFFSET as i64);
+                if self.tagged {
+                    self.tagged_const(width, at, n);
+                } else {
+                    self.a.raw(LD_ABS | width, R0, 0, at as i32);
+                }
+            }
+            // The register holds at most MAX_OFFSET (checked where it was made),
+            // so `r + k` cannot turn negative, which LD_IND would read as one of
+            // the kernel's special offsets.
+            Addr::Reg(r, min) if self.tagged && (min as i64 + k as i64) < TAG_AT + TAG_LEN => {
+                // Where the field lies against the tag is known only now: past
+                // it, before it, or at one of the few places that touch it.
+                let (hi, lo, done) = (self.a.label(), self.a.label(), self.a.label());
+                self.a.mov64_reg(R4, r);
+                self.a.alu64_imm(Alu::Add, R4, k);
                 self.a
-                    .raw(LD_ABS | width, R0, 0, at.min(MAX_OFFSET as i64) as i32);
-            }
-            Addr::Reg(r) => {
-                // The register holds at most MAX_OFFSET (checked where it was
-                // made), so `r + k` cannot turn negative, which LD_IND would read
-                // as one of the kernel's special offsets.
+                    .jmp_imm(Cond::Gt, R4, (TAG_AT + TAG_LEN - 1) as i32, hi);
+                self.a.jmp_imm(Cond::Le, R4, (TAG_AT - n) as i32, lo);
+                let first = TAG_AT - n + 1;
+                let cases: Vec<(i64, Label)> = (first..TAG_AT + TAG_LEN)
+                    .map(|at| (at, self.a.label()))
+                    .collect();
+                for &(at, l) in &cases[..cases.len() - 1] {
+                    self.a.jmp_imm(Cond::Eq, R4, at as i32, l);
+                }
+                // The two tests above leave only these places.
+                self.a.ja(cases[cases.len() - 1].1);
+                for (at, l) in cases {
+                    self.a.bind(l);
+                    self.tagged_const(width, at, n);
+                    self.a.ja(done);
+                }
+                self.a.bind(hi);
+                self.a.raw(LD_IND | width, r, 0, k - TAG_LEN as i32);
+                self.a.ja(done);
+                self.a.bind(lo);
                 self.a.raw(LD_IND | width, r, 0, k);
+                self.a.bind(done);
             }
+            Addr::Reg(r, _) if self.tagged => {
+                // At or past the tag's end however the packet reads.
+                self.a.raw(LD_IND | width, r, 0, k - TAG_LEN as i32);
+            }
+            Addr::Reg(r, _) => self.a.raw(LD_IND | width, r, 0, k),
         }
         self.a.mov64_reg(VAL, R0);
+    }
+
+    /// `R0` = the `n` bytes at `at` of a frame whose tag the kernel took out: read
+    /// 4 bytes back past the tag, from the stacked tag inside it, and byte by byte
+    /// where the field straddles one of its edges.
+    fn tagged_const(&mut self, width: u8, at: i64, n: i64) {
+        let end = at + n;
+        if end <= TAG_AT {
+            self.a.raw(LD_ABS | width, R0, 0, at as i32);
+        } else if at >= TAG_AT + TAG_LEN {
+            self.a.raw(LD_ABS | width, R0, 0, (at - TAG_LEN) as i32);
+        } else if at >= TAG_AT && end <= TAG_AT + TAG_LEN {
+            self.a.ldx(Width::W, R0, R10, TAG);
+            let shift = 8 * (TAG_AT + TAG_LEN - end);
+            if shift != 0 {
+                self.a.alu64_imm(Alu::Rsh, R0, shift as i32);
+            }
+            if n < 4 {
+                self.a
+                    .alu64_imm(Alu::And, R0, ((1i64 << (8 * n)) - 1) as i32);
+            }
+        } else {
+            // Each byte on its own, gathered in VAL, which the load overwrites
+            // anyway (byte loads clobber r0-r5).
+            self.a.mov64_imm(VAL, 0);
+            for b in at..end {
+                self.tagged_const(0x10, b, 1);
+                self.a.alu64_imm(Alu::Lsh, VAL, 8);
+                self.a.alu64_reg(Alu::Or, VAL, R0);
+            }
+            self.a.mov64_reg(R0, VAL);
+        }
     }
 
     /// `VAL & mask` is one of `vals`: jump to `yes` or `no`.

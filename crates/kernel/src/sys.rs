@@ -244,6 +244,10 @@ struct TestRun {
     data_out: u64,
     repeat: u32,
     duration: u32,
+    ctx_size_in: u32,
+    ctx_size_out: u32,
+    ctx_in: u64,
+    ctx_out: u64,
 }
 
 /// A loaded program.
@@ -312,11 +316,30 @@ impl Program {
     /// Runs the program `repeat` times (at least once) on `frame`, an Ethernet
     /// frame, in the kernel (`BPF_PROG_TEST_RUN`).
     pub fn test_run(&self, frame: &[u8], repeat: u32) -> Result<RunResult, Error> {
+        self.test_run_with(frame, repeat, 0, 0)
+    }
+
+    /// As [`test_run`](Self::test_run), with the context's `mark` and `priority`
+    /// words set (the only ones of the first nine a test run lets a caller set).
+    pub fn test_run_with(
+        &self,
+        frame: &[u8],
+        repeat: u32,
+        mark: u32,
+        priority: u32,
+    ) -> Result<RunResult, Error> {
+        // The first nine words of `struct __sk_buff`: len, pkt_type, mark,
+        // queue_mapping, protocol, vlan_present, vlan_tci, vlan_proto, priority.
+        let mut ctx = [0u32; 9];
+        ctx[2] = mark;
+        ctx[8] = priority;
         let mut a = TestRun {
             prog_fd: self.fd() as u32,
             data_size_in: frame.len() as u32,
             data_in: frame.as_ptr() as u64,
             repeat: repeat.max(1),
+            ctx_size_in: std::mem::size_of_val(&ctx) as u32,
+            ctx_in: ctx.as_ptr() as u64,
             ..TestRun::default()
         };
         if bpf(PROG_TEST_RUN, &mut a) < 0 {
