@@ -102,7 +102,7 @@ _netsift() {
                     return 0
                     ;;
                 --place)
-                    COMPREPLY=($(compgen -W "user kernel auto" -- "${cur}"))
+                    COMPREPLY=($(compgen -W "user kernel auto xdp" -- "${cur}"))
                     return 0
                     ;;
                 --follow-max-flows)

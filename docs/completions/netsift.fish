@@ -24,9 +24,10 @@ complete -c netsift -s F -d 'Read the filter expression from FILE, as tcpdump -F
 complete -c netsift -s y -d 'Link type for -d without -r (EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2)' -r
 complete -c netsift -l follow -d 'Follow control protocols (comma-separated: ftp, sip, rtsp) and capture the data flows they announce, updating the filter while reading. EXPRESSION, if given, replaces the default base filter (the protocols\' control ports)' -r
 complete -c netsift -l control -d 'With -i: let other programs edit the filter while capturing, through a Unix socket at PATH (mode 0600). Commands, one per line: `add EXPR` (an OR-ed clause; replies `ok N`), `del N`, `list`. EXPRESSION, if given, is clause 0; without one nothing is captured until a clause is added' -r -F
-complete -c netsift -l place -d 'Where the filter runs: `user` (in the capture ring), `kernel` (also an eBPF socket filter generated from it drops what it surely rejects before the ring; user space still decides exactly), or `auto` (the kernel where the program loads, else user space, saying which). Static filters on Ethernet interfaces; with -d, shows the generated program' -r -f -a "user\t''
+complete -c netsift -l place -d 'Where the filter runs: `user` (in the capture ring), `kernel` (also an eBPF socket filter generated from it drops what it rejects before the ring, and where it is decisive user space does not filter again), `auto` (the kernel where the program loads, else user space, saying which), or `xdp` (an XDP program on the interface copies what it accepts to user space, before the kernel builds a socket buffer; received frames only). Static filters on Ethernet interfaces; with -d, shows the generated program' -r -f -a "user\t''
 kernel\t''
-auto\t''"
+auto\t''
+xdp\t''"
 complete -c netsift -l follow-max-flows -d 'With --follow: at most N expectations and flows in all (default 1024; never more than the live filter can hold)' -r
 complete -c netsift -l follow-max-per-session -d 'With --follow: at most N expectations and flows per control connection, SIP dialog or RTSP session (default 16)' -r
 complete -c netsift -l follow-max-sessions -d 'With --follow: at most N control connections, and N dialogs and sessions, remembered (default 4096)' -r

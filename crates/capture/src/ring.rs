@@ -150,8 +150,9 @@ fn set_opt<T>(fd: RawFd, opt: libc::c_int, v: &T, what: &str) -> Result<(), Erro
     Ok(())
 }
 
-/// The index of interface `name`.
-fn ifindex(name: &str) -> Result<i32, Error> {
+/// The index of interface `name` (for the XDP level, which links to an interface
+/// rather than binding a ring to it).
+pub fn ifindex(name: &str) -> Result<i32, Error> {
     let c = std::ffi::CString::new(name).map_err(|_| {
         Error::new(
             ErrorKind::NoSuchInterface,

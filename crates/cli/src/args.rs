@@ -166,11 +166,13 @@ pub struct Args {
     )]
     pub control: Option<PathBuf>,
     /// Where the filter runs: `user` (in the capture ring), `kernel` (also an eBPF
-    /// socket filter generated from it drops what it surely rejects before the
-    /// ring; user space still decides exactly), or `auto` (the kernel where the
-    /// program loads, else user space, saying which). Static filters on Ethernet
-    /// interfaces; with -d, shows the generated program.
-    #[arg(long = "place", value_name = "WHERE", value_parser = ["user", "kernel", "auto"], default_value = "user")]
+    /// socket filter generated from it drops what it rejects before the ring, and
+    /// where it is decisive user space does not filter again), `auto` (the kernel
+    /// where the program loads, else user space, saying which), or `xdp` (an XDP
+    /// program on the interface copies what it accepts to user space, before the
+    /// kernel builds a socket buffer; received frames only). Static filters on
+    /// Ethernet interfaces; with -d, shows the generated program.
+    #[arg(long = "place", value_name = "WHERE", value_parser = ["user", "kernel", "auto", "xdp"], default_value = "user")]
     pub place: String,
     // --follow's safety options (issue 15, docs/follow.md), kept together.
     /// With --follow: accept an FTP/SIP/RTSP announced address that is not the

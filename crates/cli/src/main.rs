@@ -16,6 +16,7 @@ mod output;
 mod place;
 mod signals;
 mod workers;
+mod xdp;
 
 use anyhow::{bail, Context, Result};
 use args::Args;
@@ -68,6 +69,9 @@ fn dump(args: &Args, expr: &str, lt: netsift_wire::LinkType) -> Result<String> {
 fn listing(args: &Args, set: &netsift_isa::PassSet, lt: netsift_wire::LinkType) -> Result<String> {
     if args.place == "user" {
         return Ok(set.to_string());
+    }
+    if args.place == "xdp" {
+        return xdp::listing(set, lt, args.snaplen.unwrap_or(262_144));
     }
     place::listing(set, lt, args.snaplen.unwrap_or(262_144))
 }

@@ -181,3 +181,31 @@ fn n_may_be_given_twice_as_in_tcpdump() {
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 1);
 }
+
+/// `--place xdp` names what it cannot do, before it touches an interface.
+#[test]
+fn the_xdp_level_refuses_what_it_cannot_do() {
+    for (args, why) in [
+        (&["-i", "any", "--place", "xdp"][..], "not `any`"),
+        (
+            &["-i", "lo", "--place", "xdp", "--follow", "ftp"][..],
+            "--follow",
+        ),
+        (
+            &["-i", "lo", "--place", "xdp", "--workers", "2"][..],
+            "--workers",
+        ),
+        (
+            &["-i", "lo", "--place", "xdp", "-Q", "out"][..],
+            "received frames only",
+        ),
+    ] {
+        let o = netsift(args);
+        assert!(!o.status.success(), "{args:?}");
+        let e = stderr(&o);
+        assert!(
+            e.contains("--place xdp") && e.contains(why),
+            "{args:?}: {e}"
+        );
+    }
+}

@@ -559,16 +559,10 @@ fn direction_picks_sent_or_received_packets() {
     }
 }
 
-#[test]
-fn kernel_placement_drops_early_and_writes_what_user_space_writes() {
-    if !can_run("kernel_placement_drops_early_and_writes_what_user_space_writes") {
-        return;
-    }
-    let dir = tempfile::tempdir().unwrap();
-    // A third of the frames tagged: the kernel takes the tag out before a socket
-    // filter runs, and the program reads it from beside the packet. Source ports
-    // 0..4 in turn.
-    let frames: Vec<Vec<u8>> = (0..900u32)
+/// Frames for the placement tests: UDP, a third of them tagged (VLAN 12), source
+/// ports 0..4 in turn.
+fn placement_frames(n: u32) -> Vec<Vec<u8>> {
+    (0..n)
         .map(|i| {
             let tagged = i % 3 == 0;
             let mut f = udp_frame(i, tagged.then_some(12), (i % 40) as usize);
@@ -576,9 +570,82 @@ fn kernel_placement_drops_early_and_writes_what_user_space_writes() {
             f[at..at + 2].copy_from_slice(&((i % 5) as u16).to_be_bytes());
             f
         })
-        .collect();
-    let sent = dir.path().join("sent.pcap");
-    write_pcap(&sent, &frames);
+        .collect()
+}
+
+/// One placement run: `netsift -i` with `args` and `expr` on a fresh veth pair,
+/// the frames sent from the other end. It must write exactly what tcpdump's
+/// filter keeps of them. Returns what netsift said up to "listening on", what it
+/// said after, and how many frames tcpdump kept.
+fn placed_run(
+    dir: &Path,
+    args: &[&str],
+    frames: &[Vec<u8>],
+    expr: &str,
+) -> (String, String, usize) {
+    let sent = dir.join("sent.pcap");
+    write_pcap(&sent, frames);
+    let want_file = dir.join("want.pcap");
+    let st = Command::new("tcpdump")
+        .arg("-r")
+        .arg(&sent)
+        .arg("-w")
+        .arg(&want_file)
+        .arg(expr)
+        .output()
+        .unwrap();
+    assert!(st.status.success());
+    let want = packets(&want_file);
+    let pair = Pair::new("plc");
+    let out = dir.join("out.pcap");
+    let mut child = Command::new("ip")
+        .args(["netns", "exec", &pair.a, env!("CARGO_BIN_EXE_netsift")])
+        .args(["-i", &pair.veth_a])
+        .args(args)
+        .args(["-w", out.to_str().unwrap(), expr])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut said = String::new();
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 {
+        said.push_str(&line);
+        if line.contains("listening on") {
+            break;
+        }
+        line.clear();
+    }
+    let (to_send, dev) = (frames.to_vec(), pair.veth_b.clone());
+    in_ns(&pair.b, move || send_frames(&dev, &to_send))
+        .join()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    let status = wait(&mut child, Duration::from_millis(1));
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
+    assert!(status.success(), "{expr:?}: {said}{rest}");
+    assert_eq!(packets(&out), want, "{expr:?}: {said}{rest}");
+    (said, rest, want.len())
+}
+
+/// tcpdump's "N packets received by filter".
+fn received_by_filter(expr: &str, rest: &str) -> usize {
+    rest.lines()
+        .find_map(|l| l.strip_suffix(" packets received by filter"))
+        .and_then(|n| n.trim().parse::<usize>().ok())
+        .unwrap_or_else(|| panic!("{expr:?}: no statistics in {rest}"))
+}
+
+#[test]
+fn kernel_placement_drops_early_and_writes_what_user_space_writes() {
+    if !can_run("kernel_placement_drops_early_and_writes_what_user_space_writes") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    // The kernel takes a tag out before a socket filter runs, and the program
+    // reads it from beside the packet.
+    let frames = placement_frames(900);
     // Filters the kernel's program decides whole: ports (compares at the IPv4
     // payload anchor), the tag, and a payload word read through the tag.
     for expr in [
@@ -586,64 +653,51 @@ fn kernel_placement_drops_early_and_writes_what_user_space_writes() {
         "vlan 12 and udp src port 3",
         "vlan and udp[8:2] < 300",
     ] {
-        let want_file = dir.path().join("want.pcap");
-        let st = Command::new("tcpdump")
-            .arg("-r")
-            .arg(&sent)
-            .arg("-w")
-            .arg(&want_file)
-            .arg(expr)
-            .output()
-            .unwrap();
-        assert!(st.status.success());
-        let want = packets(&want_file);
-        let pair = Pair::new("kpl");
-        let out = dir.path().join("out.pcap");
-        let mut child = Command::new("ip")
-            .args(["netns", "exec", &pair.a, env!("CARGO_BIN_EXE_netsift")])
-            .args(["-i", &pair.veth_a, "-B", "65536", "--immediate-mode"])
-            .args(["--place", "kernel", "-w", out.to_str().unwrap(), expr])
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut err = BufReader::new(child.stderr.take().unwrap());
-        let mut said = String::new();
-        let mut line = String::new();
-        while err.read_line(&mut line).unwrap() > 0 {
-            said.push_str(&line);
-            if line.contains("listening on") {
-                break;
-            }
-            line.clear();
-        }
+        let args = ["-B", "65536", "--immediate-mode", "--place", "kernel"];
+        let (said, rest, written) = placed_run(dir.path(), &args, &frames, expr);
         assert!(said.contains("decides every frame"), "{expr}: {said}");
-        let (to_send, dev) = (frames.clone(), pair.veth_b.clone());
-        in_ns(&pair.b, move || send_frames(&dev, &to_send))
-            .join()
-            .unwrap();
-        std::thread::sleep(Duration::from_millis(300));
-        let status = wait(&mut child, Duration::from_millis(1));
-        let mut rest = String::new();
-        std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
-        assert!(status.success(), "{expr}: {rest}");
-        assert_eq!(packets(&out), want, "{expr}");
         // Only what the kernel accepted reached the ring: exactly what is written,
         // tagged frames too (user space did not filter them again).
-        let received = rest
-            .lines()
-            .find_map(|l| l.strip_suffix(" packets received by filter"))
-            .and_then(|n| n.trim().parse::<usize>().ok())
-            .unwrap_or_else(|| panic!("{expr}: no statistics in {rest}"));
+        let received = received_by_filter(expr, &rest);
         assert!(
-            want.len() == received && received < frames.len(),
-            "{expr}: {} written, {received} of {} reached the ring: {rest}",
-            want.len(),
+            written == received && received < frames.len(),
+            "{expr}: {written} written, {received} of {} reached the ring: {rest}",
             frames.len()
         );
         eprintln!(
-            "{expr}: {} written, {received} of {} reached the ring",
-            want.len(),
+            "{expr}: {written} written, {received} of {} reached the ring",
             frames.len()
         );
+    }
+}
+
+/// `--place xdp`: the filter runs as an XDP program on the receiving veth, copies
+/// what it accepts into a ring buffer and passes every frame on; netsift writes
+/// exactly what tcpdump's filter keeps of the frames sent, tagged ones included
+/// (nothing has taken their tags out at the XDP hook), and the program saw every
+/// frame.
+#[test]
+fn xdp_level_captures_what_the_filter_accepts() {
+    if !can_run("xdp_level_captures_what_the_filter_accepts") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let frames = placement_frames(600);
+    // Not an empty filter: the stack of a new interface may send frames of its own.
+    for expr in [
+        "udp src port 2 and not vlan",
+        "vlan 12 and udp src port 3",
+        "udp or (vlan and udp)",
+    ] {
+        let (said, rest, written) = placed_run(dir.path(), &["--place", "xdp"], &frames, expr);
+        assert!(
+            said.contains("capturing at the XDP hook"),
+            "{expr:?}: {said}"
+        );
+        // The program saw at least every frame sent (the stack may add its own,
+        // such as IPv6 router solicitations, which the filters reject).
+        let seen = received_by_filter(expr, &rest);
+        assert!(seen >= frames.len(), "{expr:?}: {seen} seen: {rest}");
+        eprintln!("{expr:?}: {written} written, {seen} frames seen");
     }
 }

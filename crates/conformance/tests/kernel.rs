@@ -33,6 +33,27 @@ fn usable(p: &netsift_oracle::OwnedPacket) -> bool {
     p.data.len() as u32 == p.wire_len && (14..=MAX_TEST_RUN).contains(&p.data.len())
 }
 
+/// `set`'s program for `env`, generated and loaded as `kind`; a failure of either
+/// is one of `failures`.
+fn load(
+    expr: &str,
+    set: &netsift_isa::PassSet,
+    env: Env,
+    kind: ProgKind,
+    failures: &mut Vec<String>,
+) -> Option<(netsift_kernel::codegen::Generated, Program)> {
+    let g = generate(set, env)
+        .map_err(|e| failures.push(format!("{expr:?}: {e}")))
+        .ok()?;
+    match Program::load(kind, "netsift", &g.insns) {
+        Ok(p) => Some((g, p)),
+        Err(e) => {
+            failures.push(format!("{expr:?}: {} instructions: {e}", g.insns.len()));
+            None
+        }
+    }
+}
+
 /// One test run's return value, or `None` (counted in `refused`) for a frame the
 /// kernel refuses: an IPv4 or IPv6 frame too short for its network header
 /// (EINVAL), which never reaches a live socket's filter either.
@@ -523,19 +544,14 @@ fn tagged_frames_get_the_engines_answer_with_the_tag_out_of_the_data() {
         let Ok(set) = netsift_pcapc::compile_for(expr, target) else {
             continue;
         };
-        let g = match generate(&set, Env::TEST_RUN_TAGGED) {
-            Ok(g) => g,
-            Err(e) => {
-                failures.push(format!("{expr:?}: {e}"));
-                continue;
-            }
-        };
-        let prog = match Program::load(ProgKind::SchedCls, "netsift", &g.insns) {
-            Ok(p) => p,
-            Err(e) => {
-                failures.push(format!("{expr:?}: {} instructions: {e}", g.insns.len()));
-                continue;
-            }
+        let Some((g, prog)) = load(
+            expr,
+            &set,
+            Env::TEST_RUN_TAGGED,
+            ProgKind::SchedCls,
+            &mut failures,
+        ) else {
+            continue;
         };
         programs += 1;
         decisive += usize::from(g.decisive);
@@ -582,6 +598,113 @@ fn tagged_frames_get_the_engines_answer_with_the_tag_out_of_the_data() {
         frames.len()
     );
     assert!(tagged > 0, "the corpus has VLAN-tagged frames");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// The XDP level: every expression generated as an XDP program, test-run on
+/// every whole corpus frame. Every frame must go on (`XDP_PASS`); the ring buffer
+/// must hold one record, the whole frame with its lengths, for each frame the
+/// engine accepts, and none for a frame it rejects where the program is decisive
+/// (an unsure accept is a record too). The counters must add up.
+#[test]
+fn xdp_programs_copy_what_the_engine_accepts() {
+    use netsift_kernel::codegen::{XDP_HDR, XDP_STATS};
+    use netsift_kernel::ringbuf::RingBuf;
+    use netsift_kernel::sys::{Map, MapKind};
+    let Some((packets, mut exprs)) = corpus("xdp_programs_copy_what_the_engine_accepts") else {
+        return;
+    };
+    exprs.sort();
+    exprs.dedup();
+    exprs.extend(lists(&packets));
+    let target = Target {
+        linktype: LinkType::EN10MB,
+        savefile_swapped: None,
+    };
+    let mut ring = RingBuf::create(1 << 20).expect("a ring buffer");
+    let mut scratch = netsift_engine::Scratch::new();
+    let (mut programs, mut runs, mut records, mut extra) = (0, 0u64, 0u64, 0u64);
+    let mut failures = Vec::new();
+    // Every third frame: the socket-level test runs them all.
+    let frames: Vec<&Vec<u8>> = packets.iter().step_by(3).collect();
+    for expr in &exprs {
+        let Ok(set) = netsift_pcapc::compile_for(expr, target) else {
+            continue;
+        };
+        let stats = Map::create(MapKind::PerCpuArray, 4, 8, XDP_STATS).expect("counters");
+        let env = Env::xdp(ring.map().fd(), stats.fd(), 262_144);
+        let Some((g, prog)) = load(expr, &set, env, ProgKind::Xdp, &mut failures) else {
+            continue;
+        };
+        programs += 1;
+        let engine = Compiled::new(set);
+        let (mut accepted, mut copied) = (0u64, 0u64);
+        for (i, p) in frames.iter().enumerate() {
+            let want = engine.matches(&mut scratch, p, p.len() as u32);
+            let r = prog.test_run(p, 1).expect("an XDP test run");
+            runs += 1;
+            assert_eq!(r.retval, 2, "{expr:?}: frame {i}: not passed on");
+            let mut got = Vec::new();
+            ring.drain(|rec| got.push(rec.to_vec()));
+            let rec = match got.as_slice() {
+                [] => None,
+                [one] => Some(one),
+                more => panic!("{expr:?}: frame {i}: {} records", more.len()),
+            };
+            copied += u64::from(rec.is_some());
+            accepted += u64::from(want);
+            if let Some(rec) = rec {
+                let h = XDP_HDR as usize;
+                let cap = u32::from_ne_bytes(rec[0..4].try_into().unwrap()) as usize;
+                let wire = u32::from_ne_bytes(rec[4..8].try_into().unwrap()) as usize;
+                if cap != p.len()
+                    || wire != p.len()
+                    || rec.len() < h + cap
+                    || rec[h..h + cap] != p[..]
+                {
+                    failures.push(format!(
+                        "{expr:?}: frame {i}: record of {cap}/{wire} bytes differs"
+                    ));
+                }
+            }
+            let wrong = match (rec.is_some(), want) {
+                (false, true) => true,
+                (true, false) => {
+                    extra += 1;
+                    g.decisive
+                }
+                _ => false,
+            };
+            if wrong && failures.len() < 40 {
+                failures.push(format!(
+                    "{expr:?}: frame {i} ({} bytes): {} record, engine {}",
+                    p.len(),
+                    if rec.is_some() { "a" } else { "no" },
+                    if want { "accepts" } else { "rejects" },
+                ));
+            }
+        }
+        records += copied;
+        let seen = stats.sum_percpu_u64(0).unwrap();
+        let acc = stats.sum_percpu_u64(1).unwrap();
+        let full = stats.sum_percpu_u64(2).unwrap();
+        if (seen, acc, full) != (frames.len() as u64, copied, 0) {
+            failures.push(format!(
+                "{expr:?}: counters seen {seen}, accepted {acc}, full {full}; {} frames, {copied} records ({accepted} accepted by the engine)",
+                frames.len()
+            ));
+        }
+    }
+    eprintln!(
+        "xdp: {programs} programs, {} frames, {runs} runs, {records} records, {extra} unsure records",
+        frames.len()
+    );
+    assert!(programs > 0);
     assert!(
         failures.is_empty(),
         "{} failures:\n{}",

@@ -39,7 +39,7 @@
 //! engine's, and user space need not filter them again.
 
 use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3, R4};
-use crate::helpers::MAP_LOOKUP_ELEM;
+use crate::helpers::{MAP_LOOKUP_ELEM, XDP_GET_BUFF_LEN, XDP_LOAD_BYTES};
 use crate::sys::{Map, MapKind};
 use netsift_engine::decoded::{group_range, DPass, Decoded, Op, Step, BAD_OPERAND};
 use netsift_isa::insn::Size;
@@ -62,7 +62,42 @@ pub struct Env {
     pub keep: Option<u32>,
     /// Where a tag the kernel took out of the packet is found.
     pub vlan: Vlan,
+    /// What the program is attached to.
+    pub hook: Hook,
 }
+
+/// What the program is attached to, which decides how it loads and what it does
+/// with its verdict.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Hook {
+    /// A socket buffer: a packet socket's filter, or a `SCHED_CLS` test run. Loads
+    /// are `LD_ABS`/`LD_IND`, and the program returns its verdict.
+    Skb,
+    /// The XDP hook, before the kernel builds a socket buffer (FFPF's NIC level).
+    /// Loads go through `bpf_xdp_load_bytes`. Every frame goes on to the host
+    /// stack (`XDP_PASS`); one the filter accepts is first copied, up to `cap`
+    /// bytes, into the ring buffer `ring` after a 16-byte header (captured
+    /// length, wire length, `bpf_ktime_get_ns`), and `stats`, a per-CPU array of
+    /// [`XDP_STATS`] u64 words, counts frames seen, accepted, and lost to a full
+    /// ring.
+    Xdp {
+        /// The ring buffer map's descriptor.
+        ring: i32,
+        /// The counters' map descriptor.
+        stats: i32,
+        /// Bytes copied of an accepted frame at most.
+        cap: u32,
+    },
+}
+
+/// Words of the XDP level's counters: frames seen, accepted, and accepted but
+/// lost because the ring buffer was full.
+pub const XDP_STATS: u32 = 3;
+/// The XDP level's record header: captured length (u32), wire length (u32), time
+/// (u64, `bpf_ktime_get_ns`, CLOCK_MONOTONIC).
+pub const XDP_HDR: u32 = 16;
+/// The most bytes the XDP level copies of a frame: a record is reserved whole.
+pub const XDP_CAP_MAX: u32 = 16384;
 
 /// Where the generated program finds a VLAN tag that is not in the packet's data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,6 +119,22 @@ impl Env {
         Env {
             keep: Some(snaplen.max(1)),
             vlan: Vlan::Skb,
+            hook: Hook::Skb,
+        }
+    }
+
+    /// An XDP program that copies what it accepts, up to `snaplen` bytes (at most
+    /// [`XDP_CAP_MAX`]), into ring buffer `ring` and counts in `stats`. The frame
+    /// holds its VLAN tags: nothing has taken them out yet.
+    pub fn xdp(ring: i32, stats: i32, snaplen: u32) -> Env {
+        Env {
+            keep: None,
+            vlan: Vlan::InData,
+            hook: Hook::Xdp {
+                ring,
+                stats,
+                cap: snaplen.clamp(1, XDP_CAP_MAX),
+            },
         }
     }
 
@@ -92,6 +143,7 @@ impl Env {
     pub const TEST_RUN: Env = Env {
         keep: None,
         vlan: Vlan::InData,
+        hook: Hook::Skb,
     };
 
     /// As [`Env::TEST_RUN`], for frames whose tag was taken out of the data and
@@ -99,6 +151,7 @@ impl Env {
     pub const TEST_RUN_TAGGED: Env = Env {
         keep: None,
         vlan: Vlan::TestContext,
+        hook: Hook::Skb,
     };
 
     fn accept(&self, sure: bool) -> i32 {
@@ -172,10 +225,10 @@ pub const DECISIVE_LEN: u32 = MAX_OFFSET as u32;
 
 /// Registers: r6 the context, r7 the loaded value, r8 an address, r9 a second
 /// address (an EQ2's second field).
-const CTX: Reg = Reg(6);
-const VAL: Reg = Reg(7);
-const ADDR: Reg = Reg(8);
-const ADDR2: Reg = Reg(9);
+pub(crate) const CTX: Reg = Reg(6);
+pub(crate) const VAL: Reg = Reg(7);
+pub(crate) const ADDR: Reg = Reg(8);
+pub(crate) const ADDR2: Reg = Reg(9);
 /// Whether `op` is an "either field" EQ2 on the same fields, mask and distance as
 /// `first` (a run of such negated steps is fused).
 fn same_fields(op: &Op, first: &Op) -> bool {
@@ -216,10 +269,16 @@ enum Addr {
 const LD_ABS: u8 = 0x20;
 const LD_IND: u8 = 0x40;
 /// Stack slot of a SET's 64-bit key.
-const KEY: i16 = -16;
+pub(crate) const KEY: i16 = -16;
 /// Stack slot of the tag the kernel took out, as the four bytes 12 to 15 of the
 /// frame would read (tag protocol identifier, then tag control information).
 const TAG: i16 = -4;
+/// Stack slot a `bpf_xdp_load_bytes` load lands in.
+const LOADBUF: i16 = -8;
+/// Stack slot of the frame's length on the XDP hook (`bpf_xdp_get_buff_len`).
+pub(crate) const XDP_LEN: i16 = ARITH_SLOTS - 8;
+/// Record sizes the XDP epilogue reserves (the smallest that fits), then `cap`.
+pub(crate) const XDP_CLASSES: [u32; 3] = [128, 512, 2048];
 /// Where a tag starts in an Ethernet frame, and its length.
 const TAG_AT: i64 = 12;
 const TAG_LEN: i64 = 4;
@@ -254,6 +313,9 @@ struct Gen<'a> {
     far: Label,
     /// Whether some path ends [`UNSURE`] for a reason other than a far field.
     maybe_unsure: bool,
+    hook: Hook,
+    /// On the XDP hook, where every verdict goes (in r0) instead of an exit.
+    epilogue: Label,
     tables: Vec<(usize, u32, Map)>,
     map_error: Option<crate::sys::Error>,
 }
@@ -290,10 +352,18 @@ fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenE
         tagged: false,
         far,
         maybe_unsure: false,
+        hook: env.hook,
+        epilogue: far,
         tables: Vec::new(),
         map_error: None,
     };
+    g.epilogue = g.a.label();
     g.a.mov64_reg(CTX, R1);
+    if let Hook::Xdp { .. } = env.hook {
+        // The frame's length (with fragments), once.
+        g.a.call(XDP_GET_BUFF_LEN);
+        g.a.stx(Width::W, R10, XDP_LEN, R0);
+    }
     let tagged = g.a.label();
     match env.vlan {
         Vlan::InData => {}
@@ -346,11 +416,13 @@ fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenE
     }
     // No pass accepted; a fault in a static set comes here too.
     g.a.bind(end);
-    g.a.mov64_imm(R0, 0);
-    g.a.exit();
+    g.ret(0);
     g.a.bind(g.unsure);
-    g.a.mov64_imm(R0, env.accept(false));
-    g.a.exit();
+    g.ret(env.accept(false));
+    if let Hook::Xdp { ring, stats, cap } = env.hook {
+        g.a.bind(g.epilogue);
+        crate::xdp::epilogue(&mut g.a, ring, stats, cap);
+    }
     if let Some(e) = g.map_error {
         return Err(GenError::Map(e));
     }
@@ -402,8 +474,7 @@ impl<'a> Gen<'a> {
                 }
                 let next = self.a.label();
                 let whole = self.steps(&p.steps, next, i, 0);
-                self.a.mov64_imm(R0, env.accept(whole));
-                self.a.exit();
+                self.ret(env.accept(whole));
                 self.a.bind(next);
                 if !whole {
                     unsure_passes.push(numbered + i);
@@ -427,9 +498,23 @@ impl<'a> Gen<'a> {
     /// whole frame, `skb->data` being at the MAC header), and the tag's 4 bytes
     /// in the tagged half.
     fn frame_len(&mut self, dst: Reg) {
+        if let Hook::Xdp { .. } = self.hook {
+            self.a.ldx(Width::W, dst, R10, XDP_LEN);
+            return;
+        }
         self.a.ldx(Width::W, dst, CTX, 0);
         if self.tagged {
             self.a.alu64_imm(Alu::Add, dst, TAG_LEN as i32);
+        }
+    }
+
+    /// The program's verdict `v`: returned, or on the XDP hook handed to the
+    /// epilogue in r0.
+    fn ret(&mut self, v: i32) {
+        self.a.mov64_imm(R0, v);
+        match self.hook {
+            Hook::Skb => self.a.exit(),
+            Hook::Xdp { .. } => self.a.ja(self.epilogue),
         }
     }
 
@@ -1084,6 +1169,10 @@ impl<'a> Gen<'a> {
                 }
             }
         }
+        if let Hook::Xdp { .. } = self.hook {
+            self.xdp_load(size, addr, k);
+            return;
+        }
         match addr {
             Addr::Const(c) => {
                 let at = c as i64 + k as i64;
@@ -1137,6 +1226,43 @@ impl<'a> Gen<'a> {
             Addr::Reg(r, _) => self.a.raw(LD_IND | width, r, 0, k),
         }
         self.a.mov64_reg(VAL, R0);
+    }
+
+    /// `VAL` = the field at `addr + k` on the XDP hook, through
+    /// `bpf_xdp_load_bytes` into a stack slot (it reads fragments too, and fails
+    /// past the frame: the fault), in network order like `LD_ABS`.
+    fn xdp_load(&mut self, size: Size, addr: Addr, k: i32) {
+        let n = size.bytes() as i32;
+        self.a.mov64_reg(R1, CTX);
+        match addr {
+            Addr::Const(c) => {
+                let at = c as i64 + k as i64;
+                if at > MAX_OFFSET as i64 {
+                    self.a.ja(self.far);
+                }
+                self.a.mov64_imm(R2, at.min(MAX_OFFSET as i64) as i32);
+            }
+            Addr::Reg(r, _) => {
+                self.a.mov64_reg(R2, r);
+                if k != 0 {
+                    self.a.alu64_imm(Alu::Add, R2, k);
+                }
+            }
+        }
+        self.a.mov64_reg(R3, R10);
+        self.a.alu64_imm(Alu::Add, R3, LOADBUF as i32);
+        self.a.mov64_imm(R4, n);
+        self.a.call(XDP_LOAD_BYTES);
+        self.a.jmp_imm(Cond::Ne, R0, 0, self.reject);
+        let w = match size {
+            Size::B1 => Width::B,
+            Size::B2 => Width::H,
+            Size::B4 => Width::W,
+        };
+        self.a.ldx(w, VAL, R10, LOADBUF);
+        if n > 1 {
+            self.a.to_be(VAL, 8 * n);
+        }
     }
 
     /// `R0` = the `n` bytes at `at` of a frame whose tag the kernel took out: read

@@ -15,13 +15,15 @@
 //! - [`helpers`]: the kernel helper functions the generated code calls;
 //! - [`classic`]: libpcap's classic programs as eBPF, one instruction for one as
 //!   the kernel converts them, so benchmarks run both through the same test run;
-//! - [`codegen`]: a static pass set, decoded by the engine, compiled to a socket
-//!   filter that accepts at least what the engine accepts (exactly, where it
-//!   compiles every operation and every load can be made).
+//! - [`codegen`]: a static pass set (or a live set's clauses), decoded by the
+//!   engine, compiled to a socket filter or an XDP program that accepts at least
+//!   what the engine accepts (exactly, where it is decisive); SET tables are BPF
+//!   hash maps and clause enable bits an array map;
+//! - [`ringbuf`]: the user-space side of the ring buffer the XDP program copies
+//!   accepted frames into.
 //!
-//! Not yet: operands and SET tables in maps (Swift's updates as map writes), the
-//! operations left to user space (ARITH, PROTOCHAIN, SET, GROUP), VLAN tags the
-//! kernel strips before a live socket filter runs, `--place`, and XDP.
+//! Not yet: EQ operand sets in maps (`add_param`/`del_param` as map writes), and
+//! the follower's announcement parsing in the kernel.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -29,7 +31,9 @@
 pub mod asm;
 pub mod classic;
 pub mod codegen;
+pub mod ringbuf;
 pub mod sys;
+mod xdp;
 
 /// Kernel helper functions (`enum bpf_func_id`) and their constants.
 pub mod helpers {
@@ -43,4 +47,17 @@ pub mod helpers {
     pub const SKB_LOAD_BYTES_RELATIVE: i32 = 68;
     /// `start` of [`SKB_LOAD_BYTES_RELATIVE`]: offsets from the MAC header.
     pub const HDR_START_MAC: i32 = 0;
+    /// `u64 bpf_ktime_get_ns()`: CLOCK_MONOTONIC.
+    pub const KTIME_GET_NS: i32 = 5;
+    /// `void *bpf_ringbuf_reserve(ringbuf, size, flags)`: room for a record, or NULL.
+    pub const RINGBUF_RESERVE: i32 = 131;
+    /// `void bpf_ringbuf_submit(data, flags)`: hands a reserved record over.
+    pub const RINGBUF_SUBMIT: i32 = 132;
+    /// `void bpf_ringbuf_discard(data, flags)`: gives a reserved record back.
+    pub const RINGBUF_DISCARD: i32 = 133;
+    /// `u64 bpf_xdp_get_buff_len(xdp_md)`: the frame's length, fragments included.
+    pub const XDP_GET_BUFF_LEN: i32 = 188;
+    /// `long bpf_xdp_load_bytes(xdp_md, offset, to, len)`: fragments too; an
+    /// error past the frame.
+    pub const XDP_LOAD_BYTES: i32 = 189;
 }

@@ -1,5 +1,5 @@
 //! The `bpf(2)` system call: maps, program loading, test runs, and attaching a
-//! program to a socket.
+//! program to a socket or (through a link) to an interface's XDP hook.
 //!
 //! Each command takes its part of `union bpf_attr`; the kernel accepts a shorter
 //! structure than its own as long as it is a prefix, so each command has its own
@@ -15,6 +15,9 @@ const MAP_UPDATE_ELEM: libc::c_long = 2;
 const MAP_DELETE_ELEM: libc::c_long = 3;
 const PROG_LOAD: libc::c_long = 5;
 const PROG_TEST_RUN: libc::c_long = 10;
+const LINK_CREATE: libc::c_long = 28;
+/// `BPF_XDP` of `enum bpf_attach_type`.
+const ATTACH_XDP: u32 = 37;
 
 /// `SO_ATTACH_BPF`: attach an eBPF program (by descriptor) as a socket filter.
 const SO_ATTACH_BPF: libc::c_int = 50;
@@ -31,7 +34,7 @@ pub struct Error {
 }
 
 impl Error {
-    fn last(what: impl Into<String>) -> Error {
+    pub(crate) fn last(what: impl Into<String>) -> Error {
         Error {
             what: what.into(),
             os: std::io::Error::last_os_error(),
@@ -91,6 +94,11 @@ pub enum MapKind {
     Hash = 1,
     /// `BPF_MAP_TYPE_ARRAY`: operand slots and pass enable bits.
     Array = 2,
+    /// `BPF_MAP_TYPE_PERCPU_ARRAY`: counters each CPU adds to without atomics.
+    PerCpuArray = 6,
+    /// `BPF_MAP_TYPE_RINGBUF`: packets an XDP program hands to user space (key and
+    /// value size 0, `max_entries` the size in bytes, a power-of-2 number of pages).
+    RingBuf = 27,
 }
 
 #[repr(C)]
@@ -189,6 +197,21 @@ impl Map {
         Ok(true)
     }
 
+    /// The sum over CPUs of the u64 word `key` of a [`MapKind::PerCpuArray`] of
+    /// 8-byte values (a lookup returns one value per possible CPU).
+    pub fn sum_percpu_u64(&self, key: u32) -> Result<u64, Error> {
+        assert_eq!(self.value_size, 8, "per-CPU u64 map");
+        let cpus = possible_cpus();
+        let mut out = vec![0u64; cpus];
+        let k = key.to_ne_bytes();
+        let mut a = self.elem(&k, None);
+        a.value = out.as_mut_ptr() as u64;
+        if bpf(MAP_LOOKUP_ELEM, &mut a) < 0 {
+            return Err(Error::last("looking up a per-CPU counter"));
+        }
+        Ok(out.iter().sum())
+    }
+
     /// The value of `key`, if there is one.
     pub fn lookup(&self, key: &[u8]) -> Result<Option<Vec<u8>>, Error> {
         let mut out = vec![0u8; self.value_size];
@@ -205,6 +228,24 @@ impl Map {
     }
 }
 
+/// The number of CPUs the kernel may ever run (`/sys/devices/system/cpu/possible`,
+/// such as `0-3`): a per-CPU map holds one value for each.
+pub fn possible_cpus() -> usize {
+    let text = std::fs::read_to_string("/sys/devices/system/cpu/possible").unwrap_or_default();
+    let n = text
+        .trim()
+        .split(',')
+        .filter_map(|r| {
+            let mut it = r.split('-');
+            let lo: usize = it.next()?.trim().parse().ok()?;
+            let hi: usize = it.next().map_or(Some(lo), |h| h.trim().parse().ok())?;
+            Some(hi + 1)
+        })
+        .max();
+    // Without the file, the CPUs online now (at least 1).
+    n.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+}
+
 /// Program types netsift loads.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ProgKind {
@@ -216,6 +257,9 @@ pub enum ProgKind {
     /// classic program's absolute loads expect; the benchmarks run both kinds of
     /// program this way.
     SchedCls = 3,
+    /// `BPF_PROG_TYPE_XDP`: runs on a received frame before the kernel builds a
+    /// socket buffer; returns what to do with it (netsift's always pass it on).
+    Xdp = 6,
 }
 
 #[repr(C)]
@@ -231,6 +275,17 @@ struct ProgLoad {
     kern_version: u32,
     prog_flags: u32,
     prog_name: [u8; 16],
+    prog_ifindex: u32,
+    expected_attach_type: u32,
+}
+
+#[repr(C)]
+#[derive(Default)]
+struct LinkCreate {
+    prog_fd: u32,
+    target_ifindex: u32,
+    attach_type: u32,
+    flags: u32,
 }
 
 #[repr(C)]
@@ -284,6 +339,8 @@ impl Program {
             log_size: 0,
             log_buf: 0,
             prog_name,
+            // An XDP program is loaded for the interface hook it will be linked to.
+            expected_attach_type: if kind == ProgKind::Xdp { ATTACH_XDP } else { 0 },
             ..ProgLoad::default()
         };
         let fd = bpf(PROG_LOAD, &mut a);
@@ -330,16 +387,22 @@ impl Program {
     ) -> Result<RunResult, Error> {
         // The first nine words of `struct __sk_buff`: len, pkt_type, mark,
         // queue_mapping, protocol, vlan_present, vlan_tci, vlan_proto, priority.
+        // Passed only when set: other program types have other contexts.
         let mut ctx = [0u32; 9];
         ctx[2] = mark;
         ctx[8] = priority;
+        let with_ctx = mark != 0 || priority != 0;
         let mut a = TestRun {
             prog_fd: self.fd() as u32,
             data_size_in: frame.len() as u32,
             data_in: frame.as_ptr() as u64,
             repeat: repeat.max(1),
-            ctx_size_in: std::mem::size_of_val(&ctx) as u32,
-            ctx_in: ctx.as_ptr() as u64,
+            ctx_size_in: if with_ctx {
+                std::mem::size_of_val(&ctx) as u32
+            } else {
+                0
+            },
+            ctx_in: if with_ctx { ctx.as_ptr() as u64 } else { 0 },
             ..TestRun::default()
         };
         if bpf(PROG_TEST_RUN, &mut a) < 0 {
@@ -349,6 +412,26 @@ impl Program {
             retval: a.retval,
             duration_ns: a.duration,
         })
+    }
+
+    /// Links the program (an [`ProgKind::Xdp`] one) to the XDP hook of interface
+    /// `ifindex`, with `flags` (`XDP_FLAGS_SKB_MODE` 2 for the generic hook,
+    /// `XDP_FLAGS_DRV_MODE` 4 for the driver's, 0 for the driver's where it has
+    /// one). The program stays attached while the returned link is open.
+    pub fn link_xdp(&self, ifindex: u32, flags: u32) -> Result<OwnedFd, Error> {
+        let mut a = LinkCreate {
+            prog_fd: self.fd() as u32,
+            target_ifindex: ifindex,
+            attach_type: ATTACH_XDP,
+            flags,
+        };
+        let fd = bpf(LINK_CREATE, &mut a);
+        if fd < 0 {
+            return Err(Error::last(format!(
+                "attaching an XDP program to interface {ifindex}"
+            )));
+        }
+        Ok(owned(fd))
     }
 
     /// Attaches the program as the filter of socket `sock` (`SO_ATTACH_BPF`),
