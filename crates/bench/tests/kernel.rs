@@ -42,7 +42,7 @@ fn kernel_quick_json_reports_every_field() {
             .find(&format!("{{\"id\":{id},\"ebpf_ns\":"))
             .unwrap_or_else(|| panic!("filter {id} missing from {last}"));
         let rest = &last[at..];
-        for f in ["ebpf_ns", "batch_ns", "bpf_ns"] {
+        for f in ["ebpf_ns", "batch_ns", "bpf_ns", "xdp_ns", "ebpf_once_ns"] {
             let v: f64 = rest
                 .split(&format!("\"{f}\":"))
                 .nth(1)

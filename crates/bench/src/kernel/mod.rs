@@ -14,6 +14,15 @@
 //! programs is compared with libpcap's (netsift's `UNSURE` answers, which user space
 //! would decide, are counted, not compared).
 //!
+//! The XDP level runs the same filter as an XDP program (`--place xdp`): its figure
+//! is the filter and, for an accepted packet, the copy into the ring buffer
+//! (drained between packets, untimed), the whole of what it costs per received
+//! frame. A repeated XDP test run switches the kernel's XDP dispatcher to the
+//! program and back, a `synchronize_rcu` each (milliseconds), so XDP runs once per
+//! test run; the kernel's clock reads around one run then weigh more, so the socket
+//! program is also timed once per test run (`ebpf_once`), the figure to set the XDP
+//! one against.
+//!
 //! Update cost: inserting (then deleting) a fresh key in a SET's hash map holding 1
 //! or 100,000 keys, swapping a loaded program onto a socket (`SO_ATTACH_BPF`), and
 //! beside them libpcap's `pcap_setfilter` on a live handle.
@@ -23,7 +32,8 @@ use crate::stats::{percentile, Stat};
 use anyhow::{anyhow, bail, Context, Result};
 use netsift_engine::{BatchScratch, Compiled};
 use netsift_kernel::classic::{translate, Classic};
-use netsift_kernel::codegen::{generate, Env, ACCEPT, UNSURE};
+use netsift_kernel::codegen::{generate, Env, ACCEPT, UNSURE, XDP_STATS};
+use netsift_kernel::ringbuf::RingBuf;
 use netsift_kernel::sys::{Map, MapKind, ProgKind, Program};
 use netsift_wire::LinkType;
 use std::time::Instant;
@@ -78,6 +88,11 @@ pub struct FilterRow {
     pub bpf: Stat,
     /// netsift's batch engine in user space.
     pub batch: Stat,
+    /// netsift's XDP program: the filter, and the copy of an accepted packet (one
+    /// run per test run).
+    pub xdp: Stat,
+    /// netsift's socket program, one run per test run (the XDP figure's baseline).
+    pub ebpf_once: Stat,
     /// eBPF instructions: netsift's, and libpcap's translated program's.
     pub insns: (usize, usize),
     /// Whether netsift's program decides every packet itself.
@@ -142,6 +157,26 @@ fn per_packet(p: &Program, pkts: &[Vec<u8>], repeat: u32) -> Result<f64> {
     Ok(total / pkts.len() as f64)
 }
 
+/// As [`per_packet`], `repeat` test runs of one run each, draining the XDP
+/// program's ring buffer (untimed) after each packet's runs.
+fn per_packet_once(
+    p: &Program,
+    mut ring: Option<&mut RingBuf>,
+    pkts: &[Vec<u8>],
+    repeat: u32,
+) -> Result<f64> {
+    let mut total = 0f64;
+    for f in pkts {
+        for _ in 0..repeat.max(1) {
+            total += f64::from(p.test_run(f, 1).map_err(|e| anyhow!("{e}"))?.duration_ns);
+        }
+        if let Some(r) = ring.as_deref_mut() {
+            r.drain(|_| {});
+        }
+    }
+    Ok(total / (pkts.len() as f64 * f64::from(repeat.max(1))))
+}
+
 /// Runs the experiment.
 pub fn run(cfg: &KernelConfig) -> Result<KernelReport> {
     let g = trace(&TraceConfig {
@@ -179,6 +214,13 @@ pub fn run(cfg: &KernelConfig) -> Result<KernelReport> {
             .collect();
         let theirs_insns = translate(&classic).map_err(|e| anyhow!("filter {id}: {e}"))?;
         let theirs = load("libpcap", &theirs_insns).with_context(|| format!("filter {id}"))?;
+        let mut ring = RingBuf::create(4 << 20).map_err(|e| anyhow!("{e}"))?;
+        let stats =
+            Map::create(MapKind::PerCpuArray, 4, 8, XDP_STATS).map_err(|e| anyhow!("{e}"))?;
+        let xgen = generate(&set, Env::xdp(ring.map().fd(), stats.fd(), 262_144))
+            .map_err(|e| anyhow!("filter {id}: {e}"))?;
+        let xdp = Program::load(ProgKind::Xdp, "netsift", &xgen.insns)
+            .map_err(|e| anyhow!("filter {id}: XDP: {e}"))?;
         // Verdicts first: both kernel programs against libpcap on every packet.
         let mut unsure = 0;
         for (k, (d, wire)) in pkts.iter().enumerate() {
@@ -199,12 +241,17 @@ pub fn run(cfg: &KernelConfig) -> Result<KernelReport> {
         let data: Vec<&[u8]> = pkts.iter().map(|(d, _)| d.as_slice()).collect();
         let wire: Vec<u32> = pkts.iter().map(|(_, w)| *w).collect();
         let (mut e, mut b, mut u) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut x, mut e1) = (Vec::new(), Vec::new());
+        // One run per test run costs a system call each: a tenth of the repeats.
+        let once = (cfg.repeat / 10).max(1);
         for run in 0..cfg.runs {
             // The contenders' order turns from run to run, so drifts hit all alike.
-            for turn in 0..3 {
-                match (run + turn) % 3 {
+            for turn in 0..5 {
+                match (run + turn) % 5 {
                     0 => e.push(per_packet(&ours, &frames, cfg.repeat)?),
                     1 => b.push(per_packet(&theirs, &frames, cfg.repeat)?),
+                    2 => x.push(per_packet_once(&xdp, Some(&mut ring), &frames, once)?),
+                    3 => e1.push(per_packet_once(&ours, None, &frames, once)?),
                     _ => {
                         let reps = cfg.repeat.max(1);
                         let t = Instant::now();
@@ -227,6 +274,8 @@ pub fn run(cfg: &KernelConfig) -> Result<KernelReport> {
             ebpf: Stat::of(&e).unwrap_or_default(),
             bpf: Stat::of(&b).unwrap_or_default(),
             batch: Stat::of(&u).unwrap_or_default(),
+            xdp: Stat::of(&x).unwrap_or_default(),
+            ebpf_once: Stat::of(&e1).unwrap_or_default(),
             insns: (gen.insns.len(), theirs_insns.len()),
             exact: gen.exact,
             unsure,
@@ -317,17 +366,19 @@ impl KernelReport {
     pub fn table(&self) -> String {
         let mut s = format!(
             "per packet, ns (median [min, max]) over {} packets of the static trace:\n\
-             filter  netsift eBPF (kernel)   libpcap BPF (kernel)    netsift batch (user)   eBPF/BPF  insns (ours/theirs)  unsure\n",
+             filter  netsift eBPF (kernel)   libpcap BPF (kernel)    netsift batch (user)    eBPF, 1 run/test run    XDP (+copy), 1 run      eBPF/BPF  insns (ours/theirs)  unsure\n",
             self.packets
         );
         for r in &self.filters {
             let f = |x: &Stat| format!("{:6.1} [{:.1}, {:.1}]", x.median, x.min, x.max);
             s.push_str(&format!(
-                "{:>6}  {:<22}  {:<22}  {:<22} {:>6.2}  {:>8} / {:<8}  {}{}\n",
+                "{:>6}  {:<22}  {:<22}  {:<22}  {:<22}  {:<22} {:>6.2}  {:>8} / {:<8}  {}{}\n",
                 r.id,
                 f(&r.ebpf),
                 f(&r.bpf),
                 f(&r.batch),
+                f(&r.ebpf_once),
+                f(&r.xdp),
                 r.ebpf.median / r.bpf.median.max(1e-9),
                 r.insns.0,
                 r.insns.1,
@@ -359,8 +410,8 @@ impl KernelReport {
             .iter()
             .map(|r| {
                 format!(
-                    "{{\"id\":{},\"ebpf_ns\":{:.2},\"batch_ns\":{:.2},\"bpf_ns\":{:.2}}}",
-                    r.id, r.ebpf.median, r.batch.median, r.bpf.median
+                    "{{\"id\":{},\"ebpf_ns\":{:.2},\"batch_ns\":{:.2},\"bpf_ns\":{:.2},\"xdp_ns\":{:.2},\"ebpf_once_ns\":{:.2}}}",
+                    r.id, r.ebpf.median, r.batch.median, r.bpf.median, r.xdp.median, r.ebpf_once.median
                 )
             })
             .collect();
