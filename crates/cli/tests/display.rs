@@ -25,11 +25,6 @@ const FLAGS: &[&str] = &[
     "--nano", "-q",
 ];
 
-/// Differences of the summary line under `-e` itself (crates/wire), not of the
-/// command line: with -e, tcpdump's GRE printer adds `proto PPP (0x880b)` and
-/// counts the PPP length otherwise.
-const SUMMARY_E_GAPS: &[&str] = &["pptp.pcap"];
-
 /// Flags after which each packet has as many lines as without them: their
 /// output is cut into records by the line counts of the run without flags. (The
 /// dumps add lines, and -q drops some printers' continuation lines.)
@@ -115,8 +110,6 @@ struct Tally {
     /// without it.
     misaligned: Vec<String>,
     mismatches: Vec<String>,
-    /// Differences in the captures of [`SUMMARY_E_GAPS`].
-    known: Vec<String>,
     /// Per link type: captures, and records compared (default agreed).
     per_linktype: std::collections::BTreeMap<String, (usize, usize)>,
 }
@@ -197,12 +190,7 @@ fn compare(netsift: &str, cap: &Path, tally: &Mutex<Tally>) {
                     a.join("\n          "),
                     b.join("\n          ")
                 );
-                let name = cap.file_name().and_then(|n| n.to_str()).unwrap_or("");
-                if SUMMARY_E_GAPS.contains(&name) && *flag == "-e" {
-                    t.known.push(m);
-                } else {
-                    t.mismatches.push(m);
-                }
+                t.mismatches.push(m);
             }
         }
     }
@@ -385,15 +373,11 @@ fn display_flags_print_what_tcpdump_prints() {
     for (lt, (files, n)) in &t.per_linktype {
         println!("  link type {lt:<11} {n:>6} records of {files} captures compared");
     }
-    println!(
-        "  {} known differences (-e's summary of GRE in crates/wire)",
-        t.known.len()
-    );
     println!("  {} runs with records not aligned", t.misaligned.len());
     for m in t.misaligned.iter().take(20) {
         println!("  misaligned: {m}");
     }
-    for m in t.mismatches.iter().chain(&t.known).take(40) {
+    for m in t.mismatches.iter().take(40) {
         println!("  {m}");
     }
     assert!(

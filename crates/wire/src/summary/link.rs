@@ -1194,6 +1194,8 @@ impl Printer<'_> {
         }
         let mut p = p;
         let mut length = length;
+        // tcpdump's `-e` length is the frame's, address and control bytes included.
+        let olen = length;
         let hdr = g2(p, 0)?;
         if hdr == 0xff03 || hdr == 0x0003 || hdr == 0x0103 {
             if self.opts.link_header && hdr != 0xff03 {
@@ -1205,7 +1207,6 @@ impl Printer<'_> {
         if length < 2 {
             return Err(Trunc);
         }
-        let olen = length;
         let first = g1(p, 0)?;
         let proto = if first % 2 == 1 {
             p = tail(p, 1);

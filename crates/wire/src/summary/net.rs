@@ -1708,6 +1708,14 @@ impl Printer<'_> {
                 if flags & 0x1000 == 0 {
                     out!(self, ", no-payload");
                 }
+                if self.opts.link_header {
+                    out!(
+                        self,
+                        ", proto {} (0x{:04x})",
+                        crate::ethernet::EtherType(prot).name().unwrap_or("unknown"),
+                        prot
+                    );
+                }
                 out!(self, ", length {length}");
                 if flags & 0x1000 == 0 {
                     return Ok(());
