@@ -12,7 +12,7 @@ use crate::following::Following;
 use crate::output::Sink;
 use crate::workers::Shared;
 use anyhow::{bail, Context, Result};
-use netsift_capture::{Config, Direction, Fanout, Ring};
+use netsift_capture::{Config, Direction, Fanout, Frame, Ring};
 use netsift_engine::{BatchScratch, Compiled, Scratch};
 use netsift_pcapio::{Packet, RawTs, Record};
 use netsift_wire::LinkType;
@@ -201,8 +201,16 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
             else {
                 continue;
             };
-            let frames: Vec<_> = block.frames().collect();
-            for chunk in frames.chunks(BATCH) {
+            // The block's frames, BATCH at a time, each read once: the walk that
+            // finds a frame hands it to the filter while its bytes are in cache.
+            let mut frames = block.frames();
+            let mut batch = [Frame::default(); BATCH];
+            while accepted < limit {
+                let n = frames.fill(&mut batch);
+                if n == 0 {
+                    break;
+                }
+                let chunk = &batch[..n];
                 let keep = match &mut engine {
                     Engine::Static(None) => u32::MAX,
                     Engine::Static(Some(f)) => {
