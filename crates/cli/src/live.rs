@@ -2,7 +2,9 @@
 //!
 //! The kernel hands over blocks of packets; each block's packets are filtered where
 //! they lie, [`BATCH`] at a time, by the batch engine, and only the accepted ones
-//! are written or printed. SIGINT, SIGTERM and SIGHUP end the capture between
+//! are written or printed. With `-w FILE` (no rotation) a block's accepted
+//! packets are laid out as pcap records in one buffer and written with one call
+//! per block ([`crate::output::Records`]). SIGINT, SIGTERM and SIGHUP end the capture between
 //! blocks, so the output is flushed whole and the statistics are printed as
 //! tcpdump prints them.
 
@@ -201,6 +203,9 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
             else {
                 continue;
             };
+            // With `-w FILE`, the block's accepted packets are laid out as records
+            // and written in one go.
+            let mut records = sink.records();
             // The block's frames, BATCH at a time, each read once: the walk that
             // finds a frame hands it to the filter while its bytes are in cache.
             let mut frames = block.frames();
@@ -235,6 +240,10 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
                         continue;
                     }
                     accepted += 1;
+                    if let Some(r) = &mut records {
+                        r.push(fr.sec, fr.nsec, fr.data, fr.wire_len);
+                        continue;
+                    }
                     let rec = Record {
                         packet: Packet {
                             ts_sec: fr.sec as u64,
@@ -252,6 +261,9 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
                     };
                     sink.packet(&rec)?;
                 }
+            }
+            if let Some(r) = records {
+                sink.write_records(r)?;
             }
         }
         Ok(())
