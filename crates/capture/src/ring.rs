@@ -11,8 +11,8 @@
 //! for [`VLAN_TAG_LEN`] bytes of headroom before it (`PACKET_RESERVE`), so a VLAN tag
 //! the kernel took out on receive can be put back in place, as libpcap does, with
 //! no copy. A block's frames are read in one pass, as the filter takes them
-//! ([`Block::frames`]); putting a tag back also rewrites the frame's header, so a
-//! second pass reads the frame as the first handed it out.
+//! ([`Block::frames`]); the first pass to reach a frame puts its tag back, and a
+//! later one, which finds the same in the frame's header, hands it out as it is.
 
 use crate::error::{Error, ErrorKind};
 use crate::fanout::Fanout;
@@ -459,8 +459,8 @@ pub struct Block<'r> {
     num: u32,
     first: usize,
     how: Walk,
-    /// Frames at offsets below this have been fixed up by a walk: their headers now
-    /// describe the fixed frame, so a later walk reads them as they are.
+    /// Frames at offsets below this have been passed by a walk, which put their
+    /// tags back: a later walk hands them out as they are.
     done: Cell<usize>,
     /// Kept frames those walks passed, for the ring's [`Stats::frames`].
     kept: Cell<u64>,
@@ -480,10 +480,6 @@ struct Walk {
 
 /// Bytes of a `sockaddr_ll`.
 const SLL_LEN: usize = std::mem::size_of::<libc::sockaddr_ll>();
-/// Offsets of the `tpacket3_hdr` fields a fix-up rewrites.
-const TP_SNAPLEN: usize = 12;
-const TP_LEN: usize = 16;
-const TP_MAC: usize = 24;
 
 impl<'r> Block<'r> {
     fn new(ring: &'r Ring, i: usize) -> Block<'r> {
@@ -537,22 +533,43 @@ impl<'r> Block<'r> {
         self.frames().next().is_none()
     }
 
-    /// Puts back what the kernel took out of the frame whose header is at `at`
-    /// and whose bytes start at `start`, as libpcap does, and rewrites its header
-    /// to describe the fixed frame. Returns the new start.
+    /// What putting back what the kernel took out of the frame whose header is
+    /// at `at` and whose bytes start at `start` adds before those bytes, as libpcap
+    /// does: an SLL2 header (`-i any`), a VLAN tag, or nothing. Read from the
+    /// header and the `sockaddr_ll`, which putting back leaves as they are, so
+    /// every walk finds the same.
+    #[inline(always)]
+    fn put_back(&self, h: &libc::tpacket3_hdr, at: usize, start: usize) -> usize {
+        // The headroom PACKET_RESERVE left starts after the sockaddr_ll.
+        let room = start.saturating_sub(at + SLL_AT + SLL_LEN);
+        if self.how.cooked {
+            if room >= SLL2_LEN {
+                SLL2_LEN
+            } else {
+                0
+            }
+        } else if h.tp_status & libc::TP_STATUS_VLAN_VALID != 0
+            && h.tp_snaplen >= 12
+            && room >= VLAN_TAG_LEN
+        {
+            VLAN_TAG_LEN
+        } else {
+            0
+        }
+    }
+
+    /// Writes what [`Block::put_back`] said (`add` bytes) in place before the
+    /// frame's bytes at `start`.
     ///
     /// # Safety
     ///
-    /// The header and `sockaddr_ll` at `at` lie inside the block, the frame's
-    /// bytes start at `start` after them, and no frame handed out covers
-    /// `at..start + 12`.
+    /// The header and `sockaddr_ll` at `at` lie inside the block, `add` is what
+    /// `put_back` returned for the frame, no frame handed out covers
+    /// `start - add..start + 12`, and this is the first time for this frame.
     #[inline(never)]
-    unsafe fn fix_up(&self, at: usize, h: &libc::tpacket3_hdr, start: usize) -> usize {
+    unsafe fn write_back(&self, h: &libc::tpacket3_hdr, at: usize, start: usize, add: usize) {
         let m = self.mem;
-        let cap = h.tp_snaplen as usize;
-        // The headroom PACKET_RESERVE left starts after the sockaddr_ll.
-        let room = start.saturating_sub(at + SLL_AT + SLL_LEN);
-        let add = if self.how.cooked && room >= SLL2_LEN {
+        if add == SLL2_LEN {
             // libpcap's LINUX_SLL2 header, built from the sockaddr_ll.
             // SAFETY: the sockaddr_ll is inside the block (the caller's promise).
             let sll: libc::sockaddr_ll =
@@ -565,16 +582,11 @@ impl<'r> Block<'r> {
             hdr[10] = sll.sll_pkttype;
             hdr[11] = sll.sll_halen;
             hdr[12..12 + halen].copy_from_slice(&sll.sll_addr[..halen]);
-            // SAFETY: the SLL2_LEN bytes before `start` are headroom (`room`).
+            // SAFETY: the SLL2_LEN bytes before `start` are headroom.
             unsafe {
                 std::ptr::copy_nonoverlapping(hdr.as_ptr(), m.add(start - SLL2_LEN), SLL2_LEN)
             };
-            SLL2_LEN
-        } else if !self.how.cooked
-            && h.tp_status & libc::TP_STATUS_VLAN_VALID != 0
-            && cap >= 12
-            && room >= VLAN_TAG_LEN
-        {
+        } else if add == VLAN_TAG_LEN {
             // libpcap puts a tag the kernel took out back after the two MAC
             // addresses, using the headroom before them.
             let tpid = h.hv1.tp_vlan_tpid;
@@ -592,20 +604,7 @@ impl<'r> Block<'r> {
                 std::ptr::copy(m.add(start), m.add(start - VLAN_TAG_LEN), 12);
                 std::ptr::copy_nonoverlapping(tag.as_ptr(), m.add(start + 8), VLAN_TAG_LEN);
             }
-            VLAN_TAG_LEN
-        } else {
-            return start;
-        };
-        // A later walk reads the frame from its header, as this one hands it out.
-        // SAFETY: the header is inside the block.
-        unsafe {
-            let w =
-                |off: usize, v: u32| std::ptr::write_unaligned(m.add(at + off).cast::<u32>(), v);
-            w(TP_SNAPLEN, h.tp_snaplen + add as u32);
-            w(TP_LEN, h.tp_len + add as u32);
-            std::ptr::write_unaligned(m.add(at + TP_MAC).cast::<u16>(), h.tp_mac - add as u16);
         }
-        start - add
     }
 }
 
@@ -707,7 +706,7 @@ impl<'b> Frames<'b> {
                     Direction::In => !outgoing,
                     Direction::Out => outgoing,
                 };
-            let mut start = at + h.tp_mac as usize;
+            let start = at + h.tp_mac as usize;
             let fresh = at >= b.done.get();
             if fresh {
                 b.done.set(at + 1);
@@ -715,27 +714,25 @@ impl<'b> Frames<'b> {
             if !keep || start + h.tp_snaplen as usize > end {
                 continue;
             }
-            let mut h = h;
+            let add = b.put_back(&h, at, start);
             if fresh {
                 b.kept.set(b.kept.get() + 1);
-                if b.how.cooked || h.tp_status & libc::TP_STATUS_VLAN_VALID != 0 {
+                if add > 0 {
                     // SAFETY: the frame lies in `at..end`, after every frame handed
                     // out (frames go forward, and none at or after `at` was walked
-                    // yet).
-                    start = unsafe { b.fix_up(at, &h, start) };
-                    // The header now describes the frame as handed out.
-                    // SAFETY: the header is inside the block, as above.
-                    h = unsafe { std::ptr::read_unaligned(b.mem.add(at).cast()) };
+                    // yet); `add` is what `put_back` said.
+                    unsafe { b.write_back(&h, at, start, add) };
                 }
             }
-            let cap = (h.tp_snaplen).min(b.how.snaplen) as usize;
+            let start = start - add;
+            let cap = (h.tp_snaplen + add as u32).min(b.how.snaplen) as usize;
             // SAFETY: `start..start + cap` is inside this frame (checked against
-            // `end` above; a fix-up only moves the start into the headroom), which
-            // no walk writes again.
+            // `end` above; putting back only moves the start into the headroom),
+            // which no walk writes again.
             let data = unsafe { std::slice::from_raw_parts(b.mem.add(start), cap) };
             return Some(Frame {
                 data,
-                wire_len: h.tp_len,
+                wire_len: h.tp_len + add as u32,
                 sec: h.tp_sec,
                 nsec: h.tp_nsec,
             });
