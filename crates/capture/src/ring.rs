@@ -113,6 +113,8 @@ pub struct Ring {
     /// The next block to read.
     next: usize,
     ifindex: i32,
+    /// The interface's name, for errors.
+    name: String,
     hatype: u16,
     /// `-i any`: a cooked (SOCK_DGRAM) socket on every interface; each packet is
     /// given a LINUX_SLL2 header.
@@ -162,6 +164,29 @@ fn set_opt<T>(fd: RawFd, opt: libc::c_int, v: &T, what: &str) -> Result<(), Erro
         return Err(Error::os(what));
     }
     Ok(())
+}
+
+/// `getsockopt(fd, level, opt)` into a `T`.
+///
+/// # Safety
+///
+/// All zeros is a value of `T`, and so is anything the kernel writes over them
+/// (`T` is plain integers).
+unsafe fn get_opt<T>(
+    fd: RawFd,
+    level: libc::c_int,
+    opt: libc::c_int,
+    what: &str,
+) -> Result<T, Error> {
+    let mut v = std::mem::MaybeUninit::<T>::zeroed();
+    let mut len = std::mem::size_of::<T>() as libc::socklen_t;
+    // SAFETY: `v` has room for `len` bytes.
+    let rc = unsafe { libc::getsockopt(fd, level, opt, v.as_mut_ptr().cast(), &mut len) };
+    if rc != 0 {
+        return Err(Error::os(what));
+    }
+    // SAFETY: zeroed, then written by the kernel: a value (the caller's promise).
+    Ok(unsafe { v.assume_init() })
 }
 
 /// The index of interface `name` (for the XDP level, which links to an interface
@@ -281,6 +306,7 @@ impl Ring {
             blocks,
             next: 0,
             ifindex: index,
+            name: name.clone(),
             hatype: 0,
             cooked,
             lo_ifindex,
@@ -410,6 +436,9 @@ impl Ring {
                 return Err(Error::os("poll"));
             }
             if self.status(self.next).load(Ordering::Acquire) & libc::TP_STATUS_USER == 0 {
+                if p.revents & libc::POLLERR != 0 {
+                    self.take_error()?;
+                }
                 return Ok(None);
             }
         }
@@ -421,24 +450,51 @@ impl Ring {
         Ok(Some(Block::new(self, i)))
     }
 
+    /// Reads (and so clears) the socket's pending error, which makes every poll
+    /// return at once until it is read: the kernel sets ENETDOWN when the
+    /// interface goes down or away. Down, the ring waits for it to come back up,
+    /// as libpcap does; gone, it is an error ("The interface disappeared", in
+    /// libpcap's words).
+    #[cold]
+    fn take_error(&mut self) -> Result<(), Error> {
+        // SAFETY: an int.
+        let err: libc::c_int =
+            unsafe { get_opt(self.fd(), libc::SOL_SOCKET, libc::SO_ERROR, "SO_ERROR")? };
+        match err {
+            0 => Ok(()),
+            libc::ENETDOWN if self.interface_exists() => Ok(()),
+            libc::ENETDOWN => Err(Error::new(
+                ErrorKind::NoSuchInterface,
+                format!("{}: the interface disappeared", self.name),
+            )),
+            e => Err(Error::with_source(
+                ErrorKind::Os,
+                format!("{}: capture", self.name),
+                std::io::Error::from_raw_os_error(e),
+            )),
+        }
+    }
+
+    /// Whether the ring's interface is still there (in this process's
+    /// namespace).
+    fn interface_exists(&self) -> bool {
+        let mut name = [0 as libc::c_char; libc::IF_NAMESIZE];
+        // SAFETY: `name` has the IF_NAMESIZE bytes if_indextoname may write.
+        let r = unsafe { libc::if_indextoname(self.ifindex as u32, name.as_mut_ptr()) };
+        !r.is_null()
+    }
+
     /// What the kernel counted since the ring was opened.
     pub fn stats(&mut self) -> Result<Stats, Error> {
-        // SAFETY: zeroed tpacket_stats_v3 is a valid value.
-        let mut s: libc::tpacket_stats_v3 = unsafe { std::mem::zeroed() };
-        let mut len = std::mem::size_of::<libc::tpacket_stats_v3>() as libc::socklen_t;
-        // SAFETY: `s` has room for `len` bytes.
-        let rc = unsafe {
-            libc::getsockopt(
+        // SAFETY: three u32 counters.
+        let s: libc::tpacket_stats_v3 = unsafe {
+            get_opt(
                 self.fd(),
                 libc::SOL_PACKET,
                 libc::PACKET_STATISTICS,
-                (&mut s as *mut libc::tpacket_stats_v3).cast(),
-                &mut len,
-            )
+                "PACKET_STATISTICS",
+            )?
         };
-        if rc != 0 {
-            return Err(Error::os("PACKET_STATISTICS"));
-        }
         // Reading the counters resets them: keep the sums.
         self.stats.received += s.tp_packets as u64;
         self.stats.dropped += s.tp_drops as u64;
