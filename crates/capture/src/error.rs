@@ -34,6 +34,19 @@ impl Error {
         }
     }
 
+    /// OS error `source`, while doing `what`.
+    pub(crate) fn with_source(
+        kind: ErrorKind,
+        what: impl Into<String>,
+        source: io::Error,
+    ) -> Error {
+        Error {
+            kind,
+            what: what.into(),
+            source: Some(source),
+        }
+    }
+
     /// The last OS error, while doing `what`.
     pub(crate) fn os(what: impl Into<String>) -> Error {
         let e = io::Error::last_os_error();

@@ -28,4 +28,4 @@ mod ring;
 pub use error::{Error, ErrorKind};
 pub use fanout::Fanout;
 pub use iface::{interfaces, Interface};
-pub use ring::{ifindex, Block, Config, Direction, Frame, Ring, Stats, ANY};
+pub use ring::{ifindex, Block, Config, Direction, Frame, Frames, Ring, Stats, ANY};

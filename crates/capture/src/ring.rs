@@ -10,10 +10,14 @@
 //! Each packet sits after a `tpacket3_hdr` and a `sockaddr_ll`; the socket asks
 //! for [`VLAN_TAG_LEN`] bytes of headroom before it (`PACKET_RESERVE`), so a VLAN tag
 //! the kernel took out on receive can be put back in place, as libpcap does, with
-//! no copy.
+//! no copy. A block's frames are read in one pass, as the filter takes them
+//! ([`Block::frames`]); the first pass to reach a frame puts its tag back, and a
+//! later one, which finds the same in the frame's header, hands it out as it is.
 
 use crate::error::{Error, ErrorKind};
 use crate::fanout::Fanout;
+use std::cell::Cell;
+use std::marker::PhantomData;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::Duration;
@@ -26,6 +30,10 @@ const SLL2_LEN: usize = 20;
 pub const ANY: &str = "any";
 /// tcpdump's default buffer: 2 MiB.
 const DEFAULT_BUFFER: usize = 2 << 20;
+/// How long, in milliseconds, a reader may stall on a quiet link before the
+/// kernel drops, at the least, when the buffer allows: blocks times the block
+/// timeout.
+const STALL_MS: usize = 160;
 /// Where the `sockaddr_ll` of a frame starts: after the `tpacket3_hdr`, aligned to
 /// 16 (`TPACKET_ALIGN`).
 const SLL_AT: usize = (std::mem::size_of::<libc::tpacket3_hdr>() + 15) & !15;
@@ -90,7 +98,8 @@ pub struct Stats {
     /// Blocks this process read (each one wake-up at most).
     pub blocks: u64,
     /// Packets read from those blocks, after the ring's own direction and loopback
-    /// checks: what the user-space filter judged in place.
+    /// checks: what the user-space filter judged in place (a block left before
+    /// its end, at `-c`, counts the packets read up to there).
     pub frames: u64,
 }
 
@@ -104,6 +113,8 @@ pub struct Ring {
     /// The next block to read.
     next: usize,
     ifindex: i32,
+    /// The interface's name, for errors.
+    name: String,
     hatype: u16,
     /// `-i any`: a cooked (SOCK_DGRAM) socket on every interface; each packet is
     /// given a LINUX_SLL2 header.
@@ -114,9 +125,9 @@ pub struct Ring {
     snaplen: u32,
     direction: Direction,
     stats: Stats,
-    /// Blocks and packets read, counted as blocks are made (a block borrows the
-    /// ring immutably).
-    read: std::cell::Cell<(u64, u64)>,
+    /// Blocks and packets read, counted as blocks are handed back (a block borrows
+    /// the ring immutably).
+    read: Cell<(u64, u64)>,
 }
 
 /// The ring's socket, for attaching a kernel filter under it, or duplicating it
@@ -131,6 +142,11 @@ impl std::os::fd::AsFd for Ring {
 // (a `Block` borrows the ring mutably), so moving the ring to another thread moves
 // its only user.
 unsafe impl Send for Ring {}
+
+/// The largest power of two not above `x` (1 for 0).
+fn floor_pow2(x: usize) -> usize {
+    1 << (usize::BITS - 1 - (x | 1).leading_zeros())
+}
 
 /// `setsockopt(fd, SOL_PACKET, opt, &v)`.
 fn set_opt<T>(fd: RawFd, opt: libc::c_int, v: &T, what: &str) -> Result<(), Error> {
@@ -148,6 +164,29 @@ fn set_opt<T>(fd: RawFd, opt: libc::c_int, v: &T, what: &str) -> Result<(), Erro
         return Err(Error::os(what));
     }
     Ok(())
+}
+
+/// `getsockopt(fd, level, opt)` into a `T`.
+///
+/// # Safety
+///
+/// All zeros is a value of `T`, and so is anything the kernel writes over them
+/// (`T` is plain integers).
+unsafe fn get_opt<T>(
+    fd: RawFd,
+    level: libc::c_int,
+    opt: libc::c_int,
+    what: &str,
+) -> Result<T, Error> {
+    let mut v = std::mem::MaybeUninit::<T>::zeroed();
+    let mut len = std::mem::size_of::<T>() as libc::socklen_t;
+    // SAFETY: `v` has room for `len` bytes.
+    let rc = unsafe { libc::getsockopt(fd, level, opt, v.as_mut_ptr().cast(), &mut len) };
+    if rc != 0 {
+        return Err(Error::os(what));
+    }
+    // SAFETY: zeroed, then written by the kernel: a value (the caller's promise).
+    Ok(unsafe { v.assume_init() })
 }
 
 /// The index of interface `name` (for the XDP level, which links to an interface
@@ -213,14 +252,19 @@ impl Ring {
                 &format!("{name}: PACKET_IGNORE_OUTGOING"),
             )?;
         }
-        // Blocks of at least 128 KiB (a 64 KiB GSO packet with its headers fits),
-        // a power of two pages; at least 4 of them. Many small blocks rather than a
-        // few large ones: the kernel hands a block over when it is full *or* when
-        // the block timeout passes, so on a quiet or bursty link (and in immediate
-        // mode, a 1 ms timeout) the number of blocks, not their size, is how long
-        // the reader may stall before the kernel drops.
+        // Blocks of at least 128 KiB (a 64 KiB GSO packet with its headers fits)
+        // and at most 1 MiB, a power of two pages; at least 4 of them. The kernel
+        // hands a block over when it is full *or* when the block timeout passes,
+        // so on a quiet or bursty link the number of blocks times the timeout is
+        // how long the reader may stall before the kernel drops: as many blocks
+        // as STALL_MS of timeouts takes, from 16 to 64 (64 in immediate mode, a
+        // 1 ms timeout), as the buffer allows. No more: on a busy link each block
+        // is a wake-up of the reader, and at 4 MiB, 16 blocks of 256 KiB
+        // (libpcap's size) rather than 32 of 128 KiB took 7% less CPU per packet.
         let want = cfg.buffer_size.max(4 << 17);
-        let block_size = (want / 64).clamp(1 << 17, 1 << 20).next_power_of_two();
+        let timeout_ms = cfg.block_timeout.as_millis().clamp(1, STALL_MS as u128) as usize;
+        let count = (STALL_MS / timeout_ms).clamp(16, 64);
+        let block_size = floor_pow2(want / count).clamp(1 << 17, 1 << 20);
         let blocks = (want / block_size).max(4);
         let frame_size = 1 << 11;
         let req = libc::tpacket_req3 {
@@ -262,13 +306,14 @@ impl Ring {
             blocks,
             next: 0,
             ifindex: index,
+            name: name.clone(),
             hatype: 0,
             cooked,
             lo_ifindex,
             snaplen: cfg.snaplen.max(1),
             direction: cfg.direction,
             stats: Stats::default(),
-            read: std::cell::Cell::new((0, 0)),
+            read: Cell::new((0, 0)),
         };
         // SAFETY: zeroed sockaddr_ll is a valid value.
         let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
@@ -391,38 +436,65 @@ impl Ring {
                 return Err(Error::os("poll"));
             }
             if self.status(self.next).load(Ordering::Acquire) & libc::TP_STATUS_USER == 0 {
+                if p.revents & libc::POLLERR != 0 {
+                    self.take_error()?;
+                }
                 return Ok(None);
             }
         }
         let i = self.next;
         self.next = (self.next + 1) % self.blocks;
-        // SAFETY: block `i` lies inside the mapping; its status says the kernel
-        // handed it over, so until it is handed back (the block's drop) only this
-        // process touches it, and `&mut self` makes this the only block borrowed.
-        let mem = unsafe {
-            std::slice::from_raw_parts_mut(self.map.add(i * self.block_size), self.block_size)
-        };
-        Ok(Some(Block::new(self, i, mem)))
+        // Block `i`'s status says the kernel handed it over, so until it is handed
+        // back (the block's drop) only this process touches it, and `&mut self`
+        // makes this the only block borrowed.
+        Ok(Some(Block::new(self, i)))
+    }
+
+    /// Reads (and so clears) the socket's pending error, which makes every poll
+    /// return at once until it is read: the kernel sets ENETDOWN when the
+    /// interface goes down or away. Down, the ring waits for it to come back up,
+    /// as libpcap does; gone, it is an error ("The interface disappeared", in
+    /// libpcap's words).
+    #[cold]
+    fn take_error(&mut self) -> Result<(), Error> {
+        // SAFETY: an int.
+        let err: libc::c_int =
+            unsafe { get_opt(self.fd(), libc::SOL_SOCKET, libc::SO_ERROR, "SO_ERROR")? };
+        match err {
+            0 => Ok(()),
+            libc::ENETDOWN if self.interface_exists() => Ok(()),
+            libc::ENETDOWN => Err(Error::new(
+                ErrorKind::NoSuchInterface,
+                format!("{}: the interface disappeared", self.name),
+            )),
+            e => Err(Error::with_source(
+                ErrorKind::Os,
+                format!("{}: capture", self.name),
+                std::io::Error::from_raw_os_error(e),
+            )),
+        }
+    }
+
+    /// Whether the ring's interface is still there (in this process's
+    /// namespace).
+    fn interface_exists(&self) -> bool {
+        let mut name = [0 as libc::c_char; libc::IF_NAMESIZE];
+        // SAFETY: `name` has the IF_NAMESIZE bytes if_indextoname may write.
+        let r = unsafe { libc::if_indextoname(self.ifindex as u32, name.as_mut_ptr()) };
+        !r.is_null()
     }
 
     /// What the kernel counted since the ring was opened.
     pub fn stats(&mut self) -> Result<Stats, Error> {
-        // SAFETY: zeroed tpacket_stats_v3 is a valid value.
-        let mut s: libc::tpacket_stats_v3 = unsafe { std::mem::zeroed() };
-        let mut len = std::mem::size_of::<libc::tpacket_stats_v3>() as libc::socklen_t;
-        // SAFETY: `s` has room for `len` bytes.
-        let rc = unsafe {
-            libc::getsockopt(
+        // SAFETY: three u32 counters.
+        let s: libc::tpacket_stats_v3 = unsafe {
+            get_opt(
                 self.fd(),
                 libc::SOL_PACKET,
                 libc::PACKET_STATISTICS,
-                (&mut s as *mut libc::tpacket_stats_v3).cast(),
-                &mut len,
-            )
+                "PACKET_STATISTICS",
+            )?
         };
-        if rc != 0 {
-            return Err(Error::os("PACKET_STATISTICS"));
-        }
         // Reading the counters resets them: keep the sums.
         self.stats.received += s.tp_packets as u64;
         self.stats.dropped += s.tp_drops as u64;
@@ -441,145 +513,314 @@ impl Drop for Ring {
 }
 
 /// A block of packets handed over by the kernel; handed back when dropped.
+///
+/// Its frames are read in one pass ([`Block::frames`]), straight from the block's
+/// headers: nothing is collected first, so a frame's header and its bytes are
+/// touched once, by the walk that hands the frame to the filter.
 pub struct Block<'r> {
     status: &'r AtomicU32,
-    mem: &'r [u8],
-    /// `(start of the packet in mem, captured length, wire length, sec, nsec)`
-    /// for each kept packet, after the VLAN fix-up.
-    frames: Vec<(u32, u32, u32, u32, u32)>,
+    /// The block's memory, `len` bytes. A pointer rather than a slice: a walk puts
+    /// each kept frame's VLAN tag (or SLL2 header) in place just before handing the
+    /// frame out, while the frames it handed out before are still borrowed.
+    mem: *mut u8,
+    len: usize,
+    /// The packet count and the offset of the first packet, from the block's
+    /// descriptor.
+    num: u32,
+    first: usize,
+    how: Walk,
+    /// Frames at offsets below this have been passed by a walk, which put their
+    /// tags back: a later walk hands them out as they are.
+    done: Cell<usize>,
+    /// Kept frames those walks passed, for the ring's [`Stats::frames`].
+    kept: Cell<u64>,
+    /// The ring's count of blocks and frames read, updated when the block goes.
+    read: &'r Cell<(u64, u64)>,
+    _block: PhantomData<&'r mut [u8]>,
 }
 
-/// Reads a `u16`/`u32` of a `tpacket3_hdr` (native byte order) at `at`.
-fn rd32(b: &[u8], at: usize) -> u32 {
-    u32::from_ne_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+/// What walking a block needs of its ring.
+#[derive(Clone, Copy)]
+struct Walk {
+    cooked: bool,
+    lo_ifindex: i32,
+    snaplen: u32,
+    direction: Direction,
 }
-fn rd16(b: &[u8], at: usize) -> u16 {
-    u16::from_ne_bytes([b[at], b[at + 1]])
-}
+
+/// Bytes of a `sockaddr_ll`.
+const SLL_LEN: usize = std::mem::size_of::<libc::sockaddr_ll>();
 
 impl<'r> Block<'r> {
-    fn new(ring: &'r Ring, i: usize, mem: &'r mut [u8]) -> Block<'r> {
-        let num = rd32(mem, 12) as usize;
-        let mut at = rd32(mem, 16) as usize;
-        let mut frames = Vec::with_capacity(num);
-        for _ in 0..num {
-            if at + SLL_AT + 12 > mem.len() {
-                break;
-            }
-            let next = rd32(mem, at) as usize;
-            let (sec, nsec) = (rd32(mem, at + 4), rd32(mem, at + 8));
-            let mut cap = rd32(mem, at + 12) as usize;
-            let mut wire = rd32(mem, at + 16);
-            let status = rd32(mem, at + 20);
-            let mac = rd16(mem, at + 24) as usize;
-            let tci = rd32(mem, at + 32);
-            let tpid = rd16(mem, at + 36);
-            let pkttype = mem[at + SLL_AT + 10];
-            let sll_ifindex = i32::from_ne_bytes([
-                mem[at + SLL_AT + 4],
-                mem[at + SLL_AT + 5],
-                mem[at + SLL_AT + 6],
-                mem[at + SLL_AT + 7],
-            ]);
-            let mut start = at + mac;
-            let outgoing = pkttype == libc::PACKET_OUTGOING;
-            // As libpcap's linux_check_direction: the outgoing copy of a loopback
-            // packet goes (it comes back in), then the direction asked for.
-            let keep = !(outgoing && sll_ifindex == ring.lo_ifindex)
-                && match ring.direction {
-                    Direction::InOut => true,
-                    Direction::In => !outgoing,
-                    Direction::Out => outgoing,
-                };
-            // The headroom PACKET_RESERVE left starts after the sockaddr_ll.
-            let room = start.saturating_sub(at + SLL_AT + std::mem::size_of::<libc::sockaddr_ll>());
-            if keep && start + cap <= mem.len() {
-                if ring.cooked && room >= SLL2_LEN {
-                    // libpcap's LINUX_SLL2 header, built from the sockaddr_ll.
-                    let h = start - SLL2_LEN;
-                    let sll = at + SLL_AT;
-                    let (proto, hatype) = ([mem[sll + 2], mem[sll + 3]], rd16(mem, sll + 8));
-                    let halen = mem[sll + 11].min(8) as usize;
-                    let mut hdr = [0u8; SLL2_LEN];
-                    hdr[0..2].copy_from_slice(&proto);
-                    hdr[4..8].copy_from_slice(&sll_ifindex.to_be_bytes());
-                    hdr[8..10].copy_from_slice(&hatype.to_be_bytes());
-                    hdr[10] = pkttype;
-                    hdr[11] = mem[sll + 11];
-                    hdr[12..12 + halen].copy_from_slice(&mem[sll + 12..sll + 12 + halen]);
-                    mem[h..start].copy_from_slice(&hdr);
-                    start = h;
-                    cap += SLL2_LEN;
-                    wire += SLL2_LEN as u32;
-                } else if !ring.cooked
-                    && status & libc::TP_STATUS_VLAN_VALID != 0
-                    && cap >= 12
-                    && room >= VLAN_TAG_LEN
-                {
-                    // libpcap puts a tag the kernel took out back after the two MAC
-                    // addresses, using the headroom before them.
-                    let tpid = if status & libc::TP_STATUS_VLAN_TPID_VALID != 0 && tpid != 0 {
-                        tpid
-                    } else {
-                        0x8100
-                    };
-                    mem.copy_within(start..start + 12, start - VLAN_TAG_LEN);
-                    start -= VLAN_TAG_LEN;
-                    mem[start + 12..start + 14].copy_from_slice(&tpid.to_be_bytes());
-                    mem[start + 14..start + 16].copy_from_slice(&(tci as u16).to_be_bytes());
-                    cap += VLAN_TAG_LEN;
-                    wire += VLAN_TAG_LEN as u32;
-                }
-                let cap = cap.min(ring.snaplen as usize);
-                frames.push((start as u32, cap as u32, wire, sec, nsec));
-            }
-            if next == 0 {
-                break;
-            }
-            at += next;
-        }
-        let mem: &'r [u8] = mem;
-        let (blocks, read) = ring.read.get();
-        ring.read.set((blocks + 1, read + frames.len() as u64));
+    fn new(ring: &'r Ring, i: usize) -> Block<'r> {
+        // SAFETY: block `i` lies inside the mapping.
+        let mem = unsafe { ring.map.add(i * ring.block_size) };
+        // SAFETY: the block descriptor (`tpacket_block_desc`) is at the start of
+        // the block: `num_pkts` at 12, `offset_to_first_pkt` at 16.
+        let (num, first) = unsafe {
+            (
+                std::ptr::read_unaligned(mem.add(12).cast::<u32>()),
+                std::ptr::read_unaligned(mem.add(16).cast::<u32>()),
+            )
+        };
         Block {
             status: ring.status(i),
             mem,
-            frames,
+            len: ring.block_size,
+            num,
+            first: first as usize,
+            how: Walk {
+                cooked: ring.cooked,
+                lo_ifindex: ring.lo_ifindex,
+                snaplen: ring.snaplen,
+                direction: ring.direction,
+            },
+            done: Cell::new(0),
+            kept: Cell::new(0),
+            read: &ring.read,
+            _block: PhantomData,
         }
     }
 
-    /// The block's packets, in the order the kernel wrote them.
-    pub fn frames(&self) -> impl ExactSizeIterator<Item = Frame<'_>> + '_ {
-        self.frames
-            .iter()
-            .map(|&(start, cap, wire, sec, nsec)| Frame {
-                data: &self.mem[start as usize..(start + cap) as usize],
-                wire_len: wire,
-                sec,
-                nsec,
-            })
+    /// The block's packets, in the order the kernel wrote them, read as the
+    /// iterator goes.
+    pub fn frames(&self) -> Frames<'_> {
+        Frames {
+            block: self,
+            at: self.first,
+            left: self.num,
+            fetched: self.first,
+        }
     }
 
-    /// How many packets the block holds (after the direction filter).
+    /// How many packets the block holds (after the direction filter): a walk.
     pub fn len(&self) -> usize {
-        self.frames.len()
+        self.frames().count()
     }
 
     /// Whether the block holds no packet for this ring.
     pub fn is_empty(&self) -> bool {
-        self.frames.is_empty()
+        self.frames().next().is_none()
+    }
+
+    /// What putting back what the kernel took out of the frame whose header is
+    /// at `at` and whose bytes start at `start` adds before those bytes, as libpcap
+    /// does: an SLL2 header (`-i any`), a VLAN tag, or nothing. Read from the
+    /// header and the `sockaddr_ll`, which putting back leaves as they are, so
+    /// every walk finds the same.
+    #[inline(always)]
+    fn put_back(&self, h: &libc::tpacket3_hdr, at: usize, start: usize) -> usize {
+        // The headroom PACKET_RESERVE left starts after the sockaddr_ll.
+        let room = start.saturating_sub(at + SLL_AT + SLL_LEN);
+        if self.how.cooked {
+            if room >= SLL2_LEN {
+                SLL2_LEN
+            } else {
+                0
+            }
+        } else if h.tp_status & libc::TP_STATUS_VLAN_VALID != 0
+            && h.tp_snaplen >= 12
+            && room >= VLAN_TAG_LEN
+        {
+            VLAN_TAG_LEN
+        } else {
+            0
+        }
+    }
+
+    /// Writes what [`Block::put_back`] said (`add` bytes) in place before the
+    /// frame's bytes at `start`.
+    ///
+    /// # Safety
+    ///
+    /// The header and `sockaddr_ll` at `at` lie inside the block, `add` is what
+    /// `put_back` returned for the frame, no frame handed out covers
+    /// `start - add..start + 12`, and this is the first time for this frame.
+    #[inline(never)]
+    unsafe fn write_back(&self, h: &libc::tpacket3_hdr, at: usize, start: usize, add: usize) {
+        let m = self.mem;
+        if add == SLL2_LEN {
+            // libpcap's LINUX_SLL2 header, built from the sockaddr_ll.
+            // SAFETY: the sockaddr_ll is inside the block (the caller's promise).
+            let sll: libc::sockaddr_ll =
+                unsafe { std::ptr::read_unaligned(m.add(at + SLL_AT).cast()) };
+            let halen = (sll.sll_halen as usize).min(8);
+            let mut hdr = [0u8; SLL2_LEN];
+            hdr[0..2].copy_from_slice(&sll.sll_protocol.to_ne_bytes());
+            hdr[4..8].copy_from_slice(&sll.sll_ifindex.to_be_bytes());
+            hdr[8..10].copy_from_slice(&sll.sll_hatype.to_be_bytes());
+            hdr[10] = sll.sll_pkttype;
+            hdr[11] = sll.sll_halen;
+            hdr[12..12 + halen].copy_from_slice(&sll.sll_addr[..halen]);
+            // SAFETY: the SLL2_LEN bytes before `start` are headroom.
+            unsafe {
+                std::ptr::copy_nonoverlapping(hdr.as_ptr(), m.add(start - SLL2_LEN), SLL2_LEN)
+            };
+        } else if add == VLAN_TAG_LEN {
+            // libpcap puts a tag the kernel took out back after the two MAC
+            // addresses, using the headroom before them.
+            let tpid = h.hv1.tp_vlan_tpid;
+            let tpid = if h.tp_status & libc::TP_STATUS_VLAN_TPID_VALID != 0 && tpid != 0 {
+                tpid
+            } else {
+                0x8100
+            };
+            let mut tag = [0u8; VLAN_TAG_LEN];
+            tag[0..2].copy_from_slice(&tpid.to_be_bytes());
+            tag[2..4].copy_from_slice(&(h.hv1.tp_vlan_tci as u16).to_be_bytes());
+            // SAFETY: the 4 bytes before `start` are headroom and the frame has at
+            // least 12 bytes.
+            unsafe {
+                std::ptr::copy(m.add(start), m.add(start - VLAN_TAG_LEN), 12);
+                std::ptr::copy_nonoverlapping(tag.as_ptr(), m.add(start + 8), VLAN_TAG_LEN);
+            }
+        }
     }
 }
 
 impl Drop for Block<'_> {
     fn drop(&mut self) {
+        let (blocks, frames) = self.read.get();
+        self.read.set((blocks + 1, frames + self.kept.get()));
         // Hand the block back: the kernel may write it from now on.
         self.status.store(libc::TP_STATUS_KERNEL, Ordering::Release);
     }
 }
 
+/// How far ahead of the frame being read the walk asks for the block's memory.
+/// The kernel wrote the block on the CPU that received the packets, most often
+/// another one, so the walk's first touch of each cache line is a miss; asked for
+/// a dozen frames of a busy link ahead, the lines come in while the filter works
+/// on the frames before them.
+const PREFETCH: usize = 2048;
+
+/// Asks for the cache line at `p`.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is a hint; it reads nothing architecturally and cannot
+    // fault.
+    unsafe {
+        std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
+/// A walk over a block's frames ([`Block::frames`]).
+pub struct Frames<'b> {
+    block: &'b Block<'b>,
+    /// Where the next frame's header is.
+    at: usize,
+    /// Packets of the block not yet walked over.
+    left: u32,
+    /// Where prefetching has got to.
+    fetched: usize,
+}
+
+impl<'b> Frames<'b> {
+    /// Puts the next frames into `out`, as many as fit and are left; returns how
+    /// many. The same frames as [`Iterator::next`] gives one at a time, with
+    /// nothing handed back through an `Option` per frame.
+    pub fn fill(&mut self, out: &mut [Frame<'b>]) -> usize {
+        let mut n = 0;
+        while n < out.len() {
+            match self.walk() {
+                Some(f) => out[n] = f,
+                None => break,
+            }
+            n += 1;
+        }
+        n
+    }
+
+    /// The next frame handed out, fixed up the first time a walk passes it.
+    #[inline(always)]
+    fn walk(&mut self) -> Option<Frame<'b>> {
+        let b = self.block;
+        while self.left > 0 {
+            self.left -= 1;
+            let at = self.at;
+            if at + SLL_AT + SLL_LEN > b.len {
+                break;
+            }
+            let ahead = (at + PREFETCH).min(b.len);
+            while self.fetched < ahead {
+                // Inside the block, which is this process's until it goes back.
+                prefetch(b.mem.wrapping_add(self.fetched));
+                self.fetched += 64;
+            }
+            // SAFETY: the header and the sockaddr_ll after it are inside the block,
+            // and no frame handed out covers them (a frame's bytes start after them).
+            let (h, sll): (libc::tpacket3_hdr, libc::sockaddr_ll) = unsafe {
+                (
+                    std::ptr::read_unaligned(b.mem.add(at).cast()),
+                    std::ptr::read_unaligned(b.mem.add(at + SLL_AT).cast()),
+                )
+            };
+            let next = h.tp_next_offset as usize;
+            // The frame ends where the next one starts (the last at the block's end).
+            let end = if next == 0 {
+                self.left = 0;
+                b.len
+            } else {
+                self.at = at + next;
+                (at + next).min(b.len)
+            };
+            let outgoing = sll.sll_pkttype == libc::PACKET_OUTGOING;
+            // As libpcap's linux_check_direction: the outgoing copy of a loopback
+            // packet goes (it comes back in), then the direction asked for.
+            let keep = !(outgoing && sll.sll_ifindex == b.how.lo_ifindex)
+                && match b.how.direction {
+                    Direction::InOut => true,
+                    Direction::In => !outgoing,
+                    Direction::Out => outgoing,
+                };
+            let start = at + h.tp_mac as usize;
+            let fresh = at >= b.done.get();
+            if fresh {
+                b.done.set(at + 1);
+            }
+            if !keep || start + h.tp_snaplen as usize > end {
+                continue;
+            }
+            let add = b.put_back(&h, at, start);
+            if fresh {
+                b.kept.set(b.kept.get() + 1);
+                if add > 0 {
+                    // SAFETY: the frame lies in `at..end`, after every frame handed
+                    // out (frames go forward, and none at or after `at` was walked
+                    // yet); `add` is what `put_back` said.
+                    unsafe { b.write_back(&h, at, start, add) };
+                }
+            }
+            let start = start - add;
+            let cap = (h.tp_snaplen + add as u32).min(b.how.snaplen) as usize;
+            // SAFETY: `start..start + cap` is inside this frame (checked against
+            // `end` above; putting back only moves the start into the headroom),
+            // which no walk writes again.
+            let data = unsafe { std::slice::from_raw_parts(b.mem.add(start), cap) };
+            return Some(Frame {
+                data,
+                wire_len: h.tp_len + add as u32,
+                sec: h.tp_sec,
+                nsec: h.tp_nsec,
+            });
+        }
+        None
+    }
+}
+
+impl<'b> Iterator for Frames<'b> {
+    type Item = Frame<'b>;
+
+    fn next(&mut self) -> Option<Frame<'b>> {
+        self.walk()
+    }
+}
+
 /// One captured packet, as a capture file would record it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct Frame<'a> {
     /// The captured bytes (at most the snap length), VLAN tag put back.
     pub data: &'a [u8],

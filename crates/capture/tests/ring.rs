@@ -26,11 +26,11 @@ fn capture(
         let end = Instant::now() + Duration::from_secs(10);
         while got.len() < want && Instant::now() < end {
             if let Some(b) = ring.next_block(Duration::from_millis(50)).unwrap() {
-                for f in b.frames() {
+                for f in walked_thrice(&b) {
                     // Our sender's source MAC; the kernel sends nothing else here,
                     // but a stray frame must not be counted as ours.
-                    if f.data.get(6..12) == Some(&[2, 0, 0, 0, 0, 0x0b]) {
-                        got.push((f.data.to_vec(), f.wire_len));
+                    if f.0.get(6..12) == Some(&[2, 0, 0, 0, 0, 0x0b]) {
+                        got.push(f);
                     }
                 }
             }
@@ -38,6 +38,23 @@ fn capture(
         let stats = ring.stats().unwrap();
         (got, stats.dropped)
     })
+}
+
+/// A block's frames (data, wire length), walked three times: two walks side by
+/// side, then one more, which must all hand out the same frames (the first walk
+/// to reach a frame puts its VLAN tag or SLL2 header in place, once).
+fn walked_thrice(b: &netsift_capture::Block<'_>) -> Vec<(Vec<u8>, u32)> {
+    let mut got = Vec::new();
+    for (x, y) in b.frames().zip(b.frames()) {
+        assert_eq!(
+            (x.data, x.wire_len, x.sec, x.nsec),
+            (y.data, y.wire_len, y.sec, y.nsec)
+        );
+        got.push((x.data.to_vec(), x.wire_len));
+    }
+    let again: Vec<_> = b.frames().map(|f| (f.data.to_vec(), f.wire_len)).collect();
+    assert_eq!(again, got);
+    got
 }
 
 #[test]
@@ -160,9 +177,9 @@ fn any_gives_each_packet_a_linux_sll2_header() {
             if let Some(b) = ring.next_block(Duration::from_millis(50)).unwrap() {
                 // Ours: UDP from 10.0.0.2 (the loopback has nothing else here).
                 got.extend(
-                    b.frames()
-                        .filter(|f| f.data.get(20 + 12..20 + 16) == Some(&[10, 0, 0, 2]))
-                        .map(|f| (f.data.to_vec(), f.wire_len)),
+                    walked_thrice(&b)
+                        .into_iter()
+                        .filter(|f| f.0.get(20 + 12..20 + 16) == Some(&[10, 0, 0, 2])),
                 );
             }
         }
@@ -263,4 +280,93 @@ fn host_pair_fanout_keeps_every_flow_of_two_hosts_in_one_ring() {
             "host pair 10.1.0.{c} <-> 10.0.0.9 split over both rings"
         );
     }
+}
+
+#[test]
+fn a_ring_waits_while_its_interface_is_down_and_fails_once_it_is_gone() {
+    if !can_run("a_ring_waits_while_its_interface_is_down_and_fails_once_it_is_gone") {
+        return;
+    }
+    let pair = Pair::new("down");
+    let ip = |args: &[&str]| {
+        let st = std::process::Command::new("ip")
+            .args(args)
+            .status()
+            .unwrap();
+        assert!(st.success(), "ip {args:?}");
+    };
+    let (tx, rx) = mpsc::channel();
+    let (go_tx, go_rx) = mpsc::channel::<()>();
+    let dev = pair.veth_a.clone();
+    let cap = in_ns(&pair.a, move || {
+        let mut cfg = Config::new(&dev);
+        cfg.block_timeout = Duration::from_millis(2);
+        let mut ring = Ring::open(&cfg).expect("ring opens");
+        tx.send(()).unwrap();
+        // Down: the kernel sets the socket's error; once read, polls sleep again
+        // rather than return at once (which would spin a capture loop).
+        go_rx.recv().unwrap();
+        let t0 = Instant::now();
+        for _ in 0..5 {
+            assert!(ring
+                .next_block(Duration::from_millis(40))
+                .unwrap()
+                .is_none());
+        }
+        let slept = t0.elapsed();
+        tx.send(()).unwrap();
+        // Up again: frames come in as before.
+        let end = Instant::now() + Duration::from_secs(10);
+        let mut got = 0;
+        while got == 0 && Instant::now() < end {
+            if let Some(b) = ring.next_block(Duration::from_millis(20)).unwrap() {
+                got += b.frames().count();
+            }
+        }
+        tx.send(()).unwrap();
+        // Gone: an error, not an endless wait.
+        go_rx.recv().unwrap();
+        let end = Instant::now() + Duration::from_secs(5);
+        let err = loop {
+            match ring.next_block(Duration::from_millis(20)) {
+                Err(e) => break Some(e),
+                Ok(_) if Instant::now() > end => break None,
+                Ok(_) => {}
+            }
+        };
+        (slept, got, err)
+    });
+    rx.recv().unwrap();
+    ip(&["-n", &pair.a, "link", "set", &pair.veth_a, "down"]);
+    go_tx.send(()).unwrap();
+    rx.recv().unwrap();
+    ip(&["-n", &pair.a, "link", "set", &pair.veth_a, "up"]);
+    let frames: Vec<Vec<u8>> = (0..20u32).map(|i| udp_frame(i, None, 10)).collect();
+    let dev = pair.veth_b.clone();
+    // The carrier comes back a moment after the link: send until the ring says
+    // it has frames.
+    let sender = in_ns(&pair.b, move || {
+        let end = Instant::now() + Duration::from_secs(10);
+        while rx.recv_timeout(Duration::from_millis(50)).is_err() && Instant::now() < end {
+            send_frames(&dev, &frames);
+        }
+        rx
+    });
+    let rx = sender.join().unwrap();
+    drop(rx);
+    ip(&["-n", &pair.a, "link", "del", &pair.veth_a]);
+    go_tx.send(()).unwrap();
+    let (slept, got, err) = cap.join().unwrap();
+    assert!(
+        slept >= Duration::from_millis(150),
+        "5 polls of 40 ms took {slept:?}"
+    );
+    assert!(got > 0, "no frame after the link came back up");
+    let err = err.expect("no error once the interface was deleted");
+    assert_eq!(
+        err.kind(),
+        netsift_capture::ErrorKind::NoSuchInterface,
+        "{err}"
+    );
+    assert!(err.to_string().contains("disappeared"), "{err}");
 }

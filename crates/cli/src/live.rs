@@ -2,7 +2,9 @@
 //!
 //! The kernel hands over blocks of packets; each block's packets are filtered where
 //! they lie, [`BATCH`] at a time, by the batch engine, and only the accepted ones
-//! are written or printed. SIGINT, SIGTERM and SIGHUP end the capture between
+//! are written or printed. With `-w FILE` (no rotation) a block's accepted
+//! packets are laid out as pcap records in one buffer and written with one call
+//! per block ([`crate::output::Records`]). SIGINT, SIGTERM and SIGHUP end the capture between
 //! blocks, so the output is flushed whole and the statistics are printed as
 //! tcpdump prints them.
 
@@ -12,7 +14,7 @@ use crate::following::Following;
 use crate::output::Sink;
 use crate::workers::Shared;
 use anyhow::{bail, Context, Result};
-use netsift_capture::{Config, Direction, Fanout, Ring};
+use netsift_capture::{Config, Direction, Fanout, Frame, Ring};
 use netsift_engine::{BatchScratch, Compiled, Scratch};
 use netsift_pcapio::{Packet, RawTs, Record};
 use netsift_wire::LinkType;
@@ -201,8 +203,19 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
             else {
                 continue;
             };
-            let frames: Vec<_> = block.frames().collect();
-            for chunk in frames.chunks(BATCH) {
+            // With `-w FILE`, the block's accepted packets are laid out as records
+            // and written in one go.
+            let mut records = sink.records();
+            // The block's frames, BATCH at a time, each read once: the walk that
+            // finds a frame hands it to the filter while its bytes are in cache.
+            let mut frames = block.frames();
+            let mut batch = [Frame::default(); BATCH];
+            while accepted < limit {
+                let n = frames.fill(&mut batch);
+                if n == 0 {
+                    break;
+                }
+                let chunk = &batch[..n];
                 let keep = match &mut engine {
                     Engine::Static(None) => u32::MAX,
                     Engine::Static(Some(f)) => {
@@ -222,11 +235,18 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
                         |_| true,
                     ),
                 };
-                for (i, fr) in chunk.iter().enumerate() {
-                    if keep >> i & 1 == 0 || accepted >= limit {
+                // The accepted frames, from the set bits: which frames a filter
+                // accepts is unpredictable, and a branch per frame on it costs a
+                // misprediction on about every other one.
+                let mut keep = keep & (u32::MAX >> (32 - n));
+                while keep != 0 && accepted < limit {
+                    let fr = &chunk[keep.trailing_zeros() as usize];
+                    keep &= keep - 1;
+                    accepted += 1;
+                    if let Some(r) = &mut records {
+                        r.push(fr.sec, fr.nsec, fr.data, fr.wire_len);
                         continue;
                     }
-                    accepted += 1;
                     let rec = Record {
                         packet: Packet {
                             ts_sec: fr.sec as u64,
@@ -244,6 +264,9 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
                     };
                     sink.packet(&rec)?;
                 }
+            }
+            if let Some(r) = records {
+                sink.write_records(r)?;
             }
         }
         Ok(())

@@ -82,6 +82,49 @@ fn live_capture_matches_tcpdump_on_the_same_frames() {
 }
 
 #[test]
+fn packet_buffered_records_reach_the_file_while_capturing() {
+    if !can_run("packet_buffered_records_reach_the_file_while_capturing") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pair = Pair::new("pkb");
+    let out = dir.path().join("out.pcap");
+    let (mut child, _) = start(
+        &pair.a,
+        &[
+            "-i",
+            &pair.veth_a,
+            "--immediate-mode",
+            "-U",
+            "-w",
+            out.to_str().unwrap(),
+            "udp",
+        ],
+    );
+    let frames: Vec<Vec<u8>> = (0..200u32).map(|i| udp_frame(i, None, 60)).collect();
+    // The file header, then a record header and the frame each.
+    let want = 24 + frames.iter().map(|f| 16 + f.len() as u64).sum::<u64>();
+    let to_send = frames.clone();
+    let dev = pair.veth_b.clone();
+    in_ns(&pair.b, move || send_frames(&dev, &to_send))
+        .join()
+        .unwrap();
+    // -U: every record is in the file while netsift still runs, with no flush
+    // at exit to bring it there.
+    let end = std::time::Instant::now() + Duration::from_secs(10);
+    let size = || std::fs::metadata(&out).map_or(0, |m| m.len());
+    while size() < want && std::time::Instant::now() < end {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert_eq!(size(), want);
+    let got = packets(&out);
+    let status = wait(&mut child, Duration::ZERO);
+    assert!(status.success(), "netsift exited {status}");
+    let sent: Vec<_> = frames.iter().map(|f| (f.clone(), f.len() as u32)).collect();
+    assert_eq!(got, sent);
+}
+
+#[test]
 fn sigint_leaves_a_whole_file_and_the_statistics() {
     if !can_run("sigint_leaves_a_whole_file_and_the_statistics") {
         return;

@@ -1,4 +1,5 @@
-//! A write buffer that hands its writer only whole, equal chunks.
+//! A write buffer that hands its writer only whole, equal chunks (and what a
+//! caller passes through it).
 
 use std::io::{self, Write};
 
@@ -66,6 +67,18 @@ impl<W: Write> ChunkWriter<W> {
             }
         }
         Ok(())
+    }
+
+    /// Writes `data` straight to the underlying writer, after what is buffered:
+    /// for a caller that gathered it in a buffer of its own, which copying into
+    /// this one would only move again. The chunks after it start at an odd
+    /// offset.
+    pub fn write_through(&mut self, data: &[u8]) -> io::Result<()> {
+        self.write_buffered()?;
+        match &mut self.inner {
+            Some(w) => w.write_all(data),
+            None => Ok(()),
+        }
     }
 
     /// Flushes and returns the underlying writer.
@@ -143,6 +156,16 @@ mod tests {
         assert!(whole.iter().all(|c| c.len() == 8), "{log:?}");
         assert!(!last.is_empty() && last.len() <= 8);
         assert_eq!(log.concat(), all);
+    }
+
+    #[test]
+    fn what_passes_through_follows_what_was_buffered() {
+        let mut w = ChunkWriter::with_chunk_size(Log(Vec::new()), 8);
+        w.write_all(b"abc").unwrap();
+        w.write_through(b"defghijklm").unwrap();
+        w.write_all(b"nop").unwrap();
+        let log = w.into_inner().unwrap().0;
+        assert_eq!(log, [&b"abc"[..], b"defghijklm", b"nop"]);
     }
 
     #[test]

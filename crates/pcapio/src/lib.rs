@@ -145,4 +145,4 @@ pub use packet::{MAGIC_MICRO, MAGIC_NANO};
 pub use pcap::MAGIC_KUZNETZOV;
 pub use reader::{open, DumpHeader, Format, Reader};
 pub use record::{RawTs, Record};
-pub use writer::{file_header, PcapWriter};
+pub use writer::{file_header, record_header, PcapWriter};

@@ -53,10 +53,7 @@ impl<W: Write> PcapWriter<W> {
     ) -> io::Result<()> {
         let caplen = u32::try_from(data.len())
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "packet longer than 4 GiB"))?;
-        self.hdr[0..4].copy_from_slice(&ts_sec.to_le_bytes());
-        self.hdr[4..8].copy_from_slice(&ts_frac.to_le_bytes());
-        self.hdr[8..12].copy_from_slice(&caplen.to_le_bytes());
-        self.hdr[12..16].copy_from_slice(&orig_len.to_le_bytes());
+        self.hdr = record_header(ts_sec, ts_frac, caplen, orig_len);
         self.w.write_all(&self.hdr)?;
         self.w.write_all(data)
     }
@@ -142,6 +139,12 @@ impl<W: Write> PcapWriter<W> {
         Ok(())
     }
 
+    /// The underlying writer, for writing records laid out elsewhere (each a
+    /// [`record_header`] and the packet's bytes).
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.w
+    }
+
     /// Flushes the underlying writer.
     pub fn flush(&mut self) -> io::Result<()> {
         self.w.flush()
@@ -152,6 +155,19 @@ impl<W: Write> PcapWriter<W> {
         self.w.flush()?;
         Ok(self.w)
     }
+}
+
+/// The 16-byte record header [`PcapWriter::write_packet`] writes before a packet:
+/// time stamp (seconds, fraction in the file's unit), captured and original
+/// length, little-endian.
+#[inline]
+pub fn record_header(ts_sec: u32, ts_frac: u32, caplen: u32, orig_len: u32) -> [u8; 16] {
+    let mut h = [0u8; 16];
+    h[0..4].copy_from_slice(&ts_sec.to_le_bytes());
+    h[4..8].copy_from_slice(&ts_frac.to_le_bytes());
+    h[8..12].copy_from_slice(&caplen.to_le_bytes());
+    h[12..16].copy_from_slice(&orig_len.to_le_bytes());
+    h
 }
 
 /// The 24-byte pcap file header `PcapWriter::new` writes.

@@ -198,6 +198,34 @@ impl PcapOut {
         Ok(())
     }
 
+    /// Whether records may come laid out, as [`PcapOut::records`] takes them: one
+    /// file, kept open (no `-C` or `-G`, which decide before each packet whether
+    /// it starts a new file).
+    pub fn takes_records(&self) -> bool {
+        !self.rotating() && self.w.is_some()
+    }
+
+    /// The precision the files store time stamps in.
+    pub fn precision(&self) -> TsPrecision {
+        self.header.precision
+    }
+
+    /// Writes whole records laid out as the file holds them (each a record
+    /// header and the packet), as [`PcapOut::record`] would one by one, when
+    /// [`PcapOut::takes_records`]: in one write. With `-U` they are flushed, as
+    /// each record is.
+    pub fn records(&mut self, recs: &[u8]) -> Result<()> {
+        let Some(w) = &mut self.w else {
+            return Ok(());
+        };
+        written(w.get_mut().write_through(recs))?;
+        self.size += recs.len() as u64;
+        if self.rot.packet_buffered {
+            written(w.flush())?;
+        }
+        Ok(())
+    }
+
     pub fn batch(&mut self, batch: &RecordBatch<'_>, keep: &[bool]) -> Result<()> {
         if self.rotating() || self.rot.packet_buffered {
             for (rec, _) in batch.iter().zip(keep).filter(|(_, k)| **k) {
