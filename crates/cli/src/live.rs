@@ -4,9 +4,9 @@
 //! they lie, [`BATCH`] at a time, by the batch engine, and only the accepted ones
 //! are written or printed. With `-w FILE` (no rotation) a block's accepted
 //! packets are laid out as pcap records in one buffer and written with one call
-//! per block ([`crate::output::Records`]). SIGINT, SIGTERM and SIGHUP end the capture between
-//! blocks, so the output is flushed whole and the statistics are printed as
-//! tcpdump prints them.
+//! per block ([`crate::output::Records`]). SIGINT, SIGTERM and SIGHUP end the
+//! capture between blocks, so the output is flushed whole and the statistics are
+//! printed as tcpdump prints them.
 
 use crate::control::{Clauses, Control};
 use crate::filter::{frame_ns, print_stats, Engine, BATCH};

@@ -32,12 +32,11 @@ pub struct Sink {
 /// A live capture's accepted packets of one ring block, laid out as pcap records
 /// ([`Sink::records`]), to be written in one go ([`Sink::write_records`]).
 ///
-/// A copy, but into a buffer the size of a block's records, which stays in
-/// cache from one block to the next, of packet bytes the filter has just read:
-/// cheaper than a vectored write of a header and a slice of the ring per packet
-/// (which the kernel takes apart slice by slice), and than the 1 MiB chunks of
-/// [`netsift_pcapio::ChunkWriter`], whose every line is a cache miss by the time
-/// it is written again.
+/// A copy, but into a buffer the size of one block's records, which stays in
+/// cache from one block to the next: cheaper than a vectored write of a header
+/// and a slice of the ring per packet (which the kernel takes apart slice by
+/// slice), and than the 1 MiB chunks of [`netsift_pcapio::ChunkWriter`], whose
+/// every line is a cache miss by the time it is written again.
 pub struct Records {
     buf: Vec<u8>,
     /// Packets in `buf`.
