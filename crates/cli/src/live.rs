@@ -109,9 +109,6 @@ pub fn link_type_list(iface: &str) -> Result<String> {
 
 /// Captures from `iface` until `-c`, or a signal.
 pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> {
-    if args.place == "xdp" {
-        return crate::xdp::capture(args, iface, expr);
-    }
     let mut cfg = config(args, iface);
     let workers = args.workers.map_or(1, usize::from);
     if args.workers.is_some() {

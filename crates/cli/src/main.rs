@@ -112,6 +112,9 @@ fn run(args: &Args) -> Result<()> {
                 }
                 return print_listing(&dump(args, &expr, lt)?);
             }
+            if args.place == "xdp" {
+                return xdp::capture(args, iface, &expr);
+            }
             return live::capture(args, iface, &expr);
         }
         if args.dump {

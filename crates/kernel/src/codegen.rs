@@ -40,6 +40,7 @@
 
 use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3, R4};
 use crate::helpers::{MAP_LOOKUP_ELEM, XDP_GET_BUFF_LEN, XDP_LOAD_BYTES};
+use crate::layout::{ADDR, ADDR2, ARITH_SLOTS, CTX, KEY, VAL, XDP_LEN};
 use crate::sys::{Map, MapKind};
 use netsift_engine::decoded::{group_range, DPass, Decoded, Op, Step, BAD_OPERAND};
 use netsift_isa::insn::Size;
@@ -93,9 +94,7 @@ pub enum Hook {
 /// Words of the XDP level's counters: frames seen, accepted, and accepted but
 /// lost because the ring buffer was full.
 pub const XDP_STATS: u32 = 3;
-/// The XDP level's record header: captured length (u32), wire length (u32), time
-/// (u64, `bpf_ktime_get_ns`, CLOCK_MONOTONIC).
-pub const XDP_HDR: u32 = 16;
+pub use crate::layout::XDP_HDR;
 /// The most bytes the XDP level copies of a frame: a record is reserved whole.
 pub const XDP_CAP_MAX: u32 = 16384;
 
@@ -223,12 +222,6 @@ impl std::error::Error for GenError {}
 /// reaches offsets up to 64 KiB.
 pub const DECISIVE_LEN: u32 = MAX_OFFSET as u32;
 
-/// Registers: r6 the context, r7 the loaded value, r8 an address, r9 a second
-/// address (an EQ2's second field).
-pub(crate) const CTX: Reg = Reg(6);
-pub(crate) const VAL: Reg = Reg(7);
-pub(crate) const ADDR: Reg = Reg(8);
-pub(crate) const ADDR2: Reg = Reg(9);
 /// Whether `op` is an "either field" EQ2 on the same fields, mask and distance as
 /// `first` (a run of such negated steps is fused).
 fn same_fields(op: &Op, first: &Op) -> bool {
@@ -268,22 +261,14 @@ enum Addr {
 /// `BPF_LD | BPF_ABS` and `BPF_LD | BPF_IND`, before the size bits.
 const LD_ABS: u8 = 0x20;
 const LD_IND: u8 = 0x40;
-/// Stack slot of a SET's 64-bit key.
-pub(crate) const KEY: i16 = -16;
 /// Stack slot of the tag the kernel took out, as the four bytes 12 to 15 of the
 /// frame would read (tag protocol identifier, then tag control information).
 const TAG: i16 = -4;
 /// Stack slot a `bpf_xdp_load_bytes` load lands in.
 const LOADBUF: i16 = -8;
-/// Stack slot of the frame's length on the XDP hook (`bpf_xdp_get_buff_len`).
-pub(crate) const XDP_LEN: i16 = ARITH_SLOTS - 8;
-/// Record sizes the XDP epilogue reserves (the smallest that fits), then `cap`.
-pub(crate) const XDP_CLASSES: [u32; 3] = [128, 512, 2048];
 /// Where a tag starts in an Ethernet frame, and its length.
 const TAG_AT: i64 = 12;
 const TAG_LEN: i64 = 4;
-/// The ARITH stack's bottom word; the others follow upwards.
-const ARITH_SLOTS: i16 = -24 - 4 * ARITH_STACK as i16;
 /// Stack slot of a fused run's first field while the second is loaded (every
 /// register kept across a load holds something else then).
 const SAVED: i16 = -24;

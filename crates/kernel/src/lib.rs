@@ -31,6 +31,7 @@
 pub mod asm;
 pub mod classic;
 pub mod codegen;
+mod layout;
 pub mod ringbuf;
 pub mod sys;
 mod xdp;

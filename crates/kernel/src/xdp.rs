@@ -9,10 +9,10 @@
 //! bytes to copy: a short frame does not take `cap` bytes of the ring.
 
 use crate::asm::{Alu, Asm, Cond, Label, Width, R0, R1, R10, R2, R3, R4};
-use crate::codegen::{ADDR, ADDR2, CTX, KEY, VAL, XDP_CLASSES, XDP_HDR, XDP_LEN};
 use crate::helpers::{
     KTIME_GET_NS, MAP_LOOKUP_ELEM, RINGBUF_DISCARD, RINGBUF_RESERVE, RINGBUF_SUBMIT, XDP_LOAD_BYTES,
 };
+use crate::layout::{ADDR, ADDR2, CTX, KEY, VAL, XDP_CLASSES, XDP_HDR, XDP_LEN};
 
 /// `XDP_PASS`: the frame goes on to the host stack.
 const XDP_PASS: i32 = 2;
