@@ -6,9 +6,11 @@ use netsift_engine::live::Reader as LiveReader;
 use netsift_follow::{Config, Follower, Mode, Protocol};
 use netsift_wire::LinkType;
 
-/// A follower, and how many of its filter updates failed.
+/// A follower, the kernel filter kept beside its live set (`--place kernel`),
+/// and how many of its filter updates failed.
 pub struct Following {
     follower: Follower,
+    kernel: Option<crate::place::KernelFollow>,
     failed: u64,
 }
 
@@ -40,10 +42,23 @@ impl Following {
         Ok((
             Following {
                 follower,
+                kernel: None,
                 failed: 0,
             },
             live,
         ))
+    }
+
+    /// Keeps the kernel filter `k` in step with the live set from now on.
+    pub fn set_kernel(&mut self, k: crate::place::KernelFollow) {
+        self.follower.journal();
+        self.kernel = Some(k);
+    }
+
+    /// How many listener endpoints the live set can hold (the kernel's map is
+    /// made as large).
+    pub fn capacity(&self) -> usize {
+        self.follower.tracker().endpoint_capacity()
     }
 
     /// The follower's verdict on a packet the live set accepted, at `ts_ns`: keep
@@ -59,12 +74,28 @@ impl Following {
     ) -> bool {
         let (keep, edits) = self.follower.judge(data, wire_len, ts_ns);
         if let Err(e) = edits {
-            self.failed += 1;
-            if self.failed <= 5 {
-                eprintln!("netsift: follow: {at}: {e}; continuing without this update");
+            self.fail(&at, &e);
+        }
+        if let Some(k) = &self.kernel {
+            // In the order made: a listener goes in before the guess of it goes.
+            let errors: Vec<String> = self
+                .follower
+                .take_changes()
+                .into_iter()
+                .filter_map(|c| k.apply(c).err())
+                .collect();
+            for e in errors {
+                self.fail(&at, &e);
             }
         }
         keep
+    }
+
+    fn fail(&mut self, at: &impl std::fmt::Display, e: &dyn std::fmt::Display) {
+        self.failed += 1;
+        if self.failed <= 5 {
+            eprintln!("netsift: follow: {at}: {e}; continuing without this update");
+        }
     }
 
     /// The closing line: what was followed.

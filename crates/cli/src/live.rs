@@ -151,8 +151,11 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     // Whether the kernel program under the rings decides what it passes.
     let mut kernel_decides = false;
     let mut engine = if args.follow.is_some() {
-        crate::place::place(args, None, lt, cfg.snaplen, &socks)?;
-        let (following, live) = Following::new(args, lt, expr)?;
+        let (mut following, live) = Following::new(args, lt, expr)?;
+        let room = following.capacity().max(1024) as u32;
+        if let Some(k) = crate::place::follow(args, expr, lt, cfg.snaplen, room, &socks)? {
+            following.set_kernel(k);
+        }
         Engine::Follow(Box::new(following), live)
     } else if let Some(path) = &args.control {
         let kernel = crate::place::clauses(args, lt, cfg.snaplen, socks)?;

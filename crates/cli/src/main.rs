@@ -108,6 +108,10 @@ fn run(args: &Args) -> Result<()> {
                 // As tcpdump -d -i: the program for the interface's link type.
                 let lt = live::linktype_of(iface)?;
                 if args.follow.is_some() {
+                    if args.place == "kernel" || args.place == "auto" {
+                        let snaplen = args.snaplen.unwrap_or(262_144);
+                        return print_listing(&place::follow_listing(args, &expr, lt, snaplen)?);
+                    }
                     return print_listing(&Following::new(args, lt, &expr)?.0.listing());
                 }
                 return print_listing(&dump(args, &expr, lt)?);

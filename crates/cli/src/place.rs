@@ -10,6 +10,13 @@
 //! user space filters everything the kernel lets through. `auto` is `kernel`
 //! where the program loads, and `user` otherwise, saying which.
 //!
+//! With `--follow`, the kernel holds the follower's first stage
+//! ([`KernelFollow`]): the base filter's code after a prologue that accepts the
+//! listener endpoints in a map (written as the follower's tracker changes) and
+//! reads FTP announcements itself, so a data connection's first packets pass
+//! before user space has seen the announcement (`netsift_kernel::follow`). The
+//! follower in user space still decides every packet exactly.
+//!
 //! With `--control`, the kernel holds the live set's clauses ([`KernelClauses`]):
 //! each edit generates the clauses' program anew and swaps it in under every ring
 //! (`SO_ATTACH_BPF` replaces a socket's filter in one step). Edits are ordered so
@@ -17,8 +24,10 @@
 //! and a removed one narrows user space before the kernel.
 
 use anyhow::{bail, Result};
+use netsift_follow::{Change, Endpoint, Transport};
 use netsift_isa::PassSet;
 use netsift_kernel::codegen::{generate, generate_clauses, Env, Generated};
+use netsift_kernel::follow::Following as Maps;
 use netsift_kernel::sys::{ProgKind, Program};
 use netsift_wire::LinkType;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
@@ -96,8 +105,7 @@ pub fn place(
     };
     let why = match set {
         // No filter: every packet is wanted, and there is nothing to place.
-        None if args.follow.is_none() => return Ok(false),
-        None => "--follow edits the filter in user space".to_string(),
+        None => return Ok(false),
         Some(set) => match unplaceable(lt) {
             Some(why) => why,
             None => match generate(set, Env::socket(snaplen)) {
@@ -114,6 +122,111 @@ pub fn place(
         },
     };
     refuse::<()>(auto, why).map(|_| false)
+}
+
+/// The kernel's side of `--follow`: the maps its program reads.
+pub struct KernelFollow {
+    maps: Maps,
+}
+
+impl KernelFollow {
+    /// Applies one change of the follower's filter to the kernel's.
+    pub fn apply(&self, c: Change) -> Result<(), String> {
+        let proto = |ep: &Endpoint| match ep.transport {
+            Transport::Tcp => 6,
+            Transport::Udp => 17,
+        };
+        match c {
+            Change::Listen(ep) => self.maps.listen(ep.addr, ep.port, proto(&ep)),
+            Change::Unlisten(ep) => self.maps.unlisten(ep.addr, ep.port, proto(&ep)),
+            Change::Announced(ep) => self.maps.unguess(ep.addr, ep.port),
+        }
+        .map_err(|e| format!("the kernel filter: {e}"))
+    }
+}
+
+/// The program `--follow` places in the kernel: the follower's base filter
+/// `base` (compiled for `lt`) after the follow prologue, over fresh maps for
+/// `listeners` endpoints; it reads FTP announcements if `ftp`.
+fn follow_program(
+    base: &str,
+    lt: LinkType,
+    snaplen: u32,
+    listeners: u32,
+    (ftp, loose): (bool, bool),
+) -> Result<(Generated, Maps), String> {
+    let set = netsift_swift::compile(base, lt).map_err(|e| e.to_string())?;
+    let maps = Maps::new(listeners).map_err(|e| e.to_string())?;
+    let env = Env::socket(snaplen).following(maps.hook(ftp, loose));
+    let g = generate(&set, env).map_err(|e| e.to_string())?;
+    Ok((g, maps))
+}
+
+/// What `--follow` reads: its base filter and whether FTP is followed.
+fn follow_plan(args: &crate::args::Args, expr: &str) -> Result<(String, bool)> {
+    let protocols =
+        netsift_follow::Protocol::parse_list(args.follow.as_deref().unwrap_or_default())
+            .map_err(|e| anyhow::anyhow!(e))?;
+    let base = if expr.trim().is_empty() {
+        netsift_follow::follower::base_expression(&protocols)
+    } else {
+        expr.to_string()
+    };
+    Ok((base, protocols.contains(&netsift_follow::Protocol::Ftp)))
+}
+
+/// Places `--follow`'s first stage under the rings `socks`, as `--place` asks;
+/// `None` for user space. `listeners` sizes the endpoint map.
+pub fn follow(
+    args: &crate::args::Args,
+    expr: &str,
+    lt: LinkType,
+    snaplen: u32,
+    listeners: u32,
+    socks: &[OwnedFd],
+) -> Result<Option<KernelFollow>> {
+    let Some(auto) = wanted(args) else {
+        return Ok(None);
+    };
+    if let Some(why) = unplaceable(lt) {
+        return refuse(auto, why);
+    }
+    let (base, ftp) = follow_plan(args, expr)?;
+    let placed = follow_program(&base, lt, snaplen, listeners, (ftp, args.follow_loose))
+        .and_then(|(g, maps)| load_and_attach(&g, socks).map(|_| (g, maps)));
+    match placed {
+        Ok((g, maps)) => {
+            eprintln!(
+                "filtering in the kernel (eBPF, {} instructions): the follower's base filter and listeners{}; user space decides each packet it passes",
+                g.insns.len(),
+                if ftp { ", FTP announcements read in the kernel" } else { "" }
+            );
+            Ok(Some(KernelFollow { maps }))
+        }
+        Err(why) => refuse(auto, why),
+    }
+}
+
+/// `-d --place kernel --follow`: the program `--follow` would place.
+pub fn follow_listing(
+    args: &crate::args::Args,
+    expr: &str,
+    lt: LinkType,
+    snaplen: u32,
+) -> Result<String> {
+    if let Some(why) = unplaceable(lt) {
+        bail!("--place kernel: {why}");
+    }
+    let (base, ftp) = follow_plan(args, expr)?;
+    let (g, _) = follow_program(&base, lt, snaplen, 1, (ftp, args.follow_loose))
+        .map_err(|e| anyhow::anyhow!("--place kernel: {e}"))?;
+    let mut out = format!(
+        "; eBPF socket filter, {} instructions: the follow prologue (listener endpoints in a map{}), then the base filter `{base}`; user space decides each packet it passes\n",
+        g.insns.len(),
+        if ftp { ", FTP announcements read in the kernel" } else { "" }
+    );
+    out.push_str(&netsift_kernel::asm::listing(&g.insns));
+    Ok(out)
 }
 
 /// The kernel's side of `--control`'s live set: the rings to attach to (their

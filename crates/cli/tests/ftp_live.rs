@@ -206,6 +206,7 @@ fn follow_ftp_with_vsftpd_and_curl() {
 
     let path = |name: &str| dir.path().join(name).to_str().unwrap().to_string();
     let (all, one, two) = (path("all.pcap"), path("one.pcap"), path("two.pcap"));
+    let kern = path("kernel.pcap");
     // The reference sees everything on the server's interface; netsift, on the
     // same interface, follows FTP with one worker and with two.
     let ring = ["-B", "16384", "--immediate-mode"];
@@ -244,6 +245,26 @@ fn follow_ftp_with_vsftpd_and_curl() {
         .concat(),
     );
 
+    // And with the follower's first stage in the kernel, reading the
+    // announcements there.
+    let (mut kernel, _) = start(
+        &pair.b,
+        &[
+            &[
+                "-i",
+                &pair.veth_b,
+                "--place",
+                "kernel",
+                "-w",
+                &kern,
+                "--follow",
+                "ftp",
+            ][..],
+            &ring,
+        ]
+        .concat(),
+    );
+
     let stop = Arc::new(AtomicBool::new(false));
     let noise = noise(&pair, stop.clone());
     let url = |name: &str| format!("ftp://{SERVER}/{name}");
@@ -274,7 +295,7 @@ fn follow_ftp_with_vsftpd_and_curl() {
     }
     // Let the last blocks reach the readers (1 ms block timeout), then stop all.
     std::thread::sleep(Duration::from_millis(300));
-    for c in [&mut tcpdump, &mut single, &mut workers] {
+    for c in [&mut tcpdump, &mut single, &mut workers, &mut kernel] {
         // SAFETY: kill(2) on our own child's pid.
         unsafe { libc::kill(c.id() as i32, libc::SIGINT) };
     }
@@ -282,6 +303,7 @@ fn follow_ftp_with_vsftpd_and_curl() {
         ("tcpdump", &mut tcpdump),
         ("netsift", &mut single),
         ("netsift --workers 2", &mut workers),
+        ("netsift --place kernel", &mut kernel),
     ] {
         let st = wait(c, Duration::from_secs(10));
         assert!(st.success(), "{name} exited {st}");
@@ -332,4 +354,8 @@ fn follow_ftp_with_vsftpd_and_curl() {
     want2.sort();
     assert_eq!(got2.len(), want2.len(), "--workers 2: packet count");
     assert!(got2 == want2, "--workers 2 wrote the same FTP packets");
+    let mut got3 = packets(Path::new(&kern));
+    got3.sort();
+    assert_eq!(got3.len(), want2.len(), "--place kernel: packet count");
+    assert!(got3 == want2, "--place kernel wrote the same FTP packets");
 }

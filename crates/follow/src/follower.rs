@@ -36,7 +36,9 @@
 use crate::control::{ConnKey, ControlTimers, Controls, Seen};
 use crate::expect::{DialogKey, ExpKey, Limits, Owner, Refusal, Table, TableStats};
 use crate::segment::{segment, Segment};
-use crate::tracker::{compile_fixed, Endpoint, Mode, Timers, Tracker, TrackerStats, Transport};
+use crate::tracker::{
+    compile_fixed, Change, Endpoint, Mode, Timers, Tracker, TrackerStats, Transport,
+};
 use crate::{ftp, rtsp, sip};
 use netsift_engine::live::Reader;
 use netsift_engine::{Compiled, Scratch};
@@ -279,6 +281,17 @@ impl Follower {
         }
     }
 
+    /// Starts the tracker's journal of filter changes, for a filter kept beside
+    /// the live set; take them after every packet with [`Follower::take_changes`].
+    pub fn journal(&mut self) {
+        self.tracker.journal();
+    }
+
+    /// The filter changes the last packets made ([`Change`]), oldest first.
+    pub fn take_changes(&mut self) -> Vec<Change> {
+        self.tracker.take_changes()
+    }
+
     pub fn tracker(&self) -> &Tracker {
         &self.tracker
     }
@@ -411,34 +424,55 @@ impl Follower {
         // The sender is the announcing side; the expectation is for the other.
         let (sender, peer) = (seg.src, seg.dst);
         for a in ftp::announcements(seg.payload) {
-            self.stats.announced += 1;
-            if !tracked {
-                self.stats.refused.untracked += 1;
-                continue;
-            }
-            let passive = a.kind == ftp::AnnounceKind::Passive;
-            // 227/229 are the server's replies, PORT/EPRT the client's commands.
-            if passive == to_server {
-                self.stats.refused.direction += 1;
-                continue;
-            }
             // 0.0.0.0 in a 227 reply means "the address you are talking to".
             let addr = a.addr.filter(|a| !a.is_unspecified()).unwrap_or(sender);
-            if addr != sender && !self.config.loose {
-                self.stats.refused.address += 1;
-                continue;
-            }
             let listener = Endpoint {
                 addr,
                 port: a.port,
                 transport: Transport::Tcp,
             };
-            // Even loose, conntrack's FTP expectation is for the other peer.
-            let peer = Some(peer);
-            let exp = ExpKey { listener, peer };
-            self.expect(Owner::Conn(key), exp, ts, FTP_EXPECT_NS, FTP_MAX_EXPECTED)?;
+            let ends = (sender, peer);
+            self.ftp_announce(a, key, (to_server, tracked), listener, ends, ts)?;
+            // After the expectation (if any) is in the live set: a filter that
+            // guessed this listener from the same announcement may drop its guess.
+            self.tracker.note(Change::Announced(listener));
         }
         Ok(())
+    }
+
+    /// One FTP announcement `a` of listener `listener`, from `sender` to `peer` on
+    /// the control connection `key` (sent to the server or not, tracked or not),
+    /// under conntrack's rules.
+    fn ftp_announce(
+        &mut self,
+        a: ftp::Announce,
+        key: ConnKey,
+        (to_server, tracked): (bool, bool),
+        listener: Endpoint,
+        (sender, peer): (IpAddr, IpAddr),
+        ts: u64,
+    ) -> Result<(), Error> {
+        self.stats.announced += 1;
+        if !tracked {
+            self.stats.refused.untracked += 1;
+            return Ok(());
+        }
+        let passive = a.kind == ftp::AnnounceKind::Passive;
+        // 227/229 are the server's replies, PORT/EPRT the client's commands.
+        if passive == to_server {
+            self.stats.refused.direction += 1;
+            return Ok(());
+        }
+        if listener.addr != sender && !self.config.loose {
+            self.stats.refused.address += 1;
+            return Ok(());
+        }
+        // Even loose, conntrack's FTP expectation is for the other peer.
+        let exp = ExpKey {
+            listener,
+            peer: Some(peer),
+        };
+        self.expect(Owner::Conn(key), exp, ts, FTP_EXPECT_NS, FTP_MAX_EXPECTED)
     }
 
     fn dialog(&self, rtsp: bool, id: Option<&str>, x: IpAddr, y: IpAddr) -> DialogKey {

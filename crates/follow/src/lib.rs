@@ -44,4 +44,4 @@ pub mod tracker;
 
 pub use expect::{Limits, TableStats};
 pub use follower::{Config, FollowStats, Follower, Protocol, Refused};
-pub use tracker::{Endpoint, Mode, Timers, Tracker, Transport};
+pub use tracker::{Change, Endpoint, Mode, Timers, Tracker, Transport};

@@ -283,6 +283,20 @@ pub struct TrackerStats {
 
 const SIDES: [Side; 2] = [Side::Src, Side::Dst];
 
+/// A change to what the filter accepts, for a filter kept beside the live set (the
+/// kernel's, with `--place kernel`): see [`Tracker::journal`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Change {
+    /// The filter accepts this endpoint's traffic from now on.
+    Listen(Endpoint),
+    /// It no longer does.
+    Unlisten(Endpoint),
+    /// The follower has handled an FTP announcement of this listener (admitted
+    /// or refused): a guess made from the same announcement before user space
+    /// saw it (the kernel's own parse) may go.
+    Announced(Endpoint),
+}
+
 /// Keeps the live filter in step with the endpoints that expectations and flows
 /// need.
 pub struct Tracker {
@@ -307,6 +321,9 @@ pub struct Tracker {
     /// The most passes one IPv6 endpoint's clause takes.
     v6_passes: usize,
     stats: TrackerStats,
+    /// Changes not yet taken ([`Tracker::journal`]); `None` when nobody takes them,
+    /// so that nothing grows.
+    journal: Option<Vec<Change>>,
 }
 
 impl Tracker {
@@ -364,6 +381,7 @@ impl Tracker {
                 reserved,
                 v6_passes,
                 stats: TrackerStats::default(),
+                journal: None,
             },
             reader,
         ))
@@ -408,6 +426,28 @@ impl Tracker {
         MAX_PASSES.saturating_sub(fixed) / per.max(1)
     }
 
+    /// Starts keeping a journal of [`Change`]s for a filter kept beside the live
+    /// set. The caller takes it ([`Tracker::take_changes`]) after every packet, so
+    /// it holds one packet's changes at most.
+    pub fn journal(&mut self) {
+        self.journal.get_or_insert_with(Vec::new);
+    }
+
+    /// The changes since the last call, oldest first.
+    /// (An empty journal allocates nothing, so the usual packet costs no more.)
+    pub fn take_changes(&mut self) -> Vec<Change> {
+        self.journal
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    pub(crate) fn note(&mut self, c: Change) {
+        if let Some(j) = &mut self.journal {
+            j.push(c);
+        }
+    }
+
     /// One more user of `ep`: the filter accepts its traffic from now on. Returns
     /// whether the endpoint was new to the filter.
     pub fn acquire(&mut self, ep: Endpoint) -> Result<bool, Error> {
@@ -419,6 +459,7 @@ impl Tracker {
         self.install(ep)?;
         self.stats.installed += 1;
         self.refs.insert(ep, 1);
+        self.note(Change::Listen(ep));
         Ok(true)
     }
 
@@ -540,6 +581,9 @@ impl Tracker {
         if self.refs.remove(ep).is_none() {
             return Ok(false);
         }
+        // The live set narrows below before this is taken, and a filter kept
+        // beside it narrows after: it stays a superset.
+        self.note(Change::Unlisten(*ep));
         self.stats.removed += 1;
         self.stats.edits += 1;
         if let Some(c) = self.v6.remove(ep) {

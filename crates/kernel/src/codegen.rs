@@ -65,6 +65,9 @@ pub struct Env {
     pub vlan: Vlan,
     /// What the program is attached to.
     pub hook: Hook,
+    /// `--follow`: the follower's listeners and the FTP prologue
+    /// ([`crate::follow`]), run before the filter (socket buffers only).
+    pub follow: Option<crate::follow::FollowHook>,
 }
 
 /// What the program is attached to, which decides how it loads and what it does
@@ -119,6 +122,15 @@ impl Env {
             keep: Some(snaplen.max(1)),
             vlan: Vlan::Skb,
             hook: Hook::Skb,
+            follow: None,
+        }
+    }
+
+    /// This environment with the follow prologue of `hook`.
+    pub fn following(self, hook: crate::follow::FollowHook) -> Env {
+        Env {
+            follow: Some(hook),
+            ..self
         }
     }
 
@@ -134,6 +146,7 @@ impl Env {
                 stats,
                 cap: snaplen.clamp(1, XDP_CAP_MAX),
             },
+            follow: None,
         }
     }
 
@@ -143,6 +156,7 @@ impl Env {
         keep: None,
         vlan: Vlan::InData,
         hook: Hook::Skb,
+        follow: None,
     };
 
     /// As [`Env::TEST_RUN`], for frames whose tag was taken out of the data and
@@ -151,6 +165,7 @@ impl Env {
         keep: None,
         vlan: Vlan::TestContext,
         hook: Hook::Skb,
+        follow: None,
     };
 
     fn accept(&self, sure: bool) -> i32 {
@@ -348,6 +363,11 @@ fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenE
         // The frame's length (with fragments), once.
         g.a.call(XDP_GET_BUFF_LEN);
         g.a.stx(Width::W, R10, XDP_LEN, R0);
+    }
+    if let (Some(f), Hook::Skb) = (env.follow, env.hook) {
+        // A kernel-stripped tag is not in the data, so the prologue's offsets
+        // hold for tagged and untagged frames alike.
+        crate::follow::prologue(&mut g.a, f, env.accept(true));
     }
     let tagged = g.a.label();
     match env.vlan {

@@ -24,3 +24,11 @@ pub(crate) const XDP_CLASSES: [u32; 3] = [128, 512, 2048];
 /// The XDP level's record header: captured length (u32), wire length (u32), time
 /// (u64, `bpf_ktime_get_ns`, CLOCK_MONOTONIC).
 pub const XDP_HDR: u32 = 16;
+/// The follow prologue's map key (20 bytes: `follow::KEY_LEN`).
+pub(crate) const FOLLOW_KEY: i16 = XDP_LEN - 24;
+/// The address of its scratch word (`follow::announce`).
+pub(crate) const FOLLOW_ACC: i16 = FOLLOW_KEY - 8;
+/// Its RFC 2428 delimiter.
+pub(crate) const FOLLOW_DELIM: i16 = FOLLOW_ACC - 8;
+/// A guess's time stamp, read or written.
+pub(crate) const FOLLOW_STAMP: i16 = FOLLOW_DELIM - 8;

@@ -19,11 +19,12 @@
 //!   engine, compiled to a socket filter or an XDP program that accepts at least
 //!   what the engine accepts (exactly, where it is decisive); SET tables are BPF
 //!   hash maps and clause enable bits an array map;
+//! - [`follow`]: `--follow` in the kernel: the follower's listener endpoints in a
+//!   map, and FTP announcements read by the program itself;
 //! - [`ringbuf`]: the user-space side of the ring buffer the XDP program copies
 //!   accepted frames into.
 //!
-//! Not yet: EQ operand sets in maps (`add_param`/`del_param` as map writes), and
-//! the follower's announcement parsing in the kernel.
+//! Not yet: EQ operand sets in maps (`add_param`/`del_param` as map writes).
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -31,6 +32,7 @@
 pub mod asm;
 pub mod classic;
 pub mod codegen;
+pub mod follow;
 mod layout;
 pub mod ringbuf;
 pub mod sys;
@@ -40,6 +42,8 @@ mod xdp;
 pub mod helpers {
     /// `void *bpf_map_lookup_elem(map, key)`: the value's address, or NULL.
     pub const MAP_LOOKUP_ELEM: i32 = 1;
+    /// `long bpf_map_update_elem(map, key, value, flags)`.
+    pub const MAP_UPDATE_ELEM: i32 = 2;
     /// `long bpf_skb_load_bytes(skb, offset, to, len)`: from `skb->data`, which a
     /// packet socket sees at the MAC header and a test run at the network header.
     pub const SKB_LOAD_BYTES: i32 = 26;

@@ -1,0 +1,348 @@
+//! The follow prologue (`netsift_kernel::follow`) run by the kernel
+//! (`BPF_PROG_TEST_RUN`): its guesses from FTP announcements against the
+//! follower's own parser and rules, and its verdicts on listeners and guesses.
+//!
+//! Needs root (CAP_BPF): skipped with a message without it, a failure under
+//! `CI=true`.
+
+use netsift_follow::ftp::{announcements, AnnounceKind};
+use netsift_kernel::codegen::{generate, Env, ACCEPT};
+use netsift_kernel::follow::Following;
+use netsift_kernel::sys::{ProgKind, Program};
+use netsift_wire::LinkType;
+use proptest::prelude::*;
+use std::net::{IpAddr, Ipv4Addr};
+
+const SERVER: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
+const CLIENT: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
+
+fn can_run(test: &str) -> bool {
+    match netsift_kernel::sys::Map::create(netsift_kernel::sys::MapKind::Array, 4, 4, 1) {
+        Ok(_) => true,
+        Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
+            panic!("{test}: needs CAP_BPF under CI=true: {e}")
+        }
+        Err(e) => {
+            eprintln!("{test}: skipped: {e}");
+            false
+        }
+    }
+}
+
+/// An Ethernet, IPv4 and TCP (or UDP) frame with `payload`.
+fn frame(
+    src: (Ipv4Addr, u16),
+    dst: (Ipv4Addr, u16),
+    proto: u8,
+    flags: u8,
+    payload: &[u8],
+) -> Vec<u8> {
+    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
+    let l4 = if proto == 6 { 20 } else { 8 };
+    let total = (20 + l4 + payload.len()) as u16;
+    f.extend_from_slice(&[
+        0x45,
+        0,
+        (total >> 8) as u8,
+        total as u8,
+        0,
+        1,
+        0x40,
+        0,
+        64,
+        proto,
+        0,
+        0,
+    ]);
+    f.extend_from_slice(&src.0.octets());
+    f.extend_from_slice(&dst.0.octets());
+    f.extend_from_slice(&src.1.to_be_bytes());
+    f.extend_from_slice(&dst.1.to_be_bytes());
+    if proto == 6 {
+        f.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 0, 0x50, flags, 0xff, 0xff, 0, 0, 0, 0]);
+    } else {
+        let ulen = (8 + payload.len()) as u16;
+        f.extend_from_slice(&[(ulen >> 8) as u8, ulen as u8, 0, 0]);
+    }
+    f.extend_from_slice(payload);
+    f
+}
+
+/// The base filter `tcp port 21` with the prologue, loaded for test runs.
+fn program(maps: &Following, loose: bool) -> Program {
+    let base = netsift_swift::compile("tcp port 21", LinkType::EN10MB).unwrap();
+    let g = generate(&base, Env::TEST_RUN.following(maps.hook(true, loose))).unwrap();
+    Program::load(ProgKind::SchedCls, "follow", &g.insns).expect("the verifier takes it")
+}
+
+fn run(p: &Program, f: &[u8]) -> u32 {
+    p.test_run(f, 1).expect("test run").retval
+}
+
+/// The listener the follower would expect from the first line of `payload` sent
+/// by the server (`from_server`) or the client, under its stateless rules: the
+/// protocol's direction, and the sender's address (or 0.0.0.0, meaning it).
+fn admitted(payload: &[u8], from_server: bool) -> Option<(IpAddr, u16)> {
+    let first = payload
+        .split_inclusive(|&b| b == b'\n')
+        .next()
+        .unwrap_or_default();
+    let a = announcements(first).next()?;
+    let sender = IpAddr::V4(if from_server { SERVER } else { CLIENT });
+    if (a.kind == AnnounceKind::Passive) != from_server {
+        return None;
+    }
+    let addr = a.addr.filter(|a| !a.is_unspecified()).unwrap_or(sender);
+    (addr == sender).then_some((addr, a.port))
+}
+
+/// Runs the control packet carrying `payload` and returns whether the kernel
+/// guessed `(addr, port)` (the guess is taken out again).
+fn guessed(
+    p: &Program,
+    maps: &Following,
+    payload: &[u8],
+    from_server: bool,
+    want: (IpAddr, u16),
+) -> bool {
+    let (s, c) = ((SERVER, 21), (CLIENT, 40000));
+    let f = if from_server {
+        frame(s, c, 6, 0x18, payload)
+    } else {
+        frame(c, s, 6, 0x18, payload)
+    };
+    assert_eq!(
+        run(p, &f),
+        ACCEPT,
+        "the control packet itself is the base filter's"
+    );
+    let hit = maps.guessed(want.0, want.1).unwrap();
+    maps.unguess(want.0, want.1).unwrap();
+    hit
+}
+
+#[test]
+fn the_kernel_guesses_what_real_servers_and_clients_announce() {
+    if !can_run("the_kernel_guesses_what_real_servers_and_clients_announce") {
+        return;
+    }
+    let maps = Following::new(64).unwrap();
+    let p = program(&maps, false);
+    let s = IpAddr::V4(SERVER);
+    let c = IpAddr::V4(CLIENT);
+    let yes: &[(&[u8], bool, (IpAddr, u16))] = &[
+        (
+            b"227 Entering Passive Mode (10,0,0,1,195,149).\r\n",
+            true,
+            (s, 50069),
+        ),
+        (
+            b"227 Entering Passive Mode 10,0,0,1,195,80\r\n",
+            true,
+            (s, 50000),
+        ),
+        (b"227 =10,0,0,1,4,1\r\n", true, (s, 1025)),
+        (
+            b"227 Entering Passive Mode (0,0,0,0,4,1)\r\n",
+            true,
+            (s, 1025),
+        ),
+        (
+            b"229 Entering Extended Passive Mode (|||6446|)\r\n",
+            true,
+            (s, 6446),
+        ),
+        (b"229 EPSV ok (!!!50001!)\r\n", true, (s, 50001)),
+        (b"PORT 10,0,0,2,4,1\r\n", false, (c, 1025)),
+        (b"port 10,0,0,2,195,80\r\n", false, (c, 50000)),
+        (b"EPRT |1|10.0.0.2|6275|\r\n", false, (c, 6275)),
+        (b"eprt !1!10.0.0.2!6276!\r\n", false, (c, 6276)),
+    ];
+    for &(line, from_server, want) in yes {
+        assert_eq!(
+            admitted(line, from_server),
+            Some(want),
+            "{line:?}: the follower's reading"
+        );
+        assert!(
+            guessed(&p, &maps, line, from_server, want),
+            "{line:?}: the kernel's guess"
+        );
+    }
+    // Refused by the follower's stateless rules, or not announcements: no guess.
+    let no: &[(&[u8], bool, (IpAddr, u16))] = &[
+        // Another host than the sender: conntrack's loose=0.
+        (
+            b"227 Entering Passive Mode (10,0,0,9,195,149).\r\n",
+            true,
+            (IpAddr::V4(Ipv4Addr::new(10, 0, 0, 9)), 50069),
+        ),
+        (
+            b"PORT 10,0,0,9,4,1\r\n",
+            false,
+            (IpAddr::V4(Ipv4Addr::new(10, 0, 0, 9)), 1025),
+        ),
+        // The wrong direction.
+        (
+            b"227 Entering Passive Mode (10,0,0,2,195,149).\r\n",
+            false,
+            (c, 50069),
+        ),
+        (b"PORT 10,0,0,1,4,1\r\n", true, (s, 1025)),
+        // Port 0, a byte past 255, a digit as delimiter.
+        (
+            b"227 Entering Passive Mode (10,0,0,1,0,0).\r\n",
+            true,
+            (s, 0),
+        ),
+        (
+            b"227 Entering Passive Mode (10,0,0,1,256,1).\r\n",
+            true,
+            (s, 1),
+        ),
+        (
+            b"229 Entering Extended Passive Mode (11164461)\r\n",
+            true,
+            (s, 6446),
+        ),
+        (
+            b"228 Entering Passive Mode (10,0,0,1,4,1).\r\n",
+            true,
+            (s, 1025),
+        ),
+    ];
+    for &(line, from_server, want) in no {
+        assert_eq!(
+            admitted(line, from_server),
+            None,
+            "{line:?}: the follower's reading"
+        );
+        assert!(
+            !guessed(&p, &maps, line, from_server, want),
+            "{line:?}: no guess"
+        );
+    }
+}
+
+#[test]
+fn listeners_and_guesses_open_the_kernel_filter_and_leave_it() {
+    if !can_run("listeners_and_guesses_open_the_kernel_filter_and_leave_it") {
+        return;
+    }
+    let maps = Following::new(64).unwrap();
+    let p = program(&maps, false);
+    let syn = frame((CLIENT, 40001), (SERVER, 50069), 6, 0x02, b"");
+    let reply = frame((SERVER, 50069), (CLIENT, 40001), 6, 0x12, b"");
+    let other = frame((CLIENT, 40001), (SERVER, 50070), 6, 0x02, b"");
+    assert_eq!(run(&p, &syn), 0, "nothing announced yet");
+    // The 227 reply: the kernel guesses, and the data connection's first SYN and
+    // the server's answer pass before user space has seen the announcement.
+    let pasv = frame(
+        (SERVER, 21),
+        (CLIENT, 40000),
+        6,
+        0x18,
+        b"227 Entering Passive Mode (10,0,0,1,195,149).\r\n",
+    );
+    assert_eq!(run(&p, &pasv), ACCEPT);
+    assert_eq!(
+        run(&p, &syn),
+        ACCEPT,
+        "the guess covers the listener's side"
+    );
+    assert_eq!(run(&p, &reply), ACCEPT);
+    assert_eq!(run(&p, &other), 0, "only the announced port");
+    // User space takes over: a listener entry, then the guess goes.
+    maps.listen(IpAddr::V4(SERVER), 50069, 6).unwrap();
+    maps.unguess(IpAddr::V4(SERVER), 50069).unwrap();
+    assert_eq!(run(&p, &syn), ACCEPT);
+    maps.unlisten(IpAddr::V4(SERVER), 50069, 6).unwrap();
+    assert_eq!(run(&p, &syn), 0, "gone with the listener");
+    // UDP and IPv6 listeners come from user space only.
+    let rtp = frame((CLIENT, 7078), (SERVER, 9000), 17, 0, b"rtp");
+    assert_eq!(run(&p, &rtp), 0);
+    maps.listen(IpAddr::V4(SERVER), 9000, 17).unwrap();
+    assert_eq!(run(&p, &rtp), ACCEPT);
+    maps.listen(IpAddr::V4(SERVER), 9001, 6).unwrap();
+    let tcp9000 = frame((CLIENT, 7078), (SERVER, 9000), 6, 0x02, b"");
+    assert_eq!(run(&p, &tcp9000), 0, "a UDP listener does not open TCP");
+    // Frames too short for some of the prologue's loads still get the base
+    // filter's answer: a load past the end would have ended the program with 0.
+    let cut = &pasv[..50];
+    assert_eq!(run(&p, cut), ACCEPT, "port 21, cut inside the TCP header");
+    let arp = [&pasv[..12], &[0x08, 0x06], &[0u8; 6][..]].concat();
+    assert_eq!(run(&p, &arp), 0);
+}
+
+/// Numbers as servers may write them: up to three digits, leading zeros too.
+fn num(max: u32) -> impl Strategy<Value = String> {
+    (0..=max, 0usize..3).prop_map(|(n, zeros)| {
+        let s = n.to_string();
+        let pad = zeros.min(3usize.saturating_sub(s.len()));
+        format!("{}{s}", "0".repeat(pad))
+    })
+}
+
+/// A 227 reply or PORT command the prologue reads (text without digits before
+/// the numbers, numbers of at most three digits), with values in and out of range
+/// and addresses that are the sender's or not.
+fn line() -> impl Strategy<Value = (Vec<u8>, bool)> {
+    let text = "[A-Za-z ().=:]{0,40}";
+    let addr = prop_oneof![
+        Just("10,0,0,1".to_string()),
+        Just("10,0,0,2".to_string()),
+        Just("0,0,0,0".to_string()),
+        (num(300), num(300), num(300), num(300))
+            .prop_map(|(a, b, c, d)| format!("{a},{b},{c},{d}")),
+    ];
+    let end = prop_oneof![Just(")\r\n"), Just(").\r\n"), Just("\r\n"), Just(" x\r\n")];
+    (
+        0..3u8,
+        text,
+        addr,
+        num(300),
+        num(300),
+        end,
+        any::<bool>(),
+        0usize..3,
+    )
+        .prop_map(|(kind, text, addr, p1, p2, end, from_server, blanks)| {
+            let l = match kind {
+                0 => format!("227 {text}{addr},{p1},{p2}{end}"),
+                1 => format!("PORT {}{addr},{p1},{p2}\r\n", " ".repeat(blanks)),
+                _ => format!("pOrT {addr},{p1},{p2}\r\n"),
+            };
+            (l.into_bytes(), from_server)
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(400))]
+
+    /// On lines it reads, the kernel guesses exactly what the follower admits
+    /// under its stateless rules, and never another host than the sender.
+    #[test]
+    fn the_kernel_guesses_exactly_what_the_follower_admits((l, from_server) in line()) {
+        if !can_run("the_kernel_guesses_exactly_what_the_follower_admits") {
+            return Ok(());
+        }
+        thread_local! {
+            static MAPS: Following = Following::new(64).unwrap();
+            static PROG: Program = MAPS.with(|m| program(m, false));
+        }
+        let want = admitted(&l, from_server);
+        // What the line names, sender's or not, and the sender with that port.
+        let named = announcements(&l).next().and_then(|a| a.addr.map(|x| (x, a.port)));
+        MAPS.with(|maps| PROG.with(|p| {
+            if let Some(w) = want {
+                prop_assert!(guessed(p, maps, &l, from_server, w), "{:?}: not guessed", String::from_utf8_lossy(&l));
+            }
+            for cand in named.into_iter().chain(named.map(|(_, port)| (IpAddr::V4(if from_server { SERVER } else { CLIENT }), port))) {
+                if Some(cand) != want {
+                    prop_assert!(!guessed(p, maps, &l, from_server, cand), "{:?}: guessed {cand:?}", String::from_utf8_lossy(&l));
+                }
+            }
+            Ok(())
+        }))?;
+    }
+}
