@@ -712,3 +712,137 @@ fn xdp_programs_copy_what_the_engine_accepts() {
         failures.join("\n")
     );
 }
+
+/// Swift's `add_param`/`del_param` in the kernel: with operand sets in a map
+/// (`Env::with_params`), every EQ and EQ2 looks its field up there, and an
+/// operand added or removed is one map write. After each edit, the kernel's
+/// verdict on every corpus packet is the engine's on the same pass set with the
+/// same instruction edited as the live writer edits it (operand added or moved
+/// out, `copied` cleared).
+#[test]
+fn operand_maps_answer_as_the_engine_through_add_and_del_param() {
+    use netsift_engine::Scratch;
+    let Some((packets, _)) = corpus("operand_maps_answer_as_the_engine_through_add_and_del_param")
+    else {
+        return;
+    };
+    let packets: Vec<Vec<u8>> = packets.into_iter().step_by(3).collect();
+    // Values worth adding: the corpus's IPv4 addresses, ports and protocols.
+    let (mut addrs, mut ports, mut bytes) = (Vec::new(), Vec::new(), Vec::new());
+    for f in &packets {
+        if f.len() >= 38 && f[12..14] == [8, 0] && f[14] == 0x45 {
+            addrs.push(u32::from_be_bytes(f[26..30].try_into().unwrap()));
+            addrs.push(u32::from_be_bytes(f[30..34].try_into().unwrap()));
+            bytes.push(u32::from(f[23]));
+            ports.push(u32::from(u16::from_be_bytes([f[34], f[35]])));
+            ports.push(u32::from(u16::from_be_bytes([f[36], f[37]])));
+        }
+    }
+    for v in [&mut addrs, &mut ports, &mut bytes] {
+        v.sort_unstable();
+        v.dedup();
+    }
+    assert!(addrs.len() > 10 && ports.len() > 10, "corpus values to add");
+    let exprs = [
+        "host 10.0.0.1 or host 10.0.0.2",
+        "tcp port 80 or tcp port 443",
+        "ip src host 192.168.1.1 and udp dst port 53",
+        "not host 10.0.0.1 and not host 10.0.0.2",
+        "ip proto 17 or ip proto 1",
+        "vlan and tcp port 22",
+        "ether proto 0x800 and src port 1024",
+    ];
+    let target = Target {
+        linktype: LinkType::EN10MB,
+        savefile_swapped: None,
+    };
+    let mut scratch = Scratch::new();
+    let mut rng = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        rng ^= rng << 13;
+        rng ^= rng >> 7;
+        rng ^= rng << 17;
+        rng
+    };
+    let (mut edits, mut runs, mut changed) = (0, 0u64, 0u64);
+    let mut last: Option<u64> = None;
+    for expr in exprs {
+        let mut set = netsift_pcapc::compile_for(expr, target).unwrap();
+        let g = generate(&set, Env::TEST_RUN.with_params()).unwrap();
+        let prog = Program::load(ProgKind::SchedCls, "params", &g.insns)
+            .unwrap_or_else(|e| panic!("{expr}: {e}"));
+        // The EQ and EQ2 instructions: (pass, index).
+        let sites: Vec<(usize, usize)> = set
+            .passes()
+            .iter()
+            .enumerate()
+            .flat_map(|(p, pass)| {
+                pass.instructions()
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, i)| i.operand_slots().is_some())
+                    .map(move |(k, _)| (p, k))
+            })
+            .collect();
+        assert!(!sites.is_empty(), "{expr}: an operand set to edit");
+        for round in 0..12 {
+            let (p, k) = sites[next() as usize % sites.len()];
+            let insn = set.passes()[p].instructions()[k];
+            let (first, size, n, cap) = insn.operand_slots().unwrap();
+            let pool = match size {
+                netsift_isa::insn::Size::B4 => &addrs,
+                netsift_isa::insn::Size::B2 => &ports,
+                netsift_isa::insn::Size::B1 => &bytes,
+            };
+            // Add a corpus value, or take one out, as the live writer does.
+            let new = if round % 3 != 2 && n < cap {
+                let v = pool[next() as usize % pool.len()] & size.max();
+                if (0..n).any(|i| insn.operand(first, size, i) == v) {
+                    continue;
+                }
+                g.add_param(0, p, k, v).unwrap();
+                insn.with_operand(first, size, n, v).with_count(n + 1)
+            } else if n > 0 {
+                let at = next() as usize % n;
+                let v = insn.operand(first, size, at);
+                assert!(
+                    g.del_param(0, p, k, v).unwrap(),
+                    "{expr}: operand {v:#x} was in the map"
+                );
+                let last = insn.operand(first, size, n - 1);
+                insn.with_operand(first, size, at, last)
+                    .with_operand(first, size, n - 1, 0)
+                    .with_count(n - 1)
+            } else {
+                continue;
+            };
+            set.set_insn(p, k, new.with_copied(false)).unwrap();
+            edits += 1;
+            let mut accepted = 0u64;
+            for (j, f) in packets.iter().enumerate() {
+                let want = netsift_engine::matches(&set, &mut scratch, f, f.len() as u32);
+                let got = prog.test_run(f, 1).map(|r| r.retval);
+                let got = match got {
+                    Ok(v) => v,
+                    // A frame the test run refuses (too short for its IP header).
+                    Err(_) => continue,
+                };
+                runs += 1;
+                accepted += u64::from(want);
+                assert!(
+                    got == UNSURE || (got == ACCEPT) == want,
+                    "{expr}: after {edits} edits, packet {j}: kernel {got:#x}, engine {want}"
+                );
+            }
+            // An edit that changes no verdict would not show a map the program
+            // ignores.
+            changed += u64::from(matches!(last.replace(accepted), Some(x) if x != accepted));
+        }
+        last = None;
+    }
+    eprintln!(
+        "operand maps: {edits} edits ({changed} changed what the corpus accepts), {runs} test runs, every verdict the engine's"
+    );
+    assert!(edits >= 40, "enough edits were made: {edits}");
+    assert!(changed >= 10, "edits that changed verdicts: {changed}");
+}

@@ -40,7 +40,7 @@
 
 use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3, R4};
 use crate::helpers::{MAP_LOOKUP_ELEM, XDP_GET_BUFF_LEN, XDP_LOAD_BYTES};
-use crate::layout::{ADDR, ADDR2, ARITH_SLOTS, CTX, KEY, VAL, XDP_LEN};
+use crate::layout::{ADDR, ADDR2, ARITH_SLOTS, CTX, KEY, PARAM_KEY, VAL, XDP_LEN};
 use crate::sys::{Map, MapKind};
 use netsift_engine::decoded::{group_range, DPass, Decoded, Op, Step, BAD_OPERAND};
 use netsift_isa::insn::Size;
@@ -68,6 +68,11 @@ pub struct Env {
     /// `--follow`: the follower's listeners and the FTP prologue
     /// ([`crate::follow`]), run before the filter (socket buffers only).
     pub follow: Option<crate::follow::FollowHook>,
+    /// Swift's update model for operand sets: every EQ and EQ2 looks its field up
+    /// in a hash map ([`Generated::params`]) instead of comparing it with its
+    /// operands in line, so [`Generated::add_param`] and
+    /// [`Generated::del_param`] are map writes, with no reload.
+    pub params: bool,
 }
 
 /// What the program is attached to, which decides how it loads and what it does
@@ -123,6 +128,7 @@ impl Env {
             vlan: Vlan::Skb,
             hook: Hook::Skb,
             follow: None,
+            params: false,
         }
     }
 
@@ -130,6 +136,14 @@ impl Env {
     pub fn following(self, hook: crate::follow::FollowHook) -> Env {
         Env {
             follow: Some(hook),
+            ..self
+        }
+    }
+
+    /// This environment with operand sets in a map ([`Env::params`]).
+    pub fn with_params(self) -> Env {
+        Env {
+            params: true,
             ..self
         }
     }
@@ -147,6 +161,7 @@ impl Env {
                 cap: snaplen.clamp(1, XDP_CAP_MAX),
             },
             follow: None,
+            params: false,
         }
     }
 
@@ -157,6 +172,7 @@ impl Env {
         vlan: Vlan::InData,
         hook: Hook::Skb,
         follow: None,
+        params: false,
     };
 
     /// As [`Env::TEST_RUN`], for frames whose tag was taken out of the data and
@@ -166,6 +182,7 @@ impl Env {
         vlan: Vlan::TestContext,
         hook: Hook::Skb,
         follow: None,
+        params: false,
     };
 
     fn accept(&self, sure: bool) -> i32 {
@@ -200,9 +217,65 @@ pub struct Generated {
     /// For a live set's clauses ([`generate_clauses`]): an array map of one word
     /// per clause, 1 to run it and 0 to skip it ([`Generated::set_enabled`]).
     pub enable: Option<Map>,
+    /// With [`Env::params`]: the EQ and EQ2 operands, keyed by [`param_key`]
+    /// (clause, pass, instruction, value), with room for [`PARAM_ROOM`] times as
+    /// many as the set had.
+    pub params: Option<Map>,
+}
+
+/// How many times the operands a set has its parameter map holds.
+pub const PARAM_ROOM: u32 = 4;
+/// The least room of a parameter map.
+pub const PARAM_MIN: u32 = 1024;
+
+/// The key of operand `value` of instruction `insn` of pass `pass` of clause
+/// `clause` in [`Generated::params`], as the program builds it.
+pub fn param_key(clause: usize, pass: usize, insn: usize, value: u32) -> [u8; 12] {
+    let mut k = [0u8; 12];
+    k[..4].copy_from_slice(&(clause as u32).to_ne_bytes());
+    k[4..6].copy_from_slice(&(pass as u16).to_ne_bytes());
+    k[6..8].copy_from_slice(&(insn as u16).to_ne_bytes());
+    k[8..].copy_from_slice(&value.to_ne_bytes());
+    k
 }
 
 impl Generated {
+    /// Swift's `add_param` in the kernel: instruction `insn` (an EQ or EQ2) of
+    /// pass `pass` of clause `clause` also accepts `value` (the field's bits under
+    /// the instruction's mask), from the next packet on. One map write; an error
+    /// without [`Env::params`] or when the map is full.
+    pub fn add_param(
+        &self,
+        clause: usize,
+        pass: usize,
+        insn: usize,
+        value: u32,
+    ) -> Result<(), crate::sys::Error> {
+        match &self.params {
+            Some(m) => m.update(&param_key(clause, pass, insn, value), &[1]),
+            None => Err(crate::sys::Error::invalid(
+                "the program was made without parameter maps",
+            )),
+        }
+    }
+
+    /// Swift's `del_param`: the instruction no longer accepts `value`. False if it
+    /// did not.
+    pub fn del_param(
+        &self,
+        clause: usize,
+        pass: usize,
+        insn: usize,
+        value: u32,
+    ) -> Result<bool, crate::sys::Error> {
+        match &self.params {
+            Some(m) => m.delete(&param_key(clause, pass, insn, value)),
+            None => Err(crate::sys::Error::invalid(
+                "the program was made without parameter maps",
+            )),
+        }
+    }
+
     /// Turns clause `clause` of a [`generate_clauses`] program on or off: one map
     /// write, seen by the next packet, with no reload and no verifier run.
     pub fn set_enabled(&self, clause: usize, on: bool) -> Result<(), crate::sys::Error> {
@@ -318,6 +391,9 @@ struct Gen<'a> {
     epilogue: Label,
     tables: Vec<(usize, u32, Map)>,
     map_error: Option<crate::sys::Error>,
+    /// [`Env::params`]' map, and the instruction index of the step being made.
+    params: Option<Map>,
+    insn: usize,
 }
 
 /// The program for the static set `set` in `env`.
@@ -356,7 +432,12 @@ fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenE
         epilogue: far,
         tables: Vec::new(),
         map_error: None,
+        params: None,
+        insn: 0,
     };
+    if env.params {
+        g.params = Some(params_map(&decoded)?);
+    }
     g.epilogue = g.a.label();
     g.a.mov64_reg(CTX, R1);
     if let Hook::Xdp { .. } = env.hook {
@@ -439,7 +520,35 @@ fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenE
         unsure_passes,
         tables: g.tables,
         enable,
+        params: g.params,
     })
+}
+
+/// The parameter map of [`Env::params`], holding every EQ and EQ2 operand of the
+/// clauses' passes.
+fn params_map(decoded: &[Decoded]) -> Result<Map, GenError> {
+    let mut keys = Vec::new();
+    for (c, d) in decoded.iter().enumerate() {
+        for (p, pass) in d.passes.iter().enumerate() {
+            let mut insn = 0;
+            for s in &pass.steps {
+                if let Op::Eq { start, n, .. } | Op::Eq2 { start, n, .. } = s.op {
+                    for &v in &d.pool[start as usize..][..n as usize] {
+                        keys.push(param_key(c, p, insn, v));
+                    }
+                }
+                insn += usize::from(s.span.max(1));
+            }
+        }
+    }
+    let room = (keys.len() as u32)
+        .saturating_mul(PARAM_ROOM)
+        .max(PARAM_MIN);
+    let m = Map::create(MapKind::Hash, 12, 1, room).map_err(GenError::Map)?;
+    for k in &keys {
+        m.update(k, &[1]).map_err(GenError::Map)?;
+    }
+    Ok(m)
 }
 
 impl<'a> Gen<'a> {
@@ -535,18 +644,28 @@ impl<'a> Gen<'a> {
     fn steps(&mut self, steps: &[Step], fail: Label, pass: usize, depth: usize) -> bool {
         let mut whole = true;
         let mut k = 0;
+        // The instruction index of step k (an ARITH spans its CONT slots too).
+        let mut insn = 0;
         while k < steps.len() {
             let run = steps[k..]
                 .iter()
                 .take_while(|s| s.negate && same_fields(&s.op, &steps[k].op))
                 .count();
-            if run >= 2 {
+            // With operands in a map, each step looks its own up.
+            if run >= 2 && self.params.is_none() {
                 self.negated_pairs(&steps[k..k + run], fail);
                 k += run;
             } else {
+                self.insn = insn;
+                insn += usize::from(steps[k].span.max(1));
                 whole &= self.step(&steps[k], fail, pass, depth);
                 k += 1;
+                continue;
             }
+            insn += steps[k - run..k]
+                .iter()
+                .map(|s| usize::from(s.span.max(1)))
+                .sum::<usize>();
         }
         whole
     }
@@ -623,7 +742,10 @@ impl<'a> Gen<'a> {
                 let at = self.field(anchor, off, ADDR);
                 let vals = &self.pool[start as usize..][..n as usize];
                 self.load(size, at, 0);
-                self.equals(mask, vals, yes, not);
+                match self.params.as_ref().map(|m| m.fd()) {
+                    Some(fd) => self.param_lookup(fd, mask, pass, yes, not),
+                    None => self.equals(mask, vals, yes, not),
+                }
                 true
             }
             Op::Eq2 {
@@ -638,9 +760,20 @@ impl<'a> Gen<'a> {
                 ..
             } => {
                 let vals = &self.pool[start as usize..][..n as usize];
-                self.pair(anchor, off, delta, both, size, yes, not, |g, y, n| {
-                    g.equals(mask, vals, y, n)
-                });
+                let params = self.params.as_ref().map(|m| m.fd());
+                self.pair(
+                    anchor,
+                    off,
+                    delta,
+                    both,
+                    size,
+                    yes,
+                    not,
+                    |g, y, n| match params {
+                        Some(fd) => g.param_lookup(fd, mask, pass, y, n),
+                        None => g.equals(mask, vals, y, n),
+                    },
+                );
                 true
             }
             Op::Range {
@@ -1310,6 +1443,24 @@ impl<'a> Gen<'a> {
         for &v in vals {
             self.a.jmp32_imm(Cond::Eq, VAL, v, yes);
         }
+        self.a.ja(no);
+    }
+
+    /// `VAL & mask` is an operand of the step being made, looked up in the
+    /// parameter map `fd` under [`param_key`]. The call leaves r6 to r9 alone.
+    fn param_lookup(&mut self, fd: i32, mask: u32, pass: usize, yes: Label, no: Label) {
+        if mask != u32::MAX {
+            self.a.alu32_imm(Alu::And, VAL, mask as i32);
+        }
+        self.a.st(Width::W, R10, PARAM_KEY, self.clause as i32);
+        self.a.st(Width::H, R10, PARAM_KEY + 4, pass as i32);
+        self.a.st(Width::H, R10, PARAM_KEY + 6, self.insn as i32);
+        self.a.stx(Width::W, R10, PARAM_KEY + 8, VAL);
+        self.a.ld_map_fd(R1, fd);
+        self.a.mov64_reg(R2, R10);
+        self.a.alu64_imm(Alu::Add, R2, PARAM_KEY as i32);
+        self.a.call(MAP_LOOKUP_ELEM);
+        self.a.jmp_imm(Cond::Ne, R0, 0, yes);
         self.a.ja(no);
     }
 

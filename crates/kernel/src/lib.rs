@@ -18,13 +18,15 @@
 //! - [`codegen`]: a static pass set (or a live set's clauses), decoded by the
 //!   engine, compiled to a socket filter or an XDP program that accepts at least
 //!   what the engine accepts (exactly, where it is decisive); SET tables are BPF
-//!   hash maps and clause enable bits an array map;
+//!   hash maps, clause enable bits an array map, and (if asked) operand sets a
+//!   hash map;
 //! - [`follow`]: `--follow` in the kernel: the follower's listener endpoints in a
 //!   map, and FTP announcements read by the program itself;
 //! - [`ringbuf`]: the user-space side of the ring buffer the XDP program copies
 //!   accepted frames into.
 //!
-//! Not yet: EQ operand sets in maps (`add_param`/`del_param` as map writes).
+//! With `codegen::Env::params`, EQ and EQ2 operand sets live in a hash map too,
+//! so Swift's `add_param`/`del_param` are map writes.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]

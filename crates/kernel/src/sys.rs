@@ -42,6 +42,15 @@ impl Error {
         }
     }
 
+    /// A request this crate refuses before any system call (EINVAL).
+    pub fn invalid(what: impl Into<String>) -> Error {
+        Error {
+            what: what.into(),
+            os: std::io::Error::from_raw_os_error(libc::EINVAL),
+            log: None,
+        }
+    }
+
     /// Whether the failure is a missing privilege (CAP_BPF / CAP_NET_ADMIN, or
     /// unprivileged BPF turned off): the caller may fall back to user space. (The
     /// verifier refuses a program with EACCES, which is not this.)

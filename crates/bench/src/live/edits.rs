@@ -277,11 +277,59 @@ fn wait_ready(rx: &mpsc::Receiver<()>) -> Result<(), String> {
 
 /// netsift: a ring filtered by a live set, edited from another thread.
 pub fn netsift(s: &Setup<'_>) -> Result<EditRun, String> {
+    run_netsift(s, false)
+}
+
+/// netsift with the clauses in the kernel too (`--control --place kernel`): an
+/// eBPF program of the clauses under the ring drops what none of them accepts.
+/// An edit is ordered so the kernel always accepts a superset of the live set:
+/// the added clause's program is generated and swapped in (`SO_ATTACH_BPF`)
+/// before user space publishes it, and the removed clause is switched off in the
+/// kernel (one map write) after user space has dropped it.
+pub fn netsift_kernel(s: &Setup<'_>) -> Result<EditRun, String> {
+    run_netsift(s, true)
+}
+
+/// The kernel's half of [`netsift_kernel`]: the program of the clauses in force,
+/// swapped in under the ring's socket.
+struct KernelSide {
+    sock: std::os::fd::OwnedFd,
+    /// The program in place and its clauses (index into the two filters), whose
+    /// enable words the removals write.
+    current: Option<(netsift_kernel::codegen::Generated, Vec<usize>)>,
+}
+
+impl KernelSide {
+    fn install(&mut self, sets: &[netsift_isa::PassSet; 2], which: &[usize]) -> Result<(), String> {
+        use netsift_kernel::codegen::{generate_clauses, Env};
+        use netsift_kernel::sys::{ProgKind, Program};
+        let chosen: Vec<&netsift_isa::PassSet> = which.iter().map(|&i| &sets[i]).collect();
+        let g = generate_clauses(&chosen, Env::socket(65_535)).map_err(|e| e.to_string())?;
+        let p =
+            Program::load(ProgKind::SocketFilter, "edits", &g.insns).map_err(|e| e.to_string())?;
+        p.attach(std::os::fd::AsRawFd::as_raw_fd(&self.sock))
+            .map_err(|e| e.to_string())?;
+        self.current = Some((g, which.to_vec()));
+        Ok(())
+    }
+
+    fn disable(&self, filter: usize) -> Result<(), String> {
+        if let Some((g, order)) = &self.current {
+            if let Some(i) = order.iter().position(|&f| f == filter) {
+                g.set_enabled(i, false).map_err(|e| e.to_string())?;
+            }
+        }
+        Ok(())
+    }
+}
+
+fn run_netsift(s: &Setup<'_>, in_kernel: bool) -> Result<EditRun, String> {
     let compile =
         |e| netsift_pcapc::compile(e, LinkType::EN10MB).map_err(|err| format!("{e:?}: {err}"));
     let sets = [compile(FILTER_A)?, compile(FILTER_B)?];
     let (mut writer, reader) = netsift_engine::live::new();
     let mut current = writer.add_clause(&sets[0]).map_err(|e| e.to_string())?;
+    let (sock_tx, sock_rx) = mpsc::channel();
     let replaying = Arc::new(AtomicBool::new(true));
     let capturing = Arc::new(AtomicBool::new(true));
     let (ready_tx, ready_rx) = mpsc::channel();
@@ -292,6 +340,12 @@ pub fn netsift(s: &Setup<'_>) -> Result<EditRun, String> {
         let stop = s.stop.clone();
         Netns::spawn_in(&s.net.capture, move || {
             let mut ring = Ring::open(&cfg).map_err(|e| e.to_string())?;
+            if in_kernel {
+                let sock = std::os::fd::AsFd::as_fd(&ring)
+                    .try_clone_to_owned()
+                    .map_err(|e| e.to_string())?;
+                let _ = sock_tx.send(sock);
+            }
             let _ = ready_tx.send(());
             let mut scratch = Scratch::new();
             let mut seqs = Vec::new();
@@ -318,6 +372,19 @@ pub fn netsift(s: &Setup<'_>) -> Result<EditRun, String> {
         })
     };
     wait_ready(&ready_rx)?;
+    let mut kernel = if in_kernel {
+        let sock = sock_rx
+            .recv_timeout(Duration::from_secs(10))
+            .map_err(|_| "the capture thread did not hand its socket over".to_string())?;
+        let mut k = KernelSide {
+            sock,
+            current: None,
+        };
+        k.install(&sets, &[0])?;
+        Some(k)
+    } else {
+        None
+    };
     let editor = {
         let replaying = replaying.clone();
         let period = s.period;
@@ -328,10 +395,17 @@ pub fn netsift(s: &Setup<'_>) -> Result<EditRun, String> {
                 std::thread::sleep(next.saturating_duration_since(Instant::now()));
                 next += period;
                 // The new filter first, then the old one goes: at every instant the
-                // set holds A, A or B, or B.
-                let set = &sets[(edits as usize + 1) % 2];
-                let added = writer.add_clause(set).map_err(|e| e.to_string())?;
+                // set holds A, A or B, or B. The kernel widens before user space
+                // and narrows after it.
+                let (old, new) = (edits as usize % 2, (edits as usize + 1) % 2);
+                if let Some(k) = &mut kernel {
+                    k.install(&sets, &[old, new])?;
+                }
+                let added = writer.add_clause(&sets[new]).map_err(|e| e.to_string())?;
                 writer.del_clause(&current).map_err(|e| e.to_string())?;
+                if let Some(k) = &kernel {
+                    k.disable(old)?;
+                }
                 current = added;
                 edits += 1;
             }
@@ -345,9 +419,12 @@ pub fn netsift(s: &Setup<'_>) -> Result<EditRun, String> {
     capturing.store(false, Ordering::Release);
     let (seqs, dropped) = cap.join().map_err(|_| "the capture thread panicked")??;
     let (sent, edits) = (sent?, edits?);
-    Ok(EditRun::new(
-        "netsift", s.stream, &seqs, sent, edits, dropped,
-    ))
+    let name = if in_kernel {
+        "netsift-kernel"
+    } else {
+        "netsift"
+    };
+    Ok(EditRun::new(name, s.stream, &seqs, sent, edits, dropped))
 }
 
 /// libpcap: `pcap_setfilter` between `pcap_dispatch` calls, on the capture thread.

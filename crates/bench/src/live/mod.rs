@@ -169,6 +169,46 @@ fn count_expected(trace: &Path, expr: &str) -> Result<(u64, u64), String> {
 type EditFn = fn(&edits::Setup<'_>) -> Result<EditRun, String>;
 
 /// Runs both experiments; `log` receives progress lines.
+/// The edit experiment alone, for netsift with the clauses in the kernel
+/// ([`edits::netsift_kernel`]): `packets` stream packets replayed at `rate`, a
+/// filter change every `period`, on a network of its own.
+pub fn kernel_edits(
+    packets: usize,
+    rate: Rate,
+    period: Duration,
+    buffer: usize,
+    work_dir: &Path,
+    stop: &Stop,
+) -> Result<EditRun, String> {
+    if let Some(why) = netns::missing_privilege() {
+        return Err(why);
+    }
+    let stream = Stream::new(packets)?;
+    let path = work_dir.join(format!("kernel-edits-{}.pcap", std::process::id()));
+    write_stream(&stream, &path)?;
+    let net = Netns::new()?;
+    let setup = edits::Setup {
+        net: &net,
+        trace: &path,
+        stream: &stream,
+        rate,
+        period,
+        buffer,
+        stop,
+    };
+    let run = edits::netsift_kernel(&setup);
+    let _ = std::fs::remove_file(&path);
+    run
+}
+
+/// Writes the edit stream as a pcap file.
+fn write_stream(stream: &Stream, path: &Path) -> Result<(), String> {
+    let f = std::fs::File::create(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    crate::write_pcap(std::io::BufWriter::new(f), &stream.packets, 65_535)
+        .and_then(|mut w| std::io::Write::flush(&mut w))
+        .map_err(|e| format!("{}: {e}", path.display()))
+}
+
 pub fn run(cfg: &LiveConfig, stop: &Stop, mut log: impl FnMut(&str)) -> Result<LiveReport, String> {
     if let Some(why) = netns::missing_privilege() {
         return Err(why);
@@ -177,11 +217,7 @@ pub fn run(cfg: &LiveConfig, stop: &Stop, mut log: impl FnMut(&str)) -> Result<L
     let (packets, expected) = count_expected(&cfg.trace, &cfg.tools.expr)?;
     let stream = Stream::new(cfg.edit_packets)?;
     let stream_path = cfg.work_dir.join("edit-stream.pcap");
-    let f = std::fs::File::create(&stream_path)
-        .map_err(|e| format!("{}: {e}", stream_path.display()))?;
-    crate::write_pcap(std::io::BufWriter::new(f), &stream.packets, 65_535)
-        .and_then(|mut w| std::io::Write::flush(&mut w))
-        .map_err(|e| format!("{}: {e}", stream_path.display()))?;
+    write_stream(&stream, &stream_path)?;
     let net = Netns::new()?;
     log(&format!(
         "namespaces {} -> {}, veth {} -> {}",
@@ -220,12 +256,10 @@ pub fn run(cfg: &LiveConfig, stop: &Stop, mut log: impl FnMut(&str)) -> Result<L
     };
     let mut edit_runs = Vec::new();
     for r in 0..cfg.edit_runs.max(1) {
-        let order: [EditFn; 2] = if r % 2 == 0 {
-            [edits::netsift, edits::libpcap]
-        } else {
-            [edits::libpcap, edits::netsift]
-        };
-        for f in order {
+        let all: [EditFn; 3] = [edits::netsift, edits::netsift_kernel, edits::libpcap];
+        for k in 0..all.len() {
+            // The order turns from run to run, so drifts hit all alike.
+            let f = all[(k + r) % all.len()];
             let e = f(&setup)?;
             log(&format!(
                 "edits run {}/{}, {}: {} edits, sent {}, delivered {}, lost {}, leaked {}, dropped {}",

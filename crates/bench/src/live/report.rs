@@ -142,7 +142,7 @@ impl LiveReport {
             "\n| edit contender | runs | edits | sent | delivered | lost (both A and B, not delivered) | leaked (neither, delivered) | duplicates | dropped by kernel |\n\
              |---|---|---|---|---|---|---|---|---|\n",
         );
-        for name in ["netsift", "libpcap"] {
+        for name in ["netsift", "netsift-kernel", "libpcap"] {
             let e = self.edit_sum(name);
             s.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} (per run {}-{}) | {} | {} | {} |\n",
@@ -223,12 +223,13 @@ impl LiveReport {
             }
         }
         let (n, l) = (self.edit_sum("netsift"), self.edit_sum("libpcap"));
+        let k = self.edit_sum("netsift-kernel");
         out.push((
             format!(
-                "edits: netsift lost {} and leaked {} over {} edits (libpcap: lost {}, leaked {} over {} edits)",
-                n.lost, n.leaked, n.edits, l.lost, l.leaked, l.edits
+                "edits: netsift lost {} and leaked {} over {} edits; with the clauses in the kernel too, lost {} and leaked {} over {} edits (libpcap: lost {}, leaked {} over {} edits)",
+                n.lost, n.leaked, n.edits, k.lost, k.leaked, k.edits, l.lost, l.leaked, l.edits
             ),
-            n.runs > 0 && n.lost == 0 && n.leaked == 0,
+            n.runs > 0 && n.lost == 0 && n.leaked == 0 && k.lost == 0 && k.leaked == 0,
         ));
         let st = &self.stress;
         out.push((
@@ -263,6 +264,7 @@ impl LiveReport {
         });
         let td = top(Contender::Tcpdump);
         let (ne, le) = (self.edit_sum("netsift"), self.edit_sum("libpcap"));
+        let ke = self.edit_sum("netsift-kernel");
         let rows: Vec<String> = self
             .rates()
             .into_iter()
@@ -285,7 +287,7 @@ impl LiveReport {
             "{{\"packets\":{},\"expected\":{},\"top_sent\":{},\"top_sent_pps\":{},\"netsift_dropped\":{},\"netsift2_dropped\":{},\"tcpdump_dropped\":{},\"netsift_kernel_dropped\":{},\
              \"netsift_cpu_s_per_mpkt\":{},\"netsift2_cpu_s_per_mpkt\":{},\"tcpdump_cpu_s_per_mpkt\":{},\"netsift_kernel_cpu_s_per_mpkt\":{},\
              \"edits\":{},\"libpcap_edits\":{},\"edit_packets_sent\":{},\"netsift_edit_lost\":{},\"netsift_edit_leaked\":{},\"netsift_edit_dropped\":{},\
-             \"libpcap_edit_lost\":{},\"libpcap_edit_leaked\":{},\"libpcap_edit_dropped\":{},\
+             \"libpcap_edit_lost\":{},\"libpcap_edit_leaked\":{},\"libpcap_edit_dropped\":{},\"netsift_kernel_edits\":{},\"netsift_kernel_edit_lost\":{},\"netsift_kernel_edit_leaked\":{},\
              \"stress_edits\":{},\"stress_packets\":{},\"stress_lost\":{},\"stress_leaked\":{},\"targets_met\":{},\"rows\":[{}]}}",
             self.packets,
             self.expected,
@@ -308,6 +310,9 @@ impl LiveReport {
             le.lost,
             le.leaked,
             le.dropped,
+            ke.edits,
+            ke.lost,
+            ke.leaked,
             self.stress.edits,
             self.stress.evaluations,
             self.stress.lost,
