@@ -156,7 +156,9 @@ pub struct Args {
     pub follow_set: bool,
     /// With -i: let other programs edit the filter while capturing, through a Unix
     /// socket at PATH (mode 0600). Commands, one per line: `add EXPR` (an OR-ed
-    /// clause; replies `ok N`), `del N`, `list`. EXPRESSION, if given, is clause 0;
+    /// clause; replies `ok N`), `del N`, `list`, `param N +VALUE|-VALUE` (one more or
+    /// one fewer address or port in clause N's values, as Swift's add_param and
+    /// del_param: no compiling). EXPRESSION, if given, is clause 0;
     /// without one nothing is captured until a clause is added.
     #[arg(
         long = "control",

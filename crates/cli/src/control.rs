@@ -14,6 +14,16 @@
 //! - `add EXPR`: adds a clause; replies `ok N`, N its number.
 //! - `del N`: removes clause N; replies `ok`.
 //! - `list`: one line `N<TAB>EXPR` per clause, then `ok`.
+//! - `param N +VALUE` / `param N -VALUE`: Swift's `add_param`/`del_param` on
+//!   clause N: one more (or one fewer) value in its operand set, an IPv4 address
+//!   or a number (a port: 2-byte fields, else 1-byte ones), so `host A` also
+//!   matches host B, or `port 80` also port 443, without compiling anything. The
+//!   set edited is, in each of the clause's passes, the last equality of the
+//!   value's width (pcap's protocol tests come first, the values written in the
+//!   expression after them), and it must be the same set in every pass (as
+//!   `port 80` has for IPv4 and IPv6). With `--place kernel` it
+//!   is one map write in the kernel's program too. `list` still shows the text
+//!   the clause was added with, followed by its edits.
 //!
 //! The socket is made with mode 0600: who may edit the capture is who may open it.
 //! A client that dies, sends garbage or a line over [`MAX_LINE`] bytes costs only
@@ -45,6 +55,30 @@ struct Clause {
     id: ClauseId,
     text: String,
     set: PassSet,
+    /// `param` edits since, as typed (`+V`, `-V`).
+    edits: Vec<String>,
+}
+
+/// A `param` value: its operand width in bytes and the value.
+fn param_value(text: &str, widths: &[usize]) -> Result<(usize, u32), String> {
+    if let Ok(a) = text.parse::<std::net::Ipv4Addr>() {
+        if !widths.contains(&4) {
+            return Err(format!("the clause has no operand set that holds {text}"));
+        }
+        return Ok((4, u32::from(a)));
+    }
+    let v = match text.strip_prefix("0x") {
+        Some(h) => u32::from_str_radix(h, 16),
+        None => text.parse::<u32>(),
+    }
+    .map_err(|_| format!("'{text}' is neither an IPv4 address nor a number"))?;
+    // The narrowest width the clause has that holds the value, ports first.
+    let fits = |w: usize| w == 4 || u64::from(v) < 1u64 << (8 * w);
+    [2, 1, 4]
+        .into_iter()
+        .find(|w| widths.contains(w) && fits(*w))
+        .map(|w| (w, v))
+        .ok_or_else(|| format!("the clause has no operand set that holds {text}"))
 }
 
 /// The clauses of the live set, by number.
@@ -118,6 +152,7 @@ impl Clauses {
                 id,
                 text: expr.to_string(),
                 set,
+                edits: Vec::new(),
             },
         );
         Ok(n)
@@ -146,11 +181,110 @@ impl Clauses {
         Ok(())
     }
 
-    /// One line per clause: its number, a tab, its expression.
+    /// `param N +V` / `param N -V`: Swift's `add_param`/`del_param` on every
+    /// instruction of clause `n`'s one operand set of `V`'s width. An addition
+    /// widens the kernel first; a removal narrows user space first.
+    pub fn param(&mut self, args: &str) -> Result<(), String> {
+        let usage = "param needs a clause number and +VALUE or -VALUE";
+        let (n, edit) = args.trim().split_once(char::is_whitespace).ok_or(usage)?;
+        let n: u64 = n.parse().map_err(|_| usage.to_string())?;
+        let edit = edit.trim();
+        let (add, text) = match edit.split_at_checked(1) {
+            Some(("+", v)) => (true, v.trim()),
+            Some(("-", v)) => (false, v.trim()),
+            _ => return Err(usage.into()),
+        };
+        let Some(c) = self.by_number.get(&n) else {
+            return Err(format!("no clause {n} (list shows the clauses)"));
+        };
+        // The operand instructions: (pass, index, width, operands). A masked
+        // equality (MEQ: flag and fragment tests) is never the one meant.
+        let mut sites: Vec<(usize, usize, usize, Vec<u32>)> = Vec::new();
+        for (p, pass) in c.set.passes().iter().enumerate() {
+            for (k, insn) in pass.instructions().iter().enumerate() {
+                if let Some((first, size, count, _)) = insn.operand_slots() {
+                    if first == 2 {
+                        continue;
+                    }
+                    let mut ops: Vec<u32> =
+                        (0..count).map(|i| insn.operand(first, size, i)).collect();
+                    ops.sort_unstable();
+                    sites.push((p, k, size.bytes() as usize, ops));
+                }
+            }
+        }
+        let widths: Vec<usize> = sites.iter().map(|s| s.2).collect();
+        let (width, value) = param_value(text, &widths)?;
+        // In each pass, the last operand set of that width: pcap's protocol tests
+        // come first, the values written in the expression after them.
+        sites.retain(|s| s.2 == width);
+        sites.reverse();
+        let mut seen = std::collections::HashSet::new();
+        sites.retain(|s| seen.insert(s.0));
+        if sites.iter().any(|s| s.3 != sites[0].3) {
+            return Err(format!(
+                "clause {n}'s passes end with different sets of {width}-byte values; param edits a clause whose passes share one"
+            ));
+        }
+        let passes = self
+            .swift
+            .writer()
+            .clause_passes(&c.id)
+            .map_err(|e| e.to_string())?;
+        let kernel = |k: &Option<KernelClauses>| -> Result<(), String> {
+            match k {
+                Some(k) => sites
+                    .iter()
+                    .try_for_each(|s| k.param(n, s.0, s.1, value, add)),
+                None => Ok(()),
+            }
+        };
+        if add {
+            kernel(&self.kernel)?;
+        }
+        let writer = self.swift.writer_mut();
+        for s in &sites {
+            let id = *passes.get(s.0).ok_or("the clause's passes changed")?;
+            let r = if add {
+                writer.add_param(id, s.1, value)
+            } else {
+                writer.del_param(id, s.1, value)
+            };
+            r.map_err(|e| e.to_string())?;
+        }
+        if !add {
+            kernel(&self.kernel)?;
+        }
+        // The clause's compiled form follows, so a program made again holds it.
+        let new: Vec<(usize, usize, netsift_isa::Instruction)> = sites
+            .iter()
+            .filter_map(|s| {
+                let id = passes.get(s.0)?;
+                let insn = *self.swift.writer().instructions(*id).ok()?.get(s.1)?;
+                Some((s.0, s.1, insn))
+            })
+            .collect();
+        let c = self.by_number.get_mut(&n).ok_or("the clause went away")?;
+        for (p, k, insn) in new {
+            c.set.set_insn(p, k, insn).map_err(|e| e.to_string())?;
+        }
+        c.edits
+            .push(format!("{}{text}", if add { '+' } else { '-' }));
+        Ok(())
+    }
+
+    /// One line per clause: its number, a tab, its expression (and `param` edits).
     pub fn list(&self) -> String {
         self.by_number
             .iter()
-            .map(|(n, c)| format!("{n}\t{}\n", c.text))
+            .map(|(n, c)| {
+                let edits = if c.edits.is_empty() {
+                    String::new()
+                } else {
+                    format!("\t(param {})", c.edits.join(" "))
+                };
+                format!("{n}\t{}{edits}\n", c.text)
+            })
             .collect()
     }
 
@@ -165,8 +299,11 @@ impl Clauses {
                 Err(_) => Err(format!("del needs a clause number, not '{}'", rest.trim())),
             },
             "list" if rest.trim().is_empty() => return format!("{}ok\n", self.list()),
-            "" => Err("empty command (add EXPR, del N, list)".into()),
-            w => Err(format!("unknown command '{w}' (add EXPR, del N, list)")),
+            "param" => self.param(rest).map(|()| "ok".to_string()),
+            "" => Err("empty command (add EXPR, del N, list, param N +V|-V)".into()),
+            w => Err(format!(
+                "unknown command '{w}' (add EXPR, del N, list, param N +V|-V)"
+            )),
         };
         match status {
             Ok(s) => format!("{s}\n"),

@@ -244,10 +244,36 @@ impl KernelClauses {
     /// every ring.
     pub fn install(&mut self, clauses: &[(u64, &PassSet)]) -> Result<(), String> {
         let sets: Vec<&PassSet> = clauses.iter().map(|(_, s)| *s).collect();
-        let g = generate_clauses(&sets, Env::socket(self.snaplen)).map_err(|e| e.to_string())?;
+        // Operand sets in a map, so that `param` is a map write.
+        let env = Env::socket(self.snaplen).with_params();
+        let g = generate_clauses(&sets, env).map_err(|e| e.to_string())?;
         load_and_attach(&g, &self.socks)?;
         self.current = Some((g, clauses.iter().map(|(n, _)| *n).collect()));
         Ok(())
+    }
+
+    /// `param` on clause `n`'s instruction `insn` of pass `pass` in the program in
+    /// place: one map write (`add` or remove `value`).
+    pub fn param(
+        &self,
+        n: u64,
+        pass: usize,
+        insn: usize,
+        value: u32,
+        add: bool,
+    ) -> Result<(), String> {
+        let Some((g, order)) = &self.current else {
+            return Ok(());
+        };
+        let Some(c) = order.iter().position(|&m| m == n) else {
+            return Ok(());
+        };
+        if add {
+            g.add_param(c, pass, insn, value)
+        } else {
+            g.del_param(c, pass, insn, value).map(|_| ())
+        }
+        .map_err(|e| format!("the kernel's program: {e}"))
     }
 
     /// Turns clause `n` off in the program in place: one map write, no new

@@ -430,13 +430,41 @@ fn control(sock: &mut std::os::unix::net::UnixStream, cmd: &str) -> String {
     }
 }
 
+/// A paced stream of three flows over `pair` until the flag is set: UDP from
+/// source ports 1, 9 and 2 in turn, each frame carrying its sequence number;
+/// the thread returns how many it sent.
+fn three_flows(
+    pair: &Pair,
+) -> (
+    std::sync::Arc<std::sync::atomic::AtomicBool>,
+    std::thread::JoinHandle<u32>,
+) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let stop = std::sync::Arc::new(AtomicBool::new(false));
+    let (s, dev) = (stop.clone(), pair.veth_b.clone());
+    let sender = in_ns(&pair.b, move || {
+        let mut seq = 0u32;
+        while !s.load(Ordering::Relaxed) {
+            let burst: Vec<Vec<u8>> = (0..30)
+                .map(|_| {
+                    seq += 1;
+                    udp_flow_frame(seq, [1, 9, 2][seq as usize % 3])
+                })
+                .collect();
+            send_frames(&dev, &burst);
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        seq
+    });
+    (stop, sender)
+}
+
 #[test]
 fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
     if !can_run("control_edits_reach_the_running_capture_with_nothing_lost_or_leaked") {
         return;
     }
-    use std::sync::atomic::{AtomicBool, Ordering};
-    use std::sync::Arc;
+    use std::sync::atomic::Ordering;
     // In user space, and with the clauses in the kernel too (each edit swaps the
     // kernel's program: widened before user space on an add, narrowed after it on
     // a delete).
@@ -476,22 +504,7 @@ fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
         let mut ctl = std::os::unix::net::UnixStream::connect(&sock).expect("control socket");
         // A paced stream of three flows: source port 1 (matched by every filter the
         // edits below go through), 9 (by none) and 2 (only while its clause lives).
-        let stop = Arc::new(AtomicBool::new(false));
-        let (s, dev) = (stop.clone(), pair.veth_b.clone());
-        let sender = in_ns(&pair.b, move || {
-            let mut seq = 0u32;
-            while !s.load(Ordering::Relaxed) {
-                let burst: Vec<Vec<u8>> = (0..30)
-                    .map(|_| {
-                        seq += 1;
-                        udp_flow_frame(seq, [1, 9, 2][seq as usize % 3])
-                    })
-                    .collect();
-                send_frames(&dev, &burst);
-                std::thread::sleep(Duration::from_millis(1));
-            }
-            seq
-        });
+        let (stop, sender) = three_flows(&pair);
         let pause = || std::thread::sleep(Duration::from_millis(150));
         pause();
         assert_eq!(control(&mut ctl, "add udp port 2"), "ok 1");
@@ -754,5 +767,94 @@ fn xdp_level_captures_what_the_filter_accepts() {
         let seen = received_by_filter(expr, &rest);
         assert!(seen >= frames.len(), "{expr:?}: {seen} seen: {rest}");
         eprintln!("{expr:?}: {written} written, {seen} frames seen");
+    }
+}
+
+/// `param N +V` / `param N -V` on `--control`: Swift's `add_param`/`del_param`
+/// on a running capture, in user space and with the clauses in the kernel too
+/// (there one map write each): a value added is captured from some packet on,
+/// every packet after it until it is removed, and never a packet of a value
+/// never added.
+#[test]
+fn control_param_adds_and_removes_a_value_in_place() {
+    if !can_run("control_param_adds_and_removes_a_value_in_place") {
+        return;
+    }
+    use std::sync::atomic::Ordering;
+    for place in ["user", "kernel"] {
+        let dir = tempfile::tempdir().unwrap();
+        let pair = Pair::new("prm");
+        let out = dir.path().join("out.pcap");
+        let sock = dir.path().join("ctl.sock");
+        let args = [
+            "-i",
+            &pair.veth_a,
+            "-B",
+            "65536",
+            "--immediate-mode",
+            "-w",
+            out.to_str().unwrap(),
+            "--control",
+            sock.to_str().unwrap(),
+            "--place",
+            place,
+            "udp port 1",
+        ];
+        let (mut child, _) = start(&pair.a, &args);
+        let mut ctl = std::os::unix::net::UnixStream::connect(&sock).expect("control socket");
+        let (stop, sender) = three_flows(&pair);
+        let pause = || std::thread::sleep(Duration::from_millis(150));
+        pause();
+        assert_eq!(control(&mut ctl, "param 0 +2"), "ok");
+        assert_eq!(
+            control(&mut ctl, "list"),
+            "ok",
+            "list ends with ok after its lines"
+        );
+        pause();
+        assert_eq!(control(&mut ctl, "param 0 -2"), "ok");
+        let bad = control(&mut ctl, "param 0 +10.0.0.1");
+        assert!(
+            bad.starts_with("error: the clause has no operand set"),
+            "{bad}"
+        );
+        let bad = control(&mut ctl, "param 5 +2");
+        assert!(bad.starts_with("error: no clause 5"), "{bad}");
+        let bad = control(&mut ctl, "param 0 2");
+        assert!(bad.starts_with("error: param needs"), "{bad}");
+        pause();
+        stop.store(true, Ordering::Relaxed);
+        let sent = sender.join().unwrap();
+        std::thread::sleep(Duration::from_millis(200));
+        drop(ctl);
+        let status = wait(&mut child, Duration::from_millis(10));
+        assert!(status.success(), "{place}: netsift exited {status}");
+        let mut by_port: [Vec<u32>; 2] = Default::default();
+        for (f, _) in packets(&out) {
+            let port = u16::from_be_bytes([f[34], f[35]]);
+            let seq = u32::from_be_bytes(f[42..46].try_into().unwrap());
+            match port {
+                1 => by_port[0].push(seq),
+                2 => by_port[1].push(seq),
+                p => panic!("{place}: packet {seq} of port {p} leaked"),
+            }
+        }
+        let ones: Vec<u32> = (1..=sent).filter(|s| s % 3 == 0).collect();
+        by_port[0].sort_unstable();
+        assert_eq!(
+            by_port[0], ones,
+            "{place}: port 1 packets lost around the edits"
+        );
+        by_port[1].sort_unstable();
+        let twos = &by_port[1];
+        assert!(twos.len() > 10, "{place}: {} port 2 packets", twos.len());
+        let (first, last) = (twos[0], twos[twos.len() - 1]);
+        let between: Vec<u32> = (first..=last).filter(|s| s % 3 == 2).collect();
+        assert_eq!(*twos, between, "{place}: a gap in port 2's packets");
+        assert!(
+            first > 2 && last + 3 <= sent,
+            "{place}: {first}..{last} of {sent}"
+        );
+        eprintln!("{place}: {sent} sent, port 2 from {first} to {last}");
     }
 }
