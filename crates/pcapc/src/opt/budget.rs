@@ -26,6 +26,11 @@ pub(crate) struct Budget {
     /// not a nest of ANDs and ORs. Past it the filter keeps every test in gencode's
     /// order (exact on whole packets).
     pub read_blocks: usize,
+    /// Most blocks read back per block of the graph: the copies may make the
+    /// program at most this many times the graph, so that a filter whose shared
+    /// code threading crosses at every word (long IPv6 address chains) stays
+    /// linear in size. Past it, as past `read_blocks`.
+    pub read_copies: usize,
     /// Most block visits the walks that find a region's cut blocks make in all.
     pub read_walk: usize,
     /// Most alternatives joined in one run where they share their last part
@@ -41,6 +46,7 @@ impl Budget {
         dominator_walk: 256,
         pullup_walk: 1 << 12,
         read_blocks: 1 << 20,
+        read_copies: 16,
         read_walk: 1 << 22,
         tail_run: 64,
     };
