@@ -21,7 +21,9 @@
 //!    drop-all filter, drains the socket, then sets the new one). Ports are never
 //!    removed, as in the seeds' model.
 //!
-//! Every contender gets the same ring size (`-B`, `pcap_set_buffer_size`).
+//! Every contender gets the same ring size (`-B`, `pcap_set_buffer_size`). The
+//! trace and the captures are files in /dev/shm (the temporary directory where
+//! there is none), so no disk writeback competes with the replay.
 //!
 //! # Workload and rates
 //!
@@ -257,8 +259,15 @@ pub fn run(cfg: &FtpLiveConfig) -> Result<FtpOutcome> {
     // Signals are caught from here on only, so a Ctrl-C during the other
     // measurements still ends the process at once.
     let stop = Stop::on_signals().context("installing signal handlers")?;
-    let dir =
-        TempDir(std::env::temp_dir().join(format!("netsift-kernel-ftp-{}", std::process::id())));
+    // In memory where there is a /dev/shm: a trace of a gigabyte or more written
+    // to disk would be written back during the replays, on the same two cores.
+    let shm = Path::new("/dev/shm");
+    let root = if shm.is_dir() {
+        shm.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
+    let dir = TempDir(root.join(format!("netsift-kernel-ftp-{}", std::process::id())));
     std::fs::create_dir_all(&dir.0).with_context(|| format!("creating {}", dir.0.display()))?;
     let net = Netns::new().map_err(|e| anyhow!("making the veth pair: {e}"))?;
     let mut rows: Vec<(Contender, FtpRow)> = Vec::new();
@@ -542,6 +551,23 @@ fn run_netsift(
     .chain([out.display().to_string()])
     .collect();
     let f = capture(net, netsift, &args, c.name(), trace, rate, stop).map_err(|e| anyhow!(e))?;
+    // The contender must be what its name says: the first stage in the kernel,
+    // reading announcements there, or nothing in the kernel.
+    let in_kernel = f.stderr.contains("FTP announcements read in the kernel");
+    if in_kernel != (c == Contender::Kernel) {
+        bail!(
+            "netsift placed {} in the kernel: {}",
+            if in_kernel {
+                "the follower"
+            } else {
+                "no follower"
+            },
+            f.stderr.trim()
+        );
+    }
+    if let Some(l) = f.stderr.lines().find(|l| l.starts_with("followed:")) {
+        eprintln!("kernel ftp: {}: {l}", c.name());
+    }
     let dropped = f
         .count(c.name(), "packets dropped by kernel")
         .map_err(|e| anyhow!(e))?;
