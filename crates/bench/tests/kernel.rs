@@ -1,6 +1,7 @@
 //! `netsift-bench kernel --quick --json`: it runs (as root), checks every verdict of
 //! both kernel programs against libpcap before timing (an error otherwise), and its
-//! last line is one JSON object with the documented fields. No timing is asserted.
+//! last line is one JSON object with the documented fields, the live FTP
+//! experiment's missed packets per connection among them. No timing is asserted.
 
 use std::process::Command;
 
@@ -36,6 +37,27 @@ fn kernel_quick_json_reports_every_field() {
         "\"filters\":[",
     ] {
         assert!(last.contains(field), "{field} missing from {last}");
+    }
+    // The live FTP experiment: numbers where it could run (root, and the netsift
+    // binary beside netsift-bench), else null with the reason in the table.
+    let exe = std::path::Path::new(env!("CARGO_BIN_EXE_netsift-bench"));
+    let ran = exe.with_file_name("netsift").exists();
+    for field in [
+        "kernel_missed_per_conn",
+        "user_missed_per_conn",
+        "libpcap_missed_per_conn",
+    ] {
+        let v = last
+            .split(&format!("\"{field}\":"))
+            .nth(1)
+            .and_then(|s| s.split([',', '}']).next())
+            .unwrap_or_else(|| panic!("{field} missing from {last}"));
+        if ran {
+            let v: f64 = v.parse().unwrap_or_else(|_| panic!("{field} = {v}"));
+            assert!(v >= 0.0, "{field} = {v}");
+        } else {
+            assert_eq!(v, "null", "{field}");
+        }
     }
     for id in 1..=6 {
         let at = last

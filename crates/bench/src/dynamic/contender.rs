@@ -175,7 +175,7 @@ pub struct LibpcapUpdater {
 }
 
 impl LibpcapUpdater {
-    fn new(lsf: bool) -> Result<LibpcapUpdater, String> {
+    pub(crate) fn new(lsf: bool) -> Result<LibpcapUpdater, String> {
         let f = Filter::compile(LinkType::EN10MB, BASE)?;
         let lsf = if lsf { LsfSocket::new().ok() } else { None };
         Ok(LibpcapUpdater {
@@ -200,6 +200,18 @@ impl LibpcapUpdater {
         e
     }
 
+    /// Adds the data connection to `server:port` to [`Self::expression`]; false
+    /// if it was there already.
+    pub(crate) fn add(&mut self, server: Ipv4Addr, port: u16) -> bool {
+        match self.servers.iter_mut().find(|(s, _)| *s == server) {
+            Some((_, ports)) if ports.contains(&port) => return false,
+            Some((_, ports)) => ports.push(port),
+            None => self.servers.push((server, vec![port])),
+        }
+        self.connections += 1;
+        true
+    }
+
     fn announce(
         &mut self,
         server: Ipv4Addr,
@@ -207,17 +219,7 @@ impl LibpcapUpdater {
         connections: usize,
     ) -> Result<Update, String> {
         let start = Instant::now();
-        match self.servers.iter_mut().find(|(s, _)| *s == server) {
-            Some((_, ports)) if ports.contains(&port) => {}
-            Some((_, ports)) => {
-                ports.push(port);
-                self.connections += 1;
-            }
-            None => {
-                self.servers.push((server, vec![port]));
-                self.connections += 1;
-            }
-        }
+        self.add(server, port);
         let f = Filter::compile(LinkType::EN10MB, &self.expression())?;
         let f = Arc::new(f);
         self.filter.store(f.clone());

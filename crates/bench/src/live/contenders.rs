@@ -7,6 +7,8 @@
 //! Its counts come from the three lines both tools print when they stop (packets
 //! captured, received by filter, dropped by kernel); its CPU time is the user and
 //! system time `wait4` reports for the process (and any children it waited for).
+//! [`capture`] is that start-replay-stop cycle for any command line (the kernel
+//! benchmark's FTP experiment runs `netsift --follow ftp` with it).
 
 use super::netns::Netns;
 use super::replay::{tcpreplay, Rate, Sent};
@@ -103,7 +105,7 @@ const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long after the replay the contender keeps running: longer than libpcap's
 /// block timeout in tcpdump (1 s), so the last partly filled block of the ring is
 /// handed over before the stop, for both tools alike.
-const DRAIN: Duration = Duration::from_millis(1300);
+pub const DRAIN: Duration = Duration::from_millis(1300);
 
 /// A child process that is killed and reaped if it is dropped before `finish`.
 struct Running {
@@ -163,30 +165,45 @@ fn closing_count(stderr: &str, what: &str) -> Option<u64> {
         .ok()
 }
 
-/// Runs `c` on one replay of `trace` at `rate`.
-pub fn run_one(
+/// A capture process that ran through one replay: what tcpreplay sent, the
+/// process's standard error (its closing statistics), its exit status and CPU
+/// seconds.
+#[derive(Clone, Debug)]
+pub struct Finished {
+    pub sent: Sent,
+    pub stderr: String,
+    pub status: i32,
+    pub cpu_s: f64,
+}
+
+impl Finished {
+    /// The count on the closing line that ends with `what`, or an error naming
+    /// the capture `name`.
+    pub fn count(&self, name: &str, what: &str) -> Result<u64, String> {
+        closing_count(&self.stderr, what).ok_or_else(|| {
+            format!(
+                "{name} printed no \"{what}\" line (exit status {}): {}",
+                self.status,
+                self.stderr.trim()
+            )
+        })
+    }
+}
+
+/// Runs `program` with `args` in the capture namespace, replays `trace` at `rate`
+/// once it says it is listening, lets it drain, and stops it with SIGINT. `name`
+/// names it in errors.
+pub fn capture(
     net: &Netns,
-    tools: &Tools,
-    c: Contender,
+    program: &Path,
+    args: &[String],
+    name: &str,
     trace: &Path,
     rate: Rate,
     stop: &Stop,
-) -> Result<CaptureRun, String> {
-    let program = match c {
-        Contender::Netsift { .. } => &tools.netsift,
-        Contender::Tcpdump => &tools.tcpdump,
-    };
+) -> Result<Finished, String> {
     let mut cmd = Netns::command(&net.capture, program);
-    cmd.args(["-i", &net.rx, "-B", &tools.buffer_kib.to_string()]);
-    if let Contender::Netsift { workers, kernel } = c {
-        if workers > 1 {
-            cmd.args(["--workers", &workers.to_string()]);
-        }
-        if kernel {
-            cmd.args(["--place", "kernel"]);
-        }
-    }
-    cmd.args(["-w", "/dev/null", &tools.expr])
+    cmd.args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -216,29 +233,56 @@ pub fn run_one(
     if ready_rx.recv_timeout(START_TIMEOUT).is_err() {
         drop(running);
         let err = reader.join().unwrap_or_default();
-        return Err(format!("{} did not start: {}", c.name(), err.trim()));
+        return Err(format!("{name} did not start: {}", err.trim()));
     }
     let sent = tcpreplay(net, trace, rate, stop)?;
     stop.sleep(DRAIN)?;
     let (cpu_s, status) = running.finish()?;
-    let err = reader.join().unwrap_or_default();
-    let count = |what| {
-        closing_count(&err, what).ok_or_else(|| {
-            format!(
-                "{} printed no \"{what}\" line (exit status {status}): {}",
-                c.name(),
-                err.trim()
-            )
-        })
+    Ok(Finished {
+        sent,
+        stderr: reader.join().unwrap_or_default(),
+        status,
+        cpu_s,
+    })
+}
+
+/// Runs `c` on one replay of `trace` at `rate`.
+pub fn run_one(
+    net: &Netns,
+    tools: &Tools,
+    c: Contender,
+    trace: &Path,
+    rate: Rate,
+    stop: &Stop,
+) -> Result<CaptureRun, String> {
+    let program = match c {
+        Contender::Netsift { .. } => &tools.netsift,
+        Contender::Tcpdump => &tools.tcpdump,
     };
+    let mut args = vec![
+        "-i".to_string(),
+        net.rx.clone(),
+        "-B".into(),
+        tools.buffer_kib.to_string(),
+    ];
+    if let Contender::Netsift { workers, kernel } = c {
+        if workers > 1 {
+            args.extend(["--workers".into(), workers.to_string()]);
+        }
+        if kernel {
+            args.extend(["--place".into(), "kernel".into()]);
+        }
+    }
+    args.extend(["-w".into(), "/dev/null".into(), tools.expr.clone()]);
+    let f = capture(net, program, &args, c.name(), trace, rate, stop)?;
     Ok(CaptureRun {
         contender: c,
         rate,
-        sent,
-        captured: count("packets captured")?,
-        received: count("packets received by filter")?,
-        dropped: count("packets dropped by kernel")?,
-        cpu_s,
+        sent: f.sent,
+        captured: f.count(c.name(), "packets captured")?,
+        received: f.count(c.name(), "packets received by filter")?,
+        dropped: f.count(c.name(), "packets dropped by kernel")?,
+        cpu_s: f.cpu_s,
     })
 }
 
