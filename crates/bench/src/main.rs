@@ -65,6 +65,9 @@ struct KernelArgs {
     /// Print one JSON object as the last line.
     #[arg(long)]
     json: bool,
+    /// Write kernel-per-packet.svg and kernel-updates.svg into this directory.
+    #[arg(long, value_name = "DIR")]
+    svg_dir: Option<PathBuf>,
 }
 
 /// Options of `live`.
@@ -513,6 +516,12 @@ fn run_kernel(a: &KernelArgs) -> Result<()> {
     let report = run(&cfg)?;
     print!("{}", report.table());
     println!("({:.1} s)", t0.elapsed().as_secs_f64());
+    if let Some(dir) = &a.svg_dir {
+        for (name, svg) in report.svgs() {
+            let path = dir.join(name);
+            std::fs::write(&path, svg).with_context(|| format!("{}", path.display()))?;
+        }
+    }
     if a.json {
         println!("{}", report.json());
     }

@@ -36,6 +36,7 @@
 //! under `CI=true`).
 
 pub mod ftp;
+pub mod svg;
 
 use crate::gen::trace::{seeds_filters, trace, TraceConfig};
 use crate::stats::{percentile, Stat};
@@ -63,6 +64,13 @@ pub struct KernelConfig {
     pub updates: usize,
     /// The live FTP experiment.
     pub ftp: ftp::FtpLiveConfig,
+    /// Map sizes (followed connections) of the update curve.
+    pub curve: Vec<u32>,
+    /// The edit experiment with the clauses in the kernel: stream packets (0:
+    /// not run), replayed at this rate, a filter change every `edit_period`.
+    pub edit_packets: usize,
+    pub edit_rate: u64,
+    pub edit_period: std::time::Duration,
 }
 
 impl KernelConfig {
@@ -75,6 +83,10 @@ impl KernelConfig {
             big_map: 100_000,
             updates: 2_000,
             ftp: ftp::FtpLiveConfig::quick(),
+            curve: vec![1, 100, 10_000, 100_000],
+            edit_packets: 200_000,
+            edit_rate: 200_000,
+            edit_period: std::time::Duration::from_millis(2),
         }
     }
 
@@ -87,6 +99,10 @@ impl KernelConfig {
             big_map: 100_000,
             updates: 20_000,
             ftp: ftp::FtpLiveConfig::full(),
+            curve: vec![1, 10, 100, 1_000, 10_000, 100_000],
+            edit_packets: 1_500_000,
+            edit_rate: 200_000,
+            edit_period: std::time::Duration::from_millis(2),
         }
     }
 }
@@ -153,6 +169,13 @@ pub struct KernelReport {
     pub packets: usize,
     /// The live FTP experiment.
     pub ftp: ftp::FtpOutcome,
+    /// A map insert against the keys already in the map (followed connections).
+    pub curve: Vec<(u32, Latency)>,
+    /// `add_param` on a program with operand maps (`Env::params`): one write.
+    pub param: Latency,
+    /// The edit experiment with the clauses in the kernel (`None`: skipped, with
+    /// why).
+    pub edits: Result<crate::live::edits::EditRun, String>,
 }
 
 /// A loaded program for `SCHED_CLS` test runs.
@@ -297,6 +320,11 @@ pub fn run(cfg: &KernelConfig) -> Result<KernelReport> {
             unsure,
         });
     }
+    let curve = cfg
+        .curve
+        .iter()
+        .map(|&n| map_updates(n, cfg.updates).map(|l| (n, l)))
+        .collect::<Result<Vec<_>>>()?;
     Ok(KernelReport {
         filters,
         update_at_1: map_updates(1, cfg.updates)?,
@@ -305,7 +333,76 @@ pub fn run(cfg: &KernelConfig) -> Result<KernelReport> {
         setfilter: setfilters(cfg.updates.min(2_000))?,
         packets: pkts.len(),
         ftp: ftp::run(&cfg.ftp)?,
+        curve,
+        param: param_updates(cfg.updates)?,
+        edits: kernel_edits(cfg)?,
     })
+}
+
+/// `add_param` of a fresh port on `tcp port 80`'s program with operand maps (the
+/// value removed again, untimed).
+fn param_updates(n: usize) -> Result<Latency> {
+    let set =
+        netsift_pcapc::compile("tcp port 80", LinkType::EN10MB).map_err(|e| anyhow!("{e}"))?;
+    let g = generate(&set, Env::socket(262_144).with_params()).map_err(|e| anyhow!("{e}"))?;
+    // The port test: the last operand instruction of the first pass.
+    let (pass, insn) = set
+        .passes()
+        .iter()
+        .enumerate()
+        .flat_map(|(p, pass)| {
+            pass.instructions()
+                .iter()
+                .enumerate()
+                .filter(|(_, i)| i.operand_slots().is_some())
+                .map(move |(k, _)| (p, k))
+        })
+        .last()
+        .ok_or_else(|| anyhow!("tcp port 80 has no operand set"))?;
+    let ns: Vec<f64> = (0..n as u32)
+        .map(|i| {
+            let v = 1000 + i % 60_000;
+            let t = Instant::now();
+            let r = g.add_param(0, pass, insn, v);
+            let d = t.elapsed().as_nanos() as f64;
+            r.and_then(|()| g.del_param(0, pass, insn, v)).map(|_| d)
+        })
+        .collect::<Result<_, _>>()
+        .map_err(|e| anyhow!("{e}"))?;
+    Ok(Latency::of(ns))
+}
+
+/// The live edit experiment with the clauses in the kernel
+/// (`live::kernel_edits`); `Err` with why where it cannot run, which under
+/// `CI=true` is a failure.
+fn kernel_edits(cfg: &KernelConfig) -> Result<Result<crate::live::edits::EditRun, String>> {
+    if cfg.edit_packets == 0 {
+        return Ok(Err("not asked for".into()));
+    }
+    let stop = crate::live::Stop::on_signals().map_err(|e| anyhow!("{e}"))?;
+    let dir = std::path::Path::new("/dev/shm");
+    let dir = if dir.is_dir() {
+        dir.to_path_buf()
+    } else {
+        std::env::temp_dir()
+    };
+    match crate::live::kernel_edits(
+        cfg.edit_packets,
+        crate::live::replay::Rate::Pps(cfg.edit_rate),
+        cfg.edit_period,
+        4096 * 1024,
+        &dir,
+        &stop,
+    ) {
+        Ok(r) => Ok(Ok(r)),
+        Err(why) if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            bail!("the kernel edit experiment cannot run under CI: {why}")
+        }
+        Err(why) => {
+            eprintln!("kernel edit experiment skipped: {why}");
+            Ok(Err(why))
+        }
+    }
 }
 
 /// Insert latency of a fresh key into a hash map already holding `held` keys (the
@@ -417,9 +514,46 @@ impl KernelReport {
             self.setfilter.p50,
             self.setfilter.p99
         ));
+        let curve: Vec<String> = self
+            .curve
+            .iter()
+            .map(|(n, l)| format!("{n}: p50 {:.0} / p99 {:.0}", l.p50, l.p99))
+            .collect();
+        s.push_str(&format!(
+            "map insert against keys held, ns: {}\n\
+             add_param (operand map write): p50 {:.0} ns, p99 {:.0} ns\n",
+            curve.join("; "),
+            self.param.p50,
+            self.param.p99
+        ));
+        match &self.edits {
+            Ok(e) => s.push_str(&format!(
+                "edits with the clauses in the kernel: {} edits, {} sent ({:.0} pps), {} delivered, lost {}, leaked {}, duplicates {}, dropped by kernel {}\n",
+                e.edits,
+                e.sent.packets,
+                e.sent.pps(),
+                e.delivered,
+                e.lost,
+                e.leaked,
+                e.duplicates,
+                e.dropped
+            )),
+            Err(why) => s.push_str(&format!("edits with the clauses in the kernel: skipped ({why})\n")),
+        }
         s.push('\n');
         s.push_str(&self.ftp.table());
         s
+    }
+
+    /// The plots: per-packet cost, and update latency against connections.
+    pub fn svgs(&self) -> [(&'static str, String); 2] {
+        [
+            ("kernel-per-packet.svg", svg::per_packet(&self.filters)),
+            (
+                "kernel-updates.svg",
+                svg::updates(&self.curve, self.swap, self.setfilter),
+            ),
+        ]
     }
 
     /// One JSON object (the `--json` last line).
@@ -434,16 +568,39 @@ impl KernelReport {
                 )
             })
             .collect();
+        // Skipped: null, not a 0 that would read as measured.
+        let edit = |f: fn(&crate::live::edits::EditRun) -> u64| match &self.edits {
+            Ok(e) => f(e).to_string(),
+            Err(_) => "null".to_string(),
+        };
+        let curve: Vec<String> = self
+            .curve
+            .iter()
+            .map(|(n, l)| {
+                format!(
+                    "{{\"keys\":{n},\"p50_ns\":{:.0},\"p99_ns\":{:.0}}}",
+                    l.p50, l.p99
+                )
+            })
+            .collect();
         format!(
             "{{\"kernel_update_ns_p50_at_1\":{:.0},\"kernel_update_ns_p99_at_1\":{:.0},\
              \"kernel_update_ns_p50_at_100000\":{:.0},\"kernel_update_ns_p99_at_100000\":{:.0},\
-             \"swap_ns_p50\":{:.0},\"libpcap_setfilter_ns_p50\":{:.0},\"packets\":{},{},\"filters\":[{}]}}",
+             \"swap_ns_p50\":{:.0},\"libpcap_setfilter_ns_p50\":{:.0},\"param_ns_p50\":{:.0},\
+             \"edits\":{},\"edit_lost\":{},\"edit_leaked\":{},\"edit_dropped\":{},\
+             \"update_curve\":[{}],\"packets\":{},{},\"filters\":[{}]}}",
             self.update_at_1.p50,
             self.update_at_1.p99,
             self.update_at_big.p50,
             self.update_at_big.p99,
             self.swap.p50,
             self.setfilter.p50,
+            self.param.p50,
+            edit(|e| e.edits),
+            edit(|e| e.lost),
+            edit(|e| e.leaked),
+            edit(|e| e.dropped),
+            curve.join(","),
             self.packets,
             self.ftp.json_fields(),
             filters.join(",")

@@ -48,9 +48,11 @@ pub(crate) fn optimize(t: &Tree, computed: &[Computed], budget: &Budget) -> Opti
     }
     let n = Reader {
         g: &r.graph,
-        reads: budget
-            .read_blocks
-            .min(budget.read_copies.saturating_mul(r.graph.blocks.len().max(1))),
+        reads: budget.read_blocks.min(
+            budget
+                .read_copies
+                .saturating_mul(r.graph.blocks.len().max(1)),
+        ),
         walks: budget.read_walk,
     }
     .program()?;
