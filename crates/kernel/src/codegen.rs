@@ -338,6 +338,21 @@ fn same_fields(op: &Op, first: &Op) -> bool {
     }
 }
 
+/// `mask` as the compare needs it after a load of `size`: none (`u32::MAX`) when
+/// it keeps every bit the load gives, since every load zero-extends its value.
+fn loaded_mask(mask: u32, size: Size) -> u32 {
+    let bits = match size {
+        Size::B1 => 0xff,
+        Size::B2 => 0xffff,
+        Size::B4 => u32::MAX,
+    };
+    if mask & bits == bits {
+        u32::MAX
+    } else {
+        mask
+    }
+}
+
 /// Where a field is: known when the program is made, or in a register, with the
 /// least value the register can hold (anchors only move forwards).
 #[derive(Clone, Copy)]
@@ -691,6 +706,7 @@ impl<'a> Gen<'a> {
             Op::Eq2 { start, n, .. } => g.pool[start as usize..][..n as usize].to_vec(),
             _ => Vec::new(),
         };
+        let mask = loaded_mask(mask, size);
         let first = vals(self, &run[0]);
         let all: Vec<u32> = run.iter().flat_map(|s| vals(self, s)).collect();
         let at = self.field(anchor, off, ADDR);
@@ -704,11 +720,15 @@ impl<'a> Gen<'a> {
         self.load(size, at2, 0);
         // No load follows, so r2 keeps the second field.
         self.a.mov64_reg(R2, VAL);
-        // Either field against every value of the run.
-        self.a.ldx(Width::W, VAL, R10, SAVED);
-        let second = self.a.label();
-        self.equals(mask, &all, hit, second);
-        self.a.bind(second);
+        // The first field against the rest of the run's values (it is none of
+        // the first step's, or the run failed above), the second against all.
+        let rest = &all[first.len()..];
+        if !rest.is_empty() {
+            self.a.ldx(Width::W, VAL, R10, SAVED);
+            let second = self.a.label();
+            self.equals(mask, rest, hit, second);
+            self.a.bind(second);
+        }
         self.a.mov64_reg(VAL, R2);
         let pass = self.a.label();
         self.equals(mask, &all, hit, pass);
@@ -739,6 +759,7 @@ impl<'a> Gen<'a> {
                 n,
                 ..
             } => {
+                let mask = loaded_mask(mask, size);
                 let at = self.field(anchor, off, ADDR);
                 let vals = &self.pool[start as usize..][..n as usize];
                 self.load(size, at, 0);
@@ -759,6 +780,7 @@ impl<'a> Gen<'a> {
                 n,
                 ..
             } => {
+                let mask = loaded_mask(mask, size);
                 let vals = &self.pool[start as usize..][..n as usize];
                 let params = self.params.as_ref().map(|m| m.fd());
                 self.pair(
@@ -784,6 +806,7 @@ impl<'a> Gen<'a> {
                 start,
                 n,
             } => {
+                let mask = loaded_mask(mask, size);
                 let ranges = &self.pool[start as usize..][..2 * n as usize];
                 let at = self.field(anchor, off, ADDR);
                 self.load(size, at, 0);
@@ -800,6 +823,7 @@ impl<'a> Gen<'a> {
                 start,
                 n,
             } => {
+                let mask = loaded_mask(mask, size);
                 let ranges = &self.pool[start as usize..][..2 * n as usize];
                 self.pair(anchor, off, delta, both, size, yes, not, |g, y, n| {
                     g.in_ranges(mask, ranges, y, n)
@@ -1229,6 +1253,18 @@ impl<'a> Gen<'a> {
         };
         if anchor.parent() as usize >= a {
             self.give_up();
+            return;
+        }
+        let c = anchor.offset() as u32;
+        if anchor.parent() == 0 && rule == AnchorRule::Ipv4Payload && c < MAX_OFFSET as u32 {
+            // The header's place is known: its first byte is a constant load, and
+            // `dst` is that place plus the header's length (IPv4 after a link
+            // header, the usual case).
+            self.load(Size::B1, Addr::Const(c), 0);
+            self.a.alu64_imm(Alu::And, VAL, 0x0f);
+            self.a.alu64_imm(Alu::Lsh, VAL, 2);
+            self.a.mov64_reg(dst, VAL);
+            self.a.alu64_imm(Alu::Add, dst, c as i32);
             return;
         }
         self.anchor(anchor.parent() as usize, dst, depth + 1, wraps);
