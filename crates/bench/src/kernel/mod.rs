@@ -208,7 +208,7 @@ fn per_packet_paired(
         ))
     };
     for (i, f) in pkts.iter().enumerate() {
-        if (i + turn) % 2 == 0 {
+        if (i + turn).is_multiple_of(2) {
             ta += run(a, f)?;
             tb += run(b, f)?;
         } else {
