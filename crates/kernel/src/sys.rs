@@ -13,6 +13,7 @@ const MAP_CREATE: libc::c_long = 0;
 const MAP_LOOKUP_ELEM: libc::c_long = 1;
 const MAP_UPDATE_ELEM: libc::c_long = 2;
 const MAP_DELETE_ELEM: libc::c_long = 3;
+const MAP_GET_NEXT_KEY: libc::c_long = 4;
 const PROG_LOAD: libc::c_long = 5;
 const PROG_TEST_RUN: libc::c_long = 10;
 const LINK_CREATE: libc::c_long = 28;
@@ -237,6 +238,33 @@ impl Map {
             return Err(e);
         }
         Ok(Some(out))
+    }
+
+    /// Every key in the map (`BPF_MAP_GET_NEXT_KEY` from none): for tests and
+    /// reports, not the packet path. Keys added or removed meanwhile may or may
+    /// not be seen.
+    pub fn keys(&self) -> Result<Vec<Vec<u8>>, Error> {
+        let mut out: Vec<Vec<u8>> = Vec::new();
+        let mut next = vec![0u8; self.key_size];
+        loop {
+            // The first call names no key: the kernel starts from the first.
+            let prev = out.last().cloned();
+            let mut a = MapElem {
+                map_fd: self.fd() as u32,
+                _pad: 0,
+                key: prev.as_ref().map_or(0, |k| k.as_ptr() as u64),
+                value: next.as_mut_ptr() as u64,
+                flags: 0,
+            };
+            if bpf(MAP_GET_NEXT_KEY, &mut a) < 0 {
+                let e = Error::last("walking a map's keys");
+                if e.os.raw_os_error() == Some(libc::ENOENT) {
+                    return Ok(out);
+                }
+                return Err(e);
+            }
+            out.push(next.clone());
+        }
     }
 }
 

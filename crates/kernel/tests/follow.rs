@@ -345,4 +345,52 @@ proptest! {
             Ok(())
         }))?;
     }
+
+    /// Whatever follows a verb (or no verb): junk, numbers in the shapes of the
+    /// four announcements with values in and out of range, more junk. The prologue
+    /// never ends the program before the base filter (the control packet is
+    /// accepted), and every guess it writes names the sender, never another host.
+    #[test]
+    fn any_payload_guesses_only_the_sender(
+        verb in prop_oneof![Just(&b"227 "[..]), Just(&b"229 "[..]), Just(&b"PORT "[..]), Just(&b"EPRT "[..]), Just(&b"pOrT "[..]), Just(&b""[..])],
+        junk in proptest::collection::vec(prop_oneof![
+            3 => any::<u8>(),
+            4 => proptest::sample::select(b"0123456789,.|()! ".to_vec()),
+        ], 0..24),
+        middle in prop_oneof![
+            (num(300), num(300), num(300), num(300), num(300), num(300))
+                .prop_map(|(a, b, c, d, e, f)| format!("{a},{b},{c},{d},{e},{f}")),
+            num(70000).prop_map(|p| format!("(|||{p}|)")),
+            (num(300), num(300), num(300), num(300), num(70000))
+                .prop_map(|(a, b, c, d, p)| format!("|1|{a}.{b}.{c}.{d}|{p}|")),
+            Just(String::new()),
+        ],
+        tail in proptest::collection::vec(any::<u8>(), 0..24),
+        from_server in any::<bool>(),
+    ) {
+        if !can_run("any_payload_guesses_only_the_sender") {
+            return Ok(());
+        }
+        thread_local! {
+            static MAPS: Following = Following::new(64).unwrap();
+            static PROG: Program = MAPS.with(|m| program(m, false));
+        }
+        let payload = [verb, &junk[..], middle.as_bytes(), &tail[..]].concat();
+        let (s, c) = ((SERVER, 21), (CLIENT, 40000));
+        let f = if from_server {
+            frame(s, c, 6, 0x18, &payload)
+        } else {
+            frame(c, s, 6, 0x18, &payload)
+        };
+        let sender = u32::from(if from_server { SERVER } else { CLIENT });
+        MAPS.with(|maps| PROG.with(|p| {
+            prop_assert_eq!(run(p, &f), ACCEPT);
+            for k in maps.guesses.keys().unwrap() {
+                let addr = u32::from_ne_bytes(k[4..8].try_into().unwrap());
+                maps.guesses.delete(&k).unwrap();
+                prop_assert_eq!(addr, sender, "{:?}: a guess of another host", String::from_utf8_lossy(&payload));
+            }
+            Ok(())
+        }))?;
+    }
 }
