@@ -13,8 +13,8 @@
 //! 2. **Guesses.** A round trip through user space cannot make an announcement
 //!    take effect before the data connection's first packet reaches the kernel at
 //!    line rate. So the prologue reads FTP announcements itself, from the first
-//!    line of a TCP segment from or to port 21 (`227`, `229`, `PORT`, `EPRT`, IPv4
-//!    only), under the follower's stateless rules: replies from the server's port,
+//!    line of a TCP segment from or to port 21 (`227`, `229`, `PORT`, `EPRT` over
+//!    IPv4; `229` over IPv6), under the follower's stateless rules: replies from the server's port,
 //!    commands to it, and an announced address that is the sender's (unless
 //!    loose). It writes the listener into the `guesses` map with the time, and a
 //!    guess younger than [`GUESS_NS`] counts as a listener.
@@ -23,7 +23,8 @@
 //! every packet exactly (tracked connections, one expectation per connection,
 //! the first SYN from the right peer). So a guess may be looser than the
 //! follower, never narrower where it matters: a form the prologue does not read
-//! (a later line of a segment, IPv6, a number of more than three digits, or a
+//! (a later line of a segment, `EPRT |2|`, an IPv6 header with extension headers,
+//! a number of more than three digits, or a
 //! 229 whose `(` is past the first [`SCAN`] bytes) falls back to the round trip, and
 //! the data packets that reach the kernel before user space has handled the
 //! announcement are the ones that can be missed. Guesses are bounded: the map is
@@ -211,8 +212,18 @@ pub(crate) fn prologue(a: &mut Asm, h: FollowHook, accept: i32) {
     a.raw(ABS_B, R0, 0, 20);
     a.mov64_reg(R9, R0);
     let v6_ports = a.label();
-    a.jmp_imm(Cond::Eq, R9, 6, v6_ports);
-    a.jmp_imm(Cond::Ne, R9, 17, done);
+    if h.ftp {
+        let tcp = a.label();
+        a.jmp_imm(Cond::Eq, R9, 6, tcp);
+        a.jmp_imm(Cond::Ne, R9, 17, done);
+        a.ja(v6_ports);
+        a.bind(tcp);
+        announce_v6(a, h);
+        a.mov64_imm(R9, 6);
+    } else {
+        a.jmp_imm(Cond::Eq, R9, 6, v6_ports);
+        a.jmp_imm(Cond::Ne, R9, 17, done);
+    }
     a.bind(v6_ports);
     for (port_at, addr_at) in [(54, 22), (56, 38)] {
         a.raw(ABS_H, R0, 0, port_at);
@@ -306,18 +317,8 @@ fn announce(a: &mut Asm, h: FollowHook) {
             });
             six(a, skip);
             a.ja(ok);
-            // 229: `(` and three delimiters, the port, the delimiter.
             a.bind(epsv);
-            a.alu64_imm(Alu::Add, R7, 4);
-            scan(a, skip, |a, found| {
-                a.jmp_imm(Cond::Eq, R0, i32::from(b'('), found);
-            });
-            a.alu64_imm(Alu::Add, R7, 1);
-            delimiter(a, skip);
-            expect_delim(a, skip);
-            expect_delim(a, skip);
-            port(a, skip);
-            expect_delim(a, skip);
+            epsv_port(a, skip);
             // The listener is the sender.
             a.raw(ABS_W, R0, 0, 26);
             a.alu64_imm(Alu::Lsh, R0, 16);
@@ -357,6 +358,79 @@ fn announce(a: &mut Asm, h: FollowHook) {
         a.ja(skip);
     }
     a.bind(skip);
+}
+
+/// A 229 reply's port, its text starting at r7 + 4: `(` within [`SCAN`] bytes,
+/// three delimiters, the port, the delimiter. The port in r9; else to `skip`.
+fn epsv_port(a: &mut Asm, skip: Label) {
+    a.alu64_imm(Alu::Add, R7, 4);
+    scan(a, skip, |a, found| {
+        a.jmp_imm(Cond::Eq, R0, i32::from(b'('), found);
+    });
+    a.alu64_imm(Alu::Add, R7, 1);
+    delimiter(a, skip);
+    expect_delim(a, skip);
+    expect_delim(a, skip);
+    port(a, skip);
+    expect_delim(a, skip);
+}
+
+/// Reads a 229 reply from the server's port on an IPv6 TCP segment without
+/// extension headers (the frame's length checked for the fixed header): its
+/// listener is the sender, the port the reply's. IPv6 clients use EPSV; an
+/// `EPRT |2|` address is left to user space. Falls through, with every register
+/// but the context used.
+fn announce_v6(a: &mut Asm, h: FollowHook) {
+    let skip = a.label();
+    a.raw(ABS_H, R0, 0, 54);
+    a.jmp_imm(Cond::Ne, R0, i32::from(FTP), skip);
+    // The payload: after the TCP header, to the payload length's end or the
+    // frame's, whichever is first; four bytes at least.
+    a.ldx(Width::W, R2, CTX, 0);
+    a.jmp_imm(Cond::Lt, R2, 14 + 40 + 20, skip);
+    a.raw(ABS_B, R0, 0, 14 + 40 + 12);
+    a.alu64_imm(Alu::Rsh, R0, 4);
+    a.alu64_imm(Alu::Lsh, R0, 2);
+    a.jmp_imm(Cond::Lt, R0, 20, skip);
+    a.mov64_reg(R7, R0);
+    a.alu64_imm(Alu::Add, R7, 14 + 40);
+    a.raw(ABS_H, R0, 0, 18);
+    a.mov64_reg(R8, R0);
+    a.alu64_imm(Alu::Add, R8, 14 + 40);
+    a.ldx(Width::W, R2, CTX, 0);
+    let short = a.label();
+    a.jmp_reg(Cond::Le, R8, R2, short);
+    a.mov64_reg(R8, R2);
+    a.bind(short);
+    a.mov64_reg(R1, R7);
+    a.alu64_imm(Alu::Add, R1, 4);
+    a.jmp_reg(Cond::Gt, R1, R8, skip);
+    a.raw(IND_W, R7, 0, 0);
+    a.jmp_imm(Cond::Ne, R0, word(b"229 "), skip);
+    epsv_port(a, skip);
+    // The key: TCP, IPv6, the port; the sender's address.
+    a.mov64_reg(R1, R9);
+    a.alu64_imm(Alu::Or, R1, (6 << 24) | (6 << 16));
+    a.stx(Width::W, R10, FOLLOW_KEY, R1);
+    for w in 0..4 {
+        a.raw(ABS_W, R0, 0, 22 + 4 * w);
+        a.stx(Width::W, R10, FOLLOW_KEY + 4 + 4 * w as i16, R0);
+    }
+    write_guess(a, h);
+    a.bind(skip);
+}
+
+/// Writes the key on the stack into the guesses, with the time.
+fn write_guess(a: &mut Asm, h: FollowHook) {
+    a.call(KTIME_GET_NS);
+    a.stx(Width::DW, R10, FOLLOW_STAMP, R0);
+    a.ld_map_fd(R1, h.guesses);
+    a.mov64_reg(R2, R10);
+    a.alu64_imm(Alu::Add, R2, FOLLOW_KEY as i32);
+    a.mov64_reg(R3, R10);
+    a.alu64_imm(Alu::Add, R3, FOLLOW_STAMP as i32);
+    a.mov64_imm(R4, 0);
+    a.call(MAP_UPDATE_ELEM);
 }
 
 /// The four bytes `s` as `LD_IND W` reads them.
@@ -537,13 +611,5 @@ fn guess(a: &mut Asm, h: FollowHook, skip: Label) {
     a.mov64_reg(R1, R8);
     a.alu64_imm(Alu::Or, R1, (6 << 24) | (4 << 16));
     a.stx(Width::W, R10, FOLLOW_KEY, R1);
-    a.call(KTIME_GET_NS);
-    a.stx(Width::DW, R10, FOLLOW_STAMP, R0);
-    a.ld_map_fd(R1, h.guesses);
-    a.mov64_reg(R2, R10);
-    a.alu64_imm(Alu::Add, R2, FOLLOW_KEY as i32);
-    a.mov64_reg(R3, R10);
-    a.alu64_imm(Alu::Add, R3, FOLLOW_STAMP as i32);
-    a.mov64_imm(R4, 0);
-    a.call(MAP_UPDATE_ELEM);
+    write_guess(a, h);
 }

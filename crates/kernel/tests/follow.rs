@@ -11,7 +11,7 @@ use netsift_kernel::follow::Following;
 use netsift_kernel::sys::{ProgKind, Program};
 use netsift_wire::LinkType;
 use proptest::prelude::*;
-use std::net::{IpAddr, Ipv4Addr};
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
 const SERVER: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
 const CLIENT: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
@@ -64,6 +64,20 @@ fn frame(
         let ulen = (8 + payload.len()) as u16;
         f.extend_from_slice(&[(ulen >> 8) as u8, ulen as u8, 0, 0]);
     }
+    f.extend_from_slice(payload);
+    f
+}
+
+/// An Ethernet, IPv6 and TCP frame with `payload`.
+fn frame6(src: (Ipv6Addr, u16), dst: (Ipv6Addr, u16), flags: u8, payload: &[u8]) -> Vec<u8> {
+    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x86, 0xdd];
+    let plen = (20 + payload.len()) as u16;
+    f.extend_from_slice(&[0x60, 0, 0, 0, (plen >> 8) as u8, plen as u8, 6, 64]);
+    f.extend_from_slice(&src.0.octets());
+    f.extend_from_slice(&dst.0.octets());
+    f.extend_from_slice(&src.1.to_be_bytes());
+    f.extend_from_slice(&dst.1.to_be_bytes());
+    f.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 0, 0x50, flags, 0xff, 0xff, 0, 0, 0, 0]);
     f.extend_from_slice(payload);
     f
 }
@@ -272,6 +286,42 @@ fn listeners_and_guesses_open_the_kernel_filter_and_leave_it() {
     assert_eq!(run(&p, cut), ACCEPT, "port 21, cut inside the TCP header");
     let arp = [&pasv[..12], &[0x08, 0x06], &[0u8; 6][..]].concat();
     assert_eq!(run(&p, &arp), 0);
+}
+
+#[test]
+fn an_epsv_reply_over_ipv6_opens_its_port_in_the_kernel() {
+    if !can_run("an_epsv_reply_over_ipv6_opens_its_port_in_the_kernel") {
+        return;
+    }
+    let maps = Following::new(64).unwrap();
+    let p = program(&maps, false);
+    let (server, client): (Ipv6Addr, Ipv6Addr) = (
+        "2001:db8::1".parse().unwrap(),
+        "2001:db8::2".parse().unwrap(),
+    );
+    let syn = frame6((client, 40001), (server, 6446), 0x02, b"");
+    assert_eq!(run(&p, &syn), 0, "nothing announced yet");
+    let epsv = b"229 Entering Extended Passive Mode (|||6446|)\r\n";
+    let from_client = frame6((client, 40000), (server, 21), 0x18, epsv);
+    assert_eq!(run(&p, &from_client), ACCEPT);
+    assert!(
+        !maps.guessed(IpAddr::V6(server), 6446).unwrap(),
+        "a 229 counts only from the server's port"
+    );
+    let reply = frame6((server, 21), (client, 40000), 0x18, epsv);
+    assert_eq!(run(&p, &reply), ACCEPT);
+    assert!(
+        maps.guessed(IpAddr::V6(server), 6446).unwrap(),
+        "the sender's port guessed"
+    );
+    assert_eq!(run(&p, &syn), ACCEPT, "the data connection's SYN passes");
+    maps.unguess(IpAddr::V6(server), 6446).unwrap();
+    assert_eq!(run(&p, &syn), 0);
+    // An IPv6 listener from user space.
+    maps.listen(IpAddr::V6(server), 6446, 6).unwrap();
+    assert_eq!(run(&p, &syn), ACCEPT);
+    maps.unlisten(IpAddr::V6(server), 6446, 6).unwrap();
+    assert_eq!(run(&p, &syn), 0);
 }
 
 /// Numbers as servers may write them: up to three digits, leading zeros too.
