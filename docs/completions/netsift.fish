@@ -10,7 +10,7 @@ complete -c netsift -l workers -d 'Capture with N worker threads, each with its 
 complete -c netsift -s w -d 'Write the accepted packets to FILE as pcap, as tcpdump -w does (\'-\' for stdout)' -r -F
 complete -c netsift -s C -d 'With -w: before writing a packet, start a new file if the current one holds more than SIZE million bytes (FILE, FILE1, FILE2, ...)' -r
 complete -c netsift -s G -d 'With -w: start a new file every SECONDS seconds of wall-clock time; FILE is a strftime(3) format in local time' -r
-complete -c netsift -s W -d 'With -C: reuse N files in a ring (FILE0 ... FILE<N-1>); with -G alone: stop after N files' -r
+complete -c netsift -s W -d 'With -C: reuse N files in a ring (FILE0 ... FILE(N-1)); with -G alone: stop after N files' -r
 complete -c netsift -s c -d 'Stop after N accepted packets' -r
 complete -c netsift -l time-stamp-precision -d 'Print and write time stamps in microseconds or nanoseconds' -r -f -a "micro\t''
 nano\t''"

@@ -25,7 +25,7 @@ _netsift() {
 '-w+[Write the accepted packets to FILE as pcap, as tcpdump -w does ('\''-'\'' for stdout)]:FILE:_files' \
 '-C+[With -w\: before writing a packet, start a new file if the current one holds more than SIZE million bytes (FILE, FILE1, FILE2, ...)]:SIZE:_default' \
 '-G+[With -w\: start a new file every SECONDS seconds of wall-clock time; FILE is a strftime(3) format in local time]:SECONDS:_default' \
-'-W+[With -C\: reuse N files in a ring (FILE0 ... FILE<N-1>); with -G alone\: stop after N files]:N:_default' \
+'-W+[With -C\: reuse N files in a ring (FILE0 ... FILE(N-1)); with -G alone\: stop after N files]:N:_default' \
 '-c+[Stop after N accepted packets]:N:_default' \
 '--time-stamp-precision=[Print and write time stamps in microseconds or nanoseconds]:PRECISION:(micro nano)' \
 '--generate=[Print the manual page or a shell'\''s completion script, made from these flags, and exit]:WHAT:(man bash zsh fish elvish powershell)' \

@@ -65,7 +65,7 @@ pub struct Args {
     /// a strftime(3) format in local time.
     #[arg(short = 'G', value_name = "SECONDS", value_parser = rotate_seconds, allow_negative_numbers = true)]
     pub rotate_seconds: Option<u32>,
-    /// With -C: reuse N files in a ring (FILE0 ... FILE<N-1>); with -G alone: stop
+    /// With -C: reuse N files in a ring (FILE0 ... FILE(N-1)); with -G alone: stop
     /// after N files.
     #[arg(short = 'W', value_name = "N", value_parser = file_count, allow_negative_numbers = true)]
     pub rotate_files: Option<u32>,

@@ -115,7 +115,7 @@ pub struct FilterRow {
     /// 1-6, as in the paper's Table 5.
     pub id: u32,
     /// netsift's eBPF time over libpcap's, per run, measured packet by packet
-    /// side by side ([`per_packet_paired`]).
+    /// side by side.
     pub ratio: Stat,
     /// netsift's generated eBPF in the kernel.
     pub ebpf: Stat,
