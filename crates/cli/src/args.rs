@@ -172,12 +172,13 @@ pub struct Args {
     /// where it is decisive user space does not filter again), `auto` (the kernel
     /// where the program loads, else user space, saying which), or `xdp` (an XDP
     /// program on the interface copies what it accepts to user space, before the
-    /// kernel builds a socket buffer; received frames only). Static filters,
+    /// kernel builds a socket buffer; received frames only). Without --place, as
+    /// `auto` but saying nothing, as tcpdump filters in the kernel. Static filters,
     /// --control's clauses and --follow's first stage (listeners, and FTP
     /// announcements read in the kernel), on Ethernet interfaces; with -d, shows the
     /// generated program.
-    #[arg(long = "place", value_name = "WHERE", value_parser = ["user", "kernel", "auto", "xdp"], default_value = "user")]
-    pub place: String,
+    #[arg(long = "place", value_name = "WHERE", value_parser = ["user", "kernel", "auto", "xdp"])]
+    pub place: Option<String>,
     // --follow's safety options (issue 15, docs/follow.md), kept together.
     /// With --follow: accept an FTP/SIP/RTSP announced address that is not the
     /// announcing side's own (conntrack's `loose`), and SIP/RTSP media from any host

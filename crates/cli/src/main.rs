@@ -67,10 +67,10 @@ fn dump(args: &Args, expr: &str, lt: netsift_wire::LinkType) -> Result<String> {
 
 /// `-d`: the pass set, or with `--place kernel|auto` the eBPF program made from it.
 fn listing(args: &Args, set: &netsift_isa::PassSet, lt: netsift_wire::LinkType) -> Result<String> {
-    if args.place == "user" {
+    if matches!(args.place.as_deref(), None | Some("user")) {
         return Ok(set.to_string());
     }
-    if args.place == "xdp" {
+    if args.place.as_deref() == Some("xdp") {
         return xdp::listing(set, lt, args.snaplen.unwrap_or(262_144));
     }
     place::listing(set, lt, args.snaplen.unwrap_or(262_144))
@@ -108,7 +108,7 @@ fn run(args: &Args) -> Result<()> {
                 // As tcpdump -d -i: the program for the interface's link type.
                 let lt = live::linktype_of(iface)?;
                 if args.follow.is_some() {
-                    if args.place == "kernel" || args.place == "auto" {
+                    if matches!(args.place.as_deref(), Some("kernel" | "auto")) {
                         let snaplen = args.snaplen.unwrap_or(262_144);
                         return print_listing(&place::follow_listing(args, &expr, lt, snaplen)?);
                     }
@@ -116,7 +116,7 @@ fn run(args: &Args) -> Result<()> {
                 }
                 return print_listing(&dump(args, &expr, lt)?);
             }
-            if args.place == "xdp" {
+            if args.place.as_deref() == Some("xdp") {
                 return xdp::capture(args, iface, &expr);
             }
             return live::capture(args, iface, &expr);

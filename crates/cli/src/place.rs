@@ -8,7 +8,9 @@
 //! kernel reads the whole packet, as tcpdump's kernel filter does, even where the
 //! snap length cuts what user space sees.) Otherwise
 //! user space filters everything the kernel lets through. `auto` is `kernel`
-//! where the program loads, and `user` otherwise, saying which.
+//! where the program loads, and `user` otherwise, saying which; without
+//! `--place`, the same without a word, as tcpdump filters in the kernel and says
+//! nothing of it.
 //!
 //! With `--follow`, the kernel holds the follower's first stage
 //! ([`KernelFollow`]): the base filter's code after a prologue that accepts the
@@ -59,22 +61,55 @@ fn unplaceable(lt: LinkType) -> Option<String> {
     (lt != LinkType::EN10MB).then(|| format!("the kernel program reads Ethernet frames, not {lt}"))
 }
 
-/// Whether `--place` asks for the kernel: `Some(auto)`, or `None` for user space.
-fn wanted(args: &crate::args::Args) -> Option<bool> {
-    match args.place.as_str() {
-        "user" => None,
-        "auto" => Some(true),
-        _ => Some(false),
+/// How `--place` asks for the kernel.
+#[derive(Clone, Copy, Debug)]
+struct Ask {
+    /// Fall back to user space where the program cannot go (`auto`, and the
+    /// default); else fail.
+    auto: bool,
+    /// Say nothing of where the filter runs: the default, as tcpdump says nothing
+    /// of its kernel filter.
+    quiet: bool,
+}
+
+/// What `--place` asks for: the kernel (`Some`), or user space (`None`). Without
+/// `--place`, the kernel where the program loads, quietly, as tcpdump filters in
+/// the kernel.
+fn wanted(args: &crate::args::Args) -> Option<Ask> {
+    match args.place.as_deref() {
+        Some("user") => None,
+        Some("auto") => Some(Ask {
+            auto: true,
+            quiet: false,
+        }),
+        Some(_) => Some(Ask {
+            auto: false,
+            quiet: false,
+        }),
+        None => Some(Ask {
+            auto: true,
+            quiet: true,
+        }),
     }
 }
 
-/// `auto` says why the filter stays in user space and goes on; `kernel` fails.
-fn refuse<T>(auto: bool, why: String) -> Result<Option<T>> {
-    if auto {
-        eprintln!("netsift: filtering in user space: {why}");
+/// `auto` (and the default) falls back to user space, `auto` saying why; `kernel`
+/// fails.
+fn refuse<T>(ask: Ask, why: String) -> Result<Option<T>> {
+    if ask.auto {
+        if !ask.quiet {
+            eprintln!("netsift: filtering in user space: {why}");
+        }
         Ok(None)
     } else {
         bail!("--place kernel: {why}")
+    }
+}
+
+/// Says `what` on stderr unless the placement was not asked for.
+fn say(ask: Ask, what: impl FnOnce() -> String) {
+    if !ask.quiet {
+        eprintln!("{}", what());
     }
 }
 
@@ -100,7 +135,7 @@ pub fn place(
     snaplen: u32,
     socks: &[OwnedFd],
 ) -> Result<bool> {
-    let Some(auto) = wanted(args) else {
+    let Some(ask) = wanted(args) else {
         return Ok(false);
     };
     let why = match set {
@@ -113,7 +148,7 @@ pub fn place(
                 Ok(g) => match load_and_attach(&g, socks) {
                     // The sockets hold the program now; this handle may go.
                     Ok(_) => {
-                        eprintln!("{}", describe(&g));
+                        say(ask, || describe(&g));
                         return Ok(g.decisive);
                     }
                     Err(why) => why,
@@ -121,7 +156,7 @@ pub fn place(
             },
         },
     };
-    refuse::<()>(auto, why).map(|_| false)
+    refuse::<()>(ask, why).map(|_| false)
 }
 
 /// The kernel's side of `--follow`: the maps its program reads.
@@ -185,25 +220,27 @@ pub fn follow(
     listeners: u32,
     socks: &[OwnedFd],
 ) -> Result<Option<KernelFollow>> {
-    let Some(auto) = wanted(args) else {
+    let Some(ask) = wanted(args) else {
         return Ok(None);
     };
     if let Some(why) = unplaceable(lt) {
-        return refuse(auto, why);
+        return refuse(ask, why);
     }
     let (base, ftp) = follow_plan(args, expr)?;
     let placed = follow_program(&base, lt, snaplen, listeners, (ftp, args.follow_loose))
         .and_then(|(g, maps)| load_and_attach(&g, socks).map(|_| (g, maps)));
     match placed {
         Ok((g, maps)) => {
-            eprintln!(
+            say(ask, || {
+                format!(
                 "filtering in the kernel (eBPF, {} instructions): the follower's base filter and listeners{}; user space decides each packet it passes",
                 g.insns.len(),
                 if ftp { ", FTP announcements read in the kernel" } else { "" }
-            );
+            )
+            });
             Ok(Some(KernelFollow { maps }))
         }
-        Err(why) => refuse(auto, why),
+        Err(why) => refuse(ask, why),
     }
 }
 
@@ -298,11 +335,11 @@ pub fn clauses(
     snaplen: u32,
     socks: Vec<OwnedFd>,
 ) -> Result<Option<KernelClauses>> {
-    let Some(auto) = wanted(args) else {
+    let Some(ask) = wanted(args) else {
         return Ok(None);
     };
     if let Some(why) = unplaceable(lt) {
-        return refuse(auto, why);
+        return refuse(ask, why);
     }
     let mut k = KernelClauses {
         socks,
@@ -311,12 +348,13 @@ pub fn clauses(
     };
     match k.install(&[]) {
         Ok(()) => {
-            eprintln!(
+            say(ask, || {
                 "filtering in the kernel: the control socket's clauses, regenerated at each edit"
-            );
+                    .to_string()
+            });
             Ok(Some(k))
         }
-        Err(why) => refuse(auto, why),
+        Err(why) => refuse(ask, why),
     }
 }
 

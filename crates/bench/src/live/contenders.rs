@@ -269,9 +269,9 @@ pub fn run_one(
         if workers > 1 {
             args.extend(["--workers".into(), workers.to_string()]);
         }
-        if kernel {
-            args.extend(["--place".into(), "kernel".into()]);
-        }
+        // Said either way: netsift's default is the kernel where it can.
+        let place = if kernel { "kernel" } else { "user" };
+        args.extend(["--place".into(), place.into()]);
     }
     args.extend(["-w".into(), "/dev/null".into(), tools.expr.clone()]);
     let f = capture(net, program, &args, c.name(), trace, rate, stop)?;
