@@ -214,6 +214,19 @@ macro_rules! out {
 pub(crate) use out;
 
 impl Printer<'_> {
+    /// `, proto NAME (0x....)`: the EtherType an encapsulation (GRE, Geneve)
+    /// carries, as tcpdump prints it with `-e`.
+    fn encap_proto(&mut self, prot: u16) {
+        if self.opts.link_header {
+            out!(
+                self,
+                ", proto {} (0x{:04x})",
+                crate::ethernet::EtherType(prot).name().unwrap_or("unknown"),
+                prot
+            );
+        }
+    }
+
     fn packet(&mut self, linktype: LinkType, data: &[u8], wire_len: u32) {
         let caplen = data.len();
         if caplen == 0 || wire_len == 0 || caplen as u64 > wire_len as u64 {

@@ -1673,14 +1673,7 @@ impl Printer<'_> {
                         len -= srelen as i64;
                     }
                 }
-                if self.opts.link_header {
-                    out!(
-                        self,
-                        ", proto {} (0x{:04x})",
-                        crate::ethernet::EtherType(prot).name().unwrap_or("unknown"),
-                        prot
-                    );
-                }
+                self.encap_proto(prot);
                 out!(self, ", length {length}{demarc}");
                 let p = tail(bp, off);
                 let len = len as u32;
@@ -1708,14 +1701,7 @@ impl Printer<'_> {
                 if flags & 0x1000 == 0 {
                     out!(self, ", no-payload");
                 }
-                if self.opts.link_header {
-                    out!(
-                        self,
-                        ", proto {} (0x{:04x})",
-                        crate::ethernet::EtherType(prot).name().unwrap_or("unknown"),
-                        prot
-                    );
-                }
+                self.encap_proto(prot);
                 out!(self, ", length {length}");
                 if flags & 0x1000 == 0 {
                     return Ok(());

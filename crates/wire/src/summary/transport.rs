@@ -1311,14 +1311,7 @@ impl Printer<'_> {
         if reserved != 0 {
             out!(self, ", rsvd 0x{reserved:x}");
         }
-        if self.opts.link_header {
-            out!(
-                self,
-                ", proto {} (0x{:04x})",
-                crate::ethernet::EtherType(prot).name().unwrap_or("unknown"),
-                prot
-            );
-        }
+        self.encap_proto(prot);
         let opts_len = (vo & 0x3f) as u32 * 4;
         let len = length.saturating_sub(8);
         if len < opts_len {
