@@ -57,6 +57,10 @@ struct Clause {
     set: PassSet,
     /// `param` edits since, as typed (`+V`, `-V`).
     edits: Vec<String>,
+    /// Whether the kernel's program keeps this clause's operands in its map (from
+    /// its first `param` on): only then is `param` a map write there, and only
+    /// such a clause pays a lookup per equality.
+    in_map: bool,
 }
 
 /// A `param` value: its operand width in bytes and the value.
@@ -111,14 +115,14 @@ impl Clauses {
             return Ok(());
         };
         let next = self.next;
-        let sets: Vec<(u64, &PassSet)> = self
+        let sets: Vec<(u64, &PassSet, bool)> = self
             .by_number
             .iter()
             .filter(|(n, _)| Some(**n) != without)
-            .map(|(n, c)| (*n, &c.set))
-            .chain(extra.map(|s| (next, s)))
+            .map(|(n, c)| (*n, &c.set, c.in_map))
+            .chain(extra.map(|s| (next, s, false)))
             .collect();
-        k.install(&sets)
+        k.install(&sets).map_err(|e| e.to_string())
     }
 
     /// Adds `expr` as a clause; its number. The kernel is widened first, so no
@@ -153,6 +157,7 @@ impl Clauses {
                 text: expr.to_string(),
                 set,
                 edits: Vec::new(),
+                in_map: false,
             },
         );
         Ok(n)
@@ -168,7 +173,7 @@ impl Clauses {
         // In the kernel the clause is switched off in place (one map write); a
         // new program only if that cannot be done. A kernel that stays wider
         // only lets through what user space drops.
-        let off = match &mut self.kernel {
+        let off = match &self.kernel {
             Some(k) => k.disable(n),
             None => Ok(true),
         };
@@ -200,18 +205,16 @@ impl Clauses {
         // The operand instructions: (pass, index, width, operands). A masked
         // equality (MEQ: flag and fragment tests) is never the one meant.
         let mut sites: Vec<(usize, usize, usize, Vec<u32>)> = Vec::new();
-        for (p, pass) in c.set.passes().iter().enumerate() {
-            for (k, insn) in pass.instructions().iter().enumerate() {
-                if let Some((first, size, count, _)) = insn.operand_slots() {
-                    if first == 2 {
-                        continue;
-                    }
-                    let mut ops: Vec<u32> =
-                        (0..count).map(|i| insn.operand(first, size, i)).collect();
-                    ops.sort_unstable();
-                    sites.push((p, k, size.bytes() as usize, ops));
-                }
+        for (p, k, insn) in c.set.operand_sites() {
+            let Some((first, size, count, _)) = insn.operand_slots() else {
+                continue;
+            };
+            if first == 2 {
+                continue;
             }
+            let mut ops: Vec<u32> = (0..count).map(|i| insn.operand(first, size, i)).collect();
+            ops.sort_unstable();
+            sites.push((p, k, size.bytes() as usize, ops));
         }
         let widths: Vec<usize> = sites.iter().map(|s| s.2).collect();
         let (width, value) = param_value(text, &widths)?;
@@ -231,11 +234,27 @@ impl Clauses {
             .writer()
             .clause_passes(&c.id)
             .map_err(|e| e.to_string())?;
+        // The first `param` of a clause moves its operands into the kernel
+        // program's map: one program swap, with the same verdicts.
+        if self.kernel.is_some() && !c.in_map {
+            let mark = |me: &mut Self, on: bool| {
+                if let Some(c) = me.by_number.get_mut(&n) {
+                    c.in_map = on;
+                }
+            };
+            mark(self, true);
+            if let Err(e) = self.place(None, None) {
+                // The program in place still compares in line: no map writes.
+                mark(self, false);
+                return Err(format!("the kernel's program: {e}"));
+            }
+        }
         let kernel = |k: &Option<KernelClauses>| -> Result<(), String> {
             match k {
                 Some(k) => sites
                     .iter()
-                    .try_for_each(|s| k.param(n, s.0, s.1, value, add)),
+                    .try_for_each(|s| k.param(n, s.0, s.1, value, add))
+                    .map_err(|e| format!("the kernel's program: {e}")),
                 None => Ok(()),
             }
         };

@@ -28,11 +28,11 @@
 use anyhow::{bail, Result};
 use netsift_follow::{Change, Endpoint, Transport};
 use netsift_isa::PassSet;
-use netsift_kernel::codegen::{generate, generate_clauses, Env, Generated};
+use netsift_kernel::codegen::{generate, Env, Generated};
 use netsift_kernel::follow::Following as Maps;
-use netsift_kernel::sys::{ProgKind, Program};
+use netsift_kernel::placed::{attach, PlacedClauses};
 use netsift_wire::LinkType;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::OwnedFd;
 
 /// What to say about a program placed in the kernel.
 fn describe(g: &Generated) -> String {
@@ -113,17 +113,6 @@ fn say(ask: Ask, what: impl FnOnce() -> String) {
     }
 }
 
-/// Loads `g` and attaches it under every socket of `socks`.
-fn load_and_attach(g: &Generated, socks: &[OwnedFd]) -> Result<Program, String> {
-    let p = Program::load(ProgKind::SocketFilter, "netsift", &g.insns)
-        .map_err(|e| format!("the kernel refused the program: {e}"))?;
-    for s in socks {
-        let fd: RawFd = s.as_raw_fd();
-        p.attach(fd).map_err(|e| e.to_string())?;
-    }
-    Ok(p)
-}
-
 /// Places the static filter `set` (`None`: none, or `--follow`'s, which stays in
 /// user space) under the rings `socks`, as `--place` asks. True when the program
 /// placed is decisive ([`Generated::decisive`]): user space then need not filter
@@ -145,7 +134,7 @@ pub fn place(
             Some(why) => why,
             None => match generate(set, Env::socket(snaplen)) {
                 Err(e) => e.to_string(),
-                Ok(g) => match load_and_attach(&g, socks) {
+                Ok(g) => match attach(&g, socks).map_err(|e| e.to_string()) {
                     // The sockets hold the program now; this handle may go.
                     Ok(_) => {
                         say(ask, || describe(&g));
@@ -227,8 +216,13 @@ pub fn follow(
         return refuse(ask, why);
     }
     let (base, ftp) = follow_plan(args, expr)?;
-    let placed = follow_program(&base, lt, snaplen, listeners, (ftp, args.follow_loose))
-        .and_then(|(g, maps)| load_and_attach(&g, socks).map(|_| (g, maps)));
+    let placed = follow_program(&base, lt, snaplen, listeners, (ftp, args.follow_loose)).and_then(
+        |(g, maps)| {
+            attach(&g, socks)
+                .map(|_| (g, maps))
+                .map_err(|e| e.to_string())
+        },
+    );
     match placed {
         Ok((g, maps)) => {
             say(ask, || {
@@ -266,66 +260,10 @@ pub fn follow_listing(
     Ok(out)
 }
 
-/// The kernel's side of `--control`'s live set: the rings to attach to (their
-/// descriptors duplicated, so a socket stays valid while the control thread may
-/// still edit), the snap length the program keeps, and the program in place with
-/// the clause numbers in its order.
-pub struct KernelClauses {
-    socks: Vec<OwnedFd>,
-    snaplen: u32,
-    current: Option<(Generated, Vec<u64>)>,
-}
-
-impl KernelClauses {
-    /// Generates the program for `clauses` (by number) and swaps it in under
-    /// every ring.
-    pub fn install(&mut self, clauses: &[(u64, &PassSet)]) -> Result<(), String> {
-        let sets: Vec<&PassSet> = clauses.iter().map(|(_, s)| *s).collect();
-        // Operand sets in a map, so that `param` is a map write.
-        let env = Env::socket(self.snaplen).with_params();
-        let g = generate_clauses(&sets, env).map_err(|e| e.to_string())?;
-        load_and_attach(&g, &self.socks)?;
-        self.current = Some((g, clauses.iter().map(|(n, _)| *n).collect()));
-        Ok(())
-    }
-
-    /// `param` on clause `n`'s instruction `insn` of pass `pass` in the program in
-    /// place: one map write (`add` or remove `value`).
-    pub fn param(
-        &self,
-        n: u64,
-        pass: usize,
-        insn: usize,
-        value: u32,
-        add: bool,
-    ) -> Result<(), String> {
-        let Some((g, order)) = &self.current else {
-            return Ok(());
-        };
-        let Some(c) = order.iter().position(|&m| m == n) else {
-            return Ok(());
-        };
-        if add {
-            g.add_param(c, pass, insn, value)
-        } else {
-            g.del_param(c, pass, insn, value).map(|_| ())
-        }
-        .map_err(|e| format!("the kernel's program: {e}"))
-    }
-
-    /// Turns clause `n` off in the program in place: one map write, no new
-    /// program. False if the program does not hold it.
-    pub fn disable(&mut self, n: u64) -> Result<bool, String> {
-        let Some((g, order)) = &self.current else {
-            return Ok(false);
-        };
-        let Some(i) = order.iter().position(|&m| m == n) else {
-            return Ok(false);
-        };
-        g.set_enabled(i, false).map_err(|e| e.to_string())?;
-        Ok(true)
-    }
-}
+/// The kernel's side of `--control`'s live set: the program of its clauses, by
+/// number, under every ring (descriptors duplicated, so a socket stays valid
+/// while the control thread may still edit).
+pub type KernelClauses = PlacedClauses<u64>;
 
 /// The kernel side `--control` gets from `--place` (`None`: user space only).
 /// It starts with no clause, so the kernel passes nothing until one is added.
@@ -341,12 +279,8 @@ pub fn clauses(
     if let Some(why) = unplaceable(lt) {
         return refuse(ask, why);
     }
-    let mut k = KernelClauses {
-        socks,
-        snaplen,
-        current: None,
-    };
-    match k.install(&[]) {
+    let mut k = KernelClauses::new(socks, Env::socket(snaplen));
+    match k.install(&[]).map_err(|e| e.to_string()) {
         Ok(()) => {
             say(ask, || {
                 "filtering in the kernel: the control socket's clauses, regenerated at each edit"

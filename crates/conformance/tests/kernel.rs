@@ -772,18 +772,7 @@ fn operand_maps_answer_as_the_engine_through_add_and_del_param() {
         let prog = Program::load(ProgKind::SchedCls, "params", &g.insns)
             .unwrap_or_else(|e| panic!("{expr}: {e}"));
         // The EQ and EQ2 instructions: (pass, index).
-        let sites: Vec<(usize, usize)> = set
-            .passes()
-            .iter()
-            .enumerate()
-            .flat_map(|(p, pass)| {
-                pass.instructions()
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, i)| i.operand_slots().is_some())
-                    .map(move |(k, _)| (p, k))
-            })
-            .collect();
+        let sites: Vec<(usize, usize)> = set.operand_sites().map(|(p, k, _)| (p, k)).collect();
         assert!(!sites.is_empty(), "{expr}: an operand set to edit");
         for round in 0..12 {
             let (p, k) = sites[next() as usize % sites.len()];

@@ -205,6 +205,18 @@ impl PassSet {
         self.passes.iter().map(Pass::len).sum()
     }
 
+    /// Every instruction with equality operands (EQ, MEQ, EQ2: what the seeds'
+    /// `add_param`/`del_param` edit), as (pass, index, instruction), in order.
+    pub fn operand_sites(&self) -> impl Iterator<Item = (usize, usize, Instruction)> + '_ {
+        self.passes.iter().enumerate().flat_map(|(p, pass)| {
+            pass.instructions()
+                .iter()
+                .enumerate()
+                .filter(|(_, i)| i.operand_slots().is_some())
+                .map(move |(k, i)| (p, k, *i))
+        })
+    }
+
     /// Appends a pass; returns its index.
     pub fn push_pass(
         &mut self,

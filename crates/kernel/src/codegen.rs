@@ -406,14 +406,16 @@ struct Gen<'a> {
     epilogue: Label,
     tables: Vec<(usize, u32, Map)>,
     map_error: Option<crate::sys::Error>,
-    /// [`Env::params`]' map, and the instruction index of the step being made.
+    /// [`Env::params`]' map, which clauses look their operands up there, and the
+    /// instruction index of the step being made.
     params: Option<Map>,
+    editable: &'a [bool],
     insn: usize,
 }
 
 /// The program for the static set `set` in `env`.
 pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
-    emit(&[set], env, false)
+    emit(&[set], env, false, &[env.params])
 }
 
 /// The program for a live set's clauses: it accepts what any clause accepts, and
@@ -421,10 +423,29 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
 /// a short packet goes on to the next clause). A clause's passes are numbered
 /// after the earlier clauses' in [`Generated::unsure_passes`].
 pub fn generate_clauses(clauses: &[&PassSet], env: Env) -> Result<Generated, GenError> {
-    emit(clauses, env, true)
+    emit(clauses, env, true, &vec![env.params; clauses.len()])
 }
 
-fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenError> {
+/// As [`generate_clauses`], with operand maps ([`Env::params`]) for the clauses
+/// marked `true` only: a clause whose values change pays a map lookup per EQ and
+/// EQ2, the others keep their compares in line.
+pub fn generate_clauses_editable(
+    clauses: &[(&PassSet, bool)],
+    env: Env,
+) -> Result<Generated, GenError> {
+    let sets: Vec<&PassSet> = clauses.iter().map(|(s, _)| *s).collect();
+    let editable: Vec<bool> = clauses.iter().map(|(_, e)| *e).collect();
+    emit(&sets, env, true, &editable)
+}
+
+/// The program; `editable[c]` says whether clause `c` keeps its operands in the
+/// parameter map.
+fn emit(
+    clauses: &[&PassSet],
+    env: Env,
+    checked: bool,
+    editable: &[bool],
+) -> Result<Generated, GenError> {
     let decoded: Vec<Decoded> = clauses.iter().map(|s| Decoded::new(s)).collect();
     let mut a = Asm::new();
     let unsure = a.label();
@@ -448,10 +469,11 @@ fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenE
         tables: Vec::new(),
         map_error: None,
         params: None,
+        editable,
         insn: 0,
     };
-    if env.params {
-        g.params = Some(params_map(&decoded)?);
+    if editable.iter().any(|&e| e) {
+        g.params = Some(params_map(&decoded, editable)?);
     }
     g.epilogue = g.a.label();
     g.a.mov64_reg(CTX, R1);
@@ -539,20 +561,34 @@ fn emit(clauses: &[&PassSet], env: Env, checked: bool) -> Result<Generated, GenE
     })
 }
 
+/// The instruction index of each step (what `add_param` names): an ARITH spans
+/// its CONT slots too.
+fn insn_indexes(steps: &[Step]) -> Vec<usize> {
+    steps
+        .iter()
+        .scan(0, |at, s| {
+            let i = *at;
+            *at += usize::from(s.span.max(1));
+            Some(i)
+        })
+        .collect()
+}
+
 /// The parameter map of [`Env::params`], holding every EQ and EQ2 operand of the
-/// clauses' passes.
-fn params_map(decoded: &[Decoded]) -> Result<Map, GenError> {
+/// editable clauses' passes.
+fn params_map(decoded: &[Decoded], editable: &[bool]) -> Result<Map, GenError> {
     let mut keys = Vec::new();
     for (c, d) in decoded.iter().enumerate() {
+        if !editable.get(c).copied().unwrap_or(false) {
+            continue;
+        }
         for (p, pass) in d.passes.iter().enumerate() {
-            let mut insn = 0;
-            for s in &pass.steps {
+            for (s, insn) in pass.steps.iter().zip(insn_indexes(&pass.steps)) {
                 if let Op::Eq { start, n, .. } | Op::Eq2 { start, n, .. } = s.op {
                     for &v in &d.pool[start as usize..][..n as usize] {
                         keys.push(param_key(c, p, insn, v));
                     }
                 }
-                insn += usize::from(s.span.max(1));
             }
         }
     }
@@ -659,28 +695,21 @@ impl<'a> Gen<'a> {
     fn steps(&mut self, steps: &[Step], fail: Label, pass: usize, depth: usize) -> bool {
         let mut whole = true;
         let mut k = 0;
-        // The instruction index of step k (an ARITH spans its CONT slots too).
-        let mut insn = 0;
+        let insns = insn_indexes(steps);
         while k < steps.len() {
             let run = steps[k..]
                 .iter()
                 .take_while(|s| s.negate && same_fields(&s.op, &steps[k].op))
                 .count();
             // With operands in a map, each step looks its own up.
-            if run >= 2 && self.params.is_none() {
+            if run >= 2 && self.operand_map().is_none() {
                 self.negated_pairs(&steps[k..k + run], fail);
                 k += run;
             } else {
-                self.insn = insn;
-                insn += usize::from(steps[k].span.max(1));
+                self.insn = insns[k];
                 whole &= self.step(&steps[k], fail, pass, depth);
                 k += 1;
-                continue;
             }
-            insn += steps[k - run..k]
-                .iter()
-                .map(|s| usize::from(s.span.max(1)))
-                .sum::<usize>();
         }
         whole
     }
@@ -763,7 +792,7 @@ impl<'a> Gen<'a> {
                 let at = self.field(anchor, off, ADDR);
                 let vals = &self.pool[start as usize..][..n as usize];
                 self.load(size, at, 0);
-                match self.params.as_ref().map(|m| m.fd()) {
+                match self.operand_map() {
                     Some(fd) => self.param_lookup(fd, mask, pass, yes, not),
                     None => self.equals(mask, vals, yes, not),
                 }
@@ -782,7 +811,7 @@ impl<'a> Gen<'a> {
             } => {
                 let mask = loaded_mask(mask, size);
                 let vals = &self.pool[start as usize..][..n as usize];
-                let params = self.params.as_ref().map(|m| m.fd());
+                let params = self.operand_map();
                 self.pair(
                     anchor,
                     off,
@@ -1480,6 +1509,13 @@ impl<'a> Gen<'a> {
             self.a.jmp32_imm(Cond::Eq, VAL, v, yes);
         }
         self.a.ja(no);
+    }
+
+    /// The parameter map's descriptor if the clause being made looks its operands
+    /// up there.
+    fn operand_map(&self) -> Option<i32> {
+        let on = self.editable.get(self.clause).copied().unwrap_or(false);
+        self.params.as_ref().filter(|_| on).map(|m| m.fd())
     }
 
     /// `VAL & mask` is an operand of the step being made, looked up in the

@@ -397,14 +397,7 @@ fn announce_v6(a: &mut Asm, h: FollowHook) {
     a.raw(ABS_H, R0, 0, 18);
     a.mov64_reg(R8, R0);
     a.alu64_imm(Alu::Add, R8, 14 + 40);
-    a.ldx(Width::W, R2, CTX, 0);
-    let short = a.label();
-    a.jmp_reg(Cond::Le, R8, R2, short);
-    a.mov64_reg(R8, R2);
-    a.bind(short);
-    a.mov64_reg(R1, R7);
-    a.alu64_imm(Alu::Add, R1, 4);
-    a.jmp_reg(Cond::Gt, R1, R8, skip);
+    payload_end(a, skip);
     a.raw(IND_W, R7, 0, 0);
     a.jmp_imm(Cond::Ne, R0, word(b"229 "), skip);
     epsv_port(a, skip);
@@ -455,6 +448,12 @@ fn payload(a: &mut Asm, skip: Label) {
     a.raw(ABS_H, R0, 0, 16);
     a.mov64_reg(R8, R0);
     a.alu64_imm(Alu::Add, R8, 14);
+    payload_end(a, skip);
+}
+
+/// r8, the payload's end as the IP header gives it, cut to the frame's end; to
+/// `skip` unless four bytes lie from r7 (the payload's start) to there.
+fn payload_end(a: &mut Asm, skip: Label) {
     a.ldx(Width::W, R2, CTX, 0);
     let short = a.label();
     a.jmp_reg(Cond::Le, R8, R2, short);

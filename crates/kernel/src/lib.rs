@@ -22,6 +22,8 @@
 //!   hash map;
 //! - [`follow`]: `--follow` in the kernel: the follower's listener endpoints in a
 //!   map, and FTP announcements read by the program itself;
+//! - [`placed`]: programs attached under capture sockets, and a live set's
+//!   clauses kept in the kernel in step with user space;
 //! - [`ringbuf`]: the user-space side of the ring buffer the XDP program copies
 //!   accepted frames into.
 //!
@@ -36,6 +38,7 @@ pub mod classic;
 pub mod codegen;
 pub mod follow;
 mod layout;
+pub mod placed;
 pub mod ringbuf;
 pub mod sys;
 mod xdp;

@@ -377,18 +377,9 @@ fn param_updates(n: usize) -> Result<Latency> {
     let set =
         netsift_pcapc::compile("tcp port 80", LinkType::EN10MB).map_err(|e| anyhow!("{e}"))?;
     let g = generate(&set, Env::socket(262_144).with_params()).map_err(|e| anyhow!("{e}"))?;
-    // The port test: the last operand instruction of the first pass.
-    let (pass, insn) = set
-        .passes()
-        .iter()
-        .enumerate()
-        .flat_map(|(p, pass)| {
-            pass.instructions()
-                .iter()
-                .enumerate()
-                .filter(|(_, i)| i.operand_slots().is_some())
-                .map(move |(k, _)| (p, k))
-        })
+    // A port test: the set's last operand instruction.
+    let (pass, insn, _) = set
+        .operand_sites()
         .last()
         .ok_or_else(|| anyhow!("tcp port 80 has no operand set"))?;
     let ns: Vec<f64> = (0..n as u32)

@@ -41,6 +41,8 @@ use crate::gen::trace::TRACE_START_NS;
 use crate::GenPacket;
 use netsift_capture::{Config, Ring};
 use netsift_engine::Scratch;
+use netsift_kernel::codegen::Env;
+use netsift_kernel::placed::PlacedClauses;
 use netsift_wire::LinkType;
 use std::net::Ipv4Addr;
 use std::path::Path;
@@ -290,39 +292,6 @@ pub fn netsift_kernel(s: &Setup<'_>) -> Result<EditRun, String> {
     run_netsift(s, true)
 }
 
-/// The kernel's half of [`netsift_kernel`]: the program of the clauses in force,
-/// swapped in under the ring's socket.
-struct KernelSide {
-    sock: std::os::fd::OwnedFd,
-    /// The program in place and its clauses (index into the two filters), whose
-    /// enable words the removals write.
-    current: Option<(netsift_kernel::codegen::Generated, Vec<usize>)>,
-}
-
-impl KernelSide {
-    fn install(&mut self, sets: &[netsift_isa::PassSet; 2], which: &[usize]) -> Result<(), String> {
-        use netsift_kernel::codegen::{generate_clauses, Env};
-        use netsift_kernel::sys::{ProgKind, Program};
-        let chosen: Vec<&netsift_isa::PassSet> = which.iter().map(|&i| &sets[i]).collect();
-        let g = generate_clauses(&chosen, Env::socket(65_535)).map_err(|e| e.to_string())?;
-        let p =
-            Program::load(ProgKind::SocketFilter, "edits", &g.insns).map_err(|e| e.to_string())?;
-        p.attach(std::os::fd::AsRawFd::as_raw_fd(&self.sock))
-            .map_err(|e| e.to_string())?;
-        self.current = Some((g, which.to_vec()));
-        Ok(())
-    }
-
-    fn disable(&self, filter: usize) -> Result<(), String> {
-        if let Some((g, order)) = &self.current {
-            if let Some(i) = order.iter().position(|&f| f == filter) {
-                g.set_enabled(i, false).map_err(|e| e.to_string())?;
-            }
-        }
-        Ok(())
-    }
-}
-
 fn run_netsift(s: &Setup<'_>, in_kernel: bool) -> Result<EditRun, String> {
     let compile =
         |e| netsift_pcapc::compile(e, LinkType::EN10MB).map_err(|err| format!("{e:?}: {err}"));
@@ -376,11 +345,9 @@ fn run_netsift(s: &Setup<'_>, in_kernel: bool) -> Result<EditRun, String> {
         let sock = sock_rx
             .recv_timeout(Duration::from_secs(10))
             .map_err(|_| "the capture thread did not hand its socket over".to_string())?;
-        let mut k = KernelSide {
-            sock,
-            current: None,
-        };
-        k.install(&sets, &[0])?;
+        let mut k = PlacedClauses::new(vec![sock], Env::socket(65_535));
+        k.install(&[(0, &sets[0], false)])
+            .map_err(|e| e.to_string())?;
         Some(k)
     } else {
         None
@@ -399,12 +366,13 @@ fn run_netsift(s: &Setup<'_>, in_kernel: bool) -> Result<EditRun, String> {
                 // and narrows after it.
                 let (old, new) = (edits as usize % 2, (edits as usize + 1) % 2);
                 if let Some(k) = &mut kernel {
-                    k.install(&sets, &[old, new])?;
+                    k.install(&[(old, &sets[old], false), (new, &sets[new], false)])
+                        .map_err(|e| e.to_string())?;
                 }
                 let added = writer.add_clause(&sets[new]).map_err(|e| e.to_string())?;
                 writer.del_clause(&current).map_err(|e| e.to_string())?;
                 if let Some(k) = &kernel {
-                    k.disable(old)?;
+                    k.disable(old).map_err(|e| e.to_string())?;
                 }
                 current = added;
                 edits += 1;
