@@ -12,6 +12,7 @@ mod filter;
 mod following;
 mod generate;
 mod live;
+mod merge;
 mod output;
 mod place;
 mod signals;

@@ -13,15 +13,14 @@
 
 use crate::filter::{frame_ns, print_stats, BATCH};
 use crate::following::Following;
+use crate::merge::{Batch, Merge, Out};
 use crate::output::Sink;
 use anyhow::{bail, Result};
-use netsift_capture::{Config, Ring, Stats};
+use netsift_capture::{Config, Frame, Ring, Stats};
 use netsift_engine::live::Reader as LiveReader;
 use netsift_engine::{BatchScratch, Compiled, Scratch};
 use netsift_pcapio::{Packet, RawTs, Record};
 use netsift_wire::LinkType;
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 use std::sync::{Arc, Mutex};
@@ -31,50 +30,27 @@ use std::time::Duration;
 pub const REORDER_WINDOW_NS: u64 = 100_000_000;
 /// At most this many packets are held for reordering.
 pub const REORDER_MAX: usize = 65_536;
-
-/// An accepted packet on its way to the writer.
-struct Held {
-    ts: u64,
-    seq: u64,
-    worker: usize,
-    wire: u32,
-    data: Vec<u8>,
-}
-
-impl PartialEq for Held {
-    fn eq(&self, o: &Self) -> bool {
-        (self.ts, self.seq) == (o.ts, o.seq)
-    }
-}
-impl Eq for Held {}
-impl PartialOrd for Held {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Held {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        (self.ts, self.seq).cmp(&(o.ts, o.seq))
-    }
-}
+/// Spent batches waiting to go back to a worker: a worker whose return queue is
+/// full allocates, one whose queue is empty too.
+const SPARE_BATCHES: usize = 4;
 
 enum Msg {
     /// A block's accepted packets, in the ring's order: one message a block,
     /// not one a packet, so the channel's locking and wake-ups are paid per block.
-    Packets(Vec<Held>),
+    Packets(Batch),
     /// The worker stopped; its ring's statistics.
     Done(usize, Result<Stats, String>),
 }
 
-fn record(h: &Held) -> Record<'_> {
-    let (sec, nsec) = ((h.ts / 1_000_000_000) as u32, (h.ts % 1_000_000_000) as u32);
+fn record<'a>(o: &Out<'a>) -> Record<'a> {
+    let (sec, nsec) = ((o.ts / 1_000_000_000) as u32, (o.ts % 1_000_000_000) as u32);
     Record {
         packet: Packet {
             ts_sec: sec as u64,
             ts_nsec: nsec,
-            caplen: h.data.len() as u32,
-            orig_len: h.wire,
-            data: &h.data,
+            caplen: o.data.len() as u32,
+            orig_len: o.wire,
+            data: o.data,
             interface: 0,
         },
         raw_ts: RawTs::Pcap {
@@ -109,13 +85,19 @@ fn lock(f: &Mutex<Following>) -> std::sync::MutexGuard<'_, Following> {
     f.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// One worker: filters its ring's blocks and sends the accepted packets.
-fn work(id: usize, mut ring: Ring, filter: Shared, stop: Arc<AtomicBool>, tx: SyncSender<Msg>) {
+/// One worker: filters its ring's blocks and sends the accepted packets, a
+/// batch a block; spent batches come back on `spare`.
+fn work(
+    id: usize,
+    mut ring: Ring,
+    filter: Shared,
+    stop: Arc<AtomicBool>,
+    tx: SyncSender<Msg>,
+    spare: Receiver<Batch>,
+) {
     let mut scratch = BatchScratch::new();
     let mut one = Scratch::new();
-    let mut seq = 0u64;
     let mut failed = None;
-    let mut out = Vec::new();
     'run: while !stop.load(Ordering::Relaxed) {
         let block = match ring.next_block(Duration::from_millis(100)) {
             Ok(Some(b)) => b,
@@ -125,8 +107,15 @@ fn work(id: usize, mut ring: Ring, filter: Shared, stop: Arc<AtomicBool>, tx: Sy
                 break;
             }
         };
-        let frames: Vec<_> = block.frames().collect();
-        for chunk in frames.chunks(BATCH) {
+        let mut out = spare.try_recv().unwrap_or_else(|_| Batch::new(id));
+        let mut frames = block.frames();
+        let mut chunk = [Frame::default(); BATCH];
+        loop {
+            let n = frames.fill(&mut chunk);
+            if n == 0 {
+                break;
+            }
+            let chunk = &chunk[..n];
             let keep = match &filter {
                 Shared::Static(None, _) => u32::MAX,
                 Shared::Static(Some(f), decides) => {
@@ -141,19 +130,16 @@ fn work(id: usize, mut ring: Ring, filter: Shared, stop: Arc<AtomicBool>, tx: Sy
                     crate::filter::follow_frames(live, &mut one, chunk, u64::MAX, |_| true)
                 }
             };
-            for (_, fr) in chunk.iter().enumerate().filter(|(i, _)| keep >> i & 1 != 0) {
-                seq += 1;
-                out.push(Held {
-                    ts: frame_ns(fr),
-                    seq: seq << 8 | id as u64,
-                    worker: id,
-                    wire: fr.wire_len,
-                    // The one copy: accepted packets leave the ring.
-                    data: fr.data.to_vec(),
-                });
+            let mut keep = keep & (u32::MAX >> (32 - n));
+            while keep != 0 {
+                let fr = &chunk[keep.trailing_zeros() as usize];
+                keep &= keep - 1;
+                // The one copy: accepted packets leave the ring.
+                out.push(frame_ns(fr), fr.data, fr.wire_len);
             }
         }
-        if !out.is_empty() && tx.send(Msg::Packets(std::mem::take(&mut out))).is_err() {
+        drop(block);
+        if !out.is_empty() && tx.send(Msg::Packets(out)).is_err() {
             break 'run;
         }
     }
@@ -179,14 +165,17 @@ pub fn run(
     // Messages are blocks: at most this many in flight bounds what a lagging
     // writer holds to this many rings' blocks of accepted packets.
     let (tx, rx) = sync_channel(64);
+    let mut spares = Vec::with_capacity(n);
     let handles: Vec<_> = rings
         .into_iter()
         .enumerate()
         .map(|(id, ring)| {
             let (f, s, t) = (filter.clone(), stop.clone(), tx.clone());
+            let (back, spare) = sync_channel(SPARE_BATCHES);
+            spares.push(back);
             std::thread::Builder::new()
                 .name(format!("netsift-worker-{id}"))
-                .spawn(move || work(id, ring, f, s, t))
+                .spawn(move || work(id, ring, f, s, t, spare))
         })
         .collect::<std::io::Result<_>>()?;
     drop(tx);
@@ -196,7 +185,7 @@ pub fn run(
         lt.with_description(),
         cfg.snaplen
     );
-    let result = write(args, lt, cfg.snaplen, n, &rx, &stop);
+    let result = write(args, lt, cfg.snaplen, (&rx, &spares), &stop);
     stop.store(true, Ordering::Relaxed);
     // Drain what the workers still send, so none blocks on a full channel.
     let mut stats = vec![None; n];
@@ -243,15 +232,16 @@ pub fn run(
 
 type Outcome = (Vec<u64>, Vec<Option<Result<Stats, String>>>);
 
-/// The writer: merges the workers' packets in time-stamp order within the window.
+/// The writer: merges the workers' packets in time-stamp order within the
+/// window, and hands each spent batch back to its worker through `spares`.
 fn write(
     args: &crate::args::Args,
     lt: LinkType,
     snaplen: u32,
-    n: usize,
-    rx: &Receiver<Msg>,
+    (rx, spares): (&Receiver<Msg>, &[SyncSender<Batch>]),
     stop: &AtomicBool,
 ) -> Result<Outcome> {
+    let n = spares.len();
     let limit = args.count.unwrap_or(u64::MAX);
     let mut sinks = Vec::new();
     if args.worker_files {
@@ -266,66 +256,78 @@ fn write(
     } else {
         sinks.push(Sink::live(args, lt, snaplen)?);
     }
-    let mut heap: BinaryHeap<Reverse<Held>> = BinaryHeap::new();
+    let mut merge = Merge::new(n, REORDER_WINDOW_NS, REORDER_MAX);
     let mut accepted = vec![0u64; n];
     let mut total = 0u64;
-    let mut newest = 0u64;
     let mut stats: Vec<Option<Result<Stats, String>>> = vec![None; n];
     let mut done = 0;
-    let mut emit = |h: Held, accepted: &mut Vec<u64>, total: &mut u64| -> Result<()> {
-        if *total >= limit {
-            return Ok(());
-        }
-        *total += 1;
-        accepted[h.worker] += 1;
-        let sink = if sinks.len() > 1 {
-            &mut sinks[h.worker]
-        } else {
-            &mut sinks[0]
+    // Writes what may go (all of it if `all`), laid out as records a sink where
+    // the sink takes them, and returns the spent batches.
+    let mut drain =
+        |merge: &mut Merge, all: bool, (accepted, total): (&mut [u64], &mut u64)| -> Result<()> {
+            let mut recs: Vec<_> = sinks.iter_mut().map(|s| s.records()).collect();
+            let res = merge.drain(
+                all,
+                |o| -> Result<()> {
+                    if *total >= limit {
+                        return Ok(());
+                    }
+                    *total += 1;
+                    accepted[o.worker] += 1;
+                    let i = if sinks.len() > 1 { o.worker } else { 0 };
+                    match &mut recs[i] {
+                        Some(r) => {
+                            let (sec, nsec) = (o.ts / 1_000_000_000, o.ts % 1_000_000_000);
+                            r.push(sec as u32, nsec as u32, o.data, o.wire);
+                        }
+                        None => sinks[i].packet(&record(&o))?,
+                    }
+                    if *total >= limit {
+                        stop.store(true, Ordering::Relaxed);
+                    }
+                    Ok(())
+                },
+                |b| {
+                    let w = b.worker();
+                    let _ = spares[w].try_send(b);
+                },
+            );
+            for (s, r) in sinks.iter_mut().zip(recs) {
+                if let Some(r) = r {
+                    s.write_records(r)?;
+                }
+            }
+            res
         };
-        sink.packet(&record(&h))?;
-        if *total >= limit {
-            stop.store(true, Ordering::Relaxed);
-        }
-        Ok(())
-    };
     while done < n {
         let m = match rx.recv_timeout(Duration::from_millis(50)) {
             Ok(m) => m,
             Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
                 // Quiet: what the window holds is as ordered as it will get.
-                while let Some(Reverse(h)) = heap.pop() {
-                    emit(h, &mut accepted, &mut total)?;
-                }
+                drain(&mut merge, true, (&mut accepted, &mut total))?;
                 continue;
             }
             Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
         };
         match m {
-            Msg::Packets(block) => {
-                for h in block {
-                    newest = newest.max(h.ts);
-                    heap.push(Reverse(h));
-                }
-                while heap.peek().is_some_and(|Reverse(h)| {
-                    h.ts + REORDER_WINDOW_NS <= newest || heap.len() > REORDER_MAX
-                }) {
-                    let Reverse(h) = heap.pop().expect("peeked");
-                    emit(h, &mut accepted, &mut total)?;
+            Msg::Packets(b) => {
+                if let Some(b) = merge.add(b) {
+                    let w = b.worker();
+                    let _ = spares[w].try_send(b);
                 }
             }
             Msg::Done(id, s) => {
                 stats[id] = Some(s);
+                merge.done(id);
                 done += 1;
             }
         }
-        if stop.load(Ordering::Relaxed) && heap.is_empty() && total >= limit {
+        drain(&mut merge, false, (&mut accepted, &mut total))?;
+        if stop.load(Ordering::Relaxed) && merge.held() == 0 && total >= limit {
             break;
         }
     }
-    while let Some(Reverse(h)) = heap.pop() {
-        emit(h, &mut accepted, &mut total)?;
-    }
+    drain(&mut merge, true, (&mut accepted, &mut total))?;
     for s in &mut sinks {
         s.finish()?;
     }
