@@ -9,6 +9,12 @@
 //! system time `wait4` reports for the process (and any children it waited for).
 //! [`capture`] is that start-replay-stop cycle for any command line (the kernel
 //! benchmark's FTP experiment runs `netsift --follow ftp` with it).
+//!
+//! Part of that CPU time is paid once per process, whatever it captures: compiling
+//! the filter, loading it into the kernel, and the kernel clearing the ring's pages
+//! (about 7.5 ms for either tool here). [`idle`] runs the same cycle with nothing
+//! sent, so the report can give the cost per packet without it; on a quick run of
+//! 200,000 packets that once-only cost is most of what either tool spends.
 
 use super::netns::Netns;
 use super::replay::{tcpreplay, Rate, Sent};
@@ -91,12 +97,24 @@ pub struct CaptureRun {
     pub dropped: u64,
     /// User plus system CPU seconds of the process.
     pub cpu_s: f64,
+    /// Which round of runs this was (every contender runs once a round, so the
+    /// runs of one round are paired for the ratios).
+    pub round: usize,
+    /// The contender's once-per-process CPU seconds ([`idle`], median over
+    /// rounds), set when the runs are done; 0 until then.
+    pub idle_cpu_s: f64,
 }
 
 impl CaptureRun {
     /// CPU seconds per million packets sent.
     pub fn cpu_per_mpkt(&self) -> f64 {
         self.cpu_s / (self.sent.packets as f64 / 1e6).max(1e-9)
+    }
+
+    /// CPU seconds per million packets sent, less what the process spends once
+    /// whatever it captures (its idle run).
+    pub fn net_cpu_per_mpkt(&self) -> f64 {
+        (self.cpu_s - self.idle_cpu_s).max(0.0) / (self.sent.packets as f64 / 1e6).max(1e-9)
     }
 }
 
@@ -202,6 +220,19 @@ pub fn capture(
     rate: Rate,
     stop: &Stop,
 ) -> Result<Finished, String> {
+    cycle(net, program, args, name, Some((trace, rate)), stop)
+}
+
+/// [`capture`], or with `replay` `None` the same start, drain and stop with
+/// nothing sent.
+fn cycle(
+    net: &Netns,
+    program: &Path,
+    args: &[String],
+    name: &str,
+    replay: Option<(&Path, Rate)>,
+    stop: &Stop,
+) -> Result<Finished, String> {
     let mut cmd = Netns::command(&net.capture, program);
     cmd.args(args)
         .stdin(Stdio::null())
@@ -235,7 +266,10 @@ pub fn capture(
         let err = reader.join().unwrap_or_default();
         return Err(format!("{name} did not start: {}", err.trim()));
     }
-    let sent = tcpreplay(net, trace, rate, stop)?;
+    let sent = match replay {
+        Some((trace, rate)) => tcpreplay(net, trace, rate, stop)?,
+        None => Sent::default(),
+    };
     stop.sleep(DRAIN)?;
     let (cpu_s, status) = running.finish()?;
     Ok(Finished {
@@ -246,15 +280,9 @@ pub fn capture(
     })
 }
 
-/// Runs `c` on one replay of `trace` at `rate`.
-pub fn run_one(
-    net: &Netns,
-    tools: &Tools,
-    c: Contender,
-    trace: &Path,
-    rate: Rate,
-    stop: &Stop,
-) -> Result<CaptureRun, String> {
+/// The command line of `c`: `-i`, `-B`, netsift's placement and workers, `-w
+/// /dev/null` and the filter.
+fn command<'t>(net: &Netns, tools: &'t Tools, c: Contender) -> (&'t Path, Vec<String>) {
     let program = match c {
         Contender::Netsift { .. } => &tools.netsift,
         Contender::Tcpdump => &tools.tcpdump,
@@ -274,6 +302,19 @@ pub fn run_one(
         args.extend(["--place".into(), place.into()]);
     }
     args.extend(["-w".into(), "/dev/null".into(), tools.expr.clone()]);
+    (program, args)
+}
+
+/// Runs `c` on one replay of `trace` at `rate`, in round `round`.
+pub fn run_one(
+    net: &Netns,
+    tools: &Tools,
+    c: Contender,
+    trace: &Path,
+    (rate, round): (Rate, usize),
+    stop: &Stop,
+) -> Result<CaptureRun, String> {
+    let (program, args) = command(net, tools, c);
     let f = capture(net, program, &args, c.name(), trace, rate, stop)?;
     Ok(CaptureRun {
         contender: c,
@@ -283,7 +324,19 @@ pub fn run_one(
         received: f.count(c.name(), "packets received by filter")?,
         dropped: f.count(c.name(), "packets dropped by kernel")?,
         cpu_s: f.cpu_s,
+        round,
+        idle_cpu_s: 0.0,
     })
+}
+
+/// The CPU seconds `c` spends started, left listening as long as after a replay,
+/// and stopped, with nothing sent: what it pays once whatever it captures.
+pub fn idle(net: &Netns, tools: &Tools, c: Contender, stop: &Stop) -> Result<f64, String> {
+    let (program, args) = command(net, tools, c);
+    let f = cycle(net, program, &args, c.name(), None, stop)?;
+    // It must have stopped as after a capture (its closing lines), not failed.
+    f.count(c.name(), "packets captured")?;
+    Ok(f.cpu_s)
 }
 
 #[cfg(test)]

@@ -139,6 +139,9 @@ pub struct LiveReport {
     pub expr: String,
     pub buffer_kib: usize,
     pub runs: Vec<CaptureRun>,
+    /// CPU seconds of each idle run ([`contenders::idle`]): started, listening as
+    /// long as after a replay, stopped, nothing sent.
+    pub idle: Vec<(Contender, f64)>,
     pub edit_packets: usize,
     pub edit_rate: Rate,
     pub edit_period: Duration,
@@ -224,11 +227,12 @@ pub fn run(cfg: &LiveConfig, stop: &Stop, mut log: impl FnMut(&str)) -> Result<L
         net.sender, net.capture, net.tx, net.rx
     ));
     let mut runs = Vec::new();
+    let mut idle = Vec::new();
     for r in 0..cfg.runs.max(1) {
         for (k, &rate) in cfg.rates.iter().enumerate() {
             for i in 0..Contender::ALL.len() {
                 let c = Contender::ALL[(i + r + k) % Contender::ALL.len()];
-                let run = contenders::run_one(&net, &cfg.tools, c, &cfg.trace, rate, stop)?;
+                let run = contenders::run_one(&net, &cfg.tools, c, &cfg.trace, (rate, r), stop)?;
                 log(&format!(
                     "run {}/{}, {} pps, {}: sent {} ({:.0} pps), captured {}, dropped {}, {:.3} CPU s/Mpkt",
                     r + 1,
@@ -244,6 +248,27 @@ pub fn run(cfg: &LiveConfig, stop: &Stop, mut log: impl FnMut(&str)) -> Result<L
                 runs.push(run);
             }
         }
+        for i in 0..Contender::ALL.len() {
+            let c = Contender::ALL[(i + r) % Contender::ALL.len()];
+            let cpu_s = contenders::idle(&net, &cfg.tools, c, stop)?;
+            log(&format!(
+                "run {}/{}, idle, {}: {:.1} CPU ms",
+                r + 1,
+                cfg.runs,
+                c.name(),
+                cpu_s * 1e3
+            ));
+            idle.push((c, cpu_s));
+        }
+    }
+    // Each run's once-only cost: its contender's median over the idle runs.
+    for run in &mut runs {
+        let mine: Vec<f64> = idle
+            .iter()
+            .filter(|(c, _)| *c == run.contender)
+            .map(|(_, s)| *s)
+            .collect();
+        run.idle_cpu_s = crate::stats::Stat::of(&mine).map_or(0.0, |s| s.median);
     }
     let setup = edits::Setup {
         net: &net,
@@ -289,6 +314,7 @@ pub fn run(cfg: &LiveConfig, stop: &Stop, mut log: impl FnMut(&str)) -> Result<L
         expr: cfg.tools.expr.clone(),
         buffer_kib: cfg.tools.buffer_kib,
         runs,
+        idle,
         edit_packets: cfg.edit_packets,
         edit_rate: cfg.edit_rate,
         edit_period: cfg.edit_period,
