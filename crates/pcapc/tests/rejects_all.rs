@@ -119,6 +119,18 @@ fn pullups_move_tests_under_new_dominators() {
     );
 }
 
+/// `inbound`, `outbound` and `ifindex N` where the link has no such field are tests
+/// of the kernel's ancillary data (`ldh [type]; jeq #4`, negated for `inbound`, and
+/// `ld [ifidx]; jeq #N`): threading decides one from another on the same field.
+#[test]
+fn ancillary_tests_decide_each_other() {
+    check(LinkType::LOOP, "inbound and outbound", true);
+    check(LinkType::EN10MB, "outbound and not outbound", true);
+    check(LinkType::LOOP, "ifindex 3 and ifindex 4", true);
+    check(LinkType::LOOP, "ifindex 3 and inbound", false);
+    check(LinkType::IPV4, "inbound and tcp and outbound", true);
+}
+
 /// On IPV4 every `ip` check is a constant block: it goes in the first pass, but
 /// until then it counts for levels and dominators.
 #[test]

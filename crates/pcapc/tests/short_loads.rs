@@ -250,3 +250,38 @@ fn src_or_dst_pairs_merge_only_in_pulled_order() {
     );
     assert!(!listing.contains("{0xc0a8010a, 0x7f000001}"), "{listing}");
 }
+
+/// `inbound` on a link with no direction field is gencode's test of the kernel's
+/// packet type, `ldh [type]; jeq #PACKET_OUTGOING`, negated (its branches swapped),
+/// which `pcap_offline_filter` can never load. Its polarity steers the pull-ups: in
+/// this filter (the random test's seed 5, on LOOP) the first alternative cannot
+/// hold, so threading sends both branches of the root to `inbound` and `opt_root`
+/// makes it the first test, after the root's `ld [0]`. With `inbound` a positive
+/// test of its own, `and_pullup` moved the address family test of `net` in front of
+/// it, and an IPv6 packet to TCP port 25 was accepted without the load libpcap
+/// faults on. Every way through the program now loads the packet type first.
+#[test]
+fn the_packet_type_load_keeps_libpcaps_polarity() {
+    let listing = program(
+        "((! port 65534 && tcp[tcpflags] & (tcp-ack|tcp-syn) == tcp-ack) && (pim)) or (inbound && net 127.0.0.0 mask 255.255.255.0 || tcp dst port 25)",
+        LinkType::LOOP,
+    );
+    for pass in listing.split("\npass ").skip(1) {
+        assert!(
+            pass.starts_with("0\n") || pass.contains("(child of "),
+            "{listing}"
+        );
+        let second = pass.lines().nth(2).unwrap_or("");
+        assert!(
+            second.contains("eq [@16+0:2] in {0x4}"),
+            "pass {pass}\n{listing}"
+        );
+    }
+    assert!(listing.contains("pass 0\n   0: range [0:4]"), "{listing}");
+    // Two tests of the packet type decide each other: `inbound or outbound` is
+    // true without a load (libpcap compiles `ret #262144`).
+    assert_eq!(
+        program("inbound or outbound", LinkType::LOOP),
+        PassSet::accept_all().to_string()
+    );
+}

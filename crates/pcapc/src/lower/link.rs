@@ -39,6 +39,13 @@ pub(crate) mod sap {
 const SLL_P_802_3: u32 = 0x0001;
 const SLL_P_802_2: u32 = 0x0004;
 const SLL_OUTGOING: u32 = 4;
+/// Linux's ancillary-data area (`SKF_AD_OFF`, -0x1000 as a load offset) and the
+/// two fields of it gencode tests: the packet type (`SKF_AD_PKTTYPE`, compared with
+/// `PACKET_OUTGOING`) and the interface index (`SKF_AD_IFINDEX`).
+const SKF_AD_OFF: u32 = 0xffff_f000;
+const SKF_AD_PKTTYPE: u32 = 4;
+const SKF_AD_IFINDEX: u32 = 8;
+const PACKET_OUTGOING: u32 = 4;
 const PPP_MPLS_UCAST: u32 = 0x0281;
 
 fn ethertype_to_ppptype(p: u32) -> u32 {
@@ -456,11 +463,19 @@ impl Lowerer<'_> {
         Ok(Tree::and(b0, b1))
     }
 
+    /// `outbound` is an equality with the outgoing packet type, and `inbound` its
+    /// negation (gencode's `gen_not`, which swaps the block's branches: the
+    /// optimiser's pull-ups and threading see that polarity).
     pub fn inbound(&mut self, inbound: bool) -> LResult<Tree> {
         let out = match self.link {
             Link::Sll => self.cmp(Rel::LinkHdr, 0, Size::B2, SLL_OUTGOING)?,
             Link::Sll2 => self.cmp(Rel::LinkHdr, 10, Size::B1, SLL_OUTGOING)?,
-            _ => return self.kernel_only("inbound/outbound"),
+            _ => self.kernel_only(
+                "inbound/outbound",
+                SKF_AD_PKTTYPE,
+                Size::B2,
+                PACKET_OUTGOING,
+            )?,
         };
         Ok(if inbound { Tree::not(out) } else { out })
     }
@@ -468,22 +483,26 @@ impl Lowerer<'_> {
     pub fn ifindex(&mut self, ifindex: u32) -> LResult<Tree> {
         match self.link {
             Link::Sll2 => self.cmp(Rel::LinkHdr, 4, Size::B4, ifindex),
-            _ => self.kernel_only("ifindex"),
+            _ => self.kernel_only("ifindex", SKF_AD_IFINDEX, Size::B4, ifindex),
         }
     }
 
     /// Metadata only a live Linux socket has. Reading a file, libpcap refuses it; for a
-    /// dead handle it emits a load from the kernel's ancillary-data area (offset
-    /// 0xfffff000 and up), which offline filtering can never satisfy: every packet
-    /// faults and is rejected. netsift does the same.
-    fn kernel_only(&mut self, what: &str) -> LResult<Tree> {
+    /// dead handle it emits gencode's comparison of the field `field` of the kernel's
+    /// ancillary-data area (a load at `SKF_AD_OFF + field`) with `v`. Offline
+    /// filtering can never perform that load: every packet that reaches it faults and
+    /// is rejected. netsift emits the same test, so the optimiser model sees the same
+    /// blocks: two of them on one field decide each other (`inbound and outbound`
+    /// rejects every packet, `inbound or outbound` accepts every packet without a
+    /// load), and one on another field decides nothing.
+    fn kernel_only(&mut self, what: &str, field: u32, size: Size, v: u32) -> LResult<Tree> {
         if self.target.savefile_swapped.is_some() {
             return self.err(format!(
                 "{what} not supported on {} when reading savefiles",
                 self.link_description()
             ));
         }
-        self.cmp(Rel::LinkHdr, 0xffff_f000, Size::B2, 0)
+        self.cmp(Rel::LinkHdr, SKF_AD_OFF + field, size, v)
     }
 
     pub fn broadcast(&mut self, p: P) -> LResult<Tree> {
