@@ -805,6 +805,7 @@ impl<'b> Frames<'b> {
                 wire_len: h.tp_len + add as u32,
                 sec: h.tp_sec,
                 nsec: h.tp_nsec,
+                outgoing,
             });
         }
         None
@@ -830,4 +831,7 @@ pub struct Frame<'a> {
     pub sec: u32,
     /// Time stamp: nanoseconds.
     pub nsec: u32,
+    /// Sent by this host (`PACKET_OUTGOING`), not received: what libpcap's
+    /// `inbound` and `outbound` test on a link header without a direction field.
+    pub outgoing: bool,
 }

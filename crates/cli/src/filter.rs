@@ -166,11 +166,16 @@ pub fn ring_line(s: &netsift_capture::Stats, copied: u64) -> String {
 
 /// The batch engine's verdicts on up to [`BATCH`] frames, where they lie in the ring.
 ///
+/// `sent`: where the expression tests the packets' direction on a link header
+/// without one (`inbound`, `outbound`; [`netsift_pcapc::Meta`]), the program for
+/// the packets this host sent, `f` being the one for those it received; each
+/// frame gets its direction's verdict.
+///
 /// `kernel_decides`: the program under the ring (`--place kernel`) gives the
 /// engine's answer on every frame up to [`DECISIVE_LEN`] bytes, so a chunk of such
 /// frames is kept whole; a chunk with a longer frame is filtered again.
 pub fn filter_frames(
-    f: &Compiled,
+    (f, sent): (&Compiled, Option<&Compiled>),
     kernel_decides: bool,
     scratch: &mut BatchScratch,
     chunk: &[netsift_capture::Frame<'_>],
@@ -184,7 +189,26 @@ pub fn filter_frames(
         data[i] = fr.data;
         wire[i] = fr.wire_len;
     }
-    f.filter_batch(scratch, &data[..chunk.len()], &wire[..chunk.len()])
+    let (data, wire) = (&data[..chunk.len()], &wire[..chunk.len()]);
+    let Some(sent) = sent else {
+        return f.filter_batch(scratch, data, wire);
+    };
+    let out = chunk
+        .iter()
+        .enumerate()
+        .fold(0u32, |m, (i, fr)| m | u32::from(fr.outgoing) << i);
+    let all = u32::MAX >> (32 - chunk.len());
+    let received = if out != all {
+        f.filter_batch(scratch, data, wire)
+    } else {
+        0
+    };
+    let sent = if out != 0 {
+        sent.filter_batch(scratch, data, wire)
+    } else {
+        0
+    };
+    (received & !out) | (sent & out)
 }
 
 /// The live set's verdicts on up to [`BATCH`] frames, packet by packet: each

@@ -16,6 +16,7 @@ use crate::workers::Shared;
 use anyhow::{bail, Context, Result};
 use netsift_capture::{Config, Direction, Fanout, Frame, Ring};
 use netsift_engine::{BatchScratch, Compiled, Scratch};
+use netsift_pcapc::{Meta, Target};
 use netsift_pcapio::{Packet, RawTs, Record};
 use netsift_wire::LinkType;
 use std::sync::atomic::Ordering;
@@ -107,6 +108,27 @@ pub fn link_type_list(iface: &str) -> Result<String> {
     ))
 }
 
+/// `expr` compiled for received and for sent packets. A direction for which it
+/// rejects every packet (`inbound` for sent ones) gets a program that accepts
+/// none; refused only if it rejects every packet both ways, as libpcap's optimiser
+/// then proves of its kernel program (`inbound and outbound`).
+fn directed_sets(
+    expr: &str,
+    received: Target,
+    sent: Target,
+) -> Result<(netsift_isa::PassSet, netsift_isa::PassSet)> {
+    use netsift_pcapc::ErrorKind::RejectsAll;
+    match (
+        netsift_pcapc::compile_for(expr, received),
+        netsift_pcapc::compile_for(expr, sent),
+    ) {
+        (Ok(r), Ok(s)) => Ok((r, s)),
+        (Ok(r), Err(e)) if e.kind() == RejectsAll => Ok((r, netsift_pcapc::reject_all())),
+        (Err(e), Ok(s)) if e.kind() == RejectsAll => Ok((netsift_pcapc::reject_all(), s)),
+        (Err(e), _) | (_, Err(e)) => Err(anyhow::anyhow!("bad filter expression: {e}")),
+    }
+}
+
 /// Captures from `iface` until `-c`, or a signal.
 pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> {
     let mut cfg = config(args, iface);
@@ -142,14 +164,34 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
         .map(|r| std::os::fd::AsFd::as_fd(r).try_clone_to_owned())
         .collect::<std::io::Result<Vec<_>>>()
         .context("duplicating a ring's socket")?;
-    let target = netsift_pcapc::Target {
+    let target = Target {
         linktype: lt,
         savefile_swapped: None,
+        meta: None,
     };
+    // `inbound`, `outbound` and `ifindex` test what the socket says of each
+    // packet: a static filter is compiled once for received and once for sent
+    // packets, on this interface (the same program twice unless it tests them).
+    let meta = |outgoing| Target {
+        meta: Some(Meta {
+            outgoing,
+            ifindex: ring.ifindex() as u32,
+        }),
+        ..target
+    };
+    let (set, sent_set) = directed_sets(expr, meta(false), meta(true))?;
+    if set != sent_set && (args.follow.is_some() || args.control.is_some()) {
+        bail!(
+            "the filter tests the direction of packets (inbound/outbound/ifindex), \
+             which --follow and --control do not read on {iface} yet; -Q in|out picks a direction"
+        );
+    }
     // With --control, the socket lives as long as the capture (and goes with it).
     let mut _control = None;
     // Whether the kernel program under the rings decides what it passes.
     let mut kernel_decides = false;
+    // The static filter's program for sent packets, where it tests the direction.
+    let mut sent = None;
     let mut engine = if args.follow.is_some() {
         let (mut following, live) = Following::new(args, lt, expr)?;
         let room = following.capacity().max(1024) as u32;
@@ -168,14 +210,21 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     } else if expr.trim().is_empty() {
         Engine::Static(None)
     } else {
-        let set = crate::compile(expr, target)?;
-        kernel_decides = crate::place::place(args, Some(&set), lt, cfg.snaplen, &socks)?;
+        if sent_set != set {
+            crate::place::directed(args)?;
+            sent = Some(Box::new(Compiled::new(sent_set)));
+        } else {
+            kernel_decides = crate::place::place(args, Some(&set), lt, cfg.snaplen, &socks)?;
+        }
         Engine::Static(Some(Box::new(Compiled::new(set))))
     };
     let stop = crate::signals::stop_flag()?;
     if args.workers.is_some() {
         let shared = match engine {
-            Engine::Static(f) => Shared::Static(f.map(|b| Arc::new(*b)), kernel_decides),
+            Engine::Static(f) => Shared::Static(
+                f.map(|b| (Arc::new(*b), sent.map(|s| Arc::new(*s)))),
+                kernel_decides,
+            ),
             Engine::Follow(following, live) => {
                 Shared::Follow(live, Arc::new(Mutex::new(*following)))
             }
@@ -218,9 +267,12 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
                 let chunk = &batch[..n];
                 let keep = match &mut engine {
                     Engine::Static(None) => u32::MAX,
-                    Engine::Static(Some(f)) => {
-                        crate::filter::filter_frames(f, kernel_decides, &mut scratch, chunk)
-                    }
+                    Engine::Static(Some(f)) => crate::filter::filter_frames(
+                        (f, sent.as_deref()),
+                        kernel_decides,
+                        &mut scratch,
+                        chunk,
+                    ),
                     Engine::Follow(following, live) => {
                         let room = limit - accepted;
                         crate::filter::follow_frames(live, &mut one, chunk, room, |fr| {

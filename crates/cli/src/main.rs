@@ -62,6 +62,7 @@ fn dump(args: &Args, expr: &str, lt: netsift_wire::LinkType) -> Result<String> {
     let target = Target {
         linktype: lt,
         savefile_swapped: None,
+        meta: None,
     };
     listing(args, &compile(expr, target)?, lt)
 }
@@ -195,6 +196,7 @@ fn run_reader<R: Read>(
     let target = Target {
         linktype,
         savefile_swapped: Some(reader.is_big_endian()),
+        meta: None,
     };
     let filter = if expr.trim().is_empty() {
         None

@@ -148,6 +148,23 @@ pub fn place(
     refuse::<()>(ask, why).map(|_| false)
 }
 
+/// A static filter that tests the packets' direction (`inbound`, `outbound` on
+/// an Ethernet interface) stays in user space, which compiles it once for each
+/// direction (`filter::filter_frames`); the kernel program does not read the
+/// socket buffer's packet type. `--place kernel` fails, `auto` says so.
+pub fn directed(args: &crate::args::Args) -> Result<()> {
+    match wanted(args) {
+        None => Ok(()),
+        Some(ask) => refuse::<()>(
+            ask,
+            "the filter tests the direction of packets (inbound/outbound), which the kernel \
+             program does not read yet"
+                .into(),
+        )
+        .map(|_| ()),
+    }
+}
+
 /// The kernel's side of `--follow`: the maps its program reads.
 pub struct KernelFollow {
     maps: Maps,

@@ -64,9 +64,10 @@ fn record<'a>(o: &Out<'a>) -> Record<'a> {
 /// What every worker filters with.
 #[derive(Clone)]
 pub enum Shared {
-    /// One compiled filter (`None`: every packet), and whether the kernel program
-    /// under the rings decides the frames it passes (`filter_frames`).
-    Static(Option<Arc<Compiled>>, bool),
+    /// One compiled filter (`None`: every packet), with its program for sent
+    /// packets where it tests the direction, and whether the kernel program under
+    /// the rings decides the frames it passes (`filter_frames`).
+    Static(Option<(Arc<Compiled>, Option<Arc<Compiled>>)>, bool),
     /// `--follow`: one live set, which one follower edits. Each worker feeds it
     /// the packets it accepts, in its ring's order; the group spreads packets by
     /// address pair ([`netsift_capture::Fanout::HostPair`]), so a control connection
@@ -118,9 +119,12 @@ fn work(
             let chunk = &chunk[..n];
             let keep = match &filter {
                 Shared::Static(None, _) => u32::MAX,
-                Shared::Static(Some(f), decides) => {
-                    crate::filter::filter_frames(f, *decides, &mut scratch, chunk)
-                }
+                Shared::Static(Some((f, sent)), decides) => crate::filter::filter_frames(
+                    (f, sent.as_deref()),
+                    *decides,
+                    &mut scratch,
+                    chunk,
+                ),
                 Shared::Follow(live, following) => {
                     crate::filter::follow_frames(live, &mut one, chunk, u64::MAX, |fr| {
                         lock(following).judge(fr.data, fr.wire_len, frame_ns(fr), "live packet")

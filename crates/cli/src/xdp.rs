@@ -58,6 +58,7 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
         netsift_pcapc::Target {
             linktype: lt,
             savefile_swapped: None,
+            meta: None,
         },
     )?;
     let size = args

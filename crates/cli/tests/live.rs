@@ -570,6 +570,22 @@ fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
     }
 }
 
+/// Sends half of `received` from vb's peer, then `sent` from vb itself, then the
+/// other half of `received`.
+fn send_both_ways(pair: &Pair, received: &[Vec<u8>], sent: Vec<Vec<u8>>) {
+    let (first, second) = received.split_at(received.len() / 2);
+    for (ns, dev, frames) in [
+        (&pair.a, &pair.veth_a, first.to_vec()),
+        (&pair.b, &pair.veth_b, sent),
+        (&pair.a, &pair.veth_a, second.to_vec()),
+    ] {
+        let dev = dev.clone();
+        in_ns(ns, move || send_frames(&dev, &frames))
+            .join()
+            .unwrap();
+    }
+}
+
 #[test]
 fn direction_picks_sent_or_received_packets() {
     if !can_run("direction_picks_sent_or_received_packets") {
@@ -602,17 +618,7 @@ fn direction_picks_sent_or_received_packets() {
         runs.push((q, n, out, child));
     }
     // Received, sent, received: a run that ignored -Q would take the wrong first.
-    let (first, second) = in_frames.split_at(50);
-    for (ns, dev, frames) in [
-        (&pair.a, &pair.veth_a, first.to_vec()),
-        (&pair.b, &pair.veth_b, out_frames),
-        (&pair.a, &pair.veth_a, second.to_vec()),
-    ] {
-        let dev = dev.clone();
-        in_ns(ns, move || send_frames(&dev, &frames))
-            .join()
-            .unwrap();
-    }
+    send_both_ways(&pair, &in_frames, out_frames);
     for (q, n, out, mut child) in runs {
         let status = wait(&mut child, Duration::from_secs(10));
         assert!(status.success(), "-Q {q}: netsift exited {status}");
@@ -625,6 +631,109 @@ fn direction_picks_sent_or_received_packets() {
             "-Q {q} took a packet of the other direction"
         );
     }
+}
+
+/// `inbound`, `outbound` and `ifindex` on an Ethernet interface test what the
+/// socket says of each packet, as libpcap's kernel filter does (its ancillary
+/// loads): netsift compiles the filter once for each direction and picks the
+/// program packet by packet, one worker or two. (tcpdump is no oracle here: libpcap
+/// also filters the blocks already in its ring in user space, where those loads
+/// fail, so it drops its first second of such packets.)
+#[test]
+fn direction_primitives_test_what_the_socket_says() {
+    if !can_run("direction_primitives_test_what_the_socket_says") {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let pair = Pair::new("qprim");
+    let index = Command::new("ip")
+        .args(["netns", "exec", &pair.b, "cat"])
+        .arg(format!("/sys/class/net/{}/ifindex", pair.veth_b))
+        .output()
+        .unwrap();
+    let index = String::from_utf8(index.stdout).unwrap().trim().to_string();
+    // On vb: 150 frames sent from vb (source port 1), 100 received from va (port 2).
+    let out_frames: Vec<Vec<u8>> = (0..150u32).map(|i| udp_flow_frame(i, 1)).collect();
+    let in_frames: Vec<Vec<u8>> = (0..100u32).map(|i| udp_flow_frame(i, 2)).collect();
+    let cases: Vec<(Vec<String>, String, &[u16])> = vec![
+        (vec![], "inbound".into(), &[2]),
+        (vec![], "udp and outbound".into(), &[1]),
+        (vec![], "not inbound".into(), &[1]),
+        (
+            vec![],
+            "udp src port 1 and inbound or udp src port 2 and outbound".into(),
+            &[],
+        ),
+        (vec![], "inbound or udp src port 1".into(), &[1, 2]),
+        (vec![], format!("udp and ifindex {index}"), &[1, 2]),
+        (
+            vec!["--workers".into(), "2".into()],
+            "outbound".into(),
+            &[1],
+        ),
+    ];
+    let mut runs = Vec::new();
+    for (k, (extra, expr, ports)) in cases.iter().enumerate() {
+        let n = out_frames.len() * usize::from(ports.contains(&1))
+            + in_frames.len() * usize::from(ports.contains(&2));
+        let out = dir.path().join(format!("{k}.pcap"));
+        let mut args: Vec<&str> = vec!["-i", &pair.veth_b, "--immediate-mode"];
+        args.extend(extra.iter().map(String::as_str));
+        args.extend(["-w", out.to_str().unwrap(), expr.as_str()]);
+        let (child, said) = start(&pair.b, &args);
+        runs.push((expr, ports, n, out, child, said));
+    }
+    send_both_ways(&pair, &in_frames, out_frames);
+    std::thread::sleep(Duration::from_millis(300));
+    for (expr, ports, n, out, mut child, said) in runs {
+        let status = wait(&mut child, Duration::from_millis(10));
+        assert!(
+            status.success(),
+            "{expr}: netsift exited {status}: {said:?}"
+        );
+        let got = packets(&out);
+        let udp: Vec<u16> = got
+            .iter()
+            .filter(|(f, _)| f.len() > 35 && f[12..14] == [8, 0] && f[23] == 17)
+            .map(|(f, _)| u16::from_be_bytes([f[34], f[35]]))
+            .filter(|p| *p == 1 || *p == 2)
+            .collect();
+        assert_eq!(udp.len(), n, "{expr}: {said:?}");
+        assert!(
+            udp.iter().all(|p| ports.contains(p)),
+            "{expr} took a packet of the other direction"
+        );
+    }
+    // The kernel program does not read the direction: asked for, it is refused.
+    let out = Command::new("ip")
+        .args(["netns", "exec", &pair.b, env!("CARGO_BIN_EXE_netsift")])
+        .args([
+            "-i",
+            &pair.veth_b,
+            "--place",
+            "kernel",
+            "-c",
+            "1",
+            "inbound",
+        ])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("direction of packets"),
+        "{err}"
+    );
+    // One field tested both ways: libpcap's optimiser rejects it, and so does netsift.
+    let out = Command::new("ip")
+        .args(["netns", "exec", &pair.b, env!("CARGO_BIN_EXE_netsift")])
+        .args(["-i", &pair.veth_b, "-c", "1", "inbound and outbound"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && err.contains("rejects all packets"),
+        "{err}"
+    );
 }
 
 /// Frames for the placement tests: UDP, a third of them tagged (VLAN 12), source

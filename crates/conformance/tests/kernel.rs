@@ -190,6 +190,7 @@ fn kernel_programs_accept_what_the_engine_accepts() {
     let target = Target {
         linktype: lt,
         savefile_swapped: None,
+        meta: None,
     };
     let (mut runs, mut unsure, mut exact_programs, mut programs) = (0u64, 0u64, 0, 0);
     let (mut refused, mut not_compiled) = (0u64, 0);
@@ -271,6 +272,7 @@ fn a_key_written_to_the_map_is_seen_by_the_next_packet() {
     let target = Target {
         linktype: LinkType::EN10MB,
         savefile_swapped: None,
+        meta: None,
     };
     let set = netsift_pcapc::compile_for(&hosts.join(" or "), target).unwrap();
     let g = generate(&set, Env::TEST_RUN).unwrap();
@@ -415,6 +417,7 @@ fn clause_programs_accept_what_a_live_set_accepts() {
     let target = Target {
         linktype: lt,
         savefile_swapped: None,
+        meta: None,
     };
     let sets: Vec<(String, netsift_isa::PassSet)> = exprs
         .iter()
@@ -536,6 +539,7 @@ fn tagged_frames_get_the_engines_answer_with_the_tag_out_of_the_data() {
     let target = Target {
         linktype: LinkType::EN10MB,
         savefile_swapped: None,
+        meta: None,
     };
     let mut scratch = netsift_engine::Scratch::new();
     let (mut programs, mut decisive, mut runs, mut unsure, mut refused) = (0, 0, 0u64, 0u64, 0u64);
@@ -625,6 +629,7 @@ fn xdp_programs_copy_what_the_engine_accepts() {
     let target = Target {
         linktype: LinkType::EN10MB,
         savefile_swapped: None,
+        meta: None,
     };
     let mut ring = RingBuf::create(1 << 20).expect("a ring buffer");
     let mut scratch = netsift_engine::Scratch::new();
@@ -755,6 +760,7 @@ fn operand_maps_answer_as_the_engine_through_add_and_del_param() {
     let target = Target {
         linktype: LinkType::EN10MB,
         savefile_swapped: None,
+        meta: None,
     };
     let mut scratch = Scratch::new();
     let mut rng = 0x9e37_79b9_7f4a_7c15u64;

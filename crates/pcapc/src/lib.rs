@@ -28,7 +28,7 @@ pub mod syntax;
 
 pub use error::{Error, ErrorKind};
 pub use large::MAX_PRIMS;
-pub use lower::Target;
+pub use lower::{Meta, Target};
 pub use select::reject_all;
 
 use netsift_isa::PassSet;
@@ -42,6 +42,7 @@ pub fn compile(text: &str, linktype: LinkType) -> Result<PassSet, Error> {
         Target {
             linktype,
             savefile_swapped: None,
+            meta: None,
         },
     )
 }

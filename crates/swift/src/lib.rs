@@ -62,6 +62,7 @@ pub fn compile(text: &str, linktype: LinkType) -> Result<PassSet, Error> {
         Target {
             linktype,
             savefile_swapped: None,
+            meta: None,
         },
     )
     .map_err(Error::Compile)
@@ -79,6 +80,7 @@ impl Swift {
         Swift::open_for(Target {
             linktype,
             savefile_swapped: None,
+            meta: None,
         })
     }
 

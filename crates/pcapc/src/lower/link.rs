@@ -495,12 +495,23 @@ impl Lowerer<'_> {
     /// blocks: two of them on one field decide each other (`inbound and outbound`
     /// rejects every packet, `inbound or outbound` accepts every packet without a
     /// load), and one on another field decides nothing.
+    ///
+    /// With the packets' metadata known ([`super::Meta`], a live capture), the
+    /// comparison is a constant, as the kernel's answer to it is for every packet
+    /// of that direction and interface.
     fn kernel_only(&mut self, what: &str, field: u32, size: Size, v: u32) -> LResult<Tree> {
         if self.target.savefile_swapped.is_some() {
             return self.err(format!(
                 "{what} not supported on {} when reading savefiles",
                 self.link_description()
             ));
+        }
+        if let Some(m) = self.target.meta {
+            let known = match field {
+                SKF_AD_PKTTYPE => u32::from(m.outgoing) * PACKET_OUTGOING,
+                _ => m.ifindex,
+            };
+            return Ok(Tree::Const(known == v));
         }
         self.cmp(Rel::LinkHdr, SKF_AD_OFF + field, size, v)
     }

@@ -76,6 +76,24 @@ pub struct Target {
     /// libpcap then matches the BSD loopback header in the file's byte order and
     /// accepts every OS's AF_INET6 value. `None` is `pcap_open_dead` (no file).
     pub savefile_swapped: Option<bool>,
+    /// For a live capture whose link header has no direction or interface field
+    /// (Ethernet, unlike `-i any`'s cooked header): what the socket says of the
+    /// packets this program will see. `inbound`, `outbound` and `ifindex` are then
+    /// constants of the program. `None`: gencode's test of the kernel's ancillary
+    /// data, which offline filtering can never perform (libpcap's dead handle).
+    pub meta: Option<Meta>,
+}
+
+/// What a live packet socket knows of a packet beside its bytes, where libpcap's
+/// kernel filter reads it from the kernel's ancillary data (`SKF_AD_PKTTYPE`,
+/// `SKF_AD_IFINDEX`). A capture compiles its filter once for each value it meets
+/// (sent and received packets) and picks the program packet by packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Meta {
+    /// The packet was sent by this host (`PACKET_OUTGOING`).
+    pub outgoing: bool,
+    /// The interface it was captured on.
+    pub ifindex: u32,
 }
 
 pub(crate) struct Lowerer<'t> {
