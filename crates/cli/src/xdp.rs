@@ -53,12 +53,17 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     }
     let ifindex = netsift_capture::ifindex(iface).map_err(|e| anyhow::anyhow!("{e}"))? as u32;
     let snaplen = args.snaplen.unwrap_or(262_144);
+    // Every frame at the hook was received on this interface: `inbound` and
+    // `ifindex` are constants of the program.
     let set = crate::compile(
         expr,
         netsift_pcapc::Target {
             linktype: lt,
             savefile_swapped: None,
-            meta: None,
+            meta: Some(netsift_pcapc::Meta {
+                outgoing: false,
+                ifindex,
+            }),
         },
     )?;
     let size = args

@@ -636,7 +636,8 @@ fn direction_picks_sent_or_received_packets() {
 /// `inbound`, `outbound` and `ifindex` on an Ethernet interface test what the
 /// socket says of each packet, as libpcap's kernel filter does (its ancillary
 /// loads): netsift compiles the filter once for each direction and picks the
-/// program packet by packet, one worker or two. (tcpdump is no oracle here: libpcap
+/// program packet by packet, one worker or two; at the XDP hook, where every frame
+/// was received, they are constants. (tcpdump is no oracle here: libpcap
 /// also filters the blocks already in its ring in user space, where those loads
 /// fail, so it drops its first second of such packets.)
 #[test]
@@ -670,6 +671,12 @@ fn direction_primitives_test_what_the_socket_says() {
             vec!["--workers".into(), "2".into()],
             "outbound".into(),
             &[1],
+        ),
+        // At the XDP hook every frame was received on the interface.
+        (
+            vec!["--place".into(), "xdp".into()],
+            format!("inbound and ifindex {index}"),
+            &[2],
         ),
     ];
     let mut runs = Vec::new();
