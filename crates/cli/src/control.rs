@@ -33,8 +33,8 @@ use crate::place::KernelClauses;
 use anyhow::{bail, Context, Result};
 use netsift_engine::live::{ClauseId, Reader as LiveReader};
 use netsift_isa::PassSet;
+use netsift_pcapc::Target;
 use netsift_swift::Swift;
-use netsift_wire::LinkType;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{FileTypeExt, PermissionsExt};
@@ -92,18 +92,42 @@ pub struct Clauses {
     next: u64,
     /// `--place kernel`: the clauses also filter under the rings.
     kernel: Option<KernelClauses>,
+    /// On a live interface, the targets for received and for sent packets: a
+    /// clause that tests the direction is refused.
+    directions: Option<(Target, Target)>,
 }
 
 impl Clauses {
     /// An empty live set for link type `lt` (it accepts nothing) and its reader;
     /// with `kernel`, the clauses are placed in the kernel too.
-    pub fn new(lt: LinkType, kernel: Option<KernelClauses>) -> (Clauses, LiveReader) {
-        let (swift, reader) = Swift::open(lt);
+    #[cfg(test)]
+    pub fn new(lt: netsift_wire::LinkType, kernel: Option<KernelClauses>) -> (Clauses, LiveReader) {
+        Clauses::open(Swift::open(lt), kernel, None)
+    }
+
+    /// As [`Clauses::new`], capturing live on an interface: clauses compile for
+    /// `received` packets, and one whose program for `sent` packets differs (it
+    /// tests `inbound`, `outbound` or `ifindex`, [`netsift_pcapc::Meta`]) is
+    /// refused, as the live set holds one program for both.
+    pub fn on_interface(
+        received: Target,
+        sent: Target,
+        kernel: Option<KernelClauses>,
+    ) -> (Clauses, LiveReader) {
+        Clauses::open(Swift::open_for(received), kernel, Some((received, sent)))
+    }
+
+    fn open(
+        (swift, reader): (Swift, LiveReader),
+        kernel: Option<KernelClauses>,
+        directions: Option<(Target, Target)>,
+    ) -> (Clauses, LiveReader) {
         let c = Clauses {
             swift,
             by_number: BTreeMap::new(),
             next: 0,
             kernel,
+            directions,
         };
         (c, reader)
     }
@@ -132,6 +156,15 @@ impl Clauses {
         let expr = expr.trim();
         if expr.is_empty() {
             return Err("add needs an expression (add EXPR)".into());
+        }
+        if let Some((r, t)) = self.directions {
+            if crate::live::directed_sets(expr, r, t).is_ok_and(|(a, b)| a != b) {
+                return Err(
+                    "the clause tests the direction of packets (inbound/outbound/ifindex), \
+                     which --control does not read yet; -Q in|out picks a direction"
+                        .into(),
+                );
+            }
         }
         let set = self
             .swift
@@ -480,6 +513,34 @@ fn client(stream: UnixStream, state: &Mutex<Clauses>, stop: &AtomicBool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use netsift_wire::LinkType;
+
+    #[test]
+    fn a_clause_that_tests_the_direction_is_refused_on_an_interface() {
+        let t = |outgoing| Target {
+            linktype: LinkType::EN10MB,
+            savefile_swapped: None,
+            meta: Some(netsift_pcapc::Meta {
+                outgoing,
+                ifindex: 7,
+            }),
+        };
+        let (mut c, reader) = Clauses::on_interface(t(false), t(true), None);
+        for expr in ["inbound", "udp and outbound", "ifindex 7 and inbound"] {
+            let r = c.command(&format!("add {expr}"));
+            assert!(r.contains("tests the direction of packets"), "{expr}: {r}");
+        }
+        // The interface's own index, or both directions, are the same program.
+        assert_eq!(c.command("add udp and ifindex 7"), "ok 0\n");
+        assert_eq!(c.command("add inbound or outbound"), "ok 1\n");
+        // On the interface, `ifindex 7` holds: the clause is `udp`.
+        let mut scratch = netsift_engine::Scratch::new();
+        let mut udp = vec![0u8; 42];
+        udp[12..14].copy_from_slice(&[8, 0]);
+        udp[14] = 0x45;
+        udp[23] = 17;
+        assert!(reader.matches(&mut scratch, &udp, 42));
+    }
 
     #[test]
     fn commands_edit_the_clauses_and_errors_say_what() {

@@ -112,7 +112,7 @@ pub fn link_type_list(iface: &str) -> Result<String> {
 /// rejects every packet (`inbound` for sent ones) gets a program that accepts
 /// none; refused only if it rejects every packet both ways, as libpcap's optimiser
 /// then proves of its kernel program (`inbound and outbound`).
-fn directed_sets(
+pub fn directed_sets(
     expr: &str,
     received: Target,
     sent: Target,
@@ -180,10 +180,13 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
         ..target
     };
     let (set, sent_set) = directed_sets(expr, meta(false), meta(true))?;
-    if set != sent_set && (args.follow.is_some() || args.control.is_some()) {
+    // The follower compiles its base filter as for a dead handle, where these
+    // primitives never match.
+    if args.follow.is_some() && (set != sent_set || set != crate::compile(expr, target)?) {
         bail!(
-            "the filter tests the direction of packets (inbound/outbound/ifindex), \
-             which --follow and --control do not read on {iface} yet; -Q in|out picks a direction"
+            "the filter tests the direction of packets or the interface \
+             (inbound/outbound/ifindex), which --follow does not read on {iface} yet; \
+             -Q in|out picks a direction"
         );
     }
     // With --control, the socket lives as long as the capture (and goes with it).
@@ -201,7 +204,7 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
         Engine::Follow(Box::new(following), live)
     } else if let Some(path) = &args.control {
         let kernel = crate::place::clauses(args, lt, cfg.snaplen, socks)?;
-        let (mut clauses, live) = Clauses::new(lt, kernel);
+        let (mut clauses, live) = Clauses::on_interface(meta(false), meta(true), kernel);
         if !expr.trim().is_empty() {
             clauses.add(expr).map_err(|e| anyhow::anyhow!("{e}"))?;
         }

@@ -730,6 +730,15 @@ fn direction_primitives_test_what_the_socket_says() {
         !out.status.success() && err.contains("direction of packets"),
         "{err}"
     );
+    // The follower compiles its base filter as for a dead handle: refused.
+    let out = Command::new("ip")
+        .args(["netns", "exec", &pair.b, env!("CARGO_BIN_EXE_netsift")])
+        .args(["-i", &pair.veth_b, "--follow", "ftp", "-c", "1"])
+        .arg(format!("tcp and ifindex {index}"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && err.contains("--follow"), "{err}");
     // One field tested both ways: libpcap's optimiser rejects it, and so does netsift.
     let out = Command::new("ip")
         .args(["netns", "exec", &pair.b, env!("CARGO_BIN_EXE_netsift")])
