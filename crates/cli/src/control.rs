@@ -105,7 +105,8 @@ impl Clauses {
         Clauses::open(Swift::open(lt), kernel, None)
     }
 
-    /// As [`Clauses::new`], capturing live on an interface: clauses compile for
+    /// An empty live set and its reader, capturing live on an interface (with
+    /// `kernel`, placed in the kernel too): clauses compile for
     /// `received` packets, and one whose program for `sent` packets differs (it
     /// tests `inbound`, `outbound` or `ifindex`, [`netsift_pcapc::Meta`]) is
     /// refused, as the live set holds one program for both.

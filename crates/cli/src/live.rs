@@ -214,7 +214,8 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
         Engine::Static(None)
     } else {
         if sent_set != set {
-            crate::place::directed(args)?;
+            let both = (&set, &sent_set);
+            kernel_decides = crate::place::place_directed(args, both, lt, cfg.snaplen, &socks)?;
             sent = Some(Box::new(Compiled::new(sent_set)));
         } else {
             kernel_decides = crate::place::place(args, Some(&set), lt, cfg.snaplen, &socks)?;

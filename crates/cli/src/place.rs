@@ -28,7 +28,7 @@
 use anyhow::{bail, Result};
 use netsift_follow::{Change, Endpoint, Transport};
 use netsift_isa::PassSet;
-use netsift_kernel::codegen::{generate, Env, Generated};
+use netsift_kernel::codegen::{generate, generate_directed, Env, Generated};
 use netsift_kernel::follow::Following as Maps;
 use netsift_kernel::placed::{attach, PlacedClauses};
 use netsift_wire::LinkType;
@@ -124,45 +124,55 @@ pub fn place(
     snaplen: u32,
     socks: &[OwnedFd],
 ) -> Result<bool> {
-    let Some(ask) = wanted(args) else {
-        return Ok(false);
-    };
-    let why = match set {
-        // No filter: every packet is wanted, and there is nothing to place.
-        None => return Ok(false),
-        Some(set) => match unplaceable(lt) {
-            Some(why) => why,
-            None => match generate(set, Env::socket(snaplen)) {
-                Err(e) => e.to_string(),
-                Ok(g) => match attach(&g, socks).map_err(|e| e.to_string()) {
-                    // The sockets hold the program now; this handle may go.
-                    Ok(_) => {
-                        say(ask, || describe(&g));
-                        return Ok(g.decisive);
-                    }
-                    Err(why) => why,
-                },
+    // No filter: every packet is wanted, and there is nothing to place.
+    match (wanted(args), set) {
+        (Some(ask), Some(set)) => placed(ask, lt, socks, || generate(set, Env::socket(snaplen))),
+        _ => Ok(false),
+    }
+}
+
+/// Places a static filter that tests the packets' direction (`inbound`,
+/// `outbound` on an Ethernet interface): `received` judges the packets the
+/// socket buffer says were received, `sent` those this host sent
+/// ([`netsift_kernel::codegen::generate_directed`]). As [`place`] otherwise.
+pub fn place_directed(
+    args: &crate::args::Args,
+    (received, sent): (&PassSet, &PassSet),
+    lt: LinkType,
+    snaplen: u32,
+    socks: &[OwnedFd],
+) -> Result<bool> {
+    match wanted(args) {
+        Some(ask) => placed(ask, lt, socks, || {
+            generate_directed(received, sent, Env::socket(snaplen))
+        }),
+        None => Ok(false),
+    }
+}
+
+/// The program `make` makes, attached under `socks` if it can be; whether it is
+/// decisive. Else `ask` decides: user space, or an error.
+fn placed(
+    ask: Ask,
+    lt: LinkType,
+    socks: &[OwnedFd],
+    make: impl FnOnce() -> Result<Generated, netsift_kernel::codegen::GenError>,
+) -> Result<bool> {
+    let why = match unplaceable(lt) {
+        Some(why) => why,
+        None => match make() {
+            Err(e) => e.to_string(),
+            Ok(g) => match attach(&g, socks).map_err(|e| e.to_string()) {
+                // The sockets hold the program now; this handle may go.
+                Ok(_) => {
+                    say(ask, || describe(&g));
+                    return Ok(g.decisive);
+                }
+                Err(why) => why,
             },
         },
     };
     refuse::<()>(ask, why).map(|_| false)
-}
-
-/// A static filter that tests the packets' direction (`inbound`, `outbound` on
-/// an Ethernet interface) stays in user space, which compiles it once for each
-/// direction (`filter::filter_frames`); the kernel program does not read the
-/// socket buffer's packet type. `--place kernel` fails, `auto` says so.
-pub fn directed(args: &crate::args::Args) -> Result<()> {
-    match wanted(args) {
-        None => Ok(()),
-        Some(ask) => refuse::<()>(
-            ask,
-            "the filter tests the direction of packets (inbound/outbound), which the kernel \
-             program does not read yet"
-                .into(),
-        )
-        .map(|_| ()),
-    }
 }
 
 /// The kernel's side of `--follow`: the maps its program reads.

@@ -293,6 +293,8 @@ pub enum GenError {
     Asm(AsmError),
     /// A key table's map could not be made or filled.
     Map(crate::sys::Error),
+    /// What was asked for has no program on this hook.
+    Unsupported(String),
 }
 
 impl std::fmt::Display for GenError {
@@ -300,11 +302,15 @@ impl std::fmt::Display for GenError {
         match self {
             GenError::Asm(e) => write!(f, "generating the kernel program: {e}"),
             GenError::Map(e) => write!(f, "a key table for the kernel program: {e}"),
+            GenError::Unsupported(what) => write!(f, "{what}"),
         }
     }
 }
 
 impl std::error::Error for GenError {}
+
+/// `__sk_buff.pkt_type` of a packet this host sent.
+const PACKET_OUTGOING: i32 = 4;
 
 /// The longest frame a [`Generated::decisive`] program is sure to decide: `LD_ABS`
 /// reaches offsets up to 64 KiB.
@@ -415,7 +421,30 @@ struct Gen<'a> {
 
 /// The program for the static set `set` in `env`.
 pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
-    emit(&[set], env, false, &[env.params])
+    emit(&[set], None, env, false, &[env.params])
+}
+
+/// The program for a static filter that tests the packets' direction on a link
+/// header without one (`inbound`, `outbound`; `netsift_pcapc::Meta`): `received`
+/// for the packets the socket buffer's type says were received, `sent` for those
+/// this host sent (`__sk_buff.pkt_type` is `PACKET_OUTGOING`). On a socket only.
+pub fn generate_directed(
+    received: &PassSet,
+    sent: &PassSet,
+    env: Env,
+) -> Result<Generated, GenError> {
+    if env.hook != Hook::Skb || env.follow.is_some() {
+        return Err(GenError::Unsupported(
+            "a filter that tests the direction of packets runs on a socket only".into(),
+        ));
+    }
+    emit(
+        &[received],
+        Some(sent),
+        env,
+        false,
+        &[env.params, env.params],
+    )
 }
 
 /// The program for a live set's clauses: it accepts what any clause accepts, and
@@ -423,7 +452,7 @@ pub fn generate(set: &PassSet, env: Env) -> Result<Generated, GenError> {
 /// a short packet goes on to the next clause). A clause's passes are numbered
 /// after the earlier clauses' in [`Generated::unsure_passes`].
 pub fn generate_clauses(clauses: &[&PassSet], env: Env) -> Result<Generated, GenError> {
-    emit(clauses, env, true, &vec![env.params; clauses.len()])
+    emit(clauses, None, env, true, &vec![env.params; clauses.len()])
 }
 
 /// As [`generate_clauses`], with operand maps ([`Env::params`]) for the clauses
@@ -435,18 +464,22 @@ pub fn generate_clauses_editable(
 ) -> Result<Generated, GenError> {
     let sets: Vec<&PassSet> = clauses.iter().map(|(s, _)| *s).collect();
     let editable: Vec<bool> = clauses.iter().map(|(_, e)| *e).collect();
-    emit(&sets, env, true, &editable)
+    emit(&sets, None, env, true, &editable)
 }
 
 /// The program; `editable[c]` says whether clause `c` keeps its operands in the
-/// parameter map.
+/// parameter map. With `sent`, `clauses` judge received packets and `sent` the
+/// packets this host sent, numbered as one clause more.
 fn emit(
     clauses: &[&PassSet],
+    sent: Option<&PassSet>,
     env: Env,
     checked: bool,
     editable: &[bool],
 ) -> Result<Generated, GenError> {
-    let decoded: Vec<Decoded> = clauses.iter().map(|s| Decoded::new(s)).collect();
+    let all: Vec<&PassSet> = clauses.iter().copied().chain(sent).collect();
+    let decoded: Vec<Decoded> = all.iter().map(|s| Decoded::new(s)).collect();
+    let (decoded, decoded_sent) = decoded.split_at(clauses.len());
     let mut a = Asm::new();
     let unsure = a.label();
     let end = a.label();
@@ -473,7 +506,7 @@ fn emit(
         insn: 0,
     };
     if editable.iter().any(|&e| e) {
-        g.params = Some(params_map(&decoded, editable)?);
+        g.params = Some(params_map(decoded, editable)?);
     }
     g.epilogue = g.a.label();
     g.a.mov64_reg(CTX, R1);
@@ -487,19 +520,11 @@ fn emit(
         // hold for tagged and untagged frames alike.
         crate::follow::prologue(&mut g.a, f, env.accept(true));
     }
-    let tagged = g.a.label();
-    match env.vlan {
-        Vlan::InData => {}
-        Vlan::Skb => {
-            // __sk_buff.vlan_present, the context's sixth word.
-            g.a.ldx(Width::W, VAL, CTX, 20);
-            g.a.jmp_imm(Cond::Ne, VAL, 0, tagged);
-        }
-        Vlan::TestContext => {
-            // __sk_buff.priority, the ninth word.
-            g.a.ldx(Width::W, VAL, CTX, 32);
-            g.a.jmp_imm(Cond::Ne, VAL, 0, tagged);
-        }
+    let outgoing = g.a.label();
+    if sent.is_some() {
+        // __sk_buff.pkt_type, the context's second word.
+        g.a.ldx(Width::W, VAL, CTX, 4);
+        g.a.jmp_imm(Cond::Eq, VAL, PACKET_OUTGOING, outgoing);
     }
     // A live set's clauses each have an enable word in an array map: turning one
     // off is one map write, seen by the next packet, with no reload.
@@ -514,28 +539,12 @@ fn emit(
     } else {
         None
     };
-    let unsure_passes = g.body(clauses, &decoded, enable.as_ref(), env);
-    g.a.ja(end);
-    if env.vlan != Vlan::InData {
-        g.a.bind(tagged);
-        // The tag as bytes 12 to 15 would read, kept on the stack for the loads.
-        if env.vlan == Vlan::Skb {
-            // vlan_proto is the socket buffer's big-endian field read as it lies,
-            // vlan_tci a host-order number.
-            g.a.ldx(Width::W, R2, CTX, 28);
-            g.a.to_be(R2, 16);
-            g.a.ldx(Width::W, R3, CTX, 24);
-        } else {
-            g.a.ldx(Width::W, R2, CTX, 32);
-            g.a.ldx(Width::W, R3, CTX, 8);
-        }
-        g.a.alu64_imm(Alu::And, R2, 0xffff);
-        g.a.alu64_imm(Alu::Lsh, R2, 16);
-        g.a.alu64_imm(Alu::And, R3, 0xffff);
-        g.a.alu64_reg(Alu::Or, R2, R3);
-        g.a.stx(Width::W, R10, TAG, R2);
-        g.tagged = true;
-        g.body(clauses, &decoded, enable.as_ref(), env);
+    let mut unsure_passes = g.both_tags(clauses, decoded, 0, enable.as_ref(), env);
+    if let Some(sent) = sent {
+        g.a.bind(outgoing);
+        let numbered: usize = decoded.iter().map(|d| d.passes.len()).sum();
+        let more = g.both_tags(&[sent], decoded_sent, clauses.len(), None, env);
+        unsure_passes.extend(more.into_iter().map(|p| numbered + p));
     }
     // No pass accepted; a fault in a static set comes here too.
     g.a.bind(end);
@@ -603,12 +612,67 @@ fn params_map(decoded: &[Decoded], editable: &[bool]) -> Result<Map, GenError> {
 }
 
 impl<'a> Gen<'a> {
+    /// The clauses' code for an untagged frame, then, where the kernel may have
+    /// taken a tag out, for a tagged one; the passes that accept unsure. Clause
+    /// `c` is numbered `first + c` (its key tables and operand map entries).
+    fn both_tags(
+        &mut self,
+        clauses: &[&'a PassSet],
+        decoded: &'a [Decoded],
+        first: usize,
+        enable: Option<&Map>,
+        env: Env,
+    ) -> Vec<usize> {
+        let end = self.reject;
+        let tagged = self.a.label();
+        match env.vlan {
+            Vlan::InData => {}
+            Vlan::Skb => {
+                // __sk_buff.vlan_present, the context's sixth word.
+                self.a.ldx(Width::W, VAL, CTX, 20);
+                self.a.jmp_imm(Cond::Ne, VAL, 0, tagged);
+            }
+            Vlan::TestContext => {
+                // __sk_buff.priority, the ninth word.
+                self.a.ldx(Width::W, VAL, CTX, 32);
+                self.a.jmp_imm(Cond::Ne, VAL, 0, tagged);
+            }
+        }
+        self.tagged = false;
+        let unsure_passes = self.body(clauses, decoded, first, enable, env);
+        self.a.ja(end);
+        if env.vlan != Vlan::InData {
+            self.a.bind(tagged);
+            // The tag as bytes 12 to 15 would read, kept on the stack for the loads.
+            if env.vlan == Vlan::Skb {
+                // vlan_proto is the socket buffer's big-endian field read as it lies,
+                // vlan_tci a host-order number.
+                self.a.ldx(Width::W, R2, CTX, 28);
+                self.a.to_be(R2, 16);
+                self.a.ldx(Width::W, R3, CTX, 24);
+            } else {
+                self.a.ldx(Width::W, R2, CTX, 32);
+                self.a.ldx(Width::W, R3, CTX, 8);
+            }
+            self.a.alu64_imm(Alu::And, R2, 0xffff);
+            self.a.alu64_imm(Alu::Lsh, R2, 16);
+            self.a.alu64_imm(Alu::And, R3, 0xffff);
+            self.a.alu64_reg(Alu::Or, R2, R3);
+            self.a.stx(Width::W, R10, TAG, R2);
+            self.tagged = true;
+            self.body(clauses, decoded, first, enable, env);
+            self.a.ja(end);
+        }
+        unsure_passes
+    }
+
     /// Every clause's root passes in order (one half of the program). Returns the
     /// passes, numbered across clauses, that hold an operation not compiled.
     fn body(
         &mut self,
         clauses: &[&'a PassSet],
         decoded: &'a [Decoded],
+        first: usize,
         enable: Option<&Map>,
         env: Env,
     ) -> Vec<usize> {
@@ -616,6 +680,7 @@ impl<'a> Gen<'a> {
         let mut unsure_passes = Vec::new();
         let mut numbered = 0;
         for (c, (set, d)) in clauses.iter().zip(decoded).enumerate() {
+            let c = first + c;
             let next_clause = self.a.label();
             if let Some(m) = enable {
                 self.a.st(Width::W, R10, KEY, c as i32);
