@@ -58,15 +58,18 @@ impl Contender {
 
     pub fn name(self) -> &'static str {
         match self {
+            // Named by their placement: without `--place`, netsift filters in the
+            // kernel where it can (the second).
             Contender::Netsift {
                 workers: 1,
                 kernel: false,
-            } => "netsift",
+            } => "netsift --place user",
             Contender::Netsift {
                 workers: 1,
                 kernel: true,
             } => "netsift --place kernel",
-            Contender::Netsift { .. } => "netsift --workers 2",
+            Contender::Netsift { kernel: false, .. } => "netsift --workers 2 --place user",
+            Contender::Netsift { .. } => "netsift --workers 2 --place kernel",
             Contender::Tcpdump => "tcpdump",
         }
     }
