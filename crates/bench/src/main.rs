@@ -73,7 +73,7 @@ struct KernelArgs {
 /// Options of `live`.
 #[derive(Args, Debug)]
 struct LiveArgs {
-    /// Finish in under a minute (200,000 packets, 100k pps and top speed, one run).
+    /// Finish in under a minute (200,000 packets at 100k pps, three times over at top speed, one run).
     #[arg(long)]
     quick: bool,
     /// Print one JSON object as the last line.

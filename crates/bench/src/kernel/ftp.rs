@@ -640,7 +640,9 @@ fn run_libpcap(
     };
     let ready = ready_rx.recv_timeout(Duration::from_secs(10));
     let sent = match ready {
-        Ok(()) => tcpreplay(net, trace, rate, stop).and_then(|s| stop.sleep(DRAIN).map(|()| s)),
+        Ok(()) => {
+            tcpreplay(net, trace, (rate, 1), stop).and_then(|s| stop.sleep(DRAIN).map(|()| s))
+        }
         Err(_) => Err("the libpcap capture thread did not start".into()),
     };
     capturing.store(false, Ordering::Release);

@@ -223,17 +223,17 @@ pub fn capture(
     rate: Rate,
     stop: &Stop,
 ) -> Result<Finished, String> {
-    cycle(net, program, args, name, Some((trace, rate)), stop)
+    cycle(net, program, args, name, Some((trace, rate, 1)), stop)
 }
 
-/// [`capture`], or with `replay` `None` the same start, drain and stop with
-/// nothing sent.
+/// [`capture`] (the trace replayed `loops` times), or with `replay` `None` the
+/// same start, drain and stop with nothing sent.
 fn cycle(
     net: &Netns,
     program: &Path,
     args: &[String],
     name: &str,
-    replay: Option<(&Path, Rate)>,
+    replay: Option<(&Path, Rate, usize)>,
     stop: &Stop,
 ) -> Result<Finished, String> {
     let mut cmd = Netns::command(&net.capture, program);
@@ -270,7 +270,7 @@ fn cycle(
         return Err(format!("{name} did not start: {}", err.trim()));
     }
     let sent = match replay {
-        Some((trace, rate)) => tcpreplay(net, trace, rate, stop)?,
+        Some((trace, rate, loops)) => tcpreplay(net, trace, (rate, loops), stop)?,
         None => Sent::default(),
     };
     stop.sleep(DRAIN)?;
@@ -308,17 +308,19 @@ fn command<'t>(net: &Netns, tools: &'t Tools, c: Contender) -> (&'t Path, Vec<St
     (program, args)
 }
 
-/// Runs `c` on one replay of `trace` at `rate`, in round `round`.
+/// Runs `c` on one replay of `trace` (`loops` times over) at `rate`, in round
+/// `round`.
 pub fn run_one(
     net: &Netns,
     tools: &Tools,
     c: Contender,
-    trace: &Path,
+    (trace, loops): (&Path, usize),
     (rate, round): (Rate, usize),
     stop: &Stop,
 ) -> Result<CaptureRun, String> {
     let (program, args) = command(net, tools, c);
-    let f = capture(net, program, &args, c.name(), trace, rate, stop)?;
+    let replay = Some((trace, rate, loops));
+    let f = cycle(net, program, &args, c.name(), replay, stop)?;
     Ok(CaptureRun {
         contender: c,
         rate,

@@ -380,7 +380,7 @@ fn run_netsift(s: &Setup<'_>, in_kernel: bool) -> Result<EditRun, String> {
             Ok(edits)
         })
     };
-    let sent = tcpreplay(s.net, s.trace, s.rate, s.stop);
+    let sent = tcpreplay(s.net, s.trace, (s.rate, 1), s.stop);
     replaying.store(false, Ordering::Release);
     let edits = editor.join().map_err(|_| "the editor panicked")?;
     std::thread::sleep(DRAIN);
@@ -433,7 +433,7 @@ pub fn libpcap(s: &Setup<'_>) -> Result<EditRun, String> {
         })
     };
     wait_ready(&ready_rx)?;
-    let sent = tcpreplay(s.net, s.trace, s.rate, s.stop);
+    let sent = tcpreplay(s.net, s.trace, (s.rate, 1), s.stop);
     replaying.store(false, Ordering::Release);
     std::thread::sleep(DRAIN);
     capturing.store(false, Ordering::Release);

@@ -77,14 +77,23 @@ fn parse(out: &str) -> Result<Sent, String> {
 }
 
 /// Plays `trace` once from the sender's end of the pair, the whole file loaded
-/// first (`-K`) so that the disk does not set the pace.
-pub fn tcpreplay(net: &Netns, trace: &Path, rate: Rate, stop: &Stop) -> Result<Sent, String> {
+/// first (`-K`) so that the disk does not set the pace; `loops` times over
+/// (`--loop`).
+pub fn tcpreplay(
+    net: &Netns,
+    trace: &Path,
+    (rate, loops): (Rate, usize),
+    stop: &Stop,
+) -> Result<Sent, String> {
     let mut cmd = Netns::command(&net.sender, Path::new("tcpreplay"));
     cmd.args(["-i", &net.tx, "-K"]);
     match rate {
         Rate::Top => cmd.arg("--topspeed"),
         Rate::Pps(n) => cmd.arg(format!("--pps={n}")),
     };
+    if loops > 1 {
+        cmd.arg(format!("--loop={loops}"));
+    }
     let mut child = cmd
         .arg(trace)
         .stdin(Stdio::null())
