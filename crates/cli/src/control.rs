@@ -98,13 +98,6 @@ pub struct Clauses {
 }
 
 impl Clauses {
-    /// An empty live set for link type `lt` (it accepts nothing) and its reader;
-    /// with `kernel`, the clauses are placed in the kernel too.
-    #[cfg(test)]
-    pub fn new(lt: netsift_wire::LinkType, kernel: Option<KernelClauses>) -> (Clauses, LiveReader) {
-        Clauses::open(Swift::open(lt), kernel, None)
-    }
-
     /// An empty live set and its reader, capturing live on an interface (with
     /// `kernel`, placed in the kernel too): clauses compile for
     /// `received` packets, and one whose program for `sent` packets differs (it
@@ -118,6 +111,7 @@ impl Clauses {
         Clauses::open(Swift::open_for(received), kernel, Some((received, sent)))
     }
 
+    /// An empty live set (it accepts nothing) on `swift`'s target, and its reader.
     fn open(
         (swift, reader): (Swift, LiveReader),
         kernel: Option<KernelClauses>,
@@ -159,7 +153,7 @@ impl Clauses {
             return Err("add needs an expression (add EXPR)".into());
         }
         if let Some((r, t)) = self.directions {
-            if crate::live::directed_sets(expr, r, t).is_ok_and(|(a, b)| a != b) {
+            if crate::filter::directed_sets(expr, r, t).is_ok_and(|(a, b)| a != b) {
                 return Err(
                     "the clause tests the direction of packets (inbound/outbound/ifindex), \
                      which --control does not read yet; -Q in|out picks a direction"
@@ -545,7 +539,7 @@ mod tests {
 
     #[test]
     fn commands_edit_the_clauses_and_errors_say_what() {
-        let (mut c, reader) = Clauses::new(LinkType::EN10MB, None);
+        let (mut c, reader) = Clauses::open(Swift::open(LinkType::EN10MB), None, None);
         assert_eq!(c.command("add udp port 53"), "ok 0\n");
         assert_eq!(c.command("add  tcp port 80 \n"), "ok 1\n");
         assert_eq!(c.command("list"), "0\tudp port 53\n1\ttcp port 80\nok\n");

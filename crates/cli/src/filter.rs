@@ -11,7 +11,9 @@ use crate::output::{Progress, Sink};
 use anyhow::Result;
 use netsift_engine::live::Reader as LiveReader;
 use netsift_engine::{BatchScratch, Compiled, Scratch};
+use netsift_isa::PassSet;
 use netsift_kernel::codegen::DECISIVE_LEN;
+use netsift_pcapc::Target;
 use netsift_pcapio::{Reader, RecordBatch};
 use std::io::Read;
 use std::path::Path;
@@ -19,11 +21,12 @@ use std::path::Path;
 /// Records per batch: the engine's batch width.
 pub const BATCH: usize = netsift_engine::LANES;
 
-/// What decides which packets are kept.
-pub enum Engine {
+/// What decides which packets are kept; `S` is the static filter (a capture
+/// ring's is a [`RingFilter`]).
+pub enum Engine<S = Compiled> {
     /// A compiled expression, decoded for speed (`None`: no filter). Boxed: it is
     /// large, and used once per batch.
-    Static(Option<Box<Compiled>>),
+    Static(Option<Box<S>>),
     /// A live set that a protocol follower edits as packets are read.
     Follow(Box<Following>, LiveReader),
     /// A live set edited from outside (`--control`).
@@ -164,51 +167,81 @@ pub fn ring_line(s: &netsift_capture::Stats, copied: u64) -> String {
     )
 }
 
-/// The batch engine's verdicts on up to [`BATCH`] frames, where they lie in the ring.
-///
-/// `sent`: where the expression tests the packets' direction on a link header
-/// without one (`inbound`, `outbound`; [`netsift_pcapc::Meta`]), the program for
-/// the packets this host sent, `f` being the one for those it received; each
-/// frame gets its direction's verdict.
-///
-/// `kernel_decides`: the program under the ring (`--place kernel`) gives the
-/// engine's answer on every frame up to [`DECISIVE_LEN`] bytes, so a chunk of such
-/// frames is kept whole; a chunk with a longer frame is filtered again.
-pub fn filter_frames(
-    (f, sent): (&Compiled, Option<&Compiled>),
+/// A live capture's static filter, as the ring's frames are filtered with it.
+pub struct RingFilter {
+    /// The program; for received packets only, where `sent` is set.
+    received: Compiled,
+    /// Where the expression tests the packets' direction on a link header
+    /// without one (`inbound`, `outbound`; [`netsift_pcapc::Meta`]): the program
+    /// for the packets this host sent.
+    sent: Option<Compiled>,
+    /// The program under the ring (`--place kernel`) gives the engine's answer
+    /// on every frame up to [`DECISIVE_LEN`] bytes.
     kernel_decides: bool,
-    scratch: &mut BatchScratch,
-    chunk: &[netsift_capture::Frame<'_>],
-) -> u32 {
-    if kernel_decides && chunk.iter().all(|fr| fr.wire_len <= DECISIVE_LEN) {
-        return u32::MAX;
+}
+
+impl RingFilter {
+    pub fn new(received: PassSet, sent: Option<PassSet>, kernel_decides: bool) -> RingFilter {
+        RingFilter {
+            received: Compiled::new(received),
+            sent: sent.map(Compiled::new),
+            kernel_decides,
+        }
     }
-    let mut data: [&[u8]; BATCH] = [&[]; BATCH];
-    let mut wire = [0u32; BATCH];
-    for (i, fr) in chunk.iter().enumerate() {
-        data[i] = fr.data;
-        wire[i] = fr.wire_len;
+
+    /// The batch engine's verdicts on up to [`BATCH`] frames, where they lie in
+    /// the ring, each frame by its direction's program. A chunk of frames the
+    /// kernel program decided is kept whole; a chunk with a longer frame is
+    /// filtered again.
+    pub fn keep(&self, scratch: &mut BatchScratch, chunk: &[netsift_capture::Frame<'_>]) -> u32 {
+        if self.kernel_decides && chunk.iter().all(|fr| fr.wire_len <= DECISIVE_LEN) {
+            return u32::MAX;
+        }
+        let mut data: [&[u8]; BATCH] = [&[]; BATCH];
+        let mut wire = [0u32; BATCH];
+        for (i, fr) in chunk.iter().enumerate() {
+            data[i] = fr.data;
+            wire[i] = fr.wire_len;
+        }
+        let (data, wire) = (&data[..chunk.len()], &wire[..chunk.len()]);
+        let Some(sent) = &self.sent else {
+            return self.received.filter_batch(scratch, data, wire);
+        };
+        let out = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (i, fr)| m | u32::from(fr.outgoing) << i);
+        let all = u32::MAX >> (32 - chunk.len());
+        let received = if out != all {
+            self.received.filter_batch(scratch, data, wire)
+        } else {
+            0
+        };
+        let sent = if out != 0 {
+            sent.filter_batch(scratch, data, wire)
+        } else {
+            0
+        };
+        (received & !out) | (sent & out)
     }
-    let (data, wire) = (&data[..chunk.len()], &wire[..chunk.len()]);
-    let Some(sent) = sent else {
-        return f.filter_batch(scratch, data, wire);
-    };
-    let out = chunk
-        .iter()
-        .enumerate()
-        .fold(0u32, |m, (i, fr)| m | u32::from(fr.outgoing) << i);
-    let all = u32::MAX >> (32 - chunk.len());
-    let received = if out != all {
-        f.filter_batch(scratch, data, wire)
-    } else {
-        0
-    };
-    let sent = if out != 0 {
-        sent.filter_batch(scratch, data, wire)
-    } else {
-        0
-    };
-    (received & !out) | (sent & out)
+}
+
+/// `expr` compiled for received and for sent packets on a live interface. A
+/// direction for which it rejects every packet (`inbound` for sent ones) gets a
+/// program that accepts none; refused only if it rejects every packet both ways,
+/// as libpcap's optimiser then proves of its kernel program (`inbound and
+/// outbound`).
+pub fn directed_sets(expr: &str, received: Target, sent: Target) -> Result<(PassSet, PassSet)> {
+    use netsift_pcapc::ErrorKind::RejectsAll;
+    match (
+        netsift_pcapc::compile_for(expr, received),
+        netsift_pcapc::compile_for(expr, sent),
+    ) {
+        (Ok(r), Ok(s)) => Ok((r, s)),
+        (Ok(r), Err(e)) if e.kind() == RejectsAll => Ok((r, netsift_pcapc::reject_all())),
+        (Err(e), Ok(s)) if e.kind() == RejectsAll => Ok((netsift_pcapc::reject_all(), s)),
+        (Err(e), _) | (_, Err(e)) => Err(anyhow::anyhow!("bad filter expression: {e}")),
+    }
 }
 
 /// The live set's verdicts on up to [`BATCH`] frames, packet by packet: each

@@ -9,13 +9,13 @@
 //! printed as tcpdump prints them.
 
 use crate::control::{Clauses, Control};
-use crate::filter::{frame_ns, print_stats, Engine, BATCH};
+use crate::filter::{directed_sets, frame_ns, print_stats, Engine, RingFilter, BATCH};
 use crate::following::Following;
 use crate::output::Sink;
 use crate::workers::Shared;
 use anyhow::{bail, Context, Result};
 use netsift_capture::{Config, Direction, Fanout, Frame, Ring};
-use netsift_engine::{BatchScratch, Compiled, Scratch};
+use netsift_engine::{BatchScratch, Scratch};
 use netsift_pcapc::{Meta, Target};
 use netsift_pcapio::{Packet, RawTs, Record};
 use netsift_wire::LinkType;
@@ -108,27 +108,6 @@ pub fn link_type_list(iface: &str) -> Result<String> {
     ))
 }
 
-/// `expr` compiled for received and for sent packets. A direction for which it
-/// rejects every packet (`inbound` for sent ones) gets a program that accepts
-/// none; refused only if it rejects every packet both ways, as libpcap's optimiser
-/// then proves of its kernel program (`inbound and outbound`).
-pub fn directed_sets(
-    expr: &str,
-    received: Target,
-    sent: Target,
-) -> Result<(netsift_isa::PassSet, netsift_isa::PassSet)> {
-    use netsift_pcapc::ErrorKind::RejectsAll;
-    match (
-        netsift_pcapc::compile_for(expr, received),
-        netsift_pcapc::compile_for(expr, sent),
-    ) {
-        (Ok(r), Ok(s)) => Ok((r, s)),
-        (Ok(r), Err(e)) if e.kind() == RejectsAll => Ok((r, netsift_pcapc::reject_all())),
-        (Err(e), Ok(s)) if e.kind() == RejectsAll => Ok((netsift_pcapc::reject_all(), s)),
-        (Err(e), _) | (_, Err(e)) => Err(anyhow::anyhow!("bad filter expression: {e}")),
-    }
-}
-
 /// Captures from `iface` until `-c`, or a signal.
 pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> {
     let mut cfg = config(args, iface);
@@ -191,11 +170,7 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     }
     // With --control, the socket lives as long as the capture (and goes with it).
     let mut _control = None;
-    // Whether the kernel program under the rings decides what it passes.
-    let mut kernel_decides = false;
-    // The static filter's program for sent packets, where it tests the direction.
-    let mut sent = None;
-    let mut engine = if args.follow.is_some() {
+    let mut engine: Engine<RingFilter> = if args.follow.is_some() {
         let (mut following, live) = Following::new(args, lt, expr)?;
         let room = following.capacity().max(1024) as u32;
         if let Some(k) = crate::place::follow(args, expr, lt, cfg.snaplen, room, &socks)? {
@@ -213,22 +188,20 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
     } else if expr.trim().is_empty() {
         Engine::Static(None)
     } else {
-        if sent_set != set {
+        let f = if sent_set != set {
             let both = (&set, &sent_set);
-            kernel_decides = crate::place::place_directed(args, both, lt, cfg.snaplen, &socks)?;
-            sent = Some(Box::new(Compiled::new(sent_set)));
+            let decides = crate::place::place_directed(args, both, lt, cfg.snaplen, &socks)?;
+            RingFilter::new(set, Some(sent_set), decides)
         } else {
-            kernel_decides = crate::place::place(args, Some(&set), lt, cfg.snaplen, &socks)?;
-        }
-        Engine::Static(Some(Box::new(Compiled::new(set))))
+            let decides = crate::place::place(args, Some(&set), lt, cfg.snaplen, &socks)?;
+            RingFilter::new(set, None, decides)
+        };
+        Engine::Static(Some(Box::new(f)))
     };
     let stop = crate::signals::stop_flag()?;
     if args.workers.is_some() {
         let shared = match engine {
-            Engine::Static(f) => Shared::Static(
-                f.map(|b| (Arc::new(*b), sent.map(|s| Arc::new(*s)))),
-                kernel_decides,
-            ),
+            Engine::Static(f) => Shared::Static(f.map(|b| Arc::new(*b))),
             Engine::Follow(following, live) => {
                 Shared::Follow(live, Arc::new(Mutex::new(*following)))
             }
@@ -271,12 +244,7 @@ pub fn capture(args: &crate::args::Args, iface: &str, expr: &str) -> Result<()> 
                 let chunk = &batch[..n];
                 let keep = match &mut engine {
                     Engine::Static(None) => u32::MAX,
-                    Engine::Static(Some(f)) => crate::filter::filter_frames(
-                        (f, sent.as_deref()),
-                        kernel_decides,
-                        &mut scratch,
-                        chunk,
-                    ),
+                    Engine::Static(Some(f)) => f.keep(&mut scratch, chunk),
                     Engine::Follow(following, live) => {
                         let room = limit - accepted;
                         crate::filter::follow_frames(live, &mut one, chunk, room, |fr| {

@@ -11,14 +11,14 @@
 //! lags longer than that may write out of order: the window bounds the memory
 //! held, not the order, which a lagging worker cannot be made to respect).
 
-use crate::filter::{frame_ns, print_stats, BATCH};
+use crate::filter::{frame_ns, print_stats, RingFilter, BATCH};
 use crate::following::Following;
 use crate::merge::{Batch, Merge, Out};
 use crate::output::Sink;
 use anyhow::{bail, Result};
 use netsift_capture::{Config, Frame, Ring, Stats};
 use netsift_engine::live::Reader as LiveReader;
-use netsift_engine::{BatchScratch, Compiled, Scratch};
+use netsift_engine::{BatchScratch, Scratch};
 use netsift_pcapio::{Packet, RawTs, Record};
 use netsift_wire::LinkType;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -64,10 +64,8 @@ fn record<'a>(o: &Out<'a>) -> Record<'a> {
 /// What every worker filters with.
 #[derive(Clone)]
 pub enum Shared {
-    /// One compiled filter (`None`: every packet), with its program for sent
-    /// packets where it tests the direction, and whether the kernel program under
-    /// the rings decides the frames it passes (`filter_frames`).
-    Static(Option<(Arc<Compiled>, Option<Arc<Compiled>>)>, bool),
+    /// One static filter (`None`: every packet).
+    Static(Option<Arc<RingFilter>>),
     /// `--follow`: one live set, which one follower edits. Each worker feeds it
     /// the packets it accepts, in its ring's order; the group spreads packets by
     /// address pair ([`netsift_capture::Fanout::HostPair`]), so a control connection
@@ -118,13 +116,8 @@ fn work(
             }
             let chunk = &chunk[..n];
             let keep = match &filter {
-                Shared::Static(None, _) => u32::MAX,
-                Shared::Static(Some((f, sent)), decides) => crate::filter::filter_frames(
-                    (f, sent.as_deref()),
-                    *decides,
-                    &mut scratch,
-                    chunk,
-                ),
+                Shared::Static(None) => u32::MAX,
+                Shared::Static(Some(f)) => f.keep(&mut scratch, chunk),
                 Shared::Follow(live, following) => {
                     crate::filter::follow_frames(live, &mut one, chunk, u64::MAX, |fr| {
                         lock(following).judge(fr.data, fr.wire_len, frame_ns(fr), "live packet")
