@@ -15,8 +15,10 @@
 /// How a fanout group spreads packets over its rings.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Fanout {
-    /// By a hash of the flow, so a flow's packets stay in one ring; IP fragments
-    /// are reassembled first so that they hash as their flow does.
+    /// By a hash of the flow, so a flow's packets stay in one ring. IP fragments
+    /// are not reassembled (a capture keeps packets as they were on the wire): a
+    /// datagram's later fragments, which carry no ports, may go to another ring
+    /// than its first, and the time-ordered merge puts them back in order.
     FlowHash,
     /// By a symmetric hash of the IPv4 or IPv6 source and destination addresses,
     /// so that every flow between two hosts (a control connection and the data

@@ -356,7 +356,10 @@ impl Ring {
         }
         if let Some((id, how)) = cfg.fanout {
             let mode = match how {
-                Fanout::FlowHash => libc::PACKET_FANOUT_HASH | libc::PACKET_FANOUT_FLAG_DEFRAG,
+                // No PACKET_FANOUT_FLAG_DEFRAG: it makes the kernel reassemble IP
+                // fragments before the rings see them, so the capture would no
+                // longer hold the packets as they were on the wire.
+                Fanout::FlowHash => libc::PACKET_FANOUT_HASH,
                 Fanout::HostPair => libc::PACKET_FANOUT_CBPF,
                 Fanout::RoundRobin => libc::PACKET_FANOUT_LB,
             };

@@ -1,5 +1,5 @@
 //! `netsift -i IFACE --workers N`: one capture ring per worker thread, all in one
-//! PACKET_FANOUT group (by flow hash, fragments reassembled; by address pair with
+//! PACKET_FANOUT group (by flow hash, fragments as they are; by address pair with
 //! `--follow`, see [`Shared::Follow`]), all running one filter. Each worker filters its blocks in place and sends only the accepted
 //! packets on; the writer puts them back in time-stamp order within a bounded
 //! window ([`REORDER_WINDOW_NS`], [`REORDER_MAX`]) and writes one file, or each
