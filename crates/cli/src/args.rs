@@ -338,18 +338,9 @@ impl Args {
     /// The filter expression: the file of `-F` (comments blanked out, as tcpdump's
     /// `read_infile` does), else the command line's words joined with spaces.
     pub fn expression_text(&self) -> Result<String> {
-        // An option after the expression would otherwise be read as filter words
-        // ('-v' as a syntax error at 'v'): a word that looks like an option is one.
-        // No word of the filter language starts with '-' and a letter.
-        if let Some(w) = self
-            .expression
-            .iter()
-            .find(|w| w.starts_with('-') && w[1..].starts_with(|c: char| c.is_ascii_alphabetic()))
-        {
-            bail!(
-                "unknown or misplaced option '{w}': netsift takes its options before the expression (see netsift --help)"
-            );
-        }
+        // `permute` took every option out of the words, wherever it stood; what
+        // is left is expression text, even a word that starts with '-' after `--`
+        // (`-- '-len < 0xc1'`), as tcpdump reads it.
         let Some(path) = &self.filter_file else {
             return Ok(self.expression.join(" "));
         };
