@@ -13,6 +13,8 @@ pub enum ErrorKind {
     Permission,
     /// The kernel refused a setting (ring size, version, fanout group).
     Refused,
+    /// The interface's hardware type is not one netsift captures.
+    Unsupported,
     /// Any other system call failure.
     Os,
 }

@@ -1,6 +1,48 @@
-//! The interfaces a capture can open, as `tcpdump -D` lists them.
+//! The interfaces a capture can open, as `tcpdump -D` lists them, and the link
+//! type each is captured with.
 
+use crate::error::{Error, ErrorKind};
+use netsift_wire::LinkType;
 use std::fs;
+
+/// The link type a ring on an interface of ARPHRD hardware type `hatype` gives,
+/// where netsift captures it: Ethernet, and loopback (which carries an Ethernet
+/// header).
+pub fn linktype(hatype: u16) -> Option<LinkType> {
+    match hatype {
+        1 | 772 => Some(LinkType::EN10MB),
+        _ => None,
+    }
+}
+
+/// The link type a ring on interface `name` gives (`any` gives LINUX_SLL2),
+/// from its ARPHRD type in sysfs.
+pub fn linktype_of(name: &str) -> Result<LinkType, Error> {
+    if name == crate::ANY {
+        return Ok(LinkType::LINUX_SLL2);
+    }
+    let t = fs::read_to_string(format!("/sys/class/net/{name}/type")).map_err(|_| {
+        Error::new(
+            ErrorKind::NoSuchInterface,
+            format!("{name}: no such device exists"),
+        )
+    })?;
+    let t: u16 = t.trim().parse().map_err(|_| {
+        Error::new(
+            ErrorKind::Os,
+            format!("{name}: hardware type '{}' in sysfs", t.trim()),
+        )
+    })?;
+    linktype(t).ok_or_else(|| unsupported(name, t))
+}
+
+/// The error for an interface whose hardware type netsift does not capture.
+pub(crate) fn unsupported(name: &str, hatype: u16) -> Error {
+    Error::new(
+        ErrorKind::Unsupported,
+        format!("{name}: hardware type {hatype} is not supported for live capture yet (Ethernet and loopback are)"),
+    )
+}
 
 /// One network interface.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -85,4 +127,16 @@ pub fn interfaces() -> std::io::Result<Vec<Interface>> {
     }
     out.sort_by_key(|i| (!i.running, !i.up, i.loopback, i.index));
     Ok(out)
+}
+
+impl crate::Ring {
+    /// The link type of this ring's frames: LINUX_SLL2 on `any`, else its
+    /// interface's hardware type's; `None` for a hardware type netsift does not
+    /// capture ([`linktype_of`] says which).
+    pub fn linktype(&self) -> Option<LinkType> {
+        if self.cooked() {
+            return Some(LinkType::LINUX_SLL2);
+        }
+        linktype(self.hardware_type())
+    }
 }

@@ -27,5 +27,5 @@ mod ring;
 
 pub use error::{Error, ErrorKind};
 pub use fanout::Fanout;
-pub use iface::{interfaces, Interface};
+pub use iface::{interfaces, linktype, linktype_of, Interface};
 pub use ring::{ifindex, Block, Config, Direction, Frame, Frames, Ring, Stats, ANY};

@@ -7,27 +7,21 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod config;
 mod control;
-mod filter;
-mod following;
 mod generate;
 mod live;
-mod merge;
 mod output;
-mod place;
 mod signals;
-mod workers;
-mod xdp;
+mod stats;
 
 use anyhow::{bail, Context, Result};
 use args::Args;
 use clap::Parser;
-use filter::{filter_file, Engine};
-use following::Following;
-use netsift_engine::Compiled;
 use netsift_isa::PassSet;
 use netsift_pcapc::Target;
 use netsift_pcapio::Reader;
+use netsift_session::{FileFilter, FilterSpec};
 use std::io::{self, Read, Write};
 use std::path::Path;
 use std::process::ExitCode;
@@ -52,30 +46,52 @@ fn main() -> ExitCode {
     }
 }
 
-fn compile(expr: &str, target: Target) -> Result<PassSet> {
-    netsift_pcapc::compile_for(expr, target)
-        .map_err(|e| anyhow::anyhow!("bad filter expression: {e}"))
-}
-
-/// `-d` without a file: the passes of `expr` for link type `lt`.
-fn dump(args: &Args, expr: &str, lt: netsift_wire::LinkType) -> Result<String> {
-    let target = Target {
-        linktype: lt,
+/// A target with nothing but its link type: a dead handle's, as `tcpdump -d`
+/// compiles for.
+fn dead(linktype: netsift_wire::LinkType) -> Target {
+    Target {
+        linktype,
         savefile_swapped: None,
         meta: None,
-    };
-    listing(args, &compile(expr, target)?, lt)
+    }
 }
 
-/// `-d`: the pass set, or with `--place kernel|auto` the eBPF program made from it.
-fn listing(args: &Args, set: &netsift_isa::PassSet, lt: netsift_wire::LinkType) -> Result<String> {
-    if matches!(args.place.as_deref(), None | Some("user")) {
-        return Ok(set.to_string());
+/// `-d`: the passes of `expr` for link type `lt`, or with `--place` the program
+/// made from them for the kernel or the XDP hook.
+fn dump(args: &Args, expr: &str, lt: netsift_wire::LinkType) -> Result<String> {
+    let set = netsift_session::compile(expr, dead(lt))?;
+    listing(args, &set, lt)
+}
+
+/// `-d`: the pass set, or with `--place kernel|auto|xdp` the eBPF program made
+/// from it.
+fn listing(args: &Args, set: &PassSet, lt: netsift_wire::LinkType) -> Result<String> {
+    let snaplen = args.snaplen.unwrap_or(netsift_session::DEFAULT_SNAPLEN);
+    let r = match args.place.as_deref() {
+        None | Some("user") => return Ok(set.to_string()),
+        Some("xdp") => netsift_session::xdp_listing(set, lt, snaplen),
+        Some(_) => netsift_session::kernel_listing(set, lt, snaplen),
+    };
+    r.map_err(|e| live::said(e, args))
+}
+
+/// `-d --follow` on an interface: the follower's live set, or with `--place
+/// kernel|auto` the program it places in the kernel.
+fn follow_dump(args: &Args, expr: &str, lt: netsift_wire::LinkType) -> Result<String> {
+    let Some(spec) = config::follow(args, expr)? else {
+        bail!("--follow is not given");
+    };
+    if matches!(args.place.as_deref(), Some("kernel" | "auto")) {
+        let snaplen = args.snaplen.unwrap_or(netsift_session::DEFAULT_SNAPLEN);
+        return netsift_session::follow_listing(&spec, lt, snaplen)
+            .map_err(|e| live::said(e, args));
     }
-    if args.place.as_deref() == Some("xdp") {
-        return xdp::listing(set, lt, args.snaplen.unwrap_or(262_144));
-    }
-    place::listing(set, lt, args.snaplen.unwrap_or(262_144))
+    let f = FileFilter::new(
+        &FilterSpec::Follow(spec),
+        dead(lt),
+        netsift_session::events::ignore(),
+    )?;
+    Ok(f.follow_listing().unwrap_or_default())
 }
 
 /// Prints `-d` output; a closed pipe (`netsift -d ... | head`) is not an error.
@@ -108,18 +124,11 @@ fn run(args: &Args) -> Result<()> {
         if let Some(iface) = &args.interface {
             if args.dump {
                 // As tcpdump -d -i: the program for the interface's link type.
-                let lt = live::linktype_of(iface)?;
+                let lt = netsift_capture::linktype_of(iface)?;
                 if args.follow.is_some() {
-                    if matches!(args.place.as_deref(), Some("kernel" | "auto")) {
-                        let snaplen = args.snaplen.unwrap_or(262_144);
-                        return print_listing(&place::follow_listing(args, &expr, lt, snaplen)?);
-                    }
-                    return print_listing(&Following::new(args, lt, &expr)?.0.listing());
+                    return print_listing(&follow_dump(args, &expr, lt)?);
                 }
                 return print_listing(&dump(args, &expr, lt)?);
-            }
-            if args.place.as_deref() == Some("xdp") {
-                return xdp::capture(args, iface, &expr);
             }
             return live::capture(args, iface, &expr);
         }
@@ -198,38 +207,41 @@ fn run_reader<R: Read>(
         savefile_swapped: Some(reader.is_big_endian()),
         meta: None,
     };
-    let filter = if expr.trim().is_empty() {
-        None
-    } else {
-        if !linktype.is_supported() {
-            bail!("link type {linktype} is not supported by the filter compiler (supported: EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2)");
-        }
-        Some(compile(expr, target)?)
-    };
-    if args.follow.is_some() {
-        let (following, live) = Following::new(args, linktype, expr)?;
-        if args.dump {
-            return print_listing(&following.listing());
-        }
-        return filter_file(
-            args,
-            input,
-            &mut reader,
-            Engine::Follow(Box::new(following), live),
-            sink,
-        );
-    }
+    let events = stats::events(false, "");
+    let filter = FileFilter::new(&config::filter(args, expr)?, target, events)?;
     if args.dump {
-        return match &filter {
-            Some(set) => print_listing(&listing(args, set, linktype)?),
-            None => print_listing("(no filter: every packet is accepted)\n"),
-        };
+        if let Some(l) = filter.follow_listing() {
+            return print_listing(&l);
+        }
+        if expr.trim().is_empty() {
+            return print_listing("(no filter: every packet is accepted)\n");
+        }
+        return print_listing(&listing(
+            args,
+            &netsift_session::compile(expr, target)?,
+            linktype,
+        )?);
     }
-    filter_file(
-        args,
-        input,
-        &mut reader,
-        Engine::Static(filter.map(|f| Box::new(Compiled::new(f)))),
-        sink,
-    )
+    let sink = match sink {
+        Some(s) => {
+            s.next_file(&reader, &input.display().to_string())?;
+            s
+        }
+        None => sink.insert(output::Sink::open(args, &reader)?),
+    };
+    let size = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
+    let progress = output::Progress::new(size);
+    let stop = signals::stop_flag()?;
+    let limit = args.count.unwrap_or(u64::MAX);
+    let (n, result) = filter.run(&mut reader, sink, (&stop, limit), |at| progress.set(at));
+    progress.finish();
+    stats::print_stats(n.accepted, n.read, 0, "");
+    if let Some(f) = &n.follow {
+        eprintln!("{}", stats::follow_line(f));
+    }
+    result.map_err(|e| match e.kind() {
+        // A fault in the file says where: the file, then the offset.
+        netsift_session::ErrorKind::File => anyhow::anyhow!("{}: {e}", input.display()),
+        _ => anyhow::anyhow!("{e}"),
+    })
 }

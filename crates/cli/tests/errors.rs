@@ -221,8 +221,16 @@ fn after_a_double_dash_every_word_is_expression_text() {
     assert!(o.status.success(), "{}", stderr(&o));
     // Every packet is shorter than 2^32 - 0xc1 bytes: `-len` (unsigned) is large,
     // so nothing is accepted but a zero-length packet.
-    assert!(o.stdout.is_empty(), "{}", String::from_utf8_lossy(&o.stdout));
-    assert!(stderr(&o).lines().any(|l| l == "0 packets captured"), "{}", stderr(&o));
+    assert!(
+        o.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&o.stdout)
+    );
+    assert!(
+        stderr(&o).lines().any(|l| l == "0 packets captured"),
+        "{}",
+        stderr(&o)
+    );
     let o = netsift(&["-r", s.to_str().unwrap(), "--", "-len", "!=", "0"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(o.stdout, all.stdout, "every packet has a length");

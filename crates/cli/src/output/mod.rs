@@ -15,6 +15,7 @@ mod time;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use netsift_pcapio::{Reader, Record, RecordBatch, TsPrecision};
+use netsift_session::Records;
 use netsift_wire::LinkType;
 use print::{PrintOptions, Printer};
 use rotate::{Header, PcapOut, Rotation};
@@ -27,41 +28,6 @@ pub struct Sink {
     count: Option<u64>,
     /// The buffer of the last [`Records`], for the next.
     spare: Vec<u8>,
-}
-
-/// A live capture's accepted packets of one ring block, laid out as pcap records
-/// ([`Sink::records`]), to be written in one go ([`Sink::write_records`]).
-///
-/// A copy, but into a buffer the size of one block's records, which stays in
-/// cache from one block to the next: cheaper than a vectored write of a header
-/// and a slice of the ring per packet (which the kernel takes apart slice by
-/// slice), and than the 1 MiB chunks of [`netsift_pcapio::ChunkWriter`], whose
-/// every line is a cache miss by the time it is written again.
-pub struct Records {
-    buf: Vec<u8>,
-    /// Packets in `buf`.
-    n: u64,
-    /// Whether the file keeps nanoseconds (else microseconds).
-    nano: bool,
-}
-
-impl Records {
-    /// Adds a packet with time stamp `sec` s + `nsec` ns, captured bytes `data`
-    /// and length `wire` on the wire: the record [`Sink::packet`] writes for it
-    /// (a pcap time stamp of nanoseconds, converted as libpcap converts one,
-    /// each field cut to 32 bits).
-    #[inline]
-    pub fn push(&mut self, sec: u32, nsec: u32, data: &[u8], wire: u32) {
-        let frac = if self.nano {
-            nsec
-        } else {
-            (nsec as i32 / 1000) as u32
-        };
-        let h = netsift_pcapio::record_header(sec, frac, data.len() as u32, wire);
-        self.buf.extend_from_slice(&h);
-        self.buf.extend_from_slice(data);
-        self.n += 1;
-    }
 }
 
 /// An enum rather than a trait object: the calls are per batch or per packet,
@@ -196,26 +162,24 @@ impl Sink {
     /// so (`-w` into one file); `None`: write them with [`Sink::packet`].
     pub fn records(&mut self) -> Option<Records> {
         match &self.out {
-            Out::Pcap(w) if w.takes_records() => Some(Records {
-                buf: std::mem::take(&mut self.spare),
-                n: 0,
-                nano: w.precision() == TsPrecision::Nano,
-            }),
+            Out::Pcap(w) if w.takes_records() => Some(Records::new(
+                std::mem::take(&mut self.spare),
+                w.precision() == TsPrecision::Nano,
+            )),
             _ => None,
         }
     }
 
     /// Writes what `r` holds, as [`Sink::packet`] would one by one.
-    pub fn write_records(&mut self, mut r: Records) -> Result<()> {
+    pub fn write_records(&mut self, r: Records) -> Result<()> {
         if let Some(n) = &mut self.count {
-            *n += r.n;
+            *n += r.len();
         }
         let res = match &mut self.out {
-            Out::Pcap(w) if r.n > 0 => w.records(&r.buf),
+            Out::Pcap(w) if !r.is_empty() => w.records(r.bytes()),
             _ => Ok(()),
         };
-        r.buf.clear();
-        self.spare = r.buf;
+        self.spare = r.into_buffer();
         res
     }
 
@@ -274,54 +238,35 @@ impl Progress {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use netsift_pcapio::{Packet, PcapWriter, RawTs, Record, TsPrecision};
-    use netsift_wire::LinkType;
+/// A failure of the output, with its whole chain of context, as the session
+/// passes it back.
+fn boxed(e: anyhow::Error) -> netsift_session::SinkError {
+    format!("{e:#}").into()
+}
 
-    /// A record laid out by `Records::push` is the record `Sink::packet` writes
-    /// for the same packet, in both precisions, for any time stamp (even one no
-    /// kernel gives).
-    #[test]
-    fn laid_out_records_are_written_records() {
-        let data = [7u8; 5];
-        for precision in [TsPrecision::Micro, TsPrecision::Nano] {
-            let stamps = [
-                (0, 0),
-                (1_700_000_000, 999_999_999),
-                (7, 1_999),
-                (u32::MAX, 2_500_000_000),
-            ];
-            for (sec, nsec) in stamps {
-                let mut w = PcapWriter::new(Vec::new(), LinkType::EN10MB, 100, precision).unwrap();
-                let rec = Record {
-                    packet: Packet {
-                        ts_sec: u64::from(sec),
-                        ts_nsec: nsec,
-                        caplen: 5,
-                        orig_len: 60,
-                        data: &data,
-                        interface: 0,
-                    },
-                    raw_ts: RawTs::Pcap {
-                        sec,
-                        frac: nsec,
-                        nano: true,
-                    },
-                };
-                w.write_record(&rec).unwrap();
-                let mut r = super::Records {
-                    buf: Vec::new(),
-                    n: 0,
-                    nano: precision == TsPrecision::Nano,
-                };
-                r.push(sec, nsec, &data, 60);
-                assert_eq!(
-                    r.buf,
-                    w.into_inner().unwrap()[24..],
-                    "{sec} {nsec} {precision:?}"
-                );
-            }
-        }
+/// The session hands accepted packets to the output through this.
+impl netsift_session::Sink for Sink {
+    fn packet(&mut self, rec: &Record<'_>) -> Result<(), netsift_session::SinkError> {
+        Sink::packet(self, rec).map_err(boxed)
+    }
+
+    fn batch(
+        &mut self,
+        batch: &RecordBatch<'_>,
+        keep: &[bool],
+    ) -> Result<(), netsift_session::SinkError> {
+        Sink::batch(self, batch, keep).map_err(boxed)
+    }
+
+    fn records(&mut self) -> Option<Records> {
+        Sink::records(self)
+    }
+
+    fn write_records(&mut self, records: Records) -> Result<(), netsift_session::SinkError> {
+        Sink::write_records(self, records).map_err(boxed)
+    }
+
+    fn flush(&mut self) -> Result<(), netsift_session::SinkError> {
+        Sink::flush(self).map_err(boxed)
     }
 }

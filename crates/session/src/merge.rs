@@ -33,7 +33,7 @@ struct Pkt {
 
 /// A ring block's accepted packets, from one worker, in the ring's order.
 #[derive(Debug, Default)]
-pub struct Batch {
+pub(crate) struct Batch {
     worker: usize,
     data: Vec<u8>,
     pkts: Vec<Pkt>,
@@ -41,7 +41,7 @@ pub struct Batch {
 
 impl Batch {
     /// An empty batch of `worker`'s.
-    pub fn new(worker: usize) -> Batch {
+    pub(crate) fn new(worker: usize) -> Batch {
         Batch {
             worker,
             ..Batch::default()
@@ -50,7 +50,7 @@ impl Batch {
 
     /// Adds a packet: time stamp `ts` (ns), captured bytes `data`, `wire` bytes
     /// long on the wire.
-    pub fn push(&mut self, ts: u64, data: &[u8], wire: u32) {
+    pub(crate) fn push(&mut self, ts: u64, data: &[u8], wire: u32) {
         self.pkts.push(Pkt {
             ts,
             off: self.data.len(),
@@ -61,16 +61,16 @@ impl Batch {
     }
 
     /// The worker it came from.
-    pub fn worker(&self) -> usize {
+    pub(crate) fn worker(&self) -> usize {
         self.worker
     }
 
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.pkts.is_empty()
     }
 
     /// Empties it for its worker's next block, keeping the buffers.
-    pub fn clear(&mut self) {
+    pub(crate) fn clear(&mut self) {
         self.data.clear();
         self.pkts.clear();
     }
@@ -97,18 +97,18 @@ impl Queue {
 }
 
 /// A packet as the merge writes it.
-pub struct Out<'a> {
+pub(crate) struct Out<'a> {
     /// The worker whose ring it came from.
-    pub worker: usize,
+    pub(crate) worker: usize,
     /// Time stamp, nanoseconds since the epoch.
-    pub ts: u64,
-    pub data: &'a [u8],
-    pub wire: u32,
+    pub(crate) ts: u64,
+    pub(crate) data: &'a [u8],
+    pub(crate) wire: u32,
 }
 
 /// The workers' queues and the window.
 #[derive(Debug)]
-pub struct Merge {
+pub(crate) struct Merge {
     queues: Vec<Queue>,
     /// Packets in all the queues.
     held: usize,
@@ -121,7 +121,7 @@ pub struct Merge {
 impl Merge {
     /// A merge of `workers` queues, writing a packet at the latest when it is
     /// `window_ns` older than the newest seen or more than `max` are held.
-    pub fn new(workers: usize, window_ns: u64, max: usize) -> Merge {
+    pub(crate) fn new(workers: usize, window_ns: u64, max: usize) -> Merge {
         Merge {
             queues: (0..workers).map(|_| Queue::default()).collect(),
             held: 0,
@@ -132,7 +132,7 @@ impl Merge {
     }
 
     /// Takes a worker's batch (an empty one is handed straight back).
-    pub fn add(&mut self, b: Batch) -> Option<Batch> {
+    pub(crate) fn add(&mut self, b: Batch) -> Option<Batch> {
         if b.is_empty() {
             return Some(b);
         }
@@ -143,19 +143,19 @@ impl Merge {
     }
 
     /// Worker `worker` stopped and will send nothing more.
-    pub fn done(&mut self, worker: usize) {
+    pub(crate) fn done(&mut self, worker: usize) {
         self.queues[worker].done = true;
     }
 
     /// Packets held.
-    pub fn held(&self) -> usize {
+    pub(crate) fn held(&self) -> usize {
         self.held
     }
 
     /// Writes through `emit`, oldest first, every packet that may go (all of them
     /// if `all`: the link went quiet, or the capture ends); every batch written
     /// out goes to `spent`, to be filled again.
-    pub fn drain<E>(
+    pub(crate) fn drain<E>(
         &mut self,
         all: bool,
         mut emit: impl FnMut(Out<'_>) -> Result<(), E>,

@@ -1,0 +1,408 @@
+//! A live set of clauses (an OR of pcap expressions, each compiled alone by
+//! `netsift_swift`), edited while the capture runs: Swift's update model. An
+//! edit is published while the workers filter: each packet sees the set before
+//! or after it, never a mix, and nothing is drained or dropped around it
+//! (libpcap's `pcap_setfilter` installs a drop-all filter and drains the socket
+//! instead).
+//!
+//! With the filter in the kernel too, edits are ordered so that no packet is
+//! lost and none leaks: an added clause (or value) widens the kernel before
+//! user space, and a removed one narrows user space before the kernel. The
+//! kernel's answer stays a superset of user space's at every moment.
+
+use crate::event::{Event, Events};
+use crate::place::KernelClauses;
+use crate::{Error, ErrorKind};
+use netsift_engine::live::{ClauseId, Reader as LiveReader};
+use netsift_isa::PassSet;
+use netsift_pcapc::Target;
+use netsift_swift::Swift;
+use std::collections::BTreeMap;
+
+/// An edit that cannot be made: said as the control socket says it.
+fn edit(message: impl Into<String>) -> Error {
+    Error::new(ErrorKind::Edit, message)
+}
+
+/// The kernel's program could not take an edit.
+fn kernel_error(e: String) -> Error {
+    Error::new(ErrorKind::Placement, format!("the kernel's program: {e}"))
+}
+
+fn no_clause(n: u64) -> Error {
+    edit(format!("no clause {n} (list shows the clauses)"))
+}
+
+/// A clause: its id in the live set, its text, and its compiled form (which the
+/// kernel's program is generated from).
+struct Clause {
+    id: ClauseId,
+    text: String,
+    set: PassSet,
+    /// `param` edits since, as typed (`+V`, `-V`).
+    edits: Vec<String>,
+    /// Whether the kernel's program keeps this clause's operands in its map (from
+    /// its first `param` on): only then is `param` a map write there, and only
+    /// such a clause pays a lookup per equality.
+    in_map: bool,
+}
+
+/// A `param` value: its operand width in bytes and the value.
+fn param_value(text: &str, widths: &[usize]) -> Result<(usize, u32), Error> {
+    if let Ok(a) = text.parse::<std::net::Ipv4Addr>() {
+        if !widths.contains(&4) {
+            return Err(edit(format!(
+                "the clause has no operand set that holds {text}"
+            )));
+        }
+        return Ok((4, u32::from(a)));
+    }
+    let v = match text.strip_prefix("0x") {
+        Some(h) => u32::from_str_radix(h, 16),
+        None => text.parse::<u32>(),
+    }
+    .map_err(|_| edit(format!("'{text}' is neither an IPv4 address nor a number")))?;
+    // The narrowest width the clause has that holds the value, ports first.
+    let fits = |w: usize| w == 4 || u64::from(v) < 1u64 << (8 * w);
+    [2, 1, 4]
+        .into_iter()
+        .find(|w| widths.contains(w) && fits(*w))
+        .map(|w| (w, v))
+        .ok_or_else(|| edit(format!("the clause has no operand set that holds {text}")))
+}
+
+/// The clauses of the live set, by number.
+pub struct Clauses {
+    swift: Swift,
+    by_number: BTreeMap<u64, Clause>,
+    next: u64,
+    /// `--place kernel`: the clauses also filter under the rings.
+    kernel: Option<KernelClauses>,
+    /// On a live interface, the targets for received and for sent packets: a
+    /// clause that tests the direction is refused.
+    directions: Option<(Target, Target)>,
+    /// Where a kernel that keeps a removed clause is reported.
+    events: Events,
+}
+
+impl Clauses {
+    /// An empty live set and its reader, capturing live on an interface (with
+    /// `kernel`, placed in the kernel too): clauses compile for
+    /// `received` packets, and one whose program for `sent` packets differs (it
+    /// tests `inbound`, `outbound` or `ifindex`, [`netsift_pcapc::Meta`]) is
+    /// refused, as the live set holds one program for both.
+    pub(crate) fn on_interface(
+        (received, sent): (Target, Target),
+        kernel: Option<KernelClauses>,
+        events: Events,
+    ) -> (Clauses, LiveReader) {
+        Clauses::open(
+            Swift::open_for(received),
+            kernel,
+            Some((received, sent)),
+            events,
+        )
+    }
+
+    /// An empty live set (it accepts nothing) for packets of `target`, filtered
+    /// in user space only, and its reader: what a capture without a kernel
+    /// program edits, and what a test drives.
+    pub fn new(target: Target, events: Events) -> (Clauses, LiveReader) {
+        Clauses::open(Swift::open_for(target), None, None, events)
+    }
+
+    /// An empty live set (it accepts nothing) on `swift`'s target, and its reader.
+    fn open(
+        (swift, reader): (Swift, LiveReader),
+        kernel: Option<KernelClauses>,
+        directions: Option<(Target, Target)>,
+        events: Events,
+    ) -> (Clauses, LiveReader) {
+        let c = Clauses {
+            swift,
+            by_number: BTreeMap::new(),
+            next: 0,
+            kernel,
+            directions,
+            events,
+        };
+        (c, reader)
+    }
+
+    /// The kernel's program for the clauses, with `extra` added (as number
+    /// `self.next`) and `without` left out.
+    fn place(&mut self, extra: Option<&PassSet>, without: Option<u64>) -> Result<(), String> {
+        let Some(k) = &mut self.kernel else {
+            return Ok(());
+        };
+        let next = self.next;
+        let sets: Vec<(u64, &PassSet, bool)> = self
+            .by_number
+            .iter()
+            .filter(|(n, _)| Some(**n) != without)
+            .map(|(n, c)| (*n, &c.set, c.in_map))
+            .chain(extra.map(|s| (next, s, false)))
+            .collect();
+        k.install(&sets).map_err(|e| e.to_string())
+    }
+
+    /// Adds `expr` as a clause; its number. The kernel is widened first, so no
+    /// packet the new clause accepts is dropped there while user space already
+    /// wants it.
+    pub fn add(&mut self, expr: &str) -> Result<u64, Error> {
+        let expr = expr.trim();
+        if expr.is_empty() {
+            return Err(edit("add needs an expression (add EXPR)"));
+        }
+        if let Some((r, t)) = self.directions {
+            if crate::filter::directed_sets(expr, r, t).is_ok_and(|(a, b)| a != b) {
+                return Err(Error::new(
+                    ErrorKind::Filter,
+                    "the clause tests the direction of packets (inbound/outbound/ifindex), \
+                     which --control does not read yet; -Q in|out picks a direction",
+                ));
+            }
+        }
+        let set = self.swift.compile(expr).map_err(Error::filter)?;
+        self.place(Some(&set), None).map_err(kernel_error)?;
+        let id = match self.swift.writer_mut().add_clause(&set) {
+            Ok(id) => id,
+            Err(e) => {
+                // User space refused it: narrow the kernel back (a superset is
+                // harmless if that fails too).
+                let _ = self.place(None, None);
+                return Err(edit(e.to_string()));
+            }
+        };
+        let n = self.next;
+        self.next += 1;
+        self.by_number.insert(
+            n,
+            Clause {
+                id,
+                text: expr.to_string(),
+                set,
+                edits: Vec::new(),
+                in_map: false,
+            },
+        );
+        Ok(n)
+    }
+
+    /// Removes clause `n`: from user space first, then from the kernel, so nothing
+    /// the clause accepted is written after the reply.
+    pub fn del(&mut self, n: u64) -> Result<(), Error> {
+        let Some(c) = self.by_number.get(&n) else {
+            return Err(no_clause(n));
+        };
+        self.swift.remove(&c.id).map_err(|e| edit(e.to_string()))?;
+        // In the kernel the clause is switched off in place (one map write); a
+        // new program only if that cannot be done. A kernel that stays wider
+        // only lets through what user space drops.
+        let off = match &self.kernel {
+            Some(k) => k.disable(n),
+            None => Ok(true),
+        };
+        if !matches!(off, Ok(true)) {
+            if let Err(error) = self.place(None, Some(n)) {
+                (self.events)(Event::KernelKeepsClause { clause: n, error });
+            }
+        }
+        self.by_number.remove(&n);
+        Ok(())
+    }
+
+    /// Swift's `add_param` (`add`) or `del_param` on every instruction of
+    /// clause `n`'s one operand set of `value`'s width: `value` (an IPv4
+    /// address or a number: a port for 2-byte fields, else 1-byte ones) more or
+    /// fewer in it, with nothing compiled. The set edited is, in each of the
+    /// clause's passes, the last equality of the value's width (pcap's protocol
+    /// tests come first, the values written in the expression after them), and
+    /// it must be the same set in every pass (as `port 80` has for IPv4 and
+    /// IPv6). In the kernel's program it is one map write. An addition widens
+    /// the kernel first; a removal narrows user space first.
+    pub fn param(&mut self, n: u64, add: bool, value: &str) -> Result<(), Error> {
+        let text = value.trim();
+        let Some(c) = self.by_number.get(&n) else {
+            return Err(no_clause(n));
+        };
+        // The operand instructions: (pass, index, width, operands). A masked
+        // equality (MEQ: flag and fragment tests) is never the one meant.
+        let mut sites: Vec<(usize, usize, usize, Vec<u32>)> = Vec::new();
+        for (p, k, insn) in c.set.operand_sites() {
+            let Some((first, size, count, _)) = insn.operand_slots() else {
+                continue;
+            };
+            if first == 2 {
+                continue;
+            }
+            let mut ops: Vec<u32> = (0..count).map(|i| insn.operand(first, size, i)).collect();
+            ops.sort_unstable();
+            sites.push((p, k, size.bytes() as usize, ops));
+        }
+        let widths: Vec<usize> = sites.iter().map(|s| s.2).collect();
+        let (width, value) = param_value(text, &widths)?;
+        // In each pass, the last operand set of that width: pcap's protocol tests
+        // come first, the values written in the expression after them.
+        sites.retain(|s| s.2 == width);
+        sites.reverse();
+        let mut seen = std::collections::HashSet::new();
+        sites.retain(|s| seen.insert(s.0));
+        if sites.iter().any(|s| s.3 != sites[0].3) {
+            return Err(edit(format!(
+                "clause {n}'s passes end with different sets of {width}-byte values; param edits a clause whose passes share one"
+            )));
+        }
+        let passes = self
+            .swift
+            .writer()
+            .clause_passes(&c.id)
+            .map_err(|e| edit(e.to_string()))?;
+        // The first `param` of a clause moves its operands into the kernel
+        // program's map: one program swap, with the same verdicts.
+        if self.kernel.is_some() && !c.in_map {
+            let mark = |me: &mut Self, on: bool| {
+                if let Some(c) = me.by_number.get_mut(&n) {
+                    c.in_map = on;
+                }
+            };
+            mark(self, true);
+            if let Err(e) = self.place(None, None) {
+                // The program in place still compares in line: no map writes.
+                mark(self, false);
+                return Err(kernel_error(e));
+            }
+        }
+        let kernel = |k: &Option<KernelClauses>| -> Result<(), Error> {
+            match k {
+                Some(k) => sites
+                    .iter()
+                    .try_for_each(|s| k.param(n, s.0, s.1, value, add))
+                    .map_err(|e| kernel_error(e.to_string())),
+                None => Ok(()),
+            }
+        };
+        if add {
+            kernel(&self.kernel)?;
+        }
+        let writer = self.swift.writer_mut();
+        for s in &sites {
+            let id = *passes
+                .get(s.0)
+                .ok_or_else(|| edit("the clause's passes changed"))?;
+            let r = if add {
+                writer.add_param(id, s.1, value)
+            } else {
+                writer.del_param(id, s.1, value)
+            };
+            r.map_err(|e| edit(e.to_string()))?;
+        }
+        if !add {
+            kernel(&self.kernel)?;
+        }
+        // The clause's compiled form follows, so a program made again holds it.
+        let new: Vec<(usize, usize, netsift_isa::Instruction)> = sites
+            .iter()
+            .filter_map(|s| {
+                let id = passes.get(s.0)?;
+                let insn = *self.swift.writer().instructions(*id).ok()?.get(s.1)?;
+                Some((s.0, s.1, insn))
+            })
+            .collect();
+        let c = self
+            .by_number
+            .get_mut(&n)
+            .ok_or_else(|| edit("the clause went away"))?;
+        for (p, k, insn) in new {
+            c.set
+                .set_insn(p, k, insn)
+                .map_err(|e| edit(e.to_string()))?;
+        }
+        c.edits
+            .push(format!("{}{text}", if add { '+' } else { '-' }));
+        Ok(())
+    }
+
+    /// One line per clause: its number, a tab, its expression (and `param` edits).
+    pub fn list(&self) -> String {
+        self.by_number
+            .iter()
+            .map(|(n, c)| {
+                let edits = if c.edits.is_empty() {
+                    String::new()
+                } else {
+                    format!("\t(param {})", c.edits.join(" "))
+                };
+                format!("{n}\t{}{edits}\n", c.text)
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netsift_wire::LinkType;
+
+    #[test]
+    fn a_clause_that_tests_the_direction_is_refused_on_an_interface() {
+        let t = |outgoing| Target {
+            linktype: LinkType::EN10MB,
+            savefile_swapped: None,
+            meta: Some(netsift_pcapc::Meta {
+                outgoing,
+                ifindex: 7,
+            }),
+        };
+        let (mut c, reader) =
+            Clauses::on_interface((t(false), t(true)), None, crate::events::ignore());
+        for expr in ["inbound", "udp and outbound", "ifindex 7 and inbound"] {
+            let e = c.add(expr).unwrap_err();
+            assert!(
+                e.to_string().contains("tests the direction of packets"),
+                "{expr}: {e}"
+            );
+            assert_eq!(e.kind(), ErrorKind::Filter);
+        }
+        // The interface's own index, or both directions, are the same program.
+        assert_eq!(c.add("udp and ifindex 7").unwrap(), 0);
+        assert_eq!(c.add("inbound or outbound").unwrap(), 1);
+        // On the interface, `ifindex 7` holds: the clause is `udp`.
+        let mut scratch = netsift_engine::Scratch::new();
+        let mut udp = vec![0u8; 42];
+        udp[12..14].copy_from_slice(&[8, 0]);
+        udp[14] = 0x45;
+        udp[23] = 17;
+        assert!(reader.matches(&mut scratch, &udp, 42));
+    }
+
+    #[test]
+    fn param_edits_the_values_of_one_clause() {
+        let (mut c, reader) = Clauses::new(
+            Target {
+                linktype: LinkType::EN10MB,
+                savefile_swapped: None,
+                meta: None,
+            },
+            crate::events::ignore(),
+        );
+        assert_eq!(c.add("udp port 53").unwrap(), 0);
+        let mut s = netsift_engine::Scratch::new();
+        let mut f = vec![0u8; 42];
+        f[12..14].copy_from_slice(&[8, 0]);
+        f[14] = 0x45;
+        f[23] = 17;
+        f[36..38].copy_from_slice(&99u16.to_be_bytes());
+        assert!(!reader.matches(&mut s, &f, 42));
+        c.param(0, true, "99").unwrap();
+        assert!(reader.matches(&mut s, &f, 42));
+        assert_eq!(c.list(), "0\tudp port 53\t(param +99)\n");
+        c.param(0, false, "99").unwrap();
+        assert!(!reader.matches(&mut s, &f, 42));
+        assert_eq!(
+            c.param(3, true, "1").unwrap_err().to_string(),
+            "no clause 3 (list shows the clauses)"
+        );
+        assert_eq!(c.param(0, true, "x").unwrap_err().kind(), ErrorKind::Edit);
+    }
+}

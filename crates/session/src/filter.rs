@@ -1,0 +1,250 @@
+//! The one filter mode of every source and every number of workers: a static
+//! pass set, a live set edited from outside, or a live set a follower edits;
+//! and the one keep loop that turns a batch of packets into a mask of those kept.
+
+use crate::following::Following;
+use crate::Error;
+use netsift_capture::Frame;
+use netsift_engine::live::Reader as LiveReader;
+use netsift_engine::{BatchScratch, Compiled, Scratch};
+use netsift_isa::PassSet;
+use netsift_kernel::codegen::DECISIVE_LEN;
+use netsift_pcapc::Target;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+/// Packets per batch: the engine's batch width, and the width of a keep mask.
+pub const BATCH: usize = netsift_engine::LANES;
+
+/// What decides which packets are kept. Cloned into each worker: the static
+/// filter is shared read-only, the live sets are readers of one writer.
+#[derive(Clone)]
+pub(crate) enum Mode {
+    /// A compiled expression (`None`: every packet).
+    Static(Option<Arc<StaticFilter>>),
+    /// A live set that one follower edits as packets are read. Each worker
+    /// feeds it the packets it accepts, in its ring's order, under the lock.
+    Follow(LiveReader, Arc<Mutex<Following>>),
+    /// A live set edited from outside ([`crate::Clauses`]).
+    Edited(LiveReader),
+}
+
+/// The follower behind its lock; a worker that panicked while holding it
+/// leaves it usable (a follower's state is valid between calls).
+pub(crate) fn lock(f: &Mutex<Following>) -> MutexGuard<'_, Following> {
+    f.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The scratch space one thread filters with.
+#[derive(Default)]
+pub(crate) struct Scratches {
+    batch: BatchScratch,
+    one: Scratch,
+}
+
+impl Scratches {
+    pub(crate) fn new() -> Scratches {
+        Scratches {
+            batch: BatchScratch::new(),
+            one: Scratch::new(),
+        }
+    }
+
+    /// The batch engine's scratch.
+    pub(crate) fn batch(&mut self) -> &mut BatchScratch {
+        &mut self.batch
+    }
+
+    /// The one-packet engine's scratch.
+    pub(crate) fn one(&mut self) -> &mut Scratch {
+        &mut self.one
+    }
+}
+
+/// The bits of the first `n` packets of a batch.
+#[inline]
+pub(crate) fn first(n: usize) -> u32 {
+    u32::MAX >> (32 - n)
+}
+
+/// Calls `f` with each packet whose bit is set in `keep`, in order, at most
+/// `room` of them (a count); returns how many it called `f` with. One loop
+/// over the set bits: which packets a filter accepts is unpredictable, and a
+/// branch per packet on it costs a misprediction on about every other one.
+#[inline]
+pub(crate) fn for_each_kept<E>(
+    mut keep: u32,
+    room: u64,
+    mut f: impl FnMut(usize) -> Result<(), E>,
+) -> (u64, Result<(), E>) {
+    let mut taken = 0;
+    while keep != 0 && taken < room {
+        let i = keep.trailing_zeros() as usize;
+        keep &= keep - 1;
+        taken += 1;
+        if let Err(e) = f(i) {
+            return (taken, Err(e));
+        }
+    }
+    (taken, Ok(()))
+}
+
+impl Mode {
+    /// The verdicts on up to [`BATCH`] ring frames, as a mask: at most `room`
+    /// are kept where a live set decides packet by packet (a static filter's
+    /// mask is cut by the caller).
+    #[inline]
+    pub(crate) fn keep_frames(&self, s: &mut Scratches, chunk: &[Frame<'_>], room: u64) -> u32 {
+        let keep = match self {
+            Mode::Static(None) => u32::MAX,
+            Mode::Static(Some(f)) => f.keep_frames(&mut s.batch, chunk),
+            Mode::Follow(live, following) => live_frames(live, &mut s.one, chunk, room, |fr| {
+                lock(following).judge(fr.data, fr.wire_len, frame_ns(fr), None)
+            }),
+            Mode::Edited(live) => live_frames(live, &mut s.one, chunk, room, |_| true),
+        };
+        keep & first(chunk.len())
+    }
+}
+
+/// A static filter: one program, or one for each direction where the
+/// expression tests it.
+pub(crate) struct StaticFilter {
+    /// The program; for received packets only, where `sent` is set.
+    received: Compiled,
+    /// Where the expression tests the packets' direction on a link header
+    /// without one (`inbound`, `outbound`; [`netsift_pcapc::Meta`]): the program
+    /// for the packets this host sent.
+    sent: Option<Compiled>,
+    /// The program under the ring gives the engine's answer on every frame up
+    /// to [`DECISIVE_LEN`] bytes.
+    kernel_decides: bool,
+}
+
+impl StaticFilter {
+    pub(crate) fn new(received: PassSet, sent: Option<PassSet>, kernel_decides: bool) -> Self {
+        StaticFilter {
+            received: Compiled::new(received),
+            sent: sent.map(Compiled::new),
+            kernel_decides,
+        }
+    }
+
+    /// The batch engine's verdicts on packets `data` (`wire` bytes long on the
+    /// wire), read where they lie.
+    #[inline]
+    pub(crate) fn keep(&self, scratch: &mut BatchScratch, data: &[&[u8]], wire: &[u32]) -> u32 {
+        self.received.filter_batch(scratch, data, wire)
+    }
+
+    /// The verdicts on up to [`BATCH`] ring frames, each frame by its
+    /// direction's program. A chunk of frames the kernel program decided is
+    /// kept whole; a chunk with a longer frame is filtered again.
+    #[inline]
+    fn keep_frames(&self, scratch: &mut BatchScratch, chunk: &[Frame<'_>]) -> u32 {
+        if self.kernel_decides && chunk.iter().all(|fr| fr.wire_len <= DECISIVE_LEN) {
+            return u32::MAX;
+        }
+        let mut data: [&[u8]; BATCH] = [&[]; BATCH];
+        let mut wire = [0u32; BATCH];
+        for (i, fr) in chunk.iter().enumerate() {
+            data[i] = fr.data;
+            wire[i] = fr.wire_len;
+        }
+        let (data, wire) = (&data[..chunk.len()], &wire[..chunk.len()]);
+        let Some(sent) = &self.sent else {
+            return self.keep(scratch, data, wire);
+        };
+        let out = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |m, (i, fr)| m | u32::from(fr.outgoing) << i);
+        let all = first(chunk.len());
+        let received = if out != all {
+            self.received.filter_batch(scratch, data, wire)
+        } else {
+            0
+        };
+        let sent = if out != 0 {
+            sent.filter_batch(scratch, data, wire)
+        } else {
+            0
+        };
+        (received & !out) | (sent & out)
+    }
+}
+
+/// The live set's verdicts on up to [`BATCH`] frames, packet by packet: each
+/// frame the live set accepts goes to `judge` (the follower, which may change
+/// the filter) before the next is filtered, and is kept only if `judge` says
+/// so: the live set narrows to listener endpoints, the follower decides exactly
+/// (docs/follow.md). At most `room` frames are kept.
+fn live_frames(
+    live: &LiveReader,
+    scratch: &mut Scratch,
+    chunk: &[Frame<'_>],
+    room: u64,
+    mut judge: impl FnMut(&Frame<'_>) -> bool,
+) -> u32 {
+    let mut keep = 0u32;
+    for (i, fr) in chunk.iter().enumerate() {
+        if u64::from(keep.count_ones()) >= room {
+            break;
+        }
+        if live.matches(scratch, fr.data, fr.wire_len) && judge(fr) {
+            keep |= 1 << i;
+        }
+    }
+    keep
+}
+
+/// A frame's time stamp in nanoseconds, as the follower's timers count.
+#[inline]
+pub(crate) fn frame_ns(fr: &Frame<'_>) -> u64 {
+    u64::from(fr.sec) * 1_000_000_000 + u64::from(fr.nsec)
+}
+
+/// `expr` compiled for `target`.
+pub fn compile(expr: &str, target: Target) -> Result<PassSet, Error> {
+    netsift_pcapc::compile_for(expr, target).map_err(Error::filter)
+}
+
+/// `expr` compiled for received and for sent packets on a live interface. A
+/// direction for which it rejects every packet (`inbound` for sent ones) gets a
+/// program that accepts none; refused only if it rejects every packet both ways,
+/// as libpcap's optimiser then proves of its kernel program (`inbound and
+/// outbound`).
+pub fn directed_sets(
+    expr: &str,
+    received: Target,
+    sent: Target,
+) -> Result<(PassSet, PassSet), Error> {
+    use netsift_pcapc::ErrorKind::RejectsAll;
+    match (
+        netsift_pcapc::compile_for(expr, received),
+        netsift_pcapc::compile_for(expr, sent),
+    ) {
+        (Ok(r), Ok(s)) => Ok((r, s)),
+        (Ok(r), Err(e)) if e.kind() == RejectsAll => Ok((r, netsift_pcapc::reject_all())),
+        (Err(e), Ok(s)) if e.kind() == RejectsAll => Ok((netsift_pcapc::reject_all(), s)),
+        (Err(e), _) | (_, Err(e)) => Err(Error::filter(e)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_packets_come_in_order_until_told_to_stop() {
+        let mut seen = Vec::new();
+        let (n, r) = for_each_kept::<()>(0b1011_0100, 3, |i| {
+            seen.push(i);
+            Ok(())
+        });
+        assert_eq!((n, r, &seen[..]), (3, Ok(()), &[2, 4, 5][..]));
+        let (n, r) = for_each_kept(0b110, 9, |i| if i == 1 { Err(i) } else { Ok(()) });
+        assert_eq!((n, r), (1, Err(1)));
+        assert_eq!(first(1), 1);
+        assert_eq!(first(32), u32::MAX);
+    }
+}

@@ -1,0 +1,231 @@
+//! Where the filter runs. In user space it filters in the ring. In the kernel an
+//! eBPF socket filter generated from it (`netsift_kernel::codegen`) is attached
+//! under every ring, so the kernel drops what the filter surely rejects before
+//! it costs a copy. The kernel's answer is a superset of the engine's; when the
+//! program is decisive (every operation compiled, no anchor rule left to user
+//! space), it is exact on every frame up to 64 KiB, and user space filters again
+//! only longer frames. (The kernel reads the whole packet, as tcpdump's kernel
+//! filter does, even where the snap length cuts what user space sees.)
+//! Otherwise user space filters everything the kernel lets through.
+//!
+//! A follower's first stage ([`KernelFollow`]) is the base filter's code after
+//! a prologue that accepts the listener endpoints in a map (written as the
+//! follower's tracker changes) and reads FTP announcements itself, so a data
+//! connection's first packets pass before user space has seen the announcement.
+//! The follower in user space still decides every packet exactly.
+//!
+//! A live set's clauses ([`KernelClauses`]) are regenerated at each edit and
+//! swapped in under every ring; [`crate::Clauses`] orders the edits.
+
+use crate::config::{FollowSpec, Placement};
+use crate::event::{Event, Events, Placed};
+use crate::{Error, ErrorKind};
+use netsift_follow::{Change, Endpoint, Transport};
+use netsift_isa::PassSet;
+use netsift_kernel::codegen::{generate, generate_directed, Env, GenError, Generated};
+use netsift_kernel::follow::Following as Maps;
+use netsift_kernel::placed::{attach, PlacedClauses};
+use netsift_wire::LinkType;
+use std::os::fd::OwnedFd;
+
+/// Why the filter cannot go into the kernel, if it cannot: the generator reads
+/// frames from their MAC header, which only an Ethernet packet socket has.
+fn unplaceable(lt: LinkType) -> Option<String> {
+    (lt != LinkType::EN10MB).then(|| format!("the kernel program reads Ethernet frames, not {lt}"))
+}
+
+/// Where the kernel could not take the filter: [`Placement::Auto`] goes on in
+/// user space, saying why; [`Placement::Kernel`] fails.
+fn refuse<T>(placement: Placement, why: String, events: &Events) -> Result<Option<T>, Error> {
+    match placement {
+        Placement::Kernel => Err(Error::new(ErrorKind::Placement, why)),
+        _ => {
+            events(Event::UserSpace { why });
+            Ok(None)
+        }
+    }
+}
+
+/// What to say of a static filter's program.
+fn socket_placed(g: &Generated) -> Placed {
+    Placed::Socket {
+        insns: g.insns.len(),
+        decisive: g.decisive,
+        exact: g.exact,
+        unsure_passes: g.unsure_passes.clone(),
+    }
+}
+
+/// Places a static filter under the rings `socks`: `received` alone, or with
+/// `sent` where the expression tests the packets' direction (`inbound`,
+/// `outbound` on an Ethernet interface, judged by what the socket buffer says).
+/// True when the program placed is decisive ([`Generated::decisive`]): user
+/// space then need not filter the frames of at most 64 KiB it passes.
+pub(crate) fn place_static(
+    placement: Placement,
+    (received, sent): (&PassSet, Option<&PassSet>),
+    (lt, snaplen): (LinkType, u32),
+    socks: &[OwnedFd],
+    events: &Events,
+) -> Result<bool, Error> {
+    if placement == Placement::User {
+        return Ok(false);
+    }
+    let made = unplaceable(lt).map_or_else(
+        || {
+            let g: Result<Generated, GenError> = match sent {
+                Some(sent) => generate_directed(received, sent, Env::socket(snaplen)),
+                None => generate(received, Env::socket(snaplen)),
+            };
+            g.map_err(|e| e.to_string())
+                .and_then(|g| attach(&g, socks).map(|_| g).map_err(|e| e.to_string()))
+        },
+        Err,
+    );
+    match made {
+        // The sockets hold the program now; its handle may go.
+        Ok(g) => {
+            events(Event::Placed(socket_placed(&g)));
+            Ok(g.decisive)
+        }
+        Err(why) => refuse::<()>(placement, why, events).map(|_| false),
+    }
+}
+
+/// The kernel's side of a follower: the maps its program reads.
+pub(crate) struct KernelFollow {
+    maps: Maps,
+}
+
+impl KernelFollow {
+    /// Applies one change of the follower's filter to the kernel's.
+    pub(crate) fn apply(&self, c: Change) -> Result<(), String> {
+        let proto = |ep: &Endpoint| match ep.transport {
+            Transport::Tcp => 6,
+            Transport::Udp => 17,
+        };
+        match c {
+            Change::Listen(ep) => self.maps.listen(ep.addr, ep.port, proto(&ep)),
+            Change::Unlisten(ep) => self.maps.unlisten(ep.addr, ep.port, proto(&ep)),
+            Change::Announced(ep) => self.maps.unguess(ep.addr, ep.port),
+        }
+        .map_err(|e| format!("the kernel filter: {e}"))
+    }
+}
+
+/// The program a follower places in the kernel: its base filter (compiled for
+/// `lt`) after the follow prologue, over fresh maps for `listeners` endpoints.
+fn follow_program(
+    spec: &FollowSpec,
+    lt: LinkType,
+    snaplen: u32,
+    listeners: u32,
+) -> Result<(Generated, Maps), String> {
+    let set = netsift_swift::compile(&spec.base_expression(), lt).map_err(|e| e.to_string())?;
+    let maps = Maps::new(listeners).map_err(|e| e.to_string())?;
+    let env = Env::socket(snaplen).following(maps.hook(spec.ftp(), spec.config.loose));
+    let g = generate(&set, env).map_err(|e| e.to_string())?;
+    Ok((g, maps))
+}
+
+/// Places a follower's first stage under the rings `socks`; `None` for user
+/// space. `listeners` sizes the endpoint map.
+pub(crate) fn place_follow(
+    placement: Placement,
+    spec: &FollowSpec,
+    (lt, snaplen): (LinkType, u32),
+    listeners: u32,
+    socks: &[OwnedFd],
+    events: &Events,
+) -> Result<Option<KernelFollow>, Error> {
+    if placement == Placement::User {
+        return Ok(None);
+    }
+    if let Some(why) = unplaceable(lt) {
+        return refuse(placement, why, events);
+    }
+    let placed = follow_program(spec, lt, snaplen, listeners).and_then(|(g, maps)| {
+        attach(&g, socks)
+            .map(|_| (g, maps))
+            .map_err(|e| e.to_string())
+    });
+    match placed {
+        Ok((g, maps)) => {
+            events(Event::Placed(Placed::Follow {
+                insns: g.insns.len(),
+                ftp: spec.ftp(),
+            }));
+            Ok(Some(KernelFollow { maps }))
+        }
+        Err(why) => refuse(placement, why, events),
+    }
+}
+
+/// The kernel's side of a live set: the program of its clauses, by number,
+/// under every ring (descriptors duplicated, so a socket stays valid while an
+/// editor may still edit).
+pub(crate) type KernelClauses = PlacedClauses<u64>;
+
+/// The kernel side of a live set of clauses (`None`: user space only). It
+/// starts with no clause, so the kernel passes nothing until one is added.
+pub(crate) fn place_clauses(
+    placement: Placement,
+    (lt, snaplen): (LinkType, u32),
+    socks: Vec<OwnedFd>,
+    events: &Events,
+) -> Result<Option<KernelClauses>, Error> {
+    if placement == Placement::User {
+        return Ok(None);
+    }
+    if let Some(why) = unplaceable(lt) {
+        return refuse(placement, why, events);
+    }
+    let mut k = KernelClauses::new(socks, Env::socket(snaplen));
+    match k.install(&[]) {
+        Ok(()) => {
+            events(Event::Placed(Placed::Clauses));
+            Ok(Some(k))
+        }
+        Err(e) => refuse(placement, e.to_string(), events),
+    }
+}
+
+/// The eBPF socket filter a static filter `set` would be placed as, listed:
+/// its length, which passes it leaves to user space, its instructions.
+pub fn kernel_listing(set: &PassSet, lt: LinkType, snaplen: u32) -> Result<String, Error> {
+    if let Some(why) = unplaceable(lt) {
+        return Err(Error::new(ErrorKind::Placement, why));
+    }
+    let g = generate(set, Env::socket(snaplen))
+        .map_err(|e| Error::new(ErrorKind::Placement, e.to_string()))?;
+    let mut out = format!(
+        "; eBPF socket filter, {} instructions; {}\n",
+        g.insns.len(),
+        if g.decisive {
+            "decisive: every frame up to 64 KiB gets the engine's answer".to_string()
+        } else if g.exact {
+            "every pass compiled; user space checks what it passes".to_string()
+        } else {
+            format!("passes {:?} are decided in user space", g.unsure_passes)
+        }
+    );
+    out.push_str(&netsift_kernel::asm::listing(&g.insns));
+    Ok(out)
+}
+
+/// The program a follower would place in the kernel, listed.
+pub fn follow_listing(spec: &FollowSpec, lt: LinkType, snaplen: u32) -> Result<String, Error> {
+    if let Some(why) = unplaceable(lt) {
+        return Err(Error::new(ErrorKind::Placement, why));
+    }
+    let (g, _) =
+        follow_program(spec, lt, snaplen, 1).map_err(|e| Error::new(ErrorKind::Placement, e))?;
+    let mut out = format!(
+        "; eBPF socket filter, {} instructions: the follow prologue (listener endpoints in a map{}), then the base filter `{}`; user space decides each packet it passes\n",
+        g.insns.len(),
+        if spec.ftp() { ", FTP announcements read in the kernel" } else { "" },
+        spec.base_expression()
+    );
+    out.push_str(&netsift_kernel::asm::listing(&g.insns));
+    Ok(out)
+}
