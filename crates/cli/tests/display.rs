@@ -388,7 +388,7 @@ fn display_flags_print_what_tcpdump_prints() {
 }
 
 /// `-v` and `-v -q` reach the summarizer: on captures whose protocols its verbose
-/// output covers (the per-protocol parity is `crates/wire/tests/
+/// output covers (the per-protocol parity is `crates/print/tests/
 /// tcpdump_verbose_quiet.rs`), every line equals tcpdump's, continuation lines
 /// included.
 #[test]

@@ -12,17 +12,29 @@ use std::net::Ipv4Addr;
 
 /// ARP hardware types.
 pub mod hardware {
+    /// Ethernet (10 Mb/s and faster).
     pub const ETHERNET: u16 = 1;
+    /// The 3 Mb/s Experimental Ethernet.
     pub const EXPERIMENTAL_ETHERNET: u16 = 2;
+    /// Amateur radio AX.25.
     pub const AX25: u16 = 3;
+    /// Proteon ProNET Token Ring.
     pub const PRONET: u16 = 4;
+    /// Chaosnet.
     pub const CHAOS: u16 = 5;
+    /// IEEE 802 networks (Token Ring and other 802.2 LANs).
     pub const IEEE802: u16 = 6;
+    /// ARCNET (RFC 1201).
     pub const ARCNET: u16 = 7;
+    /// Frame Relay (RFC 2390).
     pub const FRAME_RELAY: u16 = 15;
+    /// ATM, for ATMARP (RFC 2225).
     pub const ATM: u16 = 19;
+    /// Metricom STRIP (the Ricochet radio network).
     pub const STRIP: u16 = 23;
+    /// IEEE 1394 (FireWire, RFC 2734).
     pub const IEEE1394: u16 = 24;
+    /// InfiniBand (RFC 4391).
     pub const INFINIBAND: u16 = 32;
 
     /// The name tcpdump prints for a hardware type.
@@ -50,12 +62,19 @@ pub mod hardware {
 pub struct ArpOperation(pub u16);
 
 impl ArpOperation {
+    /// ARP request (RFC 826): who has the target protocol address?
     pub const REQUEST: ArpOperation = ArpOperation(1);
+    /// ARP reply: the sender's hardware address for the protocol address asked about.
     pub const REPLY: ArpOperation = ArpOperation(2);
+    /// RARP request (RFC 903): which protocol address belongs to the target hardware address?
     pub const REVERSE_REQUEST: ArpOperation = ArpOperation(3);
+    /// RARP reply: the protocol address of the hardware address asked about.
     pub const REVERSE_REPLY: ArpOperation = ArpOperation(4);
+    /// Inverse ARP request (RFC 2390): the protocol address at the other end of a virtual circuit.
     pub const INVERSE_REQUEST: ArpOperation = ArpOperation(8);
+    /// Inverse ARP reply: the protocol address of the peer that was asked.
     pub const INVERSE_REPLY: ArpOperation = ArpOperation(9);
+    /// ATMARP negative acknowledgment (RFC 2225): the server does not know the address.
     pub const NAK: ArpOperation = ArpOperation(10);
 
     /// The name tcpdump prints for this operation.
@@ -75,12 +94,12 @@ impl ArpOperation {
 
 mod field {
     use super::Field;
-    pub const HTYPE: Field = 0..2;
-    pub const PTYPE: Field = 2..4;
-    pub const HLEN: usize = 4;
-    pub const PLEN: usize = 5;
-    pub const OPER: Field = 6..8;
-    pub const ADDRESSES: usize = 8;
+    pub(crate) const HTYPE: Field = 0..2;
+    pub(crate) const PTYPE: Field = 2..4;
+    pub(crate) const HLEN: usize = 4;
+    pub(crate) const PLEN: usize = 5;
+    pub(crate) const OPER: Field = 6..8;
+    pub(crate) const ADDRESSES: usize = 8;
 }
 
 /// A read view of an ARP or RARP packet.

@@ -52,30 +52,51 @@ impl fmt::Display for EthernetAddress {
 pub struct EtherType(pub u16);
 
 impl EtherType {
+    /// Internet Protocol version 4.
     pub const IPV4: EtherType = EtherType(0x0800);
+    /// Address Resolution Protocol.
     pub const ARP: EtherType = EtherType(0x0806);
+    /// Transparent Ethernet Bridging: a whole Ethernet frame, as GRE (NVGRE) and Geneve carry it.
     pub const TEB: EtherType = EtherType(0x6558);
+    /// Reverse ARP (RFC 903).
     pub const RARP: EtherType = EtherType(0x8035);
+    /// AppleTalk DDP over Ethernet (EtherTalk).
     pub const APPLETALK: EtherType = EtherType(0x809b);
+    /// AppleTalk Address Resolution Protocol.
     pub const AARP: EtherType = EtherType(0x80f3);
     /// IEEE 802.1Q customer VLAN tag.
     pub const VLAN: EtherType = EtherType(0x8100);
+    /// Novell IPX.
     pub const IPX: EtherType = EtherType(0x8137);
+    /// Internet Protocol version 6.
     pub const IPV6: EtherType = EtherType(0x86dd);
+    /// PPP frames directly over Ethernet (and in PPTP's enhanced GRE).
     pub const PPP: EtherType = EtherType(0x880b);
+    /// IEEE 802.3 Slow Protocols: LACP, Marker and Ethernet OAM.
     pub const SLOW: EtherType = EtherType(0x8809);
+    /// An MPLS label stack, unicast.
     pub const MPLS_UNICAST: EtherType = EtherType(0x8847);
+    /// An MPLS label stack, multicast.
     pub const MPLS_MULTICAST: EtherType = EtherType(0x8848);
+    /// PPPoE discovery stage (PADI, PADO, PADR, PADS, PADT).
     pub const PPPOE_DISCOVERY: EtherType = EtherType(0x8863);
+    /// PPPoE session stage: PPP frames of an established session.
     pub const PPPOE_SESSION: EtherType = EtherType(0x8864);
+    /// IEEE 802.1X EAP over LAN.
     pub const EAPOL: EtherType = EtherType(0x888e);
     /// IEEE 802.1ad service VLAN tag (QinQ outer tag).
     pub const QINQ: EtherType = EtherType(0x88a8);
+    /// Link Layer Discovery Protocol (IEEE 802.1AB).
     pub const LLDP: EtherType = EtherType(0x88cc);
+    /// IEEE 802.1AE MAC security: a SecTAG follows.
     pub const MACSEC: EtherType = EtherType(0x88e5);
+    /// Precision Time Protocol (IEEE 1588) directly over Ethernet.
     pub const PTP: EtherType = EtherType(0x88f7);
+    /// Connectivity Fault Management (IEEE 802.1ag, ITU-T Y.1731).
     pub const CFM: EtherType = EtherType(0x8902);
+    /// Network Service Header (RFC 8300).
     pub const NSH: EtherType = EtherType(0x894f);
+    /// The Ethernet configuration testing protocol (loopback).
     pub const LOOPBACK: EtherType = EtherType(0x9000);
     /// Legacy QinQ tag used by some switches.
     pub const VLAN_9100: EtherType = EtherType(0x9100);
@@ -174,10 +195,10 @@ pub enum FrameKind {
 
 mod field {
     use super::Field;
-    pub const DESTINATION: Field = 0..6;
-    pub const SOURCE: Field = 6..12;
-    pub const ETHERTYPE: Field = 12..14;
-    pub const PAYLOAD: usize = 14;
+    pub(crate) const DESTINATION: Field = 0..6;
+    pub(crate) const SOURCE: Field = 6..12;
+    pub(crate) const ETHERTYPE: Field = 12..14;
+    pub(crate) const PAYLOAD: usize = 14;
 }
 
 /// A read view of an Ethernet II or 802.3 frame.
@@ -274,9 +295,9 @@ pub mod sap {
 }
 
 mod llc_field {
-    pub const DSAP: usize = 0;
-    pub const SSAP: usize = 1;
-    pub const CONTROL: usize = 2;
+    pub(crate) const DSAP: usize = 0;
+    pub(crate) const SSAP: usize = 1;
+    pub(crate) const CONTROL: usize = 2;
 }
 
 /// A read view of an 802.2 LLC header, with its SNAP extension when present.

@@ -13,20 +13,27 @@ use crate::ethernet::EtherType;
 
 /// GRE flag bits (in the first 16-bit word).
 pub mod flags {
+    /// C: a checksum (and a reserved field) follows the fixed header.
     pub const CHECKSUM: u16 = 0x8000;
+    /// R: routing information follows (RFC 1701).
     pub const ROUTING: u16 = 0x4000;
+    /// K: a 32-bit key follows (RFC 2890; the call id in PPTP).
     pub const KEY: u16 = 0x2000;
+    /// S: a 32-bit sequence number follows.
     pub const SEQUENCE: u16 = 0x1000;
+    /// s: the route is a strict source route (RFC 1701).
     pub const STRICT_SOURCE_ROUTE: u16 = 0x0800;
+    /// A: an acknowledgment number follows (PPTP's enhanced GRE, version 1).
     pub const ACK: u16 = 0x0080;
+    /// The version bits: 0 for GRE, 1 for the enhanced GRE of PPTP (RFC 2637).
     pub const VERSION_MASK: u16 = 0x0007;
 }
 
 mod field {
     use super::Field;
-    pub const FLAGS_VERSION: Field = 0..2;
-    pub const PROTOCOL: Field = 2..4;
-    pub const OPTIONAL: usize = 4;
+    pub(crate) const FLAGS_VERSION: Field = 0..2;
+    pub(crate) const PROTOCOL: Field = 2..4;
+    pub(crate) const OPTIONAL: usize = 4;
 }
 
 /// A read view of a GRE header.

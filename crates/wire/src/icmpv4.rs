@@ -12,20 +12,35 @@ use std::net::Ipv4Addr;
 
 /// ICMPv4 message types.
 pub mod msg_type {
+    /// Echo reply: the answer to a ping.
     pub const ECHO_REPLY: u8 = 0;
+    /// Destination unreachable; the code says why.
     pub const DEST_UNREACHABLE: u8 = 3;
+    /// Source quench: slow down (deprecated by RFC 6633).
     pub const SOURCE_QUENCH: u8 = 4;
+    /// Redirect: a better first hop for the destination.
     pub const REDIRECT: u8 = 5;
+    /// Echo request: a ping.
     pub const ECHO_REQUEST: u8 = 8;
+    /// Router advertisement (RFC 1256).
     pub const ROUTER_ADVERT: u8 = 9;
+    /// Router solicitation (RFC 1256).
     pub const ROUTER_SOLICIT: u8 = 10;
+    /// Time exceeded: the TTL ran out in transit, or reassembly timed out.
     pub const TIME_EXCEEDED: u8 = 11;
+    /// Parameter problem: a header field the receiver could not process.
     pub const PARAM_PROBLEM: u8 = 12;
+    /// Timestamp request.
     pub const TIMESTAMP: u8 = 13;
+    /// Timestamp reply.
     pub const TIMESTAMP_REPLY: u8 = 14;
+    /// Information request (obsolete).
     pub const INFO_REQUEST: u8 = 15;
+    /// Information reply (obsolete).
     pub const INFO_REPLY: u8 = 16;
+    /// Address mask request (RFC 950).
     pub const MASK_REQUEST: u8 = 17;
+    /// Address mask reply (RFC 950).
     pub const MASK_REPLY: u8 = 18;
 
     /// Whether the type is an error carrying the offending datagram.
@@ -58,11 +73,11 @@ pub mod msg_type {
 
 mod field {
     use super::Field;
-    pub const TYPE: usize = 0;
-    pub const CODE: usize = 1;
-    pub const CHECKSUM: Field = 2..4;
-    pub const REST: Field = 4..8;
-    pub const DATA: usize = 8;
+    pub(crate) const TYPE: usize = 0;
+    pub(crate) const CODE: usize = 1;
+    pub(crate) const CHECKSUM: Field = 2..4;
+    pub(crate) const REST: Field = 4..8;
+    pub(crate) const DATA: usize = 8;
 }
 
 /// A read view of an ICMPv4 message.

@@ -11,30 +11,55 @@ use std::net::Ipv6Addr;
 
 /// ICMPv6 message types.
 pub mod msg_type {
+    /// Destination unreachable; the code says why.
     pub const DST_UNREACH: u8 = 1;
+    /// Packet too big: carries the next hop's MTU.
     pub const PACKET_TOO_BIG: u8 = 2;
+    /// Time exceeded: the hop limit ran out, or reassembly timed out.
     pub const TIME_EXCEEDED: u8 = 3;
+    /// Parameter problem: the offset of a field the receiver could not process.
     pub const PARAM_PROBLEM: u8 = 4;
+    /// Echo request: a ping.
     pub const ECHO_REQUEST: u8 = 128;
+    /// Echo reply: the answer to a ping.
     pub const ECHO_REPLY: u8 = 129;
+    /// Multicast listener query (MLDv1 and MLDv2).
     pub const MLD_QUERY: u8 = 130;
+    /// Multicast listener report, version 1 (RFC 2710).
     pub const MLD_REPORT: u8 = 131;
+    /// Multicast listener done, version 1 (RFC 2710).
     pub const MLD_DONE: u8 = 132;
+    /// Router solicitation (neighbor discovery, RFC 4861).
     pub const ROUTER_SOLICIT: u8 = 133;
+    /// Router advertisement (neighbor discovery, RFC 4861).
     pub const ROUTER_ADVERT: u8 = 134;
+    /// Neighbor solicitation (neighbor discovery, RFC 4861).
     pub const NEIGHBOR_SOLICIT: u8 = 135;
+    /// Neighbor advertisement (neighbor discovery, RFC 4861).
     pub const NEIGHBOR_ADVERT: u8 = 136;
+    /// Redirect: a better first hop for the destination (RFC 4861).
     pub const REDIRECT: u8 = 137;
+    /// Router renumbering (RFC 2894).
     pub const ROUTER_RENUMBERING: u8 = 138;
+    /// Node information query (RFC 4620).
     pub const NODE_INFO_QUERY: u8 = 139;
+    /// Node information reply (RFC 4620).
     pub const NODE_INFO_REPLY: u8 = 140;
+    /// Inverse neighbor discovery solicitation (RFC 3122).
     pub const INV_NEIGHBOR_SOLICIT: u8 = 141;
+    /// Inverse neighbor discovery advertisement (RFC 3122).
     pub const INV_NEIGHBOR_ADVERT: u8 = 142;
+    /// Multicast listener report, version 2 (RFC 3810).
     pub const MLDV2_REPORT: u8 = 143;
+    /// Mobile IPv6 home agent address discovery request (RFC 6275).
     pub const HA_DISCOVERY_REQUEST: u8 = 144;
+    /// Mobile IPv6 home agent address discovery reply (RFC 6275).
     pub const HA_DISCOVERY_REPLY: u8 = 145;
+    /// Mobile IPv6 mobile prefix solicitation (RFC 6275).
     pub const MOBILE_PREFIX_SOLICIT: u8 = 146;
+    /// Mobile IPv6 mobile prefix advertisement (RFC 6275).
     pub const MOBILE_PREFIX_ADVERT: u8 = 147;
+    /// RPL control message (RFC 6550).
     pub const RPL: u8 = 155;
 
     /// The name tcpdump prints for a type.
@@ -74,11 +99,11 @@ pub mod msg_type {
 
 mod field {
     use super::Field;
-    pub const TYPE: usize = 0;
-    pub const CODE: usize = 1;
-    pub const CHECKSUM: Field = 2..4;
-    pub const DATA32: Field = 4..8;
-    pub const BODY: usize = 8;
+    pub(crate) const TYPE: usize = 0;
+    pub(crate) const CODE: usize = 1;
+    pub(crate) const CHECKSUM: Field = 2..4;
+    pub(crate) const DATA32: Field = 4..8;
+    pub(crate) const BODY: usize = 8;
 }
 
 /// A read view of an ICMPv6 message.

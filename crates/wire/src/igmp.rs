@@ -9,25 +9,34 @@ use std::net::Ipv4Addr;
 
 /// IGMP message types.
 pub mod msg_type {
+    /// Membership query, of every version (the length tells IGMPv3 apart).
     pub const MEMBERSHIP_QUERY: u8 = 0x11;
+    /// IGMPv1 membership report (RFC 1112).
     pub const V1_MEMBERSHIP_REPORT: u8 = 0x12;
+    /// DVMRP routing message.
     pub const DVMRP: u8 = 0x13;
+    /// PIM version 1 message.
     pub const PIM_V1: u8 = 0x14;
+    /// IGMPv2 membership report (RFC 2236).
     pub const V2_MEMBERSHIP_REPORT: u8 = 0x16;
+    /// IGMPv2 leave group (RFC 2236).
     pub const LEAVE_GROUP: u8 = 0x17;
+    /// Multicast traceroute response.
     pub const MTRACE_RESP: u8 = 0x1e;
+    /// Multicast traceroute query or request.
     pub const MTRACE: u8 = 0x1f;
+    /// IGMPv3 membership report (RFC 3376).
     pub const V3_MEMBERSHIP_REPORT: u8 = 0x22;
 }
 
 mod field {
     use super::Field;
-    pub const TYPE: usize = 0;
-    pub const MAX_RESP: usize = 1;
-    pub const CHECKSUM: Field = 2..4;
-    pub const GROUP: Field = 4..8;
-    pub const V3_NUM_RECORDS: Field = 6..8;
-    pub const V3_NUM_SOURCES: Field = 10..12;
+    pub(crate) const TYPE: usize = 0;
+    pub(crate) const MAX_RESP: usize = 1;
+    pub(crate) const CHECKSUM: Field = 2..4;
+    pub(crate) const GROUP: Field = 4..8;
+    pub(crate) const V3_NUM_RECORDS: Field = 6..8;
+    pub(crate) const V3_NUM_SOURCES: Field = 10..12;
 }
 
 /// A read view of an IGMP message.

@@ -9,31 +9,57 @@ use std::net::Ipv6Addr;
 pub struct IpProtocol(pub u8);
 
 impl IpProtocol {
+    /// IPv6 hop-by-hop options header.
     pub const HOP_BY_HOP: IpProtocol = IpProtocol(0);
+    /// Internet Control Message Protocol (for IPv4).
     pub const ICMP: IpProtocol = IpProtocol(1);
+    /// Internet Group Management Protocol.
     pub const IGMP: IpProtocol = IpProtocol(2);
+    /// IPv4 inside IP (IP-in-IP).
     pub const IPIP: IpProtocol = IpProtocol(4);
+    /// Transmission Control Protocol.
     pub const TCP: IpProtocol = IpProtocol(6);
+    /// Exterior Gateway Protocol.
     pub const EGP: IpProtocol = IpProtocol(8);
+    /// User Datagram Protocol.
     pub const UDP: IpProtocol = IpProtocol(17);
+    /// IPv6 inside IP (6in4, RFC 4213).
     pub const IPV6: IpProtocol = IpProtocol(41);
+    /// IPv6 routing header.
     pub const ROUTING: IpProtocol = IpProtocol(43);
+    /// IPv6 fragment header.
     pub const FRAGMENT: IpProtocol = IpProtocol(44);
+    /// Resource Reservation Protocol.
     pub const RSVP: IpProtocol = IpProtocol(46);
+    /// Generic Routing Encapsulation.
     pub const GRE: IpProtocol = IpProtocol(47);
+    /// IPsec Encapsulating Security Payload.
     pub const ESP: IpProtocol = IpProtocol(50);
+    /// IPsec Authentication Header.
     pub const AH: IpProtocol = IpProtocol(51);
+    /// ICMP for IPv6.
     pub const ICMPV6: IpProtocol = IpProtocol(58);
+    /// IPv6: no header follows.
     pub const NO_NEXT_HEADER: IpProtocol = IpProtocol(59);
+    /// IPv6 destination options header.
     pub const DEST_OPTS: IpProtocol = IpProtocol(60);
+    /// Enhanced Interior Gateway Routing Protocol.
     pub const EIGRP: IpProtocol = IpProtocol(88);
+    /// Open Shortest Path First.
     pub const OSPF: IpProtocol = IpProtocol(89);
+    /// Protocol Independent Multicast.
     pub const PIM: IpProtocol = IpProtocol(103);
+    /// IP payload compression (RFC 3173).
     pub const IPCOMP: IpProtocol = IpProtocol(108);
+    /// Virtual Router Redundancy Protocol (and CARP, which shares the number).
     pub const VRRP: IpProtocol = IpProtocol(112);
+    /// Pragmatic General Multicast.
     pub const PGM: IpProtocol = IpProtocol(113);
+    /// Stream Control Transmission Protocol.
     pub const SCTP: IpProtocol = IpProtocol(132);
+    /// IPv6 mobility header (RFC 6275).
     pub const MOBILITY: IpProtocol = IpProtocol(135);
+    /// Datagram Congestion Control Protocol.
     pub const DCCP: IpProtocol = IpProtocol(33);
 
     /// Whether this number names an IPv6 extension header that

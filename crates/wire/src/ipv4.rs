@@ -14,17 +14,17 @@ use std::net::Ipv4Addr;
 
 mod field {
     use super::Field;
-    pub const VER_IHL: usize = 0;
-    pub const TOS: usize = 1;
-    pub const LENGTH: Field = 2..4;
-    pub const IDENT: Field = 4..6;
-    pub const FLG_OFF: Field = 6..8;
-    pub const TTL: usize = 8;
-    pub const PROTOCOL: usize = 9;
-    pub const CHECKSUM: Field = 10..12;
-    pub const SRC_ADDR: Field = 12..16;
-    pub const DST_ADDR: Field = 16..20;
-    pub const OPTIONS: usize = 20;
+    pub(crate) const VER_IHL: usize = 0;
+    pub(crate) const TOS: usize = 1;
+    pub(crate) const LENGTH: Field = 2..4;
+    pub(crate) const IDENT: Field = 4..6;
+    pub(crate) const FLG_OFF: Field = 6..8;
+    pub(crate) const TTL: usize = 8;
+    pub(crate) const PROTOCOL: usize = 9;
+    pub(crate) const CHECKSUM: Field = 10..12;
+    pub(crate) const SRC_ADDR: Field = 12..16;
+    pub(crate) const DST_ADDR: Field = 16..20;
+    pub(crate) const OPTIONS: usize = 20;
 }
 
 /// A read view of an IPv4 packet.
@@ -198,16 +198,27 @@ impl<T: AsRef<[u8]>> Ipv4Packet<T> {
 
 /// IPv4 option kinds.
 pub mod option {
+    /// End of the option list.
     pub const END: u8 = 0;
+    /// No operation: one byte of padding between options.
     pub const NOP: u8 = 1;
+    /// Basic security (RFC 1108).
     pub const SECURITY: u8 = 130;
+    /// Loose source and record route.
     pub const LSRR: u8 = 131;
+    /// Extended security (RFC 1108).
     pub const EXT_SECURITY: u8 = 133;
+    /// Commercial IP security option (CIPSO).
     pub const COMMERCIAL_SECURITY: u8 = 134;
+    /// Record route.
     pub const RECORD_ROUTE: u8 = 7;
+    /// Internet timestamp.
     pub const TIMESTAMP: u8 = 68;
+    /// Stream identifier (obsolete).
     pub const STREAM_ID: u8 = 136;
+    /// Strict source and record route.
     pub const SSRR: u8 = 137;
+    /// Router alert (RFC 2113).
     pub const ROUTER_ALERT: u8 = 148;
 }
 

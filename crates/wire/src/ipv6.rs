@@ -17,13 +17,13 @@ use std::net::Ipv6Addr;
 
 mod field {
     use super::Field;
-    pub const VER_TC_FLOW: Field = 0..4;
-    pub const LENGTH: Field = 4..6;
-    pub const NXT_HDR: usize = 6;
-    pub const HOP_LIMIT: usize = 7;
-    pub const SRC_ADDR: Field = 8..24;
-    pub const DST_ADDR: Field = 24..40;
-    pub const PAYLOAD: usize = 40;
+    pub(crate) const VER_TC_FLOW: Field = 0..4;
+    pub(crate) const LENGTH: Field = 4..6;
+    pub(crate) const NXT_HDR: usize = 6;
+    pub(crate) const HOP_LIMIT: usize = 7;
+    pub(crate) const SRC_ADDR: Field = 8..24;
+    pub(crate) const DST_ADDR: Field = 24..40;
+    pub(crate) const PAYLOAD: usize = 40;
 }
 
 /// A read view of an IPv6 packet.
@@ -197,11 +197,17 @@ fn check_generic(b: &[u8]) -> Result<()> {
 
 /// Hop-by-hop and destination option types.
 pub mod option {
+    /// One byte of padding.
     pub const PAD1: u8 = 0;
+    /// Two or more bytes of padding.
     pub const PADN: u8 = 1;
+    /// Tunnel encapsulation limit (RFC 2473).
     pub const TUNNEL_LIMIT: u8 = 0x04;
+    /// Router alert (RFC 2711).
     pub const ROUTER_ALERT: u8 = 0x05;
+    /// Jumbo payload length (RFC 2675).
     pub const JUMBO: u8 = 0xc2;
+    /// Mobile IPv6 home address (RFC 6275).
     pub const HOME_ADDRESS: u8 = 0xc9;
 }
 

@@ -22,12 +22,8 @@
 //! | [`pppoe`] (+ PPP protocol) | | |
 //! | [`sll`] (SLL, SLL2), [`loopback`] (NULL, LOOP) | | |
 //!
-//! # Summaries
-//!
-//! [`summarize`] renders one packet as the one-line text `tcpdump -n -S` prints
-//! after the timestamp; [`Summarizer`] keeps the per-connection state tcpdump uses
-//! for relative TCP sequence numbers, so that it matches plain `tcpdump -n`.
-//! [`SummaryOptions`] selects `-S`, `-e`, `-v` (text that may span lines) and `-q`.
+//! The views know nothing of how tcpdump prints a packet: that text (summary
+//! lines, `-v`, `-e`, dumps, time stamps) is the `netsift-print` crate's.
 
 #![forbid(unsafe_code)]
 
@@ -35,7 +31,6 @@ mod bytes;
 pub mod checksum;
 mod error;
 mod linktype;
-mod summary;
 
 pub mod arp;
 pub mod ethernet;
@@ -59,4 +54,3 @@ pub mod vxlan;
 
 pub use error::{Error, Result};
 pub use linktype::LinkType;
-pub use summary::{summarize, Summarizer, SummaryOptions};

@@ -36,7 +36,6 @@ impl LinkType {
         Self::LINUX_SLL2,
     ];
 
-    /// The libpcap name of this link type (`EN10MB`, `RAW`, ...), if netsift knows it.
     /// libpcap's description of the link type (`pcap_datalink_val_to_description`),
     /// which tcpdump prints after the name: `link-type EN10MB (Ethernet)`.
     pub fn description(self) -> Option<&'static str> {
@@ -62,6 +61,7 @@ impl LinkType {
         }
     }
 
+    /// The libpcap name of this link type (`EN10MB`, `RAW`, ...), if netsift knows it.
     pub fn name(self) -> Option<&'static str> {
         Some(match self {
             Self::NULL => "NULL",

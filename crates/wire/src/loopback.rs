@@ -16,12 +16,19 @@ use crate::linktype::LinkType;
 
 /// BSD address family numbers found in the header.
 pub mod family {
+    /// AF_INET: IPv4, on every BSD.
     pub const INET: u32 = 2;
+    /// AF_ISO: OSI protocols.
     pub const ISO: u32 = 7;
+    /// AF_APPLETALK: AppleTalk.
     pub const APPLETALK: u32 = 16;
+    /// AF_IPX: Novell IPX.
     pub const IPX: u32 = 23;
+    /// AF_INET6 on NetBSD, OpenBSD and BSD/OS.
     pub const INET6_BSD: u32 = 24;
+    /// AF_INET6 on FreeBSD and DragonFly BSD.
     pub const INET6_FREEBSD: u32 = 28;
+    /// AF_INET6 on macOS (Darwin).
     pub const INET6_DARWIN: u32 = 30;
 
     /// Whether `af` is one of the AF_INET6 values.

@@ -42,11 +42,11 @@ impl PppoeCode {
 
 mod field {
     use super::Field;
-    pub const VER_TYPE: usize = 0;
-    pub const CODE: usize = 1;
-    pub const SESSION_ID: Field = 2..4;
-    pub const LENGTH: Field = 4..6;
-    pub const PAYLOAD: usize = 6;
+    pub(crate) const VER_TYPE: usize = 0;
+    pub(crate) const CODE: usize = 1;
+    pub(crate) const SESSION_ID: Field = 2..4;
+    pub(crate) const LENGTH: Field = 4..6;
+    pub(crate) const PAYLOAD: usize = 6;
 }
 
 /// A read view of a PPPoE header (discovery or session).
@@ -123,16 +123,27 @@ impl<T: AsRef<[u8]>> PppoeHeader<T> {
 
 /// Discovery tag types.
 pub mod tag {
+    /// End of the tag list: whatever follows is ignored.
     pub const END_OF_LIST: u16 = 0x0000;
+    /// The service asked for or offered.
     pub const SERVICE_NAME: u16 = 0x0101;
+    /// The access concentrator's name.
     pub const AC_NAME: u16 = 0x0102;
+    /// A value of the host, echoed so that it can match replies to requests.
     pub const HOST_UNIQ: u16 = 0x0103;
+    /// The access concentrator's cookie, which the host returns.
     pub const AC_COOKIE: u16 = 0x0104;
+    /// Vendor-specific data, starting with the vendor id.
     pub const VENDOR_SPECIFIC: u16 = 0x0105;
+    /// A relay's session id, to be returned unchanged.
     pub const RELAY_SESSION_ID: u16 = 0x0110;
+    /// The largest PPP payload the host can take above 1492 bytes (RFC 4638).
     pub const PPP_MAX_PAYLOAD: u16 = 0x0120;
+    /// The service asked for cannot be given.
     pub const SERVICE_NAME_ERROR: u16 = 0x0201;
+    /// The access concentrator failed to handle the request.
     pub const AC_SYSTEM_ERROR: u16 = 0x0202;
+    /// An error with no more specific tag.
     pub const GENERIC_ERROR: u16 = 0x0203;
 
     /// The name tcpdump prints for a tag type.
@@ -225,28 +236,51 @@ impl<'a> Iterator for PppoeTags<'a> {
 pub struct PppProtocol(pub u16);
 
 impl PppProtocol {
+    /// Internet Protocol version 4.
     pub const IPV4: PppProtocol = PppProtocol(0x0021);
+    /// OSI network layer.
     pub const OSI: PppProtocol = PppProtocol(0x0023);
+    /// Novell IPX.
     pub const IPX: PppProtocol = PppProtocol(0x002b);
+    /// Van Jacobson compressed TCP/IP (RFC 1144).
     pub const VJC: PppProtocol = PppProtocol(0x002d);
+    /// Van Jacobson uncompressed TCP/IP (RFC 1144).
     pub const VJNC: PppProtocol = PppProtocol(0x002f);
+    /// A Multilink PPP fragment (RFC 1990).
     pub const MULTILINK: PppProtocol = PppProtocol(0x003d);
+    /// Internet Protocol version 6.
     pub const IPV6: PppProtocol = PppProtocol(0x0057);
+    /// A datagram compressed as CCP negotiated (RFC 1962).
     pub const COMP: PppProtocol = PppProtocol(0x00fd);
+    /// An MPLS label stack, unicast.
     pub const MPLS_UNICAST: PppProtocol = PppProtocol(0x0281);
+    /// An MPLS label stack, multicast.
     pub const MPLS_MULTICAST: PppProtocol = PppProtocol(0x0283);
+    /// IP Control Protocol (RFC 1332).
     pub const IPCP: PppProtocol = PppProtocol(0x8021);
+    /// OSI Network Layer Control Protocol.
     pub const OSICP: PppProtocol = PppProtocol(0x8023);
+    /// IPX Control Protocol.
     pub const IPXCP: PppProtocol = PppProtocol(0x802b);
+    /// IPv6 Control Protocol (RFC 5072).
     pub const IPV6CP: PppProtocol = PppProtocol(0x8057);
+    /// Compression Control Protocol (RFC 1962).
     pub const CCP: PppProtocol = PppProtocol(0x80fd);
+    /// MPLS Control Protocol (RFC 3032).
     pub const MPLSCP: PppProtocol = PppProtocol(0x8281);
+    /// Link Control Protocol (RFC 1661).
     pub const LCP: PppProtocol = PppProtocol(0xc021);
+    /// Password Authentication Protocol.
     pub const PAP: PppProtocol = PppProtocol(0xc023);
+    /// Link Quality Report (RFC 1989).
     pub const LQM: PppProtocol = PppProtocol(0xc025);
+    /// Challenge Handshake Authentication Protocol.
     pub const CHAP: PppProtocol = PppProtocol(0xc223);
+    /// Extensible Authentication Protocol.
     pub const EAP: PppProtocol = PppProtocol(0xc227);
+    /// Bandwidth Allocation Control Protocol (RFC 2125).
     pub const BACP: PppProtocol = PppProtocol(0xc02b);
+    /// Bandwidth Allocation Protocol (RFC 2125).
     pub const BAP: PppProtocol = PppProtocol(0xc02d);
 
     /// The name tcpdump prints for this protocol.

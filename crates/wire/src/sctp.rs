@@ -5,11 +5,11 @@ use crate::error::{Error, Result};
 
 mod field {
     use super::Field;
-    pub const SRC_PORT: Field = 0..2;
-    pub const DST_PORT: Field = 2..4;
-    pub const VERIFICATION_TAG: Field = 4..8;
-    pub const CHECKSUM: Field = 8..12;
-    pub const CHUNKS: usize = 12;
+    pub(crate) const SRC_PORT: Field = 0..2;
+    pub(crate) const DST_PORT: Field = 2..4;
+    pub(crate) const VERIFICATION_TAG: Field = 4..8;
+    pub(crate) const CHECKSUM: Field = 8..12;
+    pub(crate) const CHUNKS: usize = 12;
 }
 
 /// A read view of an SCTP packet.
@@ -68,20 +68,35 @@ impl<T: AsRef<[u8]>> SctpPacket<T> {
 
 /// SCTP chunk types.
 pub mod chunk {
+    /// User data.
     pub const DATA: u8 = 0;
+    /// Initiation of an association.
     pub const INIT: u8 = 1;
+    /// Initiation acknowledgment, with the state cookie.
     pub const INIT_ACK: u8 = 2;
+    /// Selective acknowledgment.
     pub const SACK: u8 = 3;
+    /// Heartbeat request.
     pub const HEARTBEAT: u8 = 4;
+    /// Heartbeat acknowledgment.
     pub const HEARTBEAT_ACK: u8 = 5;
+    /// Abort of the association.
     pub const ABORT: u8 = 6;
+    /// Shutdown of the association.
     pub const SHUTDOWN: u8 = 7;
+    /// Shutdown acknowledgment.
     pub const SHUTDOWN_ACK: u8 = 8;
+    /// Operation error.
     pub const ERROR: u8 = 9;
+    /// The state cookie, sent back.
     pub const COOKIE_ECHO: u8 = 10;
+    /// Cookie acknowledgment: the association is established.
     pub const COOKIE_ACK: u8 = 11;
+    /// Explicit congestion notification echo.
     pub const ECNE: u8 = 12;
+    /// Congestion window reduced.
     pub const CWR: u8 = 13;
+    /// Shutdown complete.
     pub const SHUTDOWN_COMPLETE: u8 = 14;
 
     /// The name tcpdump prints for a chunk type.

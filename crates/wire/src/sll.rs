@@ -50,22 +50,28 @@ pub mod pseudo_protocol {
 
 /// ARPHRD_ hardware types worth naming.
 pub mod hardware {
+    /// ARPHRD_ETHER: Ethernet.
     pub const ETHER: u16 = 1;
+    /// ARPHRD_LOOPBACK: the loopback device.
     pub const LOOPBACK: u16 = 772;
+    /// ARPHRD_IPGRE: a GRE tunnel over IP.
     pub const IPGRE: u16 = 778;
+    /// ARPHRD_FRAD: a Frame Relay access device.
     pub const FRAD: u16 = 770;
+    /// ARPHRD_NETLINK: netlink messages (an nlmon device).
     pub const NETLINK: u16 = 824;
+    /// ARPHRD_NONE: no link-level header (a tun device, for one).
     pub const NONE: u16 = 0xfffe;
 }
 
 mod field {
     use super::Field;
-    pub const PKTTYPE: Field = 0..2;
-    pub const HATYPE: Field = 2..4;
-    pub const HALEN: Field = 4..6;
-    pub const ADDR: Field = 6..14;
-    pub const PROTOCOL: Field = 14..16;
-    pub const PAYLOAD: usize = 16;
+    pub(crate) const PKTTYPE: Field = 0..2;
+    pub(crate) const HATYPE: Field = 2..4;
+    pub(crate) const HALEN: Field = 4..6;
+    pub(crate) const ADDR: Field = 6..14;
+    pub(crate) const PROTOCOL: Field = 14..16;
+    pub(crate) const PAYLOAD: usize = 16;
 }
 
 /// A read view of an SLL (version 1) header.
@@ -128,14 +134,14 @@ impl<T: AsRef<[u8]>> SllHeader<T> {
 
 mod field2 {
     use super::Field;
-    pub const PROTOCOL: Field = 0..2;
-    pub const RESERVED: Field = 2..4;
-    pub const IFINDEX: Field = 4..8;
-    pub const HATYPE: Field = 8..10;
-    pub const PKTTYPE: usize = 10;
-    pub const HALEN: usize = 11;
-    pub const ADDR: Field = 12..20;
-    pub const PAYLOAD: usize = 20;
+    pub(crate) const PROTOCOL: Field = 0..2;
+    pub(crate) const RESERVED: Field = 2..4;
+    pub(crate) const IFINDEX: Field = 4..8;
+    pub(crate) const HATYPE: Field = 8..10;
+    pub(crate) const PKTTYPE: usize = 10;
+    pub(crate) const HALEN: usize = 11;
+    pub(crate) const ADDR: Field = 12..20;
+    pub(crate) const PAYLOAD: usize = 20;
 }
 
 /// A read view of an SLL2 header.

@@ -12,16 +12,16 @@ use std::fmt;
 
 mod field {
     use super::Field;
-    pub const SRC_PORT: Field = 0..2;
-    pub const DST_PORT: Field = 2..4;
-    pub const SEQ_NUM: Field = 4..8;
-    pub const ACK_NUM: Field = 8..12;
-    pub const DATA_OFF: usize = 12;
-    pub const FLAGS: usize = 13;
-    pub const WIN_SIZE: Field = 14..16;
-    pub const CHECKSUM: Field = 16..18;
-    pub const URGENT: Field = 18..20;
-    pub const OPTIONS: usize = 20;
+    pub(crate) const SRC_PORT: Field = 0..2;
+    pub(crate) const DST_PORT: Field = 2..4;
+    pub(crate) const SEQ_NUM: Field = 4..8;
+    pub(crate) const ACK_NUM: Field = 8..12;
+    pub(crate) const DATA_OFF: usize = 12;
+    pub(crate) const FLAGS: usize = 13;
+    pub(crate) const WIN_SIZE: Field = 14..16;
+    pub(crate) const CHECKSUM: Field = 16..18;
+    pub(crate) const URGENT: Field = 18..20;
+    pub(crate) const OPTIONS: usize = 20;
 }
 
 /// The eight TCP flag bits (byte 13 of the header).
@@ -29,13 +29,21 @@ mod field {
 pub struct TcpFlags(pub u8);
 
 impl TcpFlags {
+    /// FIN: the sender has no more data.
     pub const FIN: u8 = 0x01;
+    /// SYN: synchronize sequence numbers (opening a connection).
     pub const SYN: u8 = 0x02;
+    /// RST: reset the connection.
     pub const RST: u8 = 0x04;
+    /// PSH: push the data to the application.
     pub const PSH: u8 = 0x08;
+    /// ACK: the acknowledgment number is significant.
     pub const ACK: u8 = 0x10;
+    /// URG: the urgent pointer is significant.
     pub const URG: u8 = 0x20;
+    /// ECE: ECN echo (RFC 3168).
     pub const ECE: u8 = 0x40;
+    /// CWR: congestion window reduced (RFC 3168).
     pub const CWR: u8 = 0x80;
 
     /// Whether all bits of `mask` are set.
@@ -197,25 +205,45 @@ impl<T: AsRef<[u8]>> TcpPacket<T> {
 
 /// TCP option kinds.
 pub mod option {
+    /// End of the option list.
     pub const EOL: u8 = 0;
+    /// No operation: one byte of padding between options.
     pub const NOP: u8 = 1;
+    /// Maximum segment size.
     pub const MSS: u8 = 2;
+    /// Window scale (RFC 7323).
     pub const WSCALE: u8 = 3;
+    /// Selective acknowledgment permitted (RFC 2018).
     pub const SACK_PERMITTED: u8 = 4;
+    /// Selective acknowledgment blocks (RFC 2018).
     pub const SACK: u8 = 5;
+    /// Echo (RFC 1072, obsolete).
     pub const ECHO: u8 = 6;
+    /// Echo reply (RFC 1072, obsolete).
     pub const ECHO_REPLY: u8 = 7;
+    /// Timestamps (RFC 7323).
     pub const TIMESTAMP: u8 = 8;
+    /// T/TCP connection count (RFC 1644, obsolete).
     pub const CC: u8 = 11;
+    /// T/TCP CC.NEW (RFC 1644, obsolete).
     pub const CC_NEW: u8 = 12;
+    /// T/TCP CC.ECHO (RFC 1644, obsolete).
     pub const CC_ECHO: u8 = 13;
+    /// MD5 signature (RFC 2385).
     pub const MD5: u8 = 19;
+    /// SCPS capabilities.
     pub const SCPS: u8 = 20;
+    /// User timeout (RFC 5482).
     pub const UTO: u8 = 28;
+    /// TCP authentication option (RFC 5925).
     pub const TCP_AO: u8 = 29;
+    /// Multipath TCP (RFC 8684).
     pub const MPTCP: u8 = 30;
+    /// TCP Fast Open cookie (RFC 7413).
     pub const FASTOPEN: u8 = 34;
+    /// Experimental option (RFC 4727).
     pub const EXPERIMENT1: u8 = 253;
+    /// Experimental option (RFC 4727).
     pub const EXPERIMENT2: u8 = 254;
 }
 

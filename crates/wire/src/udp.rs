@@ -8,11 +8,11 @@ use crate::error::{Error, Result};
 
 mod field {
     use super::Field;
-    pub const SRC_PORT: Field = 0..2;
-    pub const DST_PORT: Field = 2..4;
-    pub const LENGTH: Field = 4..6;
-    pub const CHECKSUM: Field = 6..8;
-    pub const PAYLOAD: usize = 8;
+    pub(crate) const SRC_PORT: Field = 0..2;
+    pub(crate) const DST_PORT: Field = 2..4;
+    pub(crate) const LENGTH: Field = 4..6;
+    pub(crate) const CHECKSUM: Field = 6..8;
+    pub(crate) const PAYLOAD: usize = 8;
 }
 
 /// A read view of a UDP datagram.

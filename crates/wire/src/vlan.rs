@@ -12,9 +12,9 @@ use crate::ethernet::EtherType;
 
 mod field {
     use super::Field;
-    pub const TCI: Field = 0..2;
-    pub const ETHERTYPE: Field = 2..4;
-    pub const PAYLOAD: usize = 4;
+    pub(crate) const TCI: Field = 0..2;
+    pub(crate) const ETHERTYPE: Field = 2..4;
+    pub(crate) const PAYLOAD: usize = 4;
 }
 
 /// A read view of one VLAN tag: TCI and inner EtherType.

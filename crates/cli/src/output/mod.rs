@@ -2,22 +2,19 @@
 //! line each on stdout, or only their count (`--count`); and the progress bar for
 //! long files.
 //!
-//! - `print`: the line of each packet (`-#`, `-e`, `-S`, `-q`).
-//! - `time`: its time stamp (`-t` ... `-ttttt`, `--time-stamp-precision`).
-//! - `hex`: the dumps of `-x`, `-X`, `-A` and the link-level header they skip.
+//! - `options`: how `netsift_print` prints each packet's line (`-#`, `-t`...,
+//!   `-e`, `-S`, `-q`, `-v`, `-x`, `-X`, `-A`); [`Lines`] writes the lines.
 //! - `rotate`: the pcap files of `-w`.
 
-mod hex;
-mod print;
+mod options;
 mod rotate;
-mod time;
 
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use netsift_pcapio::{Reader, Record, RecordBatch, TsPrecision};
+use netsift_print::Printer;
 use netsift_session::Records;
 use netsift_wire::LinkType;
-use print::{PrintOptions, Printer};
 use rotate::{Header, PcapOut, Rotation};
 use std::io::{self, IsTerminal, Read, Write};
 
@@ -36,7 +33,7 @@ enum Out {
     /// `-w FILE` (or `-w -`).
     Pcap(PcapOut),
     /// One line per packet on stdout.
-    Print(Box<Printer>),
+    Print(Box<Lines>),
     /// `--count` without `-w`: nothing per packet.
     Nothing,
 }
@@ -102,10 +99,11 @@ impl Sink {
                 Out::Pcap(PcapOut::create(path.clone(), header, rot)?)
             }
             _ if args.count_only => Out::Nothing,
-            _ => Out::Print(Box::new(Printer::new(
-                linktype,
-                PrintOptions::from_args(args)?,
-            ))),
+            _ => Out::Print(Box::new(Lines {
+                printer: Printer::new(linktype, options::print_options(args)?),
+                out: io::BufWriter::new(io::stdout()),
+                line_buffered: args.line_buffered,
+            })),
         };
         Ok(Sink {
             out,
@@ -124,7 +122,7 @@ impl Sink {
                     bail!("{name}: new dlt does not match original");
                 }
             }
-            Out::Print(p) => p.set_linktype(reader.linktype()),
+            Out::Print(p) => p.printer.set_linktype(reader.linktype()),
             Out::Nothing => {}
         }
         Ok(())
@@ -206,6 +204,46 @@ impl Sink {
             }
         }
         Ok(())
+    }
+}
+
+/// Each packet's line on stdout (`-l`: flushed line by line).
+struct Lines {
+    printer: Printer,
+    out: io::BufWriter<io::Stdout>,
+    line_buffered: bool,
+}
+
+impl Lines {
+    fn packet(&mut self, rec: &Record<'_>) -> Result<()> {
+        let precision = if self.printer.options().nano {
+            TsPrecision::Nano
+        } else {
+            TsPrecision::Micro
+        };
+        let (sec, frac) = rec.raw_ts.libpcap_timeval(precision);
+        let line = self.printer.line(&netsift_print::Packet {
+            sec,
+            frac,
+            data: rec.packet.data,
+            wire_len: rec.packet.orig_len,
+        });
+        let mut r = self.out.write_all(line.as_bytes());
+        if self.line_buffered {
+            r = r.and_then(|()| self.out.flush());
+        }
+        match r {
+            // A closed pipe (`netsift ... | head`) is a normal way to stop.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => std::process::exit(0),
+            r => r.context("writing to stdout"),
+        }
+    }
+
+    fn flush(&mut self) -> Result<()> {
+        match self.out.flush() {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+            r => r.context("writing to stdout"),
+        }
     }
 }
 

@@ -21,14 +21,15 @@
 //! they still differ; the test prints the counts per key and per capture, the
 //! first differences of each key, and a note for a listed key that now agrees.
 //!
-//! `cargo test --release -p netsift-wire --test tcpdump_verbose_quiet -- --nocapture`
+//! `cargo test --release -p netsift-print --test tcpdump_verbose_quiet -- --nocapture`
 
 mod common;
 
 use common::capture::read_capture;
 use common::tcpdump::{have_tcpdump, tcpdump_blocks, tcpdump_records};
 use common::{classify_ports, corpus_root, layers, Class};
-use netsift_wire::{LinkType, Summarizer, SummaryOptions};
+use netsift_print::{Summarizer, SummaryOptions};
+use netsift_wire::LinkType;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

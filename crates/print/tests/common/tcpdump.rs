@@ -32,7 +32,7 @@ fn timestamp_len(s: &str) -> Option<usize> {
 /// `tcpdump -n [extra] -r file`, one string per packet: the text after the
 /// timestamp, continuation lines joined with a space, hex dump lines dropped,
 /// trailing blanks removed. `None` when tcpdump cannot be run.
-pub fn tcpdump_records(file: &Path, extra: &[&str]) -> Option<Vec<String>> {
+pub(crate) fn tcpdump_records(file: &Path, extra: &[&str]) -> Option<Vec<String>> {
     let text = tcpdump_text(file, extra)?;
     let mut records: Vec<String> = Vec::new();
     for line in text.lines() {
@@ -58,7 +58,7 @@ pub fn tcpdump_records(file: &Path, extra: &[&str]) -> Option<Vec<String>> {
 /// dropped (with any text a printer wrote after the dump on the same line, as
 /// `tcpdump_records` drops it), trailing blanks of the record removed. `None` when tcpdump cannot be
 /// run.
-pub fn tcpdump_blocks(file: &Path, extra: &[&str]) -> Option<Vec<String>> {
+pub(crate) fn tcpdump_blocks(file: &Path, extra: &[&str]) -> Option<Vec<String>> {
     let text = tcpdump_text(file, extra)?;
     let mut records: Vec<String> = Vec::new();
     for line in text.lines() {
@@ -92,7 +92,7 @@ fn tcpdump_text(file: &Path, extra: &[&str]) -> Option<String> {
 }
 
 /// Whether tcpdump is installed.
-pub fn have_tcpdump() -> bool {
+pub(crate) fn have_tcpdump() -> bool {
     Command::new("tcpdump")
         .arg("--version")
         .output()

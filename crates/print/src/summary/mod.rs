@@ -8,9 +8,9 @@
 //! plain `tcpdump -n` shows. [`SummaryOptions::link_header`] adds the link-level
 //! header like `tcpdump -e`.
 //!
-//! The dissectors follow tcpdump 4.99's non-verbose output for the link layers this
-//! crate views (Ethernet with VLAN tags and LLC, Linux SLL/SLL2, BSD NULL/LOOP, raw
-//! IP), ARP, MPLS, PPPoE and PPP control protocols, IPv4 and IPv6 (with extension
+//! The dissectors follow tcpdump 4.99's non-verbose output for the link layers
+//! `netsift-wire` views (Ethernet with VLAN tags and LLC, Linux SLL/SLL2, BSD
+//! NULL/LOOP, raw IP), ARP, MPLS, PPPoE and PPP control protocols, IPv4 and IPv6 (with extension
 //! headers), TCP (flags, sequence numbers, options), UDP, ICMP, ICMPv6, IGMP, GRE,
 //! VXLAN, Geneve and SCTP; and, for application payloads, the first lines of DNS,
 //! HTTP and SSH. Other protocols get tcpdump's generic rendering (`UDP, length N`,
@@ -34,7 +34,7 @@ mod ospf;
 mod pim;
 mod transport;
 
-use crate::linktype::LinkType;
+use netsift_wire::LinkType;
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
 
@@ -175,16 +175,20 @@ pub(crate) struct IpCtx {
 }
 
 impl IpCtx {
-    pub fn is_v6(&self) -> bool {
+    pub(crate) fn is_v6(&self) -> bool {
         matches!(self.addrs, IpAddrs::V6(..))
     }
 
     /// tcpdump's `nextproto4_cksum`/`nextproto6_cksum` of `segment` (all of it
     /// captured): 0 when the checksum field in it is right.
-    pub fn transport_cksum(&self, proto: u8, segment: &[u8]) -> u16 {
+    pub(crate) fn transport_cksum(&self, proto: u8, segment: &[u8]) -> u16 {
         match self.pseudo {
-            IpAddrs::V4(s, d) => crate::checksum::pseudo(&s.octets(), &d.octets(), proto, segment),
-            IpAddrs::V6(s, d) => crate::checksum::pseudo(&s.octets(), &d.octets(), proto, segment),
+            IpAddrs::V4(s, d) => {
+                netsift_wire::checksum::pseudo(&s.octets(), &d.octets(), proto, segment)
+            }
+            IpAddrs::V6(s, d) => {
+                netsift_wire::checksum::pseudo(&s.octets(), &d.octets(), proto, segment)
+            }
         }
     }
 }
@@ -221,7 +225,9 @@ impl Printer<'_> {
             out!(
                 self,
                 ", proto {} (0x{:04x})",
-                crate::ethernet::EtherType(prot).name().unwrap_or("unknown"),
+                netsift_wire::ethernet::EtherType(prot)
+                    .name()
+                    .unwrap_or("unknown"),
                 prot
             );
         }
@@ -268,13 +274,13 @@ impl Printer<'_> {
     }
 
     /// Appends tcpdump's truncation marker for the current protocol.
-    pub fn trunc(&mut self) {
+    pub(crate) fn trunc(&mut self) {
         out!(self, " [|{}]", self.proto);
     }
 
     /// Runs a printer and turns a truncation inside it into the marker, the way
     /// tcpdump's dissectors that catch their own truncation do.
-    pub fn catch(&mut self, r: PResult) {
+    pub(crate) fn catch(&mut self, r: PResult) {
         if r.is_err() {
             self.trunc();
         }
@@ -282,7 +288,7 @@ impl Printer<'_> {
 
     /// The bracketed checksum verdict of UDP over IPv6 and ICMPv6 with `-v`:
     /// `field` is the checksum in the packet, `sum` the one computed over it.
-    pub fn cksum_verdict(&mut self, name: &str, field: u16, sum: u16) {
+    pub(crate) fn cksum_verdict(&mut self, name: &str, field: u16, sum: u16) {
         if sum == 0 {
             out!(self, "[{name} sum ok] ");
         } else {
@@ -293,7 +299,7 @@ impl Printer<'_> {
 
     /// tcpdump's `nd_printjnp`: up to `n` bytes of `p` from `at` as text,
     /// stopping at a NUL (a fixed-size field padded with zeros).
-    pub fn jnp(&mut self, p: &[u8], at: usize, n: usize) -> PResult {
+    pub(crate) fn jnp(&mut self, p: &[u8], at: usize, n: usize) -> PResult {
         for i in 0..n {
             match g1(p, at + i)? {
                 0 => break,
@@ -303,12 +309,12 @@ impl Printer<'_> {
         Ok(())
     }
 
-    pub fn addr_str(a: &IpAddrs) -> (String, String) {
+    pub(crate) fn addr_str(a: &IpAddrs) -> (String, String) {
         match a {
             IpAddrs::V4(s, d) => (s.to_string(), d.to_string()),
             IpAddrs::V6(s, d) => (
-                crate::ip::Ipv6Display(*s).to_string(),
-                crate::ip::Ipv6Display(*d).to_string(),
+                netsift_wire::ip::Ipv6Display(*s).to_string(),
+                netsift_wire::ip::Ipv6Display(*d).to_string(),
             ),
         }
     }
@@ -354,7 +360,7 @@ pub(crate) fn gv6(b: &[u8], at: usize) -> PResult<Ipv6Addr> {
 }
 
 pub(crate) fn v6s(a: Ipv6Addr) -> String {
-    crate::ip::Ipv6Display(a).to_string()
+    netsift_wire::ip::Ipv6Display(a).to_string()
 }
 
 /// Checks `n` bytes from `at` are captured.

@@ -9,7 +9,7 @@ mod capture;
 #[allow(dead_code)]
 mod tcpdump;
 
-use netsift_wire::{Summarizer, SummaryOptions};
+use netsift_print::{Summarizer, SummaryOptions};
 use std::io::Write;
 
 fn main() {

@@ -6,7 +6,8 @@
 
 mod common;
 
-use netsift_wire::{summarize, LinkType, Summarizer, SummaryOptions};
+use netsift_print::{summarize, Summarizer, SummaryOptions};
+use netsift_wire::LinkType;
 
 /// xorshift64*: a small deterministic generator, so failures reproduce.
 struct Rng(u64);

@@ -7,9 +7,10 @@ use jiff::Timestamp;
 use std::fmt::Write;
 
 /// Which time stamp the line starts with: the number of `-t` flags.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum TimeFormat {
-    /// `HH:MM:SS.frac` of the local day.
+    /// `HH:MM:SS.frac` of the local day: tcpdump's default.
+    #[default]
     TimeOfDay,
     /// `-t`: none.
     None,
@@ -39,7 +40,7 @@ impl TimeFormat {
 }
 
 /// Writes time stamps, keeping the reference packet of `-ttt` and `-ttttt`.
-pub struct Clock {
+pub(crate) struct Clock {
     format: TimeFormat,
     /// Fractions are nanoseconds (9 digits) rather than microseconds (6).
     nano: bool,
@@ -51,7 +52,7 @@ pub struct Clock {
 const ERROR: &str = "[Error converting time]";
 
 impl Clock {
-    pub fn new(format: TimeFormat, nano: bool) -> Clock {
+    pub(crate) fn new(format: TimeFormat, nano: bool) -> Clock {
         let tz = match format {
             TimeFormat::TimeOfDay | TimeFormat::DateTime => TimeZone::system(),
             _ => TimeZone::UTC,
@@ -66,7 +67,7 @@ impl Clock {
 
     /// Appends the time stamp of a packet whose libpcap `struct timeval` is
     /// `(sec, frac)` (frac in µs, or ns with `nano`), and the space after it.
-    pub fn stamp(&mut self, out: &mut String, sec: i64, frac: i64) {
+    pub(crate) fn stamp(&mut self, out: &mut String, sec: i64, frac: i64) {
         match self.format {
             TimeFormat::None => return,
             TimeFormat::TimeOfDay => self.date_time(out, sec, frac, false),

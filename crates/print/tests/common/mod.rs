@@ -1,11 +1,11 @@
 //! Helpers shared by the integration tests: a capture reader, a tcpdump runner,
-//! a packet classifier built on the crate's views, and the corpus location.
+//! a packet classifier built on netsift-wire's views, and the corpus location.
 
 #![allow(dead_code)]
 
-pub mod build;
-pub mod capture;
-pub mod tcpdump;
+pub(crate) mod build;
+pub(crate) mod capture;
+pub(crate) mod tcpdump;
 
 use netsift_wire::ethernet::{EtherType, EthernetFrame, FrameKind};
 use netsift_wire::ipv4::Ipv4Packet;
@@ -17,7 +17,7 @@ use netsift_wire::LinkType;
 use std::path::PathBuf;
 
 /// Where the shared capture corpus lives (`NETSIFT_CORPUS` overrides).
-pub fn corpus_root() -> PathBuf {
+pub(crate) fn corpus_root() -> PathBuf {
     std::env::var_os("NETSIFT_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/work/shared/corpus/pcaps"))
@@ -25,7 +25,7 @@ pub fn corpus_root() -> PathBuf {
 
 /// What a packet carries, for the agreement report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Class {
+pub(crate) enum Class {
     Tcp,
     Udp,
     Icmp,
@@ -35,7 +35,7 @@ pub enum Class {
 }
 
 impl Class {
-    pub const ALL: [Class; 6] = [
+    pub(crate) const ALL: [Class; 6] = [
         Class::Tcp,
         Class::Udp,
         Class::Icmp,
@@ -44,7 +44,7 @@ impl Class {
         Class::NonIp,
     ];
 
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Class::Tcp => "TCP",
             Class::Udp => "UDP",
@@ -56,21 +56,21 @@ impl Class {
     }
 
     /// The classes the agreement floor is asserted on.
-    pub fn is_core(self) -> bool {
+    pub(crate) fn is_core(self) -> bool {
         matches!(self, Class::Tcp | Class::Udp | Class::Icmp | Class::Arp)
     }
 }
 
 /// Classifies a packet by its outermost network and transport protocols, using
 /// the checked views.
-pub fn classify(linktype: LinkType, data: &[u8]) -> Class {
+pub(crate) fn classify(linktype: LinkType, data: &[u8]) -> Class {
     layers(linktype, data).class
 }
 
 /// [`classify`], with the source and destination ports of a TCP or UDP header
 /// when its first four bytes are captured (and the datagram is no later
 /// fragment).
-pub fn classify_ports(linktype: LinkType, data: &[u8]) -> (Class, Option<(u16, u16)>) {
+pub(crate) fn classify_ports(linktype: LinkType, data: &[u8]) -> (Class, Option<(u16, u16)>) {
     let Layers { class, l4, .. } = layers(linktype, data);
     let ports = match (class, l4) {
         (Class::Tcp | Class::Udp, Some(p)) if p.len() >= 4 => Some((
@@ -83,7 +83,7 @@ pub fn classify_ports(linktype: LinkType, data: &[u8]) -> (Class, Option<(u16, u
 }
 
 /// What [`layers`] finds in a packet.
-pub struct Layers<'a> {
+pub(crate) struct Layers<'a> {
     pub class: Class,
     /// The EtherType (or equivalent) of the link layer, when there is one.
     pub ethertype: Option<u16>,
@@ -95,7 +95,7 @@ pub struct Layers<'a> {
 }
 
 /// The class of a packet, its EtherType, IP protocol and transport bytes.
-pub fn layers(linktype: LinkType, data: &[u8]) -> Layers<'_> {
+pub(crate) fn layers(linktype: LinkType, data: &[u8]) -> Layers<'_> {
     let Some((ethertype, payload)) = link_payload(linktype, data) else {
         return Layers {
             class: Class::NonIp,

@@ -6,7 +6,7 @@
 //! joined with a space and its hex dumps dropped. Skipped, with a message, when
 //! tcpdump or the corpus is absent.
 //!
-//! `cargo test -p netsift-wire --test tcpdump_agreement -- --ignored --nocapture`
+//! `cargo test -p netsift-print --test tcpdump_agreement -- --ignored --nocapture`
 //! runs the same comparison over every corpus capture of a supported link type.
 
 mod common;
@@ -14,7 +14,7 @@ mod common;
 use common::capture::read_capture;
 use common::tcpdump::{have_tcpdump, tcpdump_records};
 use common::{classify, corpus_root, Class};
-use netsift_wire::{Summarizer, SummaryOptions};
+use netsift_print::{Summarizer, SummaryOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -250,7 +250,10 @@ fn summarize_is_tcpdump_dash_s() {
     let packets = read_capture(&bytes).expect("capture");
     let theirs = tcpdump_records(&path, &["-S"]).expect("tcpdump");
     for (p, t) in packets.iter().zip(&theirs) {
-        assert_eq!(&netsift_wire::summarize(p.linktype, &p.data, p.wire_len), t);
+        assert_eq!(
+            &netsift_print::summarize(p.linktype, &p.data, p.wire_len),
+            t
+        );
     }
 }
 

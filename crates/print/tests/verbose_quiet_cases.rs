@@ -6,7 +6,8 @@ mod common;
 
 use common::build::*;
 use common::tcpdump::{have_tcpdump, tcpdump_blocks};
-use netsift_wire::{LinkType, Summarizer, SummaryOptions};
+use netsift_print::{Summarizer, SummaryOptions};
+use netsift_wire::LinkType;
 
 const A: [u8; 4] = [10, 0, 0, 1];
 const B: [u8; 4] = [10, 0, 0, 2];

@@ -3,13 +3,13 @@
 //! IP: ARP/RARP, PPPoE, PPP, MPLS.
 
 use super::{g1, g2, g3, g4, name_or, need, out, tail, PResult, Printer, Trunc};
-use crate::arp::{hardware, ArpOperation};
-use crate::ethernet::{EtherType, EthernetAddress, EthernetFrame, MAX_8023_LENGTH};
-use crate::linktype::LinkType;
-use crate::loopback::{family, LoopbackHeader};
-use crate::pppoe::{tag, PppProtocol, PppoeCode};
-use crate::sll::{packet_type, pseudo_protocol, Sll2Header, SllHeader};
-use crate::vlan::MAX_VLAN_TAGS;
+use netsift_wire::arp::{hardware, ArpOperation};
+use netsift_wire::ethernet::{EtherType, EthernetAddress, EthernetFrame, MAX_8023_LENGTH};
+use netsift_wire::loopback::{family, LoopbackHeader};
+use netsift_wire::pppoe::{tag, PppProtocol, PppoeCode};
+use netsift_wire::sll::{packet_type, pseudo_protocol, Sll2Header, SllHeader};
+use netsift_wire::vlan::MAX_VLAN_TAGS;
+use netsift_wire::LinkType;
 
 /// `ethertype IPv4 (0x0800)`.
 /// tcpdump's `ether_type_print`: `ethertype IPv4 (0x0800)`, or with `-q` only
@@ -1150,7 +1150,7 @@ impl Printer<'_> {
             let mut off = 0usize;
             let mut tag_type = 0xffffu16;
             let mut n = 0;
-            while tag_type != 0 && (off as u32) < plen && n < crate::pppoe::MAX_PPPOE_TAGS {
+            while tag_type != 0 && (off as u32) < plen && n < netsift_wire::pppoe::MAX_PPPOE_TAGS {
                 n += 1;
                 tag_type = g2(payload, off)?;
                 let tag_len = g2(payload, off + 2)? as usize;
@@ -1343,7 +1343,7 @@ impl Printer<'_> {
             if e & 0x100 != 0 {
                 break;
             }
-            if depth >= crate::mpls::MAX_MPLS_LABELS {
+            if depth >= netsift_wire::mpls::MAX_MPLS_LABELS {
                 out!(self, " [label stack too deep]");
                 return Ok(());
             }

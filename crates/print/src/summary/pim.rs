@@ -513,7 +513,7 @@ fn pim_checksum(bp: &[u8], len: usize, ctx: &IpCtx) -> Option<bool> {
     let sum = if ctx.is_v6() {
         ctx.transport_cksum(103, msg)
     } else {
-        crate::checksum::internet(msg)
+        netsift_wire::checksum::internet(msg)
     };
     Some(sum == 0)
 }

@@ -7,11 +7,26 @@ use netsift_wire::LinkType;
 use std::fmt::Write;
 
 /// Which dump follows each line; tcpdump checks `-X`, then `-x`, then `-A`.
+///
+/// In each, `link` says whether the dump starts at the link-level header (the
+/// letter given twice) rather than after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dump {
-    Hex { link: bool },
-    HexAscii { link: bool },
-    Ascii { link: bool },
+    /// `-x`: hexadecimal, 16 bytes a line in groups of two.
+    Hex {
+        /// Dump the link-level header too (`-xx`).
+        link: bool,
+    },
+    /// `-X`: hexadecimal as `-x`, then the same bytes as printable text.
+    HexAscii {
+        /// Dump the link-level header too (`-XX`).
+        link: bool,
+    },
+    /// `-A`: the bytes as text, non-printable ones as `.`.
+    Ascii {
+        /// Dump the link-level header too (`-AA`).
+        link: bool,
+    },
 }
 
 impl Dump {
@@ -32,7 +47,7 @@ impl Dump {
     /// Appends the dump of `data` (the captured bytes), given the length of the
     /// link-level header tcpdump's printer reported. Without the link-level
     /// header, a packet with nothing past it gets no dump.
-    pub fn append(self, out: &mut String, data: &[u8], link_len: usize) {
+    pub(crate) fn append(self, out: &mut String, data: &[u8], link_len: usize) {
         let (link, f): (bool, fn(&mut String, &[u8])) = match self {
             Dump::Hex { link } => (link, hex),
             Dump::HexAscii { link } => (link, hex_and_ascii),
@@ -124,9 +139,14 @@ fn graphic(b: u8) -> char {
 /// the link printers return what they consumed.
 ///
 /// The marker is what the summary line tells; which of the two ended it is
-/// known inside `netsift_wire`'s printer, and reporting it from there would
+/// known inside the summary's printers, and reporting it from there would
 /// replace the table.
-pub fn link_header_len(linktype: LinkType, data: &[u8], wire_len: u32, summary: &str) -> usize {
+pub(crate) fn link_header_len(
+    linktype: LinkType,
+    data: &[u8],
+    wire_len: u32,
+    summary: &str,
+) -> usize {
     let truncated = summary
         .rfind("[|")
         .and_then(|i| summary[i + 2..].split(']').next())

@@ -8,10 +8,10 @@ use super::{
     bit_names, g1, g2, g4, gv4, gv6, head, name_or, need, out, relts, tail, v6s, IpAddrs, IpCtx,
     PResult, Printer, Trunc,
 };
-use crate::icmpv4::Icmpv4Packet;
-use crate::icmpv6::msg_type as icmp6;
-use crate::ipv4::Ipv4Packet;
-use crate::ipv6::{Ipv6Packet, MAX_EXT_HEADERS};
+use netsift_wire::icmpv4::Icmpv4Packet;
+use netsift_wire::icmpv6::msg_type as icmp6;
+use netsift_wire::ipv4::Ipv4Packet;
+use netsift_wire::ipv6::{Ipv6Packet, MAX_EXT_HEADERS};
 use std::net::Ipv4Addr;
 
 impl Printer<'_> {
@@ -132,9 +132,9 @@ impl Printer<'_> {
             out!(self, ")");
         }
         if let Some(hdr) = h.get(..hlen) {
-            if crate::checksum::internet(hdr) != 0 {
+            if netsift_wire::checksum::internet(hdr) != 0 {
                 let field = g2(h, 10)?;
-                let should = super::cksum_shouldbe(field, crate::checksum::internet(hdr));
+                let should = super::cksum_shouldbe(field, netsift_wire::checksum::internet(hdr));
                 out!(self, ", bad cksum {field:x} (->{should:x})!");
             }
         }
@@ -904,7 +904,7 @@ impl Printer<'_> {
     fn icmp_verbose(&mut self, bp: &[u8], plen: u32, t: u8, fragmented: bool) -> PResult {
         if !fragmented {
             if let Some(msg) = bp.get(..plen as usize) {
-                let sum = crate::checksum::internet(msg);
+                let sum = netsift_wire::checksum::internet(msg);
                 if sum != 0 {
                     let field = g2(bp, 2)?;
                     let should = super::cksum_shouldbe(field, sum);
@@ -934,7 +934,7 @@ impl Printer<'_> {
         // A length of zero may still hide an extension; its checksum decides.
         if g1(bp, 5)? == 0 {
             if let Some(ext) = bp.get(at..plen as usize) {
-                if crate::checksum::internet(ext) != 0 {
+                if netsift_wire::checksum::internet(ext) != 0 {
                     return Ok(());
                 }
             }
@@ -946,7 +946,7 @@ impl Printer<'_> {
             return Ok(());
         }
         if let Some(ext) = bp.get(at..at + hlen) {
-            let ok = crate::checksum::internet(ext) == 0;
+            let ok = netsift_wire::checksum::internet(ext) == 0;
             out!(
                 self,
                 ", checksum 0x{:04x} ({}correct), length {}",
@@ -1456,7 +1456,7 @@ impl Printer<'_> {
         self.igmp_message(bp, len)?;
         if self.opts.verbose > 0 && len >= 4 {
             if let Some(msg) = bp.get(..len as usize) {
-                if crate::checksum::internet(msg) != 0 {
+                if netsift_wire::checksum::internet(msg) != 0 {
                     out!(self, " bad igmp cksum {:x}!", g2(bp, 2)?);
                 }
             }
@@ -1808,7 +1808,7 @@ impl Printer<'_> {
         let naddrs = g1(bp, 3)? as usize;
         if let Some(msg) = bp.get(..length as usize) {
             let bad = if v == 2 {
-                crate::checksum::internet(msg) != 0
+                netsift_wire::checksum::internet(msg) != 0
             } else {
                 ctx.transport_cksum(112, msg) != 0
             };

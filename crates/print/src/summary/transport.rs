@@ -3,9 +3,9 @@
 //! Geneve.
 
 use super::{g1, g2, g3, g4, head, need, out, tail, IpAddrs, IpCtx, PResult, Printer, Trunc};
-use crate::geneve::GENEVE_PORT;
-use crate::tcp::{option as topt, TcpFlags};
-use crate::vxlan::VXLAN_PORT;
+use netsift_wire::geneve::GENEVE_PORT;
+use netsift_wire::tcp::{option as topt, TcpFlags};
+use netsift_wire::vxlan::VXLAN_PORT;
 
 impl Printer<'_> {
     /// `tcp_print`.
@@ -1408,7 +1408,7 @@ impl Printer<'_> {
         let mut sep = " (";
         let mut count = 0usize;
         while remaining != 0 {
-            if count >= crate::sctp::MAX_SCTP_CHUNKS {
+            if count >= netsift_wire::sctp::MAX_SCTP_CHUNKS {
                 out!(self, "{sep}{}) [too many chunks]", count + 1);
                 break;
             }
@@ -1642,7 +1642,7 @@ impl Printer<'_> {
                     out!(
                         self,
                         " from {}",
-                        crate::ethernet::EthernetAddress::from_bytes(&bp[28..])
+                        netsift_wire::ethernet::EthernetAddress::from_bytes(&bp[28..])
                     );
                 }
             }
@@ -1766,7 +1766,7 @@ fn atalk_port(p: u16) -> bool {
 }
 
 fn sctp_chunk_name(id: u8) -> String {
-    match crate::sctp::chunk::name(id) {
+    match netsift_wire::sctp::chunk::name(id) {
         Some(n) => n.to_string(),
         None => format!("Unknown chunk type: 0x{id:x}"),
     }

@@ -4,7 +4,8 @@
 mod common;
 
 use common::build::*;
-use netsift_wire::{summarize, LinkType, Summarizer, SummaryOptions};
+use netsift_print::{summarize, Summarizer, SummaryOptions};
+use netsift_wire::LinkType;
 
 const A: [u8; 4] = [10, 0, 0, 1];
 const B: [u8; 4] = [10, 0, 0, 2];

@@ -5,7 +5,7 @@ use netsift_wire::LinkType;
 
 /// One captured packet.
 #[derive(Clone, Debug)]
-pub struct Packet {
+pub(crate) struct Packet {
     pub linktype: LinkType,
     pub data: Vec<u8>,
     pub wire_len: u32,
@@ -31,7 +31,7 @@ fn u32e(b: &[u8], at: usize, le: bool) -> Option<u32> {
 
 /// Reads every packet of a pcap or pcapng file; `None` when the file is neither or
 /// is damaged before its first packet. Packets after a damaged record are dropped.
-pub fn read_capture(bytes: &[u8]) -> Option<Vec<Packet>> {
+pub(crate) fn read_capture(bytes: &[u8]) -> Option<Vec<Packet>> {
     let magic = u32e(bytes, 0, true)?;
     match magic {
         0xa1b2c3d4 | 0xa1b23c4d => read_pcap(bytes, true),
