@@ -41,14 +41,14 @@ enum Command {
     /// End-to-end throughput: `netsift -r T -w O EXPR` against `tcpdump -r T -w O
     /// EXPR` as whole processes, filters 2-6, with a byte-for-byte output check.
     E2e(E2eArgs),
-    /// Kernel placement (issue 16): ns/packet of netsift's generated eBPF and of
+    /// Kernel placement: ns/packet of netsift's generated eBPF and of
     /// libpcap's classic program, both run by the kernel, beside the batch engine;
     /// map-write and program-swap latency; and Swift's FTP capture live over a veth
     /// pair, data packets missed per connection for `netsift --follow ftp --place
     /// kernel|user` and libpcap recompiling its filter. Needs root (CAP_BPF,
     /// CAP_NET_ADMIN; the FTP part is skipped without the latter).
     Kernel(KernelArgs),
-    /// Live capture (issue 14): the static trace replayed over a veth pair in
+    /// Live capture: the static trace replayed over a veth pair in
     /// namespaces of its own, `netsift -i` (1 and 2 workers) against `tcpdump -i`,
     /// and filter edits under load, netsift's live set against `pcap_setfilter`.
     /// Needs root (CAP_NET_ADMIN).
