@@ -5,7 +5,7 @@
 //! hardware, sender protocol, target hardware, target protocol). `new_checked`
 //! validates that all four are present.
 
-use crate::bytes::{slice, u16_at, u8_at, Field};
+use crate::bytes::{set_bytes, set_u16, set_u8, slice, u16_at, u8_at, Field};
 use crate::error::{Error, Result};
 use crate::ethernet::EtherType;
 use std::net::Ipv4Addr;
@@ -164,7 +164,9 @@ impl<T: AsRef<[u8]>> ArpPacket<T> {
         ArpOperation(u16_at(self.buffer.as_ref(), field::OPER.start))
     }
 
-    fn addr(&self, index: usize) -> &[u8] {
+    /// Where address `index` lies: sender hardware, sender protocol, target
+    /// hardware, target protocol.
+    fn addr_field(&self, index: usize) -> Field {
         let h = self.hardware_len() as usize;
         let p = self.protocol_len() as usize;
         let (start, len) = match index {
@@ -174,7 +176,11 @@ impl<T: AsRef<[u8]>> ArpPacket<T> {
             _ => (2 * h + p, p),
         };
         let start = field::ADDRESSES + start;
-        slice(self.buffer.as_ref(), start..start + len)
+        start..start + len
+    }
+
+    fn addr(&self, index: usize) -> &[u8] {
+        slice(self.buffer.as_ref(), self.addr_field(index))
     }
 
     /// The sender hardware address.
@@ -222,6 +228,113 @@ impl<T: AsRef<[u8]>> ArpPacket<T> {
     }
 }
 
+impl<T: AsRef<[u8]> + AsMut<[u8]>> ArpPacket<T> {
+    /// Sets the hardware type ([`hardware`] constants).
+    pub fn set_hardware_type(&mut self, v: u16) {
+        set_u16(self.buffer.as_mut(), field::HTYPE.start, v);
+    }
+
+    /// Sets the protocol type.
+    pub fn set_protocol_type(&mut self, v: EtherType) {
+        set_u16(self.buffer.as_mut(), field::PTYPE.start, v.0);
+    }
+
+    /// Sets the hardware address length (set it before the addresses).
+    pub fn set_hardware_len(&mut self, v: u8) {
+        set_u8(self.buffer.as_mut(), field::HLEN, v);
+    }
+
+    /// Sets the protocol address length (set it before the addresses).
+    pub fn set_protocol_len(&mut self, v: u8) {
+        set_u8(self.buffer.as_mut(), field::PLEN, v);
+    }
+
+    /// Sets the operation.
+    pub fn set_operation(&mut self, v: ArpOperation) {
+        set_u16(self.buffer.as_mut(), field::OPER.start, v.0);
+    }
+
+    fn set_addr(&mut self, index: usize, v: &[u8]) {
+        let at = self.addr_field(index);
+        if v.len() == at.len() {
+            set_bytes(self.buffer.as_mut(), at.start, v);
+        }
+    }
+
+    /// Sets the sender hardware address (as long as the hardware length says).
+    pub fn set_source_hardware_addr(&mut self, v: &[u8]) {
+        self.set_addr(0, v);
+    }
+
+    /// Sets the sender protocol address (as long as the protocol length says).
+    pub fn set_source_protocol_addr(&mut self, v: &[u8]) {
+        self.set_addr(1, v);
+    }
+
+    /// Sets the target hardware address.
+    pub fn set_target_hardware_addr(&mut self, v: &[u8]) {
+        self.set_addr(2, v);
+    }
+
+    /// Sets the target protocol address.
+    pub fn set_target_protocol_addr(&mut self, v: &[u8]) {
+        self.set_addr(3, v);
+    }
+}
+
+/// An ARP packet for IPv4 over Ethernet, to [`emit`](ArpRepr::emit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ArpRepr {
+    /// The operation (request, reply, ...).
+    pub operation: ArpOperation,
+    /// The sender's MAC address.
+    pub source_hardware_addr: crate::ethernet::EthernetAddress,
+    /// The sender's IPv4 address.
+    pub source_protocol_addr: Ipv4Addr,
+    /// The target's MAC address.
+    pub target_hardware_addr: crate::ethernet::EthernetAddress,
+    /// The target's IPv4 address.
+    pub target_protocol_addr: Ipv4Addr,
+}
+
+impl ArpRepr {
+    /// The fields of an Ethernet/IPv4 ARP packet; `None` for any other kind.
+    pub fn parse<T: AsRef<[u8]>>(p: &ArpPacket<T>) -> Option<ArpRepr> {
+        if p.hardware_type() != hardware::ETHERNET || p.hardware_len() != 6 {
+            return None;
+        }
+        Some(ArpRepr {
+            operation: p.operation(),
+            source_hardware_addr: crate::ethernet::EthernetAddress::from_bytes(
+                p.source_hardware_addr(),
+            ),
+            source_protocol_addr: p.source_ipv4()?,
+            target_hardware_addr: crate::ethernet::EthernetAddress::from_bytes(
+                p.target_hardware_addr(),
+            ),
+            target_protocol_addr: p.target_ipv4()?,
+        })
+    }
+
+    /// The length of the packet this emits (28 bytes).
+    pub const fn buffer_len(&self) -> usize {
+        field::ADDRESSES + 2 * (6 + 4)
+    }
+
+    /// Writes the packet into `p`.
+    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, p: &mut ArpPacket<T>) {
+        p.set_hardware_type(hardware::ETHERNET);
+        p.set_protocol_type(EtherType::IPV4);
+        p.set_hardware_len(6);
+        p.set_protocol_len(4);
+        p.set_operation(self.operation);
+        p.set_source_hardware_addr(&self.source_hardware_addr.0);
+        p.set_source_protocol_addr(&self.source_protocol_addr.octets());
+        p.set_target_hardware_addr(&self.target_hardware_addr.0);
+        p.set_target_protocol_addr(&self.target_protocol_addr.octets());
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -266,5 +379,30 @@ mod tests {
         assert_eq!(p.source_ipv4(), None);
         assert_eq!(p.target_protocol_addr(), &[7; 16]);
         assert_eq!(p.source_hardware_addr(), &[] as &[u8]);
+    }
+}
+
+#[cfg(test)]
+mod emit_tests {
+    use super::*;
+    use crate::ethernet::EthernetAddress;
+
+    #[test]
+    fn emit_writes_what_the_view_reads() {
+        let repr = ArpRepr {
+            operation: ArpOperation::REQUEST,
+            source_hardware_addr: EthernetAddress([2, 0, 0, 0, 0, 1]),
+            source_protocol_addr: Ipv4Addr::new(10, 0, 0, 1),
+            target_hardware_addr: EthernetAddress([0; 6]),
+            target_protocol_addr: Ipv4Addr::new(10, 0, 0, 2),
+        };
+        let mut buf = vec![0u8; repr.buffer_len()];
+        repr.emit(&mut ArpPacket::new_unchecked(&mut buf[..]));
+        let want = [
+            0, 1, 8, 0, 6, 4, 0, 1, 2, 0, 0, 0, 0, 1, 10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 10, 0, 0, 2,
+        ];
+        assert_eq!(buf, want);
+        let p = ArpPacket::new_checked(&buf[..]).unwrap();
+        assert_eq!(ArpRepr::parse(&p), Some(repr));
     }
 }

@@ -65,6 +65,47 @@ pub(crate) fn array<const N: usize>(b: &[u8], at: usize) -> [u8; N] {
     out
 }
 
+// The writers below serve the views' setters. Like the readers they never panic:
+// a write past the end of the buffer is dropped (an `emit` sizes its buffer with
+// the repr's `buffer_len` first, so nothing is dropped there).
+
+#[inline]
+pub(crate) fn set_u8(b: &mut [u8], at: usize, v: u8) {
+    if let Some(x) = b.get_mut(at) {
+        *x = v;
+    }
+}
+
+#[inline]
+pub(crate) fn set_u16(b: &mut [u8], at: usize, v: u16) {
+    set_bytes(b, at, &v.to_be_bytes());
+}
+
+#[inline]
+pub(crate) fn set_u32(b: &mut [u8], at: usize, v: u32) {
+    set_bytes(b, at, &v.to_be_bytes());
+}
+
+/// Copies `v` to `b[at..]` when it fits whole.
+#[inline]
+pub(crate) fn set_bytes(b: &mut [u8], at: usize, v: &[u8]) {
+    if let Some(s) = b.get_mut(at..at.saturating_add(v.len())) {
+        s.copy_from_slice(v);
+    }
+}
+
+/// `b[from..to]` clamped to the buffer, to write into.
+#[inline]
+pub(crate) fn clamp_mut(b: &mut [u8], from: usize, to: usize) -> &mut [u8] {
+    let to = to.min(b.len());
+    b.get_mut(from..to).unwrap_or(&mut [])
+}
+
+#[inline]
+pub(crate) fn rest_mut(b: &mut [u8], from: usize) -> &mut [u8] {
+    b.get_mut(from..).unwrap_or(&mut [])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -81,6 +122,12 @@ mod tests {
         assert_eq!(clamp(&b, 2, 10), &[3]);
         assert_eq!(clamp(&b, 5, 10), &[] as &[u8]);
         assert_eq!(array::<2>(&b, 2), [0, 0]);
+        let mut w = [0u8; 3];
+        set_u16(&mut w, 1, 0xabcd);
+        set_u16(&mut w, 2, 0xffff);
+        set_u32(&mut w, 0, 1);
+        set_u8(&mut w, usize::MAX, 1);
+        assert_eq!(w, [0, 0xab, 0xcd]);
         assert_eq!(
             crate::checksum::ones_sum(0, &[0xff, 0xff, 0x00, 0x01]),
             0x0001

@@ -8,7 +8,7 @@
 //!
 //! VLAN tags sit between the addresses and the final EtherType; see [`crate::vlan`].
 
-use crate::bytes::{array, rest, u16_at, u24_at, u8_at, Field};
+use crate::bytes::{array, rest, rest_mut, set_bytes, set_u16, u16_at, u24_at, u8_at, Field};
 use crate::error::{Error, Result};
 use std::fmt;
 
@@ -392,6 +392,68 @@ impl<T: AsRef<[u8]>> LlcPdu<T> {
     }
 }
 
+impl<T: AsRef<[u8]> + AsMut<[u8]>> EthernetFrame<T> {
+    /// Sets the destination MAC address.
+    pub fn set_dst_addr(&mut self, a: EthernetAddress) {
+        set_bytes(self.buffer.as_mut(), field::DESTINATION.start, &a.0);
+    }
+
+    /// Sets the source MAC address.
+    pub fn set_src_addr(&mut self, a: EthernetAddress) {
+        set_bytes(self.buffer.as_mut(), field::SOURCE.start, &a.0);
+    }
+
+    /// Sets the type/length field to an EtherType.
+    pub fn set_ethertype(&mut self, t: EtherType) {
+        self.set_type_or_length(t.0);
+    }
+
+    /// Sets the raw type/length field (an 802.3 length when at most 1500).
+    pub fn set_type_or_length(&mut self, v: u16) {
+        set_u16(self.buffer.as_mut(), field::ETHERTYPE.start, v);
+    }
+
+    /// Everything after the 14-byte header, to write into.
+    pub fn payload_mut(&mut self) -> &mut [u8] {
+        rest_mut(self.buffer.as_mut(), field::PAYLOAD)
+    }
+}
+
+/// The fields of an Ethernet II header, to [`emit`](EthernetRepr::emit) into a
+/// frame (smoltcp's `EthernetRepr`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EthernetRepr {
+    /// The source MAC address.
+    pub src_addr: EthernetAddress,
+    /// The destination MAC address.
+    pub dst_addr: EthernetAddress,
+    /// The EtherType of the payload (the first VLAN tag's TPID when tagged).
+    pub ethertype: EtherType,
+}
+
+impl EthernetRepr {
+    /// The fields of an Ethernet II frame; `None` for an 802.3 length frame.
+    pub fn parse<T: AsRef<[u8]>>(frame: &EthernetFrame<T>) -> Option<EthernetRepr> {
+        Some(EthernetRepr {
+            src_addr: frame.src_addr(),
+            dst_addr: frame.dst_addr(),
+            ethertype: frame.ethertype()?,
+        })
+    }
+
+    /// The length of the header this emits.
+    pub const fn buffer_len(&self) -> usize {
+        field::PAYLOAD
+    }
+
+    /// Writes the header into `frame`.
+    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, frame: &mut EthernetFrame<T>) {
+        frame.set_dst_addr(self.dst_addr);
+        frame.set_src_addr(self.src_addr);
+        frame.set_ethertype(self.ethertype);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -464,5 +526,34 @@ mod tests {
         let llc = LlcPdu::new_checked(&i[..]).unwrap();
         assert_eq!(llc.control(), 0x0002);
         assert_eq!(llc.payload(), &[7]);
+    }
+}
+
+#[cfg(test)]
+mod emit_tests {
+    use super::*;
+
+    #[test]
+    fn emit_writes_what_the_view_reads() {
+        let repr = EthernetRepr {
+            src_addr: EthernetAddress([2, 0, 0, 0, 0, 0x0b]),
+            dst_addr: EthernetAddress::BROADCAST,
+            ethertype: EtherType::ARP,
+        };
+        let mut buf = vec![0u8; repr.buffer_len() + 2];
+        let mut f = EthernetFrame::new_unchecked(&mut buf[..]);
+        repr.emit(&mut f);
+        f.payload_mut().copy_from_slice(&[0xaa, 0xbb]);
+        assert_eq!(
+            buf,
+            [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 2, 0, 0, 0, 0, 0x0b, 0x08, 0x06, 0xaa, 0xbb]
+        );
+        let f = EthernetFrame::new_checked(&buf[..]).unwrap();
+        assert_eq!(EthernetRepr::parse(&f), Some(repr));
+        assert_eq!(f.payload(), &[0xaa, 0xbb]);
+        // A setter past the end of a short buffer writes nothing and does not panic.
+        let mut short = [0u8; 4];
+        EthernetFrame::new_unchecked(&mut short[..]).set_ethertype(EtherType::IPV4);
+        assert_eq!(short, [0; 4]);
     }
 }

@@ -6,7 +6,9 @@
 //! [`Ipv4Packet::payload`] is clamped to both the total length and the buffer, and
 //! [`Ipv4Packet::check_total_len`] applies the strict check when wanted.
 
-use crate::bytes::{array, clamp, slice, u16_at, u8_at, Field};
+use crate::bytes::{
+    array, clamp, clamp_mut, set_bytes, set_u16, set_u8, slice, u16_at, u8_at, Field,
+};
 use crate::checksum::ones_sum;
 use crate::error::{Error, Result};
 use crate::ip::IpProtocol;
@@ -279,6 +281,197 @@ impl<'a> Iterator for Ipv4Options<'a> {
     }
 }
 
+impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv4Packet<T> {
+    /// Sets the version field (4).
+    pub fn set_version(&mut self, v: u8) {
+        let b = self.buffer.as_mut();
+        set_u8(b, field::VER_IHL, v << 4 | u8_at(b, field::VER_IHL) & 0x0f);
+    }
+
+    /// Sets the header length in bytes (a multiple of 4, 20 to 60).
+    pub fn set_header_len(&mut self, len: usize) {
+        let b = self.buffer.as_mut();
+        let ihl = (len / 4) as u8 & 0x0f;
+        set_u8(b, field::VER_IHL, u8_at(b, field::VER_IHL) & 0xf0 | ihl);
+    }
+
+    /// Sets the type-of-service byte (DSCP and ECN).
+    pub fn set_tos(&mut self, v: u8) {
+        set_u8(self.buffer.as_mut(), field::TOS, v);
+    }
+
+    /// Sets the total length (header and payload).
+    pub fn set_total_len(&mut self, v: u16) {
+        set_u16(self.buffer.as_mut(), field::LENGTH.start, v);
+    }
+
+    /// Sets the identification.
+    pub fn set_ident(&mut self, v: u16) {
+        set_u16(self.buffer.as_mut(), field::IDENT.start, v);
+    }
+
+    fn set_flag_bits(&mut self, mask: u16, on: bool) {
+        let b = self.buffer.as_mut();
+        let v = u16_at(b, field::FLG_OFF.start) & !mask | if on { mask } else { 0 };
+        set_u16(b, field::FLG_OFF.start, v);
+    }
+
+    /// Sets the Don't Fragment flag.
+    pub fn set_dont_frag(&mut self, on: bool) {
+        self.set_flag_bits(0x4000, on);
+    }
+
+    /// Sets the More Fragments flag.
+    pub fn set_more_frags(&mut self, on: bool) {
+        self.set_flag_bits(0x2000, on);
+    }
+
+    /// Sets the fragment offset in bytes (a multiple of 8).
+    pub fn set_frag_offset(&mut self, bytes: u32) {
+        let b = self.buffer.as_mut();
+        let v = u16_at(b, field::FLG_OFF.start) & 0xe000 | (bytes / 8) as u16 & 0x1fff;
+        set_u16(b, field::FLG_OFF.start, v);
+    }
+
+    /// Sets the time to live.
+    pub fn set_ttl(&mut self, v: u8) {
+        set_u8(self.buffer.as_mut(), field::TTL, v);
+    }
+
+    /// Sets the protocol of the payload.
+    pub fn set_protocol(&mut self, v: IpProtocol) {
+        set_u8(self.buffer.as_mut(), field::PROTOCOL, v.0);
+    }
+
+    /// Sets the header checksum field.
+    pub fn set_checksum(&mut self, v: u16) {
+        set_u16(self.buffer.as_mut(), field::CHECKSUM.start, v);
+    }
+
+    /// Computes the header checksum and writes it (set every other header field
+    /// first).
+    pub fn fill_checksum(&mut self) {
+        self.set_checksum(0);
+        let len = self.header_len();
+        let sum = !(ones_sum(0, clamp(self.buffer.as_ref(), 0, len)) as u16);
+        self.set_checksum(sum);
+    }
+
+    /// Sets the source address.
+    pub fn set_src_addr(&mut self, a: Ipv4Addr) {
+        set_bytes(self.buffer.as_mut(), field::SRC_ADDR.start, &a.octets());
+    }
+
+    /// Sets the destination address.
+    pub fn set_dst_addr(&mut self, a: Ipv4Addr) {
+        set_bytes(self.buffer.as_mut(), field::DST_ADDR.start, &a.octets());
+    }
+
+    /// The options, to write into (as long as the header length says).
+    pub fn options_mut(&mut self) -> &mut [u8] {
+        let len = self.header_len();
+        clamp_mut(self.buffer.as_mut(), field::OPTIONS, len)
+    }
+
+    /// The payload, to write into: from the header's end to the total length,
+    /// clamped to the buffer.
+    pub fn payload_mut(&mut self) -> &mut [u8] {
+        let (start, end) = (self.header_len(), self.total_len() as usize);
+        clamp_mut(self.buffer.as_mut(), start, end)
+    }
+}
+
+/// The fields of an IPv4 header without options, to [`emit`](Ipv4Repr::emit)
+/// with its checksum filled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ipv4Repr {
+    /// The source address.
+    pub src_addr: Ipv4Addr,
+    /// The destination address.
+    pub dst_addr: Ipv4Addr,
+    /// The protocol of the payload.
+    pub protocol: IpProtocol,
+    /// The length of the payload (of this fragment, when a fragment).
+    pub payload_len: usize,
+    /// The time to live.
+    pub ttl: u8,
+    /// The type-of-service byte.
+    pub tos: u8,
+    /// The identification.
+    pub ident: u16,
+    /// Don't Fragment.
+    pub dont_frag: bool,
+    /// More Fragments.
+    pub more_frags: bool,
+    /// The fragment offset in bytes (a multiple of 8).
+    pub frag_offset: u32,
+}
+
+impl Ipv4Repr {
+    /// A header with TTL 64 and every other field zero or clear.
+    pub fn new(
+        src_addr: Ipv4Addr,
+        dst_addr: Ipv4Addr,
+        protocol: IpProtocol,
+        payload_len: usize,
+    ) -> Ipv4Repr {
+        Ipv4Repr {
+            src_addr,
+            dst_addr,
+            protocol,
+            payload_len,
+            ttl: 64,
+            tos: 0,
+            ident: 0,
+            dont_frag: false,
+            more_frags: false,
+            frag_offset: 0,
+        }
+    }
+
+    /// The fields of a header (its options are left out).
+    pub fn parse<T: AsRef<[u8]>>(p: &Ipv4Packet<T>) -> Ipv4Repr {
+        Ipv4Repr {
+            src_addr: p.src_addr(),
+            dst_addr: p.dst_addr(),
+            protocol: p.protocol(),
+            payload_len: (p.total_len() as usize).saturating_sub(p.header_len()),
+            ttl: p.ttl(),
+            tos: p.tos(),
+            ident: p.ident(),
+            dont_frag: p.dont_frag(),
+            more_frags: p.more_frags(),
+            frag_offset: p.frag_offset(),
+        }
+    }
+
+    /// The length of the header this emits (20 bytes).
+    pub const fn buffer_len(&self) -> usize {
+        field::OPTIONS
+    }
+
+    /// Writes the header into `p`, the checksum last. Panics if the packet would
+    /// be longer than 65,535 bytes.
+    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, p: &mut Ipv4Packet<T>) {
+        let total = u16::try_from(self.buffer_len() + self.payload_len)
+            .expect("an IPv4 packet is at most 65535 bytes");
+        p.set_version(4);
+        p.set_header_len(self.buffer_len());
+        p.set_tos(self.tos);
+        p.set_total_len(total);
+        p.set_ident(self.ident);
+        set_u16(p.buffer.as_mut(), field::FLG_OFF.start, 0);
+        p.set_dont_frag(self.dont_frag);
+        p.set_more_frags(self.more_frags);
+        p.set_frag_offset(self.frag_offset);
+        p.set_ttl(self.ttl);
+        p.set_protocol(self.protocol);
+        p.set_src_addr(self.src_addr);
+        p.set_dst_addr(self.dst_addr);
+        p.fill_checksum();
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -363,5 +556,58 @@ mod tests {
         let o = [1, 0, 7, 3];
         let v: Vec<_> = Ipv4Options::new(&o).collect();
         assert_eq!(v.len(), 2); // NOP, END and stop
+    }
+}
+
+#[cfg(test)]
+mod emit_tests {
+    use super::*;
+
+    #[test]
+    fn emit_fills_the_checksum_and_the_view_reads_it_back() {
+        // The usual worked example of the header checksum: b861.
+        let repr = Ipv4Repr {
+            dont_frag: true,
+            ..Ipv4Repr::new(
+                Ipv4Addr::new(192, 168, 0, 1),
+                Ipv4Addr::new(192, 168, 0, 199),
+                IpProtocol(17),
+                0x73 - 20,
+            )
+        };
+        let mut buf = vec![0u8; repr.buffer_len() + repr.payload_len];
+        let mut p = Ipv4Packet::new_unchecked(&mut buf[..]);
+        repr.emit(&mut p);
+        p.payload_mut().fill(0x5a);
+        let want: [u8; 20] = [
+            0x45, 0x00, 0x00, 0x73, 0x00, 0x00, 0x40, 0x00, 0x40, 0x11, 0xb8, 0x61, 0xc0, 0xa8,
+            0x00, 0x01, 0xc0, 0xa8, 0x00, 0xc7,
+        ];
+        assert_eq!(buf[..20], want);
+        assert!(buf[20..].iter().all(|b| *b == 0x5a));
+        let p = Ipv4Packet::new_checked(&buf[..]).unwrap();
+        assert!(p.verify_checksum() && p.check_total_len().is_ok());
+        assert_eq!(Ipv4Repr::parse(&p), repr);
+    }
+
+    #[test]
+    fn fragment_fields_round_trip() {
+        let repr = Ipv4Repr {
+            more_frags: true,
+            frag_offset: 1480,
+            ident: 7,
+            ..Ipv4Repr::new(
+                Ipv4Addr::new(10, 0, 0, 1),
+                Ipv4Addr::new(10, 0, 0, 2),
+                IpProtocol(17),
+                8,
+            )
+        };
+        let mut buf = [0u8; 28];
+        repr.emit(&mut Ipv4Packet::new_unchecked(&mut buf[..]));
+        assert_eq!(buf[6..8], [0x20, 185]);
+        let p = Ipv4Packet::new_checked(&buf[..]).unwrap();
+        assert!(p.is_fragment() && p.verify_checksum());
+        assert_eq!(Ipv4Repr::parse(&p), repr);
     }
 }

@@ -10,7 +10,10 @@
 //! [`Ipv6RoutingHeader`], [`Ipv6FragmentHeader`] and [`AuthHeader`] (which IPv4 uses
 //! too).
 
-use crate::bytes::{array, clamp, rest, slice, u16_at, u32_at, u8_at, Field};
+use crate::bytes::{
+    array, clamp, rest, rest_mut, set_bytes, set_u16, set_u32, set_u8, slice, u16_at, u32_at,
+    u8_at, Field,
+};
 use crate::error::{Error, Result};
 use crate::ip::IpProtocol;
 use std::net::Ipv6Addr;
@@ -586,6 +589,132 @@ impl<'a> Iterator for ExtHeaderWalk<'a> {
     }
 }
 
+impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv6Packet<T> {
+    fn set_first_word(&mut self, w: u32) {
+        set_u32(self.buffer.as_mut(), field::VER_TC_FLOW.start, w);
+    }
+
+    /// Sets the version field (6).
+    pub fn set_version(&mut self, v: u8) {
+        let w = self.first_word() & 0x0fff_ffff | u32::from(v & 0x0f) << 28;
+        self.set_first_word(w);
+    }
+
+    /// Sets the traffic class.
+    pub fn set_traffic_class(&mut self, v: u8) {
+        let w = self.first_word() & 0xf00f_ffff | u32::from(v) << 20;
+        self.set_first_word(w);
+    }
+
+    /// Sets the 20-bit flow label.
+    pub fn set_flow_label(&mut self, v: u32) {
+        let w = self.first_word() & 0xfff0_0000 | v & 0x000f_ffff;
+        self.set_first_word(w);
+    }
+
+    /// Sets the payload length.
+    pub fn set_payload_len(&mut self, v: u16) {
+        set_u16(self.buffer.as_mut(), field::LENGTH.start, v);
+    }
+
+    /// Sets the next header.
+    pub fn set_next_header(&mut self, v: IpProtocol) {
+        set_u8(self.buffer.as_mut(), field::NXT_HDR, v.0);
+    }
+
+    /// Sets the hop limit.
+    pub fn set_hop_limit(&mut self, v: u8) {
+        set_u8(self.buffer.as_mut(), field::HOP_LIMIT, v);
+    }
+
+    /// Sets the source address.
+    pub fn set_src_addr(&mut self, a: Ipv6Addr) {
+        set_bytes(self.buffer.as_mut(), field::SRC_ADDR.start, &a.octets());
+    }
+
+    /// Sets the destination address.
+    pub fn set_dst_addr(&mut self, a: Ipv6Addr) {
+        set_bytes(self.buffer.as_mut(), field::DST_ADDR.start, &a.octets());
+    }
+
+    /// Everything after the fixed header, to write into.
+    pub fn payload_mut(&mut self) -> &mut [u8] {
+        rest_mut(self.buffer.as_mut(), field::PAYLOAD)
+    }
+}
+
+/// The fields of an IPv6 fixed header, to [`emit`](Ipv6Repr::emit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Ipv6Repr {
+    /// The source address.
+    pub src_addr: Ipv6Addr,
+    /// The destination address.
+    pub dst_addr: Ipv6Addr,
+    /// The first next header.
+    pub next_header: IpProtocol,
+    /// The payload length (extension headers included).
+    pub payload_len: usize,
+    /// The hop limit.
+    pub hop_limit: u8,
+    /// The traffic class.
+    pub traffic_class: u8,
+    /// The flow label (20 bits).
+    pub flow_label: u32,
+}
+
+impl Ipv6Repr {
+    /// A header with hop limit 64, traffic class and flow label 0.
+    pub fn new(
+        src_addr: Ipv6Addr,
+        dst_addr: Ipv6Addr,
+        next_header: IpProtocol,
+        payload_len: usize,
+    ) -> Ipv6Repr {
+        Ipv6Repr {
+            src_addr,
+            dst_addr,
+            next_header,
+            payload_len,
+            hop_limit: 64,
+            traffic_class: 0,
+            flow_label: 0,
+        }
+    }
+
+    /// The fields of a fixed header.
+    pub fn parse<T: AsRef<[u8]>>(p: &Ipv6Packet<T>) -> Ipv6Repr {
+        Ipv6Repr {
+            src_addr: p.src_addr(),
+            dst_addr: p.dst_addr(),
+            next_header: p.next_header(),
+            payload_len: p.payload_len() as usize,
+            hop_limit: p.hop_limit(),
+            traffic_class: p.traffic_class(),
+            flow_label: p.flow_label(),
+        }
+    }
+
+    /// The length of the header this emits (40 bytes).
+    pub const fn buffer_len(&self) -> usize {
+        field::PAYLOAD
+    }
+
+    /// Writes the header into `p`. Panics if the payload is longer than 65,535
+    /// bytes (a jumbogram needs a hop-by-hop option this does not write).
+    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, p: &mut Ipv6Packet<T>) {
+        let len = u16::try_from(self.payload_len).expect("an IPv6 payload of at most 65535 bytes");
+        p.set_first_word(0);
+        p.set_version(6);
+        p.set_traffic_class(self.traffic_class);
+        p.set_flow_label(self.flow_label);
+        p.set_payload_len(len);
+        p.set_next_header(self.next_header);
+        p.set_hop_limit(self.hop_limit);
+        p.set_src_addr(self.src_addr);
+        p.set_dst_addr(self.dst_addr);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -688,5 +817,39 @@ mod tests {
             AuthHeader::new_checked(&[6u8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0][..]).unwrap_err(),
             Error::Malformed
         );
+    }
+}
+
+#[cfg(test)]
+mod emit_tests {
+    use super::*;
+
+    #[test]
+    fn emit_writes_what_the_view_reads() {
+        let repr = Ipv6Repr {
+            traffic_class: 0xa5,
+            flow_label: 0x12345,
+            hop_limit: 255,
+            ..Ipv6Repr::new(
+                "fd00::1".parse().unwrap(),
+                "fd00::2".parse().unwrap(),
+                IpProtocol(17),
+                4,
+            )
+        };
+        let mut buf = vec![0u8; repr.buffer_len() + 4];
+        let mut p = Ipv6Packet::new_unchecked(&mut buf[..]);
+        repr.emit(&mut p);
+        p.payload_mut().copy_from_slice(b"abcd");
+        let mut want = vec![0x6a, 0x51, 0x23, 0x45, 0, 4, 17, 255, 0xfd];
+        want.extend([0; 14]);
+        want.extend([1, 0xfd]);
+        want.extend([0; 14]);
+        want.extend([2]);
+        want.extend(b"abcd");
+        assert_eq!(buf, want);
+        let p = Ipv6Packet::new_checked(&buf[..]).unwrap();
+        assert_eq!(Ipv6Repr::parse(&p), repr);
+        assert_eq!(p.payload(), b"abcd");
     }
 }

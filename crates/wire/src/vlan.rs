@@ -6,7 +6,7 @@
 //! (priority, drop-eligible bit, VLAN id) and the EtherType of what follows, which may
 //! announce another tag. [`VlanStack`] walks nested tags with a fixed bound.
 
-use crate::bytes::{rest, u16_at, Field};
+use crate::bytes::{rest, rest_mut, set_u16, u16_at, Field};
 use crate::error::{Error, Result};
 use crate::ethernet::EtherType;
 
@@ -169,6 +169,69 @@ impl<'a> Iterator for VlanStack<'a> {
     }
 }
 
+impl<T: AsRef<[u8]> + AsMut<[u8]>> VlanTag<T> {
+    /// Sets the whole tag control information (priority, DEI, VLAN id).
+    pub fn set_tci(&mut self, tci: u16) {
+        set_u16(self.buffer.as_mut(), field::TCI.start, tci);
+    }
+
+    /// Sets the 12-bit VLAN id, keeping the priority and DEI bits.
+    pub fn set_vlan_id(&mut self, id: u16) {
+        let tci = self.tci() & 0xf000 | id & 0x0fff;
+        self.set_tci(tci);
+    }
+
+    /// Sets the EtherType of what follows the tag.
+    pub fn set_ethertype(&mut self, t: EtherType) {
+        set_u16(self.buffer.as_mut(), field::ETHERTYPE.start, t.0);
+    }
+
+    /// Everything after the tag, to write into.
+    pub fn payload_mut(&mut self) -> &mut [u8] {
+        rest_mut(self.buffer.as_mut(), field::PAYLOAD)
+    }
+}
+
+/// The fields of one 802.1Q tag (the four bytes after its TPID), to
+/// [`emit`](VlanRepr::emit).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VlanRepr {
+    /// The priority code point (3 bits).
+    pub priority: u8,
+    /// The drop eligible indicator.
+    pub drop_eligible: bool,
+    /// The VLAN id (12 bits).
+    pub vlan_id: u16,
+    /// The EtherType of what follows.
+    pub ethertype: EtherType,
+}
+
+impl VlanRepr {
+    /// The fields of a tag.
+    pub fn parse<T: AsRef<[u8]>>(tag: &VlanTag<T>) -> VlanRepr {
+        VlanRepr {
+            priority: tag.priority(),
+            drop_eligible: tag.drop_eligible(),
+            vlan_id: tag.vlan_id(),
+            ethertype: tag.ethertype(),
+        }
+    }
+
+    /// The length of the tag this emits.
+    pub const fn buffer_len(&self) -> usize {
+        field::PAYLOAD
+    }
+
+    /// Writes the tag into `tag`.
+    pub fn emit<T: AsRef<[u8]> + AsMut<[u8]>>(&self, tag: &mut VlanTag<T>) {
+        let tci = u16::from(self.priority & 7) << 13
+            | u16::from(self.drop_eligible) << 12
+            | self.vlan_id & 0x0fff;
+        tag.set_tci(tci);
+        tag.set_ethertype(self.ethertype);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,5 +274,28 @@ mod tests {
         let mut s = VlanStack::new(EtherType::VLAN, &[0x00, 0x01]);
         assert_eq!(s.next().unwrap().unwrap_err(), Error::Truncated);
         assert!(s.next().is_none());
+    }
+}
+
+#[cfg(test)]
+mod emit_tests {
+    use super::*;
+
+    #[test]
+    fn emit_writes_what_the_view_reads() {
+        let repr = VlanRepr {
+            priority: 5,
+            drop_eligible: true,
+            vlan_id: 0x123,
+            ethertype: EtherType::IPV6,
+        };
+        let mut buf = [0u8; 4];
+        let mut tag = VlanTag::new_unchecked(&mut buf[..]);
+        repr.emit(&mut tag);
+        assert_eq!(buf, [0xb1, 0x23, 0x86, 0xdd]);
+        let tag = VlanTag::new_checked(&buf[..]).unwrap();
+        assert_eq!(VlanRepr::parse(&tag), repr);
+        VlanTag::new_unchecked(&mut buf[..]).set_vlan_id(12);
+        assert_eq!(buf, [0xb0, 0x0c, 0x86, 0xdd]);
     }
 }

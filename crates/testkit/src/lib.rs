@@ -1,0 +1,49 @@
+//! What netsift's tests share, so that each test says only what it checks.
+//!
+//! - [`skip`]: one rule for a test whose environment lacks a privilege or a tool:
+//!   it is skipped with a message on stderr, and fails when `CI=true`. The
+//!   [`require!`] macro names neither the test nor its file; the harness's thread
+//!   name and the caller's location do.
+//! - [`netns`]: a veth pair across two network namespaces, made per test with a
+//!   unique name and removed by an RAII guard ([`netns::VethPair`]), and a sender
+//!   of frames through an AF_PACKET socket.
+//! - [`live`]: a live run of a capture program (netsift or tcpdump) in a namespace:
+//!   started, waited for until it listens, stopped with SIGINT, its output and the
+//!   pcap it wrote collected ([`live::Live`], [`live::Finished`]).
+//! - [`mismatch`]: a collector of differences that keeps a few examples and the
+//!   count, and reports them in one assertion ([`mismatch::Mismatches`]).
+//! - [`pcap`]: reading and writing the capture files tests compare.
+
+pub mod live;
+pub mod mismatch;
+pub mod netns;
+pub mod pcap;
+pub mod skip;
+
+pub use mismatch::Mismatches;
+pub use skip::{skip_unless, Need};
+
+/// Returns from the calling test unless every [`Need`] is met: skipped with a
+/// message on stderr, or a failure when `CI=true`.
+///
+/// ```no_run
+/// use netsift_testkit::{require, Need};
+/// fn a_live_test() {
+///     require!(Need::Netns, Need::Command("tcpdump"));
+///     // ...
+/// }
+/// ```
+#[macro_export]
+macro_rules! require {
+    ($($need:expr),+ $(,)?) => {
+        if !$crate::skip::all_met(&[$($need),+]) {
+            return;
+        }
+    };
+}
+
+/// The shared test corpus (`/work/shared/corpus` in the project's layout), found
+/// from a crate's directory as `../../../shared/corpus`.
+pub fn corpus(manifest_dir: &str) -> std::path::PathBuf {
+    std::path::Path::new(manifest_dir).join("../../../shared/corpus")
+}
