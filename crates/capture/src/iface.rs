@@ -16,24 +16,66 @@ pub fn linktype(hatype: u16) -> Option<LinkType> {
 }
 
 /// The link type a ring on interface `name` gives (`any` gives LINUX_SLL2),
-/// from its ARPHRD type in sysfs.
+/// from its ARPHRD type as the calling thread's network namespace sees it.
 pub fn linktype_of(name: &str) -> Result<LinkType, Error> {
     if name == crate::ANY {
         return Ok(LinkType::LINUX_SLL2);
     }
-    let t = fs::read_to_string(format!("/sys/class/net/{name}/type")).map_err(|_| {
+    let t = hardware_type(name)?;
+    linktype(t).ok_or_else(|| unsupported(name, t))
+}
+
+/// Interface `name`'s ARPHRD hardware type, asked of the kernel with
+/// `SIOCGIFHWADDR`: unlike sysfs, which shows the namespace it was mounted in,
+/// the ioctl answers for the calling thread's network namespace, so a capture
+/// opened by a thread that entered another namespace sees its interfaces.
+fn hardware_type(name: &str) -> Result<u16, Error> {
+    let gone = || {
         Error::new(
             ErrorKind::NoSuchInterface,
             format!("{name}: no such device exists"),
         )
-    })?;
-    let t: u16 = t.trim().parse().map_err(|_| {
-        Error::new(
-            ErrorKind::Os,
-            format!("{name}: hardware type '{}' in sysfs", t.trim()),
+    };
+    let mut ifr: libc::ifreq = zeroed_ifreq();
+    if name.is_empty() || name.len() >= ifr.ifr_name.len() || name.contains('\0') {
+        return Err(gone());
+    }
+    for (d, s) in ifr.ifr_name.iter_mut().zip(name.bytes()) {
+        *d = s as libc::c_char;
+    }
+    // SAFETY: socket(2) with constant arguments; the descriptor is owned below.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) };
+    if fd < 0 {
+        return Err(Error::os(
+            "a socket to ask for an interface's hardware type",
+        ));
+    }
+    // SAFETY: `fd` is a fresh descriptor that nothing else owns.
+    let fd = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    // SAFETY: SIOCGIFHWADDR reads a NUL-terminated name from `ifr` and writes
+    // the hardware address into it; `ifr` lives through the call.
+    let rc = unsafe {
+        libc::ioctl(
+            std::os::fd::AsRawFd::as_raw_fd(&fd),
+            libc::SIOCGIFHWADDR,
+            &mut ifr,
         )
-    })?;
-    linktype(t).ok_or_else(|| unsupported(name, t))
+    };
+    if rc != 0 {
+        return match std::io::Error::last_os_error().raw_os_error() {
+            Some(libc::ENODEV) | Some(libc::ENXIO) => Err(gone()),
+            _ => Err(Error::os(format!("{name}: hardware type"))),
+        };
+    }
+    // SAFETY: after SIOCGIFHWADDR the union holds `ifru_hwaddr`.
+    Ok(unsafe { ifr.ifr_ifru.ifru_hwaddr.sa_family })
+}
+
+/// An `ifreq` of zeroes: no name, no payload.
+fn zeroed_ifreq() -> libc::ifreq {
+    // SAFETY: `ifreq` is plain data (bytes and a union of plain data), for
+    // which all zeroes is a valid value.
+    unsafe { std::mem::zeroed() }
 }
 
 /// The error for an interface whose hardware type netsift does not capture.

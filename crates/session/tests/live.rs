@@ -1,0 +1,318 @@
+//! Every live feature of the session, driven through its API on a veth pair in
+//! network namespaces the tests make: a ring into a callback, the filter in the
+//! kernel, workers merged in time order, clauses edited while capturing, the
+//! XDP hook, and a sink that fails.
+
+use netsift_pcapio::Record;
+use netsift_session::{
+    Callback, Capture, Config, ErrorKind, Event, Events, FilterSpec, Placed, Placement, Report,
+    SinkError, Source,
+};
+use netsift_testkit::netns::{in_ns, Side, VethPair};
+use netsift_testkit::{require, Need};
+use netsift_wire::ethernet::{EtherType, EthernetAddress, EthernetFrame, EthernetRepr};
+use netsift_wire::ip::IpProtocol;
+use netsift_wire::ipv4::{Ipv4Packet, Ipv4Repr};
+use netsift_wire::udp::{UdpPacket, UdpRepr};
+use std::net::{IpAddr, Ipv4Addr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// An Ethernet/IPv4/UDP frame from port `sport` to `dport`, its payload `n`.
+fn udp(sport: u16, dport: u16, n: u32) -> Vec<u8> {
+    let (src, dst) = (Ipv4Addr::new(10, 9, 0, 2), Ipv4Addr::new(10, 9, 0, 1));
+    let payload = n.to_be_bytes();
+    let u = UdpRepr {
+        src_port: sport,
+        dst_port: dport,
+        payload: &payload,
+    };
+    let ip = Ipv4Repr::new(src, dst, IpProtocol::UDP, u.buffer_len());
+    let eth = EthernetRepr {
+        src_addr: EthernetAddress([2, 0, 0, 0, 0, 2]),
+        dst_addr: EthernetAddress([2, 0, 0, 0, 0, 1]),
+        ethertype: EtherType::IPV4,
+    };
+    let mut f = vec![0u8; eth.buffer_len() + ip.buffer_len() + u.buffer_len()];
+    eth.emit(&mut EthernetFrame::new_unchecked(&mut f[..]));
+    let (_, rest) = f.split_at_mut(eth.buffer_len());
+    ip.emit(&mut Ipv4Packet::new_unchecked(&mut rest[..]));
+    let (_, rest) = rest.split_at_mut(ip.buffer_len());
+    u.emit(
+        &mut UdpPacket::new_unchecked(rest),
+        &IpAddr::V4(src),
+        &IpAddr::V4(dst),
+    );
+    f
+}
+
+/// What a test capture gave: the report, the result, the packets' bytes in the
+/// order the sink got them, and the events.
+struct Run {
+    report: Report,
+    result: Result<(), netsift_session::Error>,
+    packets: Vec<Vec<u8>>,
+    events: Vec<Event>,
+}
+
+/// A capture of `cfg` (its source an interface of `ns`) in that namespace: it is
+/// opened, `during` runs while it captures (given the live set's clauses, if
+/// any), then it stops once `cfg.count` packets are in or after `patience`.
+fn capture(
+    ns: &str,
+    cfg: Config,
+    patience: Duration,
+    during: impl FnOnce(Option<Arc<Mutex<netsift_session::Clauses>>>) + Send + 'static,
+) -> Run {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let s = seen.clone();
+    let events: Events = Arc::new(move |e| s.lock().unwrap().push(e));
+    let stop = Arc::new(AtomicBool::new(false));
+    let (ready, opened) = mpsc::channel();
+    let st = stop.clone();
+    let run = in_ns(ns, move || {
+        let c = match Capture::open(&cfg, events) {
+            Ok(c) => c,
+            Err(e) => {
+                ready.send(None).unwrap();
+                return (Report::default(), Err(e), Vec::new());
+            }
+        };
+        ready.send(Some(c.clauses())).unwrap();
+        let mut packets = Vec::new();
+        let mut sinks = [Callback(|r: &Record<'_>| {
+            packets.push(r.packet.data.to_vec());
+            Ok::<(), SinkError>(())
+        })];
+        let (report, result) = c.run(&mut sinks, &st);
+        (report, result, packets)
+    });
+    if let Some(clauses) = opened.recv().unwrap() {
+        during(clauses);
+    }
+    let watchdog = watchdog(stop.clone(), patience);
+    let (report, result, packets) = run.join().unwrap();
+    stop.store(true, Ordering::Relaxed);
+    let _ = watchdog.join();
+    let events = seen.lock().unwrap().clone();
+    Run {
+        report,
+        result,
+        packets,
+        events,
+    }
+}
+
+/// Sets `stop` after `patience`, unless it is set before (the capture ended).
+fn watchdog(stop: Arc<AtomicBool>, patience: Duration) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let start = std::time::Instant::now();
+        while !stop.load(Ordering::Relaxed) && start.elapsed() < patience {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        stop.store(true, Ordering::Relaxed);
+    })
+}
+
+/// Twenty frames to port 7 and twenty to port 9, interleaved.
+fn mixed() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    let all: Vec<Vec<u8>> = (0..40)
+        .map(|i| udp(1000, if i % 2 == 0 { 7 } else { 9 }, i))
+        .collect();
+    let to7 = all.iter().step_by(2).cloned().collect();
+    (all, to7)
+}
+
+fn config(dev: &str, placement: Placement, workers: usize) -> Config {
+    let mut cfg = Config::new(Source::Ring(dev.into()));
+    cfg.placement = placement;
+    cfg.workers = workers;
+    cfg.immediate = true;
+    cfg.direction = netsift_session::Direction::In;
+    cfg.filter = FilterSpec::Static("udp port 7".into());
+    cfg.count = Some(20);
+    cfg
+}
+
+/// One ring, the filter in user space or in the kernel: the callback gets
+/// exactly the frames to port 7, in the order sent; the kernel's placement is
+/// an event.
+#[test]
+fn a_ring_hands_what_the_filter_accepts_to_a_callback() {
+    require!(Need::Netns);
+    for placement in [Placement::User, Placement::Kernel] {
+        let pair = VethPair::new();
+        let (all, to7) = mixed();
+        let send = {
+            let (ns, dev) = pair.end(Side::B);
+            let (ns, dev) = (ns.to_string(), dev.to_string());
+            move |_| {
+                in_ns(&ns, move || netsift_testkit::netns::send_frames(&dev, &all))
+                    .join()
+                    .unwrap()
+            }
+        };
+        let (ns, dev) = pair.end(Side::A);
+        let r = capture(ns, config(dev, placement, 1), Duration::from_secs(10), send);
+        r.result.unwrap();
+        assert_eq!(r.packets, to7, "{placement:?}");
+        assert_eq!(r.report.captured, 20);
+        assert_eq!(r.report.rings.len(), 1);
+        let placed = r
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::Placed(Placed::Socket { decisive: true, .. })));
+        assert_eq!(placed, placement == Placement::Kernel, "{:?}", r.events);
+    }
+}
+
+/// Two workers in a fanout group: every accepted frame once, merged back in
+/// time order, with each ring's share in the report.
+#[test]
+fn workers_merge_their_rings_in_time_order() {
+    require!(Need::Netns);
+    let pair = VethPair::new();
+    // Many flows, so the flow hash spreads them over both rings.
+    let frames: Vec<Vec<u8>> = (0..200)
+        .map(|i| udp(2000 + (i % 50) as u16, 7, i))
+        .collect();
+    let want = frames.clone();
+    let (ns_b, dev_b) = pair.end(Side::B);
+    let (ns_b, dev_b) = (ns_b.to_string(), dev_b.to_string());
+    let (ns, dev) = pair.end(Side::A);
+    let mut cfg = config(dev, Placement::User, 2);
+    cfg.count = Some(200);
+    let r = capture(ns, cfg, Duration::from_secs(10), move |_| {
+        in_ns(&ns_b, move || {
+            netsift_testkit::netns::send_frames(&dev_b, &frames)
+        })
+        .join()
+        .unwrap()
+    });
+    r.result.unwrap();
+    assert_eq!(r.packets, want, "every frame once, in the order sent");
+    assert_eq!(r.report.rings.len(), 2);
+    assert_eq!(r.report.rings.iter().map(|w| w.accepted).sum::<u64>(), 200);
+    assert!(r
+        .report
+        .rings
+        .iter()
+        .all(|w| w.stats.is_some() && w.failure.is_none()));
+}
+
+/// A live set edited while capturing, in user space and with the kernel's
+/// program kept in step: what a clause accepts is captured while the clause
+/// lives, and nothing after it is deleted.
+#[test]
+fn clauses_edited_while_capturing_take_effect_at_once() {
+    require!(Need::Netns);
+    for placement in [Placement::User, Placement::Kernel] {
+        let pair = VethPair::new();
+        let (ns_b, dev_b) = pair.end(Side::B);
+        let (ns_b, dev_b) = (ns_b.to_string(), dev_b.to_string());
+        let (ns, dev) = pair.end(Side::A);
+        let mut cfg = config(dev, placement, 1);
+        cfg.filter = FilterSpec::Clauses(String::new());
+        cfg.count = None;
+        let first: Vec<Vec<u8>> = (0..10).map(|i| udp(1, 7, i)).collect();
+        let second: Vec<Vec<u8>> = (10..20).map(|i| udp(1, 7, i)).collect();
+        let want = first.clone();
+        let r = capture(ns, cfg, Duration::from_secs(3), move |clauses| {
+            let clauses = clauses.expect("a live set");
+            let send = |f: Vec<Vec<u8>>| {
+                let (ns, dev) = (ns_b.clone(), dev_b.clone());
+                in_ns(&ns, move || netsift_testkit::netns::send_frames(&dev, &f))
+                    .join()
+                    .unwrap();
+                std::thread::sleep(Duration::from_millis(300));
+            };
+            let n = clauses.lock().unwrap().add("udp port 7").unwrap();
+            send(first);
+            clauses.lock().unwrap().del(n).unwrap();
+            assert_eq!(
+                clauses.lock().unwrap().del(n).unwrap_err().kind(),
+                ErrorKind::Edit
+            );
+            send(second);
+        });
+        r.result.unwrap();
+        assert_eq!(r.packets, want, "{placement:?}");
+        let placed = r.events.contains(&Event::Placed(Placed::Clauses));
+        assert_eq!(placed, placement == Placement::Kernel, "{:?}", r.events);
+    }
+}
+
+/// The XDP hook: the program copies what it accepts, and says so.
+#[test]
+fn the_xdp_hook_copies_what_the_filter_accepts() {
+    require!(Need::Netns);
+    let pair = VethPair::new();
+    let (all, to7) = mixed();
+    let (ns_b, dev_b) = pair.end(Side::B);
+    let (ns_b, dev_b) = (ns_b.to_string(), dev_b.to_string());
+    let (ns, dev) = pair.end(Side::A);
+    let mut cfg = config(dev, Placement::Auto, 1);
+    cfg.source = Source::Xdp(dev.into());
+    let r = capture(ns, cfg, Duration::from_secs(10), move |_| {
+        in_ns(&ns_b, move || {
+            netsift_testkit::netns::send_frames(&dev_b, &all)
+        })
+        .join()
+        .unwrap()
+    });
+    r.result.unwrap();
+    assert_eq!(r.packets, to7);
+    let x = r.report.xdp.expect("the XDP program's counts");
+    assert_eq!((x.seen, x.accepted), (40, 20));
+    assert!(r
+        .events
+        .iter()
+        .any(|e| matches!(e, Event::Placed(Placed::Xdp { .. }))));
+}
+
+/// A sink that fails ends the capture with its error, and what was counted
+/// before it is still reported.
+#[test]
+fn a_failing_sink_ends_the_capture_with_its_error() {
+    require!(Need::Netns);
+    let pair = VethPair::new();
+    let (all, _) = mixed();
+    let (ns_b, dev_b) = pair.end(Side::B);
+    let (ns_b, dev_b) = (ns_b.to_string(), dev_b.to_string());
+    let (ns, dev) = pair.end(Side::A);
+    let mut cfg = config(dev, Placement::User, 1);
+    // Every frame: one block's records go one by one to the callback.
+    cfg.filter = FilterSpec::Static(String::new());
+    let stop = Arc::new(AtomicBool::new(false));
+    let (ready, opened) = mpsc::channel();
+    let st = stop.clone();
+    let run = in_ns(ns, move || {
+        let c = Capture::open(&cfg, netsift_session::events::ignore()).unwrap();
+        ready.send(()).unwrap();
+        let mut n = 0;
+        let mut sinks = [Callback(|_: &Record<'_>| {
+            n += 1;
+            if n == 3 {
+                return Err::<(), SinkError>("disk full".into());
+            }
+            Ok(())
+        })];
+        c.run(&mut sinks, &st)
+    });
+    opened.recv().unwrap();
+    in_ns(&ns_b, move || {
+        netsift_testkit::netns::send_frames(&dev_b, &all)
+    })
+    .join()
+    .unwrap();
+    let guard = watchdog(stop.clone(), Duration::from_secs(10));
+    let (report, result) = run.join().unwrap();
+    stop.store(true, Ordering::Relaxed);
+    let _ = guard.join();
+    let e = result.unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::Sink);
+    assert_eq!(e.to_string(), "disk full");
+    assert!(report.captured >= 3, "{report:?}");
+}
