@@ -179,7 +179,7 @@ pub struct Args {
     /// generated program.
     #[arg(long = "place", value_name = "WHERE", value_parser = ["user", "kernel", "auto", "xdp"])]
     pub place: Option<String>,
-    // --follow's safety options (issue 15, docs/follow.md), kept together.
+    // --follow's safety options (docs/follow.md), kept together.
     /// With --follow: accept an FTP/SIP/RTSP announced address that is not the
     /// announcing side's own (conntrack's `loose`), and SIP/RTSP media from any host
     /// (its `sip_direct_media=0`). UNSAFE: any peer of a control connection can then

@@ -15,6 +15,7 @@ use crate::place::KernelClauses;
 use crate::{Error, ErrorKind};
 use netsift_engine::live::{ClauseId, Reader as LiveReader};
 use netsift_isa::PassSet;
+use netsift_kernel::placed::PlaceError;
 use netsift_pcapc::Target;
 use netsift_swift::Swift;
 use std::collections::BTreeMap;
@@ -25,8 +26,12 @@ fn edit(message: impl Into<String>) -> Error {
 }
 
 /// The kernel's program could not take an edit.
-fn kernel_error(e: String) -> Error {
-    Error::new(ErrorKind::Placement, format!("the kernel's program: {e}"))
+fn kernel_error(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::with_source(
+        ErrorKind::Placement,
+        format!("the kernel's program: {e}"),
+        e,
+    )
 }
 
 fn no_clause(n: u64) -> Error {
@@ -131,7 +136,7 @@ impl Clauses {
 
     /// The kernel's program for the clauses, with `extra` added (as number
     /// `self.next`) and `without` left out.
-    fn place(&mut self, extra: Option<&PassSet>, without: Option<u64>) -> Result<(), String> {
+    fn place(&mut self, extra: Option<&PassSet>, without: Option<u64>) -> Result<(), PlaceError> {
         let Some(k) = &mut self.kernel else {
             return Ok(());
         };
@@ -143,7 +148,7 @@ impl Clauses {
             .map(|(n, c)| (*n, &c.set, c.in_map))
             .chain(extra.map(|s| (next, s, false)))
             .collect();
-        k.install(&sets).map_err(|e| e.to_string())
+        k.install(&sets)
     }
 
     /// Adds `expr` as a clause; its number. The kernel is widened first, so no
@@ -204,7 +209,8 @@ impl Clauses {
             None => Ok(true),
         };
         if !matches!(off, Ok(true)) {
-            if let Err(error) = self.place(None, Some(n)) {
+            if let Err(e) = self.place(None, Some(n)) {
+                let error = e.to_string();
                 (self.events)(Event::KernelKeepsClause { clause: n, error });
             }
         }
@@ -278,7 +284,7 @@ impl Clauses {
                 Some(k) => sites
                     .iter()
                     .try_for_each(|s| k.param(n, s.0, s.1, value, add))
-                    .map_err(|e| kernel_error(e.to_string())),
+                    .map_err(kernel_error),
                 None => Ok(()),
             }
         };

@@ -92,6 +92,7 @@ impl Following {
                 .take_changes()
                 .into_iter()
                 .filter_map(|c| k.apply(c).err())
+                .map(|e| format!("the kernel filter: {e}"))
                 .collect();
             for e in errors {
                 self.fail(packet, e);

@@ -28,6 +28,11 @@ use netsift_kernel::placed::{attach, PlacedClauses};
 use netsift_wire::LinkType;
 use std::os::fd::OwnedFd;
 
+/// The kernel would not take a program or a map.
+fn placement_error(e: impl std::error::Error + Send + Sync + 'static) -> Error {
+    Error::with_source(ErrorKind::Placement, e.to_string(), e)
+}
+
 /// Why the filter cannot go into the kernel, if it cannot: the generator reads
 /// frames from their MAC header, which only an Ethernet packet socket has.
 fn unplaceable(lt: LinkType) -> Option<String> {
@@ -99,7 +104,7 @@ pub(crate) struct KernelFollow {
 
 impl KernelFollow {
     /// Applies one change of the follower's filter to the kernel's.
-    pub(crate) fn apply(&self, c: Change) -> Result<(), String> {
+    pub(crate) fn apply(&self, c: Change) -> Result<(), netsift_kernel::sys::Error> {
         let proto = |ep: &Endpoint| match ep.transport {
             Transport::Tcp => 6,
             Transport::Udp => 17,
@@ -109,7 +114,6 @@ impl KernelFollow {
             Change::Unlisten(ep) => self.maps.unlisten(ep.addr, ep.port, proto(&ep)),
             Change::Announced(ep) => self.maps.unguess(ep.addr, ep.port),
         }
-        .map_err(|e| format!("the kernel filter: {e}"))
     }
 }
 
@@ -120,11 +124,11 @@ fn follow_program(
     lt: LinkType,
     snaplen: u32,
     listeners: u32,
-) -> Result<(Generated, Maps), String> {
-    let set = netsift_swift::compile(&spec.base_expression(), lt).map_err(|e| e.to_string())?;
-    let maps = Maps::new(listeners).map_err(|e| e.to_string())?;
+) -> Result<(Generated, Maps), Error> {
+    let set = netsift_swift::compile(&spec.base_expression(), lt).map_err(Error::filter)?;
+    let maps = Maps::new(listeners).map_err(placement_error)?;
     let env = Env::socket(snaplen).following(maps.hook(spec.ftp(), spec.config.loose));
-    let g = generate(&set, env).map_err(|e| e.to_string())?;
+    let g = generate(&set, env).map_err(placement_error)?;
     Ok((g, maps))
 }
 
@@ -147,7 +151,7 @@ pub(crate) fn place_follow(
     let placed = follow_program(spec, lt, snaplen, listeners).and_then(|(g, maps)| {
         attach(&g, socks)
             .map(|_| (g, maps))
-            .map_err(|e| e.to_string())
+            .map_err(placement_error)
     });
     match placed {
         Ok((g, maps)) => {
@@ -157,7 +161,7 @@ pub(crate) fn place_follow(
             }));
             Ok(Some(KernelFollow { maps }))
         }
-        Err(why) => refuse(placement, why, events),
+        Err(e) => refuse(placement, e.to_string(), events),
     }
 }
 
@@ -218,8 +222,7 @@ pub fn follow_listing(spec: &FollowSpec, lt: LinkType, snaplen: u32) -> Result<S
     if let Some(why) = unplaceable(lt) {
         return Err(Error::new(ErrorKind::Placement, why));
     }
-    let (g, _) =
-        follow_program(spec, lt, snaplen, 1).map_err(|e| Error::new(ErrorKind::Placement, e))?;
+    let (g, _) = follow_program(spec, lt, snaplen, 1)?;
     let mut out = format!(
         "; eBPF socket filter, {} instructions: the follow prologue (listener endpoints in a map{}), then the base filter `{}`; user space decides each packet it passes\n",
         g.insns.len(),

@@ -30,7 +30,7 @@ pub struct RingReport {
     /// them.
     pub stats: Option<Stats>,
     /// Why the worker stopped early, if it did.
-    pub failure: Option<String>,
+    pub failure: Option<crate::Error>,
 }
 
 /// The XDP program's counts.

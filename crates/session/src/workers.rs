@@ -43,7 +43,7 @@ enum Msg {
     /// block.
     Packets(Batch),
     /// The worker stopped; its ring's statistics, or why it failed.
-    Done(usize, Result<Stats, String>),
+    Done(usize, Result<Stats, netsift_capture::Error>),
 }
 
 /// One worker: filters its ring's blocks and sends the accepted packets, a
@@ -63,7 +63,7 @@ fn work(
             Ok(Some(b)) => b,
             Ok(None) => continue,
             Err(e) => {
-                failed = Some(e.to_string());
+                failed = Some(e);
                 break;
             }
         };
@@ -91,7 +91,7 @@ fn work(
     }
     let stats = match failed {
         Some(e) => Err(e),
-        None => ring.stats().map_err(|e| e.to_string()),
+        None => ring.stats(),
     };
     let _ = tx.send(Msg::Done(id, stats));
 }
@@ -169,7 +169,7 @@ struct Writer<'a, S> {
     limit: u64,
     accepted: Vec<u64>,
     total: u64,
-    stats: Vec<Option<Result<Stats, String>>>,
+    stats: Vec<Option<Result<Stats, netsift_capture::Error>>>,
     halt: &'a AtomicBool,
 }
 
@@ -272,7 +272,7 @@ impl<S: Sink> Writer<'_, S> {
                     report.dropped += s.dropped;
                     r.stats = Some(s);
                 }
-                Some(Err(e)) => r.failure = Some(e),
+                Some(Err(e)) => r.failure = Some(Error::capture(e)),
                 None => {}
             }
             report.captured += accepted;
