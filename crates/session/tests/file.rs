@@ -9,13 +9,16 @@ use netsift_testkit::{corpus, require, Mismatches, Need};
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 
+/// Packets as (bytes, length on the wire).
+type Packets = Vec<(Vec<u8>, u32)>;
+
 /// The packets (bytes, length on the wire) of `path` that `spec` keeps, with the
 /// number read, and the result.
 fn run(
     path: &Path,
     spec: &FilterSpec,
     limit: u64,
-) -> (Vec<(Vec<u8>, u32)>, u64, Result<(), netsift_session::Error>) {
+) -> (Packets, u64, Result<(), netsift_session::Error>) {
     let mut reader = netsift_pcapio::open(path).unwrap();
     let target = netsift_pcapc::Target {
         linktype: reader.linktype(),
