@@ -32,8 +32,8 @@
 //!
 //! Where to find what:
 //!
-//! - [`config`]: the typed configuration; [`capture`]: opening and running a
-//!   live capture; [`file`]: a capture file as a source.
+//! - [`config`]: the typed configuration; [`Capture`]: opening and running a
+//!   live capture; [`FileFilter`]: a capture file as a source.
 //! - `filter`: the one filter mode and keep loop every source and worker shares.
 //! - `place`: the filter in the kernel (eBPF socket filters) and its listings;
 //!   `xdp`: the XDP source.
