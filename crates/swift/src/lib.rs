@@ -57,15 +57,7 @@ impl From<LiveError> for Error {
 /// Compiles `text` (pcap-filter syntax) for `linktype` as [`Swift::compile`] does,
 /// without a live filter.
 pub fn compile(text: &str, linktype: LinkType) -> Result<PassSet, Error> {
-    netsift_pcapc::compile_for(
-        text,
-        Target {
-            linktype,
-            savefile_swapped: None,
-            meta: None,
-        },
-    )
-    .map_err(Error::Compile)
+    netsift_pcapc::compile_for(text, Target::new(linktype)).map_err(Error::Compile)
 }
 
 /// A live filter for one link type (SPF_Open).
@@ -77,11 +69,7 @@ pub struct Swift {
 impl Swift {
     /// An empty filter (it accepts nothing) and the reader that filters with it.
     pub fn open(linktype: LinkType) -> (Swift, Reader) {
-        Swift::open_for(Target {
-            linktype,
-            savefile_swapped: None,
-            meta: None,
-        })
+        Swift::open_for(Target::new(linktype))
     }
 
     /// As [`Swift::open`], for a target that also names a capture file's byte order
