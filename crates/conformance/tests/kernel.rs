@@ -66,7 +66,7 @@ fn test_run(
 ) -> Option<u32> {
     match prog.test_run_with(frame, 1, mark, priority) {
         Ok(r) => Some(r.retval),
-        Err(e) if e.os.raw_os_error() == Some(libc::EINVAL) => {
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
             *refused += 1;
             None
         }
@@ -365,7 +365,7 @@ fn classic_programs_translated_return_what_libpcap_returns() {
             let want = f.run(pkt, pkt.len() as u32);
             let got = match p.test_run(pkt, 1) {
                 Ok(r) => r.retval,
-                Err(e) if e.os.raw_os_error() == Some(libc::EINVAL) => {
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
                     refused += 1;
                     continue;
                 }
@@ -451,7 +451,7 @@ fn clause_programs_accept_what_a_live_set_accepts() {
             let want = reader.matches(&mut scratch, p, p.len() as u32);
             let got = match prog.test_run(p, 1) {
                 Ok(r) => r.retval,
-                Err(e) if e.os.raw_os_error() == Some(libc::EINVAL) => continue,
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => continue,
                 Err(e) => panic!("packet {i}: {e}"),
             };
             runs += 1;

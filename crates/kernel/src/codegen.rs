@@ -286,9 +286,17 @@ impl Generated {
     }
 }
 
-/// Why no program was generated.
+/// Why no program was generated. `Display` says which step failed and the
+/// underlying error's message.
 #[derive(Debug)]
-pub enum GenError {
+pub struct GenError {
+    kind: GenErrorKind,
+}
+
+/// Which step of generating a program failed, with its error.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum GenErrorKind {
     /// The jumps did not assemble (a program too long for 16-bit jump offsets).
     Asm(AsmError),
     /// A key table's map could not be made or filled.
@@ -297,16 +305,45 @@ pub enum GenError {
     Unsupported(String),
 }
 
-impl std::fmt::Display for GenError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            GenError::Asm(e) => write!(f, "generating the kernel program: {e}"),
-            GenError::Map(e) => write!(f, "a key table for the kernel program: {e}"),
-            GenError::Unsupported(what) => write!(f, "{what}"),
+impl GenError {
+    /// Which step failed, with its error.
+    pub fn kind(&self) -> &GenErrorKind {
+        &self.kind
+    }
+
+    fn map(e: crate::sys::Error) -> GenError {
+        GenError {
+            kind: GenErrorKind::Map(e),
+        }
+    }
+
+    fn unsupported(what: &str) -> GenError {
+        GenError {
+            kind: GenErrorKind::Unsupported(what.to_string()),
         }
     }
 }
 
+impl From<AsmError> for GenError {
+    fn from(e: AsmError) -> GenError {
+        GenError {
+            kind: GenErrorKind::Asm(e),
+        }
+    }
+}
+
+impl std::fmt::Display for GenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            GenErrorKind::Asm(e) => write!(f, "generating the kernel program: {e}"),
+            GenErrorKind::Map(e) => write!(f, "a key table for the kernel program: {e}"),
+            GenErrorKind::Unsupported(what) => write!(f, "{what}"),
+        }
+    }
+}
+
+// No `source()`: the message holds the underlying error's, as pcapio's does, so
+// that the CLI's `{:#}` prints it once; `kind()` gives the error itself.
 impl std::error::Error for GenError {}
 
 /// `__sk_buff.pkt_type` of a packet this host sent.
@@ -434,8 +471,8 @@ pub fn generate_directed(
     env: Env,
 ) -> Result<Generated, GenError> {
     if env.hook != Hook::Skb || env.follow.is_some() {
-        return Err(GenError::Unsupported(
-            "a filter that tests the direction of packets runs on a socket only".into(),
+        return Err(GenError::unsupported(
+            "a filter that tests the direction of packets runs on a socket only",
         ));
     }
     emit(
@@ -530,10 +567,10 @@ fn emit(
     // off is one map write, seen by the next packet, with no reload.
     let enable = if checked {
         let m = Map::create(MapKind::Array, 4, 4, clauses.len().max(1) as u32)
-            .map_err(GenError::Map)?;
+            .map_err(GenError::map)?;
         for c in 0..clauses.len() as u32 {
             m.update(&c.to_ne_bytes(), &1u32.to_ne_bytes())
-                .map_err(GenError::Map)?;
+                .map_err(GenError::map)?;
         }
         Some(m)
     } else {
@@ -556,11 +593,11 @@ fn emit(
         crate::xdp::epilogue(&mut g.a, ring, stats, cap);
     }
     if let Some(e) = g.map_error {
-        return Err(GenError::Map(e));
+        return Err(GenError::map(e));
     }
     let exact = unsure_passes.is_empty();
     Ok(Generated {
-        insns: g.a.finish().map_err(GenError::Asm)?,
+        insns: g.a.finish()?,
         exact,
         decisive: exact && !g.maybe_unsure,
         unsure_passes,
@@ -604,9 +641,9 @@ fn params_map(decoded: &[Decoded], editable: &[bool]) -> Result<Map, GenError> {
     let room = (keys.len() as u32)
         .saturating_mul(PARAM_ROOM)
         .max(PARAM_MIN);
-    let m = Map::create(MapKind::Hash, 12, 1, room).map_err(GenError::Map)?;
+    let m = Map::create(MapKind::Hash, 12, 1, room).map_err(GenError::map)?;
     for k in &keys {
-        m.update(k, &[1]).map_err(GenError::Map)?;
+        m.update(k, &[1]).map_err(GenError::map)?;
     }
     Ok(m)
 }
