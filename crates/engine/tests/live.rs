@@ -38,7 +38,10 @@ fn an_empty_live_set_rejects_and_drafts_are_invisible() {
     w.publish(id).unwrap();
     assert!(r.matches(&mut s, &p, 16));
     assert!(!r.matches(&mut s, &pkt(2, 21, 0), 16));
-    assert_eq!(w.publish(id), Err(LiveErrorKind::AlreadyPublished(id).into()));
+    assert_eq!(
+        w.publish(id),
+        Err(LiveErrorKind::AlreadyPublished(id).into())
+    );
 }
 
 #[test]
@@ -151,7 +154,10 @@ fn set_instruction_tracks_many_keys() {
     assert!(w.table_remove(t, set_key(0x0a00_0000 + 77, 78)).unwrap());
     assert!(!r.matches(&mut s, &pkt(0x0a00_0000 + 77, 78, 0), 16));
     assert!(r.matches(&mut s, &pkt(0x0a00_0000 + 99_999, 40000, 0), 16));
-    assert_eq!(w.table_insert(9, 1), Err(LiveErrorKind::NoSuchTable(9).into()));
+    assert_eq!(
+        w.table_insert(9, 1),
+        Err(LiveErrorKind::NoSuchTable(9).into())
+    );
 }
 
 #[test]
