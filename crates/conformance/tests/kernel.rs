@@ -66,7 +66,7 @@ fn test_run(
 ) -> Option<u32> {
     match prog.test_run_with(frame, 1, mark, priority) {
         Ok(r) => Some(r.retval),
-        Err(e) if e.os.raw_os_error() == Some(libc::EINVAL) => {
+        Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
             *refused += 1;
             None
         }
@@ -187,11 +187,7 @@ fn kernel_programs_accept_what_the_engine_accepts() {
     exprs.sort();
     exprs.dedup();
     exprs.extend(lists(&packets));
-    let target = Target {
-        linktype: lt,
-        savefile_swapped: None,
-        meta: None,
-    };
+    let target = Target::new(lt);
     let (mut runs, mut unsure, mut exact_programs, mut programs) = (0u64, 0u64, 0, 0);
     let (mut refused, mut not_compiled) = (0u64, 0);
     let mut failures = Vec::new();
@@ -269,11 +265,7 @@ fn a_key_written_to_the_map_is_seen_by_the_next_packet() {
         return;
     }
     let hosts: Vec<String> = (1..=40).map(|i| format!("host 10.9.0.{i}")).collect();
-    let target = Target {
-        linktype: LinkType::EN10MB,
-        savefile_swapped: None,
-        meta: None,
-    };
+    let target = Target::new(LinkType::EN10MB);
     let set = netsift_pcapc::compile_for(&hosts.join(" or "), target).unwrap();
     let g = generate(&set, Env::TEST_RUN).unwrap();
     assert!(g.exact, "a host list compiles whole");
@@ -373,7 +365,7 @@ fn classic_programs_translated_return_what_libpcap_returns() {
             let want = f.run(pkt, pkt.len() as u32);
             let got = match p.test_run(pkt, 1) {
                 Ok(r) => r.retval,
-                Err(e) if e.os.raw_os_error() == Some(libc::EINVAL) => {
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
                     refused += 1;
                     continue;
                 }
@@ -414,11 +406,7 @@ fn clause_programs_accept_what_a_live_set_accepts() {
     exprs.sort();
     exprs.dedup();
     let lt = LinkType::EN10MB;
-    let target = Target {
-        linktype: lt,
-        savefile_swapped: None,
-        meta: None,
-    };
+    let target = Target::new(lt);
     let sets: Vec<(String, netsift_isa::PassSet)> = exprs
         .iter()
         .filter(|e| !e.trim().is_empty())
@@ -463,7 +451,7 @@ fn clause_programs_accept_what_a_live_set_accepts() {
             let want = reader.matches(&mut scratch, p, p.len() as u32);
             let got = match prog.test_run(p, 1) {
                 Ok(r) => r.retval,
-                Err(e) if e.os.raw_os_error() == Some(libc::EINVAL) => continue,
+                Err(e) if e.raw_os_error() == Some(libc::EINVAL) => continue,
                 Err(e) => panic!("packet {i}: {e}"),
             };
             runs += 1;
@@ -536,11 +524,7 @@ fn tagged_frames_get_the_engines_answer_with_the_tag_out_of_the_data() {
     );
     exprs.sort();
     exprs.dedup();
-    let target = Target {
-        linktype: LinkType::EN10MB,
-        savefile_swapped: None,
-        meta: None,
-    };
+    let target = Target::new(LinkType::EN10MB);
     let mut scratch = netsift_engine::Scratch::new();
     let (mut programs, mut decisive, mut runs, mut unsure, mut refused) = (0, 0, 0u64, 0u64, 0u64);
     let mut failures = Vec::new();
@@ -626,11 +610,7 @@ fn xdp_programs_copy_what_the_engine_accepts() {
     exprs.sort();
     exprs.dedup();
     exprs.extend(lists(&packets));
-    let target = Target {
-        linktype: LinkType::EN10MB,
-        savefile_swapped: None,
-        meta: None,
-    };
+    let target = Target::new(LinkType::EN10MB);
     let mut ring = RingBuf::create(1 << 20).expect("a ring buffer");
     let mut scratch = netsift_engine::Scratch::new();
     let (mut programs, mut runs, mut records, mut extra) = (0, 0u64, 0u64, 0u64);
@@ -757,11 +737,7 @@ fn operand_maps_answer_as_the_engine_through_add_and_del_param() {
         "vlan and tcp port 22",
         "ether proto 0x800 and src port 1024",
     ];
-    let target = Target {
-        linktype: LinkType::EN10MB,
-        savefile_swapped: None,
-        meta: None,
-    };
+    let target = Target::new(LinkType::EN10MB);
     let mut scratch = Scratch::new();
     let mut rng = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {

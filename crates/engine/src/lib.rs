@@ -41,5 +41,7 @@ pub use netsift_isa::{PassSet, MAX_GROUP_DEPTH};
 /// batch engine. [`decoded::Op`]'s documentation is the meaning of each operation;
 /// GROUP's range is that of the walks (later passes only, bounded nesting).
 pub mod decoded {
-    pub use crate::op::{group_range, DPass, Decoded, Op, Step, BAD_OPERAND};
+    pub use crate::op::{
+        group_range, DPass, Decoded, Field, Op, Operands, Pair, Step, BAD_OPERAND,
+    };
 }

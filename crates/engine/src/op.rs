@@ -33,99 +33,165 @@ pub(crate) struct Fault;
 /// false whatever its negation flag says.
 pub(crate) type Outcome = Result<Option<bool>, Fault>;
 
-/// An instruction decoded. Operands live in a pool beside the operations
-/// (`start`, `n` index it), unpacked to 32-bit values.
-///
-/// The fields mean the same in every variant: the field tested is at the value of
-/// anchor `anchor` plus `off` bytes, `size` wide (big-endian), and `mask` is ANDed
-/// with it before the test; `delta` is the distance to a second field and `both`
-/// says whether both fields must pass (else either); `start` and `n` index the
-/// operands in [`Decoded::pool`]; `v0` repeats the first operand.
+/// The field an operation reads: at the value of anchor `anchor` plus `off` bytes,
+/// `size` wide (big-endian), ANDed with `mask` before the test.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-// The fields are documented once, above, rather than on each variant.
-#[allow(missing_docs)]
+pub struct Field {
+    /// The anchor whose value the offset counts from.
+    pub anchor: u8,
+    /// How many bytes are loaded.
+    pub size: Size,
+    /// Bytes from the anchor's value.
+    pub off: u32,
+    /// ANDed with the loaded value before it is tested.
+    pub mask: u32,
+}
+
+/// An operation's operands: `n` of them (values, or `(lo, hi)` range pairs, or
+/// words, as the operation says) at `start` in [`Decoded::pool`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Operands {
+    /// Index of the first in the pool.
+    pub start: u32,
+    /// How many there are.
+    pub n: u32,
+}
+
+impl Operands {
+    /// The `n` single-word operands in `pool`.
+    #[inline(always)]
+    pub fn values(self, pool: &[u32]) -> &[u32] {
+        &pool[self.start as usize..][..self.n as usize]
+    }
+
+    /// The `n` `(lo, hi)` range pairs in `pool`, flat.
+    #[inline(always)]
+    pub fn ranges(self, pool: &[u32]) -> &[u32] {
+        &pool[self.start as usize..][..2 * self.n as usize]
+    }
+}
+
+/// The second field of a two-field test (EQ2, RANGE2, PREFIX with a distance):
+/// `delta` bytes after the first, tested the same way. With `both`, both fields
+/// must pass (a miss decides); else either (a hit decides).
+///
+/// `delta` is 16 bits in every encoding; kept at that width, a `Pair` fits with
+/// the other groups in the 28 bytes an [`Op`] had with its fields flat (the
+/// `layout` test holds this: executors walk arrays of steps).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Pair {
+    /// Bytes from the first field to the second.
+    pub delta: u16,
+    /// Whether both fields must pass, rather than either.
+    pub both: bool,
+}
+
+/// An instruction decoded. Operands live in a pool beside the operations, unpacked
+/// to 32-bit values; [`Field`], [`Operands`] and [`Pair`] mean the same in every
+/// operation that has them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
-    /// EQ or MEQ: `field & mask` is one of `pool[start .. start + n]`.
+    /// EQ or MEQ: the field is one of the operands.
     Eq {
-        anchor: u8,
-        off: u32,
-        size: Size,
-        mask: u32,
+        /// The field tested.
+        field: Field,
         /// The first operand, tested without the pool when it is the only one.
         v0: u32,
-        start: u32,
-        n: u32,
+        /// The values it may be.
+        ops: Operands,
     },
-    /// EQ2: the same test on the field, then (unless the first decides) on the field
-    /// `delta` bytes later. "Either" is decided by a hit, "both" by a miss.
+    /// EQ2: the same test on the field, then (unless the first decides) on the
+    /// pair's second field.
     Eq2 {
-        anchor: u8,
-        off: u32,
-        size: Size,
-        mask: u32,
-        delta: u32,
-        both: bool,
+        /// The first field tested.
+        field: Field,
+        /// Where the second field is, and how the two decide.
+        pair: Pair,
+        /// The first operand, tested without the pool when it is the only one.
         v0: u32,
-        start: u32,
-        n: u32,
+        /// The values each field may be.
+        ops: Operands,
     },
-    /// RANGE: `field & mask` is in one of the `n` inclusive ranges stored as
-    /// `(lo, hi)` pairs at `pool[start..]`.
+    /// RANGE: the field is in one of the inclusive `(lo, hi)` ranges.
     Range {
-        anchor: u8,
-        off: u32,
-        size: Size,
-        mask: u32,
-        start: u32,
-        n: u32,
+        /// The field tested.
+        field: Field,
+        /// The ranges, as pairs.
+        ops: Operands,
     },
     /// RANGE2: RANGE on two fields, decided as EQ2 is.
     Range2 {
-        anchor: u8,
-        off: u32,
-        size: Size,
-        mask: u32,
-        delta: u32,
-        both: bool,
-        start: u32,
-        n: u32,
+        /// The first field tested.
+        field: Field,
+        /// Where the second field is, and how the two decide.
+        pair: Pair,
+        /// The ranges, as pairs.
+        ops: Operands,
     },
-    /// LEN: the wire length is in one of `n` ranges at `pool[start..]`.
-    Len { start: u32, n: u32 },
-    /// PREFIX: the first `bits` bits of the `n` words from the field equal
-    /// `pool[start..start + n]`; with a `delta`, the same at the field `delta`
-    /// bytes on, decided as EQ2 is.
+    /// LEN: the wire length is in one of the ranges.
+    Len {
+        /// The ranges, as pairs.
+        ops: Operands,
+    },
+    /// PREFIX: the first `bits` bits of the `n` words from anchor `anchor` plus
+    /// `off` equal the operands; with a pair's distance, the same at the second
+    /// field, decided as EQ2 is (no distance: one field).
     Prefix {
+        /// The anchor the words are counted from.
         anchor: u8,
+        /// Bytes from the anchor's value to the first word.
         off: u32,
-        n: u32,
+        /// How many leading bits are compared.
         bits: u32,
-        delta: u32,
-        both: bool,
-        start: u32,
+        /// The second field (`delta` 0: none), and how the two decide.
+        pair: Pair,
+        /// The words of the prefix.
+        ops: Operands,
     },
     /// ARITH with its CONT slots: `n` micro-ops at `pool[start..]`, two words each
     /// (the micro-op, with `BAD_OPERAND` (bit 16) set if it names no word; its operand),
     /// run on one stack, then `a rel b` (0 `=`, 1 `>`, 2 `>=`).
-    Arith { rel: u8, start: u32, n: u32 },
-    /// GROUP: any Sub pass of `first .. first + count` accepts (the walks decide which passes that names).
-    Group { first: u32, count: u32 },
-    /// PROTOCHAIN: the header chain from the network header at the field holds
-    /// protocol `proto`; `v6` for an IPv6 chain, else IPv4.
+    Arith {
+        /// The comparison: 0 `=`, 1 `>`, 2 `>=`.
+        rel: u8,
+        /// Index of the first micro-op's word in the pool.
+        start: u32,
+        /// How many micro-ops there are.
+        n: u32,
+    },
+    /// GROUP: any Sub pass of `first .. first + count` accepts (the walks decide
+    /// which passes that names).
+    Group {
+        /// The first pass named.
+        first: u32,
+        /// How many passes are named.
+        count: u32,
+    },
+    /// PROTOCHAIN: the header chain from the network header at anchor `anchor`
+    /// plus `off` holds protocol `proto`.
     Protochain {
+        /// The anchor the network header is counted from.
         anchor: u8,
+        /// Bytes from the anchor's value to the network header.
         off: u32,
+        /// An IPv6 chain, else IPv4.
         v6: bool,
+        /// The protocol looked for.
         proto: u32,
     },
     /// SET: the key from field A (and B) is in a table; with `n` 2 the second pair
     /// is tried when the first is not. `pool[start..]` holds the table, field B
     /// (`has_b`, anchor, offset, size code), the pair deltas and the two masks.
     Set {
+        /// Field A's anchor.
         anchor: u8,
+        /// Field A's offset from its anchor.
         off: u32,
+        /// Field A's width.
         size: Size,
+        /// How many key pairs are tried (1 or 2).
         n: u32,
+        /// Index of the nine words of the table's description in the pool.
         start: u32,
     },
     /// A CONT slot walked over on its own (its ARITH reads it): tests nothing.
@@ -134,7 +200,12 @@ pub enum Op {
     Invalid,
     /// An image found invalid only after its field's address: resolving the anchor
     /// and adding the offset can fault first, as they do for valid images.
-    InvalidAt { anchor: u8, off: u32 },
+    InvalidAt {
+        /// The anchor of the field whose address is worked out.
+        anchor: u8,
+        /// The field's offset from its anchor.
+        off: u32,
+    },
 }
 
 /// Set in an ARITH micro-op's pool word when its operand names no parameter word
@@ -229,7 +300,9 @@ pub(crate) fn decode(insn: &Instruction, rest: &[Instruction], pool: &mut Vec<u3
         }
         Opcode::Len if (1..=3).contains(&n) => {
             pool.extend((0..n).flat_map(|i| [insn.p(1 + 2 * i), insn.p(2 + 2 * i)]));
-            return Op::Len { start, n: n as u32 };
+            return Op::Len {
+                ops: Operands { start, n: n as u32 },
+            };
         }
         Opcode::Len => return Op::Invalid,
         Opcode::Arith => return decode_arith(insn, rest, pool),
@@ -255,6 +328,17 @@ pub(crate) fn decode(insn: &Instruction, rest: &[Instruction], pool: &mut Vec<u3
         }))
     };
     let n32 = n as u32;
+    let ops = Operands { start, n: n32 };
+    let field = |mask| Field {
+        anchor,
+        size,
+        off,
+        mask,
+    };
+    let pair = |word: u32, delta: u32| Pair {
+        delta: delta as u16,
+        both: word & BOTH_FIELDS != 0,
+    };
     match opcode {
         Opcode::Eq | Opcode::MEq => {
             let (mask, first) = match opcode {
@@ -263,51 +347,33 @@ pub(crate) fn decode(insn: &Instruction, rest: &[Instruction], pool: &mut Vec<u3
             };
             let v0 = operands(pool, first);
             Op::Eq {
-                anchor,
-                off,
-                size,
-                mask,
+                field: field(mask),
                 v0,
-                start,
-                n: n32,
+                ops,
             }
         }
         Opcode::Range => {
             ranges(pool, 2);
             Op::Range {
-                anchor,
-                off,
-                size,
-                mask: insn.p(1),
-                start,
-                n: n32,
+                field: field(insn.p(1)),
+                ops,
             }
         }
         Opcode::Eq2 => {
             let v0 = operands(pool, 3);
             Op::Eq2 {
-                anchor,
-                off,
-                size,
-                mask: insn.p(2),
-                delta: insn.p(1) & 0xffff,
-                both: insn.p(1) & BOTH_FIELDS != 0,
+                field: field(insn.p(2)),
+                pair: pair(insn.p(1), insn.p(1) & 0xffff),
                 v0,
-                start,
-                n: n32,
+                ops,
             }
         }
         Opcode::Range2 => {
             ranges(pool, 3);
             Op::Range2 {
-                anchor,
-                off,
-                size,
-                mask: insn.p(2),
-                delta: insn.p(1) & 0xffff,
-                both: insn.p(1) & BOTH_FIELDS != 0,
-                start,
-                n: n32,
+                field: field(insn.p(2)),
+                pair: pair(insn.p(1), insn.p(1) & 0xffff),
+                ops,
             }
         }
         Opcode::Prefix => {
@@ -320,11 +386,9 @@ pub(crate) fn decode(insn: &Instruction, rest: &[Instruction], pool: &mut Vec<u3
             Op::Prefix {
                 anchor,
                 off,
-                n: n32,
                 bits,
-                delta: (p7 >> 8) & 0xffff,
-                both: p7 & BOTH_FIELDS != 0,
-                start,
+                pair: pair(p7, (p7 >> 8) & 0xffff),
+                ops,
             }
         }
         Opcode::Protochain => match insn.p(2) {
@@ -441,89 +505,45 @@ impl Op {
     #[inline(always)]
     pub(crate) fn outcome(&self, pool: &[u32], env: &mut impl Env) -> Outcome {
         match *self {
-            Op::Eq {
-                anchor,
-                off,
-                size,
-                mask,
-                v0,
-                start,
-                n,
-            } => {
-                let Some(at) = field(env, anchor, off)? else {
+            Op::Eq { field, v0, ops } => {
+                let Some(v) = load_field(env, field)? else {
                     return Ok(None);
                 };
-                let v = load(env.packet(), at, size)? & mask;
-                Ok(Some(one_of(pool, v0, start, n, v)))
+                Ok(Some(one_of(pool, v0, ops, v)))
             }
             Op::Eq2 {
-                anchor,
-                off,
-                size,
-                mask,
-                delta,
-                both,
+                field,
+                pair,
                 v0,
-                start,
-                n,
-            } => {
-                let Some(at) = field(env, anchor, off)? else {
+                ops,
+            } => two_fields(env, field, pair, |v| one_of(pool, v0, ops, v & field.mask)),
+            Op::Range { field, ops } => {
+                let Some(v) = load_field(env, field)? else {
                     return Ok(None);
                 };
-                pair(env, at, delta, both, size, |v| {
-                    one_of(pool, v0, start, n, v & mask)
-                })
+                Ok(Some(in_ranges(ops.ranges(pool), v)))
             }
-            Op::Range {
-                anchor,
-                off,
-                size,
-                mask,
-                start,
-                n,
-            } => {
-                let Some(at) = field(env, anchor, off)? else {
-                    return Ok(None);
-                };
-                let v = load(env.packet(), at, size)? & mask;
-                Ok(Some(in_ranges(pool, start, n, v)))
-            }
-            Op::Range2 {
-                anchor,
-                off,
-                size,
-                mask,
-                delta,
-                both,
-                start,
-                n,
-            } => {
-                let Some(at) = field(env, anchor, off)? else {
-                    return Ok(None);
-                };
-                pair(env, at, delta, both, size, |v| {
-                    in_ranges(pool, start, n, v & mask)
-                })
-            }
-            Op::Len { start, n } => Ok(Some(in_ranges(pool, start, n, env.wire_len()))),
+            Op::Range2 { field, pair, ops } => two_fields(env, field, pair, |v| {
+                in_ranges(ops.ranges(pool), v & field.mask)
+            }),
+            Op::Len { ops } => Ok(Some(in_ranges(ops.ranges(pool), env.wire_len()))),
             Op::Prefix {
                 anchor,
                 off,
-                n,
                 bits,
-                delta,
-                both,
-                start,
+                pair,
+                ops,
             } => {
-                let Some(at) = field(env, anchor, off)? else {
+                let Some(at) = address(env, anchor, off)? else {
                     return Ok(None);
                 };
-                let words = &pool[start as usize..(start + n) as usize];
+                let words = ops.values(pool);
                 let first = prefix_at(env.packet(), at, words, bits)?;
-                if delta == 0 || first != both {
+                if pair.delta == 0 || first != pair.both {
                     return Ok(Some(first));
                 }
-                Ok(Some(prefix_at(env.packet(), add(at, delta)?, words, bits)?))
+                let at2 = add(at, pair.delta.into())?;
+                Ok(Some(prefix_at(env.packet(), at2, words, bits)?))
             }
             Op::Arith { rel, start, n } => {
                 arith(env, rel, &pool[start as usize..][..2 * n as usize])
@@ -534,7 +554,7 @@ impl Op {
                 v6,
                 proto,
             } => {
-                let Some(at) = field(env, anchor, off)? else {
+                let Some(at) = address(env, anchor, off)? else {
                     return Ok(None);
                 };
                 protochain(env.packet(), at, v6, proto).map(Some)
@@ -546,7 +566,7 @@ impl Op {
                 n,
                 start,
             } => {
-                let Some(at) = field(env, anchor, off)? else {
+                let Some(at) = address(env, anchor, off)? else {
                     return Ok(None);
                 };
                 set_lookup(env, at, size, n, &pool[start as usize..][..9])
@@ -554,7 +574,7 @@ impl Op {
             Op::True => Ok(Some(true)),
             Op::Invalid => Ok(None),
             Op::InvalidAt { anchor, off } => {
-                field(env, anchor, off)?;
+                address(env, anchor, off)?;
                 Ok(None)
             }
             Op::Group { .. } => unreachable!("GROUP runs passes: the walkers answer it"),
@@ -586,32 +606,38 @@ pub fn group_range(
 /// The address of a field: its anchor's value plus `off`; `None` if the anchor
 /// does not resolve, a fault if the sum passes 2^32.
 #[inline(always)]
-fn field(env: &mut impl Env, anchor: u8, off: u32) -> Result<Option<u32>, Fault> {
+fn address(env: &mut impl Env, anchor: u8, off: u32) -> Result<Option<u32>, Fault> {
     match env.anchor(anchor)? {
         Some(base) => add(base, off).map(Some),
         None => Ok(None),
     }
 }
 
-/// A two-field test (EQ2, RANGE2) with `test` on each loaded value. Both
-/// addresses are computed before either load (an overflow of the second faults
-/// first); the second field is loaded only if the first does not decide, as
-/// libpcap's code orders them.
+/// `field`'s value, masked; `None` if its anchor does not resolve, a fault if its
+/// address passes 2^32 or it is not all captured.
 #[inline(always)]
-fn pair(
-    env: &mut impl Env,
-    at: u32,
-    delta: u32,
-    both: bool,
-    size: Size,
-    test: impl Fn(u32) -> bool,
-) -> Outcome {
-    let at2 = add(at, delta)?;
-    let first = test(load(env.packet(), at, size)?);
-    if first != both {
+fn load_field(env: &mut impl Env, field: Field) -> Result<Option<u32>, Fault> {
+    let Some(at) = address(env, field.anchor, field.off)? else {
+        return Ok(None);
+    };
+    Ok(Some(load(env.packet(), at, field.size)? & field.mask))
+}
+
+/// A two-field test (EQ2, RANGE2) with `test` on each loaded value (unmasked).
+/// Both addresses are computed before either load (an overflow of the second
+/// faults first); the second field is loaded only if the first does not decide,
+/// as libpcap's code orders them.
+#[inline(always)]
+fn two_fields(env: &mut impl Env, field: Field, pair: Pair, test: impl Fn(u32) -> bool) -> Outcome {
+    let Some(at) = address(env, field.anchor, field.off)? else {
+        return Ok(None);
+    };
+    let at2 = add(at, pair.delta.into())?;
+    let first = test(load(env.packet(), at, field.size)?);
+    if first != pair.both {
         return Ok(Some(first));
     }
-    Ok(Some(test(load(env.packet(), at2, size)?)))
+    Ok(Some(test(load(env.packet(), at2, field.size)?)))
 }
 
 /// `a + b`, or a fault past 2^32.
@@ -636,15 +662,15 @@ pub(crate) fn load(pkt: &[u8], at: u32, size: Size) -> Result<u32, Fault> {
     .ok_or(Fault)
 }
 
-/// Whether `v` is one of the `n` operands at `pool[start..]` (the first is `v0`).
+/// Whether `v` is one of `ops` in `pool` (the first is `v0`).
 #[inline(always)]
-fn one_of(pool: &[u32], v0: u32, start: u32, n: u32, v: u32) -> bool {
-    match n {
+fn one_of(pool: &[u32], v0: u32, ops: Operands, v: u32) -> bool {
+    match ops.n {
         1 => v == v0,
         _ => {
             // No early exit, so the loop vectorises.
             let mut hit = false;
-            for &x in &pool[start as usize..(start + n) as usize] {
+            for &x in ops.values(pool) {
                 hit |= x == v;
             }
             hit
@@ -652,12 +678,10 @@ fn one_of(pool: &[u32], v0: u32, start: u32, n: u32, v: u32) -> bool {
     }
 }
 
-/// Whether `v` lies in one of the `n` inclusive `(lo, hi)` ranges at `pool[start..]`.
+/// Whether `v` lies in one of the inclusive `(lo, hi)` ranges, flat in `ranges`.
 #[inline(always)]
-fn in_ranges(pool: &[u32], start: u32, n: u32, v: u32) -> bool {
-    pool[start as usize..(start + 2 * n) as usize]
-        .chunks_exact(2)
-        .any(|r| r[0] <= v && v <= r[1])
+fn in_ranges(ranges: &[u32], v: u32) -> bool {
+    ranges.chunks_exact(2).any(|r| r[0] <= v && v <= r[1])
 }
 
 /// Whether the first `bits` bits of the words from `at` equal `words`.
@@ -728,7 +752,7 @@ fn set_lookup(env: &mut impl Env, at: u32, size: Size, n: u32, p: &[u32]) -> Out
     let [table, has_b, b_anchor, b_off, b_size, da, db, ma, mb] =
         <[u32; 9]>::try_from(p).expect("decode writes nine words");
     let b = if has_b != 0 {
-        let Some(at) = field(env, b_anchor as u8, b_off)? else {
+        let Some(at) = address(env, b_anchor as u8, b_off)? else {
             return Ok(None);
         };
         let size = Size::from_bytes(1 << b_size).expect("decode checked the size");
@@ -904,4 +928,15 @@ pub(crate) fn apply_rule(rule: AnchorRule, pkt: &[u8], h: u32) -> Result<u32, Fa
     // A value that overflows, or equals the "unresolved" mark, cannot address the
     // packet: treat it like a bad load.
     v.filter(|&v| v != NO_ANCHOR).ok_or(Fault)
+}
+
+#[cfg(test)]
+mod layout {
+    /// The executors walk arrays of steps: grouping an operation's fields must not
+    /// make one larger than the flat fields made it.
+    #[test]
+    fn op_and_step_stay_small() {
+        assert_eq!(std::mem::size_of::<super::Op>(), 28);
+        assert_eq!(std::mem::size_of::<super::Step>(), 32);
+    }
 }

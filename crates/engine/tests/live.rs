@@ -1,7 +1,7 @@
 //! The live update API, one edit at a time (the concurrent stress test is
 //! `live_stress.rs`).
 
-use netsift_engine::live::{self, set_key, LiveError};
+use netsift_engine::live::{self, set_key, LiveErrorKind};
 use netsift_engine::{evaluate, Scratch};
 use netsift_isa::insn::build::{self, Field};
 use netsift_isa::{Instruction, PassKind, PassSet, Size};
@@ -38,7 +38,10 @@ fn an_empty_live_set_rejects_and_drafts_are_invisible() {
     w.publish(id).unwrap();
     assert!(r.matches(&mut s, &p, 16));
     assert!(!r.matches(&mut s, &pkt(2, 21, 0), 16));
-    assert_eq!(w.publish(id), Err(LiveError::AlreadyPublished(id)));
+    assert_eq!(
+        w.publish(id),
+        Err(LiveErrorKind::AlreadyPublished(id).into())
+    );
 }
 
 #[test]
@@ -58,20 +61,20 @@ fn add_and_del_param_change_one_instruction() {
         w.add_param(id, 1, port).unwrap();
     }
     assert!(matches!(
-        w.add_param(id, 1, 4000),
-        Err(LiveError::Full { capacity: 14, .. })
+        w.add_param(id, 1, 4000).map_err(|e| e.kind().clone()),
+        Err(LiveErrorKind::Full { capacity: 14, .. })
     ));
     w.del_param(id, 1, 21).unwrap();
     assert!(!r.matches(&mut s, &pkt(7, 21, 0), 16));
     assert!(r.matches(&mut s, &pkt(7, 2000, 0), 16));
     assert!(r.matches(&mut s, &pkt(7, 3011, 0), 16));
     assert!(matches!(
-        w.del_param(id, 1, 21),
-        Err(LiveError::NoSuchParam { value: 21, .. })
+        w.del_param(id, 1, 21).map_err(|e| e.kind().clone()),
+        Err(LiveErrorKind::NoSuchParam { value: 21, .. })
     ));
     assert!(matches!(
-        w.add_param(id, 5, 1),
-        Err(LiveError::NoSuchInstruction { index: 5, .. })
+        w.add_param(id, 5, 1).map_err(|e| e.kind().clone()),
+        Err(LiveErrorKind::NoSuchInstruction { index: 5, .. })
     ));
 }
 
@@ -103,7 +106,7 @@ fn a_child_reuses_the_parent_but_keeps_its_meaning_when_the_parent_changes() {
     assert!(!r.matches(&mut s, &pkt(1, 8888, 0), 16));
     assert_eq!(
         w.select_op(parent, 0, server(3)),
-        Err(LiveError::NoSuchPass(parent))
+        Err(LiveErrorKind::NoSuchPass(parent).into())
     );
     // A new pass in the freed slot is not mistaken for the old one. The slot comes
     // back only once no packet can see the dead pass, and at the latest when every
@@ -151,7 +154,10 @@ fn set_instruction_tracks_many_keys() {
     assert!(w.table_remove(t, set_key(0x0a00_0000 + 77, 78)).unwrap());
     assert!(!r.matches(&mut s, &pkt(0x0a00_0000 + 77, 78, 0), 16));
     assert!(r.matches(&mut s, &pkt(0x0a00_0000 + 99_999, 40000, 0), 16));
-    assert_eq!(w.table_insert(9, 1), Err(LiveError::NoSuchTable(9)));
+    assert_eq!(
+        w.table_insert(9, 1),
+        Err(LiveErrorKind::NoSuchTable(9).into())
+    );
 }
 
 #[test]
@@ -254,8 +260,8 @@ fn the_pass_limit_is_reached_cleanly_and_slots_are_reused() {
         w.publish(id).unwrap();
         ids.push(id);
     }
-    assert_eq!(w.new_pass(), Err(LiveError::TooManyPasses));
-    assert_eq!(w.dup_pass(ids[5]), Err(LiveError::TooManyPasses));
+    assert_eq!(w.new_pass(), Err(LiveErrorKind::TooManyPasses.into()));
+    assert_eq!(w.dup_pass(ids[5]), Err(LiveErrorKind::TooManyPasses.into()));
     w.del_pass(ids[4000]).unwrap();
     // The only free slot is found, after the parent or by wrapping around.
     let child = w.dup_pass(ids[4090]).unwrap();

@@ -67,29 +67,53 @@ impl Protocol {
     }
 
     /// Parses `ftp,sip,rtsp` (any subset, any order).
-    pub fn parse_list(s: &str) -> Result<Vec<Protocol>, String> {
+    pub fn parse_list(s: &str) -> Result<Vec<Protocol>, ParseProtocolError> {
         let mut out = Vec::new();
         for w in s.split(',').map(str::trim).filter(|w| !w.is_empty()) {
             let p = match w.to_ascii_lowercase().as_str() {
                 "ftp" => Protocol::Ftp,
                 "sip" => Protocol::Sip,
                 "rtsp" => Protocol::Rtsp,
-                _ => {
-                    return Err(format!(
-                        "unknown protocol {w:?} to follow (known: ftp, sip, rtsp)"
-                    ))
-                }
+                _ => return Err(ParseProtocolError::Unknown(w.to_string())),
             };
             if !out.contains(&p) {
                 out.push(p);
             }
         }
         if out.is_empty() {
-            return Err("--follow needs at least one of ftp, sip, rtsp".into());
+            return Err(ParseProtocolError::Empty);
         }
         Ok(out)
     }
 }
+
+/// Why a list of protocols to follow ([`Protocol::parse_list`]) was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ParseProtocolError {
+    /// A name that is none of `ftp`, `sip`, `rtsp` (as written).
+    Unknown(String),
+    /// The list names no protocol at all.
+    Empty,
+}
+
+impl std::fmt::Display for ParseProtocolError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ParseProtocolError::Unknown(w) => {
+                write!(
+                    f,
+                    "unknown protocol {w:?} to follow (known: ftp, sip, rtsp)"
+                )
+            }
+            ParseProtocolError::Empty => {
+                f.write_str("--follow needs at least one of ftp, sip, rtsp")
+            }
+        }
+    }
+}
+
+impl std::error::Error for ParseProtocolError {}
 
 /// The default base filter: the control traffic of every followed protocol.
 pub fn base_expression(protocols: &[Protocol]) -> String {

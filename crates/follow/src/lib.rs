@@ -43,5 +43,5 @@ pub mod segment;
 pub mod tracker;
 
 pub use expect::{Limits, TableStats};
-pub use follower::{Config, FollowStats, Follower, Protocol, Refused};
+pub use follower::{Config, FollowStats, Follower, ParseProtocolError, Protocol, Refused};
 pub use tracker::{Change, Endpoint, Mode, Timers, Tracker, Transport};

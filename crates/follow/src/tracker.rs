@@ -28,7 +28,7 @@
 //! when the last of them does. The tracker keeps no timers; lifetimes belong to the
 //! follower.
 
-use netsift_engine::live::{set_key, ClauseId, LiveError, PassId, Reader};
+use netsift_engine::live::{set_key, ClauseId, LiveError, LiveErrorKind, PassId, Reader};
 use netsift_isa::insn::build::{self, Field};
 use netsift_isa::insn::{Opcode, Size};
 use netsift_isa::{Instruction, PassKind, PassSet, MAX_PASSES};
@@ -174,7 +174,7 @@ impl Template {
                         .any(|i| has(i, Size::B2, PORT) && i.decode().anchor != 0)
                     && !is.iter().any(|i| i.decode().opcode == Some(Opcode::Group))
             })
-            .ok_or(Error::Live(LiveError::NoSuchClause))?;
+            .ok_or(Error::from(LiveError::from(LiveErrorKind::NoSuchClause)))?;
         let mut rest: Vec<Instruction> = Vec::new();
         let (mut host, mut port) = (None, None);
         for i in pass.instructions() {
@@ -192,7 +192,7 @@ impl Template {
         let mut set = PassSet::new();
         for a in compiled.anchors().iter().skip(1) {
             set.anchor(*a)
-                .map_err(|_| Error::Live(LiveError::TooManyAnchors))?;
+                .map_err(|_| Error::from(LiveError::from(LiveErrorKind::TooManyAnchors)))?;
         }
         let p = set.push_pass(PassKind::Root, None).expect("empty set");
         let n = rest.len();
@@ -497,7 +497,7 @@ impl Tracker {
                     let t = self.swift.writer_mut().create_table(1024)?;
                     let set = self.either[&ep.transport]
                         .set_form(t)
-                        .ok_or(Error::Live(LiveError::TooManyAnchors))?;
+                        .ok_or(Error::from(LiveError::from(LiveErrorKind::TooManyAnchors)))?;
                     let c = self.swift.writer_mut().add_clause(&set)?;
                     self.tables.insert(ep.transport, (t, c));
                     t

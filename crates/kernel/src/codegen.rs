@@ -42,7 +42,7 @@ use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10,
 use crate::helpers::{MAP_LOOKUP_ELEM, XDP_GET_BUFF_LEN, XDP_LOAD_BYTES};
 use crate::layout::{ADDR, ADDR2, ARITH_SLOTS, CTX, KEY, PARAM_KEY, VAL, XDP_LEN};
 use crate::sys::{Map, MapKind};
-use netsift_engine::decoded::{group_range, DPass, Decoded, Op, Step, BAD_OPERAND};
+use netsift_engine::decoded::{group_range, DPass, Decoded, Field, Op, Pair, Step, BAD_OPERAND};
 use netsift_isa::insn::Size;
 use netsift_isa::insn::{ArithOp, IndexMode, ARITH_STACK};
 use netsift_isa::{Anchor, AnchorRule, PassKind, PassSet};
@@ -286,9 +286,17 @@ impl Generated {
     }
 }
 
-/// Why no program was generated.
+/// Why no program was generated. `Display` says which step failed and the
+/// underlying error's message.
 #[derive(Debug)]
-pub enum GenError {
+pub struct GenError {
+    kind: GenErrorKind,
+}
+
+/// Which step of generating a program failed, with its error.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum GenErrorKind {
     /// The jumps did not assemble (a program too long for 16-bit jump offsets).
     Asm(AsmError),
     /// A key table's map could not be made or filled.
@@ -297,16 +305,45 @@ pub enum GenError {
     Unsupported(String),
 }
 
-impl std::fmt::Display for GenError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            GenError::Asm(e) => write!(f, "generating the kernel program: {e}"),
-            GenError::Map(e) => write!(f, "a key table for the kernel program: {e}"),
-            GenError::Unsupported(what) => write!(f, "{what}"),
+impl GenError {
+    /// Which step failed, with its error.
+    pub fn kind(&self) -> &GenErrorKind {
+        &self.kind
+    }
+
+    fn map(e: crate::sys::Error) -> GenError {
+        GenError {
+            kind: GenErrorKind::Map(e),
+        }
+    }
+
+    fn unsupported(what: &str) -> GenError {
+        GenError {
+            kind: GenErrorKind::Unsupported(what.to_string()),
         }
     }
 }
 
+impl From<AsmError> for GenError {
+    fn from(e: AsmError) -> GenError {
+        GenError {
+            kind: GenErrorKind::Asm(e),
+        }
+    }
+}
+
+impl std::fmt::Display for GenError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            GenErrorKind::Asm(e) => write!(f, "generating the kernel program: {e}"),
+            GenErrorKind::Map(e) => write!(f, "a key table for the kernel program: {e}"),
+            GenErrorKind::Unsupported(what) => write!(f, "{what}"),
+        }
+    }
+}
+
+// No `source()`: the message holds the underlying error's, as pcapio's does, so
+// that the CLI's `{:#}` prints it once; `kind()` gives the error itself.
 impl std::error::Error for GenError {}
 
 /// `__sk_buff.pkt_type` of a packet this host sent.
@@ -321,25 +358,13 @@ pub const DECISIVE_LEN: u32 = MAX_OFFSET as u32;
 fn same_fields(op: &Op, first: &Op) -> bool {
     match (op, first) {
         (
+            Op::Eq2 { field, pair, .. },
             Op::Eq2 {
-                anchor,
-                off,
-                size,
-                mask,
-                delta,
-                both: false,
+                field: f2,
+                pair: p2,
                 ..
             },
-            Op::Eq2 {
-                anchor: a2,
-                off: o2,
-                size: s2,
-                mask: m2,
-                delta: d2,
-                both: false,
-                ..
-            },
-        ) => (anchor, off, size, mask, delta) == (a2, o2, s2, m2, d2),
+        ) => !pair.both && (field, pair) == (f2, p2),
         _ => false,
     }
 }
@@ -434,8 +459,8 @@ pub fn generate_directed(
     env: Env,
 ) -> Result<Generated, GenError> {
     if env.hook != Hook::Skb || env.follow.is_some() {
-        return Err(GenError::Unsupported(
-            "a filter that tests the direction of packets runs on a socket only".into(),
+        return Err(GenError::unsupported(
+            "a filter that tests the direction of packets runs on a socket only",
         ));
     }
     emit(
@@ -530,10 +555,10 @@ fn emit(
     // off is one map write, seen by the next packet, with no reload.
     let enable = if checked {
         let m = Map::create(MapKind::Array, 4, 4, clauses.len().max(1) as u32)
-            .map_err(GenError::Map)?;
+            .map_err(GenError::map)?;
         for c in 0..clauses.len() as u32 {
             m.update(&c.to_ne_bytes(), &1u32.to_ne_bytes())
-                .map_err(GenError::Map)?;
+                .map_err(GenError::map)?;
         }
         Some(m)
     } else {
@@ -556,11 +581,11 @@ fn emit(
         crate::xdp::epilogue(&mut g.a, ring, stats, cap);
     }
     if let Some(e) = g.map_error {
-        return Err(GenError::Map(e));
+        return Err(GenError::map(e));
     }
     let exact = unsure_passes.is_empty();
     Ok(Generated {
-        insns: g.a.finish().map_err(GenError::Asm)?,
+        insns: g.a.finish()?,
         exact,
         decisive: exact && !g.maybe_unsure,
         unsure_passes,
@@ -593,8 +618,8 @@ fn params_map(decoded: &[Decoded], editable: &[bool]) -> Result<Map, GenError> {
         }
         for (p, pass) in d.passes.iter().enumerate() {
             for (s, insn) in pass.steps.iter().zip(insn_indexes(&pass.steps)) {
-                if let Op::Eq { start, n, .. } | Op::Eq2 { start, n, .. } = s.op {
-                    for &v in &d.pool[start as usize..][..n as usize] {
+                if let Op::Eq { ops, .. } | Op::Eq2 { ops, .. } = s.op {
+                    for &v in ops.values(&d.pool) {
                         keys.push(param_key(c, p, insn, v));
                     }
                 }
@@ -604,9 +629,9 @@ fn params_map(decoded: &[Decoded], editable: &[bool]) -> Result<Map, GenError> {
     let room = (keys.len() as u32)
         .saturating_mul(PARAM_ROOM)
         .max(PARAM_MIN);
-    let m = Map::create(MapKind::Hash, 12, 1, room).map_err(GenError::Map)?;
+    let m = Map::create(MapKind::Hash, 12, 1, room).map_err(GenError::map)?;
     for k in &keys {
-        m.update(k, &[1]).map_err(GenError::Map)?;
+        m.update(k, &[1]).map_err(GenError::map)?;
     }
     Ok(m)
 }
@@ -785,26 +810,24 @@ impl<'a> Gen<'a> {
     /// the first step's values, as the steps one by one would. Then the run fails
     /// if either field is any value of any step.
     fn negated_pairs(&mut self, run: &[Step], fail: Label) {
-        let Op::Eq2 {
-            anchor,
-            off,
-            size,
-            mask,
-            delta,
-            ..
-        } = run[0].op
-        else {
+        let Op::Eq2 { field, pair, .. } = run[0].op else {
             unreachable!("same_fields admits only EQ2");
         };
+        let Field {
+            anchor,
+            size,
+            off,
+            mask,
+        } = field;
         let vals = |g: &Self, s: &Step| match s.op {
-            Op::Eq2 { start, n, .. } => g.pool[start as usize..][..n as usize].to_vec(),
+            Op::Eq2 { ops, .. } => ops.values(&g.pool).to_vec(),
             _ => Vec::new(),
         };
         let mask = loaded_mask(mask, size);
         let first = vals(self, &run[0]);
         let all: Vec<u32> = run.iter().flat_map(|s| vals(self, s)).collect();
         let at = self.field(anchor, off, ADDR);
-        let at2 = self.offset(at, delta, ADDR2);
+        let at2 = self.offset(at, pair.delta.into(), ADDR2);
         let (hit, miss) = (self.a.label(), self.a.label());
         // The first field against the first step's values, then load the second.
         self.load(size, at, 0);
@@ -844,19 +867,11 @@ impl<'a> Gen<'a> {
             (pass_label, no)
         };
         let compiled = match s.op {
-            Op::Eq {
-                anchor,
-                off,
-                size,
-                mask,
-                start,
-                n,
-                ..
-            } => {
-                let mask = loaded_mask(mask, size);
-                let at = self.field(anchor, off, ADDR);
-                let vals = &self.pool[start as usize..][..n as usize];
-                self.load(size, at, 0);
+            Op::Eq { field, ops, .. } => {
+                let mask = loaded_mask(field.mask, field.size);
+                let at = self.field(field.anchor, field.off, ADDR);
+                let vals = ops.values(&self.pool);
+                self.load(field.size, at, 0);
                 match self.operand_map() {
                     Some(fd) => self.param_lookup(fd, mask, pass, yes, not),
                     None => self.equals(mask, vals, yes, not),
@@ -864,68 +879,35 @@ impl<'a> Gen<'a> {
                 true
             }
             Op::Eq2 {
-                anchor,
-                off,
-                size,
-                mask,
-                delta,
-                both,
-                start,
-                n,
-                ..
+                field, pair, ops, ..
             } => {
-                let mask = loaded_mask(mask, size);
-                let vals = &self.pool[start as usize..][..n as usize];
+                let mask = loaded_mask(field.mask, field.size);
+                let vals = ops.values(&self.pool);
                 let params = self.operand_map();
-                self.pair(
-                    anchor,
-                    off,
-                    delta,
-                    both,
-                    size,
-                    yes,
-                    not,
-                    |g, y, n| match params {
-                        Some(fd) => g.param_lookup(fd, mask, pass, y, n),
-                        None => g.equals(mask, vals, y, n),
-                    },
-                );
+                self.pair(field, pair, yes, not, |g, y, n| match params {
+                    Some(fd) => g.param_lookup(fd, mask, pass, y, n),
+                    None => g.equals(mask, vals, y, n),
+                });
                 true
             }
-            Op::Range {
-                anchor,
-                off,
-                size,
-                mask,
-                start,
-                n,
-            } => {
-                let mask = loaded_mask(mask, size);
-                let ranges = &self.pool[start as usize..][..2 * n as usize];
-                let at = self.field(anchor, off, ADDR);
-                self.load(size, at, 0);
+            Op::Range { field, ops } => {
+                let mask = loaded_mask(field.mask, field.size);
+                let ranges = ops.ranges(&self.pool);
+                let at = self.field(field.anchor, field.off, ADDR);
+                self.load(field.size, at, 0);
                 self.in_ranges(mask, ranges, yes, not);
                 true
             }
-            Op::Range2 {
-                anchor,
-                off,
-                size,
-                mask,
-                delta,
-                both,
-                start,
-                n,
-            } => {
-                let mask = loaded_mask(mask, size);
-                let ranges = &self.pool[start as usize..][..2 * n as usize];
-                self.pair(anchor, off, delta, both, size, yes, not, |g, y, n| {
+            Op::Range2 { field, pair, ops } => {
+                let mask = loaded_mask(field.mask, field.size);
+                let ranges = ops.ranges(&self.pool);
+                self.pair(field, pair, yes, not, |g, y, n| {
                     g.in_ranges(mask, ranges, y, n)
                 });
                 true
             }
-            Op::Len { start, n } => {
-                let ranges = &self.pool[start as usize..][..2 * n as usize];
+            Op::Len { ops } => {
+                let ranges = ops.ranges(&self.pool);
                 self.frame_len(VAL);
                 self.in_ranges(u32::MAX, ranges, yes, not);
                 true
@@ -933,21 +915,19 @@ impl<'a> Gen<'a> {
             Op::Prefix {
                 anchor,
                 off,
-                n,
                 bits,
-                delta,
-                both,
-                start,
+                pair,
+                ops,
             } => {
-                let words = &self.pool[start as usize..][..n as usize];
+                let words = ops.values(&self.pool);
                 let at = self.field(anchor, off, ADDR);
-                if delta == 0 {
+                if pair.delta == 0 {
                     self.prefix(at, words, bits, yes, not);
                 } else {
-                    let at2 = self.offset(at, delta, ADDR2);
+                    let at2 = self.offset(at, pair.delta.into(), ADDR2);
                     let (first_yes, first_no) = (self.a.label(), self.a.label());
                     self.prefix(at, words, bits, first_yes, first_no);
-                    self.decide_pair(both, first_yes, first_no, yes, not);
+                    self.decide_pair(pair.both, first_yes, first_no, yes, not);
                     self.prefix(at2, words, bits, yes, not);
                 }
                 true
@@ -1661,28 +1641,24 @@ impl<'a> Gen<'a> {
         self.a.bind(second);
     }
 
-    /// EQ2/RANGE2: `test` on the field at `anchor + off`, then (unless the first
-    /// decides) on the one `delta` bytes on. Both addresses are worked out before
-    /// either load, as the engine does.
-    #[allow(clippy::too_many_arguments)]
+    /// EQ2/RANGE2: `test` on `field` (unmasked), then (unless the first decides)
+    /// on the pair's second field. Both addresses are worked out before either
+    /// load, as the engine does.
     fn pair(
         &mut self,
-        anchor: u8,
-        off: u32,
-        delta: u32,
-        both: bool,
-        size: Size,
+        field: Field,
+        pair: Pair,
         yes: Label,
         no: Label,
         test: impl Fn(&mut Self, Label, Label),
     ) {
-        let at = self.field(anchor, off, ADDR);
-        let at2 = self.offset(at, delta, ADDR2);
+        let at = self.field(field.anchor, field.off, ADDR);
+        let at2 = self.offset(at, pair.delta.into(), ADDR2);
         let (first_yes, first_no) = (self.a.label(), self.a.label());
-        self.load(size, at, 0);
+        self.load(field.size, at, 0);
         test(self, first_yes, first_no);
-        self.decide_pair(both, first_yes, first_no, yes, no);
-        self.load(size, at2, 0);
+        self.decide_pair(pair.both, first_yes, first_no, yes, no);
+        self.load(field.size, at2, 0);
         test(self, yes, no);
     }
 }

@@ -8,9 +8,17 @@ use crate::sys::{Error, ProgKind, Program};
 use netsift_isa::PassSet;
 use std::os::fd::{AsRawFd, OwnedFd};
 
-/// Why a program could not be placed.
+/// Why a program could not be placed. `Display` says which step failed and the
+/// underlying error's message.
 #[derive(Debug)]
-pub enum PlaceError {
+pub struct PlaceError {
+    kind: PlaceErrorKind,
+}
+
+/// Which step of placing a program failed, with its error.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum PlaceErrorKind {
     /// It could not be generated.
     Generate(GenError),
     /// The kernel refused it (the verifier's log says why).
@@ -19,25 +27,53 @@ pub enum PlaceError {
     Attach(Error),
 }
 
-impl std::fmt::Display for PlaceError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            PlaceError::Generate(e) => write!(f, "{e}"),
-            PlaceError::Load(e) => write!(f, "the kernel refused the program: {e}"),
-            PlaceError::Attach(e) => write!(f, "{e}"),
+impl PlaceError {
+    /// Which step failed, with its error.
+    pub fn kind(&self) -> &PlaceErrorKind {
+        &self.kind
+    }
+
+    fn load(e: Error) -> PlaceError {
+        PlaceError {
+            kind: PlaceErrorKind::Load(e),
+        }
+    }
+
+    fn attach(e: Error) -> PlaceError {
+        PlaceError {
+            kind: PlaceErrorKind::Attach(e),
         }
     }
 }
 
+impl From<GenError> for PlaceError {
+    fn from(e: GenError) -> PlaceError {
+        PlaceError {
+            kind: PlaceErrorKind::Generate(e),
+        }
+    }
+}
+
+impl std::fmt::Display for PlaceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.kind {
+            PlaceErrorKind::Generate(e) => write!(f, "{e}"),
+            PlaceErrorKind::Load(e) => write!(f, "the kernel refused the program: {e}"),
+            PlaceErrorKind::Attach(e) => write!(f, "{e}"),
+        }
+    }
+}
+
+// No `source()`: the message holds the underlying error's (see `GenError`).
 impl std::error::Error for PlaceError {}
 
 /// Loads `g` as a socket filter and attaches it under every socket of `socks`
 /// (`SO_ATTACH_BPF` replaces a socket's filter in one step). The sockets hold the
 /// program; the handle returned may go.
 pub fn attach<S: AsRawFd>(g: &Generated, socks: &[S]) -> Result<Program, PlaceError> {
-    let p = Program::load(ProgKind::SocketFilter, "netsift", &g.insns).map_err(PlaceError::Load)?;
+    let p = Program::load(ProgKind::SocketFilter, "netsift", &g.insns).map_err(PlaceError::load)?;
     for s in socks {
-        p.attach(s.as_raw_fd()).map_err(PlaceError::Attach)?;
+        p.attach(s.as_raw_fd()).map_err(PlaceError::attach)?;
     }
     Ok(p)
 }
@@ -72,7 +108,7 @@ impl<K: Copy + PartialEq> PlacedClauses<K> {
     /// change) and swaps it in under every socket.
     pub fn install(&mut self, clauses: &[(K, &PassSet, bool)]) -> Result<(), PlaceError> {
         let sets: Vec<(&PassSet, bool)> = clauses.iter().map(|(_, s, e)| (*s, *e)).collect();
-        let g = generate_clauses_editable(&sets, self.env).map_err(PlaceError::Generate)?;
+        let g = generate_clauses_editable(&sets, self.env)?;
         attach(&g, &self.socks)?;
         self.current = Some((g, clauses.iter().map(|(k, _, _)| *k).collect()));
         Ok(())

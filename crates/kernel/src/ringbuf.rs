@@ -128,7 +128,7 @@ impl RingBuf {
         let n = unsafe { libc::poll(&mut p, 1, timeout_ms) };
         if n < 0 {
             let e = Error::last("waiting for the ring buffer");
-            if e.os.raw_os_error() == Some(libc::EINTR) {
+            if e.raw_os_error() == Some(libc::EINTR) {
                 return Ok(false);
             }
             return Err(e);

@@ -23,15 +23,15 @@ const ATTACH_XDP: u32 = 37;
 /// `SO_ATTACH_BPF`: attach an eBPF program (by descriptor) as a socket filter.
 const SO_ATTACH_BPF: libc::c_int = 50;
 
-/// Why a `bpf(2)` command failed.
+/// Why a `bpf(2)` command failed: what was being done, the OS error, and for a
+/// program the kernel refused, the verifier's log.
+///
+/// `Display` gives `what: OS error` and the log's last lines.
 #[derive(Debug)]
 pub struct Error {
-    /// What was being done.
-    pub what: String,
-    /// The OS error.
-    pub os: std::io::Error,
-    /// The verifier's log, for a program the kernel refused.
-    pub log: Option<String>,
+    what: String,
+    os: std::io::Error,
+    log: Option<String>,
 }
 
 impl Error {
@@ -50,6 +50,26 @@ impl Error {
             os: std::io::Error::from_raw_os_error(libc::EINVAL),
             log: None,
         }
+    }
+
+    /// What was being done (`loading the netsift program`).
+    pub fn what(&self) -> &str {
+        &self.what
+    }
+
+    /// The OS error the command returned.
+    pub fn os_error(&self) -> &std::io::Error {
+        &self.os
+    }
+
+    /// The OS error number (`errno`) the command returned.
+    pub fn raw_os_error(&self) -> Option<i32> {
+        self.os.raw_os_error()
+    }
+
+    /// The verifier's whole log, for a program the kernel refused.
+    pub fn verifier_log(&self) -> Option<&str> {
+        self.log.as_deref()
     }
 
     /// Whether the failure is a missing privilege (CAP_BPF / CAP_NET_ADMIN, or
@@ -74,6 +94,9 @@ impl fmt::Display for Error {
     }
 }
 
+// No `source()`, as pcapio's error: the message already holds the OS error's text
+// (before the verifier's log), and a chain printed in full (the CLI's `{:#}`) would
+// say it twice. `os_error()` gives the error itself.
 impl std::error::Error for Error {}
 
 /// Calls `bpf(cmd, attr, size_of(attr))`.

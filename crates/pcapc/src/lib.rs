@@ -37,17 +37,10 @@ use syntax::ast::Span;
 
 /// Compiles `text` for `linktype`, as `pcap_compile` on a `pcap_open_dead` handle does.
 pub fn compile(text: &str, linktype: LinkType) -> Result<PassSet, Error> {
-    compile_for(
-        text,
-        Target {
-            linktype,
-            savefile_swapped: None,
-            meta: None,
-        },
-    )
+    compile_for(text, Target::new(linktype))
 }
 
-/// Compiles `text` for a target; use `savefile_swapped: Some(..)` when filtering a
+/// Compiles `text` for a target; use [`Target::savefile_swapped`] when filtering a
 /// capture file, as tcpdump `-r` does.
 pub fn compile_for(text: &str, target: Target) -> Result<PassSet, Error> {
     syntax::stack::sized_for(text, || compile_here(text, target))

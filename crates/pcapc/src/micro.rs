@@ -48,25 +48,53 @@ pub fn depth(ops: &[Micro]) -> usize {
     max
 }
 
+/// Why an arithmetic expression does not pack into one ARITH chain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum PackError {
+    /// Evaluating it needs more stack entries than an ARITH head has.
+    TooDeep {
+        /// The entries it needs.
+        need: usize,
+    },
+    /// Its micro-ops need more instruction slots than a pass leaves for them.
+    TooLarge {
+        /// How many micro-ops it has.
+        ops: usize,
+        /// The slots a chain may use.
+        max: usize,
+    },
+}
+
+impl std::fmt::Display for PackError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PackError::TooDeep { need } => write!(
+                f,
+                "arithmetic expression needs {need} stack entries (at most {ARITH_STACK})"
+            ),
+            PackError::TooLarge { ops, max } => write!(
+                f,
+                "arithmetic expression too large: {ops} micro-ops need more than {max} \
+                 instruction slots"
+            ),
+        }
+    }
+}
+
 /// Packs `ops` into an ARITH head and its CONT slots, or says why it cannot.
-pub fn pack(rel: RelOp, ops: &[Micro]) -> Result<Vec<Instruction>, String> {
-    if depth(ops) > ARITH_STACK {
-        return Err(format!(
-            "arithmetic expression needs {} stack entries (at most {ARITH_STACK})",
-            depth(ops)
-        ));
+pub(crate) fn pack(rel: RelOp, ops: &[Micro]) -> Result<Vec<Instruction>, PackError> {
+    let need = depth(ops);
+    if need > ARITH_STACK {
+        return Err(PackError::TooDeep { need });
     }
     // One slot fewer than a pass holds, so that a pass can always end with the GROUP
     // that takes the rest of a long conjunction.
     let max = netsift_isa::MAX_INSNS - 1;
     build::arith_chain(rel, ops)
         .filter(|c| c.len() <= max)
-        .ok_or_else(|| {
-            format!(
-                "arithmetic expression too large: {} micro-ops need more than {max} \
-                 instruction slots",
-                ops.len()
-            )
+        .ok_or(PackError::TooLarge {
+            ops: ops.len(),
+            max,
         })
 }
 

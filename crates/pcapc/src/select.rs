@@ -1148,7 +1148,7 @@ impl Selector<'_> {
         rhs: &Val,
     ) -> Result<Vec<Instruction>, SelectError> {
         let ops = crate::micro::emit(lhs, rhs, &mut |a, off, mode| self.load_anchor(a, off, mode))?;
-        crate::micro::pack(rel, &ops).map_err(SelectError::TooBig)
+        crate::micro::pack(rel, &ops).map_err(|e| SelectError::TooBig(e.to_string()))
     }
 }
 

@@ -28,44 +28,74 @@ use netsift_pcapc::Target;
 use netsift_wire::LinkType;
 use std::fmt;
 
-/// Why `add` failed.
+/// Why compiling or adding a clause failed. The live set is unchanged after an
+/// error.
+///
+/// `Display` is the underlying error's own message (a compile error's has its
+/// caret line), so a wrapper is transparent: [`Error::kind`] holds the underlying
+/// error, and `source()` is that error's source, not the error itself, so that a
+/// chain printed in full does not say it twice.
 #[derive(Debug)]
-pub enum Error {
+pub struct Error {
+    kind: ErrorKind,
+}
+
+/// Which layer refused, with its error.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum ErrorKind {
     /// The text is not a filter libpcap would accept (the message has a caret line).
     Compile(netsift_pcapc::Error),
     /// The clause does not fit the live set.
     Live(LiveError),
 }
 
-impl fmt::Display for Error {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Error::Compile(e) => write!(f, "{e}"),
-            Error::Live(e) => write!(f, "{e}"),
+impl Error {
+    /// Which layer refused, with its error.
+    pub fn kind(&self) -> &ErrorKind {
+        &self.kind
+    }
+
+    fn inner(&self) -> &(dyn std::error::Error + 'static) {
+        match &self.kind {
+            ErrorKind::Compile(e) => e,
+            ErrorKind::Live(e) => e,
         }
     }
 }
 
-impl std::error::Error for Error {}
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        fmt::Display::fmt(self.inner(), f)
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.inner().source()
+    }
+}
 
 impl From<LiveError> for Error {
     fn from(e: LiveError) -> Error {
-        Error::Live(e)
+        Error {
+            kind: ErrorKind::Live(e),
+        }
+    }
+}
+
+impl From<netsift_pcapc::Error> for Error {
+    fn from(e: netsift_pcapc::Error) -> Error {
+        Error {
+            kind: ErrorKind::Compile(e),
+        }
     }
 }
 
 /// Compiles `text` (pcap-filter syntax) for `linktype` as [`Swift::compile`] does,
 /// without a live filter.
 pub fn compile(text: &str, linktype: LinkType) -> Result<PassSet, Error> {
-    netsift_pcapc::compile_for(
-        text,
-        Target {
-            linktype,
-            savefile_swapped: None,
-            meta: None,
-        },
-    )
-    .map_err(Error::Compile)
+    netsift_pcapc::compile_for(text, Target::new(linktype)).map_err(Error::from)
 }
 
 /// A live filter for one link type (SPF_Open).
@@ -77,11 +107,7 @@ pub struct Swift {
 impl Swift {
     /// An empty filter (it accepts nothing) and the reader that filters with it.
     pub fn open(linktype: LinkType) -> (Swift, Reader) {
-        Swift::open_for(Target {
-            linktype,
-            savefile_swapped: None,
-            meta: None,
-        })
+        Swift::open_for(Target::new(linktype))
     }
 
     /// As [`Swift::open`], for a target that also names a capture file's byte order
@@ -100,7 +126,7 @@ impl Swift {
 
     /// Compiles `text` for this filter's link type without adding it.
     pub fn compile(&self, text: &str) -> Result<PassSet, Error> {
-        netsift_pcapc::compile_for(text, self.target).map_err(Error::Compile)
+        netsift_pcapc::compile_for(text, self.target).map_err(Error::from)
     }
 
     /// Removes a clause added by [`Swift::add`].

@@ -1,6 +1,6 @@
 //! The batch engine's view of a pass set, built once when it is loaded.
 
-use crate::op::{Decoded, Op};
+use crate::op::{Decoded, Field, Op, Pair};
 use netsift_isa::insn::Size;
 use netsift_isa::{Anchor, AnchorRule, PassKind, MAX_ANCHORS};
 
@@ -195,36 +195,28 @@ impl Form {
 }
 
 /// A tested field: anchor, offset, size, mask, and the second field's delta.
-type Field = (u8, u32, Size, u32, Option<u32>);
+type FusedField = (u8, u32, Size, u32, Option<u32>);
 
 /// The field a negated instruction tests, if it can join a fused run, and its
 /// operands `(start, n)`.
-fn negated_field(op: &BOp) -> Option<(Field, (u32, u32))> {
+fn negated_field(op: &BOp) -> Option<(FusedField, (u32, u32))> {
     if !op.negate || op.copied {
         return None;
     }
     match op.kind {
-        Kind::Fast(Op::Eq {
-            anchor,
-            off,
-            size,
-            mask,
-            start,
-            n,
-            ..
-        }) => Some(((anchor, off, size, mask, None), (start, n))),
+        Kind::Fast(Op::Eq { field: f, ops, .. }) => {
+            Some(((f.anchor, f.off, f.size, f.mask, None), (ops.start, ops.n)))
+        }
         // Both fields must match for `both`: a union of sets does not say that.
         Kind::Fast(Op::Eq2 {
-            anchor,
-            off,
-            size,
-            mask,
-            delta,
-            both: false,
-            start,
-            n,
+            field: f,
+            pair: Pair { delta, both: false },
+            ops,
             ..
-        }) => Some(((anchor, off, size, mask, Some(delta)), (start, n))),
+        }) => Some((
+            (f.anchor, f.off, f.size, f.mask, Some(delta.into())),
+            (ops.start, ops.n),
+        )),
         _ => None,
     }
 }
@@ -278,7 +270,9 @@ fn fuse(ops: &[BOp], pool: &mut Vec<u32>) -> Vec<BOp> {
 /// evaluated (not copied).
 fn direct_test(op: &BOp) -> Option<(Op, bool)> {
     match op.kind {
-        Kind::Fast(t @ Op::Eq { anchor: 0, .. }) if !op.copied => Some((t, op.negate)),
+        Kind::Fast(t @ Op::Eq { field, .. }) if field.anchor == 0 && !op.copied => {
+            Some((t, op.negate))
+        }
         _ => None,
     }
 }
@@ -308,18 +302,11 @@ fn fuse_direct(ops: &[BOp], pool: &mut Vec<u32>, directs: &mut Vec<Direct>) -> V
         };
         for ((slot, word), op) in d.tests.iter_mut().zip(&mut d.words).zip(&ops[i..j]) {
             *slot = direct_test(op).expect("checked above");
-            if let (
-                Op::Eq {
-                    off,
-                    size,
-                    mask,
-                    start,
-                    n,
-                    ..
-                },
-                _,
-            ) = *slot
-            {
+            if let (Op::Eq { field, ops, .. }, _) = *slot {
+                let Field {
+                    off, size, mask, ..
+                } = field;
+                let (start, n) = (ops.start, ops.n);
                 d.end = d.end.max(off as u64 + 4);
                 // A field of `size` bytes is the top of the 4-byte word at its offset.
                 let shift = 32 - 8 * size.bytes();

@@ -3,7 +3,7 @@
 use super::form::NotIn;
 use super::walk::Run;
 use super::{Mask, LANES};
-use crate::op::{apply_rule, Env, Fault, Op};
+use crate::op::{apply_rule, Env, Fault, Field, Op};
 use crate::scratch::NO_ANCHOR;
 use netsift_isa::insn::Size;
 use netsift_isa::AnchorRule;
@@ -127,31 +127,21 @@ impl Run<'_> {
     pub(super) fn fast(&mut self, op: Op, neg: bool, eval: Mask) -> Mask {
         let pool = &self.form.pool;
         let (valid, hit) = match op {
-            Op::Eq {
-                anchor,
-                off,
-                size,
-                mask,
-                start,
-                n,
-                ..
-            } => {
-                let got = self.load(anchor, off as u64, size, mask, eval);
-                let ops = &pool[start as usize..(start + n) as usize];
-                (got, self.simd.eq_any(&self.s.vals, ops) & got)
+            Op::Eq { field, ops, .. } => {
+                let got = self.load(field.anchor, field.off as u64, field.size, field.mask, eval);
+                (got, self.simd.eq_any(&self.s.vals, ops.values(pool)) & got)
             }
             Op::Eq2 {
-                anchor,
-                off,
-                size,
-                mask,
-                delta,
-                both,
-                start,
-                n,
-                ..
+                field, pair, ops, ..
             } => {
-                let ops = &pool[start as usize..(start + n) as usize];
+                let Field {
+                    anchor,
+                    size,
+                    off,
+                    mask,
+                } = field;
+                let (delta, both) = (u32::from(pair.delta), pair.both);
+                let ops = ops.values(pool);
                 if let Some(got) = self.load_both(anchor, off, delta, size, mask, eval) {
                     // Both fields of every lane in hand, nothing can fault: the
                     // second decides where the first did not.
@@ -169,20 +159,15 @@ impl Run<'_> {
                 let decided = got1 & !second;
                 (decided | got2, (hit1 & decided) | hit2)
             }
-            Op::Range {
-                anchor,
-                off,
-                size,
-                mask,
-                start,
-                n,
-            } => {
-                let got = self.load(anchor, off as u64, size, mask, eval);
-                let r = &pool[start as usize..(start + 2 * n) as usize];
-                (got, self.simd.in_ranges(&self.s.vals, r) & got)
+            Op::Range { field, ops } => {
+                let got = self.load(field.anchor, field.off as u64, field.size, field.mask, eval);
+                (
+                    got,
+                    self.simd.in_ranges(&self.s.vals, ops.ranges(pool)) & got,
+                )
             }
-            Op::Len { start, n } => {
-                let r = &pool[start as usize..(start + 2 * n) as usize];
+            Op::Len { ops } => {
+                let r = ops.ranges(pool);
                 let w = self.lanes.wire;
                 self.s.wire[..w.len()].copy_from_slice(w);
                 (eval, self.simd.in_ranges(&self.s.wire, r) & eval)

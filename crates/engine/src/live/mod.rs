@@ -48,7 +48,7 @@ mod table;
 mod writer;
 
 pub use reader::{Reader, Session};
-pub use writer::{ClauseId, LiveError, PassId, Writer};
+pub use writer::{ClauseId, LiveError, LiveErrorKind, PassId, Writer};
 
 use crate::eval::{PassRef, Program};
 use crate::op::Step;

@@ -46,8 +46,39 @@ impl fmt::Display for PassId {
 pub struct ClauseId(u32);
 
 /// Why an edit was refused. The live set is unchanged after an error.
+///
+/// `Display` names the pass, instruction or limit at fault; [`LiveErrorKind::kind`]
+/// says which refusal it is, for a caller that acts on it.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LiveError {
+pub struct LiveError {
+    kind: LiveErrorKind,
+}
+
+impl LiveError {
+    /// Which refusal this is.
+    pub fn kind(&self) -> &LiveErrorKind {
+        &self.kind
+    }
+}
+
+impl From<LiveErrorKind> for LiveError {
+    fn from(kind: LiveErrorKind) -> LiveError {
+        LiveError { kind }
+    }
+}
+
+impl fmt::Display for LiveError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.kind.fmt(f)
+    }
+}
+
+impl std::error::Error for LiveError {}
+
+/// Which edit a [`LiveError`] refused, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum LiveErrorKind {
     /// Every one of the [`MAX_PASSES`] slots is taken.
     TooManyPasses,
     /// No run of this many free slots is left for a clause's passes.
@@ -113,34 +144,34 @@ pub enum LiveError {
     NoSuchTable(u32),
 }
 
-impl fmt::Display for LiveError {
+impl fmt::Display for LiveErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LiveError::TooManyPasses => write!(f, "a live set holds at most {MAX_PASSES} passes"),
-            LiveError::NoRoomForClause(n) => {
+            LiveErrorKind::TooManyPasses => write!(f, "a live set holds at most {MAX_PASSES} passes"),
+            LiveErrorKind::NoRoomForClause(n) => {
                 write!(f, "no room for a clause of {n} passes (at most {MAX_PASSES} in all)")
             }
-            LiveError::TooManyInstructions(p) => {
+            LiveErrorKind::TooManyInstructions(p) => {
                 write!(f, "{p}: a pass holds at most {MAX_INSNS} instructions")
             }
-            LiveError::TooManyAnchors => write!(f, "a live set holds at most {MAX_ANCHORS} anchors"),
-            LiveError::TooManyTables => {
+            LiveErrorKind::TooManyAnchors => write!(f, "a live set holds at most {MAX_ANCHORS} anchors"),
+            LiveErrorKind::TooManyTables => {
                 write!(f, "a live set holds at most {} tables", super::MAX_TABLES)
             }
-            LiveError::NoSuchPass(p) => write!(f, "{p} does not exist (deleted?)"),
-            LiveError::NoSuchClause => write!(f, "no such clause (deleted?)"),
-            LiveError::NoSuchInstruction { pass, index } => {
+            LiveErrorKind::NoSuchPass(p) => write!(f, "{p} does not exist (deleted?)"),
+            LiveErrorKind::NoSuchClause => write!(f, "no such clause (deleted?)"),
+            LiveErrorKind::NoSuchInstruction { pass, index } => {
                 write!(f, "{pass} has no instruction {index}")
             }
-            LiveError::NoSuchWord { pass, index, word } => {
+            LiveErrorKind::NoSuchWord { pass, index, word } => {
                 write!(f, "{pass}, instruction {index}: no word {word} (0..=7)")
             }
-            LiveError::AlreadyPublished(p) => write!(f, "{p} is already published"),
-            LiveError::NoOperands { pass, index } => write!(
+            LiveErrorKind::AlreadyPublished(p) => write!(f, "{p} is already published"),
+            LiveErrorKind::NoOperands { pass, index } => write!(
                 f,
                 "{pass}, instruction {index}: only EQ, MEQ and EQ2 take SIMD operands"
             ),
-            LiveError::Full {
+            LiveErrorKind::Full {
                 pass,
                 index,
                 capacity,
@@ -148,19 +179,17 @@ impl fmt::Display for LiveError {
                 f,
                 "{pass}, instruction {index}: already holds {capacity} operands (duplicate the pass)"
             ),
-            LiveError::NoSuchParam { pass, index, value } => {
+            LiveErrorKind::NoSuchParam { pass, index, value } => {
                 write!(f, "{pass}, instruction {index}: no operand {value:#x}")
             }
-            LiveError::HasGroup(p) => write!(
+            LiveErrorKind::HasGroup(p) => write!(
                 f,
                 "{p} has GROUP instructions; its sub-passes belong to its clause, so add a clause instead"
             ),
-            LiveError::NoSuchTable(t) => write!(f, "no table {t}"),
+            LiveErrorKind::NoSuchTable(t) => write!(f, "no table {t}"),
         }
     }
 }
-
-impl std::error::Error for LiveError {}
 
 /// The writer's own copy of a pass: what the next published version is built from.
 #[derive(Clone)]
@@ -230,7 +259,7 @@ impl Writer {
         let s = id.slot as usize;
         match self.passes.get(s) {
             Some(Some(p)) if self.gens[s] == id.gen => Ok(p),
-            _ => Err(LiveError::NoSuchPass(id)),
+            _ => Err(LiveErrorKind::NoSuchPass(id).into()),
         }
     }
 
@@ -244,7 +273,7 @@ impl Writer {
     /// A free slot, preferring the first one after `after` so that a child follows
     /// its parent (depth-first order, which hierarchical execution relies on).
     fn free_slot(&mut self, after: Option<usize>) -> Result<usize, LiveError> {
-        self.with_reclaim(|w| w.find_free_slot(after), LiveError::TooManyPasses)
+        self.with_reclaim(|w| w.find_free_slot(after), LiveErrorKind::TooManyPasses)
     }
 
     fn find_free_slot(&self, after: Option<usize>) -> Option<usize> {
@@ -277,7 +306,7 @@ impl Writer {
     fn with_reclaim(
         &mut self,
         find: impl Fn(&Self) -> Option<usize>,
-        full: LiveError,
+        full: LiveErrorKind,
     ) -> Result<usize, LiveError> {
         self.reclaim();
         let mut start = None;
@@ -298,7 +327,7 @@ impl Writer {
             }
             self.reclaim();
         }
-        Err(full)
+        Err(full.into())
     }
 
     /// Takes back the slots whose dead passes no packet can see any more.
@@ -470,7 +499,7 @@ impl Writer {
             .iter()
             .any(|i| i.decode().opcode == Some(Opcode::Group))
         {
-            return Err(LiveError::HasGroup(parent));
+            return Err(LiveErrorKind::HasGroup(parent).into());
         }
         let (kind, insns, stamps) = (
             src.kind,
@@ -495,7 +524,7 @@ impl Writer {
     /// Makes a draft pass visible to the filtering threads, in one store.
     pub fn publish(&mut self, id: PassId) -> Result<(), LiveError> {
         if self.get(id)?.published {
-            return Err(LiveError::AlreadyPublished(id));
+            return Err(LiveErrorKind::AlreadyPublished(id).into());
         }
         let slot = id.slot as usize;
         if let Some(p) = self.passes[slot].as_mut() {
@@ -545,12 +574,12 @@ impl Writer {
                 p.stamps[index] = *stamp;
             } else if index == p.insns.len() {
                 if p.insns.len() >= MAX_INSNS {
-                    return Err(LiveError::TooManyInstructions(id));
+                    return Err(LiveErrorKind::TooManyInstructions(id).into());
                 }
                 p.insns.push(insn);
                 p.stamps.push(*stamp);
             } else {
-                return Err(LiveError::NoSuchInstruction { pass: id, index });
+                return Err(LiveErrorKind::NoSuchInstruction { pass: id, index }.into());
             }
             Ok(())
         })
@@ -560,7 +589,7 @@ impl Writer {
     pub fn del_inst(&mut self, id: PassId, index: usize) -> Result<(), LiveError> {
         self.edit(id, |p, _| {
             if index >= p.insns.len() {
-                return Err(LiveError::NoSuchInstruction { pass: id, index });
+                return Err(LiveErrorKind::NoSuchInstruction { pass: id, index }.into());
             }
             p.insns.remove(index);
             p.stamps.remove(index);
@@ -579,16 +608,17 @@ impl Writer {
     ) -> Result<(), LiveError> {
         self.edit(id, |p, stamp| {
             if word > 7 {
-                return Err(LiveError::NoSuchWord {
+                return Err(LiveErrorKind::NoSuchWord {
                     pass: id,
                     index,
                     word,
-                });
+                }
+                .into());
             }
             let insn = p
                 .insns
                 .get_mut(index)
-                .ok_or(LiveError::NoSuchInstruction { pass: id, index })?;
+                .ok_or(LiveErrorKind::NoSuchInstruction { pass: id, index })?;
             insn.0[word] = value;
             *stamp += 1;
             p.stamps[index] = *stamp;
@@ -604,20 +634,21 @@ impl Writer {
             .get(id)?
             .insns
             .get(index)
-            .ok_or(LiveError::NoSuchInstruction { pass: id, index })?;
+            .ok_or(LiveErrorKind::NoSuchInstruction { pass: id, index })?;
         let (first, size, n, cap) = insn
             .operand_slots()
-            .ok_or(LiveError::NoOperands { pass: id, index })?;
+            .ok_or(LiveErrorKind::NoOperands { pass: id, index })?;
         let v = value & size.max();
         if (0..n).any(|i| insn.operand(first, size, i) == v) {
             return Ok(());
         }
         if n >= cap {
-            return Err(LiveError::Full {
+            return Err(LiveErrorKind::Full {
                 pass: id,
                 index,
                 capacity: cap,
-            });
+            }
+            .into());
         }
         let new = insn
             .with_operand(first, size, n, v)
@@ -639,13 +670,13 @@ impl Writer {
             .get(id)?
             .insns
             .get(index)
-            .ok_or(LiveError::NoSuchInstruction { pass: id, index })?;
+            .ok_or(LiveErrorKind::NoSuchInstruction { pass: id, index })?;
         let (first, size, n, _) = insn
             .operand_slots()
-            .ok_or(LiveError::NoOperands { pass: id, index })?;
+            .ok_or(LiveErrorKind::NoOperands { pass: id, index })?;
         let at = (0..n)
             .find(|&i| insn.operand(first, size, i) == value)
-            .ok_or(LiveError::NoSuchParam {
+            .ok_or(LiveErrorKind::NoSuchParam {
                 pass: id,
                 index,
                 value,
@@ -689,7 +720,7 @@ impl Writer {
         }
         let idx = self.anchors.len();
         if idx >= MAX_ANCHORS || a.parent() as usize >= idx {
-            return Err(LiveError::TooManyAnchors);
+            return Err(LiveErrorKind::TooManyAnchors.into());
         }
         self.shared.anchors[idx].store(a.0, Ordering::Relaxed);
         // Release: a reader that sees the count (or any pass published later) sees
@@ -729,7 +760,7 @@ impl Writer {
     /// Copies `set`'s static key tables (`PassSet::tables`) into new live tables;
     /// entry `i` of the result is the live number of `set`'s table `i`. O(keys). A live
     /// set holds at most `MAX_TABLES` tables and never frees one, so a clause whose
-    /// tables do not fit is refused with [`LiveError::TooManyTables`]; tables created
+    /// tables do not fit is refused with [`LiveErrorKind::TooManyTables`]; tables created
     /// before that stay unnamed, like anchors.
     pub fn import_tables(&mut self, set: &PassSet) -> Result<Vec<u32>, LiveError> {
         let mut map = Vec::with_capacity(set.tables().len());
@@ -832,7 +863,7 @@ impl Writer {
 
     /// The passes of a clause, in order.
     pub fn clause_passes(&self, c: &ClauseId) -> Result<Vec<PassId>, LiveError> {
-        let slots = self.clauses.get(&c.0).ok_or(LiveError::NoSuchClause)?;
+        let slots = self.clauses.get(&c.0).ok_or(LiveErrorKind::NoSuchClause)?;
         Ok(slots.iter().map(|&s| self.id(s as usize)).collect())
     }
 
@@ -849,7 +880,7 @@ impl Writer {
     /// The first run of `n` free slots.
     fn free_run(&mut self, n: usize) -> Result<usize, LiveError> {
         if n == 0 {
-            return Err(LiveError::NoRoomForClause(0));
+            return Err(LiveErrorKind::NoRoomForClause(0).into());
         }
         self.with_reclaim(
             |w| {
@@ -862,7 +893,7 @@ impl Writer {
                 }
                 None
             },
-            LiveError::NoRoomForClause(n),
+            LiveErrorKind::NoRoomForClause(n),
         )
     }
 
@@ -870,7 +901,7 @@ impl Writer {
     /// past that). Returns its number.
     pub fn create_table(&mut self, capacity: usize) -> Result<u32, LiveError> {
         if self.tables >= super::MAX_TABLES {
-            return Err(LiveError::TooManyTables);
+            return Err(LiveErrorKind::TooManyTables.into());
         }
         let seed = std::collections::hash_map::RandomState::new()
             .build_hasher()
@@ -887,7 +918,7 @@ impl Writer {
     fn table(&self, t: u32) -> Result<usize, LiveError> {
         ((t as usize) < self.tables)
             .then_some(t as usize)
-            .ok_or(LiveError::NoSuchTable(t))
+            .ok_or(LiveErrorKind::NoSuchTable(t).into())
     }
 
     /// Adds a key (see [`super::set_key`]); false if it was there. O(1) amortised.

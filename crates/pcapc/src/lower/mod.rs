@@ -84,6 +84,36 @@ pub struct Target {
     pub meta: Option<Meta>,
 }
 
+impl Target {
+    /// A target for packets that start with `linktype`, as `pcap_open_dead` gives:
+    /// no capture file and no socket metadata.
+    pub fn new(linktype: LinkType) -> Target {
+        Target {
+            linktype,
+            savefile_swapped: None,
+            meta: None,
+        }
+    }
+
+    /// The same target, compiling for a capture file being read whose byte order is
+    /// `swapped` relative to this host (tcpdump `-r`).
+    pub fn savefile_swapped(self, swapped: bool) -> Target {
+        Target {
+            savefile_swapped: Some(swapped),
+            ..self
+        }
+    }
+
+    /// The same target, compiling for a live socket that says `meta` of every packet
+    /// the program will see.
+    pub fn meta(self, meta: Meta) -> Target {
+        Target {
+            meta: Some(meta),
+            ..self
+        }
+    }
+}
+
 /// What a live packet socket knows of a packet beside its bytes, where libpcap's
 /// kernel filter reads it from the kernel's ancillary data (`SKF_AD_PKTTYPE`,
 /// `SKF_AD_IFINDEX`). A capture compiles its filter once for each value it meets

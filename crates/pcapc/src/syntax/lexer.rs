@@ -478,7 +478,7 @@ fn next_token(text: &str, i: usize) -> (TokKind, usize) {
         Rule::Mac => TokKind::Eid(s.to_string()),
         Rule::Num => match stou(s) {
             Ok(n) => TokKind::Num(n),
-            Err(msg) => TokKind::Error(msg),
+            Err(e) => TokKind::Error(e.to_string()),
         },
         Rule::Hid => TokKind::Hid(s.to_string()),
         Rule::Hid6 => {
@@ -815,18 +815,54 @@ fn escaped_len(b: &[u8], i: usize) -> Option<usize> {
     (j > i + 1).then_some(j - i)
 }
 
+/// The base a numeral is written in, for [`NumberError`]'s message.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Radix {
+    Octal,
+    Decimal,
+    Hex,
+}
+
+/// Why a numeral is not a 32-bit number; `Display` gives libpcap's wording.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum NumberError {
+    /// A digit the numeral's base does not have.
+    BadDigit(Radix, String),
+    /// The value does not fit 32 bits.
+    Overflow(Radix, String),
+}
+
+impl std::fmt::Display for NumberError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = |r: &Radix, long: bool| match (r, long) {
+            (Radix::Octal, _) => "octal",
+            (Radix::Decimal, _) => "decimal",
+            (Radix::Hex, true) => "hexadecimal",
+            (Radix::Hex, false) => "hex",
+        };
+        match self {
+            NumberError::BadDigit(r, s) => {
+                write!(f, "number {s} contains non-{} digit", name(r, false))
+            }
+            NumberError::Overflow(r, s) => {
+                write!(f, "{} number {s} overflows 32 bits", name(r, true))
+            }
+        }
+    }
+}
+
 /// libpcap's `stou`: decimal, octal (leading `0`) or hex (`0x`), at most 32 bits. The
 /// digits are checked left to right, so `003777777777778` overflows before its `8` is seen.
-pub(crate) fn stou(s: &str) -> Result<u32, String> {
+pub(crate) fn stou(s: &str) -> Result<u32, NumberError> {
     let b = s.as_bytes();
     let mut n: u32 = 0;
+    let bad = |r| NumberError::BadDigit(r, s.to_string());
+    let over = |r| NumberError::Overflow(r, s.to_string());
     if b.len() > 2 && b[0] == b'0' && matches!(b[1], b'x' | b'X') {
         for &c in &b[2..] {
-            let d = (c as char)
-                .to_digit(16)
-                .ok_or_else(|| format!("number {s} contains non-hex digit"))?;
+            let d = (c as char).to_digit(16).ok_or_else(|| bad(Radix::Hex))?;
             if n > 0x0FFF_FFFF {
-                return Err(format!("hexadecimal number {s} overflows 32 bits"));
+                return Err(over(Radix::Hex));
             }
             n = (n << 4) | d;
         }
@@ -834,10 +870,10 @@ pub(crate) fn stou(s: &str) -> Result<u32, String> {
         for &c in &b[1..] {
             let d = match c {
                 b'0'..=b'7' => u32::from(c - b'0'),
-                _ => return Err(format!("number {s} contains non-octal digit")),
+                _ => return Err(bad(Radix::Octal)),
             };
             if n > 0o3777777777 {
-                return Err(format!("octal number {s} overflows 32 bits"));
+                return Err(over(Radix::Octal));
             }
             n = (n << 3) | d;
         }
@@ -845,11 +881,11 @@ pub(crate) fn stou(s: &str) -> Result<u32, String> {
         for &c in b {
             let d = (c as char)
                 .to_digit(10)
-                .ok_or_else(|| format!("number {s} contains non-decimal digit"))?;
+                .ok_or_else(|| bad(Radix::Decimal))?;
             n = n
                 .checked_mul(10)
                 .and_then(|m| m.checked_add(d))
-                .ok_or_else(|| format!("decimal number {s} overflows 32 bits"))?;
+                .ok_or_else(|| over(Radix::Decimal))?;
         }
     }
     Ok(n)
@@ -932,31 +968,40 @@ mod tests {
 
     #[test]
     fn number_errors() {
-        assert_eq!(stou("08"), Err("number 08 contains non-octal digit".into()));
         assert_eq!(
-            stou("0040000000000"),
+            stou("08").map_err(|e| e.to_string()),
+            Err("number 08 contains non-octal digit".into())
+        );
+        assert_eq!(
+            stou("0040000000000").map_err(|e| e.to_string()),
             Err("octal number 0040000000000 overflows 32 bits".into())
         );
         assert_eq!(
-            stou("003777777777778"),
+            stou("003777777777778").map_err(|e| e.to_string()),
             Err("octal number 003777777777778 overflows 32 bits".into())
         );
         assert_eq!(
-            stou("00377777777778"),
+            stou("00377777777778").map_err(|e| e.to_string()),
             Err("number 00377777777778 contains non-octal digit".into())
         );
         assert_eq!(
-            stou("4294967296"),
+            stou("4294967296").map_err(|e| e.to_string()),
             Err("decimal number 4294967296 overflows 32 bits".into())
         );
-        assert_eq!(stou("4294967295"), Ok(u32::MAX));
+        assert_eq!(stou("4294967295").map_err(|e| e.to_string()), Ok(u32::MAX));
         assert_eq!(
-            stou("0x100000000"),
+            stou("0x100000000").map_err(|e| e.to_string()),
             Err("hexadecimal number 0x100000000 overflows 32 bits".into())
         );
-        assert_eq!(stou("0X00000000FFFFFFFF"), Ok(u32::MAX));
-        assert_eq!(stou("037777777777"), Ok(u32::MAX));
-        assert_eq!(stou("0"), Ok(0));
+        assert_eq!(
+            stou("0X00000000FFFFFFFF").map_err(|e| e.to_string()),
+            Ok(u32::MAX)
+        );
+        assert_eq!(
+            stou("037777777777").map_err(|e| e.to_string()),
+            Ok(u32::MAX)
+        );
+        assert_eq!(stou("0").map_err(|e| e.to_string()), Ok(0));
     }
 
     #[test]
