@@ -234,11 +234,7 @@ mod tests {
 
     #[test]
     fn commands_edit_the_clauses_and_errors_say_what() {
-        let target = netsift_pcapc::Target {
-            linktype: LinkType::EN10MB,
-            savefile_swapped: None,
-            meta: None,
-        };
+        let target = netsift_pcapc::Target::new(LinkType::EN10MB);
         let (mut c, reader) = Clauses::new(target, netsift_session::events::ignore());
         let mut c = |line: &str| command(&mut c, line);
         assert_eq!(c("add udp port 53"), "ok 0\n");

@@ -46,20 +46,10 @@ fn main() -> ExitCode {
     }
 }
 
-/// A target with nothing but its link type: a dead handle's, as `tcpdump -d`
-/// compiles for.
-fn dead(linktype: netsift_wire::LinkType) -> Target {
-    Target {
-        linktype,
-        savefile_swapped: None,
-        meta: None,
-    }
-}
-
 /// `-d`: the passes of `expr` for link type `lt`, or with `--place` the program
 /// made from them for the kernel or the XDP hook.
 fn dump(args: &Args, expr: &str, lt: netsift_wire::LinkType) -> Result<String> {
-    let set = netsift_session::compile(expr, dead(lt))?;
+    let set = netsift_session::compile(expr, Target::new(lt))?;
     listing(args, &set, lt)
 }
 
@@ -88,7 +78,7 @@ fn follow_dump(args: &Args, expr: &str, lt: netsift_wire::LinkType) -> Result<St
     }
     let f = FileFilter::new(
         &FilterSpec::Follow(spec),
-        dead(lt),
+        Target::new(lt),
         netsift_session::events::ignore(),
     )?;
     Ok(f.follow_listing().unwrap_or_default())
@@ -202,11 +192,7 @@ fn run_reader<R: Read>(
         // on the machine that captured it; tcpdump says so too.
         eprintln!("Warning: interface names might be incorrect");
     }
-    let target = Target {
-        linktype,
-        savefile_swapped: Some(reader.is_big_endian()),
-        meta: None,
-    };
+    let target = Target::new(linktype).savefile_swapped(reader.is_big_endian());
     let events = stats::events(false, "");
     let filter = FileFilter::new(&config::filter(args, expr)?, target, events)?;
     if args.dump {

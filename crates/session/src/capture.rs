@@ -175,18 +175,11 @@ fn filter(
     socks: Vec<OwnedFd>,
     events: &Events,
 ) -> Result<(Mode, Option<Shared>), Error> {
-    let target = Target {
-        linktype: lt,
-        savefile_swapped: None,
-        meta: None,
-    };
+    let target = Target::new(lt);
     // `inbound`, `outbound` and `ifindex` test what the socket says of each
     // packet: a static filter is compiled once for received and once for sent
     // packets, on this interface (the same program twice unless it tests them).
-    let meta = |outgoing| Target {
-        meta: Some(Meta { outgoing, ifindex }),
-        ..target
-    };
+    let meta = |outgoing| target.meta(Meta { outgoing, ifindex });
     let at = (lt, cfg.snaplen);
     match &cfg.filter {
         FilterSpec::Static(expr) if expr.trim().is_empty() => Ok((Mode::Static(None), None)),

@@ -352,13 +352,11 @@ mod tests {
 
     #[test]
     fn a_clause_that_tests_the_direction_is_refused_on_an_interface() {
-        let t = |outgoing| Target {
-            linktype: LinkType::EN10MB,
-            savefile_swapped: None,
-            meta: Some(netsift_pcapc::Meta {
+        let t = |outgoing| {
+            Target::new(LinkType::EN10MB).meta(netsift_pcapc::Meta {
                 outgoing,
                 ifindex: 7,
-            }),
+            })
         };
         let (mut c, reader) =
             Clauses::on_interface((t(false), t(true)), None, crate::events::ignore());
@@ -384,14 +382,7 @@ mod tests {
 
     #[test]
     fn param_edits_the_values_of_one_clause() {
-        let (mut c, reader) = Clauses::new(
-            Target {
-                linktype: LinkType::EN10MB,
-                savefile_swapped: None,
-                meta: None,
-            },
-            crate::events::ignore(),
-        );
+        let (mut c, reader) = Clauses::new(Target::new(LinkType::EN10MB), crate::events::ignore());
         assert_eq!(c.add("udp port 53").unwrap(), 0);
         let mut s = netsift_engine::Scratch::new();
         let mut f = vec![0u8; 42];

@@ -90,14 +90,10 @@ impl XdpSource {
         };
         // Every frame at the hook was received on this interface: `inbound` and
         // `ifindex` are constants of the program.
-        let target = Target {
-            linktype: lt,
-            savefile_swapped: None,
-            meta: Some(Meta {
-                outgoing: false,
-                ifindex,
-            }),
-        };
+        let target = Target::new(lt).meta(Meta {
+            outgoing: false,
+            ifindex,
+        });
         let set = crate::filter::compile(expr, target)?;
         let size = cfg
             .buffer

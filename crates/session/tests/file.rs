@@ -20,11 +20,8 @@ fn run(
     limit: u64,
 ) -> (Packets, u64, Result<(), netsift_session::Error>) {
     let mut reader = netsift_pcapio::open(path).unwrap();
-    let target = netsift_pcapc::Target {
-        linktype: reader.linktype(),
-        savefile_swapped: Some(reader.is_big_endian()),
-        meta: None,
-    };
+    let target =
+        netsift_pcapc::Target::new(reader.linktype()).savefile_swapped(reader.is_big_endian());
     let f = FileFilter::new(spec, target, netsift_session::events::ignore()).unwrap();
     let mut got = Vec::new();
     let mut sink = Callback(|r: &Record<'_>| {
