@@ -356,6 +356,37 @@ impl Frame {
     }
 }
 
+/// The live tests' numbered frame, to build or change: UDP/IPv4 from [`MAC_B`],
+/// 10.0.0.2:12345 to [`MAC_A`], 10.0.0.1:1234 (identification 1, Don't
+/// Fragment), tagged with VLAN `vid` if given, whose payload is `seq` (big-endian,
+/// at byte 42 untagged) and then `pad` bytes 0, 1, 2, ...
+pub fn numbered(seq: u32, vid: Option<u16>, pad: usize) -> Frame {
+    let mut payload = seq.to_be_bytes().to_vec();
+    payload.extend((0..pad).map(|i| i as u8));
+    let mut f = Frame::default();
+    if let Some(v) = vid {
+        f = f.vlan(v);
+    }
+    f.ipv4([10, 0, 0, 2], [10, 0, 0, 1])
+        .with_ipv4(|ip| {
+            ip.ident = 1;
+            ip.dont_frag = true;
+        })
+        .udp(12345, 1234)
+        .payload(&payload)
+}
+
+/// [`numbered`], built.
+pub fn numbered_udp(seq: u32, vid: Option<u16>, pad: usize) -> Vec<u8> {
+    numbered(seq, vid, pad).build()
+}
+
+/// [`numbered_udp`] (untagged, 16 bytes of padding) from UDP source port
+/// `sport`: frames of different ports are different flows to a fanout hash.
+pub fn numbered_udp_from(seq: u32, sport: u16) -> Vec<u8> {
+    numbered(seq, None, 16).udp(sport, 1234).build()
+}
+
 /// An IPv4 packet of `r`'s header (its payload length set) and `payload`.
 fn ipv4_packet(r: &Ipv4Repr, payload: &[u8]) -> Vec<u8> {
     let r = Ipv4Repr {
