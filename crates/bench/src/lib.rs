@@ -8,7 +8,7 @@
 
 #![deny(unsafe_op_in_unsafe_fn)]
 
-pub mod gen;
+pub use netsift_gen as gen;
 
 pub use gen::ftp::{ftp_workload, Class, ConfigError, DataConn, FtpConfig, FtpStats, FtpWorkload};
 pub use gen::{write_pcap, GenPacket};

@@ -3,19 +3,12 @@
 //! last line is one JSON object with the documented fields, the live FTP
 //! experiment's missed packets per connection among them. No timing is asserted.
 
+use netsift_testkit::{require, Need};
 use std::process::Command;
 
 #[test]
 fn kernel_quick_json_reports_every_field() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "netsift-bench kernel needs root (CAP_BPF) under CI"
-        );
-        eprintln!("kernel_quick_json_reports_every_field: skipped: not root");
-        return;
-    }
+    require!(Need::Root);
     let out = Command::new(env!("CARGO_BIN_EXE_netsift-bench"))
         .args(["kernel", "--quick", "--json"])
         .output()

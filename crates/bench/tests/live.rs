@@ -7,36 +7,19 @@
 //! Without them the test is skipped with a message, unless `CI=true`, where a skip
 //! is a failure.
 
+use netsift_testkit::{require, Need};
 use std::path::Path;
 use std::process::Command;
-
-/// Whether the test can run here; prints why not, and fails under CI.
-fn can_run(exe: &Path) -> bool {
-    // SAFETY: geteuid has no preconditions.
-    let root = unsafe { libc::geteuid() } == 0;
-    let why = if !root {
-        "not root (needs CAP_NET_ADMIN)".to_string()
-    } else if !exe.with_file_name("netsift").exists() {
-        format!(
-            "no netsift binary beside {} (cargo build --release -p netsift)",
-            exe.display()
-        )
-    } else {
-        return true;
-    };
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("live benchmark test cannot run under CI: {why}");
-    }
-    eprintln!("live benchmark test skipped: {why}");
-    false
-}
 
 #[test]
 fn quick_json_reports_the_fields_and_no_edit_loses_or_leaks() {
     let exe = Path::new(env!("CARGO_BIN_EXE_netsift-bench"));
-    if !can_run(exe) {
-        return;
-    }
+    let netsift = exe.with_file_name("netsift");
+    let why = format!(
+        "no netsift binary beside {} (cargo build --release -p netsift)",
+        exe.display()
+    );
+    require!(Need::Netns, Need::That(&why, netsift.exists()));
     let t = std::time::Instant::now();
     let out = Command::new(exe)
         .args(["live", "--quick", "--json"])

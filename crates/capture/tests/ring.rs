@@ -1,10 +1,10 @@
 //! A known set of frames sent over a veth pair is captured exactly: every frame,
 //! once, byte for byte, VLAN tags the kernel stripped put back, in order.
 
-mod common;
-
-use common::{can_run, in_ns, send_frames, udp_frame, Pair};
 use netsift_capture::{Config, Direction, Ring};
+use netsift_testkit::frames::{numbered_udp, Frame};
+use netsift_testkit::netns::{self, in_ns, send_frames, Side, VethPair};
+use netsift_testkit::{require, Need};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -59,13 +59,11 @@ fn walked_thrice(b: &netsift_capture::Block<'_>) -> Vec<(Vec<u8>, u32)> {
 
 #[test]
 fn frames_over_a_veth_are_captured_exactly() {
-    if !can_run("frames_over_a_veth_are_captured_exactly") {
-        return;
-    }
-    let pair = Pair::new("ring");
+    require!(Need::Netns);
+    let pair = VethPair::new();
     let frames: Vec<Vec<u8>> = (0..3000u32)
         .map(|i| {
-            udp_frame(
+            numbered_udp(
                 i,
                 (i % 3 == 0).then_some(10 + (i % 7) as u16),
                 (i % 200) as usize,
@@ -81,10 +79,7 @@ fn frames_over_a_veth_are_captured_exactly() {
     let cap = capture(&pair.a, cfg, frames.len(), tx);
     rx.recv().unwrap();
     let to_send = frames.clone();
-    let dev = pair.veth_b.clone();
-    in_ns(&pair.b, move || send_frames(&dev, &to_send))
-        .join()
-        .unwrap();
+    pair.send(Side::B, &to_send);
     let (got, dropped) = cap.join().unwrap();
     assert_eq!(dropped, 0);
     assert_eq!(
@@ -102,12 +97,10 @@ fn frames_over_a_veth_are_captured_exactly() {
 
 #[test]
 fn snaplen_cuts_and_direction_selects() {
-    if !can_run("snaplen_cuts_and_direction_selects") {
-        return;
-    }
-    let pair = Pair::new("dir");
+    require!(Need::Netns);
+    let pair = VethPair::new();
     let frames: Vec<Vec<u8>> = (0..200u32)
-        .map(|i| udp_frame(i, (i % 2 == 0).then_some(5), 100))
+        .map(|i| numbered_udp(i, (i % 2 == 0).then_some(5), 100))
         .collect();
     // On the sending side, `-Q out` sees our frames and `-Q in` none of them.
     for (dir, want) in [(Direction::Out, frames.len()), (Direction::In, 0)] {
@@ -134,10 +127,7 @@ fn snaplen_cuts_and_direction_selects() {
         });
         rx.recv().unwrap();
         let to_send = frames.clone();
-        let dev = pair.veth_b.clone();
-        in_ns(&pair.b, move || send_frames(&dev, &to_send))
-            .join()
-            .unwrap();
+        pair.send(Side::B, &to_send);
         let got = cap.join().unwrap();
         assert_eq!(got.len(), want, "{dir:?}");
         for ((data, wire), sent) in got.iter().zip(&frames) {
@@ -149,12 +139,10 @@ fn snaplen_cuts_and_direction_selects() {
 
 #[test]
 fn any_gives_each_packet_a_linux_sll2_header() {
-    if !can_run("any_gives_each_packet_a_linux_sll2_header") {
-        return;
-    }
-    let pair = Pair::new("any");
+    require!(Need::Netns);
+    let pair = VethPair::new();
     let frames: Vec<Vec<u8>> = (0..300u32)
-        .map(|i| udp_frame(i, None, (i % 40) as usize))
+        .map(|i| numbered_udp(i, None, (i % 40) as usize))
         .collect();
     let (tx, rx) = mpsc::channel();
     let mut cfg = Config::new(netsift_capture::ANY);
@@ -187,10 +175,7 @@ fn any_gives_each_packet_a_linux_sll2_header() {
     });
     rx.recv().unwrap();
     let to_send = frames.clone();
-    let dev = pair.veth_b.clone();
-    in_ns(&pair.b, move || send_frames(&dev, &to_send))
-        .join()
-        .unwrap();
+    pair.send(Side::B, &to_send);
     let (got, va) = cap.join().unwrap();
     assert_eq!(got.len(), frames.len());
     for ((data, wire), sent) in got.iter().zip(&frames) {
@@ -207,11 +192,9 @@ fn any_gives_each_packet_a_linux_sll2_header() {
 
 #[test]
 fn host_pair_fanout_keeps_every_flow_of_two_hosts_in_one_ring() {
-    if !can_run("host_pair_fanout_keeps_every_flow_of_two_hosts_in_one_ring") {
-        return;
-    }
+    require!(Need::Netns);
     use netsift_capture::Fanout;
-    let pair = Pair::new("hpf");
+    let pair = VethPair::new();
     // 32 client addresses, each talking to the server over 8 source ports, in both
     // directions (sent from one side, so the MACs stay ours; the addresses are
     // what the hash reads).
@@ -219,15 +202,18 @@ fn host_pair_fanout_keeps_every_flow_of_two_hosts_in_one_ring() {
     for i in 0..512u32 {
         let client = [10, 1, 0, 1 + (i % 32) as u8];
         let server = [10, 0, 0, 9];
-        let mut f = udp_frame(i, None, 16);
-        f[34..36].copy_from_slice(&(1024 + (i / 32 % 8) as u16).to_be_bytes());
         let (src, dst) = if i % 2 == 0 {
             (client, server)
         } else {
             (server, client)
         };
-        f[26..30].copy_from_slice(&src);
-        f[30..34].copy_from_slice(&dst);
+        let mut payload = i.to_be_bytes().to_vec();
+        payload.extend(0..16u8);
+        let f = Frame::default()
+            .ipv4(src, dst)
+            .udp(1024 + (i / 32 % 8) as u16, 1234)
+            .payload(&payload)
+            .build();
         frames.push(f);
     }
     let want = frames.len();
@@ -260,10 +246,7 @@ fn host_pair_fanout_keeps_every_flow_of_two_hosts_in_one_ring() {
     });
     rx.recv().unwrap();
     let to_send = frames.clone();
-    let dev = pair.veth_b.clone();
-    in_ns(&pair.b, move || send_frames(&dev, &to_send))
-        .join()
-        .unwrap();
+    pair.send(Side::B, &to_send);
     let got = cap.join().unwrap();
     assert_eq!(got[0].len() + got[1].len(), want, "every frame, once");
     assert!(
@@ -284,17 +267,9 @@ fn host_pair_fanout_keeps_every_flow_of_two_hosts_in_one_ring() {
 
 #[test]
 fn a_ring_waits_while_its_interface_is_down_and_fails_once_it_is_gone() {
-    if !can_run("a_ring_waits_while_its_interface_is_down_and_fails_once_it_is_gone") {
-        return;
-    }
-    let pair = Pair::new("down");
-    let ip = |args: &[&str]| {
-        let st = std::process::Command::new("ip")
-            .args(args)
-            .status()
-            .unwrap();
-        assert!(st.success(), "ip {args:?}");
-    };
+    require!(Need::Netns);
+    let pair = VethPair::new();
+    let ip = |args: &[&str]| netns::ip(args).unwrap();
     let (tx, rx) = mpsc::channel();
     let (go_tx, go_rx) = mpsc::channel::<()>();
     let dev = pair.veth_a.clone();
@@ -341,7 +316,7 @@ fn a_ring_waits_while_its_interface_is_down_and_fails_once_it_is_gone() {
     go_tx.send(()).unwrap();
     rx.recv().unwrap();
     ip(&["-n", &pair.a, "link", "set", &pair.veth_a, "up"]);
-    let frames: Vec<Vec<u8>> = (0..20u32).map(|i| udp_frame(i, None, 10)).collect();
+    let frames: Vec<Vec<u8>> = (0..20u32).map(|i| numbered_udp(i, None, 10)).collect();
     let dev = pair.veth_b.clone();
     // The carrier comes back a moment after the link: send until the ring says
     // it has frames.

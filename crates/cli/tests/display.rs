@@ -13,7 +13,8 @@
 
 mod common;
 
-use common::{corpus, have_tcpdump, TZ};
+use common::{corpus, corpus_found, TZ};
+use netsift_testkit::{require, Need};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -327,23 +328,9 @@ fn synthetic(dir: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn display_flags_print_what_tcpdump_prints() {
-    let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    let Some(corpus) = corpus() else {
-        assert!(
-            !in_ci,
-            "corpus not found beside the repository: CI must use it"
-        );
-        println!("corpus not found; skipping the display-flag comparison");
-        return;
-    };
-    if !have_tcpdump() {
-        assert!(
-            !in_ci,
-            "tcpdump is not installed: CI must compare against it"
-        );
-        println!("tcpdump not found; skipping the display-flag comparison");
-        return;
-    }
+    let corpus = corpus();
+    require!(corpus_found(&corpus), Need::Command("tcpdump"));
+    let corpus = corpus.unwrap();
     let made = tempfile::tempdir().unwrap();
     let mut caps = synthetic(made.path());
     caps.extend(captures(&corpus));
@@ -393,14 +380,9 @@ fn display_flags_print_what_tcpdump_prints() {
 /// included.
 #[test]
 fn verbose_output_is_tcpdumps() {
-    let Some(corpus) = corpus() else {
-        eprintln!("verbose_output_is_tcpdumps: skipped: no corpus");
-        return;
-    };
-    if !have_tcpdump() {
-        eprintln!("verbose_output_is_tcpdumps: skipped: no tcpdump");
-        return;
-    }
+    let corpus = corpus();
+    require!(corpus_found(&corpus), Need::Command("tcpdump"));
+    let corpus = corpus.unwrap();
     let netsift = env!("CARGO_BIN_EXE_netsift");
     let mut compared = 0;
     for name in [

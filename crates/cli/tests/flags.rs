@@ -4,7 +4,9 @@
 
 mod common;
 
-use common::{corpus, have_tcpdump, run};
+use common::{corpus, corpus_found, run};
+use netsift_testkit::skip::has_command;
+use netsift_testkit::{require, Need};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -73,7 +75,7 @@ fn file_lists_read_every_file_in_turn() {
     let o = netsift(&["-V", empty.to_str().unwrap()]);
     assert!(!o.status.success());
     assert!(stderr(&o).contains("Nothing in"), "{}", stderr(&o));
-    if !have_tcpdump() {
+    if !has_command("tcpdump") {
         println!("tcpdump not found; -V checked on its own");
         return;
     }
@@ -104,7 +106,7 @@ fn count_prints_only_the_number_of_packets() {
             text.ends_with(" packets\n") || text == "1 packet\n",
             "{text}"
         );
-        if have_tcpdump() {
+        if has_command("tcpdump") {
             assert_eq!(text, stdout(&run("tcpdump", &["--count", "-r", s, expr])));
         }
     }
@@ -156,14 +158,9 @@ fn manual_and_completions_are_up_to_date() {
 /// the corpus has; an SLL2 file adds tcpdump's warning about interface names.
 #[test]
 fn the_reading_line_is_tcpdumps() {
-    let Some(dir) = corpus().map(|c| c.join("pcaps/tcpdump")) else {
-        println!("corpus not found; skipping");
-        return;
-    };
-    if !have_tcpdump() {
-        println!("tcpdump not found; skipping");
-        return;
-    }
+    let corpus = corpus();
+    require!(corpus_found(&corpus), Need::Command("tcpdump"));
+    let dir = corpus.unwrap().join("pcaps/tcpdump");
     let mut seen = std::collections::BTreeSet::new();
     let mut names: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap()

@@ -2,7 +2,8 @@
 //! and data packets of a generated FTP trace, checked against the generator's ground
 //! truth, with background traffic that must be left out.
 
-use netsift_bench::{ftp_workload, Class, FtpConfig};
+use netsift_gen::ftp::{ftp_workload, Class, FtpConfig};
+use netsift_gen::{write_pcap, GenPacket};
 use std::path::Path;
 use std::process::{Command, Output};
 
@@ -152,11 +153,11 @@ fn hostile_file(dir: &Path, name: &str) -> std::path::PathBuf {
         .into_iter()
         .find(|c| c.name == name)
         .expect("a case of that name");
-    let packets: Vec<netsift_bench::GenPacket> = case
+    let packets: Vec<GenPacket> = case
         .frames
         .iter()
         .enumerate()
-        .map(|(i, (f, _))| netsift_bench::GenPacket {
+        .map(|(i, (f, _))| GenPacket {
             // One microsecond apart, as the library test feeds them.
             ts_ns: 1_000 * (i as u64 + 1),
             orig_len: f.len() as u32,
@@ -164,7 +165,7 @@ fn hostile_file(dir: &Path, name: &str) -> std::path::PathBuf {
         })
         .collect();
     let input = dir.join("case.pcap");
-    netsift_bench::write_pcap(std::fs::File::create(&input).unwrap(), &packets, 262144).unwrap();
+    write_pcap(std::fs::File::create(&input).unwrap(), &packets, 262144).unwrap();
     input
 }
 

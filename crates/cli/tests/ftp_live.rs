@@ -7,12 +7,11 @@
 //! vsftpd and curl come from `scripts/setup.sh`. Without them, or without
 //! CAP_NET_ADMIN, the test is skipped with a message (a failure under `CI=true`).
 
-#[path = "../../capture/tests/common/mod.rs"]
-mod common;
-mod livecommon;
-
-use common::{can_run, in_ns, Pair};
-use livecommon::{packets, start, start_program, wait};
+use netsift_testkit::live::{interrupt, Live};
+use netsift_testkit::netns::{exec, in_ns, Side, VethPair};
+use netsift_testkit::pcap::packets;
+use netsift_testkit::skip::has_command;
+use netsift_testkit::{require, Need};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -28,20 +27,8 @@ const SERVER: &str = "10.77.0.2";
 /// The port of the other TCP traffic, which must not be captured.
 const NOISE_PORT: u16 = 9000;
 
-/// The FTP server binary, or why the test cannot run.
-fn vsftpd() -> Option<PathBuf> {
-    let path = PathBuf::from("/usr/sbin/vsftpd");
-    let curl = Command::new("curl").arg("--version").output().is_ok();
-    if path.exists() && curl {
-        return Some(path);
-    }
-    let why = "vsftpd or curl is not installed (scripts/setup.sh installs them)";
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("follow_ftp_with_vsftpd_and_curl: {why}");
-    }
-    eprintln!("follow_ftp_with_vsftpd_and_curl: skipped: {why}");
-    None
-}
+/// The FTP server binary (scripts/setup.sh installs it, and curl).
+const VSFTPD: &str = "/usr/sbin/vsftpd";
 
 /// A vsftpd serving `root` anonymously on the server's address; killed on drop.
 struct Server(Child);
@@ -76,9 +63,7 @@ impl Server {
             ),
         )
         .unwrap();
-        let child = Command::new("ip")
-            .args(["netns", "exec", ns])
-            .arg(bin)
+        let child = exec(ns, bin)
             .arg(&conf)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
@@ -97,8 +82,8 @@ impl Drop for Server {
 
 /// Runs `curl` in namespace `ns` with `args`, and returns the bytes it fetched.
 fn curl(ns: &str, args: &[&str]) -> Vec<u8> {
-    let out = Command::new("ip")
-        .args(["netns", "exec", ns, "curl", "-sS", "--max-time", "20"])
+    let out = exec(ns, "curl")
+        .args(["-sS", "--max-time", "20"])
         .args(args)
         .output()
         .expect("curl runs");
@@ -114,8 +99,8 @@ fn curl(ns: &str, args: &[&str]) -> Vec<u8> {
 /// server's own namespace, before any capture starts).
 fn wait_listening(ns: &str) {
     for _ in 0..100 {
-        let out = Command::new("ip")
-            .args(["netns", "exec", ns, "ss", "-ltnH", "sport", "= :21"])
+        let out = exec(ns, "ss")
+            .args(["-ltnH", "sport", "= :21"])
             .output()
             .expect("ss runs");
         if !out.stdout.is_empty() {
@@ -128,7 +113,7 @@ fn wait_listening(ns: &str) {
 
 /// Other traffic between the same two hosts until `stop`: a TCP stream to
 /// [`NOISE_PORT`] and UDP datagrams to a closed port (answered by ICMP).
-fn noise(pair: &Pair, stop: Arc<AtomicBool>) -> Vec<std::thread::JoinHandle<()>> {
+fn noise(pair: &VethPair, stop: Arc<AtomicBool>) -> Vec<std::thread::JoinHandle<()>> {
     let (ready_tx, ready_rx) = std::sync::mpsc::channel();
     let server = in_ns(&pair.b, move || {
         let l = std::net::TcpListener::bind((SERVER, NOISE_PORT)).unwrap();
@@ -170,37 +155,19 @@ fn syns(frames: &[(Vec<u8>, u32)]) -> Vec<(u16, u16)> {
 
 #[test]
 fn follow_ftp_with_vsftpd_and_curl() {
-    if !can_run("follow_ftp_with_vsftpd_and_curl") {
-        return;
-    }
-    let Some(bin) = vsftpd() else {
-        return;
-    };
+    let bin = PathBuf::from(VSFTPD);
+    require!(
+        Need::Netns,
+        Need::That(
+            "vsftpd and curl (scripts/setup.sh installs them)",
+            bin.exists() && has_command("curl")
+        )
+    );
     let dir = tempfile::tempdir().unwrap();
-    let pair = Pair::new("vsf");
-    for (ns, dev, addr) in [
-        (&pair.a, &pair.veth_a, CLIENT),
-        (&pair.b, &pair.veth_b, SERVER),
-    ] {
-        let st = Command::new("ip")
-            .args(["-n", ns, "addr", "add", &format!("{addr}/24"), "dev", dev])
-            .status()
-            .unwrap();
-        assert!(st.success());
-    }
-    let st = Command::new("ip")
-        .args([
-            "-n",
-            &pair.a,
-            "addr",
-            "add",
-            &format!("{CLIENT2}/24"),
-            "dev",
-            &pair.veth_a,
-        ])
-        .status()
-        .unwrap();
-    assert!(st.success());
+    let pair = VethPair::new();
+    pair.add_address(Side::A, &format!("{CLIENT}/24"));
+    pair.add_address(Side::A, &format!("{CLIENT2}/24"));
+    pair.add_address(Side::B, &format!("{SERVER}/24"));
     let _server = Server::start(&pair.b, &bin, dir.path());
     wait_listening(&pair.b);
 
@@ -210,60 +177,28 @@ fn follow_ftp_with_vsftpd_and_curl() {
     // The reference sees everything on the server's interface; netsift, on the
     // same interface, follows FTP with one worker and with two.
     let ring = ["-B", "16384", "--immediate-mode"];
-    let (mut tcpdump, _) = start_program(
-        &pair.b,
-        "tcpdump",
-        &[
-            &["-Z", "root", "-i", &pair.veth_b, "-U", "-w", &all][..],
-            &ring,
-        ]
-        .concat(),
-    );
-    let (mut single, _) = start(
-        &pair.b,
-        &[
-            &["-i", &pair.veth_b, "-w", &one, "--follow", "ftp"][..],
-            &ring,
-        ]
-        .concat(),
-    );
-    let (mut workers, _) = start(
-        &pair.b,
-        &[
-            &[
-                "-i",
-                &pair.veth_b,
-                "--workers",
-                "2",
-                "-w",
-                &two,
-                "--follow",
-                "ftp",
-            ][..],
-            &ring,
-        ]
-        .concat(),
-    );
-
+    let netsift = |args: &[&str], file: &str| {
+        Live::new(env!("CARGO_BIN_EXE_netsift"))
+            .in_ns(&pair.b)
+            .on(&pair.veth_b)
+            .args(args)
+            .write_to(Path::new(file))
+            .args(["--follow", "ftp"])
+            .args(ring)
+            .start()
+    };
+    let tcpdump = Live::tcpdump()
+        .in_ns(&pair.b)
+        .on(&pair.veth_b)
+        .arg("-U")
+        .write_to(Path::new(&all))
+        .args(ring)
+        .start();
+    let single = netsift(&[], &one);
+    let workers = netsift(&["--workers", "2"], &two);
     // And with the follower's first stage in the kernel, reading the
     // announcements there.
-    let (mut kernel, _) = start(
-        &pair.b,
-        &[
-            &[
-                "-i",
-                &pair.veth_b,
-                "--place",
-                "kernel",
-                "-w",
-                &kern,
-                "--follow",
-                "ftp",
-            ][..],
-            &ring,
-        ]
-        .concat(),
-    );
+    let kernel = netsift(&["--place", "kernel"], &kern);
 
     let stop = Arc::new(AtomicBool::new(false));
     let noise = noise(&pair, stop.clone());
@@ -295,18 +230,18 @@ fn follow_ftp_with_vsftpd_and_curl() {
     }
     // Let the last blocks reach the readers (1 ms block timeout), then stop all.
     std::thread::sleep(Duration::from_millis(300));
-    for c in [&mut tcpdump, &mut single, &mut workers, &mut kernel] {
-        // SAFETY: kill(2) on our own child's pid.
-        unsafe { libc::kill(c.id() as i32, libc::SIGINT) };
+    let runs = [
+        ("tcpdump", tcpdump),
+        ("netsift", single),
+        ("netsift --workers 2", workers),
+        ("netsift --place kernel", kernel),
+    ];
+    for (_, run) in &runs {
+        interrupt(run.pid());
     }
-    for (name, c) in [
-        ("tcpdump", &mut tcpdump),
-        ("netsift", &mut single),
-        ("netsift --workers 2", &mut workers),
-        ("netsift --place kernel", &mut kernel),
-    ] {
-        let st = wait(c, Duration::from_secs(10));
-        assert!(st.success(), "{name} exited {st}");
+    for (name, run) in runs {
+        let done = run.wait(Duration::from_secs(10));
+        assert!(done.status.success(), "{name} exited {}", done.status);
     }
 
     // What the follower should have written: the reference's TCP packets that are

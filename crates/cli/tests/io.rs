@@ -3,8 +3,8 @@
 //! a fault in the middle of the file, compared with the input itself and, where
 //! installed, with tcpdump.
 
-use netsift_bench::gen::trace::{trace, TraceConfig};
-use netsift_bench::gen::write_pcap;
+use netsift_gen::trace::{trace, TraceConfig};
+use netsift_gen::write_pcap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};

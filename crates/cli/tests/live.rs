@@ -2,26 +2,51 @@
 //! and removes. Frames sent from one side must come out of netsift on the other
 //! exactly as tcpdump's filter picks them from the same frames in a file.
 
-#[path = "../../capture/tests/common/mod.rs"]
-mod common;
-mod livecommon;
-
-use common::{can_run, in_ns, send_frames, udp_flow_frame, udp_frame, Pair};
-use livecommon::{packets, start, wait, write_pcap};
-use std::io::{BufRead, BufReader};
+use netsift_testkit::frames::{numbered, numbered_udp, numbered_udp_from};
+use netsift_testkit::live::{Finished, Live, Running};
+use netsift_testkit::netns::{exec, in_ns, send_frames, Side, VethPair};
+use netsift_testkit::pcap::{self, packets};
+use netsift_testkit::{require, Need};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
+
+/// `netsift` in `side`'s namespace of `pair`, capturing on its interface with
+/// `args` (the filter expression last).
+fn netsift(pair: &VethPair, side: Side, args: &[&str]) -> Live {
+    let (ns, dev) = pair.end(side);
+    Live::new(env!("CARGO_BIN_EXE_netsift"))
+        .in_ns(ns)
+        .on(dev)
+        .args(args)
+}
+
+/// What tcpdump's `expr` keeps of the frames in capture file `sent`.
+fn tcpdump_keeps(sent: &Path, expr: &str, dir: &Path) -> Vec<(Vec<u8>, u32)> {
+    let want_file = dir.join("want.pcap");
+    let st = Command::new("tcpdump")
+        .arg("-r")
+        .arg(sent)
+        .arg("-w")
+        .arg(&want_file)
+        .arg(expr)
+        .output()
+        .expect("tcpdump runs");
+    assert!(
+        st.status.success(),
+        "tcpdump {expr}: {}",
+        String::from_utf8_lossy(&st.stderr)
+    );
+    packets(&want_file)
+}
 
 #[test]
 fn live_capture_matches_tcpdump_on_the_same_frames() {
-    if !can_run("live_capture_matches_tcpdump_on_the_same_frames") {
-        return;
-    }
+    require!(Need::Netns, Need::Command("tcpdump"));
     let dir = tempfile::tempdir().unwrap();
     let frames: Vec<Vec<u8>> = (0..1000u32)
         .map(|i| {
-            udp_frame(
+            numbered_udp(
                 i,
                 [None, Some(12), Some(13)][i as usize % 3],
                 (i % 50) as usize,
@@ -29,86 +54,58 @@ fn live_capture_matches_tcpdump_on_the_same_frames() {
         })
         .collect();
     let sent = dir.path().join("sent.pcap");
-    write_pcap(&sent, &frames);
-    for expr in ["vlan 12 and udp", "vlan and udp[8:4] < 500", "not vlan"] {
-        let want_file = dir.path().join("want.pcap");
-        let st = Command::new("tcpdump")
-            .args(["-r"])
-            .arg(&sent)
-            .arg("-w")
-            .arg(&want_file)
-            .arg(expr)
-            .output()
-            .expect("tcpdump runs");
+    pcap::write(&sent, &frames);
+    // One netsift per expression, all capturing the one sending.
+    let pair = VethPair::new();
+    let runs: Vec<_> = ["vlan 12 and udp", "vlan and udp[8:4] < 500", "not vlan"]
+        .into_iter()
+        .enumerate()
+        .map(|(k, expr)| {
+            let want = tcpdump_keeps(&sent, expr, dir.path());
+            assert!(
+                !want.is_empty() && want.len() < frames.len(),
+                "{expr}: {} of {}",
+                want.len(),
+                frames.len()
+            );
+            let count = want.len().to_string();
+            let run = netsift(
+                &pair,
+                Side::A,
+                &["-B", "65536", "--immediate-mode", "-c", &count],
+            )
+            .write_to(&dir.path().join(format!("out{k}.pcap")))
+            .filter(expr)
+            .start();
+            (expr, want, run)
+        })
+        .collect();
+    pair.send(Side::B, &frames);
+    for (expr, want, run) in runs {
+        let done = run.wait(Duration::from_secs(10));
         assert!(
-            st.status.success(),
-            "tcpdump {expr}: {}",
-            String::from_utf8_lossy(&st.stderr)
+            done.status.success(),
+            "{expr}: netsift exited {}",
+            done.status
         );
-        let want = packets(&want_file);
-        assert!(
-            !want.is_empty() && want.len() < frames.len(),
-            "{expr}: {} of {}",
-            want.len(),
-            frames.len()
-        );
-        let pair = Pair::new("cli");
-        let out = dir.path().join("out.pcap");
-        let count = want.len().to_string();
-        let (mut child, _) = start(
-            &pair.a,
-            &[
-                "-i",
-                &pair.veth_a,
-                "-B",
-                "65536",
-                "--immediate-mode",
-                "-c",
-                &count,
-                "-w",
-                out.to_str().unwrap(),
-                expr,
-            ],
-        );
-        let to_send = frames.clone();
-        let dev = pair.veth_b.clone();
-        in_ns(&pair.b, move || send_frames(&dev, &to_send))
-            .join()
-            .unwrap();
-        let status = wait(&mut child, Duration::from_secs(10));
-        assert!(status.success(), "{expr}: netsift exited {status}");
-        assert_eq!(packets(&out), want, "{expr}");
+        assert_eq!(done.packets(), want, "{expr}");
     }
 }
 
 #[test]
 fn packet_buffered_records_reach_the_file_while_capturing() {
-    if !can_run("packet_buffered_records_reach_the_file_while_capturing") {
-        return;
-    }
+    require!(Need::Netns);
     let dir = tempfile::tempdir().unwrap();
-    let pair = Pair::new("pkb");
+    let pair = VethPair::new();
     let out = dir.path().join("out.pcap");
-    let (mut child, _) = start(
-        &pair.a,
-        &[
-            "-i",
-            &pair.veth_a,
-            "--immediate-mode",
-            "-U",
-            "-w",
-            out.to_str().unwrap(),
-            "udp",
-        ],
-    );
-    let frames: Vec<Vec<u8>> = (0..200u32).map(|i| udp_frame(i, None, 60)).collect();
+    let run = netsift(&pair, Side::A, &["--immediate-mode", "-U"])
+        .write_to(&out)
+        .filter("udp")
+        .start();
+    let frames: Vec<Vec<u8>> = (0..200u32).map(|i| numbered_udp(i, None, 60)).collect();
     // The file header, then a record header and the frame each.
     let want = 24 + frames.iter().map(|f| 16 + f.len() as u64).sum::<u64>();
-    let to_send = frames.clone();
-    let dev = pair.veth_b.clone();
-    in_ns(&pair.b, move || send_frames(&dev, &to_send))
-        .join()
-        .unwrap();
+    pair.send(Side::B, &frames);
     // -U: every record is in the file while netsift still runs, with no flush
     // at exit to bring it there.
     let end = std::time::Instant::now() + Duration::from_secs(10);
@@ -118,50 +115,32 @@ fn packet_buffered_records_reach_the_file_while_capturing() {
     }
     assert_eq!(size(), want);
     let got = packets(&out);
-    let status = wait(&mut child, Duration::ZERO);
-    assert!(status.success(), "netsift exited {status}");
-    let sent: Vec<_> = frames.iter().map(|f| (f.clone(), f.len() as u32)).collect();
-    assert_eq!(got, sent);
+    let done = run.stop();
+    assert!(done.status.success(), "netsift exited {}", done.status);
+    assert_eq!(got, pcap::as_sent(&frames));
 }
 
 #[test]
 fn sigint_leaves_a_whole_file_and_the_statistics() {
-    if !can_run("sigint_leaves_a_whole_file_and_the_statistics") {
-        return;
-    }
+    require!(Need::Netns, Need::Command("tcpdump"));
     let dir = tempfile::tempdir().unwrap();
-    let pair = Pair::new("int");
+    let pair = VethPair::new();
     let out = dir.path().join("out.pcap");
-    let mut child = Command::new("ip")
-        .args(["netns", "exec", &pair.a, env!("CARGO_BIN_EXE_netsift")])
-        .args([
-            "-i",
-            &pair.veth_a,
-            "-B",
-            "65536",
-            "-w",
-            out.to_str().unwrap(),
-            "udp",
-        ])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
-    assert!(first.starts_with("listening on"), "{first}");
-    let frames: Vec<Vec<u8>> = (0..500u32).map(|i| udp_frame(i, None, 1200)).collect();
-    let dev = pair.veth_b.clone();
-    in_ns(&pair.b, move || send_frames(&dev, &frames))
-        .join()
-        .unwrap();
+    let run = netsift(&pair, Side::A, &["-B", "65536"])
+        .write_to(&out)
+        .filter("udp")
+        .start();
+    assert!(
+        run.said().len() == 1 && run.said()[0].starts_with("listening on"),
+        "{:?}",
+        run.said()
+    );
+    let frames: Vec<Vec<u8>> = (0..500u32).map(|i| numbered_udp(i, None, 1200)).collect();
+    pair.send(Side::B, &frames);
     std::thread::sleep(Duration::from_millis(300));
-    // SAFETY: kill(2) on our own child's pid.
-    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
-    let status = child.wait().unwrap();
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
-    assert!(status.success(), "exit {status}: {rest}");
+    let done = run.stop();
+    let rest = &done.stderr;
+    assert!(done.status.success(), "exit {}: {rest}", done.status);
     assert!(rest.contains("500 packets captured"), "{rest}");
     assert!(rest.contains("packets received by filter"), "{rest}");
     assert!(rest.contains("0 packets dropped by kernel"), "{rest}");
@@ -182,10 +161,8 @@ fn sigint_leaves_a_whole_file_and_the_statistics() {
 
 #[test]
 fn follow_ftp_on_a_live_interface() {
-    use netsift_bench::{ftp_workload, Class, FtpConfig};
-    if !can_run("follow_ftp_on_a_live_interface") {
-        return;
-    }
+    use netsift_gen::ftp::{ftp_workload, Class, FtpConfig};
+    require!(Need::Netns);
     let cfg = FtpConfig {
         servers: 4,
         transfers: 6,
@@ -209,19 +186,18 @@ fn follow_ftp_on_a_live_interface() {
     );
     // With the filter in the kernel, the data connections' first packets follow
     // their announcements at the sender's full speed: only the kernel's own
-    // reading of the announcements lets them through in time.
-    for place in ["user", "kernel"] {
-        let dir = tempfile::tempdir().unwrap();
-        let out = dir.path().join("out.pcap");
-        let pair = Pair::new("ftp");
-        let count = want.len().to_string();
-        let (mut child, _) = start(
-            &pair.a,
-            // A ring large enough for the whole burst: this test is about following,
-            // not about keeping up with a sender that never paces itself.
-            &[
-                "-i",
-                &pair.veth_a,
+    // reading of the announcements lets them through in time. Both placements
+    // capture the one sending.
+    let dir = tempfile::tempdir().unwrap();
+    let pair = VethPair::new();
+    let count = want.len().to_string();
+    let runs: Vec<(&str, Running)> = ["user", "kernel"]
+        .into_iter()
+        .map(|place| {
+            // A ring large enough for the whole burst: this test is about
+            // following, not about keeping up with a sender that never paces
+            // itself.
+            let args = [
                 "-B",
                 "65536",
                 "--immediate-mode",
@@ -229,20 +205,23 @@ fn follow_ftp_on_a_live_interface() {
                 place,
                 "-c",
                 &count,
-                "-w",
-                out.to_str().unwrap(),
-                "--follow",
-                "ftp",
-            ],
+            ];
+            let run = netsift(&pair, Side::A, &args)
+                .write_to(&dir.path().join(format!("{place}.pcap")))
+                .args(["--follow", "ftp"])
+                .start();
+            (place, run)
+        })
+        .collect();
+    pair.send(Side::B, &frames);
+    for (place, run) in runs {
+        let done = run.wait(Duration::from_secs(10));
+        assert!(
+            done.status.success(),
+            "{place}: netsift exited {}",
+            done.status
         );
-        let dev = pair.veth_b.clone();
-        let f = frames.clone();
-        in_ns(&pair.b, move || send_frames(&dev, &f))
-            .join()
-            .unwrap();
-        let status = wait(&mut child, Duration::from_secs(10));
-        assert!(status.success(), "{place}: netsift exited {status}");
-        let got: Vec<Vec<u8>> = packets(&out).into_iter().map(|(d, _)| d).collect();
+        let got: Vec<Vec<u8>> = done.packets().into_iter().map(|(d, _)| d).collect();
         assert_eq!(
             got.len(),
             want.len(),
@@ -257,63 +236,49 @@ fn follow_ftp_on_a_live_interface() {
 
 #[test]
 fn two_workers_capture_every_packet_once_in_time_order() {
-    if !can_run("two_workers_capture_every_packet_once_in_time_order") {
-        return;
-    }
+    require!(Need::Netns);
     let dir = tempfile::tempdir().unwrap();
-    let pair = Pair::new("wrk");
+    let pair = VethPair::new();
     let out = dir.path().join("out.pcap");
     let frames: Vec<Vec<u8>> = (0..4000u32)
-        .map(|i| udp_flow_frame(i, 10_000 + (i % 16) as u16))
+        .map(|i| numbered_udp_from(i, 10_000 + (i % 16) as u16))
         .collect();
     let count = frames.len().to_string();
-    let mut child = Command::new("ip")
-        .args(["netns", "exec", &pair.a, env!("CARGO_BIN_EXE_netsift")])
-        .args([
-            "-i",
-            &pair.veth_a,
-            "-B",
-            "65536",
-            "--workers",
-            "2",
-            "--immediate-mode",
-            "-c",
-            &count,
-        ])
-        .args(["-w", out.to_str().unwrap(), "udp"])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut first = String::new();
-    err.read_line(&mut first).unwrap();
+    let args = [
+        "-B",
+        "65536",
+        "--workers",
+        "2",
+        "--immediate-mode",
+        "-c",
+        &count,
+    ];
+    let run = netsift(&pair, Side::A, &args)
+        .write_to(&out)
+        .filter("udp")
+        .start();
+    let first = &run.said()[0];
     assert!(
         first.starts_with("listening on") && first.contains("2 workers"),
         "{first}"
     );
-    let to_send = frames.clone();
-    let dev = pair.veth_b.clone();
-    in_ns(&pair.b, move || send_frames(&dev, &to_send))
-        .join()
-        .unwrap();
-    let status = wait(&mut child, Duration::from_secs(10));
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
-    assert!(status.success(), "exit {status}: {rest}");
+    pair.send(Side::B, &frames);
+    let done = run.wait(Duration::from_secs(10));
+    let rest = &done.stderr;
+    assert!(done.status.success(), "exit {}: {rest}", done.status);
     // Every frame once (the UDP payload's sequence number says which).
-    let got = packets(&out);
+    let got = done.records();
     let mut seqs: Vec<u32> = got
         .iter()
-        .map(|(d, _)| u32::from_be_bytes(d[42..46].try_into().unwrap()))
+        .map(|r| u32::from_be_bytes(r.data[42..46].try_into().unwrap()))
         .collect();
     assert_eq!(got.len(), frames.len(), "{rest}");
     // In time-stamp order.
-    let mut r = netsift_pcapio::open(&out).unwrap();
-    let mut last = (0u64, 0u32);
-    while let Some(p) = r.next_packet().unwrap() {
-        assert!((p.ts_sec, p.ts_nsec) >= last, "out of time order");
-        last = (p.ts_sec, p.ts_nsec);
-    }
+    assert!(
+        got.windows(2)
+            .all(|w| (w[0].ts_sec, w[0].ts_nsec) <= (w[1].ts_sec, w[1].ts_nsec)),
+        "out of time order"
+    );
     seqs.sort_unstable();
     assert!(
         seqs.iter().copied().eq(0..frames.len() as u32),
@@ -335,66 +300,44 @@ fn two_workers_capture_every_packet_once_in_time_order() {
 
 #[test]
 fn any_writes_what_tcpdump_i_any_writes() {
-    if !can_run("any_writes_what_tcpdump_i_any_writes") {
-        return;
-    }
+    require!(Need::Netns, Need::Command("tcpdump"));
     let dir = tempfile::tempdir().unwrap();
-    let pair = Pair::new("anyp");
+    let pair = VethPair::new();
     let frames: Vec<Vec<u8>> = (0..400u32)
-        .map(|i| udp_frame(i, None, (i % 30) as usize))
+        .map(|i| numbered_udp(i, None, (i % 30) as usize))
         .collect();
     let n = frames.len().to_string();
     let ours = dir.path().join("netsift.pcap");
     let theirs = dir.path().join("tcpdump.pcap");
-    let (mut netsift, _) = start(
-        &pair.a,
-        &[
-            "-i",
-            "any",
-            "-s",
-            "2048",
-            "-B",
-            "65536",
-            "--immediate-mode",
-            "-c",
-            &n,
-            "-w",
-            ours.to_str().unwrap(),
-            "udp",
-        ],
-    );
-    // tcpdump as root (-Z root) so that it may write into the test's directory. Both
-    // with a 2 KiB snap length: in immediate mode libpcap's ring has one slot per
-    // snap length, and at the default 256 KiB a 64 MiB buffer holds only 256 packets
-    // of the unpaced burst.
-    let mut tcpdump = Command::new("ip")
-        .args([
-            "netns", "exec", &pair.a, "tcpdump", "-Z", "root", "-i", "any", "-s", "2048", "-B",
-            "65536",
-        ])
-        .args([
-            "--immediate-mode",
-            "-c",
-            &n,
-            "-w",
-            theirs.to_str().unwrap(),
-            "udp",
-        ])
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("tcpdump starts");
-    let mut err = BufReader::new(tcpdump.stderr.take().unwrap());
-    let mut line = String::new();
-    while err.read_line(&mut line).unwrap() > 0 && !line.contains("listening on") {
-        line.clear();
-    }
-    assert!(line.contains("listening on"), "tcpdump: {line}");
-    let dev = pair.veth_b.clone();
-    in_ns(&pair.b, move || send_frames(&dev, &frames))
-        .join()
-        .unwrap();
-    assert!(wait(&mut netsift, Duration::from_secs(10)).success());
-    assert!(wait(&mut tcpdump, Duration::from_secs(10)).success());
+    // Both with a 2 KiB snap length: in immediate mode libpcap's ring has one slot
+    // per snap length, and at the default 256 KiB a 64 MiB buffer holds only 256
+    // packets of the unpaced burst.
+    let args = [
+        "-i",
+        "any",
+        "-s",
+        "2048",
+        "-B",
+        "65536",
+        "--immediate-mode",
+        "-c",
+        &n,
+    ];
+    let netsift = Live::new(env!("CARGO_BIN_EXE_netsift"))
+        .in_ns(&pair.a)
+        .args(args)
+        .write_to(&ours)
+        .filter("udp")
+        .start();
+    let tcpdump = Live::tcpdump()
+        .in_ns(&pair.a)
+        .args(args)
+        .write_to(&theirs)
+        .filter("udp")
+        .start();
+    pair.send(Side::B, &frames);
+    assert!(netsift.wait(Duration::from_secs(10)).status.success());
+    assert!(tcpdump.wait(Duration::from_secs(10)).status.success());
     let (a, b) = (packets(&ours), packets(&theirs));
     assert_eq!(a.len(), 400);
     let first_diff = a.iter().zip(&b).position(|(x, y)| x != y);
@@ -414,7 +357,7 @@ fn any_writes_what_tcpdump_i_any_writes() {
 
 /// Sends one command on the control socket and returns the reply's status line.
 fn control(sock: &mut std::os::unix::net::UnixStream, cmd: &str) -> String {
-    use std::io::Write;
+    use std::io::{BufRead, BufReader, Write};
     writeln!(sock, "{cmd}").unwrap();
     let mut r = BufReader::new(sock.try_clone().unwrap());
     let mut line = String::new();
@@ -434,7 +377,7 @@ fn control(sock: &mut std::os::unix::net::UnixStream, cmd: &str) -> String {
 /// source ports 1, 9 and 2 in turn, each frame carrying its sequence number;
 /// the thread returns how many it sent.
 fn three_flows(
-    pair: &Pair,
+    pair: &VethPair,
 ) -> (
     std::sync::Arc<std::sync::atomic::AtomicBool>,
     std::thread::JoinHandle<u32>,
@@ -448,7 +391,7 @@ fn three_flows(
             let burst: Vec<Vec<u8>> = (0..30)
                 .map(|_| {
                     seq += 1;
-                    udp_flow_frame(seq, [1, 9, 2][seq as usize % 3])
+                    numbered_udp_from(seq, [1, 9, 2][seq as usize % 3])
                 })
                 .collect();
             send_frames(&dev, &burst);
@@ -461,9 +404,7 @@ fn three_flows(
 
 #[test]
 fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
-    if !can_run("control_edits_reach_the_running_capture_with_nothing_lost_or_leaked") {
-        return;
-    }
+    require!(Need::Netns);
     use std::sync::atomic::Ordering;
     // In user space, and with the clauses in the kernel too (each edit swaps the
     // kernel's program: widened before user space on an add, narrowed after it on
@@ -475,7 +416,7 @@ fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
         (Some("2"), "kernel"),
     ] {
         let dir = tempfile::tempdir().unwrap();
-        let pair = Pair::new("ctl");
+        let pair = VethPair::new();
         let out = dir.path().join("out.pcap");
         let sock = dir.path().join("ctl.sock");
         let mut args = vec![
@@ -495,7 +436,11 @@ fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
             args.extend(["--workers", n]);
         }
         args.push("udp port 1");
-        let (mut child, said) = start(&pair.a, &args);
+        let run = Live::new(env!("CARGO_BIN_EXE_netsift"))
+            .in_ns(&pair.a)
+            .args(&args)
+            .start();
+        let said = run.said().to_vec();
         assert_eq!(
             said.iter().any(|l| l.contains("filtering in the kernel")),
             place == "kernel",
@@ -520,7 +465,7 @@ fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
         let sent = sender.join().unwrap();
         std::thread::sleep(Duration::from_millis(200));
         drop(ctl);
-        let status = wait(&mut child, Duration::from_millis(10));
+        let status = run.wait(Duration::from_millis(10)).status;
         assert!(
             status.success(),
             "{workers:?} {place}: netsift exited {status}"
@@ -572,37 +517,28 @@ fn control_edits_reach_the_running_capture_with_nothing_lost_or_leaked() {
 
 /// Sends half of `received` from vb's peer, then `sent` from vb itself, then the
 /// other half of `received`.
-fn send_both_ways(pair: &Pair, received: &[Vec<u8>], sent: Vec<Vec<u8>>) {
+fn send_both_ways(pair: &VethPair, received: &[Vec<u8>], sent: Vec<Vec<u8>>) {
     let (first, second) = received.split_at(received.len() / 2);
-    for (ns, dev, frames) in [
-        (&pair.a, &pair.veth_a, first.to_vec()),
-        (&pair.b, &pair.veth_b, sent),
-        (&pair.a, &pair.veth_a, second.to_vec()),
-    ] {
-        let dev = dev.clone();
-        in_ns(ns, move || send_frames(&dev, &frames))
-            .join()
-            .unwrap();
-    }
+    pair.send(Side::A, first);
+    pair.send(Side::B, &sent);
+    pair.send(Side::A, second);
 }
 
 #[test]
 fn direction_picks_sent_or_received_packets() {
-    if !can_run("direction_picks_sent_or_received_packets") {
-        return;
-    }
+    require!(Need::Netns);
     let dir = tempfile::tempdir().unwrap();
-    let pair = Pair::new("qdir");
+    let pair = VethPair::new();
     // On vb: 150 frames sent from vb (source port 1), 100 received from va (port 2).
-    let out_frames: Vec<Vec<u8>> = (0..150u32).map(|i| udp_flow_frame(i, 1)).collect();
-    let in_frames: Vec<Vec<u8>> = (0..100u32).map(|i| udp_flow_frame(i, 2)).collect();
+    let out_frames: Vec<Vec<u8>> = (0..150u32).map(|i| numbered_udp_from(i, 1)).collect();
+    let in_frames: Vec<Vec<u8>> = (0..100u32).map(|i| numbered_udp_from(i, 2)).collect();
     let mut runs = Vec::new();
     for (q, n) in [("out", out_frames.len()), ("in", in_frames.len())] {
         let out = dir.path().join(format!("{q}.pcap"));
         let count = n.to_string();
-        let (child, _) = start(
-            &pair.b,
-            &[
+        let child = Live::new(env!("CARGO_BIN_EXE_netsift"))
+            .in_ns(&pair.b)
+            .args([
                 "-i",
                 &pair.veth_b,
                 "-Q",
@@ -613,14 +549,14 @@ fn direction_picks_sent_or_received_packets() {
                 "-w",
                 out.to_str().unwrap(),
                 "udp",
-            ],
-        );
+            ])
+            .start();
         runs.push((q, n, out, child));
     }
     // Received, sent, received: a run that ignored -Q would take the wrong first.
     send_both_ways(&pair, &in_frames, out_frames);
-    for (q, n, out, mut child) in runs {
-        let status = wait(&mut child, Duration::from_secs(10));
+    for (q, n, out, child) in runs {
+        let status = child.wait(Duration::from_secs(10)).status;
         assert!(status.success(), "-Q {q}: netsift exited {status}");
         let got = packets(&out);
         assert_eq!(got.len(), n, "-Q {q}");
@@ -643,20 +579,13 @@ fn direction_picks_sent_or_received_packets() {
 /// fail, so it drops its first second of such packets.)
 #[test]
 fn direction_primitives_test_what_the_socket_says() {
-    if !can_run("direction_primitives_test_what_the_socket_says") {
-        return;
-    }
+    require!(Need::Netns);
     let dir = tempfile::tempdir().unwrap();
-    let pair = Pair::new("qprim");
-    let index = Command::new("ip")
-        .args(["netns", "exec", &pair.b, "cat"])
-        .arg(format!("/sys/class/net/{}/ifindex", pair.veth_b))
-        .output()
-        .unwrap();
-    let index = String::from_utf8(index.stdout).unwrap().trim().to_string();
+    let pair = VethPair::new();
+    let index = pair.ifindex(Side::B).to_string();
     // On vb: 150 frames sent from vb (source port 1), 100 received from va (port 2).
-    let out_frames: Vec<Vec<u8>> = (0..150u32).map(|i| udp_flow_frame(i, 1)).collect();
-    let in_frames: Vec<Vec<u8>> = (0..100u32).map(|i| udp_flow_frame(i, 2)).collect();
+    let out_frames: Vec<Vec<u8>> = (0..150u32).map(|i| numbered_udp_from(i, 1)).collect();
+    let in_frames: Vec<Vec<u8>> = (0..100u32).map(|i| numbered_udp_from(i, 2)).collect();
     let cases: Vec<(Vec<String>, String, &[u16])> = vec![
         (vec![], "inbound".into(), &[2]),
         (vec![], "udp and outbound".into(), &[1]),
@@ -699,13 +628,17 @@ fn direction_primitives_test_what_the_socket_says() {
         let mut args: Vec<&str> = vec!["-i", &pair.veth_b, "--immediate-mode"];
         args.extend(extra.iter().map(String::as_str));
         args.extend(["-w", out.to_str().unwrap(), expr.as_str()]);
-        let (child, said) = start(&pair.b, &args);
-        runs.push((expr, ports, n, out, child, said));
+        let run = Live::new(env!("CARGO_BIN_EXE_netsift"))
+            .in_ns(&pair.b)
+            .args(args)
+            .start();
+        let said = run.said().to_vec();
+        runs.push((expr, ports, n, out, run, said));
     }
     send_both_ways(&pair, &in_frames, out_frames);
     std::thread::sleep(Duration::from_millis(300));
-    for (expr, ports, n, out, mut child, said) in runs {
-        let status = wait(&mut child, Duration::from_millis(10));
+    for (expr, ports, n, out, run, said) in runs {
+        let status = run.wait(Duration::from_millis(10)).status;
         assert!(
             status.success(),
             "{expr}: netsift exited {status}: {said:?}"
@@ -730,8 +663,7 @@ fn direction_primitives_test_what_the_socket_says() {
         );
     }
     // The follower compiles its base filter as for a dead handle: refused.
-    let out = Command::new("ip")
-        .args(["netns", "exec", &pair.b, env!("CARGO_BIN_EXE_netsift")])
+    let out = exec(&pair.b, env!("CARGO_BIN_EXE_netsift"))
         .args(["-i", &pair.veth_b, "--follow", "ftp", "-c", "1"])
         .arg(format!("tcp and ifindex {index}"))
         .output()
@@ -739,8 +671,7 @@ fn direction_primitives_test_what_the_socket_says() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("--follow"), "{err}");
     // One field tested both ways: libpcap's optimiser rejects it, and so does netsift.
-    let out = Command::new("ip")
-        .args(["netns", "exec", &pair.b, env!("CARGO_BIN_EXE_netsift")])
+    let out = exec(&pair.b, env!("CARGO_BIN_EXE_netsift"))
         .args(["-i", &pair.veth_b, "-c", "1", "inbound and outbound"])
         .output()
         .unwrap();
@@ -756,69 +687,63 @@ fn direction_primitives_test_what_the_socket_says() {
 fn placement_frames(n: u32) -> Vec<Vec<u8>> {
     (0..n)
         .map(|i| {
-            let tagged = i % 3 == 0;
-            let mut f = udp_frame(i, tagged.then_some(12), (i % 40) as usize);
-            let at = if tagged { 38 } else { 34 };
-            f[at..at + 2].copy_from_slice(&((i % 5) as u16).to_be_bytes());
-            f
+            numbered(i, (i % 3 == 0).then_some(12), (i % 40) as usize)
+                .udp((i % 5) as u16, 1234)
+                .build()
         })
         .collect()
 }
 
-/// One placement run: `netsift -i` with `args` and `expr` on a fresh veth pair,
-/// the frames sent from the other end. It must write exactly what tcpdump's
-/// filter keeps of them. Returns what netsift said up to "listening on", what it
-/// said after, and how many frames tcpdump kept.
-fn placed_run(
+/// Placement runs: `netsift -i` with `args` and each of `exprs` on one veth
+/// pair, the frames sent from the other end (once for all the runs when
+/// `together`, once for each when a run takes the interface for itself, as an
+/// XDP program does). Each must write exactly what tcpdump's filter keeps of the
+/// frames. Returns, for each expression, the finished run and how many frames
+/// tcpdump kept.
+fn placed_runs(
     dir: &Path,
     args: &[&str],
     frames: &[Vec<u8>],
-    expr: &str,
-) -> (String, String, usize) {
+    exprs: &[&str],
+    together: bool,
+) -> Vec<(Finished, usize)> {
     let sent = dir.join("sent.pcap");
-    write_pcap(&sent, frames);
-    let want_file = dir.join("want.pcap");
-    let st = Command::new("tcpdump")
-        .arg("-r")
-        .arg(&sent)
-        .arg("-w")
-        .arg(&want_file)
-        .arg(expr)
-        .output()
-        .unwrap();
-    assert!(st.status.success());
-    let want = packets(&want_file);
-    let pair = Pair::new("plc");
-    let out = dir.join("out.pcap");
-    let mut child = Command::new("ip")
-        .args(["netns", "exec", &pair.a, env!("CARGO_BIN_EXE_netsift")])
-        .args(["-i", &pair.veth_a])
-        .args(args)
-        .args(["-w", out.to_str().unwrap(), expr])
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut err = BufReader::new(child.stderr.take().unwrap());
-    let mut said = String::new();
-    let mut line = String::new();
-    while err.read_line(&mut line).unwrap() > 0 {
-        said.push_str(&line);
-        if line.contains("listening on") {
-            break;
+    pcap::write(&sent, frames);
+    let pair = VethPair::new();
+    let start = |k: usize, expr: &str| {
+        netsift(&pair, Side::A, args)
+            .write_to(&dir.join(format!("out{k}.pcap")))
+            .filter(expr)
+            .start()
+    };
+    let finish = |run: Running| {
+        std::thread::sleep(Duration::from_millis(300));
+        run.wait(Duration::from_millis(1))
+    };
+    let done: Vec<Finished> = if together {
+        let runs: Vec<Running> = exprs.iter().enumerate().map(|(k, e)| start(k, e)).collect();
+        pair.send(Side::B, frames);
+        runs.into_iter().map(finish).collect()
+    } else {
+        let mut done = Vec::new();
+        for (k, e) in exprs.iter().enumerate() {
+            let run = start(k, e);
+            pair.send(Side::B, frames);
+            done.push(finish(run));
         }
-        line.clear();
-    }
-    let (to_send, dev) = (frames.to_vec(), pair.veth_b.clone());
-    in_ns(&pair.b, move || send_frames(&dev, &to_send))
-        .join()
-        .unwrap();
-    std::thread::sleep(Duration::from_millis(300));
-    let status = wait(&mut child, Duration::from_millis(1));
-    let mut rest = String::new();
-    std::io::Read::read_to_string(&mut err, &mut rest).unwrap();
-    assert!(status.success(), "{expr:?}: {said}{rest}");
-    assert_eq!(packets(&out), want, "{expr:?}: {said}{rest}");
-    (said, rest, want.len())
+        done
+    };
+    exprs
+        .iter()
+        .zip(done)
+        .map(|(expr, done)| {
+            let want = tcpdump_keeps(&sent, expr, dir);
+            let said = done.said.join("\n");
+            assert!(done.status.success(), "{expr:?}: {said}\n{}", done.stderr);
+            assert_eq!(done.packets(), want, "{expr:?}: {said}\n{}", done.stderr);
+            (done, want.len())
+        })
+        .collect()
 }
 
 /// tcpdump's "N packets received by filter".
@@ -831,26 +756,29 @@ fn received_by_filter(expr: &str, rest: &str) -> usize {
 
 #[test]
 fn kernel_placement_drops_early_and_writes_what_user_space_writes() {
-    if !can_run("kernel_placement_drops_early_and_writes_what_user_space_writes") {
-        return;
-    }
+    require!(Need::Netns);
     let dir = tempfile::tempdir().unwrap();
     // The kernel takes a tag out before a socket filter runs, and the program
     // reads it from beside the packet.
     let frames = placement_frames(900);
     // Filters the kernel's program decides whole: ports (compares at the IPv4
     // payload anchor), the tag, and a payload word read through the tag.
-    for expr in [
+    let exprs = [
         "udp src port 2 and not vlan",
         "vlan 12 and udp src port 3",
         "vlan and udp[8:2] < 300",
-    ] {
-        let args = ["-B", "65536", "--immediate-mode", "--place", "kernel"];
-        let (said, rest, written) = placed_run(dir.path(), &args, &frames, expr);
+    ];
+    let args = ["-B", "65536", "--immediate-mode", "--place", "kernel"];
+    for (expr, (done, written)) in
+        exprs
+            .iter()
+            .zip(placed_runs(dir.path(), &args, &frames, &exprs, true))
+    {
+        let (said, rest) = (done.said.join("\n"), &done.stderr);
         assert!(said.contains("decides every frame"), "{expr}: {said}");
         // Only what the kernel accepted reached the ring: exactly what is written,
         // tagged frames too (user space did not filter them again).
-        let received = received_by_filter(expr, &rest);
+        let received = received_by_filter(expr, rest);
         assert!(
             written == received && received < frames.len(),
             "{expr}: {written} written, {received} of {} reached the ring: {rest}",
@@ -870,25 +798,26 @@ fn kernel_placement_drops_early_and_writes_what_user_space_writes() {
 /// frame.
 #[test]
 fn xdp_level_captures_what_the_filter_accepts() {
-    if !can_run("xdp_level_captures_what_the_filter_accepts") {
-        return;
-    }
+    require!(Need::Netns);
     let dir = tempfile::tempdir().unwrap();
     let frames = placement_frames(600);
     // Not an empty filter: the stack of a new interface may send frames of its own.
-    for expr in [
+    let exprs = [
         "udp src port 2 and not vlan",
         "vlan 12 and udp src port 3",
         "udp or (vlan and udp)",
-    ] {
-        let (said, rest, written) = placed_run(dir.path(), &["--place", "xdp"], &frames, expr);
+    ];
+    // One XDP program an interface: the runs take turns.
+    let runs = placed_runs(dir.path(), &["--place", "xdp"], &frames, &exprs, false);
+    for (expr, (done, written)) in exprs.iter().zip(runs) {
+        let (said, rest) = (done.said.join("\n"), &done.stderr);
         assert!(
             said.contains("capturing at the XDP hook"),
             "{expr:?}: {said}"
         );
         // The program saw at least every frame sent (the stack may add its own,
         // such as IPv6 router solicitations, which the filters reject).
-        let seen = received_by_filter(expr, &rest);
+        let seen = received_by_filter(expr, rest);
         assert!(seen >= frames.len(), "{expr:?}: {seen} seen: {rest}");
         eprintln!("{expr:?}: {written} written, {seen} frames seen");
     }
@@ -901,13 +830,11 @@ fn xdp_level_captures_what_the_filter_accepts() {
 /// never added.
 #[test]
 fn control_param_adds_and_removes_a_value_in_place() {
-    if !can_run("control_param_adds_and_removes_a_value_in_place") {
-        return;
-    }
+    require!(Need::Netns);
     use std::sync::atomic::Ordering;
     for place in ["user", "kernel"] {
         let dir = tempfile::tempdir().unwrap();
-        let pair = Pair::new("prm");
+        let pair = VethPair::new();
         let out = dir.path().join("out.pcap");
         let sock = dir.path().join("ctl.sock");
         let args = [
@@ -924,7 +851,10 @@ fn control_param_adds_and_removes_a_value_in_place() {
             place,
             "udp port 1",
         ];
-        let (mut child, _) = start(&pair.a, &args);
+        let run = Live::new(env!("CARGO_BIN_EXE_netsift"))
+            .in_ns(&pair.a)
+            .args(args)
+            .start();
         let mut ctl = std::os::unix::net::UnixStream::connect(&sock).expect("control socket");
         let (stop, sender) = three_flows(&pair);
         let pause = || std::thread::sleep(Duration::from_millis(150));
@@ -951,7 +881,7 @@ fn control_param_adds_and_removes_a_value_in_place() {
         let sent = sender.join().unwrap();
         std::thread::sleep(Duration::from_millis(200));
         drop(ctl);
-        let status = wait(&mut child, Duration::from_millis(10));
+        let status = run.wait(Duration::from_millis(10)).status;
         assert!(status.success(), "{place}: netsift exited {status}");
         let mut by_port: [Vec<u32>; 2] = Default::default();
         for (f, _) in packets(&out) {

@@ -5,7 +5,8 @@
 
 mod common;
 
-use common::{have_tcpdump, run};
+use common::run;
+use netsift_testkit::skip::has_command;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -64,7 +65,7 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 fn compare(input: &Path, template: &str, args: &[&str]) -> BTreeMap<String, Vec<u8>> {
     let base = tempfile::tempdir().unwrap();
     let mut out = Vec::new();
-    let progs: &[&str] = if have_tcpdump() {
+    let progs: &[&str] = if has_command("tcpdump") {
         &[env!("CARGO_BIN_EXE_netsift"), "tcpdump"]
     } else {
         &[env!("CARGO_BIN_EXE_netsift")]

@@ -6,7 +6,8 @@
 
 mod common;
 
-use common::{corpus, have_tcpdump};
+use common::corpus;
+use netsift_testkit::{require, Need};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -89,14 +90,7 @@ fn cases(corpus: &Path) -> Vec<Case> {
 #[test]
 fn writes_what_tcpdump_writes() {
     let in_ci = std::env::var("CI").is_ok_and(|v| v == "true");
-    if !have_tcpdump() {
-        assert!(
-            !in_ci,
-            "tcpdump is not installed: CI must compare against it"
-        );
-        println!("tcpdump not found; skipping the CLI-vs-tcpdump comparison");
-        return;
-    }
+    require!(Need::Command("tcpdump"));
     let cases = match corpus() {
         Some(c) => cases(&c),
         None => {

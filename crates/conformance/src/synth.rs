@@ -14,6 +14,14 @@
 //! matters).
 
 use netsift_oracle::OwnedPacket;
+use netsift_wire::arp::{ArpOperation, ArpPacket};
+use netsift_wire::ethernet::{EtherType, EthernetAddress, EthernetFrame};
+use netsift_wire::ip::IpProtocol;
+use netsift_wire::ipv4::Ipv4Packet;
+use netsift_wire::ipv6::Ipv6Packet;
+use netsift_wire::tcp::TcpPacket;
+use netsift_wire::udp::UdpPacket;
+use netsift_wire::vlan::VlanTag;
 use netsift_wire::LinkType;
 
 /// A small, fast, seedable PRNG (xorshift64*), seeded through splitmix64.
@@ -237,6 +245,30 @@ fn put32(v: &mut Vec<u8>, x: u32) {
 
 pub use netsift_wire::checksum::internet as checksum;
 
+/// An Ethernet frame through wire's setters: addresses, each tag's TPID (in the
+/// type field before it) and TCI, the final type/length field, the body.
+fn ethernet_frame(
+    dst: [u8; 6],
+    src: [u8; 6],
+    tags: &[(u16, u16)],
+    type_or_len: u16,
+    body: &[u8],
+) -> Vec<u8> {
+    let mut v = vec![0u8; 14 + 4 * tags.len()];
+    let mut f = EthernetFrame::new_unchecked(&mut v[..]);
+    f.set_dst_addr(EthernetAddress(dst));
+    f.set_src_addr(EthernetAddress(src));
+    f.set_type_or_length(tags.first().map_or(type_or_len, |t| t.0));
+    for (i, (_, tci)) in tags.iter().enumerate() {
+        let next = tags.get(i + 1).map_or(type_or_len, |t| t.0);
+        let mut tag = VlanTag::new_unchecked(&mut v[14 + 4 * i..]);
+        tag.set_tci(*tci);
+        tag.set_ethertype(EtherType(next));
+    }
+    v.extend_from_slice(body);
+    v
+}
+
 pub const ETH_IPV4: u16 = 0x0800;
 pub const ETH_ARP: u16 = 0x0806;
 pub const ETH_RARP: u16 = 0x8035;
@@ -330,11 +362,8 @@ impl Gen {
 
     /// A TCP segment (header with options, then payload).
     pub fn tcp(&mut self) -> Vec<u8> {
-        let mut v = Vec::new();
-        put16(&mut v, self.port());
-        put16(&mut v, self.port());
-        put32(&mut v, self.rng.next_u32());
-        put32(&mut v, self.rng.next_u32());
+        let (sport, dport) = (self.port(), self.port());
+        let (seq, ack) = (self.rng.next_u32(), self.rng.next_u32());
         let mut opts = Vec::new();
         if self.rng.chance(40) {
             opts.extend_from_slice(&[2, 4, 0x05, 0xb4]); // MSS 1460
@@ -359,24 +388,31 @@ impl Gen {
         } else {
             (5 + opts.len() / 4) as u8
         };
-        v.push(doff << 4);
-        v.push(if self.rng.chance(90) {
+        let flags = if self.rng.chance(90) {
             *self.rng.pick(pool::TCP_FLAGS)
         } else {
             self.rng.u8()
-        });
-        put16(&mut v, self.rng.u16());
-        put16(&mut v, 0);
-        put16(
-            &mut v,
-            if self.rng.chance(10) {
-                self.rng.u16()
-            } else {
-                0
-            },
-        );
-        v.extend_from_slice(&opts);
+        };
+        let window = self.rng.u16();
+        let urgent = if self.rng.chance(10) {
+            self.rng.u16()
+        } else {
+            0
+        };
         let p = self.payload(1200);
+        // The header through wire's setters (checksum left 0); the data offset may
+        // be bogus, so the options and payload go in by position.
+        let mut v = vec![0u8; 20];
+        let mut t = TcpPacket::new_unchecked(&mut v[..]);
+        t.set_src_port(sport);
+        t.set_dst_port(dport);
+        t.set_seq_number(seq);
+        t.set_ack_number(ack);
+        t.set_header_len(usize::from(doff) * 4);
+        t.set_flags(flags);
+        t.set_window_len(window);
+        t.set_urgent_at(urgent);
+        v.extend_from_slice(&opts);
         v.extend_from_slice(&p);
         v
     }
@@ -402,16 +438,17 @@ impl Gen {
         } else {
             self.payload(1200)
         };
-        let mut v = Vec::new();
-        put16(&mut v, sport);
-        put16(&mut v, dport);
         let len = if self.rng.chance(5) {
             self.rng.u16()
         } else {
             (8 + body.len()) as u16
         };
-        put16(&mut v, len);
-        put16(&mut v, 0);
+        // The length may be bogus: the body goes in by position, checksum 0.
+        let mut v = vec![0u8; 8];
+        let mut u = UdpPacket::new_unchecked(&mut v[..]);
+        u.set_src_port(sport);
+        u.set_dst_port(dport);
+        u.set_len(len);
         v.extend_from_slice(&body);
         v
     }
@@ -683,30 +720,36 @@ impl Gen {
         };
         let src = self.ipv4_addr();
         let dst = self.ipv4_addr();
-        let mut v = Vec::with_capacity(20 + opts.len() + body.len());
-        let ver_ihl = if self.rng.chance(3) {
-            (self.rng.u8() & 0xf0) | ihl // a bogus version now and then
+        let version = if self.rng.chance(3) {
+            self.rng.u8() >> 4 // a bogus version now and then
         } else {
-            0x40 | ihl
+            4
         };
-        v.push(ver_ihl);
-        v.push(self.rng.u8() & 0xfc);
+        let tos = self.rng.u8() & 0xfc;
         let total = if self.rng.chance(4) {
             self.rng.u16()
         } else {
             (20 + opts.len() + body.len()).min(65535) as u16
         };
-        put16(&mut v, total);
-        put16(&mut v, self.rng.u16());
-        put16(&mut v, flags_frag);
-        v.push(*self.rng.pick(&[1u8, 2, 64, 128, 255]));
-        v.push(proto);
-        put16(&mut v, 0);
-        v.extend_from_slice(&src);
-        v.extend_from_slice(&dst);
-        v.extend_from_slice(&opts);
-        let c = checksum(&v);
-        v[10..12].copy_from_slice(&c.to_be_bytes());
+        let ident = self.rng.u16();
+        let ttl = *self.rng.pick(&[1u8, 2, 64, 128, 255]);
+        let mut v = vec![0u8; 20 + opts.len()];
+        let mut ip = Ipv4Packet::new_unchecked(&mut v[..]);
+        ip.set_version(version);
+        ip.set_header_len(usize::from(ihl) * 4);
+        ip.set_tos(tos);
+        ip.set_total_len(total);
+        ip.set_ident(ident);
+        ip.set_reserved_flag(flags_frag & 0x8000 != 0);
+        ip.set_dont_frag(flags_frag & 0x4000 != 0);
+        ip.set_more_frags(flags_frag & 0x2000 != 0);
+        ip.set_frag_offset(u32::from(flags_frag & 0x1fff) * 8);
+        ip.set_ttl(ttl);
+        ip.set_protocol(IpProtocol(proto));
+        ip.set_src_addr(src.into());
+        ip.set_dst_addr(dst.into());
+        ip.options_mut().copy_from_slice(&opts);
+        ip.fill_checksum();
         v.extend_from_slice(&body);
         v
     }
@@ -782,26 +825,32 @@ impl Gen {
             self.transport(upper, true)
         };
         let first_next = exts.first().copied().unwrap_or(upper);
-        let mut v = Vec::with_capacity(40 + hdrs.len() + body.len());
-        let ver = if self.rng.chance(3) {
-            self.rng.u8() & 0xf0
+        let version = if self.rng.chance(3) {
+            self.rng.u8() >> 4
         } else {
-            0x60
+            6
         };
-        v.push(ver | (self.rng.u8() & 0x0f));
-        v.extend_from_slice(&self.rng.bytes(3));
+        // The traffic class and flow label: 4 + 24 random bits.
+        let tc_high = self.rng.u8() & 0x0f;
+        let rest = self.rng.bytes(3);
         let plen = if self.rng.chance(4) {
             self.rng.u16()
         } else {
             (hdrs.len() + body.len()).min(65535) as u16
         };
-        put16(&mut v, plen);
-        v.push(first_next);
-        v.push(*self.rng.pick(&[1u8, 64, 255]));
+        let hops = *self.rng.pick(&[1u8, 64, 255]);
         let src = self.ipv6_addr();
         let dst = self.ipv6_addr();
-        v.extend_from_slice(&src);
-        v.extend_from_slice(&dst);
+        let mut v = vec![0u8; 40];
+        let mut ip = Ipv6Packet::new_unchecked(&mut v[..]);
+        ip.set_version(version);
+        ip.set_traffic_class(tc_high << 4 | rest[0] >> 4);
+        ip.set_flow_label(u32::from_be_bytes([0, rest[0] & 0x0f, rest[1], rest[2]]));
+        ip.set_payload_len(plen);
+        ip.set_next_header(IpProtocol(first_next));
+        ip.set_hop_limit(hops);
+        ip.set_src_addr(src.into());
+        ip.set_dst_addr(dst.into());
         v.extend_from_slice(&hdrs);
         v.extend_from_slice(&body);
         v
@@ -809,33 +858,39 @@ impl Gen {
 
     /// An ARP or RARP packet (Ethernet/IPv4 mostly; odd hardware and sizes sometimes).
     pub fn arp(&mut self) -> Vec<u8> {
-        let mut v = Vec::new();
         let odd = self.rng.chance(10);
-        put16(&mut v, if odd { *self.rng.pick(&[6u16, 0]) } else { 1 });
-        put16(
-            &mut v,
-            if odd && self.rng.chance(50) {
-                ETH_IPV6
-            } else {
-                ETH_IPV4
-            },
-        );
+        let htype = if odd { *self.rng.pick(&[6u16, 0]) } else { 1 };
+        let ptype = if odd && self.rng.chance(50) {
+            ETH_IPV6
+        } else {
+            ETH_IPV4
+        };
         let (hln, pln) = if odd && self.rng.chance(50) {
             (8u8, 16u8)
         } else {
             (6, 4)
         };
-        v.push(hln);
-        v.push(pln);
-        put16(&mut v, *self.rng.pick(&[1u16, 2, 3, 4, 8, 9]));
+        let oper = *self.rng.pick(&[1u16, 2, 3, 4, 8, 9]);
+        // Each address as long as its length field says, zero-padded.
+        let mut addrs = Vec::new();
         for _ in 0..2 {
-            let m = self.mac();
-            v.extend_from_slice(&m[..]);
-            v.resize(v.len() + hln as usize - 6, 0);
-            let a = self.ipv4_addr();
-            v.extend_from_slice(&a);
-            v.resize(v.len() + pln as usize - 4, 0);
+            let mut m = self.mac().to_vec();
+            m.resize(hln.into(), 0);
+            let mut a = self.ipv4_addr().to_vec();
+            a.resize(pln.into(), 0);
+            addrs.push((m, a));
         }
+        let mut v = vec![0u8; 8 + 2 * usize::from(hln + pln)];
+        let mut p = ArpPacket::new_unchecked(&mut v[..]);
+        p.set_hardware_type(htype);
+        p.set_protocol_type(EtherType(ptype));
+        p.set_hardware_len(hln);
+        p.set_protocol_len(pln);
+        p.set_operation(ArpOperation(oper));
+        p.set_source_hardware_addr(&addrs[0].0);
+        p.set_source_protocol_addr(&addrs[0].1);
+        p.set_target_hardware_addr(&addrs[1].0);
+        p.set_target_protocol_addr(&addrs[1].1);
         v
     }
 
@@ -990,10 +1045,12 @@ impl Gen {
         v
     }
 
-    /// The rest of an Ethernet frame after the addresses: VLAN tags, then MPLS,
-    /// PPPoE, an 802.3 length with LLC, or an EtherType and a network payload.
-    fn ethernet_body(&mut self, v: &mut Vec<u8>) {
+    /// What follows an Ethernet frame's addresses: VLAN tags (TPID and TCI each),
+    /// then the type/length field and its body (MPLS, PPPoE, an 802.3 length with
+    /// LLC, or an EtherType and a network payload).
+    fn ethernet_body(&mut self) -> (Vec<(u16, u16)>, u16, Vec<u8>) {
         let ntags = self.rng.weighted(&[70, 20, 8, 2]);
+        let mut tags = Vec::new();
         for i in 0..ntags {
             let tpid = if i + 1 < ntags && self.rng.chance(50) {
                 *self.rng.pick(&[ETH_QINQ, ETH_QINQ_OLD])
@@ -1002,37 +1059,24 @@ impl Gen {
             } else {
                 *self.rng.pick(&[ETH_QINQ, ETH_QINQ_OLD])
             };
-            put16(v, tpid);
             let tci = self.vlan_tci();
-            put16(v, tci);
+            tags.push((tpid, tci));
         }
-        match self.rng.weighted(&[72, 9, 7, 2, 10]) {
+        let (type_or_len, body) = match self.rng.weighted(&[72, 9, 7, 2, 10]) {
             0 => {
                 let l3 = self.l3();
-                put16(v, l3.ethertype);
-                v.extend_from_slice(&l3.bytes);
+                (l3.ethertype, l3.bytes)
             }
             1 => {
-                put16(
-                    v,
-                    if self.rng.chance(85) {
-                        ETH_MPLS
-                    } else {
-                        ETH_MPLS_MC
-                    },
-                );
-                let m = self.mpls();
-                v.extend_from_slice(&m);
+                let t = if self.rng.chance(85) {
+                    ETH_MPLS
+                } else {
+                    ETH_MPLS_MC
+                };
+                (t, self.mpls())
             }
-            2 => {
-                put16(v, ETH_PPPOES);
-                let p = self.pppoe_session();
-                v.extend_from_slice(&p);
-            }
-            3 => {
-                put16(v, ETH_PPPOED);
-                v.extend_from_slice(&[0x11, 0x09, 0, 0, 0, 4, 1, 1, 0, 0]);
-            }
+            2 => (ETH_PPPOES, self.pppoe_session()),
+            3 => (ETH_PPPOED, vec![0x11, 0x09, 0, 0, 0, 4, 1, 1, 0, 0]),
             _ => {
                 let llc = self.llc();
                 let len = if self.rng.chance(90) {
@@ -1040,24 +1084,22 @@ impl Gen {
                 } else {
                     self.rng.range(0, 1500) as u16
                 };
-                put16(v, len);
-                v.extend_from_slice(&llc);
+                (len, llc)
             }
-        }
+        };
+        (tags, type_or_len, body)
     }
 
     /// A random Ethernet frame (also used inside VXLAN, Geneve and GRE).
     pub fn ethernet_random(&mut self) -> Vec<u8> {
-        let mut v = Vec::new();
         let dst = self.mac();
         let src = if self.rng.chance(95) {
             *self.rng.pick(pool::MAC_UNICAST)
         } else {
             self.mac()
         };
-        v.extend_from_slice(&dst);
-        v.extend_from_slice(&src);
-        self.ethernet_body(&mut v);
+        let (tags, type_or_len, body) = self.ethernet_body();
+        let mut v = ethernet_frame(dst, src, &tags, type_or_len, &body);
         if v.len() < 60 && self.rng.chance(50) {
             v.resize(60, 0);
         }

@@ -16,13 +16,12 @@
 //! Needs root (CAP_BPF): skipped with a message without it, a failure under
 //! `CI=true`.
 
-use netsift_conformance::{
-    builtin_expressions, generated_capture_data, in_ci, load_corpus_captures,
-};
+use netsift_conformance::{builtin_expressions, generated_capture_data, load_corpus_captures};
 use netsift_engine::Compiled;
 use netsift_kernel::codegen::{generate, Env, ACCEPT, UNSURE};
 use netsift_kernel::sys::{ProgKind, Program};
 use netsift_pcapc::Target;
+use netsift_testkit::{require, skip, Mismatches, Need};
 use netsift_wire::LinkType;
 
 /// The largest frame `BPF_PROG_TEST_RUN` takes for an skb program, with margin.
@@ -40,15 +39,15 @@ fn load(
     set: &netsift_isa::PassSet,
     env: Env,
     kind: ProgKind,
-    failures: &mut Vec<String>,
+    failures: &mut Mismatches<String>,
 ) -> Option<(netsift_kernel::codegen::Generated, Program)> {
     let g = generate(set, env)
-        .map_err(|e| failures.push(format!("{expr:?}: {e}")))
+        .map_err(|e| failures.record(format!("{expr:?}: {e}")))
         .ok()?;
     match Program::load(kind, "netsift", &g.insns) {
         Ok(p) => Some((g, p)),
         Err(e) => {
-            failures.push(format!("{expr:?}: {} instructions: {e}", g.insns.len()));
+            failures.record(format!("{expr:?}: {} instructions: {e}", g.insns.len()));
             None
         }
     }
@@ -141,14 +140,9 @@ fn lists(packets: &[Vec<u8>]) -> Vec<String> {
 /// The whole EN10MB corpus packets and the expressions to try (built-in and the
 /// corpus's accept list); `None` (with a message) where the kernel tests cannot
 /// run, which under CI is a failure.
-fn corpus(test: &str) -> Option<(Vec<Vec<u8>>, Vec<String>)> {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        assert!(
-            !in_ci(),
-            "{test}: the kernel tests need root (CAP_BPF) under CI"
-        );
-        eprintln!("{test}: skipped: not root");
+#[track_caller]
+fn corpus() -> Option<(Vec<Vec<u8>>, Vec<String>)> {
+    if !skip::all_met(&[Need::Root]) {
         return None;
     }
     let lt = LinkType::EN10MB;
@@ -171,8 +165,7 @@ fn corpus(test: &str) -> Option<(Vec<Vec<u8>>, Vec<String>)> {
 
 #[test]
 fn kernel_programs_accept_what_the_engine_accepts() {
-    let Some((mut packets, mut exprs)) = corpus("kernel_programs_accept_what_the_engine_accepts")
-    else {
+    let Some((mut packets, mut exprs)) = corpus() else {
         return;
     };
     let lt = LinkType::EN10MB;
@@ -190,7 +183,7 @@ fn kernel_programs_accept_what_the_engine_accepts() {
     let target = Target::new(lt);
     let (mut runs, mut unsure, mut exact_programs, mut programs) = (0u64, 0u64, 0, 0);
     let (mut refused, mut not_compiled) = (0u64, 0);
-    let mut failures = Vec::new();
+    let mut failures = Mismatches::new("socket programs against the engine", 40);
     let mut scratch = netsift_engine::Scratch::new();
     for expr in &exprs {
         let Ok(set) = netsift_pcapc::compile_for(expr, target) else {
@@ -201,14 +194,14 @@ fn kernel_programs_accept_what_the_engine_accepts() {
         let generated = match generate(&set, Env::TEST_RUN) {
             Ok(g) => g,
             Err(e) => {
-                failures.push(format!("{expr:?}: {e}"));
+                failures.record(format!("{expr:?}: {e}"));
                 continue;
             }
         };
         let prog = match Program::load(ProgKind::SchedCls, "netsift", &generated.insns) {
             Ok(p) => p,
             Err(e) => {
-                failures.push(format!(
+                failures.record(format!(
                     "{expr:?}: {} instructions: {e}",
                     generated.insns.len()
                 ));
@@ -227,12 +220,12 @@ fn kernel_programs_accept_what_the_engine_accepts() {
             let wrong = match wrong(got, want, generated.decisive, &mut unsure) {
                 Ok(w) => w,
                 Err(other) => {
-                    failures.push(format!("{expr:?}: packet {i}: return value {other:#x}"));
+                    failures.record(format!("{expr:?}: packet {i}: return value {other:#x}"));
                     false
                 }
             };
-            if wrong && failures.len() < 40 {
-                failures.push(format!(
+            if wrong {
+                failures.record(format!(
                     "{expr:?}: packet {i} ({} bytes): kernel {}, engine {}",
                     p.len(),
                     if got == 0 { "rejects" } else { "accepts" },
@@ -247,23 +240,14 @@ fn kernel_programs_accept_what_the_engine_accepts() {
         packets.len()
     );
     assert!(programs > 0 && !packets.is_empty());
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    failures.assert_none();
 }
 
 /// Swift's update in the kernel: a key written to a SET's map is seen by the very
 /// next packet, with no reload and no verifier run; and what one write costs.
 #[test]
 fn a_key_written_to_the_map_is_seen_by_the_next_packet() {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
-        assert!(!in_ci(), "the kernel tests need root (CAP_BPF) under CI");
-        return;
-    }
+    require!(Need::Root);
     let hosts: Vec<String> = (1..=40).map(|i| format!("host 10.9.0.{i}")).collect();
     let target = Target::new(LinkType::EN10MB);
     let set = netsift_pcapc::compile_for(&hosts.join(" or "), target).unwrap();
@@ -310,15 +294,14 @@ fn a_key_written_to_the_map_is_seen_by_the_next_packet() {
 #[test]
 fn classic_programs_translated_return_what_libpcap_returns() {
     use netsift_kernel::classic::{translate, Classic};
-    let Some((packets, exprs)) = corpus("classic_programs_translated_return_what_libpcap_returns")
-    else {
+    let Some((packets, exprs)) = corpus() else {
         return;
     };
     let lt = LinkType::EN10MB;
     // Every third packet: the translation is checked on thousands either way.
     let packets: Vec<Vec<u8>> = packets.into_iter().step_by(3).collect();
     let (mut programs, mut runs, mut refused, mut skipped) = (0, 0u64, 0u64, 0);
-    let mut failures = Vec::new();
+    let mut failures = Mismatches::new("classic programs against libpcap", 40);
     for expr in &exprs {
         let Ok(f) = netsift_oracle::Filter::compile(lt, expr) else {
             continue;
@@ -349,14 +332,14 @@ fn classic_programs_translated_return_what_libpcap_returns() {
         let insns = match translate(&prog) {
             Ok(i) => i,
             Err(e) => {
-                failures.push(format!("{expr:?}: {e}"));
+                failures.record(format!("{expr:?}: {e}"));
                 continue;
             }
         };
         let p = match Program::load(ProgKind::SchedCls, "classic", &insns) {
             Ok(p) => p,
             Err(e) => {
-                failures.push(format!("{expr:?}: {e}"));
+                failures.record(format!("{expr:?}: {e}"));
                 continue;
             }
         };
@@ -372,8 +355,8 @@ fn classic_programs_translated_return_what_libpcap_returns() {
                 Err(e) => panic!("{expr:?}: packet {i}: {e}"),
             };
             runs += 1;
-            if got != want && failures.len() < 40 {
-                failures.push(format!(
+            if got != want {
+                failures.record(format!(
                     "{expr:?}: packet {i}: kernel {got:#x}, libpcap {want:#x}"
                 ));
             }
@@ -385,12 +368,7 @@ fn classic_programs_translated_return_what_libpcap_returns() {
         packets.len()
     );
     assert!(programs > 0);
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    failures.assert_none();
 }
 
 /// A live set's clauses as one kernel program (`generate_clauses`): what any
@@ -399,8 +377,7 @@ fn classic_programs_translated_return_what_libpcap_returns() {
 #[test]
 fn clause_programs_accept_what_a_live_set_accepts() {
     use netsift_kernel::codegen::generate_clauses;
-    let Some((packets, mut exprs)) = corpus("clause_programs_accept_what_a_live_set_accepts")
-    else {
+    let Some((packets, mut exprs)) = corpus() else {
         return;
     };
     exprs.sort();
@@ -415,7 +392,7 @@ fn clause_programs_accept_what_a_live_set_accepts() {
     let packets: Vec<Vec<u8>> = packets.into_iter().step_by(2).collect();
     let mut scratch = netsift_engine::Scratch::new();
     let (mut programs, mut runs, mut unsure) = (0, 0u64, 0u64);
-    let mut failures = Vec::new();
+    let mut failures = Mismatches::new("clause programs against a live set", 40);
     // Clauses in threes, the first of each group shifting by one each time.
     for group in sets.windows(3).step_by(2) {
         let (mut swift, reader) = netsift_swift::Swift::open(lt);
@@ -428,7 +405,7 @@ fn clause_programs_accept_what_a_live_set_accepts() {
         let prog = match Program::load(ProgKind::SchedCls, "clauses", &g.insns) {
             Ok(p) => p,
             Err(e) => {
-                failures.push(format!(
+                failures.record(format!(
                     "{:?}: {e}",
                     group.iter().map(|g| &g.0).collect::<Vec<_>>()
                 ));
@@ -464,8 +441,8 @@ fn clause_programs_accept_what_a_live_set_accepts() {
                 }
                 _ => true,
             };
-            if wrong && failures.len() < 40 {
-                failures.push(format!(
+            if wrong {
+                failures.record(format!(
                     "{:?}{}: packet {i} ({} bytes): kernel {got:#x}, live set {want}",
                     group.iter().map(|g| &g.0).collect::<Vec<_>>(),
                     if switched { " (the second off)" } else { "" },
@@ -476,12 +453,7 @@ fn clause_programs_accept_what_a_live_set_accepts() {
     }
     eprintln!("clauses: {programs} programs of three clauses, {runs} runs, {unsure} unsure");
     assert!(programs > 0);
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    failures.assert_none();
 }
 
 /// A received frame's VLAN tag is out of the data by the time a socket filter
@@ -493,9 +465,7 @@ fn clause_programs_accept_what_a_live_set_accepts() {
 /// (`Generated::decisive`) must never answer unsure on these frames.
 #[test]
 fn tagged_frames_get_the_engines_answer_with_the_tag_out_of_the_data() {
-    let Some((packets, mut exprs)) =
-        corpus("tagged_frames_get_the_engines_answer_with_the_tag_out_of_the_data")
-    else {
+    let Some((packets, mut exprs)) = corpus() else {
         return;
     };
     let is_tagged = |p: &[u8]| p.len() >= 18 && matches!(p[12..14], [0x81, 0x00] | [0x88, 0xa8]);
@@ -527,7 +497,7 @@ fn tagged_frames_get_the_engines_answer_with_the_tag_out_of_the_data() {
     let target = Target::new(LinkType::EN10MB);
     let mut scratch = netsift_engine::Scratch::new();
     let (mut programs, mut decisive, mut runs, mut unsure, mut refused) = (0, 0, 0u64, 0u64, 0u64);
-    let mut failures = Vec::new();
+    let mut failures = Mismatches::new("tagged frames against the engine", 40);
     for expr in &exprs {
         let Ok(set) = netsift_pcapc::compile_for(expr, target) else {
             continue;
@@ -562,12 +532,12 @@ fn tagged_frames_get_the_engines_answer_with_the_tag_out_of_the_data() {
             let wrong = match wrong(got, want, g.decisive, &mut unsure) {
                 Ok(w) => w,
                 Err(other) => {
-                    failures.push(format!("{expr:?}: frame {i}: return value {other:#x}"));
+                    failures.record(format!("{expr:?}: frame {i}: return value {other:#x}"));
                     false
                 }
             };
-            if wrong && failures.len() < 40 {
-                failures.push(format!(
+            if wrong {
+                failures.record(format!(
                     "{expr:?}: frame {i} ({} bytes, {}): kernel {got:#x}, engine {}{}",
                     p.len(),
                     if priority != 0 { "tagged" } else { "untagged" },
@@ -586,12 +556,7 @@ fn tagged_frames_get_the_engines_answer_with_the_tag_out_of_the_data() {
         frames.len()
     );
     assert!(tagged > 0, "the corpus has VLAN-tagged frames");
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    failures.assert_none();
 }
 
 /// The XDP level: every expression generated as an XDP program, test-run on
@@ -604,7 +569,7 @@ fn xdp_programs_copy_what_the_engine_accepts() {
     use netsift_kernel::codegen::{XDP_HDR, XDP_STATS};
     use netsift_kernel::ringbuf::RingBuf;
     use netsift_kernel::sys::{Map, MapKind};
-    let Some((packets, mut exprs)) = corpus("xdp_programs_copy_what_the_engine_accepts") else {
+    let Some((packets, mut exprs)) = corpus() else {
         return;
     };
     exprs.sort();
@@ -614,7 +579,7 @@ fn xdp_programs_copy_what_the_engine_accepts() {
     let mut ring = RingBuf::create(1 << 20).expect("a ring buffer");
     let mut scratch = netsift_engine::Scratch::new();
     let (mut programs, mut runs, mut records, mut extra) = (0, 0u64, 0u64, 0u64);
-    let mut failures = Vec::new();
+    let mut failures = Mismatches::new("XDP programs against the engine", 40);
     // Every third frame: the socket-level test runs them all.
     let frames: Vec<&Vec<u8>> = packets.iter().step_by(3).collect();
     for expr in &exprs {
@@ -652,7 +617,7 @@ fn xdp_programs_copy_what_the_engine_accepts() {
                     || rec.len() < h + cap
                     || rec[h..h + cap] != p[..]
                 {
-                    failures.push(format!(
+                    failures.record(format!(
                         "{expr:?}: frame {i}: record of {cap}/{wire} bytes differs"
                     ));
                 }
@@ -665,8 +630,8 @@ fn xdp_programs_copy_what_the_engine_accepts() {
                 }
                 _ => false,
             };
-            if wrong && failures.len() < 40 {
-                failures.push(format!(
+            if wrong {
+                failures.record(format!(
                     "{expr:?}: frame {i} ({} bytes): {} record, engine {}",
                     p.len(),
                     if rec.is_some() { "a" } else { "no" },
@@ -679,7 +644,7 @@ fn xdp_programs_copy_what_the_engine_accepts() {
         let acc = stats.sum_percpu_u64(1).unwrap();
         let full = stats.sum_percpu_u64(2).unwrap();
         if (seen, acc, full) != (frames.len() as u64, copied, 0) {
-            failures.push(format!(
+            failures.record(format!(
                 "{expr:?}: counters seen {seen}, accepted {acc}, full {full}; {} frames, {copied} records ({accepted} accepted by the engine)",
                 frames.len()
             ));
@@ -690,12 +655,7 @@ fn xdp_programs_copy_what_the_engine_accepts() {
         frames.len()
     );
     assert!(programs > 0);
-    assert!(
-        failures.is_empty(),
-        "{} failures:\n{}",
-        failures.len(),
-        failures.join("\n")
-    );
+    failures.assert_none();
 }
 
 /// Swift's `add_param`/`del_param` in the kernel: with operand sets in a map
@@ -707,8 +667,7 @@ fn xdp_programs_copy_what_the_engine_accepts() {
 #[test]
 fn operand_maps_answer_as_the_engine_through_add_and_del_param() {
     use netsift_engine::Scratch;
-    let Some((packets, _)) = corpus("operand_maps_answer_as_the_engine_through_add_and_del_param")
-    else {
+    let Some((packets, _)) = corpus() else {
         return;
     };
     let packets: Vec<Vec<u8>> = packets.into_iter().step_by(3).collect();

@@ -9,6 +9,8 @@ use netsift_follow::ftp::{announcements, AnnounceKind};
 use netsift_kernel::codegen::{generate, Env, ACCEPT};
 use netsift_kernel::follow::Following;
 use netsift_kernel::sys::{ProgKind, Program};
+use netsift_testkit::frames::Frame;
+use netsift_testkit::{require, skip, Need};
 use netsift_wire::LinkType;
 use proptest::prelude::*;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -16,17 +18,13 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 const SERVER: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
 const CLIENT: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
 
-fn can_run(test: &str) -> bool {
-    match netsift_kernel::sys::Map::create(netsift_kernel::sys::MapKind::Array, 4, 4, 1) {
-        Ok(_) => true,
-        Err(e) if std::env::var("CI").as_deref() == Ok("true") => {
-            panic!("{test}: needs CAP_BPF under CI=true: {e}")
-        }
-        Err(e) => {
-            eprintln!("{test}: skipped: {e}");
-            false
-        }
-    }
+/// CAP_BPF, found by making a map.
+fn bpf() -> Need<'static> {
+    Need::Check(
+        netsift_kernel::sys::Map::create(netsift_kernel::sys::MapKind::Array, 4, 4, 1)
+            .map(drop)
+            .map_err(|e| format!("needs CAP_BPF: {e}")),
+    )
 }
 
 /// An Ethernet, IPv4 and TCP (or UDP) frame with `payload`.
@@ -37,49 +35,28 @@ fn frame(
     flags: u8,
     payload: &[u8],
 ) -> Vec<u8> {
-    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x08, 0x00];
-    let l4 = if proto == 6 { 20 } else { 8 };
-    let total = (20 + l4 + payload.len()) as u16;
-    f.extend_from_slice(&[
-        0x45,
-        0,
-        (total >> 8) as u8,
-        total as u8,
-        0,
-        1,
-        0x40,
-        0,
-        64,
-        proto,
-        0,
-        0,
-    ]);
-    f.extend_from_slice(&src.0.octets());
-    f.extend_from_slice(&dst.0.octets());
-    f.extend_from_slice(&src.1.to_be_bytes());
-    f.extend_from_slice(&dst.1.to_be_bytes());
-    if proto == 6 {
-        f.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 0, 0x50, flags, 0xff, 0xff, 0, 0, 0, 0]);
+    let f = Frame::ethernet([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2])
+        .ipv4(src.0, dst.0)
+        .with_ipv4(|ip| {
+            ip.ident = 1;
+            ip.dont_frag = true;
+        });
+    let f = if proto == 6 {
+        f.tcp(src.1, dst.1, flags).with_tcp(|t| t.seq = 1)
     } else {
-        let ulen = (8 + payload.len()) as u16;
-        f.extend_from_slice(&[(ulen >> 8) as u8, ulen as u8, 0, 0]);
-    }
-    f.extend_from_slice(payload);
-    f
+        f.udp(src.1, dst.1)
+    };
+    f.payload(payload).build()
 }
 
 /// An Ethernet, IPv6 and TCP frame with `payload`.
 fn frame6(src: (Ipv6Addr, u16), dst: (Ipv6Addr, u16), flags: u8, payload: &[u8]) -> Vec<u8> {
-    let mut f = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x86, 0xdd];
-    let plen = (20 + payload.len()) as u16;
-    f.extend_from_slice(&[0x60, 0, 0, 0, (plen >> 8) as u8, plen as u8, 6, 64]);
-    f.extend_from_slice(&src.0.octets());
-    f.extend_from_slice(&dst.0.octets());
-    f.extend_from_slice(&src.1.to_be_bytes());
-    f.extend_from_slice(&dst.1.to_be_bytes());
-    f.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 0, 0x50, flags, 0xff, 0xff, 0, 0, 0, 0]);
-    f.extend_from_slice(payload);
-    f
+    Frame::ethernet([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2])
+        .ipv6(src.0, dst.0)
+        .tcp(src.1, dst.1, flags)
+        .with_tcp(|t| t.seq = 1)
+        .payload(payload)
+        .build()
 }
 
 /// The base filter `tcp port 21` with the prologue, loaded for test runs.
@@ -137,9 +114,7 @@ fn guessed(
 
 #[test]
 fn the_kernel_guesses_what_real_servers_and_clients_announce() {
-    if !can_run("the_kernel_guesses_what_real_servers_and_clients_announce") {
-        return;
-    }
+    require!(bpf());
     let maps = Following::new(64).unwrap();
     let p = program(&maps, false);
     let s = IpAddr::V4(SERVER);
@@ -240,9 +215,7 @@ fn the_kernel_guesses_what_real_servers_and_clients_announce() {
 
 #[test]
 fn listeners_and_guesses_open_the_kernel_filter_and_leave_it() {
-    if !can_run("listeners_and_guesses_open_the_kernel_filter_and_leave_it") {
-        return;
-    }
+    require!(bpf());
     let maps = Following::new(64).unwrap();
     let p = program(&maps, false);
     let syn = frame((CLIENT, 40001), (SERVER, 50069), 6, 0x02, b"");
@@ -290,9 +263,7 @@ fn listeners_and_guesses_open_the_kernel_filter_and_leave_it() {
 
 #[test]
 fn an_epsv_reply_over_ipv6_opens_its_port_in_the_kernel() {
-    if !can_run("an_epsv_reply_over_ipv6_opens_its_port_in_the_kernel") {
-        return;
-    }
+    require!(bpf());
     let maps = Following::new(64).unwrap();
     let p = program(&maps, false);
     let (server, client): (Ipv6Addr, Ipv6Addr) = (
@@ -373,7 +344,7 @@ proptest! {
     /// under its stateless rules, and never another host than the sender.
     #[test]
     fn the_kernel_guesses_exactly_what_the_follower_admits((l, from_server) in line()) {
-        if !can_run("the_kernel_guesses_exactly_what_the_follower_admits") {
+        if !skip::all_met(&[bpf()]) {
             return Ok(());
         }
         thread_local! {
@@ -418,7 +389,7 @@ proptest! {
         tail in proptest::collection::vec(any::<u8>(), 0..24),
         from_server in any::<bool>(),
     ) {
-        if !can_run("any_payload_guesses_only_the_sender") {
+        if !skip::all_met(&[bpf()]) {
             return Ok(());
         }
         thread_local! {

@@ -7,33 +7,21 @@ mod progs;
 
 use netsift_kernel::asm::{Asm, Width, R0, R7};
 use netsift_kernel::sys::{Map, MapKind, ProgKind, Program};
+use netsift_testkit::frames::Frame;
+use netsift_testkit::{require, Need};
 
-fn can_run(test: &str) -> bool {
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
-        return true;
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{test}: needs root (CAP_BPF) under CI");
-    }
-    eprintln!("{test}: skipped: not root (needs CAP_BPF)");
-    false
-}
-
+/// A 60-byte frame of `ethertype` whose payload starts with 0x45.
 fn frame(ethertype: [u8; 2]) -> Vec<u8> {
-    let mut f = vec![0u8; 60];
-    f[..6].copy_from_slice(&[2, 0, 0, 0, 0, 1]);
-    f[6..12].copy_from_slice(&[2, 0, 0, 0, 0, 2]);
-    f[12..14].copy_from_slice(&ethertype);
-    f[14] = 0x45;
-    f
+    Frame::ethernet([2, 0, 0, 0, 0, 2], [2, 0, 0, 0, 0, 1])
+        .ethertype(u16::from_be_bytes(ethertype))
+        .payload(&[0x45])
+        .padded()
+        .build()
 }
 
 #[test]
 fn a_map_write_changes_the_verdict_of_the_next_run() {
-    if !can_run("a_map_write_changes_the_verdict_of_the_next_run") {
-        return;
-    }
+    require!(Need::Root);
     let map = Map::create(MapKind::Array, 4, 4, 1).expect("map");
     let prog = progs::field_is_slot(&map, 12, Width::H);
     let ip = frame([0x08, 0x00]);
@@ -58,9 +46,7 @@ fn a_map_write_changes_the_verdict_of_the_next_run() {
 
 #[test]
 fn a_refused_program_says_why() {
-    if !can_run("a_refused_program_says_why") {
-        return;
-    }
+    require!(Need::Root);
     // Reads r7 before writing it: the verifier refuses, and its log says so.
     let mut a = Asm::new();
     a.mov64_reg(R0, R7);
@@ -72,9 +58,7 @@ fn a_refused_program_says_why() {
 
 #[test]
 fn map_elements_are_written_read_and_deleted() {
-    if !can_run("map_elements_are_written_read_and_deleted") {
-        return;
-    }
+    require!(Need::Root);
     let m = Map::create(MapKind::Hash, 8, 4, 16).unwrap();
     let k = 0x0a00_0001_0000_0015u64.to_ne_bytes();
     assert_eq!(m.lookup(&k).unwrap(), None);

@@ -2,11 +2,10 @@
 //! ring on a veth pair, it reads frames from the MAC header as in a test run, and a
 //! map write switches what reaches the ring with no reload.
 
-#[path = "../../capture/tests/common/mod.rs"]
-mod common;
-
-use common::{can_run, in_ns, send_frames, udp_frame, Pair};
 use netsift_capture::{Config, Ring};
+use netsift_testkit::frames::numbered_udp;
+use netsift_testkit::netns::{in_ns, send_frames, Side, VethPair};
+use netsift_testkit::{require, Need};
 mod progs;
 
 use netsift_kernel::asm::Width;
@@ -15,12 +14,10 @@ use std::time::{Duration, Instant};
 
 #[test]
 fn a_map_write_switches_what_reaches_the_ring() {
-    if !can_run("a_map_write_switches_what_reaches_the_ring") {
-        return;
-    }
-    let pair = Pair::new("kso");
+    require!(Need::Netns);
+    let pair = VethPair::new();
     let map = Map::create(MapKind::Array, 4, 4, 1).unwrap();
-    // udp_frame: 14 + 20 + 8 bytes of headers, then the sequence number.
+    // numbered_udp: 14 + 20 + 8 bytes of headers, then the sequence number.
     let prog = progs::field_is_slot(&map, 42, Width::W);
     // Only the frame carrying sequence number 5 (as it lies in the frame).
     let want = |seq: u32| map.update(&0u32.to_ne_bytes(), &seq.to_be_bytes()).unwrap();
@@ -49,7 +46,7 @@ fn a_map_write_switches_what_reaches_the_ring() {
         seen
     });
     rx.recv().unwrap();
-    let frames: Vec<Vec<u8>> = (0..10u32).map(|i| udp_frame(i, None, 16)).collect();
+    let frames: Vec<Vec<u8>> = (0..10u32).map(|i| numbered_udp(i, None, 16)).collect();
     let dev = pair.veth_b.clone();
     let f = frames.clone();
     in_ns(&pair.b, move || send_frames(&dev, &f))
@@ -60,9 +57,6 @@ fn a_map_write_switches_what_reaches_the_ring() {
         .expect("frame 5 arrived");
     // Now sequence number 8, with the same program still attached.
     want(8);
-    let dev = pair.veth_b.clone();
-    in_ns(&pair.b, move || send_frames(&dev, &frames))
-        .join()
-        .unwrap();
+    pair.send(Side::B, &frames);
     assert_eq!(cap.join().unwrap(), vec![5, 8]);
 }

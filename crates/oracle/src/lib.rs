@@ -4,7 +4,9 @@
 //! `pcap_compile` (optimised, netmask unknown, exactly like tcpdump does), runs the
 //! resulting BPF program with `pcap_offline_filter`, and reads capture files with
 //! `pcap_open_offline` (pcap and pcapng), so that the conformance harness can compare
-//! netsift against libpcap without trusting netsift's own reader.
+//! netsift against libpcap without trusting netsift's own reader. [`live::Live`]
+//! opens an interface as tcpdump does, for the benchmarks that run libpcap beside
+//! netsift.
 //!
 //! The FFI declarations are written by hand from `pcap/pcap.h` and `pcap/bpf.h` of
 //! libpcap 1.10; the library is linked by `build.rs` (`-lpcap`).
@@ -67,6 +69,17 @@ mod ffi {
         pub len: u32,
     }
 
+    /// `struct pcap_stat`.
+    #[repr(C)]
+    pub struct PcapStat {
+        pub ps_recv: c_uint,
+        pub ps_drop: c_uint,
+        pub ps_ifdrop: c_uint,
+    }
+
+    /// The callback of `pcap_dispatch`.
+    pub type Handler = extern "C" fn(user: *mut u8, h: *const PcapPkthdr, bytes: *const u8);
+
     pub const PCAP_ERRBUF_SIZE: usize = 256;
 
     extern "C" {
@@ -96,12 +109,25 @@ mod ffi {
         ) -> c_int;
         pub fn pcap_lib_version() -> *const c_char;
         pub fn bpf_image(insn: *const BpfInsn, n: c_int) -> *mut c_char;
+        // Live capture, for `live::Live`.
+        pub fn pcap_create(source: *const c_char, errbuf: *mut c_char) -> *mut PcapT;
+        pub fn pcap_set_snaplen(p: *mut PcapT, snaplen: c_int) -> c_int;
+        pub fn pcap_set_promisc(p: *mut PcapT, promisc: c_int) -> c_int;
+        pub fn pcap_set_timeout(p: *mut PcapT, ms: c_int) -> c_int;
+        pub fn pcap_set_buffer_size(p: *mut PcapT, bytes: c_int) -> c_int;
+        pub fn pcap_activate(p: *mut PcapT) -> c_int;
+        pub fn pcap_setfilter(p: *mut PcapT, fp: *mut BpfProgram) -> c_int;
+        pub fn pcap_dispatch(p: *mut PcapT, cnt: c_int, cb: Handler, user: *mut u8) -> c_int;
+        pub fn pcap_stats(p: *mut PcapT, ps: *mut PcapStat) -> c_int;
+        pub fn pcap_setnonblock(p: *mut PcapT, nonblock: c_int, errbuf: *mut c_char) -> c_int;
+        pub fn pcap_get_selectable_fd(p: *mut PcapT) -> c_int;
     }
 }
 
 pub use ffi::BpfInsn;
 
 pub mod bpf;
+pub mod live;
 pub use bpf::NoVerdict;
 
 /// Instructions [`Filter::try_run`] lets a looping program execute before giving up.

@@ -7,6 +7,8 @@
 //! - [`netns`]: a veth pair across two network namespaces, made per test with a
 //!   unique name and removed by an RAII guard ([`netns::VethPair`]), and a sender
 //!   of frames through an AF_PACKET socket.
+//! - [`frames`]: Ethernet, VLAN, ARP, IPv4 (whole or in fragments), IPv6, TCP and
+//!   UDP frames built with `netsift_wire`'s `emit`, checksums filled.
 //! - [`live`]: a live run of a capture program (netsift or tcpdump) in a namespace:
 //!   started, waited for until it listens, stopped with SIGINT, its output and the
 //!   pcap it wrote collected ([`live::Live`], [`live::Finished`]).
@@ -14,6 +16,7 @@
 //!   count, and reports them in one assertion ([`mismatch::Mismatches`]).
 //! - [`pcap`]: reading and writing the capture files tests compare.
 
+pub mod frames;
 pub mod live;
 pub mod mismatch;
 pub mod netns;

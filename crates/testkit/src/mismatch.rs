@@ -30,16 +30,20 @@ impl<T: Debug> Mismatches<T> {
     pub fn check(&mut self, ok: bool, example: impl FnOnce() -> T) {
         self.checked += 1;
         if !ok {
-            self.count += 1;
-            if self.examples.len() < self.keep {
-                self.examples.push(example());
-            }
+            self.record_with(example);
         }
     }
 
-    /// Records one mismatch.
+    /// Records one mismatch (not counted as a case checked).
     pub fn record(&mut self, example: T) {
-        self.check(false, || example);
+        self.record_with(|| example);
+    }
+
+    fn record_with(&mut self, example: impl FnOnce() -> T) {
+        self.count += 1;
+        if self.examples.len() < self.keep {
+            self.examples.push(example());
+        }
     }
 
     /// How many mismatches were recorded.
@@ -47,7 +51,7 @@ impl<T: Debug> Mismatches<T> {
         self.count
     }
 
-    /// How many cases were checked.
+    /// How many cases were checked with [`Self::check`].
     pub fn checked(&self) -> u64 {
         self.checked
     }
@@ -60,12 +64,16 @@ impl<T: Debug> Mismatches<T> {
     /// Panics with the count and the examples if anything was recorded.
     #[track_caller]
     pub fn assert_none(&self) {
+        let of = if self.checked > 0 {
+            format!(" in {} checked", self.checked)
+        } else {
+            String::new()
+        };
         assert!(
             self.count == 0,
-            "{}: {} mismatches in {} checked; the first {}: {:#?}",
+            "{}: {} mismatches{of}; the first {}: {:#?}",
             self.what,
             self.count,
-            self.checked,
             self.examples.len(),
             self.examples
         );

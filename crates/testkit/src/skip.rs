@@ -23,6 +23,9 @@ pub enum Need<'a> {
     File(&'a Path),
     /// Any other condition, with what it stands for.
     That(&'a str, bool),
+    /// A probe's result: met when `Ok`, else the error says what is missing (such
+    /// as creating a BPF map for CAP_BPF).
+    Check(Result<(), String>),
 }
 
 impl Need<'_> {
@@ -36,6 +39,7 @@ impl Need<'_> {
                 .or_else(|| Need::Command("ip").missing().map(|m| m + " (iproute2)")),
             Need::File(p) => (!p.exists()).then(|| format!("no {}", p.display())),
             Need::That(what, ok) => (!ok).then(|| (*what).to_string()),
+            Need::Check(r) => r.clone().err(),
         }
     }
 }

@@ -3,15 +3,14 @@
 //! its capture read. Skipped without root, `ip` and tcpdump (a failure under
 //! `CI=true`).
 
+use netsift_testkit::frames::Frame;
 use netsift_testkit::live::Live;
 use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::{pcap, require, Need};
 use std::time::Duration;
 
 fn frame(seq: u8) -> Vec<u8> {
-    let mut f = vec![2, 0, 0, 0, 0, 0x0a, 2, 0, 0, 0, 0, 0x0b, 0x88, 0xb5];
-    f.extend([seq; 46]);
-    f
+    Frame::default().payload(&[seq; 46]).build()
 }
 
 #[test]

@@ -316,6 +316,11 @@ impl<T: AsRef<[u8]> + AsMut<[u8]>> Ipv4Packet<T> {
         set_u16(b, field::FLG_OFF.start, v);
     }
 
+    /// Sets the reserved ("evil") flag.
+    pub fn set_reserved_flag(&mut self, on: bool) {
+        self.set_flag_bits(0x8000, on);
+    }
+
     /// Sets the Don't Fragment flag.
     pub fn set_dont_frag(&mut self, on: bool) {
         self.set_flag_bits(0x4000, on);

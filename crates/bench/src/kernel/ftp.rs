@@ -64,8 +64,8 @@
 use crate::dynamic::contender::LibpcapUpdater;
 use crate::gen::ftp::{ftp_workload, Class, FtpConfig, FtpWorkload};
 use crate::live::contenders::{capture, DRAIN};
-use crate::live::libpcap::Live;
-use crate::live::netns::{missing_privilege, Netns};
+use netsift_oracle::live::Live;
+use crate::live::netns::{self, missing_privilege, Netns};
 use crate::live::replay::{tcpreplay, Rate, Sent};
 use crate::live::Stop;
 use anyhow::{anyhow, bail, Context, Result};
@@ -269,7 +269,7 @@ pub fn run(cfg: &FtpLiveConfig) -> Result<FtpOutcome> {
     };
     let dir = TempDir(root.join(format!("netsift-kernel-ftp-{}", std::process::id())));
     std::fs::create_dir_all(&dir.0).with_context(|| format!("creating {}", dir.0.display()))?;
-    let net = Netns::new().map_err(|e| anyhow!("making the veth pair: {e}"))?;
+    let net = netns::new().map_err(|e| anyhow!("making the veth pair: {e}"))?;
     let mut rows: Vec<(Contender, FtpRow)> = Vec::new();
     let mut traces = Vec::new();
     for (k, &ftp_pps) in cfg.rates.iter().enumerate() {
@@ -537,7 +537,7 @@ fn run_netsift(
     };
     let args: Vec<String> = [
         "-i",
-        &net.rx,
+        &net.veth_b,
         "-B",
         &cfg.buffer_kib.to_string(),
         "--follow",
@@ -604,8 +604,8 @@ fn run_libpcap(
     let (ready_tx, ready_rx) = mpsc::channel();
     let cap = {
         let capturing = capturing.clone();
-        let (dev, buffer, stop) = (net.rx.clone(), cfg.buffer_kib * 1024, stop.clone());
-        Netns::spawn_in(&net.capture, move || {
+        let (dev, buffer, stop) = (net.veth_b.clone(), cfg.buffer_kib * 1024, stop.clone());
+        netns::spawn_in(&net.b, move || {
             let mut updater = LibpcapUpdater::new(false)?;
             let mut p = Live::open(&dev, buffer, 10)?;
             let first = p.compile(&updater.expression())?;

@@ -452,7 +452,7 @@ fn map_updates(held: u32, n: usize) -> Result<Latency> {
 /// `pcap_setfilter` of one of two compiled filters in turn, on a live handle on
 /// the loopback interface (tcpdump's way of changing a running filter).
 fn setfilters(n: usize) -> Result<Latency> {
-    let mut live = crate::live::libpcap::Live::open("lo", 2 << 20, 100).map_err(|e| anyhow!(e))?;
+    let mut live = netsift_oracle::live::Live::open("lo", 2 << 20, 100).map_err(|e| anyhow!(e))?;
     let a = live.compile("tcp port 80").map_err(|e| anyhow!(e))?;
     let b = live.compile("udp port 53").map_err(|e| anyhow!(e))?;
     let ns: Vec<f64> = (0..n)

@@ -16,7 +16,7 @@
 //! sent, so the report can give the cost per packet without it; on a quick run of
 //! 200,000 packets that once-only cost is most of what either tool spends.
 
-use super::netns::Netns;
+use super::netns::{self, Netns};
 use super::replay::{tcpreplay, Rate, Sent};
 use super::Stop;
 use std::io::{BufRead, BufReader};
@@ -236,7 +236,7 @@ fn cycle(
     replay: Option<(&Path, Rate, usize)>,
     stop: &Stop,
 ) -> Result<Finished, String> {
-    let mut cmd = Netns::command(&net.capture, program);
+    let mut cmd = netns::command(&net.b, program);
     cmd.args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::null())
@@ -292,7 +292,7 @@ fn command<'t>(net: &Netns, tools: &'t Tools, c: Contender) -> (&'t Path, Vec<St
     };
     let mut args = vec![
         "-i".to_string(),
-        net.rx.clone(),
+        net.veth_b.clone(),
         "-B".into(),
         tools.buffer_kib.to_string(),
     ];

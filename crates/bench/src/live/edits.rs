@@ -32,8 +32,8 @@
 //! the same two filters swapped back to back, as fast as the writer can, while
 //! another thread filters one packet of each class over and over, in memory.
 
-use super::libpcap::Live;
-use super::netns::Netns;
+use netsift_oracle::live::Live;
+use super::netns::{self, Netns};
 use super::replay::{tcpreplay, Rate, Sent};
 use super::Stop;
 use crate::gen::packet::{udp_frame, Host, IpFields};
@@ -302,12 +302,12 @@ fn run_netsift(s: &Setup<'_>, in_kernel: bool) -> Result<EditRun, String> {
     let replaying = Arc::new(AtomicBool::new(true));
     let capturing = Arc::new(AtomicBool::new(true));
     let (ready_tx, ready_rx) = mpsc::channel();
-    let mut cfg = Config::new(&s.net.rx);
+    let mut cfg = Config::new(&s.net.veth_b);
     cfg.buffer_size = s.buffer;
     let cap = {
         let capturing = capturing.clone();
         let stop = s.stop.clone();
-        Netns::spawn_in(&s.net.capture, move || {
+        netns::spawn_in(&s.net.b, move || {
             let mut ring = Ring::open(&cfg).map_err(|e| e.to_string())?;
             if in_kernel {
                 let sock = std::os::fd::AsFd::as_fd(&ring)
@@ -402,8 +402,8 @@ pub fn libpcap(s: &Setup<'_>) -> Result<EditRun, String> {
     let (ready_tx, ready_rx) = mpsc::channel();
     let cap = {
         let (replaying, capturing) = (replaying.clone(), capturing.clone());
-        let (dev, buffer, period, stop) = (s.net.rx.clone(), s.buffer, s.period, s.stop.clone());
-        Netns::spawn_in(&s.net.capture, move || {
+        let (dev, buffer, period, stop) = (s.net.veth_b.clone(), s.buffer, s.period, s.stop.clone());
+        netns::spawn_in(&s.net.b, move || {
             // The same 10 ms block timeout as netsift's ring.
             let mut p = Live::open(&dev, buffer, 10)?;
             let progs = [p.compile(FILTER_A)?, p.compile(FILTER_B)?];

@@ -18,14 +18,12 @@
 
 pub mod contenders;
 pub mod edits;
-pub(crate) mod libpcap;
 pub mod netns;
 pub mod replay;
 pub mod report;
 
 use contenders::{CaptureRun, Contender, Tools};
 use edits::{EditRun, Stream};
-use netns::Netns;
 use replay::Rate;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -196,7 +194,7 @@ pub fn kernel_edits(
     let stream = Stream::new(packets)?;
     let path = work_dir.join(format!("kernel-edits-{}.pcap", std::process::id()));
     write_stream(&stream, &path)?;
-    let net = Netns::new()?;
+    let net = netns::new()?;
     let setup = edits::Setup {
         net: &net,
         trace: &path,
@@ -228,10 +226,10 @@ pub fn run(cfg: &LiveConfig, stop: &Stop, mut log: impl FnMut(&str)) -> Result<L
     let stream = Stream::new(cfg.edit_packets)?;
     let stream_path = cfg.work_dir.join("edit-stream.pcap");
     write_stream(&stream, &stream_path)?;
-    let net = Netns::new()?;
+    let net = netns::new()?;
     log(&format!(
         "namespaces {} -> {}, veth {} -> {}",
-        net.sender, net.capture, net.tx, net.rx
+        net.a, net.b, net.veth_a, net.veth_b
     ));
     let mut runs = Vec::new();
     let mut idle = Vec::new();

@@ -1,7 +1,7 @@
 //! tcpreplay over the veth pair: the trace played at top speed or at a fixed packet
 //! rate from the sender namespace, and what tcpreplay says it sent.
 
-use super::netns::Netns;
+use super::netns::{self, Netns};
 use super::Stop;
 use std::io::Read;
 use std::path::Path;
@@ -85,8 +85,8 @@ pub fn tcpreplay(
     (rate, loops): (Rate, usize),
     stop: &Stop,
 ) -> Result<Sent, String> {
-    let mut cmd = Netns::command(&net.sender, Path::new("tcpreplay"));
-    cmd.args(["-i", &net.tx, "-K"]);
+    let mut cmd = netns::command(&net.a, Path::new("tcpreplay"));
+    cmd.args(["-i", &net.veth_a, "-K"]);
     match rate {
         Rate::Top => cmd.arg("--topspeed"),
         Rate::Pps(n) => cmd.arg(format!("--pps={n}")),

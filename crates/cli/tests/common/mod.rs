@@ -1,8 +1,10 @@
 //! What the tests that compare netsift with tcpdump share: where the corpus is,
-//! and whether tcpdump is installed.
+//! the time zone and how to run a program in it. (Whether tcpdump is installed:
+//! `netsift_testkit::skip`.)
 
 #![allow(dead_code)]
 
+use netsift_testkit::Need;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -15,12 +17,13 @@ pub fn corpus() -> Option<PathBuf> {
     p.is_dir().then_some(p)
 }
 
-/// Whether tcpdump is installed.
-pub fn have_tcpdump() -> bool {
-    Command::new("tcpdump")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success())
+/// [`corpus`] as what a test needs: without it the test is skipped (a failure
+/// under `CI=true`).
+pub fn corpus_found(corpus: &Option<PathBuf>) -> Need<'static> {
+    Need::That(
+        "the shared corpus beside the repository (or NETSIFT_CORPUS)",
+        corpus.is_some(),
+    )
 }
 
 /// The time zone the comparisons run in: local time, with daylight saving time.

@@ -1,12 +1,13 @@
-//! Frames and a rig for the follower's tests: hand-made Ethernet frames, a live
-//! set and follower driven as the command line drives them (the live set first,
-//! then the follower's verdict).
+//! Frames and a rig for the follower's tests: Ethernet frames (built with
+//! `netsift_testkit::frames`), a live set and follower driven as the command line
+//! drives them (the live set first, then the follower's verdict).
 #![allow(dead_code)]
 
 pub mod hostile;
 
 use netsift_engine::Scratch;
 use netsift_follow::{Config, Follower, Mode, Protocol};
+use netsift_testkit::frames::Frame;
 use netsift_wire::LinkType;
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -16,7 +17,8 @@ pub const PSH_ACK: u8 = 0x18;
 pub const FIN_ACK: u8 = 0x11;
 pub const SYN_ACK: u8 = 0x12;
 
-/// An Ethernet frame with an IPv4 or IPv6 header and a TCP (6) or UDP (17) one.
+/// An Ethernet frame (zero MAC addresses) with an IPv4 or IPv6 header and a TCP
+/// (6, window 0) or UDP (17) one.
 pub fn frame(
     proto: u8,
     src: impl Into<IpAddr>,
@@ -26,46 +28,18 @@ pub fn frame(
     flags: u8,
     payload: &[u8],
 ) -> Vec<u8> {
-    let (src, dst) = (src.into(), dst.into());
-    let l4 = if proto == 6 { 20 } else { 8 };
-    let mut t = vec![0u8; l4 + payload.len()];
-    t[0..2].copy_from_slice(&sport.to_be_bytes());
-    t[2..4].copy_from_slice(&dport.to_be_bytes());
-    if proto == 6 {
-        t[12] = 5 << 4;
-        t[13] = flags;
-    } else {
-        t[4..6].copy_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
-    }
-    t[l4..].copy_from_slice(payload);
-    let mut f = vec![0u8; 14];
-    match (src, dst) {
-        (IpAddr::V4(s), IpAddr::V4(d)) => {
-            f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
-            let mut ip = vec![0u8; 20];
-            ip[0] = 0x45;
-            ip[2..4].copy_from_slice(&((20 + t.len()) as u16).to_be_bytes());
-            ip[8] = 64;
-            ip[9] = proto;
-            ip[12..16].copy_from_slice(&s.octets());
-            ip[16..20].copy_from_slice(&d.octets());
-            f.extend(ip);
-        }
-        (IpAddr::V6(s), IpAddr::V6(d)) => {
-            f[12..14].copy_from_slice(&0x86ddu16.to_be_bytes());
-            let mut ip = vec![0u8; 40];
-            ip[0] = 0x60;
-            ip[4..6].copy_from_slice(&(t.len() as u16).to_be_bytes());
-            ip[6] = proto;
-            ip[7] = 64;
-            ip[8..24].copy_from_slice(&s.octets());
-            ip[24..40].copy_from_slice(&d.octets());
-            f.extend(ip);
-        }
+    let f = Frame::ethernet([0; 6], [0; 6]);
+    let f = match (src.into(), dst.into()) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => f.ipv4(s, d),
+        (IpAddr::V6(s), IpAddr::V6(d)) => f.ipv6(s, d),
         _ => panic!("mixed address families"),
-    }
-    f.extend(t);
-    f
+    };
+    let f = if proto == 6 {
+        f.tcp(sport, dport, flags).with_tcp(|t| t.window = 0)
+    } else {
+        f.udp(sport, dport)
+    };
+    f.payload(payload).build()
 }
 
 pub fn tcp(

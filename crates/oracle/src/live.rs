@@ -1,76 +1,19 @@
-//! A live libpcap capture handle, for the edit experiment: `pcap_create` and
+//! A live libpcap capture handle, as tcpdump opens one: `pcap_create` and
 //! `pcap_activate` on an interface, programs compiled once with `pcap_compile`,
 //! `pcap_setfilter` to swap them, `pcap_dispatch` to read, `pcap_stats` for the
-//! kernel's drop count. The declarations are written by hand from `pcap/pcap.h`
-//! of libpcap 1.10, like those of `netsift-oracle` (whose build script links the
-//! library), for the few live calls the oracle does not need.
+//! kernel's drop count. The benchmark's edit experiment runs it beside netsift.
+//!
+//! [`Live`] is a safe wrapper: every call into libpcap happens on a handle it owns,
+//! and compiling takes the crate's compiler lock like [`crate::Filter`] does.
 
-use std::ffi::{c_char, c_int, c_long, c_uint, c_void, CStr, CString};
-
-#[repr(C)]
-struct PcapT {
-    _private: [u8; 0],
-}
-
-/// `struct bpf_program`; the instructions stay opaque here.
-#[repr(C)]
-struct BpfProgram {
-    bf_len: c_uint,
-    bf_insns: *mut c_void,
-}
-
-#[repr(C)]
-struct Timeval {
-    tv_sec: c_long,
-    tv_usec: c_long,
-}
-
-/// `struct pcap_pkthdr`.
-#[repr(C)]
-struct PcapPkthdr {
-    ts: Timeval,
-    caplen: u32,
-    len: u32,
-}
-
-/// `struct pcap_stat`.
-#[repr(C)]
-#[derive(Default)]
-struct PcapStat {
-    ps_recv: c_uint,
-    ps_drop: c_uint,
-    ps_ifdrop: c_uint,
-}
-
-type Handler = extern "C" fn(user: *mut u8, h: *const PcapPkthdr, bytes: *const u8);
-
-const PCAP_ERRBUF_SIZE: usize = 256;
-const PCAP_NETMASK_UNKNOWN: u32 = 0xffff_ffff;
-
-#[link(name = "pcap")]
-extern "C" {
-    fn pcap_create(source: *const c_char, errbuf: *mut c_char) -> *mut PcapT;
-    fn pcap_set_snaplen(p: *mut PcapT, snaplen: c_int) -> c_int;
-    fn pcap_set_promisc(p: *mut PcapT, promisc: c_int) -> c_int;
-    fn pcap_set_timeout(p: *mut PcapT, ms: c_int) -> c_int;
-    fn pcap_set_buffer_size(p: *mut PcapT, bytes: c_int) -> c_int;
-    fn pcap_activate(p: *mut PcapT) -> c_int;
-    fn pcap_compile(
-        p: *mut PcapT,
-        fp: *mut BpfProgram,
-        s: *const c_char,
-        optimize: c_int,
-        netmask: u32,
-    ) -> c_int;
-    fn pcap_freecode(fp: *mut BpfProgram);
-    fn pcap_setfilter(p: *mut PcapT, fp: *mut BpfProgram) -> c_int;
-    fn pcap_dispatch(p: *mut PcapT, cnt: c_int, cb: Handler, user: *mut u8) -> c_int;
-    fn pcap_stats(p: *mut PcapT, ps: *mut PcapStat) -> c_int;
-    fn pcap_setnonblock(p: *mut PcapT, nonblock: c_int, errbuf: *mut c_char) -> c_int;
-    fn pcap_get_selectable_fd(p: *mut PcapT) -> c_int;
-    fn pcap_geterr(p: *mut PcapT) -> *mut c_char;
-    fn pcap_close(p: *mut PcapT);
-}
+use crate::ffi::{
+    pcap_activate, pcap_close, pcap_compile, pcap_create, pcap_dispatch, pcap_freecode,
+    pcap_get_selectable_fd, pcap_geterr, pcap_set_buffer_size, pcap_set_promisc,
+    pcap_set_snaplen, pcap_set_timeout, pcap_setfilter, pcap_setnonblock, pcap_stats,
+    BpfProgram, PcapPkthdr, PcapStat, PcapT, PCAP_ERRBUF_SIZE,
+};
+use crate::PCAP_NETMASK_UNKNOWN;
+use std::ffi::{c_char, c_int, CStr, CString};
 
 /// An activated capture handle. Not `Send`: libpcap handles belong to one thread,
 /// so the edit experiment opens, uses and closes it on its capture thread.
@@ -136,6 +79,7 @@ impl Live {
             bf_len: 0,
             bf_insns: std::ptr::null_mut(),
         };
+        let _compiler = crate::lock_compiler();
         // SAFETY: a live handle, an out-pointer and a NUL-terminated expression.
         let rc = unsafe { pcap_compile(self.p, &mut prog, text.as_ptr(), 1, PCAP_NETMASK_UNKNOWN) };
         if rc != 0 {
@@ -195,7 +139,11 @@ impl Live {
 
     /// The kernel's drop count ("packets dropped by kernel").
     pub fn dropped(&mut self) -> Result<u64, String> {
-        let mut s = PcapStat::default();
+        let mut s = PcapStat {
+            ps_recv: 0,
+            ps_drop: 0,
+            ps_ifdrop: 0,
+        };
         // SAFETY: a live handle and an out-pointer.
         if unsafe { pcap_stats(self.p, &mut s) } != 0 {
             return Err(self.error("pcap_stats"));

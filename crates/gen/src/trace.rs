@@ -48,6 +48,10 @@ use super::packet::{
     MIN_FRAME, MSS,
 };
 use super::rng::SplitMix64;
+use netsift_testkit::frames::Frame;
+use netsift_wire::ethernet::{EtherType, EthernetFrame};
+use netsift_wire::ipv4::Ipv4Packet;
+use netsift_wire::vlan::VlanTag;
 use super::GenPacket;
 
 /// The 38 addresses of filter 6 (the paper's "suspicious IRC traffic" filter). The
@@ -165,16 +169,27 @@ pub fn trace(cfg: &TraceConfig) -> Vec<GenPacket> {
 /// Counts by kind, for the report of `gen-trace`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TraceStats {
+    /// Packets in all.
     pub packets: u64,
+    /// IPv4 packets (tagged or not).
     pub ipv4: u64,
+    /// IPv6 packets.
     pub ipv6: u64,
+    /// Frames with an 802.1Q tag.
     pub vlan: u64,
+    /// ARP packets.
     pub arp: u64,
+    /// Frames of any other EtherType.
     pub other: u64,
+    /// TCP segments.
     pub tcp: u64,
+    /// UDP datagrams.
     pub udp: u64,
+    /// ICMP and ICMPv6 messages.
     pub icmp: u64,
+    /// IPv4 fragments after the first (a non-zero offset).
     pub fragments: u64,
+    /// Bytes on the wire, summed.
     pub wire_bytes: u64,
 }
 
@@ -765,64 +780,45 @@ fn pad(mut f: Vec<u8>) -> Vec<u8> {
     f
 }
 
-/// An Ethernet frame carrying IPv6 with upper-layer protocol `nh`; `l4` is the
-/// upper-layer packet with a zero checksum at `ck` (fixed here).
-fn ipv6_frame(src: &Ep, dst: &Ep, hops: u8, nh: u8, mut l4: Vec<u8>, ck: usize) -> Vec<u8> {
-    let mut c = netsift_wire::checksum::pseudo(&src.v6, &dst.v6, nh, &l4);
-    if nh == 17 && c == 0 {
-        c = 0xffff;
-    }
-    l4[ck..ck + 2].copy_from_slice(&c.to_be_bytes());
-    let mut f = Vec::with_capacity(14 + 40 + l4.len());
-    f.extend_from_slice(&dst.mac);
-    f.extend_from_slice(&src.mac);
-    f.extend_from_slice(&0x86ddu16.to_be_bytes());
-    f.extend_from_slice(&[0x60, 0, 0, 0]);
-    f.extend_from_slice(&(l4.len() as u16).to_be_bytes());
-    f.push(nh);
-    f.push(hops);
-    f.extend_from_slice(&src.v6);
-    f.extend_from_slice(&dst.v6);
-    f.extend_from_slice(&l4);
-    pad(f)
+/// An Ethernet/IPv6 frame from `src` to `dst` with hop limit `hops`, padded to
+/// [`MIN_FRAME`], its transport still to choose.
+fn ipv6(src: &Ep, dst: &Ep, hops: u8) -> Frame {
+    Frame::ethernet(src.mac, dst.mac)
+        .ipv6(src.v6, dst.v6)
+        .with_ipv6(|r| r.hop_limit = hops)
+        .padded()
 }
 
-/// A raw IPv4 packet (any protocol, fragment fields as given) in an Ethernet frame.
+/// A raw IPv4 packet (any protocol, the flags and fragment offset word `frag` as
+/// given) in an Ethernet frame.
 fn ipv4_raw(src: &Ep, dst: &Ep, ip: IpFields, frag: u16, proto: u8, body: &[u8]) -> Vec<u8> {
-    let mut f = Vec::with_capacity(34 + body.len());
-    f.extend_from_slice(&dst.mac);
-    f.extend_from_slice(&src.mac);
-    f.extend_from_slice(&0x0800u16.to_be_bytes());
-    let mut h = [0u8; 20];
-    h[0] = 0x45;
-    h[2..4].copy_from_slice(&((20 + body.len()) as u16).to_be_bytes());
-    h[4..6].copy_from_slice(&ip.ident.to_be_bytes());
-    h[6..8].copy_from_slice(&frag.to_be_bytes());
-    h[8] = ip.ttl;
-    h[9] = proto;
-    h[12..16].copy_from_slice(&src.ip.to_be_bytes());
-    h[16..20].copy_from_slice(&dst.ip.to_be_bytes());
-    let ck = internet_checksum(&h);
-    h[10..12].copy_from_slice(&ck.to_be_bytes());
-    f.extend_from_slice(&h);
-    f.extend_from_slice(body);
-    pad(f)
+    Frame::ethernet(src.mac, dst.mac)
+        .ipv4(src.ip, dst.ip)
+        .with_ipv4(|r| {
+            r.ident = ip.ident;
+            r.ttl = ip.ttl;
+            r.dont_frag = frag & 0x4000 != 0;
+            r.more_frags = frag & 0x2000 != 0;
+            r.frag_offset = u32::from(frag & 0x1fff) * 8;
+        })
+        .ip_proto(proto)
+        .payload(body)
+        .padded()
+        .build()
 }
 
 /// Inserts IPv4 options after the 20-byte header of an untagged IPv4 frame, fixing
 /// IHL, total length and the header checksum (transport checksums do not cover them).
 fn add_ipv4_options(f: &mut Vec<u8>, opts: &[u8]) {
     debug_assert!(opts.len() & 3 == 0 && opts.len() <= 40);
-    let total = u16::from_be_bytes([f[16], f[17]]) as usize + opts.len();
+    let total = usize::from(Ipv4Packet::new_unchecked(&f[14..]).total_len()) + opts.len();
     // Drop the Ethernet padding first: it belongs after the IP packet.
     f.truncate(14 + total - opts.len());
     f.splice(34..34, opts.iter().copied());
-    f[14] = 0x40 | ((20 + opts.len()) / 4) as u8;
-    f[16..18].copy_from_slice(&(total as u16).to_be_bytes());
-    f[24] = 0;
-    f[25] = 0;
-    let ck = internet_checksum(&f[14..34 + opts.len()]);
-    f[24..26].copy_from_slice(&ck.to_be_bytes());
+    let mut ip = Ipv4Packet::new_unchecked(&mut f[14..]);
+    ip.set_header_len(20 + opts.len());
+    ip.set_total_len(total as u16);
+    ip.fill_checksum();
     if f.len() < MIN_FRAME {
         f.resize(MIN_FRAME, 0);
     }
@@ -830,31 +826,10 @@ fn add_ipv4_options(f: &mut Vec<u8>, opts: &[u8]) {
 
 /// Tags a frame with an 802.1Q header.
 fn add_vlan(f: &mut Vec<u8>, vid: u16) {
-    let tci = vid & 0xfff;
-    f.splice(12..12, [0x81, 0x00, (tci >> 8) as u8, tci as u8]);
-}
-
-fn tcp_header(
-    sport: u16,
-    dport: u16,
-    seq: u32,
-    ack: u32,
-    flags: u8,
-    win: u16,
-    opts: &[u8],
-) -> Vec<u8> {
-    let hl = 20 + opts.len();
-    let mut h = Vec::with_capacity(hl + MSS);
-    h.extend_from_slice(&sport.to_be_bytes());
-    h.extend_from_slice(&dport.to_be_bytes());
-    h.extend_from_slice(&seq.to_be_bytes());
-    h.extend_from_slice(&ack.to_be_bytes());
-    h.push(((hl / 4) as u8) << 4);
-    h.push(flags);
-    h.extend_from_slice(&win.to_be_bytes());
-    h.extend_from_slice(&[0, 0, 0, 0]);
-    h.extend_from_slice(opts);
-    h
+    // The tag goes before the frame's EtherType, which then follows it.
+    f.splice(12..12, [0; 4]);
+    EthernetFrame::new_unchecked(&mut f[..]).set_ethertype(EtherType::VLAN);
+    VlanTag::new_unchecked(&mut f[14..]).set_tci(vid & 0xfff);
 }
 
 // ---------------------------------------------------------------------------------
@@ -949,6 +924,7 @@ pub struct TraceGen {
 const ACTIVE: usize = 600;
 
 impl TraceGen {
+    /// A generator of the trace `cfg` describes.
     pub fn new(cfg: &TraceConfig) -> TraceGen {
         let mut g = TraceGen {
             rng: SplitMix64::new(cfg.seed),
@@ -1297,9 +1273,16 @@ impl TraceGen {
         let payload = self.noise.get(r_mut(&mut self.rng), len as usize);
         let (src, dst, sport, dport, ip) = endpoints(f, from_server);
         let frame = if f.v6 {
-            let mut l4 = tcp_header(sport, dport, seq, ack, flags, win, &opts);
-            l4.extend_from_slice(payload);
-            ipv6_frame(&src, &dst, ip.ttl, 6, l4, 16)
+            ipv6(&src, &dst, ip.ttl)
+                .tcp(sport, dport, flags)
+                .with_tcp(|t| {
+                    t.seq = seq;
+                    t.ack = ack;
+                    t.window = win;
+                    t.options = opts.to_vec();
+                })
+                .payload(payload)
+                .build()
         } else {
             let mut fr = tcp_frame(&TcpSegment {
                 src: src.host(),
@@ -1350,11 +1333,14 @@ impl TraceGen {
                     f.seq = f.seq.wrapping_add(1);
                 }
                 if f.v6 {
-                    let mut l4 = vec![if reply { 129 } else { 128 }, 0, 0, 0];
-                    l4.extend_from_slice(&f.ident.to_be_bytes());
-                    l4.extend_from_slice(&f.seq.to_be_bytes());
-                    l4.extend_from_slice(payload);
-                    ipv6_frame(&src, &dst, ip.ttl, 58, l4, 2)
+                    // The ICMPv6 echo message, its checksum over the pseudo-header.
+                    let mut m = vec![if reply { 129 } else { 128 }, 0, 0, 0];
+                    m.extend_from_slice(&f.ident.to_be_bytes());
+                    m.extend_from_slice(&f.seq.to_be_bytes());
+                    m.extend_from_slice(payload);
+                    let ck = netsift_wire::checksum::pseudo(&src.v6, &dst.v6, 58, &m);
+                    m[2..4].copy_from_slice(&ck.to_be_bytes());
+                    ipv6(&src, &dst, ip.ttl).ip_proto(58).payload(&m).build()
                 } else {
                     icmp_echo_frame(src.host(), dst.host(), ip, reply, f.ident, f.seq, payload)
                 }
@@ -1370,13 +1356,7 @@ impl TraceGen {
                 };
                 let payload = self.noise.get(r_mut(&mut self.rng), len as usize);
                 if f.v6 {
-                    let mut l4 = Vec::with_capacity(8 + payload.len());
-                    l4.extend_from_slice(&sport.to_be_bytes());
-                    l4.extend_from_slice(&dport.to_be_bytes());
-                    l4.extend_from_slice(&((8 + payload.len()) as u16).to_be_bytes());
-                    l4.extend_from_slice(&[0, 0]);
-                    l4.extend_from_slice(payload);
-                    ipv6_frame(&src, &dst, ip.ttl, 17, l4, 6)
+                    ipv6(&src, &dst, ip.ttl).udp(sport, dport).payload(payload).build()
                 } else {
                     udp_frame(src.host(), dst.host(), sport, dport, ip, payload)
                 }

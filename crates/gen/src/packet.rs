@@ -1,5 +1,7 @@
 //! Building Ethernet II frames carrying IPv4 with TCP, UDP or ICMP echo, with
-//! correct IPv4 header, TCP, UDP and ICMP checksums.
+//! correct IPv4 header, TCP, UDP and ICMP checksums: the workloads' vocabulary
+//! (hosts, IPv4 fields, segments) over `netsift_testkit::frames`, which emits
+//! every header with `netsift_wire`.
 //!
 //! The main types are [`Host`] (a MAC and IPv4 address), [`TcpSegment`] (every
 //! field of one TCP segment) and the builders [`tcp_frame`], [`udp_frame`] and
@@ -13,6 +15,7 @@
 //!   the wire where a passive monitor would see them (the IPv4 length tells the
 //!   padding apart from the payload).
 
+use netsift_testkit::frames::Frame;
 use netsift_wire::checksum;
 use std::net::Ipv4Addr;
 
@@ -29,14 +32,11 @@ pub const UDP_HDR: usize = 8;
 /// ICMP echo header length.
 pub const ICMP_ECHO_HDR: usize = 8;
 /// Minimum Ethernet frame without the FCS.
-pub const MIN_FRAME: usize = 60;
+pub const MIN_FRAME: usize = netsift_testkit::frames::MIN_FRAME;
 /// The TCP maximum segment size on Ethernet without TCP options (1500 - 20 - 20).
 pub const MSS: usize = 1460;
 
-const ETHERTYPE_IPV4: u16 = 0x0800;
 const PROTO_ICMP: u8 = 1;
-const PROTO_TCP: u8 = 6;
-const PROTO_UDP: u8 = 17;
 
 /// One end of a conversation at layers 2 and 3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -109,39 +109,17 @@ pub fn transport_checksum(src: Ipv4Addr, dst: Ipv4Addr, proto: u8, segment: &[u8
     checksum::pseudo(&src.octets(), &dst.octets(), proto, segment)
 }
 
-/// Writes Ethernet and IPv4 headers for an IP payload of `l4_len` bytes into a new
-/// buffer with room for the payload; returns the buffer (the transport part is
-/// appended by the caller).
-fn eth_ipv4(src: Host, dst: Host, ip: IpFields, proto: u8, l4_len: usize) -> Vec<u8> {
-    let total = IPV4_HDR + l4_len;
-    let total16 = u16::try_from(total).expect("IPv4 packet longer than 65535 bytes");
-    let mut f = Vec::with_capacity((ETH_HDR + total).max(MIN_FRAME));
-    f.extend_from_slice(&dst.mac);
-    f.extend_from_slice(&src.mac);
-    f.extend_from_slice(&ETHERTYPE_IPV4.to_be_bytes());
-    let mut h = [0u8; IPV4_HDR];
-    h[0] = 0x45;
-    h[2..4].copy_from_slice(&total16.to_be_bytes());
-    h[4..6].copy_from_slice(&ip.ident.to_be_bytes());
-    if ip.dont_frag {
-        h[6] = 0x40;
-    }
-    h[8] = ip.ttl;
-    h[9] = proto;
-    h[12..16].copy_from_slice(&src.ip.octets());
-    h[16..20].copy_from_slice(&dst.ip.octets());
-    let ck = internet_checksum(&h);
-    h[10..12].copy_from_slice(&ck.to_be_bytes());
-    f.extend_from_slice(&h);
-    f
-}
-
-/// Pads a frame to the Ethernet minimum.
-fn pad(mut f: Vec<u8>) -> Vec<u8> {
-    if f.len() < MIN_FRAME {
-        f.resize(MIN_FRAME, 0);
-    }
-    f
+/// An Ethernet/IPv4 frame from `src` to `dst` with `ip`'s fields, padded to
+/// [`MIN_FRAME`], its transport still to choose.
+fn ipv4(src: Host, dst: Host, ip: IpFields) -> Frame {
+    Frame::ethernet(src.mac, dst.mac)
+        .ipv4(src.ip, dst.ip)
+        .with_ipv4(|r| {
+            r.ident = ip.ident;
+            r.ttl = ip.ttl;
+            r.dont_frag = ip.dont_frag;
+        })
+        .padded()
 }
 
 /// Builds the Ethernet frame of a TCP segment.
@@ -149,24 +127,16 @@ fn pad(mut f: Vec<u8>) -> Vec<u8> {
 /// Panics if the options are not a multiple of 4 bytes or longer than 40, or the
 /// segment does not fit in an IPv4 packet: both are bugs in the caller.
 pub fn tcp_frame(s: &TcpSegment<'_>) -> Vec<u8> {
-    // `is_multiple_of` would need Rust 1.87; the workspace supports 1.80.
-    assert!(s.options.len() & 3 == 0 && s.options.len() <= 40);
-    let hlen = TCP_HDR + s.options.len();
-    let mut f = eth_ipv4(s.src, s.dst, s.ip, PROTO_TCP, hlen + s.payload.len());
-    let l4 = f.len();
-    f.extend_from_slice(&s.sport.to_be_bytes());
-    f.extend_from_slice(&s.dport.to_be_bytes());
-    f.extend_from_slice(&s.seq.to_be_bytes());
-    f.extend_from_slice(&s.ack.to_be_bytes());
-    f.push(((hlen / 4) as u8) << 4);
-    f.push(s.flags);
-    f.extend_from_slice(&s.window.to_be_bytes());
-    f.extend_from_slice(&[0, 0, 0, 0]); // checksum (filled below), urgent pointer
-    f.extend_from_slice(s.options);
-    f.extend_from_slice(s.payload);
-    let ck = transport_checksum(s.src.ip, s.dst.ip, PROTO_TCP, &f[l4..]);
-    f[l4 + 16..l4 + 18].copy_from_slice(&ck.to_be_bytes());
-    pad(f)
+    ipv4(s.src, s.dst, s.ip)
+        .tcp(s.sport, s.dport, s.flags)
+        .with_tcp(|t| {
+            t.seq = s.seq;
+            t.ack = s.ack;
+            t.window = s.window;
+            t.options = s.options.to_vec();
+        })
+        .payload(s.payload)
+        .build()
 }
 
 /// Builds the Ethernet frame of a UDP datagram.
@@ -178,21 +148,7 @@ pub fn udp_frame(
     ip: IpFields,
     payload: &[u8],
 ) -> Vec<u8> {
-    let len = UDP_HDR + payload.len();
-    let mut f = eth_ipv4(src, dst, ip, PROTO_UDP, len);
-    let l4 = f.len();
-    f.extend_from_slice(&sport.to_be_bytes());
-    f.extend_from_slice(&dport.to_be_bytes());
-    f.extend_from_slice(&(len as u16).to_be_bytes());
-    f.extend_from_slice(&[0, 0]);
-    f.extend_from_slice(payload);
-    let mut ck = transport_checksum(src.ip, dst.ip, PROTO_UDP, &f[l4..]);
-    // RFC 768: a computed checksum of zero is sent as all ones (zero means "none").
-    if ck == 0 {
-        ck = 0xffff;
-    }
-    f[l4 + 6..l4 + 8].copy_from_slice(&ck.to_be_bytes());
-    pad(f)
+    ipv4(src, dst, ip).udp(sport, dport).payload(payload).build()
 }
 
 /// Builds the Ethernet frame of an ICMP echo request (`reply == false`) or reply.
@@ -205,22 +161,22 @@ pub fn icmp_echo_frame(
     seq: u16,
     payload: &[u8],
 ) -> Vec<u8> {
-    let mut f = eth_ipv4(src, dst, ip, PROTO_ICMP, ICMP_ECHO_HDR + payload.len());
-    let l4 = f.len();
-    f.push(if reply { 0 } else { 8 });
-    f.push(0);
-    f.extend_from_slice(&[0, 0]);
-    f.extend_from_slice(&ident.to_be_bytes());
-    f.extend_from_slice(&seq.to_be_bytes());
-    f.extend_from_slice(payload);
-    let ck = internet_checksum(&f[l4..]);
-    f[l4 + 2..l4 + 4].copy_from_slice(&ck.to_be_bytes());
-    pad(f)
+    // The ICMP message: type, code, checksum, identifier, sequence, data.
+    let mut m = vec![if reply { 0 } else { 8 }, 0, 0, 0];
+    m.extend_from_slice(&ident.to_be_bytes());
+    m.extend_from_slice(&seq.to_be_bytes());
+    m.extend_from_slice(payload);
+    let ck = internet_checksum(&m);
+    m[2..4].copy_from_slice(&ck.to_be_bytes());
+    ipv4(src, dst, ip).ip_proto(PROTO_ICMP).payload(&m).build()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    const PROTO_TCP: u8 = 6;
+    const PROTO_UDP: u8 = 17;
 
     fn hosts() -> (Host, Host) {
         (
