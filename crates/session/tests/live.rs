@@ -8,13 +8,9 @@ use netsift_session::{
     Callback, Capture, Config, ErrorKind, Event, Events, FilterSpec, Placed, Placement, Report,
     SinkError, Source,
 };
+use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
 use netsift_testkit::netns::{in_ns, Side, VethPair};
 use netsift_testkit::{require, Need};
-use netsift_wire::ethernet::{EtherType, EthernetAddress, EthernetFrame, EthernetRepr};
-use netsift_wire::ip::IpProtocol;
-use netsift_wire::ipv4::{Ipv4Packet, Ipv4Repr};
-use netsift_wire::udp::{UdpPacket, UdpRepr};
-use std::net::{IpAddr, Ipv4Addr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex};
@@ -22,30 +18,11 @@ use std::time::Duration;
 
 /// An Ethernet/IPv4/UDP frame from port `sport` to `dport`, its payload `n`.
 fn udp(sport: u16, dport: u16, n: u32) -> Vec<u8> {
-    let (src, dst) = (Ipv4Addr::new(10, 9, 0, 2), Ipv4Addr::new(10, 9, 0, 1));
-    let payload = n.to_be_bytes();
-    let u = UdpRepr {
-        src_port: sport,
-        dst_port: dport,
-        payload: &payload,
-    };
-    let ip = Ipv4Repr::new(src, dst, IpProtocol::UDP, u.buffer_len());
-    let eth = EthernetRepr {
-        src_addr: EthernetAddress([2, 0, 0, 0, 0, 2]),
-        dst_addr: EthernetAddress([2, 0, 0, 0, 0, 1]),
-        ethertype: EtherType::IPV4,
-    };
-    let mut f = vec![0u8; eth.buffer_len() + ip.buffer_len() + u.buffer_len()];
-    eth.emit(&mut EthernetFrame::new_unchecked(&mut f[..]));
-    let (_, rest) = f.split_at_mut(eth.buffer_len());
-    ip.emit(&mut Ipv4Packet::new_unchecked(&mut rest[..]));
-    let (_, rest) = rest.split_at_mut(ip.buffer_len());
-    u.emit(
-        &mut UdpPacket::new_unchecked(rest),
-        &IpAddr::V4(src),
-        &IpAddr::V4(dst),
-    );
-    f
+    Frame::ethernet(MAC_B, MAC_A)
+        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
+        .udp(sport, dport)
+        .payload(&n.to_be_bytes())
+        .build()
 }
 
 /// What a test capture gave: the report, the result, the packets' bytes in the
