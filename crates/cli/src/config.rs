@@ -68,10 +68,18 @@ pub fn filter(args: &Args, expr: &str) -> Result<FilterSpec> {
 /// The live capture of `-i IFACE`.
 pub fn live(args: &Args, iface: &str, expr: &str) -> Result<Config> {
     let source = if xdp(args) {
-        // A refusal the session cannot make: it reads both directions as
-        // received-only at the hook unless told `out`.
-        if args.direction.as_deref() == Some("inout") {
-            bail!("--place xdp: the XDP hook sees received frames only (-Q in)");
+        // What the XDP level cannot do, named by the flags that ask for it.
+        let why = if args.follow.is_some() || args.control.is_some() {
+            Some("--follow and --control edit the filter in user space")
+        } else if args.workers.is_some() {
+            Some("--workers splits a capture ring, and the XDP level has none")
+        } else if matches!(args.direction.as_deref(), Some("out" | "inout")) {
+            Some("the XDP hook sees received frames only (-Q in)")
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            bail!("--place xdp: {why}");
         }
         Source::Xdp(iface.to_string())
     } else {

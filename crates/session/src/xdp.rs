@@ -48,13 +48,13 @@ fn refused(cfg: &Config) -> Option<&'static str> {
         return Some("the XDP hook belongs to one interface, not `any`");
     }
     if !matches!(cfg.filter, FilterSpec::Static(_)) {
-        return Some("--follow and --control edit the filter in user space");
+        return Some("a follower and a live set of clauses edit the filter in user space");
     }
     if cfg.workers > 1 {
-        return Some("--workers splits a capture ring, and the XDP level has none");
+        return Some("workers split a capture ring, and the XDP level has none");
     }
     if cfg.direction == Direction::Out {
-        return Some("the XDP hook sees received frames only (-Q in)");
+        return Some("the XDP hook sees received frames only");
     }
     None
 }
