@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// Whether this process may make namespaces; prints why not, and fails under CI.
-pub fn can_run(test: &str) -> bool {
+pub(crate) fn can_run(test: &str) -> bool {
     // SAFETY: geteuid has no preconditions.
     let root = unsafe { libc::geteuid() } == 0;
     let ip = Command::new("ip").arg("-V").output().is_ok();
@@ -42,7 +42,7 @@ fn run(args: &[&str]) {
 
 /// Two namespaces joined by a veth pair: `a` holds `veth_a`, `b` holds `veth_b`.
 /// Both are removed when this is dropped (removing a namespace removes its veth).
-pub struct Pair {
+pub(crate) struct Pair {
     pub a: String,
     pub b: String,
     pub veth_a: String,
@@ -50,7 +50,7 @@ pub struct Pair {
 }
 
 impl Pair {
-    pub fn new(tag: &str) -> Pair {
+    pub(crate) fn new(tag: &str) -> Pair {
         static N: AtomicU32 = AtomicU32::new(0);
         let n = N.fetch_add(1, Ordering::Relaxed);
         let id = format!("{}{}{}", tag, std::process::id() % 100_000, n);
@@ -94,7 +94,7 @@ impl Drop for Pair {
 
 /// Runs `f` on a new thread that has entered namespace `ns` (sockets it opens
 /// belong there), and returns what `f` returns.
-pub fn in_ns<T: Send + 'static>(
+pub(crate) fn in_ns<T: Send + 'static>(
     ns: &str,
     f: impl FnOnce() -> T + Send + 'static,
 ) -> std::thread::JoinHandle<T> {
@@ -110,7 +110,7 @@ pub fn in_ns<T: Send + 'static>(
 
 /// Sends each frame as it is on interface `dev` (of the calling thread's
 /// namespace) through a raw AF_PACKET socket.
-pub fn send_frames(dev: &str, frames: &[Vec<u8>]) {
+pub(crate) fn send_frames(dev: &str, frames: &[Vec<u8>]) {
     let name = std::ffi::CString::new(dev).unwrap();
     // SAFETY: plain system calls on values that live through them.
     unsafe {
@@ -147,7 +147,7 @@ pub fn send_frames(dev: &str, frames: &[Vec<u8>]) {
 
 /// A UDP/IPv4 frame from 02:00:00:00:00:0b to 02:00:00:00:00:0a carrying `seq`,
 /// tagged with VLAN `vid` if given; `pad` bytes of payload.
-pub fn udp_frame(seq: u32, vid: Option<u16>, pad: usize) -> Vec<u8> {
+pub(crate) fn udp_frame(seq: u32, vid: Option<u16>, pad: usize) -> Vec<u8> {
     let mut f = vec![2, 0, 0, 0, 0, 0x0a, 2, 0, 0, 0, 0, 0x0b];
     if let Some(v) = vid {
         f.extend([0x81, 0x00]);
@@ -188,7 +188,7 @@ pub fn udp_frame(seq: u32, vid: Option<u16>, pad: usize) -> Vec<u8> {
 
 /// [`udp_frame`] with UDP source port `sport`: frames of different ports are
 /// different flows to a fanout hash.
-pub fn udp_flow_frame(seq: u32, sport: u16) -> Vec<u8> {
+pub(crate) fn udp_flow_frame(seq: u32, sport: u16) -> Vec<u8> {
     let mut f = udp_frame(seq, None, 16);
     f[34..36].copy_from_slice(&sport.to_be_bytes());
     f
