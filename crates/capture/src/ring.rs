@@ -209,6 +209,193 @@ pub fn ifindex(name: &str) -> Result<i32, Error> {
     Ok(i as i32)
 }
 
+/// A new `AF_PACKET` socket for every protocol: raw frames, or for `-i any`
+/// (`cooked`) frames without their link header (the ring puts an SLL2 one back).
+fn packet_socket(name: &str, cooked: bool, proto: u16) -> Result<OwnedFd, Error> {
+    let kind = if cooked {
+        libc::SOCK_DGRAM
+    } else {
+        libc::SOCK_RAW
+    };
+    // SAFETY: plain socket(2).
+    let raw = unsafe { libc::socket(libc::AF_PACKET, kind | libc::SOCK_CLOEXEC, proto as i32) };
+    if raw < 0 {
+        return Err(Error::os(format!("{name}: socket")));
+    }
+    // SAFETY: `raw` is a new descriptor that nothing else owns.
+    Ok(unsafe { OwnedFd::from_raw_fd(raw) })
+}
+
+/// Sets what the ring's frames are before the ring is made: TPACKET_V3, headroom
+/// before each packet (for a VLAN tag put back, or an SLL2 header), and for
+/// `-Q in` no outgoing packets.
+fn frame_options(f: RawFd, name: &str, cooked: bool, direction: Direction) -> Result<(), Error> {
+    set_opt(
+        f,
+        libc::PACKET_VERSION,
+        &(libc::tpacket_versions::TPACKET_V3 as libc::c_int),
+        &format!("{name}: TPACKET_V3"),
+    )?;
+    let reserve = if cooked { SLL2_LEN } else { VLAN_TAG_LEN };
+    set_opt(
+        f,
+        libc::PACKET_RESERVE,
+        &(reserve as libc::c_uint),
+        &format!("{name}: PACKET_RESERVE"),
+    )?;
+    if direction == Direction::In {
+        set_opt(
+            f,
+            libc::PACKET_IGNORE_OUTGOING,
+            &1 as &libc::c_int,
+            &format!("{name}: PACKET_IGNORE_OUTGOING"),
+        )?;
+    }
+    Ok(())
+}
+
+/// The ring's shape for a buffer of `buffer_size` bytes and blocks retired after
+/// `block_timeout`: `(block size, block count, the kernel's request)`.
+///
+/// Blocks of at least 128 KiB (a 64 KiB GSO packet with its headers fits) and at
+/// most 1 MiB, a power of two pages; at least 4 of them. The kernel hands a block
+/// over when it is full *or* when the block timeout passes, so on a quiet or
+/// bursty link the number of blocks times the timeout is how long the reader may
+/// stall before the kernel drops: as many blocks as STALL_MS of timeouts takes,
+/// from 16 to 64 (64 in immediate mode, a 1 ms timeout), as the buffer allows. No
+/// more: on a busy link each block is a wake-up of the reader, and at 4 MiB, 16
+/// blocks of 256 KiB (libpcap's size) rather than 32 of 128 KiB took 7% less CPU
+/// per packet.
+fn geometry(buffer_size: usize, block_timeout: Duration) -> (usize, usize, libc::tpacket_req3) {
+    let want = buffer_size.max(4 << 17);
+    let timeout_ms = block_timeout.as_millis().clamp(1, STALL_MS as u128) as usize;
+    let count = (STALL_MS / timeout_ms).clamp(16, 64);
+    let block_size = floor_pow2(want / count).clamp(1 << 17, 1 << 20);
+    let blocks = (want / block_size).max(4);
+    let frame_size = 1 << 11;
+    let req = libc::tpacket_req3 {
+        tp_block_size: block_size as u32,
+        tp_block_nr: blocks as u32,
+        tp_frame_size: frame_size,
+        tp_frame_nr: (block_size / frame_size as usize * blocks) as u32,
+        tp_retire_blk_tov: block_timeout.as_millis().clamp(1, u32::MAX as u128) as u32,
+        tp_sizeof_priv: 0,
+        tp_feature_req_word: 0,
+    };
+    (block_size, blocks, req)
+}
+
+/// Has the kernel make the ring `req` describes and maps its `map_len` bytes
+/// shared; the caller owns the mapping.
+fn map_ring(
+    f: RawFd,
+    name: &str,
+    req: &libc::tpacket_req3,
+    map_len: usize,
+) -> Result<*mut u8, Error> {
+    set_opt(
+        f,
+        libc::PACKET_RX_RING,
+        req,
+        &format!("{name}: PACKET_RX_RING"),
+    )?;
+    // SAFETY: a fresh shared mapping of the ring the kernel just made.
+    let map = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            map_len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            f,
+            0,
+        )
+    };
+    if map == libc::MAP_FAILED {
+        return Err(Error::os(format!("{name}: mmap of the ring")));
+    }
+    Ok(map.cast())
+}
+
+/// Binds the socket to interface `index` (0: every interface) for protocol
+/// `proto` and returns the interface's ARPHRD hardware type, as the kernel
+/// reports it back.
+fn bind_to(f: RawFd, name: &str, proto: u16, index: i32) -> Result<u16, Error> {
+    // SAFETY: zeroed sockaddr_ll is a valid value.
+    let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+    sll.sll_family = libc::AF_PACKET as u16;
+    sll.sll_protocol = proto;
+    sll.sll_ifindex = index;
+    // SAFETY: `sll` is a sockaddr_ll of the size passed.
+    let rc = unsafe {
+        libc::bind(
+            f,
+            (&sll as *const libc::sockaddr_ll).cast(),
+            std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+        )
+    };
+    if rc != 0 {
+        return Err(Error::os(format!("{name}: bind")));
+    }
+    let mut len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
+    // SAFETY: `sll` has room for `len` bytes.
+    let rc = unsafe { libc::getsockname(f, (&mut sll as *mut libc::sockaddr_ll).cast(), &mut len) };
+    if rc != 0 {
+        return Err(Error::os(format!("{name}: getsockname")));
+    }
+    Ok(sll.sll_hatype)
+}
+
+/// Puts interface `index` into promiscuous mode for as long as the socket lives.
+fn promiscuous(f: RawFd, name: &str, index: i32) -> Result<(), Error> {
+    let mreq = libc::packet_mreq {
+        mr_ifindex: index,
+        mr_type: libc::PACKET_MR_PROMISC as u16,
+        mr_alen: 0,
+        mr_address: [0; 8],
+    };
+    set_opt(
+        f,
+        libc::PACKET_ADD_MEMBERSHIP,
+        &mreq,
+        &format!("{name}: promiscuous mode"),
+    )
+}
+
+/// Joins fanout group `id`, which spreads packets over its rings as `how` says.
+fn join_fanout(f: RawFd, name: &str, id: u16, how: Fanout) -> Result<(), Error> {
+    let mode = match how {
+        // No PACKET_FANOUT_FLAG_DEFRAG: it makes the kernel reassemble IP
+        // fragments before the rings see them, so the capture would no
+        // longer hold the packets as they were on the wire.
+        Fanout::FlowHash => libc::PACKET_FANOUT_HASH,
+        Fanout::HostPair => libc::PACKET_FANOUT_CBPF,
+        Fanout::RoundRobin => libc::PACKET_FANOUT_LB,
+    };
+    let arg = id as u32 | mode << 16;
+    set_opt(
+        f,
+        libc::PACKET_FANOUT,
+        &arg,
+        &format!("{name}: PACKET_FANOUT group {id}"),
+    )?;
+    if how == Fanout::HostPair {
+        // The group's program; every member sets the same one, so the
+        // group is complete whichever ring joined first.
+        let mut prog = crate::fanout::host_pair_program();
+        let fprog = libc::sock_fprog {
+            len: prog.len() as u16,
+            filter: prog.as_mut_ptr(),
+        };
+        set_opt(
+            f,
+            libc::PACKET_FANOUT_DATA,
+            &fprog,
+            &format!("{name}: PACKET_FANOUT_DATA (host-pair program)"),
+        )?;
+    }
+    Ok(())
+}
+
 impl Ring {
     /// Opens a ring on `cfg.interface` and starts capturing.
     pub fn open(cfg: &Config) -> Result<Ring, Error> {
@@ -217,90 +404,16 @@ impl Ring {
         let index = if cooked { 0 } else { ifindex(name)? };
         let lo_ifindex = ifindex("lo").unwrap_or(-1);
         let proto = (libc::ETH_P_ALL as u16).to_be();
-        let kind = if cooked {
-            libc::SOCK_DGRAM
-        } else {
-            libc::SOCK_RAW
-        };
-        // SAFETY: plain socket(2).
-        let raw = unsafe { libc::socket(libc::AF_PACKET, kind | libc::SOCK_CLOEXEC, proto as i32) };
-        if raw < 0 {
-            return Err(Error::os(format!("{name}: socket")));
-        }
-        // SAFETY: `raw` is a new descriptor that nothing else owns.
-        let fd = unsafe { OwnedFd::from_raw_fd(raw) };
+        let fd = packet_socket(name, cooked, proto)?;
         let f = fd.as_raw_fd();
-        set_opt(
-            f,
-            libc::PACKET_VERSION,
-            &(libc::tpacket_versions::TPACKET_V3 as libc::c_int),
-            &format!("{name}: TPACKET_V3"),
-        )?;
-        // Headroom before each packet: for a VLAN tag put back, or an SLL2 header.
-        let reserve = if cooked { SLL2_LEN } else { VLAN_TAG_LEN };
-        set_opt(
-            f,
-            libc::PACKET_RESERVE,
-            &(reserve as libc::c_uint),
-            &format!("{name}: PACKET_RESERVE"),
-        )?;
-        if cfg.direction == Direction::In {
-            set_opt(
-                f,
-                libc::PACKET_IGNORE_OUTGOING,
-                &1 as &libc::c_int,
-                &format!("{name}: PACKET_IGNORE_OUTGOING"),
-            )?;
-        }
-        // Blocks of at least 128 KiB (a 64 KiB GSO packet with its headers fits)
-        // and at most 1 MiB, a power of two pages; at least 4 of them. The kernel
-        // hands a block over when it is full *or* when the block timeout passes,
-        // so on a quiet or bursty link the number of blocks times the timeout is
-        // how long the reader may stall before the kernel drops: as many blocks
-        // as STALL_MS of timeouts takes, from 16 to 64 (64 in immediate mode, a
-        // 1 ms timeout), as the buffer allows. No more: on a busy link each block
-        // is a wake-up of the reader, and at 4 MiB, 16 blocks of 256 KiB
-        // (libpcap's size) rather than 32 of 128 KiB took 7% less CPU per packet.
-        let want = cfg.buffer_size.max(4 << 17);
-        let timeout_ms = cfg.block_timeout.as_millis().clamp(1, STALL_MS as u128) as usize;
-        let count = (STALL_MS / timeout_ms).clamp(16, 64);
-        let block_size = floor_pow2(want / count).clamp(1 << 17, 1 << 20);
-        let blocks = (want / block_size).max(4);
-        let frame_size = 1 << 11;
-        let req = libc::tpacket_req3 {
-            tp_block_size: block_size as u32,
-            tp_block_nr: blocks as u32,
-            tp_frame_size: frame_size,
-            tp_frame_nr: (block_size / frame_size as usize * blocks) as u32,
-            tp_retire_blk_tov: cfg.block_timeout.as_millis().clamp(1, u32::MAX as u128) as u32,
-            tp_sizeof_priv: 0,
-            tp_feature_req_word: 0,
-        };
-        set_opt(
-            f,
-            libc::PACKET_RX_RING,
-            &req,
-            &format!("{name}: PACKET_RX_RING"),
-        )?;
+        frame_options(f, name, cooked, cfg.direction)?;
+        let (block_size, blocks, req) = geometry(cfg.buffer_size, cfg.block_timeout);
         let map_len = block_size * blocks;
-        // SAFETY: a fresh shared mapping of the ring the kernel just made.
-        let map = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                map_len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED,
-                f,
-                0,
-            )
-        };
-        if map == libc::MAP_FAILED {
-            return Err(Error::os(format!("{name}: mmap of the ring")));
-        }
+        let map = map_ring(f, name, &req, map_len)?;
         // From here the mapping is the ring's: dropping it unmaps.
         let mut ring = Ring {
             fd,
-            map: map.cast(),
+            map,
             map_len,
             block_size,
             blocks,
@@ -315,76 +428,13 @@ impl Ring {
             stats: Stats::default(),
             read: Cell::new((0, 0)),
         };
-        // SAFETY: zeroed sockaddr_ll is a valid value.
-        let mut sll: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
-        sll.sll_family = libc::AF_PACKET as u16;
-        sll.sll_protocol = proto;
-        sll.sll_ifindex = index;
-        // SAFETY: `sll` is a sockaddr_ll of the size passed.
-        let rc = unsafe {
-            libc::bind(
-                f,
-                (&sll as *const libc::sockaddr_ll).cast(),
-                std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
-            )
-        };
-        if rc != 0 {
-            return Err(Error::os(format!("{name}: bind")));
-        }
-        let mut len = std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t;
-        // SAFETY: `sll` has room for `len` bytes.
-        let rc =
-            unsafe { libc::getsockname(f, (&mut sll as *mut libc::sockaddr_ll).cast(), &mut len) };
-        if rc != 0 {
-            return Err(Error::os(format!("{name}: getsockname")));
-        }
-        ring.hatype = sll.sll_hatype;
+        ring.hatype = bind_to(f, name, proto, index)?;
         // `any` has no promiscuous mode (libpcap warns and goes on without it).
         if cfg.promiscuous && !cooked {
-            let mreq = libc::packet_mreq {
-                mr_ifindex: index,
-                mr_type: libc::PACKET_MR_PROMISC as u16,
-                mr_alen: 0,
-                mr_address: [0; 8],
-            };
-            set_opt(
-                f,
-                libc::PACKET_ADD_MEMBERSHIP,
-                &mreq,
-                &format!("{name}: promiscuous mode"),
-            )?;
+            promiscuous(f, name, index)?;
         }
         if let Some((id, how)) = cfg.fanout {
-            let mode = match how {
-                // No PACKET_FANOUT_FLAG_DEFRAG: it makes the kernel reassemble IP
-                // fragments before the rings see them, so the capture would no
-                // longer hold the packets as they were on the wire.
-                Fanout::FlowHash => libc::PACKET_FANOUT_HASH,
-                Fanout::HostPair => libc::PACKET_FANOUT_CBPF,
-                Fanout::RoundRobin => libc::PACKET_FANOUT_LB,
-            };
-            let arg = id as u32 | mode << 16;
-            set_opt(
-                f,
-                libc::PACKET_FANOUT,
-                &arg,
-                &format!("{name}: PACKET_FANOUT group {id}"),
-            )?;
-            if how == Fanout::HostPair {
-                // The group's program; every member sets the same one, so the
-                // group is complete whichever ring joined first.
-                let mut prog = crate::fanout::host_pair_program();
-                let fprog = libc::sock_fprog {
-                    len: prog.len() as u16,
-                    filter: prog.as_mut_ptr(),
-                };
-                set_opt(
-                    f,
-                    libc::PACKET_FANOUT_DATA,
-                    &fprog,
-                    &format!("{name}: PACKET_FANOUT_DATA (host-pair program)"),
-                )?;
-            }
+            join_fanout(f, name, id, how)?;
         }
         Ok(ring)
     }

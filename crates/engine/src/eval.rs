@@ -167,7 +167,7 @@ struct LeanPass {
 
 impl Lean {
     /// The lean form of `d`, if every pass is a root pass without GROUP.
-    pub fn new(d: &Decoded) -> Option<Lean> {
+    pub(crate) fn new(d: &Decoded) -> Option<Lean> {
         if d.passes.len() > LEAN_MAX_PASSES {
             return None;
         }
@@ -196,7 +196,7 @@ impl Lean {
         Some(Lean { passes, hier })
     }
 
-    pub fn run(
+    pub(crate) fn run(
         &self,
         prog: &Static<'_>,
         scratch: &mut Scratch,

@@ -400,35 +400,49 @@ pub(crate) fn decode(insn: &Instruction, rest: &[Instruction], pool: &mut Vec<u3
             },
             _ => invalid,
         },
-        Opcode::Set => {
-            if n == 0 {
-                return invalid;
+        Opcode::Set if n == 0 => invalid,
+        Opcode::Set => match set_words(insn) {
+            Some(words) => {
+                pool.extend(words);
+                Op::Set {
+                    anchor,
+                    off,
+                    size,
+                    n: n32,
+                    start,
+                }
             }
-            let p2 = insn.p(2);
-            let b = if p2 & SET_FIELD_B != 0 {
-                let bd = Instruction::new(p2 & 0x00ff_ffff, [0; 7]).decode();
-                let Some(bsize) = bd.size else {
-                    return invalid;
-                };
-                [1, bd.anchor as u32, bd.offset as u32, bsize.code()]
-            } else {
-                [0; 4]
-            };
-            pool.push(insn.p(1));
-            pool.extend(b);
-            pool.extend([insn.p(3) & 0xffff, insn.p(3) >> 16, insn.p(4), insn.p(5)]);
-            Op::Set {
-                anchor,
-                off,
-                size,
-                n: n32,
-                start,
-            }
-        }
+            None => invalid,
+        },
         Opcode::Len | Opcode::Arith | Opcode::ArithCont | Opcode::Group => {
             unreachable!("decoded above")
         }
     }
+}
+
+/// The nine pool words of a SET: its table; field B (`has_b`, anchor, offset,
+/// size code), zero without one; the pair deltas; the two masks. `None` if field
+/// B's size is invalid.
+fn set_words(insn: &Instruction) -> Option<[u32; 9]> {
+    let p2 = insn.p(2);
+    let b = if p2 & SET_FIELD_B != 0 {
+        let bd = Instruction::new(p2 & 0x00ff_ffff, [0; 7]).decode();
+        [1, bd.anchor as u32, bd.offset as u32, bd.size?.code()]
+    } else {
+        [0; 4]
+    };
+    let p3 = insn.p(3);
+    Some([
+        insn.p(1),
+        b[0],
+        b[1],
+        b[2],
+        b[3],
+        p3 & 0xffff,
+        p3 >> 16,
+        insn.p(4),
+        insn.p(5),
+    ])
 }
 
 /// An ARITH head and the CONT slots its offset counts. The chain is checked whole

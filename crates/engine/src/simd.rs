@@ -151,32 +151,40 @@ mod x86 {
         m
     }
 
-    pub fn eq_any_sse2(vals: &[u32; LANES], ops: &[u32]) -> Mask {
+    pub(super) fn eq_any_sse2(vals: &[u32; LANES], ops: &[u32]) -> Mask {
         let v = load4(vals);
-        // SAFETY (all intrinsics below): SSE2 is part of x86-64.
+        // SAFETY: SSE2 is part of x86-64.
         let mut acc = [unsafe { _mm_setzero_si128() }; LANES / 4];
         for &o in ops {
+            // SAFETY: SSE2 is part of x86-64.
             let b = unsafe { _mm_set1_epi32(o as i32) };
             for (a, x) in acc.iter_mut().zip(&v) {
+                // SAFETY: SSE2 is part of x86-64.
                 *a = unsafe { _mm_or_si128(*a, _mm_cmpeq_epi32(*x, b)) };
             }
         }
         mask4(&acc)
     }
 
-    pub fn in_ranges_sse2(vals: &[u32; LANES], ranges: &[u32]) -> Mask {
+    pub(super) fn in_ranges_sse2(vals: &[u32; LANES], ranges: &[u32]) -> Mask {
         // SSE2 compares only signed words: flipping the sign bit of both sides turns
         // an unsigned order into the signed one.
-        // SAFETY (all intrinsics below): SSE2 is part of x86-64.
+        // SAFETY: SSE2 is part of x86-64.
         let bias = unsafe { _mm_set1_epi32(i32::MIN) };
+        // SAFETY: SSE2 is part of x86-64.
         let v = load4(vals).map(|x| unsafe { _mm_xor_si128(x, bias) });
+        // SAFETY: SSE2 is part of x86-64.
         let mut acc = [unsafe { _mm_setzero_si128() }; LANES / 4];
         for r in ranges.chunks_exact(2) {
+            // SAFETY: SSE2 is part of x86-64.
             let lo = unsafe { _mm_set1_epi32((r[0] ^ 0x8000_0000) as i32) };
+            // SAFETY: SSE2 is part of x86-64.
             let hi = unsafe { _mm_set1_epi32((r[1] ^ 0x8000_0000) as i32) };
             for (a, x) in acc.iter_mut().zip(&v) {
                 // Outside: lo > v or v > hi.
+                // SAFETY: SSE2 is part of x86-64.
                 let out = unsafe { _mm_or_si128(_mm_cmpgt_epi32(lo, *x), _mm_cmpgt_epi32(*x, hi)) };
+                // SAFETY: SSE2 is part of x86-64.
                 *a = unsafe { _mm_or_si128(*a, _mm_andnot_si128(out, _mm_set1_epi32(-1))) };
             }
         }
@@ -203,7 +211,7 @@ mod x86 {
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn eq_any_avx2(vals: &[u32; LANES], ops: &[u32]) -> Mask {
+    pub(super) unsafe fn eq_any_avx2(vals: &[u32; LANES], ops: &[u32]) -> Mask {
         let v = load8(vals);
         let mut acc = [_mm256_setzero_si256(); LANES / 8];
         for &o in ops {
@@ -218,7 +226,7 @@ mod x86 {
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub unsafe fn in_ranges_avx2(vals: &[u32; LANES], ranges: &[u32]) -> Mask {
+    pub(super) unsafe fn in_ranges_avx2(vals: &[u32; LANES], ranges: &[u32]) -> Mask {
         let v = load8(vals);
         let mut acc = [_mm256_setzero_si256(); LANES / 8];
         for r in ranges.chunks_exact(2) {

@@ -14,7 +14,7 @@ pub(crate) struct Aged<K, V> {
 }
 
 impl<K: Hash + Eq + Clone, V> Aged<K, V> {
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Aged {
             map: HashMap::new(),
             order: BTreeMap::new(),
@@ -22,24 +22,24 @@ impl<K: Hash + Eq + Clone, V> Aged<K, V> {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.map.len()
     }
 
-    pub fn get(&self, k: &K) -> Option<&V> {
+    pub(crate) fn get(&self, k: &K) -> Option<&V> {
         self.map.get(k).map(|(_, v)| v)
     }
 
-    pub fn get_mut(&mut self, k: &K) -> Option<&mut V> {
+    pub(crate) fn get_mut(&mut self, k: &K) -> Option<&mut V> {
         self.map.get_mut(k).map(|(_, v)| v)
     }
 
-    pub fn contains(&self, k: &K) -> bool {
+    pub(crate) fn contains(&self, k: &K) -> bool {
         self.map.contains_key(k)
     }
 
     /// Inserts `k` as the newest entry (a key already there keeps its age).
-    pub fn insert(&mut self, k: K, v: V) {
+    pub(crate) fn insert(&mut self, k: K, v: V) {
         if let Some(slot) = self.map.get_mut(&k) {
             slot.1 = v;
             return;
@@ -50,7 +50,7 @@ impl<K: Hash + Eq + Clone, V> Aged<K, V> {
         self.map.insert(k, (seq, v));
     }
 
-    pub fn remove(&mut self, k: &K) -> Option<V> {
+    pub(crate) fn remove(&mut self, k: &K) -> Option<V> {
         let (seq, v) = self.map.remove(k)?;
         self.order.remove(&seq);
         Some(v)
@@ -58,7 +58,7 @@ impl<K: Hash + Eq + Clone, V> Aged<K, V> {
 
     /// The oldest of the first `limit` entries (oldest first) that `may_go`
     /// accepts. The limit bounds the cost when most entries must stay.
-    pub fn oldest(&self, limit: usize, may_go: impl Fn(&K, &V) -> bool) -> Option<K> {
+    pub(crate) fn oldest(&self, limit: usize, may_go: impl Fn(&K, &V) -> bool) -> Option<K> {
         self.order
             .values()
             .take(limit)
@@ -66,12 +66,12 @@ impl<K: Hash + Eq + Clone, V> Aged<K, V> {
             .cloned()
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
         self.map.iter().map(|(k, (_, v))| (k, v))
     }
 
     /// Keys for which `pick` holds (for sweeps; the caller removes them).
-    pub fn select(&self, pick: impl Fn(&K, &V) -> bool) -> Vec<K> {
+    pub(crate) fn select(&self, pick: impl Fn(&K, &V) -> bool) -> Vec<K> {
         self.iter()
             .filter(|(k, v)| pick(k, v))
             .map(|(k, _)| k.clone())

@@ -22,7 +22,9 @@ use std::net::IpAddr;
 /// A control connection: the client's and the server's address and port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct ConnKey {
+    /// The client's address and port: the end not on the protocol's port.
     pub client: (IpAddr, u16),
+    /// The server's address and port: the end on the protocol's port.
     pub server: (IpAddr, u16),
 }
 
@@ -112,7 +114,7 @@ pub(crate) struct Sight {
 }
 
 impl Controls {
-    pub fn new(cap: usize, max_busy: usize, timers: ControlTimers) -> Controls {
+    pub(crate) fn new(cap: usize, max_busy: usize, timers: ControlTimers) -> Controls {
         Controls {
             half: Aged::new(),
             conns: Aged::new(),
@@ -122,14 +124,14 @@ impl Controls {
         }
     }
 
-    pub fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.half.len() + self.conns.len()
     }
 
     /// Notes a packet of `key` (`to_server`: from the client) and says whether the
     /// connection is tracked, the packet included. `busy` says whether a tracked
     /// connection owns flows (and so may not be evicted).
-    pub fn see(
+    pub(crate) fn see(
         &mut self,
         key: ConnKey,
         to_server: bool,
@@ -206,7 +208,7 @@ impl Controls {
 
     /// Forgets connections whose time is up; returns them, so that their
     /// expectations can go too.
-    pub fn expire(&mut self, now: u64) -> Vec<ConnKey> {
+    pub(crate) fn expire(&mut self, now: u64) -> Vec<ConnKey> {
         let t = self.timers;
         let due = |idle: u64| {
             move |_: &ConnKey, c: &Conn| {

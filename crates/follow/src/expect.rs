@@ -149,7 +149,7 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    pub fn new(limits: Limits, timers: Timers) -> Table {
+    pub(crate) fn new(limits: Limits, timers: Timers) -> Table {
         Table {
             exps: Aged::new(),
             flows: HashMap::new(),
@@ -160,34 +160,34 @@ impl Table {
         }
     }
 
-    pub fn expectations(&self) -> usize {
+    pub(crate) fn expectations(&self) -> usize {
         self.exps.len()
     }
 
-    pub fn flows(&self) -> usize {
+    pub(crate) fn flows(&self) -> usize {
         self.flows.len()
     }
 
-    pub fn owners(&self) -> usize {
+    pub(crate) fn owners(&self) -> usize {
         self.owners.len()
     }
 
     /// Whether `o` owns a flow: such an owner is never evicted (its unused
     /// expectations may be).
-    pub fn has_flows(&self, o: &Owner) -> bool {
+    pub(crate) fn has_flows(&self, o: &Owner) -> bool {
         self.owners
             .get(o)
             .is_some_and(|s| s.members.iter().any(|m| matches!(m, Member::Flow(_))))
     }
 
-    pub fn has_owner(&self, o: &Owner) -> bool {
+    pub(crate) fn has_owner(&self, o: &Owner) -> bool {
         self.owners.contains(o)
     }
 
     /// `peer` may open a flow to `listener`, for `owner`, until `timeout_ns` from
     /// `now`. At most `max_expected` unused expectations per owner: a new one
     /// replaces the owner's oldest (conntrack's `evict_oldest_expect`).
-    pub fn expect(
+    pub(crate) fn expect(
         &mut self,
         tracker: &mut Tracker,
         owner: Owner,
@@ -302,7 +302,7 @@ impl Table {
     }
 
     /// Removes an owner with everything it owns (BYE, TEARDOWN, eviction).
-    pub fn drop_owner(&mut self, tracker: &mut Tracker, o: &Owner) -> Result<(), Error> {
+    pub(crate) fn drop_owner(&mut self, tracker: &mut Tracker, o: &Owner) -> Result<(), Error> {
         let Some(s) = self.owners.remove(o) else {
             return Ok(());
         };
@@ -326,7 +326,7 @@ impl Table {
 
     /// A control connection went away: its unused expectations go with it (as
     /// conntrack removes a dead master's expectations); its flows live on.
-    pub fn drop_expectations_of(&mut self, tracker: &mut Tracker, o: &Owner) -> Result<(), Error> {
+    pub(crate) fn drop_expectations_of(&mut self, tracker: &mut Tracker, o: &Owner) -> Result<(), Error> {
         while let Some(k) = self.oldest_exp_of(o) {
             self.remove_exp(tracker, &k)?;
         }
@@ -338,7 +338,7 @@ impl Table {
 
     /// Whether the packet belongs to a flow, or opens one from an expectation;
     /// updates the flow's state.
-    pub fn admit(&mut self, seg: &Segment<'_>, now: u64) -> bool {
+    pub(crate) fn admit(&mut self, seg: &Segment<'_>, now: u64) -> bool {
         let Some(t) = Transport::from_proto(seg.proto) else {
             return false;
         };
@@ -417,7 +417,7 @@ impl Table {
 
     /// Removes expired expectations, closed and idle flows, and dialogs idle with
     /// nothing left (`dialog_idle_ns`).
-    pub fn expire(
+    pub(crate) fn expire(
         &mut self,
         tracker: &mut Tracker,
         now: u64,

@@ -51,8 +51,11 @@ use std::net::IpAddr;
 /// A control protocol to follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Protocol {
+    /// FTP: `PORT`, `EPRT`, `227` and `229` announce data connections.
     Ftp,
+    /// SIP: SDP bodies announce RTP and RTCP media.
     Sip,
+    /// RTSP: `Transport` headers announce RTP and RTCP media.
     Rtsp,
 }
 
@@ -147,6 +150,7 @@ const SWEEP_NS: u64 = 100_000_000;
 pub struct Config {
     /// Flow timers: linger after a close, idle expiry.
     pub timers: Timers,
+    /// Bounds on the expectation table, whatever the control traffic announces.
     pub limits: Limits,
     /// A tracked control connection or an empty dialog idle this long is forgotten.
     pub session_idle_ns: u64,
@@ -219,6 +223,7 @@ impl Refused {
         .collect()
     }
 
+    /// Announcements refused, for every reason together.
     pub fn total(&self) -> u64 {
         self.nonzero().iter().map(|(_, n)| n).sum()
     }
@@ -229,13 +234,17 @@ impl Refused {
 pub struct FollowStats {
     /// Announcements parsed (each port of a range or media line counts once).
     pub announced: u64,
+    /// Announcements refused, by reason.
     pub refused: Refused,
+    /// What the expectation table holds and has done.
     pub table: TableStats,
+    /// What the live filter's tracker holds and has done.
     pub tracker: TrackerStats,
     /// Dialogs and sessions ended by a BYE or TEARDOWN of theirs.
     pub ended: u64,
     /// Packets judged, and kept.
     pub judged: u64,
+    /// Packets kept of those judged.
     pub kept: u64,
 }
 
@@ -297,6 +306,8 @@ impl Follower {
         ))
     }
 
+    /// What the follower has done so far, its table's and tracker's figures
+    /// included.
     pub fn stats(&self) -> FollowStats {
         FollowStats {
             table: self.table.stats,
@@ -316,6 +327,7 @@ impl Follower {
         self.tracker.take_changes()
     }
 
+    /// The tracker that keeps the live filter in step with the endpoints.
     pub fn tracker(&self) -> &Tracker {
         &self.tracker
     }

@@ -41,6 +41,7 @@ pub struct Announce {
     pub addr: Option<IpAddr>,
     /// The listening TCP port, never 0.
     pub port: u16,
+    /// Which command or reply announced it, and so which side listens.
     pub kind: AnnounceKind,
 }
 

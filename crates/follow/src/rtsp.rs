@@ -41,18 +41,24 @@ pub struct TransportSpec<'a> {
     /// `RTP/AVP`, `RTP/AVP/UDP` or `RTP/AVP/TCP`, as written. UDP unless the lower
     /// transport says TCP.
     pub protocol: &'a str,
+    /// The `client_port=` parameter: where the client receives the media.
     pub client_port: Option<PortRange>,
+    /// The `server_port=` parameter: where the server sends the media from.
     pub server_port: Option<PortRange>,
     /// The multicast `port=` parameter.
     pub port: Option<PortRange>,
+    /// The `source=` parameter: the address the server sends the media from.
     pub source: Option<IpAddr>,
+    /// The `destination=` parameter: the address the media is sent to.
     pub destination: Option<IpAddr>,
 }
 
 /// An inclusive port range; `a` alone is `a-a`. Never contains 0, `first <= last`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct PortRange {
+    /// The lowest port of the range.
     pub first: u16,
+    /// The highest port of the range.
     pub last: u16,
 }
 

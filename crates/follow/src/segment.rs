@@ -14,11 +14,15 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 /// The transport part of one packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Segment<'a> {
+    /// The IP source address.
     pub src: IpAddr,
+    /// The IP destination address.
     pub dst: IpAddr,
     /// 6 (TCP) or 17 (UDP).
     pub proto: u8,
+    /// The source port.
     pub sport: u16,
+    /// The destination port.
     pub dport: u16,
     /// TCP flags (0 for UDP).
     pub flags: u8,
@@ -26,8 +30,11 @@ pub struct Segment<'a> {
     pub payload: &'a [u8],
 }
 
+/// The TCP flag that closes the sender's half of a connection.
 pub const FIN: u8 = 0x01;
+/// The TCP flag that opens a connection.
 pub const SYN: u8 = 0x02;
+/// The TCP flag that aborts a connection.
 pub const RST: u8 = 0x04;
 
 fn be16(b: &[u8], at: usize) -> Option<u16> {

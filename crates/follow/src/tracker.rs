@@ -64,7 +64,9 @@ pub(crate) fn compile_fixed(linktype: LinkType, text: &str) -> Result<PassSet, E
 /// Transport protocol of an endpoint.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Transport {
+    /// TCP (IP protocol 6).
     Tcp,
+    /// UDP (IP protocol 17).
     Udp,
 }
 
@@ -87,15 +89,22 @@ impl Transport {
 /// Where an announced flow arrives.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Endpoint {
+    /// The listener's address.
     pub addr: IpAddr,
+    /// The listener's port.
     pub port: u16,
+    /// The flow's transport protocol.
     pub transport: Transport,
 }
 
 /// How endpoints become filter edits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
+    /// IPv4 endpoints of one server share two passes, and a new port is an
+    /// `add_param` on them (the seeds' FTPCap-Swift).
     Passes,
+    /// Endpoints are keys of a SET table in one pass per transport protocol, so
+    /// an edit is a table insert or remove.
     Set,
 }
 
@@ -387,6 +396,7 @@ impl Tracker {
         ))
     }
 
+    /// What the tracker has done so far.
     pub fn stats(&self) -> TrackerStats {
         self.stats
     }
@@ -396,6 +406,7 @@ impl Tracker {
         self.refs.len()
     }
 
+    /// Whether no endpoint is in the filter.
     pub fn is_empty(&self) -> bool {
         self.refs.is_empty()
     }

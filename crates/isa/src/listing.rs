@@ -1,6 +1,8 @@
 //! Readable listing of a pass set (`netsift -d`).
 
-use crate::insn::{ArithOp, IndexMode, Instruction, Opcode, Size, ARITH_POOL_BASE, BOTH_FIELDS};
+use crate::insn::{
+    ArithOp, Decoded, IndexMode, Instruction, Opcode, Size, ARITH_POOL_BASE, BOTH_FIELDS,
+};
 use crate::{PassKind, PassSet};
 use std::fmt::{self, Write};
 
@@ -61,7 +63,7 @@ impl fmt::Display for PassSet {
 /// Keys of a table shown by the listing.
 const TABLE_KEYS_SHOWN: usize = 4;
 
-fn field(d: &crate::insn::Decoded, size: Size) -> String {
+fn field(d: &Decoded, size: Size) -> String {
     let at = if d.anchor == 0 {
         String::new()
     } else {
@@ -85,82 +87,17 @@ impl fmt::Display for Instruction {
             (Some(op @ (Opcode::Eq | Opcode::MEq)), Some(size))
                 if n <= Instruction::capacity(op, size) =>
             {
-                let (first, mask) = if op == Opcode::Eq {
-                    (1, None)
-                } else {
-                    (2, Some(self.p(1)))
-                };
-                let vals: Vec<String> = (0..n)
-                    .map(|i| format!("{:#x}", self.operand(first, size, i)))
-                    .collect();
-                write!(s, "{} [{}]", op.name(), field(&d, size)).ok();
-                if let Some(m) = mask {
-                    write!(s, " & {m:#x}").ok();
-                }
-                write!(s, " in {{{}}}", vals.join(", ")).ok();
+                self.write_eq(&mut s, &d, op, size)
             }
             (Some(op @ (Opcode::Range | Opcode::Range2)), Some(size))
                 if n <= Instruction::capacity(op, size) =>
             {
-                let first = if op == Opcode::Range { 2 } else { 3 };
-                let mask = if op == Opcode::Range {
-                    self.p(1)
-                } else {
-                    self.p(2)
-                };
-                write!(s, "{} [{}]", op.name(), field(&d, size)).ok();
-                if op == Opcode::Range2 {
-                    let both = self.p(1) & BOTH_FIELDS != 0;
-                    write!(
-                        s,
-                        " {} [+{}]",
-                        if both { "and" } else { "or" },
-                        self.p(1) & 0xffff
-                    )
-                    .ok();
-                }
-                write!(s, " & {mask:#x} in").ok();
-                for i in 0..n {
-                    let (lo, hi) = match size {
-                        Size::B4 => (self.p(first + 2 * i), self.p(first + 2 * i + 1)),
-                        _ => (self.p(first + i) & 0xffff, self.p(first + i) >> 16),
-                    };
-                    write!(s, " [{lo}, {hi}]").ok();
-                }
+                self.write_range(&mut s, &d, op, size)
             }
             (Some(Opcode::Eq2), Some(size)) if n <= Instruction::capacity(Opcode::Eq2, size) => {
-                let both = self.p(1) & BOTH_FIELDS != 0;
-                let vals: Vec<String> = (0..n)
-                    .map(|i| format!("{:#x}", self.operand(3, size, i)))
-                    .collect();
-                write!(
-                    s,
-                    "eq2 [{}] {} [+{}] & {:#x} in {{{}}}",
-                    field(&d, size),
-                    if both { "and" } else { "or" },
-                    self.p(1) & 0xffff,
-                    self.p(2),
-                    vals.join(", ")
-                )
-                .ok();
+                self.write_eq2(&mut s, &d, size)
             }
-            (Some(Opcode::Prefix), _) if (1..=6).contains(&n) => {
-                let p7 = self.p(7);
-                let words: Vec<String> = (1..=n).map(|i| format!("{:08x}", self.p(i))).collect();
-                write!(
-                    s,
-                    "prefix [{}] /{} = {}",
-                    field(&d, Size::B4),
-                    p7 & 0xff,
-                    words.join(":")
-                )
-                .ok();
-                let delta = (p7 >> 8) & 0xffff;
-                if delta != 0 {
-                    let both = p7 & BOTH_FIELDS != 0;
-                    write!(s, " {} [+{delta}]", if both { "and" } else { "or" }).ok();
-                }
-            }
+            (Some(Opcode::Prefix), _) if (1..=6).contains(&n) => self.write_prefix(&mut s, &d),
             (Some(Opcode::Len), _) if (1..=3).contains(&n) => {
                 s.push_str("len in");
                 for i in 0..n {
@@ -200,31 +137,7 @@ impl fmt::Display for Instruction {
                 .ok();
             }
             (Some(Opcode::Set), Some(size)) if (1..=2).contains(&n) => {
-                write!(
-                    s,
-                    "set #{} key [{}] & {:#x}",
-                    self.p(1),
-                    field(&d, size),
-                    self.p(4)
-                )
-                .ok();
-                let p2 = self.p(2);
-                let b = crate::insn::Instruction::new(p2 & 0x00ff_ffff, [0; 7]).decode();
-                if p2 & crate::insn::SET_FIELD_B != 0 {
-                    match b.size {
-                        Some(bs) => write!(s, ", [{}] & {:#x}", field(&b, bs), self.p(5)).ok(),
-                        None => write!(s, ", [invalid]").ok(),
-                    };
-                }
-                if n == 2 {
-                    write!(
-                        s,
-                        " or pair at [+{}], [+{}]",
-                        self.p(3) & 0xffff,
-                        self.p(3) >> 16
-                    )
-                    .ok();
-                }
+                self.write_set(&mut s, &d, size)
             }
             _ => {
                 write!(s, "invalid {:?}", self).ok();
@@ -234,7 +147,122 @@ impl fmt::Display for Instruction {
     }
 }
 
+/// "and" for a two-field test whose fields must both pass, "or" for either.
+fn joiner(word: u32) -> &'static str {
+    if word & BOTH_FIELDS != 0 {
+        "and"
+    } else {
+        "or"
+    }
+}
+
 impl Instruction {
+    /// EQ or MEQ (`op`): `eq [field] in {values}`, with `& mask` for MEQ.
+    fn write_eq(&self, s: &mut String, d: &Decoded, op: Opcode, size: Size) {
+        let (first, mask) = if op == Opcode::Eq {
+            (1, None)
+        } else {
+            (2, Some(self.p(1)))
+        };
+        let vals: Vec<String> = (0..d.count as usize)
+            .map(|i| format!("{:#x}", self.operand(first, size, i)))
+            .collect();
+        write!(s, "{} [{}]", op.name(), field(d, size)).ok();
+        if let Some(m) = mask {
+            write!(s, " & {m:#x}").ok();
+        }
+        write!(s, " in {{{}}}", vals.join(", ")).ok();
+    }
+
+    /// RANGE or RANGE2 (`op`): the field (and the second's distance), the mask,
+    /// then each `[lo, hi]`.
+    fn write_range(&self, s: &mut String, d: &Decoded, op: Opcode, size: Size) {
+        let (first, mask) = if op == Opcode::Range {
+            (2, self.p(1))
+        } else {
+            (3, self.p(2))
+        };
+        write!(s, "{} [{}]", op.name(), field(d, size)).ok();
+        if op == Opcode::Range2 {
+            write!(s, " {} [+{}]", joiner(self.p(1)), self.p(1) & 0xffff).ok();
+        }
+        write!(s, " & {mask:#x} in").ok();
+        for i in 0..d.count as usize {
+            let (lo, hi) = match size {
+                Size::B4 => (self.p(first + 2 * i), self.p(first + 2 * i + 1)),
+                _ => (self.p(first + i) & 0xffff, self.p(first + i) >> 16),
+            };
+            write!(s, " [{lo}, {hi}]").ok();
+        }
+    }
+
+    /// EQ2: `eq2 [field] and|or [+delta] & mask in {values}`.
+    fn write_eq2(&self, s: &mut String, d: &Decoded, size: Size) {
+        let vals: Vec<String> = (0..d.count as usize)
+            .map(|i| format!("{:#x}", self.operand(3, size, i)))
+            .collect();
+        write!(
+            s,
+            "eq2 [{}] {} [+{}] & {:#x} in {{{}}}",
+            field(d, size),
+            joiner(self.p(1)),
+            self.p(1) & 0xffff,
+            self.p(2),
+            vals.join(", ")
+        )
+        .ok();
+    }
+
+    /// PREFIX: `prefix [field] /bits = words`, and the second field if any.
+    fn write_prefix(&self, s: &mut String, d: &Decoded) {
+        let p7 = self.p(7);
+        let words: Vec<String> = (1..=d.count as usize)
+            .map(|i| format!("{:08x}", self.p(i)))
+            .collect();
+        write!(
+            s,
+            "prefix [{}] /{} = {}",
+            field(d, Size::B4),
+            p7 & 0xff,
+            words.join(":")
+        )
+        .ok();
+        let delta = (p7 >> 8) & 0xffff;
+        if delta != 0 {
+            write!(s, " {} [+{delta}]", joiner(p7)).ok();
+        }
+    }
+
+    /// SET: the table, field A (and B) with their masks, and the second pair's
+    /// distances when there are two.
+    fn write_set(&self, s: &mut String, d: &Decoded, size: Size) {
+        write!(
+            s,
+            "set #{} key [{}] & {:#x}",
+            self.p(1),
+            field(d, size),
+            self.p(4)
+        )
+        .ok();
+        let p2 = self.p(2);
+        let b = Instruction::new(p2 & 0x00ff_ffff, [0; 7]).decode();
+        if p2 & crate::insn::SET_FIELD_B != 0 {
+            match b.size {
+                Some(bs) => write!(s, ", [{}] & {:#x}", field(&b, bs), self.p(5)).ok(),
+                None => write!(s, ", [invalid]").ok(),
+            };
+        }
+        if d.count == 2 {
+            write!(
+                s,
+                " or pair at [+{}], [+{}]",
+                self.p(3) & 0xffff,
+                self.p(3) >> 16
+            )
+            .ok();
+        }
+    }
+
     /// The `n` micro-ops of an ARITH or CONT slot, each as ` op operand;`.
     fn micro_ops(&self, s: &mut String, n: usize) {
         for i in 0..n {

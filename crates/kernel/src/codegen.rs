@@ -42,7 +42,9 @@ use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10,
 use crate::helpers::{MAP_LOOKUP_ELEM, XDP_GET_BUFF_LEN, XDP_LOAD_BYTES};
 use crate::layout::{ADDR, ADDR2, ARITH_SLOTS, CTX, KEY, PARAM_KEY, VAL, XDP_LEN};
 use crate::sys::{Map, MapKind};
-use netsift_engine::decoded::{group_range, DPass, Decoded, Field, Op, Pair, Step, BAD_OPERAND};
+use netsift_engine::decoded::{
+    group_range, DPass, Decoded, Field, Op, Operands, Pair, Step, BAD_OPERAND,
+};
 use netsift_isa::insn::Size;
 use netsift_isa::insn::{ArithOp, IndexMode, ARITH_STACK};
 use netsift_isa::{Anchor, AnchorRule, PassKind, PassSet};
@@ -352,6 +354,37 @@ const PACKET_OUTGOING: i32 = 4;
 /// The longest frame a [`Generated::decisive`] program is sure to decide: `LD_ABS`
 /// reaches offsets up to 64 KiB.
 pub const DECISIVE_LEN: u32 = MAX_OFFSET as u32;
+
+/// Where a step's code goes: `yes` and `not` are its test's exits (swapped for a
+/// negated step), `no` and `pass` the step's own labels, bound after it, and
+/// `fail` the pass's failure.
+#[derive(Clone, Copy)]
+struct Exits {
+    yes: Label,
+    not: Label,
+    no: Label,
+    pass: Label,
+    fail: Label,
+}
+
+/// What emitting a step's operation leaves [`Gen::step`] to do.
+enum Emitted {
+    /// A test that jumps to `yes` or `not`: the step binds `no` to the failure.
+    Test,
+    /// No code (a CONT slot): the step passes.
+    Nothing,
+    /// An operation with no kernel code: the step passes, and the program is not
+    /// exact.
+    NotCompiled,
+    /// The operation bound the step's exits itself; `true` if it was compiled
+    /// whole.
+    Closed(bool),
+}
+
+/// Where ARITH stack entry `i` is kept: a word of the frame below the frame pointer.
+fn arith_slot(i: usize) -> i16 {
+    ARITH_SLOTS + 4 * i as i16
+}
 
 /// Whether `op` is an "either field" EQ2 on the same fields, mask and distance as
 /// `first` (a run of such negated steps is fused).
@@ -820,7 +853,7 @@ impl<'a> Gen<'a> {
             mask,
         } = field;
         let vals = |g: &Self, s: &Step| match s.op {
-            Op::Eq2 { ops, .. } => ops.values(&g.pool).to_vec(),
+            Op::Eq2 { ops, .. } => ops.values(g.pool).to_vec(),
             _ => Vec::new(),
         };
         let mask = loaded_mask(mask, size);
@@ -866,51 +899,43 @@ impl<'a> Gen<'a> {
         } else {
             (pass_label, no)
         };
-        let compiled = match s.op {
-            Op::Eq { field, ops, .. } => {
-                let mask = loaded_mask(field.mask, field.size);
-                let at = self.field(field.anchor, field.off, ADDR);
-                let vals = ops.values(&self.pool);
-                self.load(field.size, at, 0);
-                match self.operand_map() {
-                    Some(fd) => self.param_lookup(fd, mask, pass, yes, not),
-                    None => self.equals(mask, vals, yes, not),
-                }
-                true
-            }
+        let x = Exits {
+            yes,
+            not,
+            no,
+            pass: pass_label,
+            fail,
+        };
+        let (tested, compiled) = match self.operation(s.op, pass, depth, x) {
+            Emitted::Test => (true, true),
+            Emitted::Nothing => (false, true),
+            Emitted::NotCompiled => (false, false),
+            Emitted::Closed(whole) => return whole,
+        };
+        self.a.bind(no);
+        if tested {
+            self.a.ja(fail);
+        }
+        self.a.bind(pass_label);
+        compiled
+    }
+
+    /// The code of operation `op` of pass `pass`, at GROUP nesting `depth`, with
+    /// the step's exits `x`, and what the step still has to bind.
+    fn operation(&mut self, op: Op, pass: usize, depth: usize, x: Exits) -> Emitted {
+        let Exits { yes, not, fail, .. } = x;
+        match op {
+            Op::Eq { field, ops, .. } => self.eq(field, ops, None, pass, x),
             Op::Eq2 {
                 field, pair, ops, ..
-            } => {
-                let mask = loaded_mask(field.mask, field.size);
-                let vals = ops.values(&self.pool);
-                let params = self.operand_map();
-                self.pair(field, pair, yes, not, |g, y, n| match params {
-                    Some(fd) => g.param_lookup(fd, mask, pass, y, n),
-                    None => g.equals(mask, vals, y, n),
-                });
-                true
-            }
-            Op::Range { field, ops } => {
-                let mask = loaded_mask(field.mask, field.size);
-                let ranges = ops.ranges(&self.pool);
-                let at = self.field(field.anchor, field.off, ADDR);
-                self.load(field.size, at, 0);
-                self.in_ranges(mask, ranges, yes, not);
-                true
-            }
-            Op::Range2 { field, pair, ops } => {
-                let mask = loaded_mask(field.mask, field.size);
-                let ranges = ops.ranges(&self.pool);
-                self.pair(field, pair, yes, not, |g, y, n| {
-                    g.in_ranges(mask, ranges, y, n)
-                });
-                true
-            }
+            } => self.eq(field, ops, Some(pair), pass, x),
+            Op::Range { field, ops } => self.range(field, ops, None, x),
+            Op::Range2 { field, pair, ops } => self.range(field, ops, Some(pair), x),
             Op::Len { ops } => {
-                let ranges = ops.ranges(&self.pool);
+                let ranges = ops.ranges(self.pool);
                 self.frame_len(VAL);
                 self.in_ranges(u32::MAX, ranges, yes, not);
-                true
+                Emitted::Test
             }
             Op::Prefix {
                 anchor,
@@ -918,58 +943,19 @@ impl<'a> Gen<'a> {
                 bits,
                 pair,
                 ops,
-            } => {
-                let words = ops.values(&self.pool);
-                let at = self.field(anchor, off, ADDR);
-                if pair.delta == 0 {
-                    self.prefix(at, words, bits, yes, not);
-                } else {
-                    let at2 = self.offset(at, pair.delta.into(), ADDR2);
-                    let (first_yes, first_no) = (self.a.label(), self.a.label());
-                    self.prefix(at, words, bits, first_yes, first_no);
-                    self.decide_pair(pair.both, first_yes, first_no, yes, not);
-                    self.prefix(at2, words, bits, yes, not);
-                }
-                true
-            }
+            } => self.prefix_op(anchor, off, bits, pair, ops, x),
             Op::Invalid => {
                 self.a.ja(fail);
-                true
+                Emitted::Test
             }
             Op::InvalidAt { anchor, off } => {
                 // The address is worked out (it may fault), then the test is false.
                 let _ = self.field(anchor, off, ADDR);
                 self.a.ja(fail);
-                true
+                Emitted::Test
             }
-            Op::True => true,
-            Op::Group { first, count } => {
-                match group_range(first, count, pass, self.passes.len(), depth) {
-                    None => {
-                        self.a.ja(fail);
-                        return true;
-                    }
-                    Some(range) => {
-                        // Each Sub pass of the range in turn, as the walks try them:
-                        // the first that gets to its end makes the GROUP true.
-                        let mut whole = true;
-                        for j in range {
-                            if self.passes[j].kind != PassKind::Sub {
-                                continue;
-                            }
-                            let next_sub = self.a.label();
-                            whole &= self.steps(&self.passes[j].steps, next_sub, j, depth + 1);
-                            self.a.ja(yes);
-                            self.a.bind(next_sub);
-                        }
-                        self.a.ja(not);
-                        self.a.bind(no);
-                        self.a.ja(fail);
-                        self.a.bind(pass_label);
-                        return whole;
-                    }
-                }
-            }
+            Op::True => Emitted::Nothing,
+            Op::Group { first, count } => self.group(first, count, pass, depth, x),
             Op::Set {
                 anchor,
                 off,
@@ -980,33 +966,104 @@ impl<'a> Gen<'a> {
                 let p: [u32; 9] = self.pool[start as usize..][..9]
                     .try_into()
                     .expect("decode writes nine words");
-                match self.table(p[0]) {
-                    None => {
-                        // No such table: the SET is invalid, so false.
-                        let _ = self.field(anchor, off, ADDR);
-                        self.a.ja(fail);
-                        return true;
-                    }
-                    Some(fd) => self.set_lookup(fd, anchor, off, size, n, p, yes, not),
-                }
-                true
+                let Some(fd) = self.table(p[0]) else {
+                    // No such table: the SET is invalid, so false.
+                    let _ = self.field(anchor, off, ADDR);
+                    self.a.ja(fail);
+                    return Emitted::Closed(true);
+                };
+                self.set_lookup(fd, anchor, off, size, n, p, yes, not);
+                Emitted::Test
             }
             Op::Arith { rel, start, n } => {
                 let m = &self.pool[start as usize..][..2 * n as usize];
                 self.arith(rel, m, fail, yes, not);
-                true
+                Emitted::Test
             }
-            Op::Protochain { .. } => false,
-        };
-        if compiled && !matches!(s.op, Op::True) {
-            self.a.bind(no);
-            self.a.ja(fail);
-            self.a.bind(pass_label);
-        } else {
-            self.a.bind(no);
-            self.a.bind(pass_label);
+            Op::Protochain { .. } => Emitted::NotCompiled,
         }
-        compiled
+    }
+
+    /// EQ/MEQ (`pair` `None`) or EQ2: the field (and the pair's second) against
+    /// the operands, or against the operand map when the clause's operands are
+    /// kept in one.
+    fn eq(
+        &mut self,
+        field: Field,
+        ops: Operands,
+        pair: Option<Pair>,
+        pass: usize,
+        x: Exits,
+    ) -> Emitted {
+        let mask = loaded_mask(field.mask, field.size);
+        let vals = ops.values(self.pool);
+        let params = self.operand_map();
+        let test = |g: &mut Self, y, n| match params {
+            Some(fd) => g.param_lookup(fd, mask, pass, y, n),
+            None => g.equals(mask, vals, y, n),
+        };
+        self.fields(field, pair, x.yes, x.not, test);
+        Emitted::Test
+    }
+
+    /// RANGE (`pair` `None`) or RANGE2: the field (and the pair's second) against
+    /// the operands' ranges.
+    fn range(&mut self, field: Field, ops: Operands, pair: Option<Pair>, x: Exits) -> Emitted {
+        let mask = loaded_mask(field.mask, field.size);
+        let ranges = ops.ranges(self.pool);
+        let test = |g: &mut Self, y, n| g.in_ranges(mask, ranges, y, n);
+        self.fields(field, pair, x.yes, x.not, test);
+        Emitted::Test
+    }
+
+    /// PREFIX: the words at anchor `anchor` + `off`, and with a pair's distance
+    /// the words that far on, decided as EQ2 is.
+    fn prefix_op(
+        &mut self,
+        anchor: u8,
+        off: u32,
+        bits: u32,
+        pair: Pair,
+        ops: Operands,
+        x: Exits,
+    ) -> Emitted {
+        let words = ops.values(self.pool);
+        let at = self.field(anchor, off, ADDR);
+        if pair.delta == 0 {
+            self.prefix(at, words, bits, x.yes, x.not);
+        } else {
+            let at2 = self.offset(at, pair.delta.into(), ADDR2);
+            let (first_yes, first_no) = (self.a.label(), self.a.label());
+            self.prefix(at, words, bits, first_yes, first_no);
+            self.decide_pair(pair.both, first_yes, first_no, x.yes, x.not);
+            self.prefix(at2, words, bits, x.yes, x.not);
+        }
+        Emitted::Test
+    }
+
+    /// GROUP: each Sub pass of the range in turn, as the walks try them; the first
+    /// that gets to its end makes the GROUP true. An invalid range is false. Binds
+    /// the step's exits itself.
+    fn group(&mut self, first: u32, count: u32, pass: usize, depth: usize, x: Exits) -> Emitted {
+        let Some(range) = group_range(first, count, pass, self.passes.len(), depth) else {
+            self.a.ja(x.fail);
+            return Emitted::Closed(true);
+        };
+        let mut whole = true;
+        for j in range {
+            if self.passes[j].kind != PassKind::Sub {
+                continue;
+            }
+            let next_sub = self.a.label();
+            whole &= self.steps(&self.passes[j].steps, next_sub, j, depth + 1);
+            self.a.ja(x.yes);
+            self.a.bind(next_sub);
+        }
+        self.a.ja(x.not);
+        self.a.bind(x.no);
+        self.a.ja(x.fail);
+        self.a.bind(x.pass);
+        Emitted::Closed(whole)
     }
 
     /// The address of the field at anchor `anchor` + `off`: a constant for the
@@ -1065,138 +1122,17 @@ impl<'a> Gen<'a> {
     /// operand become a jump to `fail` where the engine would find them (after the
     /// loads before them, which may fault first).
     fn arith(&mut self, rel: u8, m: &[u32], fail: Label, yes: Label, no: Label) {
-        let slot = |i: usize| ARITH_SLOTS + 4 * i as i16;
         let mut sp = 0usize;
         for op in m.chunks_exact(2) {
-            if op[0] & BAD_OPERAND != 0 {
-                self.a.ja(fail);
-                return;
-            }
-            let (micro, operand) = (op[0] as u16, op[1]);
-            let kind = ArithOp::from_bits(micro >> 12);
-            let arg = micro & 0x7ff;
-            match kind {
-                ArithOp::Push | ArithOp::Len => {
-                    if sp == ARITH_STACK {
-                        self.a.ja(fail);
-                        return;
-                    }
-                    if kind == ArithOp::Len {
-                        self.frame_len(VAL);
-                        self.a.stx(Width::W, R10, slot(sp), VAL);
-                    } else {
-                        self.a.st(Width::W, R10, slot(sp), operand as i32);
-                    }
-                    sp += 1;
-                }
-                ArithOp::Ld1 | ArithOp::Ld2 | ArithOp::Ld4 => {
-                    let size = match kind {
-                        ArithOp::Ld1 => Size::B1,
-                        ArithOp::Ld2 => Size::B2,
-                        _ => Size::B4,
-                    };
-                    let (Some(mode), true) = (IndexMode::of_arg(arg), sp > 0) else {
-                        self.a.ja(fail);
-                        return;
-                    };
-                    let a = (arg & 0x3f) as u8;
-                    let o = match (mode, a) {
-                        (IndexMode::Plain, _) | (_, 0) => 0,
-                        _ => match self.set.anchors().get(a as usize) {
-                            Some(x) => x.offset() as u32,
-                            None => {
-                                self.a.ja(fail);
-                                return;
-                            }
-                        },
-                    };
-                    // The anchor's value in ADDR, the index in R2, then the place
-                    // as `IndexMode::place` works it out: wrapping inside, and a
-                    // fault past 2^32 outside.
-                    // The index may wrap the place back below an anchor past
-                    // 64 KiB, so such an anchor is not a fault here.
-                    self.anchor(a as usize, ADDR, 0, mode != IndexMode::Plain);
-                    self.a.ldx(Width::W, R2, R10, slot(sp - 1));
-                    match mode {
-                        IndexMode::Plain => self.a.alu64_reg(Alu::Add, ADDR, R2),
-                        IndexMode::InX => {
-                            self.a.alu32_imm(Alu::Sub, ADDR, o as i32);
-                            self.a.alu32_reg(Alu::Add, ADDR, R2);
-                            self.a.alu64_imm(Alu::Add, ADDR, o as i32);
-                        }
-                        IndexMode::InK => {
-                            self.a.alu32_imm(Alu::Sub, ADDR, o as i32);
-                            self.a.alu32_imm(Alu::Add, R2, o as i32);
-                            self.a.alu64_reg(Alu::Add, ADDR, R2);
-                        }
-                    }
-                    // Past 2^32: a fault. Past 64 KiB: not loadable here.
-                    self.a.mov64_reg(R3, ADDR);
-                    self.a.alu64_imm(Alu::Rsh, R3, 32);
-                    self.a.jmp_imm(Cond::Ne, R3, 0, self.reject);
-                    self.a.jmp_imm(Cond::Gt, ADDR, MAX_OFFSET, self.far);
-                    self.load(size, Addr::Reg(ADDR, 0), 0);
-                    self.a.stx(Width::W, R10, slot(sp - 1), VAL);
-                }
-                ArithOp::Neg => {
-                    if sp == 0 {
-                        self.a.ja(fail);
-                        return;
-                    }
-                    self.a.ldx(Width::W, VAL, R10, slot(sp - 1));
-                    self.a.alu32_imm(Alu::Mul, VAL, -1);
-                    self.a.stx(Width::W, R10, slot(sp - 1), VAL);
-                }
-                _ => {
-                    // b: the operand, or popped.
-                    if micro & 0x800 != 0 {
-                        self.a.mov64_imm(R2, operand as i32);
-                    } else {
-                        if sp == 0 {
-                            self.a.ja(fail);
-                            return;
-                        }
-                        sp -= 1;
-                        self.a.ldx(Width::W, R2, R10, slot(sp));
-                    }
-                    if sp == 0 {
-                        self.a.ja(fail);
-                        return;
-                    }
-                    self.a.ldx(Width::W, VAL, R10, slot(sp - 1));
-                    let op = match kind {
-                        ArithOp::Add => Alu::Add,
-                        ArithOp::Sub => Alu::Sub,
-                        ArithOp::Mul => Alu::Mul,
-                        ArithOp::Div => Alu::Div,
-                        ArithOp::Mod => Alu::Mod,
-                        ArithOp::And => Alu::And,
-                        ArithOp::Or => Alu::Or,
-                        ArithOp::Xor => Alu::Xor,
-                        ArithOp::Shl => Alu::Lsh,
-                        ArithOp::Shr => Alu::Rsh,
-                        _ => {
-                            self.a.ja(fail);
-                            return;
-                        }
-                    };
-                    if matches!(op, Alu::Div | Alu::Mod) {
-                        // A division by zero faults.
-                        self.a.jmp32_imm(Cond::Eq, R2, 0, self.reject);
-                    }
-                    if matches!(op, Alu::Lsh | Alu::Rsh) {
-                        // BPF yields 0 for a shift of 32 or more.
-                        let (shift, done) = (self.a.label(), self.a.label());
-                        self.a.jmp32_imm(Cond::Lt, R2, 32, shift);
-                        self.a.mov64_imm(VAL, 0);
-                        self.a.ja(done);
-                        self.a.bind(shift);
-                        self.a.alu32_reg(op, VAL, R2);
-                        self.a.bind(done);
-                    } else {
-                        self.a.alu32_reg(op, VAL, R2);
-                    }
-                    self.a.stx(Width::W, R10, slot(sp - 1), VAL);
+            let next = match op[0] & BAD_OPERAND {
+                0 => self.micro_op(op[0] as u16, op[1], sp),
+                _ => None,
+            };
+            match next {
+                Some(depth) => sp = depth,
+                None => {
+                    self.a.ja(fail);
+                    return;
                 }
             }
         }
@@ -1204,8 +1140,8 @@ impl<'a> Gen<'a> {
             self.a.ja(fail);
             return;
         }
-        self.a.ldx(Width::W, VAL, R10, slot(0));
-        self.a.ldx(Width::W, R2, R10, slot(1));
+        self.a.ldx(Width::W, VAL, R10, arith_slot(0));
+        self.a.ldx(Width::W, R2, R10, arith_slot(1));
         let c = match rel {
             0 => Cond::Eq,
             1 => Cond::Gt,
@@ -1213,6 +1149,144 @@ impl<'a> Gen<'a> {
         };
         self.a.jmp32_reg(c, VAL, R2, yes);
         self.a.ja(no);
+    }
+
+    /// One ARITH micro-op on a stack `sp` deep: returns the new depth, or `None`
+    /// if the micro-op is invalid there (the caller fails the test).
+    fn micro_op(&mut self, micro: u16, operand: u32, sp: usize) -> Option<usize> {
+        let kind = ArithOp::from_bits(micro >> 12);
+        match kind {
+            ArithOp::Push | ArithOp::Len => {
+                if sp == ARITH_STACK {
+                    return None;
+                }
+                if kind == ArithOp::Len {
+                    self.frame_len(VAL);
+                    self.a.stx(Width::W, R10, arith_slot(sp), VAL);
+                } else {
+                    self.a.st(Width::W, R10, arith_slot(sp), operand as i32);
+                }
+                Some(sp + 1)
+            }
+            ArithOp::Ld1 | ArithOp::Ld2 | ArithOp::Ld4 => {
+                self.arith_load(kind, micro & 0x7ff, sp)?;
+                Some(sp)
+            }
+            ArithOp::Neg => {
+                if sp == 0 {
+                    return None;
+                }
+                self.a.ldx(Width::W, VAL, R10, arith_slot(sp - 1));
+                self.a.alu32_imm(Alu::Mul, VAL, -1);
+                self.a.stx(Width::W, R10, arith_slot(sp - 1), VAL);
+                Some(sp)
+            }
+            _ => self.arith_binary(kind, micro, operand, sp),
+        }
+    }
+
+    /// LD1/LD2/LD4: replaces the top of the stack (`sp` deep) by the packet field
+    /// it indexes, in the index mode of `arg`. `None` if invalid here.
+    fn arith_load(&mut self, kind: ArithOp, arg: u16, sp: usize) -> Option<()> {
+        let size = match kind {
+            ArithOp::Ld1 => Size::B1,
+            ArithOp::Ld2 => Size::B2,
+            _ => Size::B4,
+        };
+        let (Some(mode), true) = (IndexMode::of_arg(arg), sp > 0) else {
+            return None;
+        };
+        let a = (arg & 0x3f) as u8;
+        let o = match (mode, a) {
+            (IndexMode::Plain, _) | (_, 0) => 0,
+            _ => self.set.anchors().get(a as usize)?.offset() as u32,
+        };
+        // The anchor's value in ADDR, the index in R2, then the place
+        // as `IndexMode::place` works it out: wrapping inside, and a
+        // fault past 2^32 outside.
+        // The index may wrap the place back below an anchor past
+        // 64 KiB, so such an anchor is not a fault here.
+        self.anchor(a as usize, ADDR, 0, mode != IndexMode::Plain);
+        self.a.ldx(Width::W, R2, R10, arith_slot(sp - 1));
+        match mode {
+            IndexMode::Plain => self.a.alu64_reg(Alu::Add, ADDR, R2),
+            IndexMode::InX => {
+                self.a.alu32_imm(Alu::Sub, ADDR, o as i32);
+                self.a.alu32_reg(Alu::Add, ADDR, R2);
+                self.a.alu64_imm(Alu::Add, ADDR, o as i32);
+            }
+            IndexMode::InK => {
+                self.a.alu32_imm(Alu::Sub, ADDR, o as i32);
+                self.a.alu32_imm(Alu::Add, R2, o as i32);
+                self.a.alu64_reg(Alu::Add, ADDR, R2);
+            }
+        }
+        // Past 2^32: a fault. Past 64 KiB: not loadable here.
+        self.a.mov64_reg(R3, ADDR);
+        self.a.alu64_imm(Alu::Rsh, R3, 32);
+        self.a.jmp_imm(Cond::Ne, R3, 0, self.reject);
+        self.a.jmp_imm(Cond::Gt, ADDR, MAX_OFFSET, self.far);
+        self.load(size, Addr::Reg(ADDR, 0), 0);
+        self.a.stx(Width::W, R10, arith_slot(sp - 1), VAL);
+        Some(())
+    }
+
+    /// A binary micro-op: `b` is the operand (immediate) or popped, `a` the new
+    /// top, replaced by `a op b` as BPF computes it (a division by zero faults, a
+    /// shift of 32 or more gives 0). Returns the new depth, `None` if invalid here.
+    fn arith_binary(
+        &mut self,
+        kind: ArithOp,
+        micro: u16,
+        operand: u32,
+        sp: usize,
+    ) -> Option<usize> {
+        let mut sp = sp;
+        // b: the operand, or popped.
+        if micro & 0x800 != 0 {
+            self.a.mov64_imm(R2, operand as i32);
+        } else {
+            if sp == 0 {
+                return None;
+            }
+            sp -= 1;
+            self.a.ldx(Width::W, R2, R10, arith_slot(sp));
+        }
+        if sp == 0 {
+            return None;
+        }
+        self.a.ldx(Width::W, VAL, R10, arith_slot(sp - 1));
+        let op = match kind {
+            ArithOp::Add => Alu::Add,
+            ArithOp::Sub => Alu::Sub,
+            ArithOp::Mul => Alu::Mul,
+            ArithOp::Div => Alu::Div,
+            ArithOp::Mod => Alu::Mod,
+            ArithOp::And => Alu::And,
+            ArithOp::Or => Alu::Or,
+            ArithOp::Xor => Alu::Xor,
+            ArithOp::Shl => Alu::Lsh,
+            ArithOp::Shr => Alu::Rsh,
+            _ => return None,
+        };
+        if matches!(op, Alu::Div | Alu::Mod) {
+            // A division by zero faults.
+            self.a.jmp32_imm(Cond::Eq, R2, 0, self.reject);
+        }
+        if matches!(op, Alu::Lsh | Alu::Rsh) {
+            // BPF yields 0 for a shift of 32 or more.
+            let (shift, done) = (self.a.label(), self.a.label());
+            self.a.jmp32_imm(Cond::Lt, R2, 32, shift);
+            self.a.mov64_imm(VAL, 0);
+            self.a.ja(done);
+            self.a.bind(shift);
+            self.a.alu32_reg(op, VAL, R2);
+            self.a.bind(done);
+        } else {
+            self.a.alu32_reg(op, VAL, R2);
+        }
+        self.a.stx(Width::W, R10, arith_slot(sp - 1), VAL);
+        Some(sp)
     }
 
     /// The map of key table `t` (made and filled on first use), or `None` if the set
@@ -1641,18 +1715,23 @@ impl<'a> Gen<'a> {
         self.a.bind(second);
     }
 
-    /// EQ2/RANGE2: `test` on `field` (unmasked), then (unless the first decides)
-    /// on the pair's second field. Both addresses are worked out before either
-    /// load, as the engine does.
-    fn pair(
+    /// `test` on `field` (unmasked), then with a `pair` (EQ2, RANGE2), unless the
+    /// first decides, on the pair's second field. Both addresses are worked out
+    /// before either load, as the engine does.
+    fn fields(
         &mut self,
         field: Field,
-        pair: Pair,
+        pair: Option<Pair>,
         yes: Label,
         no: Label,
         test: impl Fn(&mut Self, Label, Label),
     ) {
         let at = self.field(field.anchor, field.off, ADDR);
+        let Some(pair) = pair else {
+            self.load(field.size, at, 0);
+            test(self, yes, no);
+            return;
+        };
         let at2 = self.offset(at, pair.delta.into(), ADDR2);
         let (first_yes, first_no) = (self.a.label(), self.a.label());
         self.load(field.size, at, 0);

@@ -59,7 +59,7 @@ const KEEP_REPEATS: usize = 256;
 pub const MAX_PRIMS: usize = 2048;
 
 /// Distinct values a SET form takes (one key table each, 16 MiB of slots at most).
-pub const MAX_SET_VALUES: usize = 1 << 20;
+pub(crate) const MAX_SET_VALUES: usize = 1 << 20;
 
 /// What a term tests, besides its value: the qualifiers and the kind of literal.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]

@@ -13,10 +13,10 @@ use netsift_isa::{ArithOp, IndexMode, Instruction, RelOp, Size};
 
 /// Where a load's anchor comes from: `(lowering anchor, constant offset, mode)` →
 /// the pass set's anchor index.
-pub type AnchorFn<'a, E> = dyn FnMut(usize, u32, IndexMode) -> Result<u8, E> + 'a;
+pub(crate) type AnchorFn<'a, E> = dyn FnMut(usize, u32, IndexMode) -> Result<u8, E> + 'a;
 
 /// The micro-ops computing `lhs`, then `rhs`, in execution order.
-pub fn emit<E>(lhs: &Val, rhs: &Val, anchor: &mut AnchorFn<'_, E>) -> Result<Vec<Micro>, E> {
+pub(crate) fn emit<E>(lhs: &Val, rhs: &Val, anchor: &mut AnchorFn<'_, E>) -> Result<Vec<Micro>, E> {
     let mut e = Emitter {
         out: Vec::new(),
         seen: Vec::new(),
@@ -28,13 +28,13 @@ pub fn emit<E>(lhs: &Val, rhs: &Val, anchor: &mut AnchorFn<'_, E>) -> Result<Vec
 
 /// The instruction slots `lhs rel rhs` takes (ARITH plus CONTs), for splitting a
 /// long pass; anchors do not change the count.
-pub fn slots(lhs: &Val, rhs: &Val) -> usize {
+pub(crate) fn slots(lhs: &Val, rhs: &Val) -> usize {
     let ops = emit::<()>(lhs, rhs, &mut |_, _, _| Ok(0)).unwrap_or_default();
     build::arith_chain(RelOp::Eq, &ops).map_or(usize::MAX, |c| c.len())
 }
 
 /// The deepest stack the micro-ops reach.
-pub fn depth(ops: &[Micro]) -> usize {
+pub(crate) fn depth(ops: &[Micro]) -> usize {
     let (mut d, mut max) = (0usize, 0usize);
     for m in ops {
         match m.op {

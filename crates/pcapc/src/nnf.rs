@@ -10,7 +10,7 @@ use crate::lower::ir::Pred;
 
 /// A tree in negation normal form.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Nnf {
+pub(crate) enum Nnf {
     Const(bool),
     Lit(Pred, bool),
     And(Vec<Nnf>),

@@ -10,7 +10,7 @@ use crate::lower::ir::Tree;
 use crate::nnf::{join, Nnf};
 
 /// Converts `t` to negation normal form.
-pub fn normalize(t: Tree) -> Nnf {
+pub(crate) fn normalize(t: Tree) -> Nnf {
     match t {
         Tree::Unoptimized(x) => Nnf::Unoptimized(Box::new(nnf(*x, false))),
         t => nnf(t, false),

@@ -28,11 +28,11 @@ use std::rc::Rc;
 const PARENT_WINDOW: usize = 16;
 
 /// Most alternatives one AND may distribute into before ORs become GROUPs.
-pub const DNF_BUDGET: usize = 64;
+pub(crate) const DNF_BUDGET: usize = 64;
 
 /// Why selection failed; the caller turns it into a positioned error.
 #[derive(Debug)]
-pub enum SelectError {
+pub(crate) enum SelectError {
     TooBig(String),
     RejectsAll,
 }
@@ -71,7 +71,7 @@ struct Selector<'a> {
 }
 
 /// Selects instructions for `nnf` (whose atoms use `anchors`).
-pub fn select(nnf: &Nnf, anchors: &[AnchorSpec]) -> Result<PassSet, SelectError> {
+pub(crate) fn select(nnf: &Nnf, anchors: &[AnchorSpec]) -> Result<PassSet, SelectError> {
     // A program libpcap does not optimize keeps its tests in order: no merging of
     // alternatives out of order, no "rejects all" (libpcap compiles it as it is).
     let (nnf, opt) = match nnf {

@@ -18,7 +18,7 @@ pub fn show(e: &Expr) -> String {
     }
 }
 
-pub fn show_prim(k: &PrimKind) -> String {
+fn show_prim(k: &PrimKind) -> String {
     match k {
         PrimKind::Qualified { qual, id, .. } => {
             let mut parts = Vec::new();
@@ -53,7 +53,7 @@ pub fn show_prim(k: &PrimKind) -> String {
     }
 }
 
-pub fn show_id(id: &Id) -> String {
+fn show_id(id: &Id) -> String {
     match id {
         Id::Num(n) => n.to_string(),
         Id::Name(s) | Id::Dotted(s) | Id::Ip6(s) | Id::Mac(s) => s.clone(),
@@ -62,7 +62,7 @@ pub fn show_id(id: &Id) -> String {
     }
 }
 
-pub fn show_arith(a: &Arith) -> String {
+fn show_arith(a: &Arith) -> String {
     match a {
         Arith::Num(n, _) => n.to_string(),
         Arith::Len(_) => "len".into(),

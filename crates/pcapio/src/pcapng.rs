@@ -26,7 +26,7 @@ use crate::libpcap;
 use crate::record::{RawTs, Slot, Step};
 
 /// Block type of a Section Header Block (same in both byte orders).
-pub const BT_SHB: u32 = 0x0a0d_0d0a;
+pub(crate) const BT_SHB: u32 = 0x0a0d_0d0a;
 const BT_IDB: u32 = 1;
 const BT_PB: u32 = 2;
 const BT_SPB: u32 = 3;

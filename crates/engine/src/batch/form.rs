@@ -114,7 +114,7 @@ pub(crate) struct Form {
 }
 
 impl Form {
-    pub fn new(decoded: &Decoded, anchors: &[Anchor], tables: usize) -> Form {
+    pub(crate) fn new(decoded: &Decoded, anchors: &[Anchor], tables: usize) -> Form {
         let mut passes: Vec<BPass> = decoded
             .passes
             .iter()

@@ -16,7 +16,7 @@ pub(crate) struct Run<'a> {
 }
 
 impl<'a> Run<'a> {
-    pub fn new(
+    pub(super) fn new(
         form: &'a Form,
         set: &'a PassSet,
         simd: Simd,
@@ -34,7 +34,7 @@ impl<'a> Run<'a> {
 
     /// The lanes the pass set accepts: root passes in order, each run only for the
     /// lanes no earlier root pass accepted.
-    pub fn all(self) -> Mask {
+    pub(super) fn all(self) -> Mask {
         self.roots(|r, i, pending| r.pass(i, pending, 0))
     }
 
@@ -42,7 +42,7 @@ impl<'a> Run<'a> {
     /// pass runs once, in order, so nothing needs recording between passes (the
     /// per-pass epochs, "ran" and "accepted" masks are for GROUP members and
     /// parents).
-    pub fn lean(self) -> Mask {
+    pub(super) fn lean(self) -> Mask {
         self.roots(|r, i, pending| {
             let mut live = pending;
             for op in &r.form.passes[i].ops {

@@ -8,7 +8,7 @@
 use netsift_isa::{Anchor, Instruction, PassKind, PassSet};
 use proptest::prelude::*;
 
-pub fn insn_strategy() -> impl Strategy<Value = Instruction> {
+pub(crate) fn insn_strategy() -> impl Strategy<Value = Instruction> {
     prop_oneof![
         // A loading opcode whose operands are values of the frame below (repeated to
         // fill their words), so that tests on packets cut from it often hold.
@@ -65,7 +65,7 @@ pub fn insn_strategy() -> impl Strategy<Value = Instruction> {
     ]
 }
 
-pub fn pass_strategy() -> impl Strategy<Value = (PassKind, Option<u16>, Vec<Instruction>)> {
+pub(crate) fn pass_strategy() -> impl Strategy<Value = (PassKind, Option<u16>, Vec<Instruction>)> {
     (
         any::<bool>(),
         prop::option::of(0u16..40),
@@ -90,7 +90,7 @@ pub fn pass_strategy() -> impl Strategy<Value = (PassKind, Option<u16>, Vec<Inst
         })
 }
 
-pub fn anchor_strategy() -> impl Strategy<Value = Anchor> {
+pub(crate) fn anchor_strategy() -> impl Strategy<Value = Anchor> {
     prop_oneof![
         any::<u32>().prop_map(Anchor),
         (0u32..6, 0u32..8, 0u32..64).prop_map(|(r, p, o)| Anchor(r << 24 | p << 16 | o))
@@ -99,7 +99,7 @@ pub fn anchor_strategy() -> impl Strategy<Value = Anchor> {
 
 /// A pass set of up to `max_passes` random passes over up to `max_anchors` random
 /// anchors.
-pub fn set_strategy(max_passes: usize, max_anchors: usize) -> impl Strategy<Value = PassSet> {
+pub(crate) fn set_strategy(max_passes: usize, max_anchors: usize) -> impl Strategy<Value = PassSet> {
     // Key tables: keys made of 1, 2 and 4-byte values of the frame below (field A)
     // and 0 or another value (field B), so SETs over its fields often hit.
     let value = (0usize..FRAME.len(), 0u32..3).prop_map(|(at, size)| {
@@ -139,7 +139,7 @@ const FRAME: [u8; 72] = [
 /// A packet (captured bytes) and its wire length: random bytes, or the frame above
 /// with a few bytes changed, cut at any length (so headers end mid-field), with a
 /// wire length at least the captured length.
-pub fn packet_strategy() -> impl Strategy<Value = (Vec<u8>, u32)> {
+pub(crate) fn packet_strategy() -> impl Strategy<Value = (Vec<u8>, u32)> {
     let random = prop::collection::vec(any::<u8>(), 0..200);
     let framed = (
         0usize..=FRAME.len(),

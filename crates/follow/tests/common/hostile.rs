@@ -10,7 +10,7 @@ use super::*;
 use netsift_follow::Refused;
 use std::net::Ipv6Addr;
 
-pub struct Case {
+pub(crate) struct Case {
     pub name: &'static str,
     /// `--follow` list.
     pub follow: &'static str,
@@ -63,7 +63,7 @@ impl Cap {
     }
 }
 
-pub fn sip_invite(from: IpAddr, to: IpAddr, call_id: &str, media: &str, bye: bool) -> Vec<u8> {
+pub(crate) fn sip_invite(from: IpAddr, to: IpAddr, call_id: &str, media: &str, bye: bool) -> Vec<u8> {
     let fam = if from.is_ipv4() { "IP4" } else { "IP6" };
     let msg = if bye {
         format!("BYE sip:b@x SIP/2.0\r\nCall-ID: {call_id}\r\nContent-Length: 0\r\n\r\n")
@@ -79,7 +79,7 @@ pub fn sip_invite(from: IpAddr, to: IpAddr, call_id: &str, media: &str, bye: boo
     udp(from, 5060, to, 5060, msg.as_bytes())
 }
 
-pub fn cases() -> Vec<Case> {
+pub(crate) fn cases() -> Vec<Case> {
     let mut out = Vec::new();
     let mut c = Cap::default();
 

@@ -3,7 +3,7 @@
 //! drives them (the live set first, then the follower's verdict).
 #![allow(dead_code)]
 
-pub mod hostile;
+pub(crate) mod hostile;
 
 use netsift_engine::Scratch;
 use netsift_follow::{Config, Follower, Mode, Protocol};
@@ -11,15 +11,15 @@ use netsift_testkit::frames::Frame;
 use netsift_wire::LinkType;
 use std::net::{IpAddr, Ipv4Addr};
 
-pub const SYN: u8 = 0x02;
-pub const ACK: u8 = 0x10;
-pub const PSH_ACK: u8 = 0x18;
-pub const FIN_ACK: u8 = 0x11;
-pub const SYN_ACK: u8 = 0x12;
+pub(crate) const SYN: u8 = 0x02;
+pub(crate) const ACK: u8 = 0x10;
+pub(crate) const PSH_ACK: u8 = 0x18;
+pub(crate) const FIN_ACK: u8 = 0x11;
+pub(crate) const SYN_ACK: u8 = 0x12;
 
 /// An Ethernet frame (zero MAC addresses) with an IPv4 or IPv6 header and a TCP
 /// (6, window 0) or UDP (17) one.
-pub fn frame(
+pub(crate) fn frame(
     proto: u8,
     src: impl Into<IpAddr>,
     sport: u16,
@@ -42,7 +42,7 @@ pub fn frame(
     f.payload(payload).build()
 }
 
-pub fn tcp(
+pub(crate) fn tcp(
     src: impl Into<IpAddr>,
     sport: u16,
     dst: impl Into<IpAddr>,
@@ -53,7 +53,7 @@ pub fn tcp(
     frame(6, src, sport, dst, dport, flags, payload)
 }
 
-pub fn udp(
+pub(crate) fn udp(
     src: impl Into<IpAddr>,
     sport: u16,
     dst: impl Into<IpAddr>,
@@ -64,7 +64,7 @@ pub fn udp(
 }
 
 /// A TCP handshake from `c` to `s`: SYN, SYN-ACK, ACK.
-pub fn handshake(c: Ipv4Addr, cport: u16, s: Ipv4Addr, sport: u16) -> Vec<Vec<u8>> {
+pub(crate) fn handshake(c: Ipv4Addr, cport: u16, s: Ipv4Addr, sport: u16) -> Vec<Vec<u8>> {
     vec![
         tcp(c, cport, s, sport, SYN, b""),
         tcp(s, sport, c, cport, SYN_ACK, b""),
@@ -73,7 +73,7 @@ pub fn handshake(c: Ipv4Addr, cport: u16, s: Ipv4Addr, sport: u16) -> Vec<Vec<u8
 }
 
 /// A 227 reply announcing `a:port`.
-pub fn pasv(a: Ipv4Addr, port: u16) -> String {
+pub(crate) fn pasv(a: Ipv4Addr, port: u16) -> String {
     let o = a.octets();
     format!(
         "227 Entering Passive Mode ({},{},{},{},{},{}).\r\n",
@@ -86,12 +86,12 @@ pub fn pasv(a: Ipv4Addr, port: u16) -> String {
     )
 }
 
-pub const S: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
-pub const C: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
-pub const X: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 99);
-pub const Y: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 77);
+pub(crate) const S: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
+pub(crate) const C: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
+pub(crate) const X: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 99);
+pub(crate) const Y: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 77);
 
-pub struct Rig {
+pub(crate) struct Rig {
     pub f: Follower,
     pub r: netsift_engine::live::Reader,
     s: Scratch,
@@ -99,7 +99,7 @@ pub struct Rig {
 }
 
 impl Rig {
-    pub fn new(protocols: &[Protocol], mode: Mode, config: impl Into<Config>) -> Rig {
+    pub(crate) fn new(protocols: &[Protocol], mode: Mode, config: impl Into<Config>) -> Rig {
         let (f, r) = Follower::new(LinkType::EN10MB, protocols, None, mode, config).unwrap();
         Rig {
             f,
@@ -111,7 +111,7 @@ impl Rig {
 
     /// Filters a frame at `ts` and, if the live set accepts it, asks the follower
     /// (as the CLI does). Whether the packet is kept.
-    pub fn feed(&mut self, frame: &[u8], ts: u64) -> bool {
+    pub(crate) fn feed(&mut self, frame: &[u8], ts: u64) -> bool {
         self.ts = self.ts.max(ts);
         if !self.r.matches(&mut self.s, frame, frame.len() as u32) {
             return false;
@@ -122,12 +122,12 @@ impl Rig {
     }
 
     /// [`Rig::feed`] one microsecond after the last packet.
-    pub fn next(&mut self, frame: &[u8]) -> bool {
+    pub(crate) fn next(&mut self, frame: &[u8]) -> bool {
         let ts = self.ts + 1_000;
         self.feed(frame, ts)
     }
 
-    pub fn all(&mut self, frames: &[Vec<u8>]) -> Vec<bool> {
+    pub(crate) fn all(&mut self, frames: &[Vec<u8>]) -> Vec<bool> {
         frames.iter().map(|f| self.next(f)).collect()
     }
 }

@@ -7,7 +7,7 @@ use netsift_kernel::sys::{Map, ProgKind, Program};
 /// Accepts a frame whose `width` bytes at `off` from the MAC header equal, byte for
 /// byte, the first `width` bytes of slot 0 of the array `map` (4-byte values); a
 /// frame too short for the load is dropped.
-pub fn field_is_slot(map: &Map, off: i32, width: Width) -> Program {
+pub(crate) fn field_is_slot(map: &Map, off: i32, width: Width) -> Program {
     let len = match width {
         Width::B => 1,
         Width::H => 2,

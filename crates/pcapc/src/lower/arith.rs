@@ -33,7 +33,7 @@ fn registers(a: &Arith) -> u32 {
 impl Lowerer<'_> {
     /// Takes `n` registers for the rest of the filter, or fails as libpcap's
     /// alloc_reg does when there are no more.
-    pub fn hold_registers(&mut self, n: u32) -> LResult<()> {
+    pub(crate) fn hold_registers(&mut self, n: u32) -> LResult<()> {
         self.regs_held = self.regs_held.saturating_add(n);
         if self.regs_held > BPF_MEMWORDS {
             return self.err(TOO_MANY_REGISTERS);
@@ -41,7 +41,7 @@ impl Lowerer<'_> {
         Ok(())
     }
 
-    pub fn relation(&mut self, op: RelOp, lhs: &Arith, rhs: &Arith) -> LResult<Tree> {
+    pub(crate) fn relation(&mut self, op: RelOp, lhs: &Arith, rhs: &Arith) -> LResult<Tree> {
         // libpcap holds the left side's value in a register while it computes the
         // right side.
         let need = registers(lhs).max(registers(rhs).saturating_add(1));

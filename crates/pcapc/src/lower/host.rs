@@ -64,7 +64,7 @@ pub(crate) fn proto_name(p: P) -> &'static str {
 
 impl Lowerer<'_> {
     /// gen_ncode: a number or a dotted address with host/net/port/... qualifiers.
-    pub fn ncode(&mut self, s: Option<&str>, v: u32, q: Qual, span: Span) -> LResult<Tree> {
+    pub(crate) fn ncode(&mut self, s: Option<&str>, v: u32, q: Qual, span: Span) -> LResult<Tree> {
         let (mut v, vlen) = match s {
             None => (v, 32),
             Some(s) if q.proto == P::Decnet => match names::atodn(s) {
@@ -126,7 +126,7 @@ impl Lowerer<'_> {
     }
 
     /// gen_mcode: `net A/len` and `net A mask M`.
-    pub fn mcode(
+    pub(crate) fn mcode(
         &mut self,
         s1: &str,
         s2: Option<&String>,
@@ -168,7 +168,7 @@ impl Lowerer<'_> {
     }
 
     /// gen_mcode6: an IPv6 address with an optional prefix length.
-    pub fn mcode6(&mut self, s: &str, masklen: u32, q: Qual, span: Span) -> LResult<Tree> {
+    pub(crate) fn mcode6(&mut self, s: &str, masklen: u32, q: Qual, span: Span) -> LResult<Tree> {
         let Ok(addr) = s.parse::<Ipv6Addr>() else {
             return self.err_at(format!("invalid ip6 address {s}"), span);
         };
@@ -196,7 +196,7 @@ impl Lowerer<'_> {
     }
 
     /// gen_ecode: a MAC address.
-    pub fn ecode(&mut self, s: &str, q: Qual, span: Span) -> LResult<Tree> {
+    pub(crate) fn ecode(&mut self, s: &str, q: Qual, span: Span) -> LResult<Tree> {
         if matches!(q.addr, AddrType::Host | AddrType::Default) && q.proto == P::Link {
             let Some(mac) = names::parse_mac(s) else {
                 return self.err_at("invalid Ethernet address", span);
@@ -211,7 +211,7 @@ impl Lowerer<'_> {
     }
 
     /// The host/net part of gen_scode: a name.
-    pub fn host_name(&mut self, name: &str, q: Qual, span: Span) -> LResult<Tree> {
+    pub(crate) fn host_name(&mut self, name: &str, q: Qual, span: Span) -> LResult<Tree> {
         if q.addr == AddrType::Net {
             let Some(mut addr) = names::network(name) else {
                 return self.err_at(format!("unknown network '{name}'"), span);
@@ -286,7 +286,7 @@ impl Lowerer<'_> {
     }
 
     /// gen_host.
-    pub fn host(&mut self, addr: u32, mask: u32, proto: P, dir: D, ty: AddrType) -> LResult<Tree> {
+    pub(crate) fn host(&mut self, addr: u32, mask: u32, proto: P, dir: D, ty: AddrType) -> LResult<Tree> {
         match proto {
             P::Default => {
                 let b0 = self.host(addr, mask, P::Ip, dir, ty)?;
@@ -333,7 +333,7 @@ impl Lowerer<'_> {
     }
 
     /// gen_hostop: a masked 32-bit address at src_off/dst_off of the network header.
-    pub fn hostop(
+    pub(crate) fn hostop(
         &mut self,
         addr: u32,
         mask: u32,
@@ -361,7 +361,7 @@ impl Lowerer<'_> {
     }
 
     /// gen_host6.
-    pub fn host6(
+    pub(crate) fn host6(
         &mut self,
         addr: u128,
         mask: u128,
@@ -405,7 +405,7 @@ impl Lowerer<'_> {
     }
 
     /// gen_ehostop: Ethernet source/destination addresses.
-    pub fn ehostop(&mut self, mac: &[u8; 6], dir: D) -> LResult<Tree> {
+    pub(crate) fn ehostop(&mut self, mac: &[u8; 6], dir: D) -> LResult<Tree> {
         match dir {
             D::Src => self.bcmp(Rel::LinkHdr, 6, mac),
             D::Dst => self.bcmp(Rel::LinkHdr, 0, mac),
@@ -459,7 +459,7 @@ impl Lowerer<'_> {
     }
 
     /// gen_scode: a name operand.
-    pub fn scode(&mut self, name: &str, q: Qual, span: Span) -> LResult<Tree> {
+    pub(crate) fn scode(&mut self, name: &str, q: Qual, span: Span) -> LResult<Tree> {
         match q.addr {
             AddrType::Net | AddrType::Default | AddrType::Host => self.host_name(name, q, span),
             AddrType::Port => self.port_name(name, q, span),

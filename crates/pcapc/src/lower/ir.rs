@@ -4,11 +4,11 @@
 use netsift_isa::Size;
 
 /// Index into `Lowerer`'s anchor list; 0 is the start of the packet.
-pub type AnchorId = usize;
+pub(crate) type AnchorId = usize;
 
 /// An anchor as the lowering sees it, before it becomes a pass-set anchor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct AnchorSpec {
+pub(crate) struct AnchorSpec {
     pub rule: netsift_isa::AnchorRule,
     pub parent: AnchorId,
     pub offset: u32,
@@ -16,14 +16,14 @@ pub struct AnchorSpec {
 
 /// Where a field is: `anchor + off`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Loc {
+pub(crate) struct Loc {
     pub anchor: AnchorId,
     pub off: u32,
 }
 
 /// BPF's conditional jumps.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Test {
+pub(crate) enum Test {
     /// `f & mask == k`
     Eq(u32),
     /// `f & mask > k` (unsigned)
@@ -33,7 +33,7 @@ pub enum Test {
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Cmp {
+pub(crate) struct Cmp {
     pub loc: Loc,
     pub size: Size,
     pub mask: u32,
@@ -42,7 +42,7 @@ pub struct Cmp {
 
 /// An arithmetic expression over packet fields (`expr relop expr`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Val {
+pub(crate) enum Val {
     Const(u32),
     Len,
     /// Field at `anchor + off + index`, the index added as `mode` says (how
@@ -59,7 +59,7 @@ pub enum Val {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Pred {
+pub(crate) enum Pred {
     Cmp(Cmp),
     /// Wire length test.
     Len(Test),
@@ -90,7 +90,7 @@ pub enum Pred {
 
 /// A boolean tree; children of `And`/`Or` are evaluated left to right.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub enum Tree {
+pub(crate) enum Tree {
     Const(bool),
     Atom(Pred),
     Not(Box<Tree>),
@@ -106,31 +106,31 @@ pub enum Tree {
 
 impl Tree {
     /// `a and b`, `a` first (libpcap's `gen_and(a, b)`).
-    pub fn and(a: Tree, b: Tree) -> Tree {
+    pub(crate) fn and(a: Tree, b: Tree) -> Tree {
         Tree::And(vec![a, b])
     }
     /// `a or b`, `a` first (libpcap's `gen_or(a, b)`).
-    pub fn or(a: Tree, b: Tree) -> Tree {
+    pub(crate) fn or(a: Tree, b: Tree) -> Tree {
         Tree::Or(vec![a, b])
     }
     /// `not a` (a constructor, not `std::ops::Not`: it builds a tree node).
     #[allow(clippy::should_implement_trait)]
-    pub fn not(a: Tree) -> Tree {
+    pub(crate) fn not(a: Tree) -> Tree {
         Tree::Not(Box::new(a))
     }
-    pub fn and_all(v: Vec<Tree>) -> Tree {
+    pub(crate) fn and_all(v: Vec<Tree>) -> Tree {
         Tree::And(v)
     }
 }
 
 /// A constant that still runs as a test (libpcap's unoptimized gen_true/gen_false):
 /// a wire-length test that loads nothing.
-pub fn loadless(b: bool) -> Tree {
+pub(crate) fn loadless(b: bool) -> Tree {
     Tree::Atom(Pred::Known(b))
 }
 
 /// Replaces the constants of `t` by [`loadless`] tests (see [`Tree::Unoptimized`]).
-pub fn keep_constants(t: Tree) -> Tree {
+pub(crate) fn keep_constants(t: Tree) -> Tree {
     match t {
         Tree::Const(b) => loadless(b),
         Tree::Atom(_) => t,

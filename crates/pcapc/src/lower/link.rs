@@ -8,33 +8,33 @@ use netsift_isa::{AnchorRule, Size};
 
 pub(crate) const ETHERMTU: u32 = 1500;
 pub(crate) mod et {
-    pub const IP: u32 = 0x0800;
-    pub const ARP: u32 = 0x0806;
-    pub const REVARP: u32 = 0x8035;
-    pub const IPV6: u32 = 0x86dd;
-    pub const DN: u32 = 0x6003;
-    pub const LAT: u32 = 0x6004;
-    pub const SCA: u32 = 0x6007;
-    pub const MOPDL: u32 = 0x6001;
-    pub const MOPRC: u32 = 0x6002;
-    pub const ATALK: u32 = 0x809b;
-    pub const AARP: u32 = 0x80f3;
-    pub const IPX: u32 = 0x8137;
-    pub const NS: u32 = 0x0600;
-    pub const VLAN_8021Q: u32 = 0x8100;
-    pub const VLAN_8021AD: u32 = 0x88a8;
-    pub const VLAN_QINQ: u32 = 0x9100;
-    pub const MPLS: u32 = 0x8847;
-    pub const PPPOED: u32 = 0x8863;
-    pub const PPPOES: u32 = 0x8864;
+    pub(crate) const IP: u32 = 0x0800;
+    pub(crate) const ARP: u32 = 0x0806;
+    pub(crate) const REVARP: u32 = 0x8035;
+    pub(crate) const IPV6: u32 = 0x86dd;
+    pub(crate) const DN: u32 = 0x6003;
+    pub(crate) const LAT: u32 = 0x6004;
+    pub(crate) const SCA: u32 = 0x6007;
+    pub(crate) const MOPDL: u32 = 0x6001;
+    pub(crate) const MOPRC: u32 = 0x6002;
+    pub(crate) const ATALK: u32 = 0x809b;
+    pub(crate) const AARP: u32 = 0x80f3;
+    pub(crate) const IPX: u32 = 0x8137;
+    pub(crate) const NS: u32 = 0x0600;
+    pub(crate) const VLAN_8021Q: u32 = 0x8100;
+    pub(crate) const VLAN_8021AD: u32 = 0x88a8;
+    pub(crate) const VLAN_QINQ: u32 = 0x9100;
+    pub(crate) const MPLS: u32 = 0x8847;
+    pub(crate) const PPPOED: u32 = 0x8863;
+    pub(crate) const PPPOES: u32 = 0x8864;
 }
 pub(crate) mod sap {
-    pub const IP: u32 = 0x06;
-    pub const STP: u32 = 0x42;
-    pub const SNAP: u32 = 0xaa;
-    pub const IPX: u32 = 0xe0;
-    pub const NETBEUI: u32 = 0xf0;
-    pub const ISONS: u32 = 0xfe;
+    pub(crate) const IP: u32 = 0x06;
+    pub(crate) const STP: u32 = 0x42;
+    pub(crate) const SNAP: u32 = 0xaa;
+    pub(crate) const IPX: u32 = 0xe0;
+    pub(crate) const NETBEUI: u32 = 0xf0;
+    pub(crate) const ISONS: u32 = 0xfe;
 }
 const SLL_P_802_3: u32 = 0x0001;
 const SLL_P_802_2: u32 = 0x0004;
@@ -64,7 +64,7 @@ fn ethertype_to_ppptype(p: u32) -> u32 {
 
 impl Lowerer<'_> {
     /// Tests that the link layer carries `ll_proto` (an Ethertype or an LLC SAP).
-    pub fn linktype(&mut self, ll_proto: u32) -> LResult<Tree> {
+    pub(crate) fn linktype(&mut self, ll_proto: u32) -> LResult<Tree> {
         if self.label_stack_depth > 0 {
             return self.mpls_linktype(ll_proto);
         }
@@ -199,7 +199,7 @@ impl Lowerer<'_> {
     }
 
     /// An 802.2 SNAP header with `orgcode` and `ptype`.
-    pub fn snap(&mut self, orgcode: u32, ptype: u32) -> LResult<Tree> {
+    pub(crate) fn snap(&mut self, orgcode: u32, ptype: u32) -> LResult<Tree> {
         let block = [
             sap::SNAP as u8,
             sap::SNAP as u8,
@@ -213,7 +213,7 @@ impl Lowerer<'_> {
         self.bcmp(Rel::Llc, 0, &block)
     }
 
-    pub fn vlan(&mut self, vid: Option<u32>) -> LResult<Tree> {
+    pub(crate) fn vlan(&mut self, vid: Option<u32>) -> LResult<Tree> {
         if self.label_stack_depth > 0 {
             return self.err("no VLAN match after MPLS");
         }
@@ -238,7 +238,7 @@ impl Lowerer<'_> {
         Ok(t)
     }
 
-    pub fn mpls(&mut self, label: Option<u32>) -> LResult<Tree> {
+    pub(crate) fn mpls(&mut self, label: Option<u32>) -> LResult<Tree> {
         let mut b0 = if self.label_stack_depth > 0 {
             self.mcmp(Rel::PrevMplsHdr, 2, Size::B1, 0, 0x01)?
         } else {
@@ -263,11 +263,11 @@ impl Lowerer<'_> {
         Ok(b0)
     }
 
-    pub fn pppoed(&mut self) -> LResult<Tree> {
+    pub(crate) fn pppoed(&mut self) -> LResult<Tree> {
         self.linktype(et::PPPOED)
     }
 
-    pub fn pppoes(&mut self, sess: Option<u32>) -> LResult<Tree> {
+    pub(crate) fn pppoes(&mut self, sess: Option<u32>) -> LResult<Tree> {
         let mut b0 = self.linktype(et::PPPOES)?;
         if let Some(s) = sess {
             if s > 0xffff {
@@ -300,7 +300,7 @@ impl Lowerer<'_> {
     /// encapsulated frame (gen_geneve_offsets): an Ethernet frame if the Geneve protocol
     /// type is 0x6558 (TEB), else the payload itself with the protocol type as its
     /// link type. libpcap turns its optimizer off for such a filter.
-    pub fn geneve(&mut self, vni: Option<u32>) -> LResult<Tree> {
+    pub(crate) fn geneve(&mut self, vni: Option<u32>) -> LResult<Tree> {
         let b4 = self.geneve_check(false, vni)?;
         let b6 = self.geneve_check(true, vni)?;
         let found = Tree::or(b4, b6);
@@ -385,7 +385,7 @@ impl Lowerer<'_> {
     /// gen_prevlinkhdr_check before a test of the Ethernet header: after `geneve`,
     /// the frame must have one (the protocol type is TEB), which libpcap tests as
     /// "link header offset != link payload offset".
-    pub fn prevlinkhdr_check(&mut self, b: Tree) -> Tree {
+    pub(crate) fn prevlinkhdr_check(&mut self, b: Tree) -> Tree {
         match self.geneve_udp {
             Some(udp) => Tree::and(
                 Tree::Atom(Pred::Cmp(Cmp {
@@ -429,7 +429,7 @@ impl Lowerer<'_> {
         Ok(Tree::and(b0, b1))
     }
 
-    pub fn llc(&mut self, l: &Llc) -> LResult<Tree> {
+    pub(crate) fn llc(&mut self, l: &Llc) -> LResult<Tree> {
         let b0 = self.llc_base()?;
         let b1 = match l {
             Llc::Any => return Ok(b0),
@@ -466,7 +466,7 @@ impl Lowerer<'_> {
     /// `outbound` is an equality with the outgoing packet type, and `inbound` its
     /// negation (gencode's `gen_not`, which swaps the block's branches: the
     /// optimiser's pull-ups and threading see that polarity).
-    pub fn inbound(&mut self, inbound: bool) -> LResult<Tree> {
+    pub(crate) fn inbound(&mut self, inbound: bool) -> LResult<Tree> {
         let out = match self.link {
             Link::Sll => self.cmp(Rel::LinkHdr, 0, Size::B2, SLL_OUTGOING)?,
             Link::Sll2 => self.cmp(Rel::LinkHdr, 10, Size::B1, SLL_OUTGOING)?,
@@ -480,7 +480,7 @@ impl Lowerer<'_> {
         Ok(if inbound { Tree::not(out) } else { out })
     }
 
-    pub fn ifindex(&mut self, ifindex: u32) -> LResult<Tree> {
+    pub(crate) fn ifindex(&mut self, ifindex: u32) -> LResult<Tree> {
         match self.link {
             Link::Sll2 => self.cmp(Rel::LinkHdr, 4, Size::B4, ifindex),
             _ => self.kernel_only("ifindex", SKF_AD_IFINDEX, Size::B4, ifindex),
@@ -516,7 +516,7 @@ impl Lowerer<'_> {
         self.cmp(Rel::LinkHdr, SKF_AD_OFF + field, size, v)
     }
 
-    pub fn broadcast(&mut self, p: P) -> LResult<Tree> {
+    pub(crate) fn broadcast(&mut self, p: P) -> LResult<Tree> {
         match p {
             P::Default | P::Link => {
                 if self.link != Link::En10mb {
@@ -541,7 +541,7 @@ impl Lowerer<'_> {
         }
     }
 
-    pub fn multicast(&mut self, p: P) -> LResult<Tree> {
+    pub(crate) fn multicast(&mut self, p: P) -> LResult<Tree> {
         match p {
             P::Default | P::Link => {
                 if self.link != Link::En10mb {
@@ -568,7 +568,7 @@ impl Lowerer<'_> {
     /// the BPF accumulator holds there (0 at the start of the program, else the field
     /// the previous test loaded). netsift reproduces that through `Pred::Acc`, which
     /// instruction selection resolves against the test before it on each path.
-    pub fn byteop(&mut self, idx: u32, op: ByteOp, val: u32) -> LResult<Tree> {
+    pub(crate) fn byteop(&mut self, idx: u32, op: ByteOp, val: u32) -> LResult<Tree> {
         match op {
             ByteOp::Eq => self.cmp(Rel::LinkHdr, idx, Size::B1, val),
             ByteOp::Lt => self.cmp_lt(Rel::LinkHdr, idx, Size::B1, val),

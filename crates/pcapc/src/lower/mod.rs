@@ -15,7 +15,7 @@
 
 mod arith;
 mod host;
-pub mod ir;
+pub(crate) mod ir;
 mod link;
 mod names;
 mod port;
@@ -173,7 +173,7 @@ pub(crate) type LResult<T> = Result<T, Error>;
 /// relation's block (an IPv4 packet is not IPv6) and is refused as rejecting all
 /// packets, and with `or udp` after it compiles.
 #[derive(Clone, Debug)]
-pub struct OptError {
+pub(crate) struct OptError {
     /// The relation's test as lowered (`None` if it folded to a constant, then the
     /// error is raised whatever the graph: no block of the tree stands for it).
     pub rel: Option<Pred>,
@@ -193,7 +193,7 @@ pub struct OptError {
 /// decides it only by an identical test, never by an equality with another constant:
 /// `len == (1 + 1) and len == 3` compiles, `len == 2 and len == 3` is refused.
 #[derive(Clone, Debug)]
-pub struct Computed {
+pub(crate) struct Computed {
     pub rel: Pred,
     /// Whether the left side is one (the accumulator then holds a value no other
     /// test compares).
@@ -202,14 +202,14 @@ pub struct Computed {
 
 /// What lowering tells the optimizer's models besides the tree.
 #[derive(Clone, Debug, Default)]
-pub struct OptInfo {
+pub(crate) struct OptInfo {
     pub errors: Vec<OptError>,
     pub computed: Vec<Computed>,
 }
 
 /// Lowers a parsed expression for `target`. `None` (the empty expression) accepts all.
 /// Also returns the optimizer's errors, for `opt::optimizer_error`.
-pub fn lower(
+pub(crate) fn lower(
     expr: Option<&Expr>,
     text: &str,
     target: Target,
@@ -288,16 +288,16 @@ impl<'t> Lowerer<'t> {
         })
     }
 
-    pub fn err<T>(&self, msg: impl Into<String>) -> LResult<T> {
+    pub(crate) fn err<T>(&self, msg: impl Into<String>) -> LResult<T> {
         Err(Error::new(msg, self.span, self.text))
     }
 
-    pub fn err_at<T>(&self, msg: impl Into<String>, span: Span) -> LResult<T> {
+    pub(crate) fn err_at<T>(&self, msg: impl Into<String>, span: Span) -> LResult<T> {
         Err(Error::new(msg, span, self.text))
     }
 
     /// Interns an anchor.
-    pub fn anchor(&mut self, rule: AnchorRule, parent: AnchorId, offset: u32) -> AnchorId {
+    pub(crate) fn anchor(&mut self, rule: AnchorRule, parent: AnchorId, offset: u32) -> AnchorId {
         let spec = AnchorSpec {
             rule,
             parent,
@@ -398,7 +398,7 @@ impl<'t> Lowerer<'t> {
     // ---- the comparison builders of gencode.c ----
 
     /// The location `offset` bytes from `rel`.
-    pub fn loc(&mut self, rel: Rel, offset: u32) -> LResult<Loc> {
+    pub(crate) fn loc(&mut self, rel: Rel, offset: u32) -> LResult<Loc> {
         let base = match rel {
             Rel::LinkHdr => self.off_linkhdr,
             Rel::Llc => self.off_linkpl,
@@ -434,7 +434,7 @@ impl<'t> Lowerer<'t> {
         })
     }
 
-    pub fn ncmp(
+    pub(crate) fn ncmp(
         &mut self,
         rel: Rel,
         offset: u32,
@@ -460,32 +460,32 @@ impl<'t> Lowerer<'t> {
             test,
         })))
     }
-    pub fn cmp(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
+    pub(crate) fn cmp(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
         self.ncmp(rel, offset, size, u32::MAX, Test::Eq(v))
     }
-    pub fn mcmp(&mut self, rel: Rel, offset: u32, size: Size, v: u32, mask: u32) -> LResult<Tree> {
+    pub(crate) fn mcmp(&mut self, rel: Rel, offset: u32, size: Size, v: u32, mask: u32) -> LResult<Tree> {
         self.ncmp(rel, offset, size, mask, Test::Eq(v))
     }
-    pub fn cmp_gt(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
+    pub(crate) fn cmp_gt(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
         self.ncmp(rel, offset, size, u32::MAX, Test::Gt(v))
     }
-    pub fn cmp_ge(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
+    pub(crate) fn cmp_ge(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
         self.ncmp(rel, offset, size, u32::MAX, Test::Ge(v))
     }
-    pub fn cmp_lt(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
+    pub(crate) fn cmp_lt(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
         Ok(Tree::not(self.cmp_ge(rel, offset, size, v)?))
     }
-    pub fn cmp_le(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
+    pub(crate) fn cmp_le(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
         Ok(Tree::not(self.cmp_gt(rel, offset, size, v)?))
     }
     /// `f & mask != 0` (BPF's jset).
-    pub fn jset(&mut self, rel: Rel, offset: u32, size: Size, mask: u32) -> LResult<Tree> {
+    pub(crate) fn jset(&mut self, rel: Rel, offset: u32, size: Size, mask: u32) -> LResult<Tree> {
         Ok(Tree::not(self.mcmp(rel, offset, size, 0, mask)?))
     }
 
     /// Compares `bytes` at `offset`, as libpcap's gen_bcmp: 4-byte words from the end,
     /// then a 2-byte and a 1-byte remainder.
-    pub fn bcmp(&mut self, rel: Rel, offset: u32, bytes: &[u8]) -> LResult<Tree> {
+    pub(crate) fn bcmp(&mut self, rel: Rel, offset: u32, bytes: &[u8]) -> LResult<Tree> {
         let mut parts = Vec::new();
         let mut size = bytes.len();
         while size >= 4 {

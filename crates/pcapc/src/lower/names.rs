@@ -19,7 +19,7 @@ fn lines(path: &str) -> Vec<Vec<String>> {
 }
 
 /// Port of service `name` for transport `proto` ("tcp", "udp", "sctp").
-pub fn service(name: &str, proto: &str) -> Option<u32> {
+pub(super) fn service(name: &str, proto: &str) -> Option<u32> {
     lines("/etc/services").into_iter().find_map(|f| {
         let (port, p) = f.get(1)?.split_once('/')?;
         if p != proto {
@@ -35,11 +35,11 @@ pub fn service(name: &str, proto: &str) -> Option<u32> {
 }
 
 /// libpcap's PROTO_UNDEF: both TCP and UDP (and SCTP) apply.
-pub const PROTO_UNDEF: i32 = -1;
+pub(super) const PROTO_UNDEF: i32 = -1;
 
 /// pcap_nametoport: the port and which transport it belongs to (6, 17, or
 /// PROTO_UNDEF when TCP and UDP agree).
-pub fn nametoport(name: &str) -> Option<(u32, i32)> {
+pub(super) fn nametoport(name: &str) -> Option<(u32, i32)> {
     // getaddrinfo takes a numeric service as the port itself, for TCP and UDP alike.
     if !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit()) {
         return name
@@ -59,7 +59,7 @@ pub fn nametoport(name: &str) -> Option<(u32, i32)> {
 }
 
 /// pcap_nametoportrange: `"P1-P2"` with numbers or names.
-pub fn nametoportrange(name: &str) -> Option<(u32, u32, i32)> {
+pub(super) fn nametoportrange(name: &str) -> Option<(u32, u32, i32)> {
     if let Some((a, b)) = scan_two_numbers(name) {
         return Some((a, b, PROTO_UNDEF));
     }
@@ -100,7 +100,7 @@ fn leading_int(s: &str) -> Option<(i64, &str)> {
 }
 
 /// getprotobyname.
-pub fn protocol(name: &str) -> Option<u32> {
+pub(super) fn protocol(name: &str) -> Option<u32> {
     lines("/etc/protocols").into_iter().find_map(|f| {
         let hit = f[0] == name || f.get(2..).is_some_and(|a| a.iter().any(|x| x == name));
         if hit {
@@ -112,7 +112,7 @@ pub fn protocol(name: &str) -> Option<u32> {
 }
 
 /// libpcap's eproto_db, then its llc_db (for `link proto NAME`).
-pub fn ether_proto(name: &str) -> Option<u32> {
+pub(super) fn ether_proto(name: &str) -> Option<u32> {
     Some(match name {
         "aarp" => 0x80f3,
         "arp" => 0x0806,
@@ -135,7 +135,7 @@ pub fn ether_proto(name: &str) -> Option<u32> {
 }
 
 /// getnetbyname via /etc/networks: the network number, as libpcap gets it.
-pub fn network(name: &str) -> Option<u32> {
+pub(super) fn network(name: &str) -> Option<u32> {
     lines("/etc/networks").into_iter().find_map(|f| {
         let hit = f[0] == name || f.get(2..).is_some_and(|a| a.iter().any(|x| x == name));
         if !hit {
@@ -151,7 +151,7 @@ pub fn network(name: &str) -> Option<u32> {
 }
 
 /// /etc/ethers lookup by host name.
-pub fn ether_host(name: &str) -> Option<[u8; 6]> {
+pub(super) fn ether_host(name: &str) -> Option<[u8; 6]> {
     lines("/etc/ethers").into_iter().find_map(|f| {
         if f.get(1).map(String::as_str) != Some(name) {
             return None;
@@ -162,7 +162,7 @@ pub fn ether_host(name: &str) -> Option<[u8; 6]> {
 
 /// Parses `xx:xx:xx:xx:xx:xx`, `xx-..`, `xx.xx.xx..`, `xxxx.xxxx.xxxx` and
 /// `xxxxxxxxxxxx` (and mixes), as pcap_ether_aton.
-pub fn parse_mac(s: &str) -> Option<[u8; 6]> {
+pub(super) fn parse_mac(s: &str) -> Option<[u8; 6]> {
     let mut out = [0u8; 6];
     let mut n = 0;
     let b = s.as_bytes();
@@ -190,7 +190,7 @@ pub fn parse_mac(s: &str) -> Option<[u8; 6]> {
 
 /// The addresses a host name resolves to, in the resolver's order (getaddrinfo, as
 /// libpcap's pcap_nametoaddrinfo).
-pub fn host_addrs(name: &str) -> Vec<IpAddr> {
+pub(super) fn host_addrs(name: &str) -> Vec<IpAddr> {
     use std::net::ToSocketAddrs;
     let mut out = Vec::new();
     if let Ok(iter) = (name, 0u16).to_socket_addrs() {
@@ -204,7 +204,7 @@ pub fn host_addrs(name: &str) -> Vec<IpAddr> {
 }
 
 /// __pcap_atoin: dotted decimal with 1-4 parts; returns (value, bits) or None.
-pub fn atoin(s: &str) -> Option<(u32, u32)> {
+pub(super) fn atoin(s: &str) -> Option<(u32, u32)> {
     let mut addr: u32 = 0;
     let mut len = 0;
     for part in s.split('.') {
@@ -228,7 +228,7 @@ pub fn atoin(s: &str) -> Option<(u32, u32)> {
 }
 
 /// __pcap_atodn: `area.node` DECnet address.
-pub fn atodn(s: &str) -> Option<u32> {
+pub(super) fn atodn(s: &str) -> Option<u32> {
     let (a, rest) = leading_int(s)?;
     let rest = rest.strip_prefix('.')?;
     let (n, _) = leading_int(rest)?;

@@ -13,7 +13,7 @@ const SCTP: i32 = 132;
 
 impl Lowerer<'_> {
     /// The transport a `port`/`portrange` qualifier asks for.
-    pub fn port_proto(&self, p: P, what: &str) -> LResult<i32> {
+    pub(crate) fn port_proto(&self, p: P, what: &str) -> LResult<i32> {
         match p {
             P::Udp => Ok(UDP),
             P::Tcp => Ok(TCP),
@@ -105,14 +105,14 @@ impl Lowerer<'_> {
         Ok(Tree::and(b0, b1))
     }
 
-    pub fn port(&mut self, port: u32, ip_proto: i32, dir: D) -> LResult<Tree> {
+    pub(crate) fn port(&mut self, port: u32, ip_proto: i32, dir: D) -> LResult<Tree> {
         self.check_dir(dir, "ports")?;
         self.per_transport(false, ip_proto, dir, &mut |s, rel, off| {
             s.cmp(rel, off, Size::B2, port)
         })
     }
 
-    pub fn port6(&mut self, port: u32, ip_proto: i32, dir: D) -> LResult<Tree> {
+    pub(crate) fn port6(&mut self, port: u32, ip_proto: i32, dir: D) -> LResult<Tree> {
         self.check_dir(dir, "ports")?;
         self.per_transport(true, ip_proto, dir, &mut |s, rel, off| {
             s.cmp(rel, off, Size::B2, port)
@@ -126,14 +126,14 @@ impl Lowerer<'_> {
         Ok(Tree::and(b1, b2))
     }
 
-    pub fn portrange(&mut self, p1: u32, p2: u32, ip_proto: i32, dir: D) -> LResult<Tree> {
+    pub(crate) fn portrange(&mut self, p1: u32, p2: u32, ip_proto: i32, dir: D) -> LResult<Tree> {
         self.check_dir(dir, "port ranges")?;
         self.per_transport(false, ip_proto, dir, &mut |s, rel, off| {
             s.range_atom(rel, off, p1, p2)
         })
     }
 
-    pub fn portrange6(&mut self, p1: u32, p2: u32, ip_proto: i32, dir: D) -> LResult<Tree> {
+    pub(crate) fn portrange6(&mut self, p1: u32, p2: u32, ip_proto: i32, dir: D) -> LResult<Tree> {
         self.check_dir(dir, "port ranges")?;
         self.per_transport(true, ip_proto, dir, &mut |s, rel, off| {
             s.range_atom(rel, off, p1, p2)
@@ -141,7 +141,7 @@ impl Lowerer<'_> {
     }
 
     /// `ip[6:2] & 0x1fff == 0`: not a later fragment.
-    pub fn ipfrag(&mut self) -> LResult<Tree> {
+    pub(crate) fn ipfrag(&mut self) -> LResult<Tree> {
         Ok(Tree::not(self.jset(Rel::LinkPl, 6, Size::B2, 0x1fff)?))
     }
 
@@ -163,7 +163,7 @@ impl Lowerer<'_> {
         Ok(want)
     }
 
-    pub fn port_name(&mut self, name: &str, q: Qual, span: Span) -> LResult<Tree> {
+    pub(crate) fn port_name(&mut self, name: &str, q: Qual, span: Span) -> LResult<Tree> {
         if !matches!(q.proto, P::Default | P::Udp | P::Tcp | P::Sctp) {
             return self.err_at("illegal qualifier of 'port'", span);
         }
@@ -176,7 +176,7 @@ impl Lowerer<'_> {
         Ok(Tree::or(b6, b))
     }
 
-    pub fn portrange_name(&mut self, name: &str, q: Qual, span: Span) -> LResult<Tree> {
+    pub(crate) fn portrange_name(&mut self, name: &str, q: Qual, span: Span) -> LResult<Tree> {
         if !matches!(q.proto, P::Default | P::Udp | P::Tcp | P::Sctp) {
             return self.err_at("illegal qualifier of 'portrange'", span);
         }

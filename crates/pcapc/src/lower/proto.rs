@@ -23,7 +23,7 @@ const ISIS_L2_PSNP: u32 = 27;
 
 impl Lowerer<'_> {
     /// A protocol name on its own (`tcp`, `ip6`, `l1`, ...).
-    pub fn proto_abbrev(&mut self, p: P) -> LResult<Tree> {
+    pub(crate) fn proto_abbrev(&mut self, p: P) -> LResult<Tree> {
         let span = self.span;
         match p {
             P::Sctp => self.proto(132, P::Default, D::Default, span),
@@ -95,7 +95,7 @@ impl Lowerer<'_> {
     }
 
     /// gen_proto: `[proto] proto V`.
-    pub fn proto(&mut self, v: u32, proto: P, dir: D, span: Span) -> LResult<Tree> {
+    pub(crate) fn proto(&mut self, v: u32, proto: P, dir: D, span: Span) -> LResult<Tree> {
         if dir != D::Default {
             return self.err_at("direction applied to 'proto'", span);
         }
@@ -150,7 +150,7 @@ impl Lowerer<'_> {
     }
 
     /// gen_protochain.
-    pub fn protochain(&mut self, v: u32, proto: P, span: Span) -> LResult<Tree> {
+    pub(crate) fn protochain(&mut self, v: u32, proto: P, span: Span) -> LResult<Tree> {
         // gen_protochain takes a scratch register before anything else and frees
         // it at the end, except when it returns early for `protochain` without
         // `ip`/`ip6`, after calling itself for both: that register stays taken for
@@ -201,7 +201,7 @@ impl Lowerer<'_> {
     }
 
     /// lookup_proto: a protocol name in the namespace of the qualifier.
-    pub fn lookup_proto(&mut self, name: &str, proto: P, span: Span) -> LResult<u32> {
+    pub(crate) fn lookup_proto(&mut self, name: &str, proto: P, span: Span) -> LResult<u32> {
         match proto {
             P::Default | P::Ip | P::Ip6 => match names::protocol(name) {
                 Some(v) => Ok(v),

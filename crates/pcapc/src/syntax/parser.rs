@@ -768,98 +768,119 @@ impl<'t> Parser<'t> {
         {
             return self.after_pqual(Proto::Default, start);
         }
-        let prim = |p: &mut Self, kind| -> Result<(E, Q), Error> {
-            Ok((Self::prim(kind, Span::new(start, p.prev_end())), None))
-        };
         match kw {
             Kw::Len => {
                 let a = self.arith()?;
                 Ok((self.relation(start, a)?, None))
             }
-            Kw::Less | Kw::Greater => {
-                self.bump();
-                let (n, _) = self.expect_num(if kw == Kw::Less {
-                    "a length after 'less'"
-                } else {
-                    "a length after 'greater'"
-                })?;
-                prim(
-                    self,
-                    if kw == Kw::Less {
-                        PrimKind::Less(n)
-                    } else {
-                        PrimKind::Greater(n)
-                    },
-                )
-            }
-            Kw::Byte => {
-                self.bump();
-                let (index, _) = self.expect_num("a byte offset after 'byte'")?;
-                let op = match self.peek() {
-                    TokKind::Amp => ByteOp::And,
-                    TokKind::Pipe => ByteOp::Or,
-                    TokKind::Lt => ByteOp::Lt,
-                    TokKind::Gt => ByteOp::Gt,
-                    TokKind::Eq => ByteOp::Eq,
-                    _ => {
-                        return Err(self.unexpected("one of '&', '|', '<', '>', '=' after 'byte N'"))
-                    }
-                };
-                self.bump();
-                // libpcap 1.10 accepts values above 255 here (they never match a byte);
-                // newer versions refuse them. netsift follows the installed 1.10.
-                let (value, _) = self.expect_num("a byte value")?;
-                prim(self, PrimKind::Byte { index, op, value })
-            }
-            Kw::Inbound => {
-                self.bump();
-                prim(self, PrimKind::Inbound)
-            }
-            Kw::Outbound => {
-                self.bump();
-                prim(self, PrimKind::Outbound)
-            }
+            Kw::Less | Kw::Greater => self.length_prim(kw, start),
+            Kw::Byte => self.byte_prim(start),
+            Kw::Inbound | Kw::Outbound | Kw::Ifindex | Kw::Pppoed => self.meta_prim(kw, start),
+            Kw::Vlan | Kw::Mpls | Kw::Pppoes | Kw::Geneve | Kw::Vxlan => self.encap_prim(kw, start),
+            Kw::Llc => self.llc_prim(start),
+            _ => self.unsupported_prim(kw, start),
+        }
+    }
+
+    /// The primitive `kind`, spanning from `start` to the last token taken.
+    fn finish_prim(&self, kind: PrimKind, start: usize) -> Result<(E, Q), Error> {
+        Ok((Self::prim(kind, Span::new(start, self.prev_end())), None))
+    }
+
+    /// `less N` or `greater N` (`kw` is the keyword, not yet taken).
+    fn length_prim(&mut self, kw: Kw, start: usize) -> Result<(E, Q), Error> {
+        self.bump();
+        let less = kw == Kw::Less;
+        let (n, _) = self.expect_num(if less {
+            "a length after 'less'"
+        } else {
+            "a length after 'greater'"
+        })?;
+        let kind = if less {
+            PrimKind::Less(n)
+        } else {
+            PrimKind::Greater(n)
+        };
+        self.finish_prim(kind, start)
+    }
+
+    /// `byte N op V` (`byte` not yet taken).
+    fn byte_prim(&mut self, start: usize) -> Result<(E, Q), Error> {
+        self.bump();
+        let (index, _) = self.expect_num("a byte offset after 'byte'")?;
+        let op = match self.peek() {
+            TokKind::Amp => ByteOp::And,
+            TokKind::Pipe => ByteOp::Or,
+            TokKind::Lt => ByteOp::Lt,
+            TokKind::Gt => ByteOp::Gt,
+            TokKind::Eq => ByteOp::Eq,
+            _ => return Err(self.unexpected("one of '&', '|', '<', '>', '=' after 'byte N'")),
+        };
+        self.bump();
+        // libpcap 1.10 accepts values above 255 here (they never match a byte);
+        // newer versions refuse them. netsift follows the installed 1.10.
+        let (value, _) = self.expect_num("a byte value")?;
+        self.finish_prim(PrimKind::Byte { index, op, value }, start)
+    }
+
+    /// What the capture knows beside the bytes: `inbound`, `outbound`,
+    /// `ifindex N`, and `pppoed` (`kw` not yet taken).
+    fn meta_prim(&mut self, kw: Kw, start: usize) -> Result<(E, Q), Error> {
+        self.bump();
+        let kind = match kw {
+            Kw::Inbound => PrimKind::Inbound,
+            Kw::Outbound => PrimKind::Outbound,
             Kw::Ifindex => {
-                self.bump();
                 let (n, _) = self.expect_num("an interface index after 'ifindex'")?;
-                prim(self, PrimKind::Ifindex(n))
+                PrimKind::Ifindex(n)
             }
-            Kw::Pppoed => {
+            _ => PrimKind::Pppoed,
+        };
+        self.finish_prim(kind, start)
+    }
+
+    /// An encapsulation with an optional number: `vlan`, `mpls`, `pppoes`,
+    /// `geneve`, and `vxlan`, which netsift does not implement (`kw` not yet taken).
+    fn encap_prim(&mut self, kw: Kw, start: usize) -> Result<(E, Q), Error> {
+        self.bump();
+        let n = match self.peek() {
+            TokKind::Num(_) | TokKind::LParen => Some(self.pnum()?),
+            _ => None,
+        };
+        let kind = match kw {
+            Kw::Vlan => PrimKind::Vlan(n),
+            Kw::Mpls => PrimKind::Mpls(n),
+            Kw::Pppoes => PrimKind::Pppoes(n),
+            Kw::Geneve => PrimKind::Geneve(n),
+            _ => PrimKind::Unsupported(self.slice(start)),
+        };
+        self.finish_prim(kind, start)
+    }
+
+    /// `llc`, alone or with an LLC type name (`llc` not yet taken).
+    fn llc_prim(&mut self, start: usize) -> Result<(E, Q), Error> {
+        self.bump();
+        let llc = match self.peek().clone() {
+            TokKind::Id(name) => {
+                let span = self.bump().span;
+                llc_kind(&name)
+                    .ok_or_else(|| self.err(format!("unknown LLC type name \"{name}\""), span))?
+            }
+            TokKind::Kw(Kw::PfRnr) => {
                 self.bump();
-                prim(self, PrimKind::Pppoed)
+                Llc::SSubtype("rnr".into())
             }
-            Kw::Vlan | Kw::Mpls | Kw::Pppoes | Kw::Geneve | Kw::Vxlan => {
-                self.bump();
-                let n = match self.peek() {
-                    TokKind::Num(_) | TokKind::LParen => Some(self.pnum()?),
-                    _ => None,
-                };
-                let kind = match kw {
-                    Kw::Vlan => PrimKind::Vlan(n),
-                    Kw::Mpls => PrimKind::Mpls(n),
-                    Kw::Pppoes => PrimKind::Pppoes(n),
-                    Kw::Geneve => PrimKind::Geneve(n),
-                    _ => PrimKind::Unsupported(self.slice(start)),
-                };
-                prim(self, kind)
-            }
-            Kw::Llc => {
-                self.bump();
-                let llc = match self.peek().clone() {
-                    TokKind::Id(name) => {
-                        let span = self.bump().span;
-                        llc_kind(&name).ok_or_else(|| {
-                            self.err(format!("unknown LLC type name \"{name}\""), span)
-                        })?
-                    }
-                    TokKind::Kw(Kw::PfRnr) => {
-                        self.bump();
-                        Llc::SSubtype("rnr".into())
-                    }
-                    _ => Llc::Any,
-                };
-                prim(self, PrimKind::Llc(llc))
-            }
+            _ => Llc::Any,
+        };
+        self.finish_prim(PrimKind::Llc(llc), start)
+    }
+
+    /// The primitives libpcap parses for link types netsift does not filter (pf
+    /// logs, ATM, MTP2/MTP3): their arguments are checked, and the primitive is
+    /// refused later as unsupported (`kw` not yet taken). Any other keyword cannot
+    /// start a primitive.
+    fn unsupported_prim(&mut self, kw: Kw, start: usize) -> Result<(E, Q), Error> {
+        match kw {
             Kw::PfIfname | Kw::PfRset | Kw::PfAction => {
                 self.bump();
                 match self.peek() {
@@ -868,12 +889,10 @@ impl<'t> Parser<'t> {
                     }
                     _ => return Err(self.unexpected("a name")),
                 }
-                prim(self, PrimKind::Unsupported(self.slice(start)))
             }
             Kw::PfRnr | Kw::PfSrnr => {
                 self.bump();
                 self.expect_num("a rule number")?;
-                prim(self, PrimKind::Unsupported(self.slice(start)))
             }
             Kw::PfReason => {
                 self.bump();
@@ -883,7 +902,6 @@ impl<'t> Parser<'t> {
                     }
                     _ => return Err(self.unexpected("a reason name or number")),
                 }
-                prim(self, PrimKind::Unsupported(self.slice(start)))
             }
             // atmtype, atmmultitype, mtp2type.
             Kw::Lane
@@ -904,7 +922,6 @@ impl<'t> Parser<'t> {
             | Kw::Hlssu
             | Kw::Hmsu => {
                 self.bump();
-                prim(self, PrimKind::Unsupported(self.slice(start)))
             }
             // atmfield atmvalue, mtp3field mtp3value.
             Kw::Vpi
@@ -919,10 +936,10 @@ impl<'t> Parser<'t> {
             | Kw::Hsls => {
                 self.bump();
                 self.field_value()?;
-                prim(self, PrimKind::Unsupported(self.slice(start)))
             }
-            _ => Err(self.unexpected("a primitive (e.g. 'host', 'port', 'tcp', 'len')")),
+            _ => return Err(self.unexpected("a primitive (e.g. 'host', 'port', 'tcp', 'len')")),
         }
+        self.finish_prim(PrimKind::Unsupported(self.slice(start)), start)
     }
 
     /// A bare id where only a term may stand, like `1.2.3.4` alone: libpcap has no

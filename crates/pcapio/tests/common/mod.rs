@@ -7,7 +7,7 @@ use std::process::Command;
 use netsift_pcapio::{Error, RawTs, Reader};
 
 /// The shared corpus directory, or `None` (with a message) if it is not there.
-pub fn corpus() -> Option<PathBuf> {
+pub(crate) fn corpus() -> Option<PathBuf> {
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     let candidates = [
         manifest.join("../../../shared/corpus"),
@@ -23,7 +23,7 @@ pub fn corpus() -> Option<PathBuf> {
 }
 
 /// Whether `tcpdump` can be run (and `PCAPIO_NO_TCPDUMP` is not set).
-pub fn have_tcpdump() -> bool {
+pub(crate) fn have_tcpdump() -> bool {
     if std::env::var_os("PCAPIO_NO_TCPDUMP").is_some() {
         eprintln!("PCAPIO_NO_TCPDUMP set: skipping the comparison with tcpdump");
         return false;
@@ -40,7 +40,7 @@ pub fn have_tcpdump() -> bool {
 }
 
 /// Sorted files of a corpus subdirectory.
-pub fn files(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn files(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> = std::fs::read_dir(dir)
         .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
@@ -51,7 +51,7 @@ pub fn files(dir: &Path) -> Vec<PathBuf> {
 
 /// One packet, owned.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Pkt {
+pub(crate) struct Pkt {
     pub ts_sec: u64,
     pub ts_nsec: u32,
     pub caplen: u32,
@@ -63,14 +63,14 @@ pub struct Pkt {
 
 /// Everything a reader yields: packets, then how it ended.
 #[derive(Debug)]
-pub struct ReadAll {
+pub(crate) struct ReadAll {
     pub packets: Vec<Pkt>,
     pub end: Result<(), Error>,
     /// Whether the error came from `Reader::new`.
     pub open_failed: bool,
 }
 
-pub fn read_all_from<R: std::io::Read>(r: R) -> ReadAll {
+pub(crate) fn read_all_from<R: std::io::Read>(r: R) -> ReadAll {
     let mut packets = Vec::new();
     let mut rd = match Reader::new(r) {
         Ok(rd) => rd,
@@ -110,15 +110,15 @@ pub fn read_all_from<R: std::io::Read>(r: R) -> ReadAll {
     }
 }
 
-pub fn read_all(data: &[u8]) -> ReadAll {
+pub(crate) fn read_all(data: &[u8]) -> ReadAll {
     read_all_from(data)
 }
 
 /// Deterministic xorshift64* generator.
-pub struct Rng(pub u64);
+pub(crate) struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         let mut x = self.0;
         x ^= x >> 12;
         x ^= x << 25;
@@ -127,7 +127,7 @@ impl Rng {
         x.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
-    pub fn below(&mut self, n: u64) -> u64 {
+    pub(crate) fn below(&mut self, n: u64) -> u64 {
         if n == 0 {
             0
         } else {
@@ -137,7 +137,7 @@ impl Rng {
 }
 
 /// The result of reading a capture with us and with libpcap (`tcpdump -r IN -w OUT`).
-pub struct Comparison {
+pub(crate) struct Comparison {
     /// Disagreements, one line each.
     pub mismatches: Vec<String>,
     /// Whether tcpdump exited successfully.
@@ -151,7 +151,7 @@ pub struct Comparison {
 /// Runs `tcpdump -r file -w tmp/out.pcap` and compares: success/failure, every
 /// packet (data, caplen, orig_len, time stamp as libpcap gives it in µs), and our
 /// own rewrite with `PcapWriter` against tcpdump's output, byte for byte.
-pub fn compare_with_tcpdump(name: &str, file: &Path, tmp: &Path) -> Comparison {
+pub(crate) fn compare_with_tcpdump(name: &str, file: &Path, tmp: &Path) -> Comparison {
     use netsift_pcapio::{PcapWriter, TsPrecision};
 
     let bytes = std::fs::read(file).expect("read capture");
@@ -289,7 +289,7 @@ pub fn compare_with_tcpdump(name: &str, file: &Path, tmp: &Path) -> Comparison {
 }
 
 /// A fresh scratch directory for one test.
-pub fn scratch(tag: &str) -> PathBuf {
+pub(crate) fn scratch(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("pcapio-{tag}-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).unwrap();
