@@ -14,7 +14,7 @@ use std::path::PathBuf;
     about = "Filter packets from capture files and interfaces with pcap filter expressions, like tcpdump",
     after_help = "EXPRESSION is a pcap-filter(7) expression; its words are joined with spaces."
 )]
-pub struct Args {
+pub(crate) struct Args {
     /// Read packets from FILE (pcap or pcapng).
     #[arg(short = 'r', value_name = "FILE", conflicts_with = "interface")]
     pub read: Option<PathBuf>,
@@ -209,7 +209,7 @@ pub struct Args {
 /// from the flags' own definitions, so the two cannot disagree. A word of the form
 /// `-` + a letter that is no option is left for clap to refuse; `-` + a digit is an
 /// expression word (`ip[0] - -1`).
-pub fn permute(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
+pub(crate) fn permute(args: Vec<std::ffi::OsString>) -> Vec<std::ffi::OsString> {
     use clap::CommandFactory;
     let cmd = Args::command();
     let takes_value = |c: char| {
@@ -337,7 +337,7 @@ fn packet_count(s: &str) -> std::result::Result<u64, String> {
 impl Args {
     /// The filter expression: the file of `-F` (comments blanked out, as tcpdump's
     /// `read_infile` does), else the command line's words joined with spaces.
-    pub fn expression_text(&self) -> Result<String> {
+    pub(crate) fn expression_text(&self) -> Result<String> {
         // `permute` took every option out of the words, wherever it stood; what
         // is left is expression text, even a word that starts with '-' after `--`
         // (`-- '-len < 0xc1'`), as tcpdump reads it.
@@ -361,11 +361,11 @@ impl Args {
     }
 
     /// Whether time stamps are printed and written in nanoseconds.
-    pub fn nano(&self) -> bool {
+    pub(crate) fn nano(&self) -> bool {
         self.nano || self.ts_precision.as_deref() == Some("nano")
     }
 
-    pub fn linktype(&self) -> Result<LinkType> {
+    pub(crate) fn linktype(&self) -> Result<LinkType> {
         match &self.linktype {
             None => Ok(LinkType::EN10MB),
             Some(name) => match LinkType::from_name(name) {

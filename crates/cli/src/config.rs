@@ -8,7 +8,7 @@ use netsift_follow::{Mode, Protocol};
 use netsift_session::{Config, Direction, FilterSpec, FollowSpec, Placement, Source};
 
 /// Where `--place` asks the filter to run, `xdp` aside (a source of its own).
-pub fn placement(args: &Args) -> Placement {
+pub(crate) fn placement(args: &Args) -> Placement {
     match args.place.as_deref() {
         Some("user") => Placement::User,
         Some("kernel") => Placement::Kernel,
@@ -17,18 +17,18 @@ pub fn placement(args: &Args) -> Placement {
 }
 
 /// Whether `--place xdp` was asked for.
-pub fn xdp(args: &Args) -> bool {
+pub(crate) fn xdp(args: &Args) -> bool {
     args.place.as_deref() == Some("xdp")
 }
 
 /// Whether placement was asked for out loud: only then is it reported, as
 /// tcpdump says nothing of its kernel filter.
-pub fn says_where(args: &Args) -> bool {
+pub(crate) fn says_where(args: &Args) -> bool {
     matches!(args.place.as_deref(), Some("auto" | "kernel" | "xdp"))
 }
 
 /// `--follow` and its options, with `expr` (if not empty) as the base filter.
-pub fn follow(args: &Args, expr: &str) -> Result<Option<FollowSpec>> {
+pub(crate) fn follow(args: &Args, expr: &str) -> Result<Option<FollowSpec>> {
     let Some(list) = &args.follow else {
         return Ok(None);
     };
@@ -55,7 +55,7 @@ pub fn follow(args: &Args, expr: &str) -> Result<Option<FollowSpec>> {
 
 /// The filter the flags ask for: a follower, a live set of clauses
 /// (`--control`), or a static expression.
-pub fn filter(args: &Args, expr: &str) -> Result<FilterSpec> {
+pub(crate) fn filter(args: &Args, expr: &str) -> Result<FilterSpec> {
     if let Some(spec) = follow(args, expr)? {
         return Ok(FilterSpec::Follow(spec));
     }
@@ -66,7 +66,7 @@ pub fn filter(args: &Args, expr: &str) -> Result<FilterSpec> {
 }
 
 /// The live capture of `-i IFACE`.
-pub fn live(args: &Args, iface: &str, expr: &str) -> Result<Config> {
+pub(crate) fn live(args: &Args, iface: &str, expr: &str) -> Result<Config> {
     let source = if xdp(args) {
         // What the XDP level cannot do, named by the flags that ask for it.
         let why = if args.follow.is_some() || args.control.is_some() {

@@ -38,13 +38,13 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 /// The longest command line a client may send.
-pub const MAX_LINE: usize = 64 * 1024;
+pub(crate) const MAX_LINE: usize = 64 * 1024;
 /// Clients served at once; more wait to be accepted.
-pub const MAX_CLIENTS: usize = 16;
+pub(crate) const MAX_CLIENTS: usize = 16;
 
 /// The reply to one command line: the line protocol over the session's
 /// [`Clauses`].
-pub fn command(clauses: &mut Clauses, line: &str) -> String {
+pub(crate) fn command(clauses: &mut Clauses, line: &str) -> String {
     let line = line.trim();
     let (word, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
     let status = match word {
@@ -93,7 +93,7 @@ fn param(clauses: &mut Clauses, args: &str) -> Result<(), String> {
 }
 
 /// The socket, served on a thread until the capture stops; removed when dropped.
-pub struct Control {
+pub(crate) struct Control {
     path: PathBuf,
     thread: Option<std::thread::JoinHandle<()>>,
     stop: Arc<AtomicBool>,
@@ -101,7 +101,7 @@ pub struct Control {
 
 impl Control {
     /// Listens on `path` and serves `clauses` there until dropped.
-    pub fn start(path: &Path, state: Arc<Mutex<Clauses>>) -> Result<Control> {
+    pub(crate) fn start(path: &Path, state: Arc<Mutex<Clauses>>) -> Result<Control> {
         prepare(path)?;
         let listener =
             UnixListener::bind(path).with_context(|| format!("--control {}", path.display()))?;

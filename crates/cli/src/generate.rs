@@ -8,7 +8,7 @@ use clap::CommandFactory;
 use clap_complete::Shell;
 
 /// The text of the manual page or of a shell's completion script.
-pub fn generate(what: &str) -> Result<String> {
+pub(crate) fn generate(what: &str) -> Result<String> {
     let mut cmd = crate::args::Args::command();
     let mut buf = Vec::new();
     match what {

@@ -13,7 +13,7 @@ use netsift_session::{Capture, ErrorKind};
 
 /// `-D`: the interfaces, numbered, with `any` after the running ones, as tcpdump
 /// lists them.
-pub fn interface_list() -> Result<String> {
+pub(crate) fn interface_list() -> Result<String> {
     let list = netsift_capture::interfaces().context("listing the interfaces")?;
     let mut out = String::new();
     let mut n = 0;
@@ -38,7 +38,7 @@ pub fn interface_list() -> Result<String> {
 }
 
 /// `-L -i IFACE`: the data link types, as tcpdump prints them.
-pub fn link_type_list(iface: &str) -> Result<String> {
+pub(crate) fn link_type_list(iface: &str) -> Result<String> {
     let lt = netsift_capture::linktype_of(iface)?;
     Ok(format!(
         "Data link types for {iface} (use option -y to set):\n  {}\n",
@@ -48,7 +48,7 @@ pub fn link_type_list(iface: &str) -> Result<String> {
 
 /// A session's error as the command line says it: placement errors name the
 /// flag that asked for it.
-pub fn said(e: netsift_session::Error, args: &Args) -> anyhow::Error {
+pub(crate) fn said(e: netsift_session::Error, args: &Args) -> anyhow::Error {
     match e.kind() {
         ErrorKind::Placement | ErrorKind::Unsupported if crate::config::xdp(args) => {
             anyhow!("--place xdp: {e}")
@@ -59,7 +59,7 @@ pub fn said(e: netsift_session::Error, args: &Args) -> anyhow::Error {
 }
 
 /// Captures from `iface` until `-c`, or a signal.
-pub fn capture(args: &Args, iface: &str, expr: &str) -> Result<()> {
+pub(crate) fn capture(args: &Args, iface: &str, expr: &str) -> Result<()> {
     let cfg = crate::config::live(args, iface, expr)?;
     let events = crate::stats::events(crate::config::says_where(args), iface);
     let capture = Capture::open(&cfg, events).map_err(|e| said(e, args))?;

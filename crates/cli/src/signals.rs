@@ -14,7 +14,7 @@ fn flag() -> &'static Arc<AtomicBool> {
 }
 
 /// A flag that the three signals set; the packet loops stop when they see it.
-pub fn stop_flag() -> Result<Arc<AtomicBool>> {
+pub(crate) fn stop_flag() -> Result<Arc<AtomicBool>> {
     let stop = flag().clone();
     for sig in [
         signal_hook::consts::SIGINT,
@@ -27,6 +27,6 @@ pub fn stop_flag() -> Result<Arc<AtomicBool>> {
 }
 
 /// Ends the run at the loop's next check, as a signal would.
-pub fn request_stop() {
+pub(crate) fn request_stop() {
     flag().store(true, Ordering::Relaxed);
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 /// tcpdump's closing lines on stderr (a file drops nothing: its kernel count
 /// is 0), with `more` (netsift's own accounting) after them.
-pub fn print_stats(captured: u64, received: u64, dropped: u64, more: &str) {
+pub(crate) fn print_stats(captured: u64, received: u64, dropped: u64, more: &str) {
     eprintln!("{captured} packets captured");
     eprintln!("{received} packets received by filter");
     eprintln!("{dropped} packets dropped by kernel");
@@ -24,7 +24,7 @@ fn ring_line(s: &netsift_capture::Stats, copied: u64) -> String {
 }
 
 /// The closing line of a follower: what was followed.
-pub fn follow_line(r: &FollowReport) -> String {
+pub(crate) fn follow_line(r: &FollowReport) -> String {
     let s = &r.stats;
     let failed = if r.failed > 0 {
         format!(", {} updates failed", r.failed)
@@ -51,7 +51,7 @@ pub fn follow_line(r: &FollowReport) -> String {
 
 /// A live capture's closing lines: per worker where there are several, then
 /// tcpdump's three and netsift's accounting.
-pub fn print_report(r: &Report) {
+pub(crate) fn print_report(r: &Report) {
     let follow = r.follow.as_ref().map(follow_line);
     if let Some(x) = &r.xdp {
         let more = format!(
@@ -134,7 +134,7 @@ fn placed_line(p: &Placed, iface: &str) -> String {
 
 /// The session's events as stderr lines; where the filter runs only if `says`
 /// (`--place` given), as tcpdump says nothing of its kernel filter.
-pub fn events(says: bool, iface: &str) -> Events {
+pub(crate) fn events(says: bool, iface: &str) -> Events {
     let iface = iface.to_string();
     Arc::new(move |e| match e {
         Event::Placed(p) if says || matches!(p, Placed::Xdp { .. }) => {

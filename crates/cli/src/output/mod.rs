@@ -19,7 +19,7 @@ use rotate::{Header, PcapOut, Rotation};
 use std::io::{self, IsTerminal, Read, Write};
 
 /// Where accepted packets go.
-pub struct Sink {
+pub(crate) struct Sink {
     out: Out,
     /// `--count` on a file: how many packets were accepted, printed at the end.
     count: Option<u64>,
@@ -40,7 +40,7 @@ enum Out {
 
 impl Sink {
     /// The output of `-r` (and of the first file of `-V`).
-    pub fn open<R: Read>(args: &crate::args::Args, reader: &Reader<R>) -> Result<Sink> {
+    pub(crate) fn open<R: Read>(args: &crate::args::Args, reader: &Reader<R>) -> Result<Sink> {
         let hdr = if args.write.is_some() {
             Some(reader.tcpdump_dump_header(args.nano()).with_context(|| {
                 format!(
@@ -69,7 +69,7 @@ impl Sink {
     /// Where a live capture's packets go: as [`Sink::open`], with the header
     /// tcpdump writes for a live capture (the link type, the snap length,
     /// microseconds unless `--time-stamp-precision nano`).
-    pub fn live(args: &crate::args::Args, linktype: LinkType, snaplen: u32) -> Result<Sink> {
+    pub(crate) fn live(args: &crate::args::Args, linktype: LinkType, snaplen: u32) -> Result<Sink> {
         let precision = if args.nano() {
             TsPrecision::Nano
         } else {
@@ -114,7 +114,7 @@ impl Sink {
 
     /// The next file of `-V`: printing switches to its link type; a pcap file
     /// cannot change its link type, so that is an error, as in tcpdump.
-    pub fn next_file<R: Read>(&mut self, reader: &Reader<R>, name: &str) -> Result<()> {
+    pub(crate) fn next_file<R: Read>(&mut self, reader: &Reader<R>, name: &str) -> Result<()> {
         match &mut self.out {
             Out::Pcap(p) => {
                 let lt = reader.tcpdump_dump_header(false).map(|h| h.linktype);
@@ -129,7 +129,7 @@ impl Sink {
     }
 
     /// Writes the records of `batch` whose `keep` entry is true.
-    pub fn batch(&mut self, batch: &RecordBatch<'_>, keep: &[bool]) -> Result<()> {
+    pub(crate) fn batch(&mut self, batch: &RecordBatch<'_>, keep: &[bool]) -> Result<()> {
         if let Some(n) = &mut self.count {
             *n += keep.iter().take(batch.len()).filter(|k| **k).count() as u64;
         }
@@ -145,7 +145,7 @@ impl Sink {
         }
     }
 
-    pub fn packet(&mut self, rec: &Record<'_>) -> Result<()> {
+    pub(crate) fn packet(&mut self, rec: &Record<'_>) -> Result<()> {
         if let Some(n) = &mut self.count {
             *n += 1;
         }
@@ -158,7 +158,7 @@ impl Sink {
 
     /// A buffer for one ring block's accepted packets, if they can be written
     /// so (`-w` into one file); `None`: write them with [`Sink::packet`].
-    pub fn records(&mut self) -> Option<Records> {
+    pub(crate) fn records(&mut self) -> Option<Records> {
         match &self.out {
             Out::Pcap(w) if w.takes_records() => Some(Records::new(
                 std::mem::take(&mut self.spare),
@@ -169,7 +169,7 @@ impl Sink {
     }
 
     /// Writes what `r` holds, as [`Sink::packet`] would one by one.
-    pub fn write_records(&mut self, r: Records) -> Result<()> {
+    pub(crate) fn write_records(&mut self, r: Records) -> Result<()> {
         if let Some(n) = &mut self.count {
             *n += r.len();
         }
@@ -182,7 +182,7 @@ impl Sink {
     }
 
     /// Writes out what is buffered (between the files of `-V`, and at the end).
-    pub fn flush(&mut self) -> Result<()> {
+    pub(crate) fn flush(&mut self) -> Result<()> {
         match &mut self.out {
             Out::Pcap(w) => w.flush(),
             Out::Print(p) => p.flush(),
@@ -191,7 +191,7 @@ impl Sink {
     }
 
     /// The end of the output: flushes it, and prints `--count`'s line.
-    pub fn finish(&mut self) -> Result<()> {
+    pub(crate) fn finish(&mut self) -> Result<()> {
         self.flush()?;
         if let Some(n) = self.count {
             let mut out = io::stdout().lock();
@@ -248,10 +248,10 @@ impl Lines {
 }
 
 /// A progress bar on stderr, shown only for files over 64 MiB on a terminal.
-pub struct Progress(Option<ProgressBar>);
+pub(crate) struct Progress(Option<ProgressBar>);
 
 impl Progress {
-    pub fn new(size: u64) -> Progress {
+    pub(crate) fn new(size: u64) -> Progress {
         if size < 64 << 20 || !io::stderr().is_terminal() {
             return Progress(None);
         }
@@ -264,12 +264,12 @@ impl Progress {
         );
         Progress(Some(bar))
     }
-    pub fn set(&self, pos: u64) {
+    pub(crate) fn set(&self, pos: u64) {
         if let Some(b) = &self.0 {
             b.set_position(pos);
         }
     }
-    pub fn finish(&self) {
+    pub(crate) fn finish(&self) {
         if let Some(b) = &self.0 {
             b.finish_and_clear();
         }

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 /// The options of `-#`, `-t`..., `-e`, `-S`, `-v`, `-q`, `-x`, `-X`, `-A` and
 /// `--time-stamp-precision`.
-pub fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
+pub(super) fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
     let Some(time) = TimeFormat::from_count(args.time_format) else {
         bail!("only -t, -tt, -ttt, -tttt and -ttttt are supported");
     };

@@ -22,7 +22,7 @@ type Writer = PcapWriter<ChunkWriter<Box<dyn Write>>>;
 
 /// What the file header says; every rotated file gets the same.
 #[derive(Clone, Copy, Debug)]
-pub struct Header {
+pub(super) struct Header {
     pub linktype: LinkType,
     pub snaplen: u32,
     pub precision: TsPrecision,
@@ -30,7 +30,7 @@ pub struct Header {
 
 /// The flags that shape the output files.
 #[derive(Clone, Debug, Default)]
-pub struct Rotation {
+pub(super) struct Rotation {
     /// `-C`, in bytes.
     pub size: Option<u64>,
     /// `-G`, in seconds (0: none).
@@ -42,7 +42,7 @@ pub struct Rotation {
 }
 
 /// The pcap output of `-w`.
-pub struct PcapOut {
+pub(super) struct PcapOut {
     /// `None` once `-G` with `-W` has written its last file.
     w: Option<Writer>,
     template: PathBuf,
@@ -62,7 +62,7 @@ pub struct PcapOut {
 }
 
 impl PcapOut {
-    pub fn create(template: PathBuf, header: Header, rot: Rotation) -> Result<PcapOut> {
+    pub(super) fn create(template: PathBuf, header: Header, rot: Rotation) -> Result<PcapOut> {
         let chars = rot.files.map_or(0, |n| digits(n.saturating_sub(1)));
         let mut out = PcapOut {
             w: None,
@@ -183,7 +183,7 @@ impl PcapOut {
         Ok(true)
     }
 
-    pub fn record(&mut self, rec: &Record<'_>) -> Result<()> {
+    pub(super) fn record(&mut self, rec: &Record<'_>) -> Result<()> {
         if !self.before_packet()? {
             return Ok(());
         }
@@ -201,12 +201,12 @@ impl PcapOut {
     /// Whether records may come laid out, as [`PcapOut::records`] takes them: one
     /// file, kept open (no `-C` or `-G`, which decide before each packet whether
     /// it starts a new file).
-    pub fn takes_records(&self) -> bool {
+    pub(super) fn takes_records(&self) -> bool {
         !self.rotating() && self.w.is_some()
     }
 
     /// The precision the files store time stamps in.
-    pub fn precision(&self) -> TsPrecision {
+    pub(super) fn precision(&self) -> TsPrecision {
         self.header.precision
     }
 
@@ -214,7 +214,7 @@ impl PcapOut {
     /// header and the packet), as [`PcapOut::record`] would one by one, when
     /// [`PcapOut::takes_records`]: in one write. With `-U` they are flushed, as
     /// each record is.
-    pub fn records(&mut self, recs: &[u8]) -> Result<()> {
+    pub(super) fn records(&mut self, recs: &[u8]) -> Result<()> {
         let Some(w) = &mut self.w else {
             return Ok(());
         };
@@ -226,7 +226,7 @@ impl PcapOut {
         Ok(())
     }
 
-    pub fn batch(&mut self, batch: &RecordBatch<'_>, keep: &[bool]) -> Result<()> {
+    pub(super) fn batch(&mut self, batch: &RecordBatch<'_>, keep: &[bool]) -> Result<()> {
         if self.rotating() || self.rot.packet_buffered {
             for (rec, _) in batch.iter().zip(keep).filter(|(_, k)| **k) {
                 self.record(&rec)?;
@@ -239,7 +239,7 @@ impl PcapOut {
         }
     }
 
-    pub fn flush(&mut self) -> Result<()> {
+    pub(super) fn flush(&mut self) -> Result<()> {
         match &mut self.w {
             Some(w) => written(w.flush()),
             None => Ok(()),
@@ -247,14 +247,14 @@ impl PcapOut {
     }
 
     /// The link type the files are written with.
-    pub fn linktype(&self) -> LinkType {
+    pub(super) fn linktype(&self) -> LinkType {
         self.header.linktype
     }
 }
 
 /// The result of a write to the output file. A closed pipe (`netsift -w - | head`)
 /// ends the run quietly, as the printing mode and tcpdump (killed by SIGPIPE) end.
-pub fn written(r: io::Result<()>) -> Result<()> {
+pub(super) fn written(r: io::Result<()>) -> Result<()> {
     match r {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => std::process::exit(0),
         r => r.context("writing the output file"),

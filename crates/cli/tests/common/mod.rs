@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// The shared corpus beside the repository, or `NETSIFT_CORPUS`.
-pub fn corpus() -> Option<PathBuf> {
+pub(crate) fn corpus() -> Option<PathBuf> {
     if let Ok(p) = std::env::var("NETSIFT_CORPUS") {
         return Some(PathBuf::from(p));
     }
@@ -19,7 +19,7 @@ pub fn corpus() -> Option<PathBuf> {
 
 /// [`corpus`] as what a test needs: without it the test is skipped (a failure
 /// under `CI=true`).
-pub fn corpus_found(corpus: &Option<PathBuf>) -> Need<'static> {
+pub(crate) fn corpus_found(corpus: &Option<PathBuf>) -> Need<'static> {
     Need::That(
         "the shared corpus beside the repository (or NETSIFT_CORPUS)",
         corpus.is_some(),
@@ -27,10 +27,10 @@ pub fn corpus_found(corpus: &Option<PathBuf>) -> Need<'static> {
 }
 
 /// The time zone the comparisons run in: local time, with daylight saving time.
-pub const TZ: &str = "America/New_York";
+pub(crate) const TZ: &str = "America/New_York";
 
 /// Runs `prog args` in [`TZ`].
-pub fn run(prog: &str, args: &[&str]) -> std::process::Output {
+pub(crate) fn run(prog: &str, args: &[&str]) -> std::process::Output {
     Command::new(prog)
         .env("TZ", TZ)
         .args(args)

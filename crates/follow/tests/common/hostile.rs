@@ -63,7 +63,13 @@ impl Cap {
     }
 }
 
-pub(crate) fn sip_invite(from: IpAddr, to: IpAddr, call_id: &str, media: &str, bye: bool) -> Vec<u8> {
+pub(crate) fn sip_invite(
+    from: IpAddr,
+    to: IpAddr,
+    call_id: &str,
+    media: &str,
+    bye: bool,
+) -> Vec<u8> {
     let fam = if from.is_ipv4() { "IP4" } else { "IP6" };
     let msg = if bye {
         format!("BYE sip:b@x SIP/2.0\r\nCall-ID: {call_id}\r\nContent-Length: 0\r\n\r\n")
