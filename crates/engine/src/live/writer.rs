@@ -47,7 +47,7 @@ pub struct ClauseId(u32);
 
 /// Why an edit was refused. The live set is unchanged after an error.
 ///
-/// `Display` names the pass, instruction or limit at fault; [`LiveErrorKind::kind`]
+/// `Display` names the pass, instruction or limit at fault; [`LiveError::kind`]
 /// says which refusal it is, for a caller that acts on it.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LiveError {
