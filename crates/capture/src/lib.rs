@@ -13,7 +13,7 @@
 //! does, so `vlan 10` matches live traffic exactly as it matches a capture file.
 //!
 //! Where a kernel-side filter plugs in: [`Ring`] owns the socket, and a socket
-//! filter (classic BPF or eBPF, issue 16) attaches to it before the ring fills; the
+//! filter (classic BPF, or the eBPF netsift-kernel generates) attaches to it before the ring fills; the
 //! ring then holds only what the kernel let through, and the user-space filter
 //! makes the exact decision on those.
 

@@ -113,7 +113,7 @@ fn packets_of(path: &Path) -> Vec<Vec<u8>> {
     got
 }
 
-/// Issue 15's hostile captures, written as files: in both modes netsift writes
+/// The hostile captures (docs/follow.md), written as files: in both modes netsift writes
 /// exactly the legitimate packets (so the two modes agree), and the `followed:`
 /// line counts the refusals.
 #[test]

@@ -337,8 +337,8 @@ pub struct Tracker {
 
 impl Tracker {
     /// A live filter for `linktype` holding the clause `base` (the control traffic),
-    /// and the reader that filters with it. `_timers` is unused: since issue 15 the
-    /// follower owns every lifetime; it stays so that callers timing raw edits
+    /// and the reader that filters with it. `_timers` is unused: the follower owns every
+    /// lifetime; it stays so that callers timing raw edits
     /// (the dynamic benchmark) keep their shape.
     /// A tracker whose filter starts as `base` (compiled for `linktype`).
     pub fn new(

@@ -246,7 +246,7 @@ fn the_live_filter_accepts_a_listener_only_on_its_own_side() {
         rig.next(&tcp(x, 21, B, 40000, PSH_ACK, pasv(x, 22).as_bytes()));
         let mut s = netsift_engine::Scratch::new();
         let mut live = |f: Vec<u8>| rig.r.matches(&mut s, &f, f.len() as u32);
-        // Before issue 15 pass mode tested `host X and port 22`, either side.
+        // Pass mode once tested `host X and port 22`, either side.
         assert!(!live(tcp(x, 5555, y, 22, SYN, b"")), "{mode:?}");
         assert!(!live(tcp(y, 22, x, 5555, SYN_ACK, b"")), "{mode:?}");
         assert!(live(tcp(y, 5555, x, 22, SYN, b"")), "{mode:?}");

@@ -1,4 +1,4 @@
-//! Issue 15's hostile captures through the follower, in both live forms: exactly
+//! The hostile captures (docs/follow.md) through the follower, in both live forms: exactly
 //! the legitimate packets are kept, and the refusals are counted by reason.
 
 mod common;

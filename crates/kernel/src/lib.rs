@@ -4,7 +4,7 @@
 //! verifier pass on the update. On today's Linux that is an eBPF program whose
 //! static parts are straight-line code, checked by the verifier once at load, and
 //! whose updatable parts (operand sets, SET tables, pass enable bits) live in BPF
-//! maps, where an edit is one map write (docs/architecture.md §6, issue 16).
+//! maps, where an edit is one map write (docs/architecture.md, `kernel`).
 //!
 //! This crate is built bottom up:
 //!

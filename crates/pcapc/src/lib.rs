@@ -1,8 +1,7 @@
 //! The pcap filter language compiled to netsift PassSets.
 //!
 //! [`compile`] and [`compile_for`] are the whole interface; [`syntax::parse`] gives the
-//! syntax tree alone. Inside, the pipeline is a chain of named steps (docs/architecture.md
-//! §2): text → `syntax::parse` (syntax tree with spans) → `lower` (boolean tree of field
+//! syntax tree alone. Inside, the pipeline is a chain of named steps (docs/compiler.md): text → `syntax::parse` (syntax tree with spans) → `lower` (boolean tree of field
 //! predicates with libpcap's semantics) → `opt` (libpcap's optimiser replayed on the
 //! flow graph gencode builds — dominators, jump threading, pull-ups — and the program
 //! it leaves read back as a normal form, `nnf`; its limits in one `opt::Budget` passed

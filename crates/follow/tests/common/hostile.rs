@@ -1,4 +1,4 @@
-//! The hostile captures of issue 15, each with the packets a correct follower
+//! The hostile captures (docs/follow.md), each with the packets a correct follower
 //! keeps. Shared by the library's tests (both live forms, through the follower's
 //! verdicts) and the command line's (both modes, through the files written).
 //!
