@@ -4,8 +4,11 @@
 /// Median, minimum and maximum of some samples.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Stat {
+    /// The middle sample, or the mean of the middle two for an even count.
     pub median: f64,
+    /// The smallest sample.
     pub min: f64,
+    /// The largest sample.
     pub max: f64,
 }
 

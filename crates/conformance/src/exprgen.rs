@@ -10,6 +10,7 @@ use netsift_wire::LinkType;
 
 /// A seeded generator of filter expressions for one link type.
 pub struct ExprGen {
+    /// The random source; public so that callers can draw from the same seeded stream.
     pub rng: Rng,
     lt: LinkType,
 }
@@ -81,6 +82,7 @@ const RELOPS: &[&str] = &["=", "==", "!=", "<", "<=", ">", ">="];
 const BINOPS: &[&str] = &["+", "-", "*", "/", "%", "&", "|", "^", "<<", ">>"];
 
 impl ExprGen {
+    /// A generator of expressions for link type `lt` whose output is fixed by `seed`.
     pub fn new(seed: u64, lt: LinkType) -> ExprGen {
         ExprGen {
             rng: Rng::new(seed),

@@ -98,7 +98,9 @@ pub fn require_corpus() -> Option<PathBuf> {
 pub struct CaptureData {
     /// `tcpdump/foo.pcap`, `libpcap/bar.pcapng` or `gen-EN10MB-mixed`.
     pub name: String,
+    /// The capture's link type, as libpcap reports it (mapped from DLT to LINKTYPE).
     pub linktype: LinkType,
+    /// Every packet libpcap read, in file order.
     pub packets: Vec<OwnedPacket>,
     /// libpcap's error if reading stopped early (the packets before it are kept).
     pub read_error: Option<String>,
@@ -116,14 +118,17 @@ pub struct CorpusCaptures {
 }
 
 impl CorpusCaptures {
+    /// The captures of link type `lt`, sorted by name; empty if there are none.
     pub fn captures(&self, lt: LinkType) -> &[CaptureData] {
         self.by_linktype.get(&lt).map(Vec::as_slice).unwrap_or(&[])
     }
 
+    /// How many captures of supported link types were read, over all link types.
     pub fn total_captures(&self) -> usize {
         self.by_linktype.values().map(Vec::len).sum()
     }
 
+    /// How many packets those captures hold in all.
     pub fn total_packets(&self) -> usize {
         self.by_linktype
             .values()
@@ -270,9 +275,11 @@ pub fn read_reject_list(corpus: &Path, lt: LinkType) -> Vec<(String, String)> {
 /// One line of `filters/apply.tsv`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ApplyLine {
+    /// 1-based line number in `apply.tsv`, for messages.
     pub line: usize,
     /// File name under `pcaps/libpcap/`.
     pub capture: String,
+    /// The filter expression libpcap applied.
     pub expr: String,
     /// The recorded return value of libpcap's program, per packet.
     pub results: Vec<u32>,
@@ -415,12 +422,19 @@ pub fn builtin_expressions(lt: LinkType) -> Vec<String> {
 
 /// A filter implementation compared with libpcap.
 pub trait Candidate: Sync {
+    /// A compiled filter, made once per expression and run over every packet of the
+    /// captures.
     type Program;
+    /// Per-thread mutable state a program needs to run (made by `new_scratch`).
     type Scratch;
+    /// The name used for this candidate in reports.
     fn name(&self) -> &'static str;
+    /// Fresh scratch state; each worker thread makes its own, and a panic replaces it.
     fn new_scratch(&self) -> Self::Scratch;
     /// `Err` is the message to show (for netsift: the error's `Display`, with caret).
     fn compile(&self, lt: LinkType, expr: &str) -> Result<Self::Program, String>;
+    /// Whether `prog` accepts the packet whose captured bytes are `data` and whose
+    /// length on the wire is `wire_len`.
     fn matches(
         &self,
         prog: &Self::Program,
@@ -611,14 +625,21 @@ fn panic_text(p: Box<dyn std::any::Any + Send>) -> String {
 /// One packet on which the verdicts differ.
 #[derive(Clone, Debug)]
 pub struct Mismatch {
+    /// The link type the expression was compiled for.
     pub linktype: LinkType,
+    /// The filter expression.
     pub expr: String,
+    /// The name of the capture the packet came from (as in [`CaptureData::name`]).
     pub capture: String,
+    /// The packet's 0-based position in that capture.
     pub index: usize,
     /// The return value of libpcap's program (0 = reject).
     pub libpcap: u32,
+    /// The candidate's verdict (true = accept).
     pub netsift: bool,
+    /// The packet's length on the wire.
     pub wire_len: u32,
+    /// The packet's captured bytes.
     pub data: Vec<u8>,
     /// Either side's verdict came from a load past the captured bytes: the two
     /// programs ran their loads in a different order (see `Report::mismatches_short`).
@@ -649,20 +670,27 @@ impl Mismatch {
 /// Per-expression disagreement counts.
 #[derive(Clone, Debug)]
 pub struct ExprTally {
+    /// Packets on which the two sides disagree under this expression.
     pub mismatches: u64,
     /// The candidate accepts, libpcap rejects.
     pub false_accepts: u64,
     /// The candidate rejects, libpcap accepts.
     pub false_rejects: u64,
+    /// Packets counted for this expression: [`Report::record`] starts it at 0 and
+    /// does not add to it; [`Report::merge`] sums it.
     pub packets: u64,
+    /// The captures in which at least one mismatch was found.
     pub captures: BTreeSet<String>,
+    /// The first mismatch recorded for this expression, shown as its example.
     pub first: Mismatch,
 }
 
 /// An expression one side compiled and the other refused.
 #[derive(Clone, Debug)]
 pub struct CompileDiff {
+    /// The link type the expression was compiled for.
     pub linktype: LinkType,
+    /// The filter expression.
     pub expr: String,
     /// The refusing side's message.
     pub message: String,
@@ -673,12 +701,17 @@ pub struct CompileDiff {
 /// Everything one comparison run found.
 #[derive(Debug, Default)]
 pub struct Report {
+    /// Which run this is (e.g. `random on corpus EN10MB`); the summary starts with it.
     pub title: String,
+    /// The candidate's [`Candidate::name`], used in messages.
     pub candidate: String,
     /// Expressions both sides compiled and that were run.
     pub expressions: usize,
+    /// The distinct (link type, expression) pairs that were run.
     pub expr_set: BTreeSet<(LinkType, String)>,
+    /// The names of the captures the expressions were run over.
     pub captures: BTreeSet<String>,
+    /// Packet verdicts compared (one per expression and packet with a defined verdict).
     pub packets: u64,
     /// Skipped: the installed libpcap rejects them (and so, fine, does the candidate).
     pub libpcap_rejects: Vec<CompileDiff>,
@@ -693,7 +726,9 @@ pub struct Report {
     /// loops forever (`protochain`) or reads scratch memory it never stored on that
     /// path (`geneve or ...`); the first few are described in `no_verdict_samples`.
     pub no_verdict: u64,
+    /// Descriptions of the first 20 of those packets.
     pub no_verdict_samples: Vec<String>,
+    /// Packets on which libpcap and the candidate disagree, over all expressions.
     pub mismatches: u64,
     /// Of `mismatches`, those where netsift's or libpcap's verdict came from a load
     /// past the captured bytes: the packet is too short for some test, and the verdict
@@ -703,6 +738,7 @@ pub struct Report {
     pub full_samples: Vec<Mismatch>,
     /// The first mismatches, in order.
     pub samples: Vec<Mismatch>,
+    /// Disagreements tallied per (link type, expression).
     pub by_expr: BTreeMap<(LinkType, String), ExprTally>,
     /// Things skipped with a reason, and other notes printed with the report.
     pub notes: Vec<String>,
@@ -715,6 +751,7 @@ pub struct Report {
 pub const MAX_SAMPLES: usize = 500;
 
 impl Report {
+    /// An empty report titled `title` for the candidate named `candidate`.
     pub fn new(title: &str, candidate: &str) -> Report {
         Report {
             title: title.to_string(),
@@ -1011,12 +1048,15 @@ struct Compiled<P> {
 
 /// Compiles expressions with libpcap and a candidate and runs them over captures.
 pub struct Comparison<'c, C: Candidate> {
+    /// The implementation compared with libpcap.
     pub candidate: &'c C,
     /// Worker threads (default: available parallelism, at most 4).
     pub threads: usize,
 }
 
 impl<'c, C: Candidate> Comparison<'c, C> {
+    /// A comparison of `candidate` on as many threads as the machine has cores,
+    /// at most 4.
     pub fn new(candidate: &'c C) -> Self {
         let threads = std::thread::available_parallelism()
             .map(|n| n.get())

@@ -10,8 +10,11 @@ use crate::synth::{checksum, Rng};
 /// One packet of the sample: time stamp (seconds, microseconds) and bytes.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SamplePacket {
+    /// Seconds of the time stamp since the Unix epoch.
     pub ts_sec: u32,
+    /// Microseconds of the time stamp (below 1,000,000).
     pub ts_usec: u32,
+    /// The whole frame, starting at the Ethernet header (caplen = wire length).
     pub data: Vec<u8>,
 }
 

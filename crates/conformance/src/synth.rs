@@ -31,6 +31,7 @@ pub struct Rng {
 }
 
 impl Rng {
+    /// A generator whose whole stream is fixed by `seed`; any seed, zero included, is valid.
     pub fn new(seed: u64) -> Rng {
         // splitmix64 of the seed, never zero.
         let mut z = seed.wrapping_add(0x9e37_79b9_7f4a_7c15);
@@ -50,6 +51,7 @@ impl Rng {
         h
     }
 
+    /// The next 64 bits of the stream.
     pub fn next_u64(&mut self) -> u64 {
         self.s ^= self.s >> 12;
         self.s ^= self.s << 25;
@@ -57,14 +59,17 @@ impl Rng {
         self.s.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
 
+    /// The high 32 bits of the next 64-bit draw.
     pub fn next_u32(&mut self) -> u32 {
         (self.next_u64() >> 32) as u32
     }
 
+    /// The high 8 bits of the next 64-bit draw.
     pub fn u8(&mut self) -> u8 {
         (self.next_u64() >> 56) as u8
     }
 
+    /// The high 16 bits of the next 64-bit draw.
     pub fn u16(&mut self) -> u16 {
         (self.next_u64() >> 48) as u16
     }
@@ -85,6 +90,7 @@ impl Rng {
         self.below(100) < percent as u64
     }
 
+    /// A uniformly chosen element of `xs`; panics if `xs` is empty.
     pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
         &xs[self.below(xs.len() as u64) as usize]
     }
@@ -102,6 +108,7 @@ impl Rng {
         weights.len() - 1
     }
 
+    /// `n` random bytes.
     pub fn bytes(&mut self, n: usize) -> Vec<u8> {
         (0..n).map(|_| self.u8()).collect()
     }
@@ -109,6 +116,7 @@ impl Rng {
 
 /// The value pools shared by the packet generator and the expression generator.
 pub mod pool {
+    /// IPv4 addresses: private, loopback, multicast, broadcast and the zero address.
     pub const IPV4: &[[u8; 4]] = &[
         [10, 0, 0, 1],
         [10, 0, 0, 2],
@@ -131,6 +139,8 @@ pub mod pool {
         [0, 0, 0, 0],
     ];
 
+    /// IPv6 addresses as eight 16-bit groups: loopback, link-local, documentation,
+    /// multicast, IPv4-mapped and the unspecified address.
     pub const IPV6: &[[u16; 8]] = &[
         [0, 0, 0, 0, 0, 0, 0, 1],
         [0xfe80, 0, 0, 0, 0, 0, 0, 1],
@@ -147,6 +157,7 @@ pub mod pool {
         [0, 0, 0, 0, 0, 0, 0, 0],
     ];
 
+    /// Unicast MAC addresses (the group bit clear), some locally administered.
     pub const MAC_UNICAST: &[[u8; 6]] = &[
         [0x00, 0x11, 0x22, 0x33, 0x44, 0x55],
         [0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb],
@@ -155,6 +166,7 @@ pub mod pool {
         [0x00, 0x00, 0x0c, 0x07, 0xac, 0x01],
     ];
 
+    /// Group MAC addresses: broadcast, IPv4 and IPv6 multicast, and the STP bridge group.
     pub const MAC_GROUP: &[[u8; 6]] = &[
         [0xff, 0xff, 0xff, 0xff, 0xff, 0xff],
         [0x01, 0x00, 0x5e, 0x00, 0x00, 0x01],
@@ -164,15 +176,22 @@ pub mod pool {
         [0x01, 0x80, 0xc2, 0x00, 0x00, 0x00],
     ];
 
+    /// TCP/UDP/SCTP ports: well-known services, the edges of the privileged and
+    /// ephemeral ranges, the tunnel ports (VXLAN 4789, Geneve 6081) and 0 and 65535.
     pub const PORTS: &[u16] = &[
         0, 1, 7, 20, 21, 22, 23, 25, 53, 67, 68, 80, 110, 123, 137, 161, 443, 514, 1022, 1023,
         1024, 1025, 2049, 4789, 5672, 6081, 8080, 32768, 65534, 65535,
     ];
 
+    /// 802.1Q VLAN IDs, including the reserved 0 and 4095.
     pub const VLAN_IDS: &[u16] = &[0, 1, 2, 10, 100, 1000, 4094, 4095];
+    /// MPLS labels: the reserved labels 0 to 3, ordinary ones and the 20-bit maximum.
     pub const MPLS_LABELS: &[u32] = &[0, 1, 2, 3, 16, 100, 1000, 1_048_575];
+    /// PPPoE session IDs, including 0 and 65535.
     pub const PPPOE_SESSIONS: &[u16] = &[0, 1, 0x1234, 65535];
+    /// VXLAN and Geneve network identifiers, up to the 24-bit maximum.
     pub const VNIS: &[u32] = &[0, 1, 10, 11, 12345, 16_777_215];
+    /// Interface indexes for `ifindex` on Linux cooked captures, up to `u32::MAX`.
     pub const IFINDEXES: &[u32] = &[0, 1, 2, 3, 10, 0xffff_ffff];
 
     /// EtherTypes carried opaquely (besides IPv4, IPv6, ARP, RARP, VLAN, MPLS, PPPoE).
@@ -198,10 +217,14 @@ pub mod pool {
     /// IP protocol numbers for opaque payloads.
     pub const OTHER_IP_PROTOS: &[u8] = &[0, 2, 9, 50, 51, 88, 89, 103, 108, 112, 132, 255];
 
+    /// ICMP message types: echo, the error messages and the informational types.
     pub const ICMP_TYPES: &[u8] = &[0, 3, 4, 5, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 40];
+    /// ICMPv6 message types: errors, echo, MLD and neighbour discovery, and 255.
     pub const ICMP6_TYPES: &[u8] = &[
         1, 2, 3, 4, 128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 143, 255,
     ];
+    /// TCP flag bytes: the usual handshake and teardown combinations, ECN bits, none
+    /// and all.
     pub const TCP_FLAGS: &[u8] = &[
         0x02, 0x12, 0x10, 0x18, 0x11, 0x19, 0x04, 0x14, 0x01, 0x30, 0x29, 0xc2, 0x52, 0x00, 0xff,
     ];
@@ -269,33 +292,50 @@ fn ethernet_frame(
     v
 }
 
+/// EtherType of IPv4.
 pub const ETH_IPV4: u16 = 0x0800;
+/// EtherType of ARP.
 pub const ETH_ARP: u16 = 0x0806;
+/// EtherType of reverse ARP.
 pub const ETH_RARP: u16 = 0x8035;
+/// EtherType of an 802.1Q VLAN tag.
 pub const ETH_VLAN: u16 = 0x8100;
+/// EtherType of an 802.1ad (QinQ) service tag.
 pub const ETH_QINQ: u16 = 0x88a8;
+/// The pre-standard QinQ EtherType some switches still send.
 pub const ETH_QINQ_OLD: u16 = 0x9100;
+/// EtherType of IPv6.
 pub const ETH_IPV6: u16 = 0x86dd;
+/// EtherType of unicast MPLS.
 pub const ETH_MPLS: u16 = 0x8847;
+/// EtherType of multicast MPLS.
 pub const ETH_MPLS_MC: u16 = 0x8848;
+/// EtherType of PPPoE discovery.
 pub const ETH_PPPOED: u16 = 0x8863;
+/// EtherType of PPPoE session traffic.
 pub const ETH_PPPOES: u16 = 0x8864;
+/// EtherType of transparent Ethernet bridging (Ethernet inside GRE).
 pub const ETH_TEB: u16 = 0x6558;
 
 /// A network-layer payload and the EtherType that names it.
 #[derive(Clone, Debug)]
 pub struct L3 {
+    /// The EtherType (one of the `ETH_*` constants or an opaque one).
     pub ethertype: u16,
+    /// The network-layer header and everything after it.
     pub bytes: Vec<u8>,
 }
 
 /// The random packet generator. Holds the RNG and the tunnel nesting depth.
 pub struct Gen {
+    /// The random source; public so that callers can draw from the same seeded
+    /// stream (snapshot lengths, ...) and stay deterministic.
     pub rng: Rng,
     depth: u32,
 }
 
 impl Gen {
+    /// A generator whose every packet is fixed by `seed`.
     pub fn new(seed: u64) -> Gen {
         Gen {
             rng: Rng::new(seed),
@@ -331,6 +371,7 @@ impl Gen {
         }
     }
 
+    /// A MAC address: mostly from the unicast pool, often a group address, rarely random.
     pub fn mac(&mut self) -> [u8; 6] {
         match self.rng.weighted(&[70, 25, 5]) {
             0 => *self.rng.pick(pool::MAC_UNICAST),
@@ -504,6 +545,8 @@ impl Gen {
         v
     }
 
+    /// An SCTP common header (ports mostly from the pool, a random tag, a zero
+    /// checksum) and one DATA or INIT chunk.
     pub fn sctp(&mut self) -> Vec<u8> {
         let mut v = Vec::new();
         put16(&mut v, self.port());
@@ -549,6 +592,8 @@ impl Gen {
         v
     }
 
+    /// ICMPv6 with a zero checksum; neighbour solicitations and advertisements
+    /// carry a target address.
     pub fn icmp6(&mut self) -> Vec<u8> {
         let ty = if self.rng.chance(90) {
             *self.rng.pick(pool::ICMP6_TYPES)
@@ -566,6 +611,8 @@ impl Gen {
         v
     }
 
+    /// An IGMP message (query, report, leave or DVMRP) with a zero checksum and a
+    /// group address.
     pub fn igmp(&mut self) -> Vec<u8> {
         let ty = *self.rng.pick(&[0x11u8, 0x12, 0x16, 0x17, 0x22, 0x13]);
         let mut v = vec![ty, self.rng.u8(), 0, 0];

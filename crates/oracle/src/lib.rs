@@ -31,7 +31,7 @@ mod ffi {
 
     /// Opaque `pcap_t`.
     #[repr(C)]
-    pub struct PcapT {
+    pub(crate) struct PcapT {
         _private: [u8; 0],
     }
 
@@ -39,88 +39,97 @@ mod ffi {
     #[repr(C)]
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct BpfInsn {
+        /// Opcode: instruction class, size, mode and operation bits (`BPF_LD | BPF_H | BPF_ABS`, ...).
         pub code: u16,
+        /// Jump offset, in instructions after this one, taken when a conditional jump is true.
         pub jt: u8,
+        /// Jump offset, in instructions after this one, taken when a conditional jump is false.
         pub jf: u8,
+        /// Generic operand: the constant, packet offset, scratch slot or jump distance the opcode uses.
         pub k: u32,
     }
 
     /// `struct bpf_program`.
     #[repr(C)]
-    pub struct BpfProgram {
-        pub bf_len: c_uint,
-        pub bf_insns: *mut BpfInsn,
+    pub(crate) struct BpfProgram {
+        pub(crate) bf_len: c_uint,
+        pub(crate) bf_insns: *mut BpfInsn,
     }
 
     /// `struct timeval` on Linux (LP64): two longs.
     #[repr(C)]
     #[derive(Clone, Copy)]
-    pub struct Timeval {
-        pub tv_sec: c_long,
-        pub tv_usec: c_long,
+    pub(crate) struct Timeval {
+        pub(crate) tv_sec: c_long,
+        pub(crate) tv_usec: c_long,
     }
 
     /// `struct pcap_pkthdr`.
     #[repr(C)]
     #[derive(Clone, Copy)]
-    pub struct PcapPkthdr {
-        pub ts: Timeval,
-        pub caplen: u32,
-        pub len: u32,
+    pub(crate) struct PcapPkthdr {
+        pub(crate) ts: Timeval,
+        pub(crate) caplen: u32,
+        pub(crate) len: u32,
     }
 
     /// `struct pcap_stat`.
     #[repr(C)]
-    pub struct PcapStat {
-        pub ps_recv: c_uint,
-        pub ps_drop: c_uint,
-        pub ps_ifdrop: c_uint,
+    pub(crate) struct PcapStat {
+        pub(crate) ps_recv: c_uint,
+        pub(crate) ps_drop: c_uint,
+        pub(crate) ps_ifdrop: c_uint,
     }
 
     /// The callback of `pcap_dispatch`.
-    pub type Handler = extern "C" fn(user: *mut u8, h: *const PcapPkthdr, bytes: *const u8);
+    pub(crate) type Handler = extern "C" fn(user: *mut u8, h: *const PcapPkthdr, bytes: *const u8);
 
-    pub const PCAP_ERRBUF_SIZE: usize = 256;
+    pub(crate) const PCAP_ERRBUF_SIZE: usize = 256;
 
     extern "C" {
-        pub fn pcap_open_dead(linktype: c_int, snaplen: c_int) -> *mut PcapT;
-        pub fn pcap_open_offline(fname: *const c_char, errbuf: *mut c_char) -> *mut PcapT;
-        pub fn pcap_close(p: *mut PcapT);
-        pub fn pcap_compile(
+        pub(crate) fn pcap_open_dead(linktype: c_int, snaplen: c_int) -> *mut PcapT;
+        pub(crate) fn pcap_open_offline(fname: *const c_char, errbuf: *mut c_char) -> *mut PcapT;
+        pub(crate) fn pcap_close(p: *mut PcapT);
+        pub(crate) fn pcap_compile(
             p: *mut PcapT,
             fp: *mut BpfProgram,
             s: *const c_char,
             optimize: c_int,
             netmask: u32,
         ) -> c_int;
-        pub fn pcap_freecode(fp: *mut BpfProgram);
-        pub fn pcap_offline_filter(
+        pub(crate) fn pcap_freecode(fp: *mut BpfProgram);
+        pub(crate) fn pcap_offline_filter(
             fp: *const BpfProgram,
             h: *const PcapPkthdr,
             pkt: *const c_uchar,
         ) -> c_int;
-        pub fn pcap_geterr(p: *mut PcapT) -> *mut c_char;
-        pub fn pcap_datalink(p: *mut PcapT) -> c_int;
-        pub fn pcap_datalink_val_to_name(dlt: c_int) -> *const c_char;
-        pub fn pcap_next_ex(
+        pub(crate) fn pcap_geterr(p: *mut PcapT) -> *mut c_char;
+        pub(crate) fn pcap_datalink(p: *mut PcapT) -> c_int;
+        pub(crate) fn pcap_datalink_val_to_name(dlt: c_int) -> *const c_char;
+        pub(crate) fn pcap_next_ex(
             p: *mut PcapT,
             header: *mut *mut PcapPkthdr,
             data: *mut *const c_uchar,
         ) -> c_int;
-        pub fn pcap_lib_version() -> *const c_char;
-        pub fn bpf_image(insn: *const BpfInsn, n: c_int) -> *mut c_char;
+        pub(crate) fn pcap_lib_version() -> *const c_char;
+        pub(crate) fn bpf_image(insn: *const BpfInsn, n: c_int) -> *mut c_char;
         // Live capture, for `live::Live`.
-        pub fn pcap_create(source: *const c_char, errbuf: *mut c_char) -> *mut PcapT;
-        pub fn pcap_set_snaplen(p: *mut PcapT, snaplen: c_int) -> c_int;
-        pub fn pcap_set_promisc(p: *mut PcapT, promisc: c_int) -> c_int;
-        pub fn pcap_set_timeout(p: *mut PcapT, ms: c_int) -> c_int;
-        pub fn pcap_set_buffer_size(p: *mut PcapT, bytes: c_int) -> c_int;
-        pub fn pcap_activate(p: *mut PcapT) -> c_int;
-        pub fn pcap_setfilter(p: *mut PcapT, fp: *mut BpfProgram) -> c_int;
-        pub fn pcap_dispatch(p: *mut PcapT, cnt: c_int, cb: Handler, user: *mut u8) -> c_int;
-        pub fn pcap_stats(p: *mut PcapT, ps: *mut PcapStat) -> c_int;
-        pub fn pcap_setnonblock(p: *mut PcapT, nonblock: c_int, errbuf: *mut c_char) -> c_int;
-        pub fn pcap_get_selectable_fd(p: *mut PcapT) -> c_int;
+        pub(crate) fn pcap_create(source: *const c_char, errbuf: *mut c_char) -> *mut PcapT;
+        pub(crate) fn pcap_set_snaplen(p: *mut PcapT, snaplen: c_int) -> c_int;
+        pub(crate) fn pcap_set_promisc(p: *mut PcapT, promisc: c_int) -> c_int;
+        pub(crate) fn pcap_set_timeout(p: *mut PcapT, ms: c_int) -> c_int;
+        pub(crate) fn pcap_set_buffer_size(p: *mut PcapT, bytes: c_int) -> c_int;
+        pub(crate) fn pcap_activate(p: *mut PcapT) -> c_int;
+        pub(crate) fn pcap_setfilter(p: *mut PcapT, fp: *mut BpfProgram) -> c_int;
+        pub(crate) fn pcap_dispatch(p: *mut PcapT, cnt: c_int, cb: Handler, user: *mut u8)
+            -> c_int;
+        pub(crate) fn pcap_stats(p: *mut PcapT, ps: *mut PcapStat) -> c_int;
+        pub(crate) fn pcap_setnonblock(
+            p: *mut PcapT,
+            nonblock: c_int,
+            errbuf: *mut c_char,
+        ) -> c_int;
+        pub(crate) fn pcap_get_selectable_fd(p: *mut PcapT) -> c_int;
     }
 }
 
@@ -393,6 +402,7 @@ pub struct OwnedPacket {
     pub data: Vec<u8>,
     /// The packet's length on the wire.
     pub wire_len: u32,
+    /// Seconds of the capture timestamp since the Unix epoch.
     pub ts_sec: i64,
     /// Microseconds (libpcap scales pcapng and nanosecond files to microseconds).
     pub ts_usec: i64,

@@ -28,11 +28,14 @@ pub const BASE: &str = "ip and tcp port ftp";
 /// Which contender.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// netsift's follower editing a live pass set, in pass mode or SET mode.
     Netsift(Mode),
+    /// libpcap recompiling the whole expression on every announcement (FTPCap-LSF).
     Libpcap,
 }
 
 impl Kind {
+    /// The contender's name in reports: `netsift`, `netsift-set` or `libpcap`.
     pub fn name(self) -> &'static str {
         match self {
             Kind::Netsift(Mode::Passes) => "netsift",
@@ -45,7 +48,9 @@ impl Kind {
 /// The per-packet half.
 #[derive(Clone)]
 pub enum FilterSide {
+    /// A reader of the tracker's live program.
     Netsift(Reader),
+    /// The libpcap program the updater swaps in whole on every change.
     Libpcap(Arc<ArcSwap<Filter>>),
 }
 
@@ -53,11 +58,14 @@ pub enum FilterSide {
 // One per filtering thread, never moved in a hot loop: the size difference is moot.
 #[allow(clippy::large_enum_variant)]
 pub enum FilterState<'a> {
+    /// A pinned session on the live program and the engine's per-packet scratch.
     Netsift(Session<'a>, Scratch),
+    /// The shared slot holding the current libpcap program, loaded per packet.
     Libpcap(&'a ArcSwap<Filter>),
 }
 
 impl FilterSide {
+    /// Fresh per-thread state for one filtering thread.
     pub fn state(&self) -> FilterState<'_> {
         match self {
             FilterSide::Netsift(r) => FilterState::Netsift(r.session(), Scratch::new()),
@@ -67,6 +75,8 @@ impl FilterSide {
 }
 
 impl FilterState<'_> {
+    /// Whether the current filter accepts the packet `pkt` whose length on the wire
+    /// is `wire_len`.
     #[inline]
     pub fn matches(&mut self, pkt: &[u8], wire_len: u32) -> bool {
         match self {
@@ -85,7 +95,9 @@ impl FilterState<'_> {
 
 /// The per-announcement half.
 pub enum Updater {
+    /// netsift's follower, which edits the live program through the update API.
     Netsift(Box<Tracker>),
+    /// The expression rebuilder that recompiles with libpcap.
     Libpcap(LibpcapUpdater),
 }
 
@@ -94,12 +106,15 @@ pub enum Updater {
 pub struct Update {
     /// Connections in the filter before this update.
     pub connections: usize,
+    /// Time from the call to the new filter being visible, nanoseconds.
     pub ns: u64,
     /// Kernel attach time of the same program (libpcap only, where it worked).
     pub lsf_ns: Option<u64>,
 }
 
 impl Updater {
+    /// The updating and filtering halves of contender `kind`, both starting from
+    /// [`BASE`]; `lsf` also times a kernel attach of each libpcap program.
     pub fn new(kind: Kind, lsf: bool) -> Result<(Updater, FilterSide), String> {
         match kind {
             Kind::Netsift(mode) => {
@@ -117,6 +132,7 @@ impl Updater {
         }
     }
 
+    /// Data connections the filter currently accepts.
     pub fn connections(&self) -> usize {
         match self {
             Updater::Netsift(t) => t.len(),

@@ -16,12 +16,12 @@ struct SockFprog {
 }
 
 /// A socket to attach programs to.
-pub struct LsfSocket {
+pub(crate) struct LsfSocket {
     fd: i32,
 }
 
 impl LsfSocket {
-    pub fn new() -> io::Result<LsfSocket> {
+    pub(crate) fn new() -> io::Result<LsfSocket> {
         // SAFETY: plain socket(2) call; the descriptor is owned by the returned value.
         let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0) };
         if fd < 0 {
@@ -32,7 +32,7 @@ impl LsfSocket {
 
     /// Attaches `prog` (replacing the previous filter) and returns the time the
     /// system call took, in nanoseconds.
-    pub fn attach(&self, prog: &[BpfInsn]) -> io::Result<u64> {
+    pub(crate) fn attach(&self, prog: &[BpfInsn]) -> io::Result<u64> {
         let len = u16::try_from(prog.len())
             .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "program too long"))?;
         let fprog = SockFprog {

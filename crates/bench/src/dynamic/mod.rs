@@ -32,6 +32,7 @@ use std::time::Instant;
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct DynamicConfig {
+    /// The FTP workload that is generated once and replayed.
     pub workload: FtpConfig,
     /// Replay rates of the FTP trace, packets per second.
     pub rates: Vec<u64>,
@@ -48,6 +49,9 @@ pub struct DynamicConfig {
 }
 
 impl DynamicConfig {
+    /// The full experiment: four replay rates, with and without
+    /// background, three runs each, and latency up to 200 (SET form: 100,000)
+    /// connections.
     pub fn full() -> DynamicConfig {
         DynamicConfig {
             workload: FtpConfig::default(),
@@ -82,10 +86,15 @@ pub use crate::stats::{percentile, Stat};
 /// One point of a latency series.
 #[derive(Clone, Copy, Debug)]
 pub struct LatencyPoint {
+    /// Connections already in the filter when the updates were timed.
     pub connections: usize,
+    /// Median time of one update (announcing a connection), nanoseconds.
     pub p50_ns: f64,
+    /// 99th percentile of the update time, nanoseconds.
     pub p99_ns: f64,
+    /// Fastest update, nanoseconds.
     pub min_ns: f64,
+    /// Slowest update, nanoseconds.
     pub max_ns: f64,
     /// Kernel attach of the same program (libpcap contender only).
     pub lsf_p50_ns: Option<f64>,
@@ -177,21 +186,31 @@ pub fn latency_series(
 /// One replay configuration's results over `runs` replays.
 #[derive(Clone, Debug)]
 pub struct ReplayResult {
+    /// The contender's name (`Kind::name`).
     pub contender: &'static str,
+    /// Replay rate of the FTP trace, packets per second.
     pub rate: u64,
+    /// Background packets mixed in per second (0 = none).
     pub background: u64,
     /// Mean missed packets per data connection, over runs.
     pub missed_per_conn: Stat,
     /// Worst connection, over runs.
     pub missed_max: u32,
+    /// FTP control packets the filter accepted, in the last run.
     pub control_captured: usize,
+    /// FTP control packets in the trace.
     pub control_total: usize,
+    /// FTP data packets the filter accepted, in the last run.
     pub data_captured: usize,
+    /// FTP data packets in the trace.
     pub data_total: usize,
+    /// Background packets the filter accepted, summed over runs (should be 0).
     pub background_accepted: u64,
+    /// The most the replay fell behind its schedule, over runs, nanoseconds.
     pub max_lag_ns: u64,
     /// Update latency during the replay (median over all updates of all runs).
     pub update_p50_ns: f64,
+    /// Update failures reported during the replays (consecutive duplicates removed).
     pub errors: Vec<String>,
 }
 
@@ -274,12 +293,19 @@ pub fn replay_runs(
 
 /// Everything `netsift-bench dynamic` measured.
 pub struct DynamicReport {
+    /// Packets in the generated FTP workload.
     pub packets: usize,
+    /// FTP data connections in the workload.
     pub connections: usize,
+    /// Update latency of netsift's pass form, by connection count.
     pub netsift: Vec<LatencyPoint>,
+    /// Update latency of libpcap (recompiling the whole filter), by connection count.
     pub libpcap: Vec<LatencyPoint>,
+    /// Update latency of netsift's SET form, by connection count.
     pub netsift_set: Vec<LatencyPoint>,
+    /// One result per (background, rate, contender), in that nesting order.
     pub replays: Vec<ReplayResult>,
+    /// Wall-clock time of the whole experiment, seconds.
     pub seconds: f64,
 }
 

@@ -29,11 +29,15 @@ pub struct ReplayOut {
     pub accepted: Vec<bool>,
     /// Background packets replayed, and how many the filter accepted (should be 0).
     pub background: u64,
+    /// Of those background packets, how many the filter accepted.
     pub background_accepted: u64,
     /// How far the replay fell behind its schedule at worst.
     pub max_lag_ns: u64,
+    /// Wall-clock time of the filtering loop, nanoseconds.
     pub elapsed_ns: u64,
+    /// Every update the application thread made for an FTP announcement, timed.
     pub updates: Vec<Update>,
+    /// Announcements whose update failed, with the updater's message.
     pub errors: Vec<String>,
 }
 

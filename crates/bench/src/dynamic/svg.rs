@@ -5,8 +5,11 @@ use std::fmt::Write;
 
 /// One line of a plot.
 pub struct Series<'a> {
+    /// The legend text.
     pub name: &'a str,
+    /// The stroke colour, as an SVG colour (`#rrggbb`).
     pub color: &'a str,
+    /// (x, y) in data units, in drawing order; the plot scales them to fit.
     pub points: Vec<(f64, f64)>,
 }
 

@@ -155,6 +155,7 @@ impl Contender {
     /// In report order.
     pub const ALL: [Contender; 3] = [Contender::Kernel, Contender::User, Contender::Libpcap];
 
+    /// The contender's label in the report table.
     pub fn name(self) -> &'static str {
         match self {
             Contender::Kernel => "netsift --place kernel",
@@ -214,7 +215,9 @@ impl FtpRow {
 /// What the experiment found, or why it did not run.
 #[derive(Clone, Debug)]
 pub enum FtpOutcome {
+    /// The experiment ran; its rows and traces.
     Ran(FtpReport),
+    /// The experiment could not run here: the missing privilege or netsift binary.
     Skipped(String),
 }
 
@@ -222,12 +225,17 @@ pub enum FtpOutcome {
 /// order.
 #[derive(Clone, Debug)]
 pub struct FtpReport {
+    /// One row per (rate, contender).
     pub rows: Vec<(Contender, FtpRow)>,
     /// Per rate: packets, FTP packets, data connections of the trace.
     pub traces: Vec<(u64, usize, usize, usize)>,
+    /// Background packets per second replayed beside the FTP trace.
     pub background_pps: u64,
+    /// Ring size every contender was given, KiB.
     pub buffer_kib: usize,
+    /// Replays per (rate, contender) that the rows sum (at least 1).
     pub runs: usize,
+    /// Wall-clock time of the whole experiment, seconds.
     pub seconds: f64,
 }
 

@@ -71,7 +71,9 @@ pub struct KernelConfig {
     /// The edit experiment with the clauses in the kernel: stream packets (0:
     /// not run), replayed at this rate, a filter change every `edit_period`.
     pub edit_packets: usize,
+    /// Replay rate of the edit experiment's stream, packets per second.
     pub edit_rate: u64,
+    /// Time between two filter changes in the edit experiment.
     pub edit_period: std::time::Duration,
 }
 

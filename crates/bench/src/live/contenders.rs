@@ -32,7 +32,12 @@ pub enum Contender {
     /// `netsift -i`: one worker, or `--workers N`; with `--place kernel` (the
     /// filter also as an eBPF socket filter under the ring, as tcpdump's classic
     /// one is under its socket).
-    Netsift { workers: usize, kernel: bool },
+    Netsift {
+        /// Filtering worker threads (`--workers`).
+        workers: usize,
+        /// Whether the filter is also placed in the kernel (`--place kernel`).
+        kernel: bool,
+    },
     /// `tcpdump -i`.
     Tcpdump,
 }
@@ -56,6 +61,7 @@ impl Contender {
         Contender::Tcpdump,
     ];
 
+    /// The contender's label in the report, its netsift flags or `tcpdump`.
     pub fn name(self) -> &'static str {
         match self {
             // Named by their placement: without `--place`, netsift filters in the
@@ -78,7 +84,9 @@ impl Contender {
 /// The programs and their common options.
 #[derive(Clone, Debug)]
 pub struct Tools {
+    /// The `netsift` binary that is measured.
     pub netsift: PathBuf,
+    /// The `tcpdump` binary it is compared with.
     pub tcpdump: PathBuf,
     /// The filter expression both run.
     pub expr: String,
@@ -89,8 +97,11 @@ pub struct Tools {
 /// One contender on one replay.
 #[derive(Clone, Debug)]
 pub struct CaptureRun {
+    /// The tool that captured.
     pub contender: Contender,
+    /// The replay rate.
     pub rate: Rate,
+    /// What tcpreplay reported sending.
     pub sent: Sent,
     /// "packets captured": accepted by the filter and written.
     pub captured: u64,
@@ -191,9 +202,13 @@ fn closing_count(stderr: &str, what: &str) -> Option<u64> {
 /// seconds.
 #[derive(Clone, Debug)]
 pub struct Finished {
+    /// What tcpreplay reported sending.
     pub sent: Sent,
+    /// The capture process's standard error.
     pub stderr: String,
+    /// The process's exit code.
     pub status: i32,
+    /// User plus system CPU seconds the process used.
     pub cpu_s: f64,
 }
 

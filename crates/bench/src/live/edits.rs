@@ -61,9 +61,11 @@ const SEQ_AT: usize = 14 + 20 + 8;
 
 /// The stream and which filter accepts which packet.
 pub struct Stream {
+    /// The datagrams in sequence-number order, ready to write to a pcap.
     pub packets: Vec<GenPacket>,
     /// Per sequence number: accepted by A, by B.
     pub in_a: Vec<bool>,
+    /// Per sequence number: accepted by B (libpcap's verdict of [`FILTER_B`]).
     pub in_b: Vec<bool>,
 }
 
@@ -130,13 +132,17 @@ fn seq_of(frame: &[u8]) -> Option<u32> {
 /// One contender's run.
 #[derive(Clone, Debug)]
 pub struct EditRun {
+    /// The contender's name: `netsift`, `netsift-kernel` or `libpcap`.
     pub contender: &'static str,
+    /// What tcpreplay reported sending.
     pub sent: Sent,
     /// Filter changes made during the replay.
     pub edits: u64,
     /// Packets of the stream delivered (once each).
     pub delivered: u64,
+    /// Packets matching both filters that were not delivered (must be 0).
     pub lost: u64,
+    /// Packets matching neither filter that were delivered (must be 0).
     pub leaked: u64,
     /// Packets delivered more than once (always expected to be 0).
     pub duplicates: u64,
@@ -191,6 +197,7 @@ impl EditRun {
 /// What [`stress`] counted.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Stress {
+    /// Filter changes made, back to back, while packets were filtered.
     pub edits: u64,
     /// Packets filtered (half match both filters, half neither).
     pub evaluations: u64,
@@ -258,13 +265,19 @@ pub fn stress(stream: &Stream, time: Duration) -> Result<Stress, String> {
 
 /// What both runs share.
 pub struct Setup<'a> {
+    /// The namespaces and veth pair the stream is replayed over.
     pub net: &'a Netns,
+    /// The edit stream's pcap, as tcpreplay plays it.
     pub trace: &'a Path,
+    /// The same stream in memory, with the filters' verdicts to account against.
     pub stream: &'a Stream,
+    /// The replay rate.
     pub rate: Rate,
+    /// Time between two filter changes.
     pub period: Duration,
     /// Ring size in bytes, the same for both.
     pub buffer: usize,
+    /// Set by a signal; the replay and the capture threads watch it to stop early.
     pub stop: &'a Stop,
 }
 

@@ -49,6 +49,7 @@ impl Stop {
         Ok(s)
     }
 
+    /// Whether one of the signals has arrived.
     pub fn is_set(&self) -> bool {
         self.0.load(Ordering::Relaxed)
     }
@@ -71,6 +72,7 @@ impl Stop {
 pub struct LiveConfig {
     /// The static trace (pcap, Ethernet).
     pub trace: PathBuf,
+    /// The capture programs, the filter and the buffer size they are run with.
     pub tools: Tools,
     /// Replay rates of the capture-cost experiment.
     pub rates: Vec<Rate>,
@@ -141,20 +143,30 @@ pub struct LiveReport {
     /// Packets of the trace the filter accepts as in a capture file (libpcap's
     /// offline verdicts; netsift captures exactly these when it drops nothing).
     pub expected: u64,
+    /// The filter expression every contender ran.
     pub expr: String,
+    /// The capture buffer (`-B`) every contender was given, KiB.
     pub buffer_kib: usize,
+    /// One entry per contender, rate and run of the capture-cost experiment.
     pub runs: Vec<CaptureRun>,
     /// CPU seconds of each idle run ([`contenders::idle`]): started, listening as
     /// long as after a replay, stopped, nothing sent.
     pub idle: Vec<(Contender, f64)>,
+    /// Packets of the edit stream.
     pub edit_packets: usize,
+    /// Replay rate of the edit stream.
     pub edit_rate: Rate,
+    /// Time between two filter changes in the edit experiment.
     pub edit_period: Duration,
     /// Packets of the edit stream that match both filters, and neither.
     pub edit_both: u64,
+    /// Packets of the edit stream that match neither filter.
     pub edit_neither: u64,
+    /// One entry per contender and run of the edit experiment.
     pub edits: Vec<EditRun>,
+    /// The in-memory edit stress: edits back to back while packets are filtered.
     pub stress: edits::Stress,
+    /// Wall-clock time of the whole benchmark, seconds.
     pub seconds: f64,
 }
 
@@ -217,6 +229,9 @@ fn write_stream(stream: &Stream, path: &Path) -> Result<(), String> {
         .map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Runs the whole live benchmark (capture cost at each rate, then the edit
+/// experiment and the edit stress); needs root for the network namespaces, and
+/// `log` receives progress lines.
 pub fn run(cfg: &LiveConfig, stop: &Stop, mut log: impl FnMut(&str)) -> Result<LiveReport, String> {
     if let Some(why) = netns::missing_privilege() {
         return Err(why);

@@ -11,14 +11,19 @@ use crate::stats::Stat;
 /// One (contender, rate) over its runs.
 #[derive(Clone, Debug)]
 pub struct Row {
+    /// The capture tool.
     pub contender: Contender,
+    /// The replay rate.
     pub rate: Rate,
     /// Rate achieved by tcpreplay, packets per second.
     pub pps: Stat,
+    /// Packets tcpreplay sent per run.
     pub sent: Stat,
+    /// "packets captured": accepted by the filter and written, per run.
     pub captured: Stat,
     /// "received by filter": what reached the process's ring.
     pub received: Stat,
+    /// "dropped by kernel": lost because the ring was full, per run.
     pub dropped: Stat,
     /// CPU seconds per million packets sent.
     pub cpu: Stat,
@@ -29,13 +34,21 @@ pub struct Row {
 /// One edit contender summed over its runs.
 #[derive(Clone, Debug, Default)]
 pub struct EditSum {
+    /// How many runs are summed.
     pub runs: usize,
+    /// Filter changes made.
     pub edits: u64,
+    /// Packets tcpreplay sent.
     pub sent: u64,
+    /// Packets of the stream delivered.
     pub delivered: u64,
+    /// Packets matching both filters that were not delivered.
     pub lost: u64,
+    /// Packets matching neither filter that were delivered.
     pub leaked: u64,
+    /// Packets delivered more than once.
     pub duplicates: u64,
+    /// The ring's "dropped by kernel".
     pub dropped: u64,
     /// Lost packets per run: min and max.
     pub lost_range: (u64, u64),
@@ -65,6 +78,7 @@ impl LiveReport {
         r
     }
 
+    /// Contender `c` at `rate` over its runs; `None` if it was not run there.
     pub fn row(&self, c: Contender, rate: Rate) -> Option<Row> {
         let runs: Vec<&CaptureRun> = self
             .runs
@@ -119,6 +133,8 @@ impl LiveReport {
         Stat::of(&v)
     }
 
+    /// The edit runs of the contender named `contender`, summed; all zero if it
+    /// has none.
     pub fn edit_sum(&self, contender: &str) -> EditSum {
         let runs: Vec<&EditRun> = self
             .edits

@@ -31,17 +31,25 @@ const HITS: usize = 4;
 /// One list's results.
 #[derive(Clone, Debug)]
 pub struct BlockRow {
+    /// Hosts in the list.
     pub hosts: usize,
+    /// Time `netsift_pcapc::compile` took on the list, milliseconds.
     pub compile_ms: f64,
+    /// Passes in netsift's program.
     pub passes: usize,
+    /// Instructions in netsift's program.
     pub insns: usize,
+    /// Keys in all of the program's SET tables (0 when the list fits in EQ passes).
     pub table_keys: usize,
+    /// Packets of the trace the list accepts.
     pub accepted: u64,
-    /// ns/packet, batch engine and one packet per call.
+    /// ns/packet of the batch engine.
     pub batch: Stat,
+    /// ns/packet with one packet per call.
     pub pkt: Stat,
     /// libpcap's BPF interpreter, or why it was not run.
     pub bpf: Result<Stat, String>,
+    /// libpcap's BPF instruction count, 0 where libpcap did not compile the list.
     pub bpf_insns: usize,
 }
 

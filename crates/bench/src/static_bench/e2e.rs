@@ -13,34 +13,47 @@ use super::Stat;
 /// What to run.
 #[derive(Clone, Debug)]
 pub struct E2eConfig {
+    /// The pcap both tools read (`-r`).
     pub trace: PathBuf,
     /// Packets in the trace (for packets per second).
     pub packets: u64,
+    /// The `netsift` binary that is measured.
     pub netsift: PathBuf,
+    /// The `tcpdump` binary it is compared with.
     pub tcpdump: PathBuf,
     /// Where the output files go.
     pub out_dir: PathBuf,
+    /// Runs of each command (at least 1 is made); the two tools alternate.
     pub runs: usize,
 }
 
 /// One filter's result.
 #[derive(Clone, Debug)]
 pub struct E2eRow {
+    /// The filter's number in the paper's Table 5.
     pub id: u32,
+    /// The filter expression.
     pub expr: String,
     /// Wall-clock seconds.
     pub netsift: Stat,
+    /// The same for tcpdump.
     pub tcpdump: Stat,
     /// Bytes written by each tool.
     pub netsift_bytes: u64,
+    /// The same for tcpdump.
     pub tcpdump_bytes: u64,
+    /// Whether the two output files are byte for byte the same.
     pub identical: bool,
 }
 
 impl E2eRow {
+    /// netsift's throughput in millions of packets per second, from its median time
+    /// over a trace of `packets` packets.
     pub fn netsift_mpps(&self, packets: u64) -> f64 {
         packets as f64 / self.netsift.median.max(1e-9) / 1e6
     }
+    /// tcpdump's throughput in millions of packets per second, from its median time
+    /// over a trace of `packets` packets.
     pub fn tcpdump_mpps(&self, packets: u64) -> f64 {
         packets as f64 / self.tcpdump.median.max(1e-9) / 1e6
     }

@@ -39,6 +39,7 @@ pub struct Netsift {
 }
 
 impl Netsift {
+    /// An engine running `set`, with fresh scratch space.
     pub fn new(set: PassSet) -> Netsift {
         Netsift {
             set: Compiled::new(set),

@@ -64,16 +64,19 @@ impl Packets {
         p
     }
 
+    /// Appends a packet of captured bytes `data` and length on the wire `wire_len`.
     pub fn push(&mut self, data: &[u8], wire_len: u32) {
         self.meta
             .push((self.bytes.len(), data.len() as u32, wire_len));
         self.bytes.extend_from_slice(data);
     }
 
+    /// How many packets are held.
     pub fn len(&self) -> usize {
         self.meta.len()
     }
 
+    /// Whether no packet is held.
     pub fn is_empty(&self) -> bool {
         self.meta.is_empty()
     }
@@ -101,14 +104,20 @@ impl Packets {
 /// How many packets a filter accepts, by netsift and by libpcap.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Selectivity {
+    /// The filter's number in the paper's Table 5.
     pub id: u32,
+    /// The filter expression.
     pub expr: String,
+    /// Packets counted.
     pub packets: u64,
+    /// Packets netsift accepted.
     pub netsift: u64,
+    /// Packets libpcap accepted.
     pub libpcap: u64,
 }
 
 impl Selectivity {
+    /// The fraction of the packets libpcap accepted (0 when there were none).
     pub fn ratio(&self) -> f64 {
         self.libpcap as f64 / self.packets.max(1) as f64
     }
@@ -123,6 +132,8 @@ pub struct SelectivityCounter {
 }
 
 impl SelectivityCounter {
+    /// A counter at zero over the paper's filters, compiled by both; fails if either
+    /// side refuses one.
     pub fn new() -> Result<SelectivityCounter, String> {
         let mut filters = Vec::new();
         for (id, expr) in crate::gen::trace::seeds_filters() {
@@ -137,6 +148,8 @@ impl SelectivityCounter {
         })
     }
 
+    /// Counts one packet (captured bytes `data`, length on the wire `wire_len`)
+    /// against every filter.
     pub fn add(&mut self, data: &[u8], wire_len: u32) {
         self.packets += 1;
         for ((_, _, n, b), c) in self.filters.iter_mut().zip(&mut self.counts) {
@@ -145,6 +158,7 @@ impl SelectivityCounter {
         }
     }
 
+    /// The counts so far, one entry per filter in the paper's order.
     pub fn finish(&self) -> Vec<Selectivity> {
         self.filters
             .iter()
@@ -205,6 +219,7 @@ pub use crate::stats::Stat;
 /// One engine's timings on one filter.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EngineRow {
+    /// The engine's name, one of [`ENGINES`].
     pub engine: &'static str,
     /// ns/packet over the whole trace.
     pub all: Stat,
@@ -226,28 +241,39 @@ impl EngineRow {
 /// One filter's results.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FilterRow {
+    /// The filter's number in the paper's Table 5.
     pub id: u32,
+    /// The filter expression.
     pub expr: String,
+    /// Packets of the trace libpcap accepts.
     pub accepted: u64,
+    /// `accepted` as a fraction of the trace.
     pub accept_ratio: f64,
     /// libpcap's `bf_len`.
     pub bpf_insns: usize,
     /// `PassSet::instruction_count()` of netsift's program, and of the ablations.
     pub netsift_insns: usize,
+    /// Passes in netsift's program.
     pub netsift_passes: usize,
+    /// Instruction count of the ablation without SIMD instructions.
     pub nosimd_insns: usize,
+    /// Instruction count of the ablation without SIMD and without the hierarchy.
     pub nosimd_nohier_insns: usize,
     /// Instructions executed per packet on average (netsift: `Scratch::steps`; BPF:
     /// counted by the oracle's copy of the interpreter on a sample).
     pub netsift_exec: f64,
+    /// The same for the ablation without SIMD, over every packet.
     pub nosimd_exec: f64,
+    /// The same for the ablation without SIMD and hierarchy, over every packet.
     pub nosimd_nohier_exec: f64,
+    /// The same for libpcap's program, over a sample of about `exec_sample` packets.
     pub bpf_exec: f64,
     /// In [`ENGINES`] order.
     pub engines: Vec<EngineRow>,
 }
 
 impl FilterRow {
+    /// The timings of the engine named `name`; panics if it is not one of [`ENGINES`].
     pub fn engine(&self, name: &str) -> &EngineRow {
         self.engines
             .iter()
@@ -280,8 +306,11 @@ impl Default for StaticConfig {
 /// The whole experiment's results.
 #[derive(Clone, Debug)]
 pub struct StaticReport {
+    /// Packets in the trace.
     pub packets: usize,
+    /// Timed runs the medians are over (at least 1).
     pub runs: usize,
+    /// One row per filter, in the paper's order.
     pub filters: Vec<FilterRow>,
     /// Verdict mismatches; empty when every engine agreed with libpcap everywhere.
     pub errors: Vec<String>,
