@@ -148,7 +148,10 @@ pub fn udp_frame(
     ip: IpFields,
     payload: &[u8],
 ) -> Vec<u8> {
-    ipv4(src, dst, ip).udp(sport, dport).payload(payload).build()
+    ipv4(src, dst, ip)
+        .udp(sport, dport)
+        .payload(payload)
+        .build()
 }
 
 /// Builds the Ethernet frame of an ICMP echo request (`reply == false`) or reply.

@@ -48,11 +48,11 @@ use super::packet::{
     MIN_FRAME, MSS,
 };
 use super::rng::SplitMix64;
+use super::GenPacket;
 use netsift_testkit::frames::Frame;
 use netsift_wire::ethernet::{EtherType, EthernetFrame};
 use netsift_wire::ipv4::Ipv4Packet;
 use netsift_wire::vlan::VlanTag;
-use super::GenPacket;
 
 /// The 38 addresses of filter 6 (the paper's "suspicious IRC traffic" filter). The
 /// first 20 appear in the trace (eight IRC servers, five internal clients, two
@@ -1356,7 +1356,10 @@ impl TraceGen {
                 };
                 let payload = self.noise.get(r_mut(&mut self.rng), len as usize);
                 if f.v6 {
-                    ipv6(&src, &dst, ip.ttl).udp(sport, dport).payload(payload).build()
+                    ipv6(&src, &dst, ip.ttl)
+                        .udp(sport, dport)
+                        .payload(payload)
+                        .build()
                 } else {
                     udp_frame(src.host(), dst.host(), sport, dport, ip, payload)
                 }

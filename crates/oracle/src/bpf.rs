@@ -84,7 +84,7 @@ pub enum NoVerdict {
     /// slot that, on this path, an arithmetic relation stored last: gencode's
     /// registers are reused once freed, `geneve` takes the ones a relation before it
     /// used, and the code after `geneve` reads them on paths where `geneve` never
-    /// ran. netsift does not reproduce that reuse (docs/architecture.md §8).
+    /// ran. netsift does not reproduce that reuse (docs/status.md).
     SlotReuse,
 }
 

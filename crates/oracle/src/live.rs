@@ -8,9 +8,9 @@
 
 use crate::ffi::{
     pcap_activate, pcap_close, pcap_compile, pcap_create, pcap_dispatch, pcap_freecode,
-    pcap_get_selectable_fd, pcap_geterr, pcap_set_buffer_size, pcap_set_promisc,
-    pcap_set_snaplen, pcap_set_timeout, pcap_setfilter, pcap_setnonblock, pcap_stats,
-    BpfProgram, PcapPkthdr, PcapStat, PcapT, PCAP_ERRBUF_SIZE,
+    pcap_get_selectable_fd, pcap_geterr, pcap_set_buffer_size, pcap_set_promisc, pcap_set_snaplen,
+    pcap_set_timeout, pcap_setfilter, pcap_setnonblock, pcap_stats, BpfProgram, PcapPkthdr,
+    PcapStat, PcapT, PCAP_ERRBUF_SIZE,
 };
 use crate::PCAP_NETMASK_UNKNOWN;
 use std::ffi::{c_char, c_int, CStr, CString};

@@ -1,6 +1,6 @@
 //! `netsift-bench kernel`: netsift's filters as generated eBPF in the kernel,
 //! beside libpcap's classic programs in the kernel and netsift's user-space batch
-//! engine (issue 16, section 5 of the benchmarks).
+//! engine (docs/BENCHMARKS.md, `kernel`).
 //!
 //! Per-packet cost, on the six static filters of the Swift paper over the static
 //! trace: both kernel programs are loaded as `SCHED_CLS` and run by

@@ -32,7 +32,6 @@
 //! the same two filters swapped back to back, as fast as the writer can, while
 //! another thread filters one packet of each class over and over, in memory.
 
-use netsift_oracle::live::Live;
 use super::netns::{self, Netns};
 use super::replay::{tcpreplay, Rate, Sent};
 use super::Stop;
@@ -43,6 +42,7 @@ use netsift_capture::{Config, Ring};
 use netsift_engine::Scratch;
 use netsift_kernel::codegen::Env;
 use netsift_kernel::placed::PlacedClauses;
+use netsift_oracle::live::Live;
 use netsift_wire::LinkType;
 use std::net::Ipv4Addr;
 use std::path::Path;
@@ -415,7 +415,8 @@ pub fn libpcap(s: &Setup<'_>) -> Result<EditRun, String> {
     let (ready_tx, ready_rx) = mpsc::channel();
     let cap = {
         let (replaying, capturing) = (replaying.clone(), capturing.clone());
-        let (dev, buffer, period, stop) = (s.net.veth_b.clone(), s.buffer, s.period, s.stop.clone());
+        let (dev, buffer, period, stop) =
+            (s.net.veth_b.clone(), s.buffer, s.period, s.stop.clone());
         netns::spawn_in(&s.net.b, move || {
             // The same 10 ms block timeout as netsift's ring.
             let mut p = Live::open(&dev, buffer, 10)?;

@@ -1,5 +1,5 @@
-//! `netsift-bench live`: netsift against tcpdump on a real interface (issue 14,
-//! item 7).
+//! `netsift-bench live`: netsift against tcpdump on a real interface
+//! (docs/BENCHMARKS.md, `live`).
 //!
 //! The benchmark makes its own network ([`netns::Netns`]: two namespaces and a
 //! veth pair) and replays the static trace over it with tcpreplay, at fixed rates

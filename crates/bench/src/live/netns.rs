@@ -60,4 +60,3 @@ pub fn missing_privilege() -> Option<String> {
     }
     None
 }
-

@@ -99,7 +99,10 @@ pub(crate) fn anchor_strategy() -> impl Strategy<Value = Anchor> {
 
 /// A pass set of up to `max_passes` random passes over up to `max_anchors` random
 /// anchors.
-pub(crate) fn set_strategy(max_passes: usize, max_anchors: usize) -> impl Strategy<Value = PassSet> {
+pub(crate) fn set_strategy(
+    max_passes: usize,
+    max_anchors: usize,
+) -> impl Strategy<Value = PassSet> {
     // Key tables: keys made of 1, 2 and 4-byte values of the frame below (field A)
     // and 0 or another value (field B), so SETs over its fields often hit.
     let value = (0usize..FRAME.len(), 0u32..3).prop_map(|(at, size)| {

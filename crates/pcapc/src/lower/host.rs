@@ -286,7 +286,14 @@ impl Lowerer<'_> {
     }
 
     /// gen_host.
-    pub(crate) fn host(&mut self, addr: u32, mask: u32, proto: P, dir: D, ty: AddrType) -> LResult<Tree> {
+    pub(crate) fn host(
+        &mut self,
+        addr: u32,
+        mask: u32,
+        proto: P,
+        dir: D,
+        ty: AddrType,
+    ) -> LResult<Tree> {
         match proto {
             P::Default => {
                 let b0 = self.host(addr, mask, P::Ip, dir, ty)?;

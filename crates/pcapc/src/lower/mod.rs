@@ -463,7 +463,14 @@ impl<'t> Lowerer<'t> {
     pub(crate) fn cmp(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
         self.ncmp(rel, offset, size, u32::MAX, Test::Eq(v))
     }
-    pub(crate) fn mcmp(&mut self, rel: Rel, offset: u32, size: Size, v: u32, mask: u32) -> LResult<Tree> {
+    pub(crate) fn mcmp(
+        &mut self,
+        rel: Rel,
+        offset: u32,
+        size: Size,
+        v: u32,
+        mask: u32,
+    ) -> LResult<Tree> {
         self.ncmp(rel, offset, size, mask, Test::Eq(v))
     }
     pub(crate) fn cmp_gt(&mut self, rel: Rel, offset: u32, size: Size, v: u32) -> LResult<Tree> {
