@@ -249,6 +249,69 @@ fn the_xdp_hook_copies_what_the_filter_accepts() {
         .any(|e| matches!(e, Event::Placed(Placed::Xdp { .. }))));
 }
 
+/// A follower, in user space and with its first stage in the kernel: from a
+/// replayed FTP trace, exactly the control and data packets, none of the
+/// background, in the order sent.
+#[test]
+fn a_follower_captures_the_flows_its_control_connections_announce() {
+    use netsift_gen::ftp::{ftp_workload, Class, FtpConfig};
+    require!(Need::Netns);
+    let w = ftp_workload(&FtpConfig {
+        servers: 3,
+        transfers: 4,
+        duration_ns: 1_000_000_000,
+        background_pps: 2_000,
+        seed: 11,
+        ..FtpConfig::default()
+    })
+    .unwrap();
+    let frames: Vec<Vec<u8>> = w.packets.iter().map(|p| p.data.clone()).collect();
+    let want: Vec<Vec<u8>> = w
+        .packets
+        .iter()
+        .zip(&w.truth)
+        .filter(|(_, c)| !matches!(c, Class::Background))
+        .map(|(p, _)| p.data.clone())
+        .collect();
+    assert!(frames.len() - want.len() > 1000, "background to leave out");
+    for placement in [Placement::User, Placement::Kernel] {
+        let pair = VethPair::new();
+        let (ns_b, dev_b) = pair.end(Side::B);
+        let (ns_b, dev_b) = (ns_b.to_string(), dev_b.to_string());
+        let (ns, dev) = pair.end(Side::A);
+        let mut cfg = config(dev, placement, 1);
+        cfg.filter = FilterSpec::Follow(netsift_session::FollowSpec {
+            protocols: vec![netsift_follow::Protocol::Ftp],
+            base: None,
+            mode: netsift_follow::Mode::Passes,
+            config: netsift_follow::Config::default(),
+        });
+        cfg.count = Some(want.len() as u64);
+        let frames = frames.clone();
+        let r = capture(ns, cfg, Duration::from_secs(20), move |_| {
+            in_ns(&ns_b, move || {
+                netsift_testkit::netns::send_frames(&dev_b, &frames)
+            })
+            .join()
+            .unwrap()
+        });
+        r.result.unwrap();
+        assert!(
+            r.packets == want,
+            "{placement:?}: {} of {} packets",
+            r.packets.len(),
+            want.len()
+        );
+        let f = r.report.follow.expect("the follower's report");
+        assert_eq!((f.stats.announced, f.failed), (12, 0), "{placement:?}");
+        let placed = r
+            .events
+            .iter()
+            .any(|e| matches!(e, Event::Placed(Placed::Follow { ftp: true, .. })));
+        assert_eq!(placed, placement == Placement::Kernel, "{:?}", r.events);
+    }
+}
+
 /// A sink that fails ends the capture with its error, and what was counted
 /// before it is still reported.
 #[test]
