@@ -466,6 +466,7 @@ impl Writer {
         if !old.is_null() {
             self.retire_node(&g, old);
         }
+        self.shared.spares.prefetch();
         if slot >= self.high {
             self.high = slot + 1;
             self.shared.high.store(self.high, Ordering::Release);
