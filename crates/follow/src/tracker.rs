@@ -763,13 +763,17 @@ mod tests {
             Tracker::new(LinkType::EN10MB, &base, mode, Timers::default()).expect("tracker");
         for k in 0..n {
             // Ten servers; a server's ports fill passes of 14 from 1024 up.
-            t.acquire(ep((k % 10) as u32, 1024 + (k / 10) as u16)).expect("room");
+            t.acquire(ep((k % 10) as u32, 1024 + (k / 10) as u16))
+                .expect("room");
         }
         let cost = |t: &mut Tracker, f: &mut dyn FnMut(&mut Tracker)| {
             let before = t.swift.writer().stats();
             f(t);
             let after = t.swift.writer().stats();
-            (after.versions - before.versions, after.decoded - before.decoded)
+            (
+                after.versions - before.versions,
+                after.decoded - before.decoded,
+            )
         };
         let new = ep(0, 60_000);
         let add = cost(&mut t, &mut |t| assert!(t.acquire(new).expect("room")));
@@ -782,7 +786,11 @@ mod tests {
         // Pass mode: one `add_param` on each side's pass, one step decoded each
         // (the port test is the pass's last instruction), at 1 or 200 endpoints.
         for n in [1, 13, 200] {
-            assert_eq!(edit_cost(Mode::Passes, n), [(2, 2), (2, 2)], "{n} endpoints");
+            assert_eq!(
+                edit_cost(Mode::Passes, n),
+                [(2, 2), (2, 2)],
+                "{n} endpoints"
+            );
         }
         // SET: a table insert and remove, no pass published.
         for n in [1, 1000] {

@@ -19,8 +19,8 @@
 //! out of the live set. So every timed call makes exactly one listener edit, and
 //! the next timed call on that connection only drops a reference.
 
-use super::{percentile, with_filtering};
 use super::contender::FilterSide;
+use super::{percentile, with_filtering};
 use netsift_follow::{Config, Follower, Mode, Protocol};
 use netsift_testkit::frames::Frame;
 use netsift_wire::LinkType;
@@ -132,7 +132,10 @@ pub fn follow_series(
                 have += 1;
             }
             if d.follower.state_sizes()[1] != c {
-                return Err(format!("the follower holds {} flows, not {c}", d.follower.state_sizes()[1]));
+                return Err(format!(
+                    "the follower holds {} flows, not {c}",
+                    d.follower.state_sizes()[1]
+                ));
             }
             let mut edit = Vec::with_capacity(reps);
             let mut book = Vec::with_capacity(reps);

@@ -42,7 +42,10 @@ struct Counts {
 
 impl Counts {
     fn add(c: &AtomicU64, d: i64) {
-        c.store(c.load(Ordering::Relaxed).wrapping_add_signed(d), Ordering::Relaxed);
+        c.store(
+            c.load(Ordering::Relaxed).wrapping_add_signed(d),
+            Ordering::Relaxed,
+        );
     }
 }
 
@@ -103,7 +106,8 @@ impl Table {
 
     /// Whether one more insert would break the half-full bound.
     pub(crate) fn needs_rebuild(&self) -> bool {
-        let used = self.counts.live.load(Ordering::Relaxed) + self.counts.tombs.load(Ordering::Relaxed);
+        let used =
+            self.counts.live.load(Ordering::Relaxed) + self.counts.tombs.load(Ordering::Relaxed);
         (used as usize + 1) * 2 > self.mask + 1
     }
 

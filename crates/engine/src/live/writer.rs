@@ -4,9 +4,9 @@
 //! instructions) or one clause, or touches one hash-table slot. None of them looks at
 //! the other passes, so the cost does not grow with the pass set.
 
+use super::spare::Retired;
 use super::table::Table;
 use super::{Node, Shared};
-use super::spare::Retired;
 use crate::op::decode_step;
 use crossbeam_epoch::{self as epoch, Guard, Owned};
 use netsift_isa::insn::Opcode;
@@ -421,7 +421,8 @@ impl Writer {
         // A retired version back from the readers if there is one: its vectors keep
         // their capacity, so the steady state allocates nothing (`spare.rs`).
         // SAFETY: this writer is the set's only popper.
-        let mut node = unsafe { self.shared.spares.pop() }.unwrap_or_else(|| Box::new(Node::empty()));
+        let mut node =
+            unsafe { self.shared.spares.pop() }.unwrap_or_else(|| Box::new(Node::empty()));
         node.id = self.next_node;
         node.born = born;
         *node.died.get_mut() = u64::MAX;
@@ -430,9 +431,13 @@ impl Writer {
         node.clause = p.clause;
         let g = epoch::pin();
         let prev = self.shared.slots[slot].load(Ordering::Acquire, &g);
-        // SAFETY: only this writer swaps or unlinks a slot's node, so the version
-        // published now stays alive at least until the swap below.
-        let prev = if first { None } else { unsafe { prev.as_ref() } };
+        let prev = if first {
+            None
+        } else {
+            // SAFETY: only this writer swaps or unlinks a slot's node, so the
+            // version published now stays alive at least until the swap below.
+            unsafe { prev.as_ref() }
+        };
         // Decoded here, off the packet path: readers run the version's steps. Only
         // the steps an edit reaches are decoded again (`decode_step` reads
         // instructions `k..=k + arith_ext` only); the others are copied.
@@ -481,9 +486,12 @@ impl Writer {
     fn retire_node(&self, g: &Guard, old: epoch::Shared<'_, Node>) {
         let spares = self.shared.spares.clone();
         let old = Retired(old.as_raw().cast_mut());
-        // SAFETY (of `into_box` in the callback): the caller unlinked `old`, so only
-        // readers pinned before that can hold it, and the callback runs after them.
-        g.defer(move || spares.push(unsafe { old.into_box() }));
+        g.defer(move || {
+            // SAFETY: the caller unlinked `old`, so only readers pinned before
+            // that can hold it, and this callback runs after them.
+            let node = unsafe { old.into_box() };
+            spares.push(node);
+        });
     }
 
     /// Makes generation `g` current. SeqCst (not only Release) so that the epoch
@@ -1136,7 +1144,9 @@ mod tests {
                 3 => w.add_param(id, at, (x >> 20) as u32).or(Ok(())),
                 4 => {
                     let v = w.instructions(id).expect("pass")[at];
-                    let first = v.operand_slots().map(|(f, s, n, _)| (n > 0).then(|| v.operand(f, s, 0)));
+                    let first = v
+                        .operand_slots()
+                        .map(|(f, s, n, _)| (n > 0).then(|| v.operand(f, s, 0)));
                     match first.flatten() {
                         Some(value) => w.del_param(id, at, value),
                         None => Ok(()),
@@ -1155,7 +1165,10 @@ mod tests {
             let first = (0..at)
                 .find(|&k| k + insns[k].arith_ext() >= at)
                 .unwrap_or(at);
-            assert!(decoded <= (insns.len().max(at) - first) as u64, "{decoded} steps for an edit at {at}");
+            assert!(
+                decoded <= (insns.len().max(at) - first) as u64,
+                "{decoded} steps for an edit at {at}"
+            );
         }
     }
 
@@ -1172,8 +1185,9 @@ mod tests {
             }
             w.select_op(id, k, i).expect("append");
         }
-        let port = netsift_isa::insn::build::eq(0, 36, netsift_isa::insn::Size::B2, u32::MAX, &[21])
-            .expect("an EQ");
+        let port =
+            netsift_isa::insn::build::eq(0, 36, netsift_isa::insn::Size::B2, u32::MAX, &[21])
+                .expect("an EQ");
         w.select_op(id, 4, port).expect("append");
         w.publish(id).expect("draft");
         let before = w.stats();
