@@ -19,6 +19,8 @@ fn a_small_experiment_reports_every_field() {
         runs: 1,
         counts: vec![1, 4],
         set_counts: vec![1, 1000],
+        follow_counts: vec![1, 4],
+        follow_set_counts: vec![1, 20],
         reps: (20, 2),
     };
     let r = dynamic::run(&cfg, |_| {}).expect("the experiment runs");
@@ -27,6 +29,11 @@ fn a_small_experiment_reports_every_field() {
     assert_eq!(r.libpcap.len(), 2);
     assert_eq!(r.netsift_set.last().map(|p| p.connections), Some(1000));
     assert_eq!(r.replays.len(), 4);
+    // Each timed announcement through the follower is one listener's edit: a
+    // port on each side's pass, or one SET entry.
+    assert_eq!(r.follow.len(), 2);
+    assert!(r.follow.iter().all(|p| p.edits_per_announcement == 2.0));
+    assert!(r.follow_set.iter().all(|p| p.edits_per_announcement == 1.0));
     for x in &r.replays {
         assert!(x.errors.is_empty(), "{}: {:?}", x.contender, x.errors);
         // The base filter captures every control packet, whatever the updates do.
@@ -42,6 +49,11 @@ fn a_small_experiment_reports_every_field() {
         "\"netsift_missed_per_conn\":",
         "\"libpcap_missed_per_conn\":",
         "\"series\":[{\"connections\":1,",
+        "\"netsift_edit_ns_p50\":",
+        "\"netsift_bookkeeping_ns_p50\":",
+        "\"netsift_set_edit_ns_p50\":",
+        "\"netsift_set_bookkeeping_ns_p50\":",
+        "\"follow_series\":[{\"mode\":\"pass\",\"connections\":1,",
     ] {
         assert!(j.contains(key), "{key} missing from {j}");
     }

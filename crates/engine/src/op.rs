@@ -268,16 +268,28 @@ impl Decoded {
 
 /// The steps of a pass's instructions, their operands appended to `pool`.
 pub(crate) fn decode_pass(insns: &[Instruction], pool: &mut Vec<u32>) -> Vec<Step> {
-    insns
-        .iter()
-        .enumerate()
-        .map(|(k, insn)| Step {
-            op: decode(insn, &insns[k + 1..], pool),
-            negate: insn.negated(),
-            copied: Instruction::reusable(insns, k),
-            span: 1 + insn.arith_ext().min(insns.len() - 1 - k) as u8,
-        })
-        .collect()
+    let mut steps = Vec::with_capacity(insns.len());
+    decode_pass_into(insns, &mut steps, pool);
+    steps
+}
+
+/// [`decode_pass`] into `steps` (appended), so that a caller that keeps its vectors
+/// (the live writer, which reuses retired pass versions) allocates nothing.
+pub(crate) fn decode_pass_into(insns: &[Instruction], steps: &mut Vec<Step>, pool: &mut Vec<u32>) {
+    steps.extend((0..insns.len()).map(|k| decode_step(insns, k, pool)));
+}
+
+/// The step of instruction `k` of a pass (`k < insns.len()`), its operands appended
+/// to `pool`. It depends on instructions `k..k + span` only, which lets the live
+/// writer decode again just the steps an edit reaches.
+pub(crate) fn decode_step(insns: &[Instruction], k: usize, pool: &mut Vec<u32>) -> Step {
+    let insn = &insns[k];
+    Step {
+        op: decode(insn, &insns[k + 1..], pool),
+        negate: insn.negated(),
+        copied: Instruction::reusable(insns, k),
+        span: 1 + insn.arith_ext().min(insns.len() - 1 - k) as u8,
+    }
 }
 
 /// Decodes `insn`, whose pass continues with `rest` (an ARITH reads its CONT slots

@@ -20,12 +20,22 @@ use crate::segment::{Segment, FIN, RST};
 use std::net::IpAddr;
 
 /// A control connection: the client's and the server's address and port.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct ConnKey {
     /// The client's address and port: the end not on the protocol's port.
     pub client: (IpAddr, u16),
     /// The server's address and port: the end on the protocol's port.
     pub server: (IpAddr, u16),
+}
+
+/// A word per address and one for both ports (see `tracker::addr_word`); equal
+/// keys write equal words.
+impl std::hash::Hash for ConnKey {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        h.write_u128(crate::tracker::addr_word(&self.client.0));
+        h.write_u128(crate::tracker::addr_word(&self.server.0));
+        h.write_u32(u32::from(self.client.1) << 16 | u32::from(self.server.1));
+    }
 }
 
 impl ConnKey {

@@ -27,9 +27,10 @@
 use crate::aged::Aged;
 use crate::control::ConnKey;
 use crate::segment::{Segment, FIN, RST, SYN};
-use crate::tracker::{Endpoint, Timers, Tracker, Transport};
+use crate::tracker::{addr_word, Endpoint, Timers, Tracker, Transport};
 use netsift_swift::Error;
 use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 use std::net::IpAddr;
 
 /// Who announced an expectation.
@@ -53,17 +54,37 @@ pub(crate) struct DialogKey {
 }
 
 /// An expectation: `peer` (`None`: anyone) may open a flow to `listener`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct ExpKey {
     pub listener: Endpoint,
     pub peer: Option<IpAddr>,
 }
 
 /// A flow: the listener and the peer's address and port.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) struct FlowKey {
     pub listener: Endpoint,
     pub peer: (IpAddr, u16),
+}
+
+// Both hash a few words, not field by field (see `tracker::addr_word`): every
+// packet the follower judges looks flows up, and every announcement expectations.
+impl Hash for ExpKey {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.listener.hash(h);
+        match &self.peer {
+            Some(a) => h.write_u128(addr_word(a)),
+            None => h.write_u8(0),
+        }
+    }
+}
+
+impl Hash for FlowKey {
+    fn hash<H: Hasher>(&self, h: &mut H) {
+        self.listener.hash(h);
+        h.write_u128(addr_word(&self.peer.0));
+        h.write_u16(self.peer.1);
+    }
 }
 
 struct Exp {

@@ -327,6 +327,12 @@ impl Follower {
         self.tracker.take_changes()
     }
 
+    /// Starts (or stops) the tracker's edit clock ([`Tracker::time_edits`]); read
+    /// it through [`Follower::tracker`].
+    pub fn time_edits(&mut self, on: bool) {
+        self.tracker.time_edits(on);
+    }
+
     /// The tracker that keeps the live filter in step with the endpoints.
     pub fn tracker(&self) -> &Tracker {
         &self.tracker
@@ -388,8 +394,9 @@ impl Follower {
     }
 
     fn control(&mut self, seg: &Segment<'_>, ts: u64) -> Result<(), Error> {
-        for p in self.protocols.clone() {
-            match p {
+        // By index: a clone of the list would allocate per control packet.
+        for i in 0..self.protocols.len() {
+            match self.protocols[i] {
                 Protocol::Ftp if seg.proto == 6 => self.ftp(seg, ts)?,
                 Protocol::Sip if seg.sport == SIP || seg.dport == SIP => self.sip(seg, ts)?,
                 Protocol::Rtsp if seg.proto == 6 => self.rtsp(seg, ts)?,

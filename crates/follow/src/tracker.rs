@@ -37,6 +37,7 @@ use netsift_wire::LinkType;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Mutex, OnceLock};
+use std::time::{Duration, Instant};
 
 /// Compiles one of the follower's fixed expressions (the templates, the IPv6
 /// sizing clause, the default base filter) once per process and link type. Every
@@ -77,6 +78,10 @@ impl Transport {
             Transport::Udp => "udp",
         }
     }
+    /// Index into the tracker's per-transport arrays.
+    fn idx(self) -> usize {
+        self as usize
+    }
     pub(crate) fn from_proto(p: u8) -> Option<Transport> {
         match p {
             6 => Some(Transport::Tcp),
@@ -87,7 +92,7 @@ impl Transport {
 }
 
 /// Where an announced flow arrives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Endpoint {
     /// The listener's address.
     pub addr: IpAddr,
@@ -95,6 +100,33 @@ pub struct Endpoint {
     pub port: u16,
     /// The flow's transport protocol.
     pub transport: Transport,
+}
+
+/// Hashed as one or two words rather than field by field (the derived form feeds
+/// the address's variant, its length and its bytes, the port and the transport
+/// separately): every announcement, expectation and flow looks endpoints up, and
+/// each `write` of a keyed hasher costs a round. Equal endpoints write equal words.
+impl std::hash::Hash for Endpoint {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        let tail = u64::from(self.port) << 8 | self.transport as u64;
+        match self.addr {
+            IpAddr::V4(a) => h.write_u64(u64::from(u32::from(a)) << 24 | tail),
+            IpAddr::V6(a) => {
+                h.write_u128(u128::from(a));
+                h.write_u64(1 << 63 | tail);
+            }
+        }
+    }
+}
+
+/// An address as one word for hashing (IPv4 in its IPv4-mapped IPv6 form): the
+/// follower's keys hash a word per address rather than the derived variant,
+/// length and bytes, each a `write` of the keyed hasher.
+pub(crate) fn addr_word(a: &IpAddr) -> u128 {
+    match a {
+        IpAddr::V4(v4) => u128::from(v4.to_ipv6_mapped()),
+        IpAddr::V6(v6) => u128::from(*v6),
+    }
 }
 
 /// How endpoints become filter edits.
@@ -134,6 +166,9 @@ enum Side {
 }
 
 impl Side {
+    fn idx(self) -> usize {
+        self as usize
+    }
     fn name(self) -> &'static str {
         match self {
             Side::Src => "src",
@@ -290,8 +325,6 @@ pub struct TrackerStats {
     pub edits: u64,
 }
 
-const SIDES: [Side; 2] = [Side::Src, Side::Dst];
-
 /// A change to what the filter accepts, for a filter kept beside the live set (the
 /// kernel's, with `--place kernel`): see [`Tracker::journal`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -311,17 +344,20 @@ pub enum Change {
 pub struct Tracker {
     swift: Swift,
     mode: Mode,
-    /// Per transport: the either-side template (the SET form is made from it) and
-    /// the one-sided ones of pass mode.
-    either: HashMap<Transport, Template>,
-    sided: HashMap<(Transport, Side), Template>,
-    servers: HashMap<(IpAddr, Transport), Vec<ServerPass>>,
+    /// Per transport (indexed by [`Transport::idx`], as every per-transport and
+    /// per-side array here, so that an edit hashes nothing to find them): the
+    /// either-side template (the SET form is made from it) and, in pass mode, the
+    /// one-sided ones.
+    either: [Template; 2],
+    sided: Option<[[Template; 2]; 2]>,
+    /// IPv4 server passes, keyed by the server's endpoint with port 0.
+    servers: HashMap<Endpoint, Vec<ServerPass>>,
     /// The pass new server passes of a side are duplicated from.
-    dup_source: HashMap<(Transport, Side), PassId>,
+    dup_source: [[Option<PassId>; 2]; 2],
     /// Drafts of the first server passes, built ahead so that the first
     /// announcement costs instruction writes and a publish, not a clause insertion.
-    drafts: HashMap<(Transport, Side), PassId>,
-    tables: HashMap<Transport, (u32, ClauseId)>,
+    drafts: [[Option<PassId>; 2]; 2],
+    tables: [Option<(u32, ClauseId)>; 2],
     v6: HashMap<Endpoint, ClauseId>,
     /// Endpoints in the filter and how many expectations and flows use each.
     refs: HashMap<Endpoint, u32>,
@@ -333,6 +369,8 @@ pub struct Tracker {
     /// Changes not yet taken ([`Tracker::journal`]); `None` when nobody takes them,
     /// so that nothing grows.
     journal: Option<Vec<Change>>,
+    /// Time in live-set edits, when a benchmark asks ([`Tracker::time_edits`]).
+    edit_clock: Option<Duration>,
 }
 
 impl Tracker {
@@ -349,19 +387,29 @@ impl Tracker {
     ) -> Result<(Tracker, Reader), Error> {
         let (mut swift, reader) = Swift::open(linktype);
         swift.writer_mut().add_clause(base)?;
-        let mut either = HashMap::new();
-        let mut sided = HashMap::new();
-        let mut drafts = HashMap::new();
-        for t in [Transport::Tcp, Transport::Udp] {
-            either.insert(t, Template::new(&swift, t, "")?);
-            if mode == Mode::Passes {
-                for side in SIDES {
-                    let tpl = Template::new(&swift, t, side.name())?;
-                    drafts.insert((t, side), draft(&mut swift, &tpl.set)?);
-                    sided.insert((t, side), tpl);
+        let either = [
+            Template::new(&swift, Transport::Tcp, "")?,
+            Template::new(&swift, Transport::Udp, "")?,
+        ];
+        let mut drafts = [[None; 2]; 2];
+        let sided = match mode {
+            Mode::Set => None,
+            Mode::Passes => {
+                let pair = |t| -> Result<[Template; 2], Error> {
+                    Ok([
+                        Template::new(&swift, t, Side::Src.name())?,
+                        Template::new(&swift, t, Side::Dst.name())?,
+                    ])
+                };
+                let sided = [pair(Transport::Tcp)?, pair(Transport::Udp)?];
+                for (t, pair) in sided.iter().enumerate() {
+                    for (side, tpl) in pair.iter().enumerate() {
+                        drafts[t][side] = Some(draft(&mut swift, &tpl.set)?);
+                    }
                 }
+                Some(sided)
             }
-        }
+        };
         let v6_passes = [Transport::Tcp, Transport::Udp]
             .iter()
             .map(|&t| {
@@ -373,7 +421,7 @@ impl Tracker {
             .max()
             .unwrap_or(1);
         // Drafts are not published, but they hold their slots.
-        let reserved = swift.writer().published() + drafts.len();
+        let reserved = swift.writer().published() + drafts.iter().flatten().flatten().count();
         Ok((
             Tracker {
                 swift,
@@ -382,15 +430,16 @@ impl Tracker {
                 sided,
                 // Sized ahead: a map that grows rehashes inside an update.
                 servers: HashMap::with_capacity(256),
-                dup_source: HashMap::new(),
+                dup_source: [[None; 2]; 2],
                 drafts,
-                tables: HashMap::new(),
+                tables: [None, None],
                 v6: HashMap::with_capacity(64),
                 refs: HashMap::with_capacity(1024),
                 reserved,
                 v6_passes,
                 stats: TrackerStats::default(),
                 journal: None,
+                edit_clock: None,
             },
             reader,
         ))
@@ -467,7 +516,7 @@ impl Tracker {
             *n += 1;
             return Ok(false);
         }
-        self.install(ep)?;
+        self.timed(|t| t.install(ep))?;
         self.stats.installed += 1;
         self.refs.insert(ep, 1);
         self.note(Change::Listen(ep));
@@ -486,6 +535,33 @@ impl Tracker {
         }
     }
 
+    /// Starts (or stops) adding up the time spent in live-set edits
+    /// ([`Tracker::edit_time`]), for a benchmark that times an announcement's two
+    /// halves apart: the edit through the update API, and the follower's
+    /// bookkeeping around it. Off, no clock is read.
+    pub fn time_edits(&mut self, on: bool) {
+        self.edit_clock = on.then_some(Duration::ZERO);
+    }
+
+    /// The time spent in live-set edits (publishes included) since
+    /// [`Tracker::time_edits`] turned the clock on; zero when it is off.
+    pub fn edit_time(&self) -> Duration {
+        self.edit_clock.unwrap_or_default()
+    }
+
+    /// Runs one live-set edit, on the edit clock if it is on.
+    fn timed<T>(&mut self, edit: impl FnOnce(&mut Self) -> T) -> T {
+        let Some(_) = self.edit_clock else {
+            return edit(self);
+        };
+        let start = Instant::now();
+        let out = edit(self);
+        if let Some(c) = &mut self.edit_clock {
+            *c += start.elapsed();
+        }
+        out
+    }
+
     /// Compatibility name for [`Tracker::acquire`] (the dynamic benchmark's).
     pub fn announce(&mut self, ep: Endpoint, _now_ns: u64) -> Result<(), Error> {
         self.acquire(ep).map(|_| ())
@@ -501,17 +577,18 @@ impl Tracker {
                 return Ok(());
             }
         };
+        let t = ep.transport.idx();
         if self.mode == Mode::Set {
-            let table = match self.tables.get(&ep.transport) {
-                Some(&(t, _)) => t,
+            let table = match self.tables[t] {
+                Some((table, _)) => table,
                 None => {
-                    let t = self.swift.writer_mut().create_table(1024)?;
-                    let set = self.either[&ep.transport]
-                        .set_form(t)
+                    let table = self.swift.writer_mut().create_table(1024)?;
+                    let set = self.either[t]
+                        .set_form(table)
                         .ok_or(Error::from(LiveError::from(LiveErrorKind::TooManyAnchors)))?;
                     let c = self.swift.writer_mut().add_clause(&set)?;
-                    self.tables.insert(ep.transport, (t, c));
-                    t
+                    self.tables[t] = Some((table, c));
+                    table
                 }
             };
             self.swift
@@ -520,63 +597,64 @@ impl Tracker {
             self.stats.edits += 1;
             return Ok(());
         }
-        let cap = SIDES
-            .iter()
-            .map(|&s| self.sided[&(ep.transport, s)].capacity)
-            .min()
-            .unwrap_or(1);
-        let key = (ep.addr, ep.transport);
+        let Some(sided) = &self.sided else {
+            return Err(LiveError::from(LiveErrorKind::NoSuchClause).into());
+        };
+        let [src, dst] = &sided[t];
+        let cap = src.capacity.min(dst.capacity);
+        let port_idx = [src.port, dst.port];
+        let key = server_key(&ep);
+        let list = self.servers.entry(key).or_default();
         // A known server with room: one more SIMD operand on each side.
-        if let Some(k) = self
-            .servers
-            .get(&key)
-            .and_then(|v| v.iter().position(|s| s.ports.len() < cap))
-        {
-            let ids = self.servers[&key][k].ids;
-            for (side, id) in SIDES.into_iter().zip(ids) {
-                let port_idx = self.sided[&(ep.transport, side)].port;
+        if let Some(sp) = list.iter_mut().find(|s| s.ports.len() < cap) {
+            for (id, index) in sp.ids.into_iter().zip(port_idx) {
                 self.swift
                     .writer_mut()
-                    .add_param(id, port_idx, ep.port as u32)?;
+                    .add_param(id, index, ep.port as u32)?;
                 self.stats.edits += 1;
             }
-            if let Some(sp) = self.servers.get_mut(&key).and_then(|v| v.get_mut(k)) {
-                sp.ports.push(ep.port);
-            }
+            sp.ports.push(ep.port);
             return Ok(());
         }
-        let mut ids = Vec::with_capacity(2);
-        for side in SIDES {
-            ids.push(self.server_pass(ep, v4, side)?);
+        let src = self.server_pass(ep, v4, Side::Src);
+        let dst = src.and_then(|src| Ok((src, self.server_pass(ep, v4, Side::Dst)?)));
+        let list = self.servers.entry(key).or_default();
+        match dst {
+            Ok((src, dst)) => {
+                list.push(ServerPass {
+                    ids: [src, dst],
+                    ports: vec![ep.port],
+                });
+                Ok(())
+            }
+            Err(e) => {
+                if list.is_empty() {
+                    self.servers.remove(&key);
+                }
+                Err(e)
+            }
         }
-        self.servers.entry(key).or_default().push(ServerPass {
-            ids: [ids[0], ids[1]],
-            ports: vec![ep.port],
-        });
-        Ok(())
     }
 
     /// A new published pass testing `side` for server `v4` and port `ep.port`.
     fn server_pass(&mut self, ep: Endpoint, v4: u32, side: Side) -> Result<PassId, Error> {
-        let k = (ep.transport, side);
-        let tpl = &self.sided[&k];
+        let (t, s) = (ep.transport.idx(), side.idx());
+        let Some(sided) = &self.sided else {
+            return Err(LiveError::from(LiveErrorKind::NoSuchClause).into());
+        };
+        let tpl = &sided[t][s];
         let (host_idx, port_idx) = (tpl.host, tpl.port);
         let host = tpl.with(host_idx, v4);
         let port = tpl.with(port_idx, ep.port as u32);
-        let id = match self
-            .dup_source
-            .get(&k)
-            .copied()
-            .filter(|&p| self.swift.writer().exists(p))
-        {
+        let id = match self.dup_source[t][s].filter(|&p| self.swift.writer().exists(p)) {
             // The seeds' way: a child of an existing server pass.
             Some(parent) => self.swift.writer_mut().dup_pass(parent)?,
             None => {
-                let id = match self.drafts.remove(&k) {
+                let id = match self.drafts[t][s].take() {
                     Some(d) if self.swift.writer().exists(d) => d,
-                    _ => draft(&mut self.swift, &self.sided[&k].set)?,
+                    _ => draft(&mut self.swift, &tpl.set)?,
                 };
-                self.dup_source.insert(k, id);
+                self.dup_source[t][s] = Some(id);
                 id
             }
         };
@@ -597,36 +675,45 @@ impl Tracker {
         self.note(Change::Unlisten(*ep));
         self.stats.removed += 1;
         self.stats.edits += 1;
+        self.timed(|t| t.uninstall(ep))?;
+        Ok(true)
+    }
+
+    /// The live-set edits that take `ep` out of the filter.
+    fn uninstall(&mut self, ep: &Endpoint) -> Result<(), Error> {
         if let Some(c) = self.v6.remove(ep) {
-            self.swift.remove(&c)?;
-            return Ok(true);
+            return self.swift.remove(&c);
         }
         let IpAddr::V4(a) = ep.addr else {
-            return Ok(true);
+            return Ok(());
         };
+        let t = ep.transport.idx();
         if self.mode == Mode::Set {
-            if let Some(&(t, _)) = self.tables.get(&ep.transport) {
+            if let Some((table, _)) = self.tables[t] {
                 self.swift
                     .writer_mut()
-                    .table_remove(t, set_key(u32::from(a), ep.port as u32))?;
+                    .table_remove(table, set_key(u32::from(a), ep.port as u32))?;
             }
-            return Ok(true);
+            return Ok(());
         }
-        let key = (ep.addr, ep.transport);
+        let Some(sided) = &self.sided else {
+            return Ok(());
+        };
+        let port_idx = [sided[t][0].port, sided[t][1].port];
+        let key = server_key(ep);
         let Some(list) = self.servers.get_mut(&key) else {
-            return Ok(true);
+            return Ok(());
         };
         if let Some(k) = list.iter().position(|s| s.ports.contains(&ep.port)) {
             let sp = &mut list[k];
-            for (side, id) in SIDES.into_iter().zip(sp.ids) {
+            for (id, index) in sp.ids.into_iter().zip(port_idx) {
                 if sp.ports.len() == 1 {
                     // Its last port: the pass goes (its children keep their own copies).
                     self.swift.writer_mut().del_pass(id)?;
                 } else {
-                    let port_idx = self.sided[&(ep.transport, side)].port;
                     self.swift
                         .writer_mut()
-                        .del_param(id, port_idx, ep.port as u32)?;
+                        .del_param(id, index, ep.port as u32)?;
                 }
             }
             if sp.ports.len() == 1 {
@@ -638,8 +725,13 @@ impl Tracker {
         if list.is_empty() {
             self.servers.remove(&key);
         }
-        Ok(true)
+        Ok(())
     }
+}
+
+/// The key of an IPv4 server's passes: its address and transport, port 0.
+fn server_key(ep: &Endpoint) -> Endpoint {
+    Endpoint { port: 0, ..*ep }
 }
 
 /// The clause of one IPv6 endpoint: its address and port on the same side.
@@ -648,4 +740,61 @@ fn v6_clause(a: std::net::Ipv6Addr, port: u16, t: Transport) -> String {
     format!(
         "(ip6 src host {a} and {t} src port {port}) or (ip6 dst host {a} and {t} dst port {port})"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv4Addr;
+
+    fn ep(server: u32, port: u16) -> Endpoint {
+        Endpoint {
+            addr: IpAddr::V4(Ipv4Addr::from(0x0a01_0001 + server)),
+            port,
+            transport: Transport::Tcp,
+        }
+    }
+
+    /// Pass versions published and steps decoded by announcing, then removing, a
+    /// new port of a server that has room, with `n` endpoints in the filter.
+    fn edit_cost(mode: Mode, n: usize) -> [(u64, u64); 2] {
+        let base = compile_fixed(LinkType::EN10MB, "tcp port 21").expect("compiles");
+        let (mut t, _r) =
+            Tracker::new(LinkType::EN10MB, &base, mode, Timers::default()).expect("tracker");
+        for k in 0..n {
+            // Ten servers; a server's ports fill passes of 14 from 1024 up.
+            t.acquire(ep((k % 10) as u32, 1024 + (k / 10) as u16))
+                .expect("room");
+        }
+        let cost = |t: &mut Tracker, f: &mut dyn FnMut(&mut Tracker)| {
+            let before = t.swift.writer().stats();
+            f(t);
+            let after = t.swift.writer().stats();
+            (
+                after.versions - before.versions,
+                after.decoded - before.decoded,
+            )
+        };
+        let new = ep(0, 60_000);
+        let add = cost(&mut t, &mut |t| assert!(t.acquire(new).expect("room")));
+        let del = cost(&mut t, &mut |t| assert!(t.remove(&new).expect("edit")));
+        [add, del]
+    }
+
+    #[test]
+    fn an_announcement_edits_two_passes_or_one_entry_whatever_the_endpoints() {
+        // Pass mode: one `add_param` on each side's pass, one step decoded each
+        // (the port test is the pass's last instruction), at 1 or 200 endpoints.
+        for n in [1, 13, 200] {
+            assert_eq!(
+                edit_cost(Mode::Passes, n),
+                [(2, 2), (2, 2)],
+                "{n} endpoints"
+            );
+        }
+        // SET: a table insert and remove, no pass published.
+        for n in [1, 1000] {
+            assert_eq!(edit_cost(Mode::Set, n), [(0, 0), (0, 0)], "{n} endpoints");
+        }
+    }
 }

@@ -1,7 +1,7 @@
 //! `netsift-bench dynamic`: the seeds' FTP capture experiment (section 5.1, thesis
 //! V.iii and Table 6), with libpcap as the baseline in the same harness.
 //!
-//! Two measurements:
+//! Three measurements:
 //!
 //! 1. **Update latency against connections** ([`latency_series`]). The filter holds
 //!    `c` data connections spread over the servers; one more is announced and timed,
@@ -10,20 +10,25 @@
 //!    filtering thread when it returns); libpcap's is rebuilding the expression,
 //!    `pcap_compile`, and swapping the program. The kernel's `SO_ATTACH_FILTER` of
 //!    the same program is timed beside it. netsift's SET form is measured up to
-//!    100,000 connections.
+//!    100,000 connections. Each point times its updates after as many untimed
+//!    ones: the steady state, not the first touch of memory.
 //! 2. **Missed packets in a real-time replay** ([`replay`]). The FTP workload is
 //!    played at a fixed packet rate (optionally with background packets at their own
 //!    rate) through the filter; an application thread follows the captured control
 //!    packets and updates the filter. A data connection's missed packets are its
 //!    packets replayed before the filter accepted its first one.
+//! 3. **An announcement's two halves** ([`follow::follow_series`]): real `227`
+//!    replies through the follower, the live-set edit (the update API, what the
+//!    seeds' Table 2 times) timed apart from the follower's bookkeeping around it.
 
 pub mod contender;
+pub mod follow;
 mod lsf;
 pub mod replay;
 pub mod svg;
 
 use crate::{ftp_workload, Class, FtpConfig, FtpWorkload};
-use contender::{Kind, Updater};
+use contender::{FilterSide, Kind, Updater};
 use netsift_follow::tracker::Mode;
 use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -44,6 +49,12 @@ pub struct DynamicConfig {
     pub counts: Vec<usize>,
     /// Connection counts of the SET-form series.
     pub set_counts: Vec<usize>,
+    /// Connection counts of the two-halves series through the follower in pass
+    /// mode ([`follow::follow_series`]; the follower's default caps hold at most
+    /// 1,024 flows).
+    pub follow_counts: Vec<usize>,
+    /// The same with SET.
+    pub follow_set_counts: Vec<usize>,
     /// Timed updates per point: netsift, libpcap.
     pub reps: (usize, usize),
 }
@@ -60,6 +71,8 @@ impl DynamicConfig {
             runs: 3,
             counts: vec![1, 2, 5, 10, 20, 50, 100, 150, 200],
             set_counts: vec![1, 10, 100, 1_000, 10_000, 100_000],
+            follow_counts: vec![1, 10, 50, 100, 200],
+            follow_set_counts: vec![1, 10, 100, 1_000],
             reps: (2000, 40),
         }
     }
@@ -76,6 +89,8 @@ impl DynamicConfig {
             runs: 1,
             counts: vec![1, 10, 50, 100, 200],
             set_counts: vec![1, 100, 10_000, 100_000],
+            follow_counts: vec![1, 200],
+            follow_set_counts: vec![1, 1_000],
             reps: (500, 8),
         }
     }
@@ -109,15 +124,14 @@ fn conn(k: usize) -> (Ipv4Addr, u16) {
     (Ipv4Addr::from(0x0a01_0001 + server), port)
 }
 
-/// Update latency at each connection count in `counts` (ascending), with a thread
-/// filtering `packets` through the same filter the whole time.
-pub fn latency_series(
-    kind: Kind,
-    counts: &[usize],
-    reps: usize,
+/// Runs `body` while another thread filters `packets` through `side` in a loop,
+/// letting the writer reclaim between loops; `body` starts once the thread is
+/// filtering.
+pub(crate) fn with_filtering<R>(
+    side: &FilterSide,
     packets: &[(Vec<u8>, u32)],
-) -> Result<Vec<LatencyPoint>, String> {
-    let (mut up, side) = Updater::new(kind, kind == Kind::Libpcap)?;
+    body: impl FnOnce() -> Result<R, String>,
+) -> Result<R, String> {
     let stop = AtomicBool::new(false);
     let started = AtomicBool::new(false);
     std::thread::scope(|scope| {
@@ -141,45 +155,69 @@ pub fn latency_series(
         while !started.load(Ordering::Acquire) {
             std::thread::yield_now();
         }
-        let result = (|| {
-            let mut points = Vec::new();
-            let mut have = 0usize;
-            for &c in counts {
-                while have < c {
-                    let (s, p) = conn(have);
-                    up.announce(s, p)?;
-                    have += 1;
-                }
-                let mut ns = Vec::with_capacity(reps);
-                let mut lsf = Vec::new();
-                for r in 0..reps {
-                    // A connection not in the filter: a port above the ones in use.
-                    let (s, _) = conn(c + r);
-                    let port = 65_535 - (r % 400) as u16;
-                    let u = up.announce(s, port)?;
-                    ns.push(u.ns as f64);
-                    lsf.extend(u.lsf_ns.map(|x| x as f64));
-                    up.withdraw(s, port)?;
-                }
-                ns.sort_by(f64::total_cmp);
-                lsf.sort_by(f64::total_cmp);
-                points.push(LatencyPoint {
-                    connections: c,
-                    p50_ns: percentile(&ns, 50.0),
-                    p99_ns: percentile(&ns, 99.0),
-                    min_ns: ns[0],
-                    max_ns: ns[ns.len() - 1],
-                    lsf_p50_ns: (!lsf.is_empty()).then(|| percentile(&lsf, 50.0)),
-                });
-            }
-            Ok(points)
-        })();
+        let result = body();
         stop.store(true, Ordering::Relaxed);
         let filtered = filtering.join().expect("filter thread panicked");
         if filtered == 0 {
             return Err("the filtering thread filtered nothing".to_string());
         }
         result
+    })
+}
+
+/// Update latency at each connection count in `counts` (ascending), with a thread
+/// filtering `packets` through the same filter the whole time. Each point times
+/// `reps` updates after as many untimed ones, so that it measures the steady
+/// state (caches, the live set's spare pass versions) and not the first touch.
+pub fn latency_series(
+    kind: Kind,
+    counts: &[usize],
+    reps: usize,
+    packets: &[(Vec<u8>, u32)],
+) -> Result<Vec<LatencyPoint>, String> {
+    let (mut up, side) = Updater::new(kind, kind == Kind::Libpcap)?;
+    // libpcap's recompiles take milliseconds each: no warm-up pass for them.
+    let rounds: &[bool] = if kind == Kind::Libpcap {
+        &[true]
+    } else {
+        &[false, true]
+    };
+    with_filtering(&side, packets, || {
+        let mut points = Vec::new();
+        let mut have = 0usize;
+        for &c in counts {
+            while have < c {
+                let (s, p) = conn(have);
+                up.announce(s, p)?;
+                have += 1;
+            }
+            let mut ns = Vec::with_capacity(reps);
+            let mut lsf = Vec::new();
+            for &timed in rounds {
+                for r in 0..reps {
+                    // A connection not in the filter: a port above the ones in use.
+                    let (s, _) = conn(c + r);
+                    let port = 65_535 - (r % 400) as u16;
+                    let u = up.announce(s, port)?;
+                    if timed {
+                        ns.push(u.ns as f64);
+                        lsf.extend(u.lsf_ns.map(|x| x as f64));
+                    }
+                    up.withdraw(s, port)?;
+                }
+            }
+            ns.sort_by(f64::total_cmp);
+            lsf.sort_by(f64::total_cmp);
+            points.push(LatencyPoint {
+                connections: c,
+                p50_ns: percentile(&ns, 50.0),
+                p99_ns: percentile(&ns, 99.0),
+                min_ns: ns[0],
+                max_ns: ns[ns.len() - 1],
+                lsf_p50_ns: (!lsf.is_empty()).then(|| percentile(&lsf, 50.0)),
+            });
+        }
+        Ok(points)
     })
 }
 
@@ -303,6 +341,10 @@ pub struct DynamicReport {
     pub libpcap: Vec<LatencyPoint>,
     /// Update latency of netsift's SET form, by connection count.
     pub netsift_set: Vec<LatencyPoint>,
+    /// An announcement's two halves through the follower, pass mode.
+    pub follow: Vec<follow::FollowPoint>,
+    /// The same with SET.
+    pub follow_set: Vec<follow::FollowPoint>,
     /// One result per (background, rate, contender), in that nesting order.
     pub replays: Vec<ReplayResult>,
     /// Wall-clock time of the whole experiment, seconds.
@@ -340,6 +382,9 @@ pub fn run(cfg: &DynamicConfig, mut log: impl FnMut(&str)) -> Result<DynamicRepo
         &sample,
     )?;
     log("latency series: netsift SET done");
+    let follow = follow::follow_series(Mode::Passes, &cfg.follow_counts, cfg.reps.0, &sample)?;
+    let follow_set = follow::follow_series(Mode::Set, &cfg.follow_set_counts, cfg.reps.0, &sample)?;
+    log("two halves through the follower done");
     let needs_pool = cfg.backgrounds.iter().any(|&b| b > 0);
     let pool = if needs_pool {
         background_pool(&cfg.workload, 4096)?
@@ -365,6 +410,8 @@ pub fn run(cfg: &DynamicConfig, mut log: impl FnMut(&str)) -> Result<DynamicRepo
         netsift,
         libpcap,
         netsift_set,
+        follow,
+        follow_set,
         replays,
         seconds: t0.elapsed().as_secs_f64(),
     })
@@ -413,6 +460,20 @@ impl DynamicReport {
                 "| {} | {:.0} | {:.0} | {:.0} | {:.0} |\n",
                 n.connections, n.p50_ns, n.p99_ns, n.min_ns, n.max_ns
             ));
+        }
+        s.push_str("\nAn announcement's two halves through the follower (a 227 on a tracked control connection): the live-set edit through the update API, publish included, and the follower's bookkeeping (the rest of `judge`).\n\n| mode | connections | edit p50 ns | edit p99 ns | bookkeeping p50 ns | bookkeeping p99 ns | edits per announcement |\n|---|---|---|---|---|---|---|\n");
+        for (mode, points) in [("pass", &self.follow), ("SET", &self.follow_set)] {
+            for p in points {
+                s.push_str(&format!(
+                    "| {mode} | {} | {:.0} | {:.0} | {:.0} | {:.0} | {:.1} |\n",
+                    p.connections,
+                    p.edit_p50_ns,
+                    p.edit_p99_ns,
+                    p.bookkeeping_p50_ns,
+                    p.bookkeeping_p99_ns,
+                    p.edits_per_announcement
+                ));
+            }
         }
         s.push_str("\n| contender | rate pps | background pps | missed/conn median [min, max] | worst conn | control captured | data captured | background accepted | max lag µs | update p50 ns |\n|---|---|---|---|---|---|---|---|---|---|\n");
         for r in &self.replays {
@@ -482,6 +543,30 @@ impl DynamicReport {
                 )
             })
             .collect();
+        let halves = |mode: &str, points: &[follow::FollowPoint]| -> Vec<String> {
+            points
+                .iter()
+                .map(|p| {
+                    format!(
+                        "{{\"mode\":\"{mode}\",\"connections\":{},\"edit_ns_p50\":{},\"edit_ns_p99\":{},\"bookkeeping_ns_p50\":{},\"bookkeeping_ns_p99\":{},\"edits_per_announcement\":{}}}",
+                        p.connections,
+                        num(p.edit_p50_ns),
+                        num(p.edit_p99_ns),
+                        num(p.bookkeeping_p50_ns),
+                        num(p.bookkeeping_p99_ns),
+                        num(p.edits_per_announcement)
+                    )
+                })
+                .collect()
+        };
+        let mut follow_series = halves("pass", &self.follow);
+        follow_series.extend(halves("set", &self.follow_set));
+        let f200 = self
+            .follow
+            .iter()
+            .find(|p| p.connections == 200)
+            .or(self.follow.last());
+        let fset = self.follow_set.last();
         let replays: Vec<String> = self
             .replays
             .iter()
@@ -500,7 +585,7 @@ impl DynamicReport {
             })
             .collect();
         format!(
-            "{{\"packets\":{},\"connections\":{},\"netsift_update_ns_p50\":{},\"netsift_update_ns_p99\":{},\"libpcap_update_ns_p50\":{},\"lsf_attach_ns_p50\":{},\"netsift_missed_per_conn\":{},\"libpcap_missed_per_conn\":{},\"highest_rate\":{},\"series\":[{}],\"set_series\":[{}],\"replays\":[{}]}}",
+            "{{\"packets\":{},\"connections\":{},\"netsift_update_ns_p50\":{},\"netsift_update_ns_p99\":{},\"libpcap_update_ns_p50\":{},\"lsf_attach_ns_p50\":{},\"netsift_missed_per_conn\":{},\"libpcap_missed_per_conn\":{},\"highest_rate\":{},\"series\":[{}],\"set_series\":[{}],\"netsift_edit_ns_p50\":{},\"netsift_bookkeeping_ns_p50\":{},\"netsift_set_edit_ns_p50\":{},\"netsift_set_bookkeeping_ns_p50\":{},\"follow_series\":[{}],\"replays\":[{}]}}",
             self.packets,
             self.connections,
             num(n200.map_or(f64::NAN, |p| p.p50_ns)),
@@ -512,6 +597,11 @@ impl DynamicReport {
             top,
             series.join(","),
             set_series.join(","),
+            num(f200.map_or(f64::NAN, |p| p.edit_p50_ns)),
+            num(f200.map_or(f64::NAN, |p| p.bookkeeping_p50_ns)),
+            num(fset.map_or(f64::NAN, |p| p.edit_p50_ns)),
+            num(fset.map_or(f64::NAN, |p| p.bookkeeping_p50_ns)),
+            follow_series.join(","),
             replays.join(",")
         )
     }

@@ -44,17 +44,19 @@
 //!   replaced by a rebuilt copy when they fill up (`live/table.rs`).
 
 mod reader;
+mod spare;
 mod table;
 mod writer;
 
 pub use reader::{Reader, Session};
-pub use writer::{ClauseId, LiveError, LiveErrorKind, PassId, Writer};
+pub use writer::{ClauseId, LiveError, LiveErrorKind, PassId, Writer, WriterStats};
 
 use crate::eval::{PassRef, Program};
 use crate::op::Step;
 use crossbeam_epoch::{self as epoch, Atomic, Guard};
 use netsift_isa::{Anchor, PassKind, MAX_ANCHORS, MAX_INSNS, MAX_PASSES};
-use std::sync::atomic::{AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use spare::Spares;
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use table::Table;
 
@@ -72,8 +74,13 @@ pub fn new() -> (Writer, Reader) {
     (Writer::new(shared.clone()), Reader::new(shared))
 }
 
-/// One published version of a pass. Immutable once published.
+/// One published version of a pass. Immutable once published. `repr(C)` keeps
+/// the fields a publish writes first, and `spare_next` among them, on the first
+/// cache line: a node popped from the spares is written there anyway.
+#[repr(C)]
 pub(crate) struct Node {
+    /// The next node while this one waits in [`Spares`] for reuse (`spare.rs`).
+    spare_next: AtomicPtr<Node>,
     id: u64,
     /// The generation the pass was first published at (edits keep it).
     born: u64,
@@ -86,6 +93,71 @@ pub(crate) struct Node {
     steps: Vec<Step>,
     pool: Vec<u32>,
     stamps: [u64; MAX_INSNS],
+    /// `pool_at[k]`: the pool's length before step `k`'s operands (and at
+    /// `steps.len()`, its whole length), so the next version can copy a prefix.
+    pool_at: [u32; MAX_INSNS + 1],
+}
+
+impl Node {
+    /// A node with nothing in it, for the writer to fill.
+    fn empty() -> Node {
+        Node {
+            id: 0,
+            born: 0,
+            died: AtomicU64::new(u64::MAX),
+            kind: PassKind::Root,
+            parent: None,
+            clause: 0,
+            steps: Vec::new(),
+            pool: Vec::new(),
+            stamps: [0; MAX_INSNS],
+            pool_at: [0; MAX_INSNS + 1],
+            spare_next: AtomicPtr::new(std::ptr::null_mut()),
+        }
+    }
+}
+
+/// Slots handed back by epoch callbacks: one bit per slot, and one bit per word of
+/// those, so that the writer finds them without reading every word (an edit that
+/// needs a slot would otherwise make 64 atomic exchanges).
+pub(crate) struct Reclaimed {
+    words: AtomicU64,
+    slots: [AtomicU64; MAX_PASSES / 64],
+}
+
+// The summary word has one bit per word of slots.
+const _: () = assert!(MAX_PASSES / 64 <= 64);
+
+impl Reclaimed {
+    fn new() -> Reclaimed {
+        Reclaimed {
+            words: AtomicU64::new(0),
+            slots: std::array::from_fn(|_| AtomicU64::new(0)),
+        }
+    }
+
+    /// Marks `slot` free. Any thread (an epoch callback).
+    pub(crate) fn mark(&self, slot: usize) {
+        // Release, slot bit first: a writer that sees the summary bit and then
+        // reads the word sees the slot's bit. A writer that took the word before
+        // the slot bit landed sees the summary bit again next time.
+        self.slots[slot / 64].fetch_or(1 << (slot % 64), Ordering::Release);
+        self.words.fetch_or(1 << (slot / 64), Ordering::Release);
+    }
+
+    /// Takes the summary: one bit per word that may have marked slots. The writer
+    /// only; it then takes each such word with [`Reclaimed::take_word`].
+    pub(crate) fn take_words(&self) -> u64 {
+        if self.words.load(Ordering::Relaxed) == 0 {
+            return 0;
+        }
+        self.words.swap(0, Ordering::Acquire)
+    }
+
+    /// Takes word `w` of slot bits.
+    pub(crate) fn take_word(&self, w: usize) -> u64 {
+        self.slots[w].swap(0, Ordering::Acquire)
+    }
 }
 
 /// What the writer and the readers share.
@@ -95,13 +167,17 @@ pub(crate) struct Shared {
     high: AtomicUsize,
     /// The generation: the newest birth or death of a pass (see the module notes).
     generation: AtomicU64,
-    /// One bit per slot whose dead pass no packet can see any more; the writer
-    /// takes the slot back when it next needs one.
-    reclaimed: [AtomicU64; MAX_PASSES / 64],
+    /// Slots whose dead pass no packet can see any more; the writer takes them
+    /// back when it next needs one. Its own `Arc`, as `spares`.
+    reclaimed: Arc<Reclaimed>,
     /// Append-only: an entry is written before any published pass names it.
     anchors: [AtomicU32; MAX_ANCHORS],
     anchor_count: AtomicUsize,
     tables: [Atomic<Table>; MAX_TABLES],
+    /// Retired pass versions for the writer to reuse. In an `Arc` of its own: the
+    /// epoch callbacks that fill it hold a reference, and its counter must not
+    /// share a cache line with the fields every packet reads.
+    spares: Arc<Spares>,
 }
 
 impl Shared {
@@ -111,11 +187,12 @@ impl Shared {
             slots: (0..MAX_PASSES).map(|_| Atomic::null()).collect(),
             high: AtomicUsize::new(0),
             generation: AtomicU64::new(0),
-            reclaimed: std::array::from_fn(|_| AtomicU64::new(0)),
+            reclaimed: Arc::new(Reclaimed::new()),
             anchors,
             // Anchor 0 (the packet start, `Const` at offset 0) is the zero word.
             anchor_count: AtomicUsize::new(1),
             tables: std::array::from_fn(|_| Atomic::null()),
+            spares: Arc::new(Spares::new()),
         }
     }
 }
@@ -178,8 +255,8 @@ impl Program for View<'_> {
             return None;
         }
         let p = self.shared.slots[i].load(Ordering::Acquire, self.guard);
-        // SAFETY: a node is only freed through `defer_destroy` after it has been
-        // unlinked, and the guard pins an epoch in which it was still reachable, so
+        // SAFETY: a node is only freed or reused (`spare.rs`) by an epoch callback
+        // deferred after it has been unlinked, and the guard pins an epoch in which it was still reachable, so
         // it lives at least as long as `self.guard`.
         let n = unsafe { p.as_ref() }?;
         // Relaxed: a death at or before this generation was made visible by the

@@ -26,10 +26,27 @@ pub(crate) struct Table {
     slots: Box<[AtomicU64]>,
     /// Presence of the two keys that double as slot markers.
     special: [AtomicBool; 2],
-    // Writer-only counters (the single writer is the only one to touch them, but they
-    // live here so that a rebuilt table carries its own).
+    /// Writer-only counters (they live here so that a rebuilt table carries its own).
+    counts: Counts,
+}
+
+/// The writer's counters, on a cache line of their own: every lookup reads `mask`,
+/// `seed` and `slots`, and a counter beside them would pull that line away from
+/// each reader at every edit. Only the single writer changes them, so a load and a
+/// store do (no read-modify-write).
+#[repr(align(64))]
+struct Counts {
     live: AtomicU64,
     tombs: AtomicU64,
+}
+
+impl Counts {
+    fn add(c: &AtomicU64, d: i64) {
+        c.store(
+            c.load(Ordering::Relaxed).wrapping_add_signed(d),
+            Ordering::Relaxed,
+        );
+    }
 }
 
 /// A 64-bit mixer over the seeded key. The seed is random per table, so traffic
@@ -50,8 +67,10 @@ impl Table {
             seed,
             slots: (0..slots).map(|_| AtomicU64::new(EMPTY)).collect(),
             special: [AtomicBool::new(false), AtomicBool::new(false)],
-            live: AtomicU64::new(0),
-            tombs: AtomicU64::new(0),
+            counts: Counts {
+                live: AtomicU64::new(0),
+                tombs: AtomicU64::new(0),
+            },
         }
     }
 
@@ -82,19 +101,20 @@ impl Table {
             .iter()
             .filter(|f| f.load(Ordering::Relaxed))
             .count();
-        self.live.load(Ordering::Relaxed) as usize + special
+        self.counts.live.load(Ordering::Relaxed) as usize + special
     }
 
     /// Whether one more insert would break the half-full bound.
     pub(crate) fn needs_rebuild(&self) -> bool {
-        let used = self.live.load(Ordering::Relaxed) + self.tombs.load(Ordering::Relaxed);
+        let used =
+            self.counts.live.load(Ordering::Relaxed) + self.counts.tombs.load(Ordering::Relaxed);
         (used as usize + 1) * 2 > self.mask + 1
     }
 
     /// A new table holding the same keys, sized for them plus room to grow, with no
     /// tombstones. Writer only.
     pub(crate) fn rebuilt(&self) -> Table {
-        let live = self.live.load(Ordering::Relaxed) as usize;
+        let live = self.counts.live.load(Ordering::Relaxed) as usize;
         let t = Table::with_capacity((live + 1) * 2, self.seed);
         for s in self.slots.iter() {
             let v = s.load(Ordering::Relaxed);
@@ -127,13 +147,13 @@ impl Table {
             if v == EMPTY {
                 let at = match free {
                     Some(t) => {
-                        self.tombs.fetch_sub(1, Ordering::Relaxed);
+                        Counts::add(&self.counts.tombs, -1);
                         t
                     }
                     None => i,
                 };
                 self.slots[at].store(key, Ordering::Release);
-                self.live.fetch_add(1, Ordering::Relaxed);
+                Counts::add(&self.counts.live, 1);
                 return true;
             }
             i = (i + 1) & self.mask;
@@ -153,8 +173,8 @@ impl Table {
                 // A tombstone, not EMPTY: keys further along this probe chain must
                 // stay reachable.
                 self.slots[i].store(TOMB, Ordering::Release);
-                self.live.fetch_sub(1, Ordering::Relaxed);
-                self.tombs.fetch_add(1, Ordering::Relaxed);
+                Counts::add(&self.counts.live, -1);
+                Counts::add(&self.counts.tombs, 1);
                 return true;
             }
             if v == EMPTY {

@@ -4,16 +4,17 @@
 //! instructions) or one clause, or touches one hash-table slot. None of them looks at
 //! the other passes, so the cost does not grow with the pass set.
 
+use super::spare::Retired;
 use super::table::Table;
 use super::{Node, Shared};
-use crate::op::decode_pass;
-use crossbeam_epoch::{self as epoch, Owned};
+use crate::op::decode_step;
+use crossbeam_epoch::{self as epoch, Guard, Owned};
 use netsift_isa::insn::Opcode;
 use netsift_isa::{Anchor, Instruction, PassKind, PassSet, MAX_ANCHORS, MAX_INSNS, MAX_PASSES};
 use std::collections::HashMap;
 use std::fmt::{self, Write as _};
 use std::hash::{BuildHasher, Hasher};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 /// How long an edit that needs a slot waits for deleted passes' slots to come back
@@ -202,6 +203,19 @@ struct WPass {
     published: bool,
     /// The generation of its first publish (0 for a draft).
     born: u64,
+    /// The first instruction an edit has changed since the last publish: the
+    /// steps before it (unless an ARITH among them reads past it) are the
+    /// published version's, and the next publish copies them instead of decoding.
+    dirty: usize,
+}
+
+/// What a [`Writer`] has done, for tests of what an edit costs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct WriterStats {
+    /// Pass versions published (one per publish of a pass, first or edit).
+    pub versions: u64,
+    /// Steps decoded for them; the others were copied from the version before.
+    pub decoded: u64,
 }
 
 /// The single editing handle of a live set (see [`super`]).
@@ -224,7 +238,15 @@ pub struct Writer {
     generation: u64,
     /// Deleted passes whose slots are not yet handed back.
     pending: usize,
+    /// The instruction and stamp vectors of deleted passes, emptied, for the next
+    /// new or duplicated pass (at most [`MAX_SPARE_VECS`]): making a server pass
+    /// and deleting it again allocates nothing.
+    spare_vecs: Vec<(Vec<Instruction>, Vec<u64>)>,
+    stats: WriterStats,
 }
+
+/// Vector pairs kept by [`Writer`] for reuse.
+const MAX_SPARE_VECS: usize = 64;
 
 impl Writer {
     pub(crate) fn new(shared: Arc<Shared>) -> Writer {
@@ -242,6 +264,8 @@ impl Writer {
             next_clause: 1,
             generation: 0,
             pending: 0,
+            spare_vecs: Vec::with_capacity(MAX_SPARE_VECS),
+            stats: WriterStats::default(),
         }
     }
 
@@ -335,17 +359,21 @@ impl Writer {
         if self.pending == 0 {
             return;
         }
+        let mut words = self.shared.reclaimed.take_words();
+        if words == 0 {
+            return;
+        }
         let g = epoch::pin();
-        for w in 0..self.shared.reclaimed.len() {
-            let mut bits = self.shared.reclaimed[w].swap(0, Ordering::Acquire);
+        while words != 0 {
+            let w = words.trailing_zeros() as usize;
+            words &= words - 1;
+            let mut bits = self.shared.reclaimed.take_word(w);
             while bits != 0 {
                 let slot = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
                 let old = self.shared.slots[slot].swap(epoch::Shared::null(), Ordering::AcqRel, &g);
                 if !old.is_null() {
-                    // SAFETY: unlinked above; a reader that still holds it pinned
-                    // before the swap, and deferred destruction waits for it.
-                    unsafe { g.defer_destroy(old) };
+                    self.retire_node(&g, old);
                 }
                 self.set_used(slot, false);
                 self.pending -= 1;
@@ -390,29 +418,60 @@ impl Writer {
             return;
         };
         p.born = born;
-        // Decoded here, off the packet path: readers run the version's steps.
-        let mut pool = Vec::new();
-        let steps = decode_pass(&p.insns, &mut pool);
-        let mut node = Node {
-            id: self.next_node,
-            kind: p.kind,
-            parent: p.parent,
-            clause: p.clause,
-            steps,
-            pool,
-            stamps: [0; MAX_INSNS],
-            born,
-            died: AtomicU64::new(u64::MAX),
+        // A retired version back from the readers if there is one: its vectors keep
+        // their capacity, so the steady state allocates nothing (`spare.rs`).
+        // SAFETY: this writer is the set's only popper.
+        let mut node =
+            unsafe { self.shared.spares.pop() }.unwrap_or_else(|| Box::new(Node::empty()));
+        node.id = self.next_node;
+        node.born = born;
+        *node.died.get_mut() = u64::MAX;
+        node.kind = p.kind;
+        node.parent = p.parent;
+        node.clause = p.clause;
+        let g = epoch::pin();
+        let prev = self.shared.slots[slot].load(Ordering::Acquire, &g);
+        let prev = if first {
+            None
+        } else {
+            // SAFETY: only this writer swaps or unlinks a slot's node, so the
+            // version published now stays alive at least until the swap below.
+            unsafe { prev.as_ref() }
         };
+        // Decoded here, off the packet path: readers run the version's steps. Only
+        // the steps an edit reaches are decoded again (`decode_step` reads
+        // instructions `k..=k + arith_ext` only); the others are copied.
+        let len = p.insns.len();
+        let dirty = p.dirty.min(len);
+        let keep = match prev {
+            Some(prev) if prev.steps.len() >= dirty => (0..dirty)
+                .find(|&k| k + p.insns[k].arith_ext() >= dirty)
+                .unwrap_or(dirty),
+            _ => 0,
+        };
+        node.steps.clear();
+        node.pool.clear();
+        if let Some(prev) = prev.filter(|_| keep > 0) {
+            node.steps.extend_from_slice(&prev.steps[..keep]);
+            node.pool
+                .extend_from_slice(&prev.pool[..prev.pool_at[keep] as usize]);
+            node.pool_at[..keep].copy_from_slice(&prev.pool_at[..keep]);
+        }
+        for k in keep..len {
+            node.pool_at[k] = node.pool.len() as u32;
+            node.steps.push(decode_step(&p.insns, k, &mut node.pool));
+        }
+        node.pool_at[len] = node.pool.len() as u32;
+        self.stats.versions += 1;
+        self.stats.decoded += (len - keep) as u64;
+        p.dirty = usize::MAX;
         node.stamps[..p.stamps.len()].copy_from_slice(&p.stamps);
         self.next_node += 1;
-        let g = epoch::pin();
-        let old = self.shared.slots[slot].swap(Owned::new(node), Ordering::AcqRel, &g);
+        let old = self.shared.slots[slot].swap(Owned::from(node), Ordering::AcqRel, &g);
         if !old.is_null() {
-            // SAFETY: `old` is no longer reachable from the table; readers that loaded
-            // it hold guards, and deferred destruction waits for them.
-            unsafe { g.defer_destroy(old) };
+            self.retire_node(&g, old);
         }
+        self.shared.spares.prefetch();
         if slot >= self.high {
             self.high = slot + 1;
             self.shared.high.store(self.high, Ordering::Release);
@@ -420,6 +479,19 @@ impl Writer {
         if first {
             self.advance(born);
         }
+    }
+
+    /// Hands an unlinked pass version to the epoch reclamation; once no reader can
+    /// hold it, it goes back to the spares for a later publish.
+    fn retire_node(&self, g: &Guard, old: epoch::Shared<'_, Node>) {
+        let spares = self.shared.spares.clone();
+        let old = Retired(old.as_raw().cast_mut());
+        g.defer(move || {
+            // SAFETY: the caller unlinked `old`, so only readers pinned before
+            // that can hold it, and this callback runs after them.
+            let node = unsafe { old.into_box() };
+            spares.push(node);
+        });
     }
 
     /// Makes generation `g` current. SeqCst (not only Release) so that the epoch
@@ -444,19 +516,19 @@ impl Writer {
         self.advance(died);
         // Every reader that read an older generation pinned before `advance`, so
         // this runs after it has unpinned; later readers see the pass dead.
-        let shared = self.shared.clone();
-        g.defer(move || {
-            shared.reclaimed[slot / 64].fetch_or(1 << (slot % 64), Ordering::Release);
-        });
+        let reclaimed = self.shared.reclaimed.clone();
+        g.defer(move || reclaimed.mark(slot));
         self.pending += 1;
     }
 
     /// Applies an edit to a pass and publishes the result if the pass is published.
     /// `f` must check everything before it changes anything: on error the pass must
     /// be as it was (editing in place saves copying the pass on every update).
+    /// `from` is the first instruction the edit may change.
     fn edit(
         &mut self,
         id: PassId,
+        from: usize,
         f: impl FnOnce(&mut WPass, &mut u64) -> Result<(), LiveError>,
     ) -> Result<(), LiveError> {
         self.get(id)?;
@@ -464,6 +536,7 @@ impl Writer {
         let mut stamp = self.next_stamp;
         let p = self.passes[slot].as_mut().expect("checked above");
         f(p, &mut stamp)?;
+        p.dirty = p.dirty.min(from);
         self.next_stamp = stamp;
         if p.published {
             self.publish_slot(slot);
@@ -477,14 +550,16 @@ impl Writer {
         let slot = self.free_slot(None)?;
         self.set_used(slot, true);
         let clause = self.clause_id();
+        let (insns, stamps) = self.spare_vecs.pop().unwrap_or_default();
         self.passes[slot] = Some(WPass {
             kind: PassKind::Root,
             parent: None,
             clause,
-            insns: Vec::new(),
-            stamps: Vec::new(),
+            insns,
+            stamps,
             published: false,
             born: 0,
+            dirty: 0,
         });
         Ok(self.id(slot))
     }
@@ -501,11 +576,11 @@ impl Writer {
         {
             return Err(LiveErrorKind::HasGroup(parent).into());
         }
-        let (kind, insns, stamps) = (
-            src.kind,
-            src.insns.iter().map(|i| i.with_copied(true)).collect(),
-            src.stamps.clone(),
-        );
+        let (mut insns, mut stamps) = self.spare_vecs.pop().unwrap_or_default();
+        let src = self.get(parent)?;
+        insns.extend(src.insns.iter().map(|i| i.with_copied(true)));
+        stamps.extend_from_slice(&src.stamps);
+        let kind = src.kind;
         let slot = self.free_slot(Some(parent.index()))?;
         self.set_used(slot, true);
         let clause = self.clause_id();
@@ -517,6 +592,7 @@ impl Writer {
             stamps,
             published: false,
             born: 0,
+            dirty: 0,
         });
         Ok(self.id(slot))
     }
@@ -540,7 +616,14 @@ impl Writer {
         let p = self.get(id)?;
         let (published, clause) = (p.published, p.clause);
         let slot = id.slot as usize;
-        self.passes[slot] = None;
+        if let Some(old) = self.passes[slot].take() {
+            if self.spare_vecs.len() < MAX_SPARE_VECS {
+                let (mut insns, mut stamps) = (old.insns, old.stamps);
+                insns.clear();
+                stamps.clear();
+                self.spare_vecs.push((insns, stamps));
+            }
+        }
         self.gens[slot] = self.gens[slot].wrapping_add(1);
         if published {
             // The slot stays in use until no packet can see the dead pass.
@@ -566,7 +649,7 @@ impl Writer {
         index: usize,
         insn: Instruction,
     ) -> Result<(), LiveError> {
-        self.edit(id, |p, stamp| {
+        self.edit(id, index, |p, stamp| {
             *stamp += 1;
             let insn = insn.with_copied(false);
             if index < p.insns.len() {
@@ -587,7 +670,7 @@ impl Writer {
 
     /// Removes instruction `index` from a pass.
     pub fn del_inst(&mut self, id: PassId, index: usize) -> Result<(), LiveError> {
-        self.edit(id, |p, _| {
+        self.edit(id, index, |p, _| {
             if index >= p.insns.len() {
                 return Err(LiveErrorKind::NoSuchInstruction { pass: id, index }.into());
             }
@@ -606,7 +689,7 @@ impl Writer {
         word: usize,
         value: u32,
     ) -> Result<(), LiveError> {
-        self.edit(id, |p, stamp| {
+        self.edit(id, index, |p, stamp| {
             if word > 7 {
                 return Err(LiveErrorKind::NoSuchWord {
                     pass: id,
@@ -654,7 +737,7 @@ impl Writer {
             .with_operand(first, size, n, v)
             .with_count(n + 1)
             .with_copied(false);
-        self.edit(id, |p, stamp| {
+        self.edit(id, index, |p, stamp| {
             *stamp += 1;
             p.insns[index] = new;
             p.stamps[index] = *stamp;
@@ -687,7 +770,7 @@ impl Writer {
             .with_operand(first, size, n - 1, 0)
             .with_count(n - 1)
             .with_copied(false);
-        self.edit(id, |p, stamp| {
+        self.edit(id, index, |p, stamp| {
             *stamp += 1;
             p.insns[index] = new;
             p.stamps[index] = *stamp;
@@ -698,6 +781,11 @@ impl Writer {
     /// The instructions of a pass (draft or published).
     pub fn instructions(&self, id: PassId) -> Result<&[Instruction], LiveError> {
         Ok(&self.get(id)?.insns)
+    }
+
+    /// Versions published and steps decoded so far.
+    pub fn stats(&self) -> WriterStats {
+        self.stats
     }
 
     /// Whether the id names a pass of this set.
@@ -848,6 +936,7 @@ impl Writer {
                 stamps,
                 published: true,
                 born: 0,
+                dirty: 0,
             });
             slots.push((base + i) as u16);
         }
@@ -997,5 +1086,114 @@ impl Writer {
             );
         }
         s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::new;
+    use super::*;
+    use crate::op::decode_pass;
+
+    /// A random image: any opcode (ARITH with CONT slots included), size, count,
+    /// anchor and operands. Any image is safe to decode.
+    fn image(x: &mut u64) -> Instruction {
+        let mut w = [0u32; 8];
+        for v in w.iter_mut() {
+            *x ^= *x << 13;
+            *x ^= *x >> 7;
+            *x ^= *x << 17;
+            *v = *x as u32;
+        }
+        // Mostly valid opcodes, and short ARITH continuations.
+        let op = 1 + (w[0] >> 26) % 12;
+        w[0] = (w[0] & 0x03ff_ffff) | op << 26;
+        if op == 8 {
+            w[0] = (w[0] & !0x7ff) | (w[1] % 3);
+        }
+        Instruction(w)
+    }
+
+    /// The published version of `id`, as readers see it.
+    fn published(w: &Writer, id: PassId) -> (Vec<crate::op::Step>, Vec<u32>) {
+        let g = epoch::pin();
+        let n = w.shared.slots[id.index()].load(Ordering::Acquire, &g);
+        // SAFETY: the test holds the only writer, so the node stays published.
+        let n = unsafe { n.as_ref() }.expect("published");
+        (n.steps.clone(), n.pool.clone())
+    }
+
+    #[test]
+    fn an_edit_decodes_from_its_instruction_on_and_matches_a_full_decode() {
+        let (mut w, _r) = new();
+        let mut x = 0x2545_f491_4f6c_dd1du64;
+        let id = w.new_pass().expect("slot");
+        for k in 0..12 {
+            w.select_op(id, k, image(&mut x)).expect("append");
+        }
+        w.publish(id).expect("draft");
+        let steps = if cfg!(miri) { 200 } else { 5_000 };
+        for _ in 0..steps {
+            let len = w.instructions(id).expect("pass").len();
+            let at = (x % len as u64) as usize;
+            let before = w.stats();
+            match x % 7 {
+                0 => w.poke_inst(id, at, (x >> 8) as usize % 8, (x >> 16) as u32),
+                1 if len > 4 => w.del_inst(id, at),
+                2 if len < MAX_INSNS => w.select_op(id, len, image(&mut x)),
+                3 => w.add_param(id, at, (x >> 20) as u32).or(Ok(())),
+                4 => {
+                    let v = w.instructions(id).expect("pass")[at];
+                    let first = v
+                        .operand_slots()
+                        .map(|(f, s, n, _)| (n > 0).then(|| v.operand(f, s, 0)));
+                    match first.flatten() {
+                        Some(value) => w.del_param(id, at, value),
+                        None => Ok(()),
+                    }
+                }
+                _ => w.select_op(id, at, image(&mut x)),
+            }
+            .expect("edit");
+            image(&mut x);
+            let insns = w.instructions(id).expect("pass").to_vec();
+            let mut pool = Vec::new();
+            let full = decode_pass(&insns, &mut pool);
+            assert_eq!(published(&w, id), (full, pool), "after an edit at {at}");
+            // Only the steps from the edit on (or an ARITH reaching it) decode again.
+            let decoded = w.stats().decoded - before.decoded;
+            let first = (0..at)
+                .find(|&k| k + insns[k].arith_ext() >= at)
+                .unwrap_or(at);
+            assert!(
+                decoded <= (insns.len().max(at) - first) as u64,
+                "{decoded} steps for an edit at {at}"
+            );
+        }
+    }
+
+    #[test]
+    fn add_param_on_the_last_instruction_decodes_one_step() {
+        let (mut w, _r) = new();
+        let id = w.new_pass().expect("slot");
+        let mut x = 0x1234_5678_9abc_def1u64;
+        for k in 0..4 {
+            let mut i = image(&mut x);
+            // Not an ARITH: its continuation would reach the last instruction.
+            if i.decode().opcode == Some(Opcode::Arith) {
+                i.0[0] = (i.0[0] & 0x03ff_ffff) | 1 << 26;
+            }
+            w.select_op(id, k, i).expect("append");
+        }
+        let port =
+            netsift_isa::insn::build::eq(0, 36, netsift_isa::insn::Size::B2, u32::MAX, &[21])
+                .expect("an EQ");
+        w.select_op(id, 4, port).expect("append");
+        w.publish(id).expect("draft");
+        let before = w.stats();
+        w.add_param(id, 4, 2121).expect("room");
+        let after = w.stats();
+        assert_eq!(after.versions - before.versions, 1);
+        assert_eq!(after.decoded - before.decoded, 1);
     }
 }
