@@ -25,7 +25,11 @@
 //! - [`placed`]: programs attached under capture sockets, and a live set's
 //!   clauses kept in the kernel in step with user space;
 //! - [`ringbuf`]: the user-space side of the ring buffer the XDP program copies
-//!   accepted frames into.
+//!   accepted frames into;
+//! - [`shared`]: memory shared with the kernel (a `BPF_F_MMAPABLE` array map
+//!   mapped into the process), written with plain stores;
+//! - [`table`]: a versioned open-addressing hash table in such memory, which the
+//!   generated program probes and user space edits without a system call.
 //!
 //! With `codegen::Env::params`, EQ and EQ2 operand sets live in a hash map too,
 //! so Swift's `add_param`/`del_param` are map writes.
@@ -40,7 +44,9 @@ pub mod follow;
 mod layout;
 pub mod placed;
 pub mod ringbuf;
+pub mod shared;
 pub mod sys;
+pub mod table;
 mod xdp;
 
 /// Kernel helper functions (`enum bpf_func_id`) and their constants.
