@@ -17,9 +17,18 @@
 //! `state` is [`EMPTY`], [`LIVE`] or [`GONE`] (a tombstone). A key is five
 //! 32-bit words (shorter keys are padded with zeros), hashed by [`hash`]; its home
 //! slot is the hash's top bits, and it lives within [`PROBES`] slots of home
-//! (linear probing). An insert that finds no room there, or that would take the
-//! table past half full, is refused with [`Full`]: the owner grows the table
-//! into a new region and swaps the program ([`Table::grown`]).
+//! (linear probing). An insert that finds no room there (no empty slot or
+//! tombstone), or that would make more than half the slots live, is refused with
+//! [`Full`]: the owner grows the table into a new region and swaps the program
+//! ([`Table::grown`]).
+//!
+//! Keys are never moved (a reader between a moved key's old and new slots would
+//! miss it), so deletes leave tombstones. An insert reuses the first tombstone
+//! in its window, and a delete whose next slot is empty clears the run of
+//! tombstones it ends; the tombstones that remain lengthen a miss's probe, never
+//! beyond [`PROBES`] slots, until a rebuild ([`Table::grown`], or
+//! [`Table::rebuilt`] at the same size) and a swap clear them
+//! ([`Table::tombstones`] says how many there are).
 //!
 //! # No torn entries
 //!
@@ -314,7 +323,7 @@ impl Table {
             (None, Some(i)) => {
                 let s = slot(self.region.words(), i);
                 let was = s[1].load(Ordering::Relaxed);
-                if was == EMPTY && (self.live + self.gone + 1) * 2 > self.slots() {
+                if (self.live + 1) * 2 > self.slots() {
                     return Err(Full);
                 }
                 write(s, LIVE, key, value);
@@ -350,6 +359,17 @@ impl Table {
         true
     }
 
+    /// Tombstones: deleted keys' slots not yet empty again.
+    pub fn tombstones(&self) -> usize {
+        self.gone
+    }
+
+    /// A new table of the same size holding every key of this one and no
+    /// tombstone, to swap in as [`grown`](Self::grown)'s is.
+    pub fn rebuilt(&self) -> Result<Table, Error> {
+        self.resized(self.slots())
+    }
+
     /// Every key held with its value (the writer's view).
     pub fn entries(&self) -> Vec<(Key, u32)> {
         let words = self.region.words();
@@ -368,17 +388,18 @@ impl Table {
     /// to the new one first, a delete to the old one first), so the program in
     /// place always answers a superset of what user space holds.
     pub fn grown(&self) -> Result<Table, Error> {
-        let mut slots = self.slots();
+        self.resized(self.slots() * 2)
+    }
+
+    /// A table of `slots` slots (or more, until every key fits) with this
+    /// one's keys.
+    fn resized(&self, mut slots: usize) -> Result<Table, Error> {
         loop {
-            slots *= 2;
             let mut t = Table::with_capacity(slots / 2)?;
-            if self
-                .entries()
-                .iter()
-                .all(|(k, v)| t.insert(k, *v).is_ok())
-            {
+            if self.entries().iter().all(|(k, v)| t.insert(k, *v).is_ok()) {
                 return Ok(t);
             }
+            slots *= 2;
         }
     }
 }
@@ -409,7 +430,10 @@ mod tests {
         let bits = 18;
         let mut used = std::collections::HashSet::new();
         for port in 0..50_000u32 {
-            used.insert(home(&[(6 << 24) | (4 << 16) | port, 0x0a00_0001, 0, 0, 0], bits));
+            used.insert(home(
+                &[(6 << 24) | (4 << 16) | port, 0x0a00_0001, 0, 0, 0],
+                bits,
+            ));
         }
         assert!(used.len() > 40_000, "{} homes for 50,000 keys", used.len());
     }

@@ -90,12 +90,24 @@ fn a_large_table_fits_one_region() {
     assert_eq!(t.slots(), 262_144);
     let p = program(t.probe());
     for i in 0..100_000u32 {
-        t.insert(&[6 << 24 | 4 << 16 | (i & 0xffff), 0x0a00_0000 | i >> 16, 0, 0, 0], 1)
-            .unwrap();
+        t.insert(
+            &[
+                6 << 24 | 4 << 16 | (i & 0xffff),
+                0x0a00_0000 | i >> 16,
+                0,
+                0,
+                0,
+            ],
+            1,
+        )
+        .unwrap();
     }
     assert_eq!(t.len(), 100_000);
     assert!(verdict(&p, &[6 << 24 | 4 << 16 | 99, 0x0a00_0001, 0, 0, 0]));
-    assert!(!verdict(&p, &[6 << 24 | 4 << 16 | 99, 0x0a00_0009, 0, 0, 0]));
+    assert!(!verdict(
+        &p,
+        &[6 << 24 | 4 << 16 | 99, 0x0a00_0009, 0, 0, 0]
+    ));
 }
 
 #[test]
@@ -184,7 +196,11 @@ fn a_verdict_under_edits_is_the_set_before_or_after_never_a_mix() {
             let c1 = done.load(Ordering::Acquire);
             // The states from before the run to the edit in flight after it.
             let allowed = (c0..=c1 + 1).any(|n| states[(n % 4) as usize].contains(k) == got);
-            assert!(allowed, "{k:?}: {got} is no state of edits {c0}..={}", c1 + 1);
+            assert!(
+                allowed,
+                "{k:?}: {got} is no state of edits {c0}..={}",
+                c1 + 1
+            );
             runs += 1;
             hits += u64::from(got);
         }
@@ -249,4 +265,25 @@ fn growth_by_swap_under_traffic_loses_and_leaks_nothing() {
         assert!(verdict(&p, k));
     }
     eprintln!("{grows} grows, {checked} verdicts checked under traffic");
+}
+
+#[test]
+fn churn_of_fresh_keys_never_fills_a_small_table() {
+    require!(Need::Root);
+    // One key held, then fresh keys in and out: tombstones are reused or
+    // cleared, and only live keys count toward the table's limit.
+    let mut t = Table::with_capacity(1).unwrap();
+    let p = program(t.probe());
+    t.insert(&[7, 7, 7, 7, 7], 1).unwrap();
+    for i in 0..20_000u32 {
+        let k: Key = [i, 1, 2, 3, 4];
+        assert_eq!(t.insert(&k, 1), Ok(true), "insert {i}");
+        assert!(t.remove(&k));
+    }
+    assert_eq!(t.len(), 1);
+    assert!(t.tombstones() < t.slots());
+    assert!(verdict(&p, &[7, 7, 7, 7, 7]));
+    assert!(!verdict(&p, &[19_999, 1, 2, 3, 4]));
+    let fresh = t.rebuilt().unwrap();
+    assert_eq!((fresh.len(), fresh.tombstones()), (1, 0));
 }
