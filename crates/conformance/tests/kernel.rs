@@ -776,3 +776,92 @@ fn operand_maps_answer_as_the_engine_through_add_and_del_param() {
     assert!(edits >= 40, "enough edits were made: {edits}");
     assert!(changed >= 10, "edits that changed verdicts: {changed}");
 }
+
+/// The kernel's edit paths in shared memory under traffic: one thread edits
+/// without pause (an operand added to and removed from clause 0's port test,
+/// clause 1 switched off and on, each a store into memory the program reads)
+/// while this one test-runs frames through the program; every verdict must be
+/// the one of the edits' state before the run or of one reached by the edit in
+/// flight after it, never a mix.
+#[test]
+fn a_verdict_under_shared_memory_edits_is_the_state_before_or_after() {
+    use netsift_kernel::codegen::generate_clauses_editable;
+    use netsift_testkit::frames::Frame;
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::Arc;
+    require!(Need::Root);
+    let target = Target::new(LinkType::EN10MB);
+    let web = netsift_pcapc::compile_for("tcp dst port 80", target).unwrap();
+    let dns = netsift_pcapc::compile_for("udp dst port 53", target).unwrap();
+    let g = generate_clauses_editable(&[(&web, true), (&dns, false)], Env::TEST_RUN).unwrap();
+    let prog =
+        Program::load(ProgKind::SchedCls, "edits", &g.insns).unwrap_or_else(|e| panic!("{e}"));
+    let (pass, insn, _) = web.operand_sites().last().expect("a port test");
+    let tcp = |port: u16| {
+        Frame::ethernet([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2])
+            .ipv4([10, 0, 0, 1], [10, 0, 0, 2])
+            .tcp(40000, port, 0x02)
+            .padded()
+            .build()
+    };
+    let udp = Frame::ethernet([2, 0, 0, 0, 0, 1], [2, 0, 0, 0, 0, 2])
+        .ipv4([10, 0, 0, 1], [10, 0, 0, 2])
+        .udp(40000, 53)
+        .padded()
+        .build();
+    // After n edits the state is n % 4: (port 8080 accepted, clause 1 on).
+    let states = [(false, true), (true, true), (true, false), (false, false)];
+    // Each frame, with its verdict in a state.
+    type Verdict = fn((bool, bool)) -> bool;
+    let frames: Vec<(Vec<u8>, Verdict)> = vec![
+        (tcp(8080), |s| s.0),
+        (udp, |s| s.1),
+        (tcp(80), |_| true),
+        (tcp(81), |_| false),
+    ];
+    let g = Arc::new(g);
+    let done = Arc::new(AtomicU64::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let writer = {
+        let (g, done, stop) = (g.clone(), done.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut n = 0u64;
+            while !stop.load(Ordering::Relaxed) {
+                match n % 4 {
+                    0 => g.add_param(0, pass, insn, 8080).unwrap(),
+                    1 => g.set_enabled(1, false).unwrap(),
+                    2 => assert!(g.del_param(0, pass, insn, 8080).unwrap()),
+                    _ => g.set_enabled(1, true).unwrap(),
+                }
+                n += 1;
+                done.store(n, Ordering::Release);
+            }
+            n
+        })
+    };
+    let (mut runs, mut accepted) = (0u64, 0u64);
+    let start = std::time::Instant::now();
+    while start.elapsed() < std::time::Duration::from_secs(3) {
+        for (f, want) in &frames {
+            let c0 = done.load(Ordering::Acquire);
+            let got = prog.test_run(f, 1).unwrap().retval;
+            let c1 = done.load(Ordering::Acquire);
+            assert!(got == ACCEPT || got == 0, "a sure answer: {got:#x}");
+            let ok = (c0..=c1 + 1).any(|n| want(states[(n % 4) as usize]) == (got == ACCEPT));
+            assert!(
+                ok,
+                "verdict {got:#x} is no state of edits {c0}..={}",
+                c1 + 1
+            );
+            runs += 1;
+            accepted += u64::from(got == ACCEPT);
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    let edits = writer.join().unwrap();
+    eprintln!("{runs} test runs, {accepted} accepted, under {edits} edits");
+    assert!(
+        edits > 1000 && accepted > runs / 4,
+        "the test exercised nothing"
+    );
+}

@@ -41,13 +41,17 @@
 use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3, R4};
 use crate::helpers::{MAP_LOOKUP_ELEM, XDP_GET_BUFF_LEN, XDP_LOAD_BYTES};
 use crate::layout::{ADDR, ADDR2, ARITH_SLOTS, CTX, KEY, PARAM_KEY, VAL, XDP_LEN};
+use crate::shared::Region;
 use crate::sys::{Map, MapKind};
+use crate::table::{Key, Probe, Table, KEY_WORDS};
 use netsift_engine::decoded::{
     group_range, DPass, Decoded, Field, Op, Operands, Pair, Step, BAD_OPERAND,
 };
 use netsift_isa::insn::Size;
 use netsift_isa::insn::{ArithOp, IndexMode, ARITH_STACK};
 use netsift_isa::{Anchor, AnchorRule, PassKind, PassSet};
+use std::sync::atomic::Ordering;
+use std::sync::{Mutex, MutexGuard};
 
 /// The program's return value for a sure accept: more than any packet, so the
 /// socket keeps it whole.
@@ -216,22 +220,40 @@ pub struct Generated {
     /// is one map lookup, and a key inserted or deleted here is seen by the next
     /// packet with no reload (the loaded program holds its own references).
     pub tables: Vec<(usize, u32, Map)>,
-    /// For a live set's clauses ([`generate_clauses`]): an array map of one word
-    /// per clause, 1 to run it and 0 to skip it ([`Generated::set_enabled`]).
-    pub enable: Option<Map>,
-    /// With [`Env::params`]: the EQ and EQ2 operands, keyed by [`param_key`]
-    /// (clause, pass, instruction, value), with room for [`PARAM_ROOM`] times as
-    /// many as the set had.
-    pub params: Option<Map>,
+    /// For a live set's clauses ([`generate_clauses`]): one word per clause in
+    /// memory shared with the kernel, 1 to run it and 0 to skip it
+    /// ([`Generated::set_enabled`], one store), which the program reads by
+    /// address.
+    pub enable: Option<Region>,
+    /// With [`Env::params`]: the EQ and EQ2 operands in a shared table
+    /// ([`crate::table`]), keyed by [`param_key`]'s three words (clause, pass and
+    /// instruction, value) and two zero words, with room for [`PARAM_ROOM`] times
+    /// as many as the set had; `add_param`/`del_param` are stores into it.
+    pub params: Option<Mutex<Table>>,
 }
 
 /// How many times the operands a set has its parameter map holds.
 pub const PARAM_ROOM: u32 = 4;
 /// The least room of a parameter map.
 pub const PARAM_MIN: u32 = 1024;
+/// Slots an operand lookup probes at most (see [`crate::table::Probe::emit`]).
+pub const PARAM_PROBES: usize = 8;
 
-/// The key of operand `value` of instruction `insn` of pass `pass` of clause
-/// `clause` in [`Generated::params`], as the program builds it.
+/// The table key of operand `value` of instruction `insn` of pass `pass` of
+/// clause `clause` in [`Generated::params`], as the program builds it:
+/// [`param_key`]'s words, then zeros.
+fn param_words(clause: usize, pass: usize, insn: usize, value: u32) -> Key {
+    let k = param_key(clause, pass, insn, value);
+    let mut w = [0u32; KEY_WORDS];
+    for (i, x) in w.iter_mut().take(3).enumerate() {
+        *x = u32::from_ne_bytes([k[4 * i], k[4 * i + 1], k[4 * i + 2], k[4 * i + 3]]);
+    }
+    w
+}
+
+/// The bytes of operand `value` of instruction `insn` of pass `pass` of clause
+/// `clause` as the program lays them on its stack (the first three words of its
+/// key in [`Generated::params`]).
 pub fn param_key(clause: usize, pass: usize, insn: usize, value: u32) -> [u8; 12] {
     let mut k = [0u8; 12];
     k[..4].copy_from_slice(&(clause as u32).to_ne_bytes());
@@ -253,8 +275,17 @@ impl Generated {
         insn: usize,
         value: u32,
     ) -> Result<(), crate::sys::Error> {
+        self.param_table()?
+            .insert(&param_words(clause, pass, insn, value), 1)
+            .map(|_| ())
+            .map_err(|e| crate::sys::Error::invalid(format!("add_param: {e}")))
+    }
+
+    /// The operand table, locked (a poisoned lock still holds a whole table:
+    /// each edit is complete before it returns).
+    fn param_table(&self) -> Result<MutexGuard<'_, Table>, crate::sys::Error> {
         match &self.params {
-            Some(m) => m.update(&param_key(clause, pass, insn, value), &[1]),
+            Some(m) => Ok(m.lock().unwrap_or_else(|p| p.into_inner())),
             None => Err(crate::sys::Error::invalid(
                 "the program was made without parameter maps",
             )),
@@ -270,19 +301,22 @@ impl Generated {
         insn: usize,
         value: u32,
     ) -> Result<bool, crate::sys::Error> {
-        match &self.params {
-            Some(m) => m.delete(&param_key(clause, pass, insn, value)),
-            None => Err(crate::sys::Error::invalid(
-                "the program was made without parameter maps",
-            )),
-        }
+        Ok(self
+            .param_table()?
+            .remove(&param_words(clause, pass, insn, value)))
     }
 
-    /// Turns clause `clause` of a [`generate_clauses`] program on or off: one map
-    /// write, seen by the next packet, with no reload and no verifier run.
+    /// Turns clause `clause` of a [`generate_clauses`] program on or off: one
+    /// store into shared memory (no system call), seen by the next packet, with
+    /// no reload and no verifier run. (A release store: on x86-64 stores are
+    /// seen in program order, so a packet judged after a later store of user
+    /// space's, such as publishing its own edit, sees this one.)
     pub fn set_enabled(&self, clause: usize, on: bool) -> Result<(), crate::sys::Error> {
-        match &self.enable {
-            Some(m) => m.update(&(clause as u32).to_ne_bytes(), &u32::from(on).to_ne_bytes()),
+        match self.enable.as_ref().and_then(|r| r.words().get(clause)) {
+            Some(w) => {
+                w.store(u32::from(on), Ordering::Release);
+                Ok(())
+            }
             None => Ok(()),
         }
     }
@@ -470,9 +504,9 @@ struct Gen<'a> {
     epilogue: Label,
     tables: Vec<(usize, u32, Map)>,
     map_error: Option<crate::sys::Error>,
-    /// [`Env::params`]' map, which clauses look their operands up there, and the
-    /// instruction index of the step being made.
-    params: Option<Map>,
+    /// [`Env::params`]' table, which clauses look their operands up there, and
+    /// the instruction index of the step being made.
+    params: Option<Table>,
     editable: &'a [bool],
     insn: usize,
 }
@@ -564,7 +598,7 @@ fn emit(
         insn: 0,
     };
     if editable.iter().any(|&e| e) {
-        g.params = Some(params_map(decoded, editable)?);
+        g.params = Some(params_table(decoded, editable)?);
     }
     g.epilogue = g.a.label();
     g.a.mov64_reg(CTX, R1);
@@ -587,13 +621,12 @@ fn emit(
     // A live set's clauses each have an enable word in an array map: turning one
     // off is one map write, seen by the next packet, with no reload.
     let enable = if checked {
-        let m = Map::create(MapKind::Array, 4, 4, clauses.len().max(1) as u32)
-            .map_err(GenError::map)?;
-        for c in 0..clauses.len() as u32 {
-            m.update(&c.to_ne_bytes(), &1u32.to_ne_bytes())
-                .map_err(GenError::map)?;
+        let r =
+            Region::create(clauses.len().max(1).next_multiple_of(2) * 4).map_err(GenError::map)?;
+        for w in r.words() {
+            w.store(1, Ordering::Relaxed);
         }
-        Some(m)
+        Some(r)
     } else {
         None
     };
@@ -624,7 +657,7 @@ fn emit(
         unsure_passes,
         tables: g.tables,
         enable,
-        params: g.params,
+        params: g.params.map(Mutex::new),
     })
 }
 
@@ -641,9 +674,9 @@ fn insn_indexes(steps: &[Step]) -> Vec<usize> {
         .collect()
 }
 
-/// The parameter map of [`Env::params`], holding every EQ and EQ2 operand of the
-/// editable clauses' passes.
-fn params_map(decoded: &[Decoded], editable: &[bool]) -> Result<Map, GenError> {
+/// The parameter table of [`Env::params`], holding every EQ and EQ2 operand of
+/// the editable clauses' passes.
+fn params_table(decoded: &[Decoded], editable: &[bool]) -> Result<Table, GenError> {
     let mut keys = Vec::new();
     for (c, d) in decoded.iter().enumerate() {
         if !editable.get(c).copied().unwrap_or(false) {
@@ -653,7 +686,7 @@ fn params_map(decoded: &[Decoded], editable: &[bool]) -> Result<Map, GenError> {
             for (s, insn) in pass.steps.iter().zip(insn_indexes(&pass.steps)) {
                 if let Op::Eq { ops, .. } | Op::Eq2 { ops, .. } = s.op {
                     for &v in ops.values(&d.pool) {
-                        keys.push(param_key(c, p, insn, v));
+                        keys.push(param_words(c, p, insn, v));
                     }
                 }
             }
@@ -662,11 +695,15 @@ fn params_map(decoded: &[Decoded], editable: &[bool]) -> Result<Map, GenError> {
     let room = (keys.len() as u32)
         .saturating_mul(PARAM_ROOM)
         .max(PARAM_MIN);
-    let m = Map::create(MapKind::Hash, 12, 1, room).map_err(GenError::map)?;
+    // Every EQ and EQ2 of an editable clause probes this table, so its probe
+    // is short (the program's size is charged to its socket), and it is kept
+    // at most a quarter full (twice the room) so no operand misses a slot.
+    let mut t = Table::with_probes(2 * room as usize, PARAM_PROBES).map_err(GenError::map)?;
     for k in &keys {
-        m.update(k, &[1]).map_err(GenError::map)?;
+        t.insert(k, 1)
+            .map_err(|e| GenError::map(crate::sys::Error::invalid(e.to_string())))?;
     }
-    Ok(m)
+    Ok(t)
 }
 
 impl<'a> Gen<'a> {
@@ -678,7 +715,7 @@ impl<'a> Gen<'a> {
         clauses: &[&'a PassSet],
         decoded: &'a [Decoded],
         first: usize,
-        enable: Option<&Map>,
+        enable: Option<&Region>,
         env: Env,
     ) -> Vec<usize> {
         let end = self.reject;
@@ -731,7 +768,7 @@ impl<'a> Gen<'a> {
         clauses: &[&'a PassSet],
         decoded: &'a [Decoded],
         first: usize,
-        enable: Option<&Map>,
+        enable: Option<&Region>,
         env: Env,
     ) -> Vec<usize> {
         let end = self.reject;
@@ -740,13 +777,9 @@ impl<'a> Gen<'a> {
         for (c, (set, d)) in clauses.iter().zip(decoded).enumerate() {
             let c = first + c;
             let next_clause = self.a.label();
-            if let Some(m) = enable {
-                self.a.st(Width::W, R10, KEY, c as i32);
-                self.a.ld_map_fd(R1, m.fd());
-                self.a.mov64_reg(R2, R10);
-                self.a.alu64_imm(Alu::Add, R2, KEY as i32);
-                self.a.call(MAP_LOOKUP_ELEM);
-                self.a.jmp_imm(Cond::Eq, R0, 0, next_clause);
+            if let Some(r) = enable {
+                // The clause's word in shared memory, by address: no lookup.
+                self.a.ld_map_value(R0, r.map().fd(), 4 * c as u32);
                 self.a.ldx(Width::W, R1, R0, 0);
                 self.a.jmp_imm(Cond::Eq, R1, 0, next_clause);
             }
@@ -999,7 +1032,7 @@ impl<'a> Gen<'a> {
         let vals = ops.values(self.pool);
         let params = self.operand_map();
         let test = |g: &mut Self, y, n| match params {
-            Some(fd) => g.param_lookup(fd, mask, pass, y, n),
+            Some(probe) => g.param_lookup(probe, mask, pass, y, n),
             None => g.equals(mask, vals, y, n),
         };
         self.fields(field, pair, x.yes, x.not, test);
@@ -1630,16 +1663,17 @@ impl<'a> Gen<'a> {
         self.a.ja(no);
     }
 
-    /// The parameter map's descriptor if the clause being made looks its operands
+    /// The parameter table's probe if the clause being made looks its operands
     /// up there.
-    fn operand_map(&self) -> Option<i32> {
+    fn operand_map(&self) -> Option<Probe> {
         let on = self.editable.get(self.clause).copied().unwrap_or(false);
-        self.params.as_ref().filter(|_| on).map(|m| m.fd())
+        self.params.as_ref().filter(|_| on).map(|t| t.probe())
     }
 
     /// `VAL & mask` is an operand of the step being made, looked up in the
-    /// parameter map `fd` under [`param_key`]. The call leaves r6 to r9 alone.
-    fn param_lookup(&mut self, fd: i32, mask: u32, pass: usize, yes: Label, no: Label) {
+    /// parameter table under [`param_key`]'s words. The probe leaves r6 to r9
+    /// alone.
+    fn param_lookup(&mut self, probe: Probe, mask: u32, pass: usize, yes: Label, no: Label) {
         if mask != u32::MAX {
             self.a.alu32_imm(Alu::And, VAL, mask as i32);
         }
@@ -1647,11 +1681,9 @@ impl<'a> Gen<'a> {
         self.a.st(Width::H, R10, PARAM_KEY + 4, pass as i32);
         self.a.st(Width::H, R10, PARAM_KEY + 6, self.insn as i32);
         self.a.stx(Width::W, R10, PARAM_KEY + 8, VAL);
-        self.a.ld_map_fd(R1, fd);
-        self.a.mov64_reg(R2, R10);
-        self.a.alu64_imm(Alu::Add, R2, PARAM_KEY as i32);
-        self.a.call(MAP_LOOKUP_ELEM);
-        self.a.jmp_imm(Cond::Ne, R0, 0, yes);
+        self.a.st(Width::W, R10, PARAM_KEY + 12, 0);
+        self.a.st(Width::W, R10, PARAM_KEY + 16, 0);
+        probe.emit(&mut self.a, PARAM_KEY, yes);
         self.a.ja(no);
     }
 

@@ -76,7 +76,8 @@ pub const KEY_WORDS: usize = 5;
 pub const SLOT_WORDS: usize = 8;
 /// Bytes of a slot.
 pub const SLOT_BYTES: usize = 4 * SLOT_WORDS;
-/// Slots a probe reads at most: every key lives within this many of its home.
+/// Slots a probe reads at most, by default: every key lives within this many of
+/// its home ([`Table::with_probes`] sets another length).
 pub const PROBES: usize = 32;
 /// The fewest slots a table has.
 pub const MIN_SLOTS: usize = 64;
@@ -155,10 +156,10 @@ fn write(s: &[AtomicU32], state: u32, key: &Key, value: u32) {
 /// Looks `key` up in the slots `words` (`2^bits` of them) as the generated
 /// program does: the reference the program is tested against, and the reader
 /// user space uses itself.
-pub fn lookup(words: &[AtomicU32], bits: u32, key: &Key) -> Option<u32> {
+pub fn lookup(words: &[AtomicU32], bits: u32, probes: usize, key: &Key) -> Option<u32> {
     let mask = (1usize << bits) - 1;
     let h = home(key, bits);
-    for p in 0..PROBES {
+    for p in 0..probes {
         match read(slot(words, (h + p) & mask)) {
             Some((EMPTY, _, _)) => return None,
             Some((LIVE, k, v)) if k == *key => return Some(v),
@@ -173,13 +174,23 @@ pub fn lookup(words: &[AtomicU32], bits: u32, key: &Key) -> Option<u32> {
 pub struct Probe {
     fd: i32,
     bits: u32,
+    probes: usize,
 }
 
 impl Probe {
     /// Emits a lookup of the key in the five words at `r10 + key_at`: to `hit`
-    /// if the table holds it, falling through if not. Uses r0-r5; `PROBES`
-    /// slots unrolled, each: version (odd: next), state (empty: miss; a
+    /// if the table holds it, falling through if not. Uses r0-r5 (r6-r9 are
+    /// left alone). The table's probe length is unrolled (about 25 instructions
+    /// a slot), each slot: the version (odd: next), the state (empty: miss; a
     /// tombstone: next), the key's words, the version again (changed: next).
+    ///
+    /// Unrolled, not a bounded loop: the verifier walks a loop's iterations once
+    /// for every state that reaches it, and a program with many paths into its
+    /// probes (the follow prologue's announcement parsing) then exceeds its
+    /// budget of a million instructions; unrolled slots at distinct places let
+    /// it prune a path at the first slot where its state repeats one seen. The
+    /// price is size, which a socket filter's owner pays from `optmem_max`: so
+    /// a table with many probe sites (operand sets) uses a shorter probe.
     pub fn emit(&self, a: &mut Asm, key_at: i16, hit: Label) {
         let mask = (1i32 << self.bits) - 1;
         a.mov64_imm(R1, 0);
@@ -190,7 +201,7 @@ impl Probe {
         }
         a.alu32_imm(Alu::Rsh, R1, 32 - self.bits as i32);
         let miss = a.label();
-        for p in 0..PROBES as i32 {
+        for p in 0..self.probes as i32 {
             let next = a.label();
             a.mov64_reg(R2, R1);
             a.alu32_imm(Alu::Add, R2, p);
@@ -222,6 +233,7 @@ impl Probe {
 pub struct Table {
     region: Region,
     bits: u32,
+    probes: usize,
     live: usize,
     gone: usize,
 }
@@ -230,6 +242,14 @@ impl Table {
     /// A table for at least `n` keys (twice as many slots, a power of two, at
     /// least [`MIN_SLOTS`]).
     pub fn with_capacity(n: usize) -> Result<Table, Error> {
+        Table::with_probes(n, PROBES)
+    }
+
+    /// As [`with_capacity`](Self::with_capacity), every key within `probes`
+    /// slots of its home (1 to [`PROBES`]): a shorter probe for a table that
+    /// many places of one program look up, kept far below half full.
+    pub fn with_probes(n: usize, probes: usize) -> Result<Table, Error> {
+        let probes = probes.clamp(1, PROBES);
         let slots = n
             .saturating_mul(2)
             .max(MIN_SLOTS)
@@ -239,6 +259,7 @@ impl Table {
         Ok(Table {
             region,
             bits: slots.trailing_zeros(),
+            probes,
             live: 0,
             gone: 0,
         })
@@ -269,6 +290,7 @@ impl Table {
         Probe {
             fd: self.region.map().fd(),
             bits: self.bits,
+            probes: self.probes,
         }
     }
 
@@ -278,7 +300,7 @@ impl Table {
 
     /// `key`'s value, read as the program reads it.
     pub fn get(&self, key: &Key) -> Option<u32> {
-        lookup(self.region.words(), self.bits, key)
+        lookup(self.region.words(), self.bits, self.probes, key)
     }
 
     /// Whether the table holds `key`.
@@ -293,7 +315,7 @@ impl Table {
         let words = self.region.words();
         let h = home(key, self.bits);
         let mut free = None;
-        for p in 0..PROBES {
+        for p in 0..self.probes {
             let i = (h + p) & self.mask();
             let s = slot(words, i);
             match s[1].load(Ordering::Relaxed) {
@@ -395,7 +417,7 @@ impl Table {
     /// one's keys.
     fn resized(&self, mut slots: usize) -> Result<Table, Error> {
         loop {
-            let mut t = Table::with_capacity(slots / 2)?;
+            let mut t = Table::with_probes(slots / 2, self.probes)?;
             if self.entries().iter().all(|(k, v)| t.insert(k, *v).is_ok()) {
                 return Ok(t);
             }
@@ -419,9 +441,9 @@ mod tests {
         let key = [1, 2, 3, 4, 5];
         let h = home(&key, 6);
         write(slot(&w, h), LIVE, &key, 9);
-        assert_eq!(lookup(&w, 6, &key), Some(9));
+        assert_eq!(lookup(&w, 6, PROBES, &key), Some(9));
         slot(&w, h)[0].fetch_add(1, Ordering::Relaxed); // a write in flight
-        assert_eq!(lookup(&w, 6, &key), None);
+        assert_eq!(lookup(&w, 6, PROBES, &key), None);
     }
 
     #[test]

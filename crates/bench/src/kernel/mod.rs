@@ -182,7 +182,8 @@ pub struct KernelReport {
     pub ftp: ftp::FtpOutcome,
     /// A map insert against the keys already in the map (followed connections).
     pub curve: Vec<(u32, Latency)>,
-    /// `add_param` on a program with operand maps (`Env::params`): one write.
+    /// `add_param` on a program with operand sets in a shared table
+    /// (`Env::params`): stores, no system call.
     pub param: Latency,
     /// The edit experiment with the clauses in the kernel (`None`: skipped, with
     /// why).
@@ -584,7 +585,7 @@ impl KernelReport {
             .collect();
         s.push_str(&format!(
             "map insert against keys held, ns: {}\n\
-             add_param (operand map write): p50 {:.0} ns, p99 {:.0} ns\n",
+             add_param (shared-table store): p50 {:.0} ns, p99 {:.0} ns\n",
             curve.join("; "),
             self.param.p50,
             self.param.p99
