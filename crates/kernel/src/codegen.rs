@@ -39,10 +39,9 @@
 //! engine's, and user space need not filter them again.
 
 use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3, R4};
-use crate::helpers::{MAP_LOOKUP_ELEM, XDP_GET_BUFF_LEN, XDP_LOAD_BYTES};
-use crate::layout::{ADDR, ADDR2, ARITH_SLOTS, CTX, KEY, PARAM_KEY, VAL, XDP_LEN};
+use crate::helpers::{XDP_GET_BUFF_LEN, XDP_LOAD_BYTES};
+use crate::layout::{ADDR, ADDR2, ARITH_SLOTS, CTX, TABLE_KEY, VAL, XDP_LEN};
 use crate::shared::Region;
-use crate::sys::{Map, MapKind};
 use crate::table::{Key, Probe, Table, KEY_WORDS};
 use netsift_engine::decoded::{
     group_range, DPass, Decoded, Field, Op, Operands, Pair, Step, BAD_OPERAND,
@@ -75,9 +74,10 @@ pub struct Env {
     /// ([`crate::follow`]), run before the filter (socket buffers only).
     pub follow: Option<crate::follow::FollowHook>,
     /// Swift's update model for operand sets: every EQ and EQ2 looks its field up
-    /// in a hash map ([`Generated::params`]) instead of comparing it with its
-    /// operands in line, so [`Generated::add_param`] and
-    /// [`Generated::del_param`] are map writes, with no reload.
+    /// in a table in memory shared with the kernel ([`Generated::params`])
+    /// instead of comparing it with its operands in line, so
+    /// [`Generated::add_param`] and [`Generated::del_param`] are stores, with no
+    /// reload and no system call.
     pub params: bool,
 }
 
@@ -216,10 +216,11 @@ pub struct Generated {
     /// and no anchor rule or load left to user space. Then only longer frames can
     /// get [`UNSURE`].
     pub decisive: bool,
-    /// The BPF hash maps holding the key tables, by clause and table index: a SET
-    /// is one map lookup, and a key inserted or deleted here is seen by the next
-    /// packet with no reload (the loaded program holds its own references).
-    pub tables: Vec<(usize, u32, Map)>,
+    /// The key tables, by clause and table index, each a shared table
+    /// ([`crate::table`]) with keys as [`set_words`] makes them: a SET is one
+    /// probe, and a key inserted or deleted here (stores, no system call) is seen
+    /// by the next packet with no reload.
+    pub tables: Vec<(usize, u32, Mutex<Table>)>,
     /// For a live set's clauses ([`generate_clauses`]): one word per clause in
     /// memory shared with the kernel, 1 to run it and 0 to skip it
     /// ([`Generated::set_enabled`], one store), which the program reads by
@@ -231,6 +232,15 @@ pub struct Generated {
     /// as many as the set had; `add_param`/`del_param` are stores into it.
     pub params: Option<Mutex<Table>>,
 }
+
+/// A SET key (`netsift_isa::set_key`) as a key of [`Generated::tables`]: its
+/// low word, its high word, then zeros, as the program lays it on its stack.
+pub fn set_words(key: u64) -> Key {
+    [key as u32, (key >> 32) as u32, 0, 0, 0]
+}
+
+/// Slots a SET lookup probes at most; its table is kept at most a quarter full.
+pub const SET_PROBES: usize = 16;
 
 /// How many times the operands a set has its parameter map holds.
 pub const PARAM_ROOM: u32 = 4;
@@ -502,7 +512,7 @@ struct Gen<'a> {
     hook: Hook,
     /// On the XDP hook, where every verdict goes (in r0) instead of an exit.
     epilogue: Label,
-    tables: Vec<(usize, u32, Map)>,
+    tables: Vec<(usize, u32, Table)>,
     map_error: Option<crate::sys::Error>,
     /// [`Env::params`]' table, which clauses look their operands up there, and
     /// the instruction index of the step being made.
@@ -655,7 +665,11 @@ fn emit(
         exact,
         decisive: exact && !g.maybe_unsure,
         unsure_passes,
-        tables: g.tables,
+        tables: g
+            .tables
+            .into_iter()
+            .map(|(c, t, table)| (c, t, Mutex::new(table)))
+            .collect(),
         enable,
         params: g.params.map(Mutex::new),
     })
@@ -999,13 +1013,13 @@ impl<'a> Gen<'a> {
                 let p: [u32; 9] = self.pool[start as usize..][..9]
                     .try_into()
                     .expect("decode writes nine words");
-                let Some(fd) = self.table(p[0]) else {
+                let Some(probe) = self.table(p[0]) else {
                     // No such table: the SET is invalid, so false.
                     let _ = self.field(anchor, off, ADDR);
                     self.a.ja(fail);
                     return Emitted::Closed(true);
                 };
-                self.set_lookup(fd, anchor, off, size, n, p, yes, not);
+                self.set_lookup(probe, anchor, off, size, n, p, yes, not);
                 Emitted::Test
             }
             Op::Arith { rel, start, n } => {
@@ -1322,46 +1336,50 @@ impl<'a> Gen<'a> {
         Some(sp)
     }
 
-    /// The map of key table `t` (made and filled on first use), or `None` if the set
-    /// has no such table.
-    fn table(&mut self, t: u32) -> Option<i32> {
-        if let Some((_, _, m)) = self
+    /// The probe of key table `t` (made and filled on first use), or `None` if
+    /// the set has no such table (or it could not be made: the error is kept
+    /// and the program is not returned).
+    fn table(&mut self, t: u32) -> Option<Probe> {
+        if let Some((_, _, table)) = self
             .tables
             .iter()
             .find(|(c, i, _)| (*c, *i) == (self.clause, t))
         {
-            return Some(m.fd());
+            return Some(table.probe());
         }
         let keys = self.set.tables().get(t as usize)?.keys();
-        // Room for as many keys again (at least 1,024), for the updates to come.
-        let room = (keys.len() * 2).max(1024).min(u32::MAX as usize) as u32;
-        let made = Map::create(MapKind::Hash, 8, 1, room).and_then(|m| {
+        // Room for as many keys again (at least 1,024), for the updates to come,
+        // at most a quarter full so that every key lies within its short probe.
+        let room = (keys.len() * 2).max(1024);
+        let made = Table::with_probes(2 * room, SET_PROBES).and_then(|mut table| {
             for k in keys {
-                m.update(&k.to_ne_bytes(), &[1])?;
+                table
+                    .insert(&set_words(*k), 1)
+                    .map_err(|e| crate::sys::Error::invalid(format!("a SET table: {e}")))?;
             }
-            Ok(m)
+            Ok(table)
         });
         match made {
-            Ok(m) => {
-                let fd = m.fd();
-                self.tables.push((self.clause, t, m));
-                Some(fd)
+            Ok(table) => {
+                let probe = table.probe();
+                self.tables.push((self.clause, t, table));
+                Some(probe)
             }
             Err(e) => {
                 self.map_error.get_or_insert(e);
-                Some(-1)
+                None
             }
         }
     }
 
     /// SET: the key `(A & ma) << 32 | (B & mb)` of field A (and B, if the SET has
-    /// one) is in the map `fd`; with `n` 2 the pair `da`/`db` bytes on is tried
-    /// when the first is not. The key is built on the stack in the order the map's
-    /// keys were written (the host's).
+    /// one) is in the table `probe` reads; with `n` 2 the pair `da`/`db` bytes on
+    /// is tried when the first is not. The key is built on the stack as
+    /// [`set_words`] lays it out.
     #[allow(clippy::too_many_arguments)]
     fn set_lookup(
         &mut self,
-        fd: i32,
+        probe: Probe,
         anchor: u8,
         off: u32,
         size: Size,
@@ -1388,7 +1406,7 @@ impl<'a> Gen<'a> {
             if ma != u32::MAX {
                 self.a.alu32_imm(Alu::And, VAL, ma as i32);
             }
-            self.a.stx(Width::W, R10, KEY + 4, VAL);
+            self.a.stx(Width::W, R10, TABLE_KEY + 4, VAL);
             match b_at {
                 Some((b, bsize)) => {
                     let b2 = self.offset(b, pair * db, ADDR2);
@@ -1396,15 +1414,14 @@ impl<'a> Gen<'a> {
                     if mb != u32::MAX {
                         self.a.alu32_imm(Alu::And, VAL, mb as i32);
                     }
-                    self.a.stx(Width::W, R10, KEY, VAL);
+                    self.a.stx(Width::W, R10, TABLE_KEY, VAL);
                 }
-                None => self.a.st(Width::W, R10, KEY, 0),
+                None => self.a.st(Width::W, R10, TABLE_KEY, 0),
             }
-            self.a.ld_map_fd(R1, fd);
-            self.a.mov64_reg(R2, R10);
-            self.a.alu64_imm(Alu::Add, R2, KEY as i32);
-            self.a.call(MAP_LOOKUP_ELEM);
-            self.a.jmp_imm(Cond::Ne, R0, 0, yes);
+            for w in 2..5 {
+                self.a.st(Width::W, R10, TABLE_KEY + 4 * w, 0);
+            }
+            probe.emit(&mut self.a, TABLE_KEY, yes);
         }
         self.a.ja(no);
     }
@@ -1677,13 +1694,13 @@ impl<'a> Gen<'a> {
         if mask != u32::MAX {
             self.a.alu32_imm(Alu::And, VAL, mask as i32);
         }
-        self.a.st(Width::W, R10, PARAM_KEY, self.clause as i32);
-        self.a.st(Width::H, R10, PARAM_KEY + 4, pass as i32);
-        self.a.st(Width::H, R10, PARAM_KEY + 6, self.insn as i32);
-        self.a.stx(Width::W, R10, PARAM_KEY + 8, VAL);
-        self.a.st(Width::W, R10, PARAM_KEY + 12, 0);
-        self.a.st(Width::W, R10, PARAM_KEY + 16, 0);
-        probe.emit(&mut self.a, PARAM_KEY, yes);
+        self.a.st(Width::W, R10, TABLE_KEY, self.clause as i32);
+        self.a.st(Width::H, R10, TABLE_KEY + 4, pass as i32);
+        self.a.st(Width::H, R10, TABLE_KEY + 6, self.insn as i32);
+        self.a.stx(Width::W, R10, TABLE_KEY + 8, VAL);
+        self.a.st(Width::W, R10, TABLE_KEY + 12, 0);
+        self.a.st(Width::W, R10, TABLE_KEY + 16, 0);
+        probe.emit(&mut self.a, TABLE_KEY, yes);
         self.a.ja(no);
     }
 

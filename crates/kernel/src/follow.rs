@@ -8,7 +8,7 @@
 //!
 //! 1. **Listeners.** A packet whose source or destination (address, port, TCP or
 //!    UDP) is in the listener table is accepted. The table is a
-//!    [`Table`](crate::table::Table) in memory shared with the kernel, which user
+//!    [`Table`] in memory shared with the kernel, which user
 //!    space writes with plain stores as the follower's tracker adds and removes
 //!    endpoints (no system call, no reload, no verifier run), and which the
 //!    prologue probes (an unrolled probe of at most
