@@ -16,8 +16,9 @@
 //!
 //! `state` is [`EMPTY`], [`LIVE`] or [`GONE`] (a tombstone). A key is five
 //! 32-bit words (shorter keys are padded with zeros), hashed by [`hash`]; its home
-//! slot is the hash's top bits, and it lives within [`PROBES`] slots of home
-//! (linear probing). An insert that finds no room there (no empty slot or
+//! slot is the hash's top bits, and it lives within the table's probe length
+//! ([`PROBES`] unless [`Table::with_probes`] says fewer) of home (linear
+//! probing). An insert that finds no room there (no empty slot or
 //! tombstone), or that would make more than half the slots live, is refused with
 //! [`Full`]: the owner grows the table into a new region and swaps the program
 //! ([`Table::grown`]).
@@ -64,6 +65,13 @@
 //! docs/unsafe.md. The version is 32 bits: a reader would mistake a slot
 //! rewritten exactly 2^31 times between its two reads for an untouched one,
 //! which a read of tens of nanoseconds cannot see.
+//!
+//! The same store order keeps the kernel's answer a superset of user space's
+//! across an edit of both (docs/architecture.md, invariant 3): a widening edit
+//! inserts here first and publishes user space's filter after, and a CPU that
+//! sees the later store sees the earlier; a narrowing edit unpublishes first and
+//! deletes here after. Across growth, the new table holds every key before the
+//! program over it is swapped in, and the old one is dropped only after.
 
 use crate::asm::{Alu, Asm, Cond, Label, Width, R0, R1, R10, R2, R3, R4, R5};
 use crate::shared::Region;

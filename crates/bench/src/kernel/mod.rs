@@ -383,6 +383,17 @@ pub fn run(cfg: &KernelConfig) -> Result<KernelReport> {
         .iter()
         .map(|&n| mapped::updates(n, cfg.updates).map(|l| (n, l)))
         .collect::<Result<Vec<_>>>()?;
+    // The no-system-call figures beside the bpf(2) ones, before the live
+    // experiments (whose teardown leaves the machine busy for a while).
+    let (update_at_1, update_at_big) = (
+        map_updates(1, cfg.updates)?,
+        map_updates(cfg.big_map, cfg.updates)?,
+    );
+    let (mapped_at_1, mapped_at_big) = (
+        mapped::updates(1, cfg.updates)?,
+        mapped::updates(cfg.big_map, cfg.updates)?,
+    );
+    let syscall = mapped::syscall_updates(cfg.updates)?;
     let probe_keys = 10_000;
     let probes = mapped::probe_over_hash(probe_keys, cfg.packets.min(2_000), cfg.repeat, cfg.runs)?;
     let ratios: Vec<f64> = probes.iter().map(|(m, h)| m / h.max(1e-9)).collect();
@@ -390,8 +401,8 @@ pub fn run(cfg: &KernelConfig) -> Result<KernelReport> {
     let hs: Vec<f64> = probes.iter().map(|p| p.1).collect();
     Ok(KernelReport {
         filters,
-        update_at_1: map_updates(1, cfg.updates)?,
-        update_at_big: map_updates(cfg.big_map, cfg.updates)?,
+        update_at_1,
+        update_at_big,
         swap: swaps(cfg.updates)?,
         setfilter: setfilters(cfg.updates.min(2_000))?,
         packets: pkts.len(),
@@ -400,9 +411,9 @@ pub fn run(cfg: &KernelConfig) -> Result<KernelReport> {
         param: param_updates(cfg.updates)?,
         edits: kernel_edits(cfg)?,
         mapped_curve,
-        mapped_at_1: mapped::updates(1, cfg.updates)?,
-        mapped_at_big: mapped::updates(cfg.big_map, cfg.updates)?,
-        syscall: mapped::syscall_updates(cfg.updates)?,
+        mapped_at_1,
+        mapped_at_big,
+        syscall,
         probe: (
             Stat::of(&ms).unwrap_or_default(),
             Stat::of(&hs).unwrap_or_default(),
