@@ -652,7 +652,7 @@ impl KernelReport {
             ("kernel-per-packet.svg", svg::per_packet(&self.filters)),
             (
                 "kernel-updates.svg",
-                svg::updates(&self.curve, self.swap, self.setfilter),
+                svg::updates(&self.curve, &self.mapped_curve, self.swap, self.setfilter),
             ),
         ]
     }
