@@ -121,6 +121,8 @@ pub fn listing(insns: &[Insn]) -> String {
                 i += 1;
                 if src == 1 {
                     format!("r{dst} = map[fd {}]", x.imm)
+                } else if src == 2 {
+                    format!("r{dst} = &map[fd {}][0] + {}", x.imm, hi)
                 } else {
                     format!("r{dst} = {v:#x} ll")
                 }
@@ -383,6 +385,14 @@ impl Asm {
     pub fn ld_map_fd(&mut self, dst: Reg, fd: i32) {
         self.emit(LD | IMM | DW, dst, Reg(1), 0, fd);
         self.emit(0, R0, R0, 0, 0);
+    }
+
+    /// `dst = the address of byte off of the value of map fd`
+    /// (`BPF_PSEUDO_MAP_VALUE`): an array map of one element, whose value the
+    /// loader addresses directly, so reaching it costs no lookup.
+    pub fn ld_map_value(&mut self, dst: Reg, fd: i32, off: u32) {
+        self.emit(LD | IMM | DW, dst, Reg(2), 0, fd);
+        self.emit(0, R0, R0, 0, off as i32);
     }
 
     /// `if dst cond imm goto l`.

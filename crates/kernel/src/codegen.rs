@@ -39,15 +39,18 @@
 //! engine's, and user space need not filter them again.
 
 use crate::asm::{Alu, Asm, AsmError, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3, R4};
-use crate::helpers::{MAP_LOOKUP_ELEM, XDP_GET_BUFF_LEN, XDP_LOAD_BYTES};
-use crate::layout::{ADDR, ADDR2, ARITH_SLOTS, CTX, KEY, PARAM_KEY, VAL, XDP_LEN};
-use crate::sys::{Map, MapKind};
+use crate::helpers::{XDP_GET_BUFF_LEN, XDP_LOAD_BYTES};
+use crate::layout::{ADDR, ADDR2, ARITH_SLOTS, CTX, TABLE_KEY, VAL, XDP_LEN};
+use crate::shared::Region;
+use crate::table::{Key, Probe, Table, KEY_WORDS};
 use netsift_engine::decoded::{
     group_range, DPass, Decoded, Field, Op, Operands, Pair, Step, BAD_OPERAND,
 };
 use netsift_isa::insn::Size;
 use netsift_isa::insn::{ArithOp, IndexMode, ARITH_STACK};
 use netsift_isa::{Anchor, AnchorRule, PassKind, PassSet};
+use std::sync::atomic::Ordering;
+use std::sync::{Mutex, MutexGuard};
 
 /// The program's return value for a sure accept: more than any packet, so the
 /// socket keeps it whole.
@@ -71,9 +74,10 @@ pub struct Env {
     /// ([`crate::follow`]), run before the filter (socket buffers only).
     pub follow: Option<crate::follow::FollowHook>,
     /// Swift's update model for operand sets: every EQ and EQ2 looks its field up
-    /// in a hash map ([`Generated::params`]) instead of comparing it with its
-    /// operands in line, so [`Generated::add_param`] and
-    /// [`Generated::del_param`] are map writes, with no reload.
+    /// in a table in memory shared with the kernel ([`Generated::params`])
+    /// instead of comparing it with its operands in line, so
+    /// [`Generated::add_param`] and [`Generated::del_param`] are stores, with no
+    /// reload and no system call.
     pub params: bool,
 }
 
@@ -212,26 +216,54 @@ pub struct Generated {
     /// and no anchor rule or load left to user space. Then only longer frames can
     /// get [`UNSURE`].
     pub decisive: bool,
-    /// The BPF hash maps holding the key tables, by clause and table index: a SET
-    /// is one map lookup, and a key inserted or deleted here is seen by the next
-    /// packet with no reload (the loaded program holds its own references).
-    pub tables: Vec<(usize, u32, Map)>,
-    /// For a live set's clauses ([`generate_clauses`]): an array map of one word
-    /// per clause, 1 to run it and 0 to skip it ([`Generated::set_enabled`]).
-    pub enable: Option<Map>,
-    /// With [`Env::params`]: the EQ and EQ2 operands, keyed by [`param_key`]
-    /// (clause, pass, instruction, value), with room for [`PARAM_ROOM`] times as
-    /// many as the set had.
-    pub params: Option<Map>,
+    /// The key tables, by clause and table index, each a shared table
+    /// ([`crate::table`]) with keys as [`set_words`] makes them: a SET is one
+    /// probe, and a key inserted or deleted here (stores, no system call) is seen
+    /// by the next packet with no reload.
+    pub tables: Vec<(usize, u32, Mutex<Table>)>,
+    /// For a live set's clauses ([`generate_clauses`]): one word per clause in
+    /// memory shared with the kernel, 1 to run it and 0 to skip it
+    /// ([`Generated::set_enabled`], one store), which the program reads by
+    /// address.
+    pub enable: Option<Region>,
+    /// With [`Env::params`]: the EQ and EQ2 operands in a shared table
+    /// ([`crate::table`]), keyed by [`param_key`]'s three words (clause, pass and
+    /// instruction, value) and two zero words, with room for [`PARAM_ROOM`] times
+    /// as many as the set had; `add_param`/`del_param` are stores into it.
+    pub params: Option<Mutex<Table>>,
 }
+
+/// A SET key (`netsift_isa::set_key`) as a key of [`Generated::tables`]: its
+/// low word, its high word, then zeros, as the program lays it on its stack.
+pub fn set_words(key: u64) -> Key {
+    [key as u32, (key >> 32) as u32, 0, 0, 0]
+}
+
+/// Slots a SET lookup probes at most; its table is kept at most a quarter full.
+pub const SET_PROBES: usize = 16;
 
 /// How many times the operands a set has its parameter map holds.
 pub const PARAM_ROOM: u32 = 4;
 /// The least room of a parameter map.
 pub const PARAM_MIN: u32 = 1024;
+/// Slots an operand lookup probes at most (see [`crate::table::Probe::emit`]).
+pub const PARAM_PROBES: usize = 8;
 
-/// The key of operand `value` of instruction `insn` of pass `pass` of clause
-/// `clause` in [`Generated::params`], as the program builds it.
+/// The table key of operand `value` of instruction `insn` of pass `pass` of
+/// clause `clause` in [`Generated::params`], as the program builds it:
+/// [`param_key`]'s words, then zeros.
+fn param_words(clause: usize, pass: usize, insn: usize, value: u32) -> Key {
+    let k = param_key(clause, pass, insn, value);
+    let mut w = [0u32; KEY_WORDS];
+    for (i, x) in w.iter_mut().take(3).enumerate() {
+        *x = u32::from_ne_bytes([k[4 * i], k[4 * i + 1], k[4 * i + 2], k[4 * i + 3]]);
+    }
+    w
+}
+
+/// The bytes of operand `value` of instruction `insn` of pass `pass` of clause
+/// `clause` as the program lays them on its stack (the first three words of its
+/// key in [`Generated::params`]).
 pub fn param_key(clause: usize, pass: usize, insn: usize, value: u32) -> [u8; 12] {
     let mut k = [0u8; 12];
     k[..4].copy_from_slice(&(clause as u32).to_ne_bytes());
@@ -253,8 +285,17 @@ impl Generated {
         insn: usize,
         value: u32,
     ) -> Result<(), crate::sys::Error> {
+        self.param_table()?
+            .insert(&param_words(clause, pass, insn, value), 1)
+            .map(|_| ())
+            .map_err(|e| crate::sys::Error::invalid(format!("add_param: {e}")))
+    }
+
+    /// The operand table, locked (a poisoned lock still holds a whole table:
+    /// each edit is complete before it returns).
+    fn param_table(&self) -> Result<MutexGuard<'_, Table>, crate::sys::Error> {
         match &self.params {
-            Some(m) => m.update(&param_key(clause, pass, insn, value), &[1]),
+            Some(m) => Ok(m.lock().unwrap_or_else(|p| p.into_inner())),
             None => Err(crate::sys::Error::invalid(
                 "the program was made without parameter maps",
             )),
@@ -270,19 +311,22 @@ impl Generated {
         insn: usize,
         value: u32,
     ) -> Result<bool, crate::sys::Error> {
-        match &self.params {
-            Some(m) => m.delete(&param_key(clause, pass, insn, value)),
-            None => Err(crate::sys::Error::invalid(
-                "the program was made without parameter maps",
-            )),
-        }
+        Ok(self
+            .param_table()?
+            .remove(&param_words(clause, pass, insn, value)))
     }
 
-    /// Turns clause `clause` of a [`generate_clauses`] program on or off: one map
-    /// write, seen by the next packet, with no reload and no verifier run.
+    /// Turns clause `clause` of a [`generate_clauses`] program on or off: one
+    /// store into shared memory (no system call), seen by the next packet, with
+    /// no reload and no verifier run. (A release store: on x86-64 stores are
+    /// seen in program order, so a packet judged after a later store of user
+    /// space's, such as publishing its own edit, sees this one.)
     pub fn set_enabled(&self, clause: usize, on: bool) -> Result<(), crate::sys::Error> {
-        match &self.enable {
-            Some(m) => m.update(&(clause as u32).to_ne_bytes(), &u32::from(on).to_ne_bytes()),
+        match self.enable.as_ref().and_then(|r| r.words().get(clause)) {
+            Some(w) => {
+                w.store(u32::from(on), Ordering::Release);
+                Ok(())
+            }
             None => Ok(()),
         }
     }
@@ -468,11 +512,11 @@ struct Gen<'a> {
     hook: Hook,
     /// On the XDP hook, where every verdict goes (in r0) instead of an exit.
     epilogue: Label,
-    tables: Vec<(usize, u32, Map)>,
+    tables: Vec<(usize, u32, Table)>,
     map_error: Option<crate::sys::Error>,
-    /// [`Env::params`]' map, which clauses look their operands up there, and the
-    /// instruction index of the step being made.
-    params: Option<Map>,
+    /// [`Env::params`]' table, which clauses look their operands up there, and
+    /// the instruction index of the step being made.
+    params: Option<Table>,
     editable: &'a [bool],
     insn: usize,
 }
@@ -564,7 +608,7 @@ fn emit(
         insn: 0,
     };
     if editable.iter().any(|&e| e) {
-        g.params = Some(params_map(decoded, editable)?);
+        g.params = Some(params_table(decoded, editable)?);
     }
     g.epilogue = g.a.label();
     g.a.mov64_reg(CTX, R1);
@@ -587,13 +631,12 @@ fn emit(
     // A live set's clauses each have an enable word in an array map: turning one
     // off is one map write, seen by the next packet, with no reload.
     let enable = if checked {
-        let m = Map::create(MapKind::Array, 4, 4, clauses.len().max(1) as u32)
-            .map_err(GenError::map)?;
-        for c in 0..clauses.len() as u32 {
-            m.update(&c.to_ne_bytes(), &1u32.to_ne_bytes())
-                .map_err(GenError::map)?;
+        let r =
+            Region::create(clauses.len().max(1).next_multiple_of(2) * 4).map_err(GenError::map)?;
+        for w in r.words() {
+            w.store(1, Ordering::Relaxed);
         }
-        Some(m)
+        Some(r)
     } else {
         None
     };
@@ -622,9 +665,13 @@ fn emit(
         exact,
         decisive: exact && !g.maybe_unsure,
         unsure_passes,
-        tables: g.tables,
+        tables: g
+            .tables
+            .into_iter()
+            .map(|(c, t, table)| (c, t, Mutex::new(table)))
+            .collect(),
         enable,
-        params: g.params,
+        params: g.params.map(Mutex::new),
     })
 }
 
@@ -641,9 +688,9 @@ fn insn_indexes(steps: &[Step]) -> Vec<usize> {
         .collect()
 }
 
-/// The parameter map of [`Env::params`], holding every EQ and EQ2 operand of the
-/// editable clauses' passes.
-fn params_map(decoded: &[Decoded], editable: &[bool]) -> Result<Map, GenError> {
+/// The parameter table of [`Env::params`], holding every EQ and EQ2 operand of
+/// the editable clauses' passes.
+fn params_table(decoded: &[Decoded], editable: &[bool]) -> Result<Table, GenError> {
     let mut keys = Vec::new();
     for (c, d) in decoded.iter().enumerate() {
         if !editable.get(c).copied().unwrap_or(false) {
@@ -653,7 +700,7 @@ fn params_map(decoded: &[Decoded], editable: &[bool]) -> Result<Map, GenError> {
             for (s, insn) in pass.steps.iter().zip(insn_indexes(&pass.steps)) {
                 if let Op::Eq { ops, .. } | Op::Eq2 { ops, .. } = s.op {
                     for &v in ops.values(&d.pool) {
-                        keys.push(param_key(c, p, insn, v));
+                        keys.push(param_words(c, p, insn, v));
                     }
                 }
             }
@@ -662,11 +709,15 @@ fn params_map(decoded: &[Decoded], editable: &[bool]) -> Result<Map, GenError> {
     let room = (keys.len() as u32)
         .saturating_mul(PARAM_ROOM)
         .max(PARAM_MIN);
-    let m = Map::create(MapKind::Hash, 12, 1, room).map_err(GenError::map)?;
+    // Every EQ and EQ2 of an editable clause probes this table, so its probe
+    // is short (the program's size is charged to its socket), and it is kept
+    // at most a quarter full (twice the room) so no operand misses a slot.
+    let mut t = Table::with_probes(2 * room as usize, PARAM_PROBES).map_err(GenError::map)?;
     for k in &keys {
-        m.update(k, &[1]).map_err(GenError::map)?;
+        t.insert(k, 1)
+            .map_err(|e| GenError::map(crate::sys::Error::invalid(e.to_string())))?;
     }
-    Ok(m)
+    Ok(t)
 }
 
 impl<'a> Gen<'a> {
@@ -678,7 +729,7 @@ impl<'a> Gen<'a> {
         clauses: &[&'a PassSet],
         decoded: &'a [Decoded],
         first: usize,
-        enable: Option<&Map>,
+        enable: Option<&Region>,
         env: Env,
     ) -> Vec<usize> {
         let end = self.reject;
@@ -731,7 +782,7 @@ impl<'a> Gen<'a> {
         clauses: &[&'a PassSet],
         decoded: &'a [Decoded],
         first: usize,
-        enable: Option<&Map>,
+        enable: Option<&Region>,
         env: Env,
     ) -> Vec<usize> {
         let end = self.reject;
@@ -740,13 +791,9 @@ impl<'a> Gen<'a> {
         for (c, (set, d)) in clauses.iter().zip(decoded).enumerate() {
             let c = first + c;
             let next_clause = self.a.label();
-            if let Some(m) = enable {
-                self.a.st(Width::W, R10, KEY, c as i32);
-                self.a.ld_map_fd(R1, m.fd());
-                self.a.mov64_reg(R2, R10);
-                self.a.alu64_imm(Alu::Add, R2, KEY as i32);
-                self.a.call(MAP_LOOKUP_ELEM);
-                self.a.jmp_imm(Cond::Eq, R0, 0, next_clause);
+            if let Some(r) = enable {
+                // The clause's word in shared memory, by address: no lookup.
+                self.a.ld_map_value(R0, r.map().fd(), 4 * c as u32);
                 self.a.ldx(Width::W, R1, R0, 0);
                 self.a.jmp_imm(Cond::Eq, R1, 0, next_clause);
             }
@@ -966,13 +1013,13 @@ impl<'a> Gen<'a> {
                 let p: [u32; 9] = self.pool[start as usize..][..9]
                     .try_into()
                     .expect("decode writes nine words");
-                let Some(fd) = self.table(p[0]) else {
+                let Some(probe) = self.table(p[0]) else {
                     // No such table: the SET is invalid, so false.
                     let _ = self.field(anchor, off, ADDR);
                     self.a.ja(fail);
                     return Emitted::Closed(true);
                 };
-                self.set_lookup(fd, anchor, off, size, n, p, yes, not);
+                self.set_lookup(probe, anchor, off, size, n, p, yes, not);
                 Emitted::Test
             }
             Op::Arith { rel, start, n } => {
@@ -999,7 +1046,7 @@ impl<'a> Gen<'a> {
         let vals = ops.values(self.pool);
         let params = self.operand_map();
         let test = |g: &mut Self, y, n| match params {
-            Some(fd) => g.param_lookup(fd, mask, pass, y, n),
+            Some(probe) => g.param_lookup(probe, mask, pass, y, n),
             None => g.equals(mask, vals, y, n),
         };
         self.fields(field, pair, x.yes, x.not, test);
@@ -1289,46 +1336,50 @@ impl<'a> Gen<'a> {
         Some(sp)
     }
 
-    /// The map of key table `t` (made and filled on first use), or `None` if the set
-    /// has no such table.
-    fn table(&mut self, t: u32) -> Option<i32> {
-        if let Some((_, _, m)) = self
+    /// The probe of key table `t` (made and filled on first use), or `None` if
+    /// the set has no such table (or it could not be made: the error is kept
+    /// and the program is not returned).
+    fn table(&mut self, t: u32) -> Option<Probe> {
+        if let Some((_, _, table)) = self
             .tables
             .iter()
             .find(|(c, i, _)| (*c, *i) == (self.clause, t))
         {
-            return Some(m.fd());
+            return Some(table.probe());
         }
         let keys = self.set.tables().get(t as usize)?.keys();
-        // Room for as many keys again (at least 1,024), for the updates to come.
-        let room = (keys.len() * 2).max(1024).min(u32::MAX as usize) as u32;
-        let made = Map::create(MapKind::Hash, 8, 1, room).and_then(|m| {
+        // Room for as many keys again (at least 1,024), for the updates to come,
+        // at most a quarter full so that every key lies within its short probe.
+        let room = (keys.len() * 2).max(1024);
+        let made = Table::with_probes(2 * room, SET_PROBES).and_then(|mut table| {
             for k in keys {
-                m.update(&k.to_ne_bytes(), &[1])?;
+                table
+                    .insert(&set_words(*k), 1)
+                    .map_err(|e| crate::sys::Error::invalid(format!("a SET table: {e}")))?;
             }
-            Ok(m)
+            Ok(table)
         });
         match made {
-            Ok(m) => {
-                let fd = m.fd();
-                self.tables.push((self.clause, t, m));
-                Some(fd)
+            Ok(table) => {
+                let probe = table.probe();
+                self.tables.push((self.clause, t, table));
+                Some(probe)
             }
             Err(e) => {
                 self.map_error.get_or_insert(e);
-                Some(-1)
+                None
             }
         }
     }
 
     /// SET: the key `(A & ma) << 32 | (B & mb)` of field A (and B, if the SET has
-    /// one) is in the map `fd`; with `n` 2 the pair `da`/`db` bytes on is tried
-    /// when the first is not. The key is built on the stack in the order the map's
-    /// keys were written (the host's).
+    /// one) is in the table `probe` reads; with `n` 2 the pair `da`/`db` bytes on
+    /// is tried when the first is not. The key is built on the stack as
+    /// [`set_words`] lays it out.
     #[allow(clippy::too_many_arguments)]
     fn set_lookup(
         &mut self,
-        fd: i32,
+        probe: Probe,
         anchor: u8,
         off: u32,
         size: Size,
@@ -1355,7 +1406,7 @@ impl<'a> Gen<'a> {
             if ma != u32::MAX {
                 self.a.alu32_imm(Alu::And, VAL, ma as i32);
             }
-            self.a.stx(Width::W, R10, KEY + 4, VAL);
+            self.a.stx(Width::W, R10, TABLE_KEY + 4, VAL);
             match b_at {
                 Some((b, bsize)) => {
                     let b2 = self.offset(b, pair * db, ADDR2);
@@ -1363,15 +1414,14 @@ impl<'a> Gen<'a> {
                     if mb != u32::MAX {
                         self.a.alu32_imm(Alu::And, VAL, mb as i32);
                     }
-                    self.a.stx(Width::W, R10, KEY, VAL);
+                    self.a.stx(Width::W, R10, TABLE_KEY, VAL);
                 }
-                None => self.a.st(Width::W, R10, KEY, 0),
+                None => self.a.st(Width::W, R10, TABLE_KEY, 0),
             }
-            self.a.ld_map_fd(R1, fd);
-            self.a.mov64_reg(R2, R10);
-            self.a.alu64_imm(Alu::Add, R2, KEY as i32);
-            self.a.call(MAP_LOOKUP_ELEM);
-            self.a.jmp_imm(Cond::Ne, R0, 0, yes);
+            for w in 2..5 {
+                self.a.st(Width::W, R10, TABLE_KEY + 4 * w, 0);
+            }
+            probe.emit(&mut self.a, TABLE_KEY, yes);
         }
         self.a.ja(no);
     }
@@ -1630,28 +1680,27 @@ impl<'a> Gen<'a> {
         self.a.ja(no);
     }
 
-    /// The parameter map's descriptor if the clause being made looks its operands
+    /// The parameter table's probe if the clause being made looks its operands
     /// up there.
-    fn operand_map(&self) -> Option<i32> {
+    fn operand_map(&self) -> Option<Probe> {
         let on = self.editable.get(self.clause).copied().unwrap_or(false);
-        self.params.as_ref().filter(|_| on).map(|m| m.fd())
+        self.params.as_ref().filter(|_| on).map(|t| t.probe())
     }
 
     /// `VAL & mask` is an operand of the step being made, looked up in the
-    /// parameter map `fd` under [`param_key`]. The call leaves r6 to r9 alone.
-    fn param_lookup(&mut self, fd: i32, mask: u32, pass: usize, yes: Label, no: Label) {
+    /// parameter table under [`param_key`]'s words. The probe leaves r6 to r9
+    /// alone.
+    fn param_lookup(&mut self, probe: Probe, mask: u32, pass: usize, yes: Label, no: Label) {
         if mask != u32::MAX {
             self.a.alu32_imm(Alu::And, VAL, mask as i32);
         }
-        self.a.st(Width::W, R10, PARAM_KEY, self.clause as i32);
-        self.a.st(Width::H, R10, PARAM_KEY + 4, pass as i32);
-        self.a.st(Width::H, R10, PARAM_KEY + 6, self.insn as i32);
-        self.a.stx(Width::W, R10, PARAM_KEY + 8, VAL);
-        self.a.ld_map_fd(R1, fd);
-        self.a.mov64_reg(R2, R10);
-        self.a.alu64_imm(Alu::Add, R2, PARAM_KEY as i32);
-        self.a.call(MAP_LOOKUP_ELEM);
-        self.a.jmp_imm(Cond::Ne, R0, 0, yes);
+        self.a.st(Width::W, R10, TABLE_KEY, self.clause as i32);
+        self.a.st(Width::H, R10, TABLE_KEY + 4, pass as i32);
+        self.a.st(Width::H, R10, TABLE_KEY + 6, self.insn as i32);
+        self.a.stx(Width::W, R10, TABLE_KEY + 8, VAL);
+        self.a.st(Width::W, R10, TABLE_KEY + 12, 0);
+        self.a.st(Width::W, R10, TABLE_KEY + 16, 0);
+        probe.emit(&mut self.a, TABLE_KEY, yes);
         self.a.ja(no);
     }
 

@@ -7,9 +7,12 @@
 //! code, preceded by this module's prologue:
 //!
 //! 1. **Listeners.** A packet whose source or destination (address, port, TCP or
-//!    UDP) is in the `listeners` hash map is accepted. User space writes the map
-//!    as the follower's tracker adds and removes endpoints (a map write each: no
-//!    reload, no verifier run).
+//!    UDP) is in the listener table is accepted. The table is a
+//!    [`Table`] in memory shared with the kernel, which user
+//!    space writes with plain stores as the follower's tracker adds and removes
+//!    endpoints (no system call, no reload, no verifier run), and which the
+//!    prologue probes (an unrolled probe of at most
+//!    [`PROBES`](crate::table::PROBES) slots).
 //! 2. **Guesses.** A round trip through user space cannot make an announcement
 //!    take effect before the data connection's first packet reaches the kernel at
 //!    line rate. So the prologue reads FTP announcements itself, from the first
@@ -30,7 +33,8 @@
 //! announcement are the ones that can be missed. Guesses are bounded: the map is
 //! an LRU hash of [`GUESSES`] entries, and user space deletes each guess as soon
 //! as the follower has handled the announcement it came from
-//! ([`Following::unguess`]), so a forged announcement widens the kernel filter
+//! ([`Following::unguess`], a map delete through `bpf(2)`: the guesses stay a
+//! hash map because the program writes them), so a forged announcement widens the kernel filter
 //! for about the user-space lag, and a flood of them evicts only other guesses,
 //! never an admitted listener.
 
@@ -38,7 +42,9 @@ use crate::asm::{Alu, Asm, Cond, Label, Width, R0, R1, R10, R2, R3, R4, R7, R8, 
 use crate::helpers::{KTIME_GET_NS, MAP_LOOKUP_ELEM, MAP_UPDATE_ELEM};
 use crate::layout::{CTX, FOLLOW_ACC, FOLLOW_DELIM, FOLLOW_KEY, FOLLOW_STAMP};
 use crate::sys::{Error, Map, MapKind};
+use crate::table::{Key, Probe, Table, KEY_WORDS};
 use std::net::IpAddr;
+use std::sync::{Mutex, MutexGuard};
 
 /// The FTP control port.
 pub const FTP: u16 = 21;
@@ -84,10 +90,21 @@ pub fn key(addr: IpAddr, port: u16, proto: u8) -> [u8; KEY_LEN] {
     k
 }
 
+/// [`key`] as the table's words.
+fn key_words(addr: IpAddr, port: u16, proto: u8) -> Key {
+    let k = key(addr, port, proto);
+    let mut w = [0u32; KEY_WORDS];
+    for (i, x) in w.iter_mut().enumerate() {
+        *x = u32::from_ne_bytes([k[4 * i], k[4 * i + 1], k[4 * i + 2], k[4 * i + 3]]);
+    }
+    w
+}
+
 /// The maps of a following program, owned by user space.
 pub struct Following {
-    /// Admitted listener endpoints (value unused).
-    pub listeners: Map,
+    /// Admitted listener endpoints, in memory shared with the kernel (one
+    /// writer at a time: the lock is never contended on the edit path).
+    listeners: Mutex<Table>,
     /// The prologue's guesses: the time each was written (`bpf_ktime_get_ns`).
     pub guesses: Map,
     /// One per-CPU word where the prologue gathers an announcement's numbers
@@ -98,7 +115,7 @@ pub struct Following {
 /// What the code generator needs of a [`Following`]: its maps and what to read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct FollowHook {
-    listeners: i32,
+    listeners: Probe,
     guesses: i32,
     scratch: i32,
     /// Read FTP announcements.
@@ -109,9 +126,12 @@ pub struct FollowHook {
 
 impl Following {
     /// Maps for up to `listeners` admitted endpoints and [`GUESSES`] guesses.
+    /// The listener table has room for twice as many (a quarter full at most),
+    /// so that no endpoint is refused for want of a free slot near its home.
     pub fn new(listeners: u32) -> Result<Following, Error> {
+        let room = (listeners.max(1) as usize).saturating_mul(2);
         Ok(Following {
-            listeners: Map::create(MapKind::Hash, KEY_LEN as u32, 4, listeners.max(1))?,
+            listeners: Mutex::new(Table::with_capacity(room)?),
             guesses: Map::create(LRU_HASH, KEY_LEN as u32, 8, GUESSES)?,
             scratch: Map::create(MapKind::PerCpuArray, 4, 8, 1)?,
         })
@@ -120,7 +140,7 @@ impl Following {
     /// The hook for a program over these maps.
     pub fn hook(&self, ftp: bool, loose: bool) -> FollowHook {
         FollowHook {
-            listeners: self.listeners.fd(),
+            listeners: self.table().probe(),
             guesses: self.guesses.fd(),
             scratch: self.scratch.fd(),
             ftp,
@@ -128,15 +148,31 @@ impl Following {
         }
     }
 
-    /// The kernel accepts the endpoint's traffic from the next packet on.
-    pub fn listen(&self, addr: IpAddr, port: u16, proto: u8) -> Result<(), Error> {
-        self.listeners
-            .update(&key(addr, port, proto), &1u32.to_ne_bytes())
+    /// The listener table, for an edit or a read (a poisoned lock still holds
+    /// a consistent table: every edit is whole before it returns).
+    fn table(&self) -> MutexGuard<'_, Table> {
+        self.listeners.lock().unwrap_or_else(|p| p.into_inner())
     }
 
-    /// It no longer does (a guess of it may still be alive).
+    /// The kernel accepts the endpoint's traffic from the next packet on: a few
+    /// stores into shared memory, no system call. An error if the table is full.
+    pub fn listen(&self, addr: IpAddr, port: u16, proto: u8) -> Result<(), Error> {
+        self.table()
+            .insert(&key_words(addr, port, proto), 1)
+            .map(|_| ())
+            .map_err(|e| Error::invalid(format!("admitting a listener: {e}")))
+    }
+
+    /// It no longer does (a guess of it may still be alive): from the first
+    /// store on, no system call.
     pub fn unlisten(&self, addr: IpAddr, port: u16, proto: u8) -> Result<(), Error> {
-        self.listeners.delete(&key(addr, port, proto)).map(|_| ())
+        self.table().remove(&key_words(addr, port, proto));
+        Ok(())
+    }
+
+    /// Whether the kernel admits this listener (for tests).
+    pub fn listening(&self, addr: IpAddr, port: u16, proto: u8) -> bool {
+        self.table().contains(&key_words(addr, port, proto))
     }
 
     /// Drops the prologue's guess of a TCP listener, if there is one.
@@ -250,27 +286,23 @@ fn head(a: &mut Asm, family: i32) {
     a.stx(Width::W, R10, FOLLOW_KEY, R1);
 }
 
-/// Jumps to `hit` if the key is a listener or a live guess.
+/// Jumps to `hit` if the key is a listener (the shared table's probe) or a
+/// live guess (a hash map lookup).
 fn lookup(a: &mut Asm, h: FollowHook, hit: Label) {
     let miss = a.label();
-    for (fd, guess) in [(h.listeners, false), (h.guesses, true)] {
-        a.ld_map_fd(R1, fd);
-        a.mov64_reg(R2, R10);
-        a.alu64_imm(Alu::Add, R2, FOLLOW_KEY as i32);
-        a.call(MAP_LOOKUP_ELEM);
-        if !guess {
-            a.jmp_imm(Cond::Ne, R0, 0, hit);
-            continue;
-        }
-        a.jmp_imm(Cond::Eq, R0, 0, miss);
-        a.ldx(Width::DW, R1, R0, 0);
-        a.stx(Width::DW, R10, FOLLOW_STAMP, R1);
-        a.call(KTIME_GET_NS);
-        a.ldx(Width::DW, R1, R10, FOLLOW_STAMP);
-        a.alu64_reg(Alu::Sub, R0, R1);
-        a.ld_imm64(R1, GUESS_NS);
-        a.jmp_reg(Cond::Lt, R0, R1, hit);
-    }
+    h.listeners.emit(a, FOLLOW_KEY, hit);
+    a.ld_map_fd(R1, h.guesses);
+    a.mov64_reg(R2, R10);
+    a.alu64_imm(Alu::Add, R2, FOLLOW_KEY as i32);
+    a.call(MAP_LOOKUP_ELEM);
+    a.jmp_imm(Cond::Eq, R0, 0, miss);
+    a.ldx(Width::DW, R1, R0, 0);
+    a.stx(Width::DW, R10, FOLLOW_STAMP, R1);
+    a.call(KTIME_GET_NS);
+    a.ldx(Width::DW, R1, R10, FOLLOW_STAMP);
+    a.alu64_reg(Alu::Sub, R0, R1);
+    a.ld_imm64(R1, GUESS_NS);
+    a.jmp_reg(Cond::Lt, R0, R1, hit);
     a.bind(miss);
 }
 

@@ -32,5 +32,6 @@ pub(crate) const FOLLOW_ACC: i16 = FOLLOW_KEY - 8;
 pub(crate) const FOLLOW_DELIM: i16 = FOLLOW_ACC - 8;
 /// A guess's time stamp, read or written.
 pub(crate) const FOLLOW_STAMP: i16 = FOLLOW_DELIM - 8;
-/// An operand lookup's key (12 bytes: `codegen::param_key`).
-pub(crate) const PARAM_KEY: i16 = FOLLOW_STAMP - 16;
+/// A shared table's key (20 bytes): an operand lookup's (`codegen::param_key`'s
+/// 12, then zeros) or a SET's (its 64-bit key as two words, then zeros).
+pub(crate) const TABLE_KEY: i16 = FOLLOW_STAMP - 24;

@@ -3,8 +3,12 @@
 //! Swift ran its filter in the kernel and changed it in microseconds without a
 //! verifier pass on the update. On today's Linux that is an eBPF program whose
 //! static parts are straight-line code, checked by the verifier once at load, and
-//! whose updatable parts (operand sets, SET tables, pass enable bits) live in BPF
-//! maps, where an edit is one map write (docs/architecture.md, `kernel`).
+//! whose updatable parts live where user space can change them: operand sets,
+//! SET key tables, clause enable bits and the follower's listeners in memory
+//! shared with the kernel ([`shared`], [`table`]), where an edit is a few stores
+//! and no system call; the follower's guesses, which the program writes, in a
+//! BPF map, where user space's delete is one `bpf(2)` call (docs/architecture.md,
+//! `kernel`).
 //!
 //! This crate is built bottom up:
 //!
@@ -17,18 +21,22 @@
 //!   the kernel converts them, so benchmarks run both through the same test run;
 //! - [`codegen`]: a static pass set (or a live set's clauses), decoded by the
 //!   engine, compiled to a socket filter or an XDP program that accepts at least
-//!   what the engine accepts (exactly, where it is decisive); SET tables are BPF
-//!   hash maps, clause enable bits an array map, and (if asked) operand sets a
-//!   hash map;
+//!   what the engine accepts (exactly, where it is decisive); SET tables are
+//!   shared tables, clause enable bits words of a shared region, and (if asked)
+//!   operand sets a shared table;
 //! - [`follow`]: `--follow` in the kernel: the follower's listener endpoints in a
-//!   map, and FTP announcements read by the program itself;
+//!   shared table, and FTP announcements read by the program itself;
 //! - [`placed`]: programs attached under capture sockets, and a live set's
 //!   clauses kept in the kernel in step with user space;
 //! - [`ringbuf`]: the user-space side of the ring buffer the XDP program copies
-//!   accepted frames into.
+//!   accepted frames into;
+//! - [`shared`]: memory shared with the kernel (a `BPF_F_MMAPABLE` array map
+//!   mapped into the process), written with plain stores;
+//! - [`table`]: a versioned open-addressing hash table in such memory, which the
+//!   generated program probes and user space edits without a system call.
 //!
-//! With `codegen::Env::params`, EQ and EQ2 operand sets live in a hash map too,
-//! so Swift's `add_param`/`del_param` are map writes.
+//! With `codegen::Env::params`, EQ and EQ2 operand sets live in a shared table,
+//! so Swift's `add_param`/`del_param` are stores, with no system call.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
@@ -40,7 +48,9 @@ pub mod follow;
 mod layout;
 pub mod placed;
 pub mod ringbuf;
+pub mod shared;
 pub mod sys;
+pub mod table;
 mod xdp;
 
 /// Kernel helper functions (`enum bpf_func_id`) and their constants.

@@ -85,8 +85,9 @@ pub fn attach<S: AsRawFd>(g: &Generated, socks: &[S]) -> Result<Program, PlaceEr
 /// of what user space wants: an added clause is [`install`](Self::install)ed
 /// before user space publishes it; a removed one is [`disable`](Self::disable)d
 /// after user space dropped it. A clause installed as editable keeps its operands
-/// in the program's map ([`Env::params`]), so [`param`](Self::param) on it is one
-/// map write; the others keep their compares in line, which cost no lookup.
+/// in the program's shared table ([`Env::params`]), so [`param`](Self::param) on
+/// it is a few stores; the others keep their compares in line, which cost no
+/// lookup.
 pub struct PlacedClauses<K> {
     socks: Vec<OwnedFd>,
     env: Env,
@@ -120,8 +121,8 @@ impl<K: Copy + PartialEq> PlacedClauses<K> {
         Some((g, order.iter().position(|&m| m == k)?))
     }
 
-    /// Turns clause `k` off in the program in place: one map write, no new
-    /// program. False if the program does not hold it.
+    /// Turns clause `k` off in the program in place: one store into shared
+    /// memory, no new program. False if the program does not hold it.
     pub fn disable(&self, k: K) -> Result<bool, Error> {
         match self.find(k) {
             Some((g, i)) => g.set_enabled(i, false).map(|()| true),
@@ -130,10 +131,10 @@ impl<K: Copy + PartialEq> PlacedClauses<K> {
     }
 
     /// Swift's `add_param` (`add`) or `del_param` of `value` on instruction `insn`
-    /// of pass `pass` of clause `k` in the program in place: one map write. The
-    /// clause must have been installed editable (else the map holds none of its
-    /// operands and the write changes nothing); nothing if the program does not
-    /// hold it.
+    /// of pass `pass` of clause `k` in the program in place: stores into its
+    /// shared table. The clause must have been installed editable (else the
+    /// table holds none of its operands and the write changes nothing); nothing
+    /// if the program does not hold it.
     pub fn param(
         &self,
         k: K,

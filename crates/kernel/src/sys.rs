@@ -173,12 +173,24 @@ impl Map {
         value_size: u32,
         max_entries: u32,
     ) -> Result<Map, Error> {
+        Map::create_with(kind, key_size, value_size, max_entries, 0)
+    }
+
+    /// As [`create`](Self::create), with `map_flags` (`BPF_F_MMAPABLE` for
+    /// [`crate::shared::Region`]).
+    pub(crate) fn create_with(
+        kind: MapKind,
+        key_size: u32,
+        value_size: u32,
+        max_entries: u32,
+        map_flags: u32,
+    ) -> Result<Map, Error> {
         let mut a = MapCreate {
             map_type: kind as u32,
             key_size,
             value_size,
             max_entries,
-            map_flags: 0,
+            map_flags,
         };
         let fd = bpf(MAP_CREATE, &mut a);
         if fd < 0 {

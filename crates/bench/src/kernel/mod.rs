@@ -29,6 +29,11 @@
 //! or 100,000 keys, swapping a loaded program onto a socket (`SO_ATTACH_BPF`), and
 //! beside them libpcap's `pcap_setfilter` on a live handle.
 //!
+//! Updates without a system call ([`mapped`]): an insert into a SET table in
+//! memory shared with the kernel (`netsift_kernel::table`) holding 1 to 100,000
+//! keys, beside one `bpf(2)` map write in the same run; and the per-packet cost
+//! of the shared table's probe over the hash map lookup it replaces, paired.
+//!
 //! Last, what the kernel's following is for ([`ftp`]): Swift's FTP capture
 //! experiment live over a veth pair, data packets missed per data connection at
 //! several FTP rates beside 500 kpps of background, for `netsift --follow ftp
@@ -38,6 +43,7 @@
 //! under `CI=true`).
 
 pub mod ftp;
+pub mod mapped;
 pub mod svg;
 
 use crate::gen::trace::{seeds_filters, trace, TraceConfig};
@@ -178,11 +184,26 @@ pub struct KernelReport {
     pub ftp: ftp::FtpOutcome,
     /// A map insert against the keys already in the map (followed connections).
     pub curve: Vec<(u32, Latency)>,
-    /// `add_param` on a program with operand maps (`Env::params`): one write.
+    /// `add_param` on a program with operand sets in a shared table
+    /// (`Env::params`): stores, no system call.
     pub param: Latency,
     /// The edit experiment with the clauses in the kernel (`None`: skipped, with
     /// why).
     pub edits: Result<crate::live::edits::EditRun, String>,
+    /// An insert into a shared table against the keys it holds (the curve's
+    /// sizes).
+    pub mapped_curve: Vec<(u32, Latency)>,
+    /// An insert into a shared table holding 1 key.
+    pub mapped_at_1: Latency,
+    /// An insert into a shared table holding [`KernelConfig::big_map`] keys.
+    pub mapped_at_big: Latency,
+    /// One `bpf(2)` map write (an array map's word).
+    pub syscall: Latency,
+    /// Per packet: the shared table's probe, the hash map lookup, and their
+    /// ratio, over runs.
+    pub probe: (Stat, Stat, Stat),
+    /// Keys held in the per-packet comparison.
+    pub probe_keys: u32,
 }
 
 /// A loaded program for `SCHED_CLS` test runs.
@@ -359,10 +380,31 @@ pub fn run(cfg: &KernelConfig) -> Result<KernelReport> {
         .iter()
         .map(|&n| map_updates(n, cfg.updates).map(|l| (n, l)))
         .collect::<Result<Vec<_>>>()?;
+    let mapped_curve = cfg
+        .curve
+        .iter()
+        .map(|&n| mapped::updates(n, cfg.updates).map(|l| (n, l)))
+        .collect::<Result<Vec<_>>>()?;
+    // The no-system-call figures beside the bpf(2) ones, before the live
+    // experiments (whose teardown leaves the machine busy for a while).
+    let (update_at_1, update_at_big) = (
+        map_updates(1, cfg.updates)?,
+        map_updates(cfg.big_map, cfg.updates)?,
+    );
+    let (mapped_at_1, mapped_at_big) = (
+        mapped::updates(1, cfg.updates)?,
+        mapped::updates(cfg.big_map, cfg.updates)?,
+    );
+    let syscall = mapped::syscall_updates(cfg.updates)?;
+    let probe_keys = 10_000;
+    let probes = mapped::probe_over_hash(probe_keys, cfg.packets.min(2_000), cfg.repeat, cfg.runs)?;
+    let ratios: Vec<f64> = probes.iter().map(|(m, h)| m / h.max(1e-9)).collect();
+    let ms: Vec<f64> = probes.iter().map(|p| p.0).collect();
+    let hs: Vec<f64> = probes.iter().map(|p| p.1).collect();
     Ok(KernelReport {
         filters,
-        update_at_1: map_updates(1, cfg.updates)?,
-        update_at_big: map_updates(cfg.big_map, cfg.updates)?,
+        update_at_1,
+        update_at_big,
         swap: swaps(cfg.updates)?,
         setfilter: setfilters(cfg.updates.min(2_000))?,
         packets: pkts.len(),
@@ -370,6 +412,16 @@ pub fn run(cfg: &KernelConfig) -> Result<KernelReport> {
         curve,
         param: param_updates(cfg.updates)?,
         edits: kernel_edits(cfg)?,
+        mapped_curve,
+        mapped_at_1,
+        mapped_at_big,
+        syscall,
+        probe: (
+            Stat::of(&ms).unwrap_or_default(),
+            Stat::of(&hs).unwrap_or_default(),
+            Stat::of(&ratios).unwrap_or_default(),
+        ),
+        probe_keys,
     })
 }
 
@@ -546,10 +598,36 @@ impl KernelReport {
             .collect();
         s.push_str(&format!(
             "map insert against keys held, ns: {}\n\
-             add_param (operand map write): p50 {:.0} ns, p99 {:.0} ns\n",
+             add_param (shared-table store): p50 {:.0} ns, p99 {:.0} ns\n",
             curve.join("; "),
             self.param.p50,
             self.param.p99
+        ));
+        let mcurve: Vec<String> = self
+            .mapped_curve
+            .iter()
+            .map(|(n, l)| format!("{n}: p50 {:.0} / p99 {:.0}", l.p50, l.p99))
+            .collect();
+        s.push_str(&format!(
+            "shared-table insert (no system call): p50 {:.0} ns, p99 {:.0} ns at 1 key; p50 {:.0} ns, p99 {:.0} ns at {} keys\n\
+             shared-table insert against keys held, ns: {}\n\
+             one bpf(2) map write: p50 {:.0} ns, p99 {:.0} ns ({:.0}x the shared-table insert at 1 key)\n\
+             per packet, {} keys held: shared-table probe {:.1} ns, hash map lookup {:.1} ns, ratio {:.3} [{:.3}, {:.3}]\n",
+            self.mapped_at_1.p50,
+            self.mapped_at_1.p99,
+            self.mapped_at_big.p50,
+            self.mapped_at_big.p99,
+            100_000,
+            mcurve.join("; "),
+            self.syscall.p50,
+            self.syscall.p99,
+            self.syscall.p50 / self.mapped_at_1.p50.max(1e-9),
+            self.probe_keys,
+            self.probe.0.median,
+            self.probe.1.median,
+            self.probe.2.median,
+            self.probe.2.min,
+            self.probe.2.max,
         ));
         match &self.edits {
             Ok(e) => s.push_str(&format!(
@@ -576,7 +654,7 @@ impl KernelReport {
             ("kernel-per-packet.svg", svg::per_packet(&self.filters)),
             (
                 "kernel-updates.svg",
-                svg::updates(&self.curve, self.swap, self.setfilter),
+                svg::updates(&self.curve, &self.mapped_curve, self.swap, self.setfilter),
             ),
         ]
     }
@@ -612,6 +690,9 @@ impl KernelReport {
             "{{\"kernel_update_ns_p50_at_1\":{:.0},\"kernel_update_ns_p99_at_1\":{:.0},\
              \"kernel_update_ns_p50_at_100000\":{:.0},\"kernel_update_ns_p99_at_100000\":{:.0},\
              \"swap_ns_p50\":{:.0},\"libpcap_setfilter_ns_p50\":{:.0},\"param_ns_p50\":{:.0},\
+             \"mapped_update_ns_p50_at_1\":{:.0},\"mapped_update_ns_p50_at_100000\":{:.0},\
+             \"mapped_update_ns_p99_at_100000\":{:.0},\"syscall_update_ns_p50\":{:.0},\
+             \"mapped_probe_ns\":{:.2},\"hash_probe_ns\":{:.2},\"mapped_probe_over_hash\":{:.3},\
              \"edits\":{},\"edit_lost\":{},\"edit_leaked\":{},\"edit_dropped\":{},\
              \"update_curve\":[{}],\"packets\":{},{},\"filters\":[{}]}}",
             self.update_at_1.p50,
@@ -621,6 +702,13 @@ impl KernelReport {
             self.swap.p50,
             self.setfilter.p50,
             self.param.p50,
+            self.mapped_at_1.p50,
+            self.mapped_at_big.p50,
+            self.mapped_at_big.p99,
+            self.syscall.p50,
+            self.probe.0.median,
+            self.probe.1.median,
+            self.probe.2.median,
             edit(|e| e.edits),
             edit(|e| e.lost),
             edit(|e| e.leaked),

@@ -29,9 +29,15 @@ pub fn per_packet(filters: &[FilterRow]) -> String {
     )
 }
 
-/// Update latency (p50) against the keys already in the map: a map write, beside
-/// the flat costs of a program swap and of libpcap's `pcap_setfilter`.
-pub fn updates(curve: &[(u32, Latency)], swap: Latency, setfilter: Latency) -> String {
+/// Update latency (p50) against the keys already in the map: a map write through
+/// `bpf(2)` and an insert into a shared table (no system call), beside the flat
+/// costs of a program swap and of libpcap's `pcap_setfilter`.
+pub fn updates(
+    curve: &[(u32, Latency)],
+    mapped: &[(u32, Latency)],
+    swap: Latency,
+    setfilter: Latency,
+) -> String {
     let flat = |y: f64| -> Vec<(f64, f64)> {
         curve
             .iter()
@@ -40,7 +46,7 @@ pub fn updates(curve: &[(u32, Latency)], swap: Latency, setfilter: Latency) -> S
     };
     let series = [
         Series {
-            name: "map write p50",
+            name: "bpf(2) map write p50",
             color: "#2471a3",
             points: curve
                 .iter()
@@ -48,11 +54,19 @@ pub fn updates(curve: &[(u32, Latency)], swap: Latency, setfilter: Latency) -> S
                 .collect(),
         },
         Series {
-            name: "map write p99",
+            name: "bpf(2) map write p99",
             color: "#5dade2",
             points: curve
                 .iter()
                 .map(|&(n, l)| (f64::from(n.max(1)), l.p99))
+                .collect(),
+        },
+        Series {
+            name: "shared table p50",
+            color: "#27ae60",
+            points: mapped
+                .iter()
+                .map(|&(n, l)| (f64::from(n.max(1)), l.p50))
                 .collect(),
         },
         Series {
