@@ -52,6 +52,20 @@ fn kernel_quick_json_reports_every_field() {
             assert_eq!(v, "null", "{field}");
         }
     }
+    // The rate the sender reached beside each missed-packet figure.
+    for field in ["kernel_ftp_pps", "user_ftp_pps", "libpcap_ftp_pps"] {
+        let v = last
+            .split(&format!("\"{field}\":"))
+            .nth(1)
+            .and_then(|s| s.split([',', '}']).next())
+            .unwrap_or_else(|| panic!("{field} missing from {last}"));
+        if ran {
+            let v: f64 = v.parse().unwrap_or_else(|_| panic!("{field} = {v}"));
+            assert!(v > 0.0, "{field} = {v}");
+        } else {
+            assert_eq!(v, "null", "{field}");
+        }
+    }
     for id in 1..=6 {
         let at = last
             .find(&format!("{{\"id\":{id},\"ebpf_ns\":"))

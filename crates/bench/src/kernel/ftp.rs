@@ -64,13 +64,13 @@
 use crate::dynamic::contender::LibpcapUpdater;
 use crate::gen::ftp::{ftp_workload, Class, FtpConfig, FtpWorkload};
 use crate::live::contenders::{capture, DRAIN};
-use netsift_oracle::live::Live;
 use crate::live::netns::{self, missing_privilege, Netns};
 use crate::live::replay::{tcpreplay, Rate, Sent};
 use crate::live::Stop;
 use anyhow::{anyhow, bail, Context, Result};
 use netsift_follow::ftp::announcements;
 use netsift_follow::segment::segment;
+use netsift_oracle::live::Live;
 use netsift_wire::LinkType;
 use std::collections::HashMap;
 use std::net::{IpAddr, Ipv4Addr};
@@ -209,6 +209,14 @@ impl FtpRow {
     /// Missed data packets per data connection.
     pub fn missed_per_conn(&self) -> f64 {
         self.missed as f64 / self.connections.max(1) as f64
+    }
+
+    /// The median rate the sender reached over the runs, packets per second: a
+    /// missed-packet figure means little without the rate it was measured at.
+    pub fn reached_pps(&self) -> Option<f64> {
+        let mut v = self.achieved_pps.clone();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied()
     }
 }
 
@@ -759,8 +767,10 @@ impl FtpOutcome {
         s
     }
 
-    /// The JSON fields (without braces): missed data packets per connection and
-    /// kernel drops of each contender at the headline rate (null if skipped).
+    /// The JSON fields (without braces): missed data packets per connection,
+    /// kernel drops and the rate the sender reached (`kernel_ftp_pps`,
+    /// `user_ftp_pps`, `libpcap_ftp_pps`) of each contender at the headline rate
+    /// (null if skipped).
     pub fn json_fields(&self) -> String {
         let rate = self.headline();
         let mut f = vec![format!(
@@ -778,6 +788,12 @@ impl FtpOutcome {
                 "\"{}_ftp_dropped\":{}",
                 c.key(),
                 row.map_or("null".into(), |r| r.dropped.to_string())
+            ));
+            f.push(format!(
+                "\"{}_ftp_pps\":{}",
+                c.key(),
+                row.and_then(FtpRow::reached_pps)
+                    .map_or("null".into(), |p| format!("{p:.0}"))
             ));
         }
         f.join(",")
