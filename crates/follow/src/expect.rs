@@ -347,7 +347,11 @@ impl Table {
 
     /// A control connection went away: its unused expectations go with it (as
     /// conntrack removes a dead master's expectations); its flows live on.
-    pub(crate) fn drop_expectations_of(&mut self, tracker: &mut Tracker, o: &Owner) -> Result<(), Error> {
+    pub(crate) fn drop_expectations_of(
+        &mut self,
+        tracker: &mut Tracker,
+        o: &Owner,
+    ) -> Result<(), Error> {
         while let Some(k) = self.oldest_exp_of(o) {
             self.remove_exp(tracker, &k)?;
         }
