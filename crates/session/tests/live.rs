@@ -82,6 +82,21 @@ fn capture(
     }
 }
 
+/// Sends frames from side B of `pair`, as they are, and returns when all are
+/// sent: what a test does while its capture runs on side A.
+fn sender(pair: &VethPair) -> impl Fn(Vec<Vec<u8>>) + Send + Clone + 'static {
+    let (ns, dev) = pair.end(Side::B);
+    let (ns, dev) = (ns.to_string(), dev.to_string());
+    move |frames| {
+        let dev = dev.clone();
+        in_ns(&ns, move || {
+            netsift_testkit::netns::send_frames(&dev, &frames)
+        })
+        .join()
+        .unwrap()
+    }
+}
+
 /// Sets `stop` after `patience`, unless it is set before (the capture ended).
 fn watchdog(stop: Arc<AtomicBool>, patience: Duration) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
@@ -124,17 +139,14 @@ fn a_ring_hands_what_the_filter_accepts_to_a_callback() {
     for placement in [Placement::User, Placement::Kernel] {
         let pair = VethPair::new();
         let (all, to7) = mixed();
-        let send = {
-            let (ns, dev) = pair.end(Side::B);
-            let (ns, dev) = (ns.to_string(), dev.to_string());
-            move |_| {
-                in_ns(&ns, move || netsift_testkit::netns::send_frames(&dev, &all))
-                    .join()
-                    .unwrap()
-            }
-        };
+        let send = sender(&pair);
         let (ns, dev) = pair.end(Side::A);
-        let r = capture(ns, config(dev, placement, 1), Duration::from_secs(10), send);
+        let r = capture(
+            ns,
+            config(dev, placement, 1),
+            Duration::from_secs(10),
+            move |_| send(all),
+        );
         r.result.unwrap();
         assert_eq!(r.packets, to7, "{placement:?}");
         assert_eq!(r.report.captured, 20);
@@ -158,18 +170,11 @@ fn workers_merge_their_rings_in_time_order() {
         .map(|i| udp(2000 + (i % 50) as u16, 7, i))
         .collect();
     let want = frames.clone();
-    let (ns_b, dev_b) = pair.end(Side::B);
-    let (ns_b, dev_b) = (ns_b.to_string(), dev_b.to_string());
+    let send = sender(&pair);
     let (ns, dev) = pair.end(Side::A);
     let mut cfg = config(dev, Placement::User, 2);
     cfg.count = Some(200);
-    let r = capture(ns, cfg, Duration::from_secs(10), move |_| {
-        in_ns(&ns_b, move || {
-            netsift_testkit::netns::send_frames(&dev_b, &frames)
-        })
-        .join()
-        .unwrap()
-    });
+    let r = capture(ns, cfg, Duration::from_secs(10), move |_| send(frames));
     r.result.unwrap();
     assert_eq!(r.packets, want, "every frame once, in the order sent");
     assert_eq!(r.report.rings.len(), 2);
@@ -189,8 +194,7 @@ fn clauses_edited_while_capturing_take_effect_at_once() {
     require!(Need::Netns);
     for placement in [Placement::User, Placement::Kernel] {
         let pair = VethPair::new();
-        let (ns_b, dev_b) = pair.end(Side::B);
-        let (ns_b, dev_b) = (ns_b.to_string(), dev_b.to_string());
+        let send = sender(&pair);
         let (ns, dev) = pair.end(Side::A);
         let mut cfg = config(dev, placement, 1);
         cfg.filter = FilterSpec::Clauses(String::new());
@@ -201,10 +205,7 @@ fn clauses_edited_while_capturing_take_effect_at_once() {
         let r = capture(ns, cfg, Duration::from_secs(3), move |clauses| {
             let clauses = clauses.expect("a live set");
             let send = |f: Vec<Vec<u8>>| {
-                let (ns, dev) = (ns_b.clone(), dev_b.clone());
-                in_ns(&ns, move || netsift_testkit::netns::send_frames(&dev, &f))
-                    .join()
-                    .unwrap();
+                send(f);
                 std::thread::sleep(Duration::from_millis(300));
             };
             let n = clauses.lock().unwrap().add("udp port 7").unwrap();
@@ -229,18 +230,11 @@ fn the_xdp_hook_copies_what_the_filter_accepts() {
     require!(Need::Netns);
     let pair = VethPair::new();
     let (all, to7) = mixed();
-    let (ns_b, dev_b) = pair.end(Side::B);
-    let (ns_b, dev_b) = (ns_b.to_string(), dev_b.to_string());
+    let send = sender(&pair);
     let (ns, dev) = pair.end(Side::A);
     let mut cfg = config(dev, Placement::Auto, 1);
     cfg.source = Source::Xdp(dev.into());
-    let r = capture(ns, cfg, Duration::from_secs(10), move |_| {
-        in_ns(&ns_b, move || {
-            netsift_testkit::netns::send_frames(&dev_b, &all)
-        })
-        .join()
-        .unwrap()
-    });
+    let r = capture(ns, cfg, Duration::from_secs(10), move |_| send(all));
     r.result.unwrap();
     assert_eq!(r.packets, to7);
     let x = r.report.xdp.expect("the XDP program's counts");
@@ -278,8 +272,7 @@ fn a_follower_captures_the_flows_its_control_connections_announce() {
     assert!(frames.len() - want.len() > 1000, "background to leave out");
     for placement in [Placement::User, Placement::Kernel] {
         let pair = VethPair::new();
-        let (ns_b, dev_b) = pair.end(Side::B);
-        let (ns_b, dev_b) = (ns_b.to_string(), dev_b.to_string());
+        let send = sender(&pair);
         let (ns, dev) = pair.end(Side::A);
         let mut cfg = config(dev, placement, 1);
         cfg.filter = FilterSpec::Follow(netsift_session::FollowSpec {
@@ -290,13 +283,7 @@ fn a_follower_captures_the_flows_its_control_connections_announce() {
         });
         cfg.count = Some(want.len() as u64);
         let frames = frames.clone();
-        let r = capture(ns, cfg, Duration::from_secs(20), move |_| {
-            in_ns(&ns_b, move || {
-                netsift_testkit::netns::send_frames(&dev_b, &frames)
-            })
-            .join()
-            .unwrap()
-        });
+        let r = capture(ns, cfg, Duration::from_secs(20), move |_| send(frames));
         r.result.unwrap();
         assert!(
             r.packets == want,
@@ -321,8 +308,7 @@ fn a_failing_sink_ends_the_capture_with_its_error() {
     require!(Need::Netns);
     let pair = VethPair::new();
     let (all, _) = mixed();
-    let (ns_b, dev_b) = pair.end(Side::B);
-    let (ns_b, dev_b) = (ns_b.to_string(), dev_b.to_string());
+    let send = sender(&pair);
     let (ns, dev) = pair.end(Side::A);
     let mut cfg = config(dev, Placement::User, 1);
     // Every frame: one block's records go one by one to the callback.
@@ -344,11 +330,7 @@ fn a_failing_sink_ends_the_capture_with_its_error() {
         c.run(&mut sinks, &st)
     });
     opened.recv().unwrap();
-    in_ns(&ns_b, move || {
-        netsift_testkit::netns::send_frames(&dev_b, &all)
-    })
-    .join()
-    .unwrap();
+    send(all);
     let guard = watchdog(stop.clone(), Duration::from_secs(10));
     let (report, result) = run.join().unwrap();
     stop.store(true, Ordering::Relaxed);
