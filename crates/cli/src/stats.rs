@@ -26,11 +26,17 @@ fn ring_line(s: &netsift_capture::Stats, copied: u64) -> String {
 /// The closing line of a follower: what was followed.
 pub(crate) fn follow_line(r: &FollowReport) -> String {
     let s = &r.stats;
-    let failed = if r.failed > 0 {
+    let mut failed = if r.failed > 0 {
         format!(", {} updates failed", r.failed)
     } else {
         String::new()
     };
+    if r.kernel_swaps > 0 {
+        failed.push_str(&format!(
+            ", kernel listener table grown {} times",
+            r.kernel_swaps
+        ));
+    }
     let refused = s.refused.nonzero();
     let refused = if refused.is_empty() {
         String::new()

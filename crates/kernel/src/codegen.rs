@@ -288,7 +288,7 @@ impl Generated {
         self.param_table()?
             .insert(&param_words(clause, pass, insn, value), 1)
             .map(|_| ())
-            .map_err(|e| crate::sys::Error::invalid(format!("add_param: {e}")))
+            .map_err(|e| crate::sys::Error::full(format!("add_param: {e}")))
     }
 
     /// The operand table, locked (a poisoned lock still holds a whole table:

@@ -110,6 +110,8 @@ pub struct Following {
     /// One per-CPU word where the prologue gathers an announcement's numbers
     /// (see [`announce`] for why not on the stack).
     scratch: Map,
+    /// Programs swapped for a grown listener table ([`Following::listen`]).
+    swaps: std::sync::atomic::AtomicU64,
 }
 
 /// What the code generator needs of a [`Following`]: its maps and what to read.
@@ -124,6 +126,14 @@ pub struct FollowHook {
     pub loose: bool,
 }
 
+impl FollowHook {
+    /// The same hook over another listener table (a grown one: see
+    /// [`Following::listen`]).
+    pub fn with_listeners(self, listeners: Probe) -> FollowHook {
+        FollowHook { listeners, ..self }
+    }
+}
+
 impl Following {
     /// Maps for up to `listeners` admitted endpoints and [`GUESSES`] guesses.
     /// The listener table has room for twice as many (a quarter full at most),
@@ -134,6 +144,7 @@ impl Following {
             listeners: Mutex::new(Table::with_capacity(room)?),
             guesses: Map::create(LRU_HASH, KEY_LEN as u32, 8, GUESSES)?,
             scratch: Map::create(MapKind::PerCpuArray, 4, 8, 1)?,
+            swaps: std::sync::atomic::AtomicU64::new(0),
         })
     }
 
@@ -155,12 +166,47 @@ impl Following {
     }
 
     /// The kernel accepts the endpoint's traffic from the next packet on: a few
-    /// stores into shared memory, no system call. An error if the table is full.
-    pub fn listen(&self, addr: IpAddr, port: u16, proto: u8) -> Result<(), Error> {
-        self.table()
-            .insert(&key_words(addr, port, proto), 1)
-            .map(|_| ())
-            .map_err(|e| Error::invalid(format!("admitting a listener: {e}")))
+    /// stores into shared memory, no system call.
+    ///
+    /// If the table has no room for it (half full, or the keys near its home
+    /// fill its probe), the table grows instead ([`Table::grown_for`]): `swap`
+    /// gets the probe of a new table holding every listener and this one, and
+    /// must put a program over it in place of the one over the old table
+    /// (generate it, with [`FollowHook::with_listeners`], and attach it under
+    /// every ring); the new table replaces the old one once `swap` returned.
+    /// The lock is held throughout, so no edit falls between the copy and the
+    /// swap (and `swap` must not call back into this `Following`: take the
+    /// hook before). If `swap` fails, the old table and program stay, without the
+    /// endpoint, and its error is returned.
+    pub fn listen(
+        &self,
+        addr: IpAddr,
+        port: u16,
+        proto: u8,
+        swap: impl FnOnce(Probe) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let key = key_words(addr, port, proto);
+        let mut table = self.table();
+        if table.insert(&key, 1).is_ok() {
+            return Ok(());
+        }
+        let grown = table.grown_for(&key, 1)?;
+        swap(grown.probe())?;
+        // The program over the old table is gone from every ring: dropping it
+        // unmaps the region (the kernel keeps the map while a program holds it).
+        *table = grown;
+        self.swaps.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Programs swapped for a grown listener table so far.
+    pub fn swaps(&self) -> u64 {
+        self.swaps.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// The listener table's slots (for tests and reports).
+    pub fn listener_slots(&self) -> usize {
+        self.table().slots()
     }
 
     /// It no longer does (a guess of it may still be alive): from the first

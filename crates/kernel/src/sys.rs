@@ -52,6 +52,21 @@ impl Error {
         }
     }
 
+    /// A shared table that has no room for a key (ENOSPC): the owner grows
+    /// it and swaps the program ([`crate::table::Table::grown_for`]).
+    pub fn full(what: impl Into<String>) -> Error {
+        Error {
+            what: what.into(),
+            os: std::io::Error::from_raw_os_error(libc::ENOSPC),
+            log: None,
+        }
+    }
+
+    /// Whether this is [`Error::full`]'s: a table to grow, not a failure.
+    pub fn is_full(&self) -> bool {
+        self.os.raw_os_error() == Some(libc::ENOSPC)
+    }
+
     /// What was being done (`loading the netsift program`).
     pub fn what(&self) -> &str {
         &self.what

@@ -102,15 +102,41 @@ pub type Key = [u32; KEY_WORDS];
 /// The multiplier of [`hash`] (2^32 / φ).
 const MUL: u32 = 0x9e37_79b1;
 
-/// A key's hash, as the generated probe computes it: each word xored in, then
-/// multiplied by 2^32/φ (32-bit arithmetic).
-pub fn hash(key: &Key) -> u32 {
-    key.iter().fold(0u32, |h, &w| (h ^ w).wrapping_mul(MUL))
+/// Seeds a rebuild tries at one size before it doubles the table, and sizes it
+/// tries before it gives up ([`Table::grown`]).
+const SEEDS_PER_SIZE: usize = 2;
+const SIZES: usize = 4;
+
+/// A key's hash under `seed`, as the generated probe computes it: the seed,
+/// then each word xored in and multiplied by 2^32/φ (32-bit arithmetic).
+///
+/// Keys come from packets (an announced listener is chosen by whoever sends the
+/// announcement), and a fixed hash would let a sender pick keys that share one
+/// home until an insert finds no room within the probe: every table has a
+/// random seed of its own, compiled into its program, and a rebuild draws a
+/// new one, so keys that collide under one seed are spread by the next.
+pub fn hash(key: &Key, seed: u32) -> u32 {
+    key.iter().fold(seed, |h, &w| (h ^ w).wrapping_mul(MUL))
 }
 
 /// The home slot of `key` in a table of `2^bits` slots: the hash's top bits.
-fn home(key: &Key, bits: u32) -> usize {
-    (hash(key) >> (32 - bits)) as usize
+fn home(key: &Key, bits: u32, seed: u32) -> usize {
+    (hash(key, seed) >> (32 - bits)) as usize
+}
+
+/// A random seed for a new table (`getrandom(2)`; the time and address
+/// mixed if that fails, which only weakens the defence, never the table).
+fn random_seed() -> u32 {
+    let mut b = [0u8; 4];
+    // SAFETY: `b` is 4 writable bytes, as the call is told.
+    let n = unsafe { libc::getrandom(b.as_mut_ptr().cast(), b.len(), 0) };
+    if n == 4 {
+        return u32::from_ne_bytes(b);
+    }
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    (t ^ (t >> 32) ^ (&b as *const _ as u64)) as u32
 }
 
 /// An insert refused: no room within [`PROBES`] slots of the key's home, or the
@@ -164,9 +190,10 @@ fn write(s: &[AtomicU32], state: u32, key: &Key, value: u32) {
 /// Looks `key` up in the slots `words` (`2^bits` of them) as the generated
 /// program does: the reference the program is tested against, and the reader
 /// user space uses itself.
-pub fn lookup(words: &[AtomicU32], bits: u32, probes: usize, key: &Key) -> Option<u32> {
+pub fn lookup(words: &[AtomicU32], shape: Shape, key: &Key) -> Option<u32> {
+    let Shape { bits, probes, seed } = shape;
     let mask = (1usize << bits) - 1;
-    let h = home(key, bits);
+    let h = home(key, bits, seed);
     for p in 0..probes {
         match read(slot(words, (h + p) & mask)) {
             Some((EMPTY, _, _)) => return None,
@@ -177,12 +204,23 @@ pub fn lookup(words: &[AtomicU32], bits: u32, probes: usize, key: &Key) -> Optio
     None
 }
 
-/// What the code generator needs of a table: its map and its size.
+/// A table's geometry as a reader needs it: `2^bits` slots, keys within
+/// `probes` of home, homes under `seed`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shape {
+    /// The table has `2^bits` slots.
+    pub bits: u32,
+    /// Every key lies within this many slots of its home.
+    pub probes: usize,
+    /// The hash's seed ([`hash`]).
+    pub seed: u32,
+}
+
+/// What the code generator needs of a table: its map and its shape.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Probe {
     fd: i32,
-    bits: u32,
-    probes: usize,
+    shape: Shape,
 }
 
 impl Probe {
@@ -200,16 +238,19 @@ impl Probe {
     /// price is size, which a socket filter's owner pays from `optmem_max`: so
     /// a table with many probe sites (operand sets) uses a shorter probe.
     pub fn emit(&self, a: &mut Asm, key_at: i16, hit: Label) {
-        let mask = (1i32 << self.bits) - 1;
-        a.mov64_imm(R1, 0);
+        let Shape { bits, probes, seed } = self.shape;
+        let mask = (1i32 << bits) - 1;
+        // The seed's bits (the ALU ops below are 32-bit: the sign extension
+        // of the upper half is never read).
+        a.mov64_imm(R1, seed as i32);
         for w in 0..KEY_WORDS as i16 {
             a.ldx(Width::W, R2, R10, key_at + 4 * w);
             a.alu32_reg(Alu::Xor, R1, R2);
             a.alu32_imm(Alu::Mul, R1, MUL as i32);
         }
-        a.alu32_imm(Alu::Rsh, R1, 32 - self.bits as i32);
+        a.alu32_imm(Alu::Rsh, R1, 32 - bits as i32);
         let miss = a.label();
-        for p in 0..self.probes as i32 {
+        for p in 0..probes as i32 {
             let next = a.label();
             a.mov64_reg(R2, R1);
             a.alu32_imm(Alu::Add, R2, p);
@@ -240,8 +281,7 @@ impl Probe {
 #[derive(Debug)]
 pub struct Table {
     region: Region,
-    bits: u32,
-    probes: usize,
+    shape: Shape,
     live: usize,
     gone: usize,
 }
@@ -266,8 +306,11 @@ impl Table {
         let region = Region::create(slots * SLOT_BYTES)?;
         Ok(Table {
             region,
-            bits: slots.trailing_zeros(),
-            probes,
+            shape: Shape {
+                bits: slots.trailing_zeros(),
+                probes,
+                seed: random_seed(),
+            },
             live: 0,
             gone: 0,
         })
@@ -275,7 +318,12 @@ impl Table {
 
     /// Slots.
     pub fn slots(&self) -> usize {
-        1 << self.bits
+        1 << self.shape.bits
+    }
+
+    /// Its geometry and seed.
+    pub fn shape(&self) -> Shape {
+        self.shape
     }
 
     /// Keys held.
@@ -297,8 +345,7 @@ impl Table {
     pub fn probe(&self) -> Probe {
         Probe {
             fd: self.region.map().fd(),
-            bits: self.bits,
-            probes: self.probes,
+            shape: self.shape,
         }
     }
 
@@ -308,7 +355,7 @@ impl Table {
 
     /// `key`'s value, read as the program reads it.
     pub fn get(&self, key: &Key) -> Option<u32> {
-        lookup(self.region.words(), self.bits, self.probes, key)
+        lookup(self.region.words(), self.shape, key)
     }
 
     /// Whether the table holds `key`.
@@ -321,9 +368,9 @@ impl Table {
     /// without the version check.
     fn find(&self, key: &Key) -> (Option<usize>, Option<usize>) {
         let words = self.region.words();
-        let h = home(key, self.bits);
+        let h = home(key, self.shape.bits, self.shape.seed);
         let mut free = None;
-        for p in 0..self.probes {
+        for p in 0..self.shape.probes {
             let i = (h + p) & self.mask();
             let s = slot(words, i);
             match s[1].load(Ordering::Relaxed) {
@@ -397,7 +444,7 @@ impl Table {
     /// A new table of the same size holding every key of this one and no
     /// tombstone, to swap in as [`grown`](Self::grown)'s is.
     pub fn rebuilt(&self) -> Result<Table, Error> {
-        self.resized(self.slots())
+        self.resized(self.slots(), &[])
     }
 
     /// Every key held with its value (the writer's view).
@@ -418,19 +465,43 @@ impl Table {
     /// to the new one first, a delete to the old one first), so the program in
     /// place always answers a superset of what user space holds.
     pub fn grown(&self) -> Result<Table, Error> {
-        self.resized(self.slots() * 2)
+        self.resized(self.slots() * 2, &[])
     }
 
-    /// A table of `slots` slots (or more, until every key fits) with this
-    /// one's keys.
-    fn resized(&self, mut slots: usize) -> Result<Table, Error> {
-        loop {
-            let mut t = Table::with_probes(slots / 2, self.probes)?;
-            if self.entries().iter().all(|(k, v)| t.insert(k, *v).is_ok()) {
+    /// The table an insert of `key` refused with [`Full`] needs, holding every
+    /// key of this one and `key` (with `value`): twice the slots if this one
+    /// is half full, else the same slots under a new seed (the keys near
+    /// `key`'s home filled its probe: under another seed they scatter). The
+    /// owner swaps it in as [`grown`](Self::grown)'s.
+    pub fn grown_for(&self, key: &Key, value: u32) -> Result<Table, Error> {
+        let slots = if (self.live + 1) * 2 > self.slots() {
+            self.slots() * 2
+        } else {
+            self.slots()
+        };
+        self.resized(slots, &[(*key, value)])
+    }
+
+    /// A table of `slots` slots with this one's keys and `more`, under a fresh
+    /// seed; another seed, then twice the slots, while some key finds no room
+    /// ([`SEEDS_PER_SIZE`] seeds at each of [`SIZES`] sizes, then an error: a
+    /// bound, so that no set of keys makes the table grow without end).
+    fn resized(&self, slots: usize, more: &[(Key, u32)]) -> Result<Table, Error> {
+        let mut keys = self.entries();
+        keys.extend_from_slice(more);
+        for attempt in 0..SEEDS_PER_SIZE * SIZES {
+            let n = (slots << (attempt / SEEDS_PER_SIZE)) / 2;
+            let mut t = Table::with_probes(n, self.shape.probes)?;
+            if keys.iter().all(|(k, v)| t.insert(k, *v).is_ok()) {
                 return Ok(t);
             }
-            slots *= 2;
         }
+        Err(Error::full(format!(
+            "no table of up to {} slots holds these {} keys within {} probes",
+            slots << (SIZES - 1),
+            keys.len(),
+            self.shape.probes
+        )))
     }
 }
 
@@ -447,11 +518,16 @@ mod tests {
     fn a_torn_slot_reads_as_absent() {
         let w = words(64);
         let key = [1, 2, 3, 4, 5];
-        let h = home(&key, 6);
+        let shape = Shape {
+            bits: 6,
+            probes: PROBES,
+            seed: 7,
+        };
+        let h = home(&key, 6, 7);
         write(slot(&w, h), LIVE, &key, 9);
-        assert_eq!(lookup(&w, 6, PROBES, &key), Some(9));
+        assert_eq!(lookup(&w, shape, &key), Some(9));
         slot(&w, h)[0].fetch_add(1, Ordering::Relaxed); // a write in flight
-        assert_eq!(lookup(&w, 6, PROBES, &key), None);
+        assert_eq!(lookup(&w, shape, &key), None);
     }
 
     #[test]
@@ -459,10 +535,12 @@ mod tests {
         // Keys as the follower makes them: one address, consecutive ports.
         let bits = 18;
         let mut used = std::collections::HashSet::new();
+        let seed = random_seed();
         for port in 0..50_000u32 {
             used.insert(home(
                 &[(6 << 24) | (4 << 16) | port, 0x0a00_0001, 0, 0, 0],
                 bits,
+                seed,
             ));
         }
         assert!(used.len() > 40_000, "{} homes for 50,000 keys", used.len());

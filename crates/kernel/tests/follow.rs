@@ -66,6 +66,12 @@ fn program(maps: &Following, loose: bool) -> Program {
     Program::load(ProgKind::SchedCls, "follow", &g.insns).expect("the verifier takes it")
 }
 
+/// Admits a listener into a table with room (a growth here is a test bug).
+fn listen(maps: &Following, addr: IpAddr, port: u16, proto: u8) {
+    maps.listen(addr, port, proto, |_| panic!("the listener table grew"))
+        .unwrap();
+}
+
 fn run(p: &Program, f: &[u8]) -> u32 {
     p.test_run(f, 1).expect("test run").retval
 }
@@ -240,7 +246,7 @@ fn listeners_and_guesses_open_the_kernel_filter_and_leave_it() {
     assert_eq!(run(&p, &reply), ACCEPT);
     assert_eq!(run(&p, &other), 0, "only the announced port");
     // User space takes over: a listener entry, then the guess goes.
-    maps.listen(IpAddr::V4(SERVER), 50069, 6).unwrap();
+    listen(&maps, IpAddr::V4(SERVER), 50069, 6);
     maps.unguess(IpAddr::V4(SERVER), 50069).unwrap();
     assert_eq!(run(&p, &syn), ACCEPT);
     maps.unlisten(IpAddr::V4(SERVER), 50069, 6).unwrap();
@@ -248,9 +254,9 @@ fn listeners_and_guesses_open_the_kernel_filter_and_leave_it() {
     // UDP and IPv6 listeners come from user space only.
     let rtp = frame((CLIENT, 7078), (SERVER, 9000), 17, 0, b"rtp");
     assert_eq!(run(&p, &rtp), 0);
-    maps.listen(IpAddr::V4(SERVER), 9000, 17).unwrap();
+    listen(&maps, IpAddr::V4(SERVER), 9000, 17);
     assert_eq!(run(&p, &rtp), ACCEPT);
-    maps.listen(IpAddr::V4(SERVER), 9001, 6).unwrap();
+    listen(&maps, IpAddr::V4(SERVER), 9001, 6);
     let tcp9000 = frame((CLIENT, 7078), (SERVER, 9000), 6, 0x02, b"");
     assert_eq!(run(&p, &tcp9000), 0, "a UDP listener does not open TCP");
     // Frames too short for some of the prologue's loads still get the base
@@ -289,7 +295,7 @@ fn an_epsv_reply_over_ipv6_opens_its_port_in_the_kernel() {
     maps.unguess(IpAddr::V6(server), 6446).unwrap();
     assert_eq!(run(&p, &syn), 0);
     // An IPv6 listener from user space.
-    maps.listen(IpAddr::V6(server), 6446, 6).unwrap();
+    listen(&maps, IpAddr::V6(server), 6446, 6);
     assert_eq!(run(&p, &syn), ACCEPT);
     maps.unlisten(IpAddr::V6(server), 6446, 6).unwrap();
     assert_eq!(run(&p, &syn), 0);
@@ -414,4 +420,59 @@ proptest! {
             Ok(())
         }))?;
     }
+}
+
+#[test]
+fn a_full_listener_table_grows_and_the_program_over_it_is_swapped() {
+    require!(bpf());
+    // Room for 16 listeners: a table of 64 slots, refusing its 33rd key.
+    let maps = Following::new(16).unwrap();
+    assert_eq!(maps.listener_slots(), 64);
+    let mut p = program(&maps, false);
+    let syn = |port: u16| frame((CLIENT, 40000), (SERVER, port), 6, 0x02, b"");
+    let mut swapped = Vec::new();
+    // Taken before: `listen` holds the table's lock while it calls `swap`.
+    let hook = maps.hook(true, false);
+    for port in 5000..5100u16 {
+        let mut fresh = None;
+        maps.listen(IpAddr::V4(SERVER), port, 6, |probe| {
+            // What an owner does: a program over the new table, in place.
+            let base = netsift_swift::compile("tcp port 21", LinkType::EN10MB).unwrap();
+            let g = generate(&base, Env::TEST_RUN.following(hook.with_listeners(probe))).unwrap();
+            fresh = Some(Program::load(ProgKind::SchedCls, "follow", &g.insns).unwrap());
+            Ok(())
+        })
+        .unwrap();
+        if let Some(new) = fresh {
+            // The old program still answers for every listener but the new one
+            // until the swap: it is never narrower than before.
+            assert!((5000..port).all(|q| run(&p, &syn(q)) == ACCEPT));
+            p = new;
+            swapped.push(port);
+        }
+        assert_eq!(run(&p, &syn(port)), ACCEPT, "listener {port}, just admitted");
+    }
+    assert_eq!(swapped, [5032, 5064], "grown at half full, twice");
+    assert_eq!(maps.swaps(), 2);
+    assert_eq!(maps.listener_slots(), 256);
+    for port in 5000..5100u16 {
+        assert_eq!(run(&p, &syn(port)), ACCEPT, "listener {port} after growth");
+        assert!(maps.listening(IpAddr::V4(SERVER), port, 6));
+    }
+    assert_eq!(run(&p, &syn(5100)), 0, "nothing else");
+    // A swap that fails leaves the old table and program, without the listener.
+    let before = maps.listener_slots();
+    for port in 5100..5200u16 {
+        let r = maps.listen(IpAddr::V4(SERVER), port, 6, |_| {
+            Err(netsift_kernel::sys::Error::invalid("no program today"))
+        });
+        if r.is_err() {
+            assert!(!maps.listening(IpAddr::V4(SERVER), port, 6));
+            assert_eq!(run(&p, &syn(port)), 0);
+            assert_eq!(maps.listener_slots(), before);
+            assert!((5000..port).all(|q| run(&p, &syn(q)) == ACCEPT));
+            return;
+        }
+    }
+    panic!("the table never filled");
 }

@@ -141,10 +141,11 @@ fn the_probe_agrees_with_the_reference_after_random_edits() {
 
 /// Keys `a` and `b` that differ in their last two words, and the two keys
 /// made of one's word 3 and the other's word 4, all with one home slot in a
-/// table of 64: a reader that mixed two versions of the slot would find a mix.
-fn colliding() -> (Key, Key, [Key; 2]) {
+/// table of 64 under `seed`: a reader that mixed two versions of the slot
+/// would find a mix.
+fn colliding(seed: u32) -> (Key, Key, [Key; 2]) {
     let a: Key = [1, 2, 3, 4, 5];
-    let home = |k: &Key| hash(k) >> 26;
+    let home = |k: &Key| hash(k, seed) >> 26;
     for x in 0..4096u32 {
         for y in 0..4096u32 {
             let b: Key = [1, 2, 3, 1000 + x, 1000 + y];
@@ -161,9 +162,9 @@ fn colliding() -> (Key, Key, [Key; 2]) {
 #[test]
 fn a_verdict_under_edits_is_the_set_before_or_after_never_a_mix() {
     require!(Need::Root);
-    let (a, b, mixes) = colliding();
     let mut t = Table::with_capacity(32).unwrap();
     assert_eq!(t.slots(), 64);
+    let (a, b, mixes) = colliding(t.shape().seed);
     let p = program(t.probe());
     // The edits cycle through {a}, {}, {b}, {}: edit n leaves state n % 4.
     let states: [&[Key]; 4] = [&[a], &[], &[b], &[]];
@@ -265,6 +266,36 @@ fn growth_by_swap_under_traffic_loses_and_leaks_nothing() {
         assert!(verdict(&p, k));
     }
     eprintln!("{grows} grows, {checked} verdicts checked under traffic");
+}
+
+#[test]
+fn keys_that_fill_a_probe_under_one_seed_scatter_under_the_next() {
+    require!(Need::Root);
+    // What a sender who knew the seed could do: more keys with one home than
+    // the probe reaches, in a table far from half full.
+    let mut t = Table::with_probes(100, 8).unwrap();
+    assert_eq!(t.slots(), 256);
+    let shape = t.shape();
+    let home = |k: &Key| hash(k, shape.seed) >> (32 - shape.bits);
+    let keys: Vec<Key> = (0u32..)
+        .map(|i| [0x0a00_0001, i, 6, 0, 0])
+        .filter(|k| home(k) == 17)
+        .take(9)
+        .collect();
+    for k in &keys[..8] {
+        assert_eq!(t.insert(k, 1), Ok(true));
+    }
+    assert!(t.insert(&keys[8], 1).is_err(), "the probe's eight slots are full");
+    let p = program(t.probe());
+    let grown = t.grown_for(&keys[8], 1).unwrap();
+    assert_eq!(grown.slots(), 256, "a new seed, not more slots");
+    assert_ne!(grown.shape().seed, shape.seed);
+    let q = program(grown.probe());
+    for k in &keys {
+        assert!(verdict(&q, k), "{k:?} in the rebuilt table");
+        assert_eq!(verdict(&p, k), k != &keys[8], "the old table is as it was");
+    }
+    assert!(!verdict(&q, &[0x0a00_0001, u32::MAX, 6, 0, 0]));
 }
 
 #[test]

@@ -279,17 +279,25 @@ impl Clauses {
                 return Err(kernel_error(e));
             }
         }
-        let kernel = |k: &Option<KernelClauses>| -> Result<(), Error> {
-            match k {
-                Some(k) => sites
-                    .iter()
-                    .try_for_each(|s| k.param(n, s.0, s.1, value, add))
-                    .map_err(kernel_error),
-                None => Ok(()),
-            }
+        let kernel = |k: &Option<KernelClauses>| match k {
+            Some(k) => sites
+                .iter()
+                .try_for_each(|s| k.param(n, s.0, s.1, value, add)),
+            None => Ok(()),
         };
         if add {
-            kernel(&self.kernel)?;
+            match kernel(&self.kernel) {
+                // The operand table has no room near the value's home: the
+                // program is made again over a new table (a fresh seed, room
+                // for the clauses' operands `PARAM_ROOM` times over) and the
+                // edit made once more; until the swap the program in place
+                // stays as it was, never narrower.
+                Err(e) if e.is_full() => {
+                    self.place(None, None).map_err(kernel_error)?;
+                    kernel(&self.kernel).map_err(kernel_error)?;
+                }
+                r => r.map_err(kernel_error)?,
+            }
         }
         let writer = self.swift.writer_mut();
         for s in &sites {
@@ -304,7 +312,7 @@ impl Clauses {
             r.map_err(|e| edit(e.to_string()))?;
         }
         if !add {
-            kernel(&self.kernel)?;
+            kernel(&self.kernel).map_err(kernel_error)?;
         }
         // The clause's compiled form follows, so a program made again holds it.
         let new: Vec<(usize, usize, netsift_isa::Instruction)> = sites

@@ -26,6 +26,9 @@ pub struct FollowReport {
     pub stats: FollowStats,
     /// Filter updates that failed (the flow was lost, not the capture).
     pub failed: u64,
+    /// Kernel programs swapped in because the listener table grew (a new
+    /// table, a new program, each ring's filter replaced off the packet path).
+    pub kernel_swaps: u64,
 }
 
 impl Following {
@@ -85,7 +88,7 @@ impl Following {
         if let Err(e) = edits {
             self.fail(packet, e.to_string());
         }
-        if let Some(k) = &self.kernel {
+        if let Some(k) = &mut self.kernel {
             // In the order made: a listener goes in before the guess of it goes.
             let errors: Vec<String> = self
                 .follower
@@ -113,6 +116,7 @@ impl Following {
         FollowReport {
             stats: self.follower.stats(),
             failed: self.failed,
+            kernel_swaps: self.kernel.as_ref().map_or(0, KernelFollow::swaps),
         }
     }
 

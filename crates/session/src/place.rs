@@ -97,23 +97,51 @@ pub(crate) fn place_static(
     }
 }
 
-/// The kernel's side of a follower: the maps its program reads.
+/// The kernel's side of a follower: the maps its program reads, and what it
+/// takes to make the program again over a grown listener table.
 pub(crate) struct KernelFollow {
     maps: Maps,
+    /// The base filter, compiled for the rings' link type.
+    set: PassSet,
+    env: Env,
+    /// The rings' sockets (descriptors of their own).
+    socks: Vec<OwnedFd>,
 }
 
 impl KernelFollow {
-    /// Applies one change of the follower's filter to the kernel's.
-    pub(crate) fn apply(&self, c: Change) -> Result<(), netsift_kernel::sys::Error> {
+    /// Applies one change of the follower's filter to the kernel's. A
+    /// listener the table has no room for grows it: the program is made again
+    /// over the new table and swapped in under every ring, off the packet path
+    /// (the rings go on with the old program until each swap).
+    pub(crate) fn apply(&mut self, c: Change) -> Result<(), netsift_kernel::sys::Error> {
         let proto = |ep: &Endpoint| match ep.transport {
             Transport::Tcp => 6,
             Transport::Udp => 17,
         };
         match c {
-            Change::Listen(ep) => self.maps.listen(ep.addr, ep.port, proto(&ep)),
+            Change::Listen(ep) => {
+                let (set, socks, env) = (&self.set, &self.socks, &mut self.env);
+                self.maps.listen(ep.addr, ep.port, proto(&ep), |probe| {
+                    let grown = Env {
+                        follow: env.follow.map(|h| h.with_listeners(probe)),
+                        ..*env
+                    };
+                    let g = generate(set, grown)
+                        .map_err(|e| netsift_kernel::sys::Error::invalid(e.to_string()))?;
+                    attach(&g, socks)
+                        .map_err(|e| netsift_kernel::sys::Error::invalid(e.to_string()))?;
+                    *env = grown;
+                    Ok(())
+                })
+            }
             Change::Unlisten(ep) => self.maps.unlisten(ep.addr, ep.port, proto(&ep)),
             Change::Announced(ep) => self.maps.unguess(ep.addr, ep.port),
         }
+    }
+
+    /// Programs swapped in for a grown listener table.
+    pub(crate) fn swaps(&self) -> u64 {
+        self.maps.swaps()
     }
 }
 
@@ -124,12 +152,20 @@ fn follow_program(
     lt: LinkType,
     snaplen: u32,
     listeners: u32,
-) -> Result<(Generated, Maps), Error> {
+) -> Result<(Generated, KernelFollow), Error> {
     let set = netsift_swift::compile(&spec.base_expression(), lt).map_err(Error::filter)?;
     let maps = Maps::new(listeners).map_err(placement_error)?;
     let env = Env::socket(snaplen).following(maps.hook(spec.ftp(), spec.config.loose));
     let g = generate(&set, env).map_err(placement_error)?;
-    Ok((g, maps))
+    Ok((
+        g,
+        KernelFollow {
+            maps,
+            set,
+            env,
+            socks: Vec::new(),
+        },
+    ))
 }
 
 /// Places a follower's first stage under the rings `socks`; `None` for user
@@ -148,18 +184,22 @@ pub(crate) fn place_follow(
     if let Some(why) = unplaceable(lt) {
         return refuse(placement, why, events);
     }
-    let placed = follow_program(spec, lt, snaplen, listeners).and_then(|(g, maps)| {
-        attach(&g, socks)
-            .map(|_| (g, maps))
-            .map_err(placement_error)
+    let placed = follow_program(spec, lt, snaplen, listeners).and_then(|(g, mut k)| {
+        attach(&g, socks).map_err(placement_error)?;
+        k.socks = socks
+            .iter()
+            .map(OwnedFd::try_clone)
+            .collect::<Result<_, _>>()
+            .map_err(|e| Error::with_source(ErrorKind::Io, "duplicating a ring's socket", e))?;
+        Ok((g, k))
     });
     match placed {
-        Ok((g, maps)) => {
+        Ok((g, k)) => {
             events(Event::Placed(Placed::Follow {
                 insns: g.insns.len(),
                 ftp: spec.ftp(),
             }));
-            Ok(Some(KernelFollow { maps }))
+            Ok(Some(k))
         }
         Err(e) => refuse(placement, e.to_string(), events),
     }
