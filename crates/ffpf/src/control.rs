@@ -26,7 +26,7 @@
 //! resizing, so no client can make the writer's mapping fault.
 
 use crate::error::Error;
-use crate::shm::{check_mappable, Memfd, RwMapping};
+use crate::shm::{check_mappable, seals, Memfd, RwMapping};
 use std::mem::offset_of;
 use std::os::fd::{AsRawFd, BorrowedFd, OwnedFd};
 use std::sync::atomic::Ordering;
@@ -155,7 +155,13 @@ impl ControlClientSide {
     /// Maps `fd` read-write after checking its seals, size and header.
     pub fn open(fd: BorrowedFd<'_>) -> Result<ControlClientSide, Error> {
         let what = format!("control page fd {}", fd.as_raw_fd());
-        check_mappable(fd, CONTROL_LEN).map_err(|e| Error::bad_buffer(format!("{what}: {e}")))?;
+        check_mappable(fd, CONTROL_LEN)?;
+        let s = seals(fd)?;
+        if s & (libc::F_SEAL_WRITE | libc::F_SEAL_FUTURE_WRITE) != 0 {
+            return Err(Error::bad_buffer(format!(
+                "{what}: sealed against writing (seals {s:#x}), so not a control page"
+            )));
+        }
         let map = RwMapping::new(fd, CONTROL_LEN)?;
         let magic = map
             .u64(offset_of!(ControlPage, magic))
