@@ -365,7 +365,11 @@ mod tests {
     fn entries_round_trip_and_lapped_ones_read_overwritten() {
         let mut w = IbufWriter::create(4).unwrap();
         let v = IbufView::open(w.fd()).unwrap();
-        assert_eq!(v.read(0), EntryRead::Overwritten, "unwritten slots are busy");
+        assert_eq!(
+            v.read(0),
+            EntryRead::Overwritten,
+            "unwritten slots are busy"
+        );
         for i in 0..6 {
             w.push(i * 64, i as u32, 100 + i as u32);
         }

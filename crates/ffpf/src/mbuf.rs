@@ -84,7 +84,7 @@ impl Mbuf {
     }
 
     fn check(&self, off: usize, size: usize) -> Result<(), Error> {
-        if off % size != 0 || off.checked_add(size).is_none_or(|e| e > self.len) {
+        if !off.is_multiple_of(size) || off.checked_add(size).is_none_or(|e| e > self.len) {
             return Err(Error::invalid(format!(
                 "MBuf access of {size} bytes at offset {off}: outside {} bytes or not {size}-aligned",
                 self.len

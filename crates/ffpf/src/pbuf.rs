@@ -89,7 +89,7 @@ pub struct PbufHeader {
 
 /// Bytes a record of `caplen` bytes takes, header and padding included.
 pub fn record_len(caplen: u32) -> u64 {
-    RECORD_HEADER_LEN as u64 + (u64::from(caplen) + 7) / 8 * 8
+    RECORD_HEADER_LEN as u64 + u64::from(caplen).div_ceil(8) * 8
 }
 
 /// Where a record of `len` bytes written at `w` starts and ends in a ring of
@@ -185,9 +185,13 @@ impl PbufWriter {
         self.full_drops += 1;
     }
 
-    /// Appends one record and returns its position. `bytes` must be at most
-    /// [`PbufWriter::max_caplen`] long. The caller decided it may overwrite
-    /// what lies there ([`PbufWriter::fits`] under the slow-reader policy).
+    /// Appends one record and returns its position. The caller decided it may
+    /// overwrite what lies there ([`PbufWriter::fits`] under the slow-reader
+    /// policy).
+    ///
+    /// # Panics
+    /// If `bytes` is longer than [`PbufWriter::max_caplen`] (a
+    /// [`crate::Group`] cuts packets to it first).
     pub fn append(&mut self, bytes: &[u8], ts_ns: u64, wirelen: u32) -> u64 {
         let caplen = u32::try_from(bytes.len())
             .ok()
@@ -338,7 +342,7 @@ impl PbufView {
         out.clear();
         let len = record_len(caplen);
         let off = pos & (self.cap - 1);
-        if pos % 8 != 0 {
+        if !pos.is_multiple_of(8) {
             return RecordRead::Invalid("record position not 8-aligned");
         }
         if off + len > self.cap {
@@ -411,7 +415,10 @@ mod tests {
         let p0 = w.append(b"hello, world", 7, 60);
         assert_eq!(
             v.read(p0, 12, &mut out),
-            RecordRead::Ok { ts_ns: 7, wirelen: 60 }
+            RecordRead::Ok {
+                ts_ns: 7,
+                wirelen: 60
+            }
         );
         assert_eq!(out, b"hello, world");
         // Fill the ring past p0 until the writer claims its bytes again.
@@ -441,7 +448,13 @@ mod tests {
         let v = PbufView::open(w.fd()).unwrap();
         w.append(&[0; 100], 0, 100);
         let mut out = Vec::new();
-        for (pos, len) in [(3, 4), (0, u32::MAX), (4088, 100), (u64::MAX - 7, 8), (8192, 8)] {
+        for (pos, len) in [
+            (3, 4),
+            (0, u32::MAX),
+            (4088, 100),
+            (u64::MAX - 7, 8),
+            (8192, 8),
+        ] {
             assert!(
                 matches!(v.read(pos, len, &mut out), RecordRead::Invalid(_)),
                 "pos {pos} len {len}"

@@ -118,7 +118,11 @@ mod tests {
         assert_eq!(clamp_read(1, 3, 10, 16), 3, "backwards");
         assert_eq!(clamp_read(0, 0, 100, 16), 84, "older than the ring holds");
         assert_eq!(clamp_read(u64::MAX, 0, 0, 16), 0);
-        assert_eq!(clamp_read(7, 12, 10, 16), 10, "prev beyond W stays within W");
+        assert_eq!(
+            clamp_read(7, 12, 10, 16),
+            10,
+            "prev beyond W stays within W"
+        );
     }
 
     #[test]

@@ -68,7 +68,11 @@ pub struct ReaderStats {
 impl ReaderStats {
     /// Every accepted packet accounted for: delivered or dropped for a reason.
     pub fn balanced(&self) -> bool {
-        self.delivered + self.overwritten + self.invalid + self.writer.pbuf_full + self.writer.ibuf_full
+        self.delivered
+            + self.overwritten
+            + self.invalid
+            + self.writer.pbuf_full
+            + self.writer.ibuf_full
             == self.writer.accepted
     }
 }
@@ -239,7 +243,9 @@ impl FlowReader {
     /// Blocks until at least `n` packets are waiting (`n` is clamped to
     /// `1..=` the IBuf's size) or `timeout` passes; returns how many are
     /// waiting. Publishes `R` first, so a slow-reader writer is not kept
-    /// waiting on entries this reader has already consumed.
+    /// waiting on entries this reader has already consumed. Returns at once,
+    /// with what is waiting, once the writer has closed its end of the wake-up
+    /// channel (the buffers stay mapped and readable).
     pub fn wait_for(&mut self, n: u64, timeout: Duration) -> Result<u64, Error> {
         let want = n.clamp(1, self.ibuf.entries());
         let deadline = Instant::now().checked_add(timeout);
@@ -255,7 +261,9 @@ impl FlowReader {
             // `wake_at`: either it sees our threshold or we see its W.
             fence(Ordering::SeqCst);
             let have = self.available();
-            let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
             if have >= want || left.is_zero() {
                 self.control.word(wake_at).store(0, Ordering::Relaxed);
                 return Ok(have);
@@ -280,7 +288,9 @@ impl FlowReader {
         let deadline = Instant::now().checked_add(lifetime);
         let mut seen = 0;
         loop {
-            let left = deadline.map_or(Duration::MAX, |d| d.saturating_duration_since(Instant::now()));
+            let left = deadline.map_or(Duration::MAX, |d| {
+                d.saturating_duration_since(Instant::now())
+            });
             if left.is_zero() {
                 break;
             }

@@ -83,7 +83,9 @@ impl Memfd {
         // SAFETY: ftruncate on a descriptor we own; the length fits off_t
         // (checked above).
         if unsafe { libc::ftruncate(fd.as_raw_fd(), len as libc::off_t) } < 0 {
-            return Err(Error::os(format!("memfd {name:?}: ftruncate to {len} bytes")));
+            return Err(Error::os(format!(
+                "memfd {name:?}: ftruncate to {len} bytes"
+            )));
         }
         Ok(Memfd { fd, len })
     }
@@ -193,13 +195,18 @@ impl Raw {
             )
         };
         if p == libc::MAP_FAILED {
-            let rw = if prot & libc::PROT_WRITE != 0 { "read-write" } else { "read-only" };
+            let rw = if prot & libc::PROT_WRITE != 0 {
+                "read-write"
+            } else {
+                "read-only"
+            };
             return Err(Error::os(format!(
                 "fd {}: mapping {len} bytes {rw}",
                 fd.as_raw_fd()
             )));
         }
-        let ptr = NonNull::new(p.cast::<u8>()).ok_or_else(|| Error::invalid("mmap returned null"))?;
+        let ptr =
+            NonNull::new(p.cast::<u8>()).ok_or_else(|| Error::invalid("mmap returned null"))?;
         Ok(Raw { ptr, len })
     }
 

@@ -1,7 +1,7 @@
 //! Waking a sleeping reader: one descriptor per flow that the client polls.
 //!
-//! The brief asked for an eventfd; this is a connected `AF_UNIX` datagram
-//! socket pair instead, because an eventfd's one open file description is
+//! The brief asked for an eventfd; this is a connected `AF_UNIX`
+//! `SOCK_SEQPACKET` socket pair instead, because an eventfd's one open file description is
 //! shared between writer and client: a client could write `0xffff_ffff_ffff_fffe`
 //! into it and clear `O_NONBLOCK` on the shared description, and the writer's
 //! next `write(2)` would block the whole group forever. With a socket pair the
@@ -9,7 +9,9 @@
 //! (a per-call flag no client can change), a full queue (`EAGAIN`) just means
 //! wake-ups are already pending, and the writer's end is shut for reading so a
 //! client cannot fill it. To the client it is the same thing: a descriptor
-//! that `poll` reports readable, drained with [`drain`].
+//! that `poll` reports readable, drained with [`drain`]. Being
+//! connection-oriented, it also tells the client when the writer is gone
+//! (hang-up: readable, and `recv` returns 0), which a datagram pair does not.
 
 use crate::error::Error;
 use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd};
@@ -28,7 +30,7 @@ impl Waker {
         let r = unsafe {
             libc::socketpair(
                 libc::AF_UNIX,
-                libc::SOCK_DGRAM | libc::SOCK_CLOEXEC,
+                libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
                 0,
                 fds.as_mut_ptr(),
             )
@@ -37,7 +39,8 @@ impl Waker {
             return Err(Error::os("socketpair for a flow's wake-ups"));
         }
         // SAFETY: both descriptors are fresh and owned by nothing else.
-        let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
+        let (ours, theirs) =
+            unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
         // SAFETY: shutdown on a socket we own; no memory is passed. Failure
         // would only let a client queue datagrams the writer never reads, up
         // to the socket's bounded buffer, so it is not fatal.
@@ -101,5 +104,52 @@ pub fn drain(fd: BorrowedFd<'_>) -> usize {
             return got;
         }
         got += 1;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsFd;
+
+    #[test]
+    fn a_client_that_never_reads_cannot_block_the_writer() {
+        let (w, client) = Waker::pair().unwrap();
+        // Far more than the client's receive queue holds: each send past it
+        // fails with EAGAIN at once instead of blocking.
+        for _ in 0..100_000 {
+            w.signal();
+        }
+        assert!(poll_readable(client.as_fd(), 0).unwrap());
+        assert!(drain(client.as_fd()) > 0);
+        assert!(!poll_readable(client.as_fd(), 0).unwrap());
+    }
+
+    #[test]
+    fn a_client_cannot_send_to_the_writer() {
+        let (_w, client) = Waker::pair().unwrap();
+        let b = [1u8];
+        // SAFETY: sends one byte from a live array on a socket we own.
+        let n = unsafe {
+            libc::send(
+                client.as_raw_fd(),
+                b.as_ptr().cast(),
+                1,
+                libc::MSG_DONTWAIT | libc::MSG_NOSIGNAL,
+            )
+        };
+        assert_eq!(n, -1);
+        assert_eq!(
+            std::io::Error::last_os_error().raw_os_error(),
+            Some(libc::EPIPE)
+        );
+    }
+
+    #[test]
+    fn the_client_sees_the_writer_go() {
+        let (w, client) = Waker::pair().unwrap();
+        drop(w);
+        assert!(poll_readable(client.as_fd(), 1000).unwrap());
+        assert_eq!(drain(client.as_fd()), 0);
     }
 }

@@ -13,6 +13,9 @@ use std::time::Duration;
 const PACKETS: u64 = 20_000;
 const BATCH: u64 = 32;
 
+/// A packet's bytes and the flows that accept it.
+type Offer = (Vec<u8>, Vec<(FlowId, u32)>);
+
 /// Which flows accept packet `seq`: A takes 3 of 4, B 2 of 4 (1 of 4 both).
 fn accepts(seq: u64, a: FlowId, b: FlowId) -> Vec<(FlowId, u32)> {
     let mut v = Vec::new();
@@ -39,7 +42,7 @@ fn drain(mut r: FlowReader, done: Arc<AtomicBool>, tag: u32, nap_every: u64) -> 
                 assert!(last.is_none_or(|l| seq > l), "packet {seq} after {last:?}");
                 last = Some(seq);
                 got += 1;
-                if nap_every > 0 && got % nap_every == 0 {
+                if nap_every > 0 && got.is_multiple_of(nap_every) {
                     std::thread::sleep(Duration::from_micros(200));
                 }
             }
@@ -65,7 +68,7 @@ fn run(policy: Policy) -> (Group, [(FlowId, ReaderStats, u64); 2]) {
     let fast = std::thread::spawn(move || drain(rb, db, 0xb, 0));
     let mut seq = 0;
     while seq < PACKETS {
-        let pkts: Vec<(Vec<u8>, Vec<(FlowId, u32)>)> = (seq..seq + BATCH)
+        let pkts: Vec<Offer> = (seq..seq + BATCH)
             .map(|s| (packet(s, len_of(s, 600)), accepts(s, a, b)))
             .collect();
         let batch: Vec<Incoming<'_>> = pkts
@@ -91,11 +94,20 @@ fn run(policy: Policy) -> (Group, [(FlowId, ReaderStats, u64); 2]) {
 
 fn assert_exact(g: &Group, id: FlowId, s: &ReaderStats, got: u64) {
     let c = g.counters(id).unwrap();
-    assert_eq!(s.writer, c.writer, "{id}: the reader sees the writer's counters");
-    assert_eq!(s.delivered, got, "{id}: delivered counts what was handed out");
+    assert_eq!(
+        s.writer, c.writer,
+        "{id}: the reader sees the writer's counters"
+    );
+    assert_eq!(
+        s.delivered, got,
+        "{id}: delivered counts what was handed out"
+    );
     assert!(s.balanced(), "{id}: delivered + drops != accepted: {s:?}");
     let rep = g.reported(id).unwrap();
-    assert_eq!(rep.delivered, s.delivered, "{id}: the control page reports it");
+    assert_eq!(
+        rep.delivered, s.delivered,
+        "{id}: the control page reports it"
+    );
     assert_eq!(rep.overwritten, s.overwritten);
 }
 
@@ -124,7 +136,11 @@ fn fast_reader_preference_accounts_exactly() {
     let [(a, sa, na), (b, sb, nb)] = flows;
     for (id, s, n) in [(a, &sa, na), (b, &sb, nb)] {
         assert_exact(&g, id, s, n);
-        assert_eq!(s.writer.pbuf_full + s.writer.ibuf_full, 0, "the writer never drops under FRP");
+        assert_eq!(
+            s.writer.pbuf_full + s.writer.ibuf_full,
+            0,
+            "the writer never drops under FRP"
+        );
         assert_eq!(s.invalid, 0);
     }
     assert!(sa.overwritten > 0, "the slow reader was lapped: {sa:?}");
@@ -204,7 +220,11 @@ fn overlapping_flows_share_one_stored_copy() {
     }
     assert_eq!(g.pbuf_stats(), (20, bytes, 0));
     assert_eq!(g.counters(a).unwrap().written, 20, "A indexes every packet");
-    assert_eq!(g.counters(b).unwrap().written, 13, "B indexes its 13, once each");
+    assert_eq!(
+        g.counters(b).unwrap().written,
+        13,
+        "B indexes its 13, once each"
+    );
     let mut na = 0;
     while let Some(p) = ra.getnext().unwrap() {
         check(&p);

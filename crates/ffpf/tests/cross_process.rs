@@ -76,7 +76,8 @@ fn recv_fds(sock: RawFd) -> Vec<OwnedFd> {
         let mut c = libc::CMSG_FIRSTHDR(&msg);
         while !c.is_null() {
             if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
-                let k = ((*c).cmsg_len as usize - libc::CMSG_LEN(0) as usize) / std::mem::size_of::<RawFd>();
+                let k = ((*c).cmsg_len as usize - libc::CMSG_LEN(0) as usize)
+                    / std::mem::size_of::<RawFd>();
                 let p = libc::CMSG_DATA(c).cast::<RawFd>();
                 for i in 0..k {
                     out.push(OwnedFd::from_raw_fd(p.add(i).read_unaligned()));
@@ -112,11 +113,29 @@ fn rw_map_errno(fd: RawFd, len: usize) -> i32 {
 /// errno of upgrading a read-only shared mapping of `fd` to writable.
 fn mprotect_errno(fd: RawFd, len: usize) -> i32 {
     // SAFETY: a fresh read-only mapping; unmapped before returning.
-    let p = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ, libc::MAP_SHARED, fd, 0) };
-    assert_ne!(p, libc::MAP_FAILED, "read-only mapping: {}", IoError::last_os_error());
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            fd,
+            0,
+        )
+    };
+    assert_ne!(
+        p,
+        libc::MAP_FAILED,
+        "read-only mapping: {}",
+        IoError::last_os_error()
+    );
     // SAFETY: changes the protection of the mapping just made.
     let r = unsafe { libc::mprotect(p, len, libc::PROT_READ | libc::PROT_WRITE) };
-    let e = if r < 0 { IoError::last_os_error().raw_os_error().unwrap_or(-1) } else { 0 };
+    let e = if r < 0 {
+        IoError::last_os_error().raw_os_error().unwrap_or(-1)
+    } else {
+        0
+    };
     // SAFETY: unmaps it.
     unsafe { libc::munmap(p, len) };
     e
@@ -163,8 +182,14 @@ fn child_side() {
         println!("CHILD {name} write errno={}", write_errno(fd));
         println!("CHILD {name} ftruncate errno={}", truncate_errno(fd));
     }
-    println!("CHILD control rw-mmap errno={}", rw_map_errno(control.as_raw_fd(), 4096));
-    println!("CHILD control ftruncate errno={}", truncate_errno(control.as_raw_fd()));
+    println!(
+        "CHILD control rw-mmap errno={}",
+        rw_map_errno(control.as_raw_fd(), 4096)
+    );
+    println!(
+        "CHILD control ftruncate errno={}",
+        truncate_errno(control.as_raw_fd())
+    );
     let mut r = FlowReader::from_fds(pbuf, ibuf, control, wake).expect("from_fds in the child");
     let mut n = 0;
     while let Some(p) = r.getnext().expect("no corrupt entries") {
@@ -196,13 +221,21 @@ fn a_client_process_reads_but_cannot_write_the_buffers() {
 
     let mut sv = [0; 2];
     // SAFETY: socketpair writes two descriptors into the array.
-    let r = unsafe { libc::socketpair(libc::AF_UNIX, libc::SOCK_STREAM | libc::SOCK_CLOEXEC, 0, sv.as_mut_ptr()) };
+    let r = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            sv.as_mut_ptr(),
+        )
+    };
     assert_eq!(r, 0);
     // SAFETY: fresh descriptors, owned here.
     let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(sv[0]), OwnedFd::from_raw_fd(sv[1])) };
     // The child's end survives exec: clear its close-on-exec flag.
-    // SAFETY: fcntl on a descriptor we own.
-    assert_eq!(unsafe { libc::fcntl(theirs.as_raw_fd(), libc::F_SETFD, 0) }, 0);
+    // SAFETY: fcntl on a descriptor we own; no memory is passed.
+    let r = unsafe { libc::fcntl(theirs.as_raw_fd(), libc::F_SETFD, 0) };
+    assert_eq!(r, 0);
     let child = Command::new(std::env::current_exe().unwrap())
         .args(["child_side", "--exact", "--nocapture", "--test-threads=1"])
         .env(ENV, theirs.as_raw_fd().to_string())
@@ -213,7 +246,12 @@ fn a_client_process_reads_but_cannot_write_the_buffers() {
     drop(theirs);
     send_fds(
         ours.as_raw_fd(),
-        &[fds.pbuf.as_raw_fd(), fds.ibuf.as_raw_fd(), fds.control.as_raw_fd(), fds.wake.as_raw_fd()],
+        &[
+            fds.pbuf.as_raw_fd(),
+            fds.ibuf.as_raw_fd(),
+            fds.control.as_raw_fd(),
+            fds.wake.as_raw_fd(),
+        ],
     );
     drop(fds);
     let out = child.wait_with_output().unwrap();
@@ -233,8 +271,14 @@ fn a_client_process_reads_but_cannot_write_the_buffers() {
         assert!(stdout.contains(&line), "expected `{line}` in:\n{stdout}");
     }
     assert!(stdout.contains("CHILD control rw-mmap errno=0"), "{stdout}");
-    assert!(stdout.contains(&format!("CHILD control ftruncate errno={eperm}")), "{stdout}");
-    assert!(stdout.contains(&format!("CHILD delivered={PACKETS}")), "{stdout}");
+    assert!(
+        stdout.contains(&format!("CHILD control ftruncate errno={eperm}")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("CHILD delivered={PACKETS}")),
+        "{stdout}"
+    );
     // The child's control-page stores reached the writer.
     let rep = g.reported(id).unwrap();
     assert_eq!((rep.read, rep.delivered), (PACKETS, PACKETS));

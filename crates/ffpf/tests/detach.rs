@@ -68,7 +68,11 @@ fn a_stalled_reader_is_detached_after_the_byte_bound() {
     let st = status
         .u64(offset_of!(ControlPage, status))
         .load(Ordering::Relaxed);
-    assert_eq!(st & STATUS_DETACHED, STATUS_DETACHED, "the control page says so");
+    assert_eq!(
+        st & STATUS_DETACHED,
+        STATUS_DETACHED,
+        "the control page says so"
+    );
     // The live reader lost at most the bound's worth of records (plus the
     // one that crossed it), all before the detach, none after.
     rl.release();
@@ -76,7 +80,10 @@ fn a_stalled_reader_is_detached_after_the_byte_bound() {
     assert!(sl.balanced(), "{sl:?}");
     let lost = sl.writer.pbuf_full;
     assert!(lost > 0, "the group was held back");
-    assert!(lost * record_len(LEN as u32) <= bound + record_len(LEN as u32), "{lost} records lost");
+    assert!(
+        lost * record_len(LEN as u32) <= bound + record_len(LEN as u32),
+        "{lost} records lost"
+    );
     assert_eq!(sl.delivered + lost, 400);
     assert!(at < 100, "detached at packet {at}");
     // The detached reader now reads under fast-reader rules: what it lost
@@ -111,10 +118,19 @@ fn a_stalled_reader_is_detached_after_the_time_bound() {
     }
     let blocked = rl.stats().writer.pbuf_full;
     assert!(blocked > 0);
-    assert_eq!(offer_at(&mut g, s, &both, t0 + Duration::from_millis(49)), 0);
-    assert!(!g.counters(stalled).unwrap().detached, "not before the bound");
+    assert_eq!(
+        offer_at(&mut g, s, &both, t0 + Duration::from_millis(49)),
+        0
+    );
+    assert!(
+        !g.counters(stalled).unwrap().detached,
+        "not before the bound"
+    );
     s += 1;
-    assert_eq!(offer_at(&mut g, s, &both, t0 + Duration::from_millis(50)), 1);
+    assert_eq!(
+        offer_at(&mut g, s, &both, t0 + Duration::from_millis(50)),
+        1
+    );
     assert!(g.counters(stalled).unwrap().detached);
     assert!(!g.counters(live).unwrap().detached);
     let before = rl.stats().writer.pbuf_full;
@@ -122,7 +138,11 @@ fn a_stalled_reader_is_detached_after_the_time_bound() {
         offer_at(&mut g, s + k, &both, t0 + Duration::from_millis(50));
         drain(&mut rl);
     }
-    assert_eq!(rl.stats().writer.pbuf_full, before, "no drops once detached");
+    assert_eq!(
+        rl.stats().writer.pbuf_full,
+        before,
+        "no drops once detached"
+    );
 }
 
 #[test]
@@ -133,7 +153,12 @@ fn without_a_bound_a_stalled_reader_holds_the_group() {
     let mut rl = reader(fl);
     let t0 = Instant::now();
     for s in 0..100 {
-        offer_at(&mut g, s, &[(stalled, 1), (live, 2)], t0 + Duration::from_secs(s));
+        offer_at(
+            &mut g,
+            s,
+            &[(stalled, 1), (live, 2)],
+            t0 + Duration::from_secs(s),
+        );
         drain(&mut rl);
     }
     assert!(!g.counters(stalled).unwrap().detached);

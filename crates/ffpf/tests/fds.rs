@@ -35,7 +35,10 @@ fn removing_flows_frees_their_memfds() {
     assert_eq!(open_fds(), fds0);
     assert_eq!(netsift_maps(), maps0);
     assert!(g.flow_ids().is_empty());
-    assert!(g.remove_flow(ids[0]).is_err(), "a removed flow's id stays dead");
+    assert!(
+        g.remove_flow(ids[0]).is_err(),
+        "a removed flow's id stays dead"
+    );
     let (again, _) = g.add_flow(2).unwrap();
     assert_ne!(again, ids[0], "a reused slot gets a new id");
     assert!(g.counters(ids[0]).is_none());

@@ -53,7 +53,11 @@ fn a_hostile_control_page_moves_only_its_own_view() {
         offer(&mut g, s, &both);
     }
     let c = g.counters(h).unwrap();
-    assert_eq!((c.read, c.written), (9, 10), "R clamped to W as it was at the batch");
+    assert_eq!(
+        (c.read, c.written),
+        (9, 10),
+        "R clamped to W as it was at the batch"
+    );
     // R backwards: ignored; the writer's R never decreases.
     read.store(0, Ordering::Relaxed);
     offer(&mut g, 10, &both);
@@ -65,17 +69,23 @@ fn a_hostile_control_page_moves_only_its_own_view() {
     read.store(11, Ordering::Relaxed);
     for s in 11..26 {
         offer(&mut g, s, &both);
-        assert!(!poll_readable(fh.wake.as_fd(), 0).unwrap(), "no wake before full");
+        assert!(
+            !poll_readable(fh.wake.as_fd(), 0).unwrap(),
+            "no wake before full"
+        );
     }
     offer(&mut g, 26, &both);
-    assert!(poll_readable(fh.wake.as_fd(), 0).unwrap(), "woken when full");
+    assert!(
+        poll_readable(fh.wake.as_fd(), 0).unwrap(),
+        "woken when full"
+    );
 
     // Garbage everywhere the client can write, between batches.
     let mut seed = 0x9e37_79b9_7f4a_7c15;
     let mut last_r = g.counters(h).unwrap().read;
     for s in 27..2000 {
         for off in (0..4096).step_by(8) {
-            if xorshift(&mut seed) % 4 == 0 {
+            if xorshift(&mut seed).is_multiple_of(4) {
                 page.u64(off).store(xorshift(&mut seed), Ordering::Relaxed);
             }
         }
@@ -150,25 +160,51 @@ fn garbage_buffers_are_errors_not_panics() {
         ("/dev/null", OwnedFd::from(null), ErrorKind::BadBuffer),
         ("short", sealed(&[], 100), ErrorKind::BadBuffer),
         ("zero magic", sealed(&[], 8192), ErrorKind::BadBuffer),
-        ("capacity not 2^k", sealed(&hdr(3000, PBUF_VERSION), 8192), ErrorKind::BadBuffer),
-        ("truncated", sealed(&hdr(1 << 16, PBUF_VERSION), 8192), ErrorKind::BadBuffer),
-        ("version 2", sealed(&hdr(4096, 2), 8192), ErrorKind::BadBuffer),
-        ("capacity 2^63", sealed(&hdr(1 << 63, PBUF_VERSION), 8192), ErrorKind::BadBuffer),
+        (
+            "capacity not 2^k",
+            sealed(&hdr(3000, PBUF_VERSION), 8192),
+            ErrorKind::BadBuffer,
+        ),
+        (
+            "truncated",
+            sealed(&hdr(1 << 16, PBUF_VERSION), 8192),
+            ErrorKind::BadBuffer,
+        ),
+        (
+            "version 2",
+            sealed(&hdr(4096, 2), 8192),
+            ErrorKind::BadBuffer,
+        ),
+        (
+            "capacity 2^63",
+            sealed(&hdr(1 << 63, PBUF_VERSION), 8192),
+            ErrorKind::BadBuffer,
+        ),
     ];
     for (what, fd, kind) in cases {
         let mut f = fds_of(&mut g);
         f.pbuf = fd;
         let e = open_err(f);
         assert_eq!(e.kind(), kind, "{what}: {e}");
-        assert!(e.to_string().contains("fd"), "{what}: the message names the fd: {e}");
+        assert!(
+            e.to_string().contains("fd"),
+            "{what}: the message names the fd: {e}"
+        );
     }
     // Buffers in the wrong places.
     let f = fds_of(&mut g);
-    let e = open_err(FlowFds { pbuf: f.ibuf, ibuf: f.pbuf, ..f });
+    let e = open_err(FlowFds {
+        pbuf: f.ibuf,
+        ibuf: f.pbuf,
+        ..f
+    });
     assert_eq!(e.kind(), ErrorKind::BadBuffer, "{e}");
     let f = fds_of(&mut g);
     let other = fds_of(&mut g);
-    let e = open_err(FlowFds { control: other.ibuf, ..f });
+    let e = open_err(FlowFds {
+        control: other.ibuf,
+        ..f
+    });
     assert_eq!(e.kind(), ErrorKind::BadBuffer, "{e}");
     // IBuf headers.
     let ibuf_hdr = |entries: u64, entry_size: u64| {
@@ -181,8 +217,14 @@ fn garbage_buffers_are_errors_not_panics() {
     for (what, fd) in [
         ("3 entries", sealed(&ibuf_hdr(3, 24), 8192)),
         ("32-byte entries", sealed(&ibuf_hdr(16, 32), 8192)),
-        ("more entries than bytes", sealed(&ibuf_hdr(1 << 20, 24), 8192)),
-        ("control page", sealed(&[(0, u64::from_le_bytes(*b"nsfCTRL\0"))], 4096)),
+        (
+            "more entries than bytes",
+            sealed(&ibuf_hdr(1 << 20, 24), 8192),
+        ),
+        (
+            "control page",
+            sealed(&[(0, u64::from_le_bytes(*b"nsfCTRL\0"))], 4096),
+        ),
     ] {
         let mut f = fds_of(&mut g);
         f.ibuf = fd;
@@ -195,13 +237,20 @@ fn garbage_buffers_are_errors_not_panics() {
         let len = 1 + (xorshift(&mut seed) % (3 << 13)) as usize;
         let mut words = Vec::new();
         for k in 0..len.min(4096) / 8 {
-            if xorshift(&mut seed) % 3 == 0 {
+            if xorshift(&mut seed).is_multiple_of(3) {
                 let bits = xorshift(&mut seed) % 64;
                 words.push((k * 8, xorshift(&mut seed) % (1 << bits)));
             }
         }
         if i % 2 == 0 && len >= 8 {
-            words.push((0, if i % 4 == 0 { PBUF_MAGIC } else { u64::from_le_bytes(*b"nsfIBUF\0") }));
+            words.push((
+                0,
+                if i % 4 == 0 {
+                    PBUF_MAGIC
+                } else {
+                    u64::from_le_bytes(*b"nsfIBUF\0")
+                },
+            ));
         }
         let fd = sealed(&words, len);
         let mut f = fds_of(&mut g);
@@ -235,7 +284,13 @@ fn lying_index_entries_are_corrupt_errors() {
     }
     ibuf.push(p, good.len() as u32, 9);
     ibuf.publish();
-    let mut r = FlowReader::from_fds(pbuf.dup().unwrap(), ibuf.dup().unwrap(), control.dup().unwrap(), wake).unwrap();
+    let mut r = FlowReader::from_fds(
+        pbuf.dup().unwrap(),
+        ibuf.dup().unwrap(),
+        control.dup().unwrap(),
+        wake,
+    )
+    .unwrap();
     for &(_, _, why) in &lies {
         let e = r.getnext().unwrap_err();
         assert_eq!(e.kind(), ErrorKind::Corrupt);

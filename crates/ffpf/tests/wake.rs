@@ -39,8 +39,14 @@ fn wait_for_sleeps_until_n_packets() {
     }
     let (have, took, mut r) = t.join().unwrap();
     assert!(have >= 10, "{have}");
-    assert!(took < Duration::from_secs(5), "woken, not timed out: {took:?}");
-    assert!(took >= Duration::from_millis(60), "not before the threshold: {took:?}");
+    assert!(
+        took < Duration::from_secs(5),
+        "woken, not timed out: {took:?}"
+    );
+    assert!(
+        took >= Duration::from_millis(60),
+        "not before the threshold: {took:?}"
+    );
     let mut n = 0;
     while let Some(p) = r.getnext().unwrap() {
         assert_eq!(check(&p), n);
@@ -77,8 +83,15 @@ fn the_writer_signals_once_per_batch_and_arming() {
     let s = batch(&mut g, 32, 40, id);
     let (have, _r) = t.join().unwrap();
     assert_eq!(have, 72);
-    assert!(s.woken <= 1, "at most one signal for the whole batch: {s:?}");
-    assert_eq!(batch(&mut g, 72, 40, id).woken, 0, "disarmed after signalling");
+    assert!(
+        s.woken <= 1,
+        "at most one signal for the whole batch: {s:?}"
+    );
+    assert_eq!(
+        batch(&mut g, 72, 40, id).woken,
+        0,
+        "disarmed after signalling"
+    );
 }
 
 #[test]
@@ -93,7 +106,11 @@ fn an_armed_threshold_gets_exactly_one_signal() {
     let wake_at = page.u64(std::mem::offset_of!(ControlPage, wake_at));
     wake_at.store(10, Ordering::Relaxed);
     assert_eq!(batch(&mut g, 0, 9, id).woken, 0, "below the threshold");
-    assert_eq!(batch(&mut g, 9, 32, id).woken, 1, "one signal for 32 packets");
+    assert_eq!(
+        batch(&mut g, 9, 32, id).woken,
+        1,
+        "one signal for 32 packets"
+    );
     assert_eq!(wake_at.load(Ordering::Relaxed), 0, "disarmed");
     assert!(poll_readable(fds.wake.as_fd(), 0).unwrap());
     assert_eq!(drain(fds.wake.as_fd()), 1);
@@ -129,7 +146,30 @@ fn for_each_calls_back_for_its_lifetime() {
     let mut r2 = reader(fds2);
     batch(&mut g, 0, 3, id2);
     let t0 = Instant::now();
-    let n = r2.for_each(10, Duration::from_millis(40), |_| true).unwrap();
+    let n = r2
+        .for_each(10, Duration::from_millis(40), |_| true)
+        .unwrap();
     assert_eq!(n, 3);
     assert!(t0.elapsed() >= Duration::from_millis(40));
+}
+
+#[test]
+fn a_reader_waiting_on_a_vanished_writer_returns() {
+    let mut g = Group::new(Policy::SlowReader, 1 << 16).unwrap();
+    let (id, fds) = g.add_flow(64).unwrap();
+    let mut r = reader(fds);
+    batch(&mut g, 0, 2, id);
+    let t = std::thread::spawn(move || {
+        let t0 = Instant::now();
+        let have = r.wait_for(10, Duration::from_secs(20)).unwrap();
+        (have, t0.elapsed())
+    });
+    std::thread::sleep(Duration::from_millis(20));
+    drop(g);
+    let (have, took) = t.join().unwrap();
+    assert_eq!(have, 2, "the mappings outlive the writer");
+    assert!(
+        took < Duration::from_secs(10),
+        "returned when the writer went: {took:?}"
+    );
 }

@@ -22,9 +22,17 @@ pub(crate) fn len_of(seq: u64, spread: u64) -> usize {
 pub(crate) fn check(p: &Packet<'_>) -> u64 {
     assert!(p.data.len() >= 8, "packet of {} bytes", p.data.len());
     let seq = u64::from_le_bytes(p.data[..8].try_into().unwrap());
-    assert_eq!(p.data, &packet(seq, p.data.len())[..], "bytes of packet {seq}");
+    assert_eq!(
+        p.data,
+        &packet(seq, p.data.len())[..],
+        "bytes of packet {seq}"
+    );
     assert_eq!(p.ts_ns, seq * 1000, "time stamp of packet {seq}");
-    assert_eq!(p.wirelen as usize, p.data.len() + 4, "wirelen of packet {seq}");
+    assert_eq!(
+        p.wirelen as usize,
+        p.data.len() + 4,
+        "wirelen of packet {seq}"
+    );
     seq
 }
 
