@@ -112,7 +112,7 @@ impl Memfd {
 
     /// Maps the whole file read-write (`MAP_SHARED`): the owner's view.
     pub fn map_rw(&self) -> Result<RwMapping, Error> {
-        RwMapping::new(self.fd(), self.len)
+        RwMapping::owner(self.fd(), self.len)
     }
 
     /// Seals the file for readers: no resize, no new writable mapping, no
@@ -247,8 +247,16 @@ pub struct RwMapping {
 }
 
 impl RwMapping {
-    /// Maps `len` bytes of `fd` read-write.
+    /// Maps `len` bytes of a peer's `fd` read-write, after checking that the
+    /// file is at least that long and sealed against shrinking.
     pub fn new(fd: BorrowedFd<'_>, len: usize) -> Result<RwMapping, Error> {
+        check_mappable(fd, len)?;
+        RwMapping::owner(fd, len)
+    }
+
+    /// Maps `len` bytes of a file this process just created and has not
+    /// shared yet (so no one can shrink it before it is sealed).
+    fn owner(fd: BorrowedFd<'_>, len: usize) -> Result<RwMapping, Error> {
         Ok(RwMapping {
             raw: Raw::new(fd, len, libc::PROT_READ | libc::PROT_WRITE)?,
         })

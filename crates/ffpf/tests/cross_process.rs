@@ -181,6 +181,19 @@ fn child_side() {
         println!("CHILD {name} mprotect errno={}", mprotect_errno(fd, 4096));
         println!("CHILD {name} write errno={}", write_errno(fd));
         println!("CHILD {name} ftruncate errno={}", truncate_errno(fd));
+        // Reopened through /proc: a new, read-write open file; the seals
+        // are the file's, so they still hold.
+        let reopened = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(format!("/proc/self/fd/{fd}"))
+            .expect("reopening a memfd read-write");
+        let rfd = reopened.as_raw_fd();
+        println!(
+            "CHILD {name} reopened-rw-mmap errno={}",
+            rw_map_errno(rfd, 4096)
+        );
+        println!("CHILD {name} reopened-write errno={}", write_errno(rfd));
     }
     println!(
         "CHILD control rw-mmap errno={}",
@@ -263,7 +276,13 @@ fn a_client_process_reads_but_cannot_write_the_buffers() {
     );
     let eperm = libc::EPERM;
     for buf in ["pbuf", "ibuf"] {
-        for what in ["rw-mmap", "write", "ftruncate"] {
+        for what in [
+            "rw-mmap",
+            "write",
+            "ftruncate",
+            "reopened-rw-mmap",
+            "reopened-write",
+        ] {
             let line = format!("CHILD {buf} {what} errno={eperm}");
             assert!(stdout.contains(&line), "expected `{line}` in:\n{stdout}");
         }
