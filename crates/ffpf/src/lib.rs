@@ -12,9 +12,10 @@
 //! reader; [`wake`] the per-flow wake-up channel; [`mbuf`] a filter's
 //! persistent memory array. Clients read a flow with [`FlowReader`].
 //!
-//! Arrows: `shm` ← `pbuf`, `ibuf`, `control`, `mbuf`, `wake` ← `policy` ←
-//! `group` (writer) and `reader` (client). See `docs/ffpf.md` for the design
-//! and the control page's threat model.
+//! Arrows point one way: `shm` ← `pbuf`, `ibuf`, `control`, `mbuf`; `policy`
+//! and `wake` stand alone; `group` (the writer) and `reader` (the client) sit
+//! on top and do not know each other. See `docs/ffpf.md` for the design and
+//! the control page's threat model.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
