@@ -201,6 +201,7 @@ impl Group {
                 self.flows.len() - 1
             }
         };
+        let slot32 = u32::try_from(slot).map_err(|_| Error::invalid("more than 2^32 flows"))?;
         let gen = self.gens[slot];
         self.flows[slot] = Some(Flow {
             gen,
@@ -212,7 +213,6 @@ impl Group {
             counts: WriterCounts::default(),
             dirty: false,
         });
-        let slot32 = u32::try_from(slot).map_err(|_| Error::invalid("more than 2^32 flows"))?;
         Ok((FlowId { slot: slot32, gen }, fds))
     }
 

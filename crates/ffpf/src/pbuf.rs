@@ -421,6 +421,16 @@ mod tests {
             }
         );
         assert_eq!(out, b"hello, world");
+        let empty = w.append(&[], 8, 0);
+        assert_eq!(empty, p0 + record_len(12));
+        assert_eq!(
+            v.read(empty, 0, &mut out),
+            RecordRead::Ok {
+                ts_ns: 8,
+                wirelen: 0
+            }
+        );
+        assert!(out.is_empty());
         // Fill the ring past p0 until the writer claims its bytes again.
         let big = vec![0xabu8; 1000];
         for _ in 0..5 {

@@ -275,3 +275,21 @@ fn a_fast_reader_never_sees_a_torn_record() {
     assert_eq!(s.writer.accepted, seq);
     eprintln!("torn-record race: {s:?}");
 }
+
+#[test]
+fn long_packets_are_cut_to_the_largest_record() {
+    let mut g = Group::new(Policy::SlowReader, 4096).unwrap();
+    let (a, fa) = g.add_flow(4).unwrap();
+    let mut r = reader(fa);
+    let long = packet(0, 9000);
+    g.write_batch(&[Incoming {
+        bytes: &long,
+        ts_ns: 0,
+        wirelen: 9000,
+        flows: &[(a, 0)],
+    }]);
+    let p = r.getnext().unwrap().unwrap();
+    assert_eq!(p.caplen(), 4096 - 16, "a record fills the ring at most");
+    assert_eq!(p.wirelen, 9000, "the length on the wire is kept");
+    assert_eq!(p.data, &long[..4080]);
+}
