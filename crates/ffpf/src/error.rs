@@ -1,0 +1,96 @@
+//! Errors of the buffer layer: what failed, on which buffer, and the OS's reason.
+
+use std::fmt;
+use std::io;
+
+/// What kind of failure an [`Error`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// A caller's argument is out of range (a size, an offset, a flow id).
+    Invalid,
+    /// A shared buffer handed to a reader failed validation: wrong magic,
+    /// version or size, missing seals, or a header that disagrees with the file.
+    BadBuffer,
+    /// A record or index entry read from shared memory points outside its
+    /// buffer or disagrees with itself (a writer bug or a hostile writer).
+    Corrupt,
+    /// A system call failed.
+    Os,
+}
+
+/// A buffer-layer failure, worded as `what: why`, e.g.
+/// `IBuf fd 7: magic 0x0 is not netsift's IBuf`.
+#[derive(Debug)]
+pub struct Error {
+    kind: ErrorKind,
+    what: String,
+    source: Option<io::Error>,
+}
+
+impl Error {
+    pub(crate) fn new(kind: ErrorKind, what: impl Into<String>) -> Error {
+        Error {
+            kind,
+            what: what.into(),
+            source: None,
+        }
+    }
+
+    pub(crate) fn invalid(what: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Invalid, what)
+    }
+
+    pub(crate) fn bad_buffer(what: impl Into<String>) -> Error {
+        Error::new(ErrorKind::BadBuffer, what)
+    }
+
+    pub(crate) fn corrupt(what: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Corrupt, what)
+    }
+
+    /// The last OS error, while doing `what`.
+    pub(crate) fn os(what: impl Into<String>) -> Error {
+        Error {
+            kind: ErrorKind::Os,
+            what: what.into(),
+            source: Some(io::Error::last_os_error()),
+        }
+    }
+
+    /// OS error `source`, while doing `what`.
+    pub(crate) fn os_from(what: impl Into<String>, source: io::Error) -> Error {
+        Error {
+            kind: ErrorKind::Os,
+            what: what.into(),
+            source: Some(source),
+        }
+    }
+
+    /// What kind of failure this is.
+    pub fn kind(&self) -> ErrorKind {
+        self.kind
+    }
+
+    /// The OS error behind an [`ErrorKind::Os`] failure, if any.
+    pub fn os_error(&self) -> Option<&io::Error> {
+        self.source.as_ref()
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.source {
+            Some(e) => write!(f, "{}: {e}", self.what),
+            None => write!(f, "{}", self.what),
+        }
+    }
+}
+
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source
+            .as_ref()
+            .map(|e| e as &(dyn std::error::Error + 'static))
+    }
+}

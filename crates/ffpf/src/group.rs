@@ -1,0 +1,461 @@
+//! The writer's side: a flow group, its PBuf, and one IBuf, control page and
+//! wake-up channel per flow. The future daemon owns one [`Group`] per group of
+//! clients with the same access rights, and calls [`Group::write_batch`] with
+//! each batch of filtered packets.
+//!
+//! Per packet the group stores the bytes **once** (in PBuf) and one index
+//! entry in the IBuf of every flow that accepted it; after the batch it
+//! publishes each touched IBuf's `W`, its counters, and wakes the flows whose
+//! unread count reached what their client asked for: one signal per batch, not
+//! per packet.
+//!
+//! Accounting is exact per flow. The writer counts `accepted`, `pbuf_full` and
+//! `ibuf_full` ([`FlowCounters`]); the reader counts `delivered`,
+//! `overwritten` and `invalid`; every accepted packet is in exactly one of
+//! the five once the reader has caught up.
+//!
+//! Where packet bytes live is [`PacketStore`]'s business: today one shared
+//! PBuf per group. The later copy modes (a copy per flow; the kernel's own
+//! capture ring as PBuf, zero-copy) are further variants with the same two
+//! operations (room for a record, append a record), and readers get a matching
+//! view; nothing outside this module and `reader` names the PBuf type.
+
+use crate::control::{ControlWriterSide, Reported, STATUS_DETACHED};
+use crate::error::Error;
+use crate::ibuf::{IbufWriter, WriterCounts, FLAG_DETACHED};
+use crate::pbuf::{record_len, PbufWriter};
+use crate::policy::{clamp_read, clamp_wake, Policy, Stall, StallBound};
+use crate::wake::Waker;
+use std::fmt;
+use std::os::fd::OwnedFd;
+use std::sync::atomic::{fence, Ordering};
+use std::time::Instant;
+
+/// A flow of a [`Group`]. Ids are not reused: a removed flow's id stays dead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FlowId {
+    slot: u32,
+    gen: u32,
+}
+
+impl fmt::Display for FlowId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "flow {}.{}", self.slot, self.gen)
+    }
+}
+
+/// The descriptors a client needs to read a flow, to be sent over
+/// `SCM_RIGHTS`. Each is the group's file under a new descriptor: closing
+/// these does not affect the group.
+#[derive(Debug)]
+pub struct FlowFds {
+    /// The group's PBuf (sealed: read-only mappings only).
+    pub pbuf: OwnedFd,
+    /// The flow's IBuf (sealed: read-only mappings only).
+    pub ibuf: OwnedFd,
+    /// The flow's control page (read-write, fixed size).
+    pub control: OwnedFd,
+    /// The client's end of the flow's wake-up channel.
+    pub wake: OwnedFd,
+}
+
+/// One packet offered to a group: its bytes, time stamp, length on the wire,
+/// and the flows that accepted it with their classification results.
+#[derive(Clone, Copy, Debug)]
+pub struct Incoming<'a> {
+    /// The captured bytes (cut to the PBuf's largest record if longer).
+    pub bytes: &'a [u8],
+    /// Nanoseconds since the epoch.
+    pub ts_ns: u64,
+    /// The packet's length on the wire.
+    pub wirelen: u32,
+    /// The accepting flows and the class each filter returned. Unknown (removed)
+    /// flows are ignored; a flow listed twice takes the packet once.
+    pub flows: &'a [(FlowId, u32)],
+}
+
+/// A flow's writer-side counters and state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowCounters {
+    /// Packets the flow accepted, and the drops the writer decided.
+    pub writer: WriterCounts,
+    /// Entries written to the flow's IBuf (`W`).
+    pub written: u64,
+    /// The client's `R`, as the writer last clamped it.
+    pub read: u64,
+    /// Whether the flow was detached from the slow-reader policy.
+    pub detached: bool,
+}
+
+/// What one [`Group::write_batch`] did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchSummary {
+    /// Packets stored in PBuf.
+    pub stored: u64,
+    /// Packets not stored: no flow could take them.
+    pub refused: u64,
+    /// Flows detached for stalling during this batch.
+    pub detached: u64,
+    /// Wake-up signals sent.
+    pub woken: u64,
+}
+
+/// Where a group's packet bytes live (see the module docs).
+#[derive(Debug)]
+enum PacketStore {
+    /// One PBuf shared by the group's flows.
+    Shared(PbufWriter),
+}
+
+#[derive(Debug)]
+struct Flow {
+    gen: u32,
+    ibuf: IbufWriter,
+    control: ControlWriterSide,
+    waker: Waker,
+    detached: bool,
+    /// The client's `R`, clamped (see `policy::clamp_read`).
+    r: u64,
+    counts: WriterCounts,
+    /// Touched in this batch: publish and maybe wake.
+    dirty: bool,
+}
+
+impl Flow {
+    fn refresh_read(&mut self) {
+        let raw = self.control.raw_read();
+        self.r = clamp_read(raw, self.r, self.ibuf.write_pos(), self.ibuf.entries());
+    }
+
+    fn ibuf_has_room(&self) -> bool {
+        self.ibuf.write_pos() - self.r < self.ibuf.entries()
+    }
+
+    fn detach(&mut self) {
+        self.detached = true;
+        self.ibuf.set_flags(FLAG_DETACHED);
+        self.control.set_status(STATUS_DETACHED);
+        self.waker.signal();
+    }
+}
+
+/// A flow group's buffers, writer side.
+#[derive(Debug)]
+pub struct Group {
+    policy: Policy,
+    store: PacketStore,
+    flows: Vec<Option<Flow>>,
+    /// Generation of each slot's next flow.
+    gens: Vec<u32>,
+    bound: StallBound,
+    stall: Option<Stall<usize>>,
+    /// Per packet: the accepting flows' slots and classes.
+    targets: Vec<(usize, u32)>,
+}
+
+impl Group {
+    /// A group with a PBuf data area of `pbuf_bytes` (a power of two, 4 KiB up
+    /// to 1 TiB) and no flows.
+    pub fn new(policy: Policy, pbuf_bytes: u64) -> Result<Group, Error> {
+        Ok(Group {
+            policy,
+            store: PacketStore::Shared(PbufWriter::create(pbuf_bytes)?),
+            flows: Vec::new(),
+            gens: Vec::new(),
+            bound: StallBound::default(),
+            stall: None,
+            targets: Vec::new(),
+        })
+    }
+
+    /// Sets how long a stalled reader may hold the group back (slow-reader
+    /// preference only; the default is forever).
+    pub fn set_stall_bound(&mut self, bound: StallBound) {
+        self.bound = bound;
+        self.stall = None;
+    }
+
+    /// The group's policy.
+    pub fn policy(&self) -> Policy {
+        self.policy
+    }
+
+    /// A new flow with an IBuf of `ibuf_entries` (a power of two), and the
+    /// descriptors its client needs.
+    pub fn add_flow(&mut self, ibuf_entries: u64) -> Result<(FlowId, FlowFds), Error> {
+        let ibuf = IbufWriter::create(ibuf_entries)?;
+        let control = ControlWriterSide::create()?;
+        let (waker, wake) = Waker::pair()?;
+        let PacketStore::Shared(pbuf) = &self.store;
+        let fds = FlowFds {
+            pbuf: pbuf.dup()?,
+            ibuf: ibuf.dup()?,
+            control: control.dup()?,
+            wake,
+        };
+        let slot = match self.flows.iter().position(Option::is_none) {
+            Some(s) => s,
+            None => {
+                self.flows.push(None);
+                self.gens.push(0);
+                self.flows.len() - 1
+            }
+        };
+        let slot32 = u32::try_from(slot).map_err(|_| Error::invalid("more than 2^32 flows"))?;
+        let gen = self.gens[slot];
+        self.flows[slot] = Some(Flow {
+            gen,
+            ibuf,
+            control,
+            waker,
+            detached: false,
+            r: 0,
+            counts: WriterCounts::default(),
+            dirty: false,
+        });
+        Ok((FlowId { slot: slot32, gen }, fds))
+    }
+
+    /// Removes a flow, closing its IBuf, control page and channel (a client's
+    /// descriptors keep its own mappings alive until it closes them).
+    pub fn remove_flow(&mut self, id: FlowId) -> Result<(), Error> {
+        let slot = self
+            .lookup(id)
+            .ok_or_else(|| Error::invalid(format!("removing {id}: no such flow")))?;
+        self.flows[slot] = None;
+        self.gens[slot] = self.gens[slot].wrapping_add(1);
+        if self.stall.is_some_and(|s| s.flow == slot) {
+            self.stall = None;
+        }
+        Ok(())
+    }
+
+    fn lookup(&self, id: FlowId) -> Option<usize> {
+        let slot = id.slot as usize;
+        match self.flows.get(slot) {
+            Some(Some(f)) if f.gen == id.gen => Some(slot),
+            _ => None,
+        }
+    }
+
+    fn flow(&self, id: FlowId) -> Option<&Flow> {
+        self.lookup(id).and_then(|s| self.flows[s].as_ref())
+    }
+
+    /// The flows of the group.
+    pub fn flow_ids(&self) -> Vec<FlowId> {
+        self.flows
+            .iter()
+            .enumerate()
+            .filter_map(|(s, f)| {
+                f.as_ref().map(|f| FlowId {
+                    slot: s as u32,
+                    gen: f.gen,
+                })
+            })
+            .collect()
+    }
+
+    /// A flow's writer-side counters.
+    pub fn counters(&self, id: FlowId) -> Option<FlowCounters> {
+        self.flow(id).map(|f| FlowCounters {
+            writer: f.counts,
+            written: f.ibuf.write_pos(),
+            read: f.r,
+            detached: f.detached,
+        })
+    }
+
+    /// What a flow's client reports in its control page (untrusted).
+    pub fn reported(&self, id: FlowId) -> Option<Reported> {
+        self.flow(id).map(|f| f.control.reported())
+    }
+
+    /// PBuf's packets stored, bytes of records (padding included) and packets
+    /// refused for lack of room.
+    pub fn pbuf_stats(&self) -> (u64, u64, u64) {
+        let PacketStore::Shared(p) = &self.store;
+        p.stats()
+    }
+
+    /// Stores a batch of packets (see the module docs), then wakes.
+    pub fn write_batch(&mut self, batch: &[Incoming<'_>]) -> BatchSummary {
+        self.write_batch_at(batch, Instant::now())
+    }
+
+    /// [`Group::write_batch`] at a given time (the stall bound's clock).
+    pub fn write_batch_at(&mut self, batch: &[Incoming<'_>], now: Instant) -> BatchSummary {
+        let mut sum = BatchSummary::default();
+        for f in self.flows.iter_mut().flatten() {
+            f.refresh_read();
+        }
+        // R*, cached for the batch: it only grows as readers advance, and new
+        // entries lie above it, so a stale value is conservative.
+        let mut reclaim: Option<(u64, Option<usize>)> = None;
+        for pkt in batch {
+            self.collect_targets(pkt);
+            if self.targets.is_empty() {
+                continue;
+            }
+            let PacketStore::Shared(pbuf) = &self.store;
+            let caplen = pkt.bytes.len().min(pbuf.max_caplen() as usize);
+            let bytes = &pkt.bytes[..caplen];
+            let caplen = caplen as u32;
+            if self.policy == Policy::SlowReader {
+                self.drop_ibuf_full();
+                if self.targets.is_empty() {
+                    sum.refused += 1;
+                    continue;
+                }
+                if !self.make_room(caplen, &mut reclaim, now, &mut sum) {
+                    for &(s, _) in &self.targets {
+                        if let Some(f) = self.flows[s].as_mut() {
+                            f.counts.pbuf_full += 1;
+                        }
+                    }
+                    let PacketStore::Shared(pbuf) = &mut self.store;
+                    pbuf.count_full_drop();
+                    sum.refused += 1;
+                    continue;
+                }
+            }
+            let PacketStore::Shared(pbuf) = &mut self.store;
+            let pos = pbuf.append(bytes, pkt.ts_ns, pkt.wirelen);
+            sum.stored += 1;
+            for &(s, class) in &self.targets {
+                if let Some(f) = self.flows[s].as_mut() {
+                    f.ibuf.push(pos, caplen, class);
+                }
+            }
+        }
+        sum.woken = self.publish_and_wake();
+        sum
+    }
+
+    /// Fills `targets` with the packet's known, distinct flows, and counts the
+    /// packet as accepted by each.
+    fn collect_targets(&mut self, pkt: &Incoming<'_>) {
+        self.targets.clear();
+        for &(id, class) in pkt.flows {
+            let Some(s) = self.lookup(id) else { continue };
+            if self.targets.iter().any(|&(t, _)| t == s) {
+                continue;
+            }
+            self.targets.push((s, class));
+            if let Some(f) = self.flows[s].as_mut() {
+                f.counts.accepted += 1;
+                f.dirty = true;
+            }
+        }
+    }
+
+    /// Slow-reader preference: removes from `targets` the attached flows whose
+    /// IBuf is full (after a fresh look at their `R`), counting the drop.
+    fn drop_ibuf_full(&mut self) {
+        let flows = &mut self.flows;
+        self.targets.retain(|&(s, _)| {
+            let Some(f) = flows[s].as_mut() else {
+                return false;
+            };
+            if f.detached || f.ibuf_has_room() {
+                return true;
+            }
+            f.refresh_read();
+            if f.ibuf_has_room() {
+                return true;
+            }
+            f.counts.ibuf_full += 1;
+            false
+        });
+    }
+
+    /// Slow-reader preference: whether a record of `caplen` fits below `R*`,
+    /// refreshing readers' positions once and detaching a reader that stalled
+    /// past the bound if it does not.
+    fn make_room(
+        &mut self,
+        caplen: u32,
+        reclaim: &mut Option<(u64, Option<usize>)>,
+        now: Instant,
+        sum: &mut BatchSummary,
+    ) -> bool {
+        let mut refreshed = false;
+        loop {
+            let (rc, slowest) = *reclaim.get_or_insert_with(|| self.reclaim());
+            let PacketStore::Shared(pbuf) = &self.store;
+            if pbuf.fits(caplen, rc) {
+                self.stall = None;
+                return true;
+            }
+            if !refreshed {
+                refreshed = true;
+                for f in self.flows.iter_mut().flatten() {
+                    f.refresh_read();
+                }
+                *reclaim = Some(self.reclaim());
+                continue;
+            }
+            let Some(slow) = slowest else { return false };
+            if !self
+                .bound
+                .note(&mut self.stall, slow, record_len(caplen), now)
+            {
+                return false;
+            }
+            if let Some(f) = self.flows[slow].as_mut() {
+                f.detach();
+                f.dirty = true;
+            }
+            self.stall = None;
+            sum.detached += 1;
+            *reclaim = Some(self.reclaim());
+        }
+    }
+
+    /// `R*`: the least PBuf position among attached flows' unread entries
+    /// (PBuf's `W` if none), and the flow holding it.
+    fn reclaim(&self) -> (u64, Option<usize>) {
+        let PacketStore::Shared(pbuf) = &self.store;
+        let mut best = (pbuf.write_pos(), None);
+        for (s, f) in self.flows.iter().enumerate() {
+            let Some(f) = f else { continue };
+            if f.detached || f.r >= f.ibuf.write_pos() {
+                continue;
+            }
+            let pos = f.ibuf.pbuf_pos(f.r);
+            if pos < best.0 {
+                best = (pos, Some(s));
+            }
+        }
+        best
+    }
+
+    /// Publishes PBuf's statistics and each touched flow's `W` and counters,
+    /// then signals the flows whose unread count reached their threshold.
+    fn publish_and_wake(&mut self) -> u64 {
+        let PacketStore::Shared(pbuf) = &self.store;
+        pbuf.publish_stats();
+        for f in self.flows.iter_mut().flatten().filter(|f| f.dirty) {
+            f.ibuf.publish();
+            f.ibuf.publish_counts(&f.counts);
+        }
+        // Pairs with the reader's fence between arming `wake_at` and loading
+        // `W`: either it sees the new W, or this sees its threshold.
+        fence(Ordering::SeqCst);
+        let mut woken = 0;
+        for f in self.flows.iter_mut().flatten().filter(|f| f.dirty) {
+            f.dirty = false;
+            let raw = f.control.raw_wake_at();
+            let want = clamp_wake(raw, f.ibuf.entries());
+            if want == 0 {
+                continue;
+            }
+            f.refresh_read();
+            if f.ibuf.write_pos() - f.r >= want && f.control.disarm(raw) {
+                f.waker.signal();
+                woken += 1;
+            }
+        }
+        woken
+    }
+}

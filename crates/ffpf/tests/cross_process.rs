@@ -1,0 +1,306 @@
+//! A client in another process: it receives a flow's four descriptors over
+//! `SCM_RIGHTS`, as it will from `netsiftd`, reads the packets, cannot write
+//! PBuf or IBuf in any way the tests know, and can write its control page.
+//!
+//! The child is this test binary run again with `NETSIFT_FFPF_CHILD_SOCK` set
+//! to the descriptor of its end of a socket pair; `child_side` is the test it
+//! runs (a no-op in a normal run).
+
+mod common;
+
+use common::{check, packet};
+use netsift_ffpf::{FlowReader, Group, Incoming, Policy};
+use std::io::Error as IoError;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::process::Command;
+
+const ENV: &str = "NETSIFT_FFPF_CHILD_SOCK";
+const PACKETS: u64 = 50;
+
+/// Sends `fds` with one byte over the stream socket `sock`.
+fn send_fds(sock: RawFd, fds: &[RawFd]) {
+    let byte = [0x42u8];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_ptr() as *mut libc::c_void,
+        iov_len: 1,
+    };
+    let payload = std::mem::size_of_val(fds) as u32;
+    // SAFETY: CMSG_SPACE computes a size from an integer.
+    let space = unsafe { libc::CMSG_SPACE(payload) } as usize;
+    let mut cbuf = vec![0u64; space.div_ceil(8)];
+    // SAFETY: zeroed msghdr is a valid "no message" value; the fields set
+    // below point at live buffers of the lengths given.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf.as_mut_ptr().cast();
+    msg.msg_controllen = space as _;
+    // SAFETY: the control buffer is CMSG_SPACE(payload) bytes, so the first
+    // header and its data fit; the data is written through CMSG_DATA.
+    unsafe {
+        let c = libc::CMSG_FIRSTHDR(&msg);
+        (*c).cmsg_level = libc::SOL_SOCKET;
+        (*c).cmsg_type = libc::SCM_RIGHTS;
+        (*c).cmsg_len = libc::CMSG_LEN(payload) as _;
+        std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(c).cast::<RawFd>(), fds.len());
+    }
+    // SAFETY: msg describes live buffers (above).
+    let n = unsafe { libc::sendmsg(sock, &msg, 0) };
+    assert_eq!(n, 1, "sendmsg: {}", IoError::last_os_error());
+}
+
+/// Receives up to four descriptors sent by [`send_fds`].
+fn recv_fds(sock: RawFd) -> Vec<OwnedFd> {
+    let mut byte = [0u8];
+    let mut iov = libc::iovec {
+        iov_base: byte.as_mut_ptr().cast(),
+        iov_len: 1,
+    };
+    let payload = (4 * std::mem::size_of::<RawFd>()) as u32;
+    // SAFETY: as in send_fds.
+    let space = unsafe { libc::CMSG_SPACE(payload) } as usize;
+    let mut cbuf = vec![0u64; space.div_ceil(8)];
+    // SAFETY: as in send_fds.
+    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
+    msg.msg_iov = &mut iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = cbuf.as_mut_ptr().cast();
+    msg.msg_controllen = space as _;
+    // SAFETY: msg describes live buffers; the kernel writes at most their lengths.
+    let n = unsafe { libc::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) };
+    assert_eq!(n, 1, "recvmsg: {}", IoError::last_os_error());
+    let mut out = Vec::new();
+    // SAFETY: walks the control messages the kernel wrote, within
+    // msg_controllen; each SCM_RIGHTS entry holds descriptors now ours.
+    unsafe {
+        let mut c = libc::CMSG_FIRSTHDR(&msg);
+        while !c.is_null() {
+            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
+                let k = ((*c).cmsg_len as usize - libc::CMSG_LEN(0) as usize)
+                    / std::mem::size_of::<RawFd>();
+                let p = libc::CMSG_DATA(c).cast::<RawFd>();
+                for i in 0..k {
+                    out.push(OwnedFd::from_raw_fd(p.add(i).read_unaligned()));
+                }
+            }
+            c = libc::CMSG_NXTHDR(&msg, c);
+        }
+    }
+    out
+}
+
+/// errno of a read-write shared mapping of `fd`, or 0 if it was allowed.
+fn rw_map_errno(fd: RawFd, len: usize) -> i32 {
+    // SAFETY: a fresh mapping the kernel places; unmapped at once if made.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            fd,
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return IoError::last_os_error().raw_os_error().unwrap_or(-1);
+    }
+    // SAFETY: unmaps the mapping just made.
+    unsafe { libc::munmap(p, len) };
+    0
+}
+
+/// errno of upgrading a read-only shared mapping of `fd` to writable.
+fn mprotect_errno(fd: RawFd, len: usize) -> i32 {
+    // SAFETY: a fresh read-only mapping; unmapped before returning.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_SHARED,
+            fd,
+            0,
+        )
+    };
+    assert_ne!(
+        p,
+        libc::MAP_FAILED,
+        "read-only mapping: {}",
+        IoError::last_os_error()
+    );
+    // SAFETY: changes the protection of the mapping just made.
+    let r = unsafe { libc::mprotect(p, len, libc::PROT_READ | libc::PROT_WRITE) };
+    let e = if r < 0 {
+        IoError::last_os_error().raw_os_error().unwrap_or(-1)
+    } else {
+        0
+    };
+    // SAFETY: unmaps it.
+    unsafe { libc::munmap(p, len) };
+    e
+}
+
+/// errno of writing one byte to `fd` at offset 0, or 0 if it was allowed.
+fn write_errno(fd: RawFd) -> i32 {
+    let b = [0u8];
+    // SAFETY: writes one byte from a live buffer.
+    let n = unsafe { libc::pwrite(fd, b.as_ptr().cast(), 1, 0) };
+    if n < 0 {
+        IoError::last_os_error().raw_os_error().unwrap_or(-1)
+    } else {
+        0
+    }
+}
+
+/// errno of truncating `fd` to zero.
+fn truncate_errno(fd: RawFd) -> i32 {
+    // SAFETY: ftruncate takes a descriptor and a length.
+    if unsafe { libc::ftruncate(fd, 0) } < 0 {
+        IoError::last_os_error().raw_os_error().unwrap_or(-1)
+    } else {
+        0
+    }
+}
+
+/// The child's side: runs only when the parent set `NETSIFT_FFPF_CHILD_SOCK`.
+#[test]
+fn child_side() {
+    let Ok(sock) = std::env::var(ENV) else { return };
+    let sock: RawFd = sock.parse().unwrap();
+    let mut fds = recv_fds(sock).into_iter();
+    let (pbuf, ibuf, control, wake) = (
+        fds.next().unwrap(),
+        fds.next().unwrap(),
+        fds.next().unwrap(),
+        fds.next().unwrap(),
+    );
+    for (name, fd) in [("pbuf", &pbuf), ("ibuf", &ibuf)] {
+        let fd = fd.as_raw_fd();
+        println!("CHILD {name} rw-mmap errno={}", rw_map_errno(fd, 4096));
+        println!("CHILD {name} mprotect errno={}", mprotect_errno(fd, 4096));
+        println!("CHILD {name} write errno={}", write_errno(fd));
+        println!("CHILD {name} ftruncate errno={}", truncate_errno(fd));
+        // Reopened through /proc: a new, read-write open file; the seals
+        // are the file's, so they still hold.
+        let reopened = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(format!("/proc/self/fd/{fd}"))
+            .expect("reopening a memfd read-write");
+        let rfd = reopened.as_raw_fd();
+        println!(
+            "CHILD {name} reopened-rw-mmap errno={}",
+            rw_map_errno(rfd, 4096)
+        );
+        println!("CHILD {name} reopened-write errno={}", write_errno(rfd));
+    }
+    println!(
+        "CHILD control rw-mmap errno={}",
+        rw_map_errno(control.as_raw_fd(), 4096)
+    );
+    println!(
+        "CHILD control ftruncate errno={}",
+        truncate_errno(control.as_raw_fd())
+    );
+    let mut r = FlowReader::from_fds(pbuf, ibuf, control, wake).expect("from_fds in the child");
+    let mut n = 0;
+    while let Some(p) = r.getnext().expect("no corrupt entries") {
+        assert_eq!(check(&p), n);
+        assert_eq!(p.class, 7);
+        n += 1;
+    }
+    r.release();
+    println!("CHILD delivered={n}");
+}
+
+#[test]
+fn a_client_process_reads_but_cannot_write_the_buffers() {
+    let mut g = Group::new(Policy::SlowReader, 1 << 16).unwrap();
+    let (id, fds) = g.add_flow(128).unwrap();
+    let pkts: Vec<Vec<u8>> = (0..PACKETS).map(|s| packet(s, 40 + s as usize)).collect();
+    let flows = [(id, 7)];
+    let batch: Vec<Incoming<'_>> = pkts
+        .iter()
+        .enumerate()
+        .map(|(s, b)| Incoming {
+            bytes: b,
+            ts_ns: s as u64 * 1000,
+            wirelen: b.len() as u32 + 4,
+            flows: &flows,
+        })
+        .collect();
+    g.write_batch(&batch);
+
+    let mut sv = [0; 2];
+    // SAFETY: socketpair writes two descriptors into the array.
+    let r = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            sv.as_mut_ptr(),
+        )
+    };
+    assert_eq!(r, 0);
+    // SAFETY: fresh descriptors, owned here.
+    let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(sv[0]), OwnedFd::from_raw_fd(sv[1])) };
+    // The child's end survives exec: clear its close-on-exec flag.
+    // SAFETY: fcntl on a descriptor we own; no memory is passed.
+    let r = unsafe { libc::fcntl(theirs.as_raw_fd(), libc::F_SETFD, 0) };
+    assert_eq!(r, 0);
+    let child = Command::new(std::env::current_exe().unwrap())
+        .args(["child_side", "--exact", "--nocapture", "--test-threads=1"])
+        .env(ENV, theirs.as_raw_fd().to_string())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(theirs);
+    send_fds(
+        ours.as_raw_fd(),
+        &[
+            fds.pbuf.as_raw_fd(),
+            fds.ibuf.as_raw_fd(),
+            fds.control.as_raw_fd(),
+            fds.wake.as_raw_fd(),
+        ],
+    );
+    drop(fds);
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "child failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let eperm = libc::EPERM;
+    for buf in ["pbuf", "ibuf"] {
+        for what in [
+            "rw-mmap",
+            "write",
+            "ftruncate",
+            "reopened-rw-mmap",
+            "reopened-write",
+        ] {
+            let line = format!("CHILD {buf} {what} errno={eperm}");
+            assert!(stdout.contains(&line), "expected `{line}` in:\n{stdout}");
+        }
+        let line = format!("CHILD {buf} mprotect errno={}", libc::EACCES);
+        assert!(stdout.contains(&line), "expected `{line}` in:\n{stdout}");
+    }
+    assert!(stdout.contains("CHILD control rw-mmap errno=0"), "{stdout}");
+    assert!(
+        stdout.contains(&format!("CHILD control ftruncate errno={eperm}")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("CHILD delivered={PACKETS}")),
+        "{stdout}"
+    );
+    // The child's control-page stores reached the writer.
+    let rep = g.reported(id).unwrap();
+    assert_eq!((rep.read, rep.delivered), (PACKETS, PACKETS));
+    g.write_batch(&[]);
+    assert_eq!(g.counters(id).unwrap().read, PACKETS);
+}
