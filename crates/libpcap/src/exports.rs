@@ -48,10 +48,16 @@ unsafe fn str_arg<'a>(s: *const c_char) -> Option<&'a str> {
 macro_rules! on_handle {
     ($(#[$doc:meta])* fn $name:ident($p:ident: P $(, $a:ident: $t:ty)*) -> $ret:ty,
      fail = $fail:expr, |$h:ident| $body:expr) => {
+        on_handle! { $(#[$doc])* fn $name($p: P $(, $a: $t)*) -> $ret, fail = $fail,
+                     then = |r| r, |$h| $body }
+    };
+    ($(#[$doc:meta])* fn $name:ident($p:ident: P $(, $a:ident: $t:ty)*) -> $ret:ty,
+     fail = $fail:expr, then = $then:expr, |$h:ident| $body:expr) => {
         $(#[$doc])*
         #[no_mangle]
         unsafe extern "C" fn $name($p: *mut PcapT $(, $a: $t)*) -> $ret {
-            guard($fail, || {
+            #[allow(clippy::redundant_closure_call)]
+            guard($fail, || ($then)({
                 // SAFETY: the caller passes a pcap_t that pcap_create or an
                 // open function returned (ours or the real library's), as
                 // libpcap requires, and uses it from one thread at a time.
@@ -65,7 +71,7 @@ macro_rules! on_handle {
                         None => $fail,
                     },
                 }
-            })
+            }))
         }
     };
 }
@@ -142,6 +148,7 @@ on_handle! {
     /// A dump file on an open `FILE`, written by the real library for the
     /// proxy's link type and snap length.
     fn pcap_dump_fopen(p: P, fp: *mut libc::FILE) -> *mut PcapDumper, fail = null_mut(),
+    then = |d| { crate::dumpers::track(d); d },
     |h| {
         // SAFETY: one thread at a time uses a handle.
         let inner = unsafe { h.inner() };
@@ -158,6 +165,7 @@ on_handle! {
     /// A dump file, written by the real library for the proxy's link type and
     /// snap length.
     fn pcap_dump_open(p: P, fname: *const c_char) -> *mut PcapDumper, fail = null_mut(),
+    then = |d| { crate::dumpers::track(d); d },
     |h| {
         // SAFETY: one thread at a time uses a handle.
         let inner = unsafe { h.inner() };
@@ -173,6 +181,7 @@ on_handle! {
 on_handle! {
     /// A dump file appended to.
     fn pcap_dump_open_append(p: P, fname: *const c_char) -> *mut PcapDumper, fail = null_mut(),
+    then = |d| { crate::dumpers::track(d); d },
     |h| {
         // SAFETY: one thread at a time uses a handle.
         let inner = unsafe { h.inner() };
@@ -616,6 +625,18 @@ unsafe extern "C" fn pcap_freealldevs(list: *mut PcapIf) {
         if let Some(f) = real::fns() {
             // SAFETY: a list from pcap_findalldevs, freed once.
             unsafe { devs::freealldevs(f, list) }
+        }
+    })
+}
+
+/// Closes a dump file (which then needs no flush at exit).
+#[no_mangle]
+unsafe extern "C" fn pcap_dump_close(d: *mut PcapDumper) {
+    guard((), || {
+        crate::dumpers::untrack(d);
+        if let Some(f) = real::fns() {
+            // SAFETY: the caller's dumper, closed once.
+            unsafe { (f.pcap_dump_close)(d) }
         }
     })
 }

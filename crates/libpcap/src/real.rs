@@ -75,6 +75,8 @@ real_fns! {
     pcap_datalink: fn(P) -> c_int;
     pcap_datalink_ext: fn(P) -> c_int;
     pcap_dispatch: fn(P, c_int, PcapHandler, *mut u8) -> c_int;
+    pcap_dump_close: fn(*mut PcapDumper);
+    pcap_dump_flush: fn(*mut PcapDumper) -> c_int;
     pcap_dump_fopen: fn(P, *mut libc::FILE) -> *mut PcapDumper;
     pcap_dump_open: fn(P, *const c_char) -> *mut PcapDumper;
     pcap_dump_open_append: fn(P, *const c_char) -> *mut PcapDumper;
