@@ -48,16 +48,10 @@ unsafe fn str_arg<'a>(s: *const c_char) -> Option<&'a str> {
 macro_rules! on_handle {
     ($(#[$doc:meta])* fn $name:ident($p:ident: P $(, $a:ident: $t:ty)*) -> $ret:ty,
      fail = $fail:expr, |$h:ident| $body:expr) => {
-        on_handle! { $(#[$doc])* fn $name($p: P $(, $a: $t)*) -> $ret, fail = $fail,
-                     then = |r| r, |$h| $body }
-    };
-    ($(#[$doc:meta])* fn $name:ident($p:ident: P $(, $a:ident: $t:ty)*) -> $ret:ty,
-     fail = $fail:expr, then = $then:expr, |$h:ident| $body:expr) => {
         $(#[$doc])*
         #[no_mangle]
         unsafe extern "C" fn $name($p: *mut PcapT $(, $a: $t)*) -> $ret {
-            #[allow(clippy::redundant_closure_call)]
-            guard($fail, || ($then)({
+            guard($fail, || {
                 // SAFETY: the caller passes a pcap_t that pcap_create or an
                 // open function returned (ours or the real library's), as
                 // libpcap requires, and uses it from one thread at a time.
@@ -71,7 +65,7 @@ macro_rules! on_handle {
                         None => $fail,
                     },
                 }
-            }))
+            })
         }
     };
 }
@@ -148,7 +142,6 @@ on_handle! {
     /// A dump file on an open `FILE`, written by the real library for the
     /// proxy's link type and snap length.
     fn pcap_dump_fopen(p: P, fp: *mut libc::FILE) -> *mut PcapDumper, fail = null_mut(),
-    then = |d| { crate::dumpers::track(d); d },
     |h| {
         // SAFETY: one thread at a time uses a handle.
         let inner = unsafe { h.inner() };
@@ -165,7 +158,6 @@ on_handle! {
     /// A dump file, written by the real library for the proxy's link type and
     /// snap length.
     fn pcap_dump_open(p: P, fname: *const c_char) -> *mut PcapDumper, fail = null_mut(),
-    then = |d| { crate::dumpers::track(d); d },
     |h| {
         // SAFETY: one thread at a time uses a handle.
         let inner = unsafe { h.inner() };
@@ -181,7 +173,6 @@ on_handle! {
 on_handle! {
     /// A dump file appended to.
     fn pcap_dump_open_append(p: P, fname: *const c_char) -> *mut PcapDumper, fail = null_mut(),
-    then = |d| { crate::dumpers::track(d); d },
     |h| {
         // SAFETY: one thread at a time uses a handle.
         let inner = unsafe { h.inner() };
@@ -629,14 +620,40 @@ unsafe extern "C" fn pcap_freealldevs(list: *mut PcapIf) {
     })
 }
 
-/// Closes a dump file (which then needs no flush at exit).
+/// Prints a program as libpcap's `bpf_dump` does, but through the program's
+/// own stdio: the real library's `printf` would write into its namespace's
+/// `stdout` buffer, which the program's output and `exit()` never meet.
 #[no_mangle]
-unsafe extern "C" fn pcap_dump_close(d: *mut PcapDumper) {
+unsafe extern "C" fn bpf_dump(p: *const BpfProgram, option: c_int) {
     guard((), || {
-        crate::dumpers::untrack(d);
-        if let Some(f) = real::fns() {
-            // SAFETY: the caller's dumper, closed once.
-            unsafe { (f.pcap_dump_close)(d) }
+        // SAFETY: p is the caller's valid program.
+        let Some(p) = (unsafe { p.as_ref() }) else {
+            return;
+        };
+        // SAFETY: bf_len instructions at bf_insns.
+        let insns = unsafe { filters::copy(p) };
+        // SAFETY: printf and puts of the program's libc with format strings
+        // whose conversions match the arguments, as libpcap's bpf_dump has
+        // them; bpf_image returns a NUL-terminated string.
+        unsafe {
+            if option > 2 {
+                libc::printf(c"%d\n".as_ptr(), insns.len() as c_int);
+                for i in &insns {
+                    let (code, jt, jf) =
+                        (c_int::from(i.code), c_int::from(i.jt), c_int::from(i.jf));
+                    libc::printf(c"%u %u %u %u\n".as_ptr(), code, jt, jf, i.k);
+                }
+            } else if option > 1 {
+                for i in &insns {
+                    let (code, jt, jf) =
+                        (c_int::from(i.code), c_int::from(i.jt), c_int::from(i.jf));
+                    libc::printf(c"{ 0x%x, %d, %d, 0x%08x },\n".as_ptr(), code, jt, jf, i.k);
+                }
+            } else if let Some(f) = real::fns() {
+                for (n, i) in insns.iter().enumerate() {
+                    libc::puts((f.bpf_image)(i, n as c_int));
+                }
+            }
         }
     })
 }

@@ -17,8 +17,8 @@
 //!   filters with the expression, not the BPF.
 //! - [`backend`]: where a netsift capture's packets come from
 //!   ([`backend::LiveSource`]); today the in-process session.
-//! - `dumpers`: dump files flushed at exit (the real library's stdio is
-//!   not the program's).
+//! - `dumpers`: the real library's stdio flushed at exit (it is not the
+//!   program's).
 //! - `devs`: `pcap_findalldevs` with the netsift entries; `data`: the two
 //!   exported data objects.
 

@@ -64,6 +64,8 @@ type P = *mut PcapT;
 type Fp = *mut BpfProgram;
 
 real_fns! {
+    bpf_image: fn(*const BpfInsn, c_int) -> *mut c_char;
+    fflush: fn(*mut libc::FILE) -> c_int;
     pcap_activate: fn(P) -> c_int;
     pcap_breakloop: fn(P);
     pcap_bufsize: fn(P) -> c_int;
@@ -75,8 +77,6 @@ real_fns! {
     pcap_datalink: fn(P) -> c_int;
     pcap_datalink_ext: fn(P) -> c_int;
     pcap_dispatch: fn(P, c_int, PcapHandler, *mut u8) -> c_int;
-    pcap_dump_close: fn(*mut PcapDumper);
-    pcap_dump_flush: fn(*mut PcapDumper) -> c_int;
     pcap_dump_fopen: fn(P, *mut libc::FILE) -> *mut PcapDumper;
     pcap_dump_open: fn(P, *const c_char) -> *mut PcapDumper;
     pcap_dump_open_append: fn(P, *const c_char) -> *mut PcapDumper;
@@ -272,6 +272,9 @@ fn load() -> Result<Real, LoadError> {
     // (`libpcap.so.0.8`), which exports these functions with these signatures;
     // `malloc` is found in its namespace's libc.
     let f = unsafe { Fns::load(lib)? };
+    if isolated {
+        crate::dumpers::flush_at_exit();
+    }
     Ok(Real {
         lib: lib as usize,
         f,
