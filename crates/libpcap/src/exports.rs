@@ -382,7 +382,7 @@ on_handle! {
 on_handle! {
     /// The ring captures every protocol; the setting is accepted and ignored.
     fn pcap_set_protocol_linux(p: P, protocol: c_int) -> c_int, fail = status::ERROR,
-    |h| setting!(h, |_c| ())
+    |h| setting!(h, |_c| {})
 }
 
 on_handle! {
@@ -540,8 +540,9 @@ unsafe extern "C" fn pcap_create(source: *const c_char, errbuf: *mut c_char) -> 
             // SAFETY: errbuf holds PCAP_ERRBUF_SIZE bytes.
             return unsafe { Handle::create(name, errbuf) };
         }
-        // SAFETY: as above; the arguments are passed on unchanged.
+        // SAFETY: errbuf holds PCAP_ERRBUF_SIZE bytes.
         match unsafe { real_or_err(errbuf) } {
+            // SAFETY: the caller's arguments, passed on unchanged.
             Some(f) => unsafe { (f.pcap_create)(source, errbuf) },
             None => null_mut(),
         }
@@ -561,8 +562,9 @@ unsafe extern "C" fn pcap_open_live(
     guard(null_mut(), || {
         // SAFETY: device is null or a C string (libpcap's contract).
         let Some(name) = unsafe { str_arg(device) }.filter(|s| s.starts_with(PREFIX)) else {
-            // SAFETY: as above; the arguments are passed on unchanged.
+            // SAFETY: errbuf holds PCAP_ERRBUF_SIZE bytes.
             return match unsafe { real_or_err(errbuf) } {
+                // SAFETY: the caller's arguments, passed on unchanged.
                 Some(f) => unsafe { (f.pcap_open_live)(device, snaplen, promisc, to_ms, errbuf) },
                 None => null_mut(),
             };
@@ -601,8 +603,9 @@ unsafe extern "C" fn pcap_open_live(
 #[no_mangle]
 unsafe extern "C" fn pcap_findalldevs(alldevs: *mut *mut PcapIf, errbuf: *mut c_char) -> c_int {
     guard(status::ERROR, || {
-        // SAFETY: the caller's buffer and list pointer, passed on.
+        // SAFETY: errbuf holds PCAP_ERRBUF_SIZE bytes.
         match unsafe { real_or_err(errbuf) } {
+            // SAFETY: the caller's buffer and list pointer, passed on.
             Some(f) => unsafe { devs::findalldevs(f, alldevs, errbuf) },
             None => status::ERROR,
         }

@@ -278,8 +278,9 @@ impl Handle {
             if self.brk.swap(false, Ordering::AcqRel) {
                 return Read::Break;
             }
-            // SAFETY: the caller's promise; this borrow ends before `deliver`.
             let (fd, wait) = {
+                // SAFETY: the caller's promise; this borrow ends before
+                // `deliver` runs.
                 let inner = unsafe { self.inner() };
                 let Some(src) = inner.source.as_mut() else {
                     inner.fail("not activated");
