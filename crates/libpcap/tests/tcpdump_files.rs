@@ -19,7 +19,7 @@ const CAPTURES: &[&str] = &[
     "tcpdump/bgp_vpn_attrset.pcap",        // PPP
     "tcpdump/OSPFv2_Capture_FINAL.pcapng", // pcapng
     "tcpdump/dhcp-option-108.pcapng",      // pcapng
-    "libpcap/ISIS_p2p_adjacency.pcap",
+    "libpcap/ISIS_p2p_adjacency.pcap",     // C_HDLC
 ];
 
 /// The option sets each capture is printed with.
