@@ -1,0 +1,169 @@
+//! Where a `netsift:IFACE` capture's packets come from: a [`Backend`] opens a
+//! [`LiveSource`] on an interface, and the shim's `pcap_loop`,
+//! `pcap_dispatch` and `pcap_next_ex` take packets from it in batches.
+//!
+//! The one backend today is [`session::SessionBackend`]: the capture runs in
+//! this process through `netsift-session` (so it needs CAP_NET_RAW). A
+//! daemon-client backend (non-root users capturing through `netsiftd`) is a
+//! second implementation of these two traits and nothing else; once it exists,
+//! `NETSIFT_SOCKET` will select it for every interface ([`backend`] is where).
+//!
+//! A source hands over packets through a [`queue::Queue`]'s contract: a
+//! descriptor ([`LiveSource::selectable_fd`]) is readable while packets wait
+//! (or the source has ended), and [`Control::interrupt`] makes it readable
+//! from a signal handler, for `pcap_breakloop`.
+
+pub mod queue;
+pub mod session;
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::os::fd::RawFd;
+use std::sync::Arc;
+
+/// Which packets a source takes: `pcap_setdirection`'s choice.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Direction {
+    /// Received and sent.
+    #[default]
+    InOut,
+    /// Received only.
+    In,
+    /// Sent only.
+    Out,
+}
+
+/// How to open a source: what `pcap_set_*` asked for before `pcap_activate`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OpenConfig {
+    /// At most this many bytes of each packet.
+    pub snaplen: u32,
+    /// Promiscuous mode.
+    pub promiscuous: bool,
+    /// The packet buffer timeout in milliseconds (0: none).
+    pub timeout_ms: i32,
+    /// Hand each packet over as it arrives.
+    pub immediate: bool,
+    /// The kernel buffer's size in bytes (`None`: the backend's default).
+    pub buffer_size: Option<usize>,
+    /// Which direction.
+    pub direction: Direction,
+}
+
+/// One captured packet.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Packet {
+    /// Seconds since the epoch.
+    pub ts_sec: i64,
+    /// Nanoseconds within the second.
+    pub ts_nsec: u32,
+    /// Its length on the wire.
+    pub wire_len: u32,
+    /// The bytes captured (at most the snap length).
+    pub data: Vec<u8>,
+}
+
+/// What a source counted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Packets accepted by the filter and handed over.
+    pub received: u64,
+    /// Packets the kernel dropped, where known.
+    pub dropped: u64,
+}
+
+/// Which part of opening or running a source failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// No interface of that name.
+    NoSuchDevice,
+    /// Not allowed to capture (CAP_NET_RAW).
+    Permission,
+    /// The filter expression cannot be used.
+    Filter,
+    /// Asked for something the backend does not do.
+    Unsupported,
+    /// The capture failed (opening or while running).
+    Capture,
+}
+
+/// A backend's error: its kind and what went wrong, said without the
+/// interface's name (the shim puts `netsift: IFACE: ` before it).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Error {
+    /// Which part failed.
+    pub kind: ErrorKind,
+    /// What failed.
+    pub message: String,
+}
+
+impl Error {
+    /// An error of `kind` saying `message`.
+    pub fn new(kind: ErrorKind, message: impl Into<String>) -> Error {
+        Error {
+            kind,
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+/// The parts of a source any thread may use while another reads it, including
+/// a signal handler (tcpdump calls `pcap_breakloop` from its SIGINT handler
+/// and `pcap_stats` from SIGALRM's): both must be async-signal-safe, so no
+/// locks and no allocation.
+pub trait Control: Send + Sync {
+    /// Makes the source's selectable descriptor readable.
+    fn interrupt(&self);
+
+    /// What the source counted so far.
+    fn stats(&self) -> Stats;
+}
+
+/// A live capture from one interface.
+pub trait LiveSource: Send {
+    /// The link type (`DLT_*`) of its packets.
+    fn linktype(&self) -> u32;
+
+    /// Keeps only the packets `expr` (a pcap expression) accepts; `None`: all.
+    /// On an error the previous filter stays.
+    fn set_filter(&mut self, expr: Option<&str>) -> Result<(), Error>;
+
+    /// Takes packets of `direction` only, from now on.
+    fn set_direction(&mut self, direction: Direction) -> Result<(), Error>;
+
+    /// Moves up to `max` waiting packets to `out`, without waiting. `Ok(false)`
+    /// once the source has ended and nothing waits; an error if it ended with
+    /// one.
+    fn next_batch(&mut self, max: usize, out: &mut VecDeque<Packet>) -> Result<bool, Error>;
+
+    /// A descriptor that polls readable while packets wait or the source ended.
+    fn selectable_fd(&self) -> RawFd;
+
+    /// Its waker and counters, for `pcap_breakloop` and `pcap_stats`.
+    fn control(&self) -> Arc<dyn Control>;
+
+    /// Stops capturing and releases the interface; what it counted in all.
+    fn close(&mut self) -> Stats;
+}
+
+/// Opens live sources.
+pub trait Backend: Sync {
+    /// A source on `iface` configured as `cfg`.
+    fn open(&self, iface: &str, cfg: &OpenConfig) -> Result<Box<dyn LiveSource>, Error>;
+}
+
+/// The backend for `netsift:` interfaces: the in-process session today.
+/// (`NETSIFT_SOCKET` will route every interface through the daemon's backend
+/// once it exists; until then it is ignored.)
+pub fn backend() -> &'static dyn Backend {
+    &session::SessionBackend
+}
