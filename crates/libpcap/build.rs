@@ -42,7 +42,10 @@ fn trampolines(symbols: &str) -> String {
     s
 }
 
-/// `target/<profile>/libpcap/libpcap.so.0.8` → `../deps/libpcap.so`. The
+/// `target/<profile>/libpcap/libpcap.so.0.8` → `../deps/libnetsift_pcap.so`.
+/// (The library is not named `pcap`: a `libpcap.so` in `deps`, which is on the
+/// linker's path, would stand in for the real one when another crate, the
+/// oracle, links `-lpcap`.) The
 /// directory holds only that name, so pointing `LD_LIBRARY_PATH` at it changes
 /// which libpcap a program loads and nothing else. A build script runs before
 /// the library is linked, so it makes a link, not a copy. OUT_DIR is
@@ -53,7 +56,7 @@ fn link_into_profile_dir(out: &Path) {
     };
     let dir = profile.join("libpcap");
     let link = dir.join("libpcap.so.0.8");
-    let target = Path::new("../deps/libpcap.so");
+    let target = Path::new("../deps/libnetsift_pcap.so");
     if std::fs::read_link(&link).is_ok_and(|t| t == target) {
         return;
     }
