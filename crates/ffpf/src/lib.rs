@@ -11,6 +11,9 @@
 //! schemes (slow- and fast-reader preference) and the bound on a stalled
 //! reader; [`wake`] the per-flow wake-up channel; [`mbuf`] a filter's
 //! persistent memory array. Clients read a flow with [`FlowReader`].
+//! [`auth`] reads the administrator's policy file: who may open flows on
+//! which sources, with which filter in front of theirs, and which peers have
+//! equal rights and so share a group.
 //!
 //! Arrows point one way: `shm` ← `pbuf`, `ibuf`, `control`, `mbuf`; `policy`
 //! and `wake` stand alone; `group` (the writer) and `reader` (the client) sit
@@ -20,6 +23,7 @@
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
+pub mod auth;
 pub mod control;
 mod error;
 mod group;

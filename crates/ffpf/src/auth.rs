@@ -1,0 +1,573 @@
+//! Authorisation (FFPF §3.4, the part that needs no filter graphs): who may open
+//! flows on which sources, under which constraints, read from a policy file the
+//! administrator writes.
+//!
+//! ```toml
+//! default = "deny"          # a peer no rule names is refused ("allow": root's rights)
+//!
+//! [[rule]]
+//! name = "noc"              # named in every refusal it makes
+//! users = ["alice", 1001]   # user names or uids
+//! groups = ["netops"]       # group names or gids (any of the peer's groups)
+//! sources = ["eth0", "veth*"]  # names; a trailing `*` matches a prefix
+//! filter = "vlan 10"        # put in front of every filter of theirs
+//! snaplen = 1514            # the largest snap length they get
+//! buffer = 16777216         # bytes of IBuf a flow may ask for, at most
+//! flows = 8                 # flows open at once, per user
+//! ```
+//!
+//! The first rule that names the peer (by uid, or by any of its groups) decides:
+//! rules are read top to bottom like a firewall's, so a narrow rule goes before
+//! a broad one. Root (uid 0) has every right unless a rule names it.
+//!
+//! **Equal rights, one group.** Peers matched by the same rule have the same
+//! rights, so they may share one flow group and its PBuf ([`Rights::group_key`]):
+//! a PBuf holds only packets that pass its rule's filter, and a client is sent
+//! only its own group's buffers, so no client can map a buffer holding packets
+//! its rights exclude. Root's group is apart from every rule's.
+//!
+//! Names are resolved to ids when the file is read (a name this machine does
+//! not know is an error there, with its line and column), so a user renamed
+//! later keeps the rights the file gave the uid.
+
+use serde::Deserialize;
+use std::ffi::CString;
+use std::fmt;
+use std::ops::Range;
+use toml::Spanned;
+
+/// A peer asking for a flow, as the daemon learns it from `SO_PEERCRED` and
+/// the user database.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Peer {
+    /// Its user id.
+    pub uid: u32,
+    /// Its primary and supplementary group ids.
+    pub gids: Vec<u32>,
+}
+
+/// What a peer may do, from the rule that matched it (or root's, or the
+/// default's).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rights {
+    /// The rule's name; `None` for root's or the default's rights.
+    pub rule: Option<String>,
+    /// Sources it may open (`None`: all).
+    pub sources: Option<Vec<String>>,
+    /// Filter text put in front of every filter of its flows.
+    pub filter: Option<String>,
+    /// The largest snap length.
+    pub snaplen: Option<u32>,
+    /// Bytes of IBuf one flow may ask for.
+    pub buffer: Option<u64>,
+    /// Flows open at once, per user.
+    pub flows: Option<u32>,
+}
+
+/// What a flow asks for, checked against [`Rights`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Request<'a> {
+    /// The source's name.
+    pub source: &'a str,
+    /// The snap length asked for.
+    pub snaplen: u32,
+    /// Bytes of IBuf asked for.
+    pub buffer: u64,
+    /// Flows the peer's user already has open.
+    pub open_flows: u32,
+}
+
+/// A request refused, with the rule that refused it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Refusal {
+    /// The rule, or what stood in for one (`default`, when no rule named
+    /// the peer).
+    pub rule: String,
+    /// Why, e.g. `source eth1 is not in [eth0]`.
+    pub why: String,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "refused by rule {}: {}", self.rule, self.why)
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// A policy file that could not be read, at a line and column where known.
+#[derive(Debug)]
+pub struct PolicyError {
+    origin: String,
+    at: Option<(usize, usize)>,
+    why: String,
+}
+
+impl fmt::Display for PolicyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.at {
+            Some((line, col)) => write!(f, "{}:{line}:{col}: {}", self.origin, self.why),
+            None => write!(f, "{}: {}", self.origin, self.why),
+        }
+    }
+}
+
+impl std::error::Error for PolicyError {}
+
+/// A user or group named in the file: a name or a number.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+enum Who {
+    Id(u32),
+    Name(String),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileRule {
+    name: Spanned<String>,
+    #[serde(default)]
+    users: Vec<Spanned<Who>>,
+    #[serde(default)]
+    groups: Vec<Spanned<Who>>,
+    sources: Option<Vec<Spanned<String>>>,
+    filter: Option<Spanned<String>>,
+    snaplen: Option<Spanned<u32>>,
+    buffer: Option<u64>,
+    flows: Option<u32>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct File {
+    default: Option<Spanned<String>>,
+    #[serde(default)]
+    rule: Vec<FileRule>,
+}
+
+/// One rule, names resolved.
+#[derive(Clone, Debug)]
+struct Rule {
+    uids: Vec<u32>,
+    gids: Vec<u32>,
+    rights: Rights,
+}
+
+/// The administrator's policy: rules in order, and what a peer no rule names
+/// gets.
+#[derive(Clone, Debug)]
+pub struct Policy {
+    rules: Vec<Rule>,
+    default_allow: bool,
+}
+
+/// Root's rights, and the default's when it allows: everything.
+fn all_rights() -> Rights {
+    Rights {
+        rule: None,
+        sources: None,
+        filter: None,
+        snaplen: None,
+        buffer: None,
+        flows: None,
+    }
+}
+
+/// Line and column (1-based) of byte `at` in `text`.
+fn line_col(text: &str, at: usize) -> (usize, usize) {
+    let before = &text[..at.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let col = before
+        .rfind('\n')
+        .map_or(before.len(), |n| before.len() - n - 1)
+        + 1;
+    (line, col)
+}
+
+/// A user name's uid, from the user database.
+fn uid_of(name: &str) -> Option<u32> {
+    let c = CString::new(name).ok()?;
+    // SAFETY: `c` is a NUL-terminated string that outlives the call; the
+    // result points into libc's static storage, read at once and not kept.
+    let pw = unsafe { libc::getpwnam(c.as_ptr()) };
+    // SAFETY: non-null: a `passwd` libc filled in.
+    (!pw.is_null()).then(|| unsafe { (*pw).pw_uid })
+}
+
+/// A group name's gid, from the group database.
+fn gid_of(name: &str) -> Option<u32> {
+    let c = CString::new(name).ok()?;
+    // SAFETY: as in `uid_of`.
+    let gr = unsafe { libc::getgrnam(c.as_ptr()) };
+    // SAFETY: non-null: a `group` libc filled in.
+    (!gr.is_null()).then(|| unsafe { (*gr).gr_gid })
+}
+
+impl Policy {
+    /// Everything allowed, no rule: what the daemon uses without a policy
+    /// file (its socket's mode then decides who may connect).
+    pub fn allow_all() -> Policy {
+        Policy {
+            rules: Vec::new(),
+            default_allow: true,
+        }
+    }
+
+    /// Reads a policy file.
+    pub fn load(path: &std::path::Path) -> Result<Policy, PolicyError> {
+        let origin = path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|e| PolicyError {
+            origin: origin.clone(),
+            at: None,
+            why: e.to_string(),
+        })?;
+        Policy::parse(&text, &origin)
+    }
+
+    /// Parses policy text; `origin` names it in errors.
+    pub fn parse(text: &str, origin: &str) -> Result<Policy, PolicyError> {
+        let err = |span: Option<Range<usize>>, why: String| PolicyError {
+            origin: origin.to_string(),
+            at: span.map(|s| line_col(text, s.start)),
+            why,
+        };
+        let file: File = toml::from_str(text).map_err(|e| {
+            // toml's message holds its own excerpt; keep its first line.
+            let why = e.message().lines().next().unwrap_or("").to_string();
+            err(e.span(), why)
+        })?;
+        let default_allow = match &file.default {
+            None => false,
+            Some(d) => match d.get_ref().as_str() {
+                "deny" => false,
+                "allow" => true,
+                other => {
+                    return Err(err(
+                        Some(d.span()),
+                        format!("default is \"allow\" or \"deny\", not {other:?}"),
+                    ))
+                }
+            },
+        };
+        let mut rules = Vec::new();
+        let mut names = std::collections::HashSet::new();
+        for r in file.rule {
+            let name = r.name.get_ref().clone();
+            if name.is_empty() || !names.insert(name.clone()) {
+                return Err(err(
+                    Some(r.name.span()),
+                    format!("rule name {name:?} is empty or used twice"),
+                ));
+            }
+            let ids = |who: &[Spanned<Who>], what: &str, lookup: fn(&str) -> Option<u32>| {
+                who.iter()
+                    .map(|w| match w.get_ref() {
+                        Who::Id(n) => Ok(*n),
+                        Who::Name(s) => lookup(s).ok_or_else(|| {
+                            err(
+                                Some(w.span()),
+                                format!("no {what} named {s:?} on this machine"),
+                            )
+                        }),
+                    })
+                    .collect::<Result<Vec<u32>, PolicyError>>()
+            };
+            let uids = ids(&r.users, "user", uid_of)?;
+            let gids = ids(&r.groups, "group", gid_of)?;
+            if uids.is_empty() && gids.is_empty() {
+                return Err(err(
+                    Some(r.name.span()),
+                    format!("rule {name} names no user and no group"),
+                ));
+            }
+            let sources = match r.sources {
+                None => None,
+                Some(list) => {
+                    let mut out = Vec::new();
+                    for s in list {
+                        let p = s.get_ref();
+                        let stem = p.strip_suffix('*').unwrap_or(p);
+                        if stem.contains('*') || (p.is_empty()) {
+                            return Err(err(
+                                Some(s.span()),
+                                format!(
+                                    "source pattern {p:?}: a name, or a prefix and one trailing *"
+                                ),
+                            ));
+                        }
+                        out.push(p.clone());
+                    }
+                    Some(out)
+                }
+            };
+            let filter = match r.filter {
+                Some(f) if f.get_ref().trim().is_empty() => {
+                    return Err(err(Some(f.span()), "an empty filter".to_string()))
+                }
+                f => f.map(|f| f.into_inner()),
+            };
+            let snaplen = match r.snaplen {
+                Some(s) if *s.get_ref() == 0 => {
+                    return Err(err(Some(s.span()), "snaplen 0 keeps nothing".to_string()))
+                }
+                s => s.map(|s| s.into_inner()),
+            };
+            rules.push(Rule {
+                uids,
+                gids,
+                rights: Rights {
+                    rule: Some(name),
+                    sources,
+                    filter,
+                    snaplen,
+                    buffer: r.buffer,
+                    flows: r.flows,
+                },
+            });
+        }
+        Ok(Policy {
+            rules,
+            default_allow,
+        })
+    }
+
+    /// The rights of `peer`: the first rule naming it, else root's for root,
+    /// else the default's.
+    pub fn rights(&self, peer: &Peer) -> Result<Rights, Refusal> {
+        let named = self
+            .rules
+            .iter()
+            .find(|r| r.uids.contains(&peer.uid) || r.gids.iter().any(|g| peer.gids.contains(g)));
+        match named {
+            Some(r) => Ok(r.rights.clone()),
+            None if peer.uid == 0 || self.default_allow => Ok(all_rights()),
+            None => Err(Refusal {
+                rule: "default".to_string(),
+                why: format!(
+                    "no rule names uid {} or its groups {:?}, and the default is deny",
+                    peer.uid, peer.gids
+                ),
+            }),
+        }
+    }
+}
+
+/// Whether source name `name` matches pattern `p` (a name, or a prefix and a
+/// trailing `*`).
+fn source_matches(p: &str, name: &str) -> bool {
+    match p.strip_suffix('*') {
+        Some(stem) => name.starts_with(stem),
+        None => p == name,
+    }
+}
+
+impl Rights {
+    /// Checks a flow's request against these rights.
+    pub fn check(&self, req: &Request<'_>) -> Result<(), Refusal> {
+        let refuse = |why: String| {
+            Err(Refusal {
+                rule: self.rule.clone().unwrap_or_else(|| "root".to_string()),
+                why,
+            })
+        };
+        if let Some(list) = &self.sources {
+            if !list.iter().any(|p| source_matches(p, req.source)) {
+                return refuse(format!("source {} is not in {list:?}", req.source));
+            }
+        }
+        if let Some(max) = self.snaplen {
+            if req.snaplen > max {
+                return refuse(format!("snap length {} is above {max}", req.snaplen));
+            }
+        }
+        if let Some(max) = self.buffer {
+            if req.buffer > max {
+                return refuse(format!("a buffer of {} bytes is above {max}", req.buffer));
+            }
+        }
+        if let Some(max) = self.flows {
+            if req.open_flows >= max {
+                return refuse(format!(
+                    "{} flows open already, at most {max}",
+                    req.open_flows
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The filter a flow of these rights runs: the rule's in front of the
+    /// client's, so the client's can only narrow it. Either may be empty
+    /// (accept everything).
+    pub fn filter(&self, theirs: &str) -> String {
+        match (self.filter.as_deref(), theirs.trim()) {
+            (None, t) => t.to_string(),
+            (Some(f), "") => f.to_string(),
+            (Some(f), t) => format!("({f}) and ({t})"),
+        }
+    }
+
+    /// Which flow group peers with these rights join on a source: equal
+    /// rights, one group. Root's (and the default's) key is apart from every
+    /// rule's.
+    pub fn group_key(&self) -> String {
+        match &self.rule {
+            Some(r) => format!("rule:{r}"),
+            None => "root".to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const FILE: &str = r#"
+default = "deny"
+
+[[rule]]
+name = "noc"
+users = [1001, 1002]
+sources = ["eth0", "veth*"]
+filter = "vlan 10"
+snaplen = 1514
+buffer = 1048576
+flows = 2
+
+[[rule]]
+name = "researchers"
+groups = [2000]
+filter = "net 10.1.0.0/16"
+"#;
+
+    fn peer(uid: u32, gids: &[u32]) -> Peer {
+        Peer {
+            uid,
+            gids: gids.to_vec(),
+        }
+    }
+
+    fn req(source: &str) -> Request<'_> {
+        Request {
+            source,
+            snaplen: 1514,
+            buffer: 4096,
+            open_flows: 0,
+        }
+    }
+
+    #[test]
+    fn the_first_rule_naming_the_peer_decides() {
+        let p = Policy::parse(FILE, "policy.toml").unwrap();
+        let noc = p.rights(&peer(1001, &[2000])).unwrap();
+        assert_eq!(noc.rule.as_deref(), Some("noc"), "listed first, wins");
+        let r = p.rights(&peer(1003, &[5, 2000])).unwrap();
+        assert_eq!(r.rule.as_deref(), Some("researchers"));
+        assert_eq!(r.filter("tcp"), "(net 10.1.0.0/16) and (tcp)");
+        assert_eq!(r.filter(""), "net 10.1.0.0/16");
+        let refused = p.rights(&peer(1004, &[5])).unwrap_err();
+        assert_eq!(refused.rule, "default");
+        assert!(refused.to_string().contains("uid 1004"), "{refused}");
+        // Root is not named: everything.
+        let root = p.rights(&peer(0, &[0])).unwrap();
+        assert_eq!(root.group_key(), "root");
+        assert_eq!(root.filter("udp"), "udp");
+    }
+
+    #[test]
+    fn each_limit_refuses_by_its_rule() {
+        let p = Policy::parse(FILE, "policy.toml").unwrap();
+        let r = p.rights(&peer(1002, &[])).unwrap();
+        assert!(r.check(&req("eth0")).is_ok());
+        assert!(r.check(&req("veth-a")).is_ok());
+        let e = r.check(&req("eth1")).unwrap_err();
+        assert_eq!(e.rule, "noc");
+        assert!(e.why.contains("eth1"), "{e}");
+        let e = r
+            .check(&Request {
+                snaplen: 65535,
+                ..req("eth0")
+            })
+            .unwrap_err();
+        assert!(e.why.contains("snap length 65535"), "{e}");
+        let e = r
+            .check(&Request {
+                buffer: 1 << 30,
+                ..req("eth0")
+            })
+            .unwrap_err();
+        assert!(e.why.contains("buffer"), "{e}");
+        let e = r
+            .check(&Request {
+                open_flows: 2,
+                ..req("eth0")
+            })
+            .unwrap_err();
+        assert!(
+            e.to_string().starts_with("refused by rule noc: 2 flows"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn equal_rights_share_a_group_and_others_do_not() {
+        let p = Policy::parse(FILE, "policy.toml").unwrap();
+        let a = p.rights(&peer(1001, &[])).unwrap();
+        let b = p.rights(&peer(1002, &[])).unwrap();
+        let c = p.rights(&peer(1003, &[2000])).unwrap();
+        assert_eq!(a.group_key(), b.group_key());
+        assert_ne!(a.group_key(), c.group_key());
+        assert_ne!(a.group_key(), p.rights(&peer(0, &[])).unwrap().group_key());
+    }
+
+    #[test]
+    fn a_bad_file_says_where() {
+        let cases = [
+            ("default = \"maybe\"\n", "policy.toml:1:11: default is"),
+            (
+                "[[rule]]\nname = \"x\"\n",
+                "policy.toml:2:8: rule x names no user",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nusers = [\"no-such-user-here\"]\n",
+                "policy.toml:3:10: no user named",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nusers = [1]\nsources = [\"e*th\"]\n",
+                "policy.toml:4:12: source pattern",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nusers = [1]\ncolour = 1\n",
+                "policy.toml:4:1:",
+            ),
+            ("[[rule]\n", "policy.toml:1:"),
+            (
+                "[[rule]]\nname = \"x\"\nusers = [1]\n[[rule]]\nname = \"x\"\nusers = [2]\n",
+                "policy.toml:5:8: rule name \"x\"",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nusers = [1]\nsnaplen = 0\n",
+                "policy.toml:4:11: snaplen 0",
+            ),
+        ];
+        for (text, want) in cases {
+            let e = Policy::parse(text, "policy.toml").unwrap_err().to_string();
+            assert!(e.starts_with(want), "{text:?}: {e}");
+        }
+    }
+
+    #[test]
+    fn names_resolve_to_ids() {
+        // root and its group exist on every machine this runs on.
+        let p = Policy::parse(
+            "[[rule]]\nname = \"r\"\nusers = [\"root\"]\ngroups = [\"root\"]\n",
+            "p",
+        )
+        .unwrap();
+        assert_eq!(p.rights(&peer(0, &[])).unwrap().rule.as_deref(), Some("r"));
+        assert_eq!(
+            p.rights(&peer(77, &[0])).unwrap().rule.as_deref(),
+            Some("r")
+        );
+    }
+}
