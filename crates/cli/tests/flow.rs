@@ -32,7 +32,11 @@ fn netsiftd() -> PathBuf {
         let st = c.status().expect("cargo build -p netsiftd");
         assert!(st.success(), "cargo build -p netsiftd failed");
     }
-    assert!(exe.exists(), "no {} (cargo build -p netsiftd)", exe.display());
+    assert!(
+        exe.exists(),
+        "no {} (cargo build -p netsiftd)",
+        exe.display()
+    );
     exe
 }
 
@@ -118,9 +122,17 @@ fn two_flows_on_a_veth_each_get_exactly_their_frames() {
     pair.send(Side::B, &frames);
     for (expr, want, run) in runs {
         let done = run.wait(Duration::from_secs(20));
-        assert!(done.status.success(), "{expr}: netsift flow exited {}", done.status);
+        assert!(
+            done.status.success(),
+            "{expr}: netsift flow exited {}",
+            done.status
+        );
         assert_eq!(done.packets(), pcap::as_sent(want), "{expr}");
-        assert_eq!(done.statistic("packets captured"), Some(want.len() as u64), "{expr}");
+        assert_eq!(
+            done.statistic("packets captured"),
+            Some(want.len() as u64),
+            "{expr}"
+        );
     }
     // Their flows closed with them, and the source stopped.
     let until = Instant::now() + Duration::from_secs(10);

@@ -4,7 +4,7 @@
 //! `activate`, `pause`, `close`; and `set_filter`.
 //!
 //! [`Daemon`] holds the flow table and the sources behind one lock, taken
-//! per request; a source's [`crate::dispatch::Dispatch`] is locked inside it
+//! per request; a source's `Dispatch` (its flow table) is locked inside it
 //! (never the other way round: the capture threads take only their source's).
 //!
 //! Edits keep the kernel's program a superset of what the flows want: on
@@ -26,6 +26,7 @@ use netsift_ffpf::proto::{
 use netsift_ffpf::seqpacket::PeerCred;
 use netsift_ffpf::{FlowFds, FlowId, Group, Policy};
 use netsift_isa::PassSet;
+use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
 
@@ -203,7 +204,7 @@ impl Daemon {
                     .map(|(name, s)| SourceInfo {
                         name: name.clone(),
                         kind: s.kind().into(),
-                        linktype: u32::from(s.linktype.0),
+                        linktype: s.linktype.0,
                         snaplen: s.snaplen,
                     })
                     .collect(),
@@ -270,7 +271,7 @@ impl Daemon {
         }
         compile(s, &filter)?;
         let snaplen = snaplen.unwrap_or(s.snaplen).min(s.snaplen);
-        let linktype = u32::from(s.linktype.0);
+        let linktype = s.linktype.0;
         let no = st.next_flow;
         st.next_flow += 1;
         st.flows.insert(
@@ -310,26 +311,39 @@ impl Daemon {
         s.start(&self.log)
             .map_err(|e| refuse(ErrorCode::Internal, format!("`instantiate`: {e}")))?;
         let mut d = lock(&s.dispatch);
-        if !d.groups.contains_key(&rights) {
-            let mut g = Group::new(self.cfg.policy, self.cfg.pbuf_bytes)
-                .map_err(|e| refuse(ErrorCode::Internal, format!("a flow group's PBuf: {e}")))?;
-            g.set_stall_bound(self.cfg.stall);
-            let number = st.next_group;
-            st.next_group += 1;
-            d.groups
-                .insert(rights, crate::dispatch::GroupSlot::new(number, g));
-        }
-        let slot = d.groups.get_mut(&rights).expect("inserted above");
+        let slot = match d.groups.entry(rights) {
+            Entry::Occupied(e) => e.into_mut(),
+            Entry::Vacant(v) => {
+                let g = Group::new(self.cfg.policy, self.cfg.pbuf_bytes);
+                let mut g = match g {
+                    Ok(g) => g,
+                    Err(e) => {
+                        let idle = d.flows() == 0;
+                        drop(d);
+                        if idle {
+                            s.stop();
+                        }
+                        return Err(refuse(
+                            ErrorCode::Internal,
+                            format!("a flow group's PBuf: {e}"),
+                        ));
+                    }
+                };
+                g.set_stall_bound(self.cfg.stall);
+                let number = st.next_group;
+                st.next_group += 1;
+                v.insert(crate::dispatch::GroupSlot::new(number, g))
+            }
+        };
         let (id, fds) = match slot.group.add_flow(entries) {
             Ok(x) => x,
             Err(e) => {
-                let empty = slot.members == 0;
-                if empty {
+                if slot.members == 0 {
                     d.groups.remove(&rights);
                 }
-                let no_flows = d.flows() == 0;
+                let idle = d.flows() == 0;
                 drop(d);
-                if no_flows {
+                if idle {
                     s.stop();
                 }
                 return Err(refuse(

@@ -23,7 +23,7 @@ use netsift_session::sink::{Records, Sink, SinkError};
 use netsift_session::{Capture, Clauses, Config, FilterSpec, Placement, Source as SessionSource};
 use netsift_wire::LinkType;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
@@ -303,7 +303,7 @@ fn sleep_until(t: Instant, stop: &AtomicBool) -> bool {
 /// Plays the file at `path` into `dispatch` as `play` says, until its end (or
 /// forever in a loop) or `stop`.
 fn play_file(
-    path: &PathBuf,
+    path: &Path,
     play: Play,
     dispatch: &Mutex<Dispatch>,
     stop: &AtomicBool,
