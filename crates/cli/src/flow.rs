@@ -81,7 +81,6 @@ pub(crate) fn run(args: &Args) -> Result<()> {
 fn read(args: &Args, flow: &mut Flow, sink: &mut Sink) -> Result<()> {
     let stop = crate::signals::stop_flag()?;
     let limit = args.count.unwrap_or(u64::MAX);
-    let snaplen = flow.snaplen() as usize;
     let mut taken = 0u64;
     let mut asked = Instant::now();
     while taken < limit && !stop.load(Ordering::Relaxed) {
@@ -102,12 +101,11 @@ fn read(args: &Args, flow: &mut Flow, sink: &mut Sink) -> Result<()> {
                 Err(e) if e.kind() == ErrorKind::Corrupt => continue,
                 Err(e) => return Err(e.into()),
             };
-            let data = &p.data[..p.data.len().min(snaplen)];
             let (sec, nsec) = (
                 (p.ts_ns / 1_000_000_000) as u32,
                 (p.ts_ns % 1_000_000_000) as u32,
             );
-            sink.packet(&netsift_session::record(sec, nsec, data, p.wirelen))?;
+            sink.packet(&netsift_session::record(sec, nsec, p.data, p.wirelen))?;
             taken += 1;
         }
     }

@@ -17,8 +17,8 @@
 //! and stores in shared memory, and a system call only to sleep.
 //!
 //! The flow's snap length is applied here, on the copy handed out
-//! ([`Flow::snaplen`]): a group stores each packet once for all its flows, at
-//! the source's snap length.
+//! ([`Flow::snaplen`], [`FlowReader::set_snaplen`]): a group stores each
+//! packet once for all its flows, at the source's snap length.
 
 use crate::error::Error;
 use crate::fdpass;
@@ -197,8 +197,8 @@ impl Flow {
         self.linktype
     }
 
-    /// The most bytes of each packet it hands out; longer packets are cut to
-    /// it by the caller of [`FlowReader::getnext`] (see the module docs).
+    /// The most bytes of each packet its reader hands out (see the module
+    /// docs).
     pub fn snaplen(&self) -> u32 {
         self.snaplen
     }
@@ -232,7 +232,9 @@ impl Flow {
                 v.len()
             ))
         })?;
-        self.reader = Some(FlowReader::from_fds(pbuf, ibuf, control, wake)?);
+        let mut reader = FlowReader::from_fds(pbuf, ibuf, control, wake)?;
+        reader.set_snaplen(self.snaplen);
+        self.reader = Some(reader);
         self.state = Some(FlowState::Instantiated);
         Ok(())
     }
