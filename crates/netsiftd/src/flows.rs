@@ -231,7 +231,7 @@ impl Daemon {
             }
             Request::FlowStats { flow } => {
                 own(st, conn, flow)?;
-                ReplyBody::FlowStats(crate::stats::flow(st_sources(st), flow_view(st, flow)))
+                ReplyBody::FlowStats(crate::stats::flow(&st.sources, flow_view(st, flow)))
             }
             Request::SetFilter { flow, filter } => self.set_filter(st, conn, flow, filter)?,
             Request::DaemonStats => ReplyBody::DaemonStats(crate::stats::daemon(
@@ -500,10 +500,6 @@ fn compile(s: &Source, text: &str) -> Result<PassSet, Refusal> {
             format!("filter {text:?} on {}: {e}", s.spec.name()),
         )
     })
-}
-
-fn st_sources(st: &State) -> &BTreeMap<String, Source> {
-    &st.sources
 }
 
 /// What [`crate::stats::flow`] reads of a flow.

@@ -134,9 +134,11 @@ impl Source {
                 cfg.placement = Placement::Auto;
                 cfg.immediate = true;
                 cfg.snaplen = self.snaplen;
-                let events_log = Arc::clone(log);
+                // What the session decides (where the filter went, why not the
+                // kernel) is worth a line in the daemon's log.
+                let (events_log, who) = (Arc::clone(log), name.clone());
                 let events: netsift_session::Events = Arc::new(move |e| {
-                    events_log(&format!("{}: {e:?}", "capture"));
+                    events_log(&format!("source {who}: {e:?}"));
                 });
                 let capture = Capture::open(&cfg, events).map_err(|e| format!("{iface}: {e}"))?;
                 let clauses = capture.clauses();
