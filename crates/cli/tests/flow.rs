@@ -4,10 +4,11 @@
 //! of the frames the test sends; the kernel's program holds one clause per
 //! distinct filter.
 //!
-//! `netsiftd` is another package's binary, so it is found beside this test's
-//! `netsift` (`target/<profile>/netsiftd`), built first with `cargo build -p
-//! netsiftd` when it is not there.
+//! `netsiftd` is another package's binary, so it is built first with `cargo
+//! build -p netsiftd` and found beside this test's `netsift`
+//! (`target/<profile>/netsiftd`).
 
+use netsift_ffpf::proto::ErrorCode;
 use netsift_ffpf::Client;
 use netsift_testkit::frames::numbered_udp_from;
 use netsift_testkit::live::Live;
@@ -18,20 +19,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// `netsiftd`, beside `netsift`; built if missing.
+/// `netsiftd`, beside `netsift`, built first (a no-op when it is up to
+/// date; a stale daemon would test old code).
 fn netsiftd() -> PathBuf {
     let dir = Path::new(env!("CARGO_BIN_EXE_netsift")).parent().unwrap();
-    let exe = dir.join("netsiftd");
-    if !exe.exists() {
-        let profile = dir.file_name().unwrap().to_string_lossy().into_owned();
-        let mut c = Command::new(env!("CARGO"));
-        c.args(["build", "-p", "netsiftd", "--bin", "netsiftd"]);
-        if profile == "release" {
-            c.arg("--release");
-        }
-        let st = c.status().expect("cargo build -p netsiftd");
-        assert!(st.success(), "cargo build -p netsiftd failed");
+    let mut c = Command::new(env!("CARGO"));
+    c.args(["build", "--quiet", "-p", "netsiftd", "--bin", "netsiftd"]);
+    if dir.file_name().is_some_and(|p| p == "release") {
+        c.arg("--release");
     }
+    let st = c.status().expect("cargo build -p netsiftd");
+    assert!(st.success(), "cargo build -p netsiftd failed");
+    let exe = dir.join("netsiftd");
     assert!(
         exe.exists(),
         "no {} (cargo build -p netsiftd)",
@@ -81,6 +80,17 @@ fn two_flows_on_a_veth_each_get_exactly_their_frames() {
         assert!(Instant::now() < until, "netsiftd did not listen");
         std::thread::sleep(Duration::from_millis(20));
     };
+
+    // A filter that tests the direction cannot share the ring's one program.
+    let e = client
+        .create(&netsift_ffpf::FlowSpec {
+            source: dev.to_string(),
+            filter: "inbound and udp".into(),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.refusal(), Some(ErrorCode::Filter), "{e}");
+    assert!(e.to_string().contains("direction"), "{e}");
 
     // Frames from source ports 5001, 5002 and 5003, interleaved.
     let frames: Vec<Vec<u8>> = (0..300u32)

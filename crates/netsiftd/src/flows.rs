@@ -494,12 +494,21 @@ fn own<'a>(st: &'a State, conn: &Conn, flow: FlowNo) -> Result<&'a FlowEntry, Re
 
 /// `text` compiled for source `s`'s packets; a refusal says why.
 fn compile(s: &Source, text: &str) -> Result<PassSet, Refusal> {
-    netsift_pcapc::compile_for(text, s.target).map_err(|e| {
-        refuse(
-            ErrorCode::Filter,
-            format!("filter {text:?} on {}: {e}", s.spec.name()),
-        )
-    })
+    let name = s.spec.name();
+    let bad = |e: &dyn std::fmt::Display| {
+        refuse(ErrorCode::Filter, format!("filter {text:?} on {name}: {e}"))
+    };
+    let Some(sent) = s.sent else {
+        return netsift_pcapc::compile_for(text, s.target).map_err(|e| bad(&e));
+    };
+    // As a live capture compiles it: once for received and once for sent
+    // packets (a direction it rejects whole gets a program that accepts none).
+    let (set, other) = netsift_session::directed_sets(text, s.target, sent).map_err(|e| bad(&e))?;
+    if other != set {
+        return Err(bad(&"it tests the direction of packets or the interface \
+             (inbound/outbound/ifindex), which a flow cannot yet"));
+    }
+    Ok(set)
 }
 
 /// What [`crate::stats::flow`] reads of a flow.

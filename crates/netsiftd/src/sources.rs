@@ -51,8 +51,12 @@ struct Running {
 pub(crate) struct Source {
     pub(crate) spec: SourceSpec,
     pub(crate) linktype: LinkType,
-    /// What its flows' filters compile for.
+    /// What its flows' filters compile for (on an interface: received packets).
     pub(crate) target: Target,
+    /// On an interface, the target of sent packets: a filter whose program
+    /// differs for them (it tests the direction) is refused, as the live set
+    /// under the ring holds one program for both.
+    pub(crate) sent: Option<Target>,
     pub(crate) snaplen: u32,
     pub(crate) dispatch: Arc<Mutex<Dispatch>>,
     running: Option<Running>,
@@ -66,30 +70,32 @@ impl Source {
     /// interface's, or the file's header), so flows' filters compile at
     /// `create`.
     pub(crate) fn new(spec: SourceSpec, snaplen: u32) -> Result<Source, String> {
-        let (linktype, target, snaplen) = match &spec {
+        let (linktype, target, sent, snaplen) = match &spec {
             SourceSpec::Ring { iface } => {
                 let lt =
                     netsift_capture::linktype_of(iface).map_err(|e| format!("{iface}: {e}"))?;
                 let ifindex =
                     netsift_capture::ifindex(iface).map_err(|e| format!("{iface}: {e}"))?;
-                let meta = Meta {
-                    outgoing: false,
+                let meta = |outgoing| Meta {
+                    outgoing,
                     ifindex: ifindex as u32,
                 };
-                (lt, Target::new(lt).meta(meta), snaplen)
+                let t = Target::new(lt);
+                (lt, t.meta(meta(false)), Some(t.meta(meta(true))), snaplen)
             }
             SourceSpec::File { path, .. } => {
                 let r =
                     netsift_pcapio::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
                 let lt = r.linktype();
                 let target = Target::new(lt).savefile_swapped(r.is_big_endian());
-                (lt, target, r.snaplen())
+                (lt, target, None, r.snaplen())
             }
         };
         Ok(Source {
             spec,
             linktype,
             target,
+            sent,
             snaplen,
             dispatch: Arc::new(Mutex::new(Dispatch::new())),
             running: None,
