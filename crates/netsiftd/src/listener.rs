@@ -134,5 +134,8 @@ fn connection(daemon: &Daemon, sock: OwnedFd, peer: seqpacket::PeerCred) {
             break;
         }
     }
+    // The socket first, so that a connection no longer counted holds no
+    // descriptor.
+    drop(sock);
     daemon.disconnect(conn);
 }

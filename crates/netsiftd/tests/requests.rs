@@ -38,6 +38,9 @@ fn bad_requests_are_refused_and_change_nothing() {
     let d = Daemon::start(&["--file", &src, "--play", "loop"]);
     let reader = d.client();
     let mut good = active_flow(&reader, "afs", "");
+    // The baseline once the file plays (and so is open).
+    let first = good.reader().unwrap().wait_for(1, Duration::from_secs(10));
+    assert!(first.unwrap() >= 1);
     let before = reader.daemon_stats().unwrap();
     let fds = d.fds();
 
