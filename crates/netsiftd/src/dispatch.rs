@@ -242,3 +242,84 @@ impl Dispatch {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netsift_ffpf::{FlowReader, Policy};
+    use netsift_wire::LinkType;
+
+    fn compiled(expr: &str) -> Compiled {
+        Compiled::new(netsift_pcapc::compile(expr, LinkType::EN10MB).unwrap())
+    }
+
+    /// A UDP/IPv4 frame to port `port`, with `seq` in its payload.
+    fn frame(port: u16, seq: u8) -> Vec<u8> {
+        let mut f = vec![0u8; 14 + 20 + 8 + 1];
+        f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+        f[14] = 0x45;
+        f[16..18].copy_from_slice(&(20u16 + 9).to_be_bytes());
+        f[23] = 17;
+        f[36..38].copy_from_slice(&port.to_be_bytes());
+        f[42] = seq;
+        f
+    }
+
+    fn reader(fds: netsift_ffpf::FlowFds) -> FlowReader {
+        FlowReader::from_fds(fds.pbuf, fds.ibuf, fds.control, fds.wake).unwrap()
+    }
+
+    fn read_all(r: &mut FlowReader) -> Vec<u8> {
+        let mut seqs = Vec::new();
+        while let Some(p) = r.getnext().unwrap() {
+            seqs.push(p.data[42]);
+        }
+        seqs
+    }
+
+    #[test]
+    fn one_run_per_distinct_filter_and_one_copy_per_group() {
+        let rights = Rights { class: 1 };
+        let mut d = Dispatch::new();
+        let mut g = GroupSlot::new(1, Group::new(Policy::SlowReader, 1 << 16).unwrap());
+        let (a, fa) = g.group.add_flow(64).unwrap();
+        let (b, fb) = g.group.add_flow(64).unwrap();
+        let (c, fc) = g.group.add_flow(64).unwrap();
+        g.members = 3;
+        d.groups.insert(rights, g);
+        d.activate(rights, a, "udp port 53", || compiled("udp port 53"));
+        d.activate(rights, b, "udp port 53", || panic!("compiled twice"));
+        d.activate(rights, c, "udp", || compiled("udp"));
+        assert_eq!(d.distinct_filters(), 2);
+
+        let frames: Vec<Vec<u8>> = (0..40u8)
+            .map(|i| frame(if i % 2 == 0 { 53 } else { 80 }, i))
+            .collect();
+        let pkts: Vec<Packet<'_>> = frames
+            .iter()
+            .map(|f| Packet {
+                data: f,
+                wirelen: f.len() as u32,
+                ts_ns: 1,
+            })
+            .collect();
+        d.batch(&pkts);
+        assert_eq!((d.counters.batches, d.counters.filter_runs), (1, 2));
+        // Every frame is UDP: each is stored once, though up to three flows take it.
+        assert_eq!(d.counters.stored, 40);
+        let even: Vec<u8> = (0..40).filter(|i| i % 2 == 0).collect();
+        assert_eq!(read_all(&mut reader(fa)), even);
+        assert_eq!(read_all(&mut reader(fb)), even);
+        assert_eq!(read_all(&mut reader(fc)), (0..40).collect::<Vec<u8>>());
+
+        // Paused, a flow gets nothing more and its filter's last user goes.
+        assert!(d.deactivate(rights, c));
+        assert!(!d.deactivate(rights, c));
+        assert_eq!(d.distinct_filters(), 1);
+        d.batch(&pkts);
+        assert_eq!(d.counters.filter_runs, 3);
+        let g = &d.groups[&rights].group;
+        assert_eq!(g.counters(a).unwrap().writer.accepted, 40);
+        assert_eq!(g.counters(c).unwrap().writer.accepted, 40);
+    }
+}
