@@ -16,6 +16,12 @@ use std::time::{Duration, Instant};
 /// The daemon's socket when neither `--socket` nor `NETSIFT_SOCKET` names one.
 pub(crate) const DEFAULT_SOCKET: &str = "/run/netsift.sock";
 
+/// The client library's error as one message: its text already says the
+/// OS's reason, which a chain would repeat.
+fn said(e: netsift_ffpf::Error) -> anyhow::Error {
+    anyhow::anyhow!("{e}")
+}
+
 /// `--socket`, else `NETSIFT_SOCKET`, else the default.
 fn socket(args: &Args) -> PathBuf {
     args.socket
@@ -28,14 +34,18 @@ fn socket(args: &Args) -> PathBuf {
 /// comes.
 const LIVENESS: Duration = Duration::from_secs(1);
 
+/// The longest sleep between looks at the stop flag.
+const WAIT: Duration = Duration::from_millis(100);
+
 /// `netsift flow [-D] -i SOURCE [flags] [EXPRESSION]`.
 pub(crate) fn run(args: &Args) -> Result<()> {
     let path = socket(args);
     let client = Client::connect(&path)
-        .with_context(|| format!("connecting to netsiftd at {}", path.display()))?;
+        .map_err(said)
+        .with_context(|| format!("netsiftd at {}", path.display()))?;
     if args.list_interfaces {
         let mut out = String::new();
-        for (i, s) in client.sources()?.iter().enumerate() {
+        for (i, s) in client.sources().map_err(said)?.iter().enumerate() {
             let lt = LinkType(s.linktype);
             out.push_str(&format!(
                 "{}.{} ({}, {})\n",
@@ -57,9 +67,9 @@ pub(crate) fn run(args: &Args) -> Result<()> {
         snaplen: args.snaplen,
         ibuf_entries: None,
     };
-    let mut flow = client.create(&spec)?;
-    flow.instantiate()?;
-    flow.activate()?;
+    let mut flow = client.create(&spec).map_err(said)?;
+    flow.instantiate().map_err(said)?;
+    flow.activate().map_err(said)?;
     let lt = LinkType(flow.linktype());
     let mut sink = Sink::live(args, lt, flow.snaplen())?;
     eprintln!(
@@ -73,7 +83,7 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     print_stats(&mut flow);
     read?;
     finished?;
-    flow.close()?;
+    flow.close().map_err(said)?;
     Ok(())
 }
 
@@ -84,12 +94,15 @@ fn read(args: &Args, flow: &mut Flow, sink: &mut Sink) -> Result<()> {
     let mut taken = 0u64;
     let mut asked = Instant::now();
     while taken < limit && !stop.load(Ordering::Relaxed) {
-        let reader = flow.reader()?;
-        let waiting = reader.wait_for(1, Duration::from_millis(100))?;
+        let reader = flow.reader().map_err(said)?;
+        let slept = Instant::now();
+        let waiting = reader.wait_for(1, WAIT).map_err(said)?;
         if waiting == 0 {
-            if asked.elapsed() >= LIVENESS {
+            // Back early with nothing: the daemon closed the wake channel
+            // (it is gone); ask at once rather than spin until LIVENESS.
+            if asked.elapsed() >= LIVENESS || slept.elapsed() < WAIT / 2 {
                 asked = Instant::now();
-                flow.stats().context("netsiftd went away")?;
+                flow.stats().map_err(said).context("netsiftd went away")?;
             }
             continue;
         }
@@ -99,7 +112,7 @@ fn read(args: &Args, flow: &mut Flow, sink: &mut Sink) -> Result<()> {
                 Ok(None) => break,
                 // A lying entry is skipped and counted; the next one is read.
                 Err(e) if e.kind() == ErrorKind::Corrupt => continue,
-                Err(e) => return Err(e.into()),
+                Err(e) => return Err(said(e)),
             };
             let (sec, nsec) = (
                 (p.ts_ns / 1_000_000_000) as u32,
