@@ -14,7 +14,7 @@
 //! packets its filter accepted while it was active are the packets offered to
 //! the group for it.
 
-use crate::flows::Rights;
+use crate::rights::Rights;
 use netsift_engine::{BatchScratch, Compiled, LANES};
 use netsift_ffpf::{FlowId, Group, Incoming};
 use std::collections::HashMap;

@@ -12,12 +12,12 @@
 //! to; on `pause` and `close` the flow leaves the dispatch before its clause
 //! leaves the kernel.
 //!
-//! Authorisation is [`rights`]: today one class per user id, so that two users
-//! never share a group (and so never read each other's packets); the policy
-//! file will map peers to richer rights there.
+//! Authorisation is [`crate::rights()`], called once per connection.
 
 use crate::config::Config;
+use crate::rights::{rights, Rights};
 use crate::sources::{lock, Source};
+use crate::stats::FlowView;
 use crate::Log;
 use netsift_engine::Compiled;
 use netsift_ffpf::proto::{
@@ -29,20 +29,6 @@ use netsift_isa::PassSet;
 use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
-
-/// A class of access rights: flows of one source with equal rights share a
-/// flow group (and so see each other's packets in its PBuf).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Rights {
-    /// The class; today the peer's user id.
-    pub class: u32,
-}
-
-/// The rights of a connected peer. The hook for the authorisation policy:
-/// today one class per user id, so two different users never share a group.
-pub fn rights(peer: &PeerCred) -> Rights {
-    Rights { class: peer.uid }
-}
 
 /// One connection, as the daemon knows it.
 #[derive(Debug)]
@@ -509,16 +495,6 @@ fn compile(s: &Source, text: &str) -> Result<PassSet, Refusal> {
              (inbound/outbound/ifindex), which a flow cannot yet"));
     }
     Ok(set)
-}
-
-/// What [`crate::stats::flow`] reads of a flow.
-pub(crate) struct FlowView<'a> {
-    pub(crate) no: FlowNo,
-    pub(crate) source: &'a str,
-    pub(crate) filter: &'a str,
-    pub(crate) state: FlowState,
-    pub(crate) rights: Rights,
-    pub(crate) member: Option<FlowId>,
 }
 
 fn flow_view(st: &State, flow: FlowNo) -> FlowView<'_> {

@@ -7,13 +7,15 @@
 //!
 //! - [`config`]: flags and the typed configuration;
 //! - [`listener`]: the control socket, one thread per connection;
-//! - [`flows`]: the flow table and life cycle ([`Daemon`]), rights and groups;
+//! - [`mod@rights`]: a peer's class of access rights (the authorisation hook);
+//! - [`flows`]: the flow table and life cycle ([`Daemon`]), groups;
 //! - `sources`: interfaces (a session capture with the union of the active
 //!   filters as kernel clauses) and capture files played, each on a thread;
 //! - `dispatch`: per batch, each distinct filter once, each group's PBuf once;
 //! - `stats`: the figures the stats requests return.
 //!
-//! Arrows: `config` ← `dispatch` ← `sources` ← `stats`, `flows` ← `listener`.
+//! Arrows: `config`, `rights` ← `dispatch` ← `sources` ← `stats` ← `flows` ←
+//! `listener`.
 //! It never prints: what it has to say goes to the [`Log`] the binary gives.
 //! The protocol is `docs/daemon.md`'s and `netsift_ffpf::proto`'s.
 
@@ -23,11 +25,13 @@ pub mod config;
 mod dispatch;
 pub mod flows;
 pub mod listener;
+pub mod rights;
 mod sources;
 mod stats;
 
 pub use config::{Config, Flags};
-pub use flows::{rights, Daemon, Rights};
+pub use flows::Daemon;
+pub use rights::{rights, Rights};
 
 use std::fmt;
 use std::sync::Arc;

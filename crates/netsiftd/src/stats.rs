@@ -2,10 +2,21 @@
 //! the groups' counters (which the writer keeps) and the clients' control
 //! pages (which they report, untrusted).
 
-use crate::flows::FlowView;
+use crate::rights::Rights;
 use crate::sources::{lock, Source};
-use netsift_ffpf::proto::{DaemonStats, FlowStats, SourceStats};
+use netsift_ffpf::proto::{DaemonStats, FlowNo, FlowState, FlowStats, SourceStats};
+use netsift_ffpf::FlowId;
 use std::collections::BTreeMap;
+
+/// What [`flow`] reads of a flow.
+pub(crate) struct FlowView<'a> {
+    pub(crate) no: FlowNo,
+    pub(crate) source: &'a str,
+    pub(crate) filter: &'a str,
+    pub(crate) state: FlowState,
+    pub(crate) rights: Rights,
+    pub(crate) member: Option<FlowId>,
+}
 
 /// A flow's accounting.
 pub(crate) fn flow(sources: &BTreeMap<String, Source>, f: FlowView<'_>) -> FlowStats {
