@@ -11,6 +11,27 @@
 //! | `flow_close` | [`Flow::close`], or dropping the [`Flow`] |
 //! | `filter_getnext_pkt`, `wait_for_n_pkts`, `filter_callback` | [`Flow::reader`] → [`FlowReader::getnext`], [`FlowReader::wait_for`], [`FlowReader::for_each`] |
 //!
+//! ```no_run
+//! use netsift_ffpf::{Client, FlowSpec};
+//! use std::time::Duration;
+//!
+//! let client = Client::connect("/run/netsift.sock")?;
+//! let mut flow = client.create(&FlowSpec {
+//!     source: "eth0".into(),
+//!     filter: "tcp port 443".into(),
+//!     ..FlowSpec::default()
+//! })?;
+//! flow.instantiate()?;
+//! flow.activate()?;
+//! let reader = flow.reader()?;
+//! reader.for_each(1, Duration::from_secs(10), |p| {
+//!     println!("{} bytes of {}", p.data.len(), p.wirelen);
+//!     true
+//! })?;
+//! println!("{:?}", flow.stats()?);
+//! # Ok::<(), netsift_ffpf::Error>(())
+//! ```
+//!
 //! A [`Flow`] shares its connection with the [`Client`] that made it (one
 //! request at a time, under a lock), so a program may hold many flows. The
 //! buffers are read without the daemon: after `instantiate`, reading is loads
