@@ -14,6 +14,8 @@ command -v curl >/dev/null 2>&1 || need_apt+=(curl ca-certificates)
 command -v vsftpd >/dev/null 2>&1 || [ -x /usr/sbin/vsftpd ] || need_apt+=(vsftpd)
 command -v tcpreplay >/dev/null 2>&1 || need_apt+=(tcpreplay)
 command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
+# Wireshark's command line, which captures through netsift's extcap program.
+command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
 if [ ${#need_apt[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"

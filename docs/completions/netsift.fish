@@ -31,6 +31,7 @@ xdp\t''"
 complete -c netsift -l follow-max-flows -d 'With --follow: at most N expectations and flows in all (default 1024; never more than the live filter can hold)' -r
 complete -c netsift -l follow-max-per-session -d 'With --follow: at most N expectations and flows per control connection, SIP dialog or RTSP session (default 16)' -r
 complete -c netsift -l follow-max-sessions -d 'With --follow: at most N control connections, and N dialogs and sessions, remembered (default 4096)' -r
+complete -c netsift -l socket -d '`netsift flow`: the socket of netsiftd (default: $NETSIFT_SOCKET, else /run/netsift.sock)' -r -F
 complete -c netsift -s p -d 'Don\'t put the interface into promiscuous mode'
 complete -c netsift -l worker-files -d 'With --workers and -w FILE: each worker writes FILE.0, FILE.1, ... instead of one merged file'
 complete -c netsift -s D -l list-interfaces -d 'List the interfaces live capture can open, and exit'

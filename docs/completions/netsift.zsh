@@ -37,6 +37,7 @@ _netsift() {
 '--follow-max-flows=[With --follow\: at most N expectations and flows in all (default 1024; never more than the live filter can hold)]:N:_default' \
 '--follow-max-per-session=[With --follow\: at most N expectations and flows per control connection, SIP dialog or RTSP session (default 16)]:N:_default' \
 '--follow-max-sessions=[With --follow\: at most N control connections, and N dialogs and sessions, remembered (default 4096)]:N:_default' \
+'--socket=[\`netsift flow\`\: the socket of netsiftd (default\: \$NETSIFT_SOCKET, else /run/netsift.sock)]:PATH:_files' \
 '-p[Don'\''t put the interface into promiscuous mode]' \
 '--worker-files[With --workers and -w FILE\: each worker writes FILE.0, FILE.1, ... instead of one merged file]' \
 '-D[List the interfaces live capture can open, and exit]' \

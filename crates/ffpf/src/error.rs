@@ -1,5 +1,6 @@
 //! Errors of the buffer layer: what failed, on which buffer, and the OS's reason.
 
+use crate::proto::ErrorCode;
 use std::fmt;
 use std::io;
 
@@ -17,6 +18,11 @@ pub enum ErrorKind {
     Corrupt,
     /// A system call failed.
     Os,
+    /// The daemon refused a request ([`Error::refusal`] says why).
+    Refused,
+    /// The daemon's reply broke the protocol (not a reply, a wrong id, missing
+    /// descriptors), or the connection to it is gone.
+    Protocol,
 }
 
 /// A buffer-layer failure, worded as `what: why`, e.g.
@@ -26,6 +32,7 @@ pub struct Error {
     kind: ErrorKind,
     what: String,
     source: Option<io::Error>,
+    code: Option<ErrorCode>,
 }
 
 impl Error {
@@ -34,7 +41,25 @@ impl Error {
             kind,
             what: what.into(),
             source: None,
+            code: None,
         }
+    }
+
+    /// The daemon refused a request with `code`, saying `what`.
+    pub(crate) fn refused(code: ErrorCode, what: impl Into<String>) -> Error {
+        Error {
+            code: Some(code),
+            ..Error::new(ErrorKind::Refused, what)
+        }
+    }
+
+    pub(crate) fn protocol(what: impl Into<String>) -> Error {
+        Error::new(ErrorKind::Protocol, what)
+    }
+
+    /// Why the daemon refused, for an [`ErrorKind::Refused`] error.
+    pub fn refusal(&self) -> Option<ErrorCode> {
+        self.code
     }
 
     pub(crate) fn invalid(what: impl Into<String>) -> Error {
@@ -55,6 +80,7 @@ impl Error {
             kind: ErrorKind::Os,
             what: what.into(),
             source: Some(io::Error::last_os_error()),
+            code: None,
         }
     }
 
@@ -64,6 +90,7 @@ impl Error {
             kind: ErrorKind::Os,
             what: what.into(),
             source: Some(source),
+            code: None,
         }
     }
 
@@ -80,9 +107,10 @@ impl Error {
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.source {
-            Some(e) => write!(f, "{}: {e}", self.what),
-            None => write!(f, "{}", self.what),
+        match (&self.source, self.code) {
+            (Some(e), _) => write!(f, "{}: {e}", self.what),
+            (None, Some(c)) => write!(f, "{} ({c})", self.what),
+            (None, None) => write!(f, "{}", self.what),
         }
     }
 }

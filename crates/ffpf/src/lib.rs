@@ -15,26 +15,37 @@
 //! which sources, with which filter in front of theirs, and which peers have
 //! equal rights and so share a group.
 //!
+//! The daemon side speaks [`proto`] over [`seqpacket`] sockets, passing
+//! descriptors with [`fdpass`]; [`client`] is the library a client links:
+//! [`Client::connect`], flows made, instantiated, activated, paused, closed.
+//!
 //! Arrows point one way: `shm` ← `pbuf`, `ibuf`, `control`, `mbuf`; `policy`
 //! and `wake` stand alone; `group` (the writer) and `reader` (the client) sit
-//! on top and do not know each other. See `docs/ffpf.md` for the design and
+//! on top and do not know each other; `proto` stands alone (`error` names its refusal
+//! codes), `fdpass` and `seqpacket` touch the system, and `client` sits on
+//! `reader`, `proto` and both. See `docs/ffpf.md` for the design and
 //! the control page's threat model.
 
 #![deny(unsafe_op_in_unsafe_fn)]
 #![warn(missing_docs)]
 
 pub mod auth;
+pub mod client;
 pub mod control;
 mod error;
+pub mod fdpass;
 mod group;
 pub mod ibuf;
 pub mod mbuf;
 pub mod pbuf;
 pub mod policy;
+pub mod proto;
 mod reader;
+pub mod seqpacket;
 pub mod shm;
 pub mod wake;
 
+pub use client::{Client, Flow, FlowSpec};
 pub use error::{Error, ErrorKind};
 pub use group::{BatchSummary, FlowCounters, FlowFds, FlowId, Group, Incoming};
 pub use ibuf::WriterCounts;

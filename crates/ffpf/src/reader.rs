@@ -97,6 +97,8 @@ pub struct FlowReader {
     /// Entries consumed since `R` was last published.
     pending: u64,
     release_every: u64,
+    /// The most bytes of a packet handed out (the flow's snap length).
+    snaplen: usize,
     scratch: Vec<u8>,
 }
 
@@ -129,6 +131,7 @@ impl FlowReader {
             invalid: rep.invalid,
             pending: 0,
             release_every: (n / 4).clamp(1, 64),
+            snaplen: usize::MAX,
             scratch: Vec::new(),
         })
     }
@@ -137,6 +140,12 @@ impl FlowReader {
     /// reclaims sooner; larger: fewer stores to the shared line.
     pub fn set_release_every(&mut self, n: u64) {
         self.release_every = n.max(1);
+    }
+
+    /// Hands out at most `n` bytes of each packet (a flow's snap length, when
+    /// its group stores more for other flows); the length on the wire stays.
+    pub fn set_snaplen(&mut self, n: u32) {
+        self.snaplen = n as usize;
     }
 
     /// The descriptor to poll for wake-ups (readable when the writer signals).
@@ -198,7 +207,7 @@ impl FlowReader {
                         ts_ns,
                         wirelen,
                         class,
-                        data: &self.scratch,
+                        data: &self.scratch[..self.scratch.len().min(self.snaplen)],
                     }));
                 }
                 RecordRead::Overwritten => {

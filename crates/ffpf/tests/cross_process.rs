@@ -9,84 +9,36 @@
 mod common;
 
 use common::{check, packet};
+use netsift_ffpf::fdpass;
 use netsift_ffpf::{FlowReader, Group, Incoming, Policy};
 use std::io::Error as IoError;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::process::Command;
 
 const ENV: &str = "NETSIFT_FFPF_CHILD_SOCK";
 const PACKETS: u64 = 50;
 
-/// Sends `fds` with one byte over the stream socket `sock`.
+/// Sends `fds` with one byte over `sock`, as the daemon sends a flow's.
 fn send_fds(sock: RawFd, fds: &[RawFd]) {
-    let byte = [0x42u8];
-    let mut iov = libc::iovec {
-        iov_base: byte.as_ptr() as *mut libc::c_void,
-        iov_len: 1,
+    // SAFETY: the caller's descriptors stay open for the call.
+    let (sock, fds) = unsafe {
+        (
+            BorrowedFd::borrow_raw(sock),
+            fds.iter()
+                .map(|&f| BorrowedFd::borrow_raw(f))
+                .collect::<Vec<_>>(),
+        )
     };
-    let payload = std::mem::size_of_val(fds) as u32;
-    // SAFETY: CMSG_SPACE computes a size from an integer.
-    let space = unsafe { libc::CMSG_SPACE(payload) } as usize;
-    let mut cbuf = vec![0u64; space.div_ceil(8)];
-    // SAFETY: zeroed msghdr is a valid "no message" value; the fields set
-    // below point at live buffers of the lengths given.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cbuf.as_mut_ptr().cast();
-    msg.msg_controllen = space as _;
-    // SAFETY: the control buffer is CMSG_SPACE(payload) bytes, so the first
-    // header and its data fit; the data is written through CMSG_DATA.
-    unsafe {
-        let c = libc::CMSG_FIRSTHDR(&msg);
-        (*c).cmsg_level = libc::SOL_SOCKET;
-        (*c).cmsg_type = libc::SCM_RIGHTS;
-        (*c).cmsg_len = libc::CMSG_LEN(payload) as _;
-        std::ptr::copy_nonoverlapping(fds.as_ptr(), libc::CMSG_DATA(c).cast::<RawFd>(), fds.len());
-    }
-    // SAFETY: msg describes live buffers (above).
-    let n = unsafe { libc::sendmsg(sock, &msg, 0) };
-    assert_eq!(n, 1, "sendmsg: {}", IoError::last_os_error());
+    fdpass::send(sock, &[0x42], &fds).unwrap();
 }
 
-/// Receives up to four descriptors sent by [`send_fds`].
+/// Receives the descriptors sent by [`send_fds`].
 fn recv_fds(sock: RawFd) -> Vec<OwnedFd> {
     let mut byte = [0u8];
-    let mut iov = libc::iovec {
-        iov_base: byte.as_mut_ptr().cast(),
-        iov_len: 1,
-    };
-    let payload = (4 * std::mem::size_of::<RawFd>()) as u32;
-    // SAFETY: as in send_fds.
-    let space = unsafe { libc::CMSG_SPACE(payload) } as usize;
-    let mut cbuf = vec![0u64; space.div_ceil(8)];
-    // SAFETY: as in send_fds.
-    let mut msg: libc::msghdr = unsafe { std::mem::zeroed() };
-    msg.msg_iov = &mut iov;
-    msg.msg_iovlen = 1;
-    msg.msg_control = cbuf.as_mut_ptr().cast();
-    msg.msg_controllen = space as _;
-    // SAFETY: msg describes live buffers; the kernel writes at most their lengths.
-    let n = unsafe { libc::recvmsg(sock, &mut msg, libc::MSG_CMSG_CLOEXEC) };
-    assert_eq!(n, 1, "recvmsg: {}", IoError::last_os_error());
-    let mut out = Vec::new();
-    // SAFETY: walks the control messages the kernel wrote, within
-    // msg_controllen; each SCM_RIGHTS entry holds descriptors now ours.
-    unsafe {
-        let mut c = libc::CMSG_FIRSTHDR(&msg);
-        while !c.is_null() {
-            if (*c).cmsg_level == libc::SOL_SOCKET && (*c).cmsg_type == libc::SCM_RIGHTS {
-                let k = ((*c).cmsg_len as usize - libc::CMSG_LEN(0) as usize)
-                    / std::mem::size_of::<RawFd>();
-                let p = libc::CMSG_DATA(c).cast::<RawFd>();
-                for i in 0..k {
-                    out.push(OwnedFd::from_raw_fd(p.add(i).read_unaligned()));
-                }
-            }
-            c = libc::CMSG_NXTHDR(&msg, c);
-        }
-    }
-    out
+    // SAFETY: the inherited descriptor stays open for the call.
+    let got = fdpass::recv(unsafe { BorrowedFd::borrow_raw(sock) }, &mut byte).unwrap();
+    assert_eq!(got.len, 1);
+    got.fds
 }
 
 /// errno of a read-write shared mapping of `fd`, or 0 if it was allowed.

@@ -1,0 +1,158 @@
+//! `netsift flow` against a real `netsiftd` owning one end of a veth pair in a
+//! namespace the test makes: two flows with different, overlapping filters
+//! (and a third with the first one's text) each write exactly their packets
+//! of the frames the test sends; the kernel's program holds one clause per
+//! distinct filter.
+//!
+//! `netsiftd` is another package's binary, so it is built first with `cargo
+//! build -p netsiftd` and found beside this test's `netsift`
+//! (`target/<profile>/netsiftd`).
+
+use netsift_ffpf::proto::ErrorCode;
+use netsift_ffpf::Client;
+use netsift_testkit::frames::numbered_udp_from;
+use netsift_testkit::live::Live;
+use netsift_testkit::netns::{exec, Side, VethPair};
+use netsift_testkit::pcap;
+use netsift_testkit::{require, Need};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// `netsiftd`, beside `netsift`, built first (a no-op when it is up to
+/// date; a stale daemon would test old code).
+fn netsiftd() -> PathBuf {
+    let dir = Path::new(env!("CARGO_BIN_EXE_netsift")).parent().unwrap();
+    let mut c = Command::new(env!("CARGO"));
+    c.args(["build", "--quiet", "-p", "netsiftd", "--bin", "netsiftd"]);
+    if dir.file_name().is_some_and(|p| p == "release") {
+        c.arg("--release");
+    }
+    let st = c.status().expect("cargo build -p netsiftd");
+    assert!(st.success(), "cargo build -p netsiftd failed");
+    let exe = dir.join("netsiftd");
+    assert!(
+        exe.exists(),
+        "no {} (cargo build -p netsiftd)",
+        exe.display()
+    );
+    exe
+}
+
+/// The daemon, stopped with SIGTERM on drop.
+struct Daemon(Child);
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        netsift_testkit::live::interrupt(self.0.id());
+        let until = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < until {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+#[test]
+fn two_flows_on_a_veth_each_get_exactly_their_frames() {
+    require!(Need::Netns);
+    let dir = tempfile::tempdir().unwrap();
+    let socket = dir.path().join("netsift.sock");
+    let pair = VethPair::new();
+    let (ns, dev) = pair.end(Side::A);
+    let daemon = exec(ns, netsiftd())
+        .arg("--socket")
+        .arg(&socket)
+        .args(["--iface", dev])
+        .stdin(Stdio::null())
+        .spawn()
+        .expect("starting netsiftd");
+    let _daemon = Daemon(daemon);
+    let until = Instant::now() + Duration::from_secs(20);
+    let client = loop {
+        if let Ok(c) = Client::connect(&socket) {
+            break c;
+        }
+        assert!(Instant::now() < until, "netsiftd did not listen");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+
+    // A filter that tests the direction cannot share the ring's one program.
+    let e = client
+        .create(&netsift_ffpf::FlowSpec {
+            source: dev.to_string(),
+            filter: "inbound and udp".into(),
+            ..Default::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.refusal(), Some(ErrorCode::Filter), "{e}");
+    assert!(e.to_string().contains("direction"), "{e}");
+
+    // Frames from source ports 5001, 5002 and 5003, interleaved.
+    let frames: Vec<Vec<u8>> = (0..300u32)
+        .map(|i| numbered_udp_from(i, 5001 + (i % 3) as u16))
+        .collect();
+    let from = |ports: &[u16]| -> Vec<Vec<u8>> {
+        (0..300u32)
+            .filter(|i| ports.contains(&(5001 + (i % 3) as u16)))
+            .map(|i| frames[i as usize].clone())
+            .collect()
+    };
+    let flows = [
+        ("udp src port 5001", from(&[5001])),
+        ("udp src portrange 5001-5002", from(&[5001, 5002])),
+        ("udp src port 5001", from(&[5001])),
+    ];
+    let runs: Vec<_> = flows
+        .iter()
+        .enumerate()
+        .map(|(k, (expr, want))| {
+            let count = want.len().to_string();
+            let run = Live::new(env!("CARGO_BIN_EXE_netsift"))
+                .arg("flow")
+                .arg("--socket")
+                .arg(&socket)
+                .args(["-i", dev, "-c", &count])
+                .write_to(&dir.path().join(format!("out{k}.pcap")))
+                .filter(expr)
+                .start();
+            (expr, want, run)
+        })
+        .collect();
+    let s = client.daemon_stats().unwrap();
+    let src = &s.sources[0];
+    assert_eq!((src.flows, src.distinct_filters), (3, 2), "{src:?}");
+    // One kernel clause per distinct filter, shared by equal texts.
+    assert_eq!(src.kernel_clauses, 2, "{src:?}");
+
+    pair.send(Side::B, &frames);
+    for (expr, want, run) in runs {
+        let done = run.wait(Duration::from_secs(20));
+        assert!(
+            done.status.success(),
+            "{expr}: netsift flow exited {}",
+            done.status
+        );
+        assert_eq!(done.packets(), pcap::as_sent(want), "{expr}");
+        assert_eq!(
+            done.statistic("packets captured"),
+            Some(want.len() as u64),
+            "{expr}"
+        );
+    }
+    // Their flows closed with them, and the source stopped.
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let s = client.daemon_stats().unwrap();
+        if s.flows == 0 && !s.sources[0].running {
+            assert_eq!(s.sources[0].kernel_clauses, 0);
+            break;
+        }
+        assert!(Instant::now() < until, "flows left: {s:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -1,0 +1,96 @@
+//! A client killed (SIGKILL) while it reads: the daemon closes its flows and
+//! frees their buffers (its figures and its descriptor count come back to
+//! what they were), and another client carries on.
+
+mod common;
+
+use common::{active_flow, corpus, wait_stats, Daemon};
+use netsift_testkit::{require, Need};
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+const ENV: &str = "NETSIFTD_TEST_VICTIM_SOCKET";
+
+/// The victim's side: runs only when the parent set the variable. It holds
+/// two flows (one with a filter of its own) and reads until killed.
+#[test]
+fn victim_side() {
+    let Ok(sock) = std::env::var(ENV) else { return };
+    let c = netsift_ffpf::Client::connect(&sock).unwrap();
+    let mut a = active_flow(&c, "afs", "udp and port 7000");
+    let _b = active_flow(&c, "afs", "");
+    println!("ready");
+    loop {
+        let r = a.reader().unwrap();
+        r.wait_for(1, Duration::from_millis(50)).unwrap();
+        while r.getnext().unwrap().is_some() {}
+    }
+}
+
+#[test]
+fn a_killed_client_leaves_nothing_behind() {
+    let path = corpus("afs.pcap");
+    require!(Need::File(&path));
+    let src = format!("afs={}", path.display());
+    let d = Daemon::start(&["--file", &src, "--play", "loop"]);
+    let other = d.client();
+    let mut mine = active_flow(&other, "afs", "udp");
+    // The baseline once the file plays (and so is open).
+    assert!(
+        mine.reader()
+            .unwrap()
+            .wait_for(1, Duration::from_secs(10))
+            .unwrap()
+            >= 1
+    );
+    let baseline = other.daemon_stats().unwrap();
+    let fds = d.fds();
+    let fd_list = d.fd_list();
+
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args(["victim_side", "--exact", "--nocapture", "--test-threads=1"])
+        .env(ENV, &d.socket)
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    while !line.contains("ready") {
+        line.clear();
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "the victim ended early"
+        );
+    }
+    let s = wait_stats(&other, "the victim's flows", |s| {
+        s.flows == baseline.flows + 2
+    });
+    assert_eq!(s.sources[0].distinct_filters, 3, "{s:?}");
+    assert!(d.fds() > fds);
+    // Let it read a while, then kill it mid-read.
+    std::thread::sleep(Duration::from_millis(300));
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let s = wait_stats(&other, "the victim's flows closed", |s| {
+        s.flows == baseline.flows && s.connections == baseline.connections
+    });
+    assert_eq!(s.sources[0].flows, baseline.sources[0].flows, "{s:?}");
+    assert_eq!(s.sources[0].distinct_filters, 1, "{s:?}");
+    let until = std::time::Instant::now() + Duration::from_secs(10);
+    while d.fds() != fds {
+        assert!(
+            std::time::Instant::now() < until,
+            "{:?} descriptors, {fd_list:?} before",
+            d.fd_list()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    // The other client carries on.
+    let r = mine.reader().unwrap();
+    while r.getnext().unwrap().is_some() {}
+    assert!(r.wait_for(1, Duration::from_secs(10)).unwrap() >= 1);
+    let st = mine.stats().unwrap();
+    assert_eq!(st.state, Some(netsift_ffpf::proto::FlowState::Active));
+}

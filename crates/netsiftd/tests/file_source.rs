@@ -1,0 +1,75 @@
+//! Three clients on a capture file played by the daemon, with different and
+//! overlapping filters (two the same): each receives exactly the packets
+//! libpcap's `pcap_offline_filter` keeps, in order, byte for byte; each
+//! distinct filter runs once per batch, and the one group of the three
+//! (same user) stores each packet once.
+
+mod common;
+
+use common::{active_flow, corpus, drain, wait_stats, Daemon, Got};
+use netsift_oracle::{Capture, Filter};
+use netsift_testkit::{require, Need};
+
+const FILE: &str = "afs.pcap";
+
+/// What libpcap keeps of the file for `expr`.
+fn expected(expr: &str) -> Vec<Got> {
+    let mut cap = Capture::open(&corpus(FILE)).unwrap();
+    let f = Filter::compile(cap.linktype(), expr).unwrap();
+    let mut out = Vec::new();
+    while let Some(p) = cap.next() {
+        let p = p.unwrap();
+        if f.accepts(&p.data, p.wire_len) {
+            // A microsecond file: its time stamps in nanoseconds are exact.
+            let ts = p.ts_sec as u64 * 1_000_000_000 + p.ts_usec as u64 * 1000;
+            out.push((p.data.clone(), p.wire_len, ts));
+        }
+    }
+    out
+}
+
+#[test]
+fn three_clients_get_exactly_what_libpcap_keeps() {
+    let path = corpus(FILE);
+    require!(Need::File(&path));
+    let src = format!("afs={}", path.display());
+    let d = Daemon::start(&[
+        "--file",
+        &src,
+        "--fast",
+        "--wait-flows",
+        "3",
+        "--ibuf-entries",
+        "1024",
+    ]);
+    let filters = ["udp port 7001", "host 131.151.1.59", "host 131.151.1.59"];
+    let clients: Vec<_> = filters.iter().map(|_| d.client()).collect();
+    let mut flows: Vec<_> = clients
+        .iter()
+        .zip(filters)
+        .map(|(c, f)| active_flow(c, "afs", f))
+        .collect();
+    let s = wait_stats(&clients[0], "playback", |s| s.sources[0].finished);
+    for (flow, f) in flows.iter_mut().zip(filters) {
+        let want = expected(f);
+        assert!(!want.is_empty(), "{f}: the test needs packets");
+        let got = drain(flow);
+        assert_eq!(got.len(), want.len(), "{f}: packets");
+        for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+            assert_eq!(g, w, "{f}: packet {i} differs");
+        }
+        let st = flow.stats().unwrap();
+        assert_eq!(st.accepted, want.len() as u64, "{f}: {st:?}");
+        assert_eq!((st.pbuf_full, st.ibuf_full), (0, 0), "{f}: {st:?}");
+        assert!(flow.reader().unwrap().stats().balanced(), "{f}");
+    }
+    let src = &s.sources[0];
+    assert_eq!(src.distinct_filters, 2, "{src:?}");
+    assert!(src.batches > 0, "{src:?}");
+    // One run per distinct filter per batch, not one per flow.
+    assert_eq!(src.filter_runs, 2 * src.batches, "{src:?}");
+    assert_eq!((src.groups, src.flows), (1, 3), "{src:?}");
+    // One stored copy per packet any flow of the group wanted.
+    let union = expected("udp port 7001 or host 131.151.1.59").len() as u64;
+    assert_eq!(src.stored, union, "{src:?}");
+}

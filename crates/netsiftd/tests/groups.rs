@@ -1,0 +1,97 @@
+//! Flows of two different users never share a group: each user's flows get
+//! a group (and a PBuf) of their own, and each group stores its own copy.
+//! The second user is this test binary run again, which drops to `nobody`
+//! before it connects.
+
+mod common;
+
+use common::{active_flow, corpus, drain, wait_stats, Daemon};
+use netsift_testkit::{require, Need};
+use std::io::{BufRead, BufReader, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::process::{Command, Stdio};
+
+const ENV: &str = "NETSIFTD_TEST_OTHER_USER_SOCKET";
+const NOBODY: u32 = 65534;
+
+/// The other user's side: runs only when the parent set the variable.
+#[test]
+fn other_user_side() {
+    let Ok(sock) = std::env::var(ENV) else { return };
+    // SAFETY: setgid/setuid with constant ids, before any other thread of
+    // this test process touches credentials.
+    unsafe {
+        assert_eq!(libc::setgroups(0, std::ptr::null()), 0);
+        assert_eq!(libc::setgid(NOBODY), 0);
+        assert_eq!(libc::setuid(NOBODY), 0);
+    }
+    let c = netsift_ffpf::Client::connect(&sock).unwrap();
+    let mut f = active_flow(&c, "afs", "");
+    println!("ready");
+    // Alive until the parent has looked at the groups.
+    let mut go = String::new();
+    std::io::stdin().read_line(&mut go).unwrap();
+    wait_stats(&c, "playback", |s| s.sources[0].finished);
+    println!("got {}", drain(&mut f).len());
+}
+
+#[test]
+fn two_users_get_two_groups() {
+    let path = corpus("afs.pcap");
+    require!(Need::Root, Need::File(&path));
+    let src = format!("afs={}", path.display());
+    let d = Daemon::start(&[
+        "--file",
+        &src,
+        "--fast",
+        "--wait-flows",
+        "2",
+        "--mode",
+        "0666",
+        "--ibuf-entries",
+        "1024",
+    ]);
+    let dir = d.socket.parent().unwrap();
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let c = d.client();
+    let mut mine = active_flow(&c, "afs", "");
+    let mut child = Command::new(std::env::current_exe().unwrap())
+        .args([
+            "other_user_side",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(ENV, &d.socket)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut out = BufReader::new(child.stdout.take().unwrap());
+    let mut line = String::new();
+    while !line.contains("ready") {
+        line.clear();
+        assert!(
+            out.read_line(&mut line).unwrap() > 0,
+            "the other user's side ended early"
+        );
+    }
+    let s = wait_stats(&c, "playback", |s| s.sources[0].finished);
+    let src = &s.sources[0];
+    // Two groups, one copy of each packet in each, though the filter is one.
+    assert_eq!(
+        (src.groups, src.flows, src.distinct_filters),
+        (2, 2, 1),
+        "{src:?}"
+    );
+    assert_eq!(src.stored, 2 * 601, "{src:?}");
+    assert_eq!(src.filter_runs, src.batches, "{src:?}");
+    writeln!(child.stdin.take().unwrap(), "go").unwrap();
+    let lines: Vec<String> = out.lines().map_while(Result::ok).collect();
+    assert!(child.wait().unwrap().success(), "{lines:?}");
+    assert!(lines.iter().any(|l| l == "got 601"), "{lines:?}");
+    assert_eq!(drain(&mut mine).len(), 601);
+    // The other user's flow went with its process, and its group with it.
+    let s = c.daemon_stats().unwrap();
+    assert_eq!((s.sources[0].groups, s.sources[0].flows), (1, 1), "{s:?}");
+}
