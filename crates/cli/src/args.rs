@@ -12,7 +12,9 @@ use std::path::PathBuf;
     // tcpdump's -V reads a list of files; the version is --version only, as there.
     disable_version_flag = true,
     about = "Filter packets from capture files and interfaces with pcap filter expressions, like tcpdump",
-    after_help = "EXPRESSION is a pcap-filter(7) expression; its words are joined with spaces."
+    after_help = "EXPRESSION is a pcap-filter(7) expression; its words are joined with spaces.\n\n\
+                  `netsift flow [--socket PATH] -i SOURCE [-w FILE] [-c N] [display flags] [EXPRESSION]` \
+                  reads a flow of netsiftd instead (`netsift flow -D` lists its sources)."
 )]
 pub(crate) struct Args {
     /// Read packets from FILE (pcap or pcapng).
@@ -198,6 +200,10 @@ pub(crate) struct Args {
     /// remembered (default 4096).
     #[arg(long = "follow-max-sessions", value_name = "N", requires = "follow")]
     pub follow_max_sessions: Option<usize>,
+    /// `netsift flow`: the socket of netsiftd (default: $NETSIFT_SOCKET, else
+    /// /run/netsift.sock).
+    #[arg(long = "socket", value_name = "PATH")]
+    pub socket: Option<PathBuf>,
     /// The filter expression.
     #[arg(trailing_var_arg = true)]
     pub expression: Vec<String>,

@@ -9,6 +9,7 @@
 mod args;
 mod config;
 mod control;
+mod flow;
 mod generate;
 mod live;
 mod output;
@@ -27,8 +28,21 @@ use std::path::Path;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
-    let args = Args::parse_from(args::permute(std::env::args_os().collect()));
-    match run(&args) {
+    let mut argv: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    // `netsift flow ...`: a flow of netsiftd, with the same output flags.
+    let flow = argv.get(1).is_some_and(|a| a == "flow");
+    if flow {
+        argv.remove(1);
+    }
+    let args = Args::parse_from(args::permute(argv));
+    let result = if flow {
+        flow::run(&args)
+    } else if args.socket.is_some() {
+        Err(anyhow::anyhow!("--socket is for `netsift flow`"))
+    } else {
+        run(&args)
+    };
+    match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             // One line first (what went wrong), then any detail (the caret under a

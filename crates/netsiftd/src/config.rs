@@ -1,0 +1,241 @@
+//! The daemon's configuration: its flags (parsed with clap, as the `netsift`
+//! binary parses its own) and the typed [`Config`] they make. A bad flag is
+//! refused before anything is opened.
+
+use clap::Parser;
+use netsift_ffpf::{Policy, StallBound};
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The default control socket.
+pub const DEFAULT_SOCKET: &str = "/run/netsift.sock";
+
+/// The default PBuf size per flow group: 4 MiB.
+pub const DEFAULT_PBUF: u64 = 4 << 20;
+
+/// The default IBuf entries per flow.
+pub const DEFAULT_IBUF_ENTRIES: u64 = 4096;
+
+/// The command line of `netsiftd`.
+#[derive(Parser, Debug, Clone)]
+#[command(
+    name = "netsiftd",
+    version,
+    about = "The netsift capture daemon: owns interfaces and capture files, filters once per \
+             distinct filter, and serves flows to clients through shared memory"
+)]
+pub struct Flags {
+    /// The control socket's path (removed and made again at start).
+    #[arg(long = "socket", value_name = "PATH", default_value = DEFAULT_SOCKET)]
+    pub socket: PathBuf,
+    /// The control socket's mode, in octal (who may connect).
+    #[arg(long = "mode", value_name = "OCTAL", default_value = "0660", value_parser = mode)]
+    pub mode: u32,
+    /// An interface to own (repeatable): its AF_PACKET ring is opened when its
+    /// first flow is instantiated, and closed when its last flow closes.
+    #[arg(long = "iface", value_name = "NAME")]
+    pub iface: Vec<String>,
+    /// A capture file to play as a source (repeatable), named NAME or after the
+    /// file: its packets arrive at their own timing.
+    #[arg(long = "file", value_name = "[NAME=]PATH")]
+    pub file: Vec<String>,
+    /// File sources: play once, or in a loop.
+    #[arg(long = "play", value_name = "HOW", default_value = "once", value_parser = ["once", "loop"])]
+    pub play: String,
+    /// File sources: as fast as possible rather than at the file's timing.
+    #[arg(long = "fast")]
+    pub fast: bool,
+    /// File sources: start playing once N flows have been activated on the
+    /// source (tests start all their readers first, then the packets come).
+    #[arg(long = "wait-flows", value_name = "N", default_value_t = 1)]
+    pub wait_flows: u64,
+    /// Flow groups' buffer preference: slow (nothing unread is overwritten;
+    /// what does not fit is dropped) or fast (the writer overwrites).
+    #[arg(long = "prefer", value_name = "READER", default_value = "slow", value_parser = ["slow", "fast"])]
+    pub prefer: String,
+    /// PBuf size per flow group, in bytes (a power of two, 4 KiB or more).
+    #[arg(long = "pbuf-size", value_name = "BYTES", default_value_t = DEFAULT_PBUF, value_parser = pbuf_size)]
+    pub pbuf_size: u64,
+    /// IBuf entries of a flow that asks for no size (a power of two).
+    #[arg(long = "ibuf-entries", value_name = "N", default_value_t = DEFAULT_IBUF_ENTRIES, value_parser = ibuf_entries)]
+    pub ibuf_entries: u64,
+    /// Slow-reader preference: detach a reader that stalls its group longer
+    /// than this many milliseconds (default: never).
+    #[arg(long = "stall-ms", value_name = "MS")]
+    pub stall_ms: Option<u64>,
+    /// Slow-reader preference: detach a reader that stalls its group for more
+    /// than this many bytes of refused records (default: never).
+    #[arg(long = "stall-bytes", value_name = "BYTES")]
+    pub stall_bytes: Option<u64>,
+    /// Keep at most this many bytes of each packet from an interface.
+    #[arg(long = "snaplen", value_name = "BYTES", default_value_t = netsift_ffpf::proto::MAX_SNAPLEN)]
+    pub snaplen: u32,
+    /// Flows one connection may hold.
+    #[arg(long = "max-flows", value_name = "N", default_value_t = 64)]
+    pub max_flows: usize,
+    /// Connections served at once.
+    #[arg(long = "max-connections", value_name = "N", default_value_t = 256)]
+    pub max_connections: usize,
+}
+
+fn mode(s: &str) -> Result<u32, String> {
+    u32::from_str_radix(s.trim_start_matches("0o"), 8)
+        .ok()
+        .filter(|m| *m <= 0o777)
+        .ok_or_else(|| format!("mode {s}: an octal number up to 0777"))
+}
+
+fn pbuf_size(s: &str) -> Result<u64, String> {
+    s.parse::<u64>()
+        .ok()
+        .filter(|n| n.is_power_of_two() && *n >= 4096)
+        .ok_or_else(|| format!("PBuf size {s}: a power of two, 4096 or more"))
+}
+
+fn ibuf_entries(s: &str) -> Result<u64, String> {
+    use netsift_ffpf::proto::{MAX_IBUF_ENTRIES, MIN_IBUF_ENTRIES};
+    s.parse::<u64>()
+        .ok()
+        .filter(|n| n.is_power_of_two() && (MIN_IBUF_ENTRIES..=MAX_IBUF_ENTRIES).contains(n))
+        .ok_or_else(|| {
+            format!(
+                "IBuf entries {s}: a power of two from {MIN_IBUF_ENTRIES} to {MAX_IBUF_ENTRIES}"
+            )
+        })
+}
+
+/// How a file source plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Play {
+    /// Again from the start at the end.
+    pub looped: bool,
+    /// Without waiting for the packets' time stamps.
+    pub fast: bool,
+    /// Activations to wait for before the first packet.
+    pub wait_flows: u64,
+}
+
+/// A source the daemon owns.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceSpec {
+    /// An interface's ring.
+    Ring {
+        /// The interface.
+        iface: String,
+    },
+    /// A capture file, played.
+    File {
+        /// Its name as a source.
+        name: String,
+        /// Its path.
+        path: PathBuf,
+        /// How it plays.
+        play: Play,
+    },
+}
+
+impl SourceSpec {
+    /// Its name as a source.
+    pub fn name(&self) -> &str {
+        match self {
+            SourceSpec::Ring { iface } => iface,
+            SourceSpec::File { name, .. } => name,
+        }
+    }
+}
+
+/// The daemon's configuration.
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// The control socket's path.
+    pub socket: PathBuf,
+    /// Its mode.
+    pub mode: u32,
+    /// The sources, by distinct name.
+    pub sources: Vec<SourceSpec>,
+    /// The groups' buffer preference.
+    pub policy: Policy,
+    /// PBuf bytes per group.
+    pub pbuf_bytes: u64,
+    /// IBuf entries of a flow that asks for no size.
+    pub ibuf_entries: u64,
+    /// The stall bound of slow-reader groups.
+    pub stall: StallBound,
+    /// Snap length of interface captures.
+    pub snaplen: u32,
+    /// Flows per connection.
+    pub max_flows: usize,
+    /// Connections at once.
+    pub max_connections: usize,
+}
+
+impl Config {
+    /// The configuration `flags` ask for; an error names the flag at fault.
+    pub fn from_flags(flags: &Flags) -> Result<Config, String> {
+        let play = Play {
+            looped: flags.play == "loop",
+            fast: flags.fast,
+            wait_flows: flags.wait_flows,
+        };
+        let mut sources: Vec<SourceSpec> = flags
+            .iface
+            .iter()
+            .map(|i| SourceSpec::Ring { iface: i.clone() })
+            .collect();
+        for f in &flags.file {
+            let (name, path) = match f.split_once('=') {
+                Some((n, p)) if !n.is_empty() && !n.contains('/') => {
+                    (n.to_string(), PathBuf::from(p))
+                }
+                _ => {
+                    let p = PathBuf::from(f);
+                    let n = p
+                        .file_name()
+                        .map(|n| n.to_string_lossy().into_owned())
+                        .ok_or_else(|| format!("--file {f}: no file name"))?;
+                    (n, p)
+                }
+            };
+            sources.push(SourceSpec::File { name, path, play });
+        }
+        let mut names: Vec<&str> = sources.iter().map(SourceSpec::name).collect();
+        names.sort_unstable();
+        if let Some(w) = names.windows(2).find(|w| w[0] == w[1]) {
+            return Err(format!(
+                "two sources named {}: name a file source with --file NAME=PATH",
+                w[0]
+            ));
+        }
+        if let Some(n) = names
+            .iter()
+            .find(|n| n.len() > netsift_ffpf::proto::MAX_NAME)
+        {
+            return Err(format!(
+                "source name {n}: longer than {} bytes",
+                netsift_ffpf::proto::MAX_NAME
+            ));
+        }
+        if sources.is_empty() {
+            return Err("no source: give --iface NAME or --file PATH".into());
+        }
+        let policy = match flags.prefer.as_str() {
+            "fast" => Policy::FastReader,
+            _ => Policy::SlowReader,
+        };
+        Ok(Config {
+            socket: flags.socket.clone(),
+            mode: flags.mode,
+            sources,
+            policy,
+            pbuf_bytes: flags.pbuf_size,
+            ibuf_entries: flags.ibuf_entries,
+            stall: StallBound {
+                time: flags.stall_ms.map(Duration::from_millis),
+                bytes: flags.stall_bytes,
+            },
+            snaplen: flags.snaplen.clamp(1, netsift_ffpf::proto::MAX_SNAPLEN),
+            max_flows: flags.max_flows.max(1),
+            max_connections: flags.max_connections.max(1),
+        })
+    }
+}

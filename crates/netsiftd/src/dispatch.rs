@@ -1,0 +1,244 @@
+//! What a source's capture thread does with each batch: run each distinct
+//! active filter once over it, then for each flow group store each packet
+//! that any of the group's flows accepted once in the group's PBuf, with an
+//! IBuf entry for every accepting flow ([`Group::write_batch`]).
+//!
+//! [`Dispatch`] is the part of a source both sides touch: the control side
+//! (instantiate, activate, pause, close) edits it, and the capture thread
+//! runs batches through it, each under the source's lock, so a batch sees a
+//! flow table before or after an edit, never during one.
+//!
+//! Filters are shared by text: two flows with the same expression hold one
+//! [`Filter`] (reference-counted by its active flows), and a batch costs one
+//! run of it. A flow's accounting is the group's, exact by construction: the
+//! packets its filter accepted while it was active are the packets offered to
+//! the group for it.
+
+use crate::flows::Rights;
+use netsift_engine::{BatchScratch, Compiled, LANES};
+use netsift_ffpf::{FlowId, Group, Incoming};
+use std::collections::HashMap;
+
+/// One packet of a batch.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Packet<'a> {
+    /// The captured bytes.
+    pub(crate) data: &'a [u8],
+    /// Its length on the wire.
+    pub(crate) wirelen: u32,
+    /// Nanoseconds since the epoch.
+    pub(crate) ts_ns: u64,
+}
+
+/// A distinct filter expression of active flows, compiled once.
+struct Filter {
+    text: String,
+    compiled: Compiled,
+    /// Active flows using it.
+    refs: usize,
+}
+
+/// A flow group of the source: one per rights class.
+pub(crate) struct GroupSlot {
+    /// Its number, as replies name it.
+    pub(crate) number: u64,
+    pub(crate) group: Group,
+    /// Flows of the group (any state past `created`).
+    pub(crate) members: usize,
+    /// Active flows and the filter each runs.
+    active: Vec<(FlowId, usize)>,
+}
+
+impl GroupSlot {
+    pub(crate) fn new(number: u64, group: Group) -> GroupSlot {
+        GroupSlot {
+            number,
+            group,
+            members: 0,
+            active: Vec::new(),
+        }
+    }
+}
+
+/// A source's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Counters {
+    pub(crate) batches: u64,
+    pub(crate) packets: u64,
+    pub(crate) filter_runs: u64,
+    pub(crate) stored: u64,
+    /// Activations since the source started (a file source waits for some).
+    pub(crate) activations: u64,
+    /// A file source played to its end.
+    pub(crate) finished: bool,
+}
+
+/// The flow table a source's capture thread dispatches batches to.
+pub(crate) struct Dispatch {
+    filters: Vec<Option<Filter>>,
+    pub(crate) groups: HashMap<Rights, GroupSlot>,
+    pub(crate) counters: Counters,
+    scratch: BatchScratch,
+    /// Per filter slot, per chunk of [`LANES`] packets: the accept mask.
+    masks: Vec<Vec<u32>>,
+    /// Per packet of a group: the accepting flows, flattened.
+    targets: Vec<(FlowId, u32)>,
+    spans: Vec<(usize, usize)>,
+}
+
+impl Dispatch {
+    pub(crate) fn new() -> Dispatch {
+        Dispatch {
+            filters: Vec::new(),
+            groups: HashMap::new(),
+            counters: Counters::default(),
+            scratch: BatchScratch::new(),
+            masks: Vec::new(),
+            targets: Vec::new(),
+            spans: Vec::new(),
+        }
+    }
+
+    /// Distinct filters of active flows now.
+    pub(crate) fn distinct_filters(&self) -> u64 {
+        self.filters.iter().flatten().count() as u64
+    }
+
+    /// Flows in groups now.
+    pub(crate) fn flows(&self) -> u64 {
+        self.groups.values().map(|g| g.members as u64).sum()
+    }
+
+    /// Makes `flow` of group `rights` active with filter `text`, compiled as
+    /// `compiled` unless an active flow already runs that text.
+    pub(crate) fn activate(
+        &mut self,
+        rights: Rights,
+        flow: FlowId,
+        text: &str,
+        compiled: impl FnOnce() -> Compiled,
+    ) {
+        let slot = match self
+            .filters
+            .iter()
+            .position(|f| f.as_ref().is_some_and(|f| f.text == text))
+        {
+            Some(s) => s,
+            None => {
+                let f = Filter {
+                    text: text.to_string(),
+                    compiled: compiled(),
+                    refs: 0,
+                };
+                match self.filters.iter().position(Option::is_none) {
+                    Some(s) => {
+                        self.filters[s] = Some(f);
+                        s
+                    }
+                    None => {
+                        self.filters.push(Some(f));
+                        self.filters.len() - 1
+                    }
+                }
+            }
+        };
+        if let Some(f) = self.filters[slot].as_mut() {
+            f.refs += 1;
+        }
+        if let Some(g) = self.groups.get_mut(&rights) {
+            g.active.push((flow, slot));
+        }
+        self.counters.activations += 1;
+    }
+
+    /// Stops delivering to `flow` of group `rights`; its filter goes with its
+    /// last active flow. Whether it was active.
+    pub(crate) fn deactivate(&mut self, rights: Rights, flow: FlowId) -> bool {
+        let Some(g) = self.groups.get_mut(&rights) else {
+            return false;
+        };
+        let Some(i) = g.active.iter().position(|(f, _)| *f == flow) else {
+            return false;
+        };
+        let (_, slot) = g.active.swap_remove(i);
+        if let Some(f) = self.filters[slot].as_mut() {
+            f.refs -= 1;
+            if f.refs == 0 {
+                self.filters[slot] = None;
+            }
+        }
+        true
+    }
+
+    /// Runs one batch (see the module docs).
+    pub(crate) fn batch(&mut self, pkts: &[Packet<'_>]) {
+        if pkts.is_empty() {
+            return;
+        }
+        self.counters.batches += 1;
+        self.counters.packets += pkts.len() as u64;
+        if self.filters.iter().all(Option::is_none) {
+            return;
+        }
+        self.run_filters(pkts);
+        let Dispatch {
+            groups,
+            masks,
+            targets,
+            spans,
+            counters,
+            ..
+        } = self;
+        for g in groups.values_mut().filter(|g| !g.active.is_empty()) {
+            targets.clear();
+            spans.clear();
+            for i in 0..pkts.len() {
+                let start = targets.len();
+                for &(flow, slot) in &g.active {
+                    if masks[slot][i / LANES] >> (i % LANES) & 1 != 0 {
+                        targets.push((flow, 0));
+                    }
+                }
+                spans.push((start, targets.len()));
+            }
+            let incoming: Vec<Incoming<'_>> = pkts
+                .iter()
+                .zip(spans.iter())
+                .filter(|(_, (a, b))| a != b)
+                .map(|(p, &(a, b))| Incoming {
+                    bytes: p.data,
+                    ts_ns: p.ts_ns,
+                    wirelen: p.wirelen,
+                    flows: &targets[a..b],
+                })
+                .collect();
+            if !incoming.is_empty() {
+                counters.stored += g.group.write_batch(&incoming).stored;
+            }
+        }
+    }
+
+    /// Each distinct filter once over the batch, into `masks`.
+    fn run_filters(&mut self, pkts: &[Packet<'_>]) {
+        let mut data: [&[u8]; LANES] = [&[]; LANES];
+        let mut wire = [0u32; LANES];
+        self.masks.resize_with(self.filters.len(), Vec::new);
+        for (slot, f) in self.filters.iter().enumerate() {
+            let Some(f) = f else { continue };
+            let masks = &mut self.masks[slot];
+            masks.clear();
+            for chunk in pkts.chunks(LANES) {
+                for (i, p) in chunk.iter().enumerate() {
+                    data[i] = p.data;
+                    wire[i] = p.wirelen;
+                }
+                let n = chunk.len();
+                masks.push(
+                    f.compiled
+                        .filter_batch(&mut self.scratch, &data[..n], &wire[..n]),
+                );
+            }
+            self.counters.filter_runs += 1;
+        }
+    }
+}

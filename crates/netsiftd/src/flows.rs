@@ -1,0 +1,515 @@
+//! Flows and their life cycle (FFPF §3): `create` (the seeds' `flow_create`
+//! and `flow_populate`: the filter compiles for the source), `instantiate`
+//! (authorise, join the group of the client's rights, build the buffers),
+//! `activate`, `pause`, `close`; and `set_filter`.
+//!
+//! [`Daemon`] holds the flow table and the sources behind one lock, taken
+//! per request; a source's [`crate::dispatch::Dispatch`] is locked inside it
+//! (never the other way round: the capture threads take only their source's).
+//!
+//! Edits keep the kernel's program a superset of what the flows want: on
+//! `activate` the clause goes into the kernel before the flow is dispatched
+//! to; on `pause` and `close` the flow leaves the dispatch before its clause
+//! leaves the kernel.
+//!
+//! Authorisation is [`rights`]: today one class per user id, so that two users
+//! never share a group (and so never read each other's packets); the policy
+//! file will map peers to richer rights there.
+
+use crate::config::Config;
+use crate::sources::{lock, Source};
+use crate::Log;
+use netsift_engine::Compiled;
+use netsift_ffpf::proto::{
+    ErrorCode, FlowNo, FlowState, Refusal, ReplyBody, Request, SourceInfo, VERSION,
+};
+use netsift_ffpf::seqpacket::PeerCred;
+use netsift_ffpf::{FlowFds, FlowId, Group, Policy};
+use netsift_isa::PassSet;
+use std::collections::BTreeMap;
+use std::sync::{Mutex, MutexGuard};
+
+/// A class of access rights: flows of one source with equal rights share a
+/// flow group (and so see each other's packets in its PBuf).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Rights {
+    /// The class; today the peer's user id.
+    pub class: u32,
+}
+
+/// The rights of a connected peer. The hook for the authorisation policy:
+/// today one class per user id, so two different users never share a group.
+pub fn rights(peer: &PeerCred) -> Rights {
+    Rights { class: peer.uid }
+}
+
+/// One connection, as the daemon knows it.
+#[derive(Debug)]
+pub struct Conn {
+    id: u64,
+    /// Who connected, from the kernel.
+    pub peer: PeerCred,
+    rights: Rights,
+    hello: bool,
+}
+
+struct FlowEntry {
+    conn: u64,
+    source: String,
+    filter: String,
+    state: FlowState,
+    ibuf_entries: u64,
+    rights: Rights,
+    /// Its id in its group, once instantiated.
+    member: Option<FlowId>,
+}
+
+struct State {
+    sources: BTreeMap<String, Source>,
+    flows: BTreeMap<FlowNo, FlowEntry>,
+    next_flow: FlowNo,
+    next_group: u64,
+    next_conn: u64,
+    connections: u64,
+}
+
+/// The daemon: its sources, flows and connections.
+pub struct Daemon {
+    cfg: Config,
+    log: Log,
+    state: Mutex<State>,
+}
+
+fn refuse(code: ErrorCode, what: impl Into<String>) -> Refusal {
+    Refusal::new(code, what)
+}
+
+fn done(flow: FlowNo, state: Option<FlowState>) -> ReplyBody {
+    ReplyBody::Done { flow, state }
+}
+
+/// What a handled request answers: the reply and, for `instantiate`, the
+/// descriptors that go with it.
+pub type Answer = (ReplyBody, Option<FlowFds>);
+
+impl Daemon {
+    /// A daemon over the sources of `cfg` (each checked now: an interface that
+    /// does not exist, a file that does not read, is an error naming it).
+    /// What it has to say goes to `log`.
+    pub fn new(cfg: Config, log: Log) -> Result<Daemon, String> {
+        let mut sources = BTreeMap::new();
+        for spec in &cfg.sources {
+            let s = Source::new(spec.clone(), cfg.snaplen)?;
+            sources.insert(spec.name().to_string(), s);
+        }
+        Ok(Daemon {
+            cfg,
+            log,
+            state: Mutex::new(State {
+                sources,
+                flows: BTreeMap::new(),
+                next_flow: 1,
+                next_group: 1,
+                next_conn: 1,
+                connections: 0,
+            }),
+        })
+    }
+
+    /// The configuration it runs with.
+    pub fn config(&self) -> &Config {
+        &self.cfg
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// A new connection from `peer`, unless the daemon serves its most.
+    pub fn connect(&self, peer: PeerCred) -> Result<Conn, Refusal> {
+        let mut st = self.state();
+        if st.connections as usize >= self.cfg.max_connections {
+            return Err(refuse(
+                ErrorCode::Limit,
+                format!("{} connections already: the daemon's most", st.connections),
+            ));
+        }
+        st.connections += 1;
+        let id = st.next_conn;
+        st.next_conn += 1;
+        Ok(Conn {
+            id,
+            peer,
+            rights: rights(&peer),
+            hello: false,
+        })
+    }
+
+    /// A connection ended (closed, crashed, killed): its flows are closed and
+    /// their buffers freed.
+    pub fn disconnect(&self, conn: Conn) {
+        let mut st = self.state();
+        st.connections = st.connections.saturating_sub(1);
+        let mine: Vec<FlowNo> = st
+            .flows
+            .iter()
+            .filter(|(_, f)| f.conn == conn.id)
+            .map(|(n, _)| *n)
+            .collect();
+        for n in mine {
+            self.close(&mut st, n);
+        }
+    }
+
+    /// Stops every source.
+    pub fn shutdown(&self) {
+        let mut st = self.state();
+        let flows: Vec<FlowNo> = st.flows.keys().copied().collect();
+        for n in flows {
+            self.close(&mut st, n);
+        }
+        for s in st.sources.values_mut() {
+            s.stop();
+        }
+    }
+
+    /// Handles one request of `conn`; a refusal changes nothing.
+    pub fn handle(&self, conn: &mut Conn, req: Request) -> Result<Answer, Refusal> {
+        if let Request::Hello { version } = req {
+            if version != VERSION {
+                return Err(refuse(
+                    ErrorCode::Version,
+                    format!("`hello`: version {version}; this daemon speaks {VERSION}"),
+                ));
+            }
+            conn.hello = true;
+            let software = format!("netsiftd {}", env!("CARGO_PKG_VERSION"));
+            return Ok((ReplyBody::Hello { version, software }, None));
+        }
+        if !conn.hello {
+            return Err(refuse(
+                ErrorCode::Version,
+                format!("`{}` before `hello`: say hello first", req.verb()),
+            ));
+        }
+        let mut st = self.state();
+        let st = &mut *st;
+        let reply = match req {
+            Request::Hello { .. } => unreachable!("handled above"),
+            Request::Sources => ReplyBody::Sources {
+                sources: st
+                    .sources
+                    .iter()
+                    .map(|(name, s)| SourceInfo {
+                        name: name.clone(),
+                        kind: s.kind().into(),
+                        linktype: u32::from(s.linktype.0),
+                        snaplen: s.snaplen,
+                    })
+                    .collect(),
+            },
+            Request::Create {
+                source,
+                filter,
+                snaplen,
+                ibuf_entries,
+            } => self.create(st, conn, source, filter, snaplen, ibuf_entries)?,
+            Request::Instantiate { flow } => return self.instantiate(st, conn, flow),
+            Request::Activate { flow } => self.activate(st, conn, flow)?,
+            Request::Pause { flow } => {
+                let f = own(st, conn, flow)?;
+                if f.state == FlowState::Active {
+                    self.pause(st, flow);
+                }
+                done(flow, Some(st.flows[&flow].state))
+            }
+            Request::Close { flow } => {
+                own(st, conn, flow)?;
+                self.close(st, flow);
+                done(flow, None)
+            }
+            Request::FlowStats { flow } => {
+                own(st, conn, flow)?;
+                ReplyBody::FlowStats(crate::stats::flow(st_sources(st), flow_view(st, flow)))
+            }
+            Request::SetFilter { flow, filter } => self.set_filter(st, conn, flow, filter)?,
+            Request::DaemonStats => ReplyBody::DaemonStats(crate::stats::daemon(
+                st.connections,
+                st.flows.len() as u64,
+                &st.sources,
+            )),
+        };
+        Ok((reply, None))
+    }
+
+    fn create(
+        &self,
+        st: &mut State,
+        conn: &Conn,
+        source: String,
+        filter: String,
+        snaplen: Option<u32>,
+        ibuf_entries: Option<u64>,
+    ) -> Result<ReplyBody, Refusal> {
+        let s = st.sources.get(&source).ok_or_else(|| {
+            let names: Vec<&str> = st.sources.keys().map(String::as_str).collect();
+            refuse(
+                ErrorCode::NoSuchSource,
+                format!(
+                    "`create`: no source {source:?} (sources: {})",
+                    names.join(", ")
+                ),
+            )
+        })?;
+        let held = st.flows.values().filter(|f| f.conn == conn.id).count();
+        if held >= self.cfg.max_flows {
+            return Err(refuse(
+                ErrorCode::Limit,
+                format!("`create`: this connection holds {held} flows, the most allowed"),
+            ));
+        }
+        compile(s, &filter)?;
+        let snaplen = snaplen.unwrap_or(s.snaplen).min(s.snaplen);
+        let linktype = u32::from(s.linktype.0);
+        let no = st.next_flow;
+        st.next_flow += 1;
+        st.flows.insert(
+            no,
+            FlowEntry {
+                conn: conn.id,
+                source,
+                filter,
+                state: FlowState::Created,
+                ibuf_entries: ibuf_entries.unwrap_or(self.cfg.ibuf_entries),
+                rights: conn.rights,
+                member: None,
+            },
+        );
+        Ok(ReplyBody::Created {
+            flow: no,
+            linktype,
+            snaplen,
+        })
+    }
+
+    fn instantiate(&self, st: &mut State, conn: &Conn, flow: FlowNo) -> Result<Answer, Refusal> {
+        let f = own(st, conn, flow)?;
+        if f.state != FlowState::Created {
+            return Err(refuse(
+                ErrorCode::BadState,
+                format!("`instantiate`: flow {flow} is {:?}, not created", f.state),
+            ));
+        }
+        let (rights, entries, name) = (f.rights, f.ibuf_entries, f.source.clone());
+        let Some(s) = st.sources.get_mut(&name) else {
+            return Err(refuse(
+                ErrorCode::Internal,
+                format!("source {name} is gone"),
+            ));
+        };
+        s.start(&self.log)
+            .map_err(|e| refuse(ErrorCode::Internal, format!("`instantiate`: {e}")))?;
+        let mut d = lock(&s.dispatch);
+        if !d.groups.contains_key(&rights) {
+            let mut g = Group::new(self.cfg.policy, self.cfg.pbuf_bytes)
+                .map_err(|e| refuse(ErrorCode::Internal, format!("a flow group's PBuf: {e}")))?;
+            g.set_stall_bound(self.cfg.stall);
+            let number = st.next_group;
+            st.next_group += 1;
+            d.groups
+                .insert(rights, crate::dispatch::GroupSlot::new(number, g));
+        }
+        let slot = d.groups.get_mut(&rights).expect("inserted above");
+        let (id, fds) = match slot.group.add_flow(entries) {
+            Ok(x) => x,
+            Err(e) => {
+                let empty = slot.members == 0;
+                if empty {
+                    d.groups.remove(&rights);
+                }
+                let no_flows = d.flows() == 0;
+                drop(d);
+                if no_flows {
+                    s.stop();
+                }
+                return Err(refuse(
+                    ErrorCode::Internal,
+                    format!("a flow's buffers: {e}"),
+                ));
+            }
+        };
+        slot.members += 1;
+        let group = slot.number;
+        drop(d);
+        let f = st.flows.get_mut(&flow).expect("owned above");
+        f.member = Some(id);
+        f.state = FlowState::Instantiated;
+        let policy = match self.cfg.policy {
+            Policy::SlowReader => "slow",
+            Policy::FastReader => "fast",
+        };
+        Ok((
+            ReplyBody::Instantiated {
+                flow,
+                group,
+                policy: policy.into(),
+            },
+            Some(fds),
+        ))
+    }
+
+    fn activate(&self, st: &mut State, conn: &Conn, flow: FlowNo) -> Result<ReplyBody, Refusal> {
+        let f = own(st, conn, flow)?;
+        match f.state {
+            FlowState::Active => return Ok(done(flow, Some(FlowState::Active))),
+            FlowState::Created => {
+                return Err(refuse(
+                    ErrorCode::BadState,
+                    format!("`activate`: flow {flow} is not instantiated"),
+                ))
+            }
+            FlowState::Instantiated | FlowState::Paused => {}
+        }
+        let (text, rights, id, name) = (
+            f.filter.clone(),
+            f.rights,
+            f.member.expect("instantiated"),
+            f.source.clone(),
+        );
+        let s = st.sources.get_mut(&name).expect("a flow's source");
+        let set = compile(s, &text)?;
+        // The kernel first: from the reply on, nothing the flow wants is
+        // dropped under the ring.
+        s.hold_clause(&text)
+            .map_err(|e| refuse(ErrorCode::Filter, format!("`activate`: {e}")))?;
+        lock(&s.dispatch).activate(rights, id, &text, || Compiled::new(set));
+        st.flows.get_mut(&flow).expect("owned").state = FlowState::Active;
+        Ok(done(flow, Some(FlowState::Active)))
+    }
+
+    /// Stops dispatching to an active flow, then releases its clause.
+    fn pause(&self, st: &mut State, flow: FlowNo) {
+        let f = st.flows.get_mut(&flow).expect("a flow");
+        f.state = FlowState::Paused;
+        let (text, rights, id) = (f.filter.clone(), f.rights, f.member.expect("active"));
+        let s = st.sources.get_mut(&f.source).expect("a flow's source");
+        lock(&s.dispatch).deactivate(rights, id);
+        s.release_clause(&text, &self.log);
+    }
+
+    /// Closes a flow in any state, freeing its buffers; its group goes with
+    /// its last flow, and its source stops with its last flow.
+    fn close(&self, st: &mut State, flow: FlowNo) {
+        if st
+            .flows
+            .get(&flow)
+            .is_some_and(|f| f.state == FlowState::Active)
+        {
+            self.pause(st, flow);
+        }
+        let Some(f) = st.flows.remove(&flow) else {
+            return;
+        };
+        let Some(id) = f.member else { return };
+        let Some(s) = st.sources.get_mut(&f.source) else {
+            return;
+        };
+        let mut d = lock(&s.dispatch);
+        if let Some(g) = d.groups.get_mut(&f.rights) {
+            let _ = g.group.remove_flow(id);
+            g.members = g.members.saturating_sub(1);
+            if g.members == 0 {
+                d.groups.remove(&f.rights);
+            }
+        }
+        let idle = d.flows() == 0;
+        drop(d);
+        if idle {
+            s.stop();
+        }
+    }
+
+    fn set_filter(
+        &self,
+        st: &mut State,
+        conn: &Conn,
+        flow: FlowNo,
+        filter: String,
+    ) -> Result<ReplyBody, Refusal> {
+        let f = own(st, conn, flow)?;
+        let (old, state, rights, member, name) = (
+            f.filter.clone(),
+            f.state,
+            f.rights,
+            f.member,
+            f.source.clone(),
+        );
+        let s = st.sources.get_mut(&name).expect("a flow's source");
+        let set = compile(s, &filter)?;
+        if state == FlowState::Active {
+            let id = member.expect("active");
+            // Widen first (the new clause in), switch, then narrow (the old
+            // clause out): the kernel never drops what either wants.
+            s.hold_clause(&filter)
+                .map_err(|e| refuse(ErrorCode::Filter, format!("`set_filter`: {e}")))?;
+            {
+                let mut d = lock(&s.dispatch);
+                d.deactivate(rights, id);
+                d.activate(rights, id, &filter, || Compiled::new(set));
+            }
+            s.release_clause(&old, &self.log);
+        }
+        st.flows.get_mut(&flow).expect("owned").filter = filter;
+        Ok(done(flow, Some(state)))
+    }
+}
+
+/// The flow `flow` if `conn` owns it; a flow of another connection is
+/// reported as missing, not as someone else's.
+fn own<'a>(st: &'a State, conn: &Conn, flow: FlowNo) -> Result<&'a FlowEntry, Refusal> {
+    st.flows
+        .get(&flow)
+        .filter(|f| f.conn == conn.id)
+        .ok_or_else(|| {
+            refuse(
+                ErrorCode::NoSuchFlow,
+                format!("no flow {flow} on this connection"),
+            )
+        })
+}
+
+/// `text` compiled for source `s`'s packets; a refusal says why.
+fn compile(s: &Source, text: &str) -> Result<PassSet, Refusal> {
+    netsift_pcapc::compile_for(text, s.target).map_err(|e| {
+        refuse(
+            ErrorCode::Filter,
+            format!("filter {text:?} on {}: {e}", s.spec.name()),
+        )
+    })
+}
+
+fn st_sources(st: &State) -> &BTreeMap<String, Source> {
+    &st.sources
+}
+
+/// What [`crate::stats::flow`] reads of a flow.
+pub(crate) struct FlowView<'a> {
+    pub(crate) no: FlowNo,
+    pub(crate) source: &'a str,
+    pub(crate) filter: &'a str,
+    pub(crate) state: FlowState,
+    pub(crate) rights: Rights,
+    pub(crate) member: Option<FlowId>,
+}
+
+fn flow_view(st: &State, flow: FlowNo) -> FlowView<'_> {
+    let f = &st.flows[&flow];
+    FlowView {
+        no: flow,
+        source: &f.source,
+        filter: &f.filter,
+        state: f.state,
+        rights: f.rights,
+        member: f.member,
+    }
+}

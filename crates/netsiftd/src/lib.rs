@@ -1,0 +1,57 @@
+//! `netsiftd`, the capture daemon: it owns the sources (interfaces, capture
+//! files), filters each batch once per distinct filter, and serves flows to
+//! unprivileged clients through FFPF's shared buffers (`netsift_ffpf`), with
+//! descriptors passed over its control socket.
+//!
+//! Where to find what:
+//!
+//! - [`config`]: flags and the typed configuration;
+//! - [`listener`]: the control socket, one thread per connection;
+//! - [`flows`]: the flow table and life cycle ([`Daemon`]), rights and groups;
+//! - `sources`: interfaces (a session capture with the union of the active
+//!   filters as kernel clauses) and capture files played, each on a thread;
+//! - `dispatch`: per batch, each distinct filter once, each group's PBuf once;
+//! - `stats`: the figures the stats requests return.
+//!
+//! Arrows: `config` ← `dispatch` ← `sources` ← `stats`, `flows` ← `listener`.
+//! It never prints: what it has to say goes to the [`Log`] the binary gives.
+//! The protocol is `docs/daemon.md`'s and `netsift_ffpf::proto`'s.
+
+#![forbid(unsafe_code)]
+
+pub mod config;
+mod dispatch;
+pub mod flows;
+pub mod listener;
+mod sources;
+mod stats;
+
+pub use config::{Config, Flags};
+pub use flows::{rights, Daemon, Rights};
+
+use std::fmt;
+use std::sync::Arc;
+
+/// Where the daemon says what happens (the binary writes it to stderr).
+pub type Log = Arc<dyn Fn(&str) + Send + Sync>;
+
+/// A failure to start: what failed, and where.
+#[derive(Debug)]
+pub struct Error {
+    what: String,
+}
+
+impl Error {
+    /// An error saying `what`.
+    pub fn new(what: impl Into<String>) -> Error {
+        Error { what: what.into() }
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.what)
+    }
+}
+
+impl std::error::Error for Error {}

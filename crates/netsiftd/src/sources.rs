@@ -1,0 +1,378 @@
+//! The sources the daemon owns, and the threads that read them.
+//!
+//! An interface is one [`netsift_session::Capture`] over its AF_PACKET ring
+//! with a live set of clauses ([`FilterSpec::Clauses`]) placed in the kernel
+//! where it loads ([`Placement::Auto`]): the clauses are the distinct filters
+//! of the source's active flows, so the kernel drops what no flow wants. The
+//! capture runs on its own thread into a [`RingSink`], which hands each ring
+//! block's accepted packets to the source's [`Dispatch`] as one batch.
+//!
+//! A capture file is played by a thread of its own, read with
+//! `netsift_pcapio` and dispatched in batches, at the file's own timing (or
+//! as fast as it reads); it waits until some flows are active, so that tests
+//! can be exact.
+//!
+//! A source runs while it has flows: it starts when its first flow is
+//! instantiated and stops when its last flow closes.
+
+use crate::config::{Play, SourceSpec};
+use crate::dispatch::{Dispatch, Packet};
+use crate::Log;
+use netsift_pcapc::{Meta, Target};
+use netsift_session::sink::{Records, Sink, SinkError};
+use netsift_session::{Capture, Clauses, Config, FilterSpec, Placement, Source as SessionSource};
+use netsift_wire::LinkType;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// A source's flow table behind its lock; a capture thread that panicked
+/// while holding it leaves a table that is still whole between batches.
+pub(crate) fn lock(d: &Mutex<Dispatch>) -> MutexGuard<'_, Dispatch> {
+    d.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn lock_clauses(c: &Mutex<Clauses>) -> MutexGuard<'_, Clauses> {
+    c.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// A source's capture or playback, while it runs.
+struct Running {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+    /// An interface's live set of clauses (the union of the active filters).
+    clauses: Option<Arc<Mutex<Clauses>>>,
+}
+
+/// One source: what it is, its link type, and its flow table.
+pub(crate) struct Source {
+    pub(crate) spec: SourceSpec,
+    pub(crate) linktype: LinkType,
+    /// What its flows' filters compile for.
+    pub(crate) target: Target,
+    pub(crate) snaplen: u32,
+    pub(crate) dispatch: Arc<Mutex<Dispatch>>,
+    running: Option<Running>,
+    /// The kernel's clauses by filter text: their number in the live set and
+    /// the active flows using them.
+    kernel: HashMap<String, (u64, usize)>,
+}
+
+impl Source {
+    /// A source as `spec` says, not running: its link type is read now (the
+    /// interface's, or the file's header), so flows' filters compile at
+    /// `create`.
+    pub(crate) fn new(spec: SourceSpec, snaplen: u32) -> Result<Source, String> {
+        let (linktype, target, snaplen) = match &spec {
+            SourceSpec::Ring { iface } => {
+                let lt =
+                    netsift_capture::linktype_of(iface).map_err(|e| format!("{iface}: {e}"))?;
+                let ifindex =
+                    netsift_capture::ifindex(iface).map_err(|e| format!("{iface}: {e}"))?;
+                let meta = Meta {
+                    outgoing: false,
+                    ifindex: ifindex as u32,
+                };
+                (lt, Target::new(lt).meta(meta), snaplen)
+            }
+            SourceSpec::File { path, .. } => {
+                let r =
+                    netsift_pcapio::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+                let lt = r.linktype();
+                let target = Target::new(lt).savefile_swapped(r.is_big_endian());
+                (lt, target, r.snaplen())
+            }
+        };
+        Ok(Source {
+            spec,
+            linktype,
+            target,
+            snaplen,
+            dispatch: Arc::new(Mutex::new(Dispatch::new())),
+            running: None,
+            kernel: HashMap::new(),
+        })
+    }
+
+    /// `ring` or `file`.
+    pub(crate) fn kind(&self) -> &'static str {
+        match self.spec {
+            SourceSpec::Ring { .. } => "ring",
+            SourceSpec::File { .. } => "file",
+        }
+    }
+
+    /// Whether its thread runs (a file played once to its end has stopped).
+    pub(crate) fn running(&self) -> bool {
+        self.running
+            .as_ref()
+            .and_then(|r| r.thread.as_ref())
+            .is_some_and(|t| !t.is_finished())
+    }
+
+    /// Clauses in the kernel's program now.
+    pub(crate) fn kernel_clauses(&self) -> u64 {
+        self.kernel.len() as u64
+    }
+
+    /// Starts its capture or playback, unless it runs already.
+    pub(crate) fn start(&mut self, log: &Log) -> Result<(), String> {
+        if self.running.is_some() {
+            return Ok(());
+        }
+        *lock(&self.dispatch) = Dispatch::new();
+        let stop = Arc::new(AtomicBool::new(false));
+        let dispatch = Arc::clone(&self.dispatch);
+        let name = self.spec.name().to_string();
+        let running = match &self.spec {
+            SourceSpec::Ring { iface } => {
+                let mut cfg = Config::new(SessionSource::Ring(iface.clone()));
+                cfg.filter = FilterSpec::Clauses(String::new());
+                cfg.placement = Placement::Auto;
+                cfg.immediate = true;
+                cfg.snaplen = self.snaplen;
+                let events_log = Arc::clone(log);
+                let events: netsift_session::Events = Arc::new(move |e| {
+                    events_log(&format!("{}: {e:?}", "capture"));
+                });
+                let capture = Capture::open(&cfg, events).map_err(|e| format!("{iface}: {e}"))?;
+                let clauses = capture.clauses();
+                let (stop2, log2) = (Arc::clone(&stop), Arc::clone(log));
+                let thread = std::thread::Builder::new()
+                    .name(format!("ring {name}"))
+                    .spawn(move || {
+                        let mut sinks = [RingSink {
+                            dispatch,
+                            spare: Vec::new(),
+                        }];
+                        let (_, r) = capture.run(&mut sinks, &stop2);
+                        if let Err(e) = r {
+                            log2(&format!("source {name}: capture ended: {e}"));
+                        }
+                    })
+                    .map_err(|e| format!("starting the capture thread: {e}"))?;
+                Running {
+                    stop,
+                    thread: Some(thread),
+                    clauses,
+                }
+            }
+            SourceSpec::File { path, play, .. } => {
+                let (path, play) = (path.clone(), *play);
+                let (stop2, log2) = (Arc::clone(&stop), Arc::clone(log));
+                let thread = std::thread::Builder::new()
+                    .name(format!("file {name}"))
+                    .spawn(move || {
+                        if let Err(e) = play_file(&path, play, &dispatch, &stop2) {
+                            log2(&format!("source {name}: {e}"));
+                        }
+                    })
+                    .map_err(|e| format!("starting the playback thread: {e}"))?;
+                Running {
+                    stop,
+                    thread: Some(thread),
+                    clauses: None,
+                }
+            }
+        };
+        self.running = Some(running);
+        Ok(())
+    }
+
+    /// Stops its capture or playback and waits for the thread.
+    pub(crate) fn stop(&mut self) {
+        if let Some(mut r) = self.running.take() {
+            r.stop.store(true, Ordering::Relaxed);
+            if let Some(t) = r.thread.take() {
+                let _ = t.join();
+            }
+        }
+        self.kernel.clear();
+    }
+
+    /// One more active flow wants `text`: on an interface, the kernel's
+    /// program gets the clause unless an active flow has it already (widened
+    /// before the flow is dispatched to).
+    pub(crate) fn hold_clause(&mut self, text: &str) -> Result<(), String> {
+        let Some(clauses) = self.running.as_ref().and_then(|r| r.clauses.as_ref()) else {
+            return Ok(());
+        };
+        if let Some((_, refs)) = self.kernel.get_mut(text) {
+            *refs += 1;
+            return Ok(());
+        }
+        let n = lock_clauses(clauses).add(text).map_err(|e| e.to_string())?;
+        self.kernel.insert(text.to_string(), (n, 1));
+        Ok(())
+    }
+
+    /// One fewer active flow wants `text` (after it stopped being dispatched
+    /// to): the clause goes with its last flow.
+    pub(crate) fn release_clause(&mut self, text: &str, log: &Log) {
+        let Some(clauses) = self.running.as_ref().and_then(|r| r.clauses.as_ref()) else {
+            return;
+        };
+        let Some((n, refs)) = self.kernel.get_mut(text) else {
+            return;
+        };
+        *refs -= 1;
+        if *refs == 0 {
+            let n = *n;
+            self.kernel.remove(text);
+            if let Err(e) = lock_clauses(clauses).del(n) {
+                log(&format!(
+                    "source {}: removing clause {n}: {e}",
+                    self.spec.name()
+                ));
+            }
+        }
+    }
+}
+
+/// The sink of an interface's capture: each ring block's accepted packets,
+/// laid out as pcap records by the session, are one batch.
+struct RingSink {
+    dispatch: Arc<Mutex<Dispatch>>,
+    spare: Vec<u8>,
+}
+
+impl Sink for RingSink {
+    fn packet(&mut self, rec: &netsift_pcapio::Record<'_>) -> Result<(), SinkError> {
+        let p = &rec.packet;
+        let pkt = Packet {
+            data: p.data,
+            wirelen: p.orig_len,
+            ts_ns: p.ts_sec * 1_000_000_000 + u64::from(p.ts_nsec),
+        };
+        lock(&self.dispatch).batch(&[pkt]);
+        Ok(())
+    }
+
+    fn records(&mut self) -> Option<Records> {
+        Some(Records::new(std::mem::take(&mut self.spare), true))
+    }
+
+    fn write_records(&mut self, records: Records) -> Result<(), SinkError> {
+        let pkts = parse_records(records.bytes());
+        if !pkts.is_empty() {
+            lock(&self.dispatch).batch(&pkts);
+        }
+        self.spare = records.into_buffer();
+        Ok(())
+    }
+}
+
+/// The packets of records laid out by [`Records::push`] with nanosecond
+/// time stamps: `{sec, nsec, caplen, wirelen}` little-endian, then the bytes.
+fn parse_records(mut b: &[u8]) -> Vec<Packet<'_>> {
+    let word = |b: &[u8], i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+    let mut out = Vec::new();
+    while b.len() >= 16 {
+        let (sec, nsec, caplen, wire) = (word(b, 0), word(b, 4), word(b, 8), word(b, 12));
+        let end = 16 + caplen as usize;
+        if end > b.len() {
+            break;
+        }
+        out.push(Packet {
+            data: &b[16..end],
+            wirelen: wire,
+            ts_ns: u64::from(sec) * 1_000_000_000 + u64::from(nsec),
+        });
+        b = &b[end..];
+    }
+    out
+}
+
+/// Sleeps until `t` or `stop`, in short steps; false if stopped.
+fn sleep_until(t: Instant, stop: &AtomicBool) -> bool {
+    loop {
+        if stop.load(Ordering::Relaxed) {
+            return false;
+        }
+        let now = Instant::now();
+        if now >= t {
+            return true;
+        }
+        std::thread::sleep((t - now).min(Duration::from_millis(20)));
+    }
+}
+
+/// Plays the file at `path` into `dispatch` as `play` says, until its end (or
+/// forever in a loop) or `stop`.
+fn play_file(
+    path: &PathBuf,
+    play: Play,
+    dispatch: &Mutex<Dispatch>,
+    stop: &AtomicBool,
+) -> Result<(), String> {
+    while lock(dispatch).counters.activations < play.wait_flows {
+        if !sleep_until(Instant::now() + Duration::from_millis(5), stop) {
+            return Ok(());
+        }
+    }
+    loop {
+        let mut reader =
+            netsift_pcapio::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let start = Instant::now();
+        let mut first: Option<u64> = None;
+        loop {
+            if stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            let batch = reader
+                .next_batch(netsift_session::BATCH)
+                .map_err(|e| format!("{}: {e}", path.display()))?;
+            if batch.is_empty() {
+                break;
+            }
+            let mut pkts = Vec::with_capacity(batch.len());
+            for rec in batch.iter() {
+                let p = rec.packet;
+                let ts = p.ts_sec.saturating_mul(1_000_000_000) + u64::from(p.ts_nsec);
+                if !play.fast {
+                    let f = *first.get_or_insert(ts);
+                    let due = start + Duration::from_nanos(ts.saturating_sub(f));
+                    if due > Instant::now() {
+                        lock(dispatch).batch(&pkts);
+                        pkts.clear();
+                        if !sleep_until(due, stop) {
+                            return Ok(());
+                        }
+                    }
+                }
+                pkts.push(Packet {
+                    data: p.data,
+                    wirelen: p.orig_len,
+                    ts_ns: ts,
+                });
+            }
+            lock(dispatch).batch(&pkts);
+        }
+        if !play.looped {
+            lock(dispatch).counters.finished = true;
+            return Ok(());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn laid_out_records_read_back() {
+        let mut r = Records::new(Vec::new(), true);
+        r.push(3, 7, &[1, 2, 3], 60);
+        r.push(4, 999_999_999, &[], 0);
+        let p = parse_records(r.bytes());
+        assert_eq!(p.len(), 2);
+        assert_eq!(
+            (p[0].data, p[0].wirelen, p[0].ts_ns),
+            (&[1u8, 2, 3][..], 60, 3_000_000_007)
+        );
+        assert_eq!((p[1].data.len(), p[1].ts_ns), (0, 4_999_999_999));
+    }
+}
