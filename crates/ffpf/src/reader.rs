@@ -98,6 +98,8 @@ pub struct FlowReader {
     pending: u64,
     release_every: u64,
     scratch: Vec<u8>,
+    /// A wait saw the writer's end of the wake-up channel closed.
+    writer_gone: bool,
 }
 
 impl FlowReader {
@@ -130,6 +132,7 @@ impl FlowReader {
             pending: 0,
             release_every: (n / 4).clamp(1, 64),
             scratch: Vec::new(),
+            writer_gone: false,
         })
     }
 
@@ -271,6 +274,7 @@ impl FlowReader {
             let ms = i32::try_from(left.as_millis().saturating_add(1)).unwrap_or(i32::MAX);
             if poll_readable(self.wake.as_fd(), ms)? && drain(self.wake.as_fd()) == 0 {
                 // Readable with nothing to read: the writer's end is gone.
+                self.writer_gone = true;
                 self.control.word(wake_at).store(0, Ordering::Relaxed);
                 return Ok(self.available());
             }
@@ -323,6 +327,13 @@ impl FlowReader {
             invalid: self.invalid,
             detached: self.is_detached(),
         }
+    }
+
+    /// Whether a wait saw the writer's end of the wake-up channel closed:
+    /// the daemon removed the flow or went away, and no packet will come
+    /// after those still waiting.
+    pub fn writer_gone(&self) -> bool {
+        self.writer_gone
     }
 
     /// Whether the writer detached this flow from the slow-reader policy
