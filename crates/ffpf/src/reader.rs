@@ -100,6 +100,8 @@ pub struct FlowReader {
     /// The most bytes of a packet handed out (the flow's snap length).
     snaplen: usize,
     scratch: Vec<u8>,
+    /// A wait saw the writer's end of the wake-up channel closed.
+    writer_gone: bool,
 }
 
 impl FlowReader {
@@ -133,6 +135,7 @@ impl FlowReader {
             release_every: (n / 4).clamp(1, 64),
             snaplen: usize::MAX,
             scratch: Vec::new(),
+            writer_gone: false,
         })
     }
 
@@ -280,6 +283,7 @@ impl FlowReader {
             let ms = i32::try_from(left.as_millis().saturating_add(1)).unwrap_or(i32::MAX);
             if poll_readable(self.wake.as_fd(), ms)? && drain(self.wake.as_fd()) == 0 {
                 // Readable with nothing to read: the writer's end is gone.
+                self.writer_gone = true;
                 self.control.word(wake_at).store(0, Ordering::Relaxed);
                 return Ok(self.available());
             }
@@ -332,6 +336,13 @@ impl FlowReader {
             invalid: self.invalid,
             detached: self.is_detached(),
         }
+    }
+
+    /// Whether a wait saw the writer's end of the wake-up channel closed:
+    /// the daemon removed the flow or went away, and no packet will come
+    /// after those still waiting.
+    pub fn writer_gone(&self) -> bool {
+        self.writer_gone
     }
 
     /// Whether the writer detached this flow from the slow-reader policy

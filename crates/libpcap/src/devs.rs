@@ -1,13 +1,15 @@
-//! `pcap_findalldevs`: the real library's list, then one `netsift:IFACE`
-//! entry for each of its interfaces that is up (and is a network interface:
-//! in `/sys/class/net`, or `any`), described as "netsift capture of IFACE".
+//! `pcap_findalldevs`: the real library's list, then one `netsift:SOURCE`
+//! entry for each source of the daemon (when it answers at its socket), and
+//! one `netsift-local:IFACE` entry for each real interface that is up (and is
+//! a network interface: in `/sys/class/net`, or `any`), described as "netsift
+//! capture of IFACE" (captured in this process: root only).
 //!
 //! The netsift entries are the shim's own memory, linked after the real
 //! list's last node; `pcap_freealldevs` unlinks them before the real library
 //! frees its part (with its own allocator), and frees them itself.
 
+use crate::backend::{daemon, DAEMON_PREFIX, LOCAL_PREFIX};
 use crate::ffi::{PcapIf, IF_UP};
-use crate::handle::PREFIX;
 use crate::real::Fns;
 use std::ffi::{c_char, c_int, CStr, CString};
 use std::sync::Mutex;
@@ -45,7 +47,13 @@ pub(crate) unsafe fn findalldevs(f: &Fns, alldevs: *mut *mut PcapIf, errbuf: *mu
     if r != 0 || head.is_null() {
         return r;
     }
-    let mut ours: Vec<Box<Entry>> = Vec::new();
+    let mut ours: Vec<Box<Entry>> = daemon_sources()
+        .into_iter()
+        .map(|s| {
+            let desc = format!("netsift shared capture of {s} (netsiftd)");
+            entry(&format!("{DAEMON_PREFIX}{s}"), &desc, IF_UP)
+        })
+        .collect();
     let mut tail = head;
     let mut node = head;
     while !node.is_null() {
@@ -56,7 +64,8 @@ pub(crate) unsafe fn findalldevs(f: &Fns, alldevs: *mut *mut PcapIf, errbuf: *mu
             .to_string_lossy()
             .into_owned();
         if n.flags & IF_UP != 0 && capturable(&name) {
-            ours.push(entry(&name, n.flags));
+            let desc = format!("netsift capture of {name}");
+            ours.push(entry(&format!("{LOCAL_PREFIX}{name}"), &desc, n.flags));
         }
         tail = node;
         node = n.next;
@@ -78,9 +87,18 @@ pub(crate) unsafe fn findalldevs(f: &Fns, alldevs: *mut *mut PcapIf, errbuf: *mu
     r
 }
 
-fn entry(name: &str, flags: u32) -> Box<Entry> {
-    let full = CString::new(format!("{PREFIX}{name}")).unwrap_or_default();
-    let desc = CString::new(format!("netsift capture of {name}")).unwrap_or_default();
+/// The daemon's sources, if it answers at its socket (none if not: the list
+/// is what can be opened now).
+fn daemon_sources() -> Vec<String> {
+    netsift_ffpf::Client::connect(daemon::socket())
+        .and_then(|c| c.sources())
+        .map(|v| v.into_iter().map(|s| s.name).collect())
+        .unwrap_or_default()
+}
+
+fn entry(name: &str, description: &str, flags: u32) -> Box<Entry> {
+    let full = CString::new(name).unwrap_or_default();
+    let desc = CString::new(description).unwrap_or_default();
     let mut e = Box::new(Entry {
         node: PcapIf {
             next: std::ptr::null_mut(),

@@ -11,6 +11,7 @@
 //! Nothing unwinds out of these: each body runs under [`guard`], which turns
 //! a panic into the function's error value.
 
+use crate::backend;
 use crate::devs;
 use crate::ffi::*;
 use crate::filters;
@@ -536,7 +537,7 @@ unsafe fn real_or_err(errbuf: *mut c_char) -> Option<&'static Fns> {
 unsafe extern "C" fn pcap_create(source: *const c_char, errbuf: *mut c_char) -> *mut PcapT {
     guard(null_mut(), || {
         // SAFETY: source is null or a C string (libpcap's contract).
-        if let Some(name) = unsafe { str_arg(source) }.filter(|s| s.starts_with(PREFIX)) {
+        if let Some(name) = unsafe { str_arg(source) }.filter(|s| backend::route(s).is_some()) {
             // SAFETY: errbuf holds PCAP_ERRBUF_SIZE bytes.
             return unsafe { Handle::create(name, errbuf) };
         }
@@ -561,7 +562,7 @@ unsafe extern "C" fn pcap_open_live(
 ) -> *mut PcapT {
     guard(null_mut(), || {
         // SAFETY: device is null or a C string (libpcap's contract).
-        let Some(name) = unsafe { str_arg(device) }.filter(|s| s.starts_with(PREFIX)) else {
+        let Some(name) = unsafe { str_arg(device) }.filter(|s| backend::route(s).is_some()) else {
             // SAFETY: errbuf holds PCAP_ERRBUF_SIZE bytes.
             return match unsafe { real_or_err(errbuf) } {
                 // SAFETY: the caller's arguments, passed on unchanged.
@@ -716,7 +717,10 @@ unsafe extern "C" fn pcap_lookupnet(
         };
         // SAFETY: device is null or a C string.
         let dev = unsafe { str_arg(device) };
-        match dev.and_then(|d| d.strip_prefix(PREFIX)) {
+        match dev.and_then(|d| {
+            d.strip_prefix(PREFIX)
+                .or_else(|| d.strip_prefix(backend::LOCAL_PREFIX))
+        }) {
             Some(iface) => {
                 let c = std::ffi::CString::new(iface).unwrap_or_default();
                 // SAFETY: a C string that lives through the call; the rest

@@ -25,8 +25,8 @@ use std::ffi::{c_char, c_int};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, OnceLock};
 
-/// The prefix of the interface names netsift captures.
-pub(crate) const PREFIX: &str = "netsift:";
+/// The prefix of the interface names `pcap_findalldevs` adds.
+pub(crate) const PREFIX: &str = backend::DAEMON_PREFIX;
 
 /// libpcap's default and largest snap length.
 const MAX_SNAPLEN: u32 = 262_144;
@@ -50,6 +50,8 @@ pub(crate) struct Handle {
 /// The settings and state one thread at a time uses.
 pub(crate) struct Inner {
     pub(crate) iface: String,
+    /// Which backend opens it ([`backend::route`]).
+    backend: &'static dyn backend::Backend,
     pub(crate) cfg: OpenConfig,
     rfmon: bool,
     pub(crate) precision: c_int,
@@ -100,7 +102,11 @@ impl Handle {
     ///
     /// `errbuf` is null or holds [`ERRBUF_SIZE`] bytes.
     pub(crate) unsafe fn create(name: &str, errbuf: *mut c_char) -> *mut PcapT {
-        let iface = name.strip_prefix(PREFIX).unwrap_or(name);
+        let Some((backend, iface)) = backend::route(name) else {
+            // SAFETY: the caller's buffer.
+            unsafe { set_errbuf(errbuf, &format!("netsift: {name}: not a netsift interface")) };
+            return std::ptr::null_mut();
+        };
         let fail = |m: String| {
             // SAFETY: the caller's buffer.
             unsafe { set_errbuf(errbuf, &m) };
@@ -124,6 +130,7 @@ impl Handle {
             control: OnceLock::new(),
             inner: UnsafeCell::new(Inner {
                 iface: iface.to_string(),
+                backend,
                 cfg: OpenConfig {
                     snaplen: MAX_SNAPLEN,
                     promiscuous: false,
@@ -235,7 +242,7 @@ impl Handle {
             n => n.min(MAX_SNAPLEN),
         };
         inner.cfg.snaplen = snaplen;
-        let source = match backend::backend().open(&inner.iface, &inner.cfg) {
+        let source = match inner.backend.open(&inner.iface, &inner.cfg) {
             Ok(s) => s,
             Err(e) => {
                 inner.fail(&e.message);

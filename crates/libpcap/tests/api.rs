@@ -29,7 +29,7 @@ fn build(dir: &Path) -> PathBuf {
     out
 }
 
-/// Runs the reader on `netsift:IFACE` of side A with `filter`, sends UDP
+/// Runs the reader on `netsift-local:IFACE` of side A with `filter`, sends UDP
 /// frames of 1..=8 payload bytes with TCP ones between, and returns what it
 /// printed.
 fn run(filter: &str) -> Vec<String> {
@@ -40,7 +40,7 @@ fn run(filter: &str) -> Vec<String> {
     let mut child = netsift_testkit::netns::exec(ns, "env")
         .arg(format!("LD_LIBRARY_PATH={}", shim_dir().display()))
         .arg(&reader)
-        .arg(format!("netsift:{dev}"))
+        .arg(format!("netsift-local:{dev}"))
         .arg("4")
         .arg(filter)
         .stdout(Stdio::piped())
@@ -51,7 +51,7 @@ fn run(filter: &str) -> Vec<String> {
     out.read_line(&mut first).unwrap();
     assert_eq!(
         first.trim(),
-        format!("ready netsift:{dev} fd 1 link EN10MB")
+        format!("ready netsift-local:{dev} fd 1 link EN10MB")
     );
     let mut frames = Vec::new();
     for n in 1..=8u8 {

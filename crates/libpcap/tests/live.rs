@@ -1,4 +1,4 @@
-//! Live captures through the shim: unmodified tcpdump on `netsift:IFACE` and
+//! Live captures through the shim: unmodified tcpdump on `netsift-local:IFACE` and
 //! on IFACE itself at the same time, in namespaces joined by a veth pair, see
 //! the same packets; `-c N` stops after N; `-Q in` (set after activation)
 //! takes effect. Frames go only to the pair's other end.
@@ -58,7 +58,7 @@ fn tcpdump_through_the_shim_sees_what_tcpdump_sees() {
     let (a, b) = (dir.path().join("a.pcap"), dir.path().join("b.pcap"));
     let shim = shim_tcpdump()
         .in_ns(ns)
-        .on(&format!("netsift:{dev}"))
+        .on(&format!("netsift-local:{dev}"))
         .write_to(&a)
         .filter("udp")
         .start();
@@ -69,9 +69,9 @@ fn tcpdump_through_the_shim_sees_what_tcpdump_sees() {
         .filter("udp")
         .start();
     assert!(
-        shim.said()
-            .iter()
-            .any(|l| l.contains(&format!("listening on netsift:{dev}, link-type EN10MB"))),
+        shim.said().iter().any(|l| l.contains(&format!(
+            "listening on netsift-local:{dev}, link-type EN10MB"
+        ))),
         "{:?}",
         shim.said()
     );
@@ -104,7 +104,7 @@ fn count_stops_the_capture_and_direction_applies_after_activation() {
     let shim = shim_tcpdump()
         .in_ns(ns)
         .args(["-c", "5", "-Q", "in"])
-        .on(&format!("netsift:{dev}"))
+        .on(&format!("netsift-local:{dev}"))
         .write_to(&a)
         .filter("udp")
         .start();
@@ -130,7 +130,7 @@ fn printing_live_packets_matches_tcpdump() {
     let shim = shim_tcpdump()
         .in_ns(ns)
         .args(["-n", "-t", "-c", "4"])
-        .on(&format!("netsift:{dev}"))
+        .on(&format!("netsift-local:{dev}"))
         .filter("tcp or udp port 7")
         .start();
     let real = Live::tcpdump()

@@ -7,6 +7,7 @@ mod common;
 
 use common::{assert_same, corpus, plain, shim_dir, shimmed, shimmed_cmd};
 use netsift_testkit::{require, Need};
+use std::process::Command;
 
 /// Captures of several link types, pcap and pcapng.
 const CAPTURES: &[&str] = &[
@@ -169,7 +170,7 @@ fn the_interface_list_is_the_real_one_then_netsifts() {
     let extra: Vec<&str> = shim.lines().skip(n).collect();
     assert!(!extra.is_empty(), "no netsift entries:\n{shim}");
     for (i, line) in extra.iter().enumerate() {
-        let num = format!("{}.netsift:", n + i + 1);
+        let num = format!("{}.netsift-local:", n + i + 1);
         assert!(line.starts_with(&num), "{line}");
         let iface = line[num.len()..].split(' ').next().unwrap();
         assert!(
@@ -217,19 +218,34 @@ fn the_shim_is_what_tcpdump_loads() {
     assert!(out.status.success() && plain_run.status.success());
 }
 
-/// `netsift:` names an interface netsift captures: one that does not exist
-/// fails with tcpdump's message for a missing device and netsift's reason.
+/// `netsift-local:` names an interface netsift captures in process: one that
+/// does not exist fails with tcpdump's message for a missing device and
+/// netsift's reason; `netsift:` with no daemon says where it looked.
 #[test]
 fn a_missing_netsift_interface_fails_like_a_missing_device() {
     if !needs() {
         return;
     }
     require!(Need::Root);
-    let out = shimmed("tcpdump", &["-i", "netsift:nosuchif0", "-c", "1"]);
+    let out = shimmed("tcpdump", &["-i", "netsift-local:nosuchif0", "-c", "1"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(1), "{err}");
     assert!(
-        err.starts_with("tcpdump: netsift:nosuchif0: No such device exists\n(netsift: nosuchif0: "),
+        err.starts_with(
+            "tcpdump: netsift-local:nosuchif0: No such device exists\n(netsift: nosuchif0: "
+        ),
+        "{err}"
+    );
+    let out = Command::new("tcpdump")
+        .args(["-i", "netsift:eth0", "-c", "1"])
+        .env("LD_LIBRARY_PATH", shim_dir())
+        .env("NETSIFT_SOCKET", "/nonexistent/netsift.sock")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains("netsift: eth0: netsiftd at /nonexistent/netsift.sock: "),
         "{err}"
     );
 }

@@ -15,6 +15,7 @@
 //! - [`mismatch`]: a collector of differences that keeps a few examples and the
 //!   count, and reports them in one assertion ([`mismatch::Mismatches`]).
 //! - [`pcap`]: reading and writing the capture files tests compare.
+//! - [`user`]: a real non-root user, made and removed per test.
 
 pub mod frames;
 pub mod live;
@@ -22,6 +23,7 @@ pub mod mismatch;
 pub mod netns;
 pub mod pcap;
 pub mod skip;
+pub mod user;
 
 pub use mismatch::Mismatches;
 pub use skip::{skip_unless, Need};

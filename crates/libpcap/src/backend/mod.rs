@@ -2,17 +2,18 @@
 //! [`LiveSource`] on an interface, and the shim's `pcap_loop`,
 //! `pcap_dispatch` and `pcap_next_ex` take packets from it in batches.
 //!
-//! The one backend today is [`session::SessionBackend`]: the capture runs in
-//! this process through `netsift-session` (so it needs CAP_NET_RAW). A
-//! daemon-client backend (non-root users capturing through `netsiftd`) is a
-//! second implementation of these two traits and nothing else; once it exists,
-//! `NETSIFT_SOCKET` will select it for every interface ([`backend`] is where).
+//! Two backends: [`daemon::DaemonBackend`], a flow on `netsiftd` (an
+//! ordinary user captures without privileges, sharing the daemon's capture),
+//! and [`session::SessionBackend`], a capture in this process through
+//! `netsift-session` (CAP_NET_RAW). [`route`] picks one by the interface's
+//! name.
 //!
 //! A source hands over packets through a [`queue::Queue`]'s contract: a
 //! descriptor ([`LiveSource::selectable_fd`]) is readable while packets wait
 //! (or the source has ended), and [`Control::interrupt`] makes it readable
 //! from a signal handler, for `pcap_breakloop`.
 
+pub mod daemon;
 pub mod queue;
 pub mod session;
 
@@ -161,9 +162,41 @@ pub trait Backend: Sync {
     fn open(&self, iface: &str, cfg: &OpenConfig) -> Result<Box<dyn LiveSource>, Error>;
 }
 
-/// The backend for `netsift:` interfaces: the in-process session today.
-/// (`NETSIFT_SOCKET` will route every interface through the daemon's backend
-/// once it exists; until then it is ignored.)
-pub fn backend() -> &'static dyn Backend {
-    &session::SessionBackend
+/// The prefix of an interface captured through `netsiftd`.
+pub const DAEMON_PREFIX: &str = "netsift:";
+/// The prefix of an interface captured in this process (root only).
+pub const LOCAL_PREFIX: &str = "netsift-local:";
+
+/// Which backend serves interface `name`, and the name it knows it by:
+/// `netsift:SOURCE` is a flow on the daemon ([`daemon::DaemonBackend`], at
+/// `NETSIFT_SOCKET` or [`daemon::DEFAULT_SOCKET`]); `netsift-local:IFACE` a
+/// capture in this process ([`session::SessionBackend`], which needs
+/// CAP_NET_RAW); any other name goes to the daemon too when `NETSIFT_SOCKET`
+/// is set, and to the real libpcap (`None`) when it is not.
+pub fn route(name: &str) -> Option<(&'static dyn Backend, &str)> {
+    if let Some(iface) = name.strip_prefix(LOCAL_PREFIX) {
+        return Some((&session::SessionBackend, iface));
+    }
+    if let Some(source) = name.strip_prefix(DAEMON_PREFIX) {
+        return Some((&daemon::DaemonBackend, source));
+    }
+    std::env::var_os("NETSIFT_SOCKET")
+        .filter(|s| !s.is_empty())
+        .map(|_| (&daemon::DaemonBackend as &dyn Backend, name))
+}
+
+/// Runs `f` with every signal blocked on this thread, so that a thread it
+/// starts begins with them blocked; the mask is restored after.
+pub(crate) fn with_signals_blocked<T>(f: impl FnOnce() -> T) -> T {
+    // SAFETY: sigset_t is plain data, filled by sigfillset before use;
+    // pthread_sigmask changes only this thread's mask and restores it below.
+    unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &all, &mut old);
+        let r = f();
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        r
+    }
 }

@@ -178,7 +178,7 @@ fn spawn(
             });
         }
     };
-    with_signals_blocked(|| {
+    super::with_signals_blocked(|| {
         std::thread::Builder::new()
             .name("netsift-capture".into())
             .spawn(run)
@@ -189,22 +189,6 @@ fn spawn(
             format!("starting the capture thread: {e}"),
         )
     })
-}
-
-/// Runs `f` with every signal blocked on this thread, so that a thread it
-/// starts begins with them blocked; the mask is restored after.
-fn with_signals_blocked<T>(f: impl FnOnce() -> T) -> T {
-    // SAFETY: sigset_t is plain data, filled by sigfillset before use;
-    // pthread_sigmask changes only this thread's mask and restores it below.
-    unsafe {
-        let mut all: libc::sigset_t = std::mem::zeroed();
-        let mut old: libc::sigset_t = std::mem::zeroed();
-        libc::sigfillset(&mut all);
-        libc::pthread_sigmask(libc::SIG_BLOCK, &all, &mut old);
-        let r = f();
-        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
-        r
-    }
 }
 
 impl LiveSource for SessionSource {

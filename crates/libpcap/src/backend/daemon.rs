@@ -1,0 +1,284 @@
+//! The daemon backend: a flow on `netsiftd`, which owns the capture, so an
+//! ordinary user's tcpdump captures without privileges and shares the daemon's
+//! one capture (one filter run per distinct filter, one stored copy per flow
+//! group) with every other client.
+//!
+//! The flow is created and its buffers mapped when the handle is activated,
+//! and activated (packets start to arrive) at the first `pcap_setfilter` or
+//! the first read, whichever comes first: tcpdump sets its filter after
+//! `pcap_activate`, and a packet its filter rejects must not slip in between.
+//! A thread reads the flow's buffers (woken in batches by the daemon) into the
+//! shim's [`Queue`], the same hand-over the in-process backend uses.
+
+use super::queue::{Ended, Queue};
+use super::{Backend, Control, Direction, Error, ErrorKind, LiveSource, OpenConfig, Packet, Stats};
+use netsift_ffpf::{Client, Flow, FlowSpec};
+use std::collections::VecDeque;
+use std::os::fd::RawFd;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+/// The daemon's socket when `NETSIFT_SOCKET` does not say.
+pub const DEFAULT_SOCKET: &str = "/run/netsift.sock";
+
+/// Packets held between the reading thread and the pcap API.
+const QUEUE_PACKETS: usize = 16_384;
+
+/// How long the reading thread waits for packets before it looks at its stop
+/// flag (and lets `pcap_setfilter` take the flow).
+const POLL: Duration = Duration::from_millis(50);
+
+/// The daemon's socket: `NETSIFT_SOCKET`, else [`DEFAULT_SOCKET`].
+pub fn socket() -> PathBuf {
+    std::env::var_os("NETSIFT_SOCKET")
+        .filter(|s| !s.is_empty())
+        .map_or_else(|| PathBuf::from(DEFAULT_SOCKET), PathBuf::from)
+}
+
+/// Opens flows on the daemon at [`socket`].
+pub struct DaemonBackend;
+
+impl Backend for DaemonBackend {
+    fn open(&self, iface: &str, cfg: &OpenConfig) -> Result<Box<dyn LiveSource>, Error> {
+        Ok(Box::new(DaemonSource::open(&socket(), iface, cfg)?))
+    }
+}
+
+/// A client-library error as a backend error.
+fn error(what: &str, e: netsift_ffpf::Error) -> Error {
+    let text = e.to_string();
+    let kind = if text.contains("refused by rule") {
+        ErrorKind::Permission
+    } else {
+        ErrorKind::Capture
+    };
+    Error::new(kind, format!("{what}: {text}"))
+}
+
+/// The flow, shared by the reading thread and the pcap API's thread.
+struct Shared {
+    flow: Mutex<Flow>,
+    active: AtomicBool,
+}
+
+impl Shared {
+    fn flow(&self) -> MutexGuard<'_, Flow> {
+        self.flow.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Activates the flow once.
+    fn activate(&self) -> Result<(), Error> {
+        if self.active.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        let mut f = self.flow();
+        if !self.active.load(Ordering::Relaxed) {
+            f.activate().map_err(|e| error("activating the flow", e))?;
+            self.active.store(true, Ordering::Release);
+        }
+        Ok(())
+    }
+}
+
+/// A flow on the daemon, read by a thread into a [`Queue`].
+struct DaemonSource {
+    shared: Arc<Shared>,
+    linktype: u32,
+    queue: Arc<Queue>,
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+    /// The client, kept for the connection's life (the flow's requests go
+    /// through it).
+    _client: Client,
+}
+
+impl DaemonSource {
+    fn open(socket: &Path, source: &str, o: &OpenConfig) -> Result<DaemonSource, Error> {
+        if o.direction != Direction::InOut {
+            return Err(Error::new(
+                ErrorKind::Unsupported,
+                "a flow on netsiftd carries both directions (-Q/pcap_setdirection is not supported there)",
+            ));
+        }
+        let client = Client::connect(socket).map_err(|e| {
+            Error::new(
+                ErrorKind::Capture,
+                format!("netsiftd at {}: {e}", socket.display()),
+            )
+        })?;
+        let known = client
+            .sources()
+            .map_err(|e| error("listing the daemon's sources", e))?;
+        if !known.iter().any(|s| s.name == source) {
+            let names: Vec<&str> = known.iter().map(|s| s.name.as_str()).collect();
+            return Err(Error::new(
+                ErrorKind::NoSuchDevice,
+                format!(
+                    "netsiftd at {} has no source {source} (it has {names:?})",
+                    socket.display()
+                ),
+            ));
+        }
+        let spec = FlowSpec {
+            source: source.to_string(),
+            filter: String::new(),
+            snaplen: Some(o.snaplen),
+            ibuf_entries: None,
+        };
+        let mut flow = client
+            .create(&spec)
+            .map_err(|e| error("creating the flow", e))?;
+        flow.instantiate()
+            .map_err(|e| error("instantiating the flow", e))?;
+        let linktype = flow.linktype();
+        let queue = Arc::new(Queue::new(QUEUE_PACKETS)?);
+        let shared = Arc::new(Shared {
+            flow: Mutex::new(flow),
+            active: AtomicBool::new(false),
+        });
+        let stop = Arc::new(AtomicBool::new(false));
+        let thread = spawn(shared.clone(), queue.clone(), stop.clone())?;
+        Ok(DaemonSource {
+            shared,
+            linktype,
+            queue,
+            stop,
+            thread: Some(thread),
+            _client: client,
+        })
+    }
+}
+
+/// Reads the flow into `queue` until `stop`, with every signal blocked (the
+/// host program's handlers run on its own threads, as with libpcap).
+fn spawn(
+    shared: Arc<Shared>,
+    queue: Arc<Queue>,
+    stop: Arc<AtomicBool>,
+) -> Result<JoinHandle<()>, Error> {
+    let run = move || {
+        let result = read(&shared, &queue, &stop);
+        let f = shared.flow();
+        let stats = f.stats().ok();
+        let dropped = stats.as_ref().map_or(0, |s| s.pbuf_full + s.ibuf_full);
+        queue.end(Ended {
+            result,
+            stats: Stats {
+                received: queue.stats().received,
+                dropped,
+            },
+        });
+    };
+    super::with_signals_blocked(|| {
+        std::thread::Builder::new()
+            .name("netsift-flow".into())
+            .spawn(run)
+    })
+    .map_err(|e| {
+        Error::new(
+            ErrorKind::Capture,
+            format!("starting the flow's thread: {e}"),
+        )
+    })
+}
+
+/// The reading loop: waits for the daemon's wake-up (or [`POLL`]), then moves
+/// every waiting packet into the queue.
+fn read(shared: &Shared, queue: &Queue, stop: &AtomicBool) -> Result<(), Error> {
+    while !stop.load(Ordering::Relaxed) {
+        if !shared.active.load(Ordering::Acquire) {
+            std::thread::sleep(POLL / 5);
+            continue;
+        }
+        let mut f = shared.flow();
+        let reader = f.reader().map_err(|e| error("the flow's buffers", e))?;
+        let waiting = reader
+            .wait_for(1, POLL)
+            .map_err(|e| error("waiting for packets", e))?;
+        if waiting == 0 {
+            if reader.writer_gone() {
+                return Err(Error::new(ErrorKind::Capture, "netsiftd went away"));
+            }
+            continue;
+        }
+        loop {
+            match reader.getnext() {
+                Ok(Some(p)) => {
+                    let pkt = Packet {
+                        ts_sec: (p.ts_ns / 1_000_000_000) as i64,
+                        ts_nsec: (p.ts_ns % 1_000_000_000) as u32,
+                        wire_len: p.wirelen,
+                        data: p.data.to_vec(),
+                    };
+                    if !queue.push(pkt, stop) {
+                        return Ok(());
+                    }
+                }
+                Ok(None) => break,
+                // A record the daemon described badly is skipped (the reader
+                // counts it); the capture goes on.
+                Err(_) => continue,
+            }
+        }
+    }
+    Ok(())
+}
+
+impl LiveSource for DaemonSource {
+    fn linktype(&self) -> u32 {
+        self.linktype
+    }
+
+    fn set_filter(&mut self, expr: Option<&str>) -> Result<(), Error> {
+        let expr = expr.map(str::trim).unwrap_or("");
+        self.shared.flow().set_filter(expr).map_err(|e| {
+            let mut err = error("the filter", e);
+            err.kind = ErrorKind::Filter;
+            err
+        })?;
+        self.shared.activate()
+    }
+
+    fn set_direction(&mut self, d: Direction) -> Result<(), Error> {
+        match d {
+            Direction::InOut => Ok(()),
+            _ => Err(Error::new(
+                ErrorKind::Unsupported,
+                "a flow on netsiftd carries both directions",
+            )),
+        }
+    }
+
+    fn next_batch(&mut self, max: usize, out: &mut VecDeque<Packet>) -> Result<bool, Error> {
+        self.shared.activate()?;
+        self.queue.pop(max, out)
+    }
+
+    fn selectable_fd(&self) -> RawFd {
+        // Polling the descriptor is how tcpdump reads: the flow starts then
+        // if no filter started it.
+        let _ = self.shared.activate();
+        self.queue.fd()
+    }
+
+    fn control(&self) -> Arc<dyn Control> {
+        self.queue.clone()
+    }
+
+    fn close(&mut self) -> Stats {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+        self.queue.stats()
+    }
+}
+
+impl Drop for DaemonSource {
+    fn drop(&mut self) {
+        self.close();
+    }
+}

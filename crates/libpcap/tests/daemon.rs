@@ -1,0 +1,157 @@
+//! Unmodified tcpdump, run by an ordinary user (no capability), capturing
+//! through `netsiftd` with the drop-in library: the daemon owns the veth
+//! interface inside a namespace and the user's tcpdump writes the same
+//! packets as root's own tcpdump on that interface at the same time. Two
+//! users' tcpdumps with different filters run at once, each getting its own.
+//! Frames go only to the pair's other end.
+//!
+//! Needs root (namespaces, users), tcpdump, setpriv and the built `netsiftd`
+//! (a workspace build makes it): skipped with a message without them, a
+//! failure under `CI=true`.
+
+mod common;
+
+use common::shim_dir;
+use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
+use netsift_testkit::live::Live;
+use netsift_testkit::netns::{self, Side, VethPair};
+use netsift_testkit::pcap::as_sent;
+use netsift_testkit::user::TempUser;
+use netsift_testkit::{require, Need};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+/// `netsiftd` beside this test's binaries (target/<profile>/).
+fn netsiftd() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    exe.parent().unwrap().parent().unwrap().join("netsiftd")
+}
+
+/// A daemon owning `dev` in namespace `ns`, on a socket anyone may use,
+/// stopped on drop.
+struct Daemon {
+    child: Child,
+    socket: PathBuf,
+}
+
+impl Daemon {
+    fn start(ns: &str, dev: &str, dir: &Path) -> Daemon {
+        let socket = dir.join("netsift.sock");
+        let child = netns::exec(ns, netsiftd().as_os_str())
+            .arg("--socket")
+            .arg(&socket)
+            .args(["--mode", "0666", "--iface", dev])
+            .stdin(Stdio::null())
+            .spawn()
+            .expect("starting netsiftd");
+        let until = Instant::now() + Duration::from_secs(20);
+        while !socket.exists() {
+            assert!(
+                Instant::now() < until,
+                "netsiftd did not listen within 20 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Daemon { child, socket }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// tcpdump run as `user` through the shim and the daemon at `socket`.
+fn users_tcpdump(user: &TempUser, socket: &Path) -> Live {
+    Live::new("setpriv")
+        .args(user.setpriv().into_iter().skip(1))
+        .arg("env")
+        .arg(format!("LD_LIBRARY_PATH={}", shim_dir().display()))
+        .arg(format!("NETSIFT_SOCKET={}", socket.display()))
+        .arg("tcpdump")
+}
+
+fn udp(n: u32) -> Vec<u8> {
+    Frame::ethernet(MAC_B, MAC_A)
+        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
+        .udp(4000 + n as u16, 7)
+        .payload(&n.to_be_bytes())
+        .build()
+}
+
+fn tcp(n: u32) -> Vec<u8> {
+    Frame::ethernet(MAC_B, MAC_A)
+        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
+        .tcp(5000 + n as u16, 80, 0x02)
+        .build()
+}
+
+#[test]
+fn an_ordinary_users_tcpdump_captures_through_the_daemon() {
+    require!(
+        Need::Netns,
+        Need::Command("tcpdump"),
+        Need::Command("setpriv"),
+        Need::Command("useradd"),
+        Need::File(&netsiftd()),
+    );
+    let pair = VethPair::new();
+    let (ns, dev) = pair.end(Side::A);
+    let dir = tempfile::tempdir().unwrap();
+    // The users write their captures here, and reach the socket.
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let daemon = Daemon::start(ns, dev, dir.path());
+    let (alice, bob) = (TempUser::new(), TempUser::new());
+    let files = ["alice.pcap", "bob.pcap", "root.pcap"].map(|f| dir.path().join(f));
+    let a = users_tcpdump(&alice, &daemon.socket)
+        .on(&format!("netsift:{dev}"))
+        .write_to(&files[0])
+        .filter("udp")
+        .start();
+    // Bob names the interface plainly: NETSIFT_SOCKET routes every name.
+    let b = users_tcpdump(&bob, &daemon.socket)
+        .on(dev)
+        .write_to(&files[1])
+        .filter("tcp")
+        .start();
+    let real = Live::tcpdump()
+        .in_ns(ns)
+        .on(dev)
+        .write_to(&files[2])
+        .filter("udp")
+        .start();
+    let (mut all, mut udps, mut tcps) = (Vec::new(), Vec::new(), Vec::new());
+    for n in 0..40 {
+        all.push(udp(n));
+        udps.push(udp(n));
+        if n % 4 == 0 {
+            all.push(tcp(n));
+            tcps.push(tcp(n));
+        }
+    }
+    pair.send(Side::B, &all);
+    // libpcap's ring hands a block to root's tcpdump when its 1 s timeout
+    // expires; the daemon's flows are woken per batch.
+    std::thread::sleep(Duration::from_millis(2500));
+    let (a, b, real) = (a.stop(), b.stop(), real.stop());
+    a.assert_success();
+    b.assert_success();
+    real.assert_success();
+    assert_eq!(real.packets(), as_sent(&udps), "root's own tcpdump");
+    assert_eq!(a.packets(), as_sent(&udps), "alice's, through the daemon");
+    assert_eq!(b.packets(), as_sent(&tcps), "bob's, through the daemon");
+    assert_eq!(a.statistic("packets captured"), Some(40), "{}", a.stderr);
+    // Neither ran with a privilege: their processes were the users'.
+    for (user, run) in [(&alice, &a), (&bob, &b)] {
+        assert!(
+            run.stderr.contains("packets captured"),
+            "{} said: {}",
+            user.name,
+            run.stderr
+        );
+    }
+}
