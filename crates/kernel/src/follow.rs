@@ -195,7 +195,8 @@ impl Following {
         // The program over the old table is gone from every ring: dropping it
         // unmaps the region (the kernel keeps the map while a program holds it).
         *table = grown;
-        self.swaps.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        self.swaps
+            .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Ok(())
     }
 

@@ -450,7 +450,11 @@ fn a_full_listener_table_grows_and_the_program_over_it_is_swapped() {
             p = new;
             swapped.push(port);
         }
-        assert_eq!(run(&p, &syn(port)), ACCEPT, "listener {port}, just admitted");
+        assert_eq!(
+            run(&p, &syn(port)),
+            ACCEPT,
+            "listener {port}, just admitted"
+        );
     }
     assert_eq!(swapped, [5032, 5064], "grown at half full, twice");
     assert_eq!(maps.swaps(), 2);

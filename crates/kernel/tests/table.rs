@@ -285,7 +285,10 @@ fn keys_that_fill_a_probe_under_one_seed_scatter_under_the_next() {
     for k in &keys[..8] {
         assert_eq!(t.insert(k, 1), Ok(true));
     }
-    assert!(t.insert(&keys[8], 1).is_err(), "the probe's eight slots are full");
+    assert!(
+        t.insert(&keys[8], 1).is_err(),
+        "the probe's eight slots are full"
+    );
     let p = program(t.probe());
     let grown = t.grown_for(&keys[8], 1).unwrap();
     assert_eq!(grown.slots(), 256, "a new seed, not more slots");

@@ -6,8 +6,9 @@
 //!
 //! How (docs/libpcap.md has the whole story):
 //!
-//! - [`real`](crate::real): the real library, loaded with `dlmopen` into a
-//!   namespace of its own, so its internal calls never come back here.
+//! - `real`: the real library, loaded with `dlmopen` into a
+//!   namespace of its own, so its internal calls never come back here (its
+//!   stdio, which is not the program's, flushed at exit).
 //! - `trampoline`: every function that takes no `pcap_t` and names no
 //!   interface jumps straight to the real one (`symbols.txt`: `pass`).
 //! - `exports`: the intercepted functions (`wrap`), with exact C
@@ -16,9 +17,7 @@
 //! - `filters`: the text behind each compiled program, so a netsift capture
 //!   filters with the expression, not the BPF.
 //! - [`backend`]: where a netsift capture's packets come from
-//!   ([`backend::LiveSource`]); today the in-process session.
-//! - `dumpers`: the real library's stdio flushed at exit (it is not the
-//!   program's).
+//!   ([`backend::LiveSource`]): a flow on `netsiftd`, or a session in process.
 //! - `devs`: `pcap_findalldevs` with the netsift entries; `data`: the two
 //!   exported data objects.
 
@@ -27,7 +26,6 @@
 pub mod backend;
 mod data;
 mod devs;
-mod dumpers;
 mod exports;
 mod ffi;
 mod filters;
