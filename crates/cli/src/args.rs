@@ -204,6 +204,11 @@ pub(crate) struct Args {
     /// /run/netsift.sock).
     #[arg(long = "socket", value_name = "PATH")]
     pub socket: Option<PathBuf>,
+    /// `netsift flow --daemon-stats`: print the daemon's accounting (per
+    /// source: batches, packets, filter runs, distinct filters, kernel
+    /// clauses, groups, flows, stored copies) and exit.
+    #[arg(long = "daemon-stats")]
+    pub daemon_stats: bool,
     /// The filter expression.
     #[arg(trailing_var_arg = true)]
     pub expression: Vec<String>,

@@ -13,9 +13,6 @@ use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// The daemon's socket when neither `--socket` nor `NETSIFT_SOCKET` names one.
-pub(crate) const DEFAULT_SOCKET: &str = "/run/netsift.sock";
-
 /// The client library's error as one message: its text already says the
 /// OS's reason, which a chain would repeat.
 fn said(e: netsift_ffpf::Error) -> anyhow::Error {
@@ -24,10 +21,7 @@ fn said(e: netsift_ffpf::Error) -> anyhow::Error {
 
 /// `--socket`, else `NETSIFT_SOCKET`, else the default.
 fn socket(args: &Args) -> PathBuf {
-    args.socket
-        .clone()
-        .or_else(|| std::env::var_os("NETSIFT_SOCKET").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_SOCKET))
+    netsift_ffpf::client::socket_path(args.socket.as_deref())
 }
 
 /// How often the daemon is asked whether it is still there while no packet
@@ -43,6 +37,10 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     let client = Client::connect(&path)
         .map_err(said)
         .with_context(|| format!("netsiftd at {}", path.display()))?;
+    if args.daemon_stats {
+        print!("{}", daemon_stats(&client.daemon_stats().map_err(said)?));
+        return Ok(());
+    }
     if args.list_interfaces {
         let mut out = String::new();
         for (i, s) in client.sources().map_err(said)?.iter().enumerate() {
@@ -85,6 +83,32 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     finished?;
     flow.close().map_err(said)?;
     Ok(())
+}
+
+/// The daemon's accounting as lines: one for the daemon, one per source.
+fn daemon_stats(d: &netsift_ffpf::proto::DaemonStats) -> String {
+    let mut out = format!(
+        "netsiftd: {} connections, {} flows\n",
+        d.connections, d.flows
+    );
+    for s in &d.sources {
+        out.push_str(&format!(
+            "{} ({}{}): {} packets in {} batches, {} filter runs, {} distinct filters, \
+             {} kernel clauses, {} groups, {} flows, {} packets stored\n",
+            s.name,
+            s.kind,
+            if s.running { ", running" } else { "" },
+            s.packets,
+            s.batches,
+            s.filter_runs,
+            s.distinct_filters,
+            s.kernel_clauses,
+            s.groups,
+            s.flows,
+            s.stored
+        ));
+    }
+    out
 }
 
 /// Reads the flow into `sink` until `-c`, a signal, or the daemon goes.

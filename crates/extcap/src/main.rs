@@ -19,13 +19,8 @@ use std::process::ExitCode;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
-/// The daemon's socket when neither `--socket` nor `NETSIFT_SOCKET` says.
-const DEFAULT_SOCKET: &str = "/run/netsift.sock";
-
 fn socket(given: Option<PathBuf>) -> PathBuf {
-    given
-        .or_else(|| std::env::var_os("NETSIFT_SOCKET").map(PathBuf::from))
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_SOCKET))
+    netsift_ffpf::client::socket_path(given.as_deref())
 }
 
 /// The daemon's description of `source`.

@@ -46,7 +46,7 @@ use crate::fdpass;
 use crate::proto::{self, FlowNo, FlowState, Reply, ReplyBody, Request};
 use crate::reader::FlowReader;
 use std::os::fd::{AsFd, OwnedFd};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 pub use crate::proto::{DaemonStats, FlowStats, SourceInfo};
@@ -121,6 +121,20 @@ pub struct FlowSpec {
     pub snaplen: Option<u32>,
     /// Entries in the flow's IBuf (a power of two; `None`: the daemon's default).
     pub ibuf_entries: Option<u64>,
+}
+
+/// The daemon's socket a client uses: `given` (a `--socket` flag), else
+/// `NETSIFT_SOCKET`, else [`proto::DEFAULT_SOCKET`]. Every client (`netsift
+/// flow`, the drop-in libpcap, the extcap program) resolves it this way.
+pub fn socket_path(given: Option<&Path>) -> PathBuf {
+    given
+        .map(Path::to_path_buf)
+        .or_else(|| {
+            std::env::var_os("NETSIFT_SOCKET")
+                .filter(|s| !s.is_empty())
+                .map(PathBuf::from)
+        })
+        .unwrap_or_else(|| PathBuf::from(proto::DEFAULT_SOCKET))
 }
 
 impl Client {

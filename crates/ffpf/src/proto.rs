@@ -28,6 +28,9 @@ use std::fmt;
 /// The protocol version this crate speaks.
 pub const VERSION: u32 = 1;
 
+/// The daemon's control socket when no one names another.
+pub const DEFAULT_SOCKET: &str = "/run/netsift.sock";
+
 /// The largest message either side sends or accepts, in bytes; a longer one is
 /// refused whole ([`ErrorCode::TooLarge`]).
 pub const MAX_MESSAGE: usize = 16 * 1024;

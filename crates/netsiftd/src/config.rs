@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// The default control socket.
-pub const DEFAULT_SOCKET: &str = "/run/netsift.sock";
+pub const DEFAULT_SOCKET: &str = netsift_ffpf::proto::DEFAULT_SOCKET;
 
 /// The default PBuf size per flow group: 4 MiB.
 pub const DEFAULT_PBUF: u64 = 4 << 20;

@@ -21,9 +21,6 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
-/// The daemon's socket when `NETSIFT_SOCKET` does not say.
-pub const DEFAULT_SOCKET: &str = "/run/netsift.sock";
-
 /// Packets held between the reading thread and the pcap API.
 const QUEUE_PACKETS: usize = 16_384;
 
@@ -31,11 +28,10 @@ const QUEUE_PACKETS: usize = 16_384;
 /// flag (and lets `pcap_setfilter` take the flow).
 const POLL: Duration = Duration::from_millis(50);
 
-/// The daemon's socket: `NETSIFT_SOCKET`, else [`DEFAULT_SOCKET`].
+/// The daemon's socket: `NETSIFT_SOCKET`, else the default
+/// ([`netsift_ffpf::client::socket_path`]).
 pub fn socket() -> PathBuf {
-    std::env::var_os("NETSIFT_SOCKET")
-        .filter(|s| !s.is_empty())
-        .map_or_else(|| PathBuf::from(DEFAULT_SOCKET), PathBuf::from)
+    netsift_ffpf::client::socket_path(None)
 }
 
 /// Opens flows on the daemon at [`socket`].

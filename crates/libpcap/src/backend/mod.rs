@@ -169,7 +169,7 @@ pub const LOCAL_PREFIX: &str = "netsift-local:";
 
 /// Which backend serves interface `name`, and the name it knows it by:
 /// `netsift:SOURCE` is a flow on the daemon ([`daemon::DaemonBackend`], at
-/// `NETSIFT_SOCKET` or [`daemon::DEFAULT_SOCKET`]); `netsift-local:IFACE` a
+/// `NETSIFT_SOCKET` or `/run/netsift.sock`); `netsift-local:IFACE` a
 /// capture in this process ([`session::SessionBackend`], which needs
 /// CAP_NET_RAW); any other name goes to the daemon too when `NETSIFT_SOCKET`
 /// is set, and to the real libpcap (`None`) when it is not.
