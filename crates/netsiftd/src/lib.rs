@@ -31,7 +31,7 @@ mod stats;
 
 pub use config::{Config, Flags};
 pub use flows::Daemon;
-pub use rights::{rights, Rights};
+pub use rights::{rights, Class, Rights};
 
 use std::fmt;
 use std::sync::Arc;
