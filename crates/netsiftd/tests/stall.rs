@@ -7,10 +7,7 @@
 mod common;
 
 use common::{active_flow, wait_stats, Daemon};
-use netsift_pcapio::{PcapWriter, TsPrecision};
-use netsift_wire::LinkType;
 use std::collections::HashMap;
-use std::path::Path;
 use std::time::Duration;
 
 /// Packets in the file, one a millisecond.
@@ -18,28 +15,11 @@ const N: usize = 1500;
 /// Bytes of refused records after which a stalled reader is detached.
 const BOUND: u64 = 8192;
 
-/// `N` numbered frames of about 200 bytes, written one a millisecond (at the
-/// file's timing the reader that does read has plenty of time).
-pub fn write_file(path: &Path) -> Vec<Vec<u8>> {
-    let frames: Vec<Vec<u8>> = (0..N as u32)
-        .map(|i| netsift_testkit::frames::numbered_udp(i, None, 150))
-        .collect();
-    let f = std::fs::File::create(path).unwrap();
-    let mut w = PcapWriter::new(f, LinkType::EN10MB, 262_144, TsPrecision::Micro).unwrap();
-    for (i, fr) in frames.iter().enumerate() {
-        let (sec, usec) = (i / 1000, (i % 1000) * 1000);
-        w.write_packet(1_700_000_000 + sec as u32, usec as u32, fr, fr.len() as u32)
-            .unwrap();
-    }
-    w.flush().unwrap();
-    frames
-}
-
 #[test]
 fn a_stalled_reader_is_detached_and_the_other_gets_everything_after() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("numbered.pcap");
-    let frames = write_file(&path);
+    let frames = common::numbered_file(&path, N);
     let index: HashMap<&[u8], usize> = frames
         .iter()
         .enumerate()
