@@ -176,6 +176,8 @@ pub struct Config {
     /// The authorisation policy, read at start (`None`: one class of rights
     /// per user, every right).
     pub auth: Option<netsift_ffpf::auth::Policy>,
+    /// Where it was read from, to read it again on SIGHUP.
+    pub auth_file: Option<PathBuf>,
 }
 
 impl Config {
@@ -245,6 +247,7 @@ impl Config {
             snaplen: flags.snaplen.clamp(1, netsift_ffpf::proto::MAX_SNAPLEN),
             max_flows: flags.max_flows.max(1),
             max_connections: flags.max_connections.max(1),
+            auth_file: flags.policy.clone(),
             auth: match &flags.policy {
                 None => None,
                 Some(p) => Some(

@@ -75,6 +75,8 @@ pub struct Daemon {
     cfg: Config,
     log: Log,
     state: Mutex<State>,
+    /// The policy new connections are judged by (SIGHUP reads it again).
+    auth: std::sync::RwLock<Option<netsift_ffpf::auth::Policy>>,
 }
 
 fn refuse(code: ErrorCode, what: impl Into<String>) -> Refusal {
@@ -100,6 +102,7 @@ impl Daemon {
             sources.insert(spec.name().to_string(), s);
         }
         Ok(Daemon {
+            auth: std::sync::RwLock::new(cfg.auth.clone()),
             cfg,
             log,
             state: Mutex::new(State {
@@ -116,6 +119,22 @@ impl Daemon {
     /// The configuration it runs with.
     pub fn config(&self) -> &Config {
         &self.cfg
+    }
+
+    /// Reads the policy file again (on SIGHUP): connections accepted from
+    /// now on are judged by it; those already open, and their flows, keep
+    /// the rights they were given. A file that does not read leaves the
+    /// policy as it was, and the error says where. What it did, to log.
+    pub fn reload_policy(&self) -> Result<String, String> {
+        let Some(path) = &self.cfg.auth_file else {
+            return Ok("no --policy: nothing to reload".into());
+        };
+        let p = netsift_ffpf::auth::Policy::load(path).map_err(|e| format!("--policy: {e}"))?;
+        *self.auth.write().unwrap_or_else(|e| e.into_inner()) = Some(p);
+        Ok(format!(
+            "policy {} read again: new connections are judged by it",
+            path.display()
+        ))
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -137,7 +156,10 @@ impl Daemon {
         Ok(Conn {
             id,
             peer,
-            rights: rights(self.cfg.auth.as_ref(), &peer),
+            rights: rights(
+                self.auth.read().unwrap_or_else(|e| e.into_inner()).as_ref(),
+                &peer,
+            ),
             hello: false,
         })
     }

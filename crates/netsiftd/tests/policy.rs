@@ -134,6 +134,19 @@ fn client_side() {
             say("checked");
             assert_eq!(line(), "end");
         }
+        "hold" => {
+            let c = Client::connect(&sock).unwrap();
+            let spec = FlowSpec {
+                source: "afs".into(),
+                ..FlowSpec::default()
+            };
+            let mut f = c.create(&spec).unwrap();
+            f.instantiate().unwrap();
+            say("ready");
+            assert_eq!(line(), "go");
+            say(&format!("again {}", outcome(c.create(&spec))));
+            assert_eq!(line(), "end");
+        }
         "attacker" => {
             let mut paths = Vec::new();
             for (pid, fds) in [
@@ -596,4 +609,58 @@ fn a_rule_admits_by_the_databases_groups() {
     let mut p = Peer::spawn(&user, "connect", &d.socket, &[]);
     assert_eq!(p.expect("connect"), "ok");
     p.finish();
+}
+
+#[test]
+fn sighup_reads_the_policy_again_for_new_connections() {
+    require!(Need::That("root, setpriv, useradd and the corpus", needs()));
+    require!(Need::Command("kill"));
+    let (a, b) = (TempUser::new(), TempUser::new());
+    let (d, dir) = daemon(
+        &format!("[[rule]]\nname = \"first\"\nusers = [{}]\n", a.uid),
+        1,
+    );
+    let connects = |u: &TempUser| {
+        let mut p = Peer::spawn(u, "connect", &d.socket, &[]);
+        let got = p.expect("connect");
+        p.finish();
+        got
+    };
+    let hup = || {
+        let st = Command::new("kill")
+            .args(["-HUP", &d.pid().to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success());
+    };
+    let mut held = Peer::spawn(&a, "hold", &d.socket, &[]);
+    held.expect("ready");
+    assert!(connects(&b).contains("refused by rule default"));
+
+    // A's rule goes, B gets one.
+    let file = dir.path().join("policy.toml");
+    std::fs::write(
+        &file,
+        format!("[[rule]]\nname = \"second\"\nusers = [{}]\n", b.uid),
+    )
+    .unwrap();
+    hup();
+    let until = Instant::now() + Duration::from_secs(10);
+    while connects(&b) != "ok" {
+        assert!(Instant::now() < until, "SIGHUP did not admit B");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A's connection keeps the rights it was given; a new one has none.
+    held.tell("go");
+    assert_eq!(held.expect("again"), "ok");
+    let got = connects(&a);
+    assert!(got.contains("refused by rule default"), "{got}");
+
+    // A file that does not read leaves the policy in force.
+    std::fs::write(&file, "[[rule]\n").unwrap();
+    hup();
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(connects(&b), "ok");
+    held.tell("end");
+    held.finish();
 }
