@@ -20,7 +20,7 @@ use netsift_ffpf::{Client, FlowSpec};
 use netsift_oracle::{Capture, Filter};
 use netsift_testkit::user::TempUser;
 use netsift_testkit::{require, Need};
-use std::io::{BufRead, BufReader, Write};
+use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
@@ -267,8 +267,18 @@ impl Peer {
     fn finish(mut self) {
         drop(self.input.take());
         let st = self.child.wait().unwrap();
-        let rest: Vec<String> = self.out.lines().map_while(Result::ok).collect();
-        assert!(st.success(), "client failed: {:#?} {rest:#?}", self.seen);
+        let mut rest = String::new();
+        let _ = self.out.read_to_string(&mut rest);
+        assert!(st.success(), "client failed: {:#?} {rest}", self.seen);
+    }
+}
+
+impl Drop for Peer {
+    /// A test that fails leaves no client running: `userdel` refuses a
+    /// user with a process, and the user would outlive the test.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
