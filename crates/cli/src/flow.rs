@@ -117,10 +117,20 @@ fn read(args: &Args, flow: &mut Flow, sink: &mut Sink) -> Result<()> {
     let limit = args.count.unwrap_or(u64::MAX);
     let mut taken = 0u64;
     let mut asked = Instant::now();
+    let mut told = false;
     while taken < limit && !stop.load(Ordering::Relaxed) {
         let reader = flow.reader().map_err(said)?;
         let slept = Instant::now();
         let waiting = reader.wait_for(1, WAIT).map_err(said)?;
+        if !told && reader.is_detached() {
+            // Said when seen, not only in the closing lines: from here on
+            // packets this reader falls behind on are lost to overwriting.
+            told = true;
+            eprintln!(
+                "netsift: netsiftd detached this flow for stalling its group; \
+                 it now reads under fast-reader preference (what it falls behind on is overwritten)"
+            );
+        }
         if waiting == 0 {
             // Back early with nothing: the daemon closed the wake channel
             // (it is gone); ask at once rather than spin until LIVENESS.

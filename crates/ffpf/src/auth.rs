@@ -46,6 +46,80 @@ pub struct Peer {
     pub gids: Vec<u32>,
 }
 
+impl Peer {
+    /// The peer with user id `uid` and primary group `gid` (as `SO_PEERCRED`
+    /// gives them), its supplementary groups taken from the user database
+    /// (`getgrouplist` for the uid's name), not from the process.
+    ///
+    /// Why the database and not `/proc/PID/status`: the pid `SO_PEERCRED`
+    /// names is the connecting process's at connect time; by the time it is
+    /// read that process may have exited and its pid been reused, or the
+    /// socket been handed to another process, so what `/proc` says is about a
+    /// process the client may choose. The uid is the kernel's and the database
+    /// is the administrator's: neither is the client's to influence. The
+    /// price: groups a process dropped, or gained with `newgrp`, are not
+    /// seen; rights follow the account. A uid with no name in the database
+    /// has only `gid`.
+    pub fn from_database(uid: u32, gid: u32) -> Peer {
+        let mut gids = vec![gid];
+        if let Some(name) = name_of_uid(uid) {
+            for g in grouplist(&name, gid) {
+                if !gids.contains(&g) {
+                    gids.push(g);
+                }
+            }
+        }
+        Peer { uid, gids }
+    }
+}
+
+/// The user name of `uid`, from the user database (`getpwuid_r`: the daemon
+/// asks from many threads at once, and `getpwuid`'s static result would race).
+fn name_of_uid(uid: u32) -> Option<CString> {
+    let mut buf = vec![0u8; 1024];
+    loop {
+        // SAFETY: an all-zero `passwd` is a valid value for libc to overwrite.
+        let mut pw: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut out: *mut libc::passwd = std::ptr::null_mut();
+        // SAFETY: `pw`, `buf` (with its true length) and `out` are valid for
+        // the call; libc writes the strings into `buf` only.
+        let rc =
+            unsafe { libc::getpwuid_r(uid, &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut out) };
+        if rc == libc::ERANGE && buf.len() < 1 << 20 {
+            buf.resize(buf.len() * 4, 0);
+            continue;
+        }
+        if rc != 0 || out.is_null() || pw.pw_name.is_null() {
+            return None;
+        }
+        // SAFETY: `pw_name` points at a NUL-terminated string inside `buf`,
+        // which is alive here; it is copied before `buf` goes.
+        return Some(unsafe { std::ffi::CStr::from_ptr(pw.pw_name) }.to_owned());
+    }
+}
+
+/// The groups the group database gives user `name`, `gid` among them.
+fn grouplist(name: &CString, gid: u32) -> Vec<u32> {
+    let mut n: libc::c_int = 64;
+    loop {
+        let mut groups = vec![0 as libc::gid_t; n as usize];
+        let mut got = n;
+        // SAFETY: `name` is NUL-terminated; `groups` has room for `got`
+        // entries, and libc writes at most that many, setting `got` to the
+        // number it found (or needs).
+        let rc = unsafe { libc::getgrouplist(name.as_ptr(), gid, groups.as_mut_ptr(), &mut got) };
+        if rc >= 0 {
+            groups.truncate(got.max(0) as usize);
+            return groups;
+        }
+        if got <= n || got > 1 << 16 {
+            // No growth asked for, or an absurd count: what we have is all.
+            return vec![gid];
+        }
+        n = got;
+    }
+}
+
 /// What a peer may do, from the rule that matched it (or root's, or the
 /// default's).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -554,6 +628,16 @@ filter = "net 10.1.0.0/16"
             let e = Policy::parse(text, "policy.toml").unwrap_err().to_string();
             assert!(e.starts_with(want), "{text:?}: {e}");
         }
+    }
+
+    #[test]
+    fn root_has_its_group_from_the_database() {
+        let p = Peer::from_database(0, 0);
+        assert_eq!(p.uid, 0);
+        assert_eq!(p.gids[0], 0, "{p:?}");
+        // A uid with no name has just the group it was given.
+        let p = Peer::from_database(4_000_000_000, 77);
+        assert_eq!(p.gids, vec![77]);
     }
 
     #[test]

@@ -95,6 +95,10 @@ pub struct IbufEntry {
 
 const ENTRY: usize = std::mem::size_of::<IbufEntry>();
 
+/// Bytes of one IBuf entry: what a flow of `n` entries costs, beyond the
+/// header, is `n` times this (the daemon checks a rule's `buffer` with it).
+pub const IBUF_ENTRY_BYTES: u64 = ENTRY as u64;
+
 fn slot(i: u64, n: u64) -> usize {
     IBUF_HEADER_LEN + (i & (n - 1)) as usize * ENTRY
 }

@@ -76,6 +76,12 @@ pub struct Flags {
     /// Connections served at once.
     #[arg(long = "max-connections", value_name = "N", default_value_t = 256)]
     pub max_connections: usize,
+    /// The authorisation policy (TOML rules: who may open flows on which
+    /// sources, with which filter in front, snap length, buffer and flows).
+    /// Without it the socket's mode decides who may connect, and each user is
+    /// a class of rights of its own with every right.
+    #[arg(long = "policy", value_name = "FILE")]
+    pub policy: Option<PathBuf>,
 }
 
 fn mode(s: &str) -> Result<u32, String> {
@@ -167,6 +173,11 @@ pub struct Config {
     pub max_flows: usize,
     /// Connections at once.
     pub max_connections: usize,
+    /// The authorisation policy, read at start (`None`: one class of rights
+    /// per user, every right).
+    pub auth: Option<netsift_ffpf::auth::Policy>,
+    /// Where it was read from, to read it again on SIGHUP.
+    pub auth_file: Option<PathBuf>,
 }
 
 impl Config {
@@ -236,6 +247,13 @@ impl Config {
             snaplen: flags.snaplen.clamp(1, netsift_ffpf::proto::MAX_SNAPLEN),
             max_flows: flags.max_flows.max(1),
             max_connections: flags.max_connections.max(1),
+            auth_file: flags.policy.clone(),
+            auth: match &flags.policy {
+                None => None,
+                Some(p) => Some(
+                    netsift_ffpf::auth::Policy::load(p).map_err(|e| format!("--policy: {e}"))?,
+                ),
+            },
         })
     }
 }

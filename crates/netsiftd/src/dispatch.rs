@@ -14,7 +14,7 @@
 //! packets its filter accepted while it was active are the packets offered to
 //! the group for it.
 
-use crate::rights::Rights;
+use crate::rights::Class;
 use netsift_engine::{BatchScratch, Compiled, LANES};
 use netsift_ffpf::{FlowId, Group, Incoming};
 use std::collections::HashMap;
@@ -43,6 +43,9 @@ pub(crate) struct GroupSlot {
     /// Its number, as replies name it.
     pub(crate) number: u64,
     pub(crate) group: Group,
+    /// The class's largest snap length: packets are cut to it before they
+    /// are stored, so the PBuf never holds a byte past it.
+    pub(crate) snaplen: Option<u32>,
     /// Flows of the group (any state past `created`).
     pub(crate) members: usize,
     /// Active flows and the filter each runs.
@@ -54,6 +57,7 @@ impl GroupSlot {
         GroupSlot {
             number,
             group,
+            snaplen: None,
             members: 0,
             active: Vec::new(),
         }
@@ -76,7 +80,7 @@ pub(crate) struct Counters {
 /// The flow table a source's capture thread dispatches batches to.
 pub(crate) struct Dispatch {
     filters: Vec<Option<Filter>>,
-    pub(crate) groups: HashMap<Rights, GroupSlot>,
+    pub(crate) groups: HashMap<Class, GroupSlot>,
     pub(crate) counters: Counters,
     scratch: BatchScratch,
     /// Per filter slot, per chunk of [`LANES`] packets: the accept mask.
@@ -109,11 +113,11 @@ impl Dispatch {
         self.groups.values().map(|g| g.members as u64).sum()
     }
 
-    /// Makes `flow` of group `rights` active with filter `text`, compiled as
+    /// Makes `flow` of group `class` active with filter `text`, compiled as
     /// `compiled` unless an active flow already runs that text.
     pub(crate) fn activate(
         &mut self,
-        rights: Rights,
+        class: &Class,
         flow: FlowId,
         text: &str,
         compiled: impl FnOnce() -> Compiled,
@@ -145,16 +149,16 @@ impl Dispatch {
         if let Some(f) = self.filters[slot].as_mut() {
             f.refs += 1;
         }
-        if let Some(g) = self.groups.get_mut(&rights) {
+        if let Some(g) = self.groups.get_mut(class) {
             g.active.push((flow, slot));
         }
         self.counters.activations += 1;
     }
 
-    /// Stops delivering to `flow` of group `rights`; its filter goes with its
+    /// Stops delivering to `flow` of group `class`; its filter goes with its
     /// last active flow. Whether it was active.
-    pub(crate) fn deactivate(&mut self, rights: Rights, flow: FlowId) -> bool {
-        let Some(g) = self.groups.get_mut(&rights) else {
+    pub(crate) fn deactivate(&mut self, class: &Class, flow: FlowId) -> bool {
+        let Some(g) = self.groups.get_mut(class) else {
             return false;
         };
         let Some(i) = g.active.iter().position(|(f, _)| *f == flow) else {
@@ -201,12 +205,13 @@ impl Dispatch {
                 }
                 spans.push((start, targets.len()));
             }
+            let cut = g.snaplen.map_or(usize::MAX, |n| n as usize);
             let incoming: Vec<Incoming<'_>> = pkts
                 .iter()
                 .zip(spans.iter())
                 .filter(|(_, (a, b))| a != b)
                 .map(|(p, &(a, b))| Incoming {
-                    bytes: p.data,
+                    bytes: &p.data[..p.data.len().min(cut)],
                     ts_ns: p.ts_ns,
                     wirelen: p.wirelen,
                     flows: &targets[a..b],
@@ -279,14 +284,14 @@ mod tests {
 
     #[test]
     fn one_run_per_distinct_filter_and_one_copy_per_group() {
-        let rights = Rights { class: 1 };
+        let rights = &Class::Uid(1);
         let mut d = Dispatch::new();
         let mut g = GroupSlot::new(1, Group::new(Policy::SlowReader, 1 << 16).unwrap());
         let (a, fa) = g.group.add_flow(64).unwrap();
         let (b, fb) = g.group.add_flow(64).unwrap();
         let (c, fc) = g.group.add_flow(64).unwrap();
         g.members = 3;
-        d.groups.insert(rights, g);
+        d.groups.insert(rights.clone(), g);
         d.activate(rights, a, "udp port 53", || compiled("udp port 53"));
         d.activate(rights, b, "udp port 53", || panic!("compiled twice"));
         d.activate(rights, c, "udp", || compiled("udp"));
@@ -318,7 +323,7 @@ mod tests {
         assert_eq!(d.distinct_filters(), 1);
         d.batch(&pkts);
         assert_eq!(d.counters.filter_runs, 3);
-        let g = &d.groups[&rights].group;
+        let g = &d.groups[rights].group;
         assert_eq!(g.counters(a).unwrap().writer.accepted, 40);
         assert_eq!(g.counters(c).unwrap().writer.accepted, 40);
     }

@@ -12,7 +12,11 @@
 //! to; on `pause` and `close` the flow leaves the dispatch before its clause
 //! leaves the kernel.
 //!
-//! Authorisation is [`crate::rights()`], called once per connection.
+//! Authorisation is [`crate::rights()`], called once per connection: a peer
+//! no rule admits is refused at `hello` (and so at every request after it);
+//! `create` checks the flow against the peer's rights (source, snap length,
+//! IBuf bytes, the user's flows on every connection), and the flow then runs
+//! the rule's filter in front of its own, in the group of its class.
 
 use crate::config::Config;
 use crate::rights::{rights, Rights};
@@ -36,14 +40,20 @@ pub struct Conn {
     id: u64,
     /// Who connected, from the kernel.
     pub peer: PeerCred,
-    rights: Rights,
+    /// Its rights, or why it has none (told at `hello`).
+    rights: Result<Rights, netsift_ffpf::auth::Refusal>,
     hello: bool,
 }
 
 struct FlowEntry {
     conn: u64,
+    /// Its owner's uid (a rule's `flows` counts across connections).
+    uid: u32,
     source: String,
+    /// The filter as the client gave it (its stats show this).
     filter: String,
+    /// The filter it runs: the rule's in front of the client's.
+    run: String,
     state: FlowState,
     ibuf_entries: u64,
     rights: Rights,
@@ -65,6 +75,8 @@ pub struct Daemon {
     cfg: Config,
     log: Log,
     state: Mutex<State>,
+    /// The policy new connections are judged by (SIGHUP reads it again).
+    auth: std::sync::RwLock<Option<netsift_ffpf::auth::Policy>>,
 }
 
 fn refuse(code: ErrorCode, what: impl Into<String>) -> Refusal {
@@ -90,6 +102,7 @@ impl Daemon {
             sources.insert(spec.name().to_string(), s);
         }
         Ok(Daemon {
+            auth: std::sync::RwLock::new(cfg.auth.clone()),
             cfg,
             log,
             state: Mutex::new(State {
@@ -106,6 +119,22 @@ impl Daemon {
     /// The configuration it runs with.
     pub fn config(&self) -> &Config {
         &self.cfg
+    }
+
+    /// Reads the policy file again (on SIGHUP): connections accepted from
+    /// now on are judged by it; those already open, and their flows, keep
+    /// the rights they were given. A file that does not read leaves the
+    /// policy as it was, and the error says where. What it did, to log.
+    pub fn reload_policy(&self) -> Result<String, String> {
+        let Some(path) = &self.cfg.auth_file else {
+            return Ok("no --policy: nothing to reload".into());
+        };
+        let p = netsift_ffpf::auth::Policy::load(path).map_err(|e| format!("--policy: {e}"))?;
+        *self.auth.write().unwrap_or_else(|e| e.into_inner()) = Some(p);
+        Ok(format!(
+            "policy {} read again: new connections are judged by it",
+            path.display()
+        ))
     }
 
     fn state(&self) -> MutexGuard<'_, State> {
@@ -127,7 +156,10 @@ impl Daemon {
         Ok(Conn {
             id,
             peer,
-            rights: rights(&peer),
+            rights: rights(
+                self.auth.read().unwrap_or_else(|e| e.into_inner()).as_ref(),
+                &peer,
+            ),
             hello: false,
         })
     }
@@ -168,6 +200,9 @@ impl Daemon {
                     ErrorCode::Version,
                     format!("`hello`: version {version}; this daemon speaks {VERSION}"),
                 ));
+            }
+            if let Err(r) = &conn.rights {
+                return Err(refuse(ErrorCode::Denied, format!("`hello`: {r}")));
             }
             conn.hello = true;
             let software = format!("netsiftd {}", env!("CARGO_PKG_VERSION"));
@@ -248,6 +283,10 @@ impl Daemon {
                 ),
             )
         })?;
+        let r = conn
+            .rights
+            .as_ref()
+            .map_err(|r| refuse(ErrorCode::Denied, format!("`create`: {r}")))?;
         let held = st.flows.values().filter(|f| f.conn == conn.id).count();
         if held >= self.cfg.max_flows {
             return Err(refuse(
@@ -255,8 +294,22 @@ impl Daemon {
                 format!("`create`: this connection holds {held} flows, the most allowed"),
             ));
         }
-        compile(s, &filter)?;
-        let snaplen = snaplen.unwrap_or(s.snaplen).min(s.snaplen);
+        let entries = ibuf_entries.unwrap_or(self.cfg.ibuf_entries);
+        // Asked for nothing: the most the source and the rule allow.
+        let snaplen = snaplen
+            .unwrap_or_else(|| s.snaplen.min(r.grant.snaplen.unwrap_or(u32::MAX)))
+            .min(s.snaplen);
+        let open_flows = st.flows.values().filter(|f| f.uid == conn.peer.uid).count();
+        r.grant
+            .check(&netsift_ffpf::auth::Request {
+                source: &source,
+                snaplen,
+                buffer: entries.saturating_mul(netsift_ffpf::ibuf::IBUF_ENTRY_BYTES),
+                open_flows: u32::try_from(open_flows).unwrap_or(u32::MAX),
+            })
+            .map_err(|e| refuse(ErrorCode::Denied, format!("`create`: {e}")))?;
+        let run = r.grant.filter(&filter);
+        compile(s, &run)?;
         let linktype = s.linktype.0;
         let no = st.next_flow;
         st.next_flow += 1;
@@ -264,11 +317,13 @@ impl Daemon {
             no,
             FlowEntry {
                 conn: conn.id,
+                uid: conn.peer.uid,
                 source,
                 filter,
+                run,
                 state: FlowState::Created,
-                ibuf_entries: ibuf_entries.unwrap_or(self.cfg.ibuf_entries),
-                rights: conn.rights,
+                ibuf_entries: entries,
+                rights: r.clone(),
                 member: None,
             },
         );
@@ -287,7 +342,12 @@ impl Daemon {
                 format!("`instantiate`: flow {flow} is {:?}, not created", f.state),
             ));
         }
-        let (rights, entries, name) = (f.rights, f.ibuf_entries, f.source.clone());
+        let (class, snaplen, entries, name) = (
+            f.rights.class.clone(),
+            f.rights.grant.snaplen,
+            f.ibuf_entries,
+            f.source.clone(),
+        );
         let Some(s) = st.sources.get_mut(&name) else {
             return Err(refuse(
                 ErrorCode::Internal,
@@ -297,7 +357,7 @@ impl Daemon {
         s.start(&self.log)
             .map_err(|e| refuse(ErrorCode::Internal, format!("`instantiate`: {e}")))?;
         let mut d = lock(&s.dispatch);
-        let slot = match d.groups.entry(rights) {
+        let slot = match d.groups.entry(class.clone()) {
             Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(v) => {
                 let g = Group::new(self.cfg.policy, self.cfg.pbuf_bytes);
@@ -318,14 +378,16 @@ impl Daemon {
                 g.set_stall_bound(self.cfg.stall);
                 let number = st.next_group;
                 st.next_group += 1;
-                v.insert(crate::dispatch::GroupSlot::new(number, g))
+                let mut slot = crate::dispatch::GroupSlot::new(number, g);
+                slot.snaplen = snaplen;
+                v.insert(slot)
             }
         };
         let (id, fds) = match slot.group.add_flow(entries) {
             Ok(x) => x,
             Err(e) => {
                 if slot.members == 0 {
-                    d.groups.remove(&rights);
+                    d.groups.remove(&class);
                 }
                 let idle = d.flows() == 0;
                 drop(d);
@@ -370,9 +432,9 @@ impl Daemon {
             }
             FlowState::Instantiated | FlowState::Paused => {}
         }
-        let (text, rights, id, name) = (
-            f.filter.clone(),
-            f.rights,
+        let (text, class, id, name) = (
+            f.run.clone(),
+            f.rights.class.clone(),
             f.member.expect("instantiated"),
             f.source.clone(),
         );
@@ -382,7 +444,7 @@ impl Daemon {
         // dropped under the ring.
         s.hold_clause(&text)
             .map_err(|e| refuse(ErrorCode::Filter, format!("`activate`: {e}")))?;
-        lock(&s.dispatch).activate(rights, id, &text, || Compiled::new(set));
+        lock(&s.dispatch).activate(&class, id, &text, || Compiled::new(set));
         st.flows.get_mut(&flow).expect("owned").state = FlowState::Active;
         Ok(done(flow, Some(FlowState::Active)))
     }
@@ -391,9 +453,13 @@ impl Daemon {
     fn pause(&self, st: &mut State, flow: FlowNo) {
         let f = st.flows.get_mut(&flow).expect("a flow");
         f.state = FlowState::Paused;
-        let (text, rights, id) = (f.filter.clone(), f.rights, f.member.expect("active"));
+        let (text, class, id) = (
+            f.run.clone(),
+            f.rights.class.clone(),
+            f.member.expect("active"),
+        );
         let s = st.sources.get_mut(&f.source).expect("a flow's source");
-        lock(&s.dispatch).deactivate(rights, id);
+        lock(&s.dispatch).deactivate(&class, id);
         s.release_clause(&text, &self.log);
     }
 
@@ -415,11 +481,11 @@ impl Daemon {
             return;
         };
         let mut d = lock(&s.dispatch);
-        if let Some(g) = d.groups.get_mut(&f.rights) {
+        if let Some(g) = d.groups.get_mut(&f.rights.class) {
             let _ = g.group.remove_flow(id);
             g.members = g.members.saturating_sub(1);
             if g.members == 0 {
-                d.groups.remove(&f.rights);
+                d.groups.remove(&f.rights.class);
             }
         }
         let idle = d.flows() == 0;
@@ -437,29 +503,32 @@ impl Daemon {
         filter: String,
     ) -> Result<ReplyBody, Refusal> {
         let f = own(st, conn, flow)?;
-        let (old, state, rights, member, name) = (
-            f.filter.clone(),
+        let (old, state, class, member, name) = (
+            f.run.clone(),
             f.state,
-            f.rights,
+            f.rights.class.clone(),
             f.member,
             f.source.clone(),
         );
+        let run = f.rights.grant.filter(&filter);
         let s = st.sources.get_mut(&name).expect("a flow's source");
-        let set = compile(s, &filter)?;
+        let set = compile(s, &run)?;
         if state == FlowState::Active {
             let id = member.expect("active");
             // Widen first (the new clause in), switch, then narrow (the old
             // clause out): the kernel never drops what either wants.
-            s.hold_clause(&filter)
+            s.hold_clause(&run)
                 .map_err(|e| refuse(ErrorCode::Filter, format!("`set_filter`: {e}")))?;
             {
                 let mut d = lock(&s.dispatch);
-                d.deactivate(rights, id);
-                d.activate(rights, id, &filter, || Compiled::new(set));
+                d.deactivate(&class, id);
+                d.activate(&class, id, &run, || Compiled::new(set));
             }
             s.release_clause(&old, &self.log);
         }
-        st.flows.get_mut(&flow).expect("owned").filter = filter;
+        let f = st.flows.get_mut(&flow).expect("owned");
+        f.filter = filter;
+        f.run = run;
         Ok(done(flow, Some(state)))
     }
 }
@@ -504,7 +573,7 @@ fn flow_view(st: &State, flow: FlowNo) -> FlowView<'_> {
         source: &f.source,
         filter: &f.filter,
         state: f.state,
-        rights: f.rights,
+        class: &f.rights.class,
         member: f.member,
     }
 }

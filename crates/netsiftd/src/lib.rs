@@ -7,7 +7,8 @@
 //!
 //! - [`config`]: flags and the typed configuration;
 //! - [`listener`]: the control socket, one thread per connection;
-//! - [`mod@rights`]: a peer's class of access rights (the authorisation hook);
+//! - [`mod@rights`]: a peer's rights under the `--policy` file (or one class
+//!   per uid without one) and the class its flow groups are keyed by;
 //! - [`flows`]: the flow table and life cycle ([`Daemon`]), groups;
 //! - `sources`: interfaces (a session capture with the union of the active
 //!   filters as kernel clauses) and capture files played, each on a thread;
@@ -31,7 +32,7 @@ mod stats;
 
 pub use config::{Config, Flags};
 pub use flows::Daemon;
-pub use rights::{rights, Rights};
+pub use rights::{rights, Class, Rights};
 
 use std::fmt;
 use std::sync::Arc;

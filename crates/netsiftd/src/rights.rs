@@ -1,24 +1,108 @@
-//! Authorisation: which class of access rights a connected peer has. Flows
-//! of one source with equal rights share a flow group, and so can read each
-//! other's packets in its PBuf (FFPF §2: a group is a set of clients with the
-//! same rights); the daemon never puts two classes in one group.
+//! Authorisation: which class of access rights a connected peer has, and
+//! what it may do. Flows of one source with equal rights share a flow group,
+//! and so can read each other's packets in its PBuf (FFPF §2: a group is a
+//! set of clients with the same rights); the daemon never puts two classes in
+//! one group.
 //!
-//! [`rights`] is the hook the authorisation policy file will fill (FFPF
-//! §3.4). Today it gives one class per user id, so that two users never share
-//! a group.
+//! With a policy file (`--policy`, [`netsift_ffpf::auth`]) the class is the
+//! rule that admitted the peer: peers of one rule share groups, and every
+//! flow's filter has the rule's in front of it. Without one, the socket's
+//! mode decides who may connect, everyone who connects has every right, and
+//! each user id is a class of its own, so two users never share a group.
 
+use netsift_ffpf::auth::{Peer, Policy, Refusal};
 use netsift_ffpf::seqpacket::PeerCred;
 
-/// A class of access rights: flows of one source with equal rights share a
-/// flow group (and so see each other's packets in its PBuf).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Rights {
-    /// The class; today the peer's user id.
-    pub class: u32,
+/// A class of access rights, the key of a source's flow groups: flows of one
+/// source and one class share a group (and see each other's packets in its
+/// PBuf).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Class {
+    /// No policy file: one class per user id.
+    Uid(u32),
+    /// Under a policy file: the admitting rule's
+    /// [`group_key`](netsift_ffpf::auth::Rights::group_key).
+    Rule(String),
 }
 
-/// The rights of a connected peer. The hook for the authorisation policy:
-/// today one class per user id, so two different users never share a group.
-pub fn rights(peer: &PeerCred) -> Rights {
-    Rights { class: peer.uid }
+/// What a connected peer may do, and the class its flows' groups are keyed
+/// by.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rights {
+    /// Its class.
+    pub class: Class,
+    /// What it may do: sources, filter, snap length, buffer, flows.
+    pub grant: netsift_ffpf::auth::Rights,
+}
+
+/// The rights of a connected peer under `policy` (`None`: no policy file).
+///
+/// Under a policy the peer's groups are its primary group from `SO_PEERCRED`
+/// and the user database's supplementary groups for its uid
+/// ([`Peer::from_database`] says why not `/proc/PID/status`). A peer no rule
+/// admits gets the refusal, naming the rule (`default`).
+pub fn rights(policy: Option<&Policy>, peer: &PeerCred) -> Result<Rights, Refusal> {
+    match policy {
+        None => {
+            let grant = Policy::allow_all().rights(&Peer {
+                uid: peer.uid,
+                gids: vec![peer.gid],
+            })?;
+            Ok(Rights {
+                class: Class::Uid(peer.uid),
+                grant,
+            })
+        }
+        Some(p) => {
+            let grant = p.rights(&Peer::from_database(peer.uid, peer.gid))?;
+            Ok(Rights {
+                class: Class::Rule(grant.group_key()),
+                grant,
+            })
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cred(uid: u32) -> PeerCred {
+        PeerCred {
+            pid: 1,
+            uid,
+            gid: uid,
+        }
+    }
+
+    #[test]
+    fn without_a_policy_each_uid_is_a_class_with_every_right() {
+        let a = rights(None, &cred(1000)).unwrap();
+        let b = rights(None, &cred(1001)).unwrap();
+        assert_ne!(a.class, b.class);
+        assert_eq!(a.class, rights(None, &cred(1000)).unwrap().class);
+        assert_eq!(a.grant.filter("tcp"), "tcp");
+        assert_eq!(a.grant.sources, None);
+    }
+
+    #[test]
+    fn under_a_policy_the_rule_is_the_class() {
+        let p = Policy::parse(
+            "[[rule]]\nname = \"noc\"\nusers = [4000000001, 4000000002]\nfilter = \"udp\"\n",
+            "p",
+        )
+        .unwrap();
+        let a = rights(Some(&p), &cred(4_000_000_001)).unwrap();
+        let b = rights(Some(&p), &cred(4_000_000_002)).unwrap();
+        assert_eq!(a.class, Class::Rule("rule:noc".into()));
+        assert_eq!(a.class, b.class);
+        assert_eq!(a.grant.filter("port 53"), "(udp) and (port 53)");
+        let e = rights(Some(&p), &cred(4_000_000_003)).unwrap_err();
+        assert_eq!(e.rule, "default");
+        // Root, not named, is apart.
+        assert_eq!(
+            rights(Some(&p), &cred(0)).unwrap().class,
+            Class::Rule("root".into())
+        );
+    }
 }

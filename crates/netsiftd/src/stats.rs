@@ -2,7 +2,7 @@
 //! the groups' counters (which the writer keeps) and the clients' control
 //! pages (which they report, untrusted).
 
-use crate::rights::Rights;
+use crate::rights::Class;
 use crate::sources::{lock, Source};
 use netsift_ffpf::proto::{DaemonStats, FlowNo, FlowState, FlowStats, SourceStats};
 use netsift_ffpf::FlowId;
@@ -14,7 +14,7 @@ pub(crate) struct FlowView<'a> {
     pub(crate) source: &'a str,
     pub(crate) filter: &'a str,
     pub(crate) state: FlowState,
-    pub(crate) rights: Rights,
+    pub(crate) class: &'a Class,
     pub(crate) member: Option<FlowId>,
 }
 
@@ -31,7 +31,7 @@ pub(crate) fn flow(sources: &BTreeMap<String, Source>, f: FlowView<'_>) -> FlowS
         return out;
     };
     let d = lock(&s.dispatch);
-    let Some(g) = d.groups.get(&f.rights) else {
+    let Some(g) = d.groups.get(f.class) else {
         return out;
     };
     if let Some(c) = g.group.counters(id) {

@@ -147,3 +147,28 @@ pub fn wait_stats(
         std::thread::sleep(Duration::from_millis(20));
     }
 }
+
+/// Writes `n` numbered frames of about 200 bytes to `path`, one a millisecond
+/// (at the file's timing a reader that reads has plenty of time), and
+/// returns them.
+pub fn numbered_file(path: &Path, n: usize) -> Vec<Vec<u8>> {
+    use netsift_pcapio::{PcapWriter, TsPrecision};
+    let frames: Vec<Vec<u8>> = (0..n as u32)
+        .map(|i| netsift_testkit::frames::numbered_udp(i, None, 150))
+        .collect();
+    let f = std::fs::File::create(path).unwrap();
+    let mut w = PcapWriter::new(
+        f,
+        netsift_wire::LinkType::EN10MB,
+        262_144,
+        TsPrecision::Micro,
+    )
+    .unwrap();
+    for (i, fr) in frames.iter().enumerate() {
+        let (sec, usec) = (i / 1000, (i % 1000) * 1000);
+        w.write_packet(1_700_000_000 + sec as u32, usec as u32, fr, fr.len() as u32)
+            .unwrap();
+    }
+    w.flush().unwrap();
+    frames
+}

@@ -1,0 +1,676 @@
+//! The authorisation policy through a real daemon, with real non-root users
+//! (`TempUser`): each client is this test binary run again under `setpriv`
+//! as that user, in the role an environment variable names, talking to the
+//! test over its standard input and output.
+//!
+//! What is shown: a user no rule admits is refused, naming `default`; a
+//! rule's filter is all its users see (exactly what libpcap keeps of the file
+//! for it); a source not listed, a snap length or buffer too large, a flow
+//! too many are refused naming the rule and change nothing in the daemon;
+//! users of one rule share a group and users of two do not; and a user
+//! cannot reach another group's buffers, neither through /proc (the
+//! daemon's descriptors or the other client's) nor through the other flow's
+//! number on its own connection.
+
+mod common;
+
+use common::{active_flow, corpus, drain, wait_stats, Daemon};
+use netsift_ffpf::proto::{self, ReplyBody, Request};
+use netsift_ffpf::{Client, FlowSpec};
+use netsift_oracle::{Capture, Filter};
+use netsift_testkit::user::TempUser;
+use netsift_testkit::{require, Need};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ROLE: &str = "NETSIFTD_POLICY_ROLE";
+const SOCK: &str = "NETSIFTD_POLICY_SOCKET";
+const FILE: &str = "afs.pcap";
+
+// ---------------------------------------------------------------------------
+// The client's side: runs only when the test set the role.
+
+fn line() -> String {
+    let mut s = String::new();
+    std::io::stdin().read_line(&mut s).unwrap();
+    s.trim().to_string()
+}
+
+fn env(name: &str) -> String {
+    std::env::var(name).unwrap_or_default()
+}
+
+/// A line for the test, marked: the harness's own text shares the stream
+/// (and the first line follows its `test client_side ... ` unbroken).
+fn say(s: &str) {
+    println!("@@ {s}");
+    std::io::stdout().flush().unwrap();
+}
+
+/// A refusal's code and text, or that it was not refused.
+fn outcome<T>(r: Result<T, netsift_ffpf::Error>) -> String {
+    match r {
+        Ok(_) => "ok".into(),
+        Err(e) => format!("err {e}"),
+    }
+}
+
+#[test]
+fn client_side() {
+    let Ok(role) = std::env::var(ROLE) else {
+        return;
+    };
+    let sock = env(SOCK);
+    match role.as_str() {
+        "connect" => say(&format!("connect {}", outcome(Client::connect(&sock)))),
+        "drain" => {
+            let c = Client::connect(&sock).unwrap();
+            let mut f = active_flow(&c, "afs", &env("NETSIFTD_POLICY_FILTER"));
+            say(&format!("flow {}", f.number()));
+            say(&format!("pid {}", std::process::id()));
+            // Its descriptors (the reader may have closed the memfds once
+            // mapped), and its mappings of memfds, which /proc opens too
+            // (map_files).
+            for e in std::fs::read_dir("/proc/self/fd").unwrap().flatten() {
+                say(&format!("fd {}", e.file_name().to_string_lossy()));
+            }
+            let maps = std::fs::read_to_string("/proc/self/maps").unwrap();
+            for l in maps.lines().filter(|l| l.contains("memfd:")) {
+                say(&format!("map {}", l.split(' ').next().unwrap()));
+            }
+            say("ready");
+            assert_eq!(line(), "go");
+            wait_stats(&c, "playback", |s| s.sources[0].finished);
+            let got = drain(&mut f);
+            for (data, wire, ts) in &got {
+                let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
+                say(&format!("pkt {wire} {ts} {hex}"));
+            }
+            say(&format!("got {}", got.len()));
+            assert_eq!(line(), "end");
+        }
+        "limits" => {
+            let c = Client::connect(&sock).unwrap();
+            let spec = |source: &str, snaplen: Option<u32>, entries: Option<u64>| FlowSpec {
+                source: source.into(),
+                filter: String::new(),
+                snaplen,
+                ibuf_entries: entries,
+            };
+            say("ready");
+            assert_eq!(line(), "go");
+            say(&format!(
+                "source {}",
+                outcome(c.create(&spec("other", None, Some(64))))
+            ));
+            say(&format!(
+                "snaplen {}",
+                outcome(c.create(&spec("afs", Some(1000), Some(64))))
+            ));
+            say(&format!(
+                "buffer {}",
+                outcome(c.create(&spec("afs", None, Some(1 << 16))))
+            ));
+            say("checked");
+            assert_eq!(line(), "go");
+            let mut one = c.create(&spec("afs", Some(100), Some(64))).unwrap();
+            one.instantiate().unwrap();
+            say(&format!("first {}", one.snaplen()));
+            assert_eq!(line(), "go");
+            say(&format!(
+                "second {}",
+                outcome(c.create(&spec("afs", None, Some(64))))
+            ));
+            {
+                let other = Client::connect(&sock).unwrap();
+                say(&format!(
+                    "elsewhere {}",
+                    outcome(other.create(&spec("afs", None, Some(64))))
+                ));
+            }
+            say("checked");
+            assert_eq!(line(), "end");
+        }
+        "hold" => {
+            let c = Client::connect(&sock).unwrap();
+            let spec = FlowSpec {
+                source: "afs".into(),
+                ..FlowSpec::default()
+            };
+            let mut f = c.create(&spec).unwrap();
+            f.instantiate().unwrap();
+            say("ready");
+            assert_eq!(line(), "go");
+            say(&format!("again {}", outcome(c.create(&spec))));
+            assert_eq!(line(), "end");
+        }
+        "attacker" => {
+            let mut paths = Vec::new();
+            for (pid, fds) in [
+                (
+                    env("NETSIFTD_POLICY_DAEMON"),
+                    env("NETSIFTD_POLICY_DAEMON_FDS"),
+                ),
+                (
+                    env("NETSIFTD_POLICY_VICTIM"),
+                    env("NETSIFTD_POLICY_VICTIM_FDS"),
+                ),
+            ] {
+                paths.push(format!("/proc/{pid}/fd"));
+                for fd in fds.split(',').filter(|s| !s.is_empty()) {
+                    paths.push(format!("/proc/{pid}/fd/{fd}"));
+                }
+            }
+            let victim = env("NETSIFTD_POLICY_VICTIM");
+            paths.push(format!("/proc/{victim}/map_files"));
+            for range in env("NETSIFTD_POLICY_VICTIM_MAPS").split(',') {
+                paths.push(format!("/proc/{victim}/map_files/{range}"));
+            }
+            for p in &paths {
+                let r = std::fs::File::open(p);
+                say(&format!(
+                    "open {p} {}",
+                    if r.is_ok() { "ok" } else { "err" }
+                ));
+                let r = std::fs::read_dir(p);
+                say(&format!(
+                    "list {p} {}",
+                    if r.is_ok() { "ok" } else { "err" }
+                ));
+            }
+            let flow: u64 = env("NETSIFTD_POLICY_VICTIM_FLOW").parse().unwrap();
+            let c = Client::connect(&sock).unwrap();
+            let reqs = [
+                Request::Instantiate { flow },
+                Request::FlowStats { flow },
+                Request::Pause { flow },
+                Request::Close { flow },
+            ];
+            for (id, r) in reqs.iter().enumerate() {
+                let reply = c
+                    .send_raw(&proto::encode_request(100 + id as u64, r))
+                    .unwrap();
+                match reply.body {
+                    ReplyBody::Error { code, what } => {
+                        say(&format!("req {} err {code} {what}", r.verb()))
+                    }
+                    other => say(&format!("req {} ok {other:?}", r.verb())),
+                }
+            }
+            say("done");
+        }
+        other => panic!("no role {other}"),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The test's side.
+
+/// A client process running as a user.
+struct Peer {
+    child: Child,
+    out: BufReader<ChildStdout>,
+    input: Option<ChildStdin>,
+    seen: Vec<String>,
+}
+
+impl Peer {
+    fn spawn(user: &TempUser, role: &str, sock: &Path, vars: &[(&str, String)]) -> Peer {
+        let argv = user.setpriv();
+        let mut cmd = Command::new(&argv[0]);
+        cmd.args(&argv[1..])
+            .arg(std::env::current_exe().unwrap())
+            .args(["client_side", "--exact", "--nocapture", "--test-threads=1"])
+            .env(ROLE, role)
+            .env(SOCK, sock)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped());
+        for (k, v) in vars {
+            cmd.env(k, v);
+        }
+        let mut child = cmd.spawn().expect("setpriv");
+        Peer {
+            out: BufReader::new(child.stdout.take().unwrap()),
+            input: child.stdin.take(),
+            child,
+            seen: Vec::new(),
+        }
+    }
+
+    /// The rest of the next line starting with `key `, or `key` itself.
+    fn expect(&mut self, key: &str) -> String {
+        loop {
+            let mut l = String::new();
+            let n = self.out.read_line(&mut l).unwrap();
+            assert!(n > 0, "the client ended before {key:?}: {:#?}", self.seen);
+            let Some((_, l)) = l.trim_end().split_once("@@ ") else {
+                continue;
+            };
+            let l = l.to_string();
+            self.seen.push(l.clone());
+            if l == key {
+                return String::new();
+            }
+            if let Some(rest) = l.strip_prefix(&format!("{key} ")) {
+                return rest.to_string();
+            }
+        }
+    }
+
+    fn tell(&mut self, s: &str) {
+        writeln!(self.input.as_mut().unwrap(), "{s}").unwrap();
+    }
+
+    fn finish(mut self) {
+        drop(self.input.take());
+        let st = self.child.wait().unwrap();
+        let mut rest = String::new();
+        let _ = self.out.read_to_string(&mut rest);
+        assert!(st.success(), "client failed: {:#?} {rest}", self.seen);
+    }
+}
+
+impl Drop for Peer {
+    /// A test that fails leaves no client running: `userdel` refuses a
+    /// user with a process, and the user would outlive the test.
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A daemon on the corpus file (as `afs`, and again as `other`) under the
+/// policy `text`, its socket open to every user.
+fn daemon(policy: &str, wait_flows: u32) -> (Daemon, tempfile::TempDir) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("policy.toml");
+    std::fs::write(&file, policy).unwrap();
+    let path = corpus(FILE);
+    let afs = format!("afs={}", path.display());
+    let other = format!("other={}", path.display());
+    let wait = wait_flows.to_string();
+    let d = Daemon::start(&[
+        "--file",
+        &afs,
+        "--file",
+        &other,
+        "--fast",
+        "--wait-flows",
+        &wait,
+        "--mode",
+        "0666",
+        "--ibuf-entries",
+        "1024",
+        "--policy",
+        file.to_str().unwrap(),
+    ]);
+    let sockdir = d.socket.parent().unwrap();
+    std::fs::set_permissions(sockdir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    (d, dir)
+}
+
+fn needs() -> bool {
+    let path: PathBuf = corpus(FILE);
+    netsift_testkit::skip::all_met(&[
+        Need::Root,
+        Need::File(&path),
+        Need::Command("setpriv"),
+        Need::Command("useradd"),
+    ])
+}
+
+/// What libpcap keeps of the file for `expr`, as the client prints it.
+fn expected(expr: &str) -> Vec<String> {
+    let mut cap = Capture::open(&corpus(FILE)).unwrap();
+    let f = Filter::compile(cap.linktype(), expr).unwrap();
+    let mut out = Vec::new();
+    while let Some(p) = cap.next() {
+        let p = p.unwrap();
+        if f.accepts(&p.data, p.wire_len) {
+            let ts = p.ts_sec as u64 * 1_000_000_000 + p.ts_usec as u64 * 1000;
+            let hex: String = p.data.iter().map(|b| format!("{b:02x}")).collect();
+            out.push(format!("{} {ts} {hex}", p.wire_len));
+        }
+    }
+    out
+}
+
+/// Reads a drain client's packets after `go`.
+fn packets(p: &mut Peer) -> Vec<String> {
+    p.tell("go");
+    let n: usize = p.expect("got").parse().unwrap();
+    let got: Vec<String> = p
+        .seen
+        .iter()
+        .filter_map(|l| l.strip_prefix("pkt ").map(str::to_string))
+        .collect();
+    assert_eq!(got.len(), n);
+    got
+}
+
+/// Waits until the daemon's descriptors and figures are `fds` and `stats`
+/// again (a connection's end is seen by its thread a moment later).
+fn unchanged(d: &Daemon, root: &Client, fds: &[String], stats: &proto::DaemonStats) {
+    let until = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (now, st) = (d.fd_list(), root.daemon_stats().unwrap());
+        if now == fds && st == *stats {
+            return;
+        }
+        assert!(
+            Instant::now() < until,
+            "the daemon changed: {fds:#?} {stats:#?} -> {now:#?} {st:#?}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_user_no_rule_admits_is_refused_naming_default() {
+    require!(Need::That("root, setpriv, useradd and the corpus", needs()));
+    let ok = TempUser::new();
+    let stranger = TempUser::new();
+    let (d, _dir) = daemon(
+        &format!(
+            "default = \"deny\"\n[[rule]]\nname = \"ok\"\nusers = [{}]\n",
+            ok.uid
+        ),
+        1,
+    );
+    let mut p = Peer::spawn(&stranger, "connect", &d.socket, &[]);
+    let got = p.expect("connect");
+    assert!(
+        got.starts_with("err `hello`: refused by rule default:") && got.ends_with("(denied)"),
+        "{got}"
+    );
+    assert!(got.contains(&format!("uid {}", stranger.uid)), "{got}");
+    p.finish();
+    let mut p = Peer::spawn(&ok, "connect", &d.socket, &[]);
+    assert_eq!(p.expect("connect"), "ok");
+    p.finish();
+}
+
+#[test]
+fn a_rules_filter_is_all_its_user_sees() {
+    require!(Need::That("root, setpriv, useradd and the corpus", needs()));
+    let user = TempUser::new();
+    let rule = "udp port 7001";
+    let (d, _dir) = daemon(
+        &format!(
+            "[[rule]]\nname = \"afsonly\"\nusers = [\"{}\"]\nfilter = \"{rule}\"\n",
+            user.name
+        ),
+        1,
+    );
+    let mut p = Peer::spawn(&user, "drain", &d.socket, &[]);
+    p.expect("ready");
+    let got = packets(&mut p);
+    let want = expected(rule);
+    assert!(!want.is_empty() && want.len() < 601);
+    assert_eq!(got.len(), want.len());
+    assert!(got == want, "the packets differ from libpcap's for {rule}");
+    // Narrowed further by the user's own filter: both apply.
+    p.tell("end");
+    p.finish();
+}
+
+#[test]
+fn limits_refuse_naming_the_rule_and_change_nothing() {
+    require!(Need::That("root, setpriv, useradd and the corpus", needs()));
+    let user = TempUser::new();
+    let (d, _dir) = daemon(
+        &format!(
+            "[[rule]]\nname = \"lim\"\nusers = [{}]\nsources = [\"af*\"]\nsnaplen = 128\n\
+             buffer = 65536\nflows = 1\n",
+            user.uid
+        ),
+        1,
+    );
+    let root = d.client();
+    let mut p = Peer::spawn(&user, "limits", &d.socket, &[]);
+    p.expect("ready");
+    let (fds, stats) = (d.fd_list(), root.daemon_stats().unwrap());
+    p.tell("go");
+    let source = p.expect("source");
+    let snaplen = p.expect("snaplen");
+    let buffer = p.expect("buffer");
+    p.expect("checked");
+    for (what, got) in [
+        ("source other is not in [\"af*\"]", &source),
+        ("snap length 1000 is above 128", &snaplen),
+        ("a buffer of", &buffer),
+    ] {
+        assert!(
+            got.starts_with("err `create`: refused by rule lim: ")
+                && got.contains(what)
+                && got.ends_with("(denied)"),
+            "{got}"
+        );
+    }
+    unchanged(&d, &root, &fds, &stats);
+
+    p.tell("go");
+    // Asked for 100 of the rule's 128: given.
+    assert_eq!(p.expect("first"), "100");
+    let (fds, stats) = (d.fd_list(), root.daemon_stats().unwrap());
+    p.tell("go");
+    for key in ["second", "elsewhere"] {
+        let got = p.expect(key);
+        assert!(
+            got.starts_with("err `create`: refused by rule lim: 1 flows open already, at most 1"),
+            "{key}: {got}"
+        );
+    }
+    p.expect("checked");
+    unchanged(&d, &root, &fds, &stats);
+    p.tell("end");
+    p.finish();
+}
+
+#[test]
+fn one_rule_one_group_two_rules_two() {
+    require!(Need::That("root, setpriv, useradd and the corpus", needs()));
+    let (a, b, c) = (TempUser::new(), TempUser::new(), TempUser::new());
+    let (d, _dir) = daemon(
+        &format!(
+            "[[rule]]\nname = \"noc\"\nusers = [{}, {}]\nsnaplen = 64\n\
+             [[rule]]\nname = \"ops\"\nusers = [{}]\n",
+            a.uid, b.uid, c.uid
+        ),
+        3,
+    );
+    let mut peers: Vec<Peer> = [&a, &b, &c]
+        .iter()
+        .map(|u| Peer::spawn(u, "drain", &d.socket, &[]))
+        .collect();
+    for p in &mut peers {
+        p.expect("ready");
+    }
+    let root = d.client();
+    let s = wait_stats(&root, "playback", |s| s.sources[0].finished);
+    let src = &s.sources[0];
+    // noc's two flows share a group, ops' one has its own: one stored copy
+    // per packet per group.
+    assert_eq!((src.groups, src.flows), (2, 3), "{src:?}");
+    assert_eq!(src.stored, 2 * 601, "{src:?}");
+    let groups: Vec<u64> = peers.iter_mut().map(|p| packets(p).len() as u64).collect();
+    assert_eq!(groups, [601, 601, 601]);
+    // noc's rule cuts its packets to 64 bytes; ops' are whole.
+    let cut = |p: &Peer| {
+        p.seen
+            .iter()
+            .filter_map(|l| l.strip_prefix("pkt "))
+            .all(|l| l.split(' ').nth(2).unwrap().len() <= 128)
+    };
+    assert!(cut(&peers[0]) && cut(&peers[1]));
+    assert!(!cut(&peers[2]));
+    for p in peers {
+        let mut p = p;
+        p.tell("end");
+        p.finish();
+    }
+}
+
+#[test]
+fn a_user_cannot_reach_another_groups_buffers() {
+    require!(Need::That("root, setpriv, useradd and the corpus", needs()));
+    let (a, b) = (TempUser::new(), TempUser::new());
+    let (d, _dir) = daemon(
+        &format!(
+            "[[rule]]\nname = \"a\"\nusers = [{}]\n[[rule]]\nname = \"b\"\nusers = [{}]\n",
+            a.uid, b.uid
+        ),
+        // The file plays once root's flow is active too, after the attack:
+        // until then the daemon's figures stand still.
+        2,
+    );
+    let mut victim = Peer::spawn(&a, "drain", &d.socket, &[]);
+    let flow = victim.expect("flow");
+    let pid = victim.expect("pid");
+    victim.expect("ready");
+    let of = |key: &str| -> Vec<String> {
+        victim
+            .seen
+            .iter()
+            .filter_map(|l| l.strip_prefix(key).map(str::to_string))
+            .collect()
+    };
+    let (victim_fds, victim_maps) = (of("fd "), of("map "));
+    // PBuf, IBuf and the control page at least.
+    assert!(victim_maps.len() >= 3, "{:#?}", victim.seen);
+    let daemon_fds: Vec<String> = d
+        .fd_list()
+        .iter()
+        .filter(|l| l.contains("memfd:"))
+        .map(|l| l.split(':').next().unwrap().to_string())
+        .collect();
+    assert!(daemon_fds.len() >= 3, "{:#?}", d.fd_list());
+    let root = d.client();
+    let (fds, stats) = (d.fd_list(), root.daemon_stats().unwrap());
+
+    let mut attacker = Peer::spawn(
+        &b,
+        "attacker",
+        &d.socket,
+        &[
+            ("NETSIFTD_POLICY_DAEMON", d.pid().to_string()),
+            ("NETSIFTD_POLICY_DAEMON_FDS", daemon_fds.join(",")),
+            ("NETSIFTD_POLICY_VICTIM", pid),
+            ("NETSIFTD_POLICY_VICTIM_FDS", victim_fds.join(",")),
+            ("NETSIFTD_POLICY_VICTIM_MAPS", victim_maps.join(",")),
+            ("NETSIFTD_POLICY_VICTIM_FLOW", flow.clone()),
+        ],
+    );
+    attacker.expect("done");
+    let lines = attacker.seen.clone();
+    attacker.finish();
+    let opens: Vec<&String> = lines
+        .iter()
+        .filter(|l| l.starts_with("open ") || l.starts_with("list "))
+        .collect();
+    let paths = 3 + daemon_fds.len() + victim_fds.len() + victim_maps.len();
+    assert_eq!(opens.len(), 2 * paths);
+    for l in &opens {
+        assert!(l.ends_with(" err"), "{l}");
+    }
+    let reqs: Vec<&String> = lines.iter().filter(|l| l.starts_with("req ")).collect();
+    assert_eq!(reqs.len(), 4, "{lines:#?}");
+    for l in reqs {
+        assert!(
+            l.contains(" err no_such_flow ") && l.contains(&format!("no flow {flow}")),
+            "{l}"
+        );
+    }
+    unchanged(&d, &root, &fds, &stats);
+    // The victim's flow is untouched: it reads the whole file.
+    let _root_flow = active_flow(&root, "afs", "");
+    assert_eq!(packets(&mut victim).len(), 601);
+    victim.tell("end");
+    victim.finish();
+}
+
+/// A group made for a test, removed on drop.
+struct TempGroup(String);
+
+impl Drop for TempGroup {
+    fn drop(&mut self) {
+        let _ = Command::new("groupdel").arg(&self.0).output();
+    }
+}
+
+#[test]
+fn a_rule_admits_by_the_databases_groups() {
+    require!(Need::That("root, setpriv, useradd and the corpus", needs()));
+    require!(Need::Command("groupadd"), Need::Command("gpasswd"));
+    let user = TempUser::new();
+    let group = TempGroup(format!("{}g", user.name));
+    let run = |c: &mut Command| assert!(c.output().unwrap().status.success(), "{c:?}");
+    run(Command::new("groupadd").args(["--system", &group.0]));
+    run(Command::new("gpasswd").args(["-a", &user.name, &group.0]));
+    let (d, _dir) = daemon(
+        &format!("[[rule]]\nname = \"members\"\ngroups = [\"{}\"]\n", group.0),
+        1,
+    );
+    // setpriv clears the process's supplementary groups: the database, not
+    // the process, says the user is a member.
+    let mut p = Peer::spawn(&user, "connect", &d.socket, &[]);
+    assert_eq!(p.expect("connect"), "ok");
+    p.finish();
+}
+
+#[test]
+fn sighup_reads_the_policy_again_for_new_connections() {
+    require!(Need::That("root, setpriv, useradd and the corpus", needs()));
+    require!(Need::Command("kill"));
+    let (a, b) = (TempUser::new(), TempUser::new());
+    let (d, dir) = daemon(
+        &format!("[[rule]]\nname = \"first\"\nusers = [{}]\n", a.uid),
+        1,
+    );
+    let connects = |u: &TempUser| {
+        let mut p = Peer::spawn(u, "connect", &d.socket, &[]);
+        let got = p.expect("connect");
+        p.finish();
+        got
+    };
+    let hup = || {
+        let st = Command::new("kill")
+            .args(["-HUP", &d.pid().to_string()])
+            .status()
+            .unwrap();
+        assert!(st.success());
+    };
+    let mut held = Peer::spawn(&a, "hold", &d.socket, &[]);
+    held.expect("ready");
+    assert!(connects(&b).contains("refused by rule default"));
+
+    // A's rule goes, B gets one.
+    let file = dir.path().join("policy.toml");
+    std::fs::write(
+        &file,
+        format!("[[rule]]\nname = \"second\"\nusers = [{}]\n", b.uid),
+    )
+    .unwrap();
+    hup();
+    let until = Instant::now() + Duration::from_secs(10);
+    while connects(&b) != "ok" {
+        assert!(Instant::now() < until, "SIGHUP did not admit B");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // A's connection keeps the rights it was given; a new one has none.
+    held.tell("go");
+    assert_eq!(held.expect("again"), "ok");
+    let got = connects(&a);
+    assert!(got.contains("refused by rule default"), "{got}");
+
+    // A file that does not read leaves the policy in force.
+    std::fs::write(&file, "[[rule]\n").unwrap();
+    hup();
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(connects(&b), "ok");
+    held.tell("end");
+    held.finish();
+}
