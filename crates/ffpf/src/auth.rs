@@ -235,6 +235,9 @@ pub struct Policy {
     default_allow: bool,
 }
 
+/// The name refusals and groups give the file's `default`.
+const DEFAULT_RULE: &str = "default";
+
 /// Root's rights, and the default's when it allows: everything.
 fn all_rights() -> Rights {
     Rights {
@@ -333,6 +336,12 @@ impl Policy {
                     format!("rule name {name:?} is empty or used twice"),
                 ));
             }
+            if name == DEFAULT_RULE || name == "root" {
+                return Err(err(
+                    Some(r.name.span()),
+                    format!("rule name {name:?} is reserved (refusals and groups use it)"),
+                ));
+            }
             let ids = |who: &[Spanned<Who>], what: &str, lookup: fn(&str) -> Option<u32>| {
                 who.iter()
                     .map(|w| match w.get_ref() {
@@ -414,7 +423,13 @@ impl Policy {
             .find(|r| r.uids.contains(&peer.uid) || r.gids.iter().any(|g| peer.gids.contains(g)));
         match named {
             Some(r) => Ok(r.rights.clone()),
-            None if peer.uid == 0 || self.default_allow => Ok(all_rights()),
+            None if peer.uid == 0 => Ok(all_rights()),
+            // Every right, as root's, but a group apart from root's: a peer
+            // the administrator named nowhere shares no buffer with root.
+            None if self.default_allow => Ok(Rights {
+                rule: Some(DEFAULT_RULE.to_string()),
+                ..all_rights()
+            }),
             None => Err(Refusal {
                 rule: "default".to_string(),
                 why: format!(
@@ -482,8 +497,8 @@ impl Rights {
     }
 
     /// Which flow group peers with these rights join on a source: equal
-    /// rights, one group. Root's (and the default's) key is apart from every
-    /// rule's.
+    /// rights, one group. Root's key and the default's (`default = "allow"`)
+    /// are apart from every rule's and from each other.
     pub fn group_key(&self) -> String {
         match &self.rule {
             Some(r) => format!("rule:{r}"),
@@ -545,6 +560,12 @@ filter = "net 10.1.0.0/16"
         // Root is not named: everything.
         let root = p.rights(&peer(0, &[0])).unwrap();
         assert_eq!(root.group_key(), "root");
+        // An allowing default gives every right, in a group of its own.
+        let open = Policy::parse("default = \"allow\"\n", "p").unwrap();
+        let anyone = open.rights(&peer(1004, &[5])).unwrap();
+        assert_eq!(anyone.group_key(), "rule:default");
+        assert_eq!(anyone.filter("tcp"), "tcp");
+        assert_eq!(open.rights(&peer(0, &[])).unwrap().group_key(), "root");
         assert_eq!(root.filter("udp"), "udp");
     }
 
@@ -622,6 +643,10 @@ filter = "net 10.1.0.0/16"
             (
                 "[[rule]]\nname = \"x\"\nusers = [1]\nsnaplen = 0\n",
                 "policy.toml:4:11: snaplen 0",
+            ),
+            (
+                "[[rule]]\nname = \"root\"\nusers = [1]\n",
+                "policy.toml:2:8: rule name \"root\" is reserved",
             ),
         ];
         for (text, want) in cases {

@@ -35,6 +35,9 @@ pub(crate) fn lock(d: &Mutex<Dispatch>) -> MutexGuard<'_, Dispatch> {
     d.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The clause of a flow with no filter: every frame is at least 0 bytes long.
+const MATCH_ALL: &str = "len >= 0";
+
 fn lock_clauses(c: &Mutex<Clauses>) -> MutexGuard<'_, Clauses> {
     c.lock().unwrap_or_else(|e| e.into_inner())
 }
@@ -212,7 +215,16 @@ impl Source {
             *refs += 1;
             return Ok(());
         }
-        let n = lock_clauses(clauses).add(text).map_err(|e| e.to_string())?;
+        // No filter is every packet; the live set takes no empty expression,
+        // so that flow's clause is one that accepts every frame.
+        let clause = if text.trim().is_empty() {
+            MATCH_ALL
+        } else {
+            text
+        };
+        let n = lock_clauses(clauses)
+            .add(clause)
+            .map_err(|e| e.to_string())?;
         self.kernel.insert(text.to_string(), (n, 1));
         Ok(())
     }
