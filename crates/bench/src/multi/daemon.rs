@@ -1,0 +1,101 @@
+//! The hook that runs a daemon around the netsift contender's measurements:
+//! started in the capture namespace before the applications, given time to
+//! get ready (its socket appears, [`DaemonCommand::ready`]), stopped with
+//! SIGTERM after the applications exit. Its CPU is part of the shared cost the
+//! experiment reports, read from `/proc` like the applications'.
+//!
+//! Nothing here knows what the daemon is: `netsiftd` with its socket, once it
+//! exists, is a [`DaemonCommand`] and an environment variable
+//! (`NETSIFT_SOCKET`) for the applications, both given on the command line.
+
+use super::apps::{Child, DaemonCommand};
+use crate::live::netns::Netns;
+use std::io::Read;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+/// How long a daemon is given to create its readiness path.
+const READY_TIMEOUT: Duration = Duration::from_secs(15);
+
+/// A running daemon.
+#[derive(Debug)]
+pub struct Daemon {
+    child: Child,
+    stderr: Option<JoinHandle<String>>,
+}
+
+impl Daemon {
+    /// Starts `cmd` with `env` and returns once it is ready.
+    pub fn start(
+        net: &Netns,
+        cmd: &DaemonCommand,
+        env: &[(String, String)],
+    ) -> Result<Daemon, String> {
+        if let Some(p) = &cmd.ready {
+            // A stale socket from an earlier run would pass for readiness.
+            let _ = std::fs::remove_file(p);
+        }
+        let (child, mut err) = Child::spawn(net, &cmd.argv, env)?;
+        let stderr = std::thread::spawn(move || {
+            let mut s = String::new();
+            let _ = err.read_to_string(&mut s);
+            s
+        });
+        let mut d = Daemon {
+            child,
+            stderr: Some(stderr),
+        };
+        match &cmd.ready {
+            None => std::thread::sleep(DaemonCommand::SETTLE),
+            Some(p) => {
+                let end = Instant::now() + READY_TIMEOUT;
+                while !p.exists() {
+                    if Instant::now() > end || !d.alive() {
+                        let said = d.stop().unwrap_or_else(|e| e);
+                        return Err(format!(
+                            "daemon `{}` did not create {} within {READY_TIMEOUT:?}: {}",
+                            cmd.argv.join(" "),
+                            p.display(),
+                            said.trim()
+                        ));
+                    }
+                    std::thread::sleep(Duration::from_millis(20));
+                }
+            }
+        }
+        Ok(d)
+    }
+
+    /// The daemon's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.pid
+    }
+
+    /// Whether it still runs (a zombie, exited and not reaped, does not).
+    fn alive(&self) -> bool {
+        std::fs::read_to_string(format!("/proc/{}/stat", self.child.pid)).is_ok_and(|s| {
+            s.rfind(')')
+                .and_then(|i| s[i + 1..].split_whitespace().next())
+                .is_some_and(|state| state != "Z")
+        })
+    }
+
+    /// Stops it with SIGTERM (SIGKILL after 5 s); returns its standard error.
+    pub fn stop(&mut self) -> Result<String, String> {
+        let status = self.child.stop(libc::SIGTERM, Duration::from_secs(5));
+        let said = self
+            .stderr
+            .take()
+            .map(|h| h.join().unwrap_or_default())
+            .unwrap_or_default();
+        status.map(|_| said)
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if self.stderr.is_some() {
+            let _ = self.stop();
+        }
+    }
+}
