@@ -15,7 +15,6 @@
 //! reads their CPU time from `/proc` while they run, and stops them with SIGINT
 //! as a user would; [`Closing`] is what each printed on its way out.
 
-use super::procstat::ProcTimes;
 use crate::live::netns::{self, Netns};
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
@@ -338,14 +337,6 @@ impl AppSet {
     /// The process ids, in application order.
     pub fn pids(&self) -> Vec<u32> {
         self.children.iter().map(|c| c.pid).collect()
-    }
-
-    /// The applications' user plus system ticks, summed.
-    pub fn ticks(&self) -> Result<u64, String> {
-        self.children
-            .iter()
-            .map(|c| ProcTimes::of(c.pid).map(|t| t.total()))
-            .sum()
     }
 
     /// Stops every application with SIGINT and collects what each printed.

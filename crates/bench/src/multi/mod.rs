@@ -28,6 +28,7 @@ pub mod daemon;
 pub mod point;
 pub mod procstat;
 pub mod report;
+pub mod sender;
 pub mod slow_reader;
 pub mod table1;
 pub mod trace;

@@ -4,7 +4,6 @@
 
 use super::apps::Contender;
 use super::point::PointRun;
-use super::procstat::ticks_per_second;
 use super::slow_reader::SlowReaderRun;
 use super::MultiReport;
 use crate::live::replay::Rate;
@@ -22,6 +21,10 @@ pub struct Summary {
     pub shared: Stat,
     /// The applications' own.
     pub app_cpu: Stat,
+    /// The experiment's processes alone ([`PointRun::attributed_cpu_s_per_mpkt`]).
+    pub attributed: Stat,
+    /// The part of that which is not the applications' own.
+    pub attributed_shared: Stat,
     /// The sender's rate, packets per second.
     pub pps: Stat,
     /// The worst application's loss (0 to 1).
@@ -73,7 +76,7 @@ pub fn point_line(r: &PointRun, runs: usize) -> String {
         Some(c) => format!("{} x{}", c.name(), r.point.apps),
     };
     format!(
-        "round {}/{}, {}, {who}: sent {} ({:.0} pps), busy {} ticks ({:.3} CPU s/Mpkt), apps {} ticks, \
+        "round {}/{}, {}, {who}: sent {} ({:.0} pps), busy {} ticks ({:.3} CPU s/Mpkt), apps {:.3} s, sender {:.3} s, \
          shared {:.3} s/Mpkt, worst loss {:.1}%, kernel drops {}, background {:.0}%",
         r.point.round + 1,
         runs,
@@ -82,7 +85,8 @@ pub fn point_line(r: &PointRun, runs: usize) -> String {
         r.sent.pps(),
         r.busy_ticks,
         r.cpu_s_per_mpkt(),
-        r.app_ticks,
+        r.app_cpu_s,
+        r.sender_cpu_s,
         r.shared_cpu_s_per_mpkt(),
         100.0 * r.drop_ratio(),
         r.kernel_dropped(),
@@ -137,10 +141,9 @@ impl MultiReport {
         if runs.is_empty() {
             return None;
         }
-        let tps = ticks_per_second();
-        let daemon = runs.iter().all(|r| r.daemon_ticks.is_some()).then(|| {
+        let daemon = runs.iter().all(|r| r.daemon_cpu_s.is_some()).then(|| {
             stat(&runs, |r| {
-                r.daemon_ticks.unwrap_or(0) as f64 / tps / (r.sent.packets as f64 / 1e6).max(1e-9)
+                r.daemon_cpu_s.unwrap_or(0.0) / (r.sent.packets as f64 / 1e6).max(1e-9)
             })
         });
         Some(Summary {
@@ -148,6 +151,8 @@ impl MultiReport {
             cpu: stat(&runs, PointRun::cpu_s_per_mpkt),
             shared: stat(&runs, PointRun::shared_cpu_s_per_mpkt),
             app_cpu: stat(&runs, PointRun::app_cpu_s_per_mpkt),
+            attributed: stat(&runs, PointRun::attributed_cpu_s_per_mpkt),
+            attributed_shared: stat(&runs, PointRun::attributed_shared_cpu_s_per_mpkt),
             pps: stat(&runs, |r| r.sent.pps()),
             drop: stat(&runs, PointRun::drop_ratio),
             kernel_dropped: stat(&runs, |r| r.kernel_dropped() as f64),
@@ -174,27 +179,29 @@ impl MultiReport {
     /// One Figure 12 table per rate.
     pub fn figure12_tables(&self) -> String {
         let mut s = String::new();
-        let has_daemon = self.points.iter().any(|p| p.daemon_ticks.is_some());
+        let has_daemon = self.points.iter().any(|p| p.daemon_cpu_s.is_some());
         for &rate in &self.rates {
             let _ = writeln!(
                 s,
-                "Figure 12 at {} ({} rounds; CPU in s per million packets sent, whole machine; \
-                 shared = not the tcpdumps' own time: sender, kernel{}):\n",
+                "Figure 12 at {} ({} rounds; CPU s per million packets sent. machine: /proc/stat busy, \
+                 everything on the machine; attributed: sender + tcpdumps + ksoftirqd{}; shared: less the tcpdumps' own):\n",
                 rate_label(rate),
                 self.runs,
-                if has_daemon { ", daemon" } else { "" }
+                if has_daemon { " + daemon" } else { "" }
             );
             s.push_str(
-                "| apps | contender | sender pps | CPU s/Mpkt | shared s/Mpkt | tcpdumps' own s/Mpkt | vs stock | worst loss | kernel drops | background busy |\n\
-                 |---|---|---|---|---|---|---|---|---|---|\n",
+                "| apps | contender | sender pps | machine CPU | machine shared | attributed CPU | attributed shared | tcpdumps' own | vs stock (attributed) | worst loss | kernel drops | background busy |\n\
+                 |---|---|---|---|---|---|---|---|---|---|---|---|\n",
             );
             if let Some(a) = self.summary(rate, None, 0) {
                 let _ = writeln!(
                     s,
-                    "| 0 | sender alone | {} | {} | {} | - | - | - | - | {} |",
+                    "| 0 | sender alone | {} | {} | {} | {} | {} | - | - | - | - | {} |",
                     cell(&a.pps, 0),
                     cell(&a.cpu, 3),
                     cell(&a.shared, 3),
+                    cell(&a.attributed, 3),
+                    cell(&a.attributed_shared, 3),
                     pct(&a.background)
                 );
             }
@@ -205,19 +212,21 @@ impl MultiReport {
                         continue;
                     };
                     let vs = match (c, &stock) {
-                        (Contender::Netsift, Some(st)) if st.cpu.median > 0.0 => {
-                            format!("{:.2}x", m.cpu.median / st.cpu.median)
+                        (Contender::Netsift, Some(st)) if st.attributed.median > 0.0 => {
+                            format!("{:.2}x", m.attributed.median / st.attributed.median)
                         }
                         (Contender::Stock, _) => "1.00x".into(),
                         _ => "-".into(),
                     };
                     let _ = writeln!(
                         s,
-                        "| {n} | {} | {} | {} | {} | {} | {vs} | {} | {} | {} |",
+                        "| {n} | {} | {} | {} | {} | {} | {} | {} | {vs} | {} | {} | {} |",
                         c.name(),
                         cell(&m.pps, 0),
                         cell(&m.cpu, 3),
                         cell(&m.shared, 3),
+                        cell(&m.attributed, 3),
+                        cell(&m.attributed_shared, 3),
                         cell(&m.app_cpu, 3),
                         pct(&m.drop),
                         cell(&m.kernel_dropped, 0),
@@ -332,9 +341,15 @@ impl MultiReport {
             ),
         ];
         type Get = fn(&Summary) -> f64;
-        let metrics: [(&str, Get, usize); 5] = [
+        let metrics: [(&str, Get, usize); 7] = [
             ("cpu_s_per_mpkt", |m| m.cpu.median, 4),
             ("shared_cpu_s_per_mpkt", |m| m.shared.median, 4),
+            ("attributed_cpu_s_per_mpkt", |m| m.attributed.median, 4),
+            (
+                "attributed_shared_cpu_s_per_mpkt",
+                |m| m.attributed_shared.median,
+                4,
+            ),
             ("app_cpu_s_per_mpkt", |m| m.app_cpu.median, 4),
             ("sender_pps", |m| m.pps.median, 0),
             ("drop_ratio", |m| m.drop.median, 4),
@@ -354,6 +369,10 @@ impl MultiReport {
             num(alone.as_ref().map(|a| a.cpu.median), 4)
         ));
         fields.push(format!(
+            "\"attributed_cpu_s_per_mpkt_alone\":{}",
+            num(alone.as_ref().map(|a| a.attributed.median), 4)
+        ));
+        fields.push(format!(
             "\"slow_reader_exact\":{}",
             self.slow_reader_exact()
         ));
@@ -369,7 +388,7 @@ impl MultiReport {
             .iter()
             .map(|p| {
                 format!(
-                    "{{\"rate\":\"{}\",\"contender\":{},\"apps\":{},\"round\":{},\"sent\":{},\"sender_pps\":{:.0},\"busy_ticks\":{},\"app_ticks\":{},\"daemon_ticks\":{},\"cpu_s_per_mpkt\":{:.4},\"shared_cpu_s_per_mpkt\":{:.4},\"drop_ratio\":{:.4},\"kernel_dropped\":{},\"background\":{:.3},\"captured\":[{}],\"expected\":[{}]}}",
+                    "{{\"rate\":\"{}\",\"contender\":{},\"apps\":{},\"round\":{},\"sent\":{},\"sender_pps\":{:.0},\"busy_ticks\":{},\"app_cpu_s\":{:.4},\"daemon_cpu_s\":{},\"sender_cpu_s\":{:.4},\"ksoftirqd_cpu_s\":{:.4},\"cpu_s_per_mpkt\":{:.4},\"shared_cpu_s_per_mpkt\":{:.4},\"attributed_cpu_s_per_mpkt\":{:.4},\"attributed_shared_cpu_s_per_mpkt\":{:.4},\"drop_ratio\":{:.4},\"kernel_dropped\":{},\"background\":{:.3},\"captured\":[{}],\"expected\":[{}]}}",
                     p.point.rate.label(),
                     p.point.contender.map_or("null".into(), |c| json_str(c.name())),
                     p.point.apps,
@@ -377,10 +396,14 @@ impl MultiReport {
                     p.sent.packets,
                     p.sent.pps(),
                     p.busy_ticks,
-                    p.app_ticks,
-                    p.daemon_ticks.map_or("null".into(), |t| t.to_string()),
+                    p.app_cpu_s,
+                    p.daemon_cpu_s.map_or("null".into(), |t| format!("{t:.4}")),
+                    p.sender_cpu_s,
+                    p.ksoftirqd_cpu_s,
                     p.cpu_s_per_mpkt(),
                     p.shared_cpu_s_per_mpkt(),
+                    p.attributed_cpu_s_per_mpkt(),
+                    p.attributed_shared_cpu_s_per_mpkt(),
                     p.drop_ratio(),
                     p.kernel_dropped(),
                     p.background,
@@ -425,6 +448,7 @@ merged. No figures are given for them; `copy_modes` is null in the JSON.\n";
 mod tests {
     use super::super::apps::{AppExit, Closing};
     use super::super::point::Point;
+    use super::super::procstat::ticks_per_second;
     use super::super::slow_reader;
     use super::super::trace::Trace;
     use super::*;
@@ -455,8 +479,10 @@ mod tests {
                 seconds: 0.5,
             },
             busy_ticks: 197 + 40 * apps as u64,
-            app_ticks: 11 * apps as u64,
-            daemon_ticks: None,
+            app_cpu_s: 0.11 * apps as f64,
+            daemon_cpu_s: None,
+            sender_cpu_s: 0.5,
+            ksoftirqd_cpu_s: 0.02,
             window_s: 0.6,
             background: 0.01,
             exits,
@@ -513,6 +539,8 @@ mod tests {
             "netsift_sender_pps",
             "stock_drop_ratio",
             "netsift_drop_ratio",
+            "stock_attributed_cpu_s_per_mpkt",
+            "netsift_attributed_shared_cpu_s_per_mpkt",
         ] {
             let v = j[key].as_array().unwrap_or_else(|| panic!("{key} missing"));
             assert_eq!(v.len(), apps.len(), "{key}");
@@ -529,7 +557,7 @@ mod tests {
         assert!((drop - 0.1).abs() < 1e-9);
         let shared = j["stock_shared_cpu_s_per_mpkt"][1].as_f64().unwrap();
         let tps = ticks_per_second();
-        let want = (197.0 + 240.0 - 66.0) / tps / 0.2;
+        let want = ((197.0 + 240.0) / tps - 0.66) / 0.2;
         assert!((shared - want).abs() < 1e-3, "{shared} vs {want}");
     }
 
