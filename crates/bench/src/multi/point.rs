@@ -2,14 +2,24 @@
 //! sender alone) while the trace is replayed once at one rate, and what it cost.
 //!
 //! The order of one point: the daemon (if configured) and the applications
-//! start and say they listen; a short window with nothing sent gives the
-//! machine's background load ([`PointRun::background`], other builds on a
-//! shared machine show here); then the CPU window opens (`/proc/stat` and each
-//! application's `/proc/PID/stat`), tcpreplay plays the trace, and the window
+//! start and say they listen; the machine's background load is looked at
+//! ([`PointRun::background`]: other builds on a shared machine show here) and
+//! the point waits a few seconds for it to fall if it is high; then the CPU
+//! window opens, tcpreplay plays the trace ([`super::sender`]), and the window
 //! closes once the applications' CPU time has stopped growing (they caught up
 //! with their rings) or after [`CATCH_UP_MAX`]; the applications are left
 //! running until [`DRAIN`] after the replay, so the last partly filled ring
 //! block is handed over before SIGINT, and their closing lines are read.
+//!
+//! Two measures of the cost. **Machine**: busy ticks of `/proc/stat` over the
+//! window, everything that ran, as FFPF measured system load; the kernel's
+//! softirq share counts wherever it ran, and so does any other build on the
+//! machine. **Attributed**: the experiment's processes alone, tcpreplay's own
+//! time from `wait4` and the applications', the daemon's and ksoftirqd's from
+//! the scheduler; without IRQ time accounting (this kernel) softirq work is
+//! charged to the task it interrupted, mostly the sender, whose transmit on
+//! the veth runs the receive path, so it is counted too. The *shared* part of
+//! either is what is not the applications' own time: sender, kernel, daemon.
 //!
 //! What an application should have captured is known without it: the filter's
 //! verdicts on the trace file (the trace has no VLAN tags, so a live capture

@@ -76,10 +76,10 @@ fn drain(mut r: FlowReader, done: Arc<AtomicBool>, nap: Duration) -> Result<Flow
 /// small-IBuf reader two of three.
 fn takers(seq: u64, ids: &[FlowId; 3]) -> Vec<(FlowId, u32)> {
     let mut v = vec![(ids[0], 0)];
-    if seq % 2 == 0 {
+    if seq.is_multiple_of(2) {
         v.push((ids[1], 1));
     }
-    if seq % 3 != 0 {
+    if !seq.is_multiple_of(3) {
         v.push((ids[2], 2));
     }
     v
