@@ -11,8 +11,10 @@
 //! running until [`DRAIN`] after the replay, so the last partly filled ring
 //! block is handed over before SIGINT, and their closing lines are read.
 //!
-//! Two measures of the cost. **Machine**: busy ticks of `/proc/stat` over the
-//! window, everything that ran, as FFPF measured system load; the kernel's
+//! Two measures of the cost. **Machine**: `/proc/stat` over the window,
+//! every CPU's time less its idle time (the busy ticks undercount bursty work,
+//! see [`super::procstat::parse_system`]), everything that ran, as FFPF
+//! measured system load; the kernel's
 //! softirq share counts wherever it ran, and so does any other build on the
 //! machine. **Attributed**: the experiment's processes alone, tcpreplay's own
 //! time from `wait4` and the applications', the daemon's and ksoftirqd's from
@@ -30,7 +32,7 @@
 
 use super::apps::{AppExit, AppSet, Apps, Contender};
 use super::daemon::Daemon;
-use super::procstat::{cpu_ns, cpu_ns_of, ksoftirqd_pids, ticks_per_second, SystemTimes};
+use super::procstat::{cpu_ns, cpu_ns_of, ksoftirqd_pids, SystemTimes};
 use super::sender;
 use crate::live::netns::Netns;
 use crate::live::replay::{Rate, Sent};
@@ -89,8 +91,12 @@ pub struct PointRun {
     pub point: Point,
     /// What tcpreplay sent.
     pub sent: Sent,
-    /// Busy ticks of the whole machine in the CPU window (`/proc/stat`).
+    /// Busy ticks of the whole machine in the CPU window as `/proc/stat`
+    /// samples them (kept for the record; see [`super::procstat::parse_system`]).
     pub busy_ticks: u64,
+    /// Busy CPU seconds of the whole machine in the window: every CPU's time
+    /// less its idle time.
+    pub busy_s: f64,
     /// The applications' own CPU seconds in the window.
     pub app_cpu_s: f64,
     /// The daemon's CPU seconds in the window, when one ran.
@@ -118,13 +124,12 @@ impl PointRun {
     /// The whole machine's busy CPU seconds per million packets sent (sender,
     /// kernel, applications, daemon and anything else running).
     pub fn cpu_s_per_mpkt(&self) -> f64 {
-        self.busy_ticks as f64 / ticks_per_second() / self.mpkt()
+        self.busy_s / self.mpkt()
     }
 
     /// The part of it that is not the applications' own time.
     pub fn shared_cpu_s_per_mpkt(&self) -> f64 {
-        let busy = self.busy_ticks as f64 / ticks_per_second();
-        (busy - self.app_cpu_s).max(0.0) / self.mpkt()
+        (self.busy_s - self.app_cpu_s).max(0.0) / self.mpkt()
     }
 
     /// The applications' own CPU seconds per million packets sent.
@@ -235,8 +240,8 @@ pub fn measure(s: &Setup<'_>, p: Point) -> Result<PointRun, String> {
         }
     }
     let sys1 = SystemTimes::now()?;
-    let k1 = cpu_ns_of(&softirqd);
     let window_s = t0.elapsed().as_secs_f64();
+    let k1 = cpu_ns_of(&softirqd);
     let (a1, d1) = last;
     s.stop.sleep(DRAIN.saturating_sub(replayed.elapsed()))?;
     let exits = match apps {
@@ -257,6 +262,7 @@ pub fn measure(s: &Setup<'_>, p: Point) -> Result<PointRun, String> {
         point: p,
         sent,
         busy_ticks: sys1.since(&sys0).busy,
+        busy_s: sys1.since(&sys0).busy_s(window_s),
         app_cpu_s: a1.saturating_sub(a0) as f64 / 1e9,
         daemon_cpu_s: dpid.map(|_| d1.saturating_sub(d0) as f64 / 1e9),
         sender_cpu_s: replay.cpu_s,

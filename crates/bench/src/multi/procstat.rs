@@ -19,6 +19,8 @@ pub struct SystemTimes {
     pub busy: u64,
     /// Ticks idle or waiting for I/O.
     pub idle: u64,
+    /// CPUs online (the `cpuN` lines).
+    pub cpus: u32,
 }
 
 impl SystemTimes {
@@ -33,6 +35,7 @@ impl SystemTimes {
         SystemTimes {
             busy: self.busy.saturating_sub(earlier.busy),
             idle: self.idle.saturating_sub(earlier.idle),
+            cpus: self.cpus,
         }
     }
 }
@@ -40,6 +43,14 @@ impl SystemTimes {
 /// Reads the aggregate `cpu` line: `cpu user nice system idle iowait irq
 /// softirq steal guest guest_nice`. Guest time is already inside user and nice,
 /// so it is not added again.
+///
+/// The two halves are not measured alike. Busy time is sampled by the tick
+/// (`CONFIG_TICK_CPU_ACCOUNTING`): a tick charges its whole period to what
+/// it interrupted. Idle time, on a tickless kernel (`NO_HZ`), is the time
+/// each CPU actually spent idle. Work that runs in bursts shorter than a tick
+/// and sleeps in between, like the sender between packet bursts, is missed by
+/// the first and not by the second, so [`SystemTimes::busy_s`] derives busy
+/// time from the idle time and the wall clock.
 pub fn parse_system(text: &str) -> Result<SystemTimes, String> {
     let line = text
         .lines()
@@ -55,10 +66,23 @@ pub fn parse_system(text: &str) -> Result<SystemTimes, String> {
         return Err(format!("/proc/stat `cpu` line {line:?}: too few fields"));
     }
     let at = |i: usize| v.get(i).copied().unwrap_or(0);
+    let cpus = text
+        .lines()
+        .filter(|l| l.starts_with("cpu") && l.as_bytes().get(3).is_some_and(u8::is_ascii_digit))
+        .count() as u32;
     Ok(SystemTimes {
         busy: at(0) + at(1) + at(2) + at(5) + at(6) + at(7),
         idle: at(3) + at(4),
+        cpus: cpus.max(1),
     })
+}
+
+impl SystemTimes {
+    /// Busy CPU seconds over `wall` seconds, for a difference taken `wall`
+    /// apart: every CPU's time less what it spent idle (see [`parse_system`]).
+    pub fn busy_s(&self, wall: f64) -> f64 {
+        (wall * f64::from(self.cpus) - self.idle as f64 / ticks_per_second()).max(0.0)
+    }
 }
 
 /// One process's user and system time, all threads, in clock ticks.
@@ -170,11 +194,20 @@ mod tests {
         let t = parse_system(stat).unwrap();
         assert_eq!(t.busy, 1000 + 20 + 300 + 6 + 70 + 8);
         assert_eq!(t.idle, 5040);
+        assert_eq!(t.cpus, 1);
         let later = SystemTimes {
             busy: t.busy + 197,
             idle: t.idle + 3,
+            cpus: 1,
         };
         assert_eq!(later.since(&t).busy, 197);
+        // 2 s on two CPUs, 1.5 of them idle: 2.5 s busy.
+        let d = SystemTimes {
+            busy: 0,
+            idle: (1.5 * ticks_per_second()) as u64,
+            cpus: 2,
+        };
+        assert!((d.busy_s(2.0) - 2.5).abs() < 1e-9);
         // Old kernels print fewer columns; the missing ones count as zero.
         assert_eq!(parse_system("cpu 1 2 3 4\n").unwrap().busy, 6);
         assert!(parse_system("intr 1\n").is_err());

@@ -76,13 +76,14 @@ pub fn point_line(r: &PointRun, runs: usize) -> String {
         Some(c) => format!("{} x{}", c.name(), r.point.apps),
     };
     format!(
-        "round {}/{}, {}, {who}: sent {} ({:.0} pps), busy {} ticks ({:.3} CPU s/Mpkt), apps {:.3} s, sender {:.3} s, \
+        "round {}/{}, {}, {who}: sent {} ({:.0} pps), busy {:.2} s ({} ticks sampled; {:.3} CPU s/Mpkt), apps {:.3} s, sender {:.3} s, \
          shared {:.3} s/Mpkt, worst loss {:.1}%, kernel drops {}, background {:.0}%",
         r.point.round + 1,
         runs,
         rate_label(r.point.rate),
         r.sent.packets,
         r.sent.pps(),
+        r.busy_s,
         r.busy_ticks,
         r.cpu_s_per_mpkt(),
         r.app_cpu_s,
@@ -183,7 +184,7 @@ impl MultiReport {
         for &rate in &self.rates {
             let _ = writeln!(
                 s,
-                "Figure 12 at {} ({} rounds; CPU s per million packets sent. machine: /proc/stat busy, \
+                "Figure 12 at {} ({} rounds; CPU s per million packets sent. machine: /proc/stat, CPU time less idle, \
                  everything on the machine; attributed: sender + tcpdumps + ksoftirqd{}; shared: less the tcpdumps' own):\n",
                 rate_label(rate),
                 self.runs,
@@ -388,7 +389,7 @@ impl MultiReport {
             .iter()
             .map(|p| {
                 format!(
-                    "{{\"rate\":\"{}\",\"contender\":{},\"apps\":{},\"round\":{},\"sent\":{},\"sender_pps\":{:.0},\"busy_ticks\":{},\"app_cpu_s\":{:.4},\"daemon_cpu_s\":{},\"sender_cpu_s\":{:.4},\"ksoftirqd_cpu_s\":{:.4},\"cpu_s_per_mpkt\":{:.4},\"shared_cpu_s_per_mpkt\":{:.4},\"attributed_cpu_s_per_mpkt\":{:.4},\"attributed_shared_cpu_s_per_mpkt\":{:.4},\"drop_ratio\":{:.4},\"kernel_dropped\":{},\"background\":{:.3},\"captured\":[{}],\"expected\":[{}]}}",
+                    "{{\"rate\":\"{}\",\"contender\":{},\"apps\":{},\"round\":{},\"sent\":{},\"sender_pps\":{:.0},\"busy_ticks\":{},\"busy_s\":{:.3},\"window_s\":{:.3},\"app_cpu_s\":{:.4},\"daemon_cpu_s\":{},\"sender_cpu_s\":{:.4},\"ksoftirqd_cpu_s\":{:.4},\"cpu_s_per_mpkt\":{:.4},\"shared_cpu_s_per_mpkt\":{:.4},\"attributed_cpu_s_per_mpkt\":{:.4},\"attributed_shared_cpu_s_per_mpkt\":{:.4},\"drop_ratio\":{:.4},\"kernel_dropped\":{},\"background\":{:.3},\"captured\":[{}],\"expected\":[{}]}}",
                     p.point.rate.label(),
                     p.point.contender.map_or("null".into(), |c| json_str(c.name())),
                     p.point.apps,
@@ -396,6 +397,8 @@ impl MultiReport {
                     p.sent.packets,
                     p.sent.pps(),
                     p.busy_ticks,
+                    p.busy_s,
+                    p.window_s,
                     p.app_cpu_s,
                     p.daemon_cpu_s.map_or("null".into(), |t| format!("{t:.4}")),
                     p.sender_cpu_s,
@@ -479,6 +482,7 @@ mod tests {
                 seconds: 0.5,
             },
             busy_ticks: 197 + 40 * apps as u64,
+            busy_s: (197 + 40 * apps) as f64 / ticks_per_second(),
             app_cpu_s: 0.11 * apps as f64,
             daemon_cpu_s: None,
             sender_cpu_s: 0.5,

@@ -1,8 +1,9 @@
 //! The slow-reader run: FFPF's accounting claim checked in process. A
 //! [`Group`] under the slow-reader preference with a small PBuf is written
-//! 1500-byte packets in batches, three flows with overlapping interests: a
-//! reader that keeps up, one that sleeps after every packet, and one whose
-//! IBuf is small. The writer never waits, so packets are dropped (PBuf full
+//! 1500-byte packets in batches of 32 every 100 µs or so, three flows with
+//! overlapping interests: a reader that keeps up, one that sleeps 1 ms after
+//! every packet (and, as every reader, publishes its position every 64), and
+//! one whose IBuf is small. The writer never waits, so packets are dropped (PBuf full
 //! for everyone while the sleeper pins it; IBuf full for one flow alone).
 //! Once every reader has caught up, each flow must satisfy
 //! `delivered + overwritten + invalid + pbuf_full + ibuf_full = accepted`,
@@ -98,7 +99,7 @@ pub fn run(packets: u64, bounded: bool) -> Result<SlowReaderRun, String> {
     }
     let names = ["fast", "sleeper", "small-ibuf"];
     let sizes = [4096, 1024, 16];
-    let naps = [Duration::ZERO, Duration::from_micros(200), Duration::ZERO];
+    let naps = [Duration::ZERO, Duration::from_millis(1), Duration::ZERO];
     let done = Arc::new(AtomicBool::new(false));
     let mut ids = Vec::new();
     let mut threads = Vec::new();
@@ -129,7 +130,7 @@ pub fn run(packets: u64, bounded: bool) -> Result<SlowReaderRun, String> {
         g.write_batch(&batch);
         seq += n;
         // A writer at a line rate, not a loop: readers get to run.
-        std::thread::sleep(Duration::from_micros(20));
+        std::thread::sleep(Duration::from_micros(100));
     }
     done.store(true, Ordering::Release);
     let mut flows = Vec::new();
