@@ -99,3 +99,49 @@ impl Drop for Daemon {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use netsift_testkit::netns::VethPair;
+    use netsift_testkit::{require, Need};
+
+    /// The hook with a stand-in daemon: it gets the contender's environment,
+    /// runs in the capture namespace, is waited for until its "socket"
+    /// appears, and is gone after `stop`.
+    #[test]
+    fn starts_waits_for_and_stops_a_daemon() {
+        require!(Need::Netns);
+        let net = VethPair::with_names("nsdmn", "lbtx", "lbrx").unwrap();
+        let dir = std::env::temp_dir().join(format!("netsift-daemon-test-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let ready = dir.join("sock");
+        let cmd = DaemonCommand {
+            argv: vec![
+                "sh".into(),
+                "-c".into(),
+                "sleep 0.2; ip -o link show lbrx >&2; touch \"$NETSIFT_SOCKET\"; exec sleep 30"
+                    .into(),
+            ],
+            ready: Some(ready.clone()),
+        };
+        let env = [("NETSIFT_SOCKET".to_string(), ready.display().to_string())];
+        let mut d = Daemon::start(&net, &cmd, &env).unwrap();
+        assert!(ready.exists());
+        let pid = d.pid();
+        assert!(d.alive());
+        let said = d.stop().unwrap();
+        assert!(
+            said.contains("lbrx"),
+            "not in the capture namespace: {said}"
+        );
+        assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
+        // A daemon that dies before it is ready is an error, not a hang.
+        let dead = DaemonCommand {
+            argv: vec!["false".into()],
+            ready: Some(dir.join("never")),
+        };
+        assert!(Daemon::start(&net, &dead, &[]).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
