@@ -104,8 +104,8 @@ struct MultiArgs {
     #[arg(long = "netsift-env", value_name = "KEY=VALUE")]
     netsift_env: Vec<String>,
     /// A daemon to run around each netsift measurement, its command line
-    /// (split at spaces), started in the capture namespace and stopped with
-    /// SIGTERM.
+    /// (split into words as a shell would, quotes kept, no expansions),
+    /// started in the capture namespace and stopped with SIGTERM.
     #[arg(long, value_name = "COMMAND")]
     daemon: Option<String>,
     /// With --daemon: wait until this path exists (its socket) before starting
@@ -904,10 +904,8 @@ fn run_multi(a: &MultiArgs) -> Result<()> {
         .collect::<Result<Vec<_>>>()?;
     let daemon = match &a.daemon {
         Some(cmd) => {
-            let argv: Vec<String> = cmd.split_whitespace().map(String::from).collect();
-            if argv.is_empty() {
-                bail!("--daemon: an empty command line");
-            }
+            let argv =
+                multi::daemon::split_command(cmd).map_err(|e| anyhow::anyhow!("--daemon: {e}"))?;
             Some(DaemonCommand {
                 argv,
                 ready: a.daemon_ready.clone(),

@@ -24,6 +24,63 @@ pub struct Daemon {
     stderr: Option<JoinHandle<String>>,
 }
 
+/// Splits a command line into words as a POSIX shell would for the simple
+/// cases: whitespace separates, single quotes keep everything, double quotes
+/// keep everything but a backslash before `"` or `\\`, and a backslash outside
+/// quotes keeps the next character. No expansions.
+pub fn split_command(line: &str) -> Result<Vec<String>, String> {
+    let mut words = Vec::new();
+    let mut word: Option<String> = None;
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            c if c.is_whitespace() => {
+                if let Some(w) = word.take() {
+                    words.push(w);
+                }
+            }
+            '\'' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('\'') => break,
+                        Some(c) => w.push(c),
+                        None => return Err(format!("{line:?}: an unterminated ' quote")),
+                    }
+                }
+            }
+            '"' => {
+                let w = word.get_or_insert_with(String::new);
+                loop {
+                    match chars.next() {
+                        Some('"') => break,
+                        Some('\\') => match chars.next() {
+                            Some(c @ ('"' | '\\')) => w.push(c),
+                            Some(c) => {
+                                w.push('\\');
+                                w.push(c);
+                            }
+                            None => return Err(format!("{line:?}: an unterminated \" quote")),
+                        },
+                        Some(c) => w.push(c),
+                        None => return Err(format!("{line:?}: an unterminated \" quote")),
+                    }
+                }
+            }
+            '\\' => match chars.next() {
+                Some(c) => word.get_or_insert_with(String::new).push(c),
+                None => return Err(format!("{line:?}: a backslash at the end")),
+            },
+            c => word.get_or_insert_with(String::new).push(c),
+        }
+    }
+    words.extend(word);
+    if words.is_empty() {
+        return Err("an empty command line".into());
+    }
+    Ok(words)
+}
+
 impl Daemon {
     /// Starts `cmd` with `env` and returns once it is ready.
     pub fn start(
@@ -105,6 +162,21 @@ mod tests {
     use super::*;
     use netsift_testkit::netns::VethPair;
     use netsift_testkit::{require, Need};
+
+    #[test]
+    fn splits_a_command_line_as_a_shell_would() {
+        assert_eq!(
+            split_command("netsiftd  --socket /run/n.sock").unwrap(),
+            ["netsiftd", "--socket", "/run/n.sock"]
+        );
+        assert_eq!(
+            split_command(r#"sh -c 'touch "$X"; exec sleep 9' a\ b "c \"d\"""#).unwrap(),
+            ["sh", "-c", "touch \"$X\"; exec sleep 9", "a b", "c \"d\""]
+        );
+        assert_eq!(split_command("''").unwrap(), [""]);
+        assert!(split_command("sh -c 'x").is_err());
+        assert!(split_command("  ").is_err());
+    }
 
     /// The hook with a stand-in daemon: it gets the contender's environment,
     /// runs in the capture namespace, is waited for until its "socket"

@@ -242,7 +242,38 @@ pub fn backend_label(apps: &Apps) -> String {
             } else {
                 env.join(" ")
             },
-            d.argv.join(" ")
+            shell_words(&d.argv)
         ),
+    }
+}
+
+/// `argv` as a shell would read it back: words with spaces, quotes or `$` in
+/// single quotes.
+fn shell_words(argv: &[String]) -> String {
+    argv.iter()
+        .map(|w| {
+            let plain =
+                !w.is_empty() && !w.contains(|c: char| c.is_whitespace() || "'\"\\$".contains(c));
+            if plain {
+                w.clone()
+            } else {
+                format!("'{}'", w.replace('\'', "'\\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{daemon::split_command, shell_words};
+
+    #[test]
+    fn a_daemon_line_reads_back_as_it_was_given() {
+        let line = r#"sh -c 'touch "$X"; exec sleep 9' it\'s"#;
+        let argv = split_command(line).unwrap();
+        let shown = shell_words(&argv);
+        assert_eq!(shown, r#"sh -c 'touch "$X"; exec sleep 9' 'it'\''s'"#);
+        assert_eq!(split_command(&shown).unwrap(), argv);
     }
 }

@@ -360,6 +360,18 @@ impl MultiReport {
                 fields.push(format!("\"{}_{key}\":{}", c.name(), list(c, &f, d)));
             }
         }
+        let daemon: Vec<String> = self
+            .counts
+            .iter()
+            .map(|&n| {
+                let m = rate.and_then(|r| self.summary(r, Some(Contender::Netsift), n));
+                num(m.and_then(|m| m.daemon).map(|d| d.median), 4)
+            })
+            .collect();
+        fields.push(format!(
+            "\"netsift_daemon_cpu_s_per_mpkt\":[{}]",
+            daemon.join(",")
+        ));
         let alone = rate.and_then(|r| self.summary(r, None, 0));
         fields.push(format!(
             "\"sender_pps_alone\":{}",
@@ -389,7 +401,7 @@ impl MultiReport {
             .iter()
             .map(|p| {
                 format!(
-                    "{{\"rate\":\"{}\",\"contender\":{},\"apps\":{},\"round\":{},\"sent\":{},\"sender_pps\":{:.0},\"busy_ticks\":{},\"busy_s\":{:.3},\"window_s\":{:.3},\"app_cpu_s\":{:.4},\"daemon_cpu_s\":{},\"sender_cpu_s\":{:.4},\"ksoftirqd_cpu_s\":{:.4},\"cpu_s_per_mpkt\":{:.4},\"shared_cpu_s_per_mpkt\":{:.4},\"attributed_cpu_s_per_mpkt\":{:.4},\"attributed_shared_cpu_s_per_mpkt\":{:.4},\"drop_ratio\":{:.4},\"kernel_dropped\":{},\"background\":{:.3},\"captured\":[{}],\"expected\":[{}]}}",
+                    "{{\"rate\":\"{}\",\"contender\":{},\"apps\":{},\"round\":{},\"sent\":{},\"sender_pps\":{:.0},\"busy_ticks\":{},\"busy_s\":{:.3},\"window_s\":{:.3},\"app_cpu_s\":{:.4},\"daemon_cpu_s\":{},\"sender_cpu_s\":{:.4},\"ksoftirqd_cpu_s\":{:.4},\"cpu_s_per_mpkt\":{:.4},\"shared_cpu_s_per_mpkt\":{:.4},\"attributed_cpu_s_per_mpkt\":{:.4},\"attributed_shared_cpu_s_per_mpkt\":{:.4},\"drop_ratio\":{:.4},\"kernel_dropped\":{},\"background\":{:.3},\"captured\":[{}],\"received\":[{}],\"expected\":[{}]}}",
                     p.point.rate.label(),
                     p.point.contender.map_or("null".into(), |c| json_str(c.name())),
                     p.point.apps,
@@ -411,6 +423,7 @@ impl MultiReport {
                     p.kernel_dropped(),
                     p.background,
                     p.exits.iter().map(|e| e.closing.captured.to_string()).collect::<Vec<_>>().join(","),
+                    p.exits.iter().map(|e| e.closing.received.to_string()).collect::<Vec<_>>().join(","),
                     p.expected.iter().map(|e| e.to_string()).collect::<Vec<_>>().join(","),
                 )
             })
