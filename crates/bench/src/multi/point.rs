@@ -170,12 +170,15 @@ impl PointRun {
     }
 }
 
-/// The share of the machine busy over [`BACKGROUND`].
+/// The share of the machine busy over [`BACKGROUND`], from idle time as the
+/// machine figure is.
 fn busy_share(stop: &Stop) -> Result<f64, String> {
+    let t = Instant::now();
     let b0 = SystemTimes::now()?;
     stop.sleep(BACKGROUND)?;
     let b = SystemTimes::now()?.since(&b0);
-    Ok(b.busy as f64 / (b.busy + b.idle).max(1) as f64)
+    let wall = t.elapsed().as_secs_f64();
+    Ok((b.busy_s(wall) / (wall * f64::from(b.cpus)).max(1e-9)).clamp(0.0, 1.0))
 }
 
 /// Waits (up to [`QUIET_TRIES`] looks a second apart) for the machine's
