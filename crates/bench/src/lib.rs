@@ -15,5 +15,6 @@ pub use gen::{write_pcap, GenPacket};
 pub mod dynamic;
 pub mod kernel;
 pub mod live;
+pub mod multi;
 pub mod static_bench;
 pub mod stats;

@@ -53,6 +53,65 @@ enum Command {
     /// and filter edits under load, netsift's live set against `pcap_setfilter`.
     /// Needs root (CAP_NET_ADMIN).
     Live(LiveArgs),
+    /// Many applications on one link (FFPF section 5, Figure 12 and Table 1):
+    /// N concurrent unmodified tcpdumps with overlapping filters through the
+    /// stock libpcap and through netsift's drop-in libpcap, machine-wide CPU per
+    /// packet and the shared part of it, the sender's rate and the worst
+    /// application's loss; Table 1's per-operation costs and the slow-reader
+    /// accounting in process. Needs root (CAP_NET_ADMIN) and the shim
+    /// (`cargo build --release -p netsift-libpcap`).
+    Multi(MultiArgs),
+}
+
+/// Options of `multi`.
+#[derive(Args, Debug)]
+struct MultiArgs {
+    /// Finish in under three minutes (1 and 6 applications, 200,000 packets,
+    /// one round).
+    #[arg(long)]
+    quick: bool,
+    /// Print one JSON object as the last line.
+    #[arg(long)]
+    json: bool,
+    /// Numbers of concurrent applications, comma-separated (default 1-8, quick 1,6).
+    #[arg(long, value_delimiter = ',')]
+    apps: Vec<usize>,
+    /// Replay rates in packets per second, comma-separated; `top` for top speed
+    /// (default 150000,top).
+    #[arg(long, value_delimiter = ',')]
+    rates: Vec<String>,
+    /// Rounds: every point once per round (default 3, quick 1).
+    #[arg(long)]
+    runs: Option<usize>,
+    /// Packets of the generated trace (default 500,000, quick 200,000).
+    #[arg(long)]
+    packets: Option<usize>,
+    /// Plays of the trace per replay at top speed.
+    #[arg(long, default_value_t = 2)]
+    top_loops: usize,
+    /// Ring size of every application (`-B`), KiB.
+    #[arg(long, default_value_t = 16384)]
+    buffer_kib: usize,
+    /// The tcpdump both contenders run.
+    #[arg(long, default_value = "tcpdump")]
+    tcpdump: PathBuf,
+    /// The directory holding netsift's libpcap.so.0.8 (default: `libpcap`
+    /// beside this binary, where `cargo build -p netsift-libpcap` puts it).
+    #[arg(long, value_name = "DIR")]
+    shim_dir: Option<PathBuf>,
+    /// Environment for the netsift contender's tcpdumps and daemon, KEY=VALUE
+    /// (repeatable), e.g. NETSIFT_SOCKET=/run/netsiftd.sock.
+    #[arg(long = "netsift-env", value_name = "KEY=VALUE")]
+    netsift_env: Vec<String>,
+    /// A daemon to run around each netsift measurement, its command line
+    /// (split into words as a shell would, quotes kept, no expansions),
+    /// started in the capture namespace and stopped with SIGTERM.
+    #[arg(long, value_name = "COMMAND")]
+    daemon: Option<String>,
+    /// With --daemon: wait until this path exists (its socket) before starting
+    /// the tcpdumps.
+    #[arg(long, value_name = "PATH", requires = "daemon")]
+    daemon_ready: Option<PathBuf>,
 }
 
 /// Options of `kernel`.
@@ -269,6 +328,7 @@ fn main() -> Result<()> {
         Command::E2e(args) => run_e2e(&args),
         Command::Kernel(args) => run_kernel(&args),
         Command::Live(args) => run_live(&args),
+        Command::Multi(args) => run_multi(&args),
     }
 }
 
@@ -801,4 +861,126 @@ fn run_live(a: &LiveArgs) -> Result<()> {
     })();
     let _ = std::fs::remove_dir_all(&dir);
     result
+}
+
+/// Parses `--rates`: packet rates or `top`.
+fn parse_rates(rates: &[String]) -> Result<Vec<netsift_bench::live::replay::Rate>> {
+    use netsift_bench::live::replay::Rate;
+    rates
+        .iter()
+        .map(|r| match r.as_str() {
+            "top" => Ok(Rate::Top),
+            n => match n.parse::<u64>() {
+                Ok(n) if n > 0 => Ok(Rate::Pps(n)),
+                _ => bail!("--rates: {n:?} is neither a packet rate nor `top`"),
+            },
+        })
+        .collect()
+}
+
+fn run_multi(a: &MultiArgs) -> Result<()> {
+    use netsift_bench::multi::{
+        self,
+        apps::{Apps, DaemonCommand, NetsiftSetup},
+        MultiConfig,
+    };
+    if let Some(why) = netsift_bench::live::netns::missing_privilege() {
+        bail!(why);
+    }
+    let stop = netsift_bench::live::Stop::on_signals().context("installing signal handlers")?;
+    let shim_dir = match &a.shim_dir {
+        Some(d) => d.clone(),
+        None => std::env::current_exe()
+            .context("locating netsift-bench")?
+            .with_file_name("libpcap"),
+    };
+    let env = a
+        .netsift_env
+        .iter()
+        .map(|kv| match kv.split_once('=') {
+            Some((k, v)) if !k.is_empty() => Ok((k.to_string(), v.to_string())),
+            _ => bail!("--netsift-env {kv:?}: want KEY=VALUE"),
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let daemon = match &a.daemon {
+        Some(cmd) => {
+            let argv =
+                multi::daemon::split_command(cmd).map_err(|e| anyhow::anyhow!("--daemon: {e}"))?;
+            Some(DaemonCommand {
+                argv,
+                ready: a.daemon_ready.clone(),
+            })
+        }
+        None => None,
+    };
+    let apps = Apps {
+        tcpdump: a.tcpdump.clone(),
+        buffer_kib: a.buffer_kib.max(1),
+        netsift: NetsiftSetup {
+            shim_dir,
+            env,
+            daemon,
+        },
+    };
+    let dir = std::env::temp_dir().join(format!("netsift-multi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut cfg = if a.quick {
+        MultiConfig::quick(apps, dir.clone())
+    } else {
+        MultiConfig::full(apps, dir.clone())
+    };
+    if !a.apps.is_empty() {
+        if a.apps.contains(&0) {
+            bail!("--apps: the numbers of applications must be positive");
+        }
+        cfg.counts = a.apps.clone();
+    }
+    if !a.rates.is_empty() {
+        cfg.rates = parse_rates(&a.rates)?;
+    }
+    if let Some(n) = a.runs {
+        cfg.runs = n.max(1);
+    }
+    if let Some(n) = a.packets {
+        if n == 0 {
+            bail!("--packets must be positive");
+        }
+        cfg.packets = n;
+    }
+    cfg.top_loops = a.top_loops.max(1);
+    let result = multi::run(&cfg, &stop, |l| eprintln!("multi: {l}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    let report = result.map_err(anyhow::Error::msg)?;
+    println!(
+        "# netsift-bench multi{}: {} ({:.0} bytes a frame on average) replayed over a veth pair (namespaces); \
+         tcpdump -i IFACE|netsift:IFACE -B {} -w /dev/null FILTER, {} rounds, top speed {}x over; {:.1} s",
+        if a.quick { " --quick" } else { "" },
+        report.trace.source,
+        report.trace.mean_bytes,
+        cfg.apps.buffer_kib,
+        report.runs,
+        report.top_loops,
+        report.seconds
+    );
+    println!(
+        "# machine: {}; stock libpcap: {}; netsift contender: {}",
+        netsift_bench::static_bench::machine(),
+        netsift_oracle::lib_version(),
+        report.netsift_backend
+    );
+    println!(
+        "# filters (application i runs filter i mod 8): {}",
+        multi::apps::FILTERS
+            .iter()
+            .zip(&report.trace.expected)
+            .map(|(f, n)| format!("{f:?} ({n})"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    println!();
+    println!("{}", report.tables());
+    if a.json {
+        println!("{}", report.json());
+    }
+    Ok(())
 }

@@ -55,7 +55,7 @@ fn number_after(text: &str, key: &str) -> Option<f64> {
 }
 
 /// Reads tcpreplay's report.
-fn parse(out: &str) -> Result<Sent, String> {
+pub(crate) fn parse(out: &str) -> Result<Sent, String> {
     let missing = || format!("tcpreplay printed no statistics:\n{out}");
     let seconds = out
         .lines()
