@@ -105,7 +105,10 @@ struct MultiArgs {
     netsift_env: Vec<String>,
     /// A daemon to run around each netsift measurement, its command line
     /// (split into words as a shell would, quotes kept, no expansions),
-    /// started in the capture namespace and stopped with SIGTERM.
+    /// started in the capture namespace and stopped with SIGTERM. Default:
+    /// `netsiftd` beside this binary, owning the capture interface, on a
+    /// socket in the run's directory (so the netsift tcpdumps share one
+    /// capture, as FFPF's do).
     #[arg(long, value_name = "COMMAND")]
     daemon: Option<String>,
     /// With --daemon: wait until this path exists (its socket) before starting
@@ -902,6 +905,9 @@ fn run_multi(a: &MultiArgs) -> Result<()> {
             _ => bail!("--netsift-env {kv:?}: want KEY=VALUE"),
         })
         .collect::<Result<Vec<_>>>()?;
+    let dir = std::env::temp_dir().join(format!("netsift-multi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let mut env = env;
     let daemon = match &a.daemon {
         Some(cmd) => {
             let argv =
@@ -911,7 +917,33 @@ fn run_multi(a: &MultiArgs) -> Result<()> {
                 ready: a.daemon_ready.clone(),
             })
         }
-        None => None,
+        None => {
+            let exe = std::env::current_exe()
+                .context("locating netsift-bench")?
+                .with_file_name("netsiftd");
+            if !exe.exists() {
+                bail!(
+                    "{} not found: build it with `cargo build --release -p netsiftd`, or pass --daemon",
+                    exe.display()
+                );
+            }
+            let socket = dir.join("netsiftd.sock");
+            if !env.iter().any(|(k, _)| k == "NETSIFT_SOCKET") {
+                env.push(("NETSIFT_SOCKET".into(), socket.display().to_string()));
+            }
+            Some(DaemonCommand {
+                argv: vec![
+                    exe.display().to_string(),
+                    "--socket".into(),
+                    socket.display().to_string(),
+                    "--mode".into(),
+                    "0666".into(),
+                    "--iface".into(),
+                    netsift_bench::live::netns::CAPTURE_DEV.into(),
+                ],
+                ready: Some(socket),
+            })
+        }
     };
     let apps = Apps {
         tcpdump: a.tcpdump.clone(),
@@ -922,8 +954,6 @@ fn run_multi(a: &MultiArgs) -> Result<()> {
             daemon,
         },
     };
-    let dir = std::env::temp_dir().join(format!("netsift-multi-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut cfg = if a.quick {
         MultiConfig::quick(apps, dir.clone())
     } else {

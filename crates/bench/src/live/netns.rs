@@ -17,9 +17,12 @@ pub use netsift_testkit::netns::{exec as command, try_in_ns as spawn_in};
 /// contenders capture (`veth_b`).
 pub type Netns = VethPair;
 
+/// The capture namespace's end of the pair: what the contenders capture on.
+pub const CAPTURE_DEV: &str = "lbrx";
+
 /// Makes the namespaces and the pair, both ends up.
 pub fn new() -> Result<Netns, String> {
-    VethPair::with_names("nsbench", "lbtx", "lbrx")
+    VethPair::with_names("nsbench", "lbtx", CAPTURE_DEV)
 }
 
 /// Whether the effective capability set holds capability `bit` (from

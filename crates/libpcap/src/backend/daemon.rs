@@ -28,6 +28,13 @@ const QUEUE_PACKETS: usize = 16_384;
 /// flag (and lets `pcap_setfilter` take the flow).
 const POLL: Duration = Duration::from_millis(50);
 
+/// Packets the daemon lets gather before it wakes a reader that is not in
+/// immediate mode: libpcap hands a TPACKET_V3 ring's block over when it is
+/// full or its timeout expires, not per packet, and a wake-up costs both
+/// sides a system call and the reader a context switch (tens of µs on a VM).
+/// A batch never waits longer than the handle's timeout.
+const WAKE_AT: u64 = 256;
+
 /// The daemon's socket: `NETSIFT_SOCKET`, else the default
 /// ([`netsift_ffpf::client::socket_path`]).
 pub fn socket() -> PathBuf {
@@ -136,7 +143,23 @@ impl DaemonSource {
             active: AtomicBool::new(false),
         });
         let stop = Arc::new(AtomicBool::new(false));
-        let thread = spawn(shared.clone(), queue.clone(), stop.clone())?;
+        // As libpcap: packets at once in immediate mode, else in batches
+        // held at most the timeout (tcpdump's 1 s; POLL when none is set).
+        let pace = if o.immediate {
+            Pace {
+                at: 1,
+                within: POLL,
+            }
+        } else {
+            Pace {
+                at: WAKE_AT,
+                within: match o.timeout_ms {
+                    t if t > 0 => Duration::from_millis(t as u64),
+                    _ => POLL,
+                },
+            }
+        };
+        let thread = spawn(shared.clone(), queue.clone(), stop.clone(), pace)?;
         Ok(DaemonSource {
             shared,
             linktype,
@@ -148,15 +171,24 @@ impl DaemonSource {
     }
 }
 
+/// When the reading thread hands packets over: once `at` are waiting, or the
+/// oldest has waited `within`.
+#[derive(Clone, Copy, Debug)]
+struct Pace {
+    at: u64,
+    within: Duration,
+}
+
 /// Reads the flow into `queue` until `stop`, with every signal blocked (the
 /// host program's handlers run on its own threads, as with libpcap).
 fn spawn(
     shared: Arc<Shared>,
     queue: Arc<Queue>,
     stop: Arc<AtomicBool>,
+    pace: Pace,
 ) -> Result<JoinHandle<()>, Error> {
     let run = move || {
-        let result = read(&shared, &queue, &stop);
+        let result = read(&shared, &queue, &stop, pace);
         let f = shared.flow();
         let stats = f.stats().ok();
         let dropped = stats.as_ref().map_or(0, |s| s.pbuf_full + s.ibuf_full);
@@ -181,9 +213,12 @@ fn spawn(
     })
 }
 
-/// The reading loop: waits for the daemon's wake-up (or [`POLL`]), then moves
-/// every waiting packet into the queue.
-fn read(shared: &Shared, queue: &Queue, stop: &AtomicBool) -> Result<(), Error> {
+/// The reading loop: waits for the daemon's wake-up at [`Pace::at`] packets
+/// (looking at the stop flag every [`POLL`]), then moves every waiting packet
+/// into the queue; fewer once the first of them has waited [`Pace::within`].
+fn read(shared: &Shared, queue: &Queue, stop: &AtomicBool, pace: Pace) -> Result<(), Error> {
+    // Since when packets have been waiting, if they have.
+    let mut since: Option<std::time::Instant> = None;
     while !stop.load(Ordering::Relaxed) {
         if !shared.active.load(Ordering::Acquire) {
             std::thread::sleep(POLL / 5);
@@ -191,8 +226,9 @@ fn read(shared: &Shared, queue: &Queue, stop: &AtomicBool) -> Result<(), Error> 
         }
         let mut f = shared.flow();
         let reader = f.reader().map_err(|e| error("the flow's buffers", e))?;
+        let left = since.map_or(pace.within, |t| pace.within.saturating_sub(t.elapsed()));
         let waiting = reader
-            .wait_for(1, POLL)
+            .wait_for(pace.at, left.min(POLL))
             .map_err(|e| error("waiting for packets", e))?;
         if waiting == 0 {
             if reader.writer_gone() {
@@ -200,6 +236,11 @@ fn read(shared: &Shared, queue: &Queue, stop: &AtomicBool) -> Result<(), Error> 
             }
             continue;
         }
+        let first = *since.get_or_insert_with(std::time::Instant::now);
+        if waiting < pace.at && first.elapsed() < pace.within && !reader.writer_gone() {
+            continue;
+        }
+        since = None;
         loop {
             match reader.getnext() {
                 Ok(Some(p)) => {
