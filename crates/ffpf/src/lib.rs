@@ -50,5 +50,5 @@ pub use error::{Error, ErrorKind};
 pub use group::{BatchSummary, FlowCounters, FlowFds, FlowId, Group, Incoming};
 pub use ibuf::WriterCounts;
 pub use mbuf::Mbuf;
-pub use policy::{DropReason, Policy, StallBound};
+pub use policy::{CopyMode, DropReason, Policy, StallBound};
 pub use reader::{FlowReader, Packet, ReaderStats};

@@ -3,7 +3,7 @@
 //! refused before anything is opened.
 
 use clap::Parser;
-use netsift_ffpf::{Policy, StallBound};
+use netsift_ffpf::{CopyMode, Policy, StallBound};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -53,6 +53,12 @@ pub struct Flags {
     /// what does not fit is dropped) or fast (the writer overwrites).
     #[arg(long = "prefer", value_name = "READER", default_value = "slow", value_parser = ["slow", "fast"])]
     pub prefer: String,
+    /// Where packets are stored (NIC-FIX §4.3): once per flow group
+    /// (`once`), or once per flow that accepted them (`per-flow`: a PBuf per
+    /// flow, as sockets each get a copy; for comparison). `zero` (the kernel's
+    /// ring as PBuf) is not built yet and is refused.
+    #[arg(long = "copy", value_name = "MODE", default_value = "once", value_parser = ["once", "per-flow", "zero"])]
+    pub copy: String,
     /// PBuf size per flow group, in bytes (a power of two, 4 KiB or more).
     #[arg(long = "pbuf-size", value_name = "BYTES", default_value_t = DEFAULT_PBUF, value_parser = pbuf_size)]
     pub pbuf_size: u64,
@@ -155,7 +161,9 @@ pub struct Config {
     pub sources: Vec<SourceSpec>,
     /// The groups' buffer preference.
     pub policy: Policy,
-    /// PBuf bytes per group.
+    /// Where packets are stored: once per group, or once per flow.
+    pub copy: CopyMode,
+    /// PBuf bytes per group (per flow with [`CopyMode::PerFlow`]).
     pub pbuf_bytes: u64,
     /// IBuf entries of a flow that asks for no size.
     pub ibuf_entries: u64,
@@ -222,11 +230,27 @@ impl Config {
             "fast" => Policy::FastReader,
             _ => Policy::SlowReader,
         };
+        let copy = match flags.copy.as_str() {
+            "per-flow" => CopyMode::PerFlow,
+            // The hook for zero copy: a group the policy trusts with the raw
+            // ring (`rights()` will say so) would map the kernel's ring as
+            // PBuf. No safe way to hand a client the ring read-only exists
+            // with AF_PACKET; docs/ffpf.md, "Copy modes", says why.
+            "zero" => {
+                return Err(
+                    "--copy zero: not built; a client cannot be given the AF_PACKET \
+                            ring read-only (docs/ffpf.md, \"Copy modes\")"
+                        .into(),
+                )
+            }
+            _ => CopyMode::Once,
+        };
         Ok(Config {
             socket: flags.socket.clone(),
             mode: flags.mode,
             sources,
             policy,
+            copy,
             pbuf_bytes: flags.pbuf_size,
             ibuf_entries: flags.ibuf_entries,
             stall: StallBound {

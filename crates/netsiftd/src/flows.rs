@@ -300,7 +300,7 @@ impl Daemon {
         let slot = match d.groups.entry(rights) {
             Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(v) => {
-                let g = Group::new(self.cfg.policy, self.cfg.pbuf_bytes);
+                let g = Group::with_copy(self.cfg.policy, self.cfg.pbuf_bytes, self.cfg.copy);
                 let mut g = match g {
                     Ok(g) => g,
                     Err(e) => {
