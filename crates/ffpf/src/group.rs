@@ -19,13 +19,16 @@
 //! one PBuf per flow ([`CopyMode::PerFlow`]: a packet accepted by `k` flows is
 //! stored `k` times, as `k` sockets would each get it, for comparison). Both
 //! answer the same two questions (room for a record, append a record), and a
-//! flow's PBuf is an ordinary PBuf to its reader. The kernel's own capture
-//! ring as PBuf (zero copy) would be a third variant; `docs/ffpf.md` ("Copy
-//! modes") says what it needs. Nothing outside this module and `reader` names
-//! the PBuf type.
+//! flow's PBuf is an ordinary PBuf to its reader. [`CopyMode::Zero`] makes
+//! PBuf a ring of frames the kernel itself writes ([`crate::frames`], an
+//! AF_XDP UMEM): the source reports each filled frame with
+//! [`Group::write_frames`] and hands frames back with [`Group::refill`] once
+//! the slowest attached reader has passed them. Nothing outside this module
+//! and `reader` names the PBuf type.
 
 use crate::control::{ControlWriterSide, Reported, STATUS_DETACHED};
 use crate::error::Error;
+use crate::frames::{FrameRing, Umem, FRAME};
 use crate::ibuf::{IbufWriter, WriterCounts, FLAG_DETACHED};
 use crate::pbuf::{record_len, PbufWriter};
 use crate::policy::{clamp_read, clamp_wake, CopyMode, Policy, Stall, StallBound};
@@ -78,6 +81,23 @@ pub struct Incoming<'a> {
     pub flows: &'a [(FlowId, u32)],
 }
 
+/// One packet the kernel put in a frame of a [`CopyMode::Zero`] group, as the
+/// capture source read it from its RX ring, and the flows that accepted it.
+#[derive(Clone, Copy, Debug)]
+pub struct Received<'a> {
+    /// Its UMEM address (`xdp_desc.addr`).
+    pub addr: u64,
+    /// Its bytes there (`xdp_desc.len`).
+    pub len: u32,
+    /// Its length on the wire.
+    pub wirelen: u32,
+    /// Nanoseconds since the epoch.
+    pub ts_ns: u64,
+    /// The accepting flows and their classes (empty: the frame is only
+    /// passed over, and goes back to the kernel with the next refill).
+    pub flows: &'a [(FlowId, u32)],
+}
+
 /// A flow's writer-side counters and state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlowCounters {
@@ -117,6 +137,8 @@ enum PacketStore {
         /// the group has had (a removed flow's PBuf goes, its figures stay).
         totals: (u64, u64, u64),
     },
+    /// The kernel's frames (zero copy).
+    Frames(FrameRing),
 }
 
 #[derive(Debug)]
@@ -203,6 +225,7 @@ impl Group {
     pub fn with_copy(policy: Policy, pbuf_bytes: u64, copy: CopyMode) -> Result<Group, Error> {
         let store = match copy {
             CopyMode::Once => PacketStore::Shared(PbufWriter::create(pbuf_bytes)?),
+            CopyMode::Zero => PacketStore::Frames(FrameRing::create(pbuf_bytes, FRAME)?),
             CopyMode::PerFlow => {
                 if !pbuf_bytes.is_power_of_two()
                     || !(crate::pbuf::PBUF_MIN..=crate::pbuf::PBUF_MAX).contains(&pbuf_bytes)
@@ -247,6 +270,15 @@ impl Group {
         match self.store {
             PacketStore::Shared(_) => CopyMode::Once,
             PacketStore::PerFlow { .. } => CopyMode::PerFlow,
+            PacketStore::Frames(_) => CopyMode::Zero,
+        }
+    }
+
+    /// [`CopyMode::Zero`]: the region to register as the AF_XDP UMEM.
+    pub fn umem(&self) -> Option<Umem> {
+        match &self.store {
+            PacketStore::Frames(r) => Some(r.umem()),
+            _ => None,
         }
     }
 
@@ -257,11 +289,12 @@ impl Group {
         let control = ControlWriterSide::create()?;
         let (waker, wake) = Waker::pair()?;
         let own = match &self.store {
-            PacketStore::Shared(_) => None,
+            PacketStore::Shared(_) | PacketStore::Frames(_) => None,
             PacketStore::PerFlow { capacity, .. } => Some(PbufWriter::create(*capacity)?),
         };
         let pbuf = match (&self.store, &own) {
             (_, Some(p)) | (PacketStore::Shared(p), None) => p.dup()?,
+            (PacketStore::Frames(r), None) => r.dup()?,
             (PacketStore::PerFlow { .. }, None) => unreachable!("made above"),
         };
         let fds = FlowFds {
@@ -357,6 +390,7 @@ impl Group {
         match &self.store {
             PacketStore::Shared(p) => p.stats(),
             PacketStore::PerFlow { totals, .. } => *totals,
+            PacketStore::Frames(r) => r.stats(),
         }
     }
 
@@ -389,10 +423,101 @@ impl Group {
             match self.store {
                 PacketStore::Shared(_) => self.store_once(pkt, &mut reclaim, now, &mut sum),
                 PacketStore::PerFlow { .. } => self.store_per_flow(pkt, &mut sum),
+                // The kernel writes a zero-copy group's packets; bytes offered
+                // here have nowhere to go, which the accounting says.
+                PacketStore::Frames(_) => {
+                    for &(s, _) in &self.targets {
+                        if let Some(f) = self.flows[s].as_mut() {
+                            f.counts.pbuf_full += 1;
+                        }
+                    }
+                    sum.refused += 1;
+                }
             }
         }
         sum.woken = self.publish_and_wake();
         sum
+    }
+
+    /// [`CopyMode::Zero`]: the frames the kernel filled, in the order of the
+    /// source's RX ring, every one of them (a frame no flow wants is passed
+    /// over). Each gets its record header and an IBuf entry per accepting
+    /// flow (slow-reader preference: a full IBuf drops for its flow alone);
+    /// no packet byte is copied. Then publishes and wakes, as
+    /// [`Group::write_batch`]. A frame that is not the one the kernel was to
+    /// fill next is an error naming it; the frames before it are kept.
+    pub fn write_frames(&mut self, batch: &[Received<'_>]) -> Result<BatchSummary, Error> {
+        if !matches!(self.store, PacketStore::Frames(_)) {
+            return Err(Error::invalid(
+                "write_frames: the group copies packets (CopyMode::Zero only)",
+            ));
+        }
+        let mut sum = BatchSummary::default();
+        for f in self.flows.iter_mut().flatten() {
+            f.refresh_read();
+        }
+        let mut failed = None;
+        for pkt in batch {
+            let PacketStore::Frames(ring) = &mut self.store else {
+                break;
+            };
+            let pos = match ring.receive(pkt.addr, pkt.len, pkt.wirelen, pkt.ts_ns) {
+                Ok(p) => p,
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            };
+            self.collect_targets(&Incoming {
+                bytes: &[],
+                ts_ns: pkt.ts_ns,
+                wirelen: pkt.wirelen,
+                flows: pkt.flows,
+            });
+            if self.targets.is_empty() {
+                continue;
+            }
+            if self.policy == Policy::SlowReader {
+                self.drop_ibuf_full();
+                if self.targets.is_empty() {
+                    sum.refused += 1;
+                    continue;
+                }
+            }
+            for &(s, class) in &self.targets {
+                if let Some(f) = self.flows[s].as_mut() {
+                    f.ibuf.push(pos, pkt.len, class);
+                }
+            }
+        }
+        sum.woken = self.publish_and_wake();
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(sum),
+        }
+    }
+
+    /// [`CopyMode::Zero`]: appends to `out` the UMEM addresses of the frames
+    /// the kernel may fill again, in order, for the source's fill ring. Under
+    /// slow-reader preference a frame comes back only once every attached
+    /// flow's reader has passed every entry in it (their `R`s are read
+    /// afresh); under fast-reader preference as soon as it was received
+    /// (readers lapped count `overwritten`). The first call hands out every
+    /// frame. Nothing for a group that copies.
+    pub fn refill(&mut self, out: &mut Vec<u64>) {
+        if !matches!(self.store, PacketStore::Frames(_)) {
+            return;
+        }
+        for f in self.flows.iter_mut().flatten() {
+            f.refresh_read();
+        }
+        let reclaim = match self.policy {
+            Policy::SlowReader => self.reclaim().0,
+            Policy::FastReader => u64::MAX,
+        };
+        if let PacketStore::Frames(ring) = &mut self.store {
+            ring.hand_out(reclaim, out);
+        }
     }
 
     /// [`CopyMode::Once`]: the packet's bytes once in the group's PBuf, an
@@ -566,6 +691,7 @@ impl Group {
         let w = match &self.store {
             PacketStore::Shared(pbuf) => pbuf.write_pos(),
             PacketStore::PerFlow { .. } => u64::MAX,
+            PacketStore::Frames(ring) => ring.next_pos(),
         };
         let mut best = (w, None);
         for (s, f) in self.flows.iter().enumerate() {
@@ -584,8 +710,10 @@ impl Group {
     /// Publishes PBuf's statistics and each touched flow's `W` and counters,
     /// then signals the flows whose unread count reached their threshold.
     fn publish_and_wake(&mut self) -> u64 {
-        if let PacketStore::Shared(pbuf) = &self.store {
-            pbuf.publish_stats();
+        match &self.store {
+            PacketStore::Shared(pbuf) => pbuf.publish_stats(),
+            PacketStore::Frames(ring) => ring.publish_stats(),
+            PacketStore::PerFlow { .. } => {}
         }
         for f in self.flows.iter_mut().flatten().filter(|f| f.dirty) {
             if let Some(p) = &f.own {

@@ -35,9 +35,7 @@ pub enum Policy {
 /// Where a group keeps the bytes of the packets its flows accepted: NIC-FIX
 /// §4.3's copy modes.
 ///
-/// Zero copy (the kernel's capture ring itself as PBuf, for a group the
-/// policy trusts with it) is not a variant yet: `docs/ffpf.md`, "Copy
-/// modes", says why and what it needs.
+/// `docs/ffpf.md`, "Copy modes", compares them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum CopyMode {
     /// One PBuf per group: a packet accepted by several of its flows is
@@ -49,6 +47,11 @@ pub enum CopyMode {
     /// then holds back only its own PBuf, as a socket's full receive queue
     /// drops only for that socket.
     PerFlow,
+    /// No copy: PBuf is a ring of frames the kernel writes packets into
+    /// (an AF_XDP UMEM in a sealed memfd, [`crate::frames`]), which clients
+    /// map read-only; a frame goes back to the kernel
+    /// ([`crate::Group::refill`]) once every attached reader has passed it.
+    Zero,
 }
 
 /// Why an accepted packet did not reach a flow's reader.
