@@ -55,8 +55,8 @@ pub struct Flags {
     pub prefer: String,
     /// Where packets are stored (NIC-FIX §4.3): once per flow group
     /// (`once`), or once per flow that accepted them (`per-flow`: a PBuf per
-    /// flow, as sockets each get a copy; for comparison). `zero` (the kernel's
-    /// ring as PBuf) is not built yet and is refused.
+    /// flow, as sockets each get a copy; for comparison). `zero` (an AF_XDP
+    /// UMEM as PBuf) is refused: the daemon has no AF_XDP source yet.
     #[arg(long = "copy", value_name = "MODE", default_value = "once", value_parser = ["once", "per-flow", "zero"])]
     pub copy: String,
     /// PBuf size per flow group, in bytes (a power of two, 4 KiB or more).
@@ -232,14 +232,13 @@ impl Config {
         };
         let copy = match flags.copy.as_str() {
             "per-flow" => CopyMode::PerFlow,
-            // The hook for zero copy: a group the policy trusts with the raw
-            // ring (`rights()` will say so) would map the kernel's ring as
-            // PBuf. No safe way to hand a client the ring read-only exists
-            // with AF_PACKET; docs/ffpf.md, "Copy modes", says why.
+            // Zero copy is ffpf's `CopyMode::Zero` (an AF_XDP UMEM as PBuf);
+            // the daemon has no AF_XDP source yet, and the group it may serve
+            // is the policy's to name (`rights::copy_mode`), not a flag's.
             "zero" => {
                 return Err(
-                    "--copy zero: not built; a client cannot be given the AF_PACKET \
-                            ring read-only (docs/ffpf.md, \"Copy modes\")"
+                    "--copy zero: not built in the daemon yet (no AF_XDP source); \
+                            see docs/ffpf.md, \"Copy modes\""
                         .into(),
                 )
             }
@@ -261,5 +260,27 @@ impl Config {
             max_flows: flags.max_flows.max(1),
             max_connections: flags.max_connections.max(1),
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(args: &[&str]) -> Result<Config, String> {
+        let mut argv = vec!["netsiftd", "--file", "x.pcap"];
+        argv.extend(args);
+        Config::from_flags(&Flags::parse_from(argv))
+    }
+
+    #[test]
+    fn copy_modes_parse_and_zero_is_refused_with_its_reason() {
+        assert_eq!(config(&[]).unwrap().copy, CopyMode::Once);
+        assert_eq!(
+            config(&["--copy", "per-flow"]).unwrap().copy,
+            CopyMode::PerFlow
+        );
+        let e = config(&["--copy", "zero"]).unwrap_err();
+        assert!(e.contains("AF_XDP"), "{e}");
     }
 }
