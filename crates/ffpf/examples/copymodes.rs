@@ -3,8 +3,12 @@
 //! readers (`FlowReader::getnext`) on one thread, for N flows (1, 2, 4, 8),
 //! with every flow accepting every packet (`all`) or each packet accepted by
 //! half the flows (`half`: flow j takes packet i when i + j is even), for
-//! 64- and 1500-byte packets, in `once` (one PBuf per group) and `per-flow`
-//! (a PBuf per flow, as sockets each get a copy).
+//! 64- and 1500-byte packets, in `once` (one PBuf per group), `per-flow`
+//! (a PBuf per flow, as sockets each get a copy) and `zero` (PBuf is a frame
+//! ring the kernel writes, an AF_XDP UMEM: this program plays the kernel and
+//! copies each packet into its frame *untimed*, since that copy is the
+//! kernel's, or the NIC's DMA; the daemon's part timed is `write_frames` and
+//! `refill`).
 //!
 //! Per configuration it prints, as medians with min–max over the runs:
 //! - `write ns/pkt`: the writer alone (no reader reads during the timed
@@ -21,7 +25,8 @@
 //! cargo run --release -p netsift-ffpf --example copymodes -- [--runs 7] [--packets 100000] [--pbuf BYTES]
 //! ```
 
-use netsift_ffpf::{CopyMode, FlowFds, FlowId, FlowReader, Group, Incoming, Policy};
+use netsift_ffpf::{CopyMode, FlowFds, FlowId, FlowReader, Group, Incoming, Policy, Received};
+use std::collections::VecDeque;
 use std::time::Instant;
 
 const BATCH: usize = 32;
@@ -92,6 +97,56 @@ fn drain(readers: &mut [FlowReader]) -> u64 {
     n
 }
 
+/// Where AF_XDP's copy mode puts a packet in its frame.
+const HEADROOM: u64 = 256;
+
+/// One batch through the group; the nanoseconds of the daemon's part. In
+/// zero copy, every packet of `all` takes the next free frame (the kernel's
+/// copy into it is done first and not timed), and the frames the readers
+/// passed go back to `fill`.
+fn write(
+    g: &mut Group,
+    batch: &[Incoming<'_>],
+    all: &[Incoming<'_>],
+    fill: &mut VecDeque<u64>,
+) -> u128 {
+    let Some(umem) = g.umem() else {
+        let t = Instant::now();
+        g.write_batch(batch);
+        return t.elapsed().as_nanos();
+    };
+    let mut recv = Vec::with_capacity(all.len());
+    for p in all {
+        let frame = fill.pop_front().expect("a free frame: the readers keep up");
+        let addr = frame + HEADROOM;
+        assert!(addr + p.bytes.len() as u64 <= umem.len);
+        // SAFETY: the frame is one the group handed out and no reader reads
+        // (it comes back only past every reader), `addr + len` is inside the
+        // UMEM (asserted), which the group keeps mapped.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                p.bytes.as_ptr(),
+                umem.addr.as_ptr().add(addr as usize),
+                p.bytes.len(),
+            );
+        }
+        recv.push(Received {
+            addr,
+            len: p.bytes.len() as u32,
+            wirelen: p.wirelen,
+            ts_ns: p.ts_ns,
+            flows: p.flows,
+        });
+    }
+    let t = Instant::now();
+    g.write_frames(&recv).expect("frames in order");
+    let mut out = Vec::new();
+    g.refill(&mut out);
+    let ns = t.elapsed().as_nanos();
+    fill.extend(out);
+    ns
+}
+
 /// One run: (write ns/pkt, writer+readers ns/pkt, bytes stored per packet).
 fn run(a: &Args, copy: CopyMode, flows: usize, o: Overlap, size: usize) -> (f64, f64, f64) {
     let one = |timed_readers: bool| {
@@ -113,8 +168,7 @@ fn run(a: &Args, copy: CopyMode, flows: usize, o: Overlap, size: usize) -> (f64,
                     .collect()
             })
             .collect();
-        let batch: Vec<Incoming<'_>> = (0..BATCH)
-            .filter(|&i| !targets[i].is_empty())
+        let all: Vec<Incoming<'_>> = (0..BATCH)
             .map(|i| Incoming {
                 bytes: &frames[i],
                 ts_ns: i as u64,
@@ -122,28 +176,35 @@ fn run(a: &Args, copy: CopyMode, flows: usize, o: Overlap, size: usize) -> (f64,
                 flows: &targets[i],
             })
             .collect();
+        // What the dispatch offers a copying group: the packets some flow took.
+        let batch: Vec<Incoming<'_>> = all
+            .iter()
+            .filter(|p| !p.flows.is_empty())
+            .copied()
+            .collect();
+        let mut fill = VecDeque::new();
+        let mut out = Vec::new();
+        g.refill(&mut out);
+        fill.extend(out);
         let want: u64 = targets.iter().map(|t| t.len() as u64).sum();
         // Untimed warm-up: every page of every PBuf and IBuf touched (faulted
         // in) before timing, so a mode is not charged for its first laps.
         let warm = 4 * a.pbuf as usize / (BATCH * (size + 16)) + 4096 / BATCH * 2 + 1;
         for _ in 0..warm {
-            g.write_batch(&batch);
+            write(&mut g, &batch, &all, &mut fill);
             drain(&mut readers);
         }
         let before = g.pbuf_stats().1;
         let batches = a.packets / BATCH;
         let mut timed = 0u128;
         for _ in 0..batches {
+            timed += write(&mut g, &batch, &all, &mut fill);
             let t = Instant::now();
-            g.write_batch(&batch);
+            let got = drain(&mut readers);
             if timed_readers {
-                let got = drain(&mut readers);
                 timed += t.elapsed().as_nanos();
-                assert_eq!(got, want, "every flow got its packets");
-            } else {
-                timed += t.elapsed().as_nanos();
-                assert_eq!(drain(&mut readers), want, "every flow got its packets");
             }
+            assert_eq!(got, want, "every flow got its packets");
         }
         for (id, r) in ids.iter().zip(&readers) {
             let c = g.counters(*id).expect("a flow");
@@ -186,7 +247,11 @@ fn main() {
     for size in [64usize, 1500] {
         for flows in [1usize, 2, 4, 8] {
             for (o, oname) in [(Overlap::All, "all"), (Overlap::Half, "half")] {
-                for (copy, cname) in [(CopyMode::Once, "once"), (CopyMode::PerFlow, "per-flow")] {
+                for (copy, cname) in [
+                    (CopyMode::Once, "once"),
+                    (CopyMode::PerFlow, "per-flow"),
+                    (CopyMode::Zero, "zero"),
+                ] {
                     let (mut w, mut wr, mut b) = (Vec::new(), Vec::new(), 0.0);
                     for _ in 0..a.runs {
                         let (x, y, z) = run(&a, copy, flows, o, size);
