@@ -168,10 +168,9 @@ fn a_copy_per_flow_accounts_exactly_under_both_preferences() {
         let (copies, _, _) = g.pbuf_stats();
         let written = g.counters(a).unwrap().written + g.counters(b).unwrap().written;
         assert_eq!(copies, written, "{policy:?}");
-        if policy == Policy::SlowReader {
-            // The fast reader is never held back by the slow one's PBuf.
-            assert_eq!(sb.writer.pbuf_full, 0, "{sb:?}");
-        }
+        // Whether the fast reader's own PBuf ever filled depends on how the
+        // scheduler treats its thread; that a slow flow's drops stay its own is
+        // shown deterministically in copy_modes.rs.
         eprintln!("{policy:?} per flow: slow {sa:?}\nfast {sb:?}");
     }
 }
