@@ -145,6 +145,11 @@ impl FrameRing {
         self.next
     }
 
+    /// Frames the kernel holds now: handed to it and not yet filled.
+    pub fn kernel_frames(&self) -> u64 {
+        (self.given - self.next) / self.frame
+    }
+
     /// Hands the kernel every frame not yet its whose last contents lie
     /// below `reclaim` (the least position a reader still needs), in order:
     /// raises `claim` first, then appends each frame's UMEM address to `out`

@@ -504,19 +504,50 @@ impl Group {
     /// afresh); under fast-reader preference as soon as it was received
     /// (readers lapped count `overwritten`). The first call hands out every
     /// frame. Nothing for a group that copies.
+    ///
+    /// The stall bound's time applies (its bytes do not: the kernel, not the
+    /// writer, counts what it drops): a flow whose unread entry keeps every
+    /// frame from the kernel, while the kernel holds none, for longer than
+    /// the bound is detached, and its frames go back.
     pub fn refill(&mut self, out: &mut Vec<u64>) {
+        self.refill_at(out, Instant::now());
+    }
+
+    /// [`Group::refill`] at a given time (the stall bound's clock).
+    pub fn refill_at(&mut self, out: &mut Vec<u64>, now: Instant) {
         if !matches!(self.store, PacketStore::Frames(_)) {
             return;
         }
         for f in self.flows.iter_mut().flatten() {
             f.refresh_read();
         }
-        let reclaim = match self.policy {
-            Policy::SlowReader => self.reclaim().0,
-            Policy::FastReader => u64::MAX,
-        };
-        if let PacketStore::Frames(ring) = &mut self.store {
+        loop {
+            let (reclaim, slowest) = match self.policy {
+                Policy::SlowReader => self.reclaim(),
+                Policy::FastReader => (u64::MAX, None),
+            };
+            let PacketStore::Frames(ring) = &mut self.store else {
+                return;
+            };
+            let before = out.len();
             ring.hand_out(reclaim, out);
+            if out.len() > before {
+                self.stall = None;
+                return;
+            }
+            // Nothing to give: a stall only if the kernel has nothing left.
+            if ring.kernel_frames() > 0 {
+                return;
+            }
+            let Some(slow) = slowest else { return };
+            if !self.bound.note(&mut self.stall, slow, 0, now) {
+                return;
+            }
+            if let Some(f) = self.flows[slow].as_mut() {
+                f.detach();
+                f.dirty = true;
+            }
+            self.stall = None;
         }
     }
 

@@ -9,9 +9,10 @@ mod common;
 
 use common::{check, packet, reader};
 use netsift_ffpf::pbuf::RECORD_HEADER_LEN;
-use netsift_ffpf::{CopyMode, FlowId, Group, Policy, Received};
+use netsift_ffpf::{CopyMode, FlowId, Group, Policy, Received, StallBound};
 use std::collections::VecDeque;
 use std::os::fd::AsRawFd;
+use std::time::{Duration, Instant};
 
 /// Where AF_XDP's copy mode puts a packet in its frame (`XDP_PACKET_HEADROOM`).
 const HEADROOM: u64 = 256;
@@ -216,4 +217,56 @@ fn a_client_maps_the_frames_read_only_only() {
         .unwrap()
         .umem()
         .is_none());
+}
+
+#[test]
+fn a_reader_that_starves_the_kernel_past_the_bound_is_detached() {
+    let mut g = Group::with_copy(Policy::SlowReader, FRAMES * 2048, CopyMode::Zero).unwrap();
+    g.set_stall_bound(StallBound {
+        time: Some(Duration::from_millis(10)),
+        bytes: None,
+    });
+    let (a, fa) = g.add_flow(64).unwrap();
+    let (b, fb) = g.add_flow(64).unwrap();
+    let (mut ra, mut rb) = (reader(fa), reader(fb));
+    let mut k = Kernel {
+        fill: VecDeque::new(),
+        dropped: 0,
+    };
+    refill(&mut g, &mut k);
+    for s in 0..FRAMES {
+        assert!(offer(&mut g, &mut k, s, 100, &[(a, 1), (b, 2)]));
+    }
+    while rb.getnext().unwrap().is_some() {}
+    let t0 = Instant::now();
+    let mut out = Vec::new();
+    g.refill_at(&mut out, t0);
+    assert!(out.is_empty(), "A holds every frame and the stall starts");
+    g.refill_at(&mut out, t0 + Duration::from_millis(5));
+    assert!(out.is_empty(), "within the bound");
+    g.refill_at(&mut out, t0 + Duration::from_millis(11));
+    assert_eq!(out.len(), FRAMES as usize, "A detached: its frames go back");
+    assert!(g.counters(a).unwrap().detached);
+    assert!(!g.counters(b).unwrap().detached);
+    k.fill.extend(&out);
+    // The kernel refills A's frames; A finds its old entries overwritten.
+    for s in FRAMES..2 * FRAMES {
+        assert!(offer(&mut g, &mut k, s, 100, &[(a, 1), (b, 2)]));
+    }
+    let mut got = Vec::new();
+    while let Some(p) = ra.getnext().unwrap() {
+        got.push(check(&p));
+    }
+    while let Some(p) = rb.getnext().unwrap() {
+        check(&p);
+    }
+    let (sa, sb) = (ra.stats(), rb.stats());
+    assert!(sa.detached && sa.balanced(), "{sa:?}");
+    assert_eq!(sa.overwritten + sa.delivered, 2 * FRAMES, "{sa:?}");
+    assert!(sa.overwritten >= FRAMES, "{sa:?}");
+    assert_eq!(got.len() as u64, sa.delivered);
+    assert!(
+        sb.balanced() && sb.delivered == 2 * FRAMES && sb.overwritten == 0,
+        "{sb:?}"
+    );
 }
