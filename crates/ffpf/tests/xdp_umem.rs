@@ -5,11 +5,14 @@
 //! each one straight into the sealed memfd a reader maps read-only. Checks
 //! that every byte arrives, that the kernel gets no frame back while the
 //! reader is behind it (it drops instead, and says so in its statistics),
-//! and that the accounting is exact.
+//! and that the accounting is exact. A second flow's reader is another
+//! process that drops to uid 65534 before it maps anything (this test binary
+//! run again with `NETSIFT_FFPF_XDP_CHILD` set, as `cross_process.rs` does):
+//! it reads the kernel's frames read-only and cannot map them read-write.
 
-use netsift_ffpf::{CopyMode, FlowId, FlowReader, Group, Policy, Received};
+use netsift_ffpf::{fdpass, CopyMode, FlowFds, FlowId, FlowReader, Group, Policy, Received};
 use netsift_testkit::{require, Need};
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 use std::process::Command;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -17,6 +20,7 @@ use std::time::{Duration, Instant};
 
 const FRAMES: u32 = 16;
 const ETHERTYPE: [u8; 2] = [0x88, 0xb5];
+const CHILD: &str = "NETSIFT_FFPF_XDP_CHILD";
 
 fn os(what: &str) -> String {
     format!("{what}: {}", std::io::Error::last_os_error())
@@ -186,7 +190,8 @@ fn frame(seq: u64, len: usize) -> Vec<u8> {
 
 struct Test {
     g: Group,
-    flow: FlowId,
+    /// The flows that accept the frames received now, with their classes.
+    accept: Vec<(FlowId, u32)>,
     xsk: OwnedFd,
     fill: Ring,
     rx: Ring,
@@ -250,7 +255,7 @@ impl Test {
             }
             std::thread::sleep(Duration::from_millis(1));
         }
-        let mine = [(self.flow, 7)];
+        let mine = self.accept.clone();
         let mut batch = Vec::new();
         for i in cons..prod {
             // SAFETY: a descriptor the kernel published (below the producer it
@@ -325,6 +330,7 @@ fn run() {
     let mut g = Group::with_copy(Policy::SlowReader, u64::from(FRAMES) * 2048, CopyMode::Zero)
         .expect("a zero-copy group");
     let (flow, fds) = g.add_flow(64).unwrap();
+    let (other, other_fds) = g.add_flow(64).unwrap();
     let mut reader =
         FlowReader::from_fds(fds.pbuf, fds.ibuf, fds.control, fds.wake).expect("a reader");
     let umem = g.umem().expect("a UMEM");
@@ -389,7 +395,7 @@ fn run() {
     );
     let mut t = Test {
         g,
-        flow,
+        accept: vec![(flow, 7), (other, 7)],
         xsk,
         fill,
         rx,
@@ -433,6 +439,18 @@ fn run() {
         "the kernel counted its drops"
     );
 
+    // Another process, unprivileged, reads the second flow's copy of them.
+    let out = child_reads(other_fds);
+    assert!(
+        out.contains(&format!("CHILD uid=65534 rw-mmap errno={}", libc::EPERM)),
+        "{out}"
+    );
+    let seqs: String = (0..FRAMES).map(|s| format!(" {s}")).collect();
+    assert!(out.contains(&format!("CHILD read{seqs}\n")), "{out}");
+    let rep = t.g.reported(other).unwrap();
+    assert_eq!((rep.delivered, rep.read), (16, 16));
+    t.accept = vec![(flow, 7)];
+
     // Every byte the kernel wrote is there, read through the read-only map.
     assert_eq!(
         read_all(&mut reader),
@@ -455,6 +473,93 @@ fn run() {
     assert_eq!(st.overwritten + st.invalid, 0, "{st:?}");
     // Only the record headers were stored by the writer.
     assert_eq!(t.g.pbuf_stats(), (24, 24 * 16, 0));
+}
+
+/// Runs this binary again as the child, hands it `fds`, returns its output.
+fn child_reads(fds: FlowFds) -> String {
+    let mut sv = [0; 2];
+    // SAFETY: socketpair writes two descriptors into the array.
+    let r = unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
+            0,
+            sv.as_mut_ptr(),
+        )
+    };
+    assert_eq!(r, 0, "{}", os("socketpair"));
+    // SAFETY: fresh descriptors, owned here.
+    let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(sv[0]), OwnedFd::from_raw_fd(sv[1])) };
+    // SAFETY: fcntl on a descriptor we own (its end survives exec).
+    let r = unsafe { libc::fcntl(theirs.as_raw_fd(), libc::F_SETFD, 0) };
+    assert_eq!(r, 0);
+    let child = Command::new(std::env::current_exe().unwrap())
+        .args(["child_side", "--exact", "--nocapture", "--test-threads=1"])
+        .env(CHILD, theirs.as_raw_fd().to_string())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("running the child");
+    drop(theirs);
+    let all = [&fds.pbuf, &fds.ibuf, &fds.control, &fds.wake];
+    let fds_b: Vec<BorrowedFd<'_>> = all.iter().map(|f| f.as_fd()).collect();
+    fdpass::send(ours.as_fd(), &[1], &fds_b).expect("sending the flow's fds");
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "child failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+/// The child's side: runs only when the parent set `NETSIFT_FFPF_XDP_CHILD`.
+#[test]
+fn child_side() {
+    let Ok(sock) = std::env::var(CHILD) else {
+        return;
+    };
+    let sock: RawFd = sock.parse().unwrap();
+    let mut byte = [0u8];
+    // SAFETY: the inherited descriptor stays open for the call.
+    let got = fdpass::recv(unsafe { BorrowedFd::borrow_raw(sock) }, &mut byte).unwrap();
+    let mut fds = got.fds.into_iter();
+    let (pbuf, ibuf, control, wake) = (
+        fds.next().unwrap(),
+        fds.next().unwrap(),
+        fds.next().unwrap(),
+        fds.next().unwrap(),
+    );
+    // Unprivileged from here on, as a client is.
+    // SAFETY: plain system calls; glibc applies them to every thread.
+    let (g, u) = unsafe { (libc::setgid(65534), libc::setuid(65534)) };
+    assert_eq!((g, u), (0, 0), "{}", os("dropping to uid 65534"));
+    // SAFETY: no arguments.
+    let uid = unsafe { libc::getuid() };
+    // SAFETY: a fresh mapping the kernel places; unmapped at once if made.
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            4096,
+            libc::PROT_READ | libc::PROT_WRITE,
+            libc::MAP_SHARED,
+            pbuf.as_raw_fd(),
+            0,
+        )
+    };
+    let errno = if p == libc::MAP_FAILED {
+        std::io::Error::last_os_error().raw_os_error().unwrap_or(-1)
+    } else {
+        // SAFETY: unmaps the mapping just made.
+        unsafe { libc::munmap(p, 4096) };
+        0
+    };
+    println!("CHILD uid={uid} rw-mmap errno={errno}");
+    let mut r = FlowReader::from_fds(pbuf, ibuf, control, wake).expect("from_fds in the child");
+    let seqs: String = read_all(&mut r).iter().map(|s| format!(" {s}")).collect();
+    r.release();
+    println!("CHILD read{seqs}");
 }
 
 #[test]
