@@ -14,17 +14,24 @@
 //! `overwritten` and `invalid`; every accepted packet is in exactly one of
 //! the five once the reader has caught up.
 //!
-//! Where packet bytes live is [`PacketStore`]'s business: today one shared
-//! PBuf per group. The later copy modes (a copy per flow; the kernel's own
-//! capture ring as PBuf, zero-copy) are further variants with the same two
-//! operations (room for a record, append a record), and readers get a matching
-//! view; nothing outside this module and `reader` names the PBuf type.
+//! Where packet bytes live is [`PacketStore`]'s business, chosen per group
+//! by its [`CopyMode`]: one shared PBuf ([`CopyMode::Once`], the default), or
+//! one PBuf per flow ([`CopyMode::PerFlow`]: a packet accepted by `k` flows is
+//! stored `k` times, as `k` sockets would each get it, for comparison). Both
+//! answer the same two questions (room for a record, append a record), and a
+//! flow's PBuf is an ordinary PBuf to its reader. [`CopyMode::Zero`] makes
+//! PBuf a ring of frames the kernel itself writes ([`crate::frames`], an
+//! AF_XDP UMEM): the source reports each filled frame with
+//! [`Group::write_frames`] and hands frames back with [`Group::refill`] once
+//! the slowest attached reader has passed them. Nothing outside this module
+//! and `reader` names the PBuf type.
 
 use crate::control::{ControlWriterSide, Reported, STATUS_DETACHED};
 use crate::error::Error;
+use crate::frames::{FrameRing, Umem, FRAME};
 use crate::ibuf::{IbufWriter, WriterCounts, FLAG_DETACHED};
 use crate::pbuf::{record_len, PbufWriter};
-use crate::policy::{clamp_read, clamp_wake, Policy, Stall, StallBound};
+use crate::policy::{clamp_read, clamp_wake, CopyMode, Policy, Stall, StallBound};
 use crate::wake::Waker;
 use std::fmt;
 use std::os::fd::OwnedFd;
@@ -74,6 +81,23 @@ pub struct Incoming<'a> {
     pub flows: &'a [(FlowId, u32)],
 }
 
+/// One packet the kernel put in a frame of a [`CopyMode::Zero`] group, as the
+/// capture source read it from its RX ring, and the flows that accepted it.
+#[derive(Clone, Copy, Debug)]
+pub struct Received<'a> {
+    /// Its UMEM address (`xdp_desc.addr`).
+    pub addr: u64,
+    /// Its bytes there (`xdp_desc.len`).
+    pub len: u32,
+    /// Its length on the wire.
+    pub wirelen: u32,
+    /// Nanoseconds since the epoch.
+    pub ts_ns: u64,
+    /// The accepting flows and their classes (empty: the frame is only
+    /// passed over, and goes back to the kernel with the next refill).
+    pub flows: &'a [(FlowId, u32)],
+}
+
 /// A flow's writer-side counters and state.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlowCounters {
@@ -90,9 +114,10 @@ pub struct FlowCounters {
 /// What one [`Group::write_batch`] did.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BatchSummary {
-    /// Packets stored in PBuf.
+    /// Copies stored: one per packet in [`CopyMode::Once`], one per flow that
+    /// got the packet in [`CopyMode::PerFlow`].
     pub stored: u64,
-    /// Packets not stored: no flow could take them.
+    /// Packets stored nowhere: no flow could take them.
     pub refused: u64,
     /// Flows detached for stalling during this batch.
     pub detached: u64,
@@ -105,6 +130,15 @@ pub struct BatchSummary {
 enum PacketStore {
     /// One PBuf shared by the group's flows.
     Shared(PbufWriter),
+    /// One PBuf per flow, in [`Flow::own`], each of `capacity` bytes.
+    PerFlow {
+        capacity: u64,
+        /// Copies stored, bytes of records, copies refused, over every flow
+        /// the group has had (a removed flow's PBuf goes, its figures stay).
+        totals: (u64, u64, u64),
+    },
+    /// The kernel's frames (zero copy).
+    Frames(FrameRing),
 }
 
 #[derive(Debug)]
@@ -113,6 +147,8 @@ struct Flow {
     ibuf: IbufWriter,
     control: ControlWriterSide,
     waker: Waker,
+    /// The flow's own PBuf ([`CopyMode::PerFlow`] only).
+    own: Option<PbufWriter>,
     detached: bool,
     /// The client's `R`, clamped (see `policy::clamp_read`).
     r: u64,
@@ -129,6 +165,29 @@ impl Flow {
 
     fn ibuf_has_room(&self) -> bool {
         self.ibuf.write_pos() - self.r < self.ibuf.entries()
+    }
+
+    /// [`CopyMode::PerFlow`], slow-reader preference: whether a record of
+    /// `caplen` bytes fits in the flow's own PBuf below its oldest unread
+    /// record, looking at the client's `R` again if not.
+    fn own_room(&mut self, caplen: u32) -> bool {
+        for fresh in [false, true] {
+            if fresh {
+                self.refresh_read();
+            }
+            let Some(pbuf) = self.own.as_ref() else {
+                return false;
+            };
+            let reclaim = if self.r < self.ibuf.write_pos() {
+                self.ibuf.pbuf_pos(self.r)
+            } else {
+                pbuf.write_pos()
+            };
+            if pbuf.fits(caplen, reclaim) {
+                return true;
+            }
+        }
+        false
     }
 
     fn detach(&mut self) {
@@ -155,11 +214,37 @@ pub struct Group {
 
 impl Group {
     /// A group with a PBuf data area of `pbuf_bytes` (a power of two, 4 KiB up
-    /// to 1 TiB) and no flows.
+    /// to 1 TiB) and no flows: [`CopyMode::Once`].
     pub fn new(policy: Policy, pbuf_bytes: u64) -> Result<Group, Error> {
+        Group::with_copy(policy, pbuf_bytes, CopyMode::Once)
+    }
+
+    /// A group storing packets as `copy` says: one PBuf of `pbuf_bytes` for
+    /// the group ([`CopyMode::Once`]), or one of `pbuf_bytes` for each flow,
+    /// made with the flow ([`CopyMode::PerFlow`]; the size is checked now).
+    pub fn with_copy(policy: Policy, pbuf_bytes: u64, copy: CopyMode) -> Result<Group, Error> {
+        let store = match copy {
+            CopyMode::Once => PacketStore::Shared(PbufWriter::create(pbuf_bytes)?),
+            CopyMode::Zero => PacketStore::Frames(FrameRing::create(pbuf_bytes, FRAME)?),
+            CopyMode::PerFlow => {
+                if !pbuf_bytes.is_power_of_two()
+                    || !(crate::pbuf::PBUF_MIN..=crate::pbuf::PBUF_MAX).contains(&pbuf_bytes)
+                {
+                    return Err(Error::invalid(format!(
+                        "per-flow PBuf of {pbuf_bytes} bytes: a power of two from {} to {}",
+                        crate::pbuf::PBUF_MIN,
+                        crate::pbuf::PBUF_MAX
+                    )));
+                }
+                PacketStore::PerFlow {
+                    capacity: pbuf_bytes,
+                    totals: (0, 0, 0),
+                }
+            }
+        };
         Ok(Group {
             policy,
-            store: PacketStore::Shared(PbufWriter::create(pbuf_bytes)?),
+            store,
             flows: Vec::new(),
             gens: Vec::new(),
             bound: StallBound::default(),
@@ -180,15 +265,40 @@ impl Group {
         self.policy
     }
 
+    /// Where the group stores packets.
+    pub fn copy_mode(&self) -> CopyMode {
+        match self.store {
+            PacketStore::Shared(_) => CopyMode::Once,
+            PacketStore::PerFlow { .. } => CopyMode::PerFlow,
+            PacketStore::Frames(_) => CopyMode::Zero,
+        }
+    }
+
+    /// [`CopyMode::Zero`]: the region to register as the AF_XDP UMEM.
+    pub fn umem(&self) -> Option<Umem> {
+        match &self.store {
+            PacketStore::Frames(r) => Some(r.umem()),
+            _ => None,
+        }
+    }
+
     /// A new flow with an IBuf of `ibuf_entries` (a power of two), and the
     /// descriptors its client needs.
     pub fn add_flow(&mut self, ibuf_entries: u64) -> Result<(FlowId, FlowFds), Error> {
         let ibuf = IbufWriter::create(ibuf_entries)?;
         let control = ControlWriterSide::create()?;
         let (waker, wake) = Waker::pair()?;
-        let PacketStore::Shared(pbuf) = &self.store;
+        let own = match &self.store {
+            PacketStore::Shared(_) | PacketStore::Frames(_) => None,
+            PacketStore::PerFlow { capacity, .. } => Some(PbufWriter::create(*capacity)?),
+        };
+        let pbuf = match (&self.store, &own) {
+            (_, Some(p)) | (PacketStore::Shared(p), None) => p.dup()?,
+            (PacketStore::Frames(r), None) => r.dup()?,
+            (PacketStore::PerFlow { .. }, None) => unreachable!("made above"),
+        };
         let fds = FlowFds {
-            pbuf: pbuf.dup()?,
+            pbuf,
             ibuf: ibuf.dup()?,
             control: control.dup()?,
             wake,
@@ -208,6 +318,7 @@ impl Group {
             ibuf,
             control,
             waker,
+            own,
             detached: false,
             r: 0,
             counts: WriterCounts::default(),
@@ -272,10 +383,15 @@ impl Group {
     }
 
     /// PBuf's packets stored, bytes of records (padding included) and packets
-    /// refused for lack of room.
+    /// refused for lack of room. In [`CopyMode::PerFlow`], copies and their
+    /// bytes summed over every flow's PBuf (removed flows' included), and
+    /// copies refused.
     pub fn pbuf_stats(&self) -> (u64, u64, u64) {
-        let PacketStore::Shared(p) = &self.store;
-        p.stats()
+        match &self.store {
+            PacketStore::Shared(p) => p.stats(),
+            PacketStore::PerFlow { totals, .. } => *totals,
+            PacketStore::Frames(r) => r.stats(),
+        }
     }
 
     /// Stores a batch of packets (see the module docs), then wakes.
@@ -297,39 +413,225 @@ impl Group {
             if self.targets.is_empty() {
                 continue;
             }
-            let PacketStore::Shared(pbuf) = &self.store;
-            let caplen = pkt.bytes.len().min(pbuf.max_caplen() as usize);
-            let bytes = &pkt.bytes[..caplen];
-            let caplen = caplen as u32;
             if self.policy == Policy::SlowReader {
                 self.drop_ibuf_full();
                 if self.targets.is_empty() {
                     sum.refused += 1;
                     continue;
                 }
-                if !self.make_room(caplen, &mut reclaim, now, &mut sum) {
+            }
+            match self.store {
+                PacketStore::Shared(_) => self.store_once(pkt, &mut reclaim, now, &mut sum),
+                PacketStore::PerFlow { .. } => self.store_per_flow(pkt, &mut sum),
+                // The kernel writes a zero-copy group's packets; bytes offered
+                // here have nowhere to go, which the accounting says.
+                PacketStore::Frames(_) => {
                     for &(s, _) in &self.targets {
                         if let Some(f) = self.flows[s].as_mut() {
                             f.counts.pbuf_full += 1;
                         }
                     }
-                    let PacketStore::Shared(pbuf) = &mut self.store;
-                    pbuf.count_full_drop();
                     sum.refused += 1;
-                    continue;
-                }
-            }
-            let PacketStore::Shared(pbuf) = &mut self.store;
-            let pos = pbuf.append(bytes, pkt.ts_ns, pkt.wirelen);
-            sum.stored += 1;
-            for &(s, class) in &self.targets {
-                if let Some(f) = self.flows[s].as_mut() {
-                    f.ibuf.push(pos, caplen, class);
                 }
             }
         }
         sum.woken = self.publish_and_wake();
         sum
+    }
+
+    /// [`CopyMode::Zero`]: the frames the kernel filled, in the order of the
+    /// source's RX ring, every one of them (a frame no flow wants is passed
+    /// over). Each gets its record header and an IBuf entry per accepting
+    /// flow (slow-reader preference: a full IBuf drops for its flow alone);
+    /// no packet byte is copied. Then publishes and wakes, as
+    /// [`Group::write_batch`]. A frame that is not the one the kernel was to
+    /// fill next is an error naming it; the frames before it are kept.
+    pub fn write_frames(&mut self, batch: &[Received<'_>]) -> Result<BatchSummary, Error> {
+        if !matches!(self.store, PacketStore::Frames(_)) {
+            return Err(Error::invalid(
+                "write_frames: the group copies packets (CopyMode::Zero only)",
+            ));
+        }
+        let mut sum = BatchSummary::default();
+        for f in self.flows.iter_mut().flatten() {
+            f.refresh_read();
+        }
+        let mut failed = None;
+        for pkt in batch {
+            let PacketStore::Frames(ring) = &mut self.store else {
+                break;
+            };
+            let pos = match ring.receive(pkt.addr, pkt.len, pkt.wirelen, pkt.ts_ns) {
+                Ok(p) => p,
+                Err(e) => {
+                    failed = Some(e);
+                    break;
+                }
+            };
+            self.collect_targets(&Incoming {
+                bytes: &[],
+                ts_ns: pkt.ts_ns,
+                wirelen: pkt.wirelen,
+                flows: pkt.flows,
+            });
+            if self.targets.is_empty() {
+                continue;
+            }
+            if self.policy == Policy::SlowReader {
+                self.drop_ibuf_full();
+                if self.targets.is_empty() {
+                    sum.refused += 1;
+                    continue;
+                }
+            }
+            for &(s, class) in &self.targets {
+                if let Some(f) = self.flows[s].as_mut() {
+                    f.ibuf.push(pos, pkt.len, class);
+                }
+            }
+        }
+        sum.woken = self.publish_and_wake();
+        match failed {
+            Some(e) => Err(e),
+            None => Ok(sum),
+        }
+    }
+
+    /// [`CopyMode::Zero`]: appends to `out` the UMEM addresses of the frames
+    /// the kernel may fill again, in order, for the source's fill ring. Under
+    /// slow-reader preference a frame comes back only once every attached
+    /// flow's reader has passed every entry in it (their `R`s are read
+    /// afresh); under fast-reader preference as soon as it was received
+    /// (readers lapped count `overwritten`). The first call hands out every
+    /// frame. Nothing for a group that copies.
+    ///
+    /// The stall bound's time applies (its bytes do not: the kernel, not the
+    /// writer, counts what it drops): a flow whose unread entry keeps every
+    /// frame from the kernel, while the kernel holds none, for longer than
+    /// the bound is detached, and its frames go back.
+    pub fn refill(&mut self, out: &mut Vec<u64>) {
+        self.refill_at(out, Instant::now());
+    }
+
+    /// [`Group::refill`] at a given time (the stall bound's clock).
+    pub fn refill_at(&mut self, out: &mut Vec<u64>, now: Instant) {
+        if !matches!(self.store, PacketStore::Frames(_)) {
+            return;
+        }
+        for f in self.flows.iter_mut().flatten() {
+            f.refresh_read();
+        }
+        loop {
+            let (reclaim, slowest) = match self.policy {
+                Policy::SlowReader => self.reclaim(),
+                Policy::FastReader => (u64::MAX, None),
+            };
+            let PacketStore::Frames(ring) = &mut self.store else {
+                return;
+            };
+            let before = out.len();
+            ring.hand_out(reclaim, out);
+            if out.len() > before {
+                self.stall = None;
+                return;
+            }
+            // Nothing to give: a stall only if the kernel has nothing left.
+            if ring.kernel_frames() > 0 {
+                return;
+            }
+            let Some(slow) = slowest else { return };
+            if !self.bound.note(&mut self.stall, slow, 0, now) {
+                return;
+            }
+            if let Some(f) = self.flows[slow].as_mut() {
+                f.detach();
+                f.dirty = true;
+            }
+            self.stall = None;
+        }
+    }
+
+    /// [`CopyMode::Once`]: the packet's bytes once in the group's PBuf, an
+    /// entry in each target's IBuf.
+    fn store_once(
+        &mut self,
+        pkt: &Incoming<'_>,
+        reclaim: &mut Option<(u64, Option<usize>)>,
+        now: Instant,
+        sum: &mut BatchSummary,
+    ) {
+        let PacketStore::Shared(pbuf) = &self.store else {
+            return;
+        };
+        let caplen = pkt.bytes.len().min(pbuf.max_caplen() as usize);
+        let bytes = &pkt.bytes[..caplen];
+        let caplen = caplen as u32;
+        if self.policy == Policy::SlowReader && !self.make_room(caplen, reclaim, now, sum) {
+            for &(s, _) in &self.targets {
+                if let Some(f) = self.flows[s].as_mut() {
+                    f.counts.pbuf_full += 1;
+                }
+            }
+            if let PacketStore::Shared(pbuf) = &mut self.store {
+                pbuf.count_full_drop();
+            }
+            sum.refused += 1;
+            return;
+        }
+        let PacketStore::Shared(pbuf) = &mut self.store else {
+            return;
+        };
+        let pos = pbuf.append(bytes, pkt.ts_ns, pkt.wirelen);
+        sum.stored += 1;
+        for &(s, class) in &self.targets {
+            if let Some(f) = self.flows[s].as_mut() {
+                f.ibuf.push(pos, caplen, class);
+            }
+        }
+    }
+
+    /// [`CopyMode::PerFlow`]: the packet's bytes in each target's own PBuf,
+    /// with its entry. Under the slow-reader preference a full PBuf drops the
+    /// packet for its flow alone (`pbuf_full`), as a full socket would; the
+    /// stall bound does not apply, since a slow reader holds back no one else.
+    fn store_per_flow(&mut self, pkt: &Incoming<'_>, sum: &mut BatchSummary) {
+        let Group {
+            store,
+            flows,
+            targets,
+            policy,
+            ..
+        } = self;
+        let PacketStore::PerFlow { totals, .. } = store else {
+            return;
+        };
+        let mut stored = 0;
+        for &(s, class) in targets.iter() {
+            let Some(f) = flows[s].as_mut() else { continue };
+            let Some(max) = f.own.as_ref().map(PbufWriter::max_caplen) else {
+                continue;
+            };
+            let caplen = pkt.bytes.len().min(max as usize) as u32;
+            if *policy == Policy::SlowReader && !f.own_room(caplen) {
+                f.counts.pbuf_full += 1;
+                if let Some(p) = f.own.as_mut() {
+                    p.count_full_drop();
+                }
+                totals.2 += 1;
+                continue;
+            }
+            let Some(pbuf) = f.own.as_mut() else { continue };
+            let before = pbuf.write_pos();
+            let pos = pbuf.append(&pkt.bytes[..caplen as usize], pkt.ts_ns, pkt.wirelen);
+            totals.0 += 1;
+            totals.1 += pbuf.write_pos() - before;
+            f.ibuf.push(pos, caplen, class);
+            stored += 1;
+        }
+        sum.stored += stored;
+        if stored == 0 {
+            sum.refused += 1;
+        }
     }
 
     /// Fills `targets` with the packet's known, distinct flows, and counts the
@@ -382,7 +684,9 @@ impl Group {
         let mut refreshed = false;
         loop {
             let (rc, slowest) = *reclaim.get_or_insert_with(|| self.reclaim());
-            let PacketStore::Shared(pbuf) = &self.store;
+            let PacketStore::Shared(pbuf) = &self.store else {
+                return false;
+            };
             if pbuf.fits(caplen, rc) {
                 self.stall = None;
                 return true;
@@ -415,8 +719,12 @@ impl Group {
     /// `R*`: the least PBuf position among attached flows' unread entries
     /// (PBuf's `W` if none), and the flow holding it.
     fn reclaim(&self) -> (u64, Option<usize>) {
-        let PacketStore::Shared(pbuf) = &self.store;
-        let mut best = (pbuf.write_pos(), None);
+        let w = match &self.store {
+            PacketStore::Shared(pbuf) => pbuf.write_pos(),
+            PacketStore::PerFlow { .. } => u64::MAX,
+            PacketStore::Frames(ring) => ring.next_pos(),
+        };
+        let mut best = (w, None);
         for (s, f) in self.flows.iter().enumerate() {
             let Some(f) = f else { continue };
             if f.detached || f.r >= f.ibuf.write_pos() {
@@ -433,9 +741,15 @@ impl Group {
     /// Publishes PBuf's statistics and each touched flow's `W` and counters,
     /// then signals the flows whose unread count reached their threshold.
     fn publish_and_wake(&mut self) -> u64 {
-        let PacketStore::Shared(pbuf) = &self.store;
-        pbuf.publish_stats();
+        match &self.store {
+            PacketStore::Shared(pbuf) => pbuf.publish_stats(),
+            PacketStore::Frames(ring) => ring.publish_stats(),
+            PacketStore::PerFlow { .. } => {}
+        }
         for f in self.flows.iter_mut().flatten().filter(|f| f.dirty) {
+            if let Some(p) = &f.own {
+                p.publish_stats();
+            }
             f.ibuf.publish();
             f.ibuf.publish_counts(&f.counts);
         }

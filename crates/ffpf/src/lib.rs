@@ -19,7 +19,7 @@
 //! descriptors with [`fdpass`]; [`client`] is the library a client links:
 //! [`Client::connect`], flows made, instantiated, activated, paused, closed.
 //!
-//! Arrows point one way: `shm` ← `pbuf`, `ibuf`, `control`, `mbuf`; `policy`
+//! Arrows point one way: `shm` ← `pbuf` ← `frames`; `shm` ← `ibuf`, `control`, `mbuf`; `policy`
 //! and `wake` stand alone; `group` (the writer) and `reader` (the client) sit
 //! on top and do not know each other; `proto` stands alone (`error` names its refusal
 //! codes), `fdpass` and `seqpacket` touch the system, and `client` sits on
@@ -34,6 +34,7 @@ pub mod client;
 pub mod control;
 mod error;
 pub mod fdpass;
+pub mod frames;
 mod group;
 pub mod ibuf;
 pub mod mbuf;
@@ -47,8 +48,9 @@ pub mod wake;
 
 pub use client::{Client, Flow, FlowSpec};
 pub use error::{Error, ErrorKind};
-pub use group::{BatchSummary, FlowCounters, FlowFds, FlowId, Group, Incoming};
+pub use frames::Umem;
+pub use group::{BatchSummary, FlowCounters, FlowFds, FlowId, Group, Incoming, Received};
 pub use ibuf::WriterCounts;
 pub use mbuf::Mbuf;
-pub use policy::{DropReason, Policy, StallBound};
+pub use policy::{CopyMode, DropReason, Policy, StallBound};
 pub use reader::{FlowReader, Packet, ReaderStats};

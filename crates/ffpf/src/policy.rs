@@ -32,6 +32,28 @@ pub enum Policy {
     FastReader,
 }
 
+/// Where a group keeps the bytes of the packets its flows accepted: NIC-FIX
+/// §4.3's copy modes.
+///
+/// `docs/ffpf.md`, "Copy modes", compares them.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CopyMode {
+    /// One PBuf per group: a packet accepted by several of its flows is
+    /// stored once, with an IBuf entry per flow (FFPF's design).
+    #[default]
+    Once,
+    /// One PBuf per flow: a packet accepted by `k` flows is stored `k` times,
+    /// as `k` sockets would each receive a copy. For comparison; a slow reader
+    /// then holds back only its own PBuf, as a socket's full receive queue
+    /// drops only for that socket.
+    PerFlow,
+    /// No copy: PBuf is a ring of frames the kernel writes packets into
+    /// (an AF_XDP UMEM in a sealed memfd, [`crate::frames`]), which clients
+    /// map read-only; a frame goes back to the kernel
+    /// ([`crate::Group::refill`]) once every attached reader has passed it.
+    Zero,
+}
+
 /// Why an accepted packet did not reach a flow's reader.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum DropReason {

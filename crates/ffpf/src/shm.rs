@@ -307,6 +307,17 @@ impl RwMapping {
         unsafe { AtomicU8::from_ptr(p) }
     }
 
+    /// The address of the byte at `off`, for handing a region of the mapping
+    /// to the kernel (an AF_XDP UMEM). Valid while the mapping lives; access
+    /// through it is the caller's to make sound.
+    ///
+    /// # Panics
+    /// If `off` is outside the mapping.
+    pub fn ptr_at(&self, off: usize) -> NonNull<u8> {
+        let p = self.raw.at(off, 1);
+        NonNull::new(p).unwrap_or(self.raw.ptr)
+    }
+
     /// Stores `bytes` from `off` (8-aligned) as whole 64-bit words with relaxed
     /// atomic stores, zero-padding the last word: how packet bytes enter PBuf.
     ///

@@ -3,7 +3,7 @@
 //! refused before anything is opened.
 
 use clap::Parser;
-use netsift_ffpf::{Policy, StallBound};
+use netsift_ffpf::{CopyMode, Policy, StallBound};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -53,6 +53,12 @@ pub struct Flags {
     /// what does not fit is dropped) or fast (the writer overwrites).
     #[arg(long = "prefer", value_name = "READER", default_value = "slow", value_parser = ["slow", "fast"])]
     pub prefer: String,
+    /// Where packets are stored (NIC-FIX §4.3): once per flow group
+    /// (`once`), or once per flow that accepted them (`per-flow`: a PBuf per
+    /// flow, as sockets each get a copy; for comparison). `zero` (an AF_XDP
+    /// UMEM as PBuf) is refused: the daemon has no AF_XDP source yet.
+    #[arg(long = "copy", value_name = "MODE", default_value = "once", value_parser = ["once", "per-flow", "zero"])]
+    pub copy: String,
     /// PBuf size per flow group, in bytes (a power of two, 4 KiB or more).
     #[arg(long = "pbuf-size", value_name = "BYTES", default_value_t = DEFAULT_PBUF, value_parser = pbuf_size)]
     pub pbuf_size: u64,
@@ -161,7 +167,9 @@ pub struct Config {
     pub sources: Vec<SourceSpec>,
     /// The groups' buffer preference.
     pub policy: Policy,
-    /// PBuf bytes per group.
+    /// Where packets are stored: once per group, or once per flow.
+    pub copy: CopyMode,
+    /// PBuf bytes per group (per flow with [`CopyMode::PerFlow`]).
     pub pbuf_bytes: u64,
     /// IBuf entries of a flow that asks for no size.
     pub ibuf_entries: u64,
@@ -233,11 +241,26 @@ impl Config {
             "fast" => Policy::FastReader,
             _ => Policy::SlowReader,
         };
+        let copy = match flags.copy.as_str() {
+            "per-flow" => CopyMode::PerFlow,
+            // Zero copy is ffpf's `CopyMode::Zero` (an AF_XDP UMEM as PBuf);
+            // the daemon has no AF_XDP source yet, and the group it may serve
+            // is the policy's to name (`rights::copy_mode`), not a flag's.
+            "zero" => {
+                return Err(
+                    "--copy zero: not built in the daemon yet (no AF_XDP source); \
+                            see docs/ffpf.md, \"Copy modes\""
+                        .into(),
+                )
+            }
+            _ => CopyMode::Once,
+        };
         Ok(Config {
             socket: flags.socket.clone(),
             mode: flags.mode,
             sources,
             policy,
+            copy,
             pbuf_bytes: flags.pbuf_size,
             ibuf_entries: flags.ibuf_entries,
             stall: StallBound {
@@ -255,5 +278,27 @@ impl Config {
                 ),
             },
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(args: &[&str]) -> Result<Config, String> {
+        let mut argv = vec!["netsiftd", "--file", "x.pcap"];
+        argv.extend(args);
+        Config::from_flags(&Flags::parse_from(argv))
+    }
+
+    #[test]
+    fn copy_modes_parse_and_zero_is_refused_with_its_reason() {
+        assert_eq!(config(&[]).unwrap().copy, CopyMode::Once);
+        assert_eq!(
+            config(&["--copy", "per-flow"]).unwrap().copy,
+            CopyMode::PerFlow
+        );
+        let e = config(&["--copy", "zero"]).unwrap_err();
+        assert!(e.contains("AF_XDP"), "{e}");
     }
 }

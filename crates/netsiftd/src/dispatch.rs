@@ -1,7 +1,9 @@
 //! What a source's capture thread does with each batch: run each distinct
 //! active filter once over it, then for each flow group store each packet
 //! that any of the group's flows accepted once in the group's PBuf, with an
-//! IBuf entry for every accepting flow ([`Group::write_batch`]).
+//! IBuf entry for every accepting flow ([`Group::write_batch`]); with
+//! `--copy per-flow` the group stores it once per accepting flow instead
+//! (`Counters::stored` counts copies either way).
 //!
 //! [`Dispatch`] is the part of a source both sides touch: the control side
 //! (instantiate, activate, pause, close) edits it, and the capture thread
@@ -70,6 +72,8 @@ pub(crate) struct Counters {
     pub(crate) batches: u64,
     pub(crate) packets: u64,
     pub(crate) filter_runs: u64,
+    /// Copies stored in PBufs: one per packet a group wanted (`--copy
+    /// once`), one per packet per accepting flow (`--copy per-flow`).
     pub(crate) stored: u64,
     /// Activations since the source started (a file source waits for some).
     pub(crate) activations: u64,
@@ -251,7 +255,7 @@ impl Dispatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netsift_ffpf::{FlowReader, Policy};
+    use netsift_ffpf::{CopyMode, FlowReader, Policy};
     use netsift_wire::LinkType;
 
     fn compiled(expr: &str) -> Compiled {
@@ -326,5 +330,40 @@ mod tests {
         let g = &d.groups[rights].group;
         assert_eq!(g.counters(a).unwrap().writer.accepted, 40);
         assert_eq!(g.counters(c).unwrap().writer.accepted, 40);
+    }
+
+    #[test]
+    fn a_copy_per_flow_stores_a_copy_per_accepting_flow() {
+        let rights = Rights { class: 1 };
+        let mut d = Dispatch::new();
+        let group = Group::with_copy(Policy::SlowReader, 1 << 16, CopyMode::PerFlow).unwrap();
+        let mut g = GroupSlot::new(1, group);
+        let (a, fa) = g.group.add_flow(64).unwrap();
+        let (b, fb) = g.group.add_flow(64).unwrap();
+        let (c, fc) = g.group.add_flow(64).unwrap();
+        g.members = 3;
+        d.groups.insert(rights, g);
+        d.activate(rights, a, "udp port 53", || compiled("udp port 53"));
+        d.activate(rights, b, "udp port 53", || panic!("compiled twice"));
+        d.activate(rights, c, "udp", || compiled("udp"));
+        let frames: Vec<Vec<u8>> = (0..40u8)
+            .map(|i| frame(if i % 2 == 0 { 53 } else { 80 }, i))
+            .collect();
+        let pkts: Vec<Packet<'_>> = frames
+            .iter()
+            .map(|f| Packet {
+                data: f,
+                wirelen: f.len() as u32,
+                ts_ns: 1,
+            })
+            .collect();
+        d.batch(&pkts);
+        // Still one run per distinct filter; but 20 + 20 + 40 copies.
+        assert_eq!(d.counters.filter_runs, 2);
+        assert_eq!(d.counters.stored, 80);
+        let even: Vec<u8> = (0..40).filter(|i| i % 2 == 0).collect();
+        assert_eq!(read_all(&mut reader(fa)), even);
+        assert_eq!(read_all(&mut reader(fb)), even);
+        assert_eq!(read_all(&mut reader(fc)), (0..40).collect::<Vec<u8>>());
     }
 }

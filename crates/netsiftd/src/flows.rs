@@ -360,7 +360,8 @@ impl Daemon {
         let slot = match d.groups.entry(class.clone()) {
             Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(v) => {
-                let g = Group::new(self.cfg.policy, self.cfg.pbuf_bytes);
+                let copy = crate::rights::copy_mode(&rights, self.cfg.copy);
+                let g = Group::with_copy(self.cfg.policy, self.cfg.pbuf_bytes, copy);
                 let mut g = match g {
                     Ok(g) => g,
                     Err(e) => {

@@ -2,7 +2,8 @@
 //! overlapping filters (two the same): each receives exactly the packets
 //! libpcap's `pcap_offline_filter` keeps, in order, byte for byte; each
 //! distinct filter runs once per batch, and the one group of the three
-//! (same user) stores each packet once.
+//! (same user) stores each packet once; with `--copy per-flow` the same
+//! packets arrive and a packet `k` flows accepted is stored `k` times.
 
 mod common;
 
@@ -30,6 +31,15 @@ fn expected(expr: &str) -> Vec<Got> {
 
 #[test]
 fn three_clients_get_exactly_what_libpcap_keeps() {
+    three_clients("once");
+}
+
+#[test]
+fn a_copy_per_flow_delivers_the_same_with_k_copies() {
+    three_clients("per-flow");
+}
+
+fn three_clients(copy: &str) {
     let path = corpus(FILE);
     require!(Need::File(&path));
     let src = format!("afs={}", path.display());
@@ -41,6 +51,8 @@ fn three_clients_get_exactly_what_libpcap_keeps() {
         "3",
         "--ibuf-entries",
         "1024",
+        "--copy",
+        copy,
     ]);
     let filters = ["udp port 7001", "host 131.151.1.59", "host 131.151.1.59"];
     let clients: Vec<_> = filters.iter().map(|_| d.client()).collect();
@@ -69,7 +81,13 @@ fn three_clients_get_exactly_what_libpcap_keeps() {
     // One run per distinct filter per batch, not one per flow.
     assert_eq!(src.filter_runs, 2 * src.batches, "{src:?}");
     assert_eq!((src.groups, src.flows), (1, 3), "{src:?}");
-    // One stored copy per packet any flow of the group wanted.
-    let union = expected("udp port 7001 or host 131.151.1.59").len() as u64;
-    assert_eq!(src.stored, union, "{src:?}");
+    if copy == "once" {
+        // One stored copy per packet any flow of the group wanted.
+        let union = expected("udp port 7001 or host 131.151.1.59").len() as u64;
+        assert_eq!(src.stored, union, "{src:?}");
+    } else {
+        // One stored copy per packet per flow that wanted it.
+        let k: u64 = filters.iter().map(|f| expected(f).len() as u64).sum();
+        assert_eq!(src.stored, k, "{src:?}");
+    }
 }

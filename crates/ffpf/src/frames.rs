@@ -1,0 +1,274 @@
+//! Zero copy: a PBuf whose packet bytes the kernel writes, not the writer.
+//!
+//! The data area of a [`FrameRing`] is a ring of equal frames that the
+//! capture source registers as an AF_XDP UMEM (`XDP_UMEM_REG`), so the
+//! kernel (copying, or the NIC by DMA in zero-copy driver mode) puts each
+//! received packet straight into it. The file is a sealed memfd with the
+//! PBuf header page in front, so a client maps it read-only exactly as it
+//! maps a PBuf, and [`crate::pbuf::PbufView`] reads it unchanged:
+//!
+//! ```text
+//!  file offset 0            4096                                          4096 + C
+//!  ┌── PBuf header page ───┬─ frame 0 ───────────────┬─ frame 1 ─────────┬ … ┐
+//!  │ magic … C, W, claim … │ … │rec hdr│packet bytes│ … │rec hdr│bytes  │   │
+//!  └───────────────────────┴─────▲─────▲────────────┴───────────────────┴───┘
+//!                                │     └ where the kernel put the packet (its `addr`)
+//!                                └ the record's position: `addr - 16`, in the headroom
+//! ```
+//!
+//! The only bytes the writer stores per packet are the 16 of the record
+//! header (lengths and time stamp), in the frame's headroom just before the
+//! packet, which the kernel leaves alone (`XDP_PACKET_HEADROOM`).
+//!
+//! Frames go to the kernel in address order and the kernel fills them in the
+//! order it was given them, so positions stay monotone `u64`s as in a PBuf:
+//! frame `j` on its `k`-th lap is at position `k * C + j * F`. `claim` is the
+//! end of the frames handed to the kernel (it may write any of them at any
+//! moment), raised *before* they are handed over: a reader that copied the
+//! record at `p` and then sees `claim - p <= C` knows the kernel has not been
+//! given its frame again, the same check as PBuf's. Which frames may be
+//! handed back is the group's policy ([`crate::Group::refill`]): under
+//! slow-reader preference, only frames every attached reader has passed.
+
+use crate::error::Error;
+use crate::pbuf::{record_len, RECORD_HEADER_LEN};
+use crate::pbuf::{PbufHeader, PBUF_HEADER_LEN, PBUF_MAGIC, PBUF_MAX, PBUF_VERSION};
+use crate::shm::{Memfd, RwMapping};
+use std::mem::offset_of;
+use std::os::fd::OwnedFd;
+use std::ptr::NonNull;
+use std::sync::atomic::{fence, Ordering};
+
+/// The frame size of a group made with [`crate::CopyMode::Zero`]: AF_XDP's
+/// aligned chunks are a power of two from 2048 bytes to a page.
+pub const FRAME: u64 = 2048;
+
+/// The region to register as an AF_XDP UMEM: the frame ring's data area.
+#[derive(Clone, Copy, Debug)]
+pub struct Umem {
+    /// Its first byte (page-aligned). Valid while the group lives; the
+    /// writer reads and writes only the record headers through its own
+    /// atomics, so only the kernel may write here.
+    pub addr: NonNull<u8>,
+    /// Its length, `C`: frames × frame size.
+    pub len: u64,
+    /// The frame (chunk) size.
+    pub frame: u32,
+}
+
+/// The writer's side of a frame ring (see the module docs).
+#[derive(Debug)]
+pub struct FrameRing {
+    memfd: Memfd,
+    map: RwMapping,
+    cap: u64,
+    frame: u64,
+    /// `W`: the end of the last record published.
+    w: u64,
+    /// The position of the frame the kernel fills next.
+    next: u64,
+    /// `claim`: the end of the frames handed to the kernel.
+    given: u64,
+    packets: u64,
+    bytes: u64,
+}
+
+impl FrameRing {
+    /// A ring of `capacity / frame` frames (`capacity` a power of two from one
+    /// page to [`PBUF_MAX`], `frame` a power of two from 2048 to 4096 bytes),
+    /// sealed so every other mapping of it is read-only. No frame is the
+    /// kernel's yet: [`FrameRing::hand_out`] gives them.
+    pub fn create(capacity: u64, frame: u64) -> Result<FrameRing, Error> {
+        if !frame.is_power_of_two() || !(2048..=4096).contains(&frame) {
+            return Err(Error::invalid(format!(
+                "frame of {frame} bytes: a power of two from 2048 to 4096"
+            )));
+        }
+        if !capacity.is_power_of_two() || !(4096.max(frame)..=PBUF_MAX).contains(&capacity) {
+            return Err(Error::invalid(format!(
+                "frame ring of {capacity} bytes: a power of two from 4096 to {PBUF_MAX}"
+            )));
+        }
+        let len = usize::try_from(capacity)
+            .ok()
+            .and_then(|c| c.checked_add(PBUF_HEADER_LEN))
+            .ok_or_else(|| Error::invalid(format!("frame ring of {capacity} bytes: too large")))?;
+        let memfd = Memfd::create(c"netsift-umem", len)?;
+        let map = memfd.map_rw()?;
+        map.u64(offset_of!(PbufHeader, capacity))
+            .store(capacity, Ordering::Relaxed);
+        map.u32(offset_of!(PbufHeader, version))
+            .store(PBUF_VERSION, Ordering::Relaxed);
+        map.u32(offset_of!(PbufHeader, header_len))
+            .store(PBUF_HEADER_LEN as u32, Ordering::Relaxed);
+        map.u64(offset_of!(PbufHeader, magic))
+            .store(PBUF_MAGIC, Ordering::Release);
+        // Sealed before any client or the kernel sees it: the kernel pins the
+        // pages through the writer's own (earlier, writable) mapping, which
+        // the future-write seal leaves alone.
+        memfd.seal_readers()?;
+        Ok(FrameRing {
+            memfd,
+            map,
+            cap: capacity,
+            frame,
+            w: 0,
+            next: 0,
+            given: 0,
+            packets: 0,
+            bytes: 0,
+        })
+    }
+
+    /// The region to register as the UMEM.
+    pub fn umem(&self) -> Umem {
+        Umem {
+            addr: self.map.ptr_at(PBUF_HEADER_LEN),
+            len: self.cap,
+            frame: self.frame as u32,
+        }
+    }
+
+    /// A second descriptor of the file, for a client.
+    pub fn dup(&self) -> Result<OwnedFd, Error> {
+        self.memfd.dup()
+    }
+
+    /// `W`, the end of the last record.
+    pub fn write_pos(&self) -> u64 {
+        self.w
+    }
+
+    /// The position of the frame the kernel fills next: where unread data
+    /// would start if no reader had any.
+    pub fn next_pos(&self) -> u64 {
+        self.next
+    }
+
+    /// Frames the kernel holds now: handed to it and not yet filled.
+    pub fn kernel_frames(&self) -> u64 {
+        (self.given - self.next) / self.frame
+    }
+
+    /// Hands the kernel every frame not yet its whose last contents lie
+    /// below `reclaim` (the least position a reader still needs), in order:
+    /// raises `claim` first, then appends each frame's UMEM address to `out`
+    /// for the fill ring.
+    pub fn hand_out(&mut self, reclaim: u64, out: &mut Vec<u64>) {
+        let reclaim = reclaim.min(self.next);
+        let limit = reclaim - reclaim % self.frame + self.cap;
+        if self.given + self.frame > limit {
+            return;
+        }
+        let start = self.given;
+        self.given = limit;
+        self.map
+            .u64(offset_of!(PbufHeader, claim))
+            .store(self.given, Ordering::Relaxed);
+        // The claim is visible before the caller's release store of the fill
+        // ring's producer lets the kernel write any of these frames.
+        fence(Ordering::Release);
+        out.extend(
+            (start..limit)
+                .step_by(self.frame as usize)
+                .map(|p| p % self.cap),
+        );
+    }
+
+    /// The kernel filled the next frame: `len` bytes at UMEM address `addr`.
+    /// Writes the record header in the headroom before them and publishes the
+    /// record; returns its position. An address that is not in the frame the
+    /// kernel was to fill next, or leaves no aligned room for the header, is
+    /// an error (nothing changes).
+    pub fn receive(&mut self, addr: u64, len: u32, wirelen: u32, ts_ns: u64) -> Result<u64, Error> {
+        if self.next + self.frame > self.given {
+            return Err(Error::invalid(format!(
+                "UMEM address {addr}: no frame was handed to the kernel"
+            )));
+        }
+        let frame_at = self.next % self.cap;
+        let off = addr.wrapping_sub(frame_at);
+        let end = off.checked_add(u64::from(len));
+        if addr < frame_at
+            || off < RECORD_HEADER_LEN as u64
+            || !off.is_multiple_of(8)
+            || end.is_none_or(|e| e > self.frame)
+        {
+            return Err(Error::invalid(format!(
+                "UMEM address {addr} ({len} bytes): not in the frame at {frame_at} \
+                 after 16 bytes of headroom, 8-aligned"
+            )));
+        }
+        let pos = self.next + off - RECORD_HEADER_LEN as u64;
+        let at = PBUF_HEADER_LEN + (pos % self.cap) as usize;
+        self.map.u32(at).store(len, Ordering::Relaxed);
+        self.map.u32(at + 4).store(wirelen, Ordering::Relaxed);
+        self.map.u64(at + 8).store(ts_ns, Ordering::Relaxed);
+        self.next += self.frame;
+        self.w = pos + record_len(len);
+        self.packets += 1;
+        self.bytes += RECORD_HEADER_LEN as u64;
+        // Publishes the record (the kernel's bytes were ordered before the
+        // source saw the RX descriptor; the header's by this store).
+        self.map
+            .u64(offset_of!(PbufHeader, write))
+            .store(self.w, Ordering::Release);
+        Ok(pos)
+    }
+
+    /// The frame size.
+    pub fn frame_size(&self) -> u64 {
+        self.frame
+    }
+
+    /// Publishes the statistics words.
+    pub fn publish_stats(&self) {
+        self.map
+            .u64(offset_of!(PbufHeader, packets))
+            .store(self.packets, Ordering::Relaxed);
+        self.map
+            .u64(offset_of!(PbufHeader, bytes))
+            .store(self.bytes, Ordering::Relaxed);
+    }
+
+    /// Packets received, bytes the writer stored for them (record headers
+    /// only), and 0 (the kernel, not the writer, drops when no frame is free).
+    pub fn stats(&self) -> (u64, u64, u64) {
+        (self.packets, self.bytes, 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn frames_are_handed_out_in_order_up_to_a_lap_past_the_reclaim() {
+        let mut r = FrameRing::create(8192, 2048).unwrap();
+        let mut out = Vec::new();
+        r.hand_out(0, &mut out);
+        assert_eq!(out, vec![0, 2048, 4096, 6144]);
+        out.clear();
+        r.hand_out(0, &mut out);
+        assert!(out.is_empty(), "all four are the kernel's");
+        let p = r.receive(256, 60, 60, 7).unwrap();
+        assert_eq!(p, 240);
+        r.receive(2048 + 256, 60, 60, 8).unwrap();
+        // A reader still needs the first record: nothing comes back.
+        r.hand_out(p, &mut out);
+        assert!(out.is_empty());
+        // Past both: frames 0 and 1 go round again.
+        r.hand_out(4096, &mut out);
+        assert_eq!(out, vec![0, 2048]);
+        assert!(r.receive(256, 60, 60, 9).is_err(), "frame 2 is next, not 0");
+        assert!(
+            r.receive(4096 + 8, 60, 60, 9).is_err(),
+            "no room for the header"
+        );
+        assert!(
+            r.receive(4096 + 256, 2000, 60, 9).is_err(),
+            "past the frame"
+        );
+        assert_eq!(r.receive(4096 + 256, 60, 60, 9).unwrap(), 4096 + 240);
+    }
+}
