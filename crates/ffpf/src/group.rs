@@ -738,6 +738,23 @@ impl Group {
         best
     }
 
+    /// Whether the group's shared store is more than half taken by packets
+    /// some reader has not read (slow-reader preference only: under
+    /// fast-reader preference the writer overwrites and nothing is held; a
+    /// copy per flow holds only its own flow back).
+    fn pressure(&self) -> bool {
+        if self.policy != Policy::SlowReader {
+            return false;
+        }
+        let (held_from, _) = self.reclaim();
+        let (w, cap) = match &self.store {
+            PacketStore::Shared(pbuf) => (pbuf.write_pos(), pbuf.capacity()),
+            PacketStore::Frames(ring) => (ring.next_pos(), ring.umem().len as u64),
+            PacketStore::PerFlow { .. } => return false,
+        };
+        w.saturating_sub(held_from) > cap / 2
+    }
+
     /// Publishes PBuf's statistics and each touched flow's `W` and counters,
     /// then signals the flows whose unread count reached their threshold.
     fn publish_and_wake(&mut self) -> u64 {
@@ -756,8 +773,18 @@ impl Group {
         // Pairs with the reader's fence between arming `wake_at` and loading
         // `W`: either it sees the new W, or this sees its threshold.
         fence(Ordering::SeqCst);
+        // A reader asked to be woken at n packets, but under slow-reader
+        // preference its oldest unread packet also holds the group's PBuf: a
+        // flow that accepts one packet in a thousand would keep thousands of
+        // others' packets waiting for its n-th, and the PBuf would fill and
+        // drop for everyone. So once PBuf is half full, any armed reader with
+        // a packet waiting is woken, touched by this batch or not.
+        let pressed = self.pressure();
         let mut woken = 0;
-        for f in self.flows.iter_mut().flatten().filter(|f| f.dirty) {
+        for f in self.flows.iter_mut().flatten() {
+            if !(f.dirty || pressed) {
+                continue;
+            }
             f.dirty = false;
             let raw = f.control.raw_wake_at();
             let want = clamp_wake(raw, f.ibuf.entries());
@@ -765,7 +792,9 @@ impl Group {
                 continue;
             }
             f.refresh_read();
-            if f.ibuf.write_pos() - f.r >= want && f.control.disarm(raw) {
+            let waiting = f.ibuf.write_pos() - f.r;
+            let due = waiting >= want || (pressed && waiting > 0);
+            if due && f.control.disarm(raw) {
                 f.waker.signal();
                 woken += 1;
             }

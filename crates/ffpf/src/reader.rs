@@ -253,8 +253,9 @@ impl FlowReader {
     }
 
     /// Blocks until at least `n` packets are waiting (`n` is clamped to
-    /// `1..=` the IBuf's size) or `timeout` passes; returns how many are
-    /// waiting. Publishes `R` first, so a slow-reader writer is not kept
+    /// `1..=` the IBuf's size), the writer asks for the room this reader's
+    /// unread packets hold (slow-reader preference, PBuf half held), or
+    /// `timeout` passes; returns how many are waiting. Publishes `R` first, so a slow-reader writer is not kept
     /// waiting on entries this reader has already consumed. Returns at once,
     /// with what is waiting, once the writer has closed its end of the wake-up
     /// channel (the buffers stay mapped and readable).
@@ -281,11 +282,20 @@ impl FlowReader {
                 return Ok(have);
             }
             let ms = i32::try_from(left.as_millis().saturating_add(1)).unwrap_or(i32::MAX);
-            if poll_readable(self.wake.as_fd(), ms)? && drain(self.wake.as_fd()) == 0 {
-                // Readable with nothing to read: the writer's end is gone.
-                self.writer_gone = true;
-                self.control.word(wake_at).store(0, Ordering::Relaxed);
-                return Ok(self.available());
+            if poll_readable(self.wake.as_fd(), ms)? {
+                if drain(self.wake.as_fd()) == 0 {
+                    // Readable with nothing to read: the writer's end is gone.
+                    self.writer_gone = true;
+                    self.control.word(wake_at).store(0, Ordering::Relaxed);
+                    return Ok(self.available());
+                }
+                // Woken with fewer than asked for: the writer needs the room
+                // this reader's oldest packet holds (its PBuf is half held
+                // under slow-reader preference), so read what there is.
+                let have = self.available();
+                if have > 0 {
+                    return Ok(have);
+                }
             }
         }
     }

@@ -173,3 +173,53 @@ fn a_reader_waiting_on_a_vanished_writer_returns() {
         "returned when the writer went: {took:?}"
     );
 }
+
+/// Under slow-reader preference a rare flow's unread packet holds the group's
+/// PBuf: once PBuf is half held, a reader armed for many packets is woken with
+/// the one it has, so that it frees the room before the busy flow's packets
+/// are dropped for want of it.
+#[test]
+fn a_half_held_pbuf_wakes_a_reader_before_its_threshold() {
+    let mut g = Group::new(Policy::SlowReader, 1 << 16).unwrap();
+    let (rare, rare_fds) = g.add_flow(4096).unwrap();
+    let (busy, busy_fds) = g.add_flow(4096).unwrap();
+    let mut rare_r = reader(rare_fds);
+    let _busy_r = reader(busy_fds);
+    // The rare flow takes packet 0 and waits for 1,000 of them.
+    let first = [(rare, 0), (busy, 0)];
+    let p = packet(0, 60);
+    g.write_batch(&[Incoming {
+        bytes: &p,
+        ts_ns: 0,
+        wirelen: 64,
+        flows: &first,
+    }]);
+    // Asleep, armed for 1,000 packets.
+    let sleeper = std::thread::spawn(move || {
+        let t0 = Instant::now();
+        let have = rare_r.wait_for(1000, Duration::from_secs(10)).unwrap();
+        (have, t0.elapsed(), rare_r)
+    });
+    std::thread::sleep(Duration::from_millis(50));
+    // The busy flow's packets fill PBuf behind the rare one's (its reader
+    // reads nothing, as a reader between two of its batches).
+    let mut woken = 0;
+    let mut batches = 0;
+    while woken == 0 {
+        woken = batch(&mut g, 1 + batches * 32, 32, busy).woken;
+        batches += 1;
+        assert!(batches < 64, "PBuf filled without waking the rare reader");
+    }
+    let (have, took, mut rare_r) = sleeper.join().unwrap();
+    assert_eq!(have, 1, "woken with its one packet");
+    assert!(
+        took < Duration::from_secs(5),
+        "woken, not timed out: {took:?}"
+    );
+    assert_eq!(check(&rare_r.getnext().unwrap().unwrap()), 0);
+    assert_eq!(
+        g.counters(busy).unwrap().writer.pbuf_full,
+        0,
+        "nothing dropped for the busy flow yet"
+    );
+}

@@ -334,7 +334,7 @@ mod tests {
 
     #[test]
     fn a_copy_per_flow_stores_a_copy_per_accepting_flow() {
-        let rights = Rights { class: 1 };
+        let rights = &Class::Uid(1);
         let mut d = Dispatch::new();
         let group = Group::with_copy(Policy::SlowReader, 1 << 16, CopyMode::PerFlow).unwrap();
         let mut g = GroupSlot::new(1, group);
@@ -342,7 +342,7 @@ mod tests {
         let (b, fb) = g.group.add_flow(64).unwrap();
         let (c, fc) = g.group.add_flow(64).unwrap();
         g.members = 3;
-        d.groups.insert(rights, g);
+        d.groups.insert(rights.clone(), g);
         d.activate(rights, a, "udp port 53", || compiled("udp port 53"));
         d.activate(rights, b, "udp port 53", || panic!("compiled twice"));
         d.activate(rights, c, "udp", || compiled("udp"));

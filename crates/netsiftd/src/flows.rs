@@ -342,6 +342,7 @@ impl Daemon {
                 format!("`instantiate`: flow {flow} is {:?}, not created", f.state),
             ));
         }
+        let granted = f.rights.clone();
         let (class, snaplen, entries, name) = (
             f.rights.class.clone(),
             f.rights.grant.snaplen,
@@ -360,7 +361,7 @@ impl Daemon {
         let slot = match d.groups.entry(class.clone()) {
             Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(v) => {
-                let copy = crate::rights::copy_mode(&rights, self.cfg.copy);
+                let copy = crate::rights::copy_mode(&granted, self.cfg.copy);
                 let g = Group::with_copy(self.cfg.policy, self.cfg.pbuf_bytes, copy);
                 let mut g = match g {
                     Ok(g) => g,

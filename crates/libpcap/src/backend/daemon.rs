@@ -144,7 +144,11 @@ impl DaemonSource {
         });
         let stop = Arc::new(AtomicBool::new(false));
         // As libpcap: packets at once in immediate mode, else in batches
-        // held at most the timeout (tcpdump's 1 s; POLL when none is set).
+        // held no longer than the handle's timeout (tcpdump's 1 s; POLL when
+        // none is set). Half of it is the hold: the thread notices waiting
+        // packets up to POLL late, and the reader then still has to poll
+        // the queue, and a packet must reach the program within the timeout
+        // as libpcap's ring block does.
         let pace = if o.immediate {
             Pace {
                 at: 1,
@@ -154,7 +158,7 @@ impl DaemonSource {
             Pace {
                 at: WAKE_AT,
                 within: match o.timeout_ms {
-                    t if t > 0 => Duration::from_millis(t as u64),
+                    t if t > 0 => (Duration::from_millis(t as u64) / 2).max(POLL),
                     _ => POLL,
                 },
             }
@@ -227,8 +231,10 @@ fn read(shared: &Shared, queue: &Queue, stop: &AtomicBool, pace: Pace) -> Result
         let mut f = shared.flow();
         let reader = f.reader().map_err(|e| error("the flow's buffers", e))?;
         let left = since.map_or(pace.within, |t| pace.within.saturating_sub(t.elapsed()));
+        let timeout = left.min(POLL);
+        let asked = std::time::Instant::now();
         let waiting = reader
-            .wait_for(pace.at, left.min(POLL))
+            .wait_for(pace.at, timeout)
             .map_err(|e| error("waiting for packets", e))?;
         if waiting == 0 {
             if reader.writer_gone() {
@@ -236,8 +242,11 @@ fn read(shared: &Shared, queue: &Queue, stop: &AtomicBool, pace: Pace) -> Result
             }
             continue;
         }
+        // Back before the timeout with fewer than asked for: the daemon needs
+        // the room these packets hold (`FlowReader::wait_for`), so they go now.
+        let woken = asked.elapsed() < timeout;
         let first = *since.get_or_insert_with(std::time::Instant::now);
-        if waiting < pace.at && first.elapsed() < pace.within && !reader.writer_gone() {
+        if !woken && waiting < pace.at && first.elapsed() < pace.within && !reader.writer_gone() {
             continue;
         }
         since = None;
