@@ -749,7 +749,7 @@ impl Group {
         let (held_from, _) = self.reclaim();
         let (w, cap) = match &self.store {
             PacketStore::Shared(pbuf) => (pbuf.write_pos(), pbuf.capacity()),
-            PacketStore::Frames(ring) => (ring.next_pos(), ring.umem().len as u64),
+            PacketStore::Frames(ring) => (ring.next_pos(), ring.umem().len),
             PacketStore::PerFlow { .. } => return false,
         };
         w.saturating_sub(held_from) > cap / 2
