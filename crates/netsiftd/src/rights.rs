@@ -64,6 +64,16 @@ pub fn rights(policy: Option<&Policy>, peer: &PeerCred) -> Result<Rights, Refusa
     }
 }
 
+/// How the group of `rights` stores packets, given the daemon's `--copy`.
+/// The hook for the policy's "trusted with the raw ring" right (NIC-FIX
+/// §4.3): zero copy hands a group's clients every frame the kernel put in
+/// the interface's UMEM, so it must be granted per group by the policy,
+/// never by a flag for all; today every group gets the flag's mode (`once`
+/// or `per-flow`; `--copy zero` is refused until the AF_XDP source exists).
+pub fn copy_mode(_rights: &Rights, flag: CopyMode) -> CopyMode {
+    flag
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -106,14 +116,4 @@ mod tests {
             Class::Rule("root".into())
         );
     }
-}
-
-/// How the group of `rights` stores packets, given the daemon's `--copy`.
-/// The hook for the policy's "trusted with the raw ring" right (NIC-FIX
-/// §4.3): zero copy hands a group's clients every frame the kernel put in
-/// the interface's UMEM, so it must be granted per group by the policy,
-/// never by a flag for all; today every group gets the flag's mode (`once`
-/// or `per-flow`; `--copy zero` is refused until the AF_XDP source exists).
-pub fn copy_mode(_rights: &Rights, flag: CopyMode) -> CopyMode {
-    flag
 }
