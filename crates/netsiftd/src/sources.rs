@@ -140,6 +140,10 @@ impl Source {
             SourceSpec::Ring { iface } => {
                 let mut cfg = Config::new(SessionSource::Ring(iface.clone()));
                 cfg.filter = FilterSpec::Clauses(String::new());
+                // Each flow's filter runs on every batch (dispatch.rs) and
+                // is exact: the union judged in user space first would be
+                // a second pass over every packet for nothing.
+                cfg.kernel_prefilter_only = true;
                 cfg.placement = Placement::Auto;
                 cfg.immediate = true;
                 cfg.snaplen = self.snaplen;

@@ -220,7 +220,12 @@ fn filter(
             if !expr.trim().is_empty() {
                 clauses.add(expr)?;
             }
-            Ok((Mode::Edited(live), Some(Arc::new(Mutex::new(clauses)))))
+            let mode = if cfg.kernel_prefilter_only {
+                Mode::Static(None)
+            } else {
+                Mode::Edited(live)
+            };
+            Ok((mode, Some(Arc::new(Mutex::new(clauses)))))
         }
     }
 }

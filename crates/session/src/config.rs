@@ -108,6 +108,13 @@ pub struct Config {
     pub count: Option<u64>,
     /// The filter.
     pub filter: FilterSpec,
+    /// With [`FilterSpec::Clauses`]: the clauses only narrow what the kernel
+    /// passes, and user space keeps every frame it passes, for a caller that
+    /// filters each packet exactly itself (`netsiftd` runs each flow's filter
+    /// on every batch; judging the union first would be a second pass over
+    /// every packet). Where the kernel cannot take the program, every frame
+    /// is kept.
+    pub kernel_prefilter_only: bool,
 }
 
 impl Config {
@@ -126,6 +133,7 @@ impl Config {
             immediate: false,
             count: None,
             filter: FilterSpec::Static(String::new()),
+            kernel_prefilter_only: false,
         }
     }
 

@@ -224,6 +224,37 @@ fn clauses_edited_while_capturing_take_effect_at_once() {
     }
 }
 
+/// Clauses as a kernel prefilter only (`Config::kernel_prefilter_only`, as
+/// netsiftd uses them): in the kernel the clause narrows the ring to what it
+/// accepts; where the program does not go into the kernel (user placement),
+/// user space keeps every frame, for the caller to filter itself.
+#[test]
+fn clauses_as_a_kernel_prefilter_only_leave_user_space_every_frame() {
+    require!(Need::Netns);
+    for placement in [Placement::Kernel, Placement::User] {
+        let pair = VethPair::new();
+        let (all, to7) = mixed();
+        let send = sender(&pair);
+        let (ns, dev) = pair.end(Side::A);
+        let mut cfg = config(dev, placement, 1);
+        cfg.filter = FilterSpec::Clauses("udp port 7".into());
+        cfg.kernel_prefilter_only = true;
+        cfg.count = None;
+        let everything = all.clone();
+        let r = capture(ns, cfg, Duration::from_secs(3), move |_| {
+            send(all);
+            std::thread::sleep(Duration::from_millis(300));
+        });
+        r.result.unwrap();
+        let want = if placement == Placement::Kernel {
+            to7.clone()
+        } else {
+            everything
+        };
+        assert_eq!(r.packets, want, "{placement:?}");
+    }
+}
+
 /// The XDP hook: the program copies what it accepts, and says so.
 #[test]
 fn the_xdp_hook_copies_what_the_filter_accepts() {
