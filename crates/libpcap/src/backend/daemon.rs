@@ -276,10 +276,21 @@ impl DaemonSource {
     /// Before going back to a program that polls the selectable descriptor
     /// itself: leaves it readable if packets wait, else asks the daemon to
     /// make it so at the next packet (the daemon signals only when asked).
+    ///
+    /// The eventfd is emptied when nothing waits, so the descriptor does not
+    /// stay readable from an earlier call; a `pcap_breakloop` it held is not
+    /// lost, because the handle looks at its break flag after every dispatch.
     fn settle(shared: &Shared, polled: bool, reader: &mut FlowReader) {
-        if polled && (reader.available() > 0 || reader.arm(1) > 0) {
-            shared.interrupt();
+        if !polled {
+            return;
         }
+        if reader.available() == 0 {
+            shared.drain();
+            if reader.arm(1) == 0 {
+                return;
+            }
+        }
+        shared.interrupt();
     }
 }
 
@@ -293,9 +304,6 @@ impl InPlace for DaemonSource {
         let deadline = wait.and_then(|w| Instant::now().checked_add(w));
         let polled = self.polled;
         let (pace, shared) = (self.pace, &*self.shared);
-        // A kick read here and a `pcap_breakloop` after it: the handle looks
-        // at its break flag after this call, and the kick stays for the wait.
-        shared.drain();
         let reader = self
             .flow
             .reader()
@@ -332,7 +340,12 @@ impl InPlace for DaemonSource {
                 .wait_for_or(pace.at, timeout, shared.kick.as_fd())
                 .map_err(|e| error("waiting for packets", e))?
             else {
-                // Interrupted: the handle looks at its break flag.
+                // Interrupted: the handle looks at its break flag next.
+                // `pcap_breakloop` sets the flag before it writes the
+                // eventfd, so emptying it only once it was seen loses no
+                // break; emptying it earlier (before the handle looked at
+                // its flag) could.
+                shared.drain();
                 Self::settle(shared, polled, reader);
                 return Ok(Some(0));
             };
