@@ -260,6 +260,45 @@ impl FlowReader {
     /// with what is waiting, once the writer has closed its end of the wake-up
     /// channel (the buffers stay mapped and readable).
     pub fn wait_for(&mut self, n: u64, timeout: Duration) -> Result<u64, Error> {
+        Ok(self.wait(n, timeout, None)?.unwrap_or(0))
+    }
+
+    /// [`FlowReader::wait_for`], also returning `None` as soon as
+    /// `interrupt` polls readable (it is not read: that is the caller's).
+    /// A reader that waits in a program's own thread, as libpcap's shim does,
+    /// needs this to be woken by `pcap_breakloop` from another thread or a
+    /// signal handler: a signal alone may land on another thread.
+    pub fn wait_for_or(
+        &mut self,
+        n: u64,
+        timeout: Duration,
+        interrupt: BorrowedFd<'_>,
+    ) -> Result<Option<u64>, Error> {
+        self.wait(n, timeout, Some(interrupt))
+    }
+
+    /// Asks the writer to signal [`FlowReader::wake_fd`] once `n` packets
+    /// (clamped as in [`FlowReader::wait_for`]) are waiting, without waiting
+    /// here; returns how many wait now (if as many as `n` already do, the
+    /// writer may not signal: the caller must look at the count). For a
+    /// program that polls the descriptor itself. Publishes `R` first.
+    pub fn arm(&mut self, n: u64) -> u64 {
+        self.release();
+        let want = n.clamp(1, self.ibuf.entries());
+        self.control
+            .word(offset_of!(ControlPage, wake_at))
+            .store(want, Ordering::Relaxed);
+        // As in `wait`: pairs with the writer's fence after publishing W.
+        fence(Ordering::SeqCst);
+        self.available()
+    }
+
+    fn wait(
+        &mut self,
+        n: u64,
+        timeout: Duration,
+        interrupt: Option<BorrowedFd<'_>>,
+    ) -> Result<Option<u64>, Error> {
         let want = n.clamp(1, self.ibuf.entries());
         let deadline = Instant::now().checked_add(timeout);
         self.release();
@@ -267,7 +306,7 @@ impl FlowReader {
         loop {
             let have = self.available();
             if have >= want {
-                return Ok(have);
+                return Ok(Some(have));
             }
             self.control.word(wake_at).store(want, Ordering::Relaxed);
             // Pairs with the writer's fence between publishing W and reading
@@ -279,22 +318,30 @@ impl FlowReader {
             });
             if have >= want || left.is_zero() {
                 self.control.word(wake_at).store(0, Ordering::Relaxed);
-                return Ok(have);
+                return Ok(Some(have));
             }
             let ms = i32::try_from(left.as_millis().saturating_add(1)).unwrap_or(i32::MAX);
-            if poll_readable(self.wake.as_fd(), ms)? {
+            let (woken, interrupted) = match interrupt {
+                None => (poll_readable(self.wake.as_fd(), ms)?, false),
+                Some(i) => poll_two(self.wake.as_fd(), i, ms)?,
+            };
+            if interrupted {
+                self.control.word(wake_at).store(0, Ordering::Relaxed);
+                return Ok(None);
+            }
+            if woken {
                 if drain(self.wake.as_fd()) == 0 {
                     // Readable with nothing to read: the writer's end is gone.
                     self.writer_gone = true;
                     self.control.word(wake_at).store(0, Ordering::Relaxed);
-                    return Ok(self.available());
+                    return Ok(Some(self.available()));
                 }
                 // Woken with fewer than asked for: the writer needs the room
                 // this reader's oldest packet holds (its PBuf is half held
                 // under slow-reader preference), so read what there is.
                 let have = self.available();
                 if have > 0 {
-                    return Ok(have);
+                    return Ok(Some(have));
                 }
             }
         }
@@ -365,6 +412,27 @@ impl FlowReader {
     pub fn reported(&self) -> Reported {
         self.control.reported()
     }
+}
+
+/// Polls `wake` and `other` for up to `ms` milliseconds: whether each is
+/// readable (hung up counts). `EINTR` is a spurious wake-up of neither.
+fn poll_two(wake: BorrowedFd<'_>, other: BorrowedFd<'_>, ms: i32) -> Result<(bool, bool), Error> {
+    use std::os::fd::AsRawFd;
+    let ready = libc::POLLIN | libc::POLLERR | libc::POLLHUP;
+    let mut p = [wake, other].map(|fd| libc::pollfd {
+        fd: fd.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    });
+    // SAFETY: poll reads and writes two pollfds we own for the call's duration.
+    let n = unsafe { libc::poll(p.as_mut_ptr(), 2, ms) };
+    if n < 0 {
+        if std::io::Error::last_os_error().raw_os_error() == Some(libc::EINTR) {
+            return Ok((false, false));
+        }
+        return Err(Error::os("poll on a wake fd and an interrupt fd"));
+    }
+    Ok((p[0].revents & ready != 0, p[1].revents & ready != 0))
 }
 
 impl Drop for FlowReader {

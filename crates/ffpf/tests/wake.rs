@@ -223,3 +223,51 @@ fn a_half_held_pbuf_wakes_a_reader_before_its_threshold() {
         "nothing dropped for the busy flow yet"
     );
 }
+
+#[test]
+fn wait_for_or_returns_when_the_other_descriptor_is_readable() {
+    use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd};
+    let mut g = Group::new(Policy::SlowReader, 1 << 16).unwrap();
+    let (id, fds) = g.add_flow(256).unwrap();
+    let mut r = reader(fds);
+    // SAFETY: eventfd(2) with constant flags; owned at once.
+    let efd = unsafe { OwnedFd::from_raw_fd(libc::eventfd(0, libc::EFD_NONBLOCK)) };
+    let raw = efd.as_raw_fd();
+    let t = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(30));
+        let one = 1u64;
+        // SAFETY: 8 bytes from a local to the eventfd, alive until joined.
+        unsafe { libc::write(raw, (&one as *const u64).cast(), 8) };
+    });
+    let t0 = Instant::now();
+    let got = r
+        .wait_for_or(10, Duration::from_secs(10), efd.as_fd())
+        .unwrap();
+    t.join().unwrap();
+    assert_eq!(got, None, "interrupted");
+    assert!(t0.elapsed() < Duration::from_secs(5));
+    // Not interrupted: as wait_for.
+    let mut v = 0u64;
+    // SAFETY: 8 bytes into a local from the eventfd.
+    unsafe { libc::read(raw, (&mut v as *mut u64).cast(), 8) };
+    batch(&mut g, 0, 3, id);
+    assert_eq!(
+        r.wait_for_or(5, Duration::from_millis(20), efd.as_fd())
+            .unwrap(),
+        Some(3)
+    );
+}
+
+#[test]
+fn arm_makes_the_writer_signal_the_wake_descriptor() {
+    let mut g = Group::new(Policy::SlowReader, 1 << 16).unwrap();
+    let (id, fds) = g.add_flow(256).unwrap();
+    let mut r = reader(fds);
+    assert_eq!(r.arm(2), 0);
+    assert_eq!(batch(&mut g, 0, 1, id).woken, 0, "below the threshold");
+    assert_eq!(batch(&mut g, 1, 1, id).woken, 1, "at it");
+    assert!(netsift_ffpf::wake::poll_readable(r.wake_fd(), 0).unwrap());
+    assert!(netsift_ffpf::wake::drain(r.wake_fd()) > 0);
+    assert_eq!(batch(&mut g, 2, 1, id).woken, 0, "disarmed once signalled");
+    assert_eq!(r.arm(1), 3, "already waiting: the caller looks");
+}

@@ -16,7 +16,7 @@
 //! anywhere. The reading loop never holds a borrow of the settings while it
 //! calls the program's callback, which may call back into the shim.
 
-use crate::backend::{self, Control, Direction, LiveSource, OpenConfig, Packet};
+use crate::backend::{self, Control, Direction, LiveSource, OpenConfig, Packet, PacketRef};
 use crate::ffi::*;
 use crate::real::{self, Real};
 use std::cell::UnsafeCell;
@@ -56,7 +56,14 @@ pub(crate) struct Inner {
     rfmon: bool,
     pub(crate) precision: c_int,
     nonblock: bool,
+    /// The source; taken out while it reads in place, so that a callback
+    /// that calls back into the shim finds no borrow of it alive.
     source: Option<Box<dyn LiveSource>>,
+    /// Whether `pcap_activate` opened the source (it stays so while the
+    /// source is taken out).
+    activated: bool,
+    /// The source's selectable descriptor, once asked for.
+    selectable: c_int,
     linktype: c_int,
     /// The real `pcap_t` the real library works on for this handle.
     pub(crate) proxy: *mut PcapT,
@@ -65,8 +72,9 @@ pub(crate) struct Inner {
     /// A program the shim runs itself (one compiled elsewhere, or one the
     /// backend could not take).
     shim_filter: Option<Arc<Vec<BpfInsn>>>,
-    /// What `pcap_next_ex` points its caller to.
-    current: Option<Packet>,
+    /// What `pcap_next_ex` points its caller to (its bytes; the buffer is
+    /// reused).
+    current: Vec<u8>,
     current_hdr: PcapPkthdr,
 }
 
@@ -143,12 +151,14 @@ impl Handle {
                 precision: TSTAMP_PRECISION_MICRO,
                 nonblock: false,
                 source: None,
+                activated: false,
+                selectable: -1,
                 linktype: DLT_EN10MB,
                 proxy,
                 errbuf: [0; ERRBUF_SIZE],
                 pending: VecDeque::new(),
                 shim_filter: None,
-                current: None,
+                current: Vec::new(),
                 current_hdr: PcapPkthdr {
                     ts: libc::timeval {
                         tv_sec: 0,
@@ -227,7 +237,7 @@ impl Handle {
     pub(crate) unsafe fn activate(&self) -> c_int {
         // SAFETY: the caller's promise.
         let inner = unsafe { self.inner() };
-        if inner.source.is_some() {
+        if inner.activated {
             return status::ACTIVATED;
         }
         if inner.rfmon {
@@ -265,6 +275,7 @@ impl Handle {
         inner.linktype = linktype;
         let _ = self.control.set(source.control());
         inner.source = Some(source);
+        inner.activated = true;
         0
     }
 
@@ -278,8 +289,17 @@ impl Handle {
         &self,
         cnt: c_int,
         looping: bool,
-        mut deliver: impl FnMut(&PcapPkthdr, &Packet),
+        mut deliver: impl FnMut(&PcapPkthdr, &[u8]),
     ) -> Read {
+        // SAFETY: the caller's promise; the borrow ends at once.
+        let in_place = unsafe { self.inner() }
+            .source
+            .as_mut()
+            .is_some_and(|s| s.in_place().is_some());
+        if in_place {
+            // SAFETY: the caller's promise.
+            return unsafe { self.read_in_place(cnt, looping, &mut deliver) };
+        }
         let mut n: c_int = 0;
         loop {
             if self.brk.swap(false, Ordering::AcqRel) {
@@ -316,7 +336,7 @@ impl Handle {
                 let next = unsafe { self.inner() }.next_kept();
                 let Some((hdr, p)) = next else { break };
                 any = true;
-                deliver(&hdr, &p);
+                deliver(&hdr, &p.data);
                 n += 1;
                 if cnt > 0 && n >= cnt {
                     return Read::Packets(n);
@@ -347,6 +367,82 @@ impl Handle {
         }
     }
 
+    /// [`Handle::read`] from a source that delivers in place: the source is
+    /// taken out of the settings while it calls back (the callback may call
+    /// into the shim), and each packet goes from the source's buffer to
+    /// `deliver` without a copy.
+    ///
+    /// # Safety
+    ///
+    /// As [`Handle::read`]; the source is [`LiveSource::in_place`].
+    unsafe fn read_in_place(
+        &self,
+        cnt: c_int,
+        looping: bool,
+        deliver: &mut dyn FnMut(&PcapPkthdr, &[u8]),
+    ) -> Read {
+        let (mut src, wait, precision, filter) = {
+            // SAFETY: the caller's promise; this borrow ends before the
+            // source calls back.
+            let inner = unsafe { self.inner() };
+            let Some(src) = inner.source.take() else {
+                inner.fail("not activated");
+                return Read::Error;
+            };
+            let wait = match inner.wait_ms() {
+                w if w < 0 => None,
+                w => Some(std::time::Duration::from_millis(w as u64)),
+            };
+            (src, wait, inner.precision, inner.shim_filter.clone())
+        };
+        let mut n: c_int = 0;
+        let result = loop {
+            if self.brk.swap(false, Ordering::AcqRel) {
+                break Ok(Read::Break);
+            }
+            let Some(ip) = src.in_place() else {
+                break Err("the source stopped reading in place".to_string());
+            };
+            let mut f = |p: &PacketRef<'_>| {
+                let hdr = header(precision, p.ts_sec, p.ts_nsec, p.data.len(), p.wire_len);
+                if keeps(filter.as_deref(), &hdr, p.data) {
+                    deliver(&hdr, p.data);
+                    n += 1;
+                }
+                let done = cnt > 0 && n >= cnt;
+                !done && !self.brk.load(Ordering::Acquire)
+            };
+            match ip.dispatch(wait, &mut f) {
+                Err(e) => break Err(e.message),
+                Ok(None) if n > 0 => break Ok(Read::Packets(n)),
+                Ok(None) => break Err("the capture has ended".to_string()),
+                Ok(Some(got)) => {
+                    if cnt > 0 && n >= cnt {
+                        break Ok(Read::Packets(n));
+                    }
+                    if self.brk.swap(false, Ordering::AcqRel) {
+                        break Ok(Read::Break);
+                    }
+                    // A dispatch returns after one batch, or a timeout (0),
+                    // as libpcap's does; a loop goes on.
+                    if !looping && (got > 0 || n > 0 || wait.is_some()) {
+                        break Ok(Read::Packets(n));
+                    }
+                }
+            }
+        };
+        // SAFETY: the caller's promise; the source has stopped calling back.
+        let inner = unsafe { self.inner() };
+        inner.source = Some(src);
+        match result {
+            Ok(r) => r,
+            Err(m) => {
+                inner.fail(&m);
+                Read::Error
+            }
+        }
+    }
+
     /// `pcap_loop`.
     ///
     /// # Safety
@@ -356,10 +452,10 @@ impl Handle {
         let Some(cb) = cb else { return status::ERROR };
         // SAFETY: the caller's promises.
         let r = unsafe {
-            self.read(cnt, true, |h, p| {
+            self.read(cnt, true, |h, data| {
                 // SAFETY: a handler called as libpcap calls it: a header and
                 // caplen bytes that live through the call.
-                cb(user, h, p.data.as_ptr())
+                cb(user, h, data.as_ptr())
             })
         };
         match r {
@@ -378,9 +474,9 @@ impl Handle {
         let Some(cb) = cb else { return status::ERROR };
         // SAFETY: the caller's promises.
         let r = unsafe {
-            self.read(cnt, false, |h, p| {
+            self.read(cnt, false, |h, data| {
                 // SAFETY: as in pcap_loop.
-                cb(user, h, p.data.as_ptr())
+                cb(user, h, data.as_ptr())
             })
         };
         match r {
@@ -397,17 +493,27 @@ impl Handle {
     ///
     /// As [`Handle::inner`].
     pub(crate) unsafe fn next_ex(&self) -> Result<(*mut PcapPkthdr, *const u8), c_int> {
+        // The packet is copied into the handle's buffer, reused from call to
+        // call: it must outlive the read.
+        // SAFETY: the caller's promise; the borrow ends at once.
+        let mut buf = std::mem::take(&mut unsafe { self.inner() }.current);
         let mut got = None;
         // SAFETY: the caller's promise; the closure only keeps the packet.
-        let r = unsafe { self.read(1, false, |h, p| got = Some((*h, p.clone()))) };
+        let r = unsafe {
+            self.read(1, false, |h, data| {
+                buf.clear();
+                buf.extend_from_slice(data);
+                got = Some(*h);
+            })
+        };
+        // SAFETY: the caller's promise; no other borrow is alive.
+        let inner = unsafe { self.inner() };
+        inner.current = buf;
         match r {
             Read::Packets(_) => {
-                let Some((h, p)) = got else { return Err(0) };
-                // SAFETY: the caller's promise; no other borrow is alive.
-                let inner = unsafe { self.inner() };
+                let Some(h) = got else { return Err(0) };
                 inner.current_hdr = h;
-                let data = inner.current.insert(p).data.as_ptr();
-                Ok((&mut inner.current_hdr, data))
+                Ok((&mut inner.current_hdr, inner.current.as_ptr()))
             }
             Read::Break => Err(status::BREAK),
             Read::Error => Err(status::ERROR),
@@ -425,6 +531,12 @@ impl Handle {
         // SAFETY: the caller's promise.
         let inner = unsafe { self.inner() };
         let Some(src) = inner.source.as_mut() else {
+            if inner.activated {
+                inner.fail(
+                    "pcap_setfilter from a packet callback is not supported on a netsift capture",
+                );
+                return status::ERROR;
+            }
             inner.fail("not activated");
             return status::NOT_ACTIVATED;
         };
@@ -469,6 +581,10 @@ impl Handle {
             }
         };
         match inner.source.as_mut() {
+            None if inner.activated => {
+                inner.fail("pcap_setdirection from a packet callback is not supported on a netsift capture");
+                return status::ERROR;
+            }
             None => inner.cfg.direction = d,
             Some(s) => {
                 if let Err(e) = s.set_direction(d) {
@@ -507,14 +623,21 @@ impl Inner {
 
     /// Whether it is activated.
     pub(crate) fn activated(&self) -> bool {
-        self.source.is_some()
+        self.activated
     }
 
     /// The link type, the snap length and the source's descriptor once
     /// activated.
-    pub(crate) fn live(&self) -> Option<(c_int, c_int, c_int)> {
-        let s = self.source.as_ref()?;
-        Some((self.linktype, self.cfg.snaplen as c_int, s.selectable_fd()))
+    pub(crate) fn live(&mut self) -> Option<(c_int, c_int, c_int)> {
+        if !self.activated {
+            return None;
+        }
+        // While the source reads in place (a callback asks), the descriptor
+        // it gave before.
+        if let Some(s) = self.source.as_mut() {
+            self.selectable = s.selectable_fd();
+        }
+        Some((self.linktype, self.cfg.snaplen as c_int, self.selectable))
     }
 
     /// The settings `pcap_set_*` change before activation.
@@ -574,39 +697,50 @@ impl Inner {
     /// The next pending packet the shim's own filter keeps, and its header.
     fn next_kept(&mut self) -> Option<(PcapPkthdr, Packet)> {
         while let Some(p) = self.pending.pop_front() {
-            let usec = if self.precision == TSTAMP_PRECISION_NANO {
-                p.ts_nsec
-            } else {
-                p.ts_nsec / 1000
-            };
-            let hdr = PcapPkthdr {
-                ts: libc::timeval {
-                    tv_sec: p.ts_sec as libc::time_t,
-                    tv_usec: usec as libc::suseconds_t,
-                },
-                caplen: p.data.len() as u32,
-                len: p.wire_len,
-            };
-            if self.keeps(&hdr, &p) {
+            let hdr = header(
+                self.precision,
+                p.ts_sec,
+                p.ts_nsec,
+                p.data.len(),
+                p.wire_len,
+            );
+            if keeps(self.shim_filter.as_deref(), &hdr, &p.data) {
                 return Some((hdr, p));
             }
         }
         None
     }
+}
 
-    /// Whether the shim's own filter (if any) keeps `p`.
-    fn keeps(&self, hdr: &PcapPkthdr, p: &Packet) -> bool {
-        let (Some(insns), Some(f)) = (&self.shim_filter, real::fns()) else {
-            return true;
-        };
-        let prog = BpfProgram {
-            bf_len: insns.len() as u32,
-            bf_insns: insns.as_ptr().cast_mut(),
-        };
-        // SAFETY: a program of bf_len instructions that outlives the call, a
-        // header whose caplen is the data's length, and the data.
-        unsafe { (f.pcap_offline_filter)(&prog, hdr, p.data.as_ptr()) != 0 }
+/// A packet's header at time stamp `precision`.
+fn header(precision: c_int, ts_sec: i64, ts_nsec: u32, caplen: usize, len: u32) -> PcapPkthdr {
+    let usec = if precision == TSTAMP_PRECISION_NANO {
+        ts_nsec
+    } else {
+        ts_nsec / 1000
+    };
+    PcapPkthdr {
+        ts: libc::timeval {
+            tv_sec: ts_sec as libc::time_t,
+            tv_usec: usec as libc::suseconds_t,
+        },
+        caplen: caplen as u32,
+        len,
     }
+}
+
+/// Whether the shim's own filter `insns` (if any) keeps `data`.
+fn keeps(insns: Option<&Vec<BpfInsn>>, hdr: &PcapPkthdr, data: &[u8]) -> bool {
+    let (Some(insns), Some(f)) = (insns, real::fns()) else {
+        return true;
+    };
+    let prog = BpfProgram {
+        bf_len: insns.len() as u32,
+        bf_insns: insns.as_ptr().cast_mut(),
+    };
+    // SAFETY: a program of bf_len instructions that outlives the call, a
+    // header whose caplen is the data's length, and the data.
+    unsafe { (f.pcap_offline_filter)(&prog, hdr, data.as_ptr()) != 0 }
 }
 
 /// A real dead handle of `linktype` and `snaplen`.

@@ -155,3 +155,134 @@ fn an_ordinary_users_tcpdump_captures_through_the_daemon() {
         );
     }
 }
+
+/// `-c N` through the daemon stops at exactly N packets, and SIGINT
+/// (tcpdump's handler calls `pcap_breakloop`) ends a capture that waits in
+/// the daemon's wake-up descriptor with nothing arriving, at once.
+#[test]
+fn count_stops_exactly_and_breakloop_interrupts_a_wait() {
+    require!(
+        Need::Netns,
+        Need::Command("tcpdump"),
+        Need::Command("setpriv"),
+        Need::Command("useradd"),
+        Need::File(&netsiftd()),
+    );
+    let pair = VethPair::new();
+    let (ns, dev) = pair.end(Side::A);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+    let daemon = Daemon::start(ns, dev, dir.path());
+    let user = TempUser::new();
+    let files = ["count.pcap", "idle.pcap"].map(|f| dir.path().join(f));
+    let counted = users_tcpdump(&user, &daemon.socket)
+        .args(["-c", "5"])
+        .on(&format!("netsift:{dev}"))
+        .write_to(&files[0])
+        .filter("udp")
+        .start();
+    let idle = users_tcpdump(&user, &daemon.socket)
+        .on(&format!("netsift:{dev}"))
+        .write_to(&files[1])
+        .filter("icmp")
+        .start();
+    let udps: Vec<Vec<u8>> = (0..40).map(udp).collect();
+    pair.send(Side::B, &udps);
+    let done = counted.wait(Duration::from_secs(10));
+    done.assert_success();
+    assert_eq!(done.packets(), as_sent(&udps[..5]));
+    assert_eq!(
+        done.statistic("packets captured"),
+        Some(5),
+        "{}",
+        done.stderr
+    );
+    let asked = Instant::now();
+    let idle = idle.stop();
+    idle.assert_success();
+    assert!(
+        asked.elapsed() < Duration::from_millis(900),
+        "SIGINT took {:?} to end a waiting read",
+        asked.elapsed()
+    );
+    assert_eq!(
+        idle.statistic("packets captured"),
+        Some(0),
+        "{}",
+        idle.stderr
+    );
+}
+
+/// Builds `tests/c/reader.c` into `dir`, linked against the real library.
+fn build_reader(dir: &Path) -> PathBuf {
+    let out = dir.join("reader");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/reader.c");
+    let st = std::process::Command::new("cc")
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .arg("-lpcap")
+        .status()
+        .expect("cc");
+    assert!(st.success(), "cc {}", src.display());
+    out
+}
+
+/// The C reader of `tests/api.rs` through the daemon: `pcap_get_selectable_fd`,
+/// `pcap_next_ex` in immediate mode, `pcap_stats` and a non-blocking
+/// `pcap_dispatch`, with a compiled filter (the daemon runs it) and a
+/// hand-built one (the shim runs it on packets read in place).
+#[test]
+fn the_pcap_api_reads_through_the_daemon() {
+    require!(
+        Need::Netns,
+        Need::Command("cc"),
+        Need::File(Path::new("/usr/include/pcap/pcap.h")),
+        Need::File(&netsiftd()),
+    );
+    use std::io::{BufRead, BufReader};
+    let pair = VethPair::new();
+    let (ns, dev) = pair.end(Side::A);
+    let dir = tempfile::tempdir().unwrap();
+    let daemon = Daemon::start(ns, dev, dir.path());
+    let reader = build_reader(dir.path());
+    for filter in ["udp", "hand"] {
+        let mut child = std::process::Command::new(&reader)
+            .env("LD_LIBRARY_PATH", shim_dir())
+            .env("NETSIFT_SOCKET", &daemon.socket)
+            .arg(format!("netsift:{dev}"))
+            .arg("4")
+            .arg(filter)
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = BufReader::new(child.stdout.take().unwrap());
+        let mut first = String::new();
+        out.read_line(&mut first).unwrap();
+        assert_eq!(
+            first.trim(),
+            format!("ready netsift:{dev} fd 1 link EN10MB")
+        );
+        let mut frames = Vec::new();
+        for n in 1..=8u8 {
+            frames.push(tcp(u32::from(n)));
+            frames.push(
+                Frame::ethernet(MAC_B, MAC_A)
+                    .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
+                    .udp(9, 7)
+                    .payload(&vec![n; n as usize])
+                    .build(),
+            );
+        }
+        pair.send(Side::B, &frames);
+        let status = child.wait().unwrap();
+        assert!(status.success(), "the reader failed ({status}) on {filter}");
+        let lines: Vec<String> = out.lines().map(Result::unwrap).collect();
+        let mut want: Vec<String> = (1..=4)
+            .map(|n| format!("{} {} {n}", 42 + n, 42 + n))
+            .collect();
+        want.push("received 1".into());
+        want.push("dispatch 1".into());
+        assert_eq!(lines, want, "{filter}");
+    }
+}

@@ -1,6 +1,9 @@
 //! Where a `netsift:IFACE` capture's packets come from: a [`Backend`] opens a
 //! [`LiveSource`] on an interface, and the shim's `pcap_loop`,
-//! `pcap_dispatch` and `pcap_next_ex` take packets from it in batches.
+//! `pcap_dispatch` and `pcap_next_ex` take packets from it, in one of two
+//! ways: in batches of owned [`Packet`]s ([`LiveSource::next_batch`]), or in
+//! place ([`LiveSource::in_place`]: the source waits and calls back with each
+//! packet's bytes where they lie, in the caller's thread).
 //!
 //! Two backends: [`daemon::DaemonBackend`], a flow on `netsiftd` (an
 //! ordinary user captures without privileges, sharing the daemon's capture),
@@ -8,10 +11,13 @@
 //! `netsift-session` (CAP_NET_RAW). [`route`] picks one by the interface's
 //! name.
 //!
-//! A source hands over packets through a [`queue::Queue`]'s contract: a
-//! descriptor ([`LiveSource::selectable_fd`]) is readable while packets wait
-//! (or the source has ended), and [`Control::interrupt`] makes it readable
-//! from a signal handler, for `pcap_breakloop`.
+//! Either way a descriptor ([`LiveSource::selectable_fd`]) is readable while
+//! packets wait (or the source has ended), and [`Control::interrupt`] makes
+//! it readable, and wakes a source waiting in place, from a signal handler,
+//! for `pcap_breakloop`. The session backend hands batches through a
+//! [`queue::Queue`] from its capture thread; the daemon backend reads the
+//! flow's shared buffers in place, as libpcap reads its mmap ring, with no
+//! thread, queue or copy of its own.
 
 pub mod daemon;
 pub mod queue;
@@ -62,6 +68,20 @@ pub struct Packet {
     pub wire_len: u32,
     /// The bytes captured (at most the snap length).
     pub data: Vec<u8>,
+}
+
+/// One packet lent by a source reading in place: its bytes are valid only
+/// during the call they are passed to (libpcap's callback contract).
+#[derive(Clone, Copy, Debug)]
+pub struct PacketRef<'a> {
+    /// Seconds since the epoch.
+    pub ts_sec: i64,
+    /// Nanoseconds within the second.
+    pub ts_nsec: u32,
+    /// Its length on the wire.
+    pub wire_len: u32,
+    /// The bytes captured (at most the snap length).
+    pub data: &'a [u8],
 }
 
 /// What a source counted.
@@ -141,19 +161,44 @@ pub trait LiveSource: Send {
     /// Takes packets of `direction` only, from now on.
     fn set_direction(&mut self, direction: Direction) -> Result<(), Error>;
 
+    /// The source as one that delivers in place, if it is one: the shim then
+    /// reads it through [`InPlace::dispatch`] and never calls
+    /// [`LiveSource::next_batch`].
+    fn in_place(&mut self) -> Option<&mut dyn InPlace> {
+        None
+    }
+
     /// Moves up to `max` waiting packets to `out`, without waiting. `Ok(false)`
     /// once the source has ended and nothing waits; an error if it ended with
-    /// one.
+    /// one. (Not called on a source that is [`LiveSource::in_place`].)
     fn next_batch(&mut self, max: usize, out: &mut VecDeque<Packet>) -> Result<bool, Error>;
 
-    /// A descriptor that polls readable while packets wait or the source ended.
-    fn selectable_fd(&self) -> RawFd;
+    /// A descriptor that polls readable while packets wait or the source
+    /// ended. Asking for it may start the capture (a program that polls it
+    /// reads next).
+    fn selectable_fd(&mut self) -> RawFd;
 
     /// Its waker and counters, for `pcap_breakloop` and `pcap_stats`.
     fn control(&self) -> Arc<dyn Control>;
 
     /// Stops capturing and releases the interface; what it counted in all.
     fn close(&mut self) -> Stats;
+}
+
+/// A source that delivers in the caller's thread (see the module docs).
+pub trait InPlace {
+    /// Waits up to `wait` (`None`: for ever; zero: not at all) for packets
+    /// as the source's batching says (a batch, or the oldest packet held
+    /// long enough), then calls `f` on each waiting packet until `f` returns
+    /// false; a packet `f` was called on is consumed, the rest wait for the
+    /// next call. `Ok(Some(n))`: `f` saw `n` packets, 0 after a timeout or
+    /// an [`Control::interrupt`]; `Ok(None)` once the source has ended and
+    /// nothing waits; an error if it ended with one.
+    fn dispatch(
+        &mut self,
+        wait: Option<std::time::Duration>,
+        f: &mut dyn FnMut(&PacketRef<'_>) -> bool,
+    ) -> Result<Option<usize>, Error>;
 }
 
 /// Opens live sources.

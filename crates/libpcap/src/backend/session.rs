@@ -228,7 +228,7 @@ impl LiveSource for SessionSource {
         self.queue.pop(max, out)
     }
 
-    fn selectable_fd(&self) -> RawFd {
+    fn selectable_fd(&mut self) -> RawFd {
         self.queue.fd()
     }
 
