@@ -10,11 +10,15 @@ use std::time::Duration;
 /// The default control socket.
 pub const DEFAULT_SOCKET: &str = netsift_ffpf::proto::DEFAULT_SOCKET;
 
-/// The default PBuf size per flow group: 4 MiB.
-pub const DEFAULT_PBUF: u64 = 4 << 20;
+/// The default PBuf size per flow group: 32 MiB, what two tcpdumps' `-B
+/// 16384` rings hold, about 100 ms of full-size frames at 400 kpps (4 MiB
+/// held 10-15 ms, less than a reader's scheduling delay on a loaded 2-core
+/// machine: `netsift-bench multi` then lost up to 0.3%).
+pub const DEFAULT_PBUF: u64 = 32 << 20;
 
-/// The default IBuf entries per flow.
-pub const DEFAULT_IBUF_ENTRIES: u64 = 4096;
+/// The default IBuf entries per flow (24 bytes each: 768 KiB), as many
+/// packets as the default PBuf holds at about 1 KiB a packet.
+pub const DEFAULT_IBUF_ENTRIES: u64 = 32_768;
 
 /// The command line of `netsiftd`.
 #[derive(Parser, Debug, Clone)]

@@ -35,6 +35,10 @@ pub(crate) fn lock(d: &Mutex<Dispatch>) -> MutexGuard<'_, Dispatch> {
     d.lock().unwrap_or_else(|e| e.into_inner())
 }
 
+/// The interface ring's size (libpcap's default is 2 MiB; tcpdump `-B 16384`
+/// asks for 16 MiB).
+const RING_BYTES: usize = 32 << 20;
+
 /// The clause of a flow with no filter: every frame is at least 0 bytes long.
 const MATCH_ALL: &str = "len >= 0";
 
@@ -147,6 +151,10 @@ impl Source {
                 cfg.placement = Placement::Auto;
                 cfg.immediate = true;
                 cfg.snaplen = self.snaplen;
+                // The one ring every client's packets pass through: as large
+                // as two tcpdumps' `-B 16384`, so that the daemon, scheduled
+                // late on a busy machine, drops no more than they would.
+                cfg.buffer = Some(RING_BYTES);
                 // What the session decides (where the filter went, why not the
                 // kernel) is worth a line in the daemon's log.
                 let (events_log, who) = (Arc::clone(log), name.clone());
