@@ -16,27 +16,13 @@ use netsift_testkit::netns::{exec, Side, VethPair};
 use netsift_testkit::pcap;
 use netsift_testkit::{require, Need};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
-/// `netsiftd`, beside `netsift`, built first (a no-op when it is up to
-/// date; a stale daemon would test old code).
+/// `netsiftd`, beside `netsift`, built first (a stale daemon would test
+/// old code).
 fn netsiftd() -> PathBuf {
-    let dir = Path::new(env!("CARGO_BIN_EXE_netsift")).parent().unwrap();
-    let mut c = Command::new(env!("CARGO"));
-    c.args(["build", "--quiet", "-p", "netsiftd", "--bin", "netsiftd"]);
-    if dir.file_name().is_some_and(|p| p == "release") {
-        c.arg("--release");
-    }
-    let st = c.status().expect("cargo build -p netsiftd");
-    assert!(st.success(), "cargo build -p netsiftd failed");
-    let exe = dir.join("netsiftd");
-    assert!(
-        exe.exists(),
-        "no {} (cargo build -p netsiftd)",
-        exe.display()
-    );
-    exe
+    netsift_testkit::daemon::built(Path::new(env!("CARGO_BIN_EXE_netsift")))
 }
 
 /// The daemon, stopped with SIGTERM on drop.

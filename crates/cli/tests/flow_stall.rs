@@ -13,16 +13,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// `netsiftd`, beside `netsift`, built first.
+/// `netsiftd`, beside `netsift`, built first (a stale daemon would test
+/// old code).
 fn netsiftd() -> PathBuf {
-    let dir = Path::new(env!("CARGO_BIN_EXE_netsift")).parent().unwrap();
-    let mut c = Command::new(env!("CARGO"));
-    c.args(["build", "--quiet", "-p", "netsiftd", "--bin", "netsiftd"]);
-    if dir.file_name().is_some_and(|p| p == "release") {
-        c.arg("--release");
-    }
-    assert!(c.status().expect("cargo build -p netsiftd").success());
-    dir.join("netsiftd")
+    netsift_testkit::daemon::built(Path::new(env!("CARGO_BIN_EXE_netsift")))
 }
 
 /// A child stopped with SIGTERM (then killed) on drop.

@@ -10,10 +10,10 @@
 //! tcpdump and the built `netsiftd` (a workspace build makes it): skipped with
 //! a message without them, a failure under `CI=true`.
 
+use netsift_testkit::daemon::Daemon;
 use netsift_testkit::{require, Need};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
 
 const EXTCAP: &str = env!("CARGO_BIN_EXE_netsift-extcap");
 
@@ -23,61 +23,29 @@ fn corpus(name: &str) -> PathBuf {
         .join(name)
 }
 
-/// `netsiftd` beside this test's binaries (target/<profile>/).
+/// `netsiftd` beside this test's binaries (target/<profile>/), built first.
 fn netsiftd() -> PathBuf {
-    Path::new(EXTCAP).with_file_name("netsiftd")
+    netsift_testkit::daemon::built(Path::new(EXTCAP))
 }
 
-/// A daemon playing `file` as source `demo` once `flows` flows are active,
-/// stopped on drop.
-struct Daemon {
-    child: Child,
-    socket: PathBuf,
-    _dir: tempfile::TempDir,
+/// A daemon playing `file` as source `demo` once `flows` flows are active.
+fn daemon(file: &Path, flows: u32) -> Daemon {
+    let source = format!("demo={}", file.display());
+    let flows = flows.to_string();
+    Daemon::start(
+        &netsiftd(),
+        None,
+        &["--file", &source, "--fast", "--wait-flows", &flows],
+    )
 }
 
-impl Daemon {
-    fn start(file: &Path, flows: u32) -> Daemon {
-        let dir = tempfile::tempdir().unwrap();
-        let socket = dir.path().join("netsift.sock");
-        let child = Command::new(netsiftd())
-            .arg("--socket")
-            .arg(&socket)
-            .arg("--file")
-            .arg(format!("demo={}", file.display()))
-            .args(["--fast", "--wait-flows", &flows.to_string()])
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("starting netsiftd");
-        let until = Instant::now() + Duration::from_secs(20);
-        while !socket.exists() {
-            assert!(
-                Instant::now() < until,
-                "netsiftd did not listen within 20 s"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Daemon {
-            child,
-            socket,
-            _dir: dir,
-        }
-    }
-
-    fn extcap(&self, args: &[&str]) -> Output {
-        Command::new(EXTCAP)
-            .args(args)
-            .env("NETSIFT_SOCKET", &self.socket)
-            .output()
-            .unwrap()
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// The extcap program run with `args` against `d`.
+fn extcap(d: &Daemon, args: &[&str]) -> Output {
+    Command::new(EXTCAP)
+        .args(args)
+        .env("NETSIFT_SOCKET", &d.socket)
+        .output()
+        .unwrap()
 }
 
 fn text(b: &[u8]) -> String {
@@ -124,41 +92,50 @@ fn extcap_folder() -> PathBuf {
 #[test]
 fn it_answers_wiresharks_questions() {
     require!(Need::File(&netsiftd()), Need::File(&corpus("afs.pcap")));
-    let d = Daemon::start(&corpus("afs.pcap"), 1);
-    let out = d.extcap(&["--extcap-interfaces", "--extcap-version=4.0"]);
+    let d = daemon(&corpus("afs.pcap"), 1);
+    let out = extcap(&d, &["--extcap-interfaces", "--extcap-version=4.0"]);
     assert!(out.status.success(), "{}", text(&out.stderr));
     let listed = text(&out.stdout);
     assert!(
         listed.contains("interface {value=netsift:demo}"),
         "{listed}"
     );
-    let out = d.extcap(&["--extcap-dlts", "--extcap-interface", "netsift:demo"]);
+    let out = extcap(&d, &["--extcap-dlts", "--extcap-interface", "netsift:demo"]);
     assert_eq!(
         text(&out.stdout),
         "dlt {number=1}{name=EN10MB}{display=EN10MB (Ethernet)}\n"
     );
-    let valid = d.extcap(&[
-        "--extcap-interface",
-        "netsift:demo",
-        "--extcap-capture-filter",
-        "udp port 7000",
-    ]);
+    let valid = extcap(
+        &d,
+        &[
+            "--extcap-interface",
+            "netsift:demo",
+            "--extcap-capture-filter",
+            "udp port 7000",
+        ],
+    );
     assert!(
         valid.status.success() && valid.stdout.is_empty(),
         "{}",
         text(&valid.stdout)
     );
-    let invalid = d.extcap(&[
-        "--extcap-interface",
-        "netsift:demo",
-        "--extcap-capture-filter",
-        "udp port",
-    ]);
+    let invalid = extcap(
+        &d,
+        &[
+            "--extcap-interface",
+            "netsift:demo",
+            "--extcap-capture-filter",
+            "udp port",
+        ],
+    );
     assert!(
         !invalid.stdout.is_empty(),
         "a bad filter is answered with its error"
     );
-    let none = d.extcap(&["--extcap-dlts", "--extcap-interface", "netsift:nothing"]);
+    let none = extcap(
+        &d,
+        &["--extcap-dlts", "--extcap-interface", "netsift:nothing"],
+    );
     assert!(!none.status.success());
     assert!(
         text(&none.stderr).contains("no source nothing"),
@@ -212,7 +189,7 @@ fn tshark_captures_through_the_daemon_with_a_capture_filter() {
     std::fs::create_dir(&folder).unwrap();
     std::os::unix::fs::symlink(EXTCAP, folder.join("netsift-extcap")).unwrap();
     let got_file = dir.path().join("got.pcap");
-    let d = Daemon::start(&file, 1);
+    let d = daemon(&file, 1);
     // A private mount namespace: the bind mount goes with tshark.
     let script = format!(
         "mount --bind '{}' '{}' && tshark -D && exec tshark -i netsift:demo -f '{filter}' -c {} -a duration:60 -F pcap -w '{}'",

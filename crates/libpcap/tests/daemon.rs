@@ -12,57 +12,26 @@
 mod common;
 
 use common::shim_dir;
+use netsift_testkit::daemon::Daemon;
 use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
 use netsift_testkit::live::Live;
-use netsift_testkit::netns::{self, Side, VethPair};
+use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::pcap::as_sent;
 use netsift_testkit::user::TempUser;
 use netsift_testkit::{require, Need};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-/// `netsiftd` beside this test's binaries (target/<profile>/).
+/// `netsiftd` beside this test's binaries (target/<profile>/), built first.
 fn netsiftd() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    exe.parent().unwrap().parent().unwrap().join("netsiftd")
+    netsift_testkit::daemon::built(&std::env::current_exe().unwrap())
 }
 
-/// A daemon owning `dev` in namespace `ns`, on a socket anyone may use,
-/// stopped on drop.
-struct Daemon {
-    child: Child,
-    socket: PathBuf,
-}
-
-impl Daemon {
-    fn start(ns: &str, dev: &str, dir: &Path) -> Daemon {
-        let socket = dir.join("netsift.sock");
-        let child = netns::exec(ns, netsiftd().as_os_str())
-            .arg("--socket")
-            .arg(&socket)
-            .args(["--mode", "0666", "--iface", dev])
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("starting netsiftd");
-        let until = Instant::now() + Duration::from_secs(20);
-        while !socket.exists() {
-            assert!(
-                Instant::now() < until,
-                "netsiftd did not listen within 20 s"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Daemon { child, socket }
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// A daemon owning `dev` in namespace `ns`, on a socket anyone may use.
+fn daemon(ns: &str, dev: &str) -> Daemon {
+    Daemon::start(&netsiftd(), Some(ns), &["--mode", "0666", "--iface", dev])
 }
 
 /// tcpdump run as `user` through the shim and the daemon at `socket`.
@@ -104,7 +73,7 @@ fn an_ordinary_users_tcpdump_captures_through_the_daemon() {
     let dir = tempfile::tempdir().unwrap();
     // The users write their captures here, and reach the socket.
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let daemon = Daemon::start(ns, dev, dir.path());
+    let daemon = daemon(ns, dev);
     let (alice, bob) = (TempUser::new(), TempUser::new());
     let files = ["alice.pcap", "bob.pcap", "root.pcap"].map(|f| dir.path().join(f));
     let a = users_tcpdump(&alice, &daemon.socket)
@@ -172,7 +141,7 @@ fn count_stops_exactly_and_breakloop_interrupts_a_wait() {
     let (ns, dev) = pair.end(Side::A);
     let dir = tempfile::tempdir().unwrap();
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let daemon = Daemon::start(ns, dev, dir.path());
+    let daemon = daemon(ns, dev);
     let user = TempUser::new();
     let files = ["count.pcap", "idle.pcap"].map(|f| dir.path().join(f));
     let counted = users_tcpdump(&user, &daemon.socket)
@@ -244,7 +213,7 @@ fn the_pcap_api_reads_through_the_daemon() {
     let pair = VethPair::new();
     let (ns, dev) = pair.end(Side::A);
     let dir = tempfile::tempdir().unwrap();
-    let daemon = Daemon::start(ns, dev, dir.path());
+    let daemon = daemon(ns, dev);
     let reader = build_reader(dir.path());
     for filter in ["udp", "hand"] {
         let mut child = std::process::Command::new(&reader)

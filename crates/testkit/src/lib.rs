@@ -16,7 +16,9 @@
 //!   count, and reports them in one assertion ([`mismatch::Mismatches`]).
 //! - [`pcap`]: reading and writing the capture files tests compare.
 //! - [`user`]: a real non-root user, made and removed per test.
+//! - [`daemon`]: a real `netsiftd` on a socket of its own, stopped on drop.
 
+pub mod daemon;
 pub mod frames;
 pub mod live;
 pub mod mismatch;
