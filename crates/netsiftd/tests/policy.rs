@@ -351,6 +351,22 @@ fn packets(p: &mut Peer) -> Vec<String> {
     got
 }
 
+/// The daemon's descriptors and figures once they hold still: a reply that
+/// carried descriptors reaches the client before the daemon's thread closes
+/// its own copies of them, so a look right after one sees them for a moment.
+fn settled(d: &Daemon, root: &Client) -> (Vec<String>, proto::DaemonStats) {
+    let until = Instant::now() + Duration::from_secs(10);
+    let mut last = (d.fd_list(), root.daemon_stats().unwrap());
+    loop {
+        std::thread::sleep(Duration::from_millis(50));
+        let now = (d.fd_list(), root.daemon_stats().unwrap());
+        if now == last || Instant::now() >= until {
+            return now;
+        }
+        last = now;
+    }
+}
+
 /// Waits until the daemon's descriptors and figures are `fds` and `stats`
 /// again (a connection's end is seen by its thread a moment later).
 fn unchanged(d: &Daemon, root: &Client, fds: &[String], stats: &proto::DaemonStats) {
@@ -432,7 +448,7 @@ fn limits_refuse_naming_the_rule_and_change_nothing() {
     let root = d.client();
     let mut p = Peer::spawn(&user, "limits", &d.socket, &[]);
     p.expect("ready");
-    let (fds, stats) = (d.fd_list(), root.daemon_stats().unwrap());
+    let (fds, stats) = settled(&d, &root);
     p.tell("go");
     let source = p.expect("source");
     let snaplen = p.expect("snaplen");
@@ -455,7 +471,7 @@ fn limits_refuse_naming_the_rule_and_change_nothing() {
     p.tell("go");
     // Asked for 100 of the rule's 128: given.
     assert_eq!(p.expect("first"), "100");
-    let (fds, stats) = (d.fd_list(), root.daemon_stats().unwrap());
+    let (fds, stats) = settled(&d, &root);
     p.tell("go");
     for key in ["second", "elsewhere"] {
         let got = p.expect(key);
@@ -549,7 +565,7 @@ fn a_user_cannot_reach_another_groups_buffers() {
         .collect();
     assert!(daemon_fds.len() >= 3, "{:#?}", d.fd_list());
     let root = d.client();
-    let (fds, stats) = (d.fd_list(), root.daemon_stats().unwrap());
+    let (fds, stats) = settled(&d, &root);
 
     let mut attacker = Peer::spawn(
         &b,
