@@ -10,13 +10,13 @@
 
 use netsift_ffpf::proto::ErrorCode;
 use netsift_ffpf::Client;
+use netsift_testkit::daemon::Daemon;
 use netsift_testkit::frames::numbered_udp_from;
 use netsift_testkit::live::Live;
-use netsift_testkit::netns::{exec, Side, VethPair};
+use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::pcap;
 use netsift_testkit::{require, Need};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Stdio};
 use std::time::{Duration, Instant};
 
 /// `netsiftd`, beside `netsift`, built first (a stale daemon would test
@@ -25,47 +25,15 @@ fn netsiftd() -> PathBuf {
     netsift_testkit::daemon::built(Path::new(env!("CARGO_BIN_EXE_netsift")))
 }
 
-/// The daemon, stopped with SIGTERM on drop.
-struct Daemon(Child);
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        netsift_testkit::live::interrupt(self.0.id());
-        let until = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < until {
-            if let Ok(Some(_)) = self.0.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
 #[test]
 fn two_flows_on_a_veth_each_get_exactly_their_frames() {
     require!(Need::Netns);
     let dir = tempfile::tempdir().unwrap();
-    let socket = dir.path().join("netsift.sock");
     let pair = VethPair::new();
     let (ns, dev) = pair.end(Side::A);
-    let daemon = exec(ns, netsiftd())
-        .arg("--socket")
-        .arg(&socket)
-        .args(["--iface", dev])
-        .stdin(Stdio::null())
-        .spawn()
-        .expect("starting netsiftd");
-    let _daemon = Daemon(daemon);
-    let until = Instant::now() + Duration::from_secs(20);
-    let client = loop {
-        if let Ok(c) = Client::connect(&socket) {
-            break c;
-        }
-        assert!(Instant::now() < until, "netsiftd did not listen");
-        std::thread::sleep(Duration::from_millis(20));
-    };
+    let daemon = Daemon::start(&netsiftd(), Some(ns), &["--iface", dev]);
+    let socket = daemon.socket.clone();
+    let client = Client::connect(&socket).expect("netsiftd listens");
 
     // A filter that tests the direction cannot share the ring's one program.
     let e = client

@@ -6,35 +6,18 @@
 
 use netsift_ffpf::{Client, FlowSpec};
 use netsift_pcapio::{PcapWriter, TsPrecision};
+use netsift_testkit::live::Stopped;
 use netsift_testkit::{require, Need};
 use netsift_wire::LinkType;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// `netsiftd`, beside `netsift`, built first (a stale daemon would test
 /// old code).
 fn netsiftd() -> PathBuf {
     netsift_testkit::daemon::built(Path::new(env!("CARGO_BIN_EXE_netsift")))
-}
-
-/// A child stopped with SIGTERM (then killed) on drop.
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        netsift_testkit::live::interrupt(self.0.id());
-        let until = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < until {
-            if let Ok(Some(_)) = self.0.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
 }
 
 fn signal(pid: u32, sig: &str) {
@@ -66,7 +49,7 @@ fn a_stalled_netsift_flow_is_detached_and_says_so() {
         w.flush().unwrap();
     }
     let sock = dir.path().join("netsift.sock");
-    let _daemon = Proc(
+    let _daemon = Stopped(
         Command::new(netsiftd())
             .arg("--socket")
             .arg(&sock)
@@ -94,7 +77,7 @@ fn a_stalled_netsift_flow_is_detached_and_says_so() {
         std::thread::sleep(Duration::from_millis(20));
     };
     let out = dir.path().join("out.pcap");
-    let mut flow = Proc(
+    let mut flow = Stopped(
         Command::new(env!("CARGO_BIN_EXE_netsift"))
             .arg("flow")
             .arg("--socket")

@@ -607,11 +607,11 @@ impl Tracker {
         let list = self.servers.entry(key).or_default();
         // A known server with room: one more SIMD operand on each side.
         if let Some(sp) = list.iter_mut().find(|s| s.ports.len() < cap) {
-            // One publish per side. (Publishing both under one pin with
-            // `Writer::together` made the edit 461-491 ns instead of 501-531,
-            // but the dynamic benchmark's replay then missed 0.02-0.03 data
-            // packets per connection where it misses none: not used until
-            // that is understood.)
+            // One publish per side. (Publishing both under one epoch pin, as
+            // commit "engine: publish a batch of edits together" did, made
+            // the edit 461-491 ns instead of 501-531, but the dynamic
+            // benchmark's replay then missed 0.02-0.03 data packets per
+            // connection where it misses none; reverted until understood.)
             for (id, index) in sp.ids.into_iter().zip(port_idx) {
                 self.swift
                     .writer_mut()

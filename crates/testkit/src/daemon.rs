@@ -4,13 +4,13 @@
 //! 5 s) when dropped, so that no test leaves a daemon behind.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A running daemon.
 #[derive(Debug)]
 pub struct Daemon {
-    child: Child,
+    child: crate::live::Stopped,
     /// Its control socket.
     pub socket: PathBuf,
     /// The directory the socket is in (removed with the daemon).
@@ -43,10 +43,14 @@ impl Daemon {
             .stdin(Stdio::null())
             .spawn()
             .unwrap_or_else(|e| panic!("starting {}: {e}", exe.display()));
-        let mut d = Daemon { child, socket, dir };
+        let mut d = Daemon {
+            child: crate::live::Stopped(child),
+            socket,
+            dir,
+        };
         let until = Instant::now() + Duration::from_secs(20);
         while !d.socket.exists() {
-            if let Ok(Some(status)) = d.child.try_wait() {
+            if let Ok(Some(status)) = d.child.0.try_wait() {
                 panic!("netsiftd exited before it listened: {status}");
             }
             assert!(
@@ -60,23 +64,13 @@ impl Daemon {
 
     /// Its process id.
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.child.0.id()
     }
 }
 
 impl Drop for Daemon {
     fn drop(&mut self) {
-        crate::live::interrupt(self.child.id());
-        let until = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < until {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                let _ = std::fs::remove_dir_all(&self.dir);
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        // The child is stopped by its own guard, after this.
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }

@@ -259,3 +259,24 @@ impl Finished {
             .and_then(|n| n.trim().parse().ok())
     }
 }
+
+/// A child process stopped when dropped: SIGINT (as Ctrl-C would), then
+/// SIGKILL if it has not gone within 5 s, and reaped either way, so that a
+/// test that fails midway leaves nothing running.
+#[derive(Debug)]
+pub struct Stopped(pub Child);
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        interrupt(self.0.id());
+        let until = std::time::Instant::now() + Duration::from_secs(5);
+        while std::time::Instant::now() < until {
+            if let Ok(Some(_)) = self.0.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

@@ -243,10 +243,6 @@ pub struct Writer {
     /// and deleting it again allocates nothing.
     spare_vecs: Vec<(Vec<Instruction>, Vec<u64>)>,
     stats: WriterStats,
-    /// Inside [`Writer::together`]: the published passes edited so far, to
-    /// publish at its end under one epoch pin.
-    deferring: bool,
-    deferred: Vec<usize>,
 }
 
 /// Vector pairs kept by [`Writer`] for reuse.
@@ -270,8 +266,6 @@ impl Writer {
             pending: 0,
             spare_vecs: Vec::with_capacity(MAX_SPARE_VECS),
             stats: WriterStats::default(),
-            deferring: false,
-            deferred: Vec::new(),
         }
     }
 
@@ -414,12 +408,7 @@ impl Writer {
     /// old version once no reader can hold it. A first publish is a birth: it
     /// takes the next generation; an edit keeps the pass's birth.
     fn publish_slot(&mut self, slot: usize) {
-        let g = epoch::pin();
-        self.publish_slot_in(slot, &g);
-    }
-
-    /// [`Self::publish_slot`] under the caller's pin.
-    fn publish_slot_in(&mut self, slot: usize, g: &Guard) {
+        let g = &epoch::pin();
         let first = self.passes[slot].as_ref().is_some_and(|p| p.born == 0);
         let born = if first {
             self.generation + 1
@@ -550,44 +539,9 @@ impl Writer {
         p.dirty = p.dirty.min(from);
         self.next_stamp = stamp;
         if p.published {
-            if !self.deferring {
-                self.publish_slot(slot);
-            } else if !self.deferred.contains(&slot) {
-                self.deferred.push(slot);
-            }
+            self.publish_slot(slot);
         }
         Ok(())
-    }
-
-    /// Runs `edits`, publishing the published passes they change at its end,
-    /// each once, under one epoch pin, rather than one pin and one version per
-    /// edit. Each pass is still published whole (a packet sees it before or
-    /// after the batch's edits of it); the passes appear one after another,
-    /// as they would with one publish each, only sooner. An announcement's
-    /// operand added to both sides' passes is two edits, one pin. Edits that
-    /// failed inside changed nothing; the others are published.
-    pub fn together<T>(&mut self, edits: impl FnOnce(&mut Writer) -> T) -> T {
-        let nested = self.deferring;
-        self.deferring = true;
-        let out = edits(self);
-        if nested {
-            return out;
-        }
-        self.deferring = false;
-        let mut slots = std::mem::take(&mut self.deferred);
-        if !slots.is_empty() {
-            let g = epoch::pin();
-            for &slot in &slots {
-                // A pass deleted meanwhile, or its slot a new draft: nothing
-                // to publish for it.
-                if self.passes[slot].as_ref().is_some_and(|p| p.published) {
-                    self.publish_slot_in(slot, &g);
-                }
-            }
-        }
-        slots.clear();
-        self.deferred = slots;
-        out
     }
 
     /// SPF_NewPass: a new, empty root pass, as a draft (see [`Self::publish`]). It is
@@ -1241,51 +1195,5 @@ mod tests {
         let after = w.stats();
         assert_eq!(after.versions - before.versions, 1);
         assert_eq!(after.decoded - before.decoded, 1);
-    }
-
-    #[test]
-    fn edits_together_publish_each_pass_once_at_the_end() {
-        let (mut w, _r) = new();
-        let port = |v: u32| {
-            netsift_isa::insn::build::eq(0, 36, netsift_isa::insn::Size::B2, u32::MAX, &[v])
-                .expect("an EQ")
-        };
-        let (a, b, c) = (
-            w.new_pass().expect("slot"),
-            w.new_pass().expect("slot"),
-            w.new_pass().expect("slot"),
-        );
-        for id in [a, b, c] {
-            w.select_op(id, 0, port(21)).expect("append");
-            w.publish(id).expect("draft");
-        }
-        let before = w.stats();
-        let (old_a, old_b) = (published(&w, a), published(&w, b));
-        w.together(|w| {
-            w.add_param(a, 0, 2121).expect("room");
-            w.add_param(a, 0, 2122).expect("room");
-            // Not yet visible: published at the end.
-            assert_eq!(published(w, a), old_a);
-            w.add_param(b, 0, 2121).expect("room");
-            w.del_pass(c).expect("there");
-        });
-        let after = w.stats();
-        assert_eq!(
-            after.versions - before.versions,
-            2,
-            "a and b once each; c not again"
-        );
-        assert_ne!(published(&w, a), old_a);
-        assert_ne!(published(&w, b), old_b);
-        let ops = |id| {
-            let i = w.instructions(id).expect("pass")[0];
-            let (f, sz, n, _) = i.operand_slots().expect("operands");
-            (0..n).map(|k| i.operand(f, sz, k)).collect::<Vec<u32>>()
-        };
-        assert_eq!(ops(a), [21, 2121, 2122]);
-        assert_eq!(ops(b), [21, 2121]);
-        // Outside it, an edit publishes at once again.
-        w.add_param(b, 0, 2123).expect("room");
-        assert_eq!(w.stats().versions - after.versions, 1);
     }
 }
