@@ -32,7 +32,7 @@
 
 use crate::error::Error;
 use crate::pbuf::{record_len, RECORD_HEADER_LEN};
-use crate::pbuf::{PbufHeader, PBUF_HEADER_LEN, PBUF_MAGIC, PBUF_MAX, PBUF_VERSION};
+use crate::pbuf::{PbufHeader, PBUF_HEADER_LEN, PBUF_MAX};
 use crate::shm::{Memfd, RwMapping};
 use std::mem::offset_of;
 use std::os::fd::OwnedFd;
@@ -89,24 +89,10 @@ impl FrameRing {
                 "frame ring of {capacity} bytes: a power of two from 4096 to {PBUF_MAX}"
             )));
         }
-        let len = usize::try_from(capacity)
-            .ok()
-            .and_then(|c| c.checked_add(PBUF_HEADER_LEN))
-            .ok_or_else(|| Error::invalid(format!("frame ring of {capacity} bytes: too large")))?;
-        let memfd = Memfd::create(c"netsift-umem", len)?;
-        let map = memfd.map_rw()?;
-        map.u64(offset_of!(PbufHeader, capacity))
-            .store(capacity, Ordering::Relaxed);
-        map.u32(offset_of!(PbufHeader, version))
-            .store(PBUF_VERSION, Ordering::Relaxed);
-        map.u32(offset_of!(PbufHeader, header_len))
-            .store(PBUF_HEADER_LEN as u32, Ordering::Relaxed);
-        map.u64(offset_of!(PbufHeader, magic))
-            .store(PBUF_MAGIC, Ordering::Release);
         // Sealed before any client or the kernel sees it: the kernel pins the
         // pages through the writer's own (earlier, writable) mapping, which
         // the future-write seal leaves alone.
-        memfd.seal_readers()?;
+        let (memfd, map) = crate::pbuf::create_sealed(c"netsift-umem", "frame ring", capacity)?;
         Ok(FrameRing {
             memfd,
             map,

@@ -112,6 +112,33 @@ pub struct PbufWriter {
     full_drops: u64,
 }
 
+/// A memfd holding a PBuf header for a data area of `capacity` bytes,
+/// mapped read-write here and then sealed, so that every other mapping of it
+/// (a client's, and for zero copy the kernel's pins through this one) is
+/// read-only. The shared store and the zero-copy frame ring both start so.
+pub(crate) fn create_sealed(
+    name: &std::ffi::CStr,
+    what: &str,
+    capacity: u64,
+) -> Result<(Memfd, RwMapping), Error> {
+    let len = usize::try_from(capacity)
+        .ok()
+        .and_then(|c| c.checked_add(PBUF_HEADER_LEN))
+        .ok_or_else(|| Error::invalid(format!("{what} of {capacity} bytes: too large")))?;
+    let memfd = Memfd::create(name, len)?;
+    let map = memfd.map_rw()?;
+    map.u64(offset_of!(PbufHeader, capacity))
+        .store(capacity, Ordering::Relaxed);
+    map.u32(offset_of!(PbufHeader, version))
+        .store(PBUF_VERSION, Ordering::Relaxed);
+    map.u32(offset_of!(PbufHeader, header_len))
+        .store(PBUF_HEADER_LEN as u32, Ordering::Relaxed);
+    map.u64(offset_of!(PbufHeader, magic))
+        .store(PBUF_MAGIC, Ordering::Release);
+    memfd.seal_readers()?;
+    Ok((memfd, map))
+}
+
 impl PbufWriter {
     /// A PBuf with a data area of `capacity` bytes (a power of two from
     /// [`PBUF_MIN`] to [`PBUF_MAX`]), mapped read-write and then sealed so
@@ -122,21 +149,7 @@ impl PbufWriter {
                 "PBuf of {capacity} bytes: a power of two from {PBUF_MIN} to {PBUF_MAX}"
             )));
         }
-        let len = usize::try_from(capacity)
-            .ok()
-            .and_then(|c| c.checked_add(PBUF_HEADER_LEN))
-            .ok_or_else(|| Error::invalid(format!("PBuf of {capacity} bytes: too large")))?;
-        let memfd = Memfd::create(c"netsift-pbuf", len)?;
-        let map = memfd.map_rw()?;
-        map.u64(offset_of!(PbufHeader, capacity))
-            .store(capacity, Ordering::Relaxed);
-        map.u32(offset_of!(PbufHeader, version))
-            .store(PBUF_VERSION, Ordering::Relaxed);
-        map.u32(offset_of!(PbufHeader, header_len))
-            .store(PBUF_HEADER_LEN as u32, Ordering::Relaxed);
-        map.u64(offset_of!(PbufHeader, magic))
-            .store(PBUF_MAGIC, Ordering::Release);
-        memfd.seal_readers()?;
+        let (memfd, map) = create_sealed(c"netsift-pbuf", "PBuf", capacity)?;
         Ok(PbufWriter {
             memfd,
             map,
