@@ -134,7 +134,7 @@ const READER_BATCH: usize = 64;
 /// Runs `body` while another thread filters `packets` through `side` in a loop,
 /// letting the writer reclaim between loops; `body` starts once the thread is
 /// filtering.
-pub(crate) fn with_filtering<R>(
+pub fn with_filtering<R>(
     side: &FilterSide,
     packets: &[(Vec<u8>, u32)],
     body: impl FnOnce() -> Result<R, String>,

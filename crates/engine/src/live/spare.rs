@@ -5,17 +5,20 @@
 //! replaces; the retired version may be freed only once no reader can hold it,
 //! which `crossbeam-epoch` decides. Freeing it and allocating the next version
 //! cost three heap blocks each way per edit (the node, its steps, its operand
-//! pool), about as much as the edit itself. Instead, the epoch callback pushes the
-//! retired node onto [`Spares`], and the writer pops it for its next publish,
-//! reusing the node and the capacity of its two vectors.
+//! pool), about as much as the edit itself. Instead, the writer collects the
+//! versions it retires in a [`Chain`] and hands 16 at a time to the epoch
+//! reclamation (one pin and one deferred call for the lot, not one of each per
+//! publish); the callback pushes the whole chain onto [`Spares`], and the writer
+//! pops a node for each later publish, reusing it and the capacity of its two
+//! vectors.
 //!
 //! [`Spares`] is a Treiber stack with many pushers (whichever thread runs the epoch
 //! callbacks: the writer, or a reader that pins) and **one popper, the writer**.
 //! With one popper the stack has no ABA problem: a node at the top can leave only
 //! through the popper itself, and pushers never write a node that is already on
 //! the stack, so the `next` a pop reads stays valid until its compare-exchange.
-//! The stack holds at most [`MAX_SPARES`] nodes; a push beyond that frees the
-//! node, so memory stays bounded when readers hold an epoch over a long burst of
+//! The stack holds at most [`MAX_SPARES`] nodes; a chain that would take it beyond
+//! that is freed, so memory stays bounded when readers hold an epoch over a long burst of
 //! edits (allocation then resumes until they move on).
 
 use super::Node;
@@ -45,29 +48,6 @@ impl Spares {
         }
     }
 
-    /// Keeps `node` for reuse, or frees it when the stack is full. Any thread.
-    pub(crate) fn push(&self, node: Box<Node>) {
-        if self.len.fetch_add(1, Ordering::Relaxed) >= MAX_SPARES {
-            self.len.fetch_sub(1, Ordering::Relaxed);
-            return;
-        }
-        let p = Box::into_raw(node);
-        let mut head = self.head.load(Ordering::Relaxed);
-        loop {
-            // SAFETY: `p` came from `Box::into_raw` above and is not on the stack
-            // yet, so this thread owns it.
-            unsafe { (*p).spare_next.store(head, Ordering::Relaxed) };
-            // Release: a popper that sees `p` sees its `spare_next` and contents.
-            match self
-                .head
-                .compare_exchange_weak(head, p, Ordering::Release, Ordering::Relaxed)
-            {
-                Ok(_) => return,
-                Err(h) => head = h,
-            }
-        }
-    }
-
     /// A retired node, if one is kept.
     ///
     /// # Safety
@@ -93,6 +73,45 @@ impl Spares {
                     return Some(unsafe { Box::from_raw(head) });
                 }
                 Err(h) => head = h,
+            }
+        }
+    }
+}
+
+impl Spares {
+    /// Pushes every node of `chain` (one compare-exchange for the lot), or frees
+    /// them all if that would take the stack past [`MAX_SPARES`].
+    ///
+    /// # Safety
+    /// No reader may still hold a node of `chain`: the epoch reclamation calls
+    /// this once they are all past the point where the nodes were unlinked.
+    pub(crate) unsafe fn push_chain(&self, chain: Chain) {
+        let Chain { head, tail, len } = chain;
+        if head.is_null() {
+            return;
+        }
+        if self.len.fetch_add(len, Ordering::Relaxed) + len > MAX_SPARES {
+            self.len.fetch_sub(len, Ordering::Relaxed);
+            let mut p = head;
+            while !p.is_null() {
+                // SAFETY: the chain's nodes are this caller's (see above), each a
+                // `Box` once, linked through `spare_next` by `Chain::push`.
+                let node = unsafe { Box::from_raw(p) };
+                p = node.spare_next.load(Ordering::Relaxed);
+            }
+            return;
+        }
+        let mut top = self.head.load(Ordering::Relaxed);
+        loop {
+            // SAFETY: the tail is this caller's (above) and not on the stack yet.
+            unsafe { (*tail).spare_next.store(top, Ordering::Relaxed) };
+            // Release: a popper that sees `head` sees every node's contents and link.
+            match self
+                .head
+                .compare_exchange_weak(top, head, Ordering::Release, Ordering::Relaxed)
+            {
+                Ok(_) => return,
+                Err(h) => top = h,
             }
         }
     }
@@ -128,58 +147,105 @@ impl Drop for Spares {
     }
 }
 
-/// A retired node in flight to [`Spares::push`], moved into an epoch callback.
-pub(crate) struct Retired(pub(crate) *mut Node);
-
-impl Retired {
-    /// The node as a `Box` again.
-    ///
-    /// # Safety
-    ///
-    /// No reader may hold the node any more (the epoch callback's moment), and it
-    /// came from a `Box` (every published node does: `Owned::from`).
-    pub(crate) unsafe fn into_box(self) -> Box<Node> {
-        // SAFETY: the caller's promise.
-        unsafe { Box::from_raw(self.0) }
-    }
+/// Pass versions the writer unlinked and has not yet handed to the epoch
+/// reclamation, chained through their `spare_next` (which readers never read,
+/// so linking a version some reader may still be running is harmless). The
+/// writer hands a whole chain over with one pin and one deferred call
+/// ([`Spares::push_chain`]) instead of one of each per publish: a pin costs a
+/// full fence, and every 128th one runs the process's expired deferred calls
+/// inside whatever edit happened to pin.
+pub(crate) struct Chain {
+    head: *mut Node,
+    tail: *mut Node,
+    len: usize,
 }
 
-// SAFETY: the node is owned by the callback from the moment it is retired (no
-// writer touches it again, and readers only read it until their epoch ends);
-// `Node` itself is `Send`.
-unsafe impl Send for Retired {}
+// SAFETY: the chain owns its nodes (nothing else frees or links them until
+// `Spares::push_chain`), and `Node` is `Send`.
+unsafe impl Send for Chain {}
+
+impl Chain {
+    pub(crate) const fn new() -> Chain {
+        Chain {
+            head: ptr::null_mut(),
+            tail: ptr::null_mut(),
+            len: 0,
+        }
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Adds a version the caller unlinked.
+    ///
+    /// # Safety
+    /// `node` came from `Box::into_raw`, is unlinked from every slot, and is
+    /// in no other chain or stack; readers may still be reading it.
+    pub(crate) unsafe fn push(&mut self, node: *mut Node) {
+        // SAFETY: the caller owns `node`; readers never touch `spare_next`.
+        unsafe { (*node).spare_next.store(self.head, Ordering::Relaxed) };
+        if self.tail.is_null() {
+            self.tail = node;
+        }
+        self.head = node;
+        self.len += 1;
+    }
+
+    /// The chain so far, leaving this one empty.
+    pub(crate) fn take(&mut self) -> Chain {
+        std::mem::replace(self, Chain::new())
+    }
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::Arc;
 
-    fn node(id: u64) -> Box<Node> {
-        let mut n = Node::empty();
-        n.id = id;
-        Box::new(n)
+    /// A chain of fresh nodes with ids `ids` (the last one on top).
+    fn chain(ids: impl IntoIterator<Item = u64>) -> Chain {
+        let mut c = Chain::new();
+        for id in ids {
+            let mut n = Node::empty();
+            n.id = id;
+            // SAFETY: a fresh node, in no chain or stack.
+            unsafe { c.push(Box::into_raw(Box::new(n))) };
+        }
+        c
     }
 
-    fn take(s: &Spares) -> usize {
-        let mut n = 0;
+    fn take(s: &Spares) -> Vec<u64> {
+        let mut ids = Vec::new();
         // SAFETY: the tests' thread is the only popper.
-        while unsafe { s.pop() }.is_some() {
-            n += 1;
+        while let Some(n) = unsafe { s.pop() } {
+            ids.push(n.id);
         }
-        n
+        ids
     }
 
     #[test]
-    fn pops_what_was_pushed_and_frees_beyond_the_bound() {
+    fn pops_chains_last_pushed_first_and_frees_a_chain_beyond_the_bound() {
         let s = Spares::new();
-        assert_eq!(take(&s), 0);
-        for i in 0..(MAX_SPARES as u64 + 10) {
-            s.push(node(i));
+        assert!(take(&s).is_empty());
+        // SAFETY: fresh nodes that no reader ever saw.
+        unsafe {
+            s.push_chain(chain([1, 2, 3]));
+            s.push_chain(chain([4, 5]));
+            s.push_chain(Chain::new());
         }
-        // SAFETY: as in `take`.
-        let top = unsafe { s.pop() }.expect("kept");
-        assert_eq!(top.id, MAX_SPARES as u64 - 1);
-        assert_eq!(take(&s), MAX_SPARES - 1);
+        assert_eq!(take(&s), [5, 4, 3, 2, 1]);
+        assert_eq!(s.len.load(Ordering::Relaxed), 0);
+        let per = 100u64;
+        let fit = MAX_SPARES as u64 / per;
+        for k in 0..fit + 2 {
+            // SAFETY: as above.
+            unsafe { s.push_chain(chain(k * per..(k + 1) * per)) };
+        }
+        // Whole chains are kept up to the bound; the rest are freed whole.
+        let kept = take(&s);
+        assert_eq!(kept.len() as u64, fit * per);
+        assert_eq!(kept[0], fit * per - 1);
         assert_eq!(s.len.load(Ordering::Relaxed), 0);
     }
 
@@ -191,22 +257,32 @@ mod tests {
             .map(|t| {
                 let s = s.clone();
                 std::thread::spawn(move || {
-                    for i in 0..per {
-                        s.push(node(t * 1_000_000 + i));
+                    let mut i = 0;
+                    while i < per {
+                        let n = (i % 5 + 1).min(per - i);
+                        let base = t * 1_000_000 + i;
+                        // SAFETY: fresh nodes that no reader ever saw.
+                        unsafe { s.push_chain(chain(base..base + n)) };
+                        i += n;
                     }
                 })
             })
             .collect();
-        let mut seen = 0usize;
+        let mut seen = Vec::new();
         while pushers.iter().any(|h| !h.is_finished()) {
-            seen += take(&s);
+            seen.extend(take(&s));
         }
         for h in pushers {
             h.join().expect("pusher");
         }
-        seen += take(&s);
-        // Pushes beyond the bound are freed, never lost in between.
-        assert!(seen >= MAX_SPARES.min(3 * per as usize) && seen <= 3 * per as usize);
+        seen.extend(take(&s));
+        // Pushes beyond the bound are freed, never lost in between, and no
+        // node comes out twice.
+        let n = seen.len();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), n);
+        assert!(n >= MAX_SPARES.min(3 * per as usize) - 5 && n <= 3 * per as usize);
         assert_eq!(s.len.load(Ordering::Relaxed), 0);
     }
 }

@@ -4,11 +4,11 @@
 //! instructions) or one clause, or touches one hash-table slot. None of them looks at
 //! the other passes, so the cost does not grow with the pass set.
 
-use super::spare::Retired;
+use super::spare::Chain;
 use super::table::Table;
 use super::{Node, Shared};
 use crate::op::decode_step;
-use crossbeam_epoch::{self as epoch, Guard, Owned};
+use crossbeam_epoch::{self as epoch, Owned};
 use netsift_isa::insn::Opcode;
 use netsift_isa::{Anchor, Instruction, PassKind, PassSet, MAX_ANCHORS, MAX_INSNS, MAX_PASSES};
 use std::collections::HashMap;
@@ -242,8 +242,18 @@ pub struct Writer {
     /// new or duplicated pass (at most [`MAX_SPARE_VECS`]): making a server pass
     /// and deleting it again allocates nothing.
     spare_vecs: Vec<(Vec<Instruction>, Vec<u64>)>,
+    /// Versions unlinked since the last hand-over to the epoch reclamation
+    /// (at most [`RETIRE_BATCH`]; see `spare::Chain`).
+    retired: Chain,
     stats: WriterStats,
 }
+
+/// Unlinked versions handed to the epoch reclamation at once. Each hand-over
+/// pins, so an edit pins once in this many publishes; up to 64 hand-overs wait
+/// in this thread's bag before they go to the collector, so about 64 × this
+/// many versions are in flight in the steady state (2 MB at 16, well under the
+/// spares' bound).
+const RETIRE_BATCH: usize = 16;
 
 /// Vector pairs kept by [`Writer`] for reuse.
 const MAX_SPARE_VECS: usize = 64;
@@ -265,6 +275,7 @@ impl Writer {
             generation: 0,
             pending: 0,
             spare_vecs: Vec::with_capacity(MAX_SPARE_VECS),
+            retired: Chain::new(),
             stats: WriterStats::default(),
         }
     }
@@ -363,7 +374,10 @@ impl Writer {
         if words == 0 {
             return;
         }
-        let g = epoch::pin();
+        // No pin: only this writer swaps or unlinks slots, and the versions it
+        // unlinks here go through `retire`, which pins per batch.
+        // SAFETY: no other thread frees what this guard loads.
+        let g = unsafe { epoch::unprotected() };
         while words != 0 {
             let w = words.trailing_zeros() as usize;
             words &= words - 1;
@@ -371,9 +385,9 @@ impl Writer {
             while bits != 0 {
                 let slot = w * 64 + bits.trailing_zeros() as usize;
                 bits &= bits - 1;
-                let old = self.shared.slots[slot].swap(epoch::Shared::null(), Ordering::AcqRel, &g);
+                let old = self.shared.slots[slot].swap(epoch::Shared::null(), Ordering::AcqRel, g);
                 if !old.is_null() {
-                    self.retire_node(&g, old);
+                    self.retire(old.as_raw().cast_mut());
                 }
                 self.set_used(slot, false);
                 self.pending -= 1;
@@ -384,7 +398,7 @@ impl Writer {
         let mut h = self.high;
         while h > 0
             && self.shared.slots[h - 1]
-                .load(Ordering::Relaxed, &g)
+                .load(Ordering::Relaxed, g)
                 .is_null()
         {
             h -= 1;
@@ -408,7 +422,11 @@ impl Writer {
     /// old version once no reader can hold it. A first publish is a birth: it
     /// takes the next generation; an edit keeps the pass's birth.
     fn publish_slot(&mut self, slot: usize) {
-        let g = &epoch::pin();
+        // No pin: this writer is the only one that swaps or unlinks a slot's
+        // node, so the node it loads stays alive until it retires it itself,
+        // and retiring goes through `retire`, which pins per batch.
+        // SAFETY: as just said, no other thread frees what this guard loads.
+        let g = unsafe { epoch::unprotected() };
         let first = self.passes[slot].as_ref().is_some_and(|p| p.born == 0);
         let born = if first {
             self.generation + 1
@@ -469,7 +487,7 @@ impl Writer {
         self.next_node += 1;
         let old = self.shared.slots[slot].swap(Owned::from(node), Ordering::AcqRel, g);
         if !old.is_null() {
-            self.retire_node(g, old);
+            self.retire(old.as_raw().cast_mut());
         }
         self.shared.spares.prefetch();
         if slot >= self.high {
@@ -481,16 +499,31 @@ impl Writer {
         }
     }
 
-    /// Hands an unlinked pass version to the epoch reclamation; once no reader can
-    /// hold it, it goes back to the spares for a later publish.
-    fn retire_node(&self, g: &Guard, old: epoch::Shared<'_, Node>) {
+    /// Retires a pass version this writer unlinked: once no reader can hold it,
+    /// it goes back to the spares for a later publish. Versions are handed to
+    /// the epoch reclamation [`RETIRE_BATCH`] at a time.
+    fn retire(&mut self, old: *mut Node) {
+        // SAFETY: `old` was a slot's node (a `Box` once, via `Owned`) and the
+        // caller unlinked it; it is in no chain yet.
+        unsafe { self.retired.push(old) };
+        if self.retired.len() >= RETIRE_BATCH {
+            self.hand_over();
+        }
+    }
+
+    /// Hands the versions retired so far to the epoch reclamation.
+    fn hand_over(&mut self) {
+        if self.retired.len() == 0 {
+            return;
+        }
+        let chain = self.retired.take();
         let spares = self.shared.spares.clone();
-        let old = Retired(old.as_raw().cast_mut());
+        // Pinned after every node of the chain was unlinked, so the call runs
+        // after every reader that could have loaded one has unpinned.
+        let g = epoch::pin();
         g.defer(move || {
-            // SAFETY: the caller unlinked `old`, so only readers pinned before
-            // that can hold it, and this callback runs after them.
-            let node = unsafe { old.into_box() };
-            spares.push(node);
+            // SAFETY: see above: no reader holds a node of the chain any more.
+            unsafe { spares.push_chain(chain) };
         });
     }
 
@@ -1086,6 +1119,14 @@ impl Writer {
             );
         }
         s
+    }
+}
+
+impl Drop for Writer {
+    /// The versions retired since the last hand-over go to the reclamation
+    /// too: readers may still be running them.
+    fn drop(&mut self) {
+        self.hand_over();
     }
 }
 
