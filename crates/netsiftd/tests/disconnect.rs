@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{active_flow, corpus, wait_stats, Daemon};
+use common::{active_flow, corpus, daemon, wait_stats, Connect};
 use netsift_testkit::{require, Need};
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
@@ -33,7 +33,7 @@ fn a_killed_client_leaves_nothing_behind() {
     let path = corpus("afs.pcap");
     require!(Need::File(&path));
     let src = format!("afs={}", path.display());
-    let d = Daemon::start(&["--file", &src, "--play", "loop"]);
+    let d = daemon(None, &["--file", &src, "--play", "loop"]);
     let other = d.client();
     let mut mine = active_flow(&other, "afs", "udp");
     // The baseline once the file plays (and so is open).

@@ -7,7 +7,7 @@
 
 mod common;
 
-use common::{active_flow, corpus, drain, wait_stats, Daemon, Got};
+use common::{active_flow, corpus, daemon, drain, wait_stats, Connect, Got};
 use netsift_oracle::{Capture, Filter};
 use netsift_testkit::{require, Need};
 
@@ -43,17 +43,20 @@ fn three_clients(copy: &str) {
     let path = corpus(FILE);
     require!(Need::File(&path));
     let src = format!("afs={}", path.display());
-    let d = Daemon::start(&[
-        "--file",
-        &src,
-        "--fast",
-        "--wait-flows",
-        "3",
-        "--ibuf-entries",
-        "1024",
-        "--copy",
-        copy,
-    ]);
+    let d = daemon(
+        None,
+        &[
+            "--file",
+            &src,
+            "--fast",
+            "--wait-flows",
+            "3",
+            "--ibuf-entries",
+            "1024",
+            "--copy",
+            copy,
+        ],
+    );
     let filters = ["udp port 7001", "host 131.151.1.59", "host 131.151.1.59"];
     let clients: Vec<_> = filters.iter().map(|_| d.client()).collect();
     let mut flows: Vec<_> = clients

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{active_flow, corpus, drain, wait_stats, Daemon};
+use common::{active_flow, corpus, daemon, drain, wait_stats, Connect};
 use netsift_testkit::{require, Need};
 use std::io::{BufRead, BufReader, Write};
 use std::os::unix::fs::PermissionsExt;
@@ -40,17 +40,20 @@ fn two_users_get_two_groups() {
     let path = corpus("afs.pcap");
     require!(Need::Root, Need::File(&path));
     let src = format!("afs={}", path.display());
-    let d = Daemon::start(&[
-        "--file",
-        &src,
-        "--fast",
-        "--wait-flows",
-        "2",
-        "--mode",
-        "0666",
-        "--ibuf-entries",
-        "1024",
-    ]);
+    let d = daemon(
+        None,
+        &[
+            "--file",
+            &src,
+            "--fast",
+            "--wait-flows",
+            "2",
+            "--mode",
+            "0666",
+            "--ibuf-entries",
+            "1024",
+        ],
+    );
     let dir = d.socket.parent().unwrap();
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     let c = d.client();

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{corpus, Daemon};
+use common::{corpus, daemon, Connect};
 use netsift_ffpf::proto::FlowState;
 use netsift_ffpf::FlowSpec;
 use netsift_oracle::Filter;
@@ -40,7 +40,7 @@ fn pause_set_filter_and_activate_again() {
     let path = corpus("afs.pcap");
     require!(Need::File(&path));
     let src = format!("afs={}", path.display());
-    let d = Daemon::start(&["--file", &src, "--fast", "--play", "loop"]);
+    let d = daemon(None, &["--file", &src, "--fast", "--play", "loop"]);
     let c = d.client();
     let mut flow = c
         .create(&FlowSpec {

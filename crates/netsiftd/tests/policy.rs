@@ -14,14 +14,13 @@
 
 mod common;
 
-use common::{active_flow, corpus, drain, wait_stats, Daemon};
+use common::{active_flow, corpus, drain, wait_stats, Connect, Daemon};
 use netsift_ffpf::proto::{self, ReplyBody, Request};
 use netsift_ffpf::{Client, FlowSpec};
 use netsift_oracle::{Capture, Filter};
 use netsift_testkit::user::TempUser;
 use netsift_testkit::{require, Need};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -292,23 +291,24 @@ fn daemon(policy: &str, wait_flows: u32) -> (Daemon, tempfile::TempDir) {
     let afs = format!("afs={}", path.display());
     let other = format!("other={}", path.display());
     let wait = wait_flows.to_string();
-    let d = Daemon::start(&[
-        "--file",
-        &afs,
-        "--file",
-        &other,
-        "--fast",
-        "--wait-flows",
-        &wait,
-        "--mode",
-        "0666",
-        "--ibuf-entries",
-        "1024",
-        "--policy",
-        file.to_str().unwrap(),
-    ]);
-    let sockdir = d.socket.parent().unwrap();
-    std::fs::set_permissions(sockdir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let d = common::daemon(
+        None,
+        &[
+            "--file",
+            &afs,
+            "--file",
+            &other,
+            "--fast",
+            "--wait-flows",
+            &wait,
+            "--mode",
+            "0666",
+            "--ibuf-entries",
+            "1024",
+            "--policy",
+            file.to_str().unwrap(),
+        ],
+    );
     (d, dir)
 }
 

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{active_flow, corpus, Daemon};
+use common::{active_flow, corpus, daemon, Connect};
 use netsift_ffpf::proto::{self, ErrorCode, ReplyBody};
 use netsift_ffpf::{Client, ErrorKind, FlowSpec};
 use netsift_testkit::{require, Need};
@@ -35,7 +35,7 @@ fn bad_requests_are_refused_and_change_nothing() {
     require!(Need::File(&path));
     let src = format!("afs={}", path.display());
     // At the file's own timing, in a loop: packets keep coming to the reader.
-    let d = Daemon::start(&["--file", &src, "--play", "loop"]);
+    let d = daemon(None, &["--file", &src, "--play", "loop"]);
     let reader = d.client();
     let mut good = active_flow(&reader, "afs", "");
     // The baseline once the file plays (and so is open).

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{active_flow, corpus, drain, wait_stats, Daemon};
+use common::{active_flow, corpus, daemon, drain, wait_stats, Connect};
 use netsift_testkit::{require, Need};
 use std::time::Duration;
 
@@ -13,17 +13,20 @@ fn slow_reader(prefer: &str) -> (netsift_ffpf::ReaderStats, netsift_ffpf::proto:
     let src = format!("afs={}", path.display());
     // A small PBuf and IBuf, the file as fast as it reads: the reader, which
     // waits before it reads, cannot keep up.
-    let d = Daemon::start(&[
-        "--file",
-        &src,
-        "--fast",
-        "--prefer",
-        prefer,
-        "--pbuf-size",
-        "65536",
-        "--ibuf-entries",
-        "64",
-    ]);
+    let d = daemon(
+        None,
+        &[
+            "--file",
+            &src,
+            "--fast",
+            "--prefer",
+            prefer,
+            "--pbuf-size",
+            "65536",
+            "--ibuf-entries",
+            "64",
+        ],
+    );
     let c = d.client();
     let mut f = active_flow(&c, "afs", "");
     let mut n = 0;
