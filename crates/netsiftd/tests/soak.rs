@@ -14,14 +14,13 @@
 
 mod common;
 
-use common::{active_flow, daemon, Connect, Daemon};
+use common::{active_flow, daemon, side, until_ready, Connect, Daemon};
 use netsift_ffpf::{Client, FlowSpec};
 use netsift_testkit::held::Held;
 use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::{require, Need};
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -225,20 +224,14 @@ fn run(sock: &Path, dev: &str, workers: u64, per: u64, killed: u64) -> u64 {
         let done = &done;
         s.spawn(move || {
             for k in 0..killed {
-                let mut child = Command::new(std::env::current_exe().unwrap())
-                    .args(["killed_side", "--exact", "--nocapture", "--test-threads=1"])
+                let mut child = side("killed_side")
                     .env(ENV, sock)
                     .env("NETSIFTD_SOAK_IFACE", dev)
                     .env("NETSIFTD_SOAK_K", k.to_string())
-                    .stdout(Stdio::piped())
                     .spawn()
                     .unwrap();
                 let mut out = BufReader::new(child.stdout.take().unwrap());
-                let mut line = String::new();
-                while !line.contains("ready") {
-                    line.clear();
-                    assert!(out.read_line(&mut line).unwrap() > 0, "killed_side ended");
-                }
+                until_ready(&mut out, "killed_side");
                 std::thread::sleep(Duration::from_millis(k % 10));
                 child.kill().unwrap();
                 child.wait().unwrap();

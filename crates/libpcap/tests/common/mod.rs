@@ -1,5 +1,6 @@
 //! What the shim's tests share: where the built shim is, and running a
-//! program with and without it.
+//! program with and without it; the frames the live tests send
+//! ([`frames`]); the C reader of the API ([`reader`]).
 //!
 //! The tests use the library cargo builds for them: the package's lib target
 //! (an rlib and the cdylib) is built before its integration tests, and
@@ -8,6 +9,9 @@
 //! (`target/<profile>/deps/<test>`), so a custom target directory works too.
 
 #![allow(dead_code, unreachable_pub)]
+
+pub mod frames;
+pub mod reader;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

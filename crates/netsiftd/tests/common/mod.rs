@@ -6,7 +6,9 @@
 
 use netsift_ffpf::{Client, Flow, FlowSpec};
 pub use netsift_testkit::daemon::Daemon;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A corpus capture.
@@ -14,6 +16,53 @@ pub fn corpus(name: &str) -> PathBuf {
     netsift_testkit::corpus(env!("CARGO_MANIFEST_DIR"))
         .join("pcaps/tcpdump")
         .join(name)
+}
+
+/// The corpus capture most tests play (601 packets, UDP and TCP between a
+/// few hosts).
+pub fn afs() -> PathBuf {
+    corpus("afs.pcap")
+}
+
+/// A daemon playing [`afs`] as source `afs`, with `args` after.
+pub fn afs_daemon(args: &[&str]) -> Daemon {
+    let src = format!("afs={}", afs().display());
+    daemon(None, &[&["--file", src.as_str()][..], args].concat())
+}
+
+/// What libpcap's `pcap_offline_filter` keeps of [`afs`] for `expr`.
+pub fn kept(expr: &str) -> Vec<Got> {
+    let mut cap = netsift_oracle::Capture::open(&afs()).unwrap();
+    let f = netsift_oracle::Filter::compile(cap.linktype(), expr).unwrap();
+    let mut out = Vec::new();
+    while let Some(p) = cap.next() {
+        let p = p.unwrap();
+        if f.accepts(&p.data, p.wire_len) {
+            // A microsecond file: its time stamps in nanoseconds are exact.
+            let ts = p.ts_sec as u64 * 1_000_000_000 + p.ts_usec as u64 * 1000;
+            out.push((p.data.clone(), p.wire_len, ts));
+        }
+    }
+    out
+}
+
+/// This test binary run again for its test `side` alone, its stdout piped:
+/// a side does its part only when the test sets the variable it reads.
+pub fn side(name: &str) -> Command {
+    let mut c = Command::new(std::env::current_exe().expect("the test's path"));
+    c.args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .stdout(Stdio::piped());
+    c
+}
+
+/// Reads a side's output until it says `ready`; panics naming `who` if it
+/// ends first.
+pub fn until_ready(out: &mut impl BufRead, who: &str) {
+    let mut line = String::new();
+    while !line.contains("ready") {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "{who} ended early");
+    }
 }
 
 /// A `netsiftd` of this package on a fresh socket with `args` (sources
