@@ -93,16 +93,9 @@ fn truncate_errno(fd: RawFd) -> i32 {
 /// The child's side: runs only when the parent set `NETSIFT_FFPF_CHILD_SOCK`.
 #[test]
 fn child_side() {
-    let Some(fds) = child::received(ENV) else {
+    let Some([pbuf, ibuf, control, wake]) = child::received(ENV) else {
         return;
     };
-    let mut fds = fds.into_iter();
-    let (pbuf, ibuf, control, wake) = (
-        fds.next().unwrap(),
-        fds.next().unwrap(),
-        fds.next().unwrap(),
-        fds.next().unwrap(),
-    );
     for (name, fd) in [("pbuf", &pbuf), ("ibuf", &ibuf)] {
         let fd = fd.as_raw_fd();
         println!("CHILD {name} rw-mmap errno={}", rw_map_errno(fd, 4096));

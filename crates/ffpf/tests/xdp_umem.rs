@@ -486,16 +486,9 @@ fn child_reads(fds: FlowFds) -> String {
 /// The child's side: runs only when the parent set `NETSIFT_FFPF_XDP_CHILD`.
 #[test]
 fn child_side() {
-    let Some(fds) = common::child::received(CHILD) else {
+    let Some([pbuf, ibuf, control, wake]) = common::child::received(CHILD) else {
         return;
     };
-    let mut fds = fds.into_iter();
-    let (pbuf, ibuf, control, wake) = (
-        fds.next().unwrap(),
-        fds.next().unwrap(),
-        fds.next().unwrap(),
-        fds.next().unwrap(),
-    );
     // Unprivileged from here on, as a client is.
     // SAFETY: plain system calls; glibc applies them to every thread.
     let (g, u) = unsafe { (libc::setgid(65534), libc::setuid(65534)) };

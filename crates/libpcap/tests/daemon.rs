@@ -12,7 +12,7 @@
 mod common;
 
 use common::frames::{tcp, udp};
-use common::{reader, shim_dir};
+use common::{assert_counted, reader, shim_dir};
 use netsift_testkit::daemon::Daemon;
 use netsift_testkit::live::Live;
 use netsift_testkit::netns::{Side, VethPair};
@@ -161,15 +161,7 @@ fn count_stops_exactly_and_breakloop_interrupts_a_wait() {
         .start();
     let udps: Vec<Vec<u8>> = (0..40).map(udp).collect();
     pair.send(Side::B, &udps);
-    let done = counted.wait(Duration::from_secs(10));
-    done.assert_success();
-    assert_eq!(done.packets(), as_sent(&udps[..5]));
-    assert_eq!(
-        done.statistic("packets captured"),
-        Some(5),
-        "{}",
-        done.stderr
-    );
+    assert_counted(counted, &udps, 5);
     let asked = Instant::now();
     let idle = idle.stop();
     idle.assert_success();

@@ -6,7 +6,7 @@
 mod common;
 
 use common::frames::{tcp, udp};
-use common::shim_dir;
+use common::{assert_counted, shim_dir};
 use netsift_testkit::live::Live;
 use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::pcap::as_sent;
@@ -95,15 +95,7 @@ fn count_stops_the_capture_and_direction_applies_after_activation() {
         .start();
     let (all, udps) = traffic();
     pair.send(Side::B, &all);
-    let done = shim.wait(Duration::from_secs(10));
-    done.assert_success();
-    assert_eq!(done.packets(), as_sent(&udps[..5]));
-    assert_eq!(
-        done.statistic("packets captured"),
-        Some(5),
-        "{}",
-        done.stderr
-    );
+    assert_counted(shim, &udps, 5);
 }
 
 /// Printed live packets (no file in between) read the same as tcpdump's.

@@ -46,13 +46,19 @@ pub(crate) fn run(side: &str, env: &str, fds: &[BorrowedFd<'_>]) -> String {
     stdout
 }
 
-/// In the child: the descriptors [`run`] sent, from the socket `env`
-/// names, or `None` when it is not set (a normal run of the side's test).
-pub(crate) fn received(env: &str) -> Option<Vec<OwnedFd>> {
+/// In the child: the flow's four descriptors [`run`] sent (PBuf, IBuf,
+/// control page, wake-up), from the socket `env` names, or `None` when it
+/// is not set (a normal run of the side's test).
+pub(crate) fn received(env: &str) -> Option<[OwnedFd; 4]> {
     let sock: RawFd = std::env::var(env).ok()?.parse().expect("a descriptor");
     let mut byte = [0u8];
     // SAFETY: the inherited descriptor stays open for the call.
     let got = fdpass::recv(unsafe { BorrowedFd::borrow_raw(sock) }, &mut byte).unwrap();
     assert_eq!(got.len, 1);
-    Some(got.fds)
+    let n = got.fds.len();
+    Some(
+        got.fds
+            .try_into()
+            .unwrap_or_else(|_| panic!("{n} descriptors, not a flow's four")),
+    )
 }

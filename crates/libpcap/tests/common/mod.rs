@@ -67,6 +67,21 @@ pub fn shimmed_cmd(program: &str, args: &[&str]) -> Command {
     c
 }
 
+/// Waits for a `-c n` capture to stop by itself and checks that it
+/// succeeded and wrote and counted exactly the first `n` of `sent`.
+#[track_caller]
+pub fn assert_counted(run: netsift_testkit::live::Running, sent: &[Vec<u8>], n: usize) {
+    let done = run.wait(std::time::Duration::from_secs(10));
+    done.assert_success();
+    assert_eq!(done.packets(), netsift_testkit::pcap::as_sent(&sent[..n]));
+    assert_eq!(
+        done.statistic("packets captured"),
+        Some(n as u64),
+        "{}",
+        done.stderr
+    );
+}
+
 /// Asserts that two runs printed the same bytes and exited alike.
 #[track_caller]
 pub fn assert_same(what: &str, real: &Output, shim: &Output) {
