@@ -67,6 +67,17 @@ pub fn shimmed_cmd(program: &str, args: &[&str]) -> Command {
     c
 }
 
+/// Asserts that tcpdump with `args` prints the same and exits alike with
+/// the real library and with the shim.
+#[track_caller]
+pub fn same_as_tcpdump(args: &[&str]) {
+    assert_same(
+        &format!("tcpdump {}", args.join(" ")),
+        &plain("tcpdump", args),
+        &shimmed("tcpdump", args),
+    );
+}
+
 /// Waits for a `-c n` capture to stop by itself and checks that it
 /// succeeded and wrote and counted exactly the first `n` of `sent`.
 #[track_caller]
