@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{check, len_of, packet, reader};
+use common::{check, incoming, len_of, packet, reader};
 use netsift_ffpf::pbuf::record_len;
 use netsift_ffpf::{CopyMode, FlowId, FlowReader, Group, Incoming, Policy, ReaderStats};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -282,16 +282,7 @@ fn a_fast_reader_never_sees_a_torn_record() {
     let mut seq = 0u64;
     while t0.elapsed() < Duration::from_millis(300) {
         let pkts: Vec<Vec<u8>> = (seq..seq + 8).map(|s| packet(s, len_of(s, 1500))).collect();
-        let batch: Vec<Incoming<'_>> = pkts
-            .iter()
-            .enumerate()
-            .map(|(i, b)| Incoming {
-                bytes: b,
-                ts_ns: (seq + i as u64) * 1000,
-                wirelen: b.len() as u32 + 4,
-                flows: &flows,
-            })
-            .collect();
+        let batch = incoming(&pkts, seq, &flows);
         g.write_batch(&batch);
         seq += 8;
     }

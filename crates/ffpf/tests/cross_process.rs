@@ -8,38 +8,13 @@
 
 mod common;
 
-use common::{check, packet};
-use netsift_ffpf::fdpass;
-use netsift_ffpf::{FlowReader, Group, Incoming, Policy};
+use common::{check, child, incoming, packet};
+use netsift_ffpf::{FlowReader, Group, Policy};
 use std::io::Error as IoError;
-use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
-use std::process::Command;
+use std::os::fd::{AsFd, AsRawFd, RawFd};
 
 const ENV: &str = "NETSIFT_FFPF_CHILD_SOCK";
 const PACKETS: u64 = 50;
-
-/// Sends `fds` with one byte over `sock`, as the daemon sends a flow's.
-fn send_fds(sock: RawFd, fds: &[RawFd]) {
-    // SAFETY: the caller's descriptors stay open for the call.
-    let (sock, fds) = unsafe {
-        (
-            BorrowedFd::borrow_raw(sock),
-            fds.iter()
-                .map(|&f| BorrowedFd::borrow_raw(f))
-                .collect::<Vec<_>>(),
-        )
-    };
-    fdpass::send(sock, &[0x42], &fds).unwrap();
-}
-
-/// Receives the descriptors sent by [`send_fds`].
-fn recv_fds(sock: RawFd) -> Vec<OwnedFd> {
-    let mut byte = [0u8];
-    // SAFETY: the inherited descriptor stays open for the call.
-    let got = fdpass::recv(unsafe { BorrowedFd::borrow_raw(sock) }, &mut byte).unwrap();
-    assert_eq!(got.len, 1);
-    got.fds
-}
 
 /// errno of a read-write shared mapping of `fd`, or 0 if it was allowed.
 fn rw_map_errno(fd: RawFd, len: usize) -> i32 {
@@ -118,15 +93,9 @@ fn truncate_errno(fd: RawFd) -> i32 {
 /// The child's side: runs only when the parent set `NETSIFT_FFPF_CHILD_SOCK`.
 #[test]
 fn child_side() {
-    let Ok(sock) = std::env::var(ENV) else { return };
-    let sock: RawFd = sock.parse().unwrap();
-    let mut fds = recv_fds(sock).into_iter();
-    let (pbuf, ibuf, control, wake) = (
-        fds.next().unwrap(),
-        fds.next().unwrap(),
-        fds.next().unwrap(),
-        fds.next().unwrap(),
-    );
+    let Some([pbuf, ibuf, control, wake]) = child::received(ENV) else {
+        return;
+    };
     for (name, fd) in [("pbuf", &pbuf), ("ibuf", &ibuf)] {
         let fd = fd.as_raw_fd();
         println!("CHILD {name} rw-mmap errno={}", rw_map_errno(fd, 4096));
@@ -172,60 +141,12 @@ fn a_client_process_reads_but_cannot_write_the_buffers() {
     let (id, fds) = g.add_flow(128).unwrap();
     let pkts: Vec<Vec<u8>> = (0..PACKETS).map(|s| packet(s, 40 + s as usize)).collect();
     let flows = [(id, 7)];
-    let batch: Vec<Incoming<'_>> = pkts
-        .iter()
-        .enumerate()
-        .map(|(s, b)| Incoming {
-            bytes: b,
-            ts_ns: s as u64 * 1000,
-            wirelen: b.len() as u32 + 4,
-            flows: &flows,
-        })
-        .collect();
+    let batch = incoming(&pkts, 0, &flows);
     g.write_batch(&batch);
 
-    let mut sv = [0; 2];
-    // SAFETY: socketpair writes two descriptors into the array.
-    let r = unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-            0,
-            sv.as_mut_ptr(),
-        )
-    };
-    assert_eq!(r, 0);
-    // SAFETY: fresh descriptors, owned here.
-    let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(sv[0]), OwnedFd::from_raw_fd(sv[1])) };
-    // The child's end survives exec: clear its close-on-exec flag.
-    // SAFETY: fcntl on a descriptor we own; no memory is passed.
-    let r = unsafe { libc::fcntl(theirs.as_raw_fd(), libc::F_SETFD, 0) };
-    assert_eq!(r, 0);
-    let child = Command::new(std::env::current_exe().unwrap())
-        .args(["child_side", "--exact", "--nocapture", "--test-threads=1"])
-        .env(ENV, theirs.as_raw_fd().to_string())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    drop(theirs);
-    send_fds(
-        ours.as_raw_fd(),
-        &[
-            fds.pbuf.as_raw_fd(),
-            fds.ibuf.as_raw_fd(),
-            fds.control.as_raw_fd(),
-            fds.wake.as_raw_fd(),
-        ],
-    );
+    let all = [&fds.pbuf, &fds.ibuf, &fds.control, &fds.wake].map(|f| f.as_fd());
+    let stdout = child::run("child_side", ENV, &all);
     drop(fds);
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "child failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let eperm = libc::EPERM;
     for buf in ["pbuf", "ibuf"] {
         for what in [

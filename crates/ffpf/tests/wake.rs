@@ -3,24 +3,13 @@
 
 mod common;
 
-use common::{check, packet, reader};
+use common::{check, incoming, packet, reader};
 use netsift_ffpf::{FlowId, Group, Incoming, Policy};
 use std::time::{Duration, Instant};
 
 fn batch(g: &mut Group, from: u64, n: u64, id: FlowId) -> netsift_ffpf::BatchSummary {
     let pkts: Vec<Vec<u8>> = (from..from + n).map(|s| packet(s, 60)).collect();
-    let flows = [(id, 0)];
-    let b: Vec<Incoming<'_>> = pkts
-        .iter()
-        .enumerate()
-        .map(|(i, p)| Incoming {
-            bytes: p,
-            ts_ns: (from + i as u64) * 1000,
-            wirelen: 64,
-            flows: &flows,
-        })
-        .collect();
-    g.write_batch(&b)
+    g.write_batch(&incoming(&pkts, from, &[(id, 0)]))
 }
 
 #[test]

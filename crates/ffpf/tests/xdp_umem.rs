@@ -10,9 +10,11 @@
 //! run again with `NETSIFT_FFPF_XDP_CHILD` set, as `cross_process.rs` does):
 //! it reads the kernel's frames read-only and cannot map them read-write.
 
-use netsift_ffpf::{fdpass, CopyMode, FlowFds, FlowId, FlowReader, Group, Policy, Received};
+mod common;
+
+use netsift_ffpf::{CopyMode, FlowFds, FlowId, FlowReader, Group, Policy, Received};
 use netsift_testkit::{require, Need};
-use std::os::fd::{AsFd, AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::process::Command;
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -477,60 +479,16 @@ fn run() {
 
 /// Runs this binary again as the child, hands it `fds`, returns its output.
 fn child_reads(fds: FlowFds) -> String {
-    let mut sv = [0; 2];
-    // SAFETY: socketpair writes two descriptors into the array.
-    let r = unsafe {
-        libc::socketpair(
-            libc::AF_UNIX,
-            libc::SOCK_STREAM | libc::SOCK_CLOEXEC,
-            0,
-            sv.as_mut_ptr(),
-        )
-    };
-    assert_eq!(r, 0, "{}", os("socketpair"));
-    // SAFETY: fresh descriptors, owned here.
-    let (ours, theirs) = unsafe { (OwnedFd::from_raw_fd(sv[0]), OwnedFd::from_raw_fd(sv[1])) };
-    // SAFETY: fcntl on a descriptor we own (its end survives exec).
-    let r = unsafe { libc::fcntl(theirs.as_raw_fd(), libc::F_SETFD, 0) };
-    assert_eq!(r, 0);
-    let child = Command::new(std::env::current_exe().unwrap())
-        .args(["child_side", "--exact", "--nocapture", "--test-threads=1"])
-        .env(CHILD, theirs.as_raw_fd().to_string())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("running the child");
-    drop(theirs);
-    let all = [&fds.pbuf, &fds.ibuf, &fds.control, &fds.wake];
-    let fds_b: Vec<BorrowedFd<'_>> = all.iter().map(|f| f.as_fd()).collect();
-    fdpass::send(ours.as_fd(), &[1], &fds_b).expect("sending the flow's fds");
-    let out = child.wait_with_output().unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "child failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    let all = [&fds.pbuf, &fds.ibuf, &fds.control, &fds.wake].map(|f| f.as_fd());
+    common::child::run("child_side", CHILD, &all)
 }
 
 /// The child's side: runs only when the parent set `NETSIFT_FFPF_XDP_CHILD`.
 #[test]
 fn child_side() {
-    let Ok(sock) = std::env::var(CHILD) else {
+    let Some([pbuf, ibuf, control, wake]) = common::child::received(CHILD) else {
         return;
     };
-    let sock: RawFd = sock.parse().unwrap();
-    let mut byte = [0u8];
-    // SAFETY: the inherited descriptor stays open for the call.
-    let got = fdpass::recv(unsafe { BorrowedFd::borrow_raw(sock) }, &mut byte).unwrap();
-    let mut fds = got.fds.into_iter();
-    let (pbuf, ibuf, control, wake) = (
-        fds.next().unwrap(),
-        fds.next().unwrap(),
-        fds.next().unwrap(),
-        fds.next().unwrap(),
-    );
     // Unprivileged from here on, as a client is.
     // SAFETY: plain system calls; glibc applies them to every thread.
     let (g, u) = unsafe { (libc::setgid(65534), libc::setuid(65534)) };

@@ -19,6 +19,7 @@ const HEADROOM: u64 = 256;
 const FRAMES: u64 = 8;
 
 /// The test's kernel: frames it was given, in order.
+#[derive(Default)]
 struct Kernel {
     fill: VecDeque<u64>,
     dropped: u64,
@@ -78,10 +79,7 @@ fn frames_come_back_only_past_the_slowest_reader_and_delivery_is_exact() {
     let (a, fa) = g.add_flow(64).unwrap();
     let (b, fb) = g.add_flow(64).unwrap();
     let (mut ra, mut rb) = (reader(fa), reader(fb));
-    let mut k = Kernel {
-        fill: VecDeque::new(),
-        dropped: 0,
-    };
+    let mut k = Kernel::default();
     assert_eq!(
         refill(&mut g, &mut k).len(),
         FRAMES as usize,
@@ -151,10 +149,7 @@ fn a_long_run_with_a_lagging_reader_is_exact() {
     let (a, fa) = g.add_flow(16).unwrap();
     let (b, fb) = g.add_flow(256).unwrap();
     let (mut ra, mut rb) = (reader(fa), reader(fb));
-    let mut k = Kernel {
-        fill: VecDeque::new(),
-        dropped: 0,
-    };
+    let mut k = Kernel::default();
     let mut seen = (Vec::new(), Vec::new());
     for s in 0..5000u64 {
         refill(&mut g, &mut k);
@@ -229,10 +224,7 @@ fn a_reader_that_starves_the_kernel_past_the_bound_is_detached() {
     let (a, fa) = g.add_flow(64).unwrap();
     let (b, fb) = g.add_flow(64).unwrap();
     let (mut ra, mut rb) = (reader(fa), reader(fb));
-    let mut k = Kernel {
-        fill: VecDeque::new(),
-        dropped: 0,
-    };
+    let mut k = Kernel::default();
     refill(&mut g, &mut k);
     for s in 0..FRAMES {
         assert!(offer(&mut g, &mut k, s, 100, &[(a, 1), (b, 2)]));

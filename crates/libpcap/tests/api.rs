@@ -6,101 +6,40 @@
 
 mod common;
 
-use common::shim_dir;
-use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
+use common::{reader, shim_dir};
 use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::{require, Need};
-use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 
-/// Builds `tests/c/reader.c` into `dir`, linked against the real library.
-fn build(dir: &Path) -> PathBuf {
-    let out = dir.join("reader");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/reader.c");
-    let st = Command::new("cc")
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .arg("-lpcap")
-        .status()
-        .expect("cc");
-    assert!(st.success(), "cc {}", src.display());
-    out
-}
-
-/// Runs the reader on `netsift-local:IFACE` of side A with `filter`, sends UDP
-/// frames of 1..=8 payload bytes with TCP ones between, and returns what it
-/// printed.
+/// Runs the reader on `netsift-local:IFACE` of side A with `filter` and
+/// returns what it printed.
 fn run(filter: &str) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
-    let reader = build(dir.path());
+    let built = reader::build(dir.path());
     let pair = VethPair::new();
     let (ns, dev) = pair.end(Side::A);
-    let mut child = netsift_testkit::netns::exec(ns, "env")
-        .arg(format!("LD_LIBRARY_PATH={}", shim_dir().display()))
-        .arg(&reader)
-        .arg(format!("netsift-local:{dev}"))
-        .arg("4")
-        .arg(filter)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut first = String::new();
-    out.read_line(&mut first).unwrap();
-    assert_eq!(
-        first.trim(),
-        format!("ready netsift-local:{dev} fd 1 link EN10MB")
-    );
-    let mut frames = Vec::new();
-    for n in 1..=8u8 {
-        frames.push(
-            Frame::ethernet(MAC_B, MAC_A)
-                .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
-                .tcp(9, 80, 0x10)
-                .build(),
-        );
-        frames.push(
-            Frame::ethernet(MAC_B, MAC_A)
-                .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
-                .udp(9, 7)
-                .payload(&vec![n; n as usize])
-                .build(),
-        );
-    }
-    pair.send(Side::B, &frames);
-    let status = child.wait().unwrap();
-    assert!(status.success(), "the reader failed ({status})");
-    out.lines().map(Result::unwrap).collect()
+    let mut cmd = netsift_testkit::netns::exec(ns, "env");
+    cmd.arg(format!("LD_LIBRARY_PATH={}", shim_dir().display()))
+        .arg(&built);
+    reader::run(cmd, &format!("netsift-local:{dev}"), filter, &pair)
 }
 
-/// 4 UDP packets (42 bytes of headers and n of payload, ending with n).
-fn want() -> Vec<String> {
-    let mut w: Vec<String> = (1..=4)
-        .map(|n| format!("{} {} {n}", 42 + n, 42 + n))
-        .collect();
-    w.push("received 1".into());
-    w.push("dispatch 1".into());
-    w
+/// The reader's 4 UDP packets and figures with `filter`.
+fn reads(filter: &str) {
+    require!(
+        Need::Netns,
+        Need::Command("cc"),
+        Need::File(Path::new(reader::HEADERS))
+    );
+    assert_eq!(run(filter), reader::want(), "{filter}");
 }
 
 #[test]
 fn a_compiled_filter_goes_to_netsift() {
-    require!(
-        Need::Netns,
-        Need::Command("cc"),
-        Need::File(Path::new("/usr/include/pcap/pcap.h"))
-    );
-    assert_eq!(run("udp"), want());
+    reads("udp");
 }
 
 #[test]
 fn a_hand_built_filter_runs_in_the_shim() {
-    require!(
-        Need::Netns,
-        Need::Command("cc"),
-        Need::File(Path::new("/usr/include/pcap/pcap.h"))
-    );
-    assert_eq!(run("hand"), want());
+    reads("hand");
 }

@@ -11,27 +11,22 @@
 
 mod common;
 
-use common::shim_dir;
+use common::frames::{tcp, udp};
+use common::{assert_counted, reader, shim_dir};
 use netsift_testkit::daemon::Daemon;
-use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
 use netsift_testkit::live::Live;
 use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::pcap::as_sent;
 use netsift_testkit::user::TempUser;
-use netsift_testkit::{require, Need};
+use netsift_testkit::Need;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::process::Stdio;
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 /// `netsiftd` beside this test's binaries (target/<profile>/), built first.
 fn netsiftd() -> PathBuf {
     netsift_testkit::daemon::built(&std::env::current_exe().unwrap())
-}
-
-/// A daemon owning `dev` in namespace `ns`, on a socket anyone may use.
-fn daemon(ns: &str, dev: &str) -> Daemon {
-    Daemon::start(&netsiftd(), Some(ns), &["--mode", "0666", "--iface", dev])
 }
 
 /// tcpdump run as `user` through the shim and the daemon at `socket`.
@@ -44,36 +39,53 @@ fn users_tcpdump(user: &TempUser, socket: &Path) -> Live {
         .arg("tcpdump")
 }
 
-fn udp(n: u32) -> Vec<u8> {
-    Frame::ethernet(MAC_B, MAC_A)
-        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
-        .udp(4000 + n as u16, 7)
-        .payload(&n.to_be_bytes())
-        .build()
+/// A veth pair whose side A a daemon owns, on a socket anyone may use, and
+/// a directory the test's users may write their captures into. (Fields
+/// drop in order: the daemon stops before its interface goes.)
+struct Setup {
+    daemon: Daemon,
+    dir: tempfile::TempDir,
+    pair: VethPair,
 }
 
-fn tcp(n: u32) -> Vec<u8> {
-    Frame::ethernet(MAC_B, MAC_A)
-        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
-        .tcp(5000 + n as u16, 80, 0x02)
-        .build()
+impl Setup {
+    /// The setup, once namespaces, the built daemon and the test's `needs`
+    /// are there; `None` (the test skipped, or failed under `CI=true`)
+    /// without them.
+    #[track_caller]
+    fn new(needs: &[Need<'_>]) -> Option<Setup> {
+        let exe = netsiftd();
+        let all = [Need::Netns, Need::File(&exe)];
+        if !netsift_testkit::skip::all_met(&[&all[..], needs].concat()) {
+            return None;
+        }
+        let pair = VethPair::new();
+        let (ns, dev) = pair.end(Side::A);
+        let daemon = Daemon::start(&exe, Some(ns), &["--mode", "0666", "--iface", dev]);
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        Some(Setup { daemon, dir, pair })
+    }
+
+    /// The interface the daemon owns.
+    fn dev(&self) -> &str {
+        self.pair.end(Side::A).1
+    }
 }
+
+/// What a user's tcpdump needs beyond the setup's.
+const USERS: [Need<'static>; 3] = [
+    Need::Command("tcpdump"),
+    Need::Command("setpriv"),
+    Need::Command("useradd"),
+];
 
 #[test]
 fn an_ordinary_users_tcpdump_captures_through_the_daemon() {
-    require!(
-        Need::Netns,
-        Need::Command("tcpdump"),
-        Need::Command("setpriv"),
-        Need::Command("useradd"),
-        Need::File(&netsiftd()),
-    );
-    let pair = VethPair::new();
+    let Some(Setup { daemon, dir, pair }) = Setup::new(&USERS) else {
+        return;
+    };
     let (ns, dev) = pair.end(Side::A);
-    let dir = tempfile::tempdir().unwrap();
-    // The users write their captures here, and reach the socket.
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let daemon = daemon(ns, dev);
     let (alice, bob) = (TempUser::new(), TempUser::new());
     let files = ["alice.pcap", "bob.pcap", "root.pcap"].map(|f| dir.path().join(f));
     let a = users_tcpdump(&alice, &daemon.socket)
@@ -130,18 +142,10 @@ fn an_ordinary_users_tcpdump_captures_through_the_daemon() {
 /// the daemon's wake-up descriptor with nothing arriving, at once.
 #[test]
 fn count_stops_exactly_and_breakloop_interrupts_a_wait() {
-    require!(
-        Need::Netns,
-        Need::Command("tcpdump"),
-        Need::Command("setpriv"),
-        Need::Command("useradd"),
-        Need::File(&netsiftd()),
-    );
-    let pair = VethPair::new();
-    let (ns, dev) = pair.end(Side::A);
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
-    let daemon = daemon(ns, dev);
+    let Some(Setup { daemon, dir, pair }) = Setup::new(&USERS) else {
+        return;
+    };
+    let dev = pair.end(Side::A).1;
     let user = TempUser::new();
     let files = ["count.pcap", "idle.pcap"].map(|f| dir.path().join(f));
     let counted = users_tcpdump(&user, &daemon.socket)
@@ -157,15 +161,7 @@ fn count_stops_exactly_and_breakloop_interrupts_a_wait() {
         .start();
     let udps: Vec<Vec<u8>> = (0..40).map(udp).collect();
     pair.send(Side::B, &udps);
-    let done = counted.wait(Duration::from_secs(10));
-    done.assert_success();
-    assert_eq!(done.packets(), as_sent(&udps[..5]));
-    assert_eq!(
-        done.statistic("packets captured"),
-        Some(5),
-        "{}",
-        done.stderr
-    );
+    assert_counted(counted, &udps, 5);
     let asked = Instant::now();
     let idle = idle.stop();
     idle.assert_success();
@@ -182,76 +178,22 @@ fn count_stops_exactly_and_breakloop_interrupts_a_wait() {
     );
 }
 
-/// Builds `tests/c/reader.c` into `dir`, linked against the real library.
-fn build_reader(dir: &Path) -> PathBuf {
-    let out = dir.join("reader");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/reader.c");
-    let st = std::process::Command::new("cc")
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .arg("-lpcap")
-        .status()
-        .expect("cc");
-    assert!(st.success(), "cc {}", src.display());
-    out
-}
-
 /// The C reader of `tests/api.rs` through the daemon: `pcap_get_selectable_fd`,
 /// `pcap_next_ex` in immediate mode, `pcap_stats` and a non-blocking
 /// `pcap_dispatch`, with a compiled filter (the daemon runs it) and a
 /// hand-built one (the shim runs it on packets read in place).
 #[test]
 fn the_pcap_api_reads_through_the_daemon() {
-    require!(
-        Need::Netns,
-        Need::Command("cc"),
-        Need::File(Path::new("/usr/include/pcap/pcap.h")),
-        Need::File(&netsiftd()),
-    );
-    use std::io::{BufRead, BufReader};
-    let pair = VethPair::new();
-    let (ns, dev) = pair.end(Side::A);
-    let dir = tempfile::tempdir().unwrap();
-    let daemon = daemon(ns, dev);
-    let reader = build_reader(dir.path());
+    let needs = [Need::Command("cc"), Need::File(Path::new(reader::HEADERS))];
+    let Some(s) = Setup::new(&needs) else {
+        return;
+    };
+    let built = reader::build(s.dir.path());
     for filter in ["udp", "hand"] {
-        let mut child = std::process::Command::new(&reader)
-            .env("LD_LIBRARY_PATH", shim_dir())
-            .env("NETSIFT_SOCKET", &daemon.socket)
-            .arg(format!("netsift:{dev}"))
-            .arg("4")
-            .arg(filter)
-            .stdout(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut out = BufReader::new(child.stdout.take().unwrap());
-        let mut first = String::new();
-        out.read_line(&mut first).unwrap();
-        assert_eq!(
-            first.trim(),
-            format!("ready netsift:{dev} fd 1 link EN10MB")
-        );
-        let mut frames = Vec::new();
-        for n in 1..=8u8 {
-            frames.push(tcp(u32::from(n)));
-            frames.push(
-                Frame::ethernet(MAC_B, MAC_A)
-                    .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
-                    .udp(9, 7)
-                    .payload(&vec![n; n as usize])
-                    .build(),
-            );
-        }
-        pair.send(Side::B, &frames);
-        let status = child.wait().unwrap();
-        assert!(status.success(), "the reader failed ({status}) on {filter}");
-        let lines: Vec<String> = out.lines().map(Result::unwrap).collect();
-        let mut want: Vec<String> = (1..=4)
-            .map(|n| format!("{} {} {n}", 42 + n, 42 + n))
-            .collect();
-        want.push("received 1".into());
-        want.push("dispatch 1".into());
-        assert_eq!(lines, want, "{filter}");
+        let mut cmd = Command::new(&built);
+        cmd.env("LD_LIBRARY_PATH", shim_dir())
+            .env("NETSIFT_SOCKET", &s.daemon.socket);
+        let lines = reader::run(cmd, &format!("netsift:{}", s.dev()), filter, &s.pair);
+        assert_eq!(lines, reader::want(), "{filter}");
     }
 }

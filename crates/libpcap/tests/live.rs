@@ -5,8 +5,8 @@
 
 mod common;
 
-use common::shim_dir;
-use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
+use common::frames::{tcp, udp};
+use common::{assert_counted, shim_dir};
 use netsift_testkit::live::Live;
 use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::pcap::as_sent;
@@ -18,21 +18,6 @@ fn shim_tcpdump() -> Live {
     Live::new("env")
         .arg(format!("LD_LIBRARY_PATH={}", shim_dir().display()))
         .args(["tcpdump", "-Z", "root"])
-}
-
-fn udp(n: u32) -> Vec<u8> {
-    Frame::ethernet(MAC_B, MAC_A)
-        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
-        .udp(4000 + n as u16, 7)
-        .payload(&n.to_be_bytes())
-        .build()
-}
-
-fn tcp(n: u32) -> Vec<u8> {
-    Frame::ethernet(MAC_B, MAC_A)
-        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
-        .tcp(5000 + n as u16, 80, 0x02)
-        .build()
 }
 
 /// Thirty UDP frames with TCP ones between them, and the UDP ones alone.
@@ -110,15 +95,7 @@ fn count_stops_the_capture_and_direction_applies_after_activation() {
         .start();
     let (all, udps) = traffic();
     pair.send(Side::B, &all);
-    let done = shim.wait(Duration::from_secs(10));
-    done.assert_success();
-    assert_eq!(done.packets(), as_sent(&udps[..5]));
-    assert_eq!(
-        done.statistic("packets captured"),
-        Some(5),
-        "{}",
-        done.stderr
-    );
+    assert_counted(shim, &udps, 5);
 }
 
 /// Printed live packets (no file in between) read the same as tcpdump's.

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{assert_same, corpus, plain, shim_dir, shimmed, shimmed_cmd};
+use common::{assert_same, corpus, plain, same_as_tcpdump, shim_dir, shimmed, shimmed_cmd};
 use netsift_testkit::{require, Need};
 use std::process::Command;
 
@@ -44,11 +44,7 @@ fn printing_captures_is_byte_identical() {
         for mode in MODES {
             let mut args: Vec<&str> = mode.to_vec();
             args.extend(["-r", path]);
-            assert_same(
-                &format!("tcpdump {}", args.join(" ")),
-                &plain("tcpdump", &args),
-                &shimmed("tcpdump", &args),
-            );
+            same_as_tcpdump(&args);
         }
     }
 }
@@ -71,11 +67,7 @@ fn filtering_captures_is_byte_identical() {
     for (c, f) in cases {
         let path = corpus().join(c);
         let args = ["-n", "-r", path.to_str().unwrap(), f];
-        assert_same(
-            &format!("tcpdump {}", args.join(" ")),
-            &plain("tcpdump", &args),
-            &shimmed("tcpdump", &args),
-        );
+        same_as_tcpdump(&args);
     }
 }
 
@@ -143,11 +135,7 @@ fn errors_are_identical() {
     }
     for args in cases {
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        assert_same(
-            &format!("tcpdump {}", args.join(" ")),
-            &plain("tcpdump", &args),
-            &shimmed("tcpdump", &args),
-        );
+        same_as_tcpdump(&args);
     }
 }
 

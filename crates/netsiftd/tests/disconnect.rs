@@ -4,10 +4,9 @@
 
 mod common;
 
-use common::{active_flow, corpus, wait_stats, Daemon};
+use common::{active_flow, afs, afs_daemon, side, until_ready, wait_stats, Connect};
 use netsift_testkit::{require, Need};
-use std::io::{BufRead, BufReader};
-use std::process::{Command, Stdio};
+use std::io::BufReader;
 use std::time::Duration;
 
 const ENV: &str = "NETSIFTD_TEST_VICTIM_SOCKET";
@@ -30,10 +29,8 @@ fn victim_side() {
 
 #[test]
 fn a_killed_client_leaves_nothing_behind() {
-    let path = corpus("afs.pcap");
-    require!(Need::File(&path));
-    let src = format!("afs={}", path.display());
-    let d = Daemon::start(&["--file", &src, "--play", "loop"]);
+    require!(Need::File(&afs()));
+    let d = afs_daemon(&["--play", "loop"]);
     let other = d.client();
     let mut mine = active_flow(&other, "afs", "udp");
     // The baseline once the file plays (and so is open).
@@ -48,21 +45,9 @@ fn a_killed_client_leaves_nothing_behind() {
     let fds = d.fds();
     let fd_list = d.fd_list();
 
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args(["victim_side", "--exact", "--nocapture", "--test-threads=1"])
-        .env(ENV, &d.socket)
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut line = String::new();
+    let mut child = side("victim_side").env(ENV, &d.socket).spawn().unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
-    while !line.contains("ready") {
-        line.clear();
-        assert!(
-            out.read_line(&mut line).unwrap() > 0,
-            "the victim ended early"
-        );
-    }
+    until_ready(&mut out, "the victim");
     let s = wait_stats(&other, "the victim's flows", |s| {
         s.flows == baseline.flows + 2
     });

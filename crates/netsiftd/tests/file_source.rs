@@ -7,27 +7,8 @@
 
 mod common;
 
-use common::{active_flow, corpus, drain, wait_stats, Daemon, Got};
-use netsift_oracle::{Capture, Filter};
+use common::{active_flow, afs, afs_daemon, drain, kept, wait_stats, Connect};
 use netsift_testkit::{require, Need};
-
-const FILE: &str = "afs.pcap";
-
-/// What libpcap keeps of the file for `expr`.
-fn expected(expr: &str) -> Vec<Got> {
-    let mut cap = Capture::open(&corpus(FILE)).unwrap();
-    let f = Filter::compile(cap.linktype(), expr).unwrap();
-    let mut out = Vec::new();
-    while let Some(p) = cap.next() {
-        let p = p.unwrap();
-        if f.accepts(&p.data, p.wire_len) {
-            // A microsecond file: its time stamps in nanoseconds are exact.
-            let ts = p.ts_sec as u64 * 1_000_000_000 + p.ts_usec as u64 * 1000;
-            out.push((p.data.clone(), p.wire_len, ts));
-        }
-    }
-    out
-}
 
 #[test]
 fn three_clients_get_exactly_what_libpcap_keeps() {
@@ -40,12 +21,8 @@ fn a_copy_per_flow_delivers_the_same_with_k_copies() {
 }
 
 fn three_clients(copy: &str) {
-    let path = corpus(FILE);
-    require!(Need::File(&path));
-    let src = format!("afs={}", path.display());
-    let d = Daemon::start(&[
-        "--file",
-        &src,
+    require!(Need::File(&afs()));
+    let d = afs_daemon(&[
         "--fast",
         "--wait-flows",
         "3",
@@ -63,7 +40,7 @@ fn three_clients(copy: &str) {
         .collect();
     let s = wait_stats(&clients[0], "playback", |s| s.sources[0].finished);
     for (flow, f) in flows.iter_mut().zip(filters) {
-        let want = expected(f);
+        let want = kept(f);
         assert!(!want.is_empty(), "{f}: the test needs packets");
         let got = drain(flow);
         assert_eq!(got.len(), want.len(), "{f}: packets");
@@ -83,11 +60,11 @@ fn three_clients(copy: &str) {
     assert_eq!((src.groups, src.flows), (1, 3), "{src:?}");
     if copy == "once" {
         // One stored copy per packet any flow of the group wanted.
-        let union = expected("udp port 7001 or host 131.151.1.59").len() as u64;
+        let union = kept("udp port 7001 or host 131.151.1.59").len() as u64;
         assert_eq!(src.stored, union, "{src:?}");
     } else {
         // One stored copy per packet per flow that wanted it.
-        let k: u64 = filters.iter().map(|f| expected(f).len() as u64).sum();
+        let k: u64 = filters.iter().map(|f| kept(f).len() as u64).sum();
         assert_eq!(src.stored, k, "{src:?}");
     }
 }

@@ -5,11 +5,10 @@
 
 mod common;
 
-use common::{active_flow, corpus, drain, wait_stats, Daemon};
+use common::{active_flow, afs, afs_daemon, drain, side, until_ready, wait_stats, Connect};
 use netsift_testkit::{require, Need};
 use std::io::{BufRead, BufReader, Write};
-use std::os::unix::fs::PermissionsExt;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 
 const ENV: &str = "NETSIFTD_TEST_OTHER_USER_SOCKET";
 const NOBODY: u32 = 65534;
@@ -37,12 +36,8 @@ fn other_user_side() {
 
 #[test]
 fn two_users_get_two_groups() {
-    let path = corpus("afs.pcap");
-    require!(Need::Root, Need::File(&path));
-    let src = format!("afs={}", path.display());
-    let d = Daemon::start(&[
-        "--file",
-        &src,
+    require!(Need::Root, Need::File(&afs()));
+    let d = afs_daemon(&[
         "--fast",
         "--wait-flows",
         "2",
@@ -51,31 +46,15 @@ fn two_users_get_two_groups() {
         "--ibuf-entries",
         "1024",
     ]);
-    let dir = d.socket.parent().unwrap();
-    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     let c = d.client();
     let mut mine = active_flow(&c, "afs", "");
-    let mut child = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "other_user_side",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+    let mut child = side("other_user_side")
         .env(ENV, &d.socket)
         .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
         .spawn()
         .unwrap();
     let mut out = BufReader::new(child.stdout.take().unwrap());
-    let mut line = String::new();
-    while !line.contains("ready") {
-        line.clear();
-        assert!(
-            out.read_line(&mut line).unwrap() > 0,
-            "the other user's side ended early"
-        );
-    }
+    until_ready(&mut out, "the other user's side");
     let s = wait_stats(&c, "playback", |s| s.sources[0].finished);
     let src = &s.sources[0];
     // Two groups, one copy of each packet in each, though the filter is one.

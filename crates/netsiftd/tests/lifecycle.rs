@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{corpus, Daemon};
+use common::{afs, afs_daemon, Connect};
 use netsift_ffpf::proto::FlowState;
 use netsift_ffpf::FlowSpec;
 use netsift_oracle::Filter;
@@ -37,10 +37,8 @@ fn read_checked(flow: &mut netsift_ffpf::Flow, expr: &str, n: usize) {
 
 #[test]
 fn pause_set_filter_and_activate_again() {
-    let path = corpus("afs.pcap");
-    require!(Need::File(&path));
-    let src = format!("afs={}", path.display());
-    let d = Daemon::start(&["--file", &src, "--fast", "--play", "loop"]);
+    require!(Need::File(&afs()));
+    let d = afs_daemon(&["--fast", "--play", "loop"]);
     let c = d.client();
     let mut flow = c
         .create(&FlowSpec {

@@ -14,21 +14,18 @@
 
 mod common;
 
-use common::{active_flow, corpus, drain, wait_stats, Daemon};
+use common::{active_flow, afs, drain, kept, wait_stats, Connect, Daemon, Got};
 use netsift_ffpf::proto::{self, ReplyBody, Request};
 use netsift_ffpf::{Client, FlowSpec};
-use netsift_oracle::{Capture, Filter};
 use netsift_testkit::user::TempUser;
 use netsift_testkit::{require, Need};
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const ROLE: &str = "NETSIFTD_POLICY_ROLE";
 const SOCK: &str = "NETSIFTD_POLICY_SOCKET";
-const FILE: &str = "afs.pcap";
 
 // ---------------------------------------------------------------------------
 // The client's side: runs only when the test set the role.
@@ -85,9 +82,8 @@ fn client_side() {
             assert_eq!(line(), "go");
             wait_stats(&c, "playback", |s| s.sources[0].finished);
             let got = drain(&mut f);
-            for (data, wire, ts) in &got {
-                let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
-                say(&format!("pkt {wire} {ts} {hex}"));
+            for p in &got {
+                say(&format!("pkt {}", shown(p)));
             }
             say(&format!("got {}", got.len()));
             assert_eq!(line(), "end");
@@ -288,32 +284,33 @@ fn daemon(policy: &str, wait_flows: u32) -> (Daemon, tempfile::TempDir) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("policy.toml");
     std::fs::write(&file, policy).unwrap();
-    let path = corpus(FILE);
+    let path = afs();
     let afs = format!("afs={}", path.display());
     let other = format!("other={}", path.display());
     let wait = wait_flows.to_string();
-    let d = Daemon::start(&[
-        "--file",
-        &afs,
-        "--file",
-        &other,
-        "--fast",
-        "--wait-flows",
-        &wait,
-        "--mode",
-        "0666",
-        "--ibuf-entries",
-        "1024",
-        "--policy",
-        file.to_str().unwrap(),
-    ]);
-    let sockdir = d.socket.parent().unwrap();
-    std::fs::set_permissions(sockdir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let d = common::daemon(
+        None,
+        &[
+            "--file",
+            &afs,
+            "--file",
+            &other,
+            "--fast",
+            "--wait-flows",
+            &wait,
+            "--mode",
+            "0666",
+            "--ibuf-entries",
+            "1024",
+            "--policy",
+            file.to_str().unwrap(),
+        ],
+    );
     (d, dir)
 }
 
 fn needs() -> bool {
-    let path: PathBuf = corpus(FILE);
+    let path: PathBuf = afs();
     netsift_testkit::skip::all_met(&[
         Need::Root,
         Need::File(&path),
@@ -322,20 +319,15 @@ fn needs() -> bool {
     ])
 }
 
+/// A packet as a client prints it: wire length, time stamp, bytes in hex.
+fn shown((data, wire, ts): &Got) -> String {
+    let hex: String = data.iter().map(|b| format!("{b:02x}")).collect();
+    format!("{wire} {ts} {hex}")
+}
+
 /// What libpcap keeps of the file for `expr`, as the client prints it.
 fn expected(expr: &str) -> Vec<String> {
-    let mut cap = Capture::open(&corpus(FILE)).unwrap();
-    let f = Filter::compile(cap.linktype(), expr).unwrap();
-    let mut out = Vec::new();
-    while let Some(p) = cap.next() {
-        let p = p.unwrap();
-        if f.accepts(&p.data, p.wire_len) {
-            let ts = p.ts_sec as u64 * 1_000_000_000 + p.ts_usec as u64 * 1000;
-            let hex: String = p.data.iter().map(|b| format!("{b:02x}")).collect();
-            out.push(format!("{} {ts} {hex}", p.wire_len));
-        }
-    }
-    out
+    kept(expr).iter().map(shown).collect()
 }
 
 /// Reads a drain client's packets after `go`.

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{active_flow, corpus, Daemon};
+use common::{active_flow, afs, afs_daemon, Connect};
 use netsift_ffpf::proto::{self, ErrorCode, ReplyBody};
 use netsift_ffpf::{Client, ErrorKind, FlowSpec};
 use netsift_testkit::{require, Need};
@@ -31,11 +31,9 @@ fn spec(source: &str, filter: &str) -> FlowSpec {
 
 #[test]
 fn bad_requests_are_refused_and_change_nothing() {
-    let path = corpus("afs.pcap");
-    require!(Need::File(&path));
-    let src = format!("afs={}", path.display());
+    require!(Need::File(&afs()));
     // At the file's own timing, in a loop: packets keep coming to the reader.
-    let d = Daemon::start(&["--file", &src, "--play", "loop"]);
+    let d = afs_daemon(&["--play", "loop"]);
     let reader = d.client();
     let mut good = active_flow(&reader, "afs", "");
     // The baseline once the file plays (and so is open).

@@ -4,18 +4,14 @@
 
 mod common;
 
-use common::{active_flow, corpus, drain, wait_stats, Daemon};
+use common::{active_flow, afs, afs_daemon, drain, wait_stats, Connect};
 use netsift_testkit::{require, Need};
 use std::time::Duration;
 
 fn slow_reader(prefer: &str) -> (netsift_ffpf::ReaderStats, netsift_ffpf::proto::FlowStats) {
-    let path = corpus("afs.pcap");
-    let src = format!("afs={}", path.display());
     // A small PBuf and IBuf, the file as fast as it reads: the reader, which
     // waits before it reads, cannot keep up.
-    let d = Daemon::start(&[
-        "--file",
-        &src,
+    let d = afs_daemon(&[
         "--fast",
         "--prefer",
         prefer,
@@ -67,7 +63,7 @@ fn check(prefer: &str) -> (netsift_ffpf::ReaderStats, netsift_ffpf::proto::FlowS
 
 #[test]
 fn slow_reader_preference_drops_new_packets_exactly() {
-    require!(Need::File(&corpus("afs.pcap")));
+    require!(Need::File(&afs()));
     let (rs, _) = check("slow");
     assert_eq!(rs.overwritten, 0, "{rs:?}");
     assert!(rs.writer.pbuf_full + rs.writer.ibuf_full > 0, "{rs:?}");
@@ -75,7 +71,7 @@ fn slow_reader_preference_drops_new_packets_exactly() {
 
 #[test]
 fn fast_reader_preference_overwrites_exactly() {
-    require!(Need::File(&corpus("afs.pcap")));
+    require!(Need::File(&afs()));
     let (rs, _) = check("fast");
     assert_eq!(rs.writer.pbuf_full + rs.writer.ibuf_full, 0, "{rs:?}");
     assert!(rs.overwritten > 0, "{rs:?}");

@@ -14,13 +14,13 @@
 
 mod common;
 
-use common::{active_flow, Daemon};
+use common::{active_flow, daemon, side, until_ready, Connect, Daemon};
 use netsift_ffpf::{Client, FlowSpec};
-use netsift_testkit::netns::{exec, Side, VethPair};
+use netsift_testkit::held::Held;
+use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::{require, Need};
-use std::io::{BufRead, BufReader};
+use std::io::BufReader;
 use std::path::Path;
-use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -55,56 +55,12 @@ fn killed_side() {
     }
 }
 
-/// What the test counts of the daemon.
-#[derive(Debug, PartialEq, Eq, Clone)]
-struct Held {
-    fds: usize,
-    sockets: usize,
-    memfds: usize,
-    memfd_maps: usize,
-    bpf_progs: usize,
-    bpf_maps: usize,
-}
-
-fn held(pid: u32) -> Held {
-    let links: Vec<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
-        .unwrap()
-        .flatten()
-        .map(|e| {
-            std::fs::read_link(e.path())
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned()
-        })
-        .collect();
-    let count = |s: &str| links.iter().filter(|l| l.contains(s)).count();
-    let maps = std::fs::read_to_string(format!("/proc/{pid}/maps")).unwrap();
-    Held {
-        fds: links.len(),
-        sockets: count("socket:"),
-        memfds: count("memfd:"),
-        memfd_maps: maps.lines().filter(|l| l.contains("memfd:")).count(),
-        bpf_progs: count("bpf-prog"),
-        bpf_maps: count("bpf-map"),
-    }
-}
-
-/// Resident set in KiB.
-fn rss_kib(pid: u32) -> u64 {
-    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS")
-}
-
 /// Waits until the daemon holds `want` again (a connection's end is seen by
 /// its thread a moment after the client's).
-fn back_to(pid: u32, want: &Held, what: &str) {
+fn back_to(d: &Daemon, want: &Held, what: &str) {
     let until = Instant::now() + Duration::from_secs(20);
     loop {
-        let now = held(pid);
+        let now = d.held();
         if now == *want {
             return;
         }
@@ -118,11 +74,11 @@ fn back_to(pid: u32, want: &Held, what: &str) {
 
 /// What the daemon holds once it stops changing (the warm-up's last
 /// connections are closed by their threads a moment after the clients go).
-fn settled(pid: u32) -> Held {
-    let mut last = held(pid);
+fn settled(d: &Daemon) -> Held {
+    let mut last = d.held();
     loop {
         std::thread::sleep(Duration::from_millis(300));
-        let now = held(pid);
+        let now = d.held();
         if now == last {
             return now;
         }
@@ -141,7 +97,8 @@ fn soak(cycles: u64, killed: u64) {
     let src = format!("numbered={}", file.display());
     // A small PBuf per group: a group left behind would still show, in the
     // memfds and mappings, and little in RSS, which then bounds the heap.
-    let d = Daemon::start_with(
+    let d = daemon(
+        Some(&ns),
         &[
             "--iface",
             &dev,
@@ -154,11 +111,9 @@ fn soak(cycles: u64, killed: u64) {
             "--ibuf-entries",
             "256",
         ],
-        |exe| exec(&ns, exe),
     );
-    let pid = d.pid();
     let stats = d.client();
-    let before_any = held(pid);
+    let before_any = d.held();
 
     // The keepers: one flow on each source throughout.
     let keep_file = active_flow(&stats, "numbered", "udp");
@@ -172,7 +127,7 @@ fn soak(cycles: u64, killed: u64) {
     // A few rounds of every kind first, so that what the allocator keeps
     // after a first use is in the baseline's RSS.
     run(&d.socket, &dev, 3, 10, 3);
-    let baseline = settled(pid);
+    let baseline = settled(&d);
     // The ring's program is held by the socket it is attached to, not by a
     // descriptor (the kernel frees a program with its last reference: its
     // fd or its socket), so sockets, program fds and map fds together
@@ -188,10 +143,10 @@ fn soak(cycles: u64, killed: u64) {
         "no kernel clause: {s:?}"
     );
     assert!(baseline.memfds + baseline.memfd_maps > before_any.memfds);
-    let rss_before = rss_kib(pid);
+    let rss_before = d.rss_kib();
 
     let n = run(&d.socket, &dev, 3, (cycles - killed) / 3, killed);
-    back_to(pid, &baseline, "after the soak, keepers open");
+    back_to(&d, &baseline, "after the soak, keepers open");
     let s = stats.daemon_stats().unwrap();
     assert_eq!((s.connections, s.flows), (1, 2), "{s:?}");
     for src in &s.sources {
@@ -205,7 +160,7 @@ fn soak(cycles: u64, killed: u64) {
     // 10 000 (the ignored variant), so it is not per cycle. 16 MiB leaves
     // room for a busier machine while a leak of 16 KiB a cycle (one flow's
     // bookkeeping) would cross it within the thousand.
-    let rss_after = rss_kib(pid);
+    let rss_after = d.rss_kib();
     assert!(
         rss_after <= rss_before + 16 * 1024,
         "VmRSS {rss_before} KiB -> {rss_after} KiB"
@@ -214,11 +169,11 @@ fn soak(cycles: u64, killed: u64) {
     // The keepers go too: back to before any flow.
     keep_file.close().unwrap();
     keep_iface.close().unwrap();
-    back_to(pid, &before_any, "after the keepers closed");
+    back_to(&d, &before_any, "after the keepers closed");
     eprintln!(
         "soak: {} cycles ({killed} killed); VmRSS {rss_before} -> {rss_after} KiB; held {:?}",
         n,
-        held(pid)
+        d.held()
     );
 }
 
@@ -269,20 +224,14 @@ fn run(sock: &Path, dev: &str, workers: u64, per: u64, killed: u64) -> u64 {
         let done = &done;
         s.spawn(move || {
             for k in 0..killed {
-                let mut child = Command::new(std::env::current_exe().unwrap())
-                    .args(["killed_side", "--exact", "--nocapture", "--test-threads=1"])
+                let mut child = side("killed_side")
                     .env(ENV, sock)
                     .env("NETSIFTD_SOAK_IFACE", dev)
                     .env("NETSIFTD_SOAK_K", k.to_string())
-                    .stdout(Stdio::piped())
                     .spawn()
                     .unwrap();
                 let mut out = BufReader::new(child.stdout.take().unwrap());
-                let mut line = String::new();
-                while !line.contains("ready") {
-                    line.clear();
-                    assert!(out.read_line(&mut line).unwrap() > 0, "killed_side ended");
-                }
+                until_ready(&mut out, "killed_side");
                 std::thread::sleep(Duration::from_millis(k % 10));
                 child.kill().unwrap();
                 child.wait().unwrap();

@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{active_flow, wait_stats, Daemon};
+use common::{active_flow, daemon, wait_stats, Connect};
 use std::collections::HashMap;
 use std::time::Duration;
 
@@ -27,20 +27,23 @@ fn a_stalled_reader_is_detached_and_the_other_gets_everything_after() {
         .collect();
     let src = format!("numbered={}", path.display());
     let bound = BOUND.to_string();
-    let d = Daemon::start(&[
-        "--file",
-        &src,
-        "--wait-flows",
-        "2",
-        "--prefer",
-        "slow",
-        "--pbuf-size",
-        "65536",
-        "--ibuf-entries",
-        "4096",
-        "--stall-bytes",
-        &bound,
-    ]);
+    let d = daemon(
+        None,
+        &[
+            "--file",
+            &src,
+            "--wait-flows",
+            "2",
+            "--prefer",
+            "slow",
+            "--pbuf-size",
+            "65536",
+            "--ibuf-entries",
+            "4096",
+            "--stall-bytes",
+            &bound,
+        ],
+    );
     let (c1, c2) = (d.client(), d.client());
     let mut stalled = active_flow(&c1, "numbered", "");
     let mut live = active_flow(&c2, "numbered", "");

@@ -1,11 +1,16 @@
 //! A real `netsiftd` for a test: started on a socket in a directory of its
 //! own (in a network namespace, when the test gives one), waited for until
-//! it listens, and stopped with SIGINT (SIGKILL if it does not go within
-//! 5 s) when dropped, so that no test leaves a daemon behind.
+//! it says it listens, looked into through /proc (its descriptors, memfds,
+//! mappings and resident size: [`crate::held`]), and stopped with SIGINT
+//! (SIGKILL if it does not go within 5 s) when dropped, so that no test
+//! leaves a daemon behind.
 
+use crate::held::{self, Held};
+use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::sync::mpsc;
+use std::time::Duration;
 
 /// A running daemon.
 #[derive(Debug)]
@@ -36,36 +41,80 @@ impl Daemon {
             Some(ns) => crate::netns::exec(ns, exe),
             None => Command::new(exe),
         };
-        let child = cmd
+        let mut child = cmd
             .arg("--socket")
             .arg(&socket)
             .args(args)
             .stdin(Stdio::null())
+            .stderr(Stdio::piped())
             .spawn()
             .unwrap_or_else(|e| panic!("starting {}: {e}", exe.display()));
+        let said = ready(child.stderr.take().expect("a piped stderr"));
         let mut d = Daemon {
             child: crate::live::Stopped(child),
             socket,
             dir,
         };
-        let until = Instant::now() + Duration::from_secs(20);
-        while !d.socket.exists() {
-            if let Ok(Some(status)) = d.child.0.try_wait() {
-                panic!("netsiftd exited before it listened: {status}");
+        // It says `listening on` once its sources are open and its socket
+        // has its mode: from then on any client the test runs may connect.
+        match said.recv_timeout(Duration::from_secs(20)) {
+            Ok(()) => d,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let status = d.child.0.wait().map(|s| s.to_string());
+                panic!("netsiftd exited before it listened: {status:?} (its stderr is above)")
             }
-            assert!(
-                Instant::now() < until,
-                "netsiftd did not listen within 20 s"
-            );
-            std::thread::sleep(Duration::from_millis(20));
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                panic!("netsiftd did not listen within 20 s (its stderr is above)")
+            }
         }
-        d
     }
 
     /// Its process id.
     pub fn pid(&self) -> u32 {
         self.child.0.id()
     }
+
+    /// Its open descriptors, each as `N: target`, sorted
+    /// ([`held::fd_list`]).
+    pub fn fd_list(&self) -> Vec<String> {
+        held::fd_list(self.pid())
+    }
+
+    /// How many descriptors it has open.
+    pub fn fds(&self) -> usize {
+        self.fd_list().len()
+    }
+
+    /// What it holds, counted ([`Held`]).
+    pub fn held(&self) -> Held {
+        Held::of(self.pid())
+    }
+
+    /// Its resident set in KiB.
+    pub fn rss_kib(&self) -> u64 {
+        held::rss_kib(self.pid())
+    }
+}
+
+/// Copies the daemon's stderr to the test's (where the harness keeps it
+/// with the test's own output) on a thread of its own, so that it never
+/// blocks on a full pipe; the receiver hears once it says `listening on`,
+/// and is dropped unheard if it ends first.
+fn ready(stderr: std::process::ChildStderr) -> mpsc::Receiver<()> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut tx = Some(tx);
+        for line in BufReader::new(stderr).lines() {
+            let Ok(line) = line else { break };
+            eprintln!("{line}");
+            if line.contains("listening on") {
+                if let Some(tx) = tx.take() {
+                    let _ = tx.send(());
+                }
+            }
+        }
+    });
+    rx
 }
 
 impl Drop for Daemon {

@@ -16,10 +16,14 @@
 //!   count, and reports them in one assertion ([`mismatch::Mismatches`]).
 //! - [`pcap`]: reading and writing the capture files tests compare.
 //! - [`user`]: a real non-root user, made and removed per test.
-//! - [`daemon`]: a real `netsiftd` on a socket of its own, stopped on drop.
+//! - [`daemon`]: a real `netsiftd` on a socket of its own, stopped on drop,
+//!   its descriptors and memfds counted through [`held`].
+//! - [`held`]: what a process holds, from /proc: descriptors by kind, memfd
+//!   mappings, resident size.
 
 pub mod daemon;
 pub mod frames;
+pub mod held;
 pub mod live;
 pub mod mismatch;
 pub mod netns;

@@ -1,5 +1,6 @@
 //! What the shim's tests share: where the built shim is, and running a
-//! program with and without it.
+//! program with and without it; the frames the live tests send
+//! ([`frames`]); the C reader of the API ([`reader`]).
 //!
 //! The tests use the library cargo builds for them: the package's lib target
 //! (an rlib and the cdylib) is built before its integration tests, and
@@ -8,6 +9,9 @@
 //! (`target/<profile>/deps/<test>`), so a custom target directory works too.
 
 #![allow(dead_code, unreachable_pub)]
+
+pub mod frames;
+pub mod reader;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};
@@ -61,6 +65,32 @@ pub fn shimmed_cmd(program: &str, args: &[&str]) -> Command {
         .env("LD_LIBRARY_PATH", shim_dir())
         .env_remove("LD_DEBUG");
     c
+}
+
+/// Asserts that tcpdump with `args` prints the same and exits alike with
+/// the real library and with the shim.
+#[track_caller]
+pub fn same_as_tcpdump(args: &[&str]) {
+    assert_same(
+        &format!("tcpdump {}", args.join(" ")),
+        &plain("tcpdump", args),
+        &shimmed("tcpdump", args),
+    );
+}
+
+/// Waits for a `-c n` capture to stop by itself and checks that it
+/// succeeded and wrote and counted exactly the first `n` of `sent`.
+#[track_caller]
+pub fn assert_counted(run: netsift_testkit::live::Running, sent: &[Vec<u8>], n: usize) {
+    let done = run.wait(std::time::Duration::from_secs(10));
+    done.assert_success();
+    assert_eq!(done.packets(), netsift_testkit::pcap::as_sent(&sent[..n]));
+    assert_eq!(
+        done.statistic("packets captured"),
+        Some(n as u64),
+        "{}",
+        done.stderr
+    );
 }
 
 /// Asserts that two runs printed the same bytes and exited alike.

@@ -1,106 +1,86 @@
-//! What the daemon's tests share: a real `netsiftd` process started on a
-//! socket in a temporary directory and stopped (SIGTERM) on drop, its
-//! descriptors counted through /proc, and flows drained.
+//! What the daemon's tests share: this package's `netsiftd` started with the
+//! test kit's [`Daemon`] (which also counts what it holds through /proc),
+//! clients of it, flows made and drained, and the files they play.
 
 #![allow(dead_code, unreachable_pub)]
 
 use netsift_ffpf::{Client, Flow, FlowSpec};
+pub use netsift_testkit::daemon::Daemon;
+use std::io::BufRead;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A corpus capture.
 pub fn corpus(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/pcaps/tcpdump")
+    netsift_testkit::corpus(env!("CARGO_MANIFEST_DIR"))
+        .join("pcaps/tcpdump")
         .join(name)
 }
 
-/// A running daemon.
-pub struct Daemon {
-    child: Option<Child>,
-    pub socket: PathBuf,
-    _dir: tempfile::TempDir,
+/// The corpus capture most tests play (601 packets, UDP and TCP between a
+/// few hosts).
+pub fn afs() -> PathBuf {
+    corpus("afs.pcap")
 }
 
-impl Daemon {
-    /// `netsiftd` with `args` (sources and options), on a fresh socket.
-    pub fn start(args: &[&str]) -> Daemon {
-        Daemon::start_with(args, |exe| Command::new(exe))
-    }
+/// A daemon playing [`afs`] as source `afs`, with `args` after.
+pub fn afs_daemon(args: &[&str]) -> Daemon {
+    let src = format!("afs={}", afs().display());
+    daemon(None, &[&["--file", src.as_str()][..], args].concat())
+}
 
-    /// As [`Daemon::start`], with the command made by `command` (to run it in
-    /// a namespace).
-    pub fn start_with(args: &[&str], command: impl FnOnce(&str) -> Command) -> Daemon {
-        let dir = tempfile::tempdir().unwrap();
-        let socket = dir.path().join("netsift.sock");
-        let child = command(env!("CARGO_BIN_EXE_netsiftd"))
-            .arg("--socket")
-            .arg(&socket)
-            .args(args)
-            .stdin(Stdio::null())
-            .spawn()
-            .expect("starting netsiftd");
-        let d = Daemon {
-            child: Some(child),
-            socket,
-            _dir: dir,
-        };
-        let until = Instant::now() + Duration::from_secs(20);
-        while Client::connect(&d.socket).is_err() {
-            assert!(
-                Instant::now() < until,
-                "netsiftd did not listen within 20 s"
-            );
-            std::thread::sleep(Duration::from_millis(20));
+/// What libpcap's `pcap_offline_filter` keeps of [`afs`] for `expr`.
+pub fn kept(expr: &str) -> Vec<Got> {
+    let mut cap = netsift_oracle::Capture::open(&afs()).unwrap();
+    let f = netsift_oracle::Filter::compile(cap.linktype(), expr).unwrap();
+    let mut out = Vec::new();
+    while let Some(p) = cap.next() {
+        let p = p.unwrap();
+        if f.accepts(&p.data, p.wire_len) {
+            // A microsecond file: its time stamps in nanoseconds are exact.
+            let ts = p.ts_sec as u64 * 1_000_000_000 + p.ts_usec as u64 * 1000;
+            out.push((p.data.clone(), p.wire_len, ts));
         }
-        d
     }
+    out
+}
 
-    pub fn pid(&self) -> u32 {
-        self.child.as_ref().unwrap().id()
+/// This test binary run again for its test `side` alone, its stdout piped:
+/// a side does its part only when the test sets the variable it reads.
+pub fn side(name: &str) -> Command {
+    let mut c = Command::new(std::env::current_exe().expect("the test's path"));
+    c.args([name, "--exact", "--nocapture", "--test-threads=1"])
+        .stdout(Stdio::piped());
+    c
+}
+
+/// Reads a side's output until it says `ready`; panics naming `who` if it
+/// ends first.
+pub fn until_ready(out: &mut impl BufRead, who: &str) {
+    let mut line = String::new();
+    while !line.contains("ready") {
+        line.clear();
+        assert!(out.read_line(&mut line).unwrap() > 0, "{who} ended early");
     }
+}
 
-    /// Its open descriptors.
-    pub fn fds(&self) -> usize {
-        self.fd_list().len()
-    }
+/// A `netsiftd` of this package on a fresh socket with `args` (sources
+/// and options), in namespace `ns` if given: the test kit's daemon, stopped
+/// when dropped.
+pub fn daemon(ns: Option<&str>, args: &[&str]) -> Daemon {
+    Daemon::start(Path::new(env!("CARGO_BIN_EXE_netsiftd")), ns, args)
+}
 
-    /// Its open descriptors and what they are.
-    pub fn fd_list(&self) -> Vec<String> {
-        let dir = format!("/proc/{}/fd", self.pid());
-        let mut v: Vec<String> = std::fs::read_dir(&dir)
-            .unwrap()
-            .flatten()
-            .map(|e| {
-                let l = std::fs::read_link(e.path()).unwrap_or_default();
-                format!("{}: {}", e.file_name().to_string_lossy(), l.display())
-            })
-            .collect();
-        v.sort();
-        v
-    }
+/// A client of the daemon.
+pub trait Connect {
+    /// A new connection to its socket.
+    fn client(&self) -> Client;
+}
 
-    pub fn client(&self) -> Client {
+impl Connect for Daemon {
+    fn client(&self) -> Client {
         Client::connect(&self.socket).expect("connecting to netsiftd")
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            // SAFETY: kill(2) on our own child's pid.
-            unsafe { libc::kill(c.id() as i32, libc::SIGTERM) };
-            let until = Instant::now() + Duration::from_secs(5);
-            while Instant::now() < until {
-                if let Ok(Some(_)) = c.try_wait() {
-                    return;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            let _ = c.kill();
-            let _ = c.wait();
-        }
     }
 }
 
