@@ -11,8 +11,7 @@
 
 mod common;
 
-use common::shim_dir;
-use netsift_testkit::daemon::Daemon;
+use common::{daemon, netsiftd, shim_dir};
 use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
 use netsift_testkit::live::Live;
 use netsift_testkit::netns::{Side, VethPair};
@@ -23,16 +22,6 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
-
-/// `netsiftd` beside this test's binaries (target/<profile>/), built first.
-fn netsiftd() -> PathBuf {
-    netsift_testkit::daemon::built(&std::env::current_exe().unwrap())
-}
-
-/// A daemon owning `dev` in namespace `ns`, on a socket anyone may use.
-fn daemon(ns: &str, dev: &str) -> Daemon {
-    Daemon::start(&netsiftd(), Some(ns), &["--mode", "0666", "--iface", dev])
-}
 
 /// tcpdump run as `user` through the shim and the daemon at `socket`.
 fn users_tcpdump(user: &TempUser, socket: &Path) -> Live {

@@ -61,6 +61,15 @@ impl Backend for DaemonBackend {
     }
 }
 
+/// `pcap_setdirection`'s choice as the protocol says it.
+fn wire_direction(d: Direction) -> netsift_ffpf::proto::Direction {
+    match d {
+        Direction::InOut => netsift_ffpf::proto::Direction::InOut,
+        Direction::In => netsift_ffpf::proto::Direction::In,
+        Direction::Out => netsift_ffpf::proto::Direction::Out,
+    }
+}
+
 /// A client-library error as a backend error.
 fn error(what: &str, e: netsift_ffpf::Error) -> Error {
     let text = e.to_string();
@@ -166,12 +175,6 @@ fn watch(ep: BorrowedFd<'_>, fd: BorrowedFd<'_>) -> Result<(), Error> {
 
 impl DaemonSource {
     fn open(socket: &Path, source: &str, o: &OpenConfig) -> Result<DaemonSource, Error> {
-        if o.direction != Direction::InOut {
-            return Err(Error::new(
-                ErrorKind::Unsupported,
-                "a flow on netsiftd carries both directions (-Q/pcap_setdirection is not supported there)",
-            ));
-        }
         let client = Client::connect(socket).map_err(|e| {
             Error::new(
                 ErrorKind::Capture,
@@ -196,6 +199,7 @@ impl DaemonSource {
             filter: String::new(),
             snaplen: Some(o.snaplen),
             ibuf_entries: None,
+            direction: wire_direction(o.direction),
         };
         let mut flow = client
             .create(&spec)
@@ -401,14 +405,13 @@ impl LiveSource for DaemonSource {
         self.activate()
     }
 
+    /// The daemon filters by direction, before the flow's IBuf: packets of
+    /// the other direction already waiting are still handed over (as with
+    /// libpcap, whose ring holds what it held).
     fn set_direction(&mut self, d: Direction) -> Result<(), Error> {
-        match d {
-            Direction::InOut => Ok(()),
-            _ => Err(Error::new(
-                ErrorKind::Unsupported,
-                "a flow on netsiftd carries both directions",
-            )),
-        }
+        self.flow
+            .set_direction(wire_direction(d))
+            .map_err(|e| error("the direction", e))
     }
 
     fn in_place(&mut self) -> Option<&mut dyn InPlace> {

@@ -9,8 +9,19 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+use netsift_testkit::daemon::Daemon;
 use std::path::PathBuf;
 use std::process::{Command, Output};
+
+/// `netsiftd` beside this test's binaries (target/<profile>/), built first.
+pub fn netsiftd() -> PathBuf {
+    netsift_testkit::daemon::built(&std::env::current_exe().unwrap())
+}
+
+/// A daemon owning `dev` in namespace `ns`, on a socket anyone may use.
+pub fn daemon(ns: &str, dev: &str) -> Daemon {
+    Daemon::start(&netsiftd(), Some(ns), &["--mode", "0666", "--iface", dev])
+}
 
 /// `target/<profile>/libpcap`, holding `libpcap.so.0.8`.
 pub fn shim_dir() -> PathBuf {
