@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{daemon, netsiftd, shim_dir};
+use common::{build_c, daemon, netsiftd, shim_dir};
 use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
 use netsift_testkit::live::Live;
 use netsift_testkit::netns::{Side, VethPair};
@@ -19,7 +19,7 @@ use netsift_testkit::pcap::as_sent;
 use netsift_testkit::user::TempUser;
 use netsift_testkit::{require, Need};
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -171,21 +171,6 @@ fn count_stops_exactly_and_breakloop_interrupts_a_wait() {
     );
 }
 
-/// Builds `tests/c/reader.c` into `dir`, linked against the real library.
-fn build_reader(dir: &Path) -> PathBuf {
-    let out = dir.join("reader");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/reader.c");
-    let st = std::process::Command::new("cc")
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .arg("-lpcap")
-        .status()
-        .expect("cc");
-    assert!(st.success(), "cc {}", src.display());
-    out
-}
-
 /// The C reader of `tests/api.rs` through the daemon: `pcap_get_selectable_fd`,
 /// `pcap_next_ex` in immediate mode, `pcap_stats` and a non-blocking
 /// `pcap_dispatch`, with a compiled filter (the daemon runs it) and a
@@ -203,7 +188,7 @@ fn the_pcap_api_reads_through_the_daemon() {
     let (ns, dev) = pair.end(Side::A);
     let dir = tempfile::tempdir().unwrap();
     let daemon = daemon(ns, dev);
-    let reader = build_reader(dir.path());
+    let reader = build_c(dir.path(), "reader");
     for filter in ["udp", "hand"] {
         let mut child = std::process::Command::new(&reader)
             .env("LD_LIBRARY_PATH", shim_dir())

@@ -13,7 +13,9 @@
 //! thread sleeps on the flow's wake-up descriptor, which the daemon signals
 //! once a batch is waiting ([`FlowReader::wait_for_or`]), then hands each
 //! packet to the callback straight from the reader's copy
-//! ([`FlowReader::getnext`]). No thread, queue or allocation per packet:
+//! ([`FlowReader::getnext`]), which stays in the reader's own buffer until
+//! its next `getnext`, as [`InPlace::dispatch`] promises (so `pcap_next_ex`
+//! points there, without a copy of its own). No thread, queue or allocation per packet:
 //! a thread and a queue between cost two context switches, an allocation and
 //! a second copy per packet, and made the shim's tcpdumps spend 3.7 times the
 //! CPU of stock ones.
