@@ -6,35 +6,20 @@
 
 mod common;
 
-use common::shim_dir;
+use common::{build_c, shim_dir};
 use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
 use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::{require, Need};
 use std::io::{BufRead, BufReader};
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-
-/// Builds `tests/c/reader.c` into `dir`, linked against the real library.
-fn build(dir: &Path) -> PathBuf {
-    let out = dir.join("reader");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/reader.c");
-    let st = Command::new("cc")
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .arg("-lpcap")
-        .status()
-        .expect("cc");
-    assert!(st.success(), "cc {}", src.display());
-    out
-}
+use std::path::Path;
+use std::process::Stdio;
 
 /// Runs the reader on `netsift-local:IFACE` of side A with `filter`, sends UDP
 /// frames of 1..=8 payload bytes with TCP ones between, and returns what it
 /// printed.
 fn run(filter: &str) -> Vec<String> {
     let dir = tempfile::tempdir().unwrap();
-    let reader = build(dir.path());
+    let reader = build_c(dir.path(), "reader");
     let pair = VethPair::new();
     let (ns, dev) = pair.end(Side::A);
     let mut child = netsift_testkit::netns::exec(ns, "env")

@@ -11,7 +11,7 @@
 
 mod common;
 
-use common::{build_c, daemon, netsiftd, shim_dir};
+use common::{build_c, daemon, netsiftd, shim_dir, tcp, udp};
 use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
 use netsift_testkit::live::Live;
 use netsift_testkit::netns::{Side, VethPair};
@@ -31,21 +31,6 @@ fn users_tcpdump(user: &TempUser, socket: &Path) -> Live {
         .arg(format!("LD_LIBRARY_PATH={}", shim_dir().display()))
         .arg(format!("NETSIFT_SOCKET={}", socket.display()))
         .arg("tcpdump")
-}
-
-fn udp(n: u32) -> Vec<u8> {
-    Frame::ethernet(MAC_B, MAC_A)
-        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
-        .udp(4000 + n as u16, 7)
-        .payload(&n.to_be_bytes())
-        .build()
-}
-
-fn tcp(n: u32) -> Vec<u8> {
-    Frame::ethernet(MAC_B, MAC_A)
-        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
-        .tcp(5000 + n as u16, 80, 0x02)
-        .build()
 }
 
 #[test]

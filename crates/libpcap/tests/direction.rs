@@ -14,8 +14,8 @@
 
 mod common;
 
-use common::{daemon, netsiftd, shim_dir};
-use netsift_ffpf::proto::Direction;
+use common::{daemon, netsiftd, shim_dir, udp};
+use netsift_ffpf::proto::{Direction, ErrorCode};
 use netsift_ffpf::{Client, Flow, FlowSpec};
 use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
 use netsift_testkit::live::Live;
@@ -24,16 +24,8 @@ use netsift_testkit::pcap::as_sent;
 use netsift_testkit::{require, Need};
 use std::time::{Duration, Instant};
 
-/// Frame `n` received on side A's interface (sent from B).
-fn received(n: u32) -> Vec<u8> {
-    Frame::ethernet(MAC_B, MAC_A)
-        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
-        .udp(4000 + n as u16, 7)
-        .payload(&n.to_be_bytes())
-        .build()
-}
-
-/// Frame `n` sent from side A's interface.
+/// Frame `n` sent from side A's interface (the received ones are
+/// [`common::udp`], from side B).
 fn sent(n: u32) -> Vec<u8> {
     Frame::ethernet(MAC_A, MAC_B)
         .ipv4([10, 9, 0, 1], [10, 9, 0, 2])
@@ -47,7 +39,7 @@ fn sent(n: u32) -> Vec<u8> {
 fn traffic(pair: &VethPair, rounds: u32) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let (mut ins, mut outs) = (Vec::new(), Vec::new());
     for r in 0..rounds {
-        let i: Vec<Vec<u8>> = (r * 3..r * 3 + 3).map(received).collect();
+        let i: Vec<Vec<u8>> = (r * 3..r * 3 + 3).map(udp).collect();
         let o: Vec<Vec<u8>> = (r * 2..r * 2 + 2).map(sent).collect();
         pair.send(Side::B, &i);
         pair.send(Side::A, &o);
@@ -175,4 +167,29 @@ fn tcpdump_q_in_through_the_daemon_writes_what_stock_tcpdump_does() {
         as_sent(&outs),
         "tcpdump -Q out, through it"
     );
+}
+
+/// A capture file's packets have no direction: asking for one, at `create`
+/// or after, is refused, saying which field and why; `inout` is accepted.
+#[test]
+fn a_file_source_refuses_a_direction() {
+    require!(Need::File(&netsiftd()));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("few.pcap");
+    netsift_testkit::pcap::write(&file, &[udp(1), udp(2)]);
+    let src = format!("few={}", file.display());
+    let daemon = netsift_testkit::daemon::Daemon::start(&netsiftd(), None, &["--file", &src]);
+    let client = Client::connect(&daemon.socket).expect("netsiftd listens");
+    let spec = |direction| FlowSpec {
+        source: "few".into(),
+        direction,
+        ..FlowSpec::default()
+    };
+    let e = client.create(&spec(Direction::In)).unwrap_err();
+    assert_eq!(e.refusal(), Some(ErrorCode::BadField), "{e}");
+    assert!(e.to_string().contains("`direction`"), "{e}");
+    let mut f = client.create(&spec(Direction::InOut)).unwrap();
+    let e = f.set_direction(Direction::Out).unwrap_err();
+    assert!(e.to_string().contains("capture file"), "{e}");
+    f.set_direction(Direction::InOut).unwrap();
 }

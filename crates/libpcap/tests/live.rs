@@ -5,8 +5,7 @@
 
 mod common;
 
-use common::shim_dir;
-use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
+use common::{shim_dir, tcp, udp};
 use netsift_testkit::live::Live;
 use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::pcap::as_sent;
@@ -18,21 +17,6 @@ fn shim_tcpdump() -> Live {
     Live::new("env")
         .arg(format!("LD_LIBRARY_PATH={}", shim_dir().display()))
         .args(["tcpdump", "-Z", "root"])
-}
-
-fn udp(n: u32) -> Vec<u8> {
-    Frame::ethernet(MAC_B, MAC_A)
-        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
-        .udp(4000 + n as u16, 7)
-        .payload(&n.to_be_bytes())
-        .build()
-}
-
-fn tcp(n: u32) -> Vec<u8> {
-    Frame::ethernet(MAC_B, MAC_A)
-        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
-        .tcp(5000 + n as u16, 80, 0x02)
-        .build()
 }
 
 /// Thirty UDP frames with TCP ones between them, and the UDP ones alone.

@@ -30,7 +30,6 @@ use netsift_ffpf::proto::{
 };
 use netsift_ffpf::seqpacket::PeerCred;
 use netsift_ffpf::{FlowFds, FlowId, Group, Policy};
-use netsift_isa::PassSet;
 use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
@@ -632,33 +631,29 @@ fn compile(s: &Source, text: &str) -> Result<(Programs, String), Refusal> {
     let bad = |e: &dyn std::fmt::Display| {
         refuse(ErrorCode::Filter, format!("filter {text:?} on {name}: {e}"))
     };
-    let program = |set: PassSet| Compiled::new(set);
-    let Some(sent) = s.sent else {
-        let set = netsift_pcapc::compile_for(text, s.target).map_err(|e| bad(&e))?;
-        let programs = Programs {
-            received: program(set),
-            sent: None,
-        };
-        return Ok((programs, text.to_string()));
-    };
     // As a live capture compiles it: once for received and once for sent
-    // packets (a direction it rejects whole gets a program that accepts none).
-    let (set, other) = netsift_session::directed_sets(text, s.target, sent).map_err(|e| bad(&e))?;
-    if other == set {
-        let programs = Programs {
-            received: program(set),
-            sent: None,
-        };
-        return Ok((programs, text.to_string()));
-    }
-    // It tests the direction: the daemon runs each direction's program on
-    // its packets, and the kernel, whose one program serves both, keeps
-    // every packet for it (the empty clause).
-    let programs = Programs {
-        received: program(set),
-        sent: Some(program(other)),
+    // packets (a direction it rejects whole gets a program that accepts
+    // none). Where the two differ the filter tests the direction: the daemon
+    // runs each direction's program on its packets, and the kernel, whose one
+    // program serves both, keeps every packet for it (the empty clause).
+    let (set, sent) = match s.sent {
+        None => (
+            netsift_pcapc::compile_for(text, s.target).map_err(|e| bad(&e))?,
+            None,
+        ),
+        Some(sent) => {
+            let (set, other) =
+                netsift_session::directed_sets(text, s.target, sent).map_err(|e| bad(&e))?;
+            let differs = other != set;
+            (set, differs.then_some(other))
+        }
     };
-    Ok((programs, String::new()))
+    let clause = if sent.is_some() { "" } else { text };
+    let programs = Programs {
+        received: Compiled::new(set),
+        sent: sent.map(Compiled::new),
+    };
+    Ok((programs, clause.to_string()))
 }
 
 fn flow_view(st: &State, flow: FlowNo) -> FlowView<'_> {

@@ -10,8 +10,27 @@
 #![allow(dead_code, unreachable_pub)]
 
 use netsift_testkit::daemon::Daemon;
+use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
 use std::path::PathBuf;
 use std::process::{Command, Output};
+
+/// UDP frame `n` from side B to side A of a test's veth pair (port 4000 + n
+/// to 7, `n` as its payload).
+pub fn udp(n: u32) -> Vec<u8> {
+    Frame::ethernet(MAC_B, MAC_A)
+        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
+        .udp(4000 + n as u16, 7)
+        .payload(&n.to_be_bytes())
+        .build()
+}
+
+/// TCP SYN `n` from side B to side A (port 5000 + n to 80).
+pub fn tcp(n: u32) -> Vec<u8> {
+    Frame::ethernet(MAC_B, MAC_A)
+        .ipv4([10, 9, 0, 2], [10, 9, 0, 1])
+        .tcp(5000 + n as u16, 80, 0x02)
+        .build()
+}
 
 /// `netsiftd` beside this test's binaries (target/<profile>/), built first.
 pub fn netsiftd() -> PathBuf {
