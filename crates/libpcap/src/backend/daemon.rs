@@ -129,6 +129,9 @@ struct Pace {
 struct DaemonSource {
     flow: Flow,
     active: bool,
+    /// The direction the flow takes (asked again only when it changes, so a
+    /// program that sets `inout` works with a daemon without the verb).
+    direction: Direction,
     linktype: u32,
     pace: Pace,
     /// Since when packets have been seen waiting, if they have.
@@ -245,6 +248,7 @@ impl DaemonSource {
         Ok(DaemonSource {
             flow,
             active: false,
+            direction: o.direction,
             linktype,
             pace,
             since: None,
@@ -411,9 +415,13 @@ impl LiveSource for DaemonSource {
     /// the other direction already waiting are still handed over (as with
     /// libpcap, whose ring holds what it held).
     fn set_direction(&mut self, d: Direction) -> Result<(), Error> {
-        self.flow
-            .set_direction(wire_direction(d))
-            .map_err(|e| error("the direction", e))
+        if d != self.direction {
+            self.flow
+                .set_direction(wire_direction(d))
+                .map_err(|e| error("the direction", e))?;
+            self.direction = d;
+        }
+        Ok(())
     }
 
     fn in_place(&mut self) -> Option<&mut dyn InPlace> {
