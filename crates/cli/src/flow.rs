@@ -64,6 +64,12 @@ pub(crate) fn run(args: &Args) -> Result<()> {
         filter: args.expression_text()?,
         snaplen: args.snaplen,
         ibuf_entries: None,
+        // `-Q`, as the daemon applies it (args checked the word already).
+        direction: match args.direction.as_deref() {
+            Some("in") => netsift_ffpf::proto::Direction::In,
+            Some("out") => netsift_ffpf::proto::Direction::Out,
+            _ => netsift_ffpf::proto::Direction::InOut,
+        },
     };
     let mut flow = client.create(&spec).map_err(said)?;
     flow.instantiate().map_err(said)?;

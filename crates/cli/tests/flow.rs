@@ -35,16 +35,23 @@ fn two_flows_on_a_veth_each_get_exactly_their_frames() {
     let socket = daemon.socket.clone();
     let client = Client::connect(&socket).expect("netsiftd listens");
 
-    // A filter that tests the direction cannot share the ring's one program.
-    let e = client
+    // A filter that tests the direction compiles (one program a direction);
+    // one that rejects every packet both ways is refused, as by libpcap.
+    client
         .create(&netsift_ffpf::FlowSpec {
             source: dev.to_string(),
             filter: "inbound and udp".into(),
             ..Default::default()
         })
+        .unwrap();
+    let e = client
+        .create(&netsift_ffpf::FlowSpec {
+            source: dev.to_string(),
+            filter: "inbound and outbound".into(),
+            ..Default::default()
+        })
         .unwrap_err();
     assert_eq!(e.refusal(), Some(ErrorCode::Filter), "{e}");
-    assert!(e.to_string().contains("direction"), "{e}");
 
     // Frames from source ports 5001, 5002 and 5003, interleaved.
     let frames: Vec<Vec<u8>> = (0..300u32)

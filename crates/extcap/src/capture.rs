@@ -41,7 +41,7 @@ pub(crate) fn capture(
         source: source.to_string(),
         filter: filter.to_string(),
         snaplen,
-        ibuf_entries: None,
+        ..FlowSpec::default()
     };
     let mut flow = client.create(&spec).map_err(|e| format!("{source}: {e}"))?;
     flow.instantiate().map_err(|e| format!("{source}: {e}"))?;

@@ -43,7 +43,7 @@
 
 use crate::error::Error;
 use crate::fdpass;
-use crate::proto::{self, FlowNo, FlowState, Reply, ReplyBody, Request};
+use crate::proto::{self, Direction, FlowNo, FlowState, Reply, ReplyBody, Request};
 use crate::reader::FlowReader;
 use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
@@ -121,6 +121,8 @@ pub struct FlowSpec {
     pub snaplen: Option<u32>,
     /// Entries in the flow's IBuf (a power of two; `None`: the daemon's default).
     pub ibuf_entries: Option<u64>,
+    /// Which direction's packets (default both; see [`Direction`]).
+    pub direction: Direction,
 }
 
 /// The daemon's socket a client uses: `given` (a `--socket` flag), else
@@ -185,6 +187,7 @@ impl Client {
             filter: spec.filter.clone(),
             snaplen: spec.snaplen,
             ibuf_entries: spec.ibuf_entries,
+            direction: spec.direction,
         };
         match lock(&self.conn).call(&req)?.0 {
             ReplyBody::Created {
@@ -292,6 +295,18 @@ impl Flow {
             Request::SetFilter {
                 flow: self.no,
                 filter: filter.into(),
+            },
+        )
+    }
+
+    /// Takes only the packets of `direction` from now on (tcpdump's `-Q`,
+    /// which libpcap applies after the handle is activated).
+    pub fn set_direction(&mut self, direction: Direction) -> Result<(), Error> {
+        self.done(
+            "set_direction",
+            Request::SetDirection {
+                flow: self.no,
+                direction,
             },
         )
     }

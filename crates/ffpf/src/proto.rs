@@ -53,6 +53,37 @@ pub const MAX_SNAPLEN: u32 = 262_144;
 /// A flow's number, unique in one daemon's life.
 pub type FlowNo = u64;
 
+/// Which packets of an interface a flow takes by the way they went
+/// (libpcap's `pcap_direction_t`, tcpdump's `-Q`): on the wire `"inout"`,
+/// `"in"` or `"out"`, any other value refused. A packet is sent (`out`)
+/// when the kernel handed it over as `PACKET_OUTGOING`, as libpcap decides
+/// on Linux; a capture file's packets are all received.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Direction {
+    /// Both (the default).
+    #[default]
+    #[serde(rename = "inout")]
+    InOut,
+    /// Received by the host.
+    #[serde(rename = "in")]
+    In,
+    /// Sent by the host.
+    #[serde(rename = "out")]
+    Out,
+}
+
+impl Direction {
+    /// Whether a packet sent by the host (`outgoing`) or received is taken.
+    #[inline]
+    pub fn takes(self, outgoing: bool) -> bool {
+        match self {
+            Direction::InOut => true,
+            Direction::In => !outgoing,
+            Direction::Out => outgoing,
+        }
+    }
+}
+
 /// A request, by verb (`"op"`). The seeds' names (FFPF §3) are given with
 /// each verb.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -78,6 +109,10 @@ pub enum Request {
         /// Entries in the flow's IBuf (a power of two; default 4096).
         #[serde(default)]
         ibuf_entries: Option<u64>,
+        /// Which direction's packets (default both); absent in requests
+        /// of clients that predate it, which get both.
+        #[serde(default, skip_serializing_if = "is_inout")]
+        direction: Direction,
     },
     /// `flow_instantiate`: authorise the flow, put it in its group, build its
     /// buffers; the reply carries their descriptors.
@@ -112,8 +147,22 @@ pub enum Request {
         /// The new expression.
         filter: String,
     },
+    /// Replaces the direction a flow takes (in any state; `pcap_setdirection`
+    /// comes after the flow is created).
+    SetDirection {
+        /// The flow.
+        flow: FlowNo,
+        /// Which packets from now on.
+        direction: Direction,
+    },
     /// The daemon's own figures: sources, filter runs, groups, flows.
     DaemonStats,
+}
+
+/// Whether `d` is the default, which a request need not say (so a request
+/// of a new client that asks for both directions reads as an old one's).
+fn is_inout(d: &Direction) -> bool {
+    *d == Direction::InOut
 }
 
 impl Request {
@@ -129,6 +178,7 @@ impl Request {
             Request::Close { .. } => "close",
             Request::FlowStats { .. } => "flow_stats",
             Request::SetFilter { .. } => "set_filter",
+            Request::SetDirection { .. } => "set_direction",
             Request::DaemonStats => "daemon_stats",
         }
     }
@@ -154,6 +204,7 @@ impl Request {
                 filter,
                 snaplen,
                 ibuf_entries,
+                ..
             } => {
                 if source.is_empty() || source.len() > MAX_NAME {
                     return bad(format!(
@@ -490,7 +541,9 @@ pub fn decode_request(bytes: &[u8]) -> Result<(u64, Request), Refusal> {
     };
     let req: Request = serde_json::from_value(serde_json::Value::Object(m)).map_err(|e| {
         let text = e.to_string();
-        let code = if text.starts_with("unknown variant") {
+        // An unknown variant is an unknown verb only if it is the verb's: a
+        // field's (`direction`) is a bad field.
+        let code = if text.starts_with(&format!("unknown variant `{verb}`")) {
             ErrorCode::UnknownVerb
         } else {
             ErrorCode::BadField
@@ -530,8 +583,20 @@ mod tests {
                 filter: "tcp port 80".into(),
                 snaplen: Some(96),
                 ibuf_entries: None,
+                direction: Direction::InOut,
+            },
+            Request::Create {
+                source: "eth0".into(),
+                filter: String::new(),
+                snaplen: None,
+                ibuf_entries: None,
+                direction: Direction::Out,
             },
             Request::Activate { flow: 7 },
+            Request::SetDirection {
+                flow: 7,
+                direction: Direction::In,
+            },
             Request::SetFilter {
                 flow: 7,
                 filter: "udp".into(),
@@ -542,6 +607,47 @@ mod tests {
             let bytes = encode_request(i as u64, r);
             assert_eq!(decode_request(&bytes), Ok((i as u64, r.clone())), "{r:?}");
         }
+    }
+
+    /// An old client's `create` (no `direction`) takes both directions; a
+    /// direction that is not one of the three names is refused, said where.
+    #[test]
+    fn direction_is_optional_and_strict() {
+        let (_, r) = decode_request(br#"{"id":1,"op":"create","source":"a","filter":""}"#).unwrap();
+        assert!(matches!(
+            r,
+            Request::Create {
+                direction: Direction::InOut,
+                ..
+            }
+        ));
+        // Asking for both says nothing on the wire, as an old client's request.
+        let bytes = encode_request(1, &r);
+        assert!(!String::from_utf8_lossy(&bytes).contains("direction"));
+        let (_, r) =
+            decode_request(br#"{"id":1,"op":"create","source":"a","filter":"","direction":"in"}"#)
+                .unwrap();
+        assert!(matches!(
+            r,
+            Request::Create {
+                direction: Direction::In,
+                ..
+            }
+        ));
+        for bad in [r#""IN""#, r#""both""#, "1", "null", r#"["in"]"#] {
+            let text =
+                format!(r#"{{"id":2,"op":"create","source":"a","filter":"","direction":{bad}}}"#);
+            let r = refused(&text);
+            assert_eq!((r.id, r.code), (Some(2), ErrorCode::BadField), "{bad}: {r}");
+            assert!(r.what.contains("create"), "{r}");
+        }
+        let r = refused(r#"{"id":3,"op":"set_direction","flow":1}"#);
+        assert!(r.what.contains("missing field `direction`"), "{r}");
+        let r = refused(r#"{"id":4,"op":"set_direction","flow":1,"direction":"sideways"}"#);
+        assert!(r.what.contains("sideways"), "{r}");
+        assert!([true, false].iter().all(|&o| Direction::InOut.takes(o)));
+        assert!(Direction::In.takes(false) && !Direction::In.takes(true));
+        assert!(Direction::Out.takes(true) && !Direction::Out.takes(false));
     }
 
     #[test]

@@ -414,13 +414,32 @@ impl RoMapping {
         if !off.is_multiple_of(8) || off.checked_add(padded)? > self.raw.len {
             return None;
         }
-        out.reserve(padded);
-        let start = out.len();
-        let mut o = off;
-        while o < off + padded {
-            out.extend_from_slice(&self.load_u64(o).to_ne_bytes());
-            o += 8;
+        if padded == 0 {
+            return Some(());
         }
+        let start = out.len();
+        out.reserve(padded);
+        // One bounds check for the whole range (above), then a plain loop of
+        // word loads and stores the compiler keeps in registers, into the
+        // vector's spare room (not zeroed first): a reader's copy of every
+        // packet is most of its time, and a check and a `Vec` growth per word
+        // made it 37% of a tcpdump's (docs/libpcap.md).
+        let src = self.raw.at(off, 8).cast::<u64>();
+        let room = &mut out.spare_capacity_mut()[..padded];
+        for (k, dst) in room.chunks_exact_mut(8).enumerate() {
+            // SAFETY: word k is at `off + 8k`, and `off + 8k + 8 <= off +
+            // padded <= len` (checked above), 8-aligned as `off` and the
+            // mapping are; loaded as `load_u64` loads (relaxed, register-sized,
+            // permitted on read-only memory).
+            let w = unsafe { AtomicU64::from_ptr(src.add(k)) }.load(Ordering::Relaxed);
+            for (d, b) in dst.iter_mut().zip(w.to_ne_bytes()) {
+                d.write(b);
+            }
+        }
+        // SAFETY: the loop wrote all `padded` bytes after `start` (`padded`
+        // is a multiple of 8, so `chunks_exact_mut` left none out), within
+        // the capacity reserved above.
+        unsafe { out.set_len(start + padded) };
         out.truncate(start + len);
         Some(())
     }
@@ -443,4 +462,36 @@ pub(crate) fn check_mappable(fd: BorrowedFd<'_>, len: usize) -> Result<(), Error
         )));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `copy_words` appends exactly `len` bytes from `off`, for lengths that
+    /// end inside a word and on one, and refuses a range it cannot take
+    /// without touching `out`.
+    #[test]
+    fn copied_words_are_the_stored_bytes() {
+        let m = Memfd::create(c"copy-words", 4096).unwrap();
+        let w = m.map_rw().unwrap();
+        let bytes: Vec<u8> = (0..200u32).map(|i| (i * 7 + 3) as u8).collect();
+        w.store_words(64, &bytes);
+        m.seal_size().unwrap();
+        let r = RoMapping::new(m.fd(), 4096).unwrap();
+        for len in [0, 1, 7, 8, 9, 63, 64, 200] {
+            let mut out = vec![0xEE; 3];
+            r.copy_words(64, len, &mut out).unwrap();
+            assert_eq!(out[..3], [0xEE; 3], "{len}");
+            assert_eq!(out[3..], bytes[..len], "{len}");
+        }
+        let mut out = vec![1, 2];
+        assert!(r.copy_words(60, 8, &mut out).is_none(), "unaligned");
+        assert!(r.copy_words(4088, 9, &mut out).is_none(), "past the end");
+        assert!(
+            r.copy_words(8, usize::MAX - 3, &mut out).is_none(),
+            "overflow"
+        );
+        assert_eq!(out, [1, 2]);
+    }
 }

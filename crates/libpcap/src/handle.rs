@@ -72,8 +72,8 @@ pub(crate) struct Inner {
     /// A program the shim runs itself (one compiled elsewhere, or one the
     /// backend could not take).
     shim_filter: Option<Arc<Vec<BpfInsn>>>,
-    /// What `pcap_next_ex` points its caller to (its bytes; the buffer is
-    /// reused).
+    /// The last packet taken from `pending`, kept (moved, not copied) so
+    /// that `pcap_next_ex` may point its caller to it until the next read.
     current: Vec<u8>,
     current_hdr: PcapPkthdr,
 }
@@ -337,6 +337,10 @@ impl Handle {
                 let Some((hdr, p)) = next else { break };
                 any = true;
                 deliver(&hdr, &p.data);
+                // Kept until the next read (`pcap_next_ex`'s contract): a move
+                // of the vector, whose bytes stay where they are.
+                // SAFETY: the caller's promise; `deliver` has returned.
+                unsafe { self.inner() }.current = p.data;
                 n += 1;
                 if cnt > 0 && n >= cnt {
                     return Read::Packets(n);
@@ -493,27 +497,22 @@ impl Handle {
     ///
     /// As [`Handle::inner`].
     pub(crate) unsafe fn next_ex(&self) -> Result<(*mut PcapPkthdr, *const u8), c_int> {
-        // The packet is copied into the handle's buffer, reused from call to
-        // call: it must outlive the read.
-        // SAFETY: the caller's promise; the borrow ends at once.
-        let mut buf = std::mem::take(&mut unsafe { self.inner() }.current);
+        // No copy: libpcap's caller may use the packet only until its next
+        // call on the handle, and until then its bytes stay where the read
+        // left them: in the source's own buffer for a source read in place
+        // ([`InPlace::dispatch`]'s promise: the daemon's reader copied it out
+        // of the shared PBuf already), else in `current`, where `read` moves
+        // the delivered packet.
         let mut got = None;
-        // SAFETY: the caller's promise; the closure only keeps the packet.
-        let r = unsafe {
-            self.read(1, false, |h, data| {
-                buf.clear();
-                buf.extend_from_slice(data);
-                got = Some(*h);
-            })
-        };
+        // SAFETY: the caller's promise; the closure only notes the packet.
+        let r = unsafe { self.read(1, false, |h, data| got = Some((*h, data.as_ptr()))) };
         // SAFETY: the caller's promise; no other borrow is alive.
         let inner = unsafe { self.inner() };
-        inner.current = buf;
         match r {
             Read::Packets(_) => {
-                let Some(h) = got else { return Err(0) };
+                let Some((h, data)) = got else { return Err(0) };
                 inner.current_hdr = h;
-                Ok((&mut inner.current_hdr, inner.current.as_ptr()))
+                Ok((&mut inner.current_hdr, data))
             }
             Read::Break => Err(status::BREAK),
             Read::Error => Err(status::ERROR),
@@ -731,9 +730,9 @@ fn header(precision: c_int, ts_sec: i64, ts_nsec: u32, caplen: usize, len: u32) 
 
 /// Whether the shim's own filter `insns` (if any) keeps `data`.
 fn keeps(insns: Option<&Vec<BpfInsn>>, hdr: &PcapPkthdr, data: &[u8]) -> bool {
-    let (Some(insns), Some(f)) = (insns, real::fns()) else {
-        return true;
-    };
+    // No program (the common case, on every packet): nothing to look up.
+    let Some(insns) = insns else { return true };
+    let Some(f) = real::fns() else { return true };
     let prog = BpfProgram {
         bf_len: insns.len() as u32,
         bf_insns: insns.as_ptr().cast_mut(),

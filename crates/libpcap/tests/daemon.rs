@@ -12,7 +12,7 @@
 mod common;
 
 use common::frames::{tcp, udp};
-use common::{assert_counted, reader, shim_dir};
+use common::{assert_counted, netsiftd, reader, shim_dir};
 use netsift_testkit::daemon::Daemon;
 use netsift_testkit::live::Live;
 use netsift_testkit::netns::{Side, VethPair};
@@ -20,14 +20,9 @@ use netsift_testkit::pcap::as_sent;
 use netsift_testkit::user::TempUser;
 use netsift_testkit::Need;
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
-
-/// `netsiftd` beside this test's binaries (target/<profile>/), built first.
-fn netsiftd() -> PathBuf {
-    netsift_testkit::daemon::built(&std::env::current_exe().unwrap())
-}
 
 /// tcpdump run as `user` through the shim and the daemon at `socket`.
 fn users_tcpdump(user: &TempUser, socket: &Path) -> Live {

@@ -18,6 +18,7 @@
 
 use crate::rights::Class;
 use netsift_engine::{BatchScratch, Compiled, LANES};
+use netsift_ffpf::proto::Direction;
 use netsift_ffpf::{FlowId, Group, Incoming};
 use std::collections::HashMap;
 
@@ -30,14 +31,35 @@ pub(crate) struct Packet<'a> {
     pub(crate) wirelen: u32,
     /// Nanoseconds since the epoch.
     pub(crate) ts_ns: u64,
+    /// Sent by the host (`PACKET_OUTGOING`), not received: what `inbound`,
+    /// `outbound` and a flow's [`Direction`] test. False for a file's packets.
+    pub(crate) outgoing: bool,
+}
+
+/// A filter's programs: one, or one for each direction where the expression
+/// tests it (`inbound`, `outbound` on an interface), as a live capture
+/// compiles it (`netsift_session::directed_sets`).
+pub(crate) struct Programs {
+    /// For received packets (all packets, where `sent` is `None`).
+    pub(crate) received: Compiled,
+    /// For packets the host sent, where that program differs.
+    pub(crate) sent: Option<Compiled>,
 }
 
 /// A distinct filter expression of active flows, compiled once.
 struct Filter {
     text: String,
-    compiled: Compiled,
+    programs: Programs,
     /// Active flows using it.
     refs: usize,
+}
+
+/// An active flow: its id, its filter's slot, the direction it takes.
+#[derive(Clone, Copy, Debug)]
+struct Active {
+    flow: FlowId,
+    slot: usize,
+    direction: Direction,
 }
 
 /// A flow group of the source: one per rights class.
@@ -50,8 +72,8 @@ pub(crate) struct GroupSlot {
     pub(crate) snaplen: Option<u32>,
     /// Flows of the group (any state past `created`).
     pub(crate) members: usize,
-    /// Active flows and the filter each runs.
-    active: Vec<(FlowId, usize)>,
+    /// Active flows.
+    active: Vec<Active>,
 }
 
 impl GroupSlot {
@@ -89,9 +111,38 @@ pub(crate) struct Dispatch {
     scratch: BatchScratch,
     /// Per filter slot, per chunk of [`LANES`] packets: the accept mask.
     masks: Vec<Vec<u32>>,
+    /// Per chunk of [`LANES`] packets: which the host sent.
+    sent: Vec<u32>,
     /// Per packet of a group: the accepting flows, flattened.
     targets: Vec<(FlowId, u32)>,
     spans: Vec<(usize, usize)>,
+    /// A group's packets for [`Group::write_batch`]: kept empty between
+    /// batches so that its allocation serves every batch ([`reuse`]).
+    incoming: Vec<Incoming<'static>>,
+}
+
+/// `v`, emptied, as a vector of another lifetime, in the same allocation:
+/// the batch's [`Incoming`]s borrow its packets, which live no longer than
+/// the call, so the vector kept between calls holds none. An empty vector's
+/// `into_iter().map().collect()` never calls the closure, and std collects a
+/// `vec::IntoIter` into a vector of an element of the same size and
+/// alignment in place (`a_batch_allocates_nothing_once_warm` checks it does).
+fn reuse<'a, 'b>(mut v: Vec<Incoming<'a>>) -> Vec<Incoming<'b>> {
+    v.clear();
+    v.into_iter()
+        .map(|_| unreachable!("the vector was emptied"))
+        .collect()
+}
+
+/// The lanes of a chunk that a flow taking `d` takes, `sent` being the
+/// chunk's packets the host sent.
+#[inline]
+fn lanes(d: Direction, sent: u32) -> u32 {
+    match d {
+        Direction::InOut => u32::MAX,
+        Direction::In => !sent,
+        Direction::Out => sent,
+    }
 }
 
 impl Dispatch {
@@ -102,8 +153,10 @@ impl Dispatch {
             counters: Counters::default(),
             scratch: BatchScratch::new(),
             masks: Vec::new(),
+            sent: Vec::new(),
             targets: Vec::new(),
             spans: Vec::new(),
+            incoming: Vec::new(),
         }
     }
 
@@ -117,14 +170,16 @@ impl Dispatch {
         self.groups.values().map(|g| g.members as u64).sum()
     }
 
-    /// Makes `flow` of group `class` active with filter `text`, compiled as
-    /// `compiled` unless an active flow already runs that text.
+    /// Makes `flow` of group `class` active with filter `text`, taking the
+    /// packets of `direction` its filter accepts; `text` is compiled by
+    /// `programs` unless an active flow already runs it.
     pub(crate) fn activate(
         &mut self,
         class: &Class,
         flow: FlowId,
         text: &str,
-        compiled: impl FnOnce() -> Compiled,
+        direction: Direction,
+        programs: impl FnOnce() -> Programs,
     ) {
         let slot = match self
             .filters
@@ -135,7 +190,7 @@ impl Dispatch {
             None => {
                 let f = Filter {
                     text: text.to_string(),
-                    compiled: compiled(),
+                    programs: programs(),
                     refs: 0,
                 };
                 match self.filters.iter().position(Option::is_none) {
@@ -154,7 +209,11 @@ impl Dispatch {
             f.refs += 1;
         }
         if let Some(g) = self.groups.get_mut(class) {
-            g.active.push((flow, slot));
+            g.active.push(Active {
+                flow,
+                slot,
+                direction,
+            });
         }
         self.counters.activations += 1;
     }
@@ -165,10 +224,10 @@ impl Dispatch {
         let Some(g) = self.groups.get_mut(class) else {
             return false;
         };
-        let Some(i) = g.active.iter().position(|(f, _)| *f == flow) else {
+        let Some(i) = g.active.iter().position(|a| a.flow == flow) else {
             return false;
         };
-        let (_, slot) = g.active.swap_remove(i);
+        let slot = g.active.swap_remove(i).slot;
         if let Some(f) = self.filters[slot].as_mut() {
             f.refs -= 1;
             if f.refs == 0 {
@@ -188,46 +247,62 @@ impl Dispatch {
         if self.filters.iter().all(Option::is_none) {
             return;
         }
+        self.sent.clear();
+        self.sent.extend(pkts.chunks(LANES).map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u32, |m, (i, p)| m | u32::from(p.outgoing) << i)
+        }));
         self.run_filters(pkts);
         let Dispatch {
             groups,
             masks,
+            sent,
             targets,
             spans,
             counters,
+            incoming,
             ..
         } = self;
         for g in groups.values_mut().filter(|g| !g.active.is_empty()) {
             targets.clear();
             spans.clear();
             for i in 0..pkts.len() {
+                let (chunk, bit) = (i / LANES, 1u32 << (i % LANES));
                 let start = targets.len();
-                for &(flow, slot) in &g.active {
-                    if masks[slot][i / LANES] >> (i % LANES) & 1 != 0 {
-                        targets.push((flow, 0));
+                for a in &g.active {
+                    if masks[a.slot][chunk] & lanes(a.direction, sent[chunk]) & bit != 0 {
+                        targets.push((a.flow, 0));
                     }
                 }
                 spans.push((start, targets.len()));
             }
             let cut = g.snaplen.map_or(usize::MAX, |n| n as usize);
-            let incoming: Vec<Incoming<'_>> = pkts
-                .iter()
-                .zip(spans.iter())
-                .filter(|(_, (a, b))| a != b)
-                .map(|(p, &(a, b))| Incoming {
-                    bytes: &p.data[..p.data.len().min(cut)],
-                    ts_ns: p.ts_ns,
-                    wirelen: p.wirelen,
-                    flows: &targets[a..b],
-                })
-                .collect();
-            if !incoming.is_empty() {
-                counters.stored += g.group.write_batch(&incoming).stored;
+            // Borrowing this group's targets, so taken back before the next
+            // group's are written.
+            let mut batch = reuse(std::mem::take(incoming));
+            batch.extend(
+                pkts.iter()
+                    .zip(spans.iter())
+                    .filter(|(_, (a, b))| a != b)
+                    .map(|(p, &(a, b))| Incoming {
+                        bytes: &p.data[..p.data.len().min(cut)],
+                        ts_ns: p.ts_ns,
+                        wirelen: p.wirelen,
+                        flows: &targets[a..b],
+                    }),
+            );
+            if !batch.is_empty() {
+                counters.stored += g.group.write_batch(&batch).stored;
             }
+            *incoming = reuse(batch);
         }
     }
 
-    /// Each distinct filter once over the batch, into `masks`.
+    /// Each distinct filter once over the batch, into `masks`: a filter
+    /// whose program differs by direction runs each program on the chunks
+    /// holding packets of its direction, and each packet takes its own
+    /// direction's verdict.
     fn run_filters(&mut self, pkts: &[Packet<'_>]) {
         let mut data: [&[u8]; LANES] = [&[]; LANES];
         let mut wire = [0u32; LANES];
@@ -236,16 +311,32 @@ impl Dispatch {
             let Some(f) = f else { continue };
             let masks = &mut self.masks[slot];
             masks.clear();
-            for chunk in pkts.chunks(LANES) {
+            for (chunk, &out) in pkts.chunks(LANES).zip(&self.sent) {
                 for (i, p) in chunk.iter().enumerate() {
                     data[i] = p.data;
                     wire[i] = p.wirelen;
                 }
                 let n = chunk.len();
-                masks.push(
-                    f.compiled
-                        .filter_batch(&mut self.scratch, &data[..n], &wire[..n]),
-                );
+                let (data, wire) = (&data[..n], &wire[..n]);
+                let p = &f.programs;
+                let mask = match &p.sent {
+                    None => p.received.filter_batch(&mut self.scratch, data, wire),
+                    Some(sent) => {
+                        let all = u32::MAX >> (LANES - n);
+                        let received = if out & all != all {
+                            p.received.filter_batch(&mut self.scratch, data, wire)
+                        } else {
+                            0
+                        };
+                        let by_host = if out != 0 {
+                            sent.filter_batch(&mut self.scratch, data, wire)
+                        } else {
+                            0
+                        };
+                        (received & !out) | (by_host & out)
+                    }
+                };
+                masks.push(mask);
             }
             self.counters.filter_runs += 1;
         }
@@ -255,11 +346,16 @@ impl Dispatch {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use netsift_ffpf::{CopyMode, FlowReader, Policy};
+    use netsift_ffpf::{CopyMode, FlowFds, FlowReader, Policy};
     use netsift_wire::LinkType;
 
-    fn compiled(expr: &str) -> Compiled {
-        Compiled::new(netsift_pcapc::compile(expr, LinkType::EN10MB).unwrap())
+    const RIGHTS: &Class = &Class::Uid(1);
+
+    fn compiled(expr: &str) -> Programs {
+        Programs {
+            received: Compiled::new(netsift_pcapc::compile(expr, LinkType::EN10MB).unwrap()),
+            sent: None,
+        }
     }
 
     /// A UDP/IPv4 frame to port `port`, with `seq` in its payload.
@@ -274,7 +370,27 @@ mod tests {
         f
     }
 
-    fn reader(fds: netsift_ffpf::FlowFds) -> FlowReader {
+    /// 40 frames, `seq` 0 to 39: the even ones to port 53, the odd to 80.
+    fn frames() -> Vec<Vec<u8>> {
+        (0..40u8)
+            .map(|i| frame(if i % 2 == 0 { 53 } else { 80 }, i))
+            .collect()
+    }
+
+    /// `frames` as a batch; the host sent those whose `seq` is a multiple of 3.
+    fn packets(frames: &[Vec<u8>]) -> Vec<Packet<'_>> {
+        frames
+            .iter()
+            .map(|f| Packet {
+                data: f,
+                wirelen: f.len() as u32,
+                ts_ns: 1,
+                outgoing: f[42] % 3 == 0,
+            })
+            .collect()
+    }
+
+    fn reader(fds: FlowFds) -> FlowReader {
         FlowReader::from_fds(fds.pbuf, fds.ibuf, fds.control, fds.wake).unwrap()
     }
 
@@ -286,84 +402,122 @@ mod tests {
         seqs
     }
 
+    fn seqs(keep: impl Fn(u8) -> bool) -> Vec<u8> {
+        (0..40).filter(|&i| keep(i)).collect()
+    }
+
+    /// A dispatch with one group (`copy`) of three flows: two on `udp port
+    /// 53` (compiled once), one on `udp`; their ids and buffers.
+    fn three_flows(copy: CopyMode) -> (Dispatch, [(FlowId, FlowFds); 3]) {
+        let mut d = Dispatch::new();
+        let group = Group::with_copy(Policy::SlowReader, 1 << 16, copy).unwrap();
+        let mut g = GroupSlot::new(1, group);
+        let flows = [(); 3].map(|_| g.group.add_flow(64).unwrap());
+        g.members = 3;
+        d.groups.insert(RIGHTS.clone(), g);
+        let both = Direction::InOut;
+        d.activate(RIGHTS, flows[0].0, "udp port 53", both, || {
+            compiled("udp port 53")
+        });
+        d.activate(RIGHTS, flows[1].0, "udp port 53", both, || {
+            panic!("compiled twice")
+        });
+        d.activate(RIGHTS, flows[2].0, "udp", both, || compiled("udp"));
+        (d, flows)
+    }
+
     #[test]
     fn one_run_per_distinct_filter_and_one_copy_per_group() {
-        let rights = &Class::Uid(1);
-        let mut d = Dispatch::new();
-        let mut g = GroupSlot::new(1, Group::new(Policy::SlowReader, 1 << 16).unwrap());
-        let (a, fa) = g.group.add_flow(64).unwrap();
-        let (b, fb) = g.group.add_flow(64).unwrap();
-        let (c, fc) = g.group.add_flow(64).unwrap();
-        g.members = 3;
-        d.groups.insert(rights.clone(), g);
-        d.activate(rights, a, "udp port 53", || compiled("udp port 53"));
-        d.activate(rights, b, "udp port 53", || panic!("compiled twice"));
-        d.activate(rights, c, "udp", || compiled("udp"));
+        let (mut d, [(a, fa), (b, fb), (c, fc)]) = three_flows(CopyMode::Once);
         assert_eq!(d.distinct_filters(), 2);
-
-        let frames: Vec<Vec<u8>> = (0..40u8)
-            .map(|i| frame(if i % 2 == 0 { 53 } else { 80 }, i))
-            .collect();
-        let pkts: Vec<Packet<'_>> = frames
-            .iter()
-            .map(|f| Packet {
-                data: f,
-                wirelen: f.len() as u32,
-                ts_ns: 1,
-            })
-            .collect();
+        let frames = frames();
+        let pkts = packets(&frames);
         d.batch(&pkts);
         assert_eq!((d.counters.batches, d.counters.filter_runs), (1, 2));
         // Every frame is UDP: each is stored once, though up to three flows take it.
         assert_eq!(d.counters.stored, 40);
-        let even: Vec<u8> = (0..40).filter(|i| i % 2 == 0).collect();
+        let even = seqs(|i| i % 2 == 0);
         assert_eq!(read_all(&mut reader(fa)), even);
         assert_eq!(read_all(&mut reader(fb)), even);
-        assert_eq!(read_all(&mut reader(fc)), (0..40).collect::<Vec<u8>>());
+        assert_eq!(read_all(&mut reader(fc)), seqs(|_| true));
 
         // Paused, a flow gets nothing more and its filter's last user goes.
-        assert!(d.deactivate(rights, c));
-        assert!(!d.deactivate(rights, c));
+        assert!(d.deactivate(RIGHTS, c));
+        assert!(!d.deactivate(RIGHTS, c));
         assert_eq!(d.distinct_filters(), 1);
         d.batch(&pkts);
         assert_eq!(d.counters.filter_runs, 3);
-        let g = &d.groups[rights].group;
+        let g = &d.groups[RIGHTS].group;
         assert_eq!(g.counters(a).unwrap().writer.accepted, 40);
+        assert_eq!(g.counters(b).unwrap().writer.accepted, 40);
         assert_eq!(g.counters(c).unwrap().writer.accepted, 40);
     }
 
     #[test]
     fn a_copy_per_flow_stores_a_copy_per_accepting_flow() {
-        let rights = &Class::Uid(1);
-        let mut d = Dispatch::new();
-        let group = Group::with_copy(Policy::SlowReader, 1 << 16, CopyMode::PerFlow).unwrap();
-        let mut g = GroupSlot::new(1, group);
-        let (a, fa) = g.group.add_flow(64).unwrap();
-        let (b, fb) = g.group.add_flow(64).unwrap();
-        let (c, fc) = g.group.add_flow(64).unwrap();
-        g.members = 3;
-        d.groups.insert(rights.clone(), g);
-        d.activate(rights, a, "udp port 53", || compiled("udp port 53"));
-        d.activate(rights, b, "udp port 53", || panic!("compiled twice"));
-        d.activate(rights, c, "udp", || compiled("udp"));
-        let frames: Vec<Vec<u8>> = (0..40u8)
-            .map(|i| frame(if i % 2 == 0 { 53 } else { 80 }, i))
-            .collect();
-        let pkts: Vec<Packet<'_>> = frames
-            .iter()
-            .map(|f| Packet {
-                data: f,
-                wirelen: f.len() as u32,
-                ts_ns: 1,
-            })
-            .collect();
-        d.batch(&pkts);
+        let (mut d, [(_, fa), (_, fb), (_, fc)]) = three_flows(CopyMode::PerFlow);
+        let frames = frames();
+        d.batch(&packets(&frames));
         // Still one run per distinct filter; but 20 + 20 + 40 copies.
         assert_eq!(d.counters.filter_runs, 2);
         assert_eq!(d.counters.stored, 80);
-        let even: Vec<u8> = (0..40).filter(|i| i % 2 == 0).collect();
+        let even = seqs(|i| i % 2 == 0);
         assert_eq!(read_all(&mut reader(fa)), even);
         assert_eq!(read_all(&mut reader(fb)), even);
-        assert_eq!(read_all(&mut reader(fc)), (0..40).collect::<Vec<u8>>());
+        assert_eq!(read_all(&mut reader(fc)), seqs(|_| true));
+    }
+
+    /// A flow's direction, and a filter that tests it, each take exactly the
+    /// packets of their direction; `outbound` runs its two programs (as an
+    /// interface's flows compile it) and still counts as one run.
+    #[test]
+    fn directions_and_direction_filters_take_their_packets() {
+        let mut d = Dispatch::new();
+        let mut g = GroupSlot::new(1, Group::new(Policy::SlowReader, 1 << 16).unwrap());
+        let flows = [(); 4].map(|_| g.group.add_flow(64).unwrap());
+        g.members = 4;
+        d.groups.insert(RIGHTS.clone(), g);
+        // As netsiftd compiles for an interface: `outbound` accepts nothing
+        // received and every sent packet.
+        let outbound = || Programs {
+            received: Compiled::new(netsift_pcapc::reject_all()),
+            sent: Some(compiled("len >= 0").received),
+        };
+        d.activate(RIGHTS, flows[0].0, "udp", Direction::In, || compiled("udp"));
+        d.activate(RIGHTS, flows[1].0, "udp", Direction::Out, || {
+            panic!("twice")
+        });
+        d.activate(RIGHTS, flows[2].0, "outbound", Direction::InOut, outbound);
+        // A direction and a filter that contradict it: nothing.
+        d.activate(RIGHTS, flows[3].0, "outbound", Direction::In, || {
+            panic!("twice")
+        });
+        let frames = frames();
+        d.batch(&packets(&frames));
+        assert_eq!(d.counters.filter_runs, 2);
+        let [(_, f0), (_, f1), (_, f2), (id3, f3)] = flows;
+        assert_eq!(read_all(&mut reader(f0)), seqs(|i| i % 3 != 0));
+        assert_eq!(read_all(&mut reader(f1)), seqs(|i| i % 3 == 0));
+        assert_eq!(read_all(&mut reader(f2)), seqs(|i| i % 3 == 0));
+        assert_eq!(read_all(&mut reader(f3)), Vec::<u8>::new());
+        let g = &d.groups[RIGHTS].group;
+        assert_eq!(g.counters(id3).unwrap().writer.accepted, 0);
+    }
+
+    /// The vector of a group's packets keeps its allocation from one batch
+    /// to the next (std's in-place collect, which [`reuse`] relies on).
+    #[test]
+    fn a_batch_allocates_nothing_once_warm() {
+        let (mut d, _flows) = three_flows(CopyMode::Once);
+        let frames = frames();
+        d.batch(&packets(&frames));
+        let (cap, ptr) = (d.incoming.capacity(), d.incoming.as_ptr());
+        assert!(cap >= 40, "{cap}");
+        for _ in 0..3 {
+            let frames = frames.clone();
+            d.batch(&packets(&frames));
+            assert_eq!((d.incoming.capacity(), d.incoming.as_ptr()), (cap, ptr));
+            assert!(d.incoming.is_empty());
+        }
     }
 }

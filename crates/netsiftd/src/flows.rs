@@ -19,17 +19,17 @@
 //! the rule's filter in front of its own, in the group of its class.
 
 use crate::config::Config;
+use crate::dispatch::Programs;
 use crate::rights::{rights, Rights};
 use crate::sources::{lock, Source};
 use crate::stats::FlowView;
 use crate::Log;
 use netsift_engine::Compiled;
 use netsift_ffpf::proto::{
-    ErrorCode, FlowNo, FlowState, Refusal, ReplyBody, Request, SourceInfo, VERSION,
+    Direction, ErrorCode, FlowNo, FlowState, Refusal, ReplyBody, Request, SourceInfo, VERSION,
 };
 use netsift_ffpf::seqpacket::PeerCred;
 use netsift_ffpf::{FlowFds, FlowId, Group, Policy};
-use netsift_isa::PassSet;
 use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, MutexGuard};
@@ -54,6 +54,12 @@ struct FlowEntry {
     filter: String,
     /// The filter it runs: the rule's in front of the client's.
     run: String,
+    /// The direction it takes.
+    direction: Direction,
+    /// The clause it holds in the kernel's program while active: `run`, or
+    /// none (every packet) where `run` tests the direction, which the one
+    /// program under the ring cannot (it serves both directions).
+    clause: String,
     state: FlowState,
     ibuf_entries: u64,
     rights: Rights,
@@ -235,7 +241,17 @@ impl Daemon {
                 filter,
                 snaplen,
                 ibuf_entries,
-            } => self.create(st, conn, source, filter, snaplen, ibuf_entries)?,
+                direction,
+            } => {
+                let ask = Ask {
+                    source,
+                    filter,
+                    snaplen,
+                    ibuf_entries,
+                    direction,
+                };
+                self.create(st, conn, ask)?
+            }
             Request::Instantiate { flow } => return self.instantiate(st, conn, flow),
             Request::Activate { flow } => self.activate(st, conn, flow)?,
             Request::Pause { flow } => {
@@ -255,6 +271,9 @@ impl Daemon {
                 ReplyBody::FlowStats(crate::stats::flow(&st.sources, flow_view(st, flow)))
             }
             Request::SetFilter { flow, filter } => self.set_filter(st, conn, flow, filter)?,
+            Request::SetDirection { flow, direction } => {
+                self.set_direction(st, conn, flow, direction)?
+            }
             Request::DaemonStats => ReplyBody::DaemonStats(crate::stats::daemon(
                 st.connections,
                 st.flows.len() as u64,
@@ -264,15 +283,14 @@ impl Daemon {
         Ok((reply, None))
     }
 
-    fn create(
-        &self,
-        st: &mut State,
-        conn: &Conn,
-        source: String,
-        filter: String,
-        snaplen: Option<u32>,
-        ibuf_entries: Option<u64>,
-    ) -> Result<ReplyBody, Refusal> {
+    fn create(&self, st: &mut State, conn: &Conn, ask: Ask) -> Result<ReplyBody, Refusal> {
+        let Ask {
+            source,
+            filter,
+            snaplen,
+            ibuf_entries,
+            direction,
+        } = ask;
         let s = st.sources.get(&source).ok_or_else(|| {
             let names: Vec<&str> = st.sources.keys().map(String::as_str).collect();
             refuse(
@@ -308,6 +326,7 @@ impl Daemon {
                 open_flows: u32::try_from(open_flows).unwrap_or(u32::MAX),
             })
             .map_err(|e| refuse(ErrorCode::Denied, format!("`create`: {e}")))?;
+        directed(s, "create", direction)?;
         let run = r.grant.filter(&filter);
         compile(s, &run)?;
         let linktype = s.linktype.0;
@@ -321,6 +340,8 @@ impl Daemon {
                 source,
                 filter,
                 run,
+                direction,
+                clause: String::new(),
                 state: FlowState::Created,
                 ibuf_entries: entries,
                 rights: r.clone(),
@@ -434,20 +455,23 @@ impl Daemon {
             }
             FlowState::Instantiated | FlowState::Paused => {}
         }
-        let (text, class, id, name) = (
+        let (text, class, id, name, direction) = (
             f.run.clone(),
             f.rights.class.clone(),
             f.member.expect("instantiated"),
             f.source.clone(),
+            f.direction,
         );
         let s = st.sources.get_mut(&name).expect("a flow's source");
-        let set = compile(s, &text)?;
+        let (programs, clause) = compile(s, &text)?;
         // The kernel first: from the reply on, nothing the flow wants is
         // dropped under the ring.
-        s.hold_clause(&text)
+        s.hold_clause(&clause)
             .map_err(|e| refuse(ErrorCode::Filter, format!("`activate`: {e}")))?;
-        lock(&s.dispatch).activate(&class, id, &text, || Compiled::new(set));
-        st.flows.get_mut(&flow).expect("owned").state = FlowState::Active;
+        lock(&s.dispatch).activate(&class, id, &text, direction, || programs);
+        let f = st.flows.get_mut(&flow).expect("owned");
+        f.state = FlowState::Active;
+        f.clause = clause;
         Ok(done(flow, Some(FlowState::Active)))
     }
 
@@ -455,14 +479,14 @@ impl Daemon {
     fn pause(&self, st: &mut State, flow: FlowNo) {
         let f = st.flows.get_mut(&flow).expect("a flow");
         f.state = FlowState::Paused;
-        let (text, class, id) = (
-            f.run.clone(),
+        let (clause, class, id) = (
+            std::mem::take(&mut f.clause),
             f.rights.class.clone(),
             f.member.expect("active"),
         );
         let s = st.sources.get_mut(&f.source).expect("a flow's source");
         lock(&s.dispatch).deactivate(&class, id);
-        s.release_clause(&text, &self.log);
+        s.release_clause(&clause, &self.log);
     }
 
     /// Closes a flow in any state, freeing its buffers; its group goes with
@@ -505,33 +529,59 @@ impl Daemon {
         filter: String,
     ) -> Result<ReplyBody, Refusal> {
         let f = own(st, conn, flow)?;
-        let (old, state, class, member, name) = (
-            f.run.clone(),
-            f.state,
-            f.rights.class.clone(),
-            f.member,
-            f.source.clone(),
-        );
         let run = f.rights.grant.filter(&filter);
-        let s = st.sources.get_mut(&name).expect("a flow's source");
-        let set = compile(s, &run)?;
+        let direction = f.direction;
+        self.replace(st, flow, "set_filter", run, direction)?;
+        st.flows.get_mut(&flow).expect("owned").filter = filter;
+        Ok(done(flow, Some(st.flows[&flow].state)))
+    }
+
+    fn set_direction(
+        &self,
+        st: &mut State,
+        conn: &Conn,
+        flow: FlowNo,
+        direction: Direction,
+    ) -> Result<ReplyBody, Refusal> {
+        let f = own(st, conn, flow)?;
+        directed(&st.sources[&f.source], "set_direction", direction)?;
+        let run = f.run.clone();
+        self.replace(st, flow, "set_direction", run, direction)?;
+        Ok(done(flow, Some(st.flows[&flow].state)))
+    }
+
+    /// Gives `flow` filter `run` and `direction` (refused by `verb` if `run`
+    /// does not compile, changing nothing). An active flow switches between
+    /// two batches: the kernel's program is widened first (the new clause
+    /// in), the flow switched, then narrowed (the old clause out), so the
+    /// kernel never drops what either wants.
+    fn replace(
+        &self,
+        st: &mut State,
+        flow: FlowNo,
+        verb: &str,
+        run: String,
+        direction: Direction,
+    ) -> Result<(), Refusal> {
+        let f = &st.flows[&flow];
+        let (state, class, member) = (f.state, f.rights.class.clone(), f.member);
+        let s = st.sources.get_mut(&f.source).expect("a flow's source");
+        let (programs, clause) = compile(s, &run)?;
+        let f = st.flows.get_mut(&flow).expect("owned");
         if state == FlowState::Active {
             let id = member.expect("active");
-            // Widen first (the new clause in), switch, then narrow (the old
-            // clause out): the kernel never drops what either wants.
-            s.hold_clause(&run)
-                .map_err(|e| refuse(ErrorCode::Filter, format!("`set_filter`: {e}")))?;
+            s.hold_clause(&clause)
+                .map_err(|e| refuse(ErrorCode::Filter, format!("`{verb}`: {e}")))?;
             {
                 let mut d = lock(&s.dispatch);
                 d.deactivate(&class, id);
-                d.activate(&class, id, &run, || Compiled::new(set));
+                d.activate(&class, id, &run, direction, || programs);
             }
-            s.release_clause(&old, &self.log);
+            s.release_clause(&std::mem::replace(&mut f.clause, clause), &self.log);
         }
-        let f = st.flows.get_mut(&flow).expect("owned");
-        f.filter = filter;
         f.run = run;
-        Ok(done(flow, Some(state)))
+        f.direction = direction;
+        Ok(())
     }
 }
 
@@ -549,23 +599,61 @@ fn own<'a>(st: &'a State, conn: &Conn, flow: FlowNo) -> Result<&'a FlowEntry, Re
         })
 }
 
-/// `text` compiled for source `s`'s packets; a refusal says why.
-fn compile(s: &Source, text: &str) -> Result<PassSet, Refusal> {
+/// What `create` asks for.
+struct Ask {
+    source: String,
+    filter: String,
+    snaplen: Option<u32>,
+    ibuf_entries: Option<u64>,
+    direction: Direction,
+}
+
+/// Refuses a direction on a source whose packets have none (a capture
+/// file's), as libpcap refuses `pcap_setdirection` on a savefile.
+fn directed(s: &Source, verb: &str, direction: Direction) -> Result<(), Refusal> {
+    if direction == Direction::InOut || s.sent.is_some() {
+        return Ok(());
+    }
+    Err(refuse(
+        ErrorCode::BadField,
+        format!(
+            "`{verb}`: field `direction`: source {} is a capture file, whose \
+             packets have no direction; only \"inout\"",
+            s.spec.name()
+        ),
+    ))
+}
+
+/// `text` compiled for source `s`'s packets, and the clause the flow holds
+/// in the kernel for it; a refusal says why.
+fn compile(s: &Source, text: &str) -> Result<(Programs, String), Refusal> {
     let name = s.spec.name();
     let bad = |e: &dyn std::fmt::Display| {
         refuse(ErrorCode::Filter, format!("filter {text:?} on {name}: {e}"))
     };
-    let Some(sent) = s.sent else {
-        return netsift_pcapc::compile_for(text, s.target).map_err(|e| bad(&e));
-    };
     // As a live capture compiles it: once for received and once for sent
-    // packets (a direction it rejects whole gets a program that accepts none).
-    let (set, other) = netsift_session::directed_sets(text, s.target, sent).map_err(|e| bad(&e))?;
-    if other != set {
-        return Err(bad(&"it tests the direction of packets or the interface \
-             (inbound/outbound/ifindex), which a flow cannot yet"));
-    }
-    Ok(set)
+    // packets (a direction it rejects whole gets a program that accepts
+    // none). Where the two differ the filter tests the direction: the daemon
+    // runs each direction's program on its packets, and the kernel, whose one
+    // program serves both, keeps every packet for it (the empty clause).
+    let (set, sent) = match s.sent {
+        None => (
+            netsift_pcapc::compile_for(text, s.target).map_err(|e| bad(&e))?,
+            None,
+        ),
+        Some(sent) => {
+            let (set, other) =
+                netsift_session::directed_sets(text, s.target, sent).map_err(|e| bad(&e))?;
+            let differs = other != set;
+            (set, differs.then_some(other))
+        }
+    };
+    let clause = if sent.is_some() { "" } else { text };
+    let programs = Programs {
+        received: Compiled::new(set),
+        sent: sent.map(Compiled::new),
+    };
+    Ok((programs, clause.to_string()))
 }
 
 fn flow_view(st: &State, flow: FlowNo) -> FlowView<'_> {

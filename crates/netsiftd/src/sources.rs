@@ -61,8 +61,8 @@ pub(crate) struct Source {
     /// What its flows' filters compile for (on an interface: received packets).
     pub(crate) target: Target,
     /// On an interface, the target of sent packets: a filter whose program
-    /// differs for them (it tests the direction) is refused, as the live set
-    /// under the ring holds one program for both.
+    /// differs for them (it tests the direction) runs one program for each
+    /// (`flows::compile`); `None` on a file, whose packets have no direction.
     pub(crate) sent: Option<Target>,
     pub(crate) snaplen: u32,
     pub(crate) dispatch: Arc<Mutex<Dispatch>>,
@@ -169,7 +169,7 @@ impl Source {
                     .spawn(move || {
                         let mut sinks = [RingSink {
                             dispatch,
-                            spare: Vec::new(),
+                            spare: None,
                         }];
                         let (_, r) = capture.run(&mut sinks, &stop2);
                         if let Err(e) = r {
@@ -268,7 +268,7 @@ impl Source {
 /// laid out as pcap records by the session, are one batch.
 struct RingSink {
     dispatch: Arc<Mutex<Dispatch>>,
-    spare: Vec<u8>,
+    spare: Option<Records>,
 }
 
 impl Sink for RingSink {
@@ -278,28 +278,34 @@ impl Sink for RingSink {
             data: p.data,
             wirelen: p.orig_len,
             ts_ns: p.ts_sec * 1_000_000_000 + u64::from(p.ts_nsec),
+            // One by one only from the XDP level, which sees received packets.
+            outgoing: false,
         };
         lock(&self.dispatch).batch(&[pkt]);
         Ok(())
     }
 
     fn records(&mut self) -> Option<Records> {
-        Some(Records::new(std::mem::take(&mut self.spare), true))
+        Some(match self.spare.take() {
+            Some(r) => r.recycle(),
+            None => Records::new(Vec::new(), true),
+        })
     }
 
     fn write_records(&mut self, records: Records) -> Result<(), SinkError> {
-        let pkts = parse_records(records.bytes());
+        let pkts = parse_records(records.bytes(), records.outgoing());
         if !pkts.is_empty() {
             lock(&self.dispatch).batch(&pkts);
         }
-        self.spare = records.into_buffer();
+        self.spare = Some(records);
         Ok(())
     }
 }
 
-/// The packets of records laid out by [`Records::push`] with nanosecond
-/// time stamps: `{sec, nsec, caplen, wirelen}` little-endian, then the bytes.
-fn parse_records(mut b: &[u8]) -> Vec<Packet<'_>> {
+/// The packets of records laid out by [`Records::push_directed`] with
+/// nanosecond time stamps: `{sec, nsec, caplen, wirelen}` little-endian, then
+/// the bytes; `outgoing` is their directions in order.
+fn parse_records<'a>(mut b: &'a [u8], outgoing: &[bool]) -> Vec<Packet<'a>> {
     let word = |b: &[u8], i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
     let mut out = Vec::new();
     while b.len() >= 16 {
@@ -312,6 +318,7 @@ fn parse_records(mut b: &[u8]) -> Vec<Packet<'_>> {
             data: &b[16..end],
             wirelen: wire,
             ts_ns: u64::from(sec) * 1_000_000_000 + u64::from(nsec),
+            outgoing: outgoing.get(out.len()).copied().unwrap_or(false),
         });
         b = &b[end..];
     }
@@ -379,6 +386,7 @@ fn play_file(
                     data: p.data,
                     wirelen: p.orig_len,
                     ts_ns: ts,
+                    outgoing: false,
                 });
             }
             lock(dispatch).batch(&pkts);
@@ -398,13 +406,14 @@ mod tests {
     fn laid_out_records_read_back() {
         let mut r = Records::new(Vec::new(), true);
         r.push(3, 7, &[1, 2, 3], 60);
-        r.push(4, 999_999_999, &[], 0);
-        let p = parse_records(r.bytes());
+        r.push_directed(4, 999_999_999, &[], 0, true);
+        let p = parse_records(r.bytes(), r.outgoing());
         assert_eq!(p.len(), 2);
         assert_eq!(
             (p[0].data, p[0].wirelen, p[0].ts_ns),
             (&[1u8, 2, 3][..], 60, 3_000_000_007)
         );
         assert_eq!((p[1].data.len(), p[1].ts_ns), (0, 4_999_999_999));
+        assert_eq!((p[0].outgoing, p[1].outgoing), (false, true));
     }
 }

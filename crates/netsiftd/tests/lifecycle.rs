@@ -45,7 +45,7 @@ fn pause_set_filter_and_activate_again() {
             source: "afs".into(),
             filter: "udp port 7001".into(),
             snaplen: Some(64),
-            ibuf_entries: None,
+            ..FlowSpec::default()
         })
         .unwrap();
     assert_eq!(flow.snaplen(), 64);

@@ -95,6 +95,7 @@ fn client_side() {
                 filter: String::new(),
                 snaplen,
                 ibuf_entries: entries,
+                ..FlowSpec::default()
             };
             say("ready");
             assert_eq!(line(), "go");

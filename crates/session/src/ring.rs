@@ -77,7 +77,7 @@ fn blocks<S: Sink>(
                 let fr = &chunk[i];
                 match &mut records {
                     Some(r) => {
-                        r.push(fr.sec, fr.nsec, fr.data, fr.wire_len);
+                        r.push_directed(fr.sec, fr.nsec, fr.data, fr.wire_len, fr.outgoing);
                         Ok(())
                     }
                     None => sink

@@ -63,6 +63,9 @@ pub struct Records {
     buf: Vec<u8>,
     n: u64,
     nano: bool,
+    /// Per record, whether the host sent it (`PACKET_OUTGOING`): a pcap record
+    /// has no room for it, and the daemon's flows filter on it.
+    outgoing: Vec<bool>,
 }
 
 impl Records {
@@ -70,7 +73,20 @@ impl Records {
     /// if `nano`, else microseconds.
     pub fn new(mut buf: Vec<u8>, nano: bool) -> Records {
         buf.clear();
-        Records { buf, n: 0, nano }
+        Records {
+            buf,
+            n: 0,
+            nano,
+            outgoing: Vec::new(),
+        }
+    }
+
+    /// Emptied for the next block, keeping both buffers.
+    pub fn recycle(mut self) -> Records {
+        self.buf.clear();
+        self.outgoing.clear();
+        self.n = 0;
+        self
     }
 
     /// Adds a packet with time stamp `sec` s + `nsec` ns, captured bytes `data`
@@ -79,6 +95,13 @@ impl Records {
     /// converted as libpcap converts one, each field cut to 32 bits).
     #[inline]
     pub fn push(&mut self, sec: u32, nsec: u32, data: &[u8], wire: u32) {
+        self.push_directed(sec, nsec, data, wire, false);
+    }
+
+    /// [`Records::push`], with whether the host sent the packet
+    /// ([`Records::outgoing`]).
+    #[inline]
+    pub fn push_directed(&mut self, sec: u32, nsec: u32, data: &[u8], wire: u32, outgoing: bool) {
         let frac = if self.nano {
             nsec
         } else {
@@ -87,7 +110,14 @@ impl Records {
         let h = netsift_pcapio::record_header(sec, frac, data.len() as u32, wire);
         self.buf.extend_from_slice(&h);
         self.buf.extend_from_slice(data);
+        self.outgoing.push(outgoing);
         self.n += 1;
+    }
+
+    /// Per record in order, whether the host sent it (false for records
+    /// pushed without a direction).
+    pub fn outgoing(&self) -> &[bool] {
+        &self.outgoing
     }
 
     /// The records' bytes.

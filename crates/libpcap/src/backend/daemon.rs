@@ -13,7 +13,9 @@
 //! thread sleeps on the flow's wake-up descriptor, which the daemon signals
 //! once a batch is waiting ([`FlowReader::wait_for_or`]), then hands each
 //! packet to the callback straight from the reader's copy
-//! ([`FlowReader::getnext`]). No thread, queue or allocation per packet:
+//! ([`FlowReader::getnext`]), which stays in the reader's own buffer until
+//! its next `getnext`, as [`InPlace::dispatch`] promises (so `pcap_next_ex`
+//! points there, without a copy of its own). No thread, queue or allocation per packet:
 //! a thread and a queue between cost two context switches, an allocation and
 //! a second copy per packet, and made the shim's tcpdumps spend 3.7 times the
 //! CPU of stock ones.
@@ -58,6 +60,15 @@ pub struct DaemonBackend;
 impl Backend for DaemonBackend {
     fn open(&self, iface: &str, cfg: &OpenConfig) -> Result<Box<dyn LiveSource>, Error> {
         Ok(Box::new(DaemonSource::open(&socket(), iface, cfg)?))
+    }
+}
+
+/// `pcap_setdirection`'s choice as the protocol says it.
+fn wire_direction(d: Direction) -> netsift_ffpf::proto::Direction {
+    match d {
+        Direction::InOut => netsift_ffpf::proto::Direction::InOut,
+        Direction::In => netsift_ffpf::proto::Direction::In,
+        Direction::Out => netsift_ffpf::proto::Direction::Out,
     }
 }
 
@@ -118,6 +129,9 @@ struct Pace {
 struct DaemonSource {
     flow: Flow,
     active: bool,
+    /// The direction the flow takes (asked again only when it changes, so a
+    /// program that sets `inout` works with a daemon without the verb).
+    direction: Direction,
     linktype: u32,
     pace: Pace,
     /// Since when packets have been seen waiting, if they have.
@@ -166,12 +180,6 @@ fn watch(ep: BorrowedFd<'_>, fd: BorrowedFd<'_>) -> Result<(), Error> {
 
 impl DaemonSource {
     fn open(socket: &Path, source: &str, o: &OpenConfig) -> Result<DaemonSource, Error> {
-        if o.direction != Direction::InOut {
-            return Err(Error::new(
-                ErrorKind::Unsupported,
-                "a flow on netsiftd carries both directions (-Q/pcap_setdirection is not supported there)",
-            ));
-        }
         let client = Client::connect(socket).map_err(|e| {
             Error::new(
                 ErrorKind::Capture,
@@ -196,6 +204,7 @@ impl DaemonSource {
             filter: String::new(),
             snaplen: Some(o.snaplen),
             ibuf_entries: None,
+            direction: wire_direction(o.direction),
         };
         let mut flow = client
             .create(&spec)
@@ -239,6 +248,7 @@ impl DaemonSource {
         Ok(DaemonSource {
             flow,
             active: false,
+            direction: o.direction,
             linktype,
             pace,
             since: None,
@@ -401,14 +411,17 @@ impl LiveSource for DaemonSource {
         self.activate()
     }
 
+    /// The daemon filters by direction, before the flow's IBuf: packets of
+    /// the other direction already waiting are still handed over (as with
+    /// libpcap, whose ring holds what it held).
     fn set_direction(&mut self, d: Direction) -> Result<(), Error> {
-        match d {
-            Direction::InOut => Ok(()),
-            _ => Err(Error::new(
-                ErrorKind::Unsupported,
-                "a flow on netsiftd carries both directions",
-            )),
+        if d != self.direction {
+            self.flow
+                .set_direction(wire_direction(d))
+                .map_err(|e| error("the direction", e))?;
+            self.direction = d;
         }
+        Ok(())
     }
 
     fn in_place(&mut self) -> Option<&mut dyn InPlace> {

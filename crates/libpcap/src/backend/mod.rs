@@ -194,6 +194,13 @@ pub trait InPlace {
     /// next call. `Ok(Some(n))`: `f` saw `n` packets, 0 after a timeout or
     /// an [`Control::interrupt`]; `Ok(None)` once the source has ended and
     /// nothing waits; an error if it ended with one.
+    ///
+    /// The bytes of the last packet `f` saw stay valid, where they were and
+    /// as they were, until the source's next `dispatch` or `next_batch`, or
+    /// its drop (no other method may touch them): `pcap_next_ex` hands them
+    /// to its caller without a copy, and libpcap promises them until the
+    /// caller's next read. They must therefore be memory only this process
+    /// writes, never a buffer the daemon may overwrite.
     fn dispatch(
         &mut self,
         wait: Option<std::time::Duration>,

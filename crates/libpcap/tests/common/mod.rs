@@ -13,8 +13,36 @@
 pub mod frames;
 pub mod reader;
 
+use netsift_testkit::daemon::Daemon;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
+
+/// `netsiftd` beside this test's binaries (target/<profile>/), built first.
+pub fn netsiftd() -> PathBuf {
+    netsift_testkit::daemon::built(&std::env::current_exe().unwrap())
+}
+
+/// Builds `tests/c/NAME.c` into `dir/NAME`, linked against the real
+/// library (the shim replaces it through `LD_LIBRARY_PATH`).
+pub fn build_c(dir: &std::path::Path, name: &str) -> PathBuf {
+    let out = dir.join(name);
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/c/{name}.c"));
+    let st = Command::new("cc")
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .arg("-lpcap")
+        .status()
+        .expect("cc");
+    assert!(st.success(), "cc {}", src.display());
+    out
+}
+
+/// A daemon owning `dev` in namespace `ns`, on a socket anyone may use.
+pub fn daemon(ns: &str, dev: &str) -> Daemon {
+    Daemon::start(&netsiftd(), Some(ns), &["--mode", "0666", "--iface", dev])
+}
 
 /// `target/<profile>/libpcap`, holding `libpcap.so.0.8`.
 pub fn shim_dir() -> PathBuf {

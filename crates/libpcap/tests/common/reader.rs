@@ -16,17 +16,7 @@ pub const HEADERS: &str = "/usr/include/pcap/pcap.h";
 
 /// Builds `tests/c/reader.c` into `dir`, linked against the real library.
 pub fn build(dir: &Path) -> PathBuf {
-    let out = dir.join("reader");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/c/reader.c");
-    let st = Command::new("cc")
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .arg("-lpcap")
-        .status()
-        .expect("cc");
-    assert!(st.success(), "cc {}", src.display());
-    out
+    super::build_c(dir, "reader")
 }
 
 /// Runs `reader` (the built reader, with whatever runs it and its
