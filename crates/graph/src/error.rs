@@ -2,7 +2,7 @@
 //! text it is about, shown as pcapc's errors are (the message with its place, then
 //! the offending line with a caret under the fault).
 
-use crate::syntax::ast::Span;
+use crate::span::Span;
 use std::fmt;
 
 /// An error in a flow definition. `Display` prints the message and where it is,

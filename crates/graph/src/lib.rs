@@ -37,6 +37,7 @@ mod dot;
 mod error;
 mod limits;
 mod running;
+mod span;
 mod spec;
 pub mod syntax;
 
@@ -44,6 +45,6 @@ pub use dot::to_dot;
 pub use error::{Error, ErrorKind};
 pub use limits::Limits;
 pub use running::{FlowId, Instance, InstanceId, Running, RunningFlow};
+pub use span::Span;
 pub use spec::{Filter, FlowSpec, Privilege};
-pub use syntax::ast::Span;
 pub use syntax::lower::Flow;

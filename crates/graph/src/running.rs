@@ -22,8 +22,8 @@
 use crate::class::{Class, Value};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
+use crate::span::Span;
 use crate::spec::FlowSpec;
-use crate::syntax::ast::Span;
 use std::collections::BTreeMap;
 use std::fmt;
 

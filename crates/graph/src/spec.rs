@@ -10,7 +10,8 @@
 use crate::class::{self, Class, Role, Value, MAX_MBUF};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
-use crate::syntax::ast::{Element, Field, Span};
+use crate::span::Span;
+use crate::syntax::ast::{Element, Field};
 use crate::syntax::lower::{lower, Flow};
 use crate::syntax::parse_expr;
 

@@ -209,3 +209,17 @@ fn bpf_programs_must_run_safely() {
         assert!(e.contains(says), "{bad:?}: {e:?} should say {says:?}");
     }
 }
+
+#[test]
+fn docs_list_every_class() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/graphs.md"))
+        .expect("docs/graphs.md");
+    for c in CLASSES {
+        let row = format!(
+            "| `{}` | {} |",
+            c.name,
+            format!("{:?}", c.role).to_lowercase()
+        );
+        assert!(doc.contains(&row), "docs/graphs.md has no row {row:?}");
+    }
+}

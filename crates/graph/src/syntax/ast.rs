@@ -1,20 +1,6 @@
 //! The syntax tree of one flow definition, with byte spans into its text.
 
-/// A byte range `start..end` of the flow text.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct Span {
-    /// First byte.
-    pub start: usize,
-    /// One past the last byte.
-    pub end: usize,
-}
-
-impl Span {
-    /// The range `start..end`.
-    pub fn new(start: usize, end: usize) -> Span {
-        Span { start, end }
-    }
-}
+pub use crate::span::Span;
 
 /// One comma-separated field of an element, as written.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -5,9 +5,10 @@
 //! [`Limits::max_elements`]; every error names the byte where the parser stopped
 //! and what it expected there.
 
-use super::ast::{Element, Expr, Field, Span};
+use super::ast::{Element, Expr, Field};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
+use crate::span::Span;
 
 /// Parses `text` as one flow expression.
 pub(crate) fn parse_expr(text: &str, limits: &Limits) -> Result<Expr, Error> {
