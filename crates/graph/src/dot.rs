@@ -8,8 +8,8 @@
 //! instances, solid (packets flow along them); element to its instance, dashed;
 //! instance to its class, dotted.
 
-use crate::running::{Instance, Running};
-use std::collections::BTreeSet;
+use crate::running::{Instance, InstanceId, Running};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// Renders `running` as a DOT digraph.
@@ -34,8 +34,17 @@ pub fn to_dot(running: &Running) -> String {
         out.push_str("  }\n");
     }
     out.push_str("  subgraph cluster_instances {\n    label=\"filter instances\";\n");
+    // The flows of each instance, gathered once: asking each flow per instance
+    // would cost instances × flows × elements.
+    let mut users: BTreeMap<InstanceId, BTreeSet<u64>> = BTreeMap::new();
+    for (fid, flow) in running.flows() {
+        for id in &flow.instances {
+            users.entry(*id).or_default().insert(fid.0);
+        }
+    }
     for i in running.instances() {
-        let _ = writeln!(out, "    \"i{}\" [{}];", i.id.0, instance_attrs(running, i));
+        let flows = users.get(&i.id).cloned().unwrap_or_default();
+        let _ = writeln!(out, "    \"i{}\" [{}];", i.id.0, instance_attrs(i, &flows));
     }
     for i in running.instances() {
         for up in &i.upstream {
@@ -64,7 +73,7 @@ pub fn to_dot(running: &Running) -> String {
     out
 }
 
-fn instance_attrs(running: &Running, i: &Instance) -> String {
+fn instance_attrs(i: &Instance, flows: &BTreeSet<u64>) -> String {
     let mut label = format!("{} {}", i.class.name, i.id);
     for a in &i.args {
         let _ = write!(label, "\n{a}");
@@ -73,12 +82,8 @@ fn instance_attrs(running: &Running, i: &Instance) -> String {
         let _ = write!(label, "\nMBuf {}", i.mbuf);
     }
     let mut attrs = String::from("shape=circle");
-    if i.refs > 1 {
-        let flows: Vec<String> = running
-            .flows()
-            .filter(|(_, f)| f.instances.contains(&i.id))
-            .map(|(id, _)| id.0.to_string())
-            .collect();
+    if flows.len() > 1 {
+        let flows: Vec<String> = flows.iter().map(u64::to_string).collect();
         let _ = write!(label, "\nshared: flows {}", flows.join(", "));
         attrs.push_str(", style=\"bold,filled\", fillcolor=\"lightblue\"");
     }

@@ -259,3 +259,32 @@ proptest! {
         prop_assert!(running.is_empty());
     }
 }
+
+#[test]
+fn fills_to_the_default_limits_and_refuses_past_them() {
+    let limits = Limits::default();
+    let mut running = Running::new(limits);
+    let mut flows = Vec::new();
+    // Each flow shares the device and adds four instances of its own.
+    let mut n = 0;
+    while running.instance_count() + 4 <= limits.max_instances && flows.len() < limits.max_flows {
+        let text = format!(
+            "(device,eth0) -> (pcap,\"port {n}\") -> (sampler,2) -> (pcap,x) -> (bytecount)"
+        );
+        flows.push(running.instantiate(spec(&text)).unwrap());
+        n += 1;
+    }
+    assert_eq!(running.instance_count(), 1 + 4 * flows.len());
+    let e = running
+        .instantiate(spec(
+            "(device,eth0) -> (pcap,\"port 99999\") -> (sampler,2) -> (pcap,x) -> (bytecount)",
+        ))
+        .unwrap_err();
+    assert_eq!(e.kind(), ErrorKind::TooLarge, "{e}");
+    let dot = netsift_graph::to_dot(&running);
+    assert!(dot.contains("shared: flows 1, 2, 3"));
+    for f in flows.into_iter().rev() {
+        running.close(f);
+    }
+    assert!(running.is_empty());
+}

@@ -92,13 +92,10 @@ impl Parser<'_> {
             return self.element(open).map(Expr::Element);
         }
         if self.depth >= self.limits.max_depth {
-            return Err(self.error(
-                ErrorKind::TooLarge,
-                format!(
-                    "groups nested deeper than the limit of {}",
-                    self.limits.max_depth
-                ),
-                Span::new(open, open + 1),
+            let limit = self.limits.max_depth;
+            return Err(self.too_large(
+                open,
+                format!("groups nested deeper than the limit of {limit}"),
             ));
         }
         self.depth += 1;
@@ -116,14 +113,8 @@ impl Parser<'_> {
     fn element(&mut self, open: usize) -> Result<Element, Error> {
         self.elements += 1;
         if self.elements > self.limits.max_elements {
-            return Err(self.error(
-                ErrorKind::TooLarge,
-                format!(
-                    "more than {} elements in one flow",
-                    self.limits.max_elements
-                ),
-                Span::new(open, open + 1),
-            ));
+            let limit = self.limits.max_elements;
+            return Err(self.too_large(open, format!("more than {limit} elements in one flow")));
         }
         let mut fields = Vec::new();
         loop {
@@ -245,6 +236,11 @@ impl Parser<'_> {
             format!("expected {what}, found {found}"),
             Span::new(self.pos, self.pos + width),
         )
+    }
+
+    /// A limit passed at the `(` at `open`.
+    fn too_large(&self, open: usize, message: String) -> Error {
+        self.error(ErrorKind::TooLarge, message, Span::new(open, open + 1))
     }
 
     fn error(&self, kind: ErrorKind, message: impl Into<String>, span: Span) -> Error {
