@@ -98,7 +98,7 @@ fn syntax_errors_say_where_and_what() {
         "(device,eth0 -> (sampler,2,4)",
         16,
         ErrorKind::Syntax,
-        "expected ')' or ','; quote an argument that holds '(', found '('",
+        "expected ')' to close the element opened at byte 0 (quote an argument that holds '('), found '('",
     );
     assert!(shown.contains("(byte 16, column 17)"), "{shown}");
     assert!(shown.ends_with("\n                  ^"), "{shown:?}");

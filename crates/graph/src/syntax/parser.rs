@@ -118,7 +118,7 @@ impl Parser<'_> {
         }
         let mut fields = Vec::new();
         loop {
-            let field = self.field()?;
+            let field = self.field(open)?;
             if fields.is_empty() && (field.quoted || field.text.is_empty()) {
                 return Err(self.error(
                     ErrorKind::Syntax,
@@ -151,7 +151,8 @@ impl Parser<'_> {
         }
     }
 
-    fn field(&mut self) -> Result<Field, Error> {
+    /// One field of the element whose `(` is at `open`.
+    fn field(&mut self, open: usize) -> Result<Field, Error> {
         self.skip_ws();
         if self.peek() == Some(b'"') {
             return self.quoted();
@@ -164,7 +165,10 @@ impl Parser<'_> {
         self.pos += len;
         match self.peek() {
             Some(b'(') => {
-                return Err(self.expected("')' or ','; quote an argument that holds '('"));
+                // Most often a `)` left out; else an argument that needs quotes.
+                return Err(self.expected(&format!(
+                    "')' to close the element opened at byte {open} (quote an argument that holds '(')"
+                )));
             }
             Some(b'"') => return Err(self.expected("')' or ','; quote the whole argument")),
             _ => {}
