@@ -16,6 +16,8 @@ command -v tcpreplay >/dev/null 2>&1 || need_apt+=(tcpreplay)
 command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
 # Wireshark's command line, which captures through netsift's extcap program.
 command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
+# Graphviz's dot, which draws a filter graph's DOT as SVG (crates/graph's tests).
+command -v dot >/dev/null 2>&1 || need_apt+=(graphviz)
 if [ ${#need_apt[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"
