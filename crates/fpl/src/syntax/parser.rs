@@ -111,6 +111,14 @@ impl Parser<'_> {
         t
     }
 
+    /// Steps back over `tok`, which [`Parser::bump`] returned (it does not move
+    /// past the end, so there is nothing to step back over then).
+    fn back(&mut self, tok: &Tok) {
+        if *tok != Tok::Eof {
+            self.pos -= 1;
+        }
+    }
+
     fn is_punct(&self, p: &str) -> bool {
         matches!(self.peek(), Tok::Punct(q) if *q == p)
     }
@@ -468,8 +476,8 @@ impl Parser<'_> {
                 return Ok(e);
             }
             Tok::Ident(w) => return self.named(w, start),
-            _ => {
-                self.pos -= 1;
+            tok => {
+                self.back(&tok);
                 return Err(self.unexpected("an expression"));
             }
         };
@@ -517,8 +525,8 @@ impl Parser<'_> {
                 let name_tok = self.bump();
                 let name = match name_tok.tok {
                     Tok::Ident(s) | Tok::Str(s) => s,
-                    _ => {
-                        self.pos -= 1;
+                    tok => {
+                        self.back(&tok);
                         return Err(self.unexpected("an external function's name"));
                     }
                 };
@@ -535,6 +543,7 @@ impl Parser<'_> {
                 }
             }
             "IF" | "THEN" | "ELSE" | "FI" | "FOR" | "ROF" | "BREAK" | "RETURN" => {
+                // The keyword was a real token, so the parser moved past it.
                 self.pos -= 1;
                 return Err(self.unexpected("an expression"));
             }
@@ -568,6 +577,14 @@ mod tests {
         .unwrap();
         assert_eq!(p.len(), 3);
         assert!(matches!(p[1].kind, StmtKind::For { .. }));
+    }
+
+    #[test]
+    fn empty_and_cut_inputs() {
+        assert!(parse_expr("").is_err());
+        assert!(parse_program("R[0] =").is_err());
+        assert!(parse_program("EXTERN(").is_err());
+        assert!(parse_program("").unwrap().is_empty());
     }
 
     #[test]
