@@ -13,12 +13,7 @@ pub(crate) const MAX_DEPTH: u32 = 200;
 
 /// Parses a whole program.
 pub(crate) fn parse_program(text: &str) -> Result<Vec<Stmt>, Error> {
-    let mut p = Parser {
-        text,
-        toks: lex(text)?,
-        pos: 0,
-        nesting: 0,
-    };
+    let mut p = Parser::new(text)?;
     let body = p.stmts()?;
     match p.peek() {
         Tok::Eof => Ok(body),
@@ -28,12 +23,7 @@ pub(crate) fn parse_program(text: &str) -> Result<Vec<Stmt>, Error> {
 
 /// Parses one expression (a macro's definition).
 pub(crate) fn parse_expr(text: &str) -> Result<Expr, Error> {
-    let mut p = Parser {
-        text,
-        toks: lex(text)?,
-        pos: 0,
-        nesting: 0,
-    };
+    let mut p = Parser::new(text)?;
     let e = p.expr()?;
     match p.peek() {
         Tok::Eof => Ok(e),
@@ -86,7 +76,16 @@ const ASSIGN: [(&str, Option<BinOp>); 11] = [
 /// Words that end a statement list.
 const ENDERS: [&str; 3] = ["FI", "ELSE", "ROF"];
 
-impl Parser<'_> {
+impl<'t> Parser<'t> {
+    fn new(text: &'t str) -> Result<Parser<'t>, Error> {
+        Ok(Parser {
+            text,
+            toks: lex(text)?,
+            pos: 0,
+            nesting: 0,
+        })
+    }
+
     fn peek(&self) -> &Tok {
         &self.toks[self.pos].tok
     }
