@@ -252,3 +252,44 @@ fn display_shows_the_line_and_a_caret() {
         "unknown name `IP_PROT` (line 2, column 5)\n  IF (PKT.IP_PROT == 6) THEN FI\n      ^^^^^^^^^^^"
     );
 }
+
+/// The messages docs/fpl.md quotes, word for word.
+#[test]
+fn documented_messages() {
+    let small = Options {
+        mbuf_len: 64,
+        max_loop_bound: 1000,
+        max_cost: 50_000,
+        ..Options::default()
+    };
+    let msg = |text: &str| {
+        compile(text, &small, &registry())
+            .unwrap_err()
+            .message()
+            .to_string()
+    };
+    assert_eq!(
+        msg("IF 1 THEN"),
+        "expected `FI`, found the end of the program"
+    );
+    assert_eq!(
+        msg("R[16] = 1;"),
+        "no register R[16]: registers are R[0] to R[15]"
+    );
+    assert_eq!(
+        msg("EXTERN(SUM8, 57, 0);"),
+        "EXTERN `SUM8` reads its input in 8 bytes at MBuf offset 57, outside the 64-byte MBuf"
+    );
+    assert_eq!(
+        msg("FOR (R[1] = 0; R[1] <= 1000; R[1]++) ROF"),
+        "loop may run 1001 times (its header allows that), more than the limit of 1000"
+    );
+    assert_eq!(
+        msg("FOR (R[1] = 0; R[1] < 100; R[1]++) FOR (R[2] = 0; R[2] < 100; R[2]++) R[3] += PKT.B[R[2]]; ROF ROF"),
+        "the program may perform 91206 operations by the end of this statement, more than the limit of 50000"
+    );
+    assert_eq!(
+        msg("R[0] = PKT.B[0].U8[1];"),
+        "U8[1] selects past the 8-bit value (its U8 fields are 0 to 0)"
+    );
+}

@@ -371,7 +371,7 @@ impl<'a> Lowerer<'a> {
             if !(0..fields).contains(&m) {
                 return Err(self.err(
                     ErrorKind::Invalid,
-                    format!("{kind}{bits}[{m}] is past a {base_bits}-bit value (it has {fields} of them, 0 to {})", fields - 1),
+                    format!("{kind}{bits}[{m}] selects past the {base_bits}-bit value (its {kind}{bits} fields are 0 to {})", fields - 1),
                     index_at,
                 ));
             }
