@@ -7,7 +7,8 @@
 //! reference interpreter; the JIT and eBPF back ends come later and are tested
 //! against it). [`ops`] and [`hash`] hold the arithmetic and `HASH`'s function,
 //! written once for every executor; [`externs`] the registry of external
-//! functions. The language reference is docs/fpl.md.
+//! functions; a `Program` displays as FPL text (a listing that compiles back to
+//! the same IR). The language reference is docs/fpl.md.
 //!
 //! ```
 //! use netsift_fpl::{compile, externs::Externs, interp, Options};
@@ -27,6 +28,7 @@ pub mod gen;
 pub mod hash;
 pub mod hir;
 pub mod interp;
+mod listing;
 pub mod macros;
 pub mod ops;
 mod syntax;
