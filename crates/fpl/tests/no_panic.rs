@@ -73,3 +73,40 @@ fn generated_programs_mostly_compile() {
     }
     assert!(ok > 800, "{ok} of 1000 compiled");
 }
+
+/// The deepest program the parser accepts runs on a test thread's 2 MiB stack:
+/// statements nested as far as allowed around the deepest expression allowed.
+#[test]
+fn deepest_accepted_program_runs() {
+    let levels = 190;
+    let chain = format!("R[1]{}", " + PKT.B[0]".repeat(190));
+    let text = format!(
+        "{}R[0] = {chain}; RETURN R[0];{}",
+        "IF PKT.B[0] THEN ".repeat(levels),
+        " FI".repeat(levels)
+    );
+    let opts = Options {
+        mbuf_len: 256,
+        ..Options::default()
+    };
+    let p = compile(&text, &opts, &registry()).unwrap_or_else(|e| panic!("{e}"));
+    let v = run(&p, &[1], &mut [0; 256], &mut [0; 16]);
+    assert_eq!(v.value(), 190);
+    let wrapped = text.replace(
+        &chain,
+        &format!("{}{chain}{}", "(".repeat(20), ")".repeat(20)),
+    );
+    let e = compile(&wrapped, &opts, &registry()).unwrap_err();
+    assert!(
+        e.message().contains("nesting deeper than 200"),
+        "parentheses count too: {e}"
+    );
+    let listed = p.to_string();
+    assert!(listed.len() > text.len());
+}
+
+#[test]
+fn programs_are_send_and_sync() {
+    fn shared<T: Send + Sync>(_: &T) {}
+    shared(&compile("RETURN 1;", &Options::default(), &registry()).unwrap());
+}
