@@ -10,7 +10,7 @@ use netsift_oracle::{Capture, Filter};
 use netsift_testkit::frames::Frame;
 use netsift_wire::LinkType;
 use std::collections::{BTreeSet, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 const FIG6: &str = include_str!("../examples/fig6_flow_counts.fpl");
 const FIG7: &str = include_str!("../examples/fig7_rtsp_ports.fpl");
@@ -164,7 +164,12 @@ fn table1() -> Program {
 
 /// Every Ethernet capture of the corpus, read by libpcap.
 fn corpus_packets() -> Option<Vec<Vec<u8>>> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/pcaps/tcpdump");
+    // The shared corpus, or NETSIFT_CORPUS as the conformance tests take it.
+    let root = std::env::var_os("NETSIFT_CORPUS").map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+        PathBuf::from,
+    );
+    let dir = root.join("pcaps/tcpdump");
     if !netsift_testkit::skip::skip_unless(
         &format!("the capture corpus at {}", dir.display()),
         dir.is_dir(),
