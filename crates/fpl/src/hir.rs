@@ -90,28 +90,32 @@ pub enum Stmt {
         /// Taken when zero.
         els: Vec<Stmt>,
     },
-    /// `FOR (init; cond; step) body ROF`: `init`, then while `cond` (absent:
-    /// true) holds, `body` then `step`. Before each run of `body` the executor
-    /// checks that it has run fewer than `bound` times, and faults with
-    /// [`crate::Fault::LoopBound`] otherwise.
-    Loop {
-        /// Run once before the first test.
-        init: Vec<Stmt>,
-        /// Tested before each iteration.
-        cond: Option<Expr>,
-        /// Run after each iteration that did not `BREAK`.
-        step: Vec<Stmt>,
-        /// The body.
-        body: Vec<Stmt>,
-        /// The most times `body` may run.
-        bound: u32,
-    },
+    /// `FOR (init; cond; step) body ROF`.
+    Loop(Loop),
     /// Leaves the innermost loop.
     Break,
     /// Ends the program with a value.
     Return(Expr),
     /// Evaluates an expression for its effect (an `EXTERN` call).
     Eval(Expr),
+}
+
+/// `FOR (init; cond; step) body ROF`: `init`, then while `cond` (absent: true)
+/// holds, `body` then `step`. Before each run of `body` the executor checks that
+/// it has run fewer than `bound` times, and faults with
+/// [`crate::Fault::LoopBound`] otherwise.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Loop {
+    /// Run once before the first test.
+    pub init: Vec<Stmt>,
+    /// Tested before each iteration.
+    pub cond: Option<Expr>,
+    /// Run after each iteration that did not `BREAK`.
+    pub step: Vec<Stmt>,
+    /// The body.
+    pub body: Vec<Stmt>,
+    /// The most times `body` may run.
+    pub bound: u32,
 }
 
 /// An expression; its value is an `i64`.

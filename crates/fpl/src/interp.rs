@@ -11,7 +11,7 @@
 
 use crate::externs::Call;
 use crate::hash::hash;
-use crate::hir::{Expr, Place, Program, Stmt, Width, NUM_REGS, SLOT_BYTES};
+use crate::hir::{Expr, Loop, Place, Program, Stmt, Width, NUM_REGS, SLOT_BYTES};
 
 /// The registers, owned by the caller: a filter instance keeps them from one
 /// packet to the next (Figure 7 counts in `R[0]`), or zeroes them per packet.
@@ -117,13 +117,7 @@ impl Machine<'_, '_> {
                 let branch = if self.expr(cond)? != 0 { then } else { els };
                 return self.block(branch);
             }
-            Stmt::Loop {
-                init,
-                cond,
-                step,
-                body,
-                bound,
-            } => return self.run_loop(init, cond.as_ref(), step, body, *bound),
+            Stmt::Loop(l) => return self.run_loop(l),
             Stmt::Break => return Ok(Flow::Break),
             Stmt::Return(e) => return Ok(Flow::Return(self.expr(e)?)),
             Stmt::Eval(e) => {
@@ -133,34 +127,27 @@ impl Machine<'_, '_> {
         Ok(Flow::Next)
     }
 
-    fn run_loop(
-        &mut self,
-        init: &[Stmt],
-        cond: Option<&Expr>,
-        step: &[Stmt],
-        body: &[Stmt],
-        bound: u32,
-    ) -> Result<Flow, Fault> {
-        if let Flow::Return(v) = self.block(init)? {
+    fn run_loop(&mut self, l: &Loop) -> Result<Flow, Fault> {
+        if let Flow::Return(v) = self.block(&l.init)? {
             return Ok(Flow::Return(v));
         }
         let mut runs = 0u32;
         loop {
-            if let Some(c) = cond {
+            if let Some(c) = &l.cond {
                 if self.expr(c)? == 0 {
                     return Ok(Flow::Next);
                 }
             }
-            if runs == bound {
+            if runs == l.bound {
                 return Err(Fault::LoopBound);
             }
             runs += 1;
-            match self.block(body)? {
+            match self.block(&l.body)? {
                 Flow::Next => {}
                 Flow::Break => return Ok(Flow::Next),
                 Flow::Return(v) => return Ok(Flow::Return(v)),
             }
-            if let Flow::Return(v) = self.block(step)? {
+            if let Flow::Return(v) = self.block(&l.step)? {
                 return Ok(Flow::Return(v));
             }
         }

@@ -65,23 +65,17 @@ fn stmt(p: &Program, s: &Stmt, indent: usize, out: &mut String) {
             }
             let _ = write!(out, "{pad}FI");
         }
-        Stmt::Loop {
-            init,
-            cond,
-            step,
-            body,
-            bound,
-        } => {
+        Stmt::Loop(l) => {
             out.push_str("FOR (");
-            init.iter().for_each(|s| simple(p, s, out));
+            l.init.iter().for_each(|s| simple(p, s, out));
             out.push_str("; ");
-            if let Some(c) = cond {
+            if let Some(c) = &l.cond {
                 expr(p, c, out);
             }
             out.push_str("; ");
-            step.iter().for_each(|s| simple(p, s, out));
-            let _ = writeln!(out, ") // bound {bound}");
-            block(p, body, indent + 1, out);
+            l.step.iter().for_each(|s| simple(p, s, out));
+            let _ = writeln!(out, ") // bound {}", l.bound);
+            block(p, &l.body, indent + 1, out);
             let _ = write!(out, "{pad}ROF");
         }
         Stmt::Break => out.push_str("BREAK;"),

@@ -22,18 +22,14 @@ pub(crate) fn stmt(s: &Stmt) -> u64 {
         Stmt::If { cond, then, els } => 1u64
             .saturating_add(expr(cond))
             .saturating_add(stmts(then).max(stmts(els))),
-        Stmt::Loop {
-            init,
-            cond,
-            step,
-            body,
-            bound,
-        } => {
-            let test = 1u64.saturating_add(cond.as_ref().map_or(0, expr));
-            let round = stmts(body).saturating_add(stmts(step)).saturating_add(test);
-            stmts(init)
+        Stmt::Loop(l) => {
+            let test = 1u64.saturating_add(l.cond.as_ref().map_or(0, expr));
+            let round = stmts(&l.body)
+                .saturating_add(stmts(&l.step))
+                .saturating_add(test);
+            stmts(&l.init)
                 .saturating_add(test)
-                .saturating_add(round.saturating_mul(u64::from(*bound)))
+                .saturating_add(round.saturating_mul(u64::from(l.bound)))
         }
         Stmt::Break => 1,
         Stmt::Return(e) | Stmt::Eval(e) => 1u64.saturating_add(expr(e)),

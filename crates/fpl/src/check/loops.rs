@@ -104,9 +104,7 @@ fn assigns(body: &[Stmt], r: u8) -> bool {
             ..
         } => *x == r,
         Stmt::If { then, els, .. } => assigns(then, r) || assigns(els, r),
-        Stmt::Loop {
-            init, step, body, ..
-        } => assigns(init, r) || assigns(step, r) || assigns(body, r),
+        Stmt::Loop(l) => assigns(&l.init, r) || assigns(&l.step, r) || assigns(&l.body, r),
         _ => false,
     })
 }

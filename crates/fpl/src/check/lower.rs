@@ -8,7 +8,7 @@
 use super::{cost, loops, Options};
 use crate::error::{Error, ErrorKind, Span};
 use crate::externs::{ExternFn, Registry};
-use crate::hir::{Expr, Place, Program, Stmt, NUM_REGS};
+use crate::hir::{Expr, Loop, Place, Program, Stmt, NUM_REGS};
 use crate::macros::{self, MacroKind};
 use crate::ops::BinOp;
 use crate::syntax::ast::{self, ExprKind, StmtKind};
@@ -162,13 +162,13 @@ impl<'a> Lowerer<'a> {
             ));
         }
         // Within max_loop_bound, a u32.
-        Ok(Stmt::Loop {
+        Ok(Stmt::Loop(Loop {
             init,
             cond,
             step,
             body,
             bound: bound as u32,
-        })
+        }))
     }
 
     fn place(&mut self, target: &ast::Expr) -> Result<Place, Error> {
