@@ -1,7 +1,7 @@
 //! FPL-2, the FFPF packet language: its front end and reference interpreter.
 //!
 //! A chain of named steps, as the pcap compiler's and regex's are:
-//! [`syntax`] (text to a tree with spans) → [`check`] (names resolved, macros
+//! `syntax` (text to a tree with spans) → [`check`] (names resolved, macros
 //! from [`macros`] expanded, the compile-time checks of the seeds' §3.3.3) →
 //! [`hir`] (the checked IR every executor consumes) → [`interp`] (the
 //! reference interpreter; the JIT and eBPF back ends come later and are tested

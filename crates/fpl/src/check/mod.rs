@@ -2,10 +2,10 @@
 //! seeds' §3.3.3 on the way: names resolve (macros from [`crate::macros`],
 //! external functions from the caller's [`Registry`]), registers exist,
 //! constant selector indexes fit, every `EXTERN` region lies inside MBuf, every
-//! loop has a bound ([`loops`]) within [`Options::max_loop_bound`], and the
-//! program's worst-case cost ([`cost`]) is within [`Options::max_cost`].
+//! loop has a bound (`loops`) within [`Options::max_loop_bound`], and the
+//! program's worst-case cost (`cost`) is within [`Options::max_cost`].
 //!
-//! [`lower`] does the walk; [`loops`] and [`cost`] are its helpers on the IR.
+//! `lower` does the walk; `loops` and `cost` are its helpers on the IR.
 
 pub(crate) mod cost;
 pub(crate) mod loops;
