@@ -1,0 +1,39 @@
+//! FPL-2, the FFPF packet language: its front end and reference interpreter.
+//!
+//! A chain of named steps, as the pcap compiler's and regex's are:
+//! `syntax` (text to a tree with spans) → [`check`] (names resolved, macros
+//! from [`macros`] expanded, the compile-time checks of the seeds' §3.3.3) →
+//! [`hir`] (the checked IR every executor consumes) → [`interp`] (the
+//! reference interpreter; the JIT and eBPF back ends come later and are tested
+//! against it). [`ops`] and [`hash`] hold the arithmetic and `HASH`'s function,
+//! written once for every executor; [`externs`] the registry of external
+//! functions; a `Program` displays as FPL text (a listing that compiles back to
+//! the same IR). The language reference is docs/fpl.md.
+//!
+//! ```
+//! use netsift_fpl::{compile, externs::Externs, interp, Options};
+//! let p = compile("IF (PKT.B[0] == 7) THEN RETURN 1; FI", &Options::default(), &Externs::new()).unwrap();
+//! let mut mbuf = vec![0u8; p.mbuf_len()];
+//! let mut regs = [0i64; 16];
+//! assert!(interp::run(&p, &[7], &mut mbuf, &mut regs).accepts());
+//! assert!(!interp::run(&p, &[], &mut mbuf, &mut regs).accepts()); // out of range: a reject
+//! ```
+
+#![forbid(unsafe_code)]
+
+pub mod check;
+pub mod error;
+pub mod externs;
+pub mod gen;
+pub mod hash;
+pub mod hir;
+pub mod interp;
+mod listing;
+pub mod macros;
+pub mod ops;
+mod syntax;
+
+pub use check::{compile, Options};
+pub use error::{Error, ErrorKind, Span};
+pub use hir::Program;
+pub use interp::{run, Fault, Registers, Verdict};

@@ -1,0 +1,33 @@
+//! FPL's front end and interpreter on arbitrary input: the first byte picks how
+//! the rest is read (as program text, or as choices for `netsift_fpl::gen`,
+//! which reaches the checker and interpreter far more often), the next two the
+//! packet's length and the MBuf's; the compiler never panics, and a program it
+//! accepts never panics the interpreter, on that packet or on a cut copy, with
+//! an MBuf smaller or larger than it was checked against. Seeds (`fuzz/seeds/fpl`):
+//! the seeds' examples over a frame, with `SUM8` for Figure 7's function.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use netsift_fpl::externs::{sum8, Externs};
+use netsift_fpl::{compile, gen, run, Options};
+
+fuzz_target!(|data: &[u8]| {
+    let [mode, plen, mlen, rest @ ..] = data else { return };
+    let plen = usize::from(*plen).min(rest.len());
+    let (packet, code) = rest.split_at(plen);
+    let text = if mode & 1 == 0 {
+        String::from_utf8_lossy(code).into_owned()
+    } else {
+        gen::program(code)
+    };
+    let mut registry = Externs::new();
+    registry.register(sum8());
+    let opts = Options { mbuf_len: 256, ..Options::default() };
+    let Ok(program) = compile(&text, &opts, &registry) else { return };
+    let mut mbuf = vec![0u8; usize::from(*mlen) * 2];
+    let mut regs = [0i64; 16];
+    for cut in [packet.len(), packet.len() / 2, 0] {
+        let v = run(&program, &packet[..cut], &mut mbuf, &mut regs);
+        assert!(v.accepts() == (v.value() != 0));
+    }
+});
