@@ -34,6 +34,7 @@ use crate::error::Error;
 use crate::pbuf::{record_len, RECORD_HEADER_LEN};
 use crate::pbuf::{PbufHeader, PBUF_HEADER_LEN, PBUF_MAX};
 use crate::shm::{Memfd, RwMapping};
+use crate::xsk::RxDesc;
 use std::mem::offset_of;
 use std::os::fd::OwnedFd;
 use std::ptr::NonNull;
@@ -202,6 +203,42 @@ impl FrameRing {
         Ok(pos)
     }
 
+    /// The bytes of the frame `d` names, which the kernel returned through
+    /// the RX ring of a socket on this ring's UMEM and the writer has not yet
+    /// [`received`](FrameRing::receive): `None` if `d` is of another UMEM,
+    /// or not in a frame handed to the kernel and not yet received, after
+    /// room for the record header.
+    pub fn frame(&self, d: &RxDesc) -> Option<&[u8]> {
+        let umem = self.umem();
+        if d.umem() != umem.addr.as_ptr() as usize || d.addr() >= self.cap {
+            return None;
+        }
+        let frame_at = d.addr() - d.addr() % self.frame;
+        // How far past the next frame to fill it lies, in ring order.
+        let ahead = (frame_at + self.cap - self.next % self.cap) % self.cap;
+        let off = d.addr() - frame_at;
+        let end = off.checked_add(u64::from(d.len()))?;
+        if self.next + ahead + self.frame > self.given
+            || off < RECORD_HEADER_LEN as u64
+            || end > self.frame
+        {
+            return None;
+        }
+        // SAFETY: `d.addr() .. + d.len()` lies inside the frame at
+        // `frame_at`, inside the mapping (which lives as long as `self`).
+        // The kernel published `d` in RX after it finished writing the
+        // frame, and writes it again only once the frame goes back through
+        // the fill ring; `hand_out` gives only frames at or past `given`,
+        // and this one lies before it and not yet received, so it is not
+        // handed out again while the slice borrows `self`;
+        // the writer stores only in the headroom before `d.addr()`, in
+        // `receive`, which needs `&mut self`; clients map it read-only. So
+        // nothing writes these bytes while the slice lives.
+        Some(unsafe {
+            std::slice::from_raw_parts(umem.addr.as_ptr().add(d.addr() as usize), d.len() as usize)
+        })
+    }
+
     /// The frame size.
     pub fn frame_size(&self) -> u64 {
         self.frame
@@ -256,5 +293,30 @@ mod tests {
             "past the frame"
         );
         assert_eq!(r.receive(4096 + 256, 60, 60, 9).unwrap(), 4096 + 240);
+    }
+
+    #[test]
+    fn only_a_frame_the_kernel_holds_is_lent() {
+        let mut r = FrameRing::create(8192, 2048).unwrap();
+        let base = r.umem().addr.as_ptr() as usize;
+        let d = |addr, len| RxDesc::made(addr, len, base);
+        assert!(r.frame(&d(256, 60)).is_none(), "no frame handed out yet");
+        let mut out = Vec::new();
+        r.hand_out(0, &mut out);
+        assert_eq!(r.frame(&d(256, 60)).map(<[u8]>::len), Some(60));
+        assert_eq!(r.frame(&d(6144 + 256, 60)).map(<[u8]>::len), Some(60));
+        assert!(r.frame(&d(8, 60)).is_none(), "no room for the header");
+        assert!(r.frame(&d(256, 1900)).is_none(), "past the frame");
+        assert!(r.frame(&d(8192, 1)).is_none(), "past the UMEM");
+        assert!(
+            r.frame(&RxDesc::made(256, 60, base + 4096)).is_none(),
+            "another UMEM"
+        );
+        r.receive(256, 60, 60, 1).unwrap();
+        assert!(
+            r.frame(&d(256, 60)).is_none(),
+            "received: the writer's record now"
+        );
+        assert!(r.frame(&d(2048 + 256, 60)).is_some());
     }
 }

@@ -282,6 +282,16 @@ impl Group {
         }
     }
 
+    /// [`CopyMode::Zero`]: the bytes of the frame `d` names, returned by the
+    /// kernel and not yet written with [`Group::write_frames`]
+    /// ([`FrameRing::frame`]); `None` otherwise.
+    pub fn frame(&self, d: &crate::xsk::RxDesc) -> Option<&[u8]> {
+        match &self.store {
+            PacketStore::Frames(r) => r.frame(d),
+            _ => None,
+        }
+    }
+
     /// A new flow with an IBuf of `ibuf_entries` (a power of two), and the
     /// descriptors its client needs.
     pub fn add_flow(&mut self, ibuf_entries: u64) -> Result<(FlowId, FlowFds), Error> {

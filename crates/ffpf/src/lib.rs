@@ -45,6 +45,7 @@ mod reader;
 pub mod seqpacket;
 pub mod shm;
 pub mod wake;
+pub mod xsk;
 
 pub use client::{Client, Flow, FlowSpec};
 pub use error::{Error, ErrorKind};

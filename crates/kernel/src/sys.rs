@@ -150,6 +150,9 @@ pub enum MapKind {
     /// `BPF_MAP_TYPE_RINGBUF`: packets an XDP program hands to user space (key and
     /// value size 0, `max_entries` the size in bytes, a power-of-2 number of pages).
     RingBuf = 27,
+    /// `BPF_MAP_TYPE_XSKMAP`: AF_XDP sockets by receive queue, which an XDP
+    /// program redirects frames to (value: the socket's descriptor).
+    XskMap = 17,
 }
 
 #[repr(C)]

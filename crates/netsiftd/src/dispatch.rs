@@ -18,7 +18,8 @@
 
 use crate::rights::Class;
 use netsift_engine::{BatchScratch, Compiled, LANES};
-use netsift_ffpf::{FlowId, Group, Incoming};
+use netsift_ffpf::xsk::RxDesc;
+use netsift_ffpf::{FlowId, Group, Incoming, Received};
 use std::collections::HashMap;
 
 /// One packet of a batch.
@@ -225,6 +226,88 @@ impl Dispatch {
                 counters.stored += g.group.write_batch(&incoming).stored;
             }
         }
+    }
+
+    /// An AF_XDP source's batch (`--copy zero`): the frames of `descs`, in
+    /// RX order, which the kernel put in the UMEM of group `group`. Each
+    /// distinct filter runs once over them where they lie (no copy); every
+    /// frame goes to the group in order, with the flows that accepted it
+    /// ([`Group::write_frames`]: an index entry each); then the frames the
+    /// group's preference gives back to the kernel are appended to `fill`.
+    /// `Ok(false)`: the group is gone.
+    pub(crate) fn frames(
+        &mut self,
+        group: u64,
+        descs: &[RxDesc],
+        ts_ns: u64,
+        fill: &mut Vec<u64>,
+    ) -> Result<bool, String> {
+        let Some(class) = self
+            .groups
+            .iter()
+            .find(|(_, g)| g.number == group)
+            .map(|(c, _)| c.clone())
+        else {
+            return Ok(false);
+        };
+        // Out of the table while its frames are lent to the filters.
+        let mut g = self.groups.remove(&class).expect("found above");
+        let r = self.frames_of(&mut g, descs, ts_ns, fill);
+        self.groups.insert(class, g);
+        r.map(|()| true)
+    }
+
+    fn frames_of(
+        &mut self,
+        g: &mut GroupSlot,
+        descs: &[RxDesc],
+        ts_ns: u64,
+        fill: &mut Vec<u64>,
+    ) -> Result<(), String> {
+        if !descs.is_empty() {
+            // A descriptor the group does not recognise is read as an empty
+            // frame; `write_frames` then refuses its address.
+            let pkts: Vec<Packet<'_>> = descs
+                .iter()
+                .map(|x| Packet {
+                    data: g.group.frame(x).unwrap_or(&[]),
+                    wirelen: x.len(),
+                    ts_ns,
+                })
+                .collect();
+            self.counters.batches += 1;
+            self.counters.packets += pkts.len() as u64;
+            self.run_filters(&pkts);
+        }
+        let Dispatch { masks, targets, .. } = self;
+        targets.clear();
+        let mut spans = Vec::with_capacity(descs.len());
+        for i in 0..descs.len() {
+            let start = targets.len();
+            for &(flow, slot) in &g.active {
+                if masks[slot][i / LANES] >> (i % LANES) & 1 != 0 {
+                    targets.push((flow, 0));
+                }
+            }
+            spans.push((start, targets.len()));
+        }
+        let cut = g.snaplen.unwrap_or(u32::MAX);
+        let received: Vec<Received<'_>> = descs
+            .iter()
+            .zip(&spans)
+            .map(|(x, &(a, b))| Received {
+                addr: x.addr(),
+                len: x.len().min(cut),
+                wirelen: x.len(),
+                ts_ns,
+                flows: &targets[a..b],
+            })
+            .collect();
+        g.group
+            .write_frames(&received)
+            .map_err(|e| format!("flow group {}: {e}", g.number))?;
+        g.group.refill(fill);
+        Ok(())
     }
 
     /// Each distinct filter once over the batch, into `masks`.

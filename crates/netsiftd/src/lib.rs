@@ -25,10 +25,13 @@
 pub mod config;
 mod dispatch;
 pub mod flows;
+mod guard;
 pub mod listener;
 pub mod rights;
 mod sources;
 mod stats;
+mod xdp_source;
+mod xsk;
 
 pub use config::{Config, Flags};
 pub use flows::Daemon;
