@@ -34,28 +34,14 @@ use crate::error::Error;
 use crate::pbuf::{record_len, RECORD_HEADER_LEN};
 use crate::pbuf::{PbufHeader, PBUF_HEADER_LEN, PBUF_MAX};
 use crate::shm::{Memfd, RwMapping};
-use crate::xsk::RxDesc;
+use crate::xsk::{RxDesc, Umem};
 use std::mem::offset_of;
 use std::os::fd::OwnedFd;
-use std::ptr::NonNull;
 use std::sync::atomic::{fence, Ordering};
 
 /// The frame size of a group made with [`crate::CopyMode::Zero`]: AF_XDP's
 /// aligned chunks are a power of two from 2048 bytes to a page.
 pub const FRAME: u64 = 2048;
-
-/// The region to register as an AF_XDP UMEM: the frame ring's data area.
-#[derive(Clone, Copy, Debug)]
-pub struct Umem {
-    /// Its first byte (page-aligned). Valid while the group lives; the
-    /// writer reads and writes only the record headers through its own
-    /// atomics, so only the kernel may write here.
-    pub addr: NonNull<u8>,
-    /// Its length, `C`: frames × frame size.
-    pub len: u64,
-    /// The frame (chunk) size.
-    pub frame: u32,
-}
 
 /// The writer's side of a frame ring (see the module docs).
 #[derive(Debug)]

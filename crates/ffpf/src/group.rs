@@ -28,11 +28,12 @@
 
 use crate::control::{ControlWriterSide, Reported, STATUS_DETACHED};
 use crate::error::Error;
-use crate::frames::{FrameRing, Umem, FRAME};
+use crate::frames::{FrameRing, FRAME};
 use crate::ibuf::{IbufWriter, WriterCounts, FLAG_DETACHED};
 use crate::pbuf::{record_len, PbufWriter};
 use crate::policy::{clamp_read, clamp_wake, CopyMode, Policy, Stall, StallBound};
 use crate::wake::Waker;
+use crate::xsk::Umem;
 use std::fmt;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{fence, Ordering};

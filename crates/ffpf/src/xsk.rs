@@ -15,12 +15,25 @@
 //! Also here: [`addresses`], the interface's IP addresses, for the daemon's
 //! guard against redirecting an interface that carries the host's traffic.
 
-use crate::frames::Umem;
 use std::ffi::CStr;
 use std::net::IpAddr;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::ptr::NonNull;
 use std::sync::atomic::{AtomicU32, Ordering};
+
+/// The region to register as an AF_XDP UMEM: a frame ring's data area
+/// ([`crate::frames::FrameRing::umem`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Umem {
+    /// Its first byte (page-aligned). Valid while the group lives; the
+    /// writer reads and writes only the record headers through its own
+    /// atomics, so only the kernel may write here.
+    pub addr: NonNull<u8>,
+    /// Its length, `C`: frames × frame size.
+    pub len: u64,
+    /// The frame (chunk) size.
+    pub frame: u32,
+}
 
 fn os(what: &str) -> String {
     format!("{what}: {}", std::io::Error::last_os_error())
