@@ -199,17 +199,7 @@ impl Dispatch {
             ..
         } = self;
         for g in groups.values_mut().filter(|g| !g.active.is_empty()) {
-            targets.clear();
-            spans.clear();
-            for i in 0..pkts.len() {
-                let start = targets.len();
-                for &(flow, slot) in &g.active {
-                    if masks[slot][i / LANES] >> (i % LANES) & 1 != 0 {
-                        targets.push((flow, 0));
-                    }
-                }
-                spans.push((start, targets.len()));
-            }
+            accepting(&g.active, masks, pkts.len(), targets, spans);
             let cut = g.snaplen.map_or(usize::MAX, |n| n as usize);
             let incoming: Vec<Incoming<'_>> = pkts
                 .iter()
@@ -279,22 +269,17 @@ impl Dispatch {
             self.counters.packets += pkts.len() as u64;
             self.run_filters(&pkts);
         }
-        let Dispatch { masks, targets, .. } = self;
-        targets.clear();
-        let mut spans = Vec::with_capacity(descs.len());
-        for i in 0..descs.len() {
-            let start = targets.len();
-            for &(flow, slot) in &g.active {
-                if masks[slot][i / LANES] >> (i % LANES) & 1 != 0 {
-                    targets.push((flow, 0));
-                }
-            }
-            spans.push((start, targets.len()));
-        }
+        let Dispatch {
+            masks,
+            targets,
+            spans,
+            ..
+        } = self;
+        accepting(&g.active, masks, descs.len(), targets, spans);
         let cut = g.snaplen.unwrap_or(u32::MAX);
         let received: Vec<Received<'_>> = descs
             .iter()
-            .zip(&spans)
+            .zip(spans.iter())
             .map(|(x, &(a, b))| Received {
                 addr: x.addr(),
                 len: x.len().min(cut),
@@ -332,6 +317,28 @@ impl Dispatch {
             }
             self.counters.filter_runs += 1;
         }
+    }
+}
+
+/// For each of `n` packets, the active flows whose filter accepted it (the
+/// bits of `masks`), flattened into `targets`, with its span in `spans`.
+fn accepting(
+    active: &[(FlowId, usize)],
+    masks: &[Vec<u32>],
+    n: usize,
+    targets: &mut Vec<(FlowId, u32)>,
+    spans: &mut Vec<(usize, usize)>,
+) {
+    targets.clear();
+    spans.clear();
+    for i in 0..n {
+        let start = targets.len();
+        for &(flow, slot) in active {
+            if masks[slot][i / LANES] >> (i % LANES) & 1 != 0 {
+                targets.push((flow, 0));
+            }
+        }
+        spans.push((start, targets.len()));
     }
 }
 

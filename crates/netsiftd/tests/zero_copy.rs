@@ -105,6 +105,16 @@ fn pair() -> VethPair {
     VethPair::with_names("nszc", "va", "vb").unwrap_or_else(|e| panic!("veth pair: {e}"))
 }
 
+/// `netsiftd --iface va --copy zero` and `more`, in namespace `a`, and a
+/// client of it.
+fn zero_daemon(pair: &VethPair, more: &[&str]) -> (Daemon, Client) {
+    let mut args = vec!["--iface", "va", "--copy", "zero"];
+    args.extend(more);
+    let d = Daemon::start(&netsiftd(), Some(&pair.a), &args);
+    let c = Client::connect(&d.socket).unwrap();
+    (d, c)
+}
+
 #[test]
 fn clients_of_a_zero_copy_group_get_what_libpcap_keeps() {
     let path = corpus("afs.pcap");
@@ -112,21 +122,7 @@ fn clients_of_a_zero_copy_group_get_what_libpcap_keeps() {
     let frames = trace();
     let pair = pair();
     // Root without a policy file is trusted with the raw ring.
-    let d = Daemon::start(
-        &netsiftd(),
-        Some(&pair.a),
-        &[
-            "--iface",
-            "va",
-            "--copy",
-            "zero",
-            "--pbuf-size",
-            "4194304",
-            "--ibuf-entries",
-            "1024",
-        ],
-    );
-    let c = Client::connect(&d.socket).unwrap();
+    let (_d, c) = zero_daemon(&pair, &["--pbuf-size", "4194304", "--ibuf-entries", "1024"]);
     let filters = ["udp port 7001", "len > 200", "udp port 7001", ""];
     let mut flows: Vec<Flow> = filters.iter().map(|f| flow(&c, f)).collect();
     let s = c.daemon_stats().unwrap().sources.remove(0);
@@ -181,23 +177,15 @@ fn a_slow_reader_holds_the_frames_back_and_the_kernel_drops_count() {
     let frames = trace();
     let pair = pair();
     // 32 frames of UMEM, slow-reader preference.
-    let d = Daemon::start(
-        &netsiftd(),
-        Some(&pair.a),
-        &[
-            "--iface",
-            "va",
-            "--copy",
-            "zero",
-            "--prefer",
-            "slow",
-            "--pbuf-size",
-            "65536",
-            "--ibuf-entries",
-            "64",
-        ],
-    );
-    let c = Client::connect(&d.socket).unwrap();
+    let args = [
+        "--prefer",
+        "slow",
+        "--pbuf-size",
+        "65536",
+        "--ibuf-entries",
+        "64",
+    ];
+    let (_d, c) = zero_daemon(&pair, &args);
     let mut f = flow(&c, "");
     std::thread::sleep(Duration::from_millis(300));
     let first = &frames[..200];
@@ -238,12 +226,7 @@ fn zero_copy_is_refused_without_the_policys_grant() {
     require!(Need::Netns);
     let pair = pair();
     let (_dir, plain) = policy("[[rule]]\nname = \"ops\"\nusers = [0]\n");
-    let d = Daemon::start(
-        &netsiftd(),
-        Some(&pair.a),
-        &["--iface", "va", "--copy", "zero", "--policy", &plain],
-    );
-    let c = Client::connect(&d.socket).unwrap();
+    let (d, c) = zero_daemon(&pair, &["--policy", &plain]);
     let mut f = c
         .create(&FlowSpec {
             source: "va".into(),
@@ -259,12 +242,7 @@ fn zero_copy_is_refused_without_the_policys_grant() {
     drop((f, c, d));
     // The same rule with the grant: a zero-copy group.
     let (_dir2, granted) = policy("[[rule]]\nname = \"ops\"\nusers = [0]\ncopy = \"zero\"\n");
-    let d = Daemon::start(
-        &netsiftd(),
-        Some(&pair.a),
-        &["--iface", "va", "--copy", "zero", "--policy", &granted],
-    );
-    let c = Client::connect(&d.socket).unwrap();
+    let (_d, c) = zero_daemon(&pair, &["--policy", &granted, "--pbuf-size", "65536"]);
     let _f = flow(&c, "");
     let s = c.daemon_stats().unwrap().sources.remove(0);
     assert_eq!((s.kind.as_str(), s.groups, s.flows), ("xdp", 1, 1));
@@ -292,12 +270,7 @@ fn an_interface_with_an_address_is_refused_unless_a_monitor_port() {
         "{err}"
     );
     // Named a monitor port, it is the administrator's call.
-    let d = Daemon::start(
-        &netsiftd(),
-        Some(&pair.a),
-        &["--iface", "va", "--copy", "zero", "--monitor-port", "va"],
-    );
-    let c = Client::connect(&d.socket).unwrap();
+    let (_d, c) = zero_daemon(&pair, &["--monitor-port", "va"]);
     let mut f = flow(&c, "");
     std::thread::sleep(Duration::from_millis(300));
     let frames = trace();
