@@ -148,6 +148,15 @@ impl FrameRing {
         );
     }
 
+    /// The reclaim position of fast-reader preference: half a ring behind
+    /// the next frame, so the kernel always holds half the frames (it never
+    /// waits for a reader) and the newest half stays with the readers. A
+    /// frame handed back the moment it was received would be the kernel's
+    /// again before any reader could pass the claim check on it.
+    pub fn fast_reclaim(&self) -> u64 {
+        self.next.saturating_sub(self.cap / 2)
+    }
+
     /// The kernel filled the next frame: `len` bytes at UMEM address `addr`.
     /// Writes the record header in the headroom before them and publishes the
     /// record; returns its position. An address that is not in the frame the
@@ -304,5 +313,25 @@ mod tests {
             "received: the writer's record now"
         );
         assert!(r.frame(&d(2048 + 256, 60)).is_some());
+    }
+
+    #[test]
+    fn fast_reader_preference_keeps_the_newest_half_from_the_kernel() {
+        let mut r = FrameRing::create(8192, 2048).unwrap();
+        let mut out = Vec::new();
+        r.hand_out(r.fast_reclaim(), &mut out);
+        assert_eq!(out.len(), 4);
+        for (i, a) in [256u64, 2048 + 256, 4096 + 256, 6144 + 256]
+            .iter()
+            .enumerate()
+        {
+            r.receive(*a, 60, 60, i as u64).unwrap();
+        }
+        // All four received: frames 0 and 1 (the older half) go back,
+        // frames 2 and 3 stay readable.
+        out.clear();
+        r.hand_out(r.fast_reclaim(), &mut out);
+        assert_eq!(out, vec![0, 2048]);
+        assert_eq!(r.kernel_frames(), 2);
     }
 }

@@ -512,8 +512,10 @@ impl Group {
     /// the kernel may fill again, in order, for the source's fill ring. Under
     /// slow-reader preference a frame comes back only once every attached
     /// flow's reader has passed every entry in it (their `R`s are read
-    /// afresh); under fast-reader preference as soon as it was received
-    /// (readers lapped count `overwritten`). The first call hands out every
+    /// afresh); under fast-reader preference once it is half a ring behind
+    /// the newest frame, whether read or not (readers lapped count
+    /// `overwritten`; handing frames back the moment they are received
+    /// would leave no reader any frame it could trust). The first call hands out every
     /// frame. Nothing for a group that copies.
     ///
     /// The stall bound's time applies (its bytes do not: the kernel, not the
@@ -539,6 +541,11 @@ impl Group {
             };
             let PacketStore::Frames(ring) = &mut self.store else {
                 return;
+            };
+            // Fast reader: the newest half of the ring stays the readers'.
+            let reclaim = match self.policy {
+                Policy::SlowReader => reclaim,
+                Policy::FastReader => ring.fast_reclaim(),
             };
             let before = out.len();
             ring.hand_out(reclaim, out);
