@@ -54,6 +54,8 @@ struct Running {
     thread: Option<JoinHandle<()>>,
     /// An interface's live set of clauses (the union of the active filters).
     clauses: Option<Arc<Mutex<Clauses>>>,
+    /// An AF_XDP source's program (the union of the active filters).
+    redirect: Option<Arc<crate::xsk::Redirect>>,
 }
 
 /// One source: what it is, its link type, and its flow table.
@@ -217,13 +219,17 @@ impl Source {
                     stop,
                     thread: Some(thread),
                     clauses,
+                    redirect: None,
                 }
             }
             SourceSpec::Xdp { iface, .. } => {
                 let ifindex =
                     netsift_capture::ifindex(iface).map_err(|e| format!("{iface}: {e}"))?;
-                let redirect = crate::xsk::Redirect::link(ifindex as u32)
-                    .map_err(|e| format!("{iface}: the XDP program: {e}"))?;
+                let redirect = Arc::new(
+                    crate::xsk::Redirect::link(ifindex as u32)
+                        .map_err(|e| format!("{iface}: the XDP program: {e}"))?,
+                );
+                let held = Arc::clone(&redirect);
                 self.xdp.kernel_dropped.store(0, Ordering::Relaxed);
                 let (stop2, log2, shared) =
                     (Arc::clone(&stop), Arc::clone(log), Arc::clone(&self.xdp));
@@ -233,7 +239,7 @@ impl Source {
                         crate::xdp_source::run(
                             &name,
                             ifindex as u32,
-                            redirect,
+                            &redirect,
                             &dispatch,
                             &shared,
                             &stop2,
@@ -245,6 +251,7 @@ impl Source {
                     stop,
                     thread: Some(thread),
                     clauses: None,
+                    redirect: Some(held),
                 }
             }
             SourceSpec::File { path, play, .. } => {
@@ -262,6 +269,7 @@ impl Source {
                     stop,
                     thread: Some(thread),
                     clauses: None,
+                    redirect: None,
                 }
             }
         };
@@ -284,6 +292,9 @@ impl Source {
     /// program gets the clause unless an active flow has it already (widened
     /// before the flow is dispatched to).
     pub(crate) fn hold_clause(&mut self, text: &str) -> Result<(), String> {
+        if let Some(r) = self.running.as_ref().and_then(|r| r.redirect.clone()) {
+            return self.hold_xdp_clause(&r, text);
+        }
         let Some(clauses) = self.running.as_ref().and_then(|r| r.clauses.as_ref()) else {
             return Ok(());
         };
@@ -308,6 +319,9 @@ impl Source {
     /// One fewer active flow wants `text` (after it stopped being dispatched
     /// to): the clause goes with its last flow.
     pub(crate) fn release_clause(&mut self, text: &str, log: &Log) {
+        if let Some(r) = self.running.as_ref().and_then(|r| r.redirect.clone()) {
+            return self.release_xdp_clause(&r, text, log);
+        }
         let Some(clauses) = self.running.as_ref().and_then(|r| r.clauses.as_ref()) else {
             return;
         };
@@ -325,6 +339,56 @@ impl Source {
                 ));
             }
         }
+    }
+}
+
+impl Source {
+    /// [`Source::hold_clause`] on an AF_XDP source: its program is made
+    /// again with the new text among its clauses, unless an active flow has
+    /// it already.
+    fn hold_xdp_clause(&mut self, r: &crate::xsk::Redirect, text: &str) -> Result<(), String> {
+        if let Some((_, refs)) = self.kernel.get_mut(text) {
+            *refs += 1;
+            return Ok(());
+        }
+        self.kernel.insert(text.to_string(), (0, 1));
+        let made = self.xdp_program(r);
+        if made.is_err() {
+            self.kernel.remove(text);
+        }
+        made
+    }
+
+    /// [`Source::release_clause`] on an AF_XDP source: the program is made
+    /// again without the text once its last flow is gone.
+    fn release_xdp_clause(&mut self, r: &crate::xsk::Redirect, text: &str, log: &Log) {
+        let Some((_, refs)) = self.kernel.get_mut(text) else {
+            return;
+        };
+        *refs -= 1;
+        if *refs == 0 {
+            self.kernel.remove(text);
+            if let Err(e) = self.xdp_program(r) {
+                // The old program stays: a superset of what the flows want.
+                log(&format!("source {}: {e}", self.spec.name()));
+            }
+        }
+    }
+
+    /// The program of the texts in `kernel`, compiled for received frames.
+    fn xdp_program(&self, r: &crate::xsk::Redirect) -> Result<(), String> {
+        let sets = self
+            .kernel
+            .keys()
+            .map(|t| {
+                let clause = if t.trim().is_empty() { MATCH_ALL } else { t };
+                netsift_pcapc::compile_for(clause, self.target)
+                    .map_err(|e| format!("filter {clause:?}: {e}"))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let refs: Vec<&netsift_isa::PassSet> = sets.iter().collect();
+        r.set_clauses(&refs)
+            .map_err(|e| format!("the XDP program of the active filters: {e}"))
     }
 }
 

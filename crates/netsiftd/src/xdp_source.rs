@@ -54,7 +54,7 @@ struct Bound {
 pub(crate) fn run(
     name: &str,
     ifindex: u32,
-    redirect: Redirect,
+    redirect: &Redirect,
     dispatch: &Mutex<Dispatch>,
     shared: &Shared,
     stop: &AtomicBool,

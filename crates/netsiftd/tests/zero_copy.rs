@@ -171,6 +171,44 @@ fn clients_of_a_zero_copy_group_get_what_libpcap_keeps() {
 }
 
 #[test]
+fn the_kernel_redirects_only_what_some_flow_wants() {
+    let path = corpus("afs.pcap");
+    require!(Need::Netns, Need::File(&path));
+    let frames = trace();
+    let pair = pair();
+    let (_d, c) = zero_daemon(&pair, &["--pbuf-size", "4194304", "--ibuf-entries", "1024"]);
+    let filters = ["udp port 7001", "udp port 7000"];
+    let mut flows: Vec<Flow> = filters.iter().map(|f| flow(&c, f)).collect();
+    let s = c.daemon_stats().unwrap().sources.remove(0);
+    assert_eq!(s.kernel_clauses, 2, "{s:?}");
+    std::thread::sleep(Duration::from_millis(300));
+    send(&pair, &frames);
+    // What the union keeps, and nothing else, reaches the daemon: the rest
+    // stays with the host stack.
+    let ors = netsift_oracle::Filter::compile(LinkType::EN10MB, "udp port 7001 or udp port 7000")
+        .unwrap();
+    let union = frames
+        .iter()
+        .filter(|p| ors.accepts(p, p.len() as u32))
+        .count() as u64;
+    assert!(union > 0 && union < frames.len() as u64, "{union}");
+    let s = wait_frames(&c, union);
+    std::thread::sleep(Duration::from_millis(200));
+    let s2 = c.daemon_stats().unwrap().sources.remove(0);
+    assert_eq!((s2.packets, s2.kernel_dropped), (union, 0), "{s:?} {s2:?}");
+    for (f, expr) in flows.iter_mut().zip(filters) {
+        let o = netsift_oracle::Filter::compile(LinkType::EN10MB, expr).unwrap();
+        let want: Vec<Vec<u8>> = frames
+            .iter()
+            .filter(|p| o.accepts(p, p.len() as u32))
+            .cloned()
+            .collect();
+        assert!(drain(f) == want, "{expr:?}: not what libpcap keeps");
+        balanced(f);
+    }
+}
+
+#[test]
 fn a_slow_reader_holds_the_frames_back_and_the_kernel_drops_count() {
     let path = corpus("afs.pcap");
     require!(Need::Netns, Need::File(&path));
