@@ -6,7 +6,8 @@
 //! with the same applications, trace and measures as Figure 12's points.
 //!
 //! Not like for like with stock: with `zero` an XDP program redirects every
-//! frame of the capture interface to the daemon's AF_XDP socket, so the
+//! frame of the capture interface that the applications' filters together
+//! accept (with six, every IPv4 and every TCP frame) to the daemon's AF_XDP socket, so the
 //! kernel's receive stack (socket buffers, the packet taps) never runs for
 //! them, work every other contender pays for in the sender's softirq on
 //! this veth. Its figures say what a monitor port costs, not what a host
@@ -20,8 +21,9 @@ use crate::live::replay::Rate;
 pub const MODES: [&str; 3] = ["once", "per-flow", "zero"];
 
 /// What the report says of the comparison, wherever its figures appear.
-pub const NOTE: &str = "With `zero`, XDP redirects every frame of the capture veth to the \
-daemon's AF_XDP socket (copy mode, XDP_COPY: veth has no zero-copy driver mode), so the \
+pub const NOTE: &str = "With `zero`, XDP redirects every frame of the capture veth that the \
+applications' filters together accept (with 6, every IPv4 and every TCP frame) to the daemon's \
+AF_XDP socket (copy mode, XDP_COPY: veth has no zero-copy driver mode), so the \
 kernel's receive stack does not run for them: not a like-for-like comparison with stock or \
 with the other modes, whose frames the sender's softirq takes through the whole stack.";
 
