@@ -330,7 +330,7 @@ pub struct FlowStats {
 pub struct SourceStats {
     /// Its name.
     pub name: String,
-    /// `ring` or `file`.
+    /// `ring`, `xdp` (an AF_XDP source, `--copy zero`) or `file`.
     pub kind: String,
     /// Whether its capture (or playback) runs.
     pub running: bool,

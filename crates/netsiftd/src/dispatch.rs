@@ -224,12 +224,13 @@ impl Dispatch {
     /// frame goes to the group in order, with the flows that accepted it
     /// ([`Group::write_frames`]: an index entry each); then the frames the
     /// group's preference gives back to the kernel are appended to `fill`.
-    /// `Ok(false)`: the group is gone.
+    /// Records keep at most `snaplen` bytes (and the group's rule's snap
+    /// length), as a ring's would. `Ok(false)`: the group is gone.
     pub(crate) fn frames(
         &mut self,
         group: u64,
         descs: &[RxDesc],
-        ts_ns: u64,
+        (ts_ns, snaplen): (u64, u32),
         fill: &mut Vec<u64>,
     ) -> Result<bool, String> {
         let Some(class) = self
@@ -242,7 +243,7 @@ impl Dispatch {
         };
         // Out of the table while its frames are lent to the filters.
         let mut g = self.groups.remove(&class).expect("found above");
-        let r = self.frames_of(&mut g, descs, ts_ns, fill);
+        let r = self.frames_of(&mut g, descs, (ts_ns, snaplen), fill);
         self.groups.insert(class, g);
         r.map(|()| true)
     }
@@ -251,7 +252,7 @@ impl Dispatch {
         &mut self,
         g: &mut GroupSlot,
         descs: &[RxDesc],
-        ts_ns: u64,
+        (ts_ns, snaplen): (u64, u32),
         fill: &mut Vec<u64>,
     ) -> Result<(), String> {
         if !descs.is_empty() {
@@ -276,7 +277,7 @@ impl Dispatch {
             ..
         } = self;
         accepting(&g.active, masks, descs.len(), targets, spans);
-        let cut = g.snaplen.unwrap_or(u32::MAX);
+        let cut = g.snaplen.unwrap_or(u32::MAX).min(snaplen);
         let received: Vec<Received<'_>> = descs
             .iter()
             .zip(spans.iter())

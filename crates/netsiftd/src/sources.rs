@@ -122,7 +122,7 @@ impl Source {
         })
     }
 
-    /// `ring` or `file`.
+    /// `ring`, `xdp` or `file`.
     pub(crate) fn kind(&self) -> &'static str {
         match self.spec {
             SourceSpec::Ring { .. } => "ring",
@@ -230,6 +230,7 @@ impl Source {
                         .map_err(|e| format!("{iface}: the XDP program: {e}"))?,
                 );
                 let held = Arc::clone(&redirect);
+                let snaplen = self.snaplen;
                 self.xdp.kernel_dropped.store(0, Ordering::Relaxed);
                 let (stop2, log2, shared) =
                     (Arc::clone(&stop), Arc::clone(log), Arc::clone(&self.xdp));
@@ -238,7 +239,7 @@ impl Source {
                     .spawn(move || {
                         crate::xdp_source::run(
                             &name,
-                            ifindex as u32,
+                            (ifindex as u32, snaplen),
                             &redirect,
                             &dispatch,
                             &shared,

@@ -53,7 +53,7 @@ struct Bound {
 /// Runs the source until `stop` (or an error, logged).
 pub(crate) fn run(
     name: &str,
-    ifindex: u32,
+    (ifindex, snaplen): (u32, u32),
     redirect: &Redirect,
     dispatch: &Mutex<Dispatch>,
     shared: &Shared,
@@ -114,7 +114,7 @@ pub(crate) fn run(
         let ts_ns = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos() as u64);
-        let r = lock(dispatch).frames(b.group, &descs, ts_ns, &mut fill);
+        let r = lock(dispatch).frames(b.group, &descs, (ts_ns, snaplen), &mut fill);
         match r {
             Ok(true) => {
                 b.xsk.release(n);
