@@ -301,6 +301,13 @@ impl Xsk {
         unsafe { libc::poll(&mut p, 1, ms) };
     }
 
+    /// Descriptors waiting in RX.
+    pub fn pending(&self) -> u32 {
+        let cons = self.rx.word(self.rx.consumer).load(Ordering::Relaxed);
+        let prod = self.rx.word(self.rx.producer).load(Ordering::Acquire);
+        prod.wrapping_sub(cons)
+    }
+
     /// The descriptors waiting in RX, at most `max`: appended to `out`;
     /// they stay the daemon's until [`Xsk::release`].
     pub fn peek(&self, max: u32, out: &mut Vec<RxDesc>) -> u32 {

@@ -106,6 +106,12 @@ pub(crate) fn run(
             continue;
         };
         b.xsk.wait(10);
+        // Wake-ups batched, as a ring block's timeout batches them: with
+        // less than a batch waiting, let a millisecond more arrive (a
+        // wake-up per few frames costs more than the frames).
+        if (1..BATCH).contains(&b.xsk.pending()) {
+            std::thread::sleep(Duration::from_millis(1));
+        }
         descs.clear();
         let n = b.xsk.peek(BATCH, &mut descs);
         fill.clear();
