@@ -31,10 +31,7 @@ const FULL: i32 = 2;
 /// The epilogue, entered with the verdict in r0 (0: rejected).
 pub(crate) fn epilogue(a: &mut Asm, ring: i32, stats: i32, cap: u32) {
     let (pass, full) = (a.label(), a.label());
-    a.mov64_reg(VAL, R0);
-    count(a, stats, SEEN);
-    a.jmp_imm(Cond::Eq, VAL, 0, pass);
-    count(a, stats, ACCEPTED);
+    counted(a, stats, pass);
     // ADDR: the wire length; ADDR2: the bytes to copy, 1 to `cap` (a bound the
     // verifier follows into the copy's length).
     a.ldx(Width::W, ADDR, R10, XDP_LEN);
@@ -73,10 +70,7 @@ pub(crate) fn epilogue(a: &mut Asm, ring: i32, stats: i32, cap: u32) {
 /// rejected one on to the host stack.
 pub(crate) fn redirect_epilogue(a: &mut Asm, map: i32, stats: i32) {
     let pass = a.label();
-    a.mov64_reg(VAL, R0);
-    count(a, stats, SEEN);
-    a.jmp_imm(Cond::Eq, VAL, 0, pass);
-    count(a, stats, ACCEPTED);
+    counted(a, stats, pass);
     a.ldx(Width::W, R2, CTX, RX_QUEUE_INDEX);
     a.ld_map_fd(R1, map);
     a.mov64_imm(R3, XDP_PASS);
@@ -119,6 +113,15 @@ fn record(a: &mut Asm, ring: i32, size: u32, pass: Label, full: Label) {
     a.mov64_imm(R2, 0);
     a.call(RINGBUF_DISCARD);
     a.ja(pass);
+}
+
+/// Counts the frame whose verdict is in r0 as seen, and on to `pass` if it
+/// was rejected, else as accepted (the verdict moves to VAL).
+fn counted(a: &mut Asm, stats: i32, pass: Label) {
+    a.mov64_reg(VAL, R0);
+    count(a, stats, SEEN);
+    a.jmp_imm(Cond::Eq, VAL, 0, pass);
+    count(a, stats, ACCEPTED);
 }
 
 /// Adds 1 to word `word` of this CPU's counters.

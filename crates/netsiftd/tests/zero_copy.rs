@@ -208,27 +208,57 @@ fn the_kernel_redirects_only_what_some_flow_wants() {
     }
 }
 
+/// What a run with a reader that does not read leaves: a daemon on a
+/// 32-frame UMEM under `prefer`, one flow with no filter, and 200 frames
+/// sent, seen or dropped by the kernel.
+struct Unread {
+    pair: VethPair,
+    _d: Daemon,
+    c: Client,
+    f: Flow,
+    frames: Vec<Vec<u8>>,
+    s: netsift_ffpf::proto::SourceStats,
+}
+
+fn unread(prefer: &str, ibuf_entries: &str) -> Unread {
+    let frames = trace();
+    let pair = pair();
+    let args = [
+        "--prefer",
+        prefer,
+        "--pbuf-size",
+        "65536",
+        "--ibuf-entries",
+        ibuf_entries,
+    ];
+    let (d, c) = zero_daemon(&pair, &args);
+    let f = flow(&c, "");
+    std::thread::sleep(Duration::from_millis(300));
+    send(&pair, &frames[..200]);
+    let s = wait_frames(&c, 200);
+    Unread {
+        pair,
+        _d: d,
+        c,
+        f,
+        frames,
+        s,
+    }
+}
+
 #[test]
 fn a_slow_reader_holds_the_frames_back_and_the_kernel_drops_count() {
     let path = corpus("afs.pcap");
     require!(Need::Netns, Need::File(&path));
-    let frames = trace();
-    let pair = pair();
-    // 32 frames of UMEM, slow-reader preference.
-    let args = [
-        "--prefer",
-        "slow",
-        "--pbuf-size",
-        "65536",
-        "--ibuf-entries",
-        "64",
-    ];
-    let (_d, c) = zero_daemon(&pair, &args);
-    let mut f = flow(&c, "");
-    std::thread::sleep(Duration::from_millis(300));
+    let Unread {
+        pair,
+        _d,
+        c,
+        mut f,
+        frames,
+        s,
+    } = unread("slow", "64");
     let first = &frames[..200];
-    send(&pair, first);
-    let s = wait_frames(&c, first.len() as u64);
     // The reader read nothing: the kernel got no frame back, and dropped
     // what found none free.
     assert_eq!(s.packets, 32, "{s:?}");
@@ -254,24 +284,18 @@ fn a_slow_reader_holds_the_frames_back_and_the_kernel_drops_count() {
 fn a_slow_reader_under_fast_reader_preference_is_lapped_and_counts_it() {
     let path = corpus("afs.pcap");
     require!(Need::Netns, Need::File(&path));
-    let frames = trace();
-    let pair = pair();
-    // 32 frames of UMEM, fast-reader preference: frames go back to the
-    // kernel as soon as they are received, read or not.
-    let args = [
-        "--prefer",
-        "fast",
-        "--pbuf-size",
-        "65536",
-        "--ibuf-entries",
-        "256",
-    ];
-    let (_d, c) = zero_daemon(&pair, &args);
-    let mut f = flow(&c, "");
-    std::thread::sleep(Duration::from_millis(300));
+    // Fast-reader preference: frames go back to the kernel once half a
+    // ring behind the newest, read or not.
+    // (Every field bound: the pair and the daemon live to the end.)
+    let Unread {
+        pair: _pair,
+        _d,
+        c: _c,
+        mut f,
+        frames,
+        s,
+    } = unread("fast", "256");
     let sent = &frames[..200];
-    send(&pair, sent);
-    let s = wait_frames(&c, sent.len() as u64);
     assert_eq!(s.packets + s.kernel_dropped, 200, "{s:?}");
     assert!(s.packets > 32, "the kernel got frames back: {s:?}");
     // The kernel holds half the ring at all times; the newest half stays
