@@ -9,6 +9,9 @@
 //! flow's filter has the rule's in front of it. Without one, the socket's
 //! mode decides who may connect, everyone who connects has every right, and
 //! each user id is a class of its own, so two users never share a group.
+//!
+//! Zero copy is a right of its own ([`copy_mode`]): a rule's `copy =
+//! "zero"`, or root's rights; without a policy file, root only.
 
 use netsift_ffpf::auth::{Peer, Policy, Refusal};
 use netsift_ffpf::seqpacket::PeerCred;
