@@ -14,11 +14,18 @@
 //! snaplen = 1514            # the largest snap length they get
 //! buffer = 16777216         # bytes of IBuf a flow may ask for, at most
 //! flows = 8                 # flows open at once, per user
+//! copy = "zero"             # trusted with the raw ring ("once": not; the default)
 //! ```
 //!
 //! The first rule that names the peer (by uid, or by any of its groups) decides:
 //! rules are read top to bottom like a firewall's, so a narrow rule goes before
 //! a broad one. Root (uid 0) has every right unless a rule names it.
+//!
+//! **Zero copy** (`copy = "zero"`) is a right of its own: a zero-copy group's
+//! PBuf is the interface's AF_XDP UMEM, which holds every frame the kernel
+//! wrote, before any filter, so its clients can read packets the rule's filter
+//! excludes. Only a rule that says so grants it, and root when no rule names
+//! root; `default = "allow"` does not.
 //!
 //! **Equal rights, one group.** Peers matched by the same rule have the same
 //! rights, so they may share one flow group and its PBuf ([`Rights::group_key`]):
@@ -136,6 +143,9 @@ pub struct Rights {
     pub buffer: Option<u64>,
     /// Flows open at once, per user.
     pub flows: Option<u32>,
+    /// Trusted with the raw ring: its groups may be zero-copy groups, whose
+    /// PBuf holds every frame the kernel received (`copy = "zero"`).
+    pub raw_ring: bool,
 }
 
 /// What a flow asks for, checked against [`Rights`].
@@ -209,6 +219,7 @@ struct FileRule {
     snaplen: Option<Spanned<u32>>,
     buffer: Option<u64>,
     flows: Option<u32>,
+    copy: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -247,6 +258,7 @@ fn all_rights() -> Rights {
         snaplen: None,
         buffer: None,
         flows: None,
+        raw_ring: true,
     }
 }
 
@@ -395,6 +407,19 @@ impl Policy {
                 }
                 s => s.map(|s| s.into_inner()),
             };
+            let raw_ring = match r.copy {
+                None => false,
+                Some(c) => match c.get_ref().as_str() {
+                    "zero" => true,
+                    "once" => false,
+                    other => {
+                        return Err(err(
+                            Some(c.span()),
+                            format!("copy is \"zero\" or \"once\", not {other:?}"),
+                        ))
+                    }
+                },
+            };
             rules.push(Rule {
                 uids,
                 gids,
@@ -405,6 +430,7 @@ impl Policy {
                     snaplen,
                     buffer: r.buffer,
                     flows: r.flows,
+                    raw_ring,
                 },
             });
         }
@@ -426,8 +452,10 @@ impl Policy {
             None if peer.uid == 0 => Ok(all_rights()),
             // Every right, as root's, but a group apart from root's: a peer
             // the administrator named nowhere shares no buffer with root.
+            // ... and not the raw ring, which only a rule (or root) is given.
             None if self.default_allow => Ok(Rights {
                 rule: Some(DEFAULT_RULE.to_string()),
+                raw_ring: false,
                 ..all_rights()
             }),
             None => Err(Refusal {
@@ -605,6 +633,24 @@ filter = "net 10.1.0.0/16"
     }
 
     #[test]
+    fn only_a_rule_that_says_so_or_root_gets_the_raw_ring() {
+        let text = "default = \"allow\"\n[[rule]]\nname = \"tap\"\nusers = [7]\ncopy = \"zero\"\n\
+                    [[rule]]\nname = \"plain\"\nusers = [8]\ncopy = \"once\"\n";
+        let p = Policy::parse(text, "p").unwrap();
+        assert!(p.rights(&peer(7, &[])).unwrap().raw_ring);
+        assert!(!p.rights(&peer(8, &[])).unwrap().raw_ring);
+        assert!(!p.rights(&peer(9, &[])).unwrap().raw_ring, "default allow");
+        assert!(p.rights(&peer(0, &[])).unwrap().raw_ring, "root");
+        assert!(
+            !Policy::parse(FILE, "p")
+                .unwrap()
+                .rights(&peer(1001, &[]))
+                .unwrap()
+                .raw_ring
+        );
+    }
+
+    #[test]
     fn equal_rights_share_a_group_and_others_do_not() {
         let p = Policy::parse(FILE, "policy.toml").unwrap();
         let a = p.rights(&peer(1001, &[])).unwrap();
@@ -647,6 +693,14 @@ filter = "net 10.1.0.0/16"
             (
                 "[[rule]]\nname = \"root\"\nusers = [1]\n",
                 "policy.toml:2:8: rule name \"root\" is reserved",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nusers = [1]\ncopy = \"zero-ish\"\n",
+                "policy.toml:4:8: copy is \"zero\" or \"once\"",
+            ),
+            (
+                "[[rule]]\nname = \"x\"\nusers = [1]\ncopy = 0\n",
+                "policy.toml:4:8:",
             ),
         ];
         for (text, want) in cases {

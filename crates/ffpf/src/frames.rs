@@ -34,27 +34,14 @@ use crate::error::Error;
 use crate::pbuf::{record_len, RECORD_HEADER_LEN};
 use crate::pbuf::{PbufHeader, PBUF_HEADER_LEN, PBUF_MAX};
 use crate::shm::{Memfd, RwMapping};
+use crate::xsk::{RxDesc, Umem};
 use std::mem::offset_of;
 use std::os::fd::OwnedFd;
-use std::ptr::NonNull;
 use std::sync::atomic::{fence, Ordering};
 
 /// The frame size of a group made with [`crate::CopyMode::Zero`]: AF_XDP's
 /// aligned chunks are a power of two from 2048 bytes to a page.
 pub const FRAME: u64 = 2048;
-
-/// The region to register as an AF_XDP UMEM: the frame ring's data area.
-#[derive(Clone, Copy, Debug)]
-pub struct Umem {
-    /// Its first byte (page-aligned). Valid while the group lives; the
-    /// writer reads and writes only the record headers through its own
-    /// atomics, so only the kernel may write here.
-    pub addr: NonNull<u8>,
-    /// Its length, `C`: frames × frame size.
-    pub len: u64,
-    /// The frame (chunk) size.
-    pub frame: u32,
-}
 
 /// The writer's side of a frame ring (see the module docs).
 #[derive(Debug)]
@@ -161,6 +148,15 @@ impl FrameRing {
         );
     }
 
+    /// The reclaim position of fast-reader preference: half a ring behind
+    /// the next frame, so the kernel always holds half the frames (it never
+    /// waits for a reader) and the newest half stays with the readers. A
+    /// frame handed back the moment it was received would be the kernel's
+    /// again before any reader could pass the claim check on it.
+    pub fn fast_reclaim(&self) -> u64 {
+        self.next.saturating_sub(self.cap / 2)
+    }
+
     /// The kernel filled the next frame: `len` bytes at UMEM address `addr`.
     /// Writes the record header in the headroom before them and publishes the
     /// record; returns its position. An address that is not in the frame the
@@ -200,6 +196,42 @@ impl FrameRing {
             .u64(offset_of!(PbufHeader, write))
             .store(self.w, Ordering::Release);
         Ok(pos)
+    }
+
+    /// The bytes of the frame `d` names, which the kernel returned through
+    /// the RX ring of a socket on this ring's UMEM and the writer has not yet
+    /// [`received`](FrameRing::receive): `None` if `d` is of another UMEM,
+    /// or not in a frame handed to the kernel and not yet received, after
+    /// room for the record header.
+    pub fn frame(&self, d: &RxDesc) -> Option<&[u8]> {
+        let umem = self.umem();
+        if d.umem() != umem.addr.as_ptr() as usize || d.addr() >= self.cap {
+            return None;
+        }
+        let frame_at = d.addr() - d.addr() % self.frame;
+        // How far past the next frame to fill it lies, in ring order.
+        let ahead = (frame_at + self.cap - self.next % self.cap) % self.cap;
+        let off = d.addr() - frame_at;
+        let end = off.checked_add(u64::from(d.len()))?;
+        if self.next + ahead + self.frame > self.given
+            || off < RECORD_HEADER_LEN as u64
+            || end > self.frame
+        {
+            return None;
+        }
+        // SAFETY: `d.addr() .. + d.len()` lies inside the frame at
+        // `frame_at`, inside the mapping (which lives as long as `self`).
+        // The kernel published `d` in RX after it finished writing the
+        // frame, and writes it again only once the frame goes back through
+        // the fill ring; `hand_out` gives only frames at or past `given`,
+        // and this one lies before it and not yet received, so it is not
+        // handed out again while the slice borrows `self`;
+        // the writer stores only in the headroom before `d.addr()`, in
+        // `receive`, which needs `&mut self`; clients map it read-only. So
+        // nothing writes these bytes while the slice lives.
+        Some(unsafe {
+            std::slice::from_raw_parts(umem.addr.as_ptr().add(d.addr() as usize), d.len() as usize)
+        })
     }
 
     /// The frame size.
@@ -256,5 +288,50 @@ mod tests {
             "past the frame"
         );
         assert_eq!(r.receive(4096 + 256, 60, 60, 9).unwrap(), 4096 + 240);
+    }
+
+    #[test]
+    fn only_a_frame_the_kernel_holds_is_lent() {
+        let mut r = FrameRing::create(8192, 2048).unwrap();
+        let base = r.umem().addr.as_ptr() as usize;
+        let d = |addr, len| RxDesc::made(addr, len, base);
+        assert!(r.frame(&d(256, 60)).is_none(), "no frame handed out yet");
+        let mut out = Vec::new();
+        r.hand_out(0, &mut out);
+        assert_eq!(r.frame(&d(256, 60)).map(<[u8]>::len), Some(60));
+        assert_eq!(r.frame(&d(6144 + 256, 60)).map(<[u8]>::len), Some(60));
+        assert!(r.frame(&d(8, 60)).is_none(), "no room for the header");
+        assert!(r.frame(&d(256, 1900)).is_none(), "past the frame");
+        assert!(r.frame(&d(8192, 1)).is_none(), "past the UMEM");
+        assert!(
+            r.frame(&RxDesc::made(256, 60, base + 4096)).is_none(),
+            "another UMEM"
+        );
+        r.receive(256, 60, 60, 1).unwrap();
+        assert!(
+            r.frame(&d(256, 60)).is_none(),
+            "received: the writer's record now"
+        );
+        assert!(r.frame(&d(2048 + 256, 60)).is_some());
+    }
+
+    #[test]
+    fn fast_reader_preference_keeps_the_newest_half_from_the_kernel() {
+        let mut r = FrameRing::create(8192, 2048).unwrap();
+        let mut out = Vec::new();
+        r.hand_out(r.fast_reclaim(), &mut out);
+        assert_eq!(out.len(), 4);
+        for (i, a) in [256u64, 2048 + 256, 4096 + 256, 6144 + 256]
+            .iter()
+            .enumerate()
+        {
+            r.receive(*a, 60, 60, i as u64).unwrap();
+        }
+        // All four received: frames 0 and 1 (the older half) go back,
+        // frames 2 and 3 stay readable.
+        out.clear();
+        r.hand_out(r.fast_reclaim(), &mut out);
+        assert_eq!(out, vec![0, 2048]);
+        assert_eq!(r.kernel_frames(), 2);
     }
 }

@@ -28,11 +28,12 @@
 
 use crate::control::{ControlWriterSide, Reported, STATUS_DETACHED};
 use crate::error::Error;
-use crate::frames::{FrameRing, Umem, FRAME};
+use crate::frames::{FrameRing, FRAME};
 use crate::ibuf::{IbufWriter, WriterCounts, FLAG_DETACHED};
 use crate::pbuf::{record_len, PbufWriter};
 use crate::policy::{clamp_read, clamp_wake, CopyMode, Policy, Stall, StallBound};
 use crate::wake::Waker;
+use crate::xsk::Umem;
 use std::fmt;
 use std::os::fd::OwnedFd;
 use std::sync::atomic::{fence, Ordering};
@@ -282,6 +283,16 @@ impl Group {
         }
     }
 
+    /// [`CopyMode::Zero`]: the bytes of the frame `d` names, returned by the
+    /// kernel and not yet written with [`Group::write_frames`]
+    /// ([`FrameRing::frame`]); `None` otherwise.
+    pub fn frame(&self, d: &crate::xsk::RxDesc) -> Option<&[u8]> {
+        match &self.store {
+            PacketStore::Frames(r) => r.frame(d),
+            _ => None,
+        }
+    }
+
     /// A new flow with an IBuf of `ibuf_entries` (a power of two), and the
     /// descriptors its client needs.
     pub fn add_flow(&mut self, ibuf_entries: u64) -> Result<(FlowId, FlowFds), Error> {
@@ -501,8 +512,10 @@ impl Group {
     /// the kernel may fill again, in order, for the source's fill ring. Under
     /// slow-reader preference a frame comes back only once every attached
     /// flow's reader has passed every entry in it (their `R`s are read
-    /// afresh); under fast-reader preference as soon as it was received
-    /// (readers lapped count `overwritten`). The first call hands out every
+    /// afresh); under fast-reader preference once it is half a ring behind
+    /// the newest frame, whether read or not (readers lapped count
+    /// `overwritten`; handing frames back the moment they are received
+    /// would leave no reader any frame it could trust). The first call hands out every
     /// frame. Nothing for a group that copies.
     ///
     /// The stall bound's time applies (its bytes do not: the kernel, not the
@@ -528,6 +541,11 @@ impl Group {
             };
             let PacketStore::Frames(ring) = &mut self.store else {
                 return;
+            };
+            // Fast reader: the newest half of the ring stays the readers'.
+            let reclaim = match self.policy {
+                Policy::SlowReader => reclaim,
+                Policy::FastReader => ring.fast_reclaim(),
             };
             let before = out.len();
             ring.hand_out(reclaim, out);

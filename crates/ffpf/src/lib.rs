@@ -45,12 +45,13 @@ mod reader;
 pub mod seqpacket;
 pub mod shm;
 pub mod wake;
+pub mod xsk;
 
 pub use client::{Client, Flow, FlowSpec};
 pub use error::{Error, ErrorKind};
-pub use frames::Umem;
 pub use group::{BatchSummary, FlowCounters, FlowFds, FlowId, Group, Incoming, Received};
 pub use ibuf::WriterCounts;
 pub use mbuf::Mbuf;
 pub use policy::{CopyMode, DropReason, Policy, StallBound};
 pub use reader::{FlowReader, Packet, ReaderStats};
+pub use xsk::Umem;

@@ -381,7 +381,7 @@ pub struct FlowStats {
 pub struct SourceStats {
     /// Its name.
     pub name: String,
-    /// `ring` or `file`.
+    /// `ring`, `xdp` (an AF_XDP source, `--copy zero`) or `file`.
     pub kind: String,
     /// Whether its capture (or playback) runs.
     pub running: bool,
@@ -403,6 +403,13 @@ pub struct SourceStats {
     pub flows: u64,
     /// Packets stored in its groups' PBufs (one copy per group).
     pub stored: u64,
+    /// An AF_XDP source (`kind` `xdp`, zero copy): frames the kernel
+    /// received for its socket but dropped before the daemon saw them, as no
+    /// frame of the UMEM was free (`XDP_STATISTICS`: a slow reader holding
+    /// the frames back under slow-reader preference). Sent = `packets` +
+    /// this, exactly.
+    #[serde(default)]
+    pub kernel_dropped: u64,
 }
 
 /// The daemon's figures.

@@ -1,5 +1,5 @@
 //! Zero copy with the real kernel: a [`CopyMode::Zero`] group's frame ring is
-//! registered as the UMEM of an AF_XDP socket on a veth pair in a network
+//! registered as the UMEM of an AF_XDP socket (`xsk::Xsk`, the daemon's) on a veth pair in a network
 //! namespace this test makes (nothing leaves it), an XDP program redirects
 //! the test's frames (ethertype 0x88b5) to the socket, and the kernel copies
 //! each one straight into the sealed memfd a reader maps read-only. Checks
@@ -12,12 +12,11 @@
 
 mod common;
 
+use netsift_ffpf::xsk::{Mode, Xsk};
 use netsift_ffpf::{CopyMode, FlowFds, FlowId, FlowReader, Group, Policy, Received};
 use netsift_testkit::{require, Need};
 use std::os::fd::{AsFd, AsRawFd, FromRawFd, OwnedFd, RawFd};
 use std::process::Command;
-use std::ptr::NonNull;
-use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 const FRAMES: u32 = 16;
@@ -108,79 +107,6 @@ fn redirect(xsk: RawFd, ifindex: u32) -> Vec<OwnedFd> {
     vec![map, prog, link]
 }
 
-/// One of the socket's rings, mapped.
-struct Ring {
-    base: NonNull<u8>,
-    len: usize,
-    producer: usize,
-    consumer: usize,
-    desc: usize,
-}
-
-impl Ring {
-    fn map(xsk: RawFd, off: &libc::xdp_ring_offset, desc: usize, pgoff: i64) -> Ring {
-        let len = off.desc as usize + FRAMES as usize * desc;
-        // SAFETY: a fresh shared mapping of the socket's ring at the offset the
-        // kernel documents for it; unmapped on drop.
-        let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                len,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_SHARED | libc::MAP_POPULATE,
-                xsk,
-                pgoff,
-            )
-        };
-        assert_ne!(p, libc::MAP_FAILED, "{}", os("mmap of an XDP ring"));
-        Ring {
-            base: NonNull::new(p.cast()).expect("mmap returned null"),
-            len,
-            producer: off.producer as usize,
-            consumer: off.consumer as usize,
-            desc: off.desc as usize,
-        }
-    }
-
-    fn word(&self, off: usize) -> &AtomicU32 {
-        // SAFETY: `off` is one of the kernel's offsets of a 4-aligned index
-        // inside the mapping, which the kernel and this test share, and which
-        // both access atomically.
-        unsafe { AtomicU32::from_ptr(self.base.as_ptr().add(off).cast()) }
-    }
-
-    fn desc_ptr(&self, i: u32) -> *mut u8 {
-        let size = (self.len - self.desc) / FRAMES as usize;
-        // SAFETY: `i % FRAMES` keeps the slot inside the descriptor array.
-        unsafe {
-            self.base
-                .as_ptr()
-                .add(self.desc + (i % FRAMES) as usize * size)
-        }
-    }
-}
-
-impl Drop for Ring {
-    fn drop(&mut self) {
-        // SAFETY: the mapping made in `Ring::map`, with its length.
-        unsafe { libc::munmap(self.base.as_ptr().cast(), self.len) };
-    }
-}
-
-fn setsockopt<T>(fd: RawFd, opt: i32, v: &T, what: &str) {
-    // SAFETY: `v` is a live value of the type the option takes.
-    let r = unsafe {
-        libc::setsockopt(
-            fd,
-            libc::SOL_XDP,
-            opt,
-            (v as *const T).cast(),
-            std::mem::size_of::<T>() as u32,
-        )
-    };
-    assert_eq!(r, 0, "{}", os(what));
-}
-
 fn frame(seq: u64, len: usize) -> Vec<u8> {
     let mut f = vec![0xff; 6];
     f.extend([2, 0, 0, 0, 0, 1]);
@@ -194,9 +120,7 @@ struct Test {
     g: Group,
     /// The flows that accept the frames received now, with their classes.
     accept: Vec<(FlowId, u32)>,
-    xsk: OwnedFd,
-    fill: Ring,
-    rx: Ring,
+    xsk: Xsk,
     sender: OwnedFd,
     peer: i32,
 }
@@ -206,20 +130,7 @@ impl Test {
     fn refill(&mut self) -> usize {
         let mut out = Vec::new();
         self.g.refill(&mut out);
-        let prod = self.fill.word(self.fill.producer).load(Ordering::Relaxed);
-        for (i, addr) in out.iter().enumerate() {
-            // SAFETY: a slot of the fill ring the kernel has consumed (at most
-            // FRAMES frames exist, so never more are outstanding).
-            unsafe {
-                self.fill
-                    .desc_ptr(prod + i as u32)
-                    .cast::<u64>()
-                    .write(*addr)
-            };
-        }
-        self.fill
-            .word(self.fill.producer)
-            .store(prod + out.len() as u32, Ordering::Release);
+        self.xsk.fill(&out);
         out.len()
     }
 
@@ -248,54 +159,40 @@ impl Test {
     /// to the group; how many came.
     fn receive(&mut self, n: u32, wait: Duration) -> u32 {
         let deadline = Instant::now() + wait;
-        let cons = self.rx.word(self.rx.consumer).load(Ordering::Relaxed);
-        let mut prod;
+        let mut descs = Vec::new();
         loop {
-            prod = self.rx.word(self.rx.producer).load(Ordering::Acquire);
-            if prod - cons >= n || Instant::now() > deadline {
+            descs.clear();
+            let got = self.xsk.peek(FRAMES, &mut descs);
+            if got >= n || Instant::now() > deadline {
                 break;
             }
             std::thread::sleep(Duration::from_millis(1));
         }
         let mine = self.accept.clone();
-        let mut batch = Vec::new();
-        for i in cons..prod {
-            // SAFETY: a descriptor the kernel published (below the producer it
-            // released) and this test has not consumed.
-            let d = unsafe { self.rx.desc_ptr(i).cast::<libc::xdp_desc>().read() };
-            batch.push(Received {
-                addr: d.addr,
-                len: d.len,
-                wirelen: d.len,
-                ts_ns: u64::from(i),
-                flows: &mine,
-            });
-        }
+        let batch: Vec<Received<'_>> = descs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| {
+                // The frame is lent by the group before it is received.
+                assert_eq!(self.g.frame(d).map(<[u8]>::len), Some(d.len() as usize));
+                Received {
+                    addr: d.addr(),
+                    len: d.len(),
+                    wirelen: d.len(),
+                    ts_ns: i as u64,
+                    flows: &mine,
+                }
+            })
+            .collect();
         self.g
             .write_frames(&batch)
             .expect("frames in the order given");
-        self.rx
-            .word(self.rx.consumer)
-            .store(prod, Ordering::Release);
-        prod - cons
+        self.xsk.release(descs.len() as u32);
+        descs.len() as u32
     }
 
     fn kernel_drops(&self) -> u64 {
-        // SAFETY: zeroed statistics are valid; the kernel fills them.
-        let mut st: libc::xdp_statistics = unsafe { std::mem::zeroed() };
-        let mut len = std::mem::size_of::<libc::xdp_statistics>() as u32;
-        // SAFETY: `st` and `len` live through the call and say its size.
-        let r = unsafe {
-            libc::getsockopt(
-                self.xsk.as_raw_fd(),
-                libc::SOL_XDP,
-                libc::XDP_STATISTICS,
-                (&mut st as *mut libc::xdp_statistics).cast(),
-                &mut len,
-            )
-        };
-        assert_eq!(r, 0, "{}", os("XDP_STATISTICS"));
-        st.rx_dropped + st.rx_fill_ring_empty_descs
+        self.xsk.dropped()
     }
 }
 
@@ -337,59 +234,10 @@ fn run() {
         FlowReader::from_fds(fds.pbuf, fds.ibuf, fds.control, fds.wake).expect("a reader");
     let umem = g.umem().expect("a UMEM");
 
-    // SAFETY: a new socket; the descriptor is owned at once.
-    let xsk = owned(
-        unsafe { libc::socket(libc::AF_XDP, libc::SOCK_RAW, 0) },
-        "AF_XDP socket",
-    );
-    let reg = libc::xdp_umem_reg {
-        addr: umem.addr.as_ptr() as u64,
-        len: umem.len,
-        chunk_size: umem.frame,
-        headroom: 0,
-        flags: 0,
-        tx_metadata_len: 0,
-    };
-    setsockopt(xsk.as_raw_fd(), libc::XDP_UMEM_REG, &reg, "XDP_UMEM_REG");
-    for opt in [
-        libc::XDP_UMEM_FILL_RING,
-        libc::XDP_UMEM_COMPLETION_RING,
-        libc::XDP_RX_RING,
-    ] {
-        setsockopt(xsk.as_raw_fd(), opt, &FRAMES, "an XDP ring's size");
-    }
-    // SAFETY: zeroed offsets are valid; the kernel fills them.
-    let mut off: libc::xdp_mmap_offsets = unsafe { std::mem::zeroed() };
-    let mut len = std::mem::size_of::<libc::xdp_mmap_offsets>() as u32;
-    // SAFETY: `off` and `len` live through the call and say its size.
-    let r = unsafe {
-        libc::getsockopt(
-            xsk.as_raw_fd(),
-            libc::SOL_XDP,
-            libc::XDP_MMAP_OFFSETS,
-            (&mut off as *mut libc::xdp_mmap_offsets).cast(),
-            &mut len,
-        )
-    };
-    assert_eq!(r, 0, "{}", os("XDP_MMAP_OFFSETS"));
-    let fill = Ring::map(
-        xsk.as_raw_fd(),
-        &off.fr,
-        8,
-        libc::XDP_UMEM_PGOFF_FILL_RING as i64,
-    );
-    let rx = Ring::map(
-        xsk.as_raw_fd(),
-        &off.rx,
-        std::mem::size_of::<libc::xdp_desc>(),
-        libc::XDP_PGOFF_RX_RING,
-    );
-    // SAFETY: a zeroed sockaddr_xdp is valid; the fields set below bind the
-    // socket to queue 0 of the namespace's veth, copying.
-    let mut sx: libc::sockaddr_xdp = unsafe { std::mem::zeroed() };
-    sx.sxdp_family = libc::AF_XDP as u16;
-    sx.sxdp_flags = libc::XDP_COPY;
-    sx.sxdp_ifindex = rx_if;
+    // Bound to queue 0 of the namespace's veth: copy mode, as veth has no
+    // zero-copy driver mode.
+    let xsk = Xsk::open(rx_if, umem).expect("an AF_XDP socket on the UMEM");
+    assert_eq!(xsk.mode, Mode::Copy);
     // SAFETY: a new AF_PACKET socket, owned at once.
     let sender = owned(
         unsafe { libc::socket(libc::AF_PACKET, libc::SOCK_RAW, 0) },
@@ -399,8 +247,6 @@ fn run() {
         g,
         accept: vec![(flow, 7), (other, 7)],
         xsk,
-        fill,
-        rx,
         sender,
         peer: peer as i32,
     };
@@ -409,16 +255,7 @@ fn run() {
         FRAMES as usize,
         "every frame to the kernel at first"
     );
-    // SAFETY: `sx` lives through the call and is a sockaddr_xdp.
-    let r = unsafe {
-        libc::bind(
-            t.xsk.as_raw_fd(),
-            (&sx as *const libc::sockaddr_xdp).cast(),
-            std::mem::size_of::<libc::sockaddr_xdp>() as u32,
-        )
-    };
-    assert_eq!(r, 0, "{}", os("bind of the AF_XDP socket"));
-    let _keep = redirect(t.xsk.as_raw_fd(), rx_if);
+    let _keep = redirect(t.xsk.fd(), rx_if);
 
     // The reader reads nothing: the kernel fills the 16 frames, then has none.
     for s in 0..u64::from(FRAMES) {

@@ -102,6 +102,10 @@ pub enum Hook {
         stats: i32,
         /// Bytes copied of an accepted frame at most.
         cap: u32,
+        /// An XSKMAP ([`Env::xdp_redirect`]): an accepted frame is redirected
+        /// to the AF_XDP socket at its receive queue's index (passed on if
+        /// there is none) instead of copied into `ring`; a rejected one passes.
+        redirect: Option<i32>,
     },
 }
 
@@ -165,9 +169,26 @@ impl Env {
                 ring,
                 stats,
                 cap: snaplen.clamp(1, XDP_CAP_MAX),
+                redirect: None,
             },
             follow: None,
             params: false,
+        }
+    }
+
+    /// An XDP program that redirects what it accepts (a sure or an unsure
+    /// accept) to the AF_XDP socket in XSKMAP `xskmap` at the frame's
+    /// receive queue, passes the rest on to the host stack, and counts in
+    /// `stats` as [`Env::xdp`] does (its third word stays 0).
+    pub fn xdp_redirect(xskmap: i32, stats: i32) -> Env {
+        Env {
+            hook: Hook::Xdp {
+                ring: -1,
+                stats,
+                cap: 1,
+                redirect: Some(xskmap),
+            },
+            ..Env::xdp(-1, stats, 1)
         }
     }
 
@@ -652,9 +673,18 @@ fn emit(
     g.ret(0);
     g.a.bind(g.unsure);
     g.ret(env.accept(false));
-    if let Hook::Xdp { ring, stats, cap } = env.hook {
+    if let Hook::Xdp {
+        ring,
+        stats,
+        cap,
+        redirect,
+    } = env.hook
+    {
         g.a.bind(g.epilogue);
-        crate::xdp::epilogue(&mut g.a, ring, stats, cap);
+        match redirect {
+            None => crate::xdp::epilogue(&mut g.a, ring, stats, cap),
+            Some(map) => crate::xdp::redirect_epilogue(&mut g.a, map, stats),
+        }
     }
     if let Some(e) = g.map_error {
         return Err(GenError::map(e));

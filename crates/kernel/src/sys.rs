@@ -17,6 +17,8 @@ const MAP_GET_NEXT_KEY: libc::c_long = 4;
 const PROG_LOAD: libc::c_long = 5;
 const PROG_TEST_RUN: libc::c_long = 10;
 const LINK_CREATE: libc::c_long = 28;
+/// `BPF_LINK_UPDATE`.
+const LINK_UPDATE: libc::c_long = 29;
 /// `BPF_XDP` of `enum bpf_attach_type`.
 const ATTACH_XDP: u32 = 37;
 
@@ -150,6 +152,9 @@ pub enum MapKind {
     /// `BPF_MAP_TYPE_RINGBUF`: packets an XDP program hands to user space (key and
     /// value size 0, `max_entries` the size in bytes, a power-of-2 number of pages).
     RingBuf = 27,
+    /// `BPF_MAP_TYPE_XSKMAP`: AF_XDP sockets by receive queue, which an XDP
+    /// program redirects frames to (value: the socket's descriptor).
+    XskMap = 17,
 }
 
 #[repr(C)]
@@ -379,6 +384,14 @@ struct LinkCreate {
 }
 
 #[repr(C)]
+struct LinkUpdate {
+    link_fd: u32,
+    new_prog_fd: u32,
+    flags: u32,
+    old_prog_fd: u32,
+}
+
+#[repr(C)]
 #[derive(Default)]
 struct TestRun {
     prog_fd: u32,
@@ -522,6 +535,23 @@ impl Program {
             )));
         }
         Ok(owned(fd))
+    }
+
+    /// Puts this program in place of the one link `link` (from
+    /// [`Program::link_xdp`]) runs, in one step: every frame meets the old
+    /// program or the new one (`BPF_LINK_UPDATE`).
+    pub fn update_link(&self, link: &OwnedFd) -> Result<(), Error> {
+        use std::os::fd::AsRawFd;
+        let mut a = LinkUpdate {
+            link_fd: link.as_raw_fd() as u32,
+            new_prog_fd: self.fd() as u32,
+            flags: 0,
+            old_prog_fd: 0,
+        };
+        if bpf(LINK_UPDATE, &mut a) < 0 {
+            return Err(Error::last("replacing a linked XDP program"));
+        }
+        Ok(())
     }
 
     /// Attaches the program as the filter of socket `sock` (`SO_ATTACH_BPF`),

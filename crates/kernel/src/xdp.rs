@@ -17,6 +17,12 @@ use crate::layout::{ADDR, ADDR2, CTX, KEY, VAL, XDP_CLASSES, XDP_HDR, XDP_LEN};
 /// `XDP_PASS`: the frame goes on to the host stack.
 const XDP_PASS: i32 = 2;
 
+/// `bpf_redirect_map(map, key, flags)`; the low bits of `flags` are the
+/// action when the map has no entry at `key`.
+const REDIRECT_MAP: i32 = 51;
+/// `xdp_md.rx_queue_index`.
+const RX_QUEUE_INDEX: i16 = 16;
+
 /// The counters' words.
 const SEEN: i32 = 0;
 const ACCEPTED: i32 = 1;
@@ -25,10 +31,7 @@ const FULL: i32 = 2;
 /// The epilogue, entered with the verdict in r0 (0: rejected).
 pub(crate) fn epilogue(a: &mut Asm, ring: i32, stats: i32, cap: u32) {
     let (pass, full) = (a.label(), a.label());
-    a.mov64_reg(VAL, R0);
-    count(a, stats, SEEN);
-    a.jmp_imm(Cond::Eq, VAL, 0, pass);
-    count(a, stats, ACCEPTED);
+    counted(a, stats, pass);
     // ADDR: the wire length; ADDR2: the bytes to copy, 1 to `cap` (a bound the
     // verifier follows into the copy's length).
     a.ldx(Width::W, ADDR, R10, XDP_LEN);
@@ -55,6 +58,24 @@ pub(crate) fn epilogue(a: &mut Asm, ring: i32, stats: i32, cap: u32) {
     }
     a.bind(full);
     count(a, stats, FULL);
+    a.bind(pass);
+    a.mov64_imm(R0, XDP_PASS);
+    a.exit();
+}
+
+/// The epilogue of a program that hands what it accepts to an AF_XDP socket
+/// (zero copy): entered with the verdict in r0, it counts the frame, then
+/// redirects an accepted one to the socket in XSKMAP `map` at the frame's
+/// receive queue (`XDP_PASS` if the map has none there) and passes a
+/// rejected one on to the host stack.
+pub(crate) fn redirect_epilogue(a: &mut Asm, map: i32, stats: i32) {
+    let pass = a.label();
+    counted(a, stats, pass);
+    a.ldx(Width::W, R2, CTX, RX_QUEUE_INDEX);
+    a.ld_map_fd(R1, map);
+    a.mov64_imm(R3, XDP_PASS);
+    a.call(REDIRECT_MAP);
+    a.exit();
     a.bind(pass);
     a.mov64_imm(R0, XDP_PASS);
     a.exit();
@@ -92,6 +113,15 @@ fn record(a: &mut Asm, ring: i32, size: u32, pass: Label, full: Label) {
     a.mov64_imm(R2, 0);
     a.call(RINGBUF_DISCARD);
     a.ja(pass);
+}
+
+/// Counts the frame whose verdict is in r0 as seen, and on to `pass` if it
+/// was rejected, else as accepted (the verdict moves to VAL).
+fn counted(a: &mut Asm, stats: i32, pass: Label) {
+    a.mov64_reg(VAL, R0);
+    count(a, stats, SEEN);
+    a.jmp_imm(Cond::Eq, VAL, 0, pass);
+    count(a, stats, ACCEPTED);
 }
 
 /// Adds 1 to word `word` of this CPU's counters.

@@ -58,9 +58,11 @@ pub struct Flags {
     #[arg(long = "prefer", value_name = "READER", default_value = "slow", value_parser = ["slow", "fast"])]
     pub prefer: String,
     /// Where packets are stored (NIC-FIX §4.3): once per flow group
-    /// (`once`), or once per flow that accepted them (`per-flow`: a PBuf per
-    /// flow, as sockets each get a copy; for comparison). `zero` (an AF_XDP
-    /// UMEM as PBuf) is refused: the daemon has no AF_XDP source yet.
+    /// (`once`), once per flow that accepted them (`per-flow`: a PBuf per
+    /// flow, as sockets each get a copy; for comparison), or not at all
+    /// (`zero`: every `--iface` is an AF_XDP source whose UMEM is its flow
+    /// group's PBuf; only a group the policy grants `copy = "zero"`, or
+    /// root's, may open flows on it; file sources copy once).
     #[arg(long = "copy", value_name = "MODE", default_value = "once", value_parser = ["once", "per-flow", "zero"])]
     pub copy: String,
     /// PBuf size per flow group, in bytes (a power of two, 4 KiB or more).
@@ -86,6 +88,11 @@ pub struct Flags {
     /// Connections served at once.
     #[arg(long = "max-connections", value_name = "N", default_value_t = 256)]
     pub max_connections: usize,
+    /// With `--copy zero`: IFACE is a monitor port (a tap or a mirror port
+    /// carrying no traffic of this host), so its frames may be redirected to
+    /// the daemon although it has an address or a route (repeatable).
+    #[arg(long = "monitor-port", value_name = "IFACE")]
+    pub monitor_port: Vec<String>,
     /// The authorisation policy (TOML rules: who may open flows on which
     /// sources, with which filter in front, snap length, buffer and flows).
     /// Without it the socket's mode decides who may connect, and each user is
@@ -139,6 +146,15 @@ pub enum SourceSpec {
         /// The interface.
         iface: String,
     },
+    /// An interface's frames redirected by XDP to an AF_XDP socket whose
+    /// UMEM is the PBuf of its one (zero-copy) flow group.
+    Xdp {
+        /// The interface.
+        iface: String,
+        /// Named with `--monitor-port`: carrying the host's traffic is no
+        /// reason to refuse it.
+        monitor: bool,
+    },
     /// A capture file, played.
     File {
         /// Its name as a source.
@@ -154,7 +170,7 @@ impl SourceSpec {
     /// Its name as a source.
     pub fn name(&self) -> &str {
         match self {
-            SourceSpec::Ring { iface } => iface,
+            SourceSpec::Ring { iface } | SourceSpec::Xdp { iface, .. } => iface,
             SourceSpec::File { name, .. } => name,
         }
     }
@@ -171,7 +187,8 @@ pub struct Config {
     pub sources: Vec<SourceSpec>,
     /// The groups' buffer preference.
     pub policy: Policy,
-    /// Where packets are stored: once per group, or once per flow.
+    /// Where packets are stored: once per group, once per flow, or in the
+    /// kernel's frames (zero copy, on interfaces, for groups granted it).
     pub copy: CopyMode,
     /// PBuf bytes per group (per flow with [`CopyMode::PerFlow`]).
     pub pbuf_bytes: u64,
@@ -200,10 +217,27 @@ impl Config {
             fast: flags.fast,
             wait_flows: flags.wait_flows,
         };
+        let zero = flags.copy == "zero";
+        if let Some(m) = flags.monitor_port.iter().find(|m| !flags.iface.contains(m)) {
+            return Err(format!(
+                "--monitor-port {m}: not an interface the daemon owns (give --iface {m})"
+            ));
+        }
+        if !zero && !flags.monitor_port.is_empty() {
+            return Err("--monitor-port: only with --copy zero (nothing else \
+                        redirects an interface's frames)"
+                .into());
+        }
         let mut sources: Vec<SourceSpec> = flags
             .iface
             .iter()
-            .map(|i| SourceSpec::Ring { iface: i.clone() })
+            .map(|i| match zero {
+                true => SourceSpec::Xdp {
+                    iface: i.clone(),
+                    monitor: flags.monitor_port.contains(i),
+                },
+                false => SourceSpec::Ring { iface: i.clone() },
+            })
             .collect();
         for f in &flags.file {
             let (name, path) = match f.split_once('=') {
@@ -247,16 +281,9 @@ impl Config {
         };
         let copy = match flags.copy.as_str() {
             "per-flow" => CopyMode::PerFlow,
-            // Zero copy is ffpf's `CopyMode::Zero` (an AF_XDP UMEM as PBuf);
-            // the daemon has no AF_XDP source yet, and the group it may serve
-            // is the policy's to name (`rights::copy_mode`), not a flag's.
-            "zero" => {
-                return Err(
-                    "--copy zero: not built in the daemon yet (no AF_XDP source); \
-                            see docs/ffpf.md, \"Copy modes\""
-                        .into(),
-                )
-            }
+            // Granted per group, by the policy, on interfaces only
+            // (`rights::copy_mode`).
+            "zero" => CopyMode::Zero,
             _ => CopyMode::Once,
         };
         Ok(Config {
@@ -296,13 +323,27 @@ mod tests {
     }
 
     #[test]
-    fn copy_modes_parse_and_zero_is_refused_with_its_reason() {
+    fn copy_modes_parse_and_zero_makes_interfaces_xdp_sources() {
         assert_eq!(config(&[]).unwrap().copy, CopyMode::Once);
         assert_eq!(
             config(&["--copy", "per-flow"]).unwrap().copy,
             CopyMode::PerFlow
         );
-        let e = config(&["--copy", "zero"]).unwrap_err();
-        assert!(e.contains("AF_XDP"), "{e}");
+        let c = config(&["--copy", "zero", "--iface", "a", "--iface", "b"]).unwrap();
+        assert_eq!(c.copy, CopyMode::Zero);
+        assert!(matches!(
+            c.sources[0],
+            SourceSpec::Xdp { monitor: false, .. }
+        ));
+        let c = config(&["--copy", "zero", "--iface", "a", "--monitor-port", "a"]).unwrap();
+        assert!(matches!(
+            c.sources[0],
+            SourceSpec::Xdp { monitor: true, .. }
+        ));
+        assert!(matches!(c.sources[1], SourceSpec::File { .. }));
+        let e = config(&["--copy", "zero", "--monitor-port", "a"]).unwrap_err();
+        assert!(e.contains("--monitor-port a"), "{e}");
+        let e = config(&["--iface", "a", "--monitor-port", "a"]).unwrap_err();
+        assert!(e.contains("--copy zero"), "{e}");
     }
 }

@@ -19,7 +19,8 @@
 use crate::rights::Class;
 use netsift_engine::{BatchScratch, Compiled, LANES};
 use netsift_ffpf::proto::Direction;
-use netsift_ffpf::{FlowId, Group, Incoming};
+use netsift_ffpf::xsk::RxDesc;
+use netsift_ffpf::{FlowId, Group, Incoming, Received};
 use std::collections::HashMap;
 
 /// One packet of a batch.
@@ -247,12 +248,6 @@ impl Dispatch {
         if self.filters.iter().all(Option::is_none) {
             return;
         }
-        self.sent.clear();
-        self.sent.extend(pkts.chunks(LANES).map(|c| {
-            c.iter()
-                .enumerate()
-                .fold(0u32, |m, (i, p)| m | u32::from(p.outgoing) << i)
-        }));
         self.run_filters(pkts);
         let Dispatch {
             groups,
@@ -265,18 +260,7 @@ impl Dispatch {
             ..
         } = self;
         for g in groups.values_mut().filter(|g| !g.active.is_empty()) {
-            targets.clear();
-            spans.clear();
-            for i in 0..pkts.len() {
-                let (chunk, bit) = (i / LANES, 1u32 << (i % LANES));
-                let start = targets.len();
-                for a in &g.active {
-                    if masks[a.slot][chunk] & lanes(a.direction, sent[chunk]) & bit != 0 {
-                        targets.push((a.flow, 0));
-                    }
-                }
-                spans.push((start, targets.len()));
-            }
+            accepting(&g.active, masks, sent, pkts.len(), targets, spans);
             let cut = g.snaplen.map_or(usize::MAX, |n| n as usize);
             // Borrowing this group's targets, so taken back before the next
             // group's are written.
@@ -299,11 +283,98 @@ impl Dispatch {
         }
     }
 
+    /// An AF_XDP source's batch (`--copy zero`): the frames of `descs`, in
+    /// RX order, which the kernel put in the UMEM of group `group`. Each
+    /// distinct filter runs once over them where they lie (no copy); every
+    /// frame goes to the group in order, with the flows that accepted it
+    /// ([`Group::write_frames`]: an index entry each); then the frames the
+    /// group's preference gives back to the kernel are appended to `fill`.
+    /// Records keep at most `snaplen` bytes (and the group's rule's snap
+    /// length), as a ring's would. `Ok(false)`: the group is gone.
+    pub(crate) fn frames(
+        &mut self,
+        group: u64,
+        descs: &[RxDesc],
+        (ts_ns, snaplen): (u64, u32),
+        fill: &mut Vec<u64>,
+    ) -> Result<bool, String> {
+        let Some(class) = self
+            .groups
+            .iter()
+            .find(|(_, g)| g.number == group)
+            .map(|(c, _)| c.clone())
+        else {
+            return Ok(false);
+        };
+        // Out of the table while its frames are lent to the filters.
+        let mut g = self.groups.remove(&class).expect("found above");
+        let r = self.frames_of(&mut g, descs, (ts_ns, snaplen), fill);
+        self.groups.insert(class, g);
+        r.map(|()| true)
+    }
+
+    fn frames_of(
+        &mut self,
+        g: &mut GroupSlot,
+        descs: &[RxDesc],
+        (ts_ns, snaplen): (u64, u32),
+        fill: &mut Vec<u64>,
+    ) -> Result<(), String> {
+        if !descs.is_empty() {
+            // A descriptor the group does not recognise is read as an empty
+            // frame; `write_frames` then refuses its address.
+            let pkts: Vec<Packet<'_>> = descs
+                .iter()
+                .map(|x| Packet {
+                    data: g.group.frame(x).unwrap_or(&[]),
+                    wirelen: x.len(),
+                    ts_ns,
+                    // An AF_XDP socket sees what the interface received.
+                    outgoing: false,
+                })
+                .collect();
+            self.counters.batches += 1;
+            self.counters.packets += pkts.len() as u64;
+            self.run_filters(&pkts);
+        }
+        let Dispatch {
+            masks,
+            sent,
+            targets,
+            spans,
+            ..
+        } = self;
+        accepting(&g.active, masks, sent, descs.len(), targets, spans);
+        let cut = g.snaplen.unwrap_or(u32::MAX).min(snaplen);
+        let received: Vec<Received<'_>> = descs
+            .iter()
+            .zip(spans.iter())
+            .map(|(x, &(a, b))| Received {
+                addr: x.addr(),
+                len: x.len().min(cut),
+                wirelen: x.len(),
+                ts_ns,
+                flows: &targets[a..b],
+            })
+            .collect();
+        g.group
+            .write_frames(&received)
+            .map_err(|e| format!("flow group {}: {e}", g.number))?;
+        g.group.refill(fill);
+        Ok(())
+    }
+
     /// Each distinct filter once over the batch, into `masks`: a filter
     /// whose program differs by direction runs each program on the chunks
     /// holding packets of its direction, and each packet takes its own
     /// direction's verdict.
     fn run_filters(&mut self, pkts: &[Packet<'_>]) {
+        self.sent.clear();
+        self.sent.extend(pkts.chunks(LANES).map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u32, |m, (i, p)| m | u32::from(p.outgoing) << i)
+        }));
         let mut data: [&[u8]; LANES] = [&[]; LANES];
         let mut wire = [0u32; LANES];
         self.masks.resize_with(self.filters.len(), Vec::new);
@@ -340,6 +411,31 @@ impl Dispatch {
             }
             self.counters.filter_runs += 1;
         }
+    }
+}
+
+/// Which active flows take each of the first `n` packets: for packet `i`,
+/// `targets[spans[i].0..spans[i].1]` (the flows whose filter accepted it in
+/// the direction the flow takes).
+fn accepting(
+    active: &[Active],
+    masks: &[Vec<u32>],
+    sent: &[u32],
+    n: usize,
+    targets: &mut Vec<(FlowId, u32)>,
+    spans: &mut Vec<(usize, usize)>,
+) {
+    targets.clear();
+    spans.clear();
+    for i in 0..n {
+        let (chunk, bit) = (i / LANES, 1u32 << (i % LANES));
+        let start = targets.len();
+        for a in active {
+            if masks[a.slot][chunk] & lanes(a.direction, sent[chunk]) & bit != 0 {
+                targets.push((a.flow, 0));
+            }
+        }
+        spans.push((start, targets.len()));
     }
 }
 

@@ -376,13 +376,15 @@ impl Daemon {
                 format!("source {name} is gone"),
             ));
         };
+        let copy = s
+            .copy_mode(&granted, self.cfg.copy)
+            .map_err(|e| refuse(ErrorCode::Denied, format!("`instantiate`: {e}")))?;
         s.start(&self.log)
             .map_err(|e| refuse(ErrorCode::Internal, format!("`instantiate`: {e}")))?;
         let mut d = lock(&s.dispatch);
         let slot = match d.groups.entry(class.clone()) {
             Entry::Occupied(e) => e.into_mut(),
             Entry::Vacant(v) => {
-                let copy = crate::rights::copy_mode(&granted, self.cfg.copy);
                 let g = Group::with_copy(self.cfg.policy, self.cfg.pbuf_bytes, copy);
                 let mut g = match g {
                     Ok(g) => g,

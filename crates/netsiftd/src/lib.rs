@@ -12,10 +12,14 @@
 //! - [`flows`]: the flow table and life cycle ([`Daemon`]), groups;
 //! - `sources`: interfaces (a session capture with the union of the active
 //!   filters as kernel clauses) and capture files played, each on a thread;
+//! - `xdp_source`, `xsk`, `guard`: `--copy zero`, an interface's frames
+//!   redirected by XDP into an AF_XDP UMEM that is its group's PBuf, and the
+//!   guard against doing so on an interface that carries the host's traffic;
 //! - `dispatch`: per batch, each distinct filter once, each group's PBuf once;
 //! - `stats`: the figures the stats requests return.
 //!
-//! Arrows: `config`, `rights` ← `dispatch` ← `sources` ← `stats` ← `flows` ←
+//! Arrows: `config`, `rights` ← `dispatch` ← `xdp_source` (with `xsk`) ←
+//! `sources` (with `guard`) ← `stats` ← `flows` ←
 //! `listener`.
 //! It never prints: what it has to say goes to the [`Log`] the binary gives.
 //! The protocol is `docs/daemon.md`'s and `netsift_ffpf::proto`'s.
@@ -25,10 +29,13 @@
 pub mod config;
 mod dispatch;
 pub mod flows;
+mod guard;
 pub mod listener;
 pub mod rights;
 mod sources;
 mod stats;
+mod xdp_source;
+mod xsk;
 
 pub use config::{Config, Flags};
 pub use flows::Daemon;

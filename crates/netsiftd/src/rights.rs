@@ -9,6 +9,9 @@
 //! flow's filter has the rule's in front of it. Without one, the socket's
 //! mode decides who may connect, everyone who connects has every right, and
 //! each user id is a class of its own, so two users never share a group.
+//!
+//! Zero copy is a right of its own ([`copy_mode`]): a rule's `copy =
+//! "zero"`, or root's rights; without a policy file, root only.
 
 use netsift_ffpf::auth::{Peer, Policy, Refusal};
 use netsift_ffpf::seqpacket::PeerCred;
@@ -64,14 +67,33 @@ pub fn rights(policy: Option<&Policy>, peer: &PeerCred) -> Result<Rights, Refusa
     }
 }
 
-/// How the group of `rights` stores packets, given the daemon's `--copy`.
-/// The hook for the policy's "trusted with the raw ring" right (NIC-FIX
-/// §4.3): zero copy hands a group's clients every frame the kernel put in
-/// the interface's UMEM, so it must be granted per group by the policy,
-/// never by a flag for all; today every group gets the flag's mode (`once`
-/// or `per-flow`; `--copy zero` is refused until the AF_XDP source exists).
-pub fn copy_mode(_rights: &Rights, flag: CopyMode) -> CopyMode {
-    flag
+/// How the group of `rights` stores packets on a source, given the daemon's
+/// `--copy` (`interface`: the source is an interface, not a file).
+///
+/// Zero copy (NIC-FIX §4.3) hands a group's clients the interface's UMEM,
+/// every frame the kernel wrote into it before any filter ran, so it is the
+/// policy's to grant per group (`copy = "zero"` in a rule, or root's rights
+/// when no rule names root), never a flag's for all. Under `--copy zero` an
+/// interface serves only groups granted it: any other is refused, naming the
+/// rule (or, without a policy file, saying only root is trusted). A file has
+/// no kernel ring: its groups copy once.
+pub fn copy_mode(rights: &Rights, flag: CopyMode, interface: bool) -> Result<CopyMode, String> {
+    match (flag, interface) {
+        (CopyMode::Zero, false) => Ok(CopyMode::Once),
+        (CopyMode::Zero, true) if rights.grant.raw_ring => Ok(CopyMode::Zero),
+        (CopyMode::Zero, true) => Err(match (&rights.class, &rights.grant.rule) {
+            (Class::Uid(uid), _) => format!(
+                "zero copy: without a policy file only root is trusted with the raw \
+                 ring, not uid {uid} (grant it with copy = \"zero\" in a --policy rule)"
+            ),
+            (Class::Rule(_), rule) => format!(
+                "zero copy refused by rule {}: it does not grant copy = \"zero\" (a \
+                 zero-copy group's clients read every frame the interface received)",
+                rule.as_deref().unwrap_or("default")
+            ),
+        }),
+        (other, _) => Ok(other),
+    }
 }
 
 #[cfg(test)]
@@ -94,6 +116,10 @@ mod tests {
         assert_eq!(a.class, rights(None, &cred(1000)).unwrap().class);
         assert_eq!(a.grant.filter("tcp"), "tcp");
         assert_eq!(a.grant.sources, None);
+        let e = copy_mode(&a, CopyMode::Zero, true).unwrap_err();
+        assert!(e.contains("only root") && e.contains("uid 1000"), "{e}");
+        let root = rights(None, &cred(0)).unwrap();
+        assert_eq!(copy_mode(&root, CopyMode::Zero, true), Ok(CopyMode::Zero));
     }
 
     #[test]
@@ -110,6 +136,14 @@ mod tests {
         assert_eq!(a.grant.filter("port 53"), "(udp) and (port 53)");
         let e = rights(Some(&p), &cred(4_000_000_003)).unwrap_err();
         assert_eq!(e.rule, "default");
+        // Zero copy is the rule's to grant: noc's rule does not.
+        let e = copy_mode(&a, CopyMode::Zero, true).unwrap_err();
+        assert!(e.contains("rule noc"), "{e}");
+        assert_eq!(copy_mode(&a, CopyMode::Zero, false), Ok(CopyMode::Once));
+        assert_eq!(
+            copy_mode(&a, CopyMode::PerFlow, true),
+            Ok(CopyMode::PerFlow)
+        );
         // Root, not named, is apart.
         assert_eq!(
             rights(Some(&p), &cred(0)).unwrap().class,

@@ -17,14 +17,16 @@
 
 use crate::config::{Play, SourceSpec};
 use crate::dispatch::{Dispatch, Packet};
+use crate::rights::Rights;
 use crate::Log;
+use netsift_ffpf::CopyMode;
 use netsift_pcapc::{Meta, Target};
 use netsift_session::sink::{Records, Sink, SinkError};
 use netsift_session::{Capture, Clauses, Config, FilterSpec, Placement, Source as SessionSource};
 use netsift_wire::LinkType;
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
@@ -52,6 +54,8 @@ struct Running {
     thread: Option<JoinHandle<()>>,
     /// An interface's live set of clauses (the union of the active filters).
     clauses: Option<Arc<Mutex<Clauses>>>,
+    /// An AF_XDP source's program (the union of the active filters).
+    redirect: Option<Arc<crate::xsk::Redirect>>,
 }
 
 /// One source: what it is, its link type, and its flow table.
@@ -70,6 +74,8 @@ pub(crate) struct Source {
     /// The kernel's clauses by filter text: their number in the live set and
     /// the active flows using them.
     kernel: HashMap<String, (u64, usize)>,
+    /// An AF_XDP source's figures.
+    xdp: Arc<crate::xdp_source::Shared>,
 }
 
 impl Source {
@@ -77,8 +83,11 @@ impl Source {
     /// interface's, or the file's header), so flows' filters compile at
     /// `create`.
     pub(crate) fn new(spec: SourceSpec, snaplen: u32) -> Result<Source, String> {
+        if let SourceSpec::Xdp { iface, monitor } = &spec {
+            check_xdp(iface, *monitor)?;
+        }
         let (linktype, target, sent, snaplen) = match &spec {
-            SourceSpec::Ring { iface } => {
+            SourceSpec::Ring { iface } | SourceSpec::Xdp { iface, .. } => {
                 let lt =
                     netsift_capture::linktype_of(iface).map_err(|e| format!("{iface}: {e}"))?;
                 let ifindex =
@@ -107,13 +116,17 @@ impl Source {
             dispatch: Arc::new(Mutex::new(Dispatch::new())),
             running: None,
             kernel: HashMap::new(),
+            xdp: Arc::new(crate::xdp_source::Shared {
+                kernel_dropped: AtomicU64::new(0),
+            }),
         })
     }
 
-    /// `ring` or `file`.
+    /// `ring`, `xdp` or `file`.
     pub(crate) fn kind(&self) -> &'static str {
         match self.spec {
             SourceSpec::Ring { .. } => "ring",
+            SourceSpec::Xdp { .. } => "xdp",
             SourceSpec::File { .. } => "file",
         }
     }
@@ -124,6 +137,31 @@ impl Source {
             .as_ref()
             .and_then(|r| r.thread.as_ref())
             .is_some_and(|t| !t.is_finished())
+    }
+
+    /// An AF_XDP source: frames the kernel dropped for want of a free frame.
+    pub(crate) fn kernel_dropped(&self) -> u64 {
+        self.xdp.kernel_dropped.load(Ordering::Relaxed)
+    }
+
+    /// How a new group of `rights` on this source stores packets under
+    /// `--copy flag` ([`crate::rights::copy_mode`]); an AF_XDP source has
+    /// one UMEM, so one zero-copy group: a group of another class is refused.
+    pub(crate) fn copy_mode(&self, rights: &Rights, flag: CopyMode) -> Result<CopyMode, String> {
+        let iface = !matches!(self.spec, SourceSpec::File { .. });
+        let mode = crate::rights::copy_mode(rights, flag, iface)?;
+        if matches!(self.spec, SourceSpec::Xdp { .. }) {
+            let d = lock(&self.dispatch);
+            if let Some((_, g)) = d.groups.iter().find(|(c, _)| **c != rights.class) {
+                return Err(format!(
+                    "zero copy on {}: its UMEM is flow group {}'s, of other rights; \
+                     an interface has one zero-copy group",
+                    self.spec.name(),
+                    g.number
+                ));
+            }
+        }
+        Ok(mode)
     }
 
     /// Clauses in the kernel's program now.
@@ -181,6 +219,40 @@ impl Source {
                     stop,
                     thread: Some(thread),
                     clauses,
+                    redirect: None,
+                }
+            }
+            SourceSpec::Xdp { iface, .. } => {
+                let ifindex =
+                    netsift_capture::ifindex(iface).map_err(|e| format!("{iface}: {e}"))?;
+                let redirect = Arc::new(
+                    crate::xsk::Redirect::link(ifindex as u32)
+                        .map_err(|e| format!("{iface}: the XDP program: {e}"))?,
+                );
+                let held = Arc::clone(&redirect);
+                let snaplen = self.snaplen;
+                self.xdp.kernel_dropped.store(0, Ordering::Relaxed);
+                let (stop2, log2, shared) =
+                    (Arc::clone(&stop), Arc::clone(log), Arc::clone(&self.xdp));
+                let thread = std::thread::Builder::new()
+                    .name(format!("xdp {name}"))
+                    .spawn(move || {
+                        crate::xdp_source::run(
+                            &name,
+                            (ifindex as u32, snaplen),
+                            &redirect,
+                            &dispatch,
+                            &shared,
+                            &stop2,
+                            &log2,
+                        );
+                    })
+                    .map_err(|e| format!("starting the AF_XDP thread: {e}"))?;
+                Running {
+                    stop,
+                    thread: Some(thread),
+                    clauses: None,
+                    redirect: Some(held),
                 }
             }
             SourceSpec::File { path, play, .. } => {
@@ -198,6 +270,7 @@ impl Source {
                     stop,
                     thread: Some(thread),
                     clauses: None,
+                    redirect: None,
                 }
             }
         };
@@ -220,6 +293,9 @@ impl Source {
     /// program gets the clause unless an active flow has it already (widened
     /// before the flow is dispatched to).
     pub(crate) fn hold_clause(&mut self, text: &str) -> Result<(), String> {
+        if let Some(r) = self.running.as_ref().and_then(|r| r.redirect.clone()) {
+            return self.hold_xdp_clause(&r, text);
+        }
         let Some(clauses) = self.running.as_ref().and_then(|r| r.clauses.as_ref()) else {
             return Ok(());
         };
@@ -244,6 +320,9 @@ impl Source {
     /// One fewer active flow wants `text` (after it stopped being dispatched
     /// to): the clause goes with its last flow.
     pub(crate) fn release_clause(&mut self, text: &str, log: &Log) {
+        if let Some(r) = self.running.as_ref().and_then(|r| r.redirect.clone()) {
+            return self.release_xdp_clause(&r, text, log);
+        }
         let Some(clauses) = self.running.as_ref().and_then(|r| r.clauses.as_ref()) else {
             return;
         };
@@ -262,6 +341,85 @@ impl Source {
             }
         }
     }
+}
+
+impl Source {
+    /// [`Source::hold_clause`] on an AF_XDP source: its program is made
+    /// again with the new text among its clauses, unless an active flow has
+    /// it already.
+    fn hold_xdp_clause(&mut self, r: &crate::xsk::Redirect, text: &str) -> Result<(), String> {
+        if let Some((_, refs)) = self.kernel.get_mut(text) {
+            *refs += 1;
+            return Ok(());
+        }
+        self.kernel.insert(text.to_string(), (0, 1));
+        let made = self.xdp_program(r);
+        if made.is_err() {
+            self.kernel.remove(text);
+        }
+        made
+    }
+
+    /// [`Source::release_clause`] on an AF_XDP source: the program is made
+    /// again without the text once its last flow is gone.
+    fn release_xdp_clause(&mut self, r: &crate::xsk::Redirect, text: &str, log: &Log) {
+        let Some((_, refs)) = self.kernel.get_mut(text) else {
+            return;
+        };
+        *refs -= 1;
+        if *refs == 0 {
+            self.kernel.remove(text);
+            if let Err(e) = self.xdp_program(r) {
+                // The old program stays: a superset of what the flows want.
+                log(&format!("source {}: {e}", self.spec.name()));
+            }
+        }
+    }
+
+    /// The program of the texts in `kernel`, compiled for received frames.
+    fn xdp_program(&self, r: &crate::xsk::Redirect) -> Result<(), String> {
+        let sets = self
+            .kernel
+            .keys()
+            .map(|t| {
+                let clause = if t.trim().is_empty() { MATCH_ALL } else { t };
+                netsift_pcapc::compile_for(clause, self.target)
+                    .map_err(|e| format!("filter {clause:?}: {e}"))
+            })
+            .collect::<Result<Vec<_>, String>>()?;
+        let refs: Vec<&netsift_isa::PassSet> = sets.iter().collect();
+        r.set_clauses(&refs)
+            .map_err(|e| format!("the XDP program of the active filters: {e}"))
+    }
+}
+
+/// Refuses an AF_XDP source the daemon must not or cannot run: one that
+/// carries the host's traffic ([`crate::guard`]) unless it is a monitor port,
+/// and one with more than one receive queue (the socket binds queue 0).
+fn check_xdp(iface: &str, monitor: bool) -> Result<(), String> {
+    if !monitor {
+        if let Some(why) = crate::guard::host_traffic(iface) {
+            return Err(format!(
+                "--copy zero on {iface}: {why}, so it carries this host's traffic, which \
+                 redirecting its frames to AF_XDP would take from the host stack; give \
+                 --monitor-port {iface} if it is a monitor port"
+            ));
+        }
+    }
+    let queues = std::fs::read_dir(format!("/sys/class/net/{iface}/queues"))
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_string_lossy().starts_with("rx-"))
+                .count()
+        })
+        .unwrap_or(1);
+    if queues > 1 {
+        return Err(format!(
+            "--copy zero on {iface}: {queues} receive queues; the AF_XDP source binds \
+             queue 0 only (make it one, e.g. `ethtool -L {iface} combined 1`)"
+        ));
+    }
+    Ok(())
 }
 
 /// The sink of an interface's capture: each ring block's accepted packets,

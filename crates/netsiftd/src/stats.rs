@@ -74,6 +74,7 @@ pub(crate) fn daemon(
                 groups: d.groups.len() as u64,
                 flows: d.flows(),
                 stored: d.counters.stored,
+                kernel_dropped: s.kernel_dropped(),
             }
         })
         .collect();

@@ -20,10 +20,13 @@
 //!    filter stage, an IBuf index, a PBuf store and a wake-up.
 //! 3. **The slow-reader run** ([`slow_reader`]): the accounting identity under
 //!    the slow-reader preference with a reader that sleeps.
+//! 4. **The copy modes** ([`copy_modes`]): the netsift contender through
+//!    `netsiftd` with each `--copy` mode at top speed.
 //!
 //! [`report`] turns the runs into tables and the JSON line.
 
 pub mod apps;
+pub mod copy_modes;
 pub mod daemon;
 pub mod point;
 pub mod procstat;
@@ -60,6 +63,8 @@ pub struct MultiConfig {
     pub table1: table1::Table1Config,
     /// Packets of each slow-reader pass.
     pub slow_reader_packets: u64,
+    /// The numbers of applications the copy modes run with (at top speed).
+    pub copy_counts: Vec<usize>,
     /// Where the trace is written.
     pub work_dir: PathBuf,
 }
@@ -80,12 +85,13 @@ impl MultiConfig {
                 scale: 1.0,
             },
             slow_reader_packets: 100_000,
+            copy_counts: vec![1, 6],
             work_dir,
         }
     }
 
     /// Under three minutes on two cores: 1 and 6 applications, one round,
-    /// 200,000 packets.
+    /// 200,000 packets; the copy modes at 6 only (about 30 s more).
     pub fn quick(apps: Apps, work_dir: PathBuf) -> MultiConfig {
         MultiConfig {
             counts: vec![1, 6],
@@ -96,6 +102,7 @@ impl MultiConfig {
                 scale: 0.2,
             },
             slow_reader_packets: 20_000,
+            copy_counts: vec![6],
             ..MultiConfig::full(apps, work_dir)
         }
     }
@@ -118,6 +125,10 @@ pub struct MultiReport {
     pub netsift_backend: String,
     /// Every point of every round.
     pub points: Vec<PointRun>,
+    /// The copy modes' points (empty when the daemon cannot be told a mode).
+    pub copy_modes: Vec<copy_modes::CopyRun>,
+    /// The numbers of applications of the copy modes' points.
+    pub copy_counts: Vec<usize>,
     /// The slow-reader passes (unbounded stall, then bounded).
     pub slow_reader: Vec<slow_reader::SlowReaderRun>,
     /// Table 1.
@@ -198,6 +209,18 @@ pub fn run(
             }
         }
     }
+    let copy = copy_modes::run(
+        &setup,
+        &cfg.copy_counts,
+        cfg.runs,
+        cfg.top_loops,
+        |r, mode| {
+            log(&format!(
+                "--copy {mode}: {}",
+                report::point_line(r, cfg.runs)
+            ))
+        },
+    )?;
     drop(net);
     let mut slow = Vec::new();
     for bounded in [false, true] {
@@ -216,6 +239,8 @@ pub fn run(
         top_loops: cfg.top_loops,
         netsift_backend: backend_label(&cfg.apps),
         points,
+        copy_modes: copy,
+        copy_counts: cfg.copy_counts.clone(),
         slow_reader: slow,
         table1: t1,
         seconds: t0.elapsed().as_secs_f64(),

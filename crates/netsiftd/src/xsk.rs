@@ -1,0 +1,97 @@
+//! The XDP program that redirects an interface's frames to the AF_XDP
+//! socket of its zero-copy group ([`netsift_ffpf::xsk::Xsk`], whose UMEM is
+//! the group's PBuf).
+//!
+//! The program holds the union of the active flows' filters, one clause per
+//! distinct filter text (`netsift_kernel::codegen`, `Env::xdp_redirect`): a
+//! frame some clause accepts (or may accept: an unsure verdict) is redirected
+//! to the socket (the XSKMAP's entry for its queue), any other passes on to
+//! the host stack, as does every frame while no socket is in the map. When
+//! the set changes the new program replaces the old in one step
+//! (`BPF_LINK_UPDATE`), so no frame meets neither; the clause goes in before
+//! its flow is dispatched to and out after. The daemon still runs each
+//! distinct filter once per batch over what is redirected (exact; the
+//! kernel's answer is a superset), and a frame no flow wants after all is
+//! handed back with the next refill. Before the first flow is active the
+//! program redirects every frame of queue 0.
+
+use netsift_ffpf::xsk::Xsk;
+use netsift_isa::PassSet;
+use netsift_kernel::asm::{Asm, Width, R1, R2, R3};
+use netsift_kernel::codegen::{generate_clauses, Env, Generated, XDP_STATS};
+use netsift_kernel::sys::{Map, MapKind, ProgKind, Program};
+use std::os::fd::OwnedFd;
+use std::sync::Mutex;
+
+/// `bpf_redirect_map(map, key, flags)`; the low bits of `flags` are the
+/// action when the map has no entry at `key`.
+const REDIRECT_MAP: i32 = 51;
+/// `XDP_PASS`.
+const XDP_PASS: i32 = 2;
+/// `xdp_md.rx_queue_index`.
+const RX_QUEUE_INDEX: i16 = 16;
+
+/// The redirecting program, linked to an interface, and its XSKMAP.
+pub(crate) struct Redirect {
+    map: Map,
+    /// The programs' counters (frames seen, redirected).
+    stats: Map,
+    /// The program stays linked while this is open.
+    link: OwnedFd,
+    /// The program of the clauses now, with the tables it reads.
+    generated: Mutex<Option<Generated>>,
+}
+
+impl Redirect {
+    /// Loads the program and links it to `ifindex` (the driver's hook where
+    /// it has one). Until [`Redirect::bind`], every frame passes.
+    pub(crate) fn link(ifindex: u32) -> Result<Redirect, String> {
+        let map = Map::create(MapKind::XskMap, 4, 4, 1).map_err(|e| e.to_string())?;
+        let mut a = Asm::new();
+        a.ldx(Width::W, R2, R1, RX_QUEUE_INDEX);
+        a.ld_map_fd(R1, map.fd());
+        a.mov64_imm(R3, XDP_PASS);
+        a.call(REDIRECT_MAP);
+        a.exit();
+        let insns = a.finish().map_err(|e| e.to_string())?;
+        let prog =
+            Program::load(ProgKind::Xdp, "netsift_xsk", &insns).map_err(|e| e.to_string())?;
+        let link = prog.link_xdp(ifindex, 0).map_err(|e| e.to_string())?;
+        let stats =
+            Map::create(MapKind::PerCpuArray, 4, 8, XDP_STATS).map_err(|e| e.to_string())?;
+        Ok(Redirect {
+            map,
+            stats,
+            link,
+            generated: Mutex::new(None),
+        })
+    }
+
+    /// The program becomes the union of `clauses` (each flow's filter, as
+    /// compiled for received frames); with none, it stays as it is.
+    pub(crate) fn set_clauses(&self, clauses: &[&PassSet]) -> Result<(), String> {
+        if clauses.is_empty() {
+            return Ok(());
+        }
+        let env = Env::xdp_redirect(self.map.fd(), self.stats.fd());
+        let g = generate_clauses(clauses, env).map_err(|e| e.to_string())?;
+        let prog =
+            Program::load(ProgKind::Xdp, "netsift_xsk", &g.insns).map_err(|e| e.to_string())?;
+        prog.update_link(&self.link).map_err(|e| e.to_string())?;
+        *self.generated.lock().unwrap_or_else(|e| e.into_inner()) = Some(g);
+        Ok(())
+    }
+
+    /// Frames of queue 0 go to `xsk` from now on.
+    pub(crate) fn bind(&self, xsk: &Xsk) -> Result<(), String> {
+        let fd = xsk.fd() as u32;
+        self.map
+            .update(&0u32.to_ne_bytes(), &fd.to_ne_bytes())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Frames pass to the host stack again.
+    pub(crate) fn unbind(&self) {
+        let _ = self.map.delete(&0u32.to_ne_bytes());
+    }
+}
