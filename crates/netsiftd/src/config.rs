@@ -82,6 +82,11 @@ pub struct Flags {
     /// Keep at most this many bytes of each packet from an interface.
     #[arg(long = "snaplen", value_name = "BYTES", default_value_t = netsift_ffpf::proto::MAX_SNAPLEN)]
     pub snaplen: u32,
+    /// Capture threads per interface, each with a ring of its own in one
+    /// PACKET_FANOUT group (packets of one connection stay on one thread and
+    /// in order); each thread hands its batches to the shared dispatch.
+    #[arg(long = "workers", value_name = "N", default_value_t = 1, value_parser = clap::value_parser!(u16).range(1..=64))]
+    pub workers: u16,
     /// Flows one connection may hold.
     #[arg(long = "max-flows", value_name = "N", default_value_t = 64)]
     pub max_flows: usize,
@@ -145,6 +150,9 @@ pub enum SourceSpec {
     Ring {
         /// The interface.
         iface: String,
+        /// Capture threads, each with a ring of its own in one fanout group
+        /// (`--workers`).
+        workers: usize,
     },
     /// An interface's frames redirected by XDP to an AF_XDP socket whose
     /// UMEM is the PBuf of its one (zero-copy) flow group.
@@ -170,7 +178,7 @@ impl SourceSpec {
     /// Its name as a source.
     pub fn name(&self) -> &str {
         match self {
-            SourceSpec::Ring { iface } | SourceSpec::Xdp { iface, .. } => iface,
+            SourceSpec::Ring { iface, .. } | SourceSpec::Xdp { iface, .. } => iface,
             SourceSpec::File { name, .. } => name,
         }
     }
@@ -236,7 +244,10 @@ impl Config {
                     iface: i.clone(),
                     monitor: flags.monitor_port.contains(i),
                 },
-                false => SourceSpec::Ring { iface: i.clone() },
+                false => SourceSpec::Ring {
+                    iface: i.clone(),
+                    workers: usize::from(flags.workers),
+                },
             })
             .collect();
         for f in &flags.file {

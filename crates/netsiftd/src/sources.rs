@@ -87,7 +87,7 @@ impl Source {
             check_xdp(iface, *monitor)?;
         }
         let (linktype, target, sent, snaplen) = match &spec {
-            SourceSpec::Ring { iface } | SourceSpec::Xdp { iface, .. } => {
+            SourceSpec::Ring { iface, .. } | SourceSpec::Xdp { iface, .. } => {
                 let lt =
                     netsift_capture::linktype_of(iface).map_err(|e| format!("{iface}: {e}"))?;
                 let ifindex =
@@ -179,8 +179,13 @@ impl Source {
         let dispatch = Arc::clone(&self.dispatch);
         let name = self.spec.name().to_string();
         let running = match &self.spec {
-            SourceSpec::Ring { iface } => {
+            SourceSpec::Ring { iface, workers } => {
+                let workers = *workers;
                 let mut cfg = Config::new(SessionSource::Ring(iface.clone()));
+                // With several, the session joins their rings in one fanout
+                // group and runs each on a thread of its own, each with its
+                // own sink below; the dispatch they share is locked per batch.
+                cfg.workers = workers;
                 cfg.filter = FilterSpec::Clauses(String::new());
                 // Each flow's filter runs on every batch (dispatch.rs) and
                 // is exact: the union judged in user space first would be
@@ -205,10 +210,12 @@ impl Source {
                 let thread = std::thread::Builder::new()
                     .name(format!("ring {name}"))
                     .spawn(move || {
-                        let mut sinks = [RingSink {
-                            dispatch,
-                            spare: None,
-                        }];
+                        let mut sinks: Vec<RingSink> = (0..workers)
+                            .map(|_| RingSink {
+                                dispatch: Arc::clone(&dispatch),
+                                spare: None,
+                            })
+                            .collect();
                         let (_, r) = capture.run(&mut sinks, &stop2);
                         if let Err(e) = r {
                             log2(&format!("source {name}: capture ended: {e}"));

@@ -14,6 +14,10 @@
 //! - An interface with an address is refused, unless it is named a monitor
 //!   port.
 
+mod common;
+
+use common::corpus;
+use common::veth::{balanced, drain, flow, send, trace};
 use netsift_ffpf::{Client, Flow, FlowSpec};
 use netsift_testkit::daemon::{built, Daemon};
 use netsift_testkit::netns::{exec, Side, VethPair};
@@ -22,57 +26,8 @@ use netsift_wire::LinkType;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-fn corpus(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/corpus/pcaps/tcpdump")
-        .join(name)
-}
-
 fn netsiftd() -> PathBuf {
     built(Path::new(env!("CARGO_BIN_EXE_netsiftd")))
-}
-
-/// The capture's frames (all Ethernet, at most 1514 bytes: each fits a
-/// 2048-byte UMEM frame after the kernel's 256 bytes of headroom).
-fn trace() -> Vec<Vec<u8>> {
-    let mut c = netsift_oracle::Capture::open(&corpus("afs.pcap")).unwrap();
-    let mut out = Vec::new();
-    while let Some(p) = c.next() {
-        out.push(p.unwrap().data);
-    }
-    out
-}
-
-/// Sends `frames` from `vb` in small bursts, so that veth's queue (256
-/// frames) never overflows before the receiving side's NAPI runs.
-fn send(pair: &VethPair, frames: &[Vec<u8>]) {
-    for chunk in frames.chunks(32) {
-        pair.send(Side::B, chunk);
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
-
-fn flow(c: &Client, filter: &str) -> Flow {
-    let mut f = c
-        .create(&FlowSpec {
-            source: "va".into(),
-            filter: filter.into(),
-            ..FlowSpec::default()
-        })
-        .unwrap();
-    f.instantiate().unwrap();
-    f.activate().unwrap();
-    f
-}
-
-fn drain(f: &mut Flow) -> Vec<Vec<u8>> {
-    let r = f.reader().unwrap();
-    let mut out = Vec::new();
-    while let Some(p) = r.getnext().unwrap() {
-        assert_eq!(p.wirelen as usize, p.data.len());
-        out.push(p.data.to_vec());
-    }
-    out
 }
 
 /// Waits until the source has seen or lost `n` frames.
@@ -86,19 +41,6 @@ fn wait_frames(c: &Client, n: u64) -> netsift_ffpf::proto::SourceStats {
         assert!(Instant::now() < until, "{n} frames not within 20 s: {s:?}");
         std::thread::sleep(Duration::from_millis(20));
     }
-}
-
-/// Per flow: every packet its filter accepted is delivered or dropped for a
-/// reason, as the daemon counts (after the reader reported).
-fn balanced(f: &mut Flow) -> netsift_ffpf::proto::FlowStats {
-    f.reader().unwrap().release();
-    let s = f.stats().unwrap();
-    assert_eq!(
-        s.delivered + s.overwritten + s.invalid + s.pbuf_full + s.ibuf_full,
-        s.accepted,
-        "{s:?}"
-    );
-    s
 }
 
 fn pair() -> VethPair {

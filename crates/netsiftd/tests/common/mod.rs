@@ -4,6 +4,8 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod veth;
+
 use netsift_ffpf::{Client, Flow, FlowSpec};
 pub use netsift_testkit::daemon::Daemon;
 use std::io::BufRead;
