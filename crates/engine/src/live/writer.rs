@@ -460,7 +460,34 @@ impl Writer {
         // the steps an edit reaches are decoded again (`decode_step` reads
         // instructions `k..=k + arith_ext` only); the others are copied.
         let len = p.insns.len();
-        let dirty = p.dirty.min(len);
+        // A duplicated pass's first version takes its leading steps from its
+        // parent's published version instead: an instruction with the same
+        // stamp is the same image (every edit takes a fresh stamp, and only
+        // `dup_pass` copies one), and decoding does not read the `copied`
+        // mark, which is set again below. A new server's passes in the
+        // follower are duplicates that differ from the first rewritten
+        // instruction on.
+        let (prev, dirty) = match (prev, p.parent) {
+            (Some(prev), _) => (Some(prev), p.dirty.min(len)),
+            (None, Some(parent)) => {
+                let par = self.shared.slots[parent as usize].load(Ordering::Acquire, g);
+                // SAFETY: as above: only this writer unlinks the parent's
+                // version, so it stays alive through this publish.
+                match unsafe { par.as_ref() } {
+                    Some(par) => {
+                        let same = p
+                            .stamps
+                            .iter()
+                            .zip(&par.stamps[..par.steps.len()])
+                            .take_while(|(a, b)| a == b)
+                            .count();
+                        (Some(par), same.min(len))
+                    }
+                    None => (None, 0),
+                }
+            }
+            (None, None) => (None, 0),
+        };
         let keep = match prev {
             Some(prev) if prev.steps.len() >= dirty => (0..dirty)
                 .find(|&k| k + p.insns[k].arith_ext() >= dirty)
@@ -474,6 +501,12 @@ impl Writer {
             node.pool
                 .extend_from_slice(&prev.pool[..prev.pool_at[keep] as usize]);
             node.pool_at[..keep].copy_from_slice(&prev.pool_at[..keep]);
+            if first {
+                // The parent's steps: this pass's own `copied` marks.
+                for (k, step) in node.steps.iter_mut().enumerate() {
+                    step.copied = Instruction::reusable(&p.insns, k);
+                }
+            }
         }
         for k in keep..len {
             node.pool_at[k] = node.pool.len() as u32;
@@ -1162,6 +1195,58 @@ mod tests {
         // SAFETY: the test holds the only writer, so the node stays published.
         let n = unsafe { n.as_ref() }.expect("published");
         (n.steps.clone(), n.pool.clone())
+    }
+
+    #[test]
+    fn a_duplicate_takes_its_parents_steps_up_to_its_first_rewrite() {
+        let (mut w, _r) = new();
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let rounds = if cfg!(miri) { 40 } else { 1_000 };
+        let mut checked = 0;
+        for round in 0..rounds {
+            let parent = w.new_pass().expect("slot");
+            for k in 0..10 {
+                w.select_op(parent, k, image(&mut x)).expect("append");
+            }
+            w.publish(parent).expect("draft");
+            // A random image may be a GROUP, which no pass may be duplicated
+            // over.
+            let Ok(child) = w.dup_pass(parent) else {
+                w.del_pass(parent).expect("there");
+                continue;
+            };
+            // Every third round the parent changes between the duplication
+            // and the child's first publish: that step must not be lent.
+            let moved = round % 3 == 0;
+            if moved {
+                let at = (x % 10) as usize;
+                w.select_op(parent, at, image(&mut x)).expect("in place");
+            }
+            let at = (x >> 8) as usize % 10;
+            w.select_op(child, at, image(&mut x)).expect("in place");
+            let before = w.stats();
+            w.publish(child).expect("draft");
+            let insns = w.instructions(child).expect("pass").to_vec();
+            let mut pool = Vec::new();
+            let full = decode_pass(&insns, &mut pool);
+            assert_eq!(published(&w, child), (full, pool), "round {round}");
+            if !moved {
+                let decoded = w.stats().decoded - before.decoded;
+                let first = (0..at)
+                    .find(|&k| k + insns[k].arith_ext() >= at)
+                    .unwrap_or(at);
+                assert!(
+                    decoded <= (insns.len() - first) as u64,
+                    "{decoded} steps for a child rewritten at {at}"
+                );
+            }
+            checked += 1;
+            w.del_pass(child).expect("there");
+            w.del_pass(parent).expect("there");
+        }
+        // Random images hold a GROUP often enough that about 4 in 10 rounds
+        // get to the check.
+        assert!(checked > rounds / 5, "{checked} of {rounds}");
     }
 
     #[test]
