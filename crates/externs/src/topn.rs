@@ -50,7 +50,7 @@ pub const fn table_len(n: usize) -> usize {
 /// Counts `key` (12 bytes, as laid out in an entry) in `table`; returns the
 /// key's count afterwards, or 0 when `table` is not a whole table.
 pub fn count(table: &mut [u8], key: &[u8; 12]) -> u32 {
-    if table.len() < HEADER || (table.len() - HEADER) % ENTRY != 0 || table.len() == HEADER {
+    if table.len() <= HEADER || !(table.len() - HEADER).is_multiple_of(ENTRY) {
         return 0;
     }
     let (head, entries) = table.split_at_mut(HEADER);
@@ -66,7 +66,7 @@ pub fn count(table: &mut [u8], key: &[u8; 12]) -> u32 {
         } else if e[..12] == key[..] {
             found = Some((i, c));
             break;
-        } else if least.map_or(true, |(_, m)| c < m) {
+        } else if least.is_none_or(|(_, m)| c < m) {
             least = Some((i, c));
         }
     }

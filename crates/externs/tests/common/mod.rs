@@ -1,6 +1,6 @@
 //! What the tests share: the corpus's Ethernet packets, calling one function
 //! directly, and running an FPL program with the library's registry.
-#![allow(dead_code)]
+#![allow(dead_code, unreachable_pub)]
 
 use netsift_fpl::externs::{Call, Externs, Registry};
 use netsift_fpl::{compile, run, Options, Program, Registers};
