@@ -1,16 +1,20 @@
 //! Payload scans: Aho-Corasick over a pattern set (`aho_corasick:SET`) and a
 //! single-pattern substring search (`memmem:NAME`).
 //!
-//! The automaton and the finder are built once, when the function is
-//! registered, and shared read-only (behind an `Arc`) by every program and
-//! every thread that calls it; a call only searches. Both searches run in time
-//! linear in the bytes searched whatever the packet holds (the `aho-corasick`
-//! crate's automata, and `memchr::memmem`'s Two-Way fallback behind its
-//! vectorised prefilter), stop at the first match, and allocate nothing.
+//! The searchers are built once, when the function is registered, and shared
+//! read-only (behind an `Arc`) by every program and every thread that calls
+//! it; a call only searches, stops at the first match, and allocates nothing.
+//!
+//! Work per call, for `n` bytes searched: the automaton (large sets) and
+//! `memchr::memmem` (Two-Way behind a vectorised prefilter) are linear, `O(n)`
+//! whatever the packet holds; the packed searcher of a small set verifies each
+//! candidate position against the patterns that share its fingerprint, at most
+//! `n` times [`PACKED_MAX_BYTES`] byte comparisons however hostile the
+//! payload, and in practice a fraction of a nanosecond a byte.
 
 use crate::args::{put_slots, Range};
 use crate::Error;
-use aho_corasick::{AhoCorasick, Input, MatchKind};
+use aho_corasick::{packed, AhoCorasick, AhoCorasickKind, Input, MatchKind};
 use memchr::memmem::Finder;
 use netsift_fpl::externs::{Call, ExternFn};
 use std::sync::Arc;
@@ -22,10 +26,26 @@ pub const AHO_OUT: usize = 16;
 /// Output of `memmem:NAME`: the match's start offset.
 pub const MEMMEM_OUT: usize = 8;
 
-/// A pattern set compiled into an Aho-Corasick automaton, built once.
+/// The most patterns a set searches with the packed (Teddy) searcher.
+pub const PACKED_MAX_PATTERNS: usize = 64;
+/// The most pattern bytes, all patterns together, for the packed searcher.
+pub const PACKED_MAX_BYTES: usize = 1_024;
+
+/// A pattern set compiled for search, built once: a small set (at most
+/// [`PACKED_MAX_PATTERNS`] patterns of at most [`PACKED_MAX_BYTES`] bytes in
+/// all) with the `aho-corasick` crate's packed searcher (Teddy: SIMD
+/// fingerprints of all patterns at once, verified by comparing the candidate
+/// bucket's patterns), anything else as an Aho-Corasick DFA.
 #[derive(Clone, Debug)]
 pub struct PatternSet {
-    ac: Arc<AhoCorasick>,
+    engine: Arc<Engine>,
+    len: usize,
+}
+
+#[derive(Debug)]
+enum Engine {
+    Packed(packed::Searcher),
+    Automaton(AhoCorasick),
 }
 
 /// Where a search found its first match.
@@ -40,28 +60,49 @@ pub struct Found {
 }
 
 impl PatternSet {
-    /// Builds the automaton for `patterns` (at least one, none empty, within
+    /// Builds the searcher for `patterns` (at least one, none empty, within
     /// [`MAX_PATTERNS`](crate::patterns::MAX_PATTERNS) and
     /// [`MAX_PATTERN_LEN`](crate::patterns::MAX_PATTERN_LEN)). The leftmost
     /// match wins, and of those starting there the pattern listed first, as a
     /// signature list is read.
     pub fn new<P: AsRef<[u8]>>(patterns: &[P]) -> Result<PatternSet, Error> {
         crate::patterns::check(patterns)?;
-        let ac = AhoCorasick::builder()
-            .match_kind(MatchKind::LeftmostFirst)
-            .build(patterns)
-            .map_err(|e| Error::Patterns {
-                line: 0,
-                message: format!("the automaton cannot be built: {e}"),
-            })?;
-        Ok(PatternSet { ac: Arc::new(ac) })
+        let bytes: usize = patterns.iter().map(|p| p.as_ref().len()).sum();
+        let small = patterns.len() <= PACKED_MAX_PATTERNS && bytes <= PACKED_MAX_BYTES;
+        // Teddy needs SSSE3 or AVX2 (or NEON); without them `build` says no
+        // and the automaton serves.
+        let packed = small
+            .then(|| {
+                packed::Config::new()
+                    .match_kind(packed::MatchKind::LeftmostFirst)
+                    .builder()
+                    .extend(patterns)
+                    .build()
+            })
+            .flatten();
+        let engine = match packed {
+            Some(p) => Engine::Packed(p),
+            None => Engine::Automaton(automaton(patterns)?),
+        };
+        Ok(PatternSet {
+            engine: Arc::new(engine),
+            len: patterns.len(),
+        })
+    }
+
+    /// Whether the set searches with the packed searcher (else the automaton).
+    pub fn is_packed(&self) -> bool {
+        matches!(*self.engine, Engine::Packed(_))
     }
 
     /// The first match in `hay`, if any.
     pub fn find(&self, hay: &[u8]) -> Option<Found> {
-        // `find` on a built automaton only fails for an unsupported anchored
-        // search, which this input never asks for; treat it as no match.
-        let m = self.ac.try_find(Input::new(hay)).ok().flatten()?;
+        let m = match &*self.engine {
+            Engine::Packed(p) => p.find(hay)?,
+            // `try_find` fails only for an anchored search, which this input
+            // never asks for; that would read as no match.
+            Engine::Automaton(ac) => ac.try_find(Input::new(hay)).ok().flatten()?,
+        };
         Some(Found {
             pattern: m.pattern().as_usize(),
             start: m.start(),
@@ -71,7 +112,7 @@ impl PatternSet {
 
     /// How many patterns the set holds.
     pub fn len(&self) -> usize {
-        self.ac.patterns_len()
+        self.len
     }
 
     /// Whether it holds none (never, once built).
@@ -127,4 +168,22 @@ impl Substring {
             1
         })
     }
+}
+
+/// An Aho-Corasick DFA for a large set: memory once, at registration, and one
+/// table lookup a byte. Past the DFA's size limit the builder's own choice (a
+/// contiguous NFA) is still linear. No prefilter: for sets this large the
+/// crate's fallback prefilters (rare or start bytes) stop the automaton every
+/// few bytes on payloads full of those bytes, and the 1,000-pattern set of
+/// `examples/aho_time.rs` ran 1.6 times slower with one.
+fn automaton<P: AsRef<[u8]>>(patterns: &[P]) -> Result<AhoCorasick, Error> {
+    let mut b = AhoCorasick::builder();
+    b.match_kind(MatchKind::LeftmostFirst).prefilter(false);
+    b.kind(Some(AhoCorasickKind::DFA))
+        .build(patterns)
+        .or_else(|_| b.kind(None).build(patterns))
+        .map_err(|e| Error::Patterns {
+            line: 0,
+            message: format!("the automaton cannot be built: {e}"),
+        })
 }

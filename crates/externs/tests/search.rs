@@ -91,6 +91,36 @@ fn set_range(mbuf: &mut [u8], start: i64, len: i64) {
     set(mbuf, 1, len);
 }
 
+/// A set too large for the packed searcher runs as an automaton: the same
+/// answers as the naive search.
+#[test]
+fn the_automaton_of_a_large_set_agrees_on_the_corpus() {
+    let Some(packets) = corpus() else { return };
+    let mut owned: Vec<Vec<u8>> = PATS.iter().map(|p| p.to_vec()).collect();
+    for i in 0..70u32 {
+        // Short patterns over the bytes headers are made of, so that some match.
+        owned.push(vec![0x45, 0, (i * 37 % 256) as u8]);
+    }
+    let pats: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
+    let small = PatternSet::new(PATS).unwrap();
+    let large = PatternSet::new(&pats).unwrap();
+    assert!(!large.is_packed());
+    if !small.is_packed() {
+        eprintln!("no SSSE3/AVX2: the small set runs as an automaton too");
+    }
+    let mut matched = 0;
+    for (n, p) in packets.iter().enumerate() {
+        let want = naive_first(p, &pats);
+        assert_eq!(
+            large.find(p).map(|f| (f.start, f.pattern)),
+            want,
+            "packet {n}"
+        );
+        matched += usize::from(want.is_some_and(|(_, k)| k >= PATS.len()));
+    }
+    assert!(matched > 100, "the added patterns match ({matched})");
+}
+
 #[test]
 fn memmem_agrees_with_a_naive_search_on_the_corpus() {
     let Some(packets) = corpus() else { return };
@@ -199,5 +229,23 @@ fn fpl_calls_the_scan_on_the_payload() {
     }
     for (k, &w) in want.iter().enumerate().skip(1) {
         assert_eq!(slot(&f.mbuf, 3 + k), w, "pattern {k}");
+    }
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(256))]
+
+    /// Small sets (packed) and large ones (automaton) over a small alphabet, so
+    /// that patterns overlap and matches are frequent: the naive answer.
+    #[test]
+    fn random_sets_agree_with_the_naive_search(
+        pats in proptest::collection::vec(proptest::collection::vec(0u8..4, 1..6), 1..100),
+        hay in proptest::collection::vec(0u8..4, 0..300),
+    ) {
+        let refs: Vec<&[u8]> = pats.iter().map(Vec::as_slice).collect();
+        let set = PatternSet::new(&refs).unwrap();
+        let got = set.find(&hay).map(|f| (f.start, f.pattern, f.end));
+        let want = naive_first(&hay, &refs).map(|(at, k)| (at, k, at + refs[k].len()));
+        proptest::prop_assert_eq!(got, want);
     }
 }
