@@ -45,6 +45,15 @@ pub enum Error {
         /// What is wrong.
         message: String,
     },
+    /// A pattern file is wrong; `line` is 1-based, 0 for the file as a whole.
+    PatternFile {
+        /// The file.
+        path: String,
+        /// The line, 0 when not about one line.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
     /// A pattern file could not be read.
     Read {
         /// The file.
@@ -65,6 +74,16 @@ impl fmt::Display for Error {
             Error::Patterns { line, message } => {
                 write!(f, "pattern list, line {line}: {message}")
             }
+            Error::PatternFile {
+                path,
+                line: 0,
+                message,
+            } => write!(f, "{path}: {message}"),
+            Error::PatternFile {
+                path,
+                line,
+                message,
+            } => write!(f, "{path}, line {line}: {message}"),
             Error::Read { path, message } => write!(f, "{path}: {message}"),
             Error::Name(m) => f.write_str(m),
             Error::TopN(n) => write!(
@@ -140,9 +159,10 @@ impl Library {
             message: e.to_string(),
         })?;
         let patterns = patterns::parse(&text).map_err(|e| match e {
-            Error::Patterns { line, message } => Error::Patterns {
+            Error::Patterns { line, message } => Error::PatternFile {
+                path: path.display().to_string(),
                 line,
-                message: format!("{}: {message}", path.display()),
+                message,
             },
             other => other,
         })?;

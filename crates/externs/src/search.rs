@@ -123,14 +123,9 @@ impl PatternSet {
     /// The external function `aho_corasick:SET` over this set, named `name`.
     pub fn function(&self, name: String) -> ExternFn {
         let set = self.clone();
-        ExternFn::new(name, SEARCH_IN, AHO_OUT, move |mut call: Call<'_>| {
-            let Some((base, hay)) = Range::read(call.input(), 0).clamped(call.packet) else {
-                return 0;
-            };
-            let Some(m) = set.find(hay) else { return 0 };
-            let (start, end) = (base + m.start, base + m.end);
-            put_slots(call.output(), &[start as i64, end as i64]);
-            m.pattern as i64 + 1
+        search_fn(name, AHO_OUT, move |hay| {
+            let m = set.find(hay)?;
+            Some((m.pattern as i64 + 1, m.start, Some(m.end)))
         })
     }
 }
@@ -159,15 +154,32 @@ impl Substring {
     /// The external function `memmem:NAME` for this pattern, named `name`.
     pub fn function(&self, name: String) -> ExternFn {
         let s = self.clone();
-        ExternFn::new(name, SEARCH_IN, MEMMEM_OUT, move |mut call: Call<'_>| {
-            let Some((base, hay)) = Range::read(call.input(), 0).clamped(call.packet) else {
-                return 0;
-            };
-            let Some(at) = s.find(hay) else { return 0 };
-            put_slots(call.output(), &[(base + at) as i64]);
-            1
-        })
+        search_fn(name, MEMMEM_OUT, move |hay| Some((1, s.find(hay)?, None)))
     }
+}
+
+/// A search over the packet range in the input: `find` gives the value, the
+/// match's start and maybe its end in the range; they are written as packet
+/// offsets. Without a match (or a range) the value is 0 and nothing is written.
+fn search_fn(
+    name: String,
+    output_len: usize,
+    find: impl Fn(&[u8]) -> Option<(i64, usize, Option<usize>)> + Send + Sync + 'static,
+) -> ExternFn {
+    ExternFn::new(name, SEARCH_IN, output_len, move |mut call: Call<'_>| {
+        let Some((base, hay)) = Range::read(call.input(), 0).clamped(call.packet) else {
+            return 0;
+        };
+        let Some((value, start, end)) = find(hay) else {
+            return 0;
+        };
+        let (start, end) = ((base + start) as i64, end.map(|e| (base + e) as i64));
+        match end {
+            Some(end) => put_slots(call.output(), &[start, end]),
+            None => put_slots(call.output(), &[start]),
+        };
+        value
+    })
 }
 
 /// An Aho-Corasick DFA for a large set: memory once, at registration, and one

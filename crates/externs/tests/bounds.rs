@@ -102,4 +102,23 @@ fn unknown_and_misnamed_functions() {
         .unwrap_err()
         .to_string();
     assert!(e.starts_with("/nonexistent/worms.txt: "), "{e}");
+    let dir = std::env::temp_dir().join(format!("netsift-externs-bounds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("worms.txt");
+    std::fs::write(&bad, "# worms\nok\nbad\\q\n").unwrap();
+    let e = lib.aho_corasick_file("f", &bad).unwrap_err().to_string();
+    std::fs::write(&bad, "# nothing\n").unwrap();
+    let empty = lib.aho_corasick_file("f", &bad).unwrap_err().to_string();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(
+        e,
+        format!("{}, line 3: unknown escape `\\q`", bad.display())
+    );
+    assert_eq!(
+        empty,
+        format!(
+            "{}: a pattern set needs at least one pattern",
+            bad.display()
+        )
+    );
 }
