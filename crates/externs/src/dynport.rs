@@ -4,7 +4,8 @@
 //! frame (`follow::segment`). Nothing here reads a protocol itself.
 //!
 //! `GetDynTCPDPortFromRTSP` is the seeds' Figure 7 function: no MBuf regions, the
-//! port as its value. `ftp_ports`, `sip_ports` and `rtsp_ports` write every
+//! port as its value; `GetDynTCPDPortFromFTP` and `GetDynUDPPortFromSIP` are its
+//! FTP and SIP equivalents. `ftp_ports`, `sip_ports` and `rtsp_ports` write every
 //! announced port into a 64-byte output: slot 0 the count `n` (0 to 7), slots
 //! 1 to `n` the ports in the order announced without repeats, the rest 0. The
 //! whole output is written on every call, so a packet that announces nothing
@@ -128,6 +129,26 @@ pub fn rtsp_port() -> ExternFn {
         first(|t| t.client_port)
             .or_else(|| first(|t| t.server_port))
             .unwrap_or(0)
+    })
+}
+
+/// `GetDynTCPDPortFromFTP`: reads and writes nothing; the port of the frame's
+/// first FTP announcement (`227`, `229`, `PORT`, `EPRT`), else 0. Figure 7's
+/// function for FTP's data connections.
+pub fn ftp_port() -> ExternFn {
+    first_port_fn("GetDynTCPDPortFromFTP", ftp_of)
+}
+
+/// `GetDynUDPPortFromSIP`: reads and writes nothing; the RTP port of the first
+/// `m=` line of the frame's SIP message's SDP body, else 0.
+pub fn sip_port() -> ExternFn {
+    first_port_fn("GetDynUDPPortFromSIP", sip_of)
+}
+
+fn first_port_fn(name: &str, of: fn(&[u8]) -> Ports) -> ExternFn {
+    ExternFn::new(name, 0, 0, move |call: Call<'_>| {
+        let ports = of(call.packet);
+        ports.ports[..ports.n].first().map_or(0, |&p| i64::from(p))
     })
 }
 

@@ -13,7 +13,7 @@
 //! |---|---|
 //! | [`search`] | `aho_corasick:SET`, `memmem:NAME` |
 //! | [`sums`] | `hash`, `flow_hash`, `checksum`, `checksums_ok` |
-//! | [`dynport`] | `GetDynTCPDPortFromRTSP`, `rtsp_ports`, `sip_ports`, `ftp_ports` |
+//! | [`dynport`] | `GetDynTCPDPortFromRTSP`, `GetDynTCPDPortFromFTP`, `GetDynUDPPortFromSIP`, `rtsp_ports`, `sip_ports`, `ftp_ports` |
 //! | [`topn`] | `topn`, `topn_key` |
 //!
 //! Every function takes packet bytes as hostile: work bounded by the packet's
@@ -102,7 +102,7 @@ pub const DEFAULT_TOPN: usize = 10;
 
 /// The registry of every function that needs no configuration: `hash`,
 /// `flow_hash`, `checksum`, `checksums_ok`, `GetDynTCPDPortFromRTSP`,
-/// `rtsp_ports`, `sip_ports`, `ftp_ports`, and `topn`/`topn_key` with
+/// `GetDynTCPDPortFromFTP`, `GetDynUDPPortFromSIP`, `rtsp_ports`, `sip_ports`, `ftp_ports`, and `topn`/`topn_key` with
 /// [`DEFAULT_TOPN`] entries. Pattern sets come from a [`Library`].
 pub fn standard() -> Externs {
     Library::new().registry()
@@ -213,6 +213,8 @@ impl Library {
             sums::checksum(),
             sums::checksums_ok(),
             dynport::rtsp_port(),
+            dynport::ftp_port(),
+            dynport::sip_port(),
             dynport::rtsp_ports(),
             dynport::sip_ports(),
             dynport::ftp_ports(),

@@ -154,9 +154,12 @@ Content-Type: application/sdp\r\nContent-Length: {}\r\n\r\n{body}",
             vec![49170, 49171, 51372, 53020, 51374, 51375, 5000][..7].to_vec()
         )
     );
+    let first = |f: &[u8]| call(&standard(), "GetDynUDPPortFromSIP", f, &mut [], 0, 0);
+    assert_eq!(first(&udp(5060, msg.as_bytes())), 49170);
     // A body cut short announces nothing.
     let cut = &msg.as_bytes()[..msg.len() - 10];
     assert_eq!(ports("sip_ports", &udp(5060, cut)), (0, vec![]));
+    assert_eq!(first(&udp(5060, cut)), 0);
 }
 
 /// Figure 7 (crates/fpl/examples/fig7_rtsp_ports.fpl, the seeds' text) with the
@@ -195,6 +198,62 @@ Transport: RTP/AVP/TCP;unicast;client_port={port}-{}\r\n\r\n",
     assert!(passed > 10);
 }
 
+/// Figure 7's idea for FTP: the server's `227` replies on port 21 announce
+/// where the client will connect; only those data connections pass.
+#[test]
+fn figure7_for_ftp_passive_mode() {
+    let text = "
+        IF (PKT.IP_PROTO == PROTO_TCP) THEN
+          IF (PKT.TCP_SPORT == 21) THEN
+            R[2] = EXTERN(GetDynTCPDPortFromFTP, 0, 0);
+            IF (R[2] != 0 && R[0] < 64) THEN
+              MEM[R[0]] = R[2];
+              R[0]++;
+            FI
+          ELSE
+            FOR (R[1] = 0; R[1] < R[0] && R[1] < 64; R[1]++)
+              IF (PKT.TCP_DPORT == MEM[R[1]]) THEN RETURN TRUE; FI
+            ROF
+          FI
+        FI
+        RETURN FALSE;";
+    let mut f = Filter::new(text, &standard());
+    let mut announced = BTreeSet::new();
+    for i in 0u16..40 {
+        let port = 30000 + i * 7;
+        let reply = format!(
+            "227 Entering Passive Mode (10,0,0,1,{},{}).\r\n",
+            port >> 8,
+            port & 0xff
+        );
+        let from_server = Frame::default()
+            .ipv4([10, 0, 0, 1], [10, 0, 0, 2])
+            .tcp(21, 40000, 0x18)
+            .payload(if i % 4 == 0 {
+                b"226 Transfer complete.\r\n"
+            } else {
+                reply.as_bytes()
+            })
+            .build();
+        assert_eq!(f.run(&from_server), 0);
+        if i % 4 != 0 {
+            announced.insert(port);
+        }
+        for dport in [port, port + 1, 21] {
+            let data = Frame::default()
+                .ipv4([10, 0, 0, 2], [10, 0, 0, 1])
+                .tcp(50000, dport, 0x02)
+                .build();
+            assert_eq!(
+                f.run(&data) != 0,
+                announced.contains(&dport),
+                "port {dport}"
+            );
+        }
+    }
+    assert_eq!(f.regs[0] as usize, announced.len());
+}
+
 #[test]
 fn the_corpus_announces_nothing_the_parsers_do_not() {
     let Some(packets) = corpus() else { return };
@@ -219,6 +278,13 @@ fn the_corpus_announces_nothing_the_parsers_do_not() {
         }
         seen += want_rtsp + want_ftp + want_sip;
         assert!(figure7_port(p) == 0 || got_rtsp != 0, "packet {n}");
+        let ftp_first = call(&reg, "GetDynTCPDPortFromFTP", p, &mut m, 0, 0);
+        let sip_first = call(&reg, "GetDynUDPPortFromSIP", p, &mut m, 0, 0);
+        assert_eq!(
+            (ftp_first != 0, sip_first != 0),
+            (got_ftp != 0, got_sip != 0),
+            "packet {n}"
+        );
     }
     eprintln!("{} corpus packets, {seen} announcements", packets.len());
 }
