@@ -119,3 +119,44 @@ fn unknown_and_misnamed_functions() {
         )
     );
 }
+
+/// docs/externs.md's table of functions names every function of the library,
+/// with the region sizes the registry declares (N = 10, the default).
+#[test]
+fn the_documented_sizes_are_the_registered_ones() {
+    let doc = include_str!("../../../docs/externs.md");
+    let mut lib = Library::new();
+    lib.aho_corasick("SET", &["x"]).unwrap();
+    lib.memmem("NAME", b"y").unwrap();
+    let size = |cell: &str| -> usize {
+        let cell = cell.trim();
+        if cell == "8 + 16 N" {
+            return table_len(10);
+        }
+        let digits: String = cell.chars().take_while(char::is_ascii_digit).collect();
+        digits
+            .parse()
+            .unwrap_or_else(|_| panic!("a size: {cell:?}"))
+    };
+    let mut rows = std::collections::BTreeMap::new();
+    for line in doc.lines() {
+        let cells: Vec<&str> = line.split('|').collect();
+        if let [_, name, input, output, ..] = cells[..] {
+            if let Some(name) = name
+                .trim()
+                .strip_prefix('`')
+                .and_then(|n| n.strip_suffix('`'))
+            {
+                if input.trim().starts_with(|c: char| c.is_ascii_digit()) {
+                    rows.insert(name.to_string(), (size(input), size(output)));
+                }
+            }
+        }
+    }
+    let registered: std::collections::BTreeMap<_, _> = lib
+        .functions()
+        .iter()
+        .map(|f| (f.name().to_string(), (f.input_len(), f.output_len())))
+        .collect();
+    assert_eq!(rows, registered);
+}
