@@ -18,7 +18,7 @@
 //!
 //! Every function takes packet bytes as hostile: work bounded by the packet's
 //! length (or the table's size), no panic, and writes only inside its output
-//! region; [`args`] is the calling convention they share.
+//! region; `args.rs` is the calling convention they share (docs/externs.md).
 
 #![forbid(unsafe_code)]
 
