@@ -117,7 +117,9 @@ pub static CLASSES: &[Class] = &[
         summary: "passes packets whose payload holds one of the patterns",
         params: &[param("pattern", ArgKind::NonEmpty)],
         variadic: true,
-        mbuf: range(0, 0, 8),
+        // netsift-externs' `aho_corasick:SET` writes the match's start and end
+        // offsets, two MBuf slots (docs/externs.md).
+        mbuf: range(0, 0, 16),
         root_only: false,
     },
     Class {
@@ -157,7 +159,9 @@ pub static CLASSES: &[Class] = &[
         summary: "writes the ports a control connection announces into MBuf",
         params: &[param("protocol", ArgKind::Choice(PROTOCOLS))],
         variadic: false,
-        mbuf: range(64, 4, MAX_MBUF),
+        // netsift-externs' `*_ports` write a count and seven ports, one 8-byte
+        // slot each so FPL compares them as `MEM[i]`: 64 bytes, no more or less.
+        mbuf: range(64, 64, 64),
         root_only: false,
     },
     Class {
