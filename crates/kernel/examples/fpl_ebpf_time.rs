@@ -8,26 +8,26 @@
 
 use netsift_fpl::externs::Externs;
 use netsift_fpl::{compile, Options};
+use netsift_kernel::asm::{Asm, R0};
 use netsift_kernel::fpl::Loaded;
-use netsift_kernel::sys::ProgKind;
+use netsift_kernel::sys::{ProgKind, Program};
+use netsift_testkit::frames::Frame;
 
 const TABLE1: &str = include_str!("../../fpl/examples/table1_udp.fpl");
 
 /// A 1,514-byte Ethernet/IPv4/UDP frame from 192.168.1.3 to port 54321.
 fn frame() -> Vec<u8> {
-    let mut f = vec![0u8; 1514];
-    f[..12].copy_from_slice(&[2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1]);
-    f[12..14].copy_from_slice(&[0x08, 0x00]);
-    f[14] = 0x45;
-    f[16..18].copy_from_slice(&1500u16.to_be_bytes());
-    f[22] = 64;
-    f[23] = 17;
-    f[26..30].copy_from_slice(&[192, 168, 1, 3]);
-    f[30..34].copy_from_slice(&[192, 168, 1, 4]);
-    f[34..36].copy_from_slice(&4000u16.to_be_bytes());
-    f[36..38].copy_from_slice(&54321u16.to_be_bytes());
-    f[38..40].copy_from_slice(&1480u16.to_be_bytes());
-    f
+    Frame::default()
+        .ipv4([192, 168, 1, 3], [192, 168, 1, 4])
+        .udp(4000, 54321)
+        .payload(&[0xa5; 1472])
+        .build()
+}
+
+/// The minimum, median and maximum.
+fn spread(mut v: Vec<u32>) -> [u32; 3] {
+    v.sort_unstable();
+    [v[0], v[v.len() / 2], v[v.len() - 1]]
 }
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -37,21 +37,35 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let p = compile(TABLE1, &Options::default(), &Externs::new())?;
     let k = Loaded::load(&p, Some(TABLE1), ProgKind::SchedCls)?;
     let f = frame();
+    if f.len() != 1514 {
+        return Err(format!("the frame has {} bytes, not 1514", f.len()).into());
+    }
     let first = k.prog.test_run(&f, 1)?;
     if first.retval == 0 || k.result() != 1 {
         return Err("the Table 1 filter did not accept its frame".into());
     }
-    let mut ns: Vec<u32> = (0..rounds.max(1))
-        .map(|_| k.prog.test_run(&f, repeat).map(|r| r.duration_ns))
-        .collect::<Result<_, _>>()?;
-    ns.sort_unstable();
+    // The floor of a test run of this frame: a program that returns at once.
+    let mut a = Asm::new();
+    a.mov64_imm(R0, 0);
+    a.exit();
+    let empty = Program::load(ProgKind::SchedCls, "empty", &a.finish()?)?;
+    // Rounds of the two alternate, so that a noisy stretch hits both.
+    let (mut ns, mut floor) = (Vec::new(), Vec::new());
+    for _ in 0..rounds.max(1) {
+        ns.push(k.prog.test_run(&f, repeat)?.duration_ns);
+        floor.push(empty.test_run(&f, repeat)?.duration_ns);
+    }
+    let (ns, floor) = (spread(ns), spread(floor));
     println!(
-        "fpl_ebpf_ns: median {} ns per run (min {}, max {}) over {} rounds of {repeat}; \
-         Table 1 filter, {} eBPF instructions, 1514-byte matching UDP frame",
-        ns[ns.len() / 2],
+        "fpl_ebpf_ns: median {} ns per run (min {}, max {}); an empty program: median {} \
+         (min {}, max {}); {rounds} rounds of {repeat}; Table 1 filter, {} eBPF instructions, \
+         1514-byte matching UDP frame",
+        ns[1],
         ns[0],
-        ns[ns.len() - 1],
-        ns.len(),
+        ns[2],
+        floor[1],
+        floor[0],
+        floor[2],
         k.insns.len()
     );
     println!(
