@@ -6,10 +6,12 @@
 //! (CAP_BPF): skipped with a message without it, a failure under `CI=true`.
 
 use netsift_fpl::externs::{sum8, Externs};
-use netsift_fpl::{compile, gen, run, Options, Program};
+use netsift_fpl::{compile, gen, run, Options, Program, Verdict};
+use netsift_kernel::codegen::{XDP_HDR, XDP_STATS};
 use netsift_kernel::fpl::budget::estimate;
 use netsift_kernel::fpl::{refuse, Error, Loaded};
-use netsift_kernel::sys::ProgKind;
+use netsift_kernel::ringbuf::RingBuf;
+use netsift_kernel::sys::{Map, MapKind, ProgKind};
 use netsift_testkit::{require, Need};
 
 /// xorshift64*: the same packets on every run.
@@ -59,22 +61,33 @@ fn packet(rng: &mut Rng) -> Vec<u8> {
 }
 
 /// Runs `frame` through the interpreter (with `mbuf` and `regs`) and the
-/// loaded program (whose regions hold the same before), and compares
-/// everything the two leave behind.
-fn same(what: &str, p: &Program, k: &Loaded, frame: &[u8], mbuf: &mut [u8], regs: &mut [i64; 16]) {
+/// loaded program (whose regions hold the same before), compares the result,
+/// registers and MBuf the two leave behind, and gives the interpreter's verdict
+/// and the test run's return value.
+fn same(
+    what: &str,
+    p: &Program,
+    k: &Loaded,
+    frame: &[u8],
+    mbuf: &mut [u8],
+    regs: &mut [i64; 16],
+) -> (Verdict, u32) {
     let v = run(p, frame, mbuf, regs);
     let r = k
         .prog
         .test_run(frame, 1)
         .unwrap_or_else(|e| panic!("{what}: {e}"));
     let ctx = || format!("{what}\nframe {frame:02x?}\ninterpreter {v:?}");
-    assert_eq!(r.retval != 0, v.accepts(), "verdict: {}", ctx());
-    if v.accepts() {
-        assert_eq!(r.retval as usize, frame.len(), "an accept keeps the packet");
-    }
     assert_eq!(k.result(), v.value(), "result: {}", ctx());
     assert_eq!(&k.registers(), regs, "registers: {}", ctx());
     assert_eq!(k.mbuf_bytes(), mbuf, "MBuf: {}", ctx());
+    (v, r.retval)
+}
+
+/// A socket filter's answer: the packet's length for an accept, else 0.
+fn socket_verdict(what: &str, frame: &[u8], v: Verdict, retval: u32) {
+    let want = if v.accepts() { frame.len() as u32 } else { 0 };
+    assert_eq!(retval, want, "verdict: {what}\nframe {frame:02x?}\n{v:?}");
 }
 
 /// A generated program, or `None` when it does not compile.
@@ -85,29 +98,38 @@ fn generated(seed: &[u8]) -> Option<(String, Program)> {
         .map(|p| (text, p))
 }
 
-#[test]
-fn random_programs_agree_with_the_interpreter_and_all_load() {
-    require!(Need::Root);
-    let mut rng = Rng(0x1234_5678_9abc_def1);
-    // NETSIFT_FPL_CALIBRATE=1 (with --nocapture): the budget's calibration run.
+/// Loads `want` generated programs with `load` and runs each on 8 random
+/// frames from the same non-zero MBuf and registers, kept from frame to frame;
+/// `verdict` checks each frame's answer. Every program `refuse` lets through
+/// must load; at least two in three must get through.
+fn differential(
+    want: usize,
+    seed: u64,
+    load: impl Fn(&Program, &str) -> Result<Loaded, Error>,
+    mut verdict: impl FnMut(&str, &[u8], Verdict, u32),
+) {
+    // NETSIFT_FPL_CALIBRATE=1 (with --nocapture): print each estimate, and
+    // what the verifier said instead of stopping at its first refusal.
     let calibrating = std::env::var_os("NETSIFT_FPL_CALIBRATE").is_some();
+    let mut rng = Rng(seed);
     let (mut tried, mut loaded, mut refused) = (0, 0, Vec::new());
-    while loaded < 500 {
+    while loaded < want {
         tried += 1;
-        assert!(tried < 5000, "too few generated programs compile");
+        assert!(
+            tried < 10 * want + 1000,
+            "too few generated programs compile"
+        );
         let n = 40 + rng.below(160) as usize;
         let seed = rng.bytes(n);
         let Some((text, p)) = generated(&seed) else {
             continue;
         };
-        let k = match Loaded::load(&p, Some(&text), ProgKind::SchedCls) {
+        let k = match load(&p, &text) {
             Ok(k) => k,
             Err(e @ Error::TooLarge(_)) => {
                 refused.push(format!("{e}"));
                 continue;
             }
-            // Calibration of `budget` (docs/fpl.md): print each estimate and
-            // what the verifier said, instead of stopping at the first refusal.
             Err(Error::Sys(e)) if calibrating => {
                 let log = e.verifier_log().unwrap_or("");
                 let last: Vec<&str> = log.lines().rev().take(2).collect();
@@ -126,14 +148,14 @@ fn random_programs_agree_with_the_interpreter_and_all_load() {
         if calibrating {
             eprintln!("LOADED estimate {:?}", estimate(&p));
         }
-        // Start from the same non-zero state, and keep it from packet to packet.
         let mut mbuf = rng.bytes(p.mbuf_len());
         let mut regs: [i64; 16] = std::array::from_fn(|_| rng.below(64) as i64 - 8);
         k.set_mbuf(&mbuf);
         k.set_registers(&regs);
         for _ in 0..8 {
             let frame = packet(&mut rng);
-            same(&text, &p, &k, &frame, &mut mbuf, &mut regs);
+            let (v, retval) = same(&text, &p, &k, &frame, &mut mbuf, &mut regs);
+            verdict(&text, &frame, v, retval);
         }
     }
     eprintln!(
@@ -142,10 +164,45 @@ fn random_programs_agree_with_the_interpreter_and_all_load() {
     );
     // The refusals are the estimate's business; most programs must get through.
     assert!(
-        refused.len() * 4 < loaded,
+        refused.len() * 2 < loaded,
         "{} refused: {:?}",
         refused.len(),
         &refused[..refused.len().min(5)]
+    );
+}
+
+#[test]
+fn random_programs_agree_with_the_interpreter_and_all_load() {
+    require!(Need::Root);
+    differential(
+        1000,
+        0x1234_5678_9abc_def1,
+        |p, text| Loaded::load(p, Some(text), ProgKind::SchedCls),
+        socket_verdict,
+    );
+}
+
+#[test]
+fn random_programs_on_the_xdp_hook_copy_what_they_accept() {
+    require!(Need::Root);
+    let mut ring = RingBuf::create(1 << 20).expect("a ring buffer");
+    let stats = Map::create(MapKind::PerCpuArray, 4, 8, XDP_STATS).expect("counters");
+    let fd = (ring.map().fd(), stats.fd());
+    differential(
+        400,
+        0x0fed_cba9_8765_4321,
+        |p, text| Loaded::load_xdp(p, Some(text), fd.0, fd.1, 4096),
+        |what, frame, v, retval| {
+            assert_eq!(retval, 2, "XDP_PASS for every frame: {what}");
+            let mut got = Vec::new();
+            ring.drain(|rec| got.push(rec.to_vec()));
+            let h = XDP_HDR as usize;
+            match (got.as_slice(), v.accepts()) {
+                ([], false) => {}
+                ([rec], true) => assert_eq!(&rec[h..h + frame.len()], frame, "{what}"),
+                (recs, _) => panic!("{what}: {} records for {v:?}", recs.len()),
+            }
+        },
     );
 }
 
@@ -211,7 +268,7 @@ fn arithmetic_edges_selectors_and_faults_agree() {
         "MEM[R[2]] = R[0]; MEM[R[3]] += R[1]; MEM[R[3]] -= 3; RETURN MEM[R[2]];",
         "R[8] = PKT.B[R[2]]; R[9] = PKT.W[R[3]]; R[10] = PKT.DW[R[2] - 1]; RETURN R[10] | 1;",
         "R[8] = HASH(R[2], 12, 1000); R[9] = HASH(R[3], 0, 1); RETURN R[8];",
-        "FOR (R[4] = 0; R[4] < R[2]; R[4]++) MEM[R[4] & 7]++; IF (R[4] == 5) THEN BREAK; FI ROF RETURN R[4];",
+        "FOR (R[4] = 0; R[4] < R[2] && R[4] < 40; R[4]++) MEM[R[4] & 7]++; IF (R[4] == 5) THEN BREAK; FI ROF RETURN R[4];",
     ];
     let edges = [
         0,
@@ -241,7 +298,8 @@ fn arithmetic_edges_selectors_and_faults_agree() {
                 let mut mbuf = vec![0u8; p.mbuf_len()];
                 k.set_mbuf(&mbuf);
                 k.set_registers(&regs);
-                same(text, &p, &k, &frame, &mut mbuf, &mut regs);
+                let (v, retval) = same(text, &p, &k, &frame, &mut mbuf, &mut regs);
+                socket_verdict(text, &frame, v, retval);
             }
         }
     }

@@ -2,14 +2,17 @@
 //! (`BPF_PROG_TEST_RUN`) against the reference interpreter: Table 1's filter on
 //! every Ethernet packet of the shared corpus (by path, `../shared/corpus`, or
 //! `NETSIFT_CORPUS`), each IPv4/UDP one also rewritten to match and cut short;
+//! the same on the XDP hook, whose ring must hold exactly the accepted frames;
 //! Figure 6's per-flow counters on built TCP flows and the corpus, its MBuf read
 //! through the mapping. Needs root (CAP_BPF) and the corpus: skipped with a
 //! message without them, a failure under `CI=true`.
 
 use netsift_fpl::externs::Externs;
 use netsift_fpl::{compile, run, Options, Program};
+use netsift_kernel::codegen::{XDP_HDR, XDP_STATS};
 use netsift_kernel::fpl::Loaded;
-use netsift_kernel::sys::ProgKind;
+use netsift_kernel::ringbuf::RingBuf;
+use netsift_kernel::sys::{Map, MapKind, ProgKind};
 use netsift_testkit::frames::Frame;
 use netsift_testkit::{require, Need};
 use netsift_wire::LinkType;
@@ -81,39 +84,79 @@ fn retargeted(p: &[u8]) -> Option<Vec<u8>> {
     Some(q)
 }
 
+/// The corpus's frames, each IPv4/UDP one also rewritten to match Table 1 and
+/// cut short (to 40 bytes, in the UDP header when the IP header has no
+/// options), so that loads past the end are compared too.
+fn table1_frames() -> Vec<Vec<u8>> {
+    let packets = corpus_packets();
+    assert!(packets.len() > 5_000, "corpus too small: {}", packets.len());
+    let mut variants = packets.clone();
+    variants.extend(packets.iter().filter_map(|p| retargeted(p)));
+    variants.extend(packets.iter().filter_map(|p| retargeted(p)).map(|mut p| {
+        p.truncate(40);
+        p
+    }));
+    variants
+}
+
 #[test]
 fn table1_filter_agrees_with_the_interpreter_on_the_corpus() {
     let dir = corpus_dir();
     require!(Need::Root, Need::File(&dir));
     let (text, p) = example("table1_udp.fpl");
     let k = Loaded::load(&p, Some(&text), ProgKind::SchedCls).unwrap();
-    let packets = corpus_packets();
-    assert!(packets.len() > 5_000, "corpus too small: {}", packets.len());
-    let mut variants = packets.clone();
-    variants.extend(packets.iter().filter_map(|p| retargeted(p)));
-    // Cut short (to 40 bytes, in the UDP header when the IP header has no
-    // options), so that loads past the end are compared too.
-    variants.extend(packets.iter().filter_map(|p| retargeted(p)).map(|mut p| {
-        p.truncate(40);
-        p
-    }));
+    let frames = table1_frames();
     let mut mbuf = vec![0u8; p.mbuf_len()];
     let mut accepted = 0;
-    for f in &variants {
+    for f in &frames {
         let want = run(&p, f, &mut mbuf, &mut [0; 16]);
         let got = k.prog.test_run(f, 1).unwrap();
-        assert_eq!(
-            got.retval != 0,
-            want.accepts(),
-            "frame {:02x?}",
-            &f[..f.len().min(64)]
-        );
+        let keep = if want.accepts() { f.len() as u32 } else { 0 };
+        assert_eq!(got.retval, keep, "frame {:02x?}", &f[..f.len().min(64)]);
         assert_eq!(k.result(), want.value());
         accepted += usize::from(want.accepts());
     }
     eprintln!(
         "table 1 in eBPF: {} frames, {accepted} accepted by both",
-        variants.len()
+        frames.len()
+    );
+    assert!(accepted > 1_000, "too few matching frames: {accepted}");
+}
+
+#[test]
+fn table1_filter_on_the_xdp_hook_copies_what_the_interpreter_accepts() {
+    let dir = corpus_dir();
+    require!(Need::Root, Need::File(&dir));
+    let (text, p) = example("table1_udp.fpl");
+    let mut ring = RingBuf::create(1 << 22).expect("a ring buffer");
+    let stats = Map::create(MapKind::PerCpuArray, 4, 8, XDP_STATS).expect("counters");
+    let k = Loaded::load_xdp(&p, Some(&text), ring.map().fd(), stats.fd(), 4096).unwrap();
+    let frames = table1_frames();
+    let mut accepted = 0u64;
+    for f in &frames {
+        let want = run(&p, f, &mut vec![0u8; p.mbuf_len()], &mut [0; 16]);
+        assert_eq!(k.prog.test_run(f, 1).unwrap().retval, 2, "XDP_PASS");
+        assert_eq!(k.result(), want.value());
+        let mut records = 0;
+        ring.drain(|rec| {
+            records += 1;
+            // Records come in a few sizes: the header says how much is the frame.
+            let h = XDP_HDR as usize;
+            let cap = u32::from_ne_bytes(rec[..4].try_into().unwrap()) as usize;
+            assert_eq!(cap, f.len(), "captured length");
+            assert_eq!(&rec[h..h + cap], &f[..], "the record holds the frame");
+        });
+        assert_eq!(records, usize::from(want.accepts()));
+        accepted += u64::from(want.accepts());
+    }
+    let counted = (
+        stats.sum_percpu_u64(0).unwrap(),
+        stats.sum_percpu_u64(1).unwrap(),
+    );
+    assert_eq!(
+        counted,
+        (frames.len() as u64, accepted),
+        "seen and accepted"
     );
     assert!(accepted > 1_000, "too few matching frames: {accepted}");
 }

@@ -10,30 +10,38 @@
 //! The checks the verifier needs to see are the language's own run-time checks:
 //!
 //! - a packet load first compares its offset (unsigned, so a negative one is
-//!   huge) and its end with `__sk_buff.len`, kept in a stack slot, then reads
-//!   with `LD_IND`, from `skb->data`: the MAC header on a packet socket and in
-//!   a `SCHED_CLS` test run;
+//!   huge) and its end with the frame's length, kept in a stack slot, then
+//!   reads: with `LD_IND` from `skb->data` (the MAC header on a packet socket
+//!   and in a `SCHED_CLS` test run), or on the XDP hook with
+//!   `bpf_xdp_load_bytes` (the only part that depends on the hook, with the
+//!   prologue and the ending, which is `xdp::epilogue`'s);
 //! - an MBuf slot is compared (unsigned) with the slot count before it becomes a
 //!   map value offset, so the verifier knows its range;
 //! - a loop counts its runs in a stack slot of its own, a constant the verifier
 //!   follows, against the loop's bound: the verifier sees every loop end.
 //!
-//! A failed check jumps to one place that stores result 0 and returns 0.
+//! A failed check jumps to one place that stores result 0 and ends as a
+//! result of 0 does: 0 from a socket filter, `XDP_PASS` with no copy on XDP.
 
 use super::{Error, Maps, RESULT_WORD};
 use crate::asm::{
     Alu, Asm, Cond, Insn, Label, Reg, Width, R0, R1, R10, R2, R3, R4, R6, R7, R8, R9,
 };
+use crate::codegen::Hook;
+use crate::helpers::{XDP_GET_BUFF_LEN, XDP_LOAD_BYTES};
+use crate::layout::XDP_LEN;
 use netsift_fpl::hash::{FNV_OFFSET, FNV_PRIME};
 use netsift_fpl::hir::{self, Expr, Loop, Place, Program, Stmt, SLOT_BYTES};
 use netsift_fpl::ops::{BinOp, UnOp};
 
-/// Stack slot of the packet's length (`__sk_buff.len`).
+/// Stack slot of the packet's length (`__sk_buff.len`, `bpf_xdp_get_buff_len`).
 const LEN: i16 = -8;
+/// Stack slot `bpf_xdp_load_bytes` copies into.
+const BUF: i16 = -16;
 /// The most loops nested inside one another, each with a counter slot.
 pub(super) const MAX_LOOPS: usize = 8;
 /// The first loop counter's slot; deeper ones follow downwards.
-const COUNTERS: i16 = -16;
+const COUNTERS: i16 = -24;
 /// The first expression temporary's slot.
 const TEMPS: i16 = COUNTERS - 8 * MAX_LOOPS as i16;
 /// Expression temporaries: what is left of the 512-byte stack.
@@ -53,8 +61,8 @@ const ARSH_K: u8 = 0xc7;
 /// `BPF_STX | BPF_ATOMIC | BPF_DW` with `imm = BPF_ADD`: `*(u64 *)(r0 + off) += src`.
 const ATOMIC_ADD_DW: u8 = 0xdb;
 
-/// The program's instructions.
-pub(super) fn program(p: &Program, maps: Maps) -> Result<Vec<Insn>, Error> {
+/// The program's instructions, for `hook`.
+pub(super) fn program(p: &Program, maps: Maps, hook: Hook) -> Result<Vec<Insn>, Error> {
     let mut a = Asm::new();
     let (fault, ret) = (a.label(), a.label());
     let mut g = Gen {
@@ -64,10 +72,14 @@ pub(super) fn program(p: &Program, maps: Maps) -> Result<Vec<Insn>, Error> {
         fault,
         ret,
         breaks: Vec::new(),
+        hook,
     };
     g.a.mov64_reg(R6, R1);
-    g.a.ldx(Width::W, R1, R6, 0);
-    g.a.stx(Width::DW, R10, LEN, R1);
+    match hook {
+        Hook::Skb => g.a.ldx(Width::W, R0, R6, 0),
+        Hook::Xdp { .. } => g.a.call(XDP_GET_BUFF_LEN),
+    }
+    g.a.stx(Width::DW, R10, LEN, R0);
     g.block(p.body())?;
     // Off the end: result 0.
     g.a.bind(g.fault);
@@ -75,12 +87,24 @@ pub(super) fn program(p: &Program, maps: Maps) -> Result<Vec<Insn>, Error> {
     g.a.bind(g.ret);
     g.a.ld_map_value(R1, maps.regs, (RESULT_WORD * SLOT_BYTES) as u32);
     g.a.stx(Width::DW, R1, 0, R7);
-    let out = g.a.label();
-    g.a.mov64_imm(R0, 0);
-    g.a.jmp_imm(Cond::Eq, R7, 0, out);
-    g.a.ldx(Width::DW, R0, R10, LEN);
-    g.a.bind(out);
-    g.a.exit();
+    match hook {
+        Hook::Skb => {
+            let out = g.a.label();
+            g.a.mov64_imm(R0, 0);
+            g.a.jmp_imm(Cond::Eq, R7, 0, out);
+            g.a.ldx(Width::DW, R0, R10, LEN);
+            g.a.bind(out);
+            g.a.exit();
+        }
+        Hook::Xdp { ring, stats, cap } => {
+            // The XDP level's own ending: every frame passes on, an accepted one
+            // is first copied into the ring. Every slot of ours is dead by now.
+            g.a.ldx(Width::DW, R1, R10, LEN);
+            g.a.stx(Width::W, R10, XDP_LEN, R1);
+            g.a.mov64_reg(R0, R7);
+            crate::xdp::epilogue(&mut g.a, ring, stats, cap);
+        }
+    }
     g.a.finish()
         .map_err(|e| Error::TooLarge(format!("the program is too long for eBPF's jumps ({e})")))
 }
@@ -96,6 +120,8 @@ struct Gen {
     ret: Label,
     /// The innermost loops' exits.
     breaks: Vec<Label>,
+    /// Where the program runs: how it reads the packet and ends.
+    hook: Hook,
 }
 
 fn temp(t: usize) -> Result<i16, Error> {
@@ -243,6 +269,33 @@ impl Gen {
         self.a.bind(ok);
     }
 
+    /// r0 = the `n` packet bytes at `at` (checked before), in network order:
+    /// `LD_IND` (`code`) on a socket buffer, `bpf_xdp_load_bytes` into a stack
+    /// slot on the XDP hook (which also reads a multi-buffer frame's fragments).
+    /// Both clobber r1..r5.
+    fn load(&mut self, n: u32, code: u8, at: Reg) {
+        if self.hook == Hook::Skb {
+            self.a.raw(code, at, 0, 0);
+            return;
+        }
+        self.a.mov64_reg(R2, at);
+        self.a.mov64_reg(R1, R6);
+        self.a.mov64_reg(R3, R10);
+        self.a.alu64_imm(Alu::Add, R3, i32::from(BUF));
+        self.a.mov64_imm(R4, n as i32);
+        self.a.call(XDP_LOAD_BYTES);
+        self.fails_unless(Cond::Eq, R0, 0);
+        let (w, bits) = match n {
+            1 => (Width::B, 0),
+            2 => (Width::H, 16),
+            _ => (Width::W, 32),
+        };
+        self.a.ldx(w, R0, R10, BUF);
+        if bits != 0 {
+            self.a.to_be(R0, bits);
+        }
+    }
+
     /// r8 = the address of MBuf slot r7, or a fault.
     fn slot_address(&mut self) {
         self.fails_unless(Cond::Lt, R7, self.slots);
@@ -300,7 +353,7 @@ impl Gen {
                     hir::Width::DWord => (4, LD_IND_W),
                 };
                 self.packet_check(n);
-                self.a.raw(code, R7, 0, 0);
+                self.load(n, code, R7);
                 self.a.mov64_reg(R7, R0);
             }
             Expr::Field {
@@ -411,7 +464,7 @@ impl Gen {
         self.a.jmp_imm(Cond::Ge, R9, len as i32, done);
         self.a.mov64_reg(R1, R7);
         self.a.alu64_reg(Alu::Add, R1, R9);
-        self.a.raw(LD_IND_B, R1, 0, 0);
+        self.load(1, LD_IND_B, R1);
         self.a.alu32_reg(Alu::Xor, R8, R0);
         self.a.alu32_imm(Alu::Mul, R8, FNV_PRIME as i32);
         self.a.alu64_imm(Alu::Add, R9, 1);

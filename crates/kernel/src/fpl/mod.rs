@@ -4,7 +4,7 @@
 //!
 //! A chain of named steps: [`refuse`] (what the kernel cannot run: `EXTERN`,
 //! which calls Rust in the daemon, and programs whose verification could pass
-//! the verifier's limits, estimated by [`budget`]) → [`emit`] (the IR to eBPF
+//! the verifier's limits, estimated by [`budget`]) → `emit` (the IR to eBPF
 //! instructions) → [`Loaded`] (the shared regions made and the program loaded).
 //! docs/fpl.md, "eBPF back end", says what maps where.
 //!
@@ -15,8 +15,10 @@
 //! - The registers `R[0]`..`R[15]` are the first 16 words of a second region,
 //!   and word 16 holds the last run's result (0 after a fault). Both regions are
 //!   the filter instance's, shared by every CPU that runs it, as FFPF's MBuf is.
-//! - The program returns 0 for a result of 0 (or a fault) and the packet's
-//!   length otherwise: a socket filter keeps the whole packet it accepts.
+//! - As a socket filter the program returns 0 for a result of 0 (or a fault)
+//!   and the packet's length otherwise: it keeps the whole packet it accepts.
+//!   On the XDP hook it passes every frame on, and first copies one whose
+//!   result is not 0 into a ring buffer, with the XDP level's ending.
 //!
 //! Invariant: every program [`generate`] returns has passed [`refuse`], so it
 //! uses no `EXTERN` and its estimated verification stays inside the kernel's
@@ -28,6 +30,7 @@ mod emit;
 mod locate;
 
 use crate::asm::Insn;
+pub use crate::codegen::Hook;
 use crate::shared::Region;
 use crate::sys::{self, ProgKind};
 use netsift_fpl::hir::{NUM_REGS, SLOT_BYTES};
@@ -95,7 +98,7 @@ pub fn refuse(program: &Program, source: Option<&str>) -> Result<(), Error> {
     budget::check(program)?;
     // The generator's own limits (stack temporaries, nested loops, jump
     // distances), with descriptors that are never loaded.
-    emit::program(program, Maps { mbuf: -1, regs: -1 }).map(drop)
+    emit::program(program, Maps { mbuf: -1, regs: -1 }, Hook::Skb).map(drop)
 }
 
 /// The map descriptors a generated program addresses.
@@ -108,11 +111,18 @@ pub struct Maps {
 }
 
 /// The eBPF instructions of `program` over the regions `maps` (the MBuf one of
-/// at least [`mbuf_region_len`] bytes, the register one of [`REGS_LEN`]), after
-/// [`refuse`].
-pub fn generate(program: &Program, source: Option<&str>, maps: Maps) -> Result<Vec<Insn>, Error> {
+/// at least [`mbuf_region_len`] bytes, the register one of [`REGS_LEN`]) for
+/// `hook`, after [`refuse`]. On [`Hook::Xdp`] every frame passes on and one
+/// whose result is not 0 is copied into the ring first, as the XDP level of
+/// the pcap filters does ([`crate::codegen::Hook`]).
+pub fn generate(
+    program: &Program,
+    source: Option<&str>,
+    maps: Maps,
+    hook: Hook,
+) -> Result<Vec<Insn>, Error> {
     refuse(program, source)?;
-    emit::program(program, maps)
+    emit::program(program, maps, hook)
 }
 
 /// The MBuf region's size for `program`: its MBuf rounded up to whole slots,
@@ -141,6 +151,29 @@ impl Loaded {
     /// [`ProgKind::SchedCls`] for test runs, whose packet starts at the MAC
     /// header as a packet socket's does).
     pub fn load(program: &Program, source: Option<&str>, kind: ProgKind) -> Result<Loaded, Error> {
+        Loaded::load_on(program, source, kind, Hook::Skb)
+    }
+
+    /// As [`load`](Self::load), for the XDP hook: `ring` (a BPF ring buffer),
+    /// `stats` and `cap` as [`crate::codegen::Hook::Xdp`] describes them.
+    pub fn load_xdp(
+        program: &Program,
+        source: Option<&str>,
+        ring: i32,
+        stats: i32,
+        cap: u32,
+    ) -> Result<Loaded, Error> {
+        let cap = cap.clamp(1, crate::codegen::XDP_CAP_MAX);
+        let hook = Hook::Xdp { ring, stats, cap };
+        Loaded::load_on(program, source, ProgKind::Xdp, hook)
+    }
+
+    fn load_on(
+        program: &Program,
+        source: Option<&str>,
+        kind: ProgKind,
+        hook: Hook,
+    ) -> Result<Loaded, Error> {
         refuse(program, source)?;
         let mbuf = Region::create(mbuf_region_len(program))?;
         let regs = Region::create(REGS_LEN)?;
@@ -148,7 +181,7 @@ impl Loaded {
             mbuf: mbuf.map().fd(),
             regs: regs.map().fd(),
         };
-        let insns = emit::program(program, maps)?;
+        let insns = emit::program(program, maps, hook)?;
         let prog = sys::Program::load(kind, "fpl", &insns)?;
         Ok(Loaded {
             prog,
