@@ -268,6 +268,13 @@ fn arithmetic_edges_selectors_and_faults_agree() {
         "MEM[R[2]] = R[0]; MEM[R[3]] += R[1]; MEM[R[3]] -= 3; RETURN MEM[R[2]];",
         "R[8] = PKT.B[R[2]]; R[9] = PKT.W[R[3]]; R[10] = PKT.DW[R[2] - 1]; RETURN R[10] | 1;",
         "R[8] = HASH(R[2], 12, 1000); R[9] = HASH(R[3], 0, 1); RETURN R[8];",
+        // Comparisons as tests, which compile to jumps.
+        "IF (R[0] < R[1]) THEN R[8] = 1; FI IF (R[0] <= R[1]) THEN R[9] = 1; FI \
+         IF (R[0] > R[1]) THEN R[10] = 1; FI IF (R[0] >= R[1]) THEN R[11] = 1; FI \
+         IF (R[0] == R[1] || !(R[0] != R[1])) THEN R[12] = 1; FI \
+         IF (!(R[0] < R[1]) && R[1] <= R[0] || R[0] > 3) THEN R[13] = 1; ELSE R[13] = 2; FI \
+         IF (!(R[0] >= R[1] || R[0] <= R[1] && R[1] > R[0])) THEN R[14] = 1; FI \
+         IF (R[0] && !R[1]) THEN R[15] = 1; FI",
         "FOR (R[4] = 0; R[4] < R[2] && R[4] < 40; R[4]++) MEM[R[4] & 7]++; IF (R[4] == 5) THEN BREAK; FI ROF RETURN R[4];",
     ];
     let edges = [

@@ -17,10 +17,11 @@
 //! program with an `IF` in a loop of 2,048 runs needed over a million
 //! instructions where the count without this term said 300,000. [`Cost::forks`] counts the pushed states a walk can pile
 //! up: the generator makes every run-time check jump on success, so the fault
-//! side is walked first and ends at once, computes comparisons without
-//! branches, and makes a loop's exit the side walked first; what is left are
-//! `IF`s, `&&`/`||` and loop tests, and a loop repeats its body's forks
-//! `bound` times. A program past half of either limit is refused.
+//! side is walked first and ends at once, computes comparisons used as values
+//! without branches, and makes a loop's exit the side walked first; what is
+//! left are the jumps of `IF` and loop tests (one per comparison joined by
+//! `&&`/`||`: one per test and one per `&&`/`||`) and the `&&`/`||` of values,
+//! and a loop repeats its body's forks `bound` times. A program past half of either limit is refused.
 //!
 //! Checked on kernel 6.18 with the generator's programs (`tests/fpl_ebpf.rs`;
 //! `NETSIFT_FPL_CALIBRATE=1` prints each estimate): every program under the

@@ -124,6 +124,14 @@ struct Gen {
     hook: Hook,
 }
 
+/// Whether `op` is a comparison, which a test compiles to a jump.
+fn compares(op: BinOp) -> bool {
+    matches!(
+        op,
+        BinOp::Eq | BinOp::Ne | BinOp::Lt | BinOp::Le | BinOp::Gt | BinOp::Ge
+    )
+}
+
 fn temp(t: usize) -> Result<i16, Error> {
     if t >= MAX_TEMPS {
         return Err(Error::TooLarge(format!(
@@ -189,8 +197,7 @@ impl Gen {
             }
             Stmt::If { cond, then, els } => {
                 let (no, end) = (self.a.label(), self.a.label());
-                self.expr(cond, 0)?;
-                self.a.jmp_imm(Cond::Eq, R7, 0, no);
+                self.branch(cond, false, no)?;
                 self.block(then)?;
                 self.a.ja(end);
                 self.a.bind(no);
@@ -230,8 +237,7 @@ impl Gen {
         if let Some(c) = &l.cond {
             // The exit is the side the verifier walks first (see `fails`).
             let run = self.a.label();
-            self.expr(c, 0)?;
-            self.a.jmp_imm(Cond::Ne, R7, 0, run);
+            self.branch(c, true, run)?;
             self.a.ja(exit);
             self.a.bind(run);
         }
@@ -376,15 +382,7 @@ impl Gen {
                 }
             }
             Expr::Binary(op, a, b) => {
-                self.expr(a, t)?;
-                self.a.mov64_reg(R0, R7);
-                if !self.leaf(b, R1) {
-                    let slot = temp(t)?;
-                    self.a.stx(Width::DW, R10, slot, R7);
-                    self.expr(b, t + 1)?;
-                    self.a.mov64_reg(R1, R7);
-                    self.a.ldx(Width::DW, R0, R10, slot);
-                }
+                self.operands(a, b, t)?;
                 self.binop(*op);
                 self.a.mov64_reg(R7, R0);
             }
@@ -417,6 +415,81 @@ impl Gen {
             }
         }
         Ok(())
+    }
+
+    /// r0 = `a`, r1 = `b`, evaluated in that order.
+    fn operands(&mut self, a: &Expr, b: &Expr, t: usize) -> Result<(), Error> {
+        self.expr(a, t)?;
+        self.a.mov64_reg(R0, R7);
+        if !self.leaf(b, R1) {
+            let slot = temp(t)?;
+            self.a.stx(Width::DW, R10, slot, R7);
+            self.expr(b, t + 1)?;
+            self.a.mov64_reg(R1, R7);
+            self.a.ldx(Width::DW, R0, R10, slot);
+        }
+        Ok(())
+    }
+
+    /// Goes to `to` when `e`'s truth is `when`, on otherwise: an `IF`'s or a
+    /// loop's test as conditional jumps, with `&&`, `||`, `!` and comparisons
+    /// never made into a 0 or 1 first. Evaluation order and short-circuits are
+    /// the value's.
+    fn branch(&mut self, e: &Expr, when: bool, to: Label) -> Result<(), Error> {
+        match e {
+            Expr::And(a, b) | Expr::Or(a, b) => {
+                // `a && b` is false as soon as `a` is, `a || b` true as soon as
+                // `a` is: then `a` may go straight to `to`; otherwise its
+                // deciding value skips `b`.
+                let and = matches!(e, Expr::And(..));
+                if and != when {
+                    self.branch(a, when, to)?;
+                    self.branch(b, when, to)?;
+                } else {
+                    let skip = self.a.label();
+                    self.branch(a, !and, skip)?;
+                    self.branch(b, when, to)?;
+                    self.a.bind(skip);
+                }
+            }
+            Expr::Unary(UnOp::Not, a) => self.branch(a, !when, to)?,
+            Expr::Binary(op, a, b) if compares(*op) => {
+                self.operands(a, b, 0)?;
+                self.jump_on(*op, when, to);
+            }
+            _ => {
+                self.expr(e, 0)?;
+                let c = if when { Cond::Ne } else { Cond::Eq };
+                self.a.jmp_imm(c, R7, 0, to);
+            }
+        }
+        Ok(())
+    }
+
+    /// Goes to `to` when `r0 op r1` is `when` (signed), on otherwise. Only
+    /// signed less-than exists among the assembler's conditions: the others are
+    /// it with the operands swapped, or a jump over a `goto`.
+    fn jump_on(&mut self, op: BinOp, when: bool, to: Label) {
+        // (condition, left, right, whether the jump means `op` holds)
+        let (cond, x, y, holds) = match op {
+            BinOp::Eq => (Cond::Eq, R0, R1, true),
+            BinOp::Ne => (Cond::Ne, R0, R1, true),
+            BinOp::Lt => (Cond::Slt, R0, R1, true),
+            BinOp::Gt => (Cond::Slt, R1, R0, true),
+            BinOp::Le => (Cond::Slt, R1, R0, false),
+            _ => (Cond::Slt, R0, R1, false), // Ge
+        };
+        if holds == when {
+            self.a.jmp_reg(cond, x, y, to);
+        } else if matches!(cond, Cond::Eq | Cond::Ne) {
+            let other = if cond == Cond::Eq { Cond::Ne } else { Cond::Eq };
+            self.a.jmp_reg(other, x, y, to);
+        } else {
+            let on = self.a.label();
+            self.a.jmp_reg(cond, x, y, on);
+            self.a.ja(to);
+            self.a.bind(on);
+        }
     }
 
     /// r7 = 1 if `r7 cond 0` (`Eq` or `Ne`), else 0, without a branch.
