@@ -24,6 +24,8 @@
 //!   what the engine accepts (exactly, where it is decisive); SET tables are
 //!   shared tables, clause enable bits words of a shared region, and (if asked)
 //!   operand sets a shared table;
+//! - [`fpl`]: FFPF's FPL programs compiled to a socket filter whose MBuf and
+//!   registers live in shared regions;
 //! - [`follow`]: `--follow` in the kernel: the follower's listener endpoints in a
 //!   shared table, and FTP announcements read by the program itself;
 //! - [`placed`]: programs attached under capture sockets, and a live set's
@@ -45,6 +47,7 @@ pub mod asm;
 pub mod classic;
 pub mod codegen;
 pub mod follow;
+pub mod fpl;
 mod layout;
 pub mod placed;
 pub mod ringbuf;
