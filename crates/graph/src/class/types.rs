@@ -65,7 +65,7 @@ pub enum ArgKind {
     /// A non-empty string (a program, a pattern).
     NonEmpty,
     /// Classic BPF as `tcpdump -ddd` prints it, its lines separated by commas or
-    /// newlines; checked to be a program that runs safely (see [`check_bpf`]).
+    /// newlines; checked to be a program that runs safely (see [`check_bpf`](super::check::check_bpf)).
     Bpf,
     /// One of these words.
     Choice(&'static [&'static str]),
