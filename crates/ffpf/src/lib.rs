@@ -46,7 +46,7 @@ pub mod seqpacket;
 pub mod shm;
 pub mod wake;
 
-pub use client::{Client, Flow, FlowSpec};
+pub use client::{Client, Flow, FlowSpec, GraphView, MbufView};
 pub use error::{Error, ErrorKind};
 pub use frames::Umem;
 pub use group::{BatchSummary, FlowCounters, FlowFds, FlowId, Group, Incoming, Received};

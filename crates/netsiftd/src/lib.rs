@@ -25,7 +25,9 @@
 pub mod config;
 mod dispatch;
 pub mod flows;
+mod graph;
 pub mod listener;
+mod programs;
 pub mod rights;
 mod sources;
 mod stats;
