@@ -19,7 +19,7 @@ pub(crate) enum Kind {
     /// `device`: the source's packets, all of them.
     Source,
     /// `pcap`: netsift's compiler and engine.
-    Pcap(Programs),
+    Pcap(Box<Programs>),
     /// `bpf`: classic BPF, interpreted.
     Bpf(Vec<Insn>),
     /// `fpl`: the FPL interpreter over the instance's MBuf and registers.
@@ -68,7 +68,7 @@ pub(crate) fn build(
             }
             Ok(Kind::Source)
         }
-        "pcap" => pcap(text(args)).map(Kind::Pcap),
+        "pcap" => pcap(text(args)).map(|p| Kind::Pcap(Box::new(p))),
         "bpf" => bpf::parse(text(args)).map(Kind::Bpf),
         "fpl" => {
             let opts = netsift_fpl::Options {
