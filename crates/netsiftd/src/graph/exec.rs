@@ -59,7 +59,16 @@ pub(crate) struct Graphs {
     reach: Vec<bool>,
     /// Active graph flows.
     active_flows: usize,
+    /// Scratch: the active instances of a batch, in id order.
+    order: Vec<InstanceId>,
+    /// MBuf bytes of all instances.
+    mbuf_bytes: u64,
 }
+
+/// The most MBuf bytes a source's instances may hold together: each element
+/// may ask for up to 1 MiB, so without a bound a few flows could make the
+/// daemon hold gigabytes.
+pub(crate) const MAX_MBUF_BYTES: u64 = 64 << 20;
 
 impl Graphs {
     pub(crate) fn new() -> Graphs {
@@ -68,6 +77,8 @@ impl Graphs {
             nodes: BTreeMap::new(),
             reach: Vec::new(),
             active_flows: 0,
+            order: Vec::new(),
+            mbuf_bytes: 0,
         }
     }
 
@@ -98,6 +109,7 @@ impl Graphs {
         let ids = self.running.flow(flow).map(|f| f.instances.clone());
         let mut made = Vec::new();
         let mut result = Ok(());
+        let mut bytes = self.mbuf_bytes;
         for id in ids.unwrap_or_default() {
             if self.nodes.contains_key(&id) || made.contains(&id) {
                 continue;
@@ -105,6 +117,15 @@ impl Graphs {
             let Some(i) = self.running.instance(id) else {
                 continue;
             };
+            bytes += u64::from(i.mbuf);
+            if bytes > MAX_MBUF_BYTES {
+                result = Err(format!(
+                    "instance {id} ({}): its MBuf of {} bytes would bring this source's \
+                     instances past {MAX_MBUF_BYTES} bytes of MBuf",
+                    i.class.name, i.mbuf
+                ));
+                break;
+            }
             match node(i, &build) {
                 Ok(n) => {
                     self.nodes.insert(id, n);
@@ -123,13 +144,16 @@ impl Graphs {
             self.running.close(flow);
             return Err(e);
         }
+        self.mbuf_bytes = bytes;
         Ok(flow)
     }
 
     /// Closes `flow`: the instances no other flow uses go, with their MBufs.
     pub(crate) fn close(&mut self, flow: FlowId) {
         for id in self.running.close(flow).unwrap_or_default() {
-            self.nodes.remove(&id);
+            if let Some(n) = self.nodes.remove(&id) {
+                self.mbuf_bytes -= n.mem.len() as u64;
+            }
         }
     }
 
@@ -212,13 +236,16 @@ impl Graphs {
         scratch: &mut BatchScratch,
     ) -> u64 {
         let mut ran = 0;
-        let ids: Vec<InstanceId> = self
-            .nodes
-            .iter()
-            .filter(|(_, n)| n.active > 0)
-            .map(|(id, _)| *id)
-            .collect();
-        for id in ids {
+        // Kept from batch to batch: no allocation once warm.
+        let mut ids = std::mem::take(&mut self.order);
+        ids.clear();
+        ids.extend(
+            self.nodes
+                .iter()
+                .filter(|(_, n)| n.active > 0)
+                .map(|(id, _)| *id),
+        );
+        for &id in &ids {
             self.reach.clear();
             let n = &self.nodes[&id];
             if n.upstream.is_empty() {
@@ -251,6 +278,7 @@ impl Graphs {
             }
             ran += 1;
         }
+        self.order = ids;
         ran
     }
 
@@ -378,5 +406,99 @@ fn run_pcap(
         for i in 0..n {
             pass[base + i] = reach[base + i] && mask & (1 << i) != 0;
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::graph::check::build;
+    use netsift_graph::{Limits, Privilege};
+    use netsift_wire::LinkType;
+
+    fn spec(text: &str) -> FlowSpec {
+        FlowSpec::parse(text, Privilege::User, &Limits::default()).unwrap()
+    }
+
+    fn instantiate(g: &mut Graphs, text: &str) -> Result<FlowId, String> {
+        g.instantiate(spec(text), |i| {
+            build(i.class.name, &i.args, i.mbuf, "src", &|t| {
+                let set = netsift_pcapc::compile(t, LinkType::EN10MB).map_err(|e| e.to_string())?;
+                Ok(Programs {
+                    received: netsift_engine::Compiled::new(set),
+                    sent: None,
+                })
+            })
+        })
+    }
+
+    /// UDP (even `seq`) and TCP (odd) IPv4 frames.
+    fn frames() -> Vec<Vec<u8>> {
+        (0..40u8)
+            .map(|i| {
+                let mut f = vec![0u8; 60];
+                f[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+                f[14] = 0x45;
+                f[23] = if i % 2 == 0 { 17 } else { 6 };
+                f[59] = i;
+                f
+            })
+            .collect()
+    }
+
+    fn packets(frames: &[Vec<u8>]) -> Vec<Packet<'_>> {
+        frames
+            .iter()
+            .map(|f| Packet {
+                data: f,
+                wirelen: 100,
+                ts_ns: 0,
+                outgoing: false,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_shared_prefix_runs_once_per_packet_and_counts_land_in_mbuf() {
+        let mut g = Graphs::new();
+        let a = instantiate(&mut g, "(pcap,udp) -> (sampler,4,4)").unwrap();
+        let b = instantiate(&mut g, "(pcap,udp) -> (bytecount,,8)").unwrap();
+        assert_eq!(g.running().instance_count(), 3);
+        g.activate(a);
+        g.activate(b);
+        let frames = frames();
+        let pkts = packets(&frames);
+        let mut scratch = BatchScratch::new();
+        assert_eq!(g.run(&pkts, &[0, 0], &mut scratch), 3);
+        let udp = g.running().flow(a).unwrap().instances[0];
+        assert_eq!(g.counts(udp), (40, 20));
+        // Every fourth udp packet: seq 6, 14, 22, 30, 38.
+        let sinks = g.sinks(a);
+        let passed: Vec<usize> = (0..40).filter(|&i| g.accepts(&sinks, i)).collect();
+        assert_eq!(passed, [6, 14, 22, 30, 38]);
+        assert!((0..40).all(|i| !g.accepts(&g.sinks(b), i)));
+        let (_, size, fd) = g.mbuf(b, 1).unwrap();
+        let map = netsift_ffpf::shm::RoMapping::new(std::os::fd::AsFd::as_fd(&fd), 8).unwrap();
+        assert_eq!((size, map.load_u64(0)), (8, 20 * 100));
+        // Paused, b's counter stops; its instance stays until it closes.
+        g.deactivate(b);
+        g.run(&pkts, &[0, 0], &mut scratch);
+        assert_eq!(map.load_u64(0), 2000);
+        g.close(b);
+        assert_eq!(g.running().instance_count(), 2);
+        g.close(a);
+        assert!(g.running().is_empty() && g.nodes.is_empty() && g.mbuf_bytes == 0);
+    }
+
+    #[test]
+    fn mbuf_bytes_are_bounded_per_source() {
+        let mut g = Graphs::new();
+        let per = 1 << 20;
+        for n in 0..MAX_MBUF_BYTES / per {
+            instantiate(&mut g, &format!("(fpl,\"RETURN {n};\",{per})")).unwrap();
+        }
+        let e = instantiate(&mut g, &format!("(fpl,\"RETURN 99;\",{per})")).unwrap_err();
+        assert!(e.contains("past 67108864 bytes of MBuf"), "{e}");
+        assert_eq!(g.running().flows().count() as u64, MAX_MBUF_BYTES / per);
     }
 }
