@@ -463,15 +463,11 @@ impl Daemon {
                 match made {
                     Ok(g) => Some(g),
                     Err(e) => {
-                        let id = *id;
-                        let slot = d.groups.get_mut(&class).expect("made above");
-                        let _ = slot.group.remove_flow(id);
-                        if slot.members == 0 {
-                            d.groups.remove(&class);
+                        if let Some(slot) = d.groups.get_mut(&class) {
+                            let _ = slot.group.remove_flow(*id);
                         }
-                        let idle = d.flows() == 0;
-                        drop(d);
-                        if idle {
+                        if unwind(&mut d, &class) {
+                            drop(d);
                             s.stop();
                         }
                         return Err(refuse(
@@ -483,16 +479,11 @@ impl Daemon {
             }
             _ => None,
         };
-        let slot = d.groups.get_mut(&class).expect("made above");
         let (id, fds) = match added {
             Ok(x) => x,
             Err(e) => {
-                if slot.members == 0 {
-                    d.groups.remove(&class);
-                }
-                let idle = d.flows() == 0;
-                drop(d);
-                if idle {
+                if unwind(&mut d, &class) {
+                    drop(d);
                     s.stop();
                 }
                 return Err(refuse(
@@ -501,6 +492,7 @@ impl Daemon {
                 ));
             }
         };
+        let slot = d.groups.get_mut(&class).expect("made above");
         slot.members += 1;
         let group = slot.number;
         drop(d);
@@ -694,6 +686,15 @@ impl Daemon {
         f.direction = direction;
         Ok(())
     }
+}
+
+/// After a failed `instantiate`: the group of `class` goes if no flow is in
+/// it; whether the source has no flow left (to stop once `d` is released).
+fn unwind(d: &mut crate::dispatch::Dispatch, class: &crate::rights::Class) -> bool {
+    if d.groups.get(class).is_some_and(|g| g.members == 0) {
+        d.groups.remove(class);
+    }
+    d.flows() == 0
 }
 
 /// The flow `flow` if `conn` owns it; a flow of another connection is
