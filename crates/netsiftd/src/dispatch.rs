@@ -360,18 +360,11 @@ impl Dispatch {
         self.graphs.run(pkts, &self.sent, &mut self.scratch);
         self.graph_masks
             .resize_with(self.graph_flows.len(), Vec::new);
+        let chunks = pkts.len().div_ceil(LANES);
         for (slot, a) in self.graph_flows.iter().enumerate() {
-            let Some(a) = a else { continue };
-            let masks = &mut self.graph_masks[slot];
-            masks.clear();
-            for (c, chunk) in pkts.chunks(LANES).enumerate() {
-                let mut m = 0u32;
-                for i in 0..chunk.len() {
-                    if self.graphs.accepts(&a.sinks, c * LANES + i) {
-                        m |= 1 << i;
-                    }
-                }
-                masks.push(m);
+            if let Some(a) = a {
+                self.graphs
+                    .accepted(&a.sinks, chunks, &mut self.graph_masks[slot]);
             }
         }
     }

@@ -42,8 +42,8 @@ struct Node {
     shared: Option<Shared>,
     /// Active flows using it.
     active: usize,
-    /// This batch: which packets it passed.
-    pass: Vec<bool>,
+    /// This batch, per chunk of [`LANES`] packets: which it passed.
+    pass: Vec<u32>,
     /// Packets that reached it, and that it passed, while active.
     seen: u64,
     passed: u64,
@@ -55,8 +55,9 @@ struct Node {
 pub(crate) struct Graphs {
     running: Running,
     nodes: BTreeMap<InstanceId, Node>,
-    /// Scratch: which packets reach the instance being run.
-    reach: Vec<bool>,
+    /// Scratch, per chunk of [`LANES`] packets: which reach the instance
+    /// being run.
+    reach: Vec<u32>,
     /// Active graph flows.
     active_flows: usize,
     /// Scratch: the active instances of a batch, in id order.
@@ -249,9 +250,10 @@ impl Graphs {
             self.reach.clear();
             let n = &self.nodes[&id];
             if n.upstream.is_empty() {
-                self.reach.resize(pkts.len(), true);
+                self.reach
+                    .extend(pkts.chunks(LANES).map(|c| u32::MAX >> (LANES - c.len())));
             } else {
-                self.reach.resize(pkts.len(), false);
+                self.reach.resize(pkts.len().div_ceil(LANES), 0);
                 for u in &n.upstream {
                     let Some(up) = self.nodes.get(u).filter(|u| u.active > 0) else {
                         continue;
@@ -265,14 +267,14 @@ impl Graphs {
                 continue;
             };
             n.pass.clear();
-            n.pass.resize(pkts.len(), false);
-            let reached = self.reach.iter().filter(|r| **r).count() as u64;
+            n.pass.resize(self.reach.len(), 0);
+            let reached = ones(&self.reach);
             if reached == 0 {
                 continue;
             }
             n.run(pkts, &self.reach, sent, scratch);
             n.seen += reached;
-            n.passed += n.pass.iter().filter(|p| **p).count() as u64;
+            n.passed += ones(&n.pass);
             if let Some(s) = &n.shared {
                 s.map.store_words(0, &n.mem);
             }
@@ -282,15 +284,16 @@ impl Graphs {
         ran
     }
 
-    /// Whether one of `sinks` passed packet `i` of the last batch.
-    pub(crate) fn accepts(&self, sinks: &[InstanceId], i: usize) -> bool {
-        sinks.iter().any(|s| {
-            self.nodes
-                .get(s)
-                .and_then(|n| n.pass.get(i))
-                .copied()
-                .unwrap_or(false)
-        })
+    /// Into `out`, per chunk of [`LANES`] packets of the last batch: those
+    /// one of `sinks` passed.
+    pub(crate) fn accepted(&self, sinks: &[InstanceId], chunks: usize, out: &mut Vec<u32>) {
+        out.clear();
+        out.resize(chunks, 0);
+        for n in sinks.iter().filter_map(|s| self.nodes.get(s)) {
+            for (o, p) in out.iter_mut().zip(&n.pass) {
+                *o |= *p;
+            }
+        }
     }
 }
 
@@ -321,6 +324,25 @@ fn node(i: &Instance, build: &impl Fn(&Instance) -> Result<Kind, String>) -> Res
     })
 }
 
+/// How many packets `masks` (per chunk of [`LANES`]) marks.
+fn ones(masks: &[u32]) -> u64 {
+    masks.iter().map(|m| u64::from(m.count_ones())).sum()
+}
+
+/// The packets `masks` (per chunk of [`LANES`]) marks, in order.
+fn lanes(masks: &[u32]) -> impl Iterator<Item = usize> + '_ {
+    masks.iter().enumerate().flat_map(|(c, &m)| {
+        let mut m = m;
+        std::iter::from_fn(move || {
+            let b = m.trailing_zeros();
+            (m != 0).then(|| {
+                m &= m - 1;
+                c * LANES + b as usize
+            })
+        })
+    })
+}
+
 /// Adds `v` to the native-endian `u64` at the start of `mem`, if it has room.
 fn add_u64(mem: &mut [u8], v: u64) {
     if let Some(w) = mem.get_mut(..8) {
@@ -334,7 +356,7 @@ impl Node {
     fn run(
         &mut self,
         pkts: &[Packet<'_>],
-        reach: &[bool],
+        reach: &[u32],
         sent: &[u32],
         scratch: &mut BatchScratch,
     ) {
@@ -345,18 +367,19 @@ impl Node {
             count,
             ..
         } = self;
-        let reached = pkts.iter().zip(reach).enumerate().filter(|(_, (_, r))| **r);
+        let reached = lanes(reach).map(|i| (i, &pkts[i]));
+        let mut set = |i: usize, yes: bool| pass[i / LANES] |= u32::from(yes) << (i % LANES);
         match kind {
             Kind::Source => pass.copy_from_slice(reach),
             Kind::Pcap(programs) => run_pcap(programs, pkts, reach, sent, scratch, pass),
             Kind::Bpf(prog) => {
-                for (i, (p, _)) in reached {
-                    pass[i] = super::bpf::run(prog, p.data, p.wirelen) != 0;
+                for (i, p) in reached {
+                    set(i, super::bpf::run(prog, p.data, p.wirelen) != 0);
                 }
             }
             Kind::Fpl(prog, regs) => {
-                for (i, (p, _)) in reached {
-                    pass[i] = netsift_fpl::run(prog, p.data, mem, regs).accepts();
+                for (i, p) in reached {
+                    set(i, netsift_fpl::run(prog, p.data, mem, regs).accepts());
                 }
             }
             Kind::Sampler(rate) => {
@@ -366,7 +389,7 @@ impl Node {
                     *count += 1;
                     if *count >= *rate {
                         *count = 0;
-                        pass[i] = true;
+                        set(i, true);
                     }
                 }
                 if let Some(w) = mem.get_mut(..4) {
@@ -374,7 +397,7 @@ impl Node {
                 }
             }
             Kind::PacketCount => add_u64(mem, reached.count() as u64),
-            Kind::ByteCount => add_u64(mem, reached.map(|(_, (p, _))| u64::from(p.wirelen)).sum()),
+            Kind::ByteCount => add_u64(mem, reached.map(|(_, p)| u64::from(p.wirelen)).sum()),
         }
     }
 }
@@ -384,16 +407,15 @@ impl Node {
 fn run_pcap(
     programs: &Programs,
     pkts: &[Packet<'_>],
-    reach: &[bool],
+    reach: &[u32],
     sent: &[u32],
     scratch: &mut BatchScratch,
-    pass: &mut [bool],
+    pass: &mut [u32],
 ) {
     let mut data: [&[u8]; LANES] = [&[]; LANES];
     let mut wire = [0u32; LANES];
     for (c, chunk) in pkts.chunks(LANES).enumerate() {
-        let base = c * LANES;
-        if !reach[base..base + chunk.len()].iter().any(|r| *r) {
+        if reach[c] == 0 {
             continue;
         }
         for (i, p) in chunk.iter().enumerate() {
@@ -402,10 +424,7 @@ fn run_pcap(
         }
         let n = chunk.len();
         let out = sent.get(c).copied().unwrap_or(0);
-        let mask = programs.run_chunk(scratch, &data[..n], &wire[..n], out);
-        for i in 0..n {
-            pass[base + i] = reach[base + i] && mask & (1 << i) != 0;
-        }
+        pass[c] = reach[c] & programs.run_chunk(scratch, &data[..n], &wire[..n], out);
     }
 }
 
@@ -473,10 +492,11 @@ mod tests {
         let udp = g.running().flow(a).unwrap().instances[0];
         assert_eq!(g.counts(udp), (40, 20));
         // Every fourth udp packet: seq 6, 14, 22, 30, 38.
-        let sinks = g.sinks(a);
-        let passed: Vec<usize> = (0..40).filter(|&i| g.accepts(&sinks, i)).collect();
-        assert_eq!(passed, [6, 14, 22, 30, 38]);
-        assert!((0..40).all(|i| !g.accepts(&g.sinks(b), i)));
+        let mut masks = Vec::new();
+        g.accepted(&g.sinks(a), 2, &mut masks);
+        assert_eq!(lanes(&masks).collect::<Vec<_>>(), [6, 14, 22, 30, 38]);
+        g.accepted(&g.sinks(b), 2, &mut masks);
+        assert_eq!(masks, [0, 0]);
         let (_, size, fd) = g.mbuf(b, 1).unwrap();
         let map = netsift_ffpf::shm::RoMapping::new(std::os::fd::AsFd::as_fd(&fd), 8).unwrap();
         assert_eq!((size, map.load_u64(0)), (8, 20 * 100));
