@@ -200,6 +200,14 @@ fn bad_graphs_are_refused_with_their_position() {
     assert!(m.contains("not built yet"), "{m}");
     let s = c.daemon_stats().unwrap();
     assert_eq!((s.flows, s.sources[0].flows), (0, 0), "{s:?}");
+    // The MBuf of a flow that is not a graph, or of an element past the end.
+    let f = common::active_flow(&c, "afs", "udp");
+    let e = f.mbuf(0).unwrap_err();
+    assert_eq!(e.refusal(), Some(ErrorCode::BadState), "{e}");
+    assert!(e.to_string().contains("not a graph flow"), "{e}");
+    let g = graph_flow(&c, "(pcap,udp) -> (packetcount)");
+    let e = g.mbuf(2).unwrap_err().to_string();
+    assert!(e.contains("element 2") && e.contains("2 elements"), "{e}");
 }
 
 const ROLE: &str = "NETSIFTD_GRAPHS_SIDE";
