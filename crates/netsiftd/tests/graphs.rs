@@ -5,7 +5,8 @@
 //! counting; a `packetcount` MBuf read by the client counts the packets its
 //! upstream passed; a client that closes leaves the other's instances and
 //! frees its own; bad graph text is refused with its position; `native` is
-//! refused for a user who is not root, who sees none of root's instances.
+//! refused for a user who is not root, who sees none of root's instances;
+//! on an interface, a graph's first pcap filter is held in the kernel.
 
 mod common;
 
@@ -274,4 +275,52 @@ fn native_is_for_root_only() {
         .iter()
         .find_map(|l| l.split_once("sees: ").map(|(_, s)| s));
     assert_eq!(sees, Some("0 0"), "{lines:#?}");
+}
+
+/// On an interface (a veth pair in a namespace the test makes): a graph
+/// flow's first pcap filter is its clause in the kernel's program while it
+/// is active, and its sampler picks one in five of what passes it.
+#[test]
+fn a_graph_on_an_interface_holds_its_first_filter_in_the_kernel() {
+    use netsift_testkit::netns::{Side, VethPair};
+    use std::time::{Duration, Instant};
+    require!(Need::Netns);
+    let pair = VethPair::new();
+    let (ns, dev) = pair.end(Side::A);
+    let d = common::daemon(Some(ns), &["--iface", dev]);
+    let c = d.client();
+    let g = format!(r#"(device,{dev}) -> (pcap,"udp dst port 1234") -> (sampler,5,4)"#);
+    let mut f = c
+        .create(&FlowSpec {
+            source: dev.into(),
+            graph: Some(g.clone()),
+            ..FlowSpec::default()
+        })
+        .unwrap();
+    f.instantiate().unwrap();
+    let clauses = |c: &Client| c.daemon_stats().unwrap().sources[0].kernel_clauses;
+    assert_eq!(clauses(&c), 0);
+    f.activate().unwrap();
+    assert_eq!(clauses(&c), 1);
+    let frames: Vec<Vec<u8>> = (0..50u32)
+        .map(|i| netsift_testkit::frames::numbered_udp_from(i, 5000 + i as u16))
+        .collect();
+    pair.send(Side::B, &frames);
+    let until = Instant::now() + Duration::from_secs(10);
+    let mut got = Vec::new();
+    while got.len() < 10 && Instant::now() < until {
+        let r = f.reader().unwrap();
+        r.wait_for(1, Duration::from_millis(100)).unwrap();
+        while let Some(p) = r.getnext().unwrap() {
+            got.push(p.data.to_vec());
+        }
+    }
+    // The 5th, 10th, … of the 50 frames, in order.
+    let want: Vec<Vec<u8>> = frames.iter().skip(4).step_by(5).cloned().collect();
+    assert_eq!(got, want, "{g}");
+    let v = c.graph(dev).unwrap();
+    let pcap = v.instances.iter().find(|i| i.class == "pcap").unwrap();
+    assert_eq!(pcap.passed, 50, "{v:#?}");
+    f.pause().unwrap();
+    assert_eq!(clauses(&c), 0);
 }
