@@ -32,6 +32,9 @@ complete -c netsift -l follow-max-flows -d 'With --follow: at most N expectation
 complete -c netsift -l follow-max-per-session -d 'With --follow: at most N expectations and flows per control connection, SIP dialog or RTSP session (default 16)' -r
 complete -c netsift -l follow-max-sessions -d 'With --follow: at most N control connections, and N dialogs and sessions, remembered (default 4096)' -r
 complete -c netsift -l socket -d '`netsift flow`: the socket of netsiftd (default: $NETSIFT_SOCKET, else /run/netsift.sock)' -r -F
+complete -c netsift -l graph -d '`netsift flow --graph TEXT`: the flow is a filter graph in FFPF\'s ffpf-flow syntax, e.g. \'(device,eth0) -> (pcap,"udp") -> (sampler,2,4)\', run by netsiftd (sharing every prefix with the graphs it runs), instead of an expression. With -d: print each instance and where it runs, and exit' -r
+complete -c netsift -l graph-dot -d 'With --graph: write the daemon\'s running graph (the flows your rights see, their filter instances, the classes) as Graphviz DOT to FILE' -r -F
+complete -c netsift -l graph-svg -d 'With --graph: write the same as SVG to FILE (needs Graphviz\'s `dot`)' -r -F
 complete -c netsift -s p -d 'Don\'t put the interface into promiscuous mode'
 complete -c netsift -l worker-files -d 'With --workers and -w FILE: each worker writes FILE.0, FILE.1, ... instead of one merged file'
 complete -c netsift -s D -l list-interfaces -d 'List the interfaces live capture can open, and exit'

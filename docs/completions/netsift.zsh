@@ -38,6 +38,9 @@ _netsift() {
 '--follow-max-per-session=[With --follow\: at most N expectations and flows per control connection, SIP dialog or RTSP session (default 16)]:N:_default' \
 '--follow-max-sessions=[With --follow\: at most N control connections, and N dialogs and sessions, remembered (default 4096)]:N:_default' \
 '--socket=[\`netsift flow\`\: the socket of netsiftd (default\: \$NETSIFT_SOCKET, else /run/netsift.sock)]:PATH:_files' \
+'--graph=[\`netsift flow --graph TEXT\`\: the flow is a filter graph in FFPF'\''s ffpf-flow syntax, e.g. '\''(device,eth0) -> (pcap,"udp") -> (sampler,2,4)'\'', run by netsiftd (sharing every prefix with the graphs it runs), instead of an expression. With -d\: print each instance and where it runs, and exit]:TEXT:_default' \
+'--graph-dot=[With --graph\: write the daemon'\''s running graph (the flows your rights see, their filter instances, the classes) as Graphviz DOT to FILE]:FILE:_files' \
+'--graph-svg=[With --graph\: write the same as SVG to FILE (needs Graphviz'\''s \`dot\`)]:FILE:_files' \
 '-p[Don'\''t put the interface into promiscuous mode]' \
 '--worker-files[With --workers and -w FILE\: each worker writes FILE.0, FILE.1, ... instead of one merged file]' \
 '-D[List the interfaces live capture can open, and exit]' \

@@ -209,6 +209,20 @@ pub(crate) struct Args {
     /// clauses, groups, flows, stored copies) and exit.
     #[arg(long = "daemon-stats")]
     pub daemon_stats: bool,
+    /// `netsift flow --graph TEXT`: the flow is a filter graph in FFPF's
+    /// ffpf-flow syntax, e.g. '(device,eth0) -> (pcap,"udp") -> (sampler,2,4)',
+    /// run by netsiftd (sharing every prefix with the graphs it runs), instead
+    /// of an expression. With -d: print each instance and where it runs, and
+    /// exit.
+    #[arg(long = "graph", value_name = "TEXT")]
+    pub graph: Option<String>,
+    /// With --graph: write the daemon's running graph (the flows your rights
+    /// see, their filter instances, the classes) as Graphviz DOT to FILE.
+    #[arg(long = "graph-dot", value_name = "FILE", requires = "graph")]
+    pub graph_dot: Option<PathBuf>,
+    /// With --graph: write the same as SVG to FILE (needs Graphviz's `dot`).
+    #[arg(long = "graph-svg", value_name = "FILE", requires = "graph")]
+    pub graph_svg: Option<PathBuf>,
     /// The filter expression.
     #[arg(trailing_var_arg = true)]
     pub expression: Vec<String>,

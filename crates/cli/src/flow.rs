@@ -59,9 +59,14 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     let Some(source) = &args.interface else {
         bail!("netsift flow needs a source: -i SOURCE (netsift flow -D lists them)");
     };
+    let filter = args.expression_text()?;
+    if args.graph.is_some() && !filter.trim().is_empty() {
+        bail!("--graph takes no expression: the graph's pcap elements are its filters");
+    }
     let spec = FlowSpec {
         source: source.clone(),
-        filter: args.expression_text()?,
+        filter,
+        graph: args.graph.clone(),
         snaplen: args.snaplen,
         ibuf_entries: None,
         // `-Q`, as the daemon applies it (args checked the word already).
@@ -73,6 +78,14 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     };
     let mut flow = client.create(&spec).map_err(said)?;
     flow.instantiate().map_err(said)?;
+    if args.graph.is_some() {
+        let view = client.graph(source).map_err(said)?;
+        crate::graph::write(args, &view)?;
+        if args.dump {
+            print!("{}", crate::graph::placement(&view));
+            return flow.close().map_err(said);
+        }
+    }
     flow.activate().map_err(said)?;
     let lt = LinkType(flow.linktype());
     let mut sink = Sink::live(args, lt, flow.snaplen())?;

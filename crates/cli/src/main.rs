@@ -11,6 +11,7 @@ mod config;
 mod control;
 mod flow;
 mod generate;
+mod graph;
 mod live;
 mod output;
 mod signals;
@@ -39,6 +40,8 @@ fn main() -> ExitCode {
         flow::run(&args)
     } else if args.socket.is_some() {
         Err(anyhow::anyhow!("--socket is for `netsift flow`"))
+    } else if args.graph.is_some() {
+        Err(anyhow::anyhow!("--graph is for `netsift flow`"))
     } else {
         run(&args)
     };

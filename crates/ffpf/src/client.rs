@@ -49,7 +49,7 @@ use std::os::fd::{AsFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-pub use crate::proto::{DaemonStats, FlowStats, SourceInfo};
+pub use crate::proto::{DaemonStats, FlowStats, GraphFlow, GraphInstance, SourceInfo};
 
 /// The connection: one request at a time.
 #[derive(Debug)]
@@ -123,6 +123,67 @@ pub struct FlowSpec {
     pub ibuf_entries: Option<u64>,
     /// Which direction's packets (default both; see [`Direction`]).
     pub direction: Direction,
+    /// A filter graph in `ffpf-flow` syntax instead of `filter` (which must
+    /// then be empty): see docs/daemon.md, "Graph flows".
+    pub graph: Option<String>,
+}
+
+/// The running graph of a source as the daemon shows it to this client.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct GraphView {
+    /// This client's class of rights' graph flows.
+    pub flows: Vec<GraphFlow>,
+    /// The instances they use, oldest first.
+    pub instances: Vec<GraphInstance>,
+    /// The same as Graphviz DOT.
+    pub dot: String,
+}
+
+/// A filter instance's MBuf, mapped read-only: what the filter keeps (a
+/// counter, FPL's `MEM[]`) read while it runs.
+#[derive(Debug)]
+pub struct MbufView {
+    map: crate::shm::RoMapping,
+    size: usize,
+    instance: u64,
+}
+
+impl MbufView {
+    /// Its size in bytes, as the element asked.
+    pub fn len(&self) -> usize {
+        self.size
+    }
+
+    /// Whether it is empty (never: elements without MBuf have none to map).
+    pub fn is_empty(&self) -> bool {
+        self.size == 0
+    }
+
+    /// The instance it belongs to.
+    pub fn instance(&self) -> u64 {
+        self.instance
+    }
+
+    /// The native-endian `u64` at `off` (8-aligned, inside the MBuf), as
+    /// `packetcount` and `bytecount` keep their counts at 0.
+    pub fn u64(&self, off: usize) -> Option<u64> {
+        (off.is_multiple_of(8) && off.checked_add(8)? <= self.size).then(|| self.map.load_u64(off))
+    }
+
+    /// The native-endian `u32` at `off` (4-aligned, inside the MBuf), as
+    /// `sampler` keeps its counter at 0.
+    pub fn u32(&self, off: usize) -> Option<u32> {
+        (off.is_multiple_of(4) && off.checked_add(4)? <= self.size).then(|| self.map.load_u32(off))
+    }
+
+    /// A copy of the whole MBuf (each 64-bit word loaded once; words written
+    /// meanwhile may be of different moments).
+    pub fn bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(self.size + 8);
+        let _ = self.map.copy_words(0, self.size, &mut out);
+        out.truncate(self.size);
+        out
+    }
 }
 
 /// The daemon's socket a client uses: `given` (a `--socket` flag), else
@@ -179,6 +240,27 @@ impl Client {
         }
     }
 
+    /// The running filter graph of `source`, as far as this client's rights
+    /// see it.
+    pub fn graph(&self, source: &str) -> Result<GraphView, Error> {
+        let req = Request::Graph {
+            source: source.into(),
+        };
+        match lock(&self.conn).call(&req)?.0 {
+            ReplyBody::Graph {
+                flows,
+                instances,
+                dot,
+                ..
+            } => Ok(GraphView {
+                flows,
+                instances,
+                dot,
+            }),
+            b => Err(unexpected("graph", &b)),
+        }
+    }
+
     /// `flow_create` + `flow_populate`: a flow whose filter compiled for its
     /// source; not yet instantiated.
     pub fn create(&self, spec: &FlowSpec) -> Result<Flow, Error> {
@@ -188,6 +270,7 @@ impl Client {
             snaplen: spec.snaplen,
             ibuf_entries: spec.ibuf_entries,
             direction: spec.direction,
+            graph: spec.graph.clone(),
         };
         match lock(&self.conn).call(&req)?.0 {
             ReplyBody::Created {
@@ -320,6 +403,31 @@ impl Flow {
             ReplyBody::FlowStats(s) => Ok(s),
             b => Err(unexpected("flow_stats", &b)),
         }
+    }
+
+    /// The MBuf of the instance that element `element` (0-based, in written
+    /// order) of this graph flow runs as, mapped read-only (after
+    /// [`Flow::instantiate`]).
+    pub fn mbuf(&self, element: u32) -> Result<MbufView, Error> {
+        let req = Request::Mbuf {
+            flow: self.no,
+            element,
+        };
+        let (body, fds) = lock(&self.conn).call(&req)?;
+        let ReplyBody::Mbuf { size, instance, .. } = body else {
+            return Err(unexpected("mbuf", &body));
+        };
+        let [fd]: [OwnedFd; 1] = fds.try_into().map_err(|v: Vec<_>| {
+            Error::protocol(format!("`mbuf` came with {} descriptors, not 1", v.len()))
+        })?;
+        let size = size as usize;
+        // Whole words: the daemon publishes an MBuf a word at a time.
+        let map = crate::shm::RoMapping::new(fd.as_fd(), size.div_ceil(8) * 8)?;
+        Ok(MbufView {
+            map,
+            size,
+            instance,
+        })
     }
 
     /// The reader of its buffers (after [`Flow::instantiate`]).

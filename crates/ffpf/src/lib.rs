@@ -47,7 +47,7 @@ pub mod shm;
 pub mod wake;
 pub mod xsk;
 
-pub use client::{Client, Flow, FlowSpec};
+pub use client::{Client, Flow, FlowSpec, GraphView, MbufView};
 pub use error::{Error, ErrorKind};
 pub use group::{BatchSummary, FlowCounters, FlowFds, FlowId, Group, Incoming, Received};
 pub use ibuf::WriterCounts;

@@ -38,6 +38,9 @@ pub const MAX_MESSAGE: usize = 16 * 1024;
 /// The longest filter expression accepted, in bytes.
 pub const MAX_FILTER: usize = 8 * 1024;
 
+/// The longest graph text (`create`'s `graph`) accepted, in bytes.
+pub const MAX_GRAPH: usize = 8 * 1024;
+
 /// The longest source name accepted, in bytes.
 pub const MAX_NAME: usize = 64;
 
@@ -113,6 +116,13 @@ pub enum Request {
         /// of clients that predate it, which get both.
         #[serde(default, skip_serializing_if = "is_inout")]
         direction: Direction,
+        /// A filter graph in the seeds' `ffpf-flow` syntax instead of a pcap
+        /// filter (`filter` must then be empty): its elements run in the
+        /// daemon, sharing every prefix with the graphs already running, and
+        /// the packets its last elements pass reach the flow's IBuf. Absent
+        /// in requests of clients that predate it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        graph: Option<String>,
     },
     /// `flow_instantiate`: authorise the flow, put it in its group, build its
     /// buffers; the reply carries their descriptors.
@@ -157,6 +167,21 @@ pub enum Request {
     },
     /// The daemon's own figures: sources, filter runs, groups, flows.
     DaemonStats,
+    /// The running filter graph of `source` as far as the caller's rights
+    /// see it: the flows of its class of rights and the instances they use.
+    Graph {
+        /// The source.
+        source: String,
+    },
+    /// The MBuf of the instance that element `element` (0-based, in written
+    /// order) of graph flow `flow` runs as; the reply carries one descriptor
+    /// (a memfd sealed so that it maps read-only).
+    Mbuf {
+        /// The flow.
+        flow: FlowNo,
+        /// The element, 0-based.
+        element: u32,
+    },
 }
 
 /// Whether `d` is the default, which a request need not say (so a request
@@ -180,6 +205,8 @@ impl Request {
             Request::SetFilter { .. } => "set_filter",
             Request::SetDirection { .. } => "set_direction",
             Request::DaemonStats => "daemon_stats",
+            Request::Graph { .. } => "graph",
+            Request::Mbuf { .. } => "mbuf",
         }
     }
 
@@ -204,6 +231,7 @@ impl Request {
                 filter,
                 snaplen,
                 ibuf_entries,
+                graph,
                 ..
             } => {
                 if source.is_empty() || source.len() > MAX_NAME {
@@ -213,6 +241,22 @@ impl Request {
                     ));
                 }
                 filter_ok(filter)?;
+                if let Some(g) = graph {
+                    if g.len() > MAX_GRAPH {
+                        return bad(format!(
+                            "field `graph`: {} bytes, at most {MAX_GRAPH}",
+                            g.len()
+                        ));
+                    }
+                    if g.contains('\0') {
+                        return bad("field `graph`: holds a NUL byte".into());
+                    }
+                    if !filter.is_empty() {
+                        return bad("field `filter`: must be empty with `graph` (the graph's \
+                             pcap elements are its filters)"
+                            .into());
+                    }
+                }
                 if let Some(s) = snaplen {
                     if *s == 0 || *s > MAX_SNAPLEN {
                         return bad(format!("field `snaplen`: {s}, 1 to {MAX_SNAPLEN}"));
@@ -229,6 +273,9 @@ impl Request {
                 Ok(())
             }
             Request::SetFilter { filter, .. } => filter_ok(filter),
+            Request::Graph { source } if source.is_empty() || source.len() > MAX_NAME => bad(
+                format!("field `source`: {} bytes, 1 to {MAX_NAME}", source.len()),
+            ),
             _ => Ok(()),
         }
     }
@@ -423,6 +470,46 @@ pub struct DaemonStats {
     pub sources: Vec<SourceStats>,
 }
 
+/// A filter instance of a running graph, as the `graph` verb shows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphInstance {
+    /// Its id (never reused while the daemon runs).
+    pub id: u64,
+    /// Its class.
+    pub class: String,
+    /// Its arguments, in canonical form.
+    pub args: Vec<String>,
+    /// Its MBuf size in bytes.
+    pub mbuf: u32,
+    /// The instances that feed it.
+    pub upstream: Vec<u64>,
+    /// The caller's flows that use it.
+    pub flows: Vec<FlowNo>,
+    /// Flows that use it, the caller's and others' (one counts once).
+    pub refs: u64,
+    /// Where it runs: `daemon` (every element, for now).
+    pub runs: String,
+    /// The lowest level that could run it: `kernel` (a pcap prefix, which
+    /// the union program under the source's ring already holds, or the
+    /// source itself) or `daemon`.
+    pub could_run: String,
+    /// Packets that reached it (its runs) while it was active.
+    pub seen: u64,
+    /// Packets it passed on.
+    pub passed: u64,
+}
+
+/// A graph flow, as the `graph` verb shows it.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GraphFlow {
+    /// The flow.
+    pub flow: FlowNo,
+    /// Its graph as given.
+    pub text: String,
+    /// The instance each element runs as, in written order.
+    pub instances: Vec<u64>,
+}
+
 /// A reply: the request's id (absent when the request's could not be read)
 /// and what it says.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -479,6 +566,28 @@ pub enum ReplyBody {
     FlowStats(FlowStats),
     /// To `daemon_stats`.
     DaemonStats(DaemonStats),
+    /// To `graph`.
+    Graph {
+        /// The source.
+        source: String,
+        /// The caller's graph flows on it.
+        flows: Vec<GraphFlow>,
+        /// The instances they use, oldest first.
+        instances: Vec<GraphInstance>,
+        /// The same as Graphviz DOT, drawn as the seeds' Figure 3.
+        dot: String,
+    },
+    /// To `mbuf`; one descriptor comes with it.
+    Mbuf {
+        /// The flow.
+        flow: FlowNo,
+        /// The element.
+        element: u32,
+        /// The instance it runs as.
+        instance: u64,
+        /// The MBuf's size in bytes.
+        size: u32,
+    },
     /// The request was refused and changed nothing.
     Error {
         /// Why.
@@ -591,6 +700,7 @@ mod tests {
                 snaplen: Some(96),
                 ibuf_entries: None,
                 direction: Direction::InOut,
+                graph: None,
             },
             Request::Create {
                 source: "eth0".into(),
@@ -598,6 +708,14 @@ mod tests {
                 snaplen: None,
                 ibuf_entries: None,
                 direction: Direction::Out,
+                graph: Some("(device,eth0) -> (packetcount)".into()),
+            },
+            Request::Graph {
+                source: "eth0".into(),
+            },
+            Request::Mbuf {
+                flow: 7,
+                element: 2,
             },
             Request::Activate { flow: 7 },
             Request::SetDirection {
@@ -655,6 +773,37 @@ mod tests {
         assert!([true, false].iter().all(|&o| Direction::InOut.takes(o)));
         assert!(Direction::In.takes(false) && !Direction::In.takes(true));
         assert!(Direction::Out.takes(true) && !Direction::Out.takes(false));
+    }
+
+    /// `graph` is optional (an old client's `create` has none) and checked:
+    /// with a graph the pcap filter must be empty; its size and bytes are
+    /// bounded.
+    #[test]
+    fn graph_is_optional_and_strict() {
+        let (_, r) =
+            decode_request(br#"{"id":1,"op":"create","source":"a","filter":"udp"}"#).unwrap();
+        assert!(matches!(r, Request::Create { graph: None, .. }));
+        assert!(!String::from_utf8_lossy(&encode_request(1, &r)).contains("graph"));
+        let ok = r#"{"id":1,"op":"create","source":"a","filter":"","graph":"(pcap,udp)"}"#;
+        assert!(decode_request(ok.as_bytes()).is_ok());
+        let r =
+            refused(r#"{"id":2,"op":"create","source":"a","filter":"tcp","graph":"(pcap,udp)"}"#);
+        assert_eq!(r.code, ErrorCode::BadField);
+        assert!(
+            r.what.contains("`filter`") && r.what.contains("graph"),
+            "{r}"
+        );
+        let r = refused(r#"{"id":3,"op":"create","source":"a","filter":"","graph":7}"#);
+        assert!(r.what.contains("create"), "{r}");
+        let big = format!(
+            r#"{{"id":4,"op":"create","source":"a","filter":"","graph":"{}"}}"#,
+            "x".repeat(MAX_GRAPH + 1)
+        );
+        assert!(refused(&big).what.contains("`graph`"));
+        let r = refused(r#"{"id":5,"op":"graph","source":""}"#);
+        assert!(r.what.contains("`source`"), "{r}");
+        let r = refused(r#"{"id":6,"op":"mbuf","flow":1}"#);
+        assert!(r.what.contains("missing field `element`"), "{r}");
     }
 
     #[test]

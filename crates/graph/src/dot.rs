@@ -8,14 +8,27 @@
 //! instances, solid (packets flow along them); element to its instance, dashed;
 //! instance to its class, dotted.
 
-use crate::running::{Instance, InstanceId, Running};
+use crate::running::{FlowId, Instance, InstanceId, Running, RunningFlow};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 /// Renders `running` as a DOT digraph.
 pub fn to_dot(running: &Running) -> String {
+    to_dot_with(running, |f| Some(f.0))
+}
+
+/// Renders the part of `running` that `label` shows: the flows it gives a
+/// number for (drawn under that number: a daemon's own flow numbers) and the
+/// instances they use; other flows and instances only they use are left out,
+/// and the sharing shown is among the flows drawn.
+pub fn to_dot_with(running: &Running, label: impl Fn(FlowId) -> Option<u64>) -> String {
     let mut out = String::from("digraph ffpf {\n  rankdir=TB;\n  node [fontname=\"Helvetica\"];\n");
-    for (fid, flow) in running.flows() {
+    let shown: Vec<(u64, &RunningFlow)> = running
+        .flows()
+        .filter_map(|(id, f)| Some((label(id)?, f)))
+        .collect();
+    for (n, flow) in &shown {
+        let fid = FlowId(*n);
         let text = &flow.spec.flow.text;
         let _ = writeln!(out, "  subgraph cluster_flow{} {{", fid.0);
         let _ = writeln!(out, "    label=\"{}: {}\";", fid, escape(text));
@@ -37,32 +50,36 @@ pub fn to_dot(running: &Running) -> String {
     // The flows of each instance, gathered once: asking each flow per instance
     // would cost instances × flows × elements.
     let mut users: BTreeMap<InstanceId, BTreeSet<u64>> = BTreeMap::new();
-    for (fid, flow) in running.flows() {
+    for (n, flow) in &shown {
         for id in &flow.instances {
-            users.entry(*id).or_default().insert(fid.0);
+            users.entry(*id).or_default().insert(*n);
         }
     }
-    for i in running.instances() {
+    let drawn: Vec<&Instance> = running
+        .instances()
+        .filter(|i| users.contains_key(&i.id))
+        .collect();
+    for i in &drawn {
         let flows = users.get(&i.id).cloned().unwrap_or_default();
         let _ = writeln!(out, "    \"i{}\" [{}];", i.id.0, instance_attrs(i, &flows));
     }
-    for i in running.instances() {
+    for i in &drawn {
         for up in &i.upstream {
             let _ = writeln!(out, "    \"i{}\" -> \"i{}\";", up.0, i.id.0);
         }
     }
     out.push_str("  }\n  subgraph cluster_classes {\n    label=\"filter classes\";\n");
-    let classes: BTreeSet<&str> = running.instances().map(|i| i.class.name).collect();
+    let classes: BTreeSet<&str> = drawn.iter().map(|i| i.class.name).collect();
     for c in &classes {
         let _ = writeln!(out, "    \"c_{c}\" [shape=box, label=\"{c}\"];");
     }
     out.push_str("  }\n");
-    for (fid, flow) in running.flows() {
+    for (n, flow) in &shown {
         for (e, id) in flow.instances.iter().enumerate() {
-            let _ = writeln!(out, "  \"f{}e{e}\" -> \"i{}\" [style=dashed];", fid.0, id.0);
+            let _ = writeln!(out, "  \"f{n}e{e}\" -> \"i{}\" [style=dashed];", id.0);
         }
     }
-    for i in running.instances() {
+    for i in &drawn {
         let _ = writeln!(
             out,
             "  \"i{}\" -> \"c_{}\" [style=dotted];",

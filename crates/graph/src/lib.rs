@@ -41,7 +41,7 @@ mod span;
 mod spec;
 pub mod syntax;
 
-pub use dot::to_dot;
+pub use dot::{to_dot, to_dot_with};
 pub use error::{Error, ErrorKind};
 pub use limits::Limits;
 pub use running::{FlowId, Instance, InstanceId, Running, RunningFlow};

@@ -16,36 +16,14 @@
 //! packets its filter accepted while it was active are the packets offered to
 //! the group for it.
 
+use crate::graph::exec::Graphs;
+pub(crate) use crate::programs::{Packet, Programs};
 use crate::rights::Class;
-use netsift_engine::{BatchScratch, Compiled, LANES};
+use netsift_engine::{BatchScratch, LANES};
 use netsift_ffpf::proto::Direction;
 use netsift_ffpf::xsk::RxDesc;
 use netsift_ffpf::{FlowId, Group, Incoming, Received};
 use std::collections::HashMap;
-
-/// One packet of a batch.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct Packet<'a> {
-    /// The captured bytes.
-    pub(crate) data: &'a [u8],
-    /// Its length on the wire.
-    pub(crate) wirelen: u32,
-    /// Nanoseconds since the epoch.
-    pub(crate) ts_ns: u64,
-    /// Sent by the host (`PACKET_OUTGOING`), not received: what `inbound`,
-    /// `outbound` and a flow's [`Direction`] test. False for a file's packets.
-    pub(crate) outgoing: bool,
-}
-
-/// A filter's programs: one, or one for each direction where the expression
-/// tests it (`inbound`, `outbound` on an interface), as a live capture
-/// compiles it (`netsift_session::directed_sets`).
-pub(crate) struct Programs {
-    /// For received packets (all packets, where `sent` is `None`).
-    pub(crate) received: Compiled,
-    /// For packets the host sent, where that program differs.
-    pub(crate) sent: Option<Compiled>,
-}
 
 /// A distinct filter expression of active flows, compiled once.
 struct Filter {
@@ -55,12 +33,28 @@ struct Filter {
     refs: usize,
 }
 
-/// An active flow: its id, its filter's slot, the direction it takes.
+/// What decides an active flow's packets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Verdict {
+    /// A shared pcap filter: its slot in `filters`.
+    Filter(usize),
+    /// A filter graph: its slot in `graph_flows`.
+    Graph(usize),
+}
+
+/// An active flow: its id, what decides its packets, the direction it takes.
 #[derive(Clone, Copy, Debug)]
 struct Active {
     flow: FlowId,
-    slot: usize,
+    verdict: Verdict,
     direction: Direction,
+}
+
+/// An active graph flow: its flow in the running graph and the instances
+/// of its last elements.
+struct GraphActive {
+    flow: netsift_graph::FlowId,
+    sinks: Vec<netsift_graph::InstanceId>,
 }
 
 /// A flow group of the source: one per rights class.
@@ -107,6 +101,11 @@ pub(crate) struct Counters {
 /// The flow table a source's capture thread dispatches batches to.
 pub(crate) struct Dispatch {
     filters: Vec<Option<Filter>>,
+    /// The source's running filter graph, shared by its graph flows.
+    pub(crate) graphs: Graphs,
+    graph_flows: Vec<Option<GraphActive>>,
+    /// Per graph flow slot, per chunk of [`LANES`] packets: the accept mask.
+    graph_masks: Vec<Vec<u32>>,
     pub(crate) groups: HashMap<Class, GroupSlot>,
     pub(crate) counters: Counters,
     scratch: BatchScratch,
@@ -150,6 +149,9 @@ impl Dispatch {
     pub(crate) fn new() -> Dispatch {
         Dispatch {
             filters: Vec::new(),
+            graphs: Graphs::new(),
+            graph_flows: Vec::new(),
+            graph_masks: Vec::new(),
             groups: HashMap::new(),
             counters: Counters::default(),
             scratch: BatchScratch::new(),
@@ -212,7 +214,42 @@ impl Dispatch {
         if let Some(g) = self.groups.get_mut(class) {
             g.active.push(Active {
                 flow,
-                slot,
+                verdict: Verdict::Filter(slot),
+                direction,
+            });
+        }
+        self.counters.activations += 1;
+    }
+
+    /// Makes `flow` of group `class` active with graph flow `graph` (already
+    /// instantiated in [`Dispatch::graphs`]), taking the packets of
+    /// `direction` that its last elements pass.
+    pub(crate) fn activate_graph(
+        &mut self,
+        class: &Class,
+        flow: FlowId,
+        graph: netsift_graph::FlowId,
+        direction: Direction,
+    ) {
+        self.graphs.activate(graph);
+        let active = GraphActive {
+            flow: graph,
+            sinks: self.graphs.sinks(graph),
+        };
+        let slot = match self.graph_flows.iter().position(Option::is_none) {
+            Some(s) => {
+                self.graph_flows[s] = Some(active);
+                s
+            }
+            None => {
+                self.graph_flows.push(Some(active));
+                self.graph_flows.len() - 1
+            }
+        };
+        if let Some(g) = self.groups.get_mut(class) {
+            g.active.push(Active {
+                flow,
+                verdict: Verdict::Graph(slot),
                 direction,
             });
         }
@@ -228,11 +265,19 @@ impl Dispatch {
         let Some(i) = g.active.iter().position(|a| a.flow == flow) else {
             return false;
         };
-        let slot = g.active.swap_remove(i).slot;
-        if let Some(f) = self.filters[slot].as_mut() {
-            f.refs -= 1;
-            if f.refs == 0 {
-                self.filters[slot] = None;
+        match g.active.swap_remove(i).verdict {
+            Verdict::Filter(slot) => {
+                if let Some(f) = self.filters[slot].as_mut() {
+                    f.refs -= 1;
+                    if f.refs == 0 {
+                        self.filters[slot] = None;
+                    }
+                }
+            }
+            Verdict::Graph(slot) => {
+                if let Some(a) = self.graph_flows[slot].take() {
+                    self.graphs.deactivate(a.flow);
+                }
             }
         }
         true
@@ -245,13 +290,15 @@ impl Dispatch {
         }
         self.counters.batches += 1;
         self.counters.packets += pkts.len() as u64;
-        if self.filters.iter().all(Option::is_none) {
+        if self.filters.iter().all(Option::is_none) && !self.graphs.any_active() {
             return;
         }
         self.run_filters(pkts);
+        self.run_graphs(pkts);
         let Dispatch {
             groups,
             masks,
+            graph_masks,
             sent,
             targets,
             spans,
@@ -260,7 +307,14 @@ impl Dispatch {
             ..
         } = self;
         for g in groups.values_mut().filter(|g| !g.active.is_empty()) {
-            accepting(&g.active, masks, sent, pkts.len(), targets, spans);
+            accepting(
+                &g.active,
+                (masks, graph_masks),
+                sent,
+                pkts.len(),
+                targets,
+                spans,
+            );
             let cut = g.snaplen.map_or(usize::MAX, |n| n as usize);
             // Borrowing this group's targets, so taken back before the next
             // group's are written.
@@ -336,15 +390,24 @@ impl Dispatch {
             self.counters.batches += 1;
             self.counters.packets += pkts.len() as u64;
             self.run_filters(&pkts);
+            self.run_graphs(&pkts);
         }
         let Dispatch {
             masks,
+            graph_masks,
             sent,
             targets,
             spans,
             ..
         } = self;
-        accepting(&g.active, masks, sent, descs.len(), targets, spans);
+        accepting(
+            &g.active,
+            (masks, graph_masks),
+            sent,
+            descs.len(),
+            targets,
+            spans,
+        );
         let cut = g.snaplen.unwrap_or(u32::MAX).min(snaplen);
         let received: Vec<Received<'_>> = descs
             .iter()
@@ -362,6 +425,25 @@ impl Dispatch {
             .map_err(|e| format!("flow group {}: {e}", g.number))?;
         g.group.refill(fill);
         Ok(())
+    }
+
+    /// The running graph over the batch (each active instance once per
+    /// packet that reaches it), then each active graph flow's accept masks
+    /// into `graph_masks`.
+    fn run_graphs(&mut self, pkts: &[Packet<'_>]) {
+        if !self.graphs.any_active() {
+            return;
+        }
+        self.graphs.run(pkts, &self.sent, &mut self.scratch);
+        self.graph_masks
+            .resize_with(self.graph_flows.len(), Vec::new);
+        let chunks = pkts.len().div_ceil(LANES);
+        for (slot, a) in self.graph_flows.iter().enumerate() {
+            if let Some(a) = a {
+                self.graphs
+                    .accepted(&a.sinks, chunks, &mut self.graph_masks[slot]);
+            }
+        }
     }
 
     /// Each distinct filter once over the batch, into `masks`: a filter
@@ -389,24 +471,7 @@ impl Dispatch {
                 }
                 let n = chunk.len();
                 let (data, wire) = (&data[..n], &wire[..n]);
-                let p = &f.programs;
-                let mask = match &p.sent {
-                    None => p.received.filter_batch(&mut self.scratch, data, wire),
-                    Some(sent) => {
-                        let all = u32::MAX >> (LANES - n);
-                        let received = if out & all != all {
-                            p.received.filter_batch(&mut self.scratch, data, wire)
-                        } else {
-                            0
-                        };
-                        let by_host = if out != 0 {
-                            sent.filter_batch(&mut self.scratch, data, wire)
-                        } else {
-                            0
-                        };
-                        (received & !out) | (by_host & out)
-                    }
-                };
+                let mask = f.programs.run_chunk(&mut self.scratch, data, wire, out);
                 masks.push(mask);
             }
             self.counters.filter_runs += 1;
@@ -419,7 +484,7 @@ impl Dispatch {
 /// the direction the flow takes).
 fn accepting(
     active: &[Active],
-    masks: &[Vec<u32>],
+    (masks, graph_masks): (&[Vec<u32>], &[Vec<u32>]),
     sent: &[u32],
     n: usize,
     targets: &mut Vec<(FlowId, u32)>,
@@ -431,7 +496,11 @@ fn accepting(
         let (chunk, bit) = (i / LANES, 1u32 << (i % LANES));
         let start = targets.len();
         for a in active {
-            if masks[a.slot][chunk] & lanes(a.direction, sent[chunk]) & bit != 0 {
+            let mask = match a.verdict {
+                Verdict::Filter(s) => masks[s][chunk],
+                Verdict::Graph(s) => graph_masks[s][chunk],
+            };
+            if mask & lanes(a.direction, sent[chunk]) & bit != 0 {
                 targets.push((a.flow, 0));
             }
         }
@@ -442,6 +511,7 @@ fn accepting(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use netsift_engine::Compiled;
     use netsift_ffpf::{CopyMode, FlowFds, FlowReader, Policy};
     use netsift_wire::LinkType;
 

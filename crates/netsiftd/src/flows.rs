@@ -17,6 +17,12 @@
 //! `create` checks the flow against the peer's rights (source, snap length,
 //! IBuf bytes, the user's flows on every connection), and the flow then runs
 //! the rule's filter in front of its own, in the group of its class.
+//!
+//! A graph flow (`create` with `graph`) is checked whole at `create`
+//! ([`crate::graph::check`]), instantiated into its source's running graph
+//! at `instantiate` (sharing every prefix with the graphs running there), and
+//! dispatched to by its last elements' verdicts; its kernel clause is the
+//! union of its first `pcap` elements ([`crate::graph::place`]).
 
 use crate::config::Config;
 use crate::dispatch::Programs;
@@ -29,9 +35,10 @@ use netsift_ffpf::proto::{
     Direction, ErrorCode, FlowNo, FlowState, Refusal, ReplyBody, Request, SourceInfo, VERSION,
 };
 use netsift_ffpf::seqpacket::PeerCred;
-use netsift_ffpf::{FlowFds, FlowId, Group, Policy};
+use netsift_ffpf::{FlowId, Group, Policy};
 use std::collections::hash_map::Entry;
 use std::collections::BTreeMap;
+use std::os::fd::OwnedFd;
 use std::sync::{Mutex, MutexGuard};
 
 /// One connection, as the daemon knows it.
@@ -65,6 +72,10 @@ struct FlowEntry {
     rights: Rights,
     /// Its id in its group, once instantiated.
     member: Option<FlowId>,
+    /// A graph flow's checked definition (`filter` then holds its text).
+    graph: Option<netsift_graph::FlowSpec>,
+    /// A graph flow's flow in its source's running graph, once instantiated.
+    graph_flow: Option<netsift_graph::FlowId>,
 }
 
 struct State {
@@ -93,9 +104,9 @@ fn done(flow: FlowNo, state: Option<FlowState>) -> ReplyBody {
     ReplyBody::Done { flow, state }
 }
 
-/// What a handled request answers: the reply and, for `instantiate`, the
-/// descriptors that go with it.
-pub type Answer = (ReplyBody, Option<FlowFds>);
+/// What a handled request answers: the reply and the descriptors that go
+/// with it (`instantiate`'s four, `mbuf`'s one).
+pub type Answer = (ReplyBody, Vec<OwnedFd>);
 
 impl Daemon {
     /// A daemon over the sources of `cfg` (each checked now: an interface that
@@ -212,7 +223,7 @@ impl Daemon {
             }
             conn.hello = true;
             let software = format!("netsiftd {}", env!("CARGO_PKG_VERSION"));
-            return Ok((ReplyBody::Hello { version, software }, None));
+            return Ok((ReplyBody::Hello { version, software }, Vec::new()));
         }
         if !conn.hello {
             return Err(refuse(
@@ -242,6 +253,7 @@ impl Daemon {
                 snaplen,
                 ibuf_entries,
                 direction,
+                graph,
             } => {
                 let ask = Ask {
                     source,
@@ -249,6 +261,7 @@ impl Daemon {
                     snaplen,
                     ibuf_entries,
                     direction,
+                    graph,
                 };
                 self.create(st, conn, ask)?
             }
@@ -279,8 +292,10 @@ impl Daemon {
                 st.flows.len() as u64,
                 &st.sources,
             )),
+            Request::Graph { source } => graph_view(st, conn, &source)?,
+            Request::Mbuf { flow, element } => return mbuf(st, conn, flow, element),
         };
-        Ok((reply, None))
+        Ok((reply, Vec::new()))
     }
 
     fn create(&self, st: &mut State, conn: &Conn, ask: Ask) -> Result<ReplyBody, Refusal> {
@@ -290,6 +305,7 @@ impl Daemon {
             snaplen,
             ibuf_entries,
             direction,
+            graph,
         } = ask;
         let s = st.sources.get(&source).ok_or_else(|| {
             let names: Vec<&str> = st.sources.keys().map(String::as_str).collect();
@@ -327,8 +343,33 @@ impl Daemon {
             })
             .map_err(|e| refuse(ErrorCode::Denied, format!("`create`: {e}")))?;
         directed(s, "create", direction)?;
-        let run = r.grant.filter(&filter);
-        compile(s, &run)?;
+        let (filter, run, graph) = match graph {
+            None => {
+                let run = r.grant.filter(&filter);
+                compile(s, &run)?;
+                (filter, run, None)
+            }
+            Some(text) => {
+                if let Some(rule) = &r.grant.filter {
+                    return Err(refuse(
+                        ErrorCode::Denied,
+                        format!(
+                            "`create`: graph: your rule puts the filter {rule:?} in front of \
+                             yours, which graph flows cannot do yet; use a pcap filter"
+                        ),
+                    ));
+                }
+                let privilege = if conn.peer.uid == 0 {
+                    netsift_graph::Privilege::Root
+                } else {
+                    netsift_graph::Privilege::User
+                };
+                let spec = crate::graph::check::check("create", &text, privilege, &source, &|t| {
+                    compile(s, t).map(|(p, _)| p).map_err(|r| r.what)
+                })?;
+                (text, String::new(), Some(spec))
+            }
+        };
         let linktype = s.linktype.0;
         let no = st.next_flow;
         st.next_flow += 1;
@@ -346,6 +387,8 @@ impl Daemon {
                 ibuf_entries: entries,
                 rights: r.clone(),
                 member: None,
+                graph,
+                graph_flow: None,
             },
         );
         Ok(ReplyBody::Created {
@@ -408,15 +451,41 @@ impl Daemon {
                 v.insert(slot)
             }
         };
-        let (id, fds) = match slot.group.add_flow(entries) {
+        let added = slot.group.add_flow(entries);
+        // A graph flow's instances, sharing what runs already; a failure
+        // undoes the flow's buffers too.
+        let spec = st.flows[&flow].graph.clone();
+        let graph_flow = match (spec, &added) {
+            (Some(spec), Ok((id, _))) => {
+                let made = d.graphs.instantiate(spec, |i| {
+                    crate::graph::check::build(i.class.name, &i.args, i.mbuf, &name, &|t| {
+                        compile(s, t).map(|(p, _)| p).map_err(|r| r.what)
+                    })
+                });
+                match made {
+                    Ok(g) => Some(g),
+                    Err(e) => {
+                        if let Some(slot) = d.groups.get_mut(&class) {
+                            let _ = slot.group.remove_flow(*id);
+                        }
+                        if unwind(&mut d, &class) {
+                            drop(d);
+                            s.stop();
+                        }
+                        return Err(refuse(
+                            ErrorCode::Filter,
+                            format!("`instantiate`: graph: {e}"),
+                        ));
+                    }
+                }
+            }
+            _ => None,
+        };
+        let (id, fds) = match added {
             Ok(x) => x,
             Err(e) => {
-                if slot.members == 0 {
-                    d.groups.remove(&class);
-                }
-                let idle = d.flows() == 0;
-                drop(d);
-                if idle {
+                if unwind(&mut d, &class) {
+                    drop(d);
                     s.stop();
                 }
                 return Err(refuse(
@@ -425,11 +494,13 @@ impl Daemon {
                 ));
             }
         };
+        let slot = d.groups.get_mut(&class).expect("made above");
         slot.members += 1;
         let group = slot.number;
         drop(d);
         let f = st.flows.get_mut(&flow).expect("owned above");
         f.member = Some(id);
+        f.graph_flow = graph_flow;
         f.state = FlowState::Instantiated;
         let policy = match self.cfg.policy {
             Policy::SlowReader => "slow",
@@ -441,7 +512,7 @@ impl Daemon {
                 group,
                 policy: policy.into(),
             },
-            Some(fds),
+            vec![fds.pbuf, fds.ibuf, fds.control, fds.wake],
         ))
     }
 
@@ -464,13 +535,24 @@ impl Daemon {
             f.source.clone(),
             f.direction,
         );
+        let graph = f.graph.clone().zip(f.graph_flow);
         let s = st.sources.get_mut(&name).expect("a flow's source");
-        let (programs, clause) = compile(s, &text)?;
+        let (programs, clause) = match &graph {
+            None => {
+                let (p, c) = compile(s, &text)?;
+                (Some(p), c)
+            }
+            Some((spec, _)) => (None, graph_clause(s, spec)?),
+        };
         // The kernel first: from the reply on, nothing the flow wants is
         // dropped under the ring.
         s.hold_clause(&clause)
             .map_err(|e| refuse(ErrorCode::Filter, format!("`activate`: {e}")))?;
-        lock(&s.dispatch).activate(&class, id, &text, direction, || programs);
+        match (programs, graph) {
+            (Some(p), _) => lock(&s.dispatch).activate(&class, id, &text, direction, || p),
+            (None, Some((_, g))) => lock(&s.dispatch).activate_graph(&class, id, g, direction),
+            (None, None) => unreachable!("a filter flow has programs"),
+        }
         let f = st.flows.get_mut(&flow).expect("owned");
         f.state = FlowState::Active;
         f.clause = clause;
@@ -509,6 +591,9 @@ impl Daemon {
             return;
         };
         let mut d = lock(&s.dispatch);
+        if let Some(g) = f.graph_flow {
+            d.graphs.close(g);
+        }
         if let Some(g) = d.groups.get_mut(&f.rights.class) {
             let _ = g.group.remove_flow(id);
             g.members = g.members.saturating_sub(1);
@@ -531,6 +616,12 @@ impl Daemon {
         filter: String,
     ) -> Result<ReplyBody, Refusal> {
         let f = own(st, conn, flow)?;
+        if f.graph.is_some() {
+            return Err(refuse(
+                ErrorCode::BadState,
+                format!("`set_filter`: flow {flow} is a graph flow; its filters are its elements"),
+            ));
+        }
         let run = f.rights.grant.filter(&filter);
         let direction = f.direction;
         self.replace(st, flow, "set_filter", run, direction)?;
@@ -547,6 +638,18 @@ impl Daemon {
     ) -> Result<ReplyBody, Refusal> {
         let f = own(st, conn, flow)?;
         directed(&st.sources[&f.source], "set_direction", direction)?;
+        if f.graph.is_some() {
+            let (state, class, member, g) =
+                (f.state, f.rights.class.clone(), f.member, f.graph_flow);
+            if let (FlowState::Active, Some(id), Some(g)) = (state, member, g) {
+                let s = &st.sources[&f.source];
+                let mut d = lock(&s.dispatch);
+                d.deactivate(&class, id);
+                d.activate_graph(&class, id, g, direction);
+            }
+            st.flows.get_mut(&flow).expect("owned").direction = direction;
+            return Ok(done(flow, Some(st.flows[&flow].state)));
+        }
         let run = f.run.clone();
         self.replace(st, flow, "set_direction", run, direction)?;
         Ok(done(flow, Some(st.flows[&flow].state)))
@@ -587,6 +690,15 @@ impl Daemon {
     }
 }
 
+/// After a failed `instantiate`: the group of `class` goes if no flow is in
+/// it; whether the source has no flow left (to stop once `d` is released).
+fn unwind(d: &mut crate::dispatch::Dispatch, class: &crate::rights::Class) -> bool {
+    if d.groups.get(class).is_some_and(|g| g.members == 0) {
+        d.groups.remove(class);
+    }
+    d.flows() == 0
+}
+
 /// The flow `flow` if `conn` owns it; a flow of another connection is
 /// reported as missing, not as someone else's.
 fn own<'a>(st: &'a State, conn: &Conn, flow: FlowNo) -> Result<&'a FlowEntry, Refusal> {
@@ -608,6 +720,7 @@ struct Ask {
     snaplen: Option<u32>,
     ibuf_entries: Option<u64>,
     direction: Direction,
+    graph: Option<String>,
 }
 
 /// Refuses a direction on a source whose packets have none (a capture
@@ -668,4 +781,135 @@ fn flow_view(st: &State, flow: FlowNo) -> FlowView<'_> {
         class: &f.rights.class,
         member: f.member,
     }
+}
+
+/// The clause a graph flow holds in the kernel's program while active: the
+/// union of its first `pcap` elements, or every packet when one of its first
+/// elements is of another class or tests the direction.
+fn graph_clause(s: &Source, spec: &netsift_graph::FlowSpec) -> Result<String, Refusal> {
+    let Some(texts) = crate::graph::place::kernel_clause(spec) else {
+        return Ok(String::new());
+    };
+    let mut clauses = Vec::new();
+    for t in &texts {
+        let (_, c) = compile(s, t)?;
+        if c.trim().is_empty() {
+            return Ok(String::new());
+        }
+        clauses.push(format!("({c})"));
+    }
+    Ok(clauses.join(" or "))
+}
+
+/// The `graph` verb: `source`'s running graph as far as `conn` may see it:
+/// the graph flows of its class of rights (root's: all), the instances they
+/// use, and the same as DOT.
+fn graph_view(st: &State, conn: &Conn, source: &str) -> Result<ReplyBody, Refusal> {
+    let s = st.sources.get(source).ok_or_else(|| {
+        refuse(
+            ErrorCode::NoSuchSource,
+            format!("`graph`: no source {source:?}"),
+        )
+    })?;
+    let class = conn.rights.as_ref().ok().map(|r| &r.class);
+    let sees = |f: &FlowEntry| conn.peer.uid == 0 || Some(&f.rights.class) == class;
+    let mine: BTreeMap<netsift_graph::FlowId, FlowNo> = st
+        .flows
+        .iter()
+        .filter(|(_, f)| f.source == source && sees(f))
+        .filter_map(|(n, f)| f.graph_flow.map(|g| (g, *n)))
+        .collect();
+    let d = lock(&s.dispatch);
+    let running = d.graphs.running();
+    let mut flows = Vec::new();
+    let mut users: BTreeMap<netsift_graph::InstanceId, Vec<FlowNo>> = BTreeMap::new();
+    for (g, no) in &mine {
+        let Some(rf) = running.flow(*g) else { continue };
+        for id in &rf.instances {
+            let u = users.entry(*id).or_default();
+            if !u.contains(no) {
+                u.push(*no);
+            }
+        }
+        flows.push(netsift_ffpf::proto::GraphFlow {
+            flow: *no,
+            text: rf.spec.flow.text.clone(),
+            instances: rf.instances.iter().map(|i| i.0).collect(),
+        });
+    }
+    let instances = users
+        .iter()
+        .filter_map(|(id, flows)| {
+            let i = running.instance(*id)?;
+            let (seen, passed) = d.graphs.counts(*id);
+            Some(netsift_ffpf::proto::GraphInstance {
+                id: id.0,
+                class: i.class.name.into(),
+                args: i.args.iter().map(ToString::to_string).collect(),
+                mbuf: i.mbuf,
+                upstream: i.upstream.iter().map(|u| u.0).collect(),
+                flows: flows.clone(),
+                refs: i.refs as u64,
+                runs: "daemon".into(),
+                could_run: crate::graph::place::could_run(running, *id).into(),
+                seen,
+                passed,
+            })
+        })
+        .collect();
+    let dot = netsift_graph::to_dot_with(running, |g| mine.get(&g).copied());
+    let reply = ReplyBody::Graph {
+        source: source.into(),
+        flows,
+        instances,
+        dot,
+    };
+    let size = netsift_ffpf::proto::encode_reply(&netsift_ffpf::proto::Reply {
+        id: Some(u64::MAX),
+        body: reply.clone(),
+    })
+    .len();
+    if size > netsift_ffpf::proto::MAX_MESSAGE {
+        return Err(refuse(
+            ErrorCode::Limit,
+            format!(
+                "`graph`: the running graph you see takes {size} bytes, more than a message \
+                 holds ({})",
+                netsift_ffpf::proto::MAX_MESSAGE
+            ),
+        ));
+    }
+    Ok(reply)
+}
+
+/// The `mbuf` verb: a read-only descriptor of the MBuf of element `element`
+/// of `conn`'s graph flow `flow`.
+fn mbuf(st: &State, conn: &Conn, flow: FlowNo, element: u32) -> Result<Answer, Refusal> {
+    let f = own(st, conn, flow)?;
+    let Some(g) = f.graph_flow else {
+        let why = if f.graph.is_some() {
+            "is not instantiated"
+        } else {
+            "is not a graph flow"
+        };
+        return Err(refuse(
+            ErrorCode::BadState,
+            format!("`mbuf`: flow {flow} {why}"),
+        ));
+    };
+    let s = &st.sources[&f.source];
+    let d = lock(&s.dispatch);
+    let (instance, size, fd) = d
+        .graphs
+        .mbuf(g, element as usize)
+        .map_err(|e| refuse(ErrorCode::BadField, format!("`mbuf`: field `element`: {e}")))?;
+    Ok((
+        ReplyBody::Mbuf {
+            flow,
+            element,
+            instance: instance.0,
+            size,
+        },
+        vec![fd],
+    ))
 }

@@ -29,8 +29,10 @@
 pub mod config;
 mod dispatch;
 pub mod flows;
+mod graph;
 mod guard;
 pub mod listener;
+mod programs;
 pub mod rights;
 mod sources;
 mod stats;

@@ -108,28 +108,17 @@ fn connection(daemon: &Daemon, sock: OwnedFd, peer: seqpacket::PeerCred) {
             proto::decode_request(&buf[..got.len])
         };
         let (reply, fds) = match decoded {
-            Err(r) => (r.reply(), None),
+            Err(r) => (r.reply(), Vec::new()),
             Ok((id, req)) => match daemon.handle(&mut conn, req) {
                 Ok((body, fds)) => (Reply { id: Some(id), body }, fds),
                 Err(mut r) => {
                     r.id = Some(id);
-                    (r.reply(), None)
+                    (r.reply(), Vec::new())
                 }
             },
         };
-        let sent = match &fds {
-            Some(f) => send(
-                &sock,
-                &reply,
-                &[
-                    f.pbuf.as_fd(),
-                    f.ibuf.as_fd(),
-                    f.control.as_fd(),
-                    f.wake.as_fd(),
-                ],
-            ),
-            None => send(&sock, &reply, &[]),
-        };
+        let borrowed: Vec<_> = fds.iter().map(|f| f.as_fd()).collect();
+        let sent = send(&sock, &reply, &borrowed);
         if !sent {
             break;
         }

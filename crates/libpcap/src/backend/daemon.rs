@@ -205,6 +205,7 @@ impl DaemonSource {
             snaplen: Some(o.snaplen),
             ibuf_entries: None,
             direction: wire_direction(o.direction),
+            graph: None,
         };
         let mut flow = client
             .create(&spec)

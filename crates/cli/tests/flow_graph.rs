@@ -1,0 +1,116 @@
+//! `netsift flow --graph` on netsiftd playing a corpus capture: the flow
+//! prints what its graph passes (here the same lines as `netsift -r` with the
+//! graph's filters joined by `and`), `--graph-dot` and `--graph-svg` write
+//! the instantiated graph, and `-d` prints each instance and its placement.
+//!
+//! `netsiftd` is built first and found beside `netsift`, as in `flow.rs`.
+
+use netsift_testkit::daemon::Daemon;
+use netsift_testkit::{require, Need};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn netsiftd() -> PathBuf {
+    netsift_testkit::daemon::built(Path::new(env!("CARGO_BIN_EXE_netsift")))
+}
+
+fn afs() -> PathBuf {
+    netsift_testkit::corpus(env!("CARGO_MANIFEST_DIR")).join("pcaps/tcpdump/afs.pcap")
+}
+
+fn netsift(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_netsift"))
+        .args(args)
+        .env("TZ", "UTC")
+        .output()
+        .unwrap();
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+const GRAPH: &str = r#"(device,afs) -> (pcap,"udp") -> ((pcap,"port 7001") | (packetcount))"#;
+
+#[test]
+fn a_graph_flow_prints_what_its_graph_passes_and_draws_it() {
+    require!(Need::File(&afs()));
+    let d = Daemon::start(
+        &netsiftd(),
+        None,
+        &["--file", &format!("afs={}", afs().display()), "--fast"],
+    );
+    let sock = d.socket.to_str().unwrap();
+    let afs = afs();
+    let (ok, want, _) = netsift(&["-n", "-r", afs.to_str().unwrap(), "udp and port 7001"]);
+    assert!(ok);
+    let n = want.lines().count();
+    assert!(n > 0);
+    let dir = tempfile::tempdir().unwrap();
+    let (dot, svg) = (dir.path().join("g.dot"), dir.path().join("g.svg"));
+    let mut args = vec![
+        "flow",
+        "--socket",
+        sock,
+        "-i",
+        "afs",
+        "-n",
+        "--graph",
+        GRAPH,
+        "--graph-dot",
+    ];
+    let count = n.to_string();
+    args.extend([dot.to_str().unwrap(), "-c", &count]);
+    let with_svg = netsift_testkit::skip::all_met(&[Need::Command("dot")]);
+    if with_svg {
+        args.extend(["--graph-svg", svg.to_str().unwrap()]);
+    }
+    let (ok, got, err) = netsift(&args);
+    assert!(ok, "{err}");
+    assert_eq!(got, want, "{err}");
+    let dot = std::fs::read_to_string(&dot).unwrap();
+    for part in [
+        "digraph ffpf",
+        "cluster_flow",
+        "pcap #2",
+        "c_packetcount",
+        "style=dashed",
+    ] {
+        assert!(dot.contains(part), "{part} missing from {dot}");
+    }
+    if with_svg {
+        let svg = std::fs::read_to_string(&svg).unwrap();
+        assert!(svg.contains("<svg") && svg.contains("packetcount"), "{svg}");
+    }
+
+    // -d: the instances and where each runs, then exit.
+    let (ok, out, err) = netsift(&[
+        "flow", "--socket", sock, "-i", "afs", "-d", "--graph", GRAPH,
+    ]);
+    assert!(ok, "{err}");
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(
+        lines[0].starts_with("flow ") && lines[0].contains(GRAPH),
+        "{out}"
+    );
+    assert_eq!(lines.len(), 5, "{out}");
+    assert!(lines[2].contains("pcap \"udp\"") && lines[2].ends_with("could run in the kernel"));
+    assert!(lines[4].contains("packetcount") && lines[4].ends_with("could run in the daemon"));
+
+    // Bad text: the error with its position, exit status 1.
+    let (ok, _, err) = netsift(&[
+        "flow",
+        "--socket",
+        sock,
+        "-i",
+        "afs",
+        "--graph",
+        "(pcap,udp",
+    ]);
+    assert!(!ok && err.contains("column"), "{err}");
+    let (ok, _, err) = netsift(&[
+        "flow", "--socket", sock, "-i", "afs", "--graph", GRAPH, "tcp",
+    ]);
+    assert!(!ok && err.contains("takes no expression"), "{err}");
+}

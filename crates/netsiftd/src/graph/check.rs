@@ -1,0 +1,133 @@
+//! A graph flow checked whole for this daemon, before anything is
+//! instantiated: `netsift_graph` parses it and checks it against the class
+//! table (syntax, arguments, MBuf sizes, root-only classes), then every
+//! element is built once as the daemon would run it ([`build`]: a pcap
+//! expression compiled for the source, a BPF program parsed, an FPL program
+//! compiled against its MBuf size), and what the daemon cannot run yet is
+//! refused: `follow`, `native`, external-function classes standing alone
+//! (FPL's `EXTERN` reaches them), and a `device` other than the flow's
+//! source. A refusal names the element, its class and its byte offset.
+
+use super::bpf::{self, Insn};
+use crate::programs::Programs;
+use netsift_ffpf::proto::{ErrorCode, Refusal};
+use netsift_graph::class::Value;
+use netsift_graph::{ErrorKind, FlowSpec, Limits, Privilege};
+
+/// What an instance runs, built from its class and arguments.
+pub(crate) enum Kind {
+    /// `device`: the source's packets, all of them.
+    Source,
+    /// `pcap`: netsift's compiler and engine.
+    Pcap(Box<Programs>),
+    /// `bpf`: classic BPF, interpreted.
+    Bpf(Vec<Insn>),
+    /// `fpl`: the FPL interpreter over the instance's MBuf and registers.
+    Fpl(Box<netsift_fpl::Program>, Box<netsift_fpl::Registers>),
+    /// `sampler`: passes the `rate`-th packet of every `rate`.
+    Sampler(u32),
+    /// `packetcount`: counts, passes none.
+    PacketCount,
+    /// `bytecount`: counts bytes on the wire, passes none.
+    ByteCount,
+}
+
+/// The external functions FPL's `EXTERN` may call in the daemon. None yet:
+/// the registry of issue 25's external functions is another piece of work,
+/// and this is the one place it plugs in.
+fn externs() -> netsift_fpl::externs::Externs {
+    netsift_fpl::externs::Externs::new()
+}
+
+fn text(args: &[Value]) -> &str {
+    match args.first() {
+        Some(Value::Text(s)) => s,
+        _ => "",
+    }
+}
+
+/// Builds what `class` with `args` and an MBuf of `mbuf` bytes runs as, on a
+/// source called `source` whose pcap expressions `pcap` compiles; the error
+/// says what is wrong with the element (without its place, which the caller
+/// adds).
+pub(crate) fn build(
+    class: &str,
+    args: &[Value],
+    mbuf: u32,
+    source: &str,
+    pcap: &dyn Fn(&str) -> Result<Programs, String>,
+) -> Result<Kind, String> {
+    match class {
+        "device" => {
+            if text(args) != source {
+                return Err(format!(
+                    "device {:?} is not this flow's source {source:?}; a graph flow reads \
+                     the source it is created on (several devices in one graph are not built yet)",
+                    text(args)
+                ));
+            }
+            Ok(Kind::Source)
+        }
+        "pcap" => pcap(text(args)).map(|p| Kind::Pcap(Box::new(p))),
+        "bpf" => bpf::parse(text(args)).map(Kind::Bpf),
+        "fpl" => {
+            let opts = netsift_fpl::Options {
+                mbuf_len: mbuf as usize,
+                ..netsift_fpl::Options::default()
+            };
+            let p = netsift_fpl::compile(text(args), &opts, &externs())
+                .map_err(|e| format!("the FPL program does not compile: {e}"))?;
+            Ok(Kind::Fpl(Box::new(p), Box::default()))
+        }
+        "sampler" => match args.first() {
+            Some(Value::Int(n)) => u32::try_from(*n)
+                .map(Kind::Sampler)
+                .map_err(|_| format!("rate {n} is past 2^32-1")),
+            _ => Err("a sampler needs its rate".into()),
+        },
+        "packetcount" => Ok(Kind::PacketCount),
+        "bytecount" => Ok(Kind::ByteCount),
+        "follow" | "native" => Err(format!(
+            "class {class} is not built yet in the daemon (docs/daemon.md, \"Graph flows\")"
+        )),
+        other => Err(format!(
+            "class {other} does not run as an element of its own yet; call it from an fpl \
+             element with EXTERN"
+        )),
+    }
+}
+
+/// Parses and checks `text` as a graph flow on `source` for a caller with
+/// `privilege`: the whole graph, before anything is made. `verb` names the
+/// request in refusals.
+pub(crate) fn check(
+    verb: &str,
+    text: &str,
+    privilege: Privilege,
+    source: &str,
+    pcap: &dyn Fn(&str) -> Result<Programs, String>,
+) -> Result<FlowSpec, Refusal> {
+    let spec = FlowSpec::parse(text, privilege, &Limits::default()).map_err(|e| {
+        let code = match e.kind() {
+            ErrorKind::Forbidden => ErrorCode::Denied,
+            ErrorKind::TooLarge => ErrorCode::Limit,
+            _ => ErrorCode::Filter,
+        };
+        Refusal::new(code, format!("`{verb}`: graph: {e}"))
+    })?;
+    for (i, (f, e)) in spec.filters.iter().zip(&spec.flow.elements).enumerate() {
+        let fail = |m: String| {
+            Refusal::new(
+                ErrorCode::Filter,
+                format!(
+                    "`{verb}`: graph: element {} ({}) at byte {}: {m}",
+                    i + 1,
+                    f.class.name,
+                    e.span.start
+                ),
+            )
+        };
+        build(f.class.name, &f.args, f.mbuf, source, pcap).map_err(fail)?;
+    }
+    Ok(spec)
+}

@@ -1,0 +1,326 @@
+//! Graph flows through the real daemon, on the capture file it plays: two
+//! clients whose graphs share a `pcap` prefix run one instance of it (the
+//! `graph` verb shows it shared) and each receives exactly the packets its
+//! graph passes, computed here from the file with libpcap and our own
+//! counting; a `packetcount` MBuf read by the client counts the packets its
+//! upstream passed; a client that closes leaves the other's instances and
+//! frees its own; bad graph text is refused with its position; `native` is
+//! refused for a user who is not root, who sees none of root's instances;
+//! on an interface, a graph's first pcap filter is held in the kernel.
+
+mod common;
+
+use common::{afs, afs_daemon, drain, kept, wait_stats, Connect, Got};
+use netsift_ffpf::proto::ErrorCode;
+use netsift_ffpf::{Client, Flow, FlowSpec};
+use netsift_testkit::user::TempUser;
+use netsift_testkit::{require, Need};
+use std::io::BufRead;
+use std::process::{Command, Stdio};
+
+fn graph_flow(c: &Client, graph: &str) -> Flow {
+    let mut f = c
+        .create(&FlowSpec {
+            source: "afs".into(),
+            graph: Some(graph.into()),
+            ..FlowSpec::default()
+        })
+        .unwrap_or_else(|e| panic!("{graph}: {e}"));
+    f.instantiate().unwrap();
+    f.activate().unwrap();
+    f
+}
+
+/// `expr` as `tcpdump -ddd` prints it for the file's link type, from
+/// libpcap's own compiler.
+fn ddd(expr: &str) -> String {
+    let cap = netsift_oracle::Capture::open(&afs()).unwrap();
+    let f = netsift_oracle::Filter::compile(cap.linktype(), expr).unwrap();
+    let mut s = f.insns().len().to_string();
+    for i in f.insns() {
+        s.push_str(&format!(",{} {} {} {}", i.code, i.jt, i.jf, i.k));
+    }
+    s
+}
+
+/// What libpcap keeps of the file for `expr`, as booleans per packet.
+fn verdicts(expr: &str) -> Vec<bool> {
+    let mut cap = netsift_oracle::Capture::open(&afs()).unwrap();
+    let f = netsift_oracle::Filter::compile(cap.linktype(), expr).unwrap();
+    let mut out = Vec::new();
+    while let Some(p) = cap.next() {
+        let p = p.unwrap();
+        out.push(f.accepts(&p.data, p.wire_len));
+    }
+    out
+}
+
+/// Every packet of the file.
+fn all() -> Vec<Got> {
+    kept("")
+}
+
+#[test]
+fn two_graphs_share_a_prefix_and_get_what_each_passes() {
+    require!(Need::File(&afs()));
+    let d = afs_daemon(&["--fast", "--wait-flows", "2", "--ibuf-entries", "1024"]);
+    let (ca, cb) = (d.client(), d.client());
+    let host = "host 131.151.1.59";
+    let ga = r#"(device,afs) -> (pcap,"udp") -> (pcap,"port 7001")"#;
+    let gb = format!(
+        r#"(device,afs) -> (pcap,"udp") -> ((bpf,"{}") | (sampler,3,4) | (packetcount,,8))"#,
+        ddd(host)
+    );
+    let mut fa = graph_flow(&ca, ga);
+    let mut fb = graph_flow(&cb, &gb);
+    wait_stats(&ca, "playback", |s| s.sources[0].finished);
+
+    // A: udp, then port 7001: what libpcap keeps for both.
+    let want_a = kept("udp and port 7001");
+    assert!(!want_a.is_empty());
+    assert_eq!(drain(&mut fa), want_a, "{ga}");
+
+    // B: udp, then (the host, as classic BPF) or (every third udp packet,
+    // counted here), and a counter that passes nothing.
+    let (udp, by_host) = (verdicts("udp"), verdicts(host));
+    let mut nth = 0;
+    let want_b: Vec<Got> = all()
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| {
+            if !udp[*i] {
+                return false;
+            }
+            nth += 1;
+            by_host[*i] || nth % 3 == 0
+        })
+        .map(|(_, p)| p)
+        .collect();
+    let n_udp = udp.iter().filter(|u| **u).count() as u64;
+    assert!(
+        want_b.len() as u64 > n_udp / 3,
+        "the test needs host packets"
+    );
+    assert_eq!(drain(&mut fb), want_b, "{gb}");
+    assert_eq!(fb.stats().unwrap().accepted, want_b.len() as u64);
+
+    // The packetcount's MBuf, as the client maps it: the udp packets.
+    let m = fb.mbuf(4).unwrap();
+    assert_eq!((m.len(), m.u64(0)), (8, Some(n_udp)));
+    // The sampler's counter: udp packets since its last pick.
+    assert_eq!(fb.mbuf(3).unwrap().u32(0), Some((n_udp % 3) as u32));
+    let e = fb.mbuf(1).unwrap_err().to_string();
+    assert!(e.contains("no MBuf"), "{e}");
+
+    // One device and one `udp` instance for both; A's and B's own after.
+    let v = ca.graph("afs").unwrap();
+    let (na, nb) = (fa.number(), fb.number());
+    assert_eq!(v.instances.len(), 6, "{v:#?}");
+    let udp_i = v.instances.iter().find(|i| i.args == [r#""udp""#]).unwrap();
+    assert_eq!((udp_i.flows.clone(), udp_i.refs), (vec![na, nb], 2));
+    // It ran once per packet, not once per flow.
+    assert_eq!((udp_i.seen, udp_i.passed), (all().len() as u64, n_udp));
+    assert_eq!(udp_i.could_run, "kernel");
+    let flows: Vec<_> = v.flows.iter().map(|f| f.flow).collect();
+    assert_eq!(flows, [na, nb]);
+    assert_eq!(v.flows[0].instances[..2], v.flows[1].instances[..2]);
+    assert!(v.dot.contains("shared: flows"), "{}", v.dot);
+    for i in &v.instances {
+        let want = if matches!(i.class.as_str(), "device" | "pcap") {
+            "kernel"
+        } else {
+            "daemon"
+        };
+        assert_eq!(
+            (i.runs.as_str(), i.could_run.as_str()),
+            ("daemon", want),
+            "{i:?}"
+        );
+    }
+
+    // B closes: A's instances stay, B's own go, with their MBufs (the
+    // sampler's and the counter's memfds in the daemon).
+    let mbufs = || {
+        d.fd_list()
+            .iter()
+            .filter(|l| l.contains("netsift-mbuf"))
+            .count()
+    };
+    assert_eq!(mbufs(), 2, "{:#?}", d.fd_list());
+    let mine: Vec<u64> = v.flows[1].instances[2..].to_vec();
+    fb.close().unwrap();
+    assert_eq!(mbufs(), 0, "{:#?}", d.fd_list());
+    let v = ca.graph("afs").unwrap();
+    let left: Vec<u64> = v.instances.iter().map(|i| i.id).collect();
+    assert_eq!(left, v.flows[0].instances, "{v:#?}");
+    assert!(mine.iter().all(|m| !left.contains(m)));
+    assert!(v.instances.iter().all(|i| i.refs == 1));
+    assert_eq!(drain(&mut fa), Vec::<Got>::new());
+    fa.close().unwrap();
+    assert!(ca.graph("afs").unwrap().instances.is_empty());
+}
+
+#[test]
+fn bad_graphs_are_refused_with_their_position() {
+    require!(Need::File(&afs()));
+    let d = afs_daemon(&["--fast"]);
+    let c = d.client();
+    let refused = |g: &str| {
+        let e = c
+            .create(&FlowSpec {
+                source: "afs".into(),
+                graph: Some(g.into()),
+                ..FlowSpec::default()
+            })
+            .err()
+            .unwrap_or_else(|| panic!("{g}: accepted"));
+        (e.refusal(), e.to_string())
+    };
+    let (code, m) = refused("(device,afs) -> (sampler,0,4)");
+    assert_eq!(code, Some(ErrorCode::Filter));
+    assert!(
+        m.contains("element 2 (sampler)") && m.contains("byte 25"),
+        "{m}"
+    );
+    let (_, m) = refused("(device,afs -> (pcap,udp)");
+    assert!(m.contains("expected ')'") && m.contains("column"), "{m}");
+    let (_, m) = refused(r#"(device,afs) -> (pcap,"udp and port")"#);
+    assert!(m.contains("element 2 (pcap) at byte 16"), "{m}");
+    let (_, m) = refused("(device,afs) -> (follow,ftp)");
+    assert!(m.contains("not built yet"), "{m}");
+    let (_, m) = refused("(device,eth9) -> (pcap,udp)");
+    assert!(m.contains("not this flow's source"), "{m}");
+    let (_, m) = refused(r#"(pcap,udp) -> (fpl,"RETURN PKT.B[")"#);
+    assert!(m.contains("element 2 (fpl)") && m.contains("FPL"), "{m}");
+    let (_, m) = refused("(pcap,udp) -> (memmem,abc,)");
+    assert!(m.contains("EXTERN"), "{m}");
+    let (_, m) = refused(r#"(device,afs) -> (bpf,"2,255 0 0 0,6 0 0 1")"#);
+    assert!(m.contains("opcode 0xff"), "{m}");
+    // Root may name `native`; the daemon cannot run it yet.
+    let (_, m) = refused(r#"(device,afs) -> (native,"/opt/f.so")"#);
+    assert!(m.contains("not built yet"), "{m}");
+    let s = c.daemon_stats().unwrap();
+    assert_eq!((s.flows, s.sources[0].flows), (0, 0), "{s:?}");
+    // The MBuf of a flow that is not a graph, or of an element past the end.
+    let f = common::active_flow(&c, "afs", "udp");
+    let e = f.mbuf(0).unwrap_err();
+    assert_eq!(e.refusal(), Some(ErrorCode::BadState), "{e}");
+    assert!(e.to_string().contains("not a graph flow"), "{e}");
+    let g = graph_flow(&c, "(pcap,udp) -> (packetcount)");
+    let e = g.mbuf(2).unwrap_err().to_string();
+    assert!(e.contains("element 2") && e.contains("2 elements"), "{e}");
+}
+
+const ROLE: &str = "NETSIFTD_GRAPHS_SIDE";
+
+/// Run as another user by `native_is_for_root_only`: tries a `native`
+/// element and prints what the daemon said.
+#[test]
+fn user_side() {
+    let Ok(sock) = std::env::var(ROLE) else {
+        return;
+    };
+    let c = Client::connect(&sock).unwrap();
+    let r = c.create(&FlowSpec {
+        source: "afs".into(),
+        graph: Some(r#"(device,afs) -> (native,"/opt/f.so")"#.into()),
+        ..FlowSpec::default()
+    });
+    let seen = c.graph("afs").unwrap();
+    println!("sees: {} {}", seen.instances.len(), seen.flows.len());
+    match r {
+        Ok(_) => println!("said: accepted"),
+        Err(e) => println!("said: {:?} {e}", e.refusal()),
+    }
+}
+
+#[test]
+fn native_is_for_root_only() {
+    let path = afs();
+    require!(Need::That(
+        "root, setpriv, useradd and the corpus",
+        netsift_testkit::skip::all_met(&[
+            Need::Root,
+            Need::File(&path),
+            Need::Command("setpriv"),
+            Need::Command("useradd"),
+        ])
+    ));
+    let d = afs_daemon(&["--mode", "0666"]);
+    // Root's graph flow, which another user's rights do not see.
+    let root = d.client();
+    let _f = graph_flow(&root, "(device,afs) -> (packetcount)");
+    assert_eq!(root.graph("afs").unwrap().instances.len(), 2);
+    let user = TempUser::new();
+    let argv = user.setpriv();
+    let out = Command::new(&argv[0])
+        .args(&argv[1..])
+        .arg(std::env::current_exe().unwrap())
+        .args(["user_side", "--exact", "--nocapture", "--test-threads=1"])
+        .env(ROLE, &d.socket)
+        .stdout(Stdio::piped())
+        .output()
+        .unwrap();
+    let lines: Vec<String> = out.stdout.lines().map_while(Result::ok).collect();
+    let said = lines
+        .iter()
+        .find_map(|l| l.split_once("said:").map(|(_, s)| s))
+        .unwrap_or_else(|| panic!("the user's client said nothing: {lines:#?}"));
+    assert!(
+        said.contains("Denied") && said.contains("for root only"),
+        "{said}"
+    );
+    assert!(said.contains("element 2 (native)"), "{said}");
+    let sees = lines
+        .iter()
+        .find_map(|l| l.split_once("sees: ").map(|(_, s)| s));
+    assert_eq!(sees, Some("0 0"), "{lines:#?}");
+}
+
+/// On an interface (a veth pair in a namespace the test makes): a graph
+/// flow's first pcap filter is its clause in the kernel's program while it
+/// is active, and its sampler picks one in five of what passes it.
+#[test]
+fn a_graph_on_an_interface_holds_its_first_filter_in_the_kernel() {
+    use netsift_testkit::netns::{Side, VethPair};
+    use std::time::{Duration, Instant};
+    require!(Need::Netns);
+    let pair = VethPair::new();
+    let (ns, dev) = pair.end(Side::A);
+    let d = common::daemon(Some(ns), &["--iface", dev]);
+    let c = d.client();
+    let g = format!(r#"(device,{dev}) -> (pcap,"udp dst port 1234") -> (sampler,5,4)"#);
+    let mut f = c
+        .create(&FlowSpec {
+            source: dev.into(),
+            graph: Some(g.clone()),
+            ..FlowSpec::default()
+        })
+        .unwrap();
+    f.instantiate().unwrap();
+    let clauses = |c: &Client| c.daemon_stats().unwrap().sources[0].kernel_clauses;
+    assert_eq!(clauses(&c), 0);
+    f.activate().unwrap();
+    assert_eq!(clauses(&c), 1);
+    let frames: Vec<Vec<u8>> = (0..50u32)
+        .map(|i| netsift_testkit::frames::numbered_udp_from(i, 5000 + i as u16))
+        .collect();
+    pair.send(Side::B, &frames);
+    let until = Instant::now() + Duration::from_secs(10);
+    let mut got = Vec::new();
+    while got.len() < 10 && Instant::now() < until {
+        let r = f.reader().unwrap();
+        r.wait_for(1, Duration::from_millis(100)).unwrap();
+        while let Some(p) = r.getnext().unwrap() {
+            got.push(p.data.to_vec());
+        }
+    }
+    // The 5th, 10th, … of the 50 frames, in order.
+    let want: Vec<Vec<u8>> = frames.iter().skip(4).step_by(5).cloned().collect();
+    assert_eq!(got, want, "{g}");
+    let v = c.graph(dev).unwrap();
+    let pcap = v.instances.iter().find(|i| i.class == "pcap").unwrap();
+    assert_eq!(pcap.passed, 50, "{v:#?}");
+    f.pause().unwrap();
+    assert_eq!(clauses(&c), 0);
+}
