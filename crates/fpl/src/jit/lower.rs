@@ -57,8 +57,11 @@ pub(super) fn function(
     b.seal_block(entry);
     let env = b.block_params(entry)[0];
     let trusted = MemFlagsData::trusted();
+    // `Env`'s inputs do not change during the run: loads Cranelift may drop
+    // when unused and move freely.
+    let input = trusted.with_readonly().with_can_move();
     let field =
-        |b: &mut FunctionBuilder<'_>, at: usize| b.ins().load(ptr, trusted, env, offset32(at));
+        |b: &mut FunctionBuilder<'_>, at: usize| b.ins().load(ptr, input, env, offset32(at));
     let pkt = field(&mut b, offset_of!(Env, packet));
     let pkt_len = field(&mut b, offset_of!(Env, packet_len));
     let mbuf = field(&mut b, offset_of!(Env, mbuf));
@@ -274,6 +277,47 @@ impl Lower<'_, '_> {
         self.b.switch_to_block(next);
     }
 
+    /// Jumps to `yes` when `e` is non-zero, else to `no`, without computing
+    /// `e`'s 0 or 1 where it is a comparison, a negation or a short-circuit
+    /// (an `IF`'s or a loop's test). The caller seals `yes` and `no`.
+    fn branch(&mut self, e: &Expr, yes: Block, no: Block) {
+        let cc = |op| {
+            Some(match op {
+                BinOp::Eq => IntCC::Equal,
+                BinOp::Ne => IntCC::NotEqual,
+                BinOp::Lt => IntCC::SignedLessThan,
+                BinOp::Le => IntCC::SignedLessThanOrEqual,
+                BinOp::Gt => IntCC::SignedGreaterThan,
+                BinOp::Ge => IntCC::SignedGreaterThanOrEqual,
+                _ => return None,
+            })
+        };
+        match e {
+            Expr::And(a, b) | Expr::Or(a, b) => {
+                let mid = self.b.create_block();
+                if matches!(e, Expr::And(..)) {
+                    self.branch(a, mid, no);
+                } else {
+                    self.branch(a, yes, mid);
+                }
+                self.b.seal_block(mid);
+                self.b.switch_to_block(mid);
+                self.branch(b, yes, no);
+            }
+            Expr::Unary(UnOp::Not, a) => self.branch(a, no, yes),
+            Expr::Binary(op, a, b) if cc(*op).is_some() => {
+                let a = self.expr(a);
+                let b = self.expr(b);
+                let c = self.b.ins().icmp(cc(*op).unwrap_or(IntCC::Equal), a, b);
+                self.b.ins().brif(c, yes, &[], no, &[]);
+            }
+            _ => {
+                let v = self.expr(e);
+                self.b.ins().brif(v, yes, &[], no, &[]);
+            }
+        }
+    }
+
     /// Lowers `body`; whether control can reach its end.
     fn block(&mut self, body: &[Stmt]) -> bool {
         body.iter().all(|s| self.stmt(s))
@@ -311,9 +355,8 @@ impl Lower<'_, '_> {
                 true
             }
             Stmt::If { cond, then, els } => {
-                let c = self.expr(cond);
                 let (tb, eb) = (self.b.create_block(), self.b.create_block());
-                self.b.ins().brif(c, tb, &[], eb, &[]);
+                self.branch(cond, tb, eb);
                 self.b.seal_block(tb);
                 self.b.seal_block(eb);
                 // The merge block only if a branch reaches its end.
@@ -363,8 +406,10 @@ impl Lower<'_, '_> {
         self.b.ins().jump(header, &[]);
         self.b.switch_to_block(header);
         if let Some(c) = &l.cond {
-            let c = self.expr(c);
-            self.branch_on(c, after);
+            let body = self.b.create_block();
+            self.branch(c, body, after);
+            self.b.seal_block(body);
+            self.b.switch_to_block(body);
         }
         let n = self.b.use_var(runs);
         let below = self
@@ -524,7 +569,9 @@ impl Lower<'_, '_> {
             Width::Word => I16,
             Width::DWord => I32,
         };
-        let v = self.b.ins().load(ty, checked(), at, 0);
+        // The packet does not change during the run; the load stays below its
+        // check (no `can_move`).
+        let v = self.b.ins().load(ty, checked().with_readonly(), at, 0);
         // Cranelift's x64 back end has no big-endian loads: swap by hand.
         let v = if self.little && ty != I8 {
             self.b.ins().bswap(v)

@@ -195,6 +195,7 @@ impl JitProgram {
     /// Runs the program on `packet` with the filter's `mbuf` and registers:
     /// the interpreter's [`crate::run`], natively. A panic in an external
     /// function is carried across the generated code and resumed here.
+    #[inline]
     pub fn run(&self, packet: &[u8], mbuf: &mut [u8], regs: &mut Registers) -> Verdict {
         let mut env = Env {
             packet: packet.as_ptr(),
@@ -216,13 +217,15 @@ impl JitProgram {
         // (nothing else uses them meanwhile). It calls only `tramp`'s
         // functions, with this `env`.
         let value = unsafe { (self.entry)(&mut env) };
+        if env.fault == 0 {
+            return Verdict::Return(value);
+        }
+        // A panicked call leaves with a fault code too, so this is off the
+        // fast path.
         if let Some(payload) = env.panic.take() {
             std::panic::resume_unwind(payload);
         }
-        match env.fault {
-            0 => Verdict::Return(value),
-            code => Verdict::Fault(fault_of(code)),
-        }
+        Verdict::Fault(fault_of(env.fault))
     }
 }
 
