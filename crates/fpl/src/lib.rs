@@ -1,11 +1,11 @@
-//! FPL-2, the FFPF packet language: its front end and reference interpreter.
+//! FPL-2, the FFPF packet language: its front end, reference interpreter and JIT.
 //!
 //! A chain of named steps, as the pcap compiler's and regex's are:
 //! `syntax` (text to a tree with spans) → [`check`] (names resolved, macros
 //! from [`macros`] expanded, the compile-time checks of the seeds' §3.3.3) →
 //! [`hir`] (the checked IR every executor consumes) → [`interp`] (the
-//! reference interpreter; the JIT and eBPF back ends come later and are tested
-//! against it). [`ops`] and [`hash`] hold the arithmetic and `HASH`'s function,
+//! reference interpreter; `jit`, the Cranelift JIT of the default feature
+//! `jit`, and the eBPF back end are tested against it). [`ops`] and [`hash`] hold the arithmetic and `HASH`'s function,
 //! written once for every executor; [`externs`] the registry of external
 //! functions; a `Program` displays as FPL text (a listing that compiles back to
 //! the same IR). The language reference is docs/fpl.md.

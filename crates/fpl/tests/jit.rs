@@ -3,6 +3,7 @@
 //! MBuf and registers afterwards, run after run), every operator on edge
 //! values, each fault with the writes made before it, and what is special to
 //! native code: a panicking external function, runs from several threads.
+#![cfg(feature = "jit")]
 
 use netsift_fpl::externs::{sum8, ExternFn, Externs};
 use netsift_fpl::jit::{Jit, JitProgram};

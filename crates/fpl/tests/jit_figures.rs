@@ -4,11 +4,14 @@
 //! each keeping its MBuf and registers from packet to packet in both executors;
 //! Table 1's filter over the corpus (whole, retargeted to match, and cut) and
 //! over built frames with fragments and a VLAN tag.
+#![cfg(feature = "jit")]
+
+mod common;
 
 use netsift_fpl::externs::{Call, ExternFn, Externs};
 use netsift_fpl::jit::{self, JitProgram};
 use netsift_fpl::{compile, run, Options, Program, Registers, Verdict};
-use netsift_oracle::{Capture, Filter};
+use netsift_oracle::Filter;
 use netsift_testkit::frames::Frame;
 use netsift_wire::LinkType;
 
@@ -61,20 +64,10 @@ fn figure6_in_both() {
         include_str!("../examples/fig6_flow_counts.fpl"),
         &Externs::new(),
     );
-    for round in 0..40u32 {
-        for flow in round..40u32 {
-            let src = [10, 0, (flow / 7) as u8, flow as u8];
-            let dst = [192, 168, 1, (flow * 3) as u8];
-            let (sport, dport) = (1024 + flow as u16 * 13, 80 + flow as u16);
-            let tcp = Frame::default()
-                .ipv4(src, dst)
-                .tcp(sport, dport, 0x10)
-                .payload(&[0; 9])
-                .build();
-            pair.run(&tcp);
-            pair.run(&tcp[..30]); // cut inside the hashed bytes
-            pair.run(&Frame::default().ipv4(src, dst).udp(sport, dport).build());
-        }
+    for (_, tcp, udp) in common::figure6_traffic() {
+        pair.run(&tcp);
+        pair.run(&tcp[..30]); // cut inside the hashed bytes
+        pair.run(&udp);
     }
     let counted: i64 = (0..256)
         .map(|i| i64::from_le_bytes(pair.state[1].0[8 * i..8 * i + 8].try_into().unwrap()))
@@ -135,51 +128,9 @@ fn figure7_in_both() {
 const TABLE1: &str = include_str!("../examples/table1_udp.fpl");
 const TABLE1_PCAP: &str = "ip src 192.168.1.3 and ip proto \\udp and dst port 54321";
 
-/// Every Ethernet packet of the corpus, each IPv4/UDP one also retargeted to
-/// match the filter, and those cut to 40 bytes: the set tests/figures.rs uses.
-fn corpus_variants() -> Option<Vec<Vec<u8>>> {
-    let dir = netsift_testkit::corpus(env!("CARGO_MANIFEST_DIR")).join("pcaps/tcpdump");
-    if !netsift_testkit::skip::skip_unless(
-        &format!("the capture corpus at {}", dir.display()),
-        dir.is_dir(),
-    ) {
-        return None;
-    }
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
-    let udp = Filter::compile(LinkType::EN10MB, "ip and udp").unwrap();
-    let mut whole = Vec::new();
-    for f in files {
-        let Ok(mut cap) = Capture::open(&f) else {
-            continue;
-        };
-        if cap.linktype() == LinkType::EN10MB {
-            whole.extend(cap.read_all().0.into_iter().map(|p| p.data));
-        }
-    }
-    let mut matching = Vec::new();
-    for p in whole.iter().filter(|p| udp.accepts(p, p.len() as u32)) {
-        let l4 = 14 + usize::from(p[14] & 15) * 4;
-        let mut q = p.clone();
-        q[26..30].copy_from_slice(&[192, 168, 1, 3]);
-        if let Some(port) = q.get_mut(l4 + 2..l4 + 4) {
-            port.copy_from_slice(&54321u16.to_be_bytes());
-            matching.push(q);
-        }
-    }
-    let cut = matching.iter().map(|p| p[..p.len().min(40)].to_vec());
-    let mut all = whole.clone();
-    all.extend(cut.collect::<Vec<_>>());
-    all.extend(matching);
-    Some(all)
-}
-
 #[test]
 fn table1_in_both_on_the_corpus() {
-    let Some(packets) = corpus_variants() else {
+    let Some(packets) = common::table1_corpus() else {
         return;
     };
     let mut pair = Pair::new(TABLE1, &Externs::new());
@@ -197,27 +148,12 @@ fn table1_in_both_on_the_corpus() {
 #[test]
 fn table1_in_both_on_built_packets() {
     let mut pair = Pair::new(TABLE1, &Externs::new());
-    let ip = |src: [u8; 4]| Frame::default().ipv4(src, [10, 0, 0, 1]);
-    let frames = [
-        ip([192, 168, 1, 3]).udp(9, 54321),
-        ip([192, 168, 1, 4]).udp(9, 54321),
-        ip([192, 168, 1, 3]).udp(54321, 9),
-        ip([192, 168, 1, 3]).tcp(9, 54321, 2),
-        Frame::default()
-            .vlan(5)
-            .ipv4([192, 168, 1, 3], [10, 0, 0, 1])
-            .udp(9, 54321),
-    ];
     let mut hits = 0;
-    for f in &frames {
-        let mut packets = vec![f.build()];
-        packets.extend(f.clone().payload(&[7; 3000]).fragments(1000));
-        for p in packets {
-            for cut in 0..=p.len().min(50) {
-                pair.run(&p[..cut]);
-            }
-            hits += usize::from(pair.run(&p).accepts());
+    for p in common::table1_built() {
+        for cut in 0..=p.len().min(50) {
+            pair.run(&p[..cut]);
         }
+        hits += usize::from(pair.run(&p).accepts());
     }
     assert_eq!(hits, 2, "the whole frame and its first fragment");
 }

@@ -2,6 +2,7 @@
 //! and dropping 2,000 programs leaves the process's anonymous executable memory
 //! where it was, where keeping them adds at least a page each. Alone in its
 //! test binary, so that no other test maps memory meanwhile.
+#![cfg(feature = "jit")]
 
 use netsift_fpl::externs::Externs;
 use netsift_fpl::jit::Jit;
