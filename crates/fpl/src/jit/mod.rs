@@ -2,15 +2,15 @@
 //! daemon, with exactly the reference interpreter's results ([`crate::interp`]
 //! is the oracle; docs/fpl.md, "The JIT", says how the IR maps).
 //!
-//! Three small steps: [`lower`] translates the IR into one Cranelift function
+//! Three small steps: `lower` translates the IR into one Cranelift function
 //! `fn(*mut Env) -> i64` (safe code: it only builds IR), this module compiles
-//! it into its own `JITModule` and runs it, and [`tramp`] holds the two Rust
+//! it into its own `JITModule` and runs it, and `tramp` holds the two Rust
 //! functions the code calls, `HASH` (the interpreter's [`crate::hash::hash`])
 //! and `EXTERN` (the registered closure, given checked slices of MBuf).
 //!
-//! Soundness rests on one rule that [`lower`] keeps and the tests check against
+//! Soundness rests on one rule that `lower` keeps and the tests check against
 //! the interpreter: every load or store the generated code makes into the
-//! packet or MBuf is dominated by a comparison with the length that [`Env`]
+//! packet or MBuf is dominated by a comparison with the length that `Env`
 //! carries for this run, so the code reaches only the slices given to
 //! [`JitProgram::run`] (and the registers and `Env` itself).
 //!
