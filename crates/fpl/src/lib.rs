@@ -1,11 +1,11 @@
-//! FPL-2, the FFPF packet language: its front end and reference interpreter.
+//! FPL-2, the FFPF packet language: its front end, reference interpreter and JIT.
 //!
 //! A chain of named steps, as the pcap compiler's and regex's are:
 //! `syntax` (text to a tree with spans) → [`check`] (names resolved, macros
 //! from [`macros`] expanded, the compile-time checks of the seeds' §3.3.3) →
 //! [`hir`] (the checked IR every executor consumes) → [`interp`] (the
-//! reference interpreter; the JIT and eBPF back ends come later and are tested
-//! against it). [`ops`] and [`hash`] hold the arithmetic and `HASH`'s function,
+//! reference interpreter; `jit`, the Cranelift JIT of the default feature
+//! `jit`, and the eBPF back end are tested against it). [`ops`] and [`hash`] hold the arithmetic and `HASH`'s function,
 //! written once for every executor; [`externs`] the registry of external
 //! functions; a `Program` displays as FPL text (a listing that compiles back to
 //! the same IR). The language reference is docs/fpl.md.
@@ -19,7 +19,11 @@
 //! assert!(!interp::run(&p, &[], &mut mbuf, &mut regs).accepts()); // out of range: a reject
 //! ```
 
-#![forbid(unsafe_code)]
+// Only the JIT (src/jit/) needs `unsafe`: without its feature the crate
+// forbids it; with it, everything else still denies it.
+#![cfg_attr(not(feature = "jit"), forbid(unsafe_code))]
+#![cfg_attr(feature = "jit", deny(unsafe_code))]
+#![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod check;
 pub mod error;
@@ -28,6 +32,9 @@ pub mod gen;
 pub mod hash;
 pub mod hir;
 pub mod interp;
+#[cfg(feature = "jit")]
+#[allow(unsafe_code)]
+pub mod jit;
 mod listing;
 pub mod macros;
 pub mod ops;
