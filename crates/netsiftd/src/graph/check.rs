@@ -22,8 +22,13 @@ pub(crate) enum Kind {
     Pcap(Box<Programs>),
     /// `bpf`: classic BPF, interpreted.
     Bpf(Vec<Insn>),
-    /// `fpl`: the FPL interpreter over the instance's MBuf and registers.
-    Fpl(Box<netsift_fpl::Program>, Box<netsift_fpl::Registers>),
+    /// `fpl`: the program compiled to native code by FPL's JIT (which agrees
+    /// with the interpreter on every program and packet its tests draw), run
+    /// over the instance's MBuf and registers.
+    Fpl(
+        Box<netsift_fpl::jit::JitProgram>,
+        Box<netsift_fpl::Registers>,
+    ),
     /// `sampler`: passes the `rate`-th packet of every `rate`.
     Sampler(u32),
     /// `packetcount`: counts, passes none.
@@ -32,11 +37,12 @@ pub(crate) enum Kind {
     ByteCount,
 }
 
-/// The external functions FPL's `EXTERN` may call in the daemon. None yet:
-/// the registry of issue 25's external functions is another piece of work,
-/// and this is the one place it plugs in.
+/// The external functions FPL's `EXTERN` may call in the daemon: the ones
+/// that need no configuration (`netsift_externs::standard`, docs/externs.md).
+/// Pattern sets (Aho-Corasick, substrings) need the administrator's files,
+/// which the daemon does not take yet.
 fn externs() -> netsift_fpl::externs::Externs {
-    netsift_fpl::externs::Externs::new()
+    netsift_externs::standard()
 }
 
 fn text(args: &[Value]) -> &str {
@@ -77,7 +83,9 @@ pub(crate) fn build(
             };
             let p = netsift_fpl::compile(text(args), &opts, &externs())
                 .map_err(|e| format!("the FPL program does not compile: {e}"))?;
-            Ok(Kind::Fpl(Box::new(p), Box::default()))
+            let jit = netsift_fpl::jit::compile(&p)
+                .map_err(|e| format!("the FPL program does not compile to native code: {e}"))?;
+            Ok(Kind::Fpl(Box::new(jit), Box::default()))
         }
         "sampler" => match args.first() {
             Some(Value::Int(n)) => u32::try_from(*n)

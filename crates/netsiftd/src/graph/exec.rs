@@ -379,7 +379,7 @@ impl Node {
             }
             Kind::Fpl(prog, regs) => {
                 for (i, p) in reached {
-                    set(i, netsift_fpl::run(prog, p.data, mem, regs).accepts());
+                    set(i, prog.run(p.data, mem, regs).accepts());
                 }
             }
             Kind::Sampler(rate) => {
@@ -508,6 +508,26 @@ mod tests {
         assert_eq!(g.running().instance_count(), 2);
         g.close(a);
         assert!(g.running().is_empty() && g.nodes.is_empty() && g.mbuf_bytes == 0);
+    }
+
+    #[test]
+    fn an_fpl_element_calls_a_standard_external_function() {
+        // `checksums_ok` of every packet, counted in MBuf by its answer: the
+        // externs registry and the JIT in the daemon's fpl class. The test
+        // frames carry no valid IPv4 checksum, so every answer is 0.
+        let mut g = Graphs::new();
+        let text = "(fpl,\"R[0] = EXTERN(checksums_ok, 0, 0); MEM[R[0]]++; RETURN 1;\",16)";
+        let a = instantiate(&mut g, text).unwrap();
+        g.activate(a);
+        let frames = frames();
+        let pkts = packets(&frames);
+        g.run(&pkts, &[0, 0], &mut BatchScratch::new());
+        let (_, size, fd) = g.mbuf(a, 0).unwrap();
+        let map = netsift_ffpf::shm::RoMapping::new(std::os::fd::AsFd::as_fd(&fd), 16).unwrap();
+        assert_eq!((size, map.load_u64(0), map.load_u64(8)), (16, 40, 0));
+        // An unknown function is refused when the graph is built.
+        let e = instantiate(&mut g, "(fpl,\"R[0] = EXTERN(no_such_fn, 0, 0);\")").unwrap_err();
+        assert!(e.contains("no_such_fn"), "{e}");
     }
 
     #[test]
