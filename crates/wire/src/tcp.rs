@@ -508,7 +508,7 @@ impl<'a> TcpRepr<'a> {
         dst: &IpAddr,
     ) {
         assert!(
-            self.options.len() % 4 == 0 && self.options.len() <= 40,
+            self.options.len().is_multiple_of(4) && self.options.len() <= 40,
             "TCP options of {} bytes",
             self.options.len()
         );

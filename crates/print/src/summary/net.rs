@@ -1472,7 +1472,7 @@ impl Printer<'_> {
                 out!(self, "igmp query");
                 if len >= 12 {
                     out!(self, " v3");
-                    if len % 4 > 0 {
+                    if !len.is_multiple_of(4) {
                         out!(self, " [invalid len {len}]");
                         return Ok(());
                     }
@@ -1533,7 +1533,7 @@ impl Printer<'_> {
             0x16 => out!(self, "igmp v2 report {}", gv4(bp, 4)?),
             0x22 => {
                 out!(self, "igmp v3 report");
-                if len < 16 || len % 4 > 0 {
+                if len < 16 || !len.is_multiple_of(4) {
                     out!(self, " [invalid len {len}]");
                 } else {
                     out!(self, ", {} group record(s)", g2(bp, 6)?);
@@ -1635,10 +1635,10 @@ impl Printer<'_> {
                             0x0800 | 0xfffe => {
                                 let (unit, asn) = if af == 0x0800 { (4, false) } else { (2, true) };
                                 out!(self, ", (rtaf={}", if asn { "asn" } else { "ip" });
-                                let ok = if sreoff % unit != 0 {
+                                let ok = if !sreoff.is_multiple_of(unit) {
                                     out!(self, ", badoffset={sreoff}");
                                     false
-                                } else if srelen % unit != 0 {
+                                } else if !srelen.is_multiple_of(unit) {
                                     out!(self, ", badlength={srelen}");
                                     false
                                 } else if sreoff >= srelen {
@@ -1992,8 +1992,10 @@ fn ipv6_final_dst(b: &[u8]) -> Option<std::net::Ipv6Addr> {
             43 => {
                 let len = *cp.get(1)? as usize;
                 return match cp.get(2)? {
-                    0 | 2 if len % 2 == 0 && len > 0 => gv6(cp, 8 + 16 * (len / 2 - 1)).ok(),
-                    4 if len % 2 == 0 => gv6(cp, 8).ok(),
+                    0 | 2 if len.is_multiple_of(2) && len > 0 => {
+                        gv6(cp, 8 + 16 * (len / 2 - 1)).ok()
+                    }
+                    4 if len.is_multiple_of(2) => gv6(cp, 8).ok(),
                     _ => None,
                 };
             }

@@ -332,7 +332,7 @@ impl Printer<'_> {
                     }
                     topt::SACK => {
                         datalen = len - 2;
-                        if datalen % 8 > 0 {
+                        if !datalen.is_multiple_of(8) {
                             out!(self, " invalid sack");
                         } else {
                             out!(self, " {} ", datalen / 8);
@@ -702,7 +702,7 @@ impl Printer<'_> {
         }
         if data.is_empty() {
             out!(self, " cookiereq");
-        } else if data.len() % 2 > 0 || data.len() < 4 || data.len() > 16 {
+        } else if !data.len().is_multiple_of(2) || data.len() < 4 || data.len() > 16 {
             out!(self, " (invalid)");
         } else {
             out!(self, " cookie ");
