@@ -72,13 +72,24 @@ enum Command {
 /// Options of `graphs`.
 #[derive(Args, Debug)]
 struct GraphsArgs {
-    /// Finish in well under a minute (5 rounds, a fifth of the operations,
-    /// 50,000 packets).
+    /// Finish in well under a minute (7 rounds, half the operations,
+    /// 100,000 packets).
     #[arg(long)]
     quick: bool,
     /// Print one JSON object as the last line.
     #[arg(long)]
     json: bool,
+    /// Rounds of every set of contenders (default 11, quick 7).
+    #[arg(long)]
+    runs: Option<usize>,
+    /// Operations per round as a fraction of the full run's (default 1,
+    /// quick 0.5), for tests on unoptimised builds.
+    #[arg(long)]
+    scale: Option<f64>,
+    /// Packets of the generated trace of the prefix experiment (default
+    /// 300,000, quick 100,000).
+    #[arg(long)]
+    packets: Option<usize>,
 }
 
 /// Options of `multi`.
@@ -1036,11 +1047,26 @@ fn run_multi(a: &MultiArgs) -> Result<()> {
 
 fn run_graphs(a: &GraphsArgs) -> Result<()> {
     use netsift_bench::graphs::{run, GraphsConfig};
-    let cfg = if a.quick {
+    let mut cfg = if a.quick {
         GraphsConfig::quick()
     } else {
         GraphsConfig::full()
     };
+    if let Some(n) = a.runs {
+        cfg.runs = n.max(1);
+    }
+    if let Some(f) = a.scale {
+        if !(f.is_finite() && f > 0.0 && f <= 100.0) {
+            bail!("--scale must be a number above 0 and at most 100, not {f}");
+        }
+        cfg.scale = f;
+    }
+    if let Some(n) = a.packets {
+        if n == 0 {
+            bail!("--packets must be positive");
+        }
+        cfg.trace_packets = n;
+    }
     let t0 = std::time::Instant::now();
     let report = run(&cfg).map_err(anyhow::Error::msg)?;
     println!(

@@ -38,10 +38,10 @@ impl GraphsConfig {
     /// `--quick`: well under a minute.
     pub fn quick() -> GraphsConfig {
         GraphsConfig {
-            runs: 5,
-            scale: 0.2,
-            ebpf_repeat: 20_000,
-            trace_packets: 50_000,
+            runs: 7,
+            scale: 0.5,
+            ebpf_repeat: 50_000,
+            trace_packets: 100_000,
         }
     }
 
@@ -51,7 +51,7 @@ impl GraphsConfig {
             runs: 11,
             scale: 1.0,
             ebpf_repeat: 100_000,
-            trace_packets: 200_000,
+            trace_packets: 300_000,
         }
     }
 
