@@ -106,6 +106,26 @@ fn json_ns(r: &Result<Stat, String>) -> String {
     }
 }
 
+/// `s` as a JSON string: quotes, backslashes and control characters escaped
+/// (a kernel error may carry any of them).
+fn json_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for c in s.chars() {
+        match c {
+            '"' | '\\' => {
+                out.push('\\');
+                out.push(c);
+            }
+            c if c.is_control() => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
 impl GraphsReport {
     fn cycles(&self, ns: &Result<Stat, String>) -> String {
         match (ns, self.mhz) {
@@ -226,7 +246,7 @@ impl GraphsReport {
         let p = &self.prefix;
         let why = |r: &Result<Stat, String>| match r {
             Ok(_) => "null".to_string(),
-            Err(w) => format!("\"{}\"", w.replace('\\', "\\\\").replace('"', "\\\"")),
+            Err(w) => json_string(w),
         };
         format!(
             "{{\"fpl_jit_ns\":{},\"fpl_interp_ns\":{:.2},\"fpl_ebpf_ns\":{},\"ebpf_floor_ns\":{},\
@@ -260,5 +280,15 @@ impl GraphsReport {
             why(&t.fpl.jit),
             why(&t.fpl.ebpf),
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::json_string;
+
+    #[test]
+    fn reasons_are_valid_json_strings() {
+        assert_eq!(json_string("a \"b\" \\ c\nd"), r#""a \"b\" \\ c\u000ad""#);
     }
 }
