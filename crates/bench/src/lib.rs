@@ -13,6 +13,7 @@ pub use netsift_gen as gen;
 pub use gen::ftp::{ftp_workload, Class, ConfigError, DataConn, FtpConfig, FtpStats, FtpWorkload};
 pub use gen::{write_pcap, GenPacket};
 pub mod dynamic;
+pub mod graphs;
 pub mod kernel;
 pub mod live;
 pub mod multi;

@@ -61,6 +61,35 @@ enum Command {
     /// accounting in process. Needs root (CAP_NET_ADMIN) and the shim
     /// (`cargo build --release -p netsift-libpcap`).
     Multi(MultiArgs),
+    /// FFPF's filter graphs and FPL (Table 1 rows 6-9): Aho-Corasick with and
+    /// without a match, the Table 1 filter in FPL (interpreter, JIT, eBPF)
+    /// against libpcap's BPF and netsift's pcap engine, and six flows sharing
+    /// a pcap prefix against six independent ones, in process. eBPF needs
+    /// CAP_BPF; without it its figures are null.
+    Graphs(GraphsArgs),
+}
+
+/// Options of `graphs`.
+#[derive(Args, Debug)]
+struct GraphsArgs {
+    /// Finish in well under a minute (7 rounds, half the operations,
+    /// 100,000 packets).
+    #[arg(long)]
+    quick: bool,
+    /// Print one JSON object as the last line.
+    #[arg(long)]
+    json: bool,
+    /// Rounds of every set of contenders (default 11, quick 7).
+    #[arg(long)]
+    runs: Option<usize>,
+    /// Operations per round as a fraction of the full run's (default 1,
+    /// quick 0.5), for tests on unoptimised builds.
+    #[arg(long)]
+    scale: Option<f64>,
+    /// Packets of the generated trace of the prefix experiment (default
+    /// 300,000, quick 100,000).
+    #[arg(long)]
+    packets: Option<usize>,
 }
 
 /// Options of `multi`.
@@ -332,6 +361,7 @@ fn main() -> Result<()> {
         Command::Kernel(args) => run_kernel(&args),
         Command::Live(args) => run_live(&args),
         Command::Multi(args) => run_multi(&args),
+        Command::Graphs(args) => run_graphs(&args),
     }
 }
 
@@ -1009,6 +1039,49 @@ fn run_multi(a: &MultiArgs) -> Result<()> {
     );
     println!();
     println!("{}", report.tables());
+    if a.json {
+        println!("{}", report.json());
+    }
+    Ok(())
+}
+
+fn run_graphs(a: &GraphsArgs) -> Result<()> {
+    use netsift_bench::graphs::{run, GraphsConfig};
+    let mut cfg = if a.quick {
+        GraphsConfig::quick()
+    } else {
+        GraphsConfig::full()
+    };
+    if let Some(n) = a.runs {
+        cfg.runs = n.max(1);
+    }
+    if let Some(f) = a.scale {
+        if !(f.is_finite() && f > 0.0 && f <= 100.0) {
+            bail!("--scale must be a number above 0 and at most 100, not {f}");
+        }
+        cfg.scale = f;
+    }
+    if let Some(n) = a.packets {
+        if n == 0 {
+            bail!("--packets must be positive");
+        }
+        cfg.trace_packets = n;
+    }
+    let t0 = std::time::Instant::now();
+    let report = run(&cfg).map_err(anyhow::Error::msg)?;
+    println!(
+        "# netsift-bench graphs{}: {} rounds, contenders alternating; {:.1} s",
+        if a.quick { " --quick" } else { "" },
+        cfg.runs,
+        t0.elapsed().as_secs_f64()
+    );
+    println!(
+        "# machine: {}; libpcap: {}",
+        netsift_bench::static_bench::machine(),
+        netsift_oracle::lib_version()
+    );
+    println!();
+    print!("{}", report.table());
     if a.json {
         println!("{}", report.json());
     }
