@@ -64,5 +64,17 @@ fn quick_json_has_one_value_per_application_count() {
     }
     assert!(j["sender_pps_alone"].as_f64().expect("sender_pps_alone") > 0.0);
     assert_eq!(j["slow_reader_exact"], true, "{last}");
-    assert!(j["copy_modes"].is_null());
+    // The copy modes through the daemon: each mode, one value per count
+    // (quick: N = 6 only) for each measure.
+    let copy = &j["copy_modes"];
+    let counts = copy["apps"].as_array().expect("copy_modes.apps").len();
+    assert!(counts >= 1, "{last}");
+    for mode in ["once", "per-flow", "zero"] {
+        for key in ["cpu_s_per_mpkt", "shared_cpu_s_per_mpkt", "sender_pps", "drop_ratio"] {
+            let v = copy[mode][key]
+                .as_array()
+                .unwrap_or_else(|| panic!("copy_modes.{mode}.{key} missing: {last}"));
+            assert_eq!(v.len(), counts, "copy_modes.{mode}.{key}: {last}");
+        }
+    }
 }
