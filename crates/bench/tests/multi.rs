@@ -70,7 +70,12 @@ fn quick_json_has_one_value_per_application_count() {
     let counts = copy["apps"].as_array().expect("copy_modes.apps").len();
     assert!(counts >= 1, "{last}");
     for mode in ["once", "per-flow", "zero"] {
-        for key in ["cpu_s_per_mpkt", "shared_cpu_s_per_mpkt", "sender_pps", "drop_ratio"] {
+        for key in [
+            "cpu_s_per_mpkt",
+            "shared_cpu_s_per_mpkt",
+            "sender_pps",
+            "drop_ratio",
+        ] {
             let v = copy[mode][key]
                 .as_array()
                 .unwrap_or_else(|| panic!("copy_modes.{mode}.{key} missing: {last}"));
