@@ -58,3 +58,25 @@ macro_rules! require {
 pub fn corpus(manifest_dir: &str) -> std::path::PathBuf {
     std::path::Path::new(manifest_dir).join("../../../shared/corpus")
 }
+
+/// The corpus's tcpdump captures (`pcaps/tcpdump` under `$NETSIFT_CORPUS`, or
+/// under [`corpus`] of `manifest_dir`), sorted by name; `None` when the
+/// directory is absent, after [`skip::skip_unless`] said so (a failure under
+/// `CI=true`).
+pub fn tcpdump_captures(manifest_dir: &str) -> Option<Vec<std::path::PathBuf>> {
+    let root = std::env::var_os("NETSIFT_CORPUS")
+        .map_or_else(|| corpus(manifest_dir), std::path::PathBuf::from);
+    let dir = root.join("pcaps/tcpdump");
+    if !skip::skip_unless(
+        &format!("the capture corpus at {}", dir.display()),
+        dir.is_dir(),
+    ) {
+        return None;
+    }
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .ok()?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    files.sort();
+    Some(files)
+}

@@ -5,28 +5,12 @@
 use netsift_fpl::externs::{Call, Externs, Registry};
 use netsift_fpl::{compile, run, Options, Program, Registers};
 use netsift_wire::LinkType;
-use std::path::{Path, PathBuf};
 
 /// Every packet of every Ethernet capture of the corpus
 /// (`../shared/corpus/pcaps/tcpdump`, or `$NETSIFT_CORPUS/pcaps/tcpdump`);
 /// `None` when the corpus is absent (a skip, which fails under `CI=true`).
 pub fn corpus() -> Option<Vec<Vec<u8>>> {
-    let root = std::env::var_os("NETSIFT_CORPUS").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-        PathBuf::from,
-    );
-    let dir = root.join("pcaps/tcpdump");
-    if !netsift_testkit::skip::skip_unless(
-        &format!("the capture corpus at {}", dir.display()),
-        dir.is_dir(),
-    ) {
-        return None;
-    }
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+    let files = netsift_testkit::tcpdump_captures(env!("CARGO_MANIFEST_DIR"))?;
     let mut out = Vec::new();
     for f in files {
         let Ok(mut r) = netsift_pcapio::open(&f) else {

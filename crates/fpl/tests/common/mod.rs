@@ -6,7 +6,6 @@
 use netsift_oracle::{Capture, Filter};
 use netsift_testkit::frames::Frame;
 use netsift_wire::LinkType;
-use std::path::{Path, PathBuf};
 
 /// Every Ethernet packet of the corpus (`../shared/corpus/pcaps/tcpdump`, or
 /// under `NETSIFT_CORPUS` as the conformance tests take it), read by libpcap;
@@ -14,22 +13,7 @@ use std::path::{Path, PathBuf};
 /// to 40 bytes, so that loads past the end are compared too. `None` (after
 /// `skip_unless` said why) without the corpus.
 pub(crate) fn table1_corpus() -> Option<Vec<Vec<u8>>> {
-    let root = std::env::var_os("NETSIFT_CORPUS").map_or_else(
-        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-        PathBuf::from,
-    );
-    let dir = root.join("pcaps/tcpdump");
-    if !netsift_testkit::skip::skip_unless(
-        &format!("the capture corpus at {}", dir.display()),
-        dir.is_dir(),
-    ) {
-        return None;
-    }
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+    let files = netsift_testkit::tcpdump_captures(env!("CARGO_MANIFEST_DIR"))?;
     let mut packets = Vec::new();
     for f in files {
         let Ok(mut cap) = Capture::open(&f) else {
