@@ -24,6 +24,13 @@ use netsift_ffpf::proto::Direction;
 use netsift_ffpf::xsk::RxDesc;
 use netsift_ffpf::{FlowId, Group, Incoming, Received};
 use std::collections::HashMap;
+use std::sync::{Mutex, MutexGuard};
+
+/// A source's flow table behind its lock; a capture thread that panicked
+/// while holding it leaves a table that is still whole between batches.
+pub(crate) fn lock(d: &Mutex<Dispatch>) -> MutexGuard<'_, Dispatch> {
+    d.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// A distinct filter expression of active flows, compiled once.
 struct Filter {

@@ -31,11 +31,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-/// A source's flow table behind its lock; a capture thread that panicked
-/// while holding it leaves a table that is still whole between batches.
-pub(crate) fn lock(d: &Mutex<Dispatch>) -> MutexGuard<'_, Dispatch> {
-    d.lock().unwrap_or_else(|e| e.into_inner())
-}
+pub(crate) use crate::dispatch::lock;
 
 /// The interface ring's size (libpcap's default is 2 MiB; tcpdump `-B 16384`
 /// asks for 16 MiB).

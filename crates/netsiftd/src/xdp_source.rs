@@ -21,19 +21,13 @@
 //! If the group goes (its last flow closed), the socket leaves the map and
 //! closes; the source stops with its last flow anyway.
 
-use crate::dispatch::Dispatch;
+use crate::dispatch::{lock, Dispatch};
 use crate::xsk::Redirect;
 use crate::Log;
 use netsift_ffpf::xsk::{Mode, Xsk};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Duration;
-
-/// The source's flow table behind its lock (as `sources::lock`: a batch
-/// that panicked leaves a table that is whole between batches).
-fn lock(d: &Mutex<Dispatch>) -> std::sync::MutexGuard<'_, Dispatch> {
-    d.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// Descriptors taken from RX at a time.
 const BATCH: u32 = 256;
