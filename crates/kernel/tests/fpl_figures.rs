@@ -37,12 +37,8 @@ fn corpus_dir() -> PathBuf {
 /// the EtherType says so, and what fits in a page with the kernel's head- and
 /// tailroom (3,000 bytes is under that).
 fn corpus_packets() -> Vec<Vec<u8>> {
-    let dir = corpus_dir().join("pcaps/tcpdump");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .map(|e| e.unwrap().path())
-        .collect();
-    files.sort();
+    // The callers' `require!` checked the corpus is there.
+    let files = netsift_testkit::tcpdump_captures(env!("CARGO_MANIFEST_DIR")).unwrap_or_default();
     let mut out = Vec::new();
     for f in files {
         let Ok(mut r) = netsift_pcapio::open(&f) else {
