@@ -4,35 +4,10 @@
 //! every refusal the crate promises, each with what it names.
 
 use netsift_native::Filter;
+use netsift_testkit::native::{example_filter, shared_object as object, EXAMPLE_MARK};
 use netsift_testkit::{require, Need};
 use std::os::unix::fs::PermissionsExt;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-
-const DIR: &str = env!("CARGO_MANIFEST_DIR");
-
-/// `source` compiled with `cc` into `dir/name.so`, mode 0644.
-fn object(dir: &Path, name: &str, source: &str) -> PathBuf {
-    let c = dir.join(format!("{name}.c"));
-    std::fs::write(&c, source).unwrap();
-    let so = dir.join(format!("{name}.so"));
-    let include = Path::new(DIR).join("include");
-    let out = Command::new("cc")
-        .args(["-O2", "-shared", "-fPIC", "-I"])
-        .arg(&include)
-        .arg("-o")
-        .arg(&so)
-        .arg(&c)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    std::fs::set_permissions(&so, std::fs::Permissions::from_mode(0o644)).unwrap();
-    so
-}
+use std::path::Path;
 
 fn frame(proto: u8, len: usize) -> Vec<u8> {
     let mut f = vec![0u8; len];
@@ -55,16 +30,13 @@ fn refusal(path: &Path) -> String {
 
 #[test]
 fn the_example_filter_passes_udp_and_counts_in_mbuf() {
-    require!(Need::That(
-        "root (the object must be root's) and cc",
-        Need::Root.missing().is_none() && Need::Command("cc").missing().is_none()
-    ));
+    // The object must be root's, and built here.
+    require!(Need::Root, Need::Command("cc"));
     let dir = tempfile::tempdir().unwrap();
-    let src = std::fs::read_to_string(Path::new(DIR).join("c/udp_counter.c")).unwrap();
-    let so = object(dir.path(), "udp_counter", &src);
+    let so = example_filter(dir.path());
     let mut mbuf = vec![0u8; 24];
     let f = Filter::open(so.to_str().unwrap(), &mut mbuf).unwrap();
-    assert_eq!(slot(&mbuf, 2), 0x6e6174697665, "netsift_init's mark");
+    assert_eq!(slot(&mbuf, 2), EXAMPLE_MARK, "netsift_init's mark");
     let frames: Vec<Vec<u8>> = (0..30)
         .map(|i| frame(if i % 3 == 0 { 17 } else { 6 }, 60 + i))
         .collect();
@@ -81,10 +53,8 @@ fn the_example_filter_passes_udp_and_counts_in_mbuf() {
 
 #[test]
 fn bad_objects_are_refused_saying_why() {
-    require!(Need::That(
-        "root (chown) and cc",
-        Need::Root.missing().is_none() && Need::Command("cc").missing().is_none()
-    ));
+    // The object must be root's, and built here.
+    require!(Need::Root, Need::Command("cc"));
     let dir = tempfile::tempdir().unwrap();
     let pass = "#include <netsift_native.h>\nuint32_t netsift_filter(const uint8_t *p, uint32_t c, uint32_t w, uint8_t *m, uint32_t l) { return 1; }\n";
     let e = Filter::open("relative/f.so", &mut [])

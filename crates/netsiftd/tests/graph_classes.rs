@@ -360,26 +360,10 @@ fn fpl_calls_an_administrators_pattern_set_by_name() {
 /// here, loaded through a graph, and a group-writable one refused.
 #[test]
 fn native_runs_roots_object_with_its_mbuf() {
-    require!(Need::That(
-        "root (the object must be root's) and cc",
-        Need::Root.missing().is_none() && Need::Command("cc").missing().is_none()
-    ));
-    let native = Path::new(env!("CARGO_MANIFEST_DIR")).join("../native");
+    // The object must be root's, and built here.
+    require!(Need::Root, Need::Command("cc"));
     let dir = tempfile::tempdir().unwrap();
-    let so = dir.path().join("udp_counter.so");
-    let out = std::process::Command::new("cc")
-        .args(["-O2", "-shared", "-fPIC", "-I"])
-        .arg(native.join("include"))
-        .arg("-o")
-        .arg(&so)
-        .arg(native.join("c/udp_counter.c"))
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let so = netsift_testkit::native::example_filter(dir.path());
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&so, std::fs::Permissions::from_mode(0o755)).unwrap();
 
@@ -397,7 +381,11 @@ fn native_runs_roots_object_with_its_mbuf() {
     let bytes: u64 = want.iter().map(|f| f.len() as u64).sum();
     assert_eq!(
         (m.u64(0), m.u64(8), m.u64(16)),
-        (Some(frames.len() as u64), Some(bytes), Some(0x6e6174697665))
+        (
+            Some(frames.len() as u64),
+            Some(bytes),
+            Some(netsift_testkit::native::EXAMPLE_MARK)
+        )
     );
 
     std::fs::set_permissions(&so, std::fs::Permissions::from_mode(0o775)).unwrap();
