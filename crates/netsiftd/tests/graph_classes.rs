@@ -3,8 +3,8 @@
 //! here over the same file (what `netsift --follow ftp` keeps) and the FTP
 //! trace's ground truth; each external-function class standing alone
 //! against a direct computation of its verdicts and MBuf; an FPL element
-//! calling an administrator's `--patterns` set, and one naming an unknown set
-//! refused; `native` compiled here with `cc`, its verdicts and MBuf checked,
+//! calling an administrator's `--patterns` set, one naming an unknown set
+//! refused, and a bad pattern file stopping the daemon; `native` compiled here with `cc`, its verdicts and MBuf checked,
 //! and a bad object refused.
 
 mod common;
@@ -354,6 +354,27 @@ fn fpl_calls_an_administrators_pattern_set_by_name() {
         (m.u64(32), m.u64(40)),
         (Some(count(b"cmd.exe")), Some(count(b" /default.ida")))
     );
+}
+
+#[test]
+fn a_bad_pattern_file_stops_the_daemon_naming_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.txt");
+    std::fs::write(&bad, "cmd.exe\n# fine\nroot\\q\n").unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_netsiftd"))
+        .arg("--socket")
+        .arg(dir.path().join("s.sock"))
+        .args(["--file", "t=unused.pcap", "--patterns"])
+        .arg(format!("worms={}", bad.display()))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("bad.txt, line 3: unknown escape `\\q`"),
+        "{err}"
+    );
+    assert!(!dir.path().join("s.sock").exists());
 }
 
 /// The daemon's own check of the object as root: an example filter built
