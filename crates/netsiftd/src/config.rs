@@ -104,6 +104,12 @@ pub struct Flags {
     /// a class of rights of its own with every right.
     #[arg(long = "policy", value_name = "FILE")]
     pub policy: Option<PathBuf>,
+    /// A pattern set FPL programs may search with
+    /// `EXTERN("aho_corasick:SET", in, out)` (repeatable): FILE holds one
+    /// pattern a line (escapes `\xHH`, `\\`, `\n`, `\r`, `\t`, `\0`, `\s`, `\#`;
+    /// blank lines and `#` comments skipped), built once, at start.
+    #[arg(long = "patterns", value_name = "SET=FILE")]
+    pub patterns: Vec<String>,
 }
 
 fn mode(s: &str) -> Result<u32, String> {
@@ -215,6 +221,9 @@ pub struct Config {
     pub auth: Option<netsift_ffpf::auth::Policy>,
     /// Where it was read from, to read it again on SIGHUP.
     pub auth_file: Option<PathBuf>,
+    /// The external functions FPL's `EXTERN` may call: the standard ones and
+    /// the `--patterns` sets, their searchers built once.
+    pub externs: netsift_externs::Library,
 }
 
 impl Config {
@@ -297,6 +306,7 @@ impl Config {
             "zero" => CopyMode::Zero,
             _ => CopyMode::Once,
         };
+        let externs = pattern_sets(&flags.patterns)?;
         Ok(Config {
             socket: flags.socket.clone(),
             mode: flags.mode,
@@ -312,6 +322,7 @@ impl Config {
             snaplen: flags.snaplen.clamp(1, netsift_ffpf::proto::MAX_SNAPLEN),
             max_flows: flags.max_flows.max(1),
             max_connections: flags.max_connections.max(1),
+            externs,
             auth_file: flags.policy.clone(),
             auth: match &flags.policy {
                 None => None,
@@ -321,6 +332,20 @@ impl Config {
             },
         })
     }
+}
+
+/// The standard external functions plus a pattern set per `SET=FILE`; an
+/// error names the flag, and the file and line at fault.
+fn pattern_sets(sets: &[String]) -> Result<netsift_externs::Library, String> {
+    let mut lib = netsift_externs::Library::new();
+    for s in sets {
+        let Some((name, file)) = s.split_once('=') else {
+            return Err(format!("--patterns {s}: give SET=FILE"));
+        };
+        lib.aho_corasick_file(name, std::path::Path::new(file))
+            .map_err(|e| format!("--patterns {s}: {e}"))?;
+    }
+    Ok(lib)
 }
 
 #[cfg(test)]
@@ -356,5 +381,38 @@ mod tests {
         assert!(e.contains("--monitor-port a"), "{e}");
         let e = config(&["--iface", "a", "--monitor-port", "a"]).unwrap_err();
         assert!(e.contains("--copy zero"), "{e}");
+    }
+
+    #[test]
+    fn pattern_sets_are_built_at_start_and_refused_with_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let good = dir.path().join("worms.txt");
+        std::fs::write(&good, "# worms\ncmd.exe\n\\x2fdefault.ida\n").unwrap();
+        let bad = dir.path().join("bad.txt");
+        std::fs::write(&bad, "ok\n\n  \\q\n").unwrap();
+        let arg = |p: &std::path::Path, set: &str| format!("{set}={}", p.display());
+        let c = config(&["--patterns", &arg(&good, "worms")]).unwrap();
+        let names: Vec<String> = c
+            .externs
+            .functions()
+            .iter()
+            .map(|f| f.name().into())
+            .collect();
+        assert!(
+            names.contains(&"aho_corasick:worms".to_string()),
+            "{names:?}"
+        );
+        let e = config(&["--patterns", &arg(&bad, "b")]).unwrap_err();
+        assert!(
+            e.contains("bad.txt, line 3") && e.contains("--patterns"),
+            "{e}"
+        );
+        let e = config(&["--patterns", &arg(&good, "no/slash")]).unwrap_err();
+        assert!(e.contains("not a aho_corasick name"), "{e}");
+        let e = config(&["--patterns", "worms"]).unwrap_err();
+        assert!(e.contains("SET=FILE"), "{e}");
+        let missing = dir.path().join("missing.txt");
+        let e = config(&["--patterns", &arg(&missing, "m")]).unwrap_err();
+        assert!(e.contains("missing.txt"), "{e}");
     }
 }

@@ -364,9 +364,18 @@ impl Daemon {
                 } else {
                     netsift_graph::Privilege::User
                 };
-                let spec = crate::graph::check::check("create", &text, privilege, &source, &|t| {
-                    compile(s, t).map(|(p, _)| p).map_err(|r| r.what)
-                })?;
+                let env = crate::graph::check::Env {
+                    linktype: s.linktype,
+                    externs: &self.cfg.externs,
+                };
+                let spec = crate::graph::check::check(
+                    "create",
+                    &text,
+                    privilege,
+                    &source,
+                    &|t| compile(s, t).map(|(p, _)| p).map_err(|r| r.what),
+                    &env,
+                )?;
                 (text, String::new(), Some(spec))
             }
         };
@@ -457,10 +466,13 @@ impl Daemon {
         let spec = st.flows[&flow].graph.clone();
         let graph_flow = match (spec, &added) {
             (Some(spec), Ok((id, _))) => {
+                let env = crate::graph::check::Env {
+                    linktype: s.linktype,
+                    externs: &self.cfg.externs,
+                };
                 let made = d.graphs.instantiate(spec, |i| {
-                    crate::graph::check::build(i.class.name, &i.args, i.mbuf, &name, &|t| {
-                        compile(s, t).map(|(p, _)| p).map_err(|r| r.what)
-                    })
+                    let pcap = |t: &str| compile(s, t).map(|(p, _)| p).map_err(|r| r.what);
+                    crate::graph::check::build(i.class.name, &i.args, i.mbuf, &name, &pcap, &env)
                 });
                 match made {
                     Ok(g) => Some(g),

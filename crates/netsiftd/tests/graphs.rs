@@ -186,19 +186,24 @@ fn bad_graphs_are_refused_with_their_position() {
     assert!(m.contains("expected ')'") && m.contains("column"), "{m}");
     let (_, m) = refused(r#"(device,afs) -> (pcap,"udp and port")"#);
     assert!(m.contains("element 2 (pcap) at byte 16"), "{m}");
-    let (_, m) = refused("(device,afs) -> (follow,ftp)");
-    assert!(m.contains("not built yet"), "{m}");
     let (_, m) = refused("(device,eth9) -> (pcap,udp)");
     assert!(m.contains("not this flow's source"), "{m}");
     let (_, m) = refused(r#"(pcap,udp) -> (fpl,"RETURN PKT.B[")"#);
     assert!(m.contains("element 2 (fpl)") && m.contains("FPL"), "{m}");
-    let (_, m) = refused("(pcap,udp) -> (memmem,abc,)");
-    assert!(m.contains("EXTERN"), "{m}");
+    let (_, m) =
+        refused(r#"(pcap,udp) -> (fpl,"R[0] = EXTERN(\"aho_corasick:none\", 0, 16);",16)"#);
+    assert!(
+        m.contains("element 2 (fpl)") && m.contains("aho_corasick:none"),
+        "{m}"
+    );
     let (_, m) = refused(r#"(device,afs) -> (bpf,"2,255 0 0 0,6 0 0 1")"#);
     assert!(m.contains("opcode 0xff"), "{m}");
-    // Root may name `native`; the daemon cannot run it yet.
+    // Root may name `native`; the object must be there.
     let (_, m) = refused(r#"(device,afs) -> (native,"/opt/f.so")"#);
-    assert!(m.contains("not built yet"), "{m}");
+    assert!(
+        m.contains("element 2 (native)") && m.contains("/opt/f.so: No such file"),
+        "{m}"
+    );
     let s = c.daemon_stats().unwrap();
     assert_eq!((s.flows, s.sources[0].flows), (0, 0), "{s:?}");
     // The MBuf of a flow that is not a graph, or of an element past the end.

@@ -26,6 +26,7 @@ pub mod frames;
 pub mod held;
 pub mod live;
 pub mod mismatch;
+pub mod native;
 pub mod netns;
 pub mod pcap;
 pub mod skip;

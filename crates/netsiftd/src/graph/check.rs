@@ -3,16 +3,21 @@
 //! table (syntax, arguments, MBuf sizes, root-only classes), then every
 //! element is built once as the daemon would run it ([`build`]: a pcap
 //! expression compiled for the source, a BPF program parsed, an FPL program
-//! compiled against its MBuf size), and what the daemon cannot run yet is
-//! refused: `follow`, `native`, external-function classes standing alone
-//! (FPL's `EXTERN` reaches them), and a `device` other than the flow's
-//! source. A refusal names the element, its class and its byte offset.
+//! compiled against its MBuf size against the daemon's external functions
+//! (`Env`), a follower made, an external function's searcher built, a
+//! `native` object loaded), and what the daemon cannot run yet is refused: a
+//! `device` other than the flow's source. A refusal names the element, its
+//! class and its byte offset.
 
 use super::bpf::{self, Insn};
+use super::externs::External;
+use super::follow::Follow;
+use super::native::Native;
 use crate::programs::Programs;
 use netsift_ffpf::proto::{ErrorCode, Refusal};
 use netsift_graph::class::Value;
 use netsift_graph::{ErrorKind, FlowSpec, Limits, Privilege};
+use netsift_wire::LinkType;
 
 /// What an instance runs, built from its class and arguments.
 pub(crate) enum Kind {
@@ -35,14 +40,24 @@ pub(crate) enum Kind {
     PacketCount,
     /// `bytecount`: counts bytes on the wire, passes none.
     ByteCount,
+    /// `follow`: a protocol follower's exact verdict (`graph/follow.rs`).
+    Follow(Box<Follow>),
+    /// An external function standing alone (`graph/externs.rs`).
+    External(Box<External>),
+    /// `native`: a root-owned shared object's C filter (`graph/native.rs`).
+    Native(Box<Native>),
 }
 
-/// The external functions FPL's `EXTERN` may call in the daemon: the ones
-/// that need no configuration (`netsift_externs::standard`, docs/externs.md).
-/// Pattern sets (Aho-Corasick, substrings) need the administrator's files,
-/// which the daemon does not take yet.
-fn externs() -> netsift_fpl::externs::Externs {
-    netsift_externs::standard()
+/// What elements are built against besides their own text: the source's
+/// link type (a follower and the payload searches find the TCP/UDP segment
+/// with it) and the external functions FPL's `EXTERN` may call, the
+/// standard ones plus the administrator's pattern sets (`--patterns`,
+/// docs/externs.md).
+pub(crate) struct Env<'a> {
+    /// The source's link type.
+    pub(crate) linktype: LinkType,
+    /// The daemon's external functions.
+    pub(crate) externs: &'a netsift_externs::Library,
 }
 
 fn text(args: &[Value]) -> &str {
@@ -53,15 +68,16 @@ fn text(args: &[Value]) -> &str {
 }
 
 /// Builds what `class` with `args` and an MBuf of `mbuf` bytes runs as, on a
-/// source called `source` whose pcap expressions `pcap` compiles; the error
-/// says what is wrong with the element (without its place, which the caller
-/// adds).
+/// source called `source` whose pcap expressions `pcap` compiles, in `env`;
+/// the error says what is wrong with the element (without its place, which
+/// the caller adds).
 pub(crate) fn build(
     class: &str,
     args: &[Value],
     mbuf: u32,
     source: &str,
     pcap: &dyn Fn(&str) -> Result<Programs, String>,
+    env: &Env<'_>,
 ) -> Result<Kind, String> {
     match class {
         "device" => {
@@ -81,7 +97,7 @@ pub(crate) fn build(
                 mbuf_len: mbuf as usize,
                 ..netsift_fpl::Options::default()
             };
-            let p = netsift_fpl::compile(text(args), &opts, &externs())
+            let p = netsift_fpl::compile(text(args), &opts, &env.externs.registry())
                 .map_err(|e| format!("the FPL program does not compile: {e}"))?;
             let jit = netsift_fpl::jit::compile(&p)
                 .map_err(|e| format!("the FPL program does not compile to native code: {e}"))?;
@@ -95,13 +111,11 @@ pub(crate) fn build(
         },
         "packetcount" => Ok(Kind::PacketCount),
         "bytecount" => Ok(Kind::ByteCount),
-        "follow" | "native" => Err(format!(
-            "class {class} is not built yet in the daemon (docs/daemon.md, \"Graph flows\")"
-        )),
-        other => Err(format!(
-            "class {other} does not run as an element of its own yet; call it from an fpl \
-             element with EXTERN"
-        )),
+        "follow" => Follow::new(text(args), env.linktype).map(|f| Kind::Follow(Box::new(f))),
+        "native" => Native::open(text(args), mbuf).map(|n| Kind::Native(Box::new(n))),
+        other => {
+            External::new(other, args, mbuf, env.linktype).map(|e| Kind::External(Box::new(e)))
+        }
     }
 }
 
@@ -114,6 +128,7 @@ pub(crate) fn check(
     privilege: Privilege,
     source: &str,
     pcap: &dyn Fn(&str) -> Result<Programs, String>,
+    env: &Env<'_>,
 ) -> Result<FlowSpec, Refusal> {
     let spec = FlowSpec::parse(text, privilege, &Limits::default()).map_err(|e| {
         let code = match e.kind() {
@@ -135,7 +150,7 @@ pub(crate) fn check(
                 ),
             )
         };
-        build(f.class.name, &f.args, f.mbuf, source, pcap).map_err(fail)?;
+        build(f.class.name, &f.args, f.mbuf, source, pcap, env).map_err(fail)?;
     }
     Ok(spec)
 }

@@ -398,6 +398,22 @@ impl Node {
             }
             Kind::PacketCount => add_u64(mem, reached.count() as u64),
             Kind::ByteCount => add_u64(mem, reached.map(|(_, p)| u64::from(p.wirelen)).sum()),
+            Kind::Follow(f) => {
+                for (i, p) in reached {
+                    set(i, f.judge(p));
+                }
+            }
+            Kind::External(e) => {
+                for (i, p) in reached {
+                    set(i, e.judge(p.data, mem));
+                }
+                e.publish(mem);
+            }
+            Kind::Native(n) => {
+                for (i, p) in reached {
+                    set(i, n.judge(p.data, p.wirelen, mem));
+                }
+            }
         }
     }
 }
@@ -431,7 +447,7 @@ fn run_pcap(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::check::build;
+    use crate::graph::check::{build, Env};
     use netsift_graph::{Limits, Privilege};
     use netsift_wire::LinkType;
 
@@ -441,13 +457,18 @@ mod tests {
 
     fn instantiate(g: &mut Graphs, text: &str) -> Result<FlowId, String> {
         g.instantiate(spec(text), |i| {
-            build(i.class.name, &i.args, i.mbuf, "src", &|t| {
+            let pcap = |t: &str| {
                 let set = netsift_pcapc::compile(t, LinkType::EN10MB).map_err(|e| e.to_string())?;
                 Ok(Programs {
                     received: netsift_engine::Compiled::new(set),
                     sent: None,
                 })
-            })
+            };
+            let env = Env {
+                linktype: LinkType::EN10MB,
+                externs: &netsift_externs::Library::new(),
+            };
+            build(i.class.name, &i.args, i.mbuf, "src", &pcap, &env)
         })
     }
 

@@ -5,9 +5,17 @@
 //! prefix merging, shared by every client) and runs each active instance once
 //! per packet that reaches it; [`place`] says where each could run.
 //!
-//! Arrows: `bpf` ← `check` ← `exec`; `place` reads `netsift_graph` only.
+//! The classes that are more than a few lines run from files of their own:
+//! [`follow`], [`externs`] (the external functions standing alone) and
+//! [`native`].
+//!
+//! Arrows: `bpf`, `follow`, `externs`, `native` ← `check` ← `exec`; `place`
+//! reads `netsift_graph` only.
 
 pub(crate) mod bpf;
 pub(crate) mod check;
 pub(crate) mod exec;
+pub(crate) mod externs;
+pub(crate) mod follow;
+pub(crate) mod native;
 pub(crate) mod place;

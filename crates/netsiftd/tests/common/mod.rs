@@ -134,10 +134,17 @@ pub fn wait_stats(
 /// (at the file's timing a reader that reads has plenty of time), and
 /// returns them.
 pub fn numbered_file(path: &Path, n: usize) -> Vec<Vec<u8>> {
-    use netsift_pcapio::{PcapWriter, TsPrecision};
     let frames: Vec<Vec<u8>> = (0..n as u32)
         .map(|i| netsift_testkit::frames::numbered_udp(i, None, 150))
         .collect();
+    write_frames(path, &frames);
+    frames
+}
+
+/// Writes `frames` to `path` as an Ethernet pcap file, one a millisecond,
+/// each whole.
+pub fn write_frames(path: &Path, frames: &[Vec<u8>]) {
+    use netsift_pcapio::{PcapWriter, TsPrecision};
     let f = std::fs::File::create(path).unwrap();
     let mut w = PcapWriter::new(
         f,
@@ -152,5 +159,4 @@ pub fn numbered_file(path: &Path, n: usize) -> Vec<Vec<u8>> {
             .unwrap();
     }
     w.flush().unwrap();
-    frames
 }
