@@ -3,11 +3,14 @@
 //! refuses the whole graph before anything exists, naming the element and its
 //! position; [`exec`] keeps one running graph per source (`netsift_graph`'s
 //! prefix merging, shared by every client) and runs each active instance once
-//! per packet that reaches it; [`place`] says where each could run.
+//! per packet that reaches it; [`place`] decides which instances run below
+//! the daemon and [`kernel`] generates and attaches their socket filter.
 //!
-//! Arrows: `bpf` ← `check` ← `exec`; `place` reads `netsift_graph` only.
+//! Arrows: `bpf` ← `check` ← `kernel` ← `exec`; `place` ← `kernel`; `place`
+//! reads `netsift_graph` (and the kernel crate's path bound) only.
 
 pub(crate) mod bpf;
 pub(crate) mod check;
 pub(crate) mod exec;
+pub(crate) mod kernel;
 pub(crate) mod place;
