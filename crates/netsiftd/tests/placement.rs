@@ -22,6 +22,16 @@ fn bpf() -> Result<(), String> {
         .map_err(|e| format!("bpf(2) maps: {e}"))
 }
 
+/// A veth pair, a daemon owning its end `va` in the pair's namespace, and
+/// a client of it.
+fn start() -> (VethPair, netsift_testkit::daemon::Daemon, Client) {
+    let pair = VethPair::new();
+    let (ns, dev) = pair.end(Side::A);
+    let d = common::daemon(Some(ns), &["--iface", dev]);
+    let c = d.client();
+    (pair, d, c)
+}
+
 fn graph_flow(c: &Client, dev: &str, graph: &str) -> Flow {
     let mut f = c
         .create(&FlowSpec {
@@ -52,10 +62,10 @@ fn mixed(n: u32) -> Vec<Vec<u8>> {
         .collect()
 }
 
-fn runs(v: &GraphView) -> Vec<(String, String)> {
+fn runs(v: &GraphView) -> Vec<(&str, &str)> {
     v.instances
         .iter()
-        .map(|i| (i.class.clone(), i.runs.clone()))
+        .map(|i| (i.class.as_str(), i.runs.as_str()))
         .collect()
 }
 
@@ -71,22 +81,19 @@ fn until(what: &str, mut f: impl FnMut() -> bool) {
 #[test]
 fn a_counting_graph_runs_in_the_kernel_and_copies_nothing_up() {
     require!(Need::Netns, Need::Check(bpf()));
-    let pair = VethPair::new();
-    let (ns, dev) = pair.end(Side::A);
-    let d = common::daemon(Some(ns), &["--iface", dev]);
-    let c = d.client();
+    let (pair, d, c) = start();
+    let dev = pair.end(Side::A).1;
     let g = format!(r#"(device,{dev}) -> (pcap,"udp") -> (packetcount,,8)"#);
     let mut f = graph_flow(&c, dev, &g);
     let before = d.held();
     f.activate().unwrap();
     let v = c.graph(dev).unwrap();
-    let want = [
+    let below = [
         ("device", "kernel"),
         ("pcap", "kernel"),
         ("packetcount", "kernel"),
     ];
-    let want: Vec<(String, String)> = want.map(|(a, b)| (a.into(), b.into())).to_vec();
-    assert_eq!(runs(&v), want, "{v:#?}");
+    assert_eq!(runs(&v), below, "{v:#?}");
     assert!(v.instances[2].why.contains("only its MBuf"), "{v:#?}");
     // One program more (its socket is counted below, once paused: the
     // replies' descriptors come and go); the ring's union program holds no
@@ -141,10 +148,8 @@ const FIG6: &str = "IF (PKT.ETH_TYPE == ETH_P_IP && PKT.IP_PROTO == PROTO_TCP) T
 #[test]
 fn an_fpl_counter_in_the_kernel_ends_as_the_interpreter_does() {
     require!(Need::Netns, Need::Check(bpf()));
-    let pair = VethPair::new();
-    let (ns, dev) = pair.end(Side::A);
-    let d = common::daemon(Some(ns), &["--iface", dev]);
-    let c = d.client();
+    let (pair, _d, c) = start();
+    let dev = pair.end(Side::A).1;
     let g = format!(r#"(device,{dev}) -> (fpl,"{FIG6}",2048)"#);
     let mut f = graph_flow(&c, dev, &g);
     f.activate().unwrap();
@@ -187,23 +192,20 @@ fn an_fpl_counter_in_the_kernel_ends_as_the_interpreter_does() {
 #[test]
 fn a_graph_that_counts_and_delivers_delivers_what_libpcap_keeps() {
     require!(Need::Netns, Need::Check(bpf()));
-    let pair = VethPair::new();
-    let (ns, dev) = pair.end(Side::A);
-    let d = common::daemon(Some(ns), &["--iface", dev]);
-    let c = d.client();
+    let (pair, _d, c) = start();
+    let dev = pair.end(Side::A).1;
     let g =
         format!(r#"(device,{dev}) -> (pcap,"udp") -> ((packetcount,,8) | (pcap,"dst port 1234"))"#);
     let mut f = graph_flow(&c, dev, &g);
     f.activate().unwrap();
     let v = c.graph(dev).unwrap();
-    let want = [
+    let placed = [
         ("device", "daemon"),
         ("pcap", "daemon"),
         ("packetcount", "kernel"),
         ("pcap", "daemon"),
     ];
-    let want: Vec<(String, String)> = want.map(|(a, b)| (a.into(), b.into())).to_vec();
-    assert_eq!(runs(&v), want, "{v:#?}");
+    assert_eq!(runs(&v), placed, "{v:#?}");
     let frames = mixed(200);
     common::veth::send(&pair, &frames);
     let lt = netsift_wire::LinkType::EN10MB;

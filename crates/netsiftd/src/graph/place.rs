@@ -333,6 +333,16 @@ mod tests {
         }
     }
 
+    /// A running graph of `texts`, and their flows.
+    fn running(texts: &[&str]) -> (Running, Vec<FlowId>) {
+        let mut r = Running::new(Limits::default());
+        let flows = texts
+            .iter()
+            .map(|t| r.instantiate(spec(t)).unwrap())
+            .collect();
+        (r, flows)
+    }
+
     fn runs(r: &Running, p: &Plan, f: FlowId) -> Vec<&'static str> {
         let ids = &r.flow(f).unwrap().instances;
         ids.iter().map(|i| p.placed[i].runs).collect()
@@ -340,16 +350,12 @@ mod tests {
 
     #[test]
     fn counters_behind_filters_go_below_and_what_the_daemon_reads_stays() {
-        let mut r = Running::new(Limits::default());
-        let a = r
-            .instantiate(spec("(device,e) -> (pcap,udp) -> (packetcount,,8)"))
-            .unwrap();
-        let b = r
-            .instantiate(spec("(device,e) -> (pcap,udp) -> (pcap,\"port 53\")"))
-            .unwrap();
-        let c = r
-            .instantiate(spec("(device,e) -> (sampler,2,4) -> (bytecount,,8)"))
-            .unwrap();
+        let (r, flows) = running(&[
+            "(device,e) -> (pcap,udp) -> (packetcount,,8)",
+            "(device,e) -> (pcap,udp) -> (pcap,\"port 53\")",
+            "(device,e) -> (sampler,2,4) -> (bytecount,,8)",
+        ]);
+        let [a, b, c] = flows[..] else { panic!() };
         let ab = by_class(&r);
         let only_a: BTreeSet<FlowId> = [a].into();
         let p = plan(&r, &only_a, &ab, Ok(()));
@@ -388,11 +394,10 @@ mod tests {
 
     #[test]
     fn a_pcap_prefix_could_run_in_the_kernel() {
-        let mut r = Running::new(Limits::default());
-        let f = r
-            .instantiate(spec("(device,e) -> (pcap,udp) -> (pcap,\"port 53\") -> (fpl,\"RETURN 1;\") -> (pcap,tcp)"))
-            .unwrap();
-        let ids = r.flow(f).unwrap().instances.clone();
+        let (r, f) = running(&[
+            "(device,e) -> (pcap,udp) -> (pcap,\"port 53\") -> (fpl,\"RETURN 1;\") -> (pcap,tcp)",
+        ]);
+        let ids = r.flow(f[0]).unwrap().instances.clone();
         let got: Vec<&str> = ids.iter().map(|i| could_run(&r, *i)).collect();
         assert_eq!(got, ["kernel", "kernel", "kernel", "daemon", "daemon"]);
     }
