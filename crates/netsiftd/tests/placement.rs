@@ -233,3 +233,38 @@ fn a_graph_that_counts_and_delivers_delivers_what_libpcap_keeps() {
     assert_eq!(v.instances[2].seen, 0, "{v:#?}");
     f.close().unwrap();
 }
+
+/// A filter the kernel cannot evaluate exactly (`protochain` is left to
+/// user space): its counter falls back to the daemon, which says why, holds
+/// the filter's clause under the ring and counts there, exactly.
+#[test]
+fn what_the_kernel_cannot_do_exactly_stays_in_the_daemon_and_says_why() {
+    require!(Need::Netns, Need::Check(bpf()));
+    let (pair, d, c) = start();
+    let dev = pair.end(Side::A).1;
+    let g = format!(r#"(device,{dev}) -> (pcap,"ip protochain 6") -> (packetcount,,8)"#);
+    let mut f = graph_flow(&c, dev, &g);
+    let before = d.held();
+    f.activate().unwrap();
+    let v = c.graph(dev).unwrap();
+    let placed = [
+        ("device", "daemon"),
+        ("pcap", "daemon"),
+        ("packetcount", "daemon"),
+    ];
+    assert_eq!(runs(&v), placed, "{v:#?}");
+    assert!(
+        v.instances[1].why.contains("not exact in the kernel"),
+        "{v:#?}"
+    );
+    assert!(v.instances[2].why.contains("upstream #"), "{v:#?}");
+    assert_eq!(d.held().bpf_progs, before.bpf_progs, "no graph program");
+    assert_eq!(c.daemon_stats().unwrap().sources[0].kernel_clauses, 1);
+    let frames = mixed(200);
+    common::veth::send(&pair, &frames);
+    let m = f.mbuf(2).unwrap();
+    until("the daemon's count", || m.u64(0) == Some(50));
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(m.u64(0), Some(50));
+    f.close().unwrap();
+}
