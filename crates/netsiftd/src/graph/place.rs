@@ -108,8 +108,8 @@ fn paths(
             }
             Ability::MbufOnly | Ability::Daemon(_) => {
                 return Err(format!(
-                    "upstream #{} ({class}) runs in the daemon, and a socket filter cannot \
-                     hand its verdicts down",
+                    "upstream #{} ({class}) is not a filter the kernel evaluates, and a \
+                     socket filter cannot hand verdicts down to it",
                     u.0
                 ))
             }
@@ -376,9 +376,7 @@ mod tests {
         assert_eq!(runs(&r, &p, c), ["daemon", "daemon", "daemon"]);
         let count = r.flow(c).unwrap().instances[2];
         assert!(
-            p.placed[&count]
-                .why
-                .contains("(sampler) runs in the daemon"),
+            p.placed[&count].why.contains("(sampler) is not a filter"),
             "{p:?}"
         );
         // No kernel level: nothing goes below, and the reason is given.
