@@ -11,7 +11,9 @@ mod common;
 
 use common::Connect;
 use netsift_ffpf::{Client, Flow, FlowSpec, GraphView};
+use netsift_testkit::daemon::Daemon;
 use netsift_testkit::frames::Frame;
+use netsift_testkit::held::Held;
 use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::{require, Need};
 use std::time::{Duration, Instant};
@@ -24,7 +26,7 @@ fn bpf() -> Result<(), String> {
 
 /// A veth pair, a daemon owning its end `va` in the pair's namespace, and
 /// a client of it.
-fn start() -> (VethPair, netsift_testkit::daemon::Daemon, Client) {
+fn start() -> (VethPair, Daemon, Client) {
     let pair = VethPair::new();
     let (ns, dev) = pair.end(Side::A);
     let d = common::daemon(Some(ns), &["--iface", dev]);
@@ -32,7 +34,9 @@ fn start() -> (VethPair, netsift_testkit::daemon::Daemon, Client) {
     (pair, d, c)
 }
 
-fn graph_flow(c: &Client, dev: &str, graph: &str) -> Flow {
+/// Graph flow `graph` on `dev`, instantiated and then activated; what the
+/// daemon held in between, and the running graph once it is active.
+fn activated(d: &Daemon, c: &Client, dev: &str, graph: &str) -> (Flow, Held, GraphView) {
     let mut f = c
         .create(&FlowSpec {
             source: dev.into(),
@@ -41,7 +45,10 @@ fn graph_flow(c: &Client, dev: &str, graph: &str) -> Flow {
         })
         .unwrap_or_else(|e| panic!("{graph}: {e}"));
     f.instantiate().unwrap();
-    f
+    let held = d.held();
+    f.activate().unwrap();
+    let v = c.graph(dev).unwrap();
+    (f, held, v)
 }
 
 /// UDP frames to port 1234 from ports `5000 + i`, UDP to port 53, and TCP
@@ -84,10 +91,7 @@ fn a_counting_graph_runs_in_the_kernel_and_copies_nothing_up() {
     let (pair, d, c) = start();
     let dev = pair.end(Side::A).1;
     let g = format!(r#"(device,{dev}) -> (pcap,"udp") -> (packetcount,,8)"#);
-    let mut f = graph_flow(&c, dev, &g);
-    let before = d.held();
-    f.activate().unwrap();
-    let v = c.graph(dev).unwrap();
+    let (mut f, before, v) = activated(&d, &c, dev, &g);
     let below = [
         ("device", "kernel"),
         ("pcap", "kernel"),
@@ -148,12 +152,10 @@ const FIG6: &str = "IF (PKT.ETH_TYPE == ETH_P_IP && PKT.IP_PROTO == PROTO_TCP) T
 #[test]
 fn an_fpl_counter_in_the_kernel_ends_as_the_interpreter_does() {
     require!(Need::Netns, Need::Check(bpf()));
-    let (pair, _d, c) = start();
+    let (pair, d, c) = start();
     let dev = pair.end(Side::A).1;
     let g = format!(r#"(device,{dev}) -> (fpl,"{FIG6}",2048)"#);
-    let mut f = graph_flow(&c, dev, &g);
-    f.activate().unwrap();
-    let v = c.graph(dev).unwrap();
+    let (f, _, v) = activated(&d, &c, dev, &g);
     assert_eq!(v.instances[1].runs, "kernel", "{v:#?}");
     let frames = mixed(240);
     common::veth::send(&pair, &frames);
@@ -192,13 +194,11 @@ fn an_fpl_counter_in_the_kernel_ends_as_the_interpreter_does() {
 #[test]
 fn a_graph_that_counts_and_delivers_delivers_what_libpcap_keeps() {
     require!(Need::Netns, Need::Check(bpf()));
-    let (pair, _d, c) = start();
+    let (pair, d, c) = start();
     let dev = pair.end(Side::A).1;
     let g =
         format!(r#"(device,{dev}) -> (pcap,"udp") -> ((packetcount,,8) | (pcap,"dst port 1234"))"#);
-    let mut f = graph_flow(&c, dev, &g);
-    f.activate().unwrap();
-    let v = c.graph(dev).unwrap();
+    let (mut f, _, v) = activated(&d, &c, dev, &g);
     let placed = [
         ("device", "daemon"),
         ("pcap", "daemon"),
@@ -243,10 +243,7 @@ fn what_the_kernel_cannot_do_exactly_stays_in_the_daemon_and_says_why() {
     let (pair, d, c) = start();
     let dev = pair.end(Side::A).1;
     let g = format!(r#"(device,{dev}) -> (pcap,"ip protochain 6") -> (packetcount,,8)"#);
-    let mut f = graph_flow(&c, dev, &g);
-    let before = d.held();
-    f.activate().unwrap();
-    let v = c.graph(dev).unwrap();
+    let (f, before, v) = activated(&d, &c, dev, &g);
     let placed = [
         ("device", "daemon"),
         ("pcap", "daemon"),
