@@ -79,14 +79,21 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     let mut flow = client.create(&spec).map_err(said)?;
     flow.instantiate().map_err(said)?;
     if args.graph.is_some() {
+        // Placement is decided for active flows: `-d` shows where each
+        // element went, so the flow is active (briefly) when it asks.
+        if args.dump {
+            flow.activate().map_err(said)?;
+        }
         let view = client.graph(source).map_err(said)?;
         crate::graph::write(args, &view)?;
         if args.dump {
             print!("{}", crate::graph::placement(&view));
             return flow.close().map_err(said);
         }
+        flow.activate().map_err(said)?;
+    } else {
+        flow.activate().map_err(said)?;
     }
-    flow.activate().map_err(said)?;
     let lt = LinkType(flow.linktype());
     let mut sink = Sink::live(args, lt, flow.snaplen())?;
     eprintln!(

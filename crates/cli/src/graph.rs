@@ -78,6 +78,9 @@ pub(crate) fn placement(view: &GraphView) -> String {
             i.runs,
             i.could_run
         ));
+        if !i.why.is_empty() {
+            line.push_str(&format!("    why: {}\n", i.why));
+        }
         out.push_str(&line);
     }
     out

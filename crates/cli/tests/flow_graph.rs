@@ -94,9 +94,12 @@ fn a_graph_flow_prints_what_its_graph_passes_and_draws_it() {
         lines[0].starts_with("flow ") && lines[0].contains(GRAPH),
         "{out}"
     );
-    assert_eq!(lines.len(), 5, "{out}");
-    assert!(lines[2].contains("pcap \"udp\"") && lines[2].ends_with("could run in the kernel"));
-    assert!(lines[4].contains("packetcount") && lines[4].ends_with("could run in the daemon"));
+    // The flow, then each instance with why it runs where it does (a
+    // capture file has no kernel below the daemon).
+    assert_eq!(lines.len(), 9, "{out}");
+    assert!(lines[3].contains("pcap \"udp\"") && lines[3].ends_with("could run in the kernel"));
+    assert!(lines[7].contains("packetcount") && lines[7].ends_with("could run in the daemon"));
+    assert!(lines[8].starts_with("    why: "), "{out}");
 
     // Bad text: the error with its position, exit status 1.
     let (ok, _, err) = netsift(&[

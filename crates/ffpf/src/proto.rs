@@ -487,12 +487,16 @@ pub struct GraphInstance {
     pub flows: Vec<FlowNo>,
     /// Flows that use it, the caller's and others' (one counts once).
     pub refs: u64,
-    /// Where it runs: `daemon` (every element, for now).
+    /// Where it runs: `kernel` (in the graph's socket filter under the
+    /// source's interface, which the daemon generates) or `daemon`.
     pub runs: String,
     /// The lowest level that could run it: `kernel` (a pcap prefix, which
-    /// the union program under the source's ring already holds, or the
-    /// source itself) or `daemon`.
+    /// the union program under the source's ring already holds, the source
+    /// itself, a counter behind them, or what runs there) or `daemon`.
     pub could_run: String,
+    /// Why it runs where it does (empty from daemons before placement).
+    #[serde(default)]
+    pub why: String,
     /// Packets that reached it (its runs) while it was active.
     pub seen: u64,
     /// Packets it passed on.

@@ -26,6 +26,8 @@
 //!   operand sets a shared table;
 //! - [`fpl`]: FFPF's FPL programs compiled to a socket filter whose MBuf and
 //!   registers live in shared regions;
+//! - [`graphs`]: the kernel-resident part of a running filter graph (counters
+//!   and FPL sinks behind pcap filters) as one socket filter that returns 0;
 //! - [`follow`]: `--follow` in the kernel: the follower's listener endpoints in a
 //!   shared table, and FTP announcements read by the program itself;
 //! - [`placed`]: programs attached under capture sockets, and a live set's
@@ -48,6 +50,7 @@ pub mod classic;
 pub mod codegen;
 pub mod follow;
 pub mod fpl;
+pub mod graphs;
 mod layout;
 pub mod placed;
 pub mod ringbuf;

@@ -64,9 +64,10 @@ struct FlowEntry {
     /// The direction it takes.
     direction: Direction,
     /// The clause it holds in the kernel's program while active: `run`, or
-    /// none (every packet) where `run` tests the direction, which the one
-    /// program under the ring cannot (it serves both directions).
-    clause: String,
+    /// the empty one (every packet) where `run` tests the direction, which
+    /// the one program under the ring cannot (it serves both directions);
+    /// none for a graph flow whose every last element runs in the kernel.
+    clause: Option<String>,
     state: FlowState,
     ibuf_entries: u64,
     rights: Rights,
@@ -391,7 +392,7 @@ impl Daemon {
                 filter,
                 run,
                 direction,
-                clause: String::new(),
+                clause: None,
                 state: FlowState::Created,
                 ibuf_entries: entries,
                 rights: r.clone(),
@@ -466,6 +467,8 @@ impl Daemon {
         let spec = st.flows[&flow].graph.clone();
         let graph_flow = match (spec, &added) {
             (Some(spec), Ok((id, _))) => {
+                // Placement (graph/kernel.rs): a ring source's interface.
+                d.graphs.set_below(crate::graph::kernel::below(&s.spec));
                 let env = crate::graph::check::Env {
                     linktype: s.linktype,
                     externs: &self.cfg.externs,
@@ -552,14 +555,29 @@ impl Daemon {
         let (programs, clause) = match &graph {
             None => {
                 let (p, c) = compile(s, &text)?;
-                (Some(p), c)
+                (Some(p), Some(c))
             }
-            Some((spec, _)) => (None, graph_clause(s, spec)?),
+            // Placement first (graph/kernel.rs): what runs below needs no
+            // clause under the ring.
+            Some((spec, g)) => {
+                let resident = self.place(s, *g, true);
+                let clause = graph_clause(s, spec, &resident);
+                if clause.is_err() {
+                    self.place(s, *g, false);
+                }
+                (None, clause?)
+            }
         };
         // The kernel first: from the reply on, nothing the flow wants is
         // dropped under the ring.
-        s.hold_clause(&clause)
-            .map_err(|e| refuse(ErrorCode::Filter, format!("`activate`: {e}")))?;
+        if let Some(c) = &clause {
+            if let Err(e) = s.hold_clause(c) {
+                if let Some((_, g)) = &graph {
+                    self.place(s, *g, false);
+                }
+                return Err(refuse(ErrorCode::Filter, format!("`activate`: {e}")));
+            }
+        }
         match (programs, graph) {
             (Some(p), _) => lock(&s.dispatch).activate(&class, id, &text, direction, || p),
             (None, Some((_, g))) => lock(&s.dispatch).activate_graph(&class, id, g, direction),
@@ -575,14 +593,34 @@ impl Daemon {
     fn pause(&self, st: &mut State, flow: FlowNo) {
         let f = st.flows.get_mut(&flow).expect("a flow");
         f.state = FlowState::Paused;
-        let (clause, class, id) = (
-            std::mem::take(&mut f.clause),
+        let (clause, class, id, graph) = (
+            f.clause.take(),
             f.rights.class.clone(),
             f.member.expect("active"),
+            f.graph_flow,
         );
         let s = st.sources.get_mut(&f.source).expect("a flow's source");
         lock(&s.dispatch).deactivate(&class, id);
-        s.release_clause(&clause, &self.log);
+        if let Some(c) = clause {
+            s.release_clause(&c, &self.log);
+        }
+        if let Some(g) = graph {
+            self.place(s, g, false);
+        }
+    }
+
+    /// Places `s`'s running graph again with graph flow `g` active (`on`)
+    /// or not (graph/kernel.rs), logging what went wrong; per element of
+    /// `g`, whether it runs in the kernel only.
+    fn place(&self, s: &Source, g: netsift_graph::FlowId, on: bool) -> Vec<bool> {
+        let mut d = lock(&s.dispatch);
+        if let Some(e) = d.graphs.place(g, on) {
+            (self.log)(&format!(
+                "source {}: graph elements fall back to the daemon: {e}",
+                s.spec.name()
+            ));
+        }
+        d.graphs.resident_elements(g)
     }
 
     /// Closes a flow in any state, freeing its buffers; its group goes with
@@ -694,7 +732,9 @@ impl Daemon {
                 d.deactivate(&class, id);
                 d.activate(&class, id, &run, direction, || programs);
             }
-            s.release_clause(&std::mem::replace(&mut f.clause, clause), &self.log);
+            if let Some(old) = f.clause.replace(clause) {
+                s.release_clause(&old, &self.log);
+            }
         }
         f.run = run;
         f.direction = direction;
@@ -795,22 +835,32 @@ fn flow_view(st: &State, flow: FlowNo) -> FlowView<'_> {
     }
 }
 
-/// The clause a graph flow holds in the kernel's program while active: the
-/// union of its first `pcap` elements, or every packet when one of its first
-/// elements is of another class or tests the direction.
-fn graph_clause(s: &Source, spec: &netsift_graph::FlowSpec) -> Result<String, Refusal> {
-    let Some(texts) = crate::graph::place::kernel_clause(spec) else {
-        return Ok(String::new());
+/// The clause a graph flow holds in the kernel's program while active, its
+/// elements marked in `resident` running in the kernel: the union of its
+/// first daemon-run `pcap` elements, or every packet (the empty clause) when
+/// one of them is of another class or tests the direction, or none when all
+/// it delivers and counts runs below the daemon.
+fn graph_clause(
+    s: &Source,
+    spec: &netsift_graph::FlowSpec,
+    resident: &[bool],
+) -> Result<Option<String>, Refusal> {
+    use crate::graph::place::{kernel_clause, Clause};
+    let below = |e: usize| resident.get(e).copied().unwrap_or(false);
+    let texts = match kernel_clause(spec, &below) {
+        Clause::Nothing => return Ok(None),
+        Clause::All => return Ok(Some(String::new())),
+        Clause::Any(texts) => texts,
     };
     let mut clauses = Vec::new();
     for t in &texts {
         let (_, c) = compile(s, t)?;
         if c.trim().is_empty() {
-            return Ok(String::new());
+            return Ok(Some(String::new()));
         }
         clauses.push(format!("({c})"));
     }
-    Ok(clauses.join(" or "))
+    Ok(Some(clauses.join(" or ")))
 }
 
 /// The `graph` verb: `source`'s running graph as far as `conn` may see it:
@@ -854,6 +904,7 @@ fn graph_view(st: &State, conn: &Conn, source: &str) -> Result<ReplyBody, Refusa
         .filter_map(|(id, flows)| {
             let i = running.instance(*id)?;
             let (seen, passed) = d.graphs.counts(*id);
+            let (runs, why) = d.graphs.placed(*id);
             Some(netsift_ffpf::proto::GraphInstance {
                 id: id.0,
                 class: i.class.name.into(),
@@ -862,8 +913,14 @@ fn graph_view(st: &State, conn: &Conn, source: &str) -> Result<ReplyBody, Refusa
                 upstream: i.upstream.iter().map(|u| u.0).collect(),
                 flows: flows.clone(),
                 refs: i.refs as u64,
-                runs: "daemon".into(),
-                could_run: crate::graph::place::could_run(running, *id).into(),
+                runs: runs.into(),
+                could_run: if runs == "kernel" {
+                    "kernel"
+                } else {
+                    crate::graph::place::could_run(running, *id)
+                }
+                .into(),
+                why,
                 seen,
                 passed,
             })

@@ -26,11 +26,13 @@ use netsift_ffpf::shm::{Memfd, RwMapping};
 use netsift_graph::{FlowId, FlowSpec, Instance, InstanceId, Running};
 use std::collections::BTreeMap;
 use std::os::fd::OwnedFd;
+use std::sync::Arc;
 
 /// An instance's MBuf as clients see it.
 struct Shared {
     memfd: Memfd,
-    map: RwMapping,
+    /// Shared with the mirror thread while the kernel runs the instance.
+    map: Arc<RwMapping>,
 }
 
 /// A running instance.
@@ -49,6 +51,8 @@ struct Node {
     passed: u64,
     /// A sampler's packets since the last one it passed (mirrored in MBuf).
     count: u32,
+    /// Placement (graph/kernel.rs): the kernel runs it, the daemon does not.
+    resident: bool,
 }
 
 /// A source's running graph.
@@ -64,6 +68,8 @@ pub(crate) struct Graphs {
     order: Vec<InstanceId>,
     /// MBuf bytes of all instances.
     mbuf_bytes: u64,
+    /// Placement: what runs below the daemon (graph/kernel.rs).
+    kernel: super::kernel::Kernel,
 }
 
 /// The most MBuf bytes a source's instances may hold together: each element
@@ -80,6 +86,7 @@ impl Graphs {
             active_flows: 0,
             order: Vec::new(),
             mbuf_bytes: 0,
+            kernel: super::kernel::Kernel::new(),
         }
     }
 
@@ -129,6 +136,7 @@ impl Graphs {
             }
             match node(i, &build) {
                 Ok(n) => {
+                    self.kernel.adopt(i, &n.kind);
                     self.nodes.insert(id, n);
                     made.push(id);
                 }
@@ -141,6 +149,7 @@ impl Graphs {
         if let Err(e) = result {
             for id in made {
                 self.nodes.remove(&id);
+                self.kernel.forget(id);
             }
             self.running.close(flow);
             return Err(e);
@@ -151,7 +160,9 @@ impl Graphs {
 
     /// Closes `flow`: the instances no other flow uses go, with their MBufs.
     pub(crate) fn close(&mut self, flow: FlowId) {
+        self.kernel.set_active(flow, false);
         for id in self.running.close(flow).unwrap_or_default() {
+            self.kernel.forget(id);
             if let Some(n) = self.nodes.remove(&id) {
                 self.mbuf_bytes -= n.mem.len() as u64;
             }
@@ -243,7 +254,7 @@ impl Graphs {
         ids.extend(
             self.nodes
                 .iter()
-                .filter(|(_, n)| n.active > 0)
+                .filter(|(_, n)| n.active > 0 && !n.resident)
                 .map(|(id, _)| *id),
         );
         for &id in &ids {
@@ -284,6 +295,73 @@ impl Graphs {
         ran
     }
 
+    /// Places the running graph again with `flow` active (`on`) or not
+    /// (graph/kernel.rs): what the daemon runs carries its MBuf and
+    /// registers into its regions, the kernel's program is made and swapped
+    /// in, then the daemon stops running what went below and runs again
+    /// what came back (its MBuf and registers carried out and published).
+    /// What went wrong, to log.
+    pub(crate) fn place(&mut self, flow: FlowId, on: bool) -> Option<String> {
+        self.kernel.set_active(flow, on);
+        for (id, n) in &mut self.nodes {
+            if let (false, Some(r)) = (n.resident, self.kernel.regions(*id)) {
+                r.store(&n.mem);
+                if let Kind::Fpl(_, regs) = &mut n.kind {
+                    r.carry_registers(regs, true);
+                }
+            }
+        }
+        let nodes = &self.nodes;
+        let (resident, trouble) = self
+            .kernel
+            .update(&self.running, &|id| nodes.get(&id).map(|n| &n.kind));
+        let mut mirrored = Vec::new();
+        for (id, n) in &mut self.nodes {
+            let below = resident.contains(id);
+            if let (true, Some(s)) = (below, &n.shared) {
+                mirrored.push((*id, Arc::clone(&s.map)));
+            }
+            if below == n.resident {
+                continue;
+            }
+            if let (false, Some(r)) = (below, self.kernel.regions(*id)) {
+                r.load(&mut n.mem);
+                if let Kind::Fpl(_, regs) = &mut n.kind {
+                    r.carry_registers(regs, false);
+                }
+                if let Some(s) = &n.shared {
+                    s.map.store_words(0, &n.mem);
+                }
+            }
+            n.resident = below;
+            n.pass.clear();
+        }
+        self.kernel.mirror(mirrored);
+        trouble
+    }
+
+    /// The level below the daemon of the source, for instances made from
+    /// now on (`graph::kernel::below`).
+    pub(crate) fn set_below(&mut self, below: Result<super::kernel::Below, String>) {
+        self.kernel.set_below(below);
+    }
+
+    /// Per element of `flow`: whether its instance runs in the kernel only.
+    pub(crate) fn resident_elements(&self, flow: FlowId) -> Vec<bool> {
+        let ids = self.running.flow(flow).map(|f| f.instances.clone());
+        ids.unwrap_or_default()
+            .iter()
+            .map(|id| self.nodes.get(id).is_some_and(|n| n.resident))
+            .collect()
+    }
+
+    /// Where instance `id` runs (`kernel` or `daemon`), and why.
+    pub(crate) fn placed(&self, id: InstanceId) -> (&'static str, String) {
+        self.kernel
+            .placed(id)
+            .map_or(("daemon", String::new()), |p| (p.runs, p.why.clone()))
+    }
+
     /// Into `out`, per chunk of [`LANES`] packets of the last batch: those
     /// one of `sinks` passed.
     pub(crate) fn accepted(&self, sinks: &[InstanceId], chunks: usize, out: &mut Vec<u32>) {
@@ -305,7 +383,7 @@ fn node(i: &Instance, build: &impl Fn(&Instance) -> Result<Kind, String>) -> Res
         // Whole words: published a word at a time.
         let memfd =
             Memfd::create(c"netsift-mbuf", len.div_ceil(8) * 8).map_err(|e| e.to_string())?;
-        let map = memfd.map_rw().map_err(|e| e.to_string())?;
+        let map = Arc::new(memfd.map_rw().map_err(|e| e.to_string())?);
         memfd.seal_readers().map_err(|e| e.to_string())?;
         Some(Shared { memfd, map })
     } else {
@@ -321,6 +399,7 @@ fn node(i: &Instance, build: &impl Fn(&Instance) -> Result<Kind, String>) -> Res
         seen: 0,
         passed: 0,
         count: 0,
+        resident: false,
     })
 }
 

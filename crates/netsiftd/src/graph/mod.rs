@@ -3,19 +3,22 @@
 //! refuses the whole graph before anything exists, naming the element and its
 //! position; [`exec`] keeps one running graph per source (`netsift_graph`'s
 //! prefix merging, shared by every client) and runs each active instance once
-//! per packet that reaches it; [`place`] says where each could run.
+//! per packet that reaches it; [`place`] decides which instances run below
+//! the daemon and [`kernel`] generates and attaches their socket filter.
 //!
 //! The classes that are more than a few lines run from files of their own:
 //! [`follow`], [`externs`] (the external functions standing alone) and
 //! [`native`].
 //!
-//! Arrows: `bpf`, `follow`, `externs`, `native` ← `check` ← `exec`; `place`
-//! reads `netsift_graph` only.
+//! Arrows: `bpf`, `follow`, `externs`, `native` ← `check` ← `kernel` ← `exec`;
+//! `place` ← `kernel`; `place` reads `netsift_graph` (and the kernel crate's
+//! path bound) only.
 
 pub(crate) mod bpf;
 pub(crate) mod check;
 pub(crate) mod exec;
 pub(crate) mod externs;
 pub(crate) mod follow;
+pub(crate) mod kernel;
 pub(crate) mod native;
 pub(crate) mod place;

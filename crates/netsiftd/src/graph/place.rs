@@ -1,18 +1,223 @@
-//! Where each element of a running graph could run. Every instance runs in
-//! the daemon for now; this records the lowest level that could take it, so
-//! that placement (XDP, socket eBPF) can come without changing the protocol:
-//! a source (`device`) is the kernel's ring, and a `pcap` element fed only by
-//! the source, or by such elements, is a filter the kernel's union program
-//! under the ring already holds (as a flow's filter is). Everything else
-//! needs the daemon.
+//! Where each instance of a running graph runs: the rule (docs/daemon.md,
+//! "Placement").
+//!
+//! A socket filter can only keep or drop a packet; it cannot tell the daemon
+//! which instance passed it. So an instance runs in the kernel, below the
+//! daemon, when it and everything upstream of it can run there and nothing
+//! has to come back from it per packet:
+//!
+//! - a *kernel sink* is an active instance whose outcome is only MBuf state
+//!   ([`Ability::MbufOnly`]: `packetcount`, `bytecount`, an FPL program that
+//!   never passes a packet and that the kernel can run) whose every path to a
+//!   source goes through stateless filters the kernel evaluates exactly
+//!   ([`Ability::Filter`]: a `pcap` element with one program for both
+//!   directions), at most [`MAX_PATHS`] paths;
+//! - a filter or source is *resident* in the kernel (the daemon does not run
+//!   it) when every active instance that reads it is a resident instance and
+//!   no active flow delivers what it passes; otherwise the daemon runs it
+//!   (and the kernel evaluates it again for the sinks below it, which is
+//!   exact since it keeps no state).
+//!
+//! Everything else runs in the daemon, and [`Placed::why`] says why. The
+//! daemon decides; a client never chooses. [`super::kernel`] turns the plan
+//! into a program and falls back to the daemon where the kernel refuses it.
 //!
 //! [`kernel_clause`] is the other half: the clause a graph flow holds in the
-//! union program while it is active, so the kernel keeps what its first
-//! filters may want and no more.
+//! ring's union program while it is active, so the kernel keeps what its
+//! daemon-run first filters may want, and nothing for what runs below.
 
-use netsift_graph::{FlowSpec, InstanceId, Running};
+use netsift_graph::{FlowId, FlowSpec, InstanceId, Running};
+use std::collections::{BTreeMap, BTreeSet};
 
-/// The lowest level that could run instance `id`: `kernel` or `daemon`.
+pub(crate) use netsift_kernel::graphs::MAX_PATHS;
+
+/// What an instance could do below the daemon, from what it runs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Ability {
+    /// The source: the packets of the socket the program sits under.
+    Source,
+    /// A stateless filter the kernel evaluates exactly.
+    Filter,
+    /// It passes no packet; what it does is only MBuf state.
+    MbufOnly,
+    /// The daemon only, and why.
+    Daemon(String),
+}
+
+/// Where an instance runs, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Placed {
+    /// `kernel` or `daemon` (`xdp` once the AF_XDP program takes graphs).
+    pub(crate) runs: &'static str,
+    /// Why there, as `netsift flow -d --graph` prints it.
+    pub(crate) why: String,
+}
+
+/// The placement of a running graph.
+#[derive(Debug, Default)]
+pub(crate) struct Plan {
+    /// Every instance of the running graph.
+    pub(crate) placed: BTreeMap<InstanceId, Placed>,
+    /// The kernel sinks, in id order, each with its paths: the filter
+    /// instances from a source down to it (an empty path: fed by the source).
+    pub(crate) sinks: Vec<(InstanceId, Vec<Vec<InstanceId>>)>,
+}
+
+impl Plan {
+    /// The instances the kernel runs and the daemon does not.
+    pub(crate) fn resident(&self) -> BTreeSet<InstanceId> {
+        self.placed
+            .iter()
+            .filter(|(_, p)| p.runs == "kernel")
+            .map(|(id, _)| *id)
+            .collect()
+    }
+}
+
+/// The elements of `spec` nothing in it feeds: what the flow delivers.
+fn last_elements(spec: &FlowSpec) -> impl Iterator<Item = usize> + '_ {
+    (0..spec.filters.len()).filter(|&e| !spec.flow.edges.iter().any(|&(from, _)| from == e))
+}
+
+/// The paths from a source down to `id` through instances `ability` calls
+/// filters, each in order from the top; an error names the instance in the
+/// way, or says there are too many.
+fn paths(
+    running: &Running,
+    id: InstanceId,
+    ability: &dyn Fn(InstanceId) -> Ability,
+) -> Result<Vec<Vec<InstanceId>>, String> {
+    let Some(i) = running.instance(id) else {
+        return Ok(Vec::new());
+    };
+    if i.upstream.is_empty() {
+        return Ok(vec![Vec::new()]);
+    }
+    let mut out = Vec::new();
+    for &u in &i.upstream {
+        let class = running.instance(u).map_or("?", |i| i.class.name);
+        match ability(u) {
+            Ability::Source => out.push(Vec::new()),
+            Ability::Filter => {
+                // Upstream instances are older, so this ends; a flow is at most
+                // 64 elements deep, and the count is bounded below.
+                for mut p in paths(running, u, ability)? {
+                    p.push(u);
+                    out.push(p);
+                }
+            }
+            Ability::MbufOnly | Ability::Daemon(_) => {
+                return Err(format!(
+                    "upstream #{} ({class}) is not a filter the kernel evaluates, and a \
+                     socket filter cannot hand verdicts down to it",
+                    u.0
+                ))
+            }
+        }
+        if out.len() > MAX_PATHS {
+            return Err(format!(
+                "more than {MAX_PATHS} paths from the source, each evaluated in the kernel"
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The plan for `running` with the flows `active` active, what each
+/// instance can do (`ability`), and `below`: whether the source has a kernel
+/// level to place instances in (the reason when it has none).
+pub(crate) fn plan(
+    running: &Running,
+    active: &BTreeSet<FlowId>,
+    ability: &dyn Fn(InstanceId) -> Ability,
+    below: Result<(), &str>,
+) -> Plan {
+    let mut used = BTreeSet::new();
+    let mut delivers = BTreeSet::new();
+    let mut readers: BTreeMap<InstanceId, BTreeSet<InstanceId>> = BTreeMap::new();
+    for f in active {
+        let Some(rf) = running.flow(*f) else { continue };
+        used.extend(rf.instances.iter().copied());
+        delivers.extend(last_elements(&rf.spec).map(|e| rf.instances[e]));
+        for &(from, to) in &rf.spec.flow.edges {
+            readers
+                .entry(rf.instances[from])
+                .or_default()
+                .insert(rf.instances[to]);
+        }
+    }
+    let mut p = Plan::default();
+    let mut why: BTreeMap<InstanceId, String> = BTreeMap::new();
+    for &id in &used {
+        if ability(id) != Ability::MbufOnly {
+            continue;
+        }
+        let r = below
+            .map_err(str::to_string)
+            .and_then(|()| paths(running, id, ability));
+        match r {
+            Ok(ps) => p.sinks.push((id, ps)),
+            Err(e) => {
+                why.insert(id, e);
+            }
+        }
+    }
+    let mut resident: BTreeSet<InstanceId> = p.sinks.iter().map(|(id, _)| *id).collect();
+    // Readers are newer than what they read: newest first, each decided
+    // after its readers.
+    for &id in used.iter().rev() {
+        if resident.contains(&id) || !matches!(ability(id), Ability::Filter | Ability::Source) {
+            continue;
+        }
+        let rs = readers.get(&id);
+        let daemon_reader = rs.and_then(|rs| rs.iter().find(|r| !resident.contains(r)));
+        if let Some(r) = daemon_reader {
+            why.insert(id, format!("#{} reads it in the daemon", r.0));
+        } else if delivers.contains(&id) {
+            why.insert(id, "a flow takes what it passes".into());
+        } else if rs.is_some_and(|rs| !rs.is_empty()) {
+            resident.insert(id);
+        }
+    }
+    for i in running.instances() {
+        let id = i.id;
+        let placed = if resident.contains(&id) {
+            let why = if ability(id) == Ability::MbufOnly {
+                "only its MBuf changes: the graph's socket filter updates it, and no packet \
+                 is copied to user space for it"
+            } else {
+                "only instances in the kernel read it: the graph's socket filter evaluates it"
+            };
+            Placed {
+                runs: "kernel",
+                why: why.into(),
+            }
+        } else if !used.contains(&id) {
+            Placed {
+                runs: "daemon",
+                why: "no active flow uses it".into(),
+            }
+        } else {
+            let why = match ability(id) {
+                Ability::Daemon(w) => w,
+                _ => why
+                    .remove(&id)
+                    .unwrap_or_else(|| "nothing in the kernel reads it".into()),
+            };
+            Placed {
+                runs: "daemon",
+                why,
+            }
+        };
+        p.placed.insert(id, placed);
+    }
+    p
+}
+
+/// The lowest level that could run instance `id` as a filter: `kernel` or
+/// `daemon`. The source (the ring) and a `pcap` element fed only by such
+/// elements could run in the union program under the ring, as a flow's
+/// filter does (what [`plan`] puts in the kernel could run there too).
 pub(crate) fn could_run(running: &Running, id: InstanceId) -> &'static str {
     let Some(i) = running.instance(id) else {
         return "daemon";
@@ -34,32 +239,50 @@ pub(crate) fn could_run(running: &Running, id: InstanceId) -> &'static str {
     }
 }
 
-/// The pcap expressions of a graph's first filters (the elements fed only by
-/// its source), when every one of them is a `pcap` element: the kernel may
-/// drop what none of them accepts. `None` when some first filter is of
-/// another class, a source is a last element, or there is no filter: the
-/// kernel must keep every packet.
-pub(crate) fn kernel_clause(spec: &FlowSpec) -> Option<Vec<String>> {
+/// What a graph flow holds in the union program under the ring.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Clause {
+    /// Nothing: everything it delivers and counts runs below the daemon.
+    Nothing,
+    /// Every packet.
+    All,
+    /// What one of these pcap expressions accepts.
+    Any(Vec<String>),
+}
+
+/// The clause of `spec` while active, its elements for which `resident`
+/// holds running in the kernel: the pcap expressions of its first filters
+/// (the daemon-run elements fed only by its source) when every one of them
+/// is a `pcap` element; every packet when some first filter is of another
+/// class or a source delivers; nothing when every last element is resident.
+pub(crate) fn kernel_clause(spec: &FlowSpec, resident: &dyn Fn(usize) -> bool) -> Clause {
+    if last_elements(spec).all(resident) {
+        return Clause::Nothing;
+    }
     let is_source = |i: usize| spec.filters[i].class.name == "device";
     // A source that is a last element delivers every packet.
-    let feeds = |i: usize| spec.flow.edges.iter().any(|&(from, _)| from == i);
-    if (0..spec.filters.len()).any(|i| is_source(i) && !feeds(i)) {
-        return None;
+    if last_elements(spec).any(is_source) {
+        return Clause::All;
     }
     let mut first = Vec::new();
     for (i, f) in spec.filters.iter().enumerate() {
-        if is_source(i) || !spec.flow.upstream(i).all(is_source) {
+        if is_source(i) || resident(i) || !spec.flow.upstream(i).all(is_source) {
             continue;
         }
         if f.class.name != "pcap" {
-            return None;
+            return Clause::All;
         }
-        first.push(f.args.first().map(|a| match a {
-            netsift_graph::class::Value::Text(t) => t.clone(),
-            other => other.to_string(),
-        })?);
+        first.push(match f.args.first() {
+            Some(netsift_graph::class::Value::Text(t)) => t.clone(),
+            Some(other) => other.to_string(),
+            None => return Clause::All,
+        });
     }
-    (!first.is_empty()).then_some(first)
+    if first.is_empty() {
+        Clause::All
+    } else {
+        Clause::Any(first)
+    }
 }
 
 #[cfg(test)]
@@ -71,13 +294,18 @@ mod tests {
         FlowSpec::parse(text, Privilege::User, &Limits::default()).unwrap()
     }
 
+    fn any(v: &[&str]) -> Clause {
+        Clause::Any(v.iter().map(|s| s.to_string()).collect())
+    }
+
     #[test]
-    fn the_kernel_keeps_what_the_first_pcap_filters_want() {
-        let s = spec("(device,e) -> ((pcap,udp) | (pcap,\"tcp\")) -> (packetcount)");
-        assert_eq!(kernel_clause(&s), Some(vec!["udp".into(), "tcp".into()]));
+    fn the_kernel_keeps_what_the_first_daemon_filters_want() {
+        let no = |_: usize| false;
+        let s = spec("(device,e) -> ((pcap,udp) | (pcap,\"tcp\")) -> (sampler,2,4)");
+        assert_eq!(kernel_clause(&s, &no), any(&["udp", "tcp"]));
         // Without a device the first filters are the ones fed by nothing.
         let s = spec("(pcap,udp) -> (sampler,2,4) -> (pcap,tcp)");
-        assert_eq!(kernel_clause(&s), Some(vec!["udp".into()]));
+        assert_eq!(kernel_clause(&s, &no), any(&["udp"]));
         // A first filter of another class, or a device that is a last
         // element (it delivers every packet): the kernel keeps everything.
         for other in [
@@ -85,17 +313,89 @@ mod tests {
             "(device,e) | (pcap,udp)",
             "(device,e)",
         ] {
-            assert_eq!(kernel_clause(&spec(other)), None, "{other}");
+            assert_eq!(kernel_clause(&spec(other), &no), Clause::All, "{other}");
         }
+        // What runs in the kernel needs no clause; a filter the daemon still
+        // runs for a delivering element keeps its own.
+        let s = spec("(device,e) -> (pcap,udp) -> (packetcount,,8)");
+        assert_eq!(kernel_clause(&s, &|e| e > 0), Clause::Nothing);
+        let s = spec("(device,e) -> (pcap,udp) -> ((packetcount,,8) | (pcap,\"port 53\"))");
+        assert_eq!(kernel_clause(&s, &|e| e == 2), any(&["udp"]));
+    }
+
+    /// Abilities as the daemon gives them, by class.
+    fn by_class(r: &Running) -> impl Fn(InstanceId) -> Ability + '_ {
+        |id| match r.instance(id).map(|i| i.class.name) {
+            Some("device") => Ability::Source,
+            Some("pcap") => Ability::Filter,
+            Some("packetcount" | "bytecount") => Ability::MbufOnly,
+            _ => Ability::Daemon("not placed".into()),
+        }
+    }
+
+    /// A running graph of `texts`, and their flows.
+    fn running(texts: &[&str]) -> (Running, Vec<FlowId>) {
+        let mut r = Running::new(Limits::default());
+        let flows = texts
+            .iter()
+            .map(|t| r.instantiate(spec(t)).unwrap())
+            .collect();
+        (r, flows)
+    }
+
+    fn runs(r: &Running, p: &Plan, f: FlowId) -> Vec<&'static str> {
+        let ids = &r.flow(f).unwrap().instances;
+        ids.iter().map(|i| p.placed[i].runs).collect()
+    }
+
+    #[test]
+    fn counters_behind_filters_go_below_and_what_the_daemon_reads_stays() {
+        let (r, flows) = running(&[
+            "(device,e) -> (pcap,udp) -> (packetcount,,8)",
+            "(device,e) -> (pcap,udp) -> (pcap,\"port 53\")",
+            "(device,e) -> (sampler,2,4) -> (bytecount,,8)",
+        ]);
+        let [a, b, c] = flows[..] else { panic!() };
+        let ab = by_class(&r);
+        let only_a: BTreeSet<FlowId> = [a].into();
+        let p = plan(&r, &only_a, &ab, Ok(()));
+        assert_eq!(runs(&r, &p, a), ["kernel", "kernel", "kernel"]);
+        assert_eq!(p.sinks.len(), 1);
+        let udp = r.flow(a).unwrap().instances[1];
+        assert_eq!(p.sinks[0].1, vec![vec![udp]]);
+        // B reads the shared udp filter in the daemon: it runs there too, and
+        // the kernel evaluates it again for A's counter.
+        let p = plan(&r, &[a, b, c].into(), &ab, Ok(()));
+        assert_eq!(runs(&r, &p, a), ["daemon", "daemon", "kernel"]);
+        assert_eq!(runs(&r, &p, b), ["daemon", "daemon", "daemon"]);
+        assert!(
+            p.placed[&udp].why.contains("reads it in the daemon"),
+            "{p:?}"
+        );
+        // Behind a sampler a counter stays in the daemon, saying why.
+        assert_eq!(runs(&r, &p, c), ["daemon", "daemon", "daemon"]);
+        let count = r.flow(c).unwrap().instances[2];
+        assert!(
+            p.placed[&count].why.contains("(sampler) is not a filter"),
+            "{p:?}"
+        );
+        // No kernel level: nothing goes below, and the reason is given.
+        let p = plan(&r, &only_a, &ab, Err("a capture file"));
+        assert_eq!(runs(&r, &p, a), ["daemon", "daemon", "daemon"]);
+        assert!(p.sinks.is_empty());
+        let count = r.flow(a).unwrap().instances[2];
+        assert_eq!(p.placed[&count].why, "a capture file");
+        // A paused flow's instances run nowhere.
+        let p = plan(&r, &BTreeSet::new(), &ab, Ok(()));
+        assert!(p.placed.values().all(|x| x.why == "no active flow uses it"));
     }
 
     #[test]
     fn a_pcap_prefix_could_run_in_the_kernel() {
-        let mut r = Running::new(Limits::default());
-        let f = r
-            .instantiate(spec("(device,e) -> (pcap,udp) -> (pcap,\"port 53\") -> (fpl,\"RETURN 1;\") -> (pcap,tcp)"))
-            .unwrap();
-        let ids = r.flow(f).unwrap().instances.clone();
+        let (r, f) = running(&[
+            "(device,e) -> (pcap,udp) -> (pcap,\"port 53\") -> (fpl,\"RETURN 1;\") -> (pcap,tcp)",
+        ]);
+        let ids = r.flow(f[0]).unwrap().instances.clone();
         let got: Vec<&str> = ids.iter().map(|i| could_run(&r, *i)).collect();
         assert_eq!(got, ["kernel", "kernel", "kernel", "daemon", "daemon"]);
     }

@@ -1,0 +1,129 @@
+//! The kernel-resident part of a graph (`netsift_kernel::graphs`), run by
+//! `BPF_PROG_TEST_RUN` on built frames: a packet counter behind a `udp`
+//! filter counts what the engine accepts, a byte counter fed by the source
+//! counts every byte, a counter behind two filters on two paths counts a
+//! packet once when both pass, and an FPL sink (Figure 6) ends with the
+//! interpreter's MBuf; the program answers 0 to every frame. Needs root
+//! (CAP_BPF): skipped with a message without it.
+
+use netsift_kernel::fpl::{mbuf_region_len, Maps, REGS_LEN};
+use netsift_kernel::graphs::{generate, Action, Sink};
+use netsift_kernel::shared::Region;
+use netsift_kernel::sys::{ProgKind, Program};
+use netsift_testkit::frames::Frame;
+use netsift_testkit::{require, Need};
+use netsift_wire::LinkType;
+use std::sync::atomic::Ordering;
+
+fn bpf() -> Need<'static> {
+    Need::Check(
+        Region::create(8)
+            .map(drop)
+            .map_err(|e| format!("needs CAP_BPF: {e}")),
+    )
+}
+
+/// UDP and TCP frames of several ports and sizes, an ARP-sized runt and an
+/// IPv6 one.
+fn frames() -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    for i in 0..60u16 {
+        let f = Frame::default().ipv4([10, 0, 0, 2], [10, 0, 0, 1]);
+        let f = match i % 3 {
+            0 => f.udp(1000 + i, 53),
+            1 => f.udp(1000 + i, 1234),
+            _ => f.tcp(2000 + i % 5, 80, 0x10),
+        };
+        out.push(f.payload(&vec![i as u8; usize::from(i) * 7]).build());
+    }
+    out.push(
+        Frame::default()
+            .ipv6([0xfe80, 0, 0, 0, 0, 0, 0, 1], [0xfe80, 0, 0, 0, 0, 0, 0, 2])
+            .udp(5, 53)
+            .build(),
+    );
+    out
+}
+
+fn word(r: &Region) -> u64 {
+    r.dwords()[0].load(Ordering::Acquire)
+}
+
+#[test]
+fn counters_behind_filters_count_what_the_engine_accepts() {
+    require!(Need::Root, bpf());
+    let udp = netsift_swift::compile("udp", LinkType::EN10MB).unwrap();
+    let port = netsift_swift::compile("port 53", LinkType::EN10MB).unwrap();
+    let ip6 = netsift_swift::compile("ip6", LinkType::EN10MB).unwrap();
+    let (packets, bytes, both) = (
+        Region::create(8).unwrap(),
+        Region::create(8).unwrap(),
+        Region::create(8).unwrap(),
+    );
+    let text = "IF (PKT.ETH_TYPE == ETH_P_IP && PKT.IP_PROTO == PROTO_TCP) THEN \
+                R[0] = Hash(26, 12, 256); MEM[ R[0] ]++; FI";
+    let opts = netsift_fpl::Options {
+        mbuf_len: 2048,
+        ..netsift_fpl::Options::default()
+    };
+    let fig6 = netsift_fpl::compile(text, &opts, &netsift_fpl::externs::Externs::new()).unwrap();
+    let (mem, regs) = (
+        Region::create(mbuf_region_len(&fig6)).unwrap(),
+        Region::create(REGS_LEN).unwrap(),
+    );
+    let maps = Maps {
+        mbuf: mem.map().fd(),
+        regs: regs.map().fd(),
+    };
+    let sinks = [
+        Sink {
+            action: Action::Packets(&packets),
+            paths: vec![vec![0]],
+        },
+        Sink {
+            action: Action::Bytes(&bytes),
+            paths: vec![vec![]],
+        },
+        // (udp and port 53) or ip6: a packet both pass counts once.
+        Sink {
+            action: Action::Packets(&both),
+            paths: vec![vec![0, 1], vec![2]],
+        },
+        Sink {
+            action: Action::Fpl(&fig6, maps),
+            paths: vec![vec![]],
+        },
+    ];
+    let g = generate(&[&udp, &port, &ip6], &sinks, true).unwrap();
+    let prog = Program::load(ProgKind::SchedCls, "graph", &g.insns).unwrap();
+    let frames = frames();
+    for f in &frames {
+        assert_eq!(prog.test_run(f, 1).unwrap().retval, 0);
+    }
+    let engine = |set: &netsift_isa::PassSet, f: &[u8]| {
+        let c = netsift_engine::Compiled::new(set.clone());
+        c.matches(&mut netsift_engine::Scratch::new(), f, f.len() as u32)
+    };
+    let n_udp = frames.iter().filter(|f| engine(&udp, f)).count() as u64;
+    let n_both = frames
+        .iter()
+        .filter(|f| (engine(&udp, f) && engine(&port, f)) || engine(&ip6, f))
+        .count() as u64;
+    let n_bytes: u64 = frames.iter().map(|f| f.len() as u64).sum();
+    assert_eq!((n_udp, n_both), (41, 21));
+    assert_eq!(
+        (word(&packets), word(&bytes), word(&both)),
+        (n_udp, n_bytes, n_both)
+    );
+    let mut want = vec![0u8; 2048];
+    let mut r = netsift_fpl::Registers::default();
+    for f in &frames {
+        let _ = netsift_fpl::run(&fig6, f, &mut want, &mut r);
+    }
+    let got: Vec<u8> = mem
+        .dwords()
+        .iter()
+        .flat_map(|w| w.load(Ordering::Acquire).to_ne_bytes())
+        .collect();
+    assert_eq!(got, want);
+}
