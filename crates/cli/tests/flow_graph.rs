@@ -114,3 +114,42 @@ fn a_graph_flow_prints_what_its_graph_passes_and_draws_it() {
     ]);
     assert!(!ok && err.contains("takes no expression"), "{err}");
 }
+
+/// `--element N`: the flow prints what element N passes (here the graph's
+/// `udp` filter, as `netsift -r` prints `udp`), not its last elements; an
+/// element past the graph is the daemon's refusal, naming the field.
+#[test]
+fn element_prints_what_an_inner_element_passes() {
+    require!(Need::File(&afs()));
+    let d = Daemon::start(
+        &netsiftd(),
+        None,
+        &["--file", &format!("afs={}", afs().display()), "--fast"],
+    );
+    let sock = d.socket.to_str().unwrap();
+    let afs = afs();
+    let (ok, want, _) = netsift(&["-n", "-r", afs.to_str().unwrap(), "udp"]);
+    assert!(ok);
+    let count = want.lines().count().to_string();
+    let flow = |element: &str| {
+        netsift(&[
+            "flow",
+            "--socket",
+            sock,
+            "-i",
+            "afs",
+            "-n",
+            "-c",
+            &count,
+            "--element",
+            element,
+            "--graph",
+            GRAPH,
+        ])
+    };
+    let (ok, got, err) = flow("1");
+    assert!(ok, "{err}");
+    assert_eq!(got, want, "{err}");
+    let (ok, _, err) = flow("4");
+    assert!(!ok && err.contains("field `element`: 4"), "{err}");
+}

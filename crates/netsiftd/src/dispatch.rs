@@ -58,11 +58,16 @@ struct Active {
 }
 
 /// An active graph flow: its flow in the running graph and the instances
-/// of its last elements.
+/// whose output it delivers, each with the element whose index its IBuf
+/// entries carry as their class.
 struct GraphActive {
     flow: netsift_graph::FlowId,
-    sinks: Vec<netsift_graph::InstanceId>,
+    sinks: Vec<(u32, netsift_graph::InstanceId)>,
 }
+
+/// Per sink of a graph flow: its class and, per chunk of [`LANES`] packets
+/// of the batch, those it passed.
+type SinkMasks = Vec<(u32, Vec<u32>)>;
 
 /// A flow group of the source: one per rights class.
 pub(crate) struct GroupSlot {
@@ -111,8 +116,8 @@ pub(crate) struct Dispatch {
     /// The source's running filter graph, shared by its graph flows.
     pub(crate) graphs: Graphs,
     graph_flows: Vec<Option<GraphActive>>,
-    /// Per graph flow slot, per chunk of [`LANES`] packets: the accept mask.
-    graph_masks: Vec<Vec<u32>>,
+    /// Per graph flow slot: its sinks' masks.
+    graph_masks: Vec<SinkMasks>,
     pub(crate) groups: HashMap<Class, GroupSlot>,
     pub(crate) counters: Counters,
     scratch: BatchScratch,
@@ -230,18 +235,19 @@ impl Dispatch {
 
     /// Makes `flow` of group `class` active with graph flow `graph` (already
     /// instantiated in [`Dispatch::graphs`]), taking the packets of
-    /// `direction` that its last elements pass.
+    /// `direction` that its last elements pass, or element `element` if
+    /// given.
     pub(crate) fn activate_graph(
         &mut self,
         class: &Class,
         flow: FlowId,
-        graph: netsift_graph::FlowId,
+        (graph, element): (netsift_graph::FlowId, Option<u32>),
         direction: Direction,
     ) {
         self.graphs.activate(graph);
         let active = GraphActive {
             flow: graph,
-            sinks: self.graphs.sinks(graph),
+            sinks: self.graphs.sinks(graph, element.map(|e| e as usize)),
         };
         let slot = match self.graph_flows.iter().position(Option::is_none) {
             Some(s) => {
@@ -435,7 +441,7 @@ impl Dispatch {
     }
 
     /// The running graph over the batch (each active instance once per
-    /// packet that reaches it), then each active graph flow's accept masks
+    /// packet that reaches it), then each active graph flow's sinks' masks
     /// into `graph_masks`.
     fn run_graphs(&mut self, pkts: &[Packet<'_>]) {
         if !self.graphs.any_active() {
@@ -446,9 +452,15 @@ impl Dispatch {
             .resize_with(self.graph_flows.len(), Vec::new);
         let chunks = pkts.len().div_ceil(LANES);
         for (slot, a) in self.graph_flows.iter().enumerate() {
-            if let Some(a) = a {
-                self.graphs
-                    .accepted(&a.sinks, chunks, &mut self.graph_masks[slot]);
+            let Some(a) = a else { continue };
+            let masks = &mut self.graph_masks[slot];
+            masks.resize_with(a.sinks.len(), Default::default);
+            for (&(element, id), (class, m)) in a.sinks.iter().zip(masks.iter_mut()) {
+                *class = element;
+                m.clear();
+                m.extend_from_slice(self.graphs.passed(id));
+                // An instance no packet reached this batch passed none.
+                m.resize(chunks, 0);
             }
         }
     }
@@ -488,10 +500,12 @@ impl Dispatch {
 
 /// Which active flows take each of the first `n` packets: for packet `i`,
 /// `targets[spans[i].0..spans[i].1]` (the flows whose filter accepted it in
-/// the direction the flow takes).
+/// the direction the flow takes), each with the class its IBuf entry
+/// carries: 0 for a pcap filter, for a graph the element of the first of its
+/// sinks that passed it.
 fn accepting(
     active: &[Active],
-    (masks, graph_masks): (&[Vec<u32>], &[Vec<u32>]),
+    (masks, graph_masks): (&[Vec<u32>], &[SinkMasks]),
     sent: &[u32],
     n: usize,
     targets: &mut Vec<(FlowId, u32)>,
@@ -503,12 +517,16 @@ fn accepting(
         let (chunk, bit) = (i / LANES, 1u32 << (i % LANES));
         let start = targets.len();
         for a in active {
-            let mask = match a.verdict {
-                Verdict::Filter(s) => masks[s][chunk],
-                Verdict::Graph(s) => graph_masks[s][chunk],
+            let take = lanes(a.direction, sent[chunk]) & bit;
+            let class = match a.verdict {
+                Verdict::Filter(s) => (masks[s][chunk] & take != 0).then_some(0),
+                Verdict::Graph(s) => graph_masks[s]
+                    .iter()
+                    .find(|(_, m)| m[chunk] & take != 0)
+                    .map(|(class, _)| *class),
             };
-            if mask & lanes(a.direction, sent[chunk]) & bit != 0 {
-                targets.push((a.flow, 0));
+            if let Some(class) = class {
+                targets.push((a.flow, class));
             }
         }
         spans.push((start, targets.len()));

@@ -76,6 +76,9 @@ struct FlowEntry {
     graph: Option<netsift_graph::FlowSpec>,
     /// A graph flow's flow in its source's running graph, once instantiated.
     graph_flow: Option<netsift_graph::FlowId>,
+    /// The element (0-based) whose output a graph flow delivers (`None`: its
+    /// last elements').
+    element: Option<u32>,
 }
 
 struct State {
@@ -254,6 +257,8 @@ impl Daemon {
                 ibuf_entries,
                 direction,
                 graph,
+                element,
+                instance,
             } => {
                 let ask = Ask {
                     source,
@@ -262,6 +267,8 @@ impl Daemon {
                     ibuf_entries,
                     direction,
                     graph,
+                    element,
+                    instance,
                 };
                 self.create(st, conn, ask)?
             }
@@ -306,6 +313,8 @@ impl Daemon {
             ibuf_entries,
             direction,
             graph,
+            element,
+            instance,
         } = ask;
         let s = st.sources.get(&source).ok_or_else(|| {
             let names: Vec<&str> = st.sources.keys().map(String::as_str).collect();
@@ -321,6 +330,15 @@ impl Daemon {
             .rights
             .as_ref()
             .map_err(|r| refuse(ErrorCode::Denied, format!("`create`: {r}")))?;
+        // An instance is read as the element it runs as in a graph flow of
+        // the caller's class that uses it, whose graph this flow shares.
+        let (graph, element) = match instance {
+            Some(id) => {
+                let (text, e) = instance_graph(st, conn, &source, id)?;
+                (Some(text), Some(e))
+            }
+            None => (graph, element),
+        };
         let held = st.flows.values().filter(|f| f.conn == conn.id).count();
         if held >= self.cfg.max_flows {
             return Err(refuse(
@@ -367,6 +385,16 @@ impl Daemon {
                 let spec = crate::graph::check::check("create", &text, privilege, &source, &|t| {
                     compile(s, t).map(|(p, _)| p).map_err(|r| r.what)
                 })?;
+                if let Some(e) = element.filter(|e| *e as usize >= spec.filters.len()) {
+                    return Err(refuse(
+                        ErrorCode::BadField,
+                        format!(
+                            "`create`: field `element`: {e} (0-based), but the graph has {} \
+                             elements",
+                            spec.filters.len()
+                        ),
+                    ));
+                }
                 (text, String::new(), Some(spec))
             }
         };
@@ -389,6 +417,7 @@ impl Daemon {
                 member: None,
                 graph,
                 graph_flow: None,
+                element,
             },
         );
         Ok(ReplyBody::Created {
@@ -535,6 +564,7 @@ impl Daemon {
             f.source.clone(),
             f.direction,
         );
+        let element = f.element;
         let graph = f.graph.clone().zip(f.graph_flow);
         let s = st.sources.get_mut(&name).expect("a flow's source");
         let (programs, clause) = match &graph {
@@ -550,7 +580,9 @@ impl Daemon {
             .map_err(|e| refuse(ErrorCode::Filter, format!("`activate`: {e}")))?;
         match (programs, graph) {
             (Some(p), _) => lock(&s.dispatch).activate(&class, id, &text, direction, || p),
-            (None, Some((_, g))) => lock(&s.dispatch).activate_graph(&class, id, g, direction),
+            (None, Some((_, g))) => {
+                lock(&s.dispatch).activate_graph(&class, id, (g, element), direction)
+            }
             (None, None) => unreachable!("a filter flow has programs"),
         }
         let f = st.flows.get_mut(&flow).expect("owned");
@@ -641,11 +673,12 @@ impl Daemon {
         if f.graph.is_some() {
             let (state, class, member, g) =
                 (f.state, f.rights.class.clone(), f.member, f.graph_flow);
+            let element = f.element;
             if let (FlowState::Active, Some(id), Some(g)) = (state, member, g) {
                 let s = &st.sources[&f.source];
                 let mut d = lock(&s.dispatch);
                 d.deactivate(&class, id);
-                d.activate_graph(&class, id, g, direction);
+                d.activate_graph(&class, id, (g, element), direction);
             }
             st.flows.get_mut(&flow).expect("owned").direction = direction;
             return Ok(done(flow, Some(st.flows[&flow].state)));
@@ -721,6 +754,8 @@ struct Ask {
     ibuf_entries: Option<u64>,
     direction: Direction,
     graph: Option<String>,
+    element: Option<u32>,
+    instance: Option<u64>,
 }
 
 /// Refuses a direction on a source whose packets have none (a capture
@@ -801,6 +836,56 @@ fn graph_clause(s: &Source, spec: &netsift_graph::FlowSpec) -> Result<String, Re
     Ok(clauses.join(" or "))
 }
 
+/// The graph flows on `source` that `conn` may see (those of its class of
+/// rights; root: all), by their flow in the running graph.
+fn visible(st: &State, conn: &Conn, source: &str) -> BTreeMap<netsift_graph::FlowId, FlowNo> {
+    let class = conn.rights.as_ref().ok().map(|r| &r.class);
+    let sees = |f: &FlowEntry| conn.peer.uid == 0 || Some(&f.rights.class) == class;
+    st.flows
+        .iter()
+        .filter(|(_, f)| f.source == source && sees(f))
+        .filter_map(|(n, f)| f.graph_flow.map(|g| (g, *n)))
+        .collect()
+}
+
+/// `create`'s `instance`: the graph text of a flow on `source` that `conn`
+/// may see ([`visible`]) and that uses instance `id`, and the element that
+/// runs as it. Refused `bad_field` when no instance `id` runs there,
+/// `denied` when only flows of another class of rights use it.
+fn instance_graph(
+    st: &State,
+    conn: &Conn,
+    source: &str,
+    id: u64,
+) -> Result<(String, u32), Refusal> {
+    let s = &st.sources[source];
+    let d = lock(&s.dispatch);
+    let running = d.graphs.running();
+    let wanted = netsift_graph::InstanceId(id);
+    if running.instance(wanted).is_none() {
+        return Err(refuse(
+            ErrorCode::BadField,
+            format!("`create`: field `instance`: no instance {id} runs on {source}"),
+        ));
+    }
+    visible(st, conn, source)
+        .keys()
+        .filter_map(|g| running.flow(*g))
+        .find_map(|f| {
+            let e = f.instances.iter().position(|i| *i == wanted)?;
+            Some((f.spec.flow.text.clone(), e as u32))
+        })
+        .ok_or_else(|| {
+            refuse(
+                ErrorCode::Denied,
+                format!(
+                    "`create`: instance {id} on {source} serves only flows of another class \
+                     of rights than yours"
+                ),
+            )
+        })
+}
+
 /// The `graph` verb: `source`'s running graph as far as `conn` may see it:
 /// the graph flows of its class of rights (root's: all), the instances they
 /// use, and the same as DOT.
@@ -811,14 +896,7 @@ fn graph_view(st: &State, conn: &Conn, source: &str) -> Result<ReplyBody, Refusa
             format!("`graph`: no source {source:?}"),
         )
     })?;
-    let class = conn.rights.as_ref().ok().map(|r| &r.class);
-    let sees = |f: &FlowEntry| conn.peer.uid == 0 || Some(&f.rights.class) == class;
-    let mine: BTreeMap<netsift_graph::FlowId, FlowNo> = st
-        .flows
-        .iter()
-        .filter(|(_, f)| f.source == source && sees(f))
-        .filter_map(|(n, f)| f.graph_flow.map(|g| (g, *n)))
-        .collect();
+    let mine = visible(st, conn, source);
     let d = lock(&s.dispatch);
     let running = d.graphs.running();
     let mut flows = Vec::new();

@@ -7,6 +7,11 @@
 //! frees its own; bad graph text is refused with its position; `native` is
 //! refused for a user who is not root, who sees none of root's instances;
 //! on an interface, a graph's first pcap filter is held in the kernel.
+//!
+//! Any instance reads as a flow: by its element in a graph or by its id,
+//! exactly what it passes, each IBuf entry's class naming the element.
+//! Refused: an element past the graph, an instance that does not run or
+//! serves another class of rights.
 
 mod common;
 
@@ -19,16 +24,37 @@ use std::io::BufRead;
 use std::process::{Command, Stdio};
 
 fn graph_flow(c: &Client, graph: &str) -> Flow {
-    let mut f = c
-        .create(&FlowSpec {
+    activated(
+        c,
+        &FlowSpec {
             source: "afs".into(),
             graph: Some(graph.into()),
             ..FlowSpec::default()
-        })
-        .unwrap_or_else(|e| panic!("{graph}: {e}"));
+        },
+    )
+}
+
+/// A flow of `spec`, instantiated and activated.
+fn activated(c: &Client, spec: &FlowSpec) -> Flow {
+    let mut f = c.create(spec).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
     f.instantiate().unwrap();
     f.activate().unwrap();
     f
+}
+
+/// Every packet waiting in `flow`, with the class of its IBuf entry.
+fn drain_classes(flow: &mut Flow) -> Vec<(Got, u32)> {
+    let r = flow.reader().unwrap();
+    let mut out = Vec::new();
+    while let Some(p) = r.getnext().unwrap() {
+        out.push(((p.data.to_vec(), p.wirelen, p.ts_ns), p.class));
+    }
+    out
+}
+
+/// `pkts`, each with `class`.
+fn classed(pkts: &[Got], class: u32) -> Vec<(Got, u32)> {
+    pkts.iter().map(|p| (p.clone(), class)).collect()
 }
 
 /// `expr` as `tcpdump -ddd` prints it for the file's link type, from
@@ -84,24 +110,30 @@ fn two_graphs_share_a_prefix_and_get_what_each_passes() {
     // counted here), and a counter that passes nothing.
     let (udp, by_host) = (verdicts("udp"), verdicts(host));
     let mut nth = 0;
-    let want_b: Vec<Got> = all()
+    // Each entry's class is the first last element that passed it: the
+    // BPF filter (element 2), else the sampler (3).
+    let want_b: Vec<(Got, u32)> = all()
         .into_iter()
         .enumerate()
-        .filter(|(i, _)| {
-            if !udp[*i] {
-                return false;
+        .filter_map(|(i, p)| {
+            if !udp[i] {
+                return None;
             }
             nth += 1;
-            by_host[*i] || nth % 3 == 0
+            let class = if by_host[i] { 2 } else { 3 };
+            (by_host[i] || nth % 3 == 0).then_some((p, class))
         })
-        .map(|(_, p)| p)
         .collect();
     let n_udp = udp.iter().filter(|u| **u).count() as u64;
     assert!(
         want_b.len() as u64 > n_udp / 3,
         "the test needs host packets"
     );
-    assert_eq!(drain(&mut fb), want_b, "{gb}");
+    assert!(
+        want_b.iter().any(|(_, c)| *c == 3),
+        "the test needs sampled packets"
+    );
+    assert_eq!(drain_classes(&mut fb), want_b, "{gb}");
     assert_eq!(fb.stats().unwrap().accepted, want_b.len() as u64);
 
     // The packetcount's MBuf, as the client maps it: the udp packets.
@@ -212,6 +244,7 @@ fn bad_graphs_are_refused_with_their_position() {
 }
 
 const ROLE: &str = "NETSIFTD_GRAPHS_SIDE";
+const INSTANCE: &str = "NETSIFTD_GRAPHS_INSTANCE";
 
 /// Run as another user by `native_is_for_root_only`: tries a `native`
 /// element and prints what the daemon said.
@@ -228,6 +261,16 @@ fn user_side() {
     });
     let seen = c.graph("afs").unwrap();
     println!("sees: {} {}", seen.instances.len(), seen.flows.len());
+    // Root's instance, which serves no flow of this user's class.
+    let id: u64 = std::env::var(INSTANCE).unwrap().parse().unwrap();
+    match c.create(&FlowSpec {
+        source: "afs".into(),
+        instance: Some(id),
+        ..FlowSpec::default()
+    }) {
+        Ok(_) => println!("instance: accepted"),
+        Err(e) => println!("instance: {:?} {e}", e.refusal()),
+    }
     match r {
         Ok(_) => println!("said: accepted"),
         Err(e) => println!("said: {:?} {e}", e.refusal()),
@@ -250,7 +293,8 @@ fn native_is_for_root_only() {
     // Root's graph flow, which another user's rights do not see.
     let root = d.client();
     let _f = graph_flow(&root, "(device,afs) -> (packetcount)");
-    assert_eq!(root.graph("afs").unwrap().instances.len(), 2);
+    let seen = root.graph("afs").unwrap();
+    assert_eq!(seen.instances.len(), 2);
     let user = TempUser::new();
     let argv = user.setpriv();
     let out = Command::new(&argv[0])
@@ -258,23 +302,30 @@ fn native_is_for_root_only() {
         .arg(std::env::current_exe().unwrap())
         .args(["user_side", "--exact", "--nocapture", "--test-threads=1"])
         .env(ROLE, &d.socket)
+        .env(INSTANCE, seen.instances[0].id.to_string())
         .stdout(Stdio::piped())
         .output()
         .unwrap();
     let lines: Vec<String> = out.stdout.lines().map_while(Result::ok).collect();
-    let said = lines
-        .iter()
-        .find_map(|l| l.split_once("said:").map(|(_, s)| s))
-        .unwrap_or_else(|| panic!("the user's client said nothing: {lines:#?}"));
+    // What the user's client printed after `tag`.
+    let after = |tag: &str| {
+        lines
+            .iter()
+            .find_map(|l| l.split_once(tag).map(|(_, s)| s))
+            .unwrap_or_else(|| panic!("the user's client said no {tag:?}: {lines:#?}"))
+    };
+    let said = after("said:");
     assert!(
         said.contains("Denied") && said.contains("for root only"),
         "{said}"
     );
     assert!(said.contains("element 2 (native)"), "{said}");
-    let sees = lines
-        .iter()
-        .find_map(|l| l.split_once("sees: ").map(|(_, s)| s));
-    assert_eq!(sees, Some("0 0"), "{lines:#?}");
+    assert_eq!(after("sees: "), "0 0", "{lines:#?}");
+    let instance = after("instance: ");
+    assert!(
+        instance.contains("Denied") && instance.contains("another class of rights"),
+        "{instance}"
+    );
 }
 
 /// On an interface (a veth pair in a namespace the test makes): a graph
@@ -323,4 +374,92 @@ fn a_graph_on_an_interface_holds_its_first_filter_in_the_kernel() {
     assert_eq!(pcap.passed, 50, "{v:#?}");
     f.pause().unwrap();
     assert_eq!(clauses(&c), 0);
+}
+
+/// An inner instance read as a flow, by its element and by its id, gets
+/// exactly what libpcap keeps for it while another flow reads the graph's
+/// last element; entries carry the element as their class; and the flow
+/// read by id keeps the instances after the flows it was found through go.
+#[test]
+fn any_instance_reads_as_a_flow() {
+    require!(Need::File(&afs()));
+    let d = afs_daemon(&["--fast", "--wait-flows", "3", "--ibuf-entries", "4096"]);
+    let c = d.client();
+    let g = r#"(device,afs) -> (pcap,"udp") -> (sampler,3,4)"#;
+    let at = |element: Option<u32>| FlowSpec {
+        source: "afs".into(),
+        graph: Some(g.into()),
+        element,
+        ..FlowSpec::default()
+    };
+    let mut inner = activated(&c, &at(Some(1)));
+    let mut last = activated(&c, &at(None));
+    let v = c.graph("afs").unwrap();
+    assert_eq!(v.instances.len(), 3, "{v:#?}");
+    let pcap = v.instances.iter().find(|i| i.class == "pcap").unwrap().id;
+    let by_id = FlowSpec {
+        source: "afs".into(),
+        instance: Some(pcap),
+        ..FlowSpec::default()
+    };
+    let mut by_id = activated(&c, &by_id);
+    wait_stats(&c, "playback", |s| s.sources[0].finished);
+
+    let udp = kept("udp");
+    assert!(udp.len() > 100, "{}", udp.len());
+    assert_eq!(drain_classes(&mut inner), classed(&udp, 1), "element 1");
+    assert_eq!(
+        drain_classes(&mut by_id),
+        classed(&udp, 1),
+        "instance {pcap}"
+    );
+    // The sampler's: the 3rd, 6th, ... udp packets.
+    let third: Vec<Got> = udp.iter().skip(2).step_by(3).cloned().collect();
+    assert_eq!(drain_classes(&mut last), classed(&third, 2), "{g}");
+
+    // Three flows on the same three instances, each run once a packet.
+    let v = c.graph("afs").unwrap();
+    assert_eq!(v.instances.len(), 3, "{v:#?}");
+    assert!(v.instances.iter().all(|i| i.refs == 3), "{v:#?}");
+    let p = v.instances.iter().find(|i| i.id == pcap).unwrap();
+    assert_eq!((p.seen, p.passed), (all().len() as u64, udp.len() as u64));
+
+    // Refused: an element past the graph, an element without a graph, an
+    // instance that does not run.
+    let e = c.create(&at(Some(3))).unwrap_err();
+    assert_eq!(e.refusal(), Some(ErrorCode::BadField), "{e}");
+    let m = e.to_string();
+    assert!(
+        m.contains("field `element`: 3") && m.contains("3 elements"),
+        "{m}"
+    );
+    let e = c
+        .create(&FlowSpec {
+            source: "afs".into(),
+            element: Some(0),
+            ..FlowSpec::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.refusal(), Some(ErrorCode::BadField), "{e}");
+    let e = c
+        .create(&FlowSpec {
+            source: "afs".into(),
+            instance: Some(pcap + 1000),
+            ..FlowSpec::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.refusal(), Some(ErrorCode::BadField), "{e}");
+    assert!(e.to_string().contains("no instance"), "{e}");
+
+    // The flows it was found through close; it keeps the instances.
+    inner.close().unwrap();
+    last.close().unwrap();
+    let v = c.graph("afs").unwrap();
+    assert_eq!(v.flows.len(), 1, "{v:#?}");
+    assert!(
+        v.instances.iter().any(|i| i.id == pcap && i.refs == 1),
+        "{v:#?}"
+    );
+    by_id.close().unwrap();
+    assert!(c.graph("afs").unwrap().instances.is_empty());
 }

@@ -16,7 +16,7 @@
 //! for one with no upstream, else those some upstream instance passed. So each
 //! instance runs once per packet that reaches it, however many flows share it.
 //! A flow accepts a packet when one of its last elements (those nothing in the
-//! flow feeds) passed it.
+//! flow feeds) passed it, or the element it reads passed it.
 
 use super::check::Kind;
 use crate::programs::Packet;
@@ -190,18 +190,32 @@ impl Graphs {
         self.active_flows = self.active_flows.saturating_sub(1);
     }
 
-    /// The instances of `flow`'s last elements (those nothing in it feeds).
-    pub(crate) fn sinks(&self, flow: FlowId) -> Vec<InstanceId> {
+    /// The instances whose output `flow` delivers, each with the element
+    /// (0-based, in written order) it runs as: `element`'s alone if given,
+    /// else its last elements' (those nothing in it feeds), an instance two
+    /// elements share under the first. That element is the class its IBuf
+    /// entries carry.
+    pub(crate) fn sinks(&self, flow: FlowId, element: Option<usize>) -> Vec<(u32, InstanceId)> {
         let Some(f) = self.running.flow(flow) else {
             return Vec::new();
         };
-        let mut sinks: Vec<InstanceId> = (0..f.instances.len())
-            .filter(|&e| !f.spec.flow.edges.iter().any(|&(from, _)| from == e))
-            .map(|e| f.instances[e])
-            .collect();
-        sinks.sort_unstable();
-        sinks.dedup();
+        let is_sink = |e: usize| match element {
+            Some(x) => e == x,
+            None => !f.spec.flow.edges.iter().any(|&(from, _)| from == e),
+        };
+        let mut sinks: Vec<(u32, InstanceId)> = Vec::new();
+        for (e, id) in f.instances.iter().enumerate() {
+            if is_sink(e) && !sinks.iter().any(|(_, i)| i == id) {
+                sinks.push((e as u32, *id));
+            }
+        }
         sinks
+    }
+
+    /// Per chunk of [`LANES`] packets of the last batch: those instance `id`
+    /// passed (empty if it did not run).
+    pub(crate) fn passed(&self, id: InstanceId) -> &[u32] {
+        self.nodes.get(&id).map_or(&[], |n| &n.pass)
     }
 
     /// A descriptor of the MBuf of element `element` of `flow`: its instance,
@@ -282,18 +296,6 @@ impl Graphs {
         }
         self.order = ids;
         ran
-    }
-
-    /// Into `out`, per chunk of [`LANES`] packets of the last batch: those
-    /// one of `sinks` passed.
-    pub(crate) fn accepted(&self, sinks: &[InstanceId], chunks: usize, out: &mut Vec<u32>) {
-        out.clear();
-        out.resize(chunks, 0);
-        for n in sinks.iter().filter_map(|s| self.nodes.get(s)) {
-            for (o, p) in out.iter_mut().zip(&n.pass) {
-                *o |= *p;
-            }
-        }
     }
 }
 
@@ -492,11 +494,18 @@ mod tests {
         let udp = g.running().flow(a).unwrap().instances[0];
         assert_eq!(g.counts(udp), (40, 20));
         // Every fourth udp packet: seq 6, 14, 22, 30, 38.
-        let mut masks = Vec::new();
-        g.accepted(&g.sinks(a), 2, &mut masks);
-        assert_eq!(lanes(&masks).collect::<Vec<_>>(), [6, 14, 22, 30, 38]);
-        g.accepted(&g.sinks(b), 2, &mut masks);
-        assert_eq!(masks, [0, 0]);
+        let [(1, sampler)] = g.sinks(a, None)[..] else {
+            panic!("{:?}", g.sinks(a, None))
+        };
+        let picked: Vec<usize> = lanes(g.passed(sampler)).collect();
+        assert_eq!(picked, [6, 14, 22, 30, 38]);
+        let [(1, count)] = g.sinks(b, None)[..] else {
+            panic!("{:?}", g.sinks(b, None))
+        };
+        assert_eq!(g.passed(count), [0, 0]);
+        // Element 0 of either flow is the shared udp filter.
+        assert_eq!(g.sinks(b, Some(0)), [(0, udp)]);
+        assert_eq!(lanes(g.passed(udp)).count(), 20);
         let (_, size, fd) = g.mbuf(b, 1).unwrap();
         let map = netsift_ffpf::shm::RoMapping::new(std::os::fd::AsFd::as_fd(&fd), 8).unwrap();
         assert_eq!((size, map.load_u64(0)), (8, 20 * 100));
