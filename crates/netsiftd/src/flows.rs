@@ -79,6 +79,10 @@ struct FlowEntry {
     /// The element (0-based) whose output a graph flow delivers (`None`: its
     /// last elements').
     element: Option<u32>,
+    /// The other sources a graph flow's `device` elements name: they feed
+    /// its source's graph while it is instantiated, and hold its clause in
+    /// their kernel while it is active.
+    devices: Vec<String>,
 }
 
 struct State {
@@ -352,20 +356,24 @@ impl Daemon {
             .unwrap_or_else(|| s.snaplen.min(r.grant.snaplen.unwrap_or(u32::MAX)))
             .min(s.snaplen);
         let open_flows = st.flows.values().filter(|f| f.uid == conn.peer.uid).count();
-        r.grant
-            .check(&netsift_ffpf::auth::Request {
-                source: &source,
-                snaplen,
-                buffer: entries.saturating_mul(netsift_ffpf::ibuf::IBUF_ENTRY_BYTES),
-                open_flows: u32::try_from(open_flows).unwrap_or(u32::MAX),
-            })
-            .map_err(|e| refuse(ErrorCode::Denied, format!("`create`: {e}")))?;
+        // The flow's source, and every other a graph's devices name.
+        let may_open = |source: &str| {
+            r.grant
+                .check(&netsift_ffpf::auth::Request {
+                    source,
+                    snaplen,
+                    buffer: entries.saturating_mul(netsift_ffpf::ibuf::IBUF_ENTRY_BYTES),
+                    open_flows: u32::try_from(open_flows).unwrap_or(u32::MAX),
+                })
+                .map_err(|e| e.to_string())
+        };
+        may_open(&source).map_err(|e| refuse(ErrorCode::Denied, format!("`create`: {e}")))?;
         directed(s, "create", direction)?;
-        let (filter, run, graph) = match graph {
+        let (filter, run, graph, devices) = match graph {
             None => {
                 let run = r.grant.filter(&filter);
                 compile(s, &run)?;
-                (filter, run, None)
+                (filter, run, None, Vec::new())
             }
             Some(text) => {
                 if let Some(rule) = &r.grant.filter {
@@ -395,7 +403,8 @@ impl Daemon {
                         ),
                     ));
                 }
-                (text, String::new(), Some(spec))
+                let devices = devices(st, &source, &spec, &may_open)?;
+                (text, String::new(), Some(spec), devices)
             }
         };
         let linktype = s.linktype.0;
@@ -418,6 +427,7 @@ impl Daemon {
                 graph,
                 graph_flow: None,
                 element,
+                devices,
             },
         );
         Ok(ReplyBody::Created {
@@ -435,6 +445,59 @@ impl Daemon {
                 format!("`instantiate`: flow {flow} is {:?}, not created", f.state),
             ));
         }
+        // The other devices feed the graph from before it exists (their
+        // batches reach only active instances), so that a failure here
+        // leaves nothing to undo on the flow's source.
+        let (home, devices) = (f.source.clone(), f.devices.clone());
+        self.feed(st, &home, &devices)?;
+        let made = self.instantiate_here(st, flow);
+        if made.is_err() {
+            self.unfeed(st, &home, &devices);
+        }
+        made
+    }
+
+    /// Each of `devices` started if idle, and feeding `home`'s graph; undone
+    /// whole if one cannot start.
+    fn feed(&self, st: &mut State, home: &str, devices: &[String]) -> Result<(), Refusal> {
+        let to = std::sync::Arc::clone(&st.sources[home].dispatch);
+        for (i, dev) in devices.iter().enumerate() {
+            let s = st.sources.get_mut(dev).expect("checked at create");
+            if let Err(e) = s.start(&self.log) {
+                if lock(&s.dispatch).idle() {
+                    s.stop();
+                }
+                self.unfeed(st, home, &devices[..i]);
+                return Err(refuse(
+                    ErrorCode::Internal,
+                    format!("`instantiate`: device {dev}: {e}"),
+                ));
+            }
+            lock(&s.dispatch).add_feed(home, &to);
+        }
+        Ok(())
+    }
+
+    /// `devices` no longer feed `home`'s graph for one flow; each stops once
+    /// it serves nothing.
+    fn unfeed(&self, st: &mut State, home: &str, devices: &[String]) {
+        for dev in devices {
+            let Some(s) = st.sources.get_mut(dev) else {
+                continue;
+            };
+            let mut d = lock(&s.dispatch);
+            d.remove_feed(home);
+            let idle = d.idle();
+            drop(d);
+            if idle {
+                s.stop();
+            }
+        }
+    }
+
+    /// `instantiate` on the flow's own source: its group, buffers and graph.
+    fn instantiate_here(&self, st: &mut State, flow: FlowNo) -> Result<Answer, Refusal> {
+        let f = &st.flows[&flow];
         let granted = f.rights.clone();
         let (class, snaplen, entries, name) = (
             f.rights.class.clone(),
@@ -461,7 +524,7 @@ impl Daemon {
                 let mut g = match g {
                     Ok(g) => g,
                     Err(e) => {
-                        let idle = d.flows() == 0;
+                        let idle = d.idle();
                         drop(d);
                         if idle {
                             s.stop();
@@ -486,7 +549,7 @@ impl Daemon {
         let spec = st.flows[&flow].graph.clone();
         let graph_flow = match (spec, &added) {
             (Some(spec), Ok((id, _))) => {
-                let made = d.graphs.instantiate(spec, |i| {
+                let made = d.graphs.instantiate(spec, &name, |i| {
                     crate::graph::check::build(i.class.name, &i.args, i.mbuf, &name, &|t| {
                         compile(s, t).map(|(p, _)| p).map_err(|r| r.what)
                     })
@@ -566,6 +629,10 @@ impl Daemon {
         );
         let element = f.element;
         let graph = f.graph.clone().zip(f.graph_flow);
+        // Its source, then the other devices its graph names.
+        let kernels: Vec<String> = std::iter::once(name.clone())
+            .chain(f.devices.iter().cloned())
+            .collect();
         let s = st.sources.get_mut(&name).expect("a flow's source");
         let (programs, clause) = match &graph {
             None => {
@@ -575,9 +642,26 @@ impl Daemon {
             Some((spec, _)) => (None, graph_clause(s, spec)?),
         };
         // The kernel first: from the reply on, nothing the flow wants is
-        // dropped under the ring.
-        s.hold_clause(&clause)
-            .map_err(|e| refuse(ErrorCode::Filter, format!("`activate`: {e}")))?;
+        // dropped under the ring. Every device of a graph holds the one
+        // clause of all its first filters: a superset of what those fed by
+        // that device want.
+        for (i, k) in kernels.iter().enumerate() {
+            let held = st
+                .sources
+                .get_mut(k)
+                .expect("a flow's device")
+                .hold_clause(&clause);
+            if let Err(e) = held {
+                for k in &kernels[..i] {
+                    st.sources
+                        .get_mut(k)
+                        .expect("held")
+                        .release_clause(&clause, &self.log);
+                }
+                return Err(refuse(ErrorCode::Filter, format!("`activate`: {k}: {e}")));
+            }
+        }
+        let s = &st.sources[&name];
         match (programs, graph) {
             (Some(p), _) => lock(&s.dispatch).activate(&class, id, &text, direction, || p),
             (None, Some((_, g))) => {
@@ -600,9 +684,15 @@ impl Daemon {
             f.rights.class.clone(),
             f.member.expect("active"),
         );
+        let devices = f.devices.clone();
         let s = st.sources.get_mut(&f.source).expect("a flow's source");
         lock(&s.dispatch).deactivate(&class, id);
         s.release_clause(&clause, &self.log);
+        for d in &devices {
+            if let Some(s) = st.sources.get_mut(d) {
+                s.release_clause(&clause, &self.log);
+            }
+        }
     }
 
     /// Closes a flow in any state, freeing its buffers; its group goes with
@@ -633,11 +723,12 @@ impl Daemon {
                 d.groups.remove(&f.rights.class);
             }
         }
-        let idle = d.flows() == 0;
+        let idle = d.idle();
         drop(d);
         if idle {
             s.stop();
         }
+        self.unfeed(st, &f.source, &f.devices);
     }
 
     fn set_filter(
@@ -729,7 +820,7 @@ fn unwind(d: &mut crate::dispatch::Dispatch, class: &crate::rights::Class) -> bo
     if d.groups.get(class).is_some_and(|g| g.members == 0) {
         d.groups.remove(class);
     }
-    d.flows() == 0
+    d.idle()
 }
 
 /// The flow `flow` if `conn` owns it; a flow of another connection is
@@ -816,6 +907,64 @@ fn flow_view(st: &State, flow: FlowNo) -> FlowView<'_> {
         class: &f.rights.class,
         member: f.member,
     }
+}
+
+/// The sources other than `home` that graph `spec`'s `device` elements name,
+/// each checked: it is one of the daemon's, the caller's rights open it
+/// (`may_open`), and it is an interface read through a ring of `home`'s link
+/// type, as `home` is (its packets go through filters compiled for `home`).
+fn devices(
+    st: &State,
+    home: &str,
+    spec: &netsift_graph::FlowSpec,
+    may_open: &dyn Fn(&str) -> Result<(), String>,
+) -> Result<Vec<String>, Refusal> {
+    let h = &st.sources[home];
+    let mut out: Vec<String> = Vec::new();
+    for (i, (f, e)) in spec.filters.iter().zip(&spec.flow.elements).enumerate() {
+        let Some(netsift_graph::class::Value::Text(dev)) = f.args.first() else {
+            continue;
+        };
+        if f.class.name != "device" || dev == home || out.contains(dev) {
+            continue;
+        }
+        let at = format!(
+            "`create`: graph: element {} (device) at byte {}",
+            i + 1,
+            e.span.start
+        );
+        let d = st.sources.get(dev).ok_or_else(|| {
+            let names: Vec<&str> = st.sources.keys().map(String::as_str).collect();
+            refuse(
+                ErrorCode::NoSuchSource,
+                format!("{at}: no source {dev:?} (sources: {})", names.join(", ")),
+            )
+        })?;
+        may_open(dev).map_err(|why| refuse(ErrorCode::Denied, format!("{at}: {why}")))?;
+        let kinds = (h.kind(), d.kind());
+        if kinds != ("ring", "ring") {
+            return Err(refuse(
+                ErrorCode::Filter,
+                format!(
+                    "{at}: {dev} is a {} source and {home} a {} source; several devices in \
+                     one graph are interfaces read through rings (not files, not --copy zero)",
+                    kinds.1, kinds.0
+                ),
+            ));
+        }
+        if d.linktype != h.linktype {
+            return Err(refuse(
+                ErrorCode::Filter,
+                format!(
+                    "{at}: {dev}'s link type {} is not {home}'s {}, for which the graph's \
+                     filters are compiled",
+                    d.linktype.0, h.linktype.0
+                ),
+            ));
+        }
+        out.push(dev.clone());
+    }
+    Ok(out)
 }
 
 /// The clause a graph flow holds in the kernel's program while active: the

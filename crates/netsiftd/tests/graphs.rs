@@ -9,9 +9,11 @@
 //! on an interface, a graph's first pcap filter is held in the kernel.
 //!
 //! Any instance reads as a flow: by its element in a graph or by its id,
-//! exactly what it passes, each IBuf entry's class naming the element.
-//! Refused: an element past the graph, an instance that does not run or
-//! serves another class of rights.
+//! exactly what it passes, each IBuf entry's class naming the element; and
+//! one graph reads two interfaces (veth pairs in namespaces the test makes),
+//! their sources opened for it and closed after it, each device's frames in
+//! the order sent. Refused: an element past the graph, an instance that does
+//! not run or serves another class of rights, a device the rules forbid.
 
 mod common;
 
@@ -220,8 +222,12 @@ fn bad_graphs_are_refused_with_their_position() {
     assert!(m.contains("element 2 (pcap) at byte 16"), "{m}");
     let (_, m) = refused("(device,afs) -> (follow,ftp)");
     assert!(m.contains("not built yet"), "{m}");
-    let (_, m) = refused("(device,eth9) -> (pcap,udp)");
-    assert!(m.contains("not this flow's source"), "{m}");
+    let (code, m) = refused("(device,afs) | (device,eth9) -> (pcap,udp)");
+    assert_eq!(code, Some(ErrorCode::NoSuchSource), "{m}");
+    assert!(
+        m.contains("element 2 (device) at byte 15") && m.contains(r#"no source "eth9""#),
+        "{m}"
+    );
     let (_, m) = refused(r#"(pcap,udp) -> (fpl,"RETURN PKT.B[")"#);
     assert!(m.contains("element 2 (fpl)") && m.contains("FPL"), "{m}");
     let (_, m) = refused("(pcap,udp) -> (memmem,abc,)");
@@ -462,4 +468,159 @@ fn any_instance_reads_as_a_flow() {
     );
     by_id.close().unwrap();
     assert!(c.graph("afs").unwrap().instances.is_empty());
+}
+
+/// One graph over two interfaces: `va` (of one veth pair) and `vc` (of
+/// another, moved into the daemon's namespace). Both sources start when the
+/// graph flow is instantiated and stop when it closes; each holds the
+/// graph's `udp` clause in its kernel while it is active, so the devices see
+/// only the UDP frames sent to them; the flow, reading the `udp` element,
+/// gets every UDP frame sent on either, each interface's in the order sent,
+/// and the counter counts them. A policy that does not open `vc` refuses a
+/// graph naming it.
+#[test]
+fn one_graph_reads_two_interfaces() {
+    use netsift_testkit::netns::{ip, Side, VethPair};
+    use std::time::{Duration, Instant};
+    require!(Need::Netns);
+    let one = VethPair::new();
+    let two = VethPair::with_names("nstk", "vc", "vd").unwrap();
+    let ns = one.a.as_str();
+    ip(&["-n", &two.a, "link", "set", "vc", "netns", ns]).unwrap();
+    ip(&[
+        "netns",
+        "exec",
+        ns,
+        "sysctl",
+        "-qw",
+        "net.ipv6.conf.vc.disable_ipv6=1",
+    ])
+    .unwrap();
+    ip(&["-n", ns, "link", "set", "vc", "up"]).unwrap();
+    let d = common::daemon(Some(ns), &["--iface", "va", "--iface", "vc"]);
+    let c = d.client();
+    let running = |c: &Client| -> Vec<(String, bool, u64)> {
+        let s = c.daemon_stats().unwrap();
+        s.sources
+            .iter()
+            .map(|s| (s.name.clone(), s.running, s.kernel_clauses))
+            .collect()
+    };
+    let idle = vec![("va".to_string(), false, 0), ("vc".to_string(), false, 0)];
+    assert_eq!(running(&c), idle);
+    let g = r#"(device,va) | (device,vc) -> (pcap,"udp") -> (packetcount)"#;
+    let mut f = c
+        .create(&FlowSpec {
+            source: "va".into(),
+            graph: Some(g.into()),
+            element: Some(2),
+            ..FlowSpec::default()
+        })
+        .unwrap();
+    f.instantiate().unwrap();
+    f.activate().unwrap();
+    let on = vec![("va".to_string(), true, 1), ("vc".to_string(), true, 1)];
+    assert_eq!(running(&c), on);
+
+    // UDP and TCP frames to each interface, from ports of their own.
+    let frames = |sport: u16, n: u32| -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+        let udp: Vec<Vec<u8>> = (0..n)
+            .map(|i| netsift_testkit::frames::numbered_udp_from(i, sport))
+            .collect();
+        let tcp = (0..n / 4)
+            .map(|i| {
+                netsift_testkit::frames::numbered(i, None, 16)
+                    .tcp(sport, 80, 0x10)
+                    .build()
+            })
+            .collect();
+        (udp, tcp)
+    };
+    let (udp_a, tcp_a) = frames(5000, 40);
+    let (udp_c, tcp_c) = frames(6000, 32);
+    for i in 0..4 {
+        let part = |v: &[Vec<u8>]| v.chunks(v.len().div_ceil(4)).nth(i).unwrap_or(&[]).to_vec();
+        one.send(Side::B, &[part(&udp_a), part(&tcp_a)].concat());
+        two.send(Side::B, &[part(&tcp_c), part(&udp_c)].concat());
+    }
+    let total = udp_a.len() + udp_c.len();
+    let until = Instant::now() + Duration::from_secs(10);
+    let mut got = Vec::new();
+    while got.len() < total && Instant::now() < until {
+        let r = f.reader().unwrap();
+        r.wait_for(1, Duration::from_millis(100)).unwrap();
+        while let Some(p) = r.getnext().unwrap() {
+            got.push((p.data.to_vec(), p.class));
+        }
+    }
+    let of = |sent: &[Vec<u8>]| -> Vec<Vec<u8>> {
+        got.iter()
+            .filter(|(p, _)| sent.contains(p))
+            .map(|(p, _)| p.clone())
+            .collect()
+    };
+    assert_eq!(got.len(), total, "{g}");
+    assert_eq!(of(&udp_a), udp_a, "va's frames, in order");
+    assert_eq!(of(&udp_c), udp_c, "vc's frames, in order");
+    assert!(got.iter().all(|(_, class)| *class == 2));
+    assert_eq!(f.mbuf(3).unwrap().u64(0), Some(total as u64));
+    // Each device instance saw its interface's UDP frames only: the kernel
+    // under each ring dropped the TCP ones.
+    let v = c.graph("va").unwrap();
+    let seen: Vec<(String, u64)> = v
+        .instances
+        .iter()
+        .filter(|i| i.class == "device")
+        .map(|i| (i.args[0].clone(), i.seen))
+        .collect();
+    let want = vec![
+        (r#""va""#.to_string(), udp_a.len() as u64),
+        (r#""vc""#.to_string(), udp_c.len() as u64),
+    ];
+    assert_eq!(seen, want, "{v:#?}");
+
+    f.pause().unwrap();
+    assert_eq!(
+        running(&c),
+        vec![("va".to_string(), true, 0), ("vc".to_string(), true, 0)]
+    );
+    f.close().unwrap();
+    assert_eq!(running(&c), idle);
+    drop(c);
+    drop(d);
+
+    // Under a rule that opens `va` alone, a graph naming `vc` is refused.
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(
+        &policy,
+        "default = \"deny\"\n[[rule]]\nname = \"va-only\"\nusers = [0]\nsources = [\"va\"]\n",
+    )
+    .unwrap();
+    let d = common::daemon(
+        Some(ns),
+        &[
+            "--iface",
+            "va",
+            "--iface",
+            "vc",
+            "--policy",
+            policy.to_str().unwrap(),
+        ],
+    );
+    let c = d.client();
+    let e = c
+        .create(&FlowSpec {
+            source: "va".into(),
+            graph: Some(g.into()),
+            ..FlowSpec::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.refusal(), Some(ErrorCode::Denied), "{e}");
+    let m = e.to_string();
+    assert!(
+        m.contains("element 2 (device)") && m.contains("va-only") && m.contains("vc"),
+        "{m}"
+    );
+    assert_eq!(c.daemon_stats().unwrap().flows, 0);
 }
