@@ -223,6 +223,16 @@ pub(crate) struct Args {
     /// With --graph: write the same as SVG to FILE (needs Graphviz's `dot`).
     #[arg(long = "graph-svg", value_name = "FILE", requires = "graph")]
     pub graph_svg: Option<PathBuf>,
+    /// With --graph: deliver what element N (0-based, in written order)
+    /// passes, instead of what the graph's last elements pass.
+    #[arg(long = "element", value_name = "N", requires = "graph")]
+    pub element: Option<u32>,
+    /// `netsift flow --instance ID`: deliver what the running filter
+    /// instance ID of the source's graph passes (one a flow of your class of
+    /// rights uses; `netsift flow -d --graph` lists them), instead of an
+    /// expression or a graph.
+    #[arg(long = "instance", value_name = "ID", conflicts_with = "graph")]
+    pub instance: Option<u64>,
     /// The filter expression.
     #[arg(trailing_var_arg = true)]
     pub expression: Vec<String>,

@@ -63,10 +63,15 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     if args.graph.is_some() && !filter.trim().is_empty() {
         bail!("--graph takes no expression: the graph's pcap elements are its filters");
     }
+    if args.instance.is_some() && !filter.trim().is_empty() {
+        bail!("--instance takes no expression: the instance is the filter");
+    }
     let spec = FlowSpec {
         source: source.clone(),
         filter,
         graph: args.graph.clone(),
+        element: args.element,
+        instance: args.instance,
         snaplen: args.snaplen,
         ibuf_entries: None,
         // `-Q`, as the daemon applies it (args checked the word already).

@@ -40,8 +40,10 @@ fn main() -> ExitCode {
         flow::run(&args)
     } else if args.socket.is_some() {
         Err(anyhow::anyhow!("--socket is for `netsift flow`"))
-    } else if args.graph.is_some() {
-        Err(anyhow::anyhow!("--graph is for `netsift flow`"))
+    } else if args.graph.is_some() || args.instance.is_some() {
+        Err(anyhow::anyhow!(
+            "--graph and --instance are for `netsift flow`"
+        ))
     } else {
         run(&args)
     };

@@ -1,7 +1,8 @@
 //! `netsift flow --graph` on netsiftd playing a corpus capture: the flow
 //! prints what its graph passes (here the same lines as `netsift -r` with the
 //! graph's filters joined by `and`), `--graph-dot` and `--graph-svg` write
-//! the instantiated graph, and `-d` prints each instance and its placement.
+//! the instantiated graph, `-d` prints each instance and its placement, and
+//! `--element N` prints what element N passes.
 //!
 //! `netsiftd` is built first and found beside `netsift`, as in `flow.rs`.
 
@@ -31,35 +32,38 @@ fn netsift(args: &[&str]) -> (bool, String, String) {
     )
 }
 
+/// netsiftd playing the corpus capture once, as fast as it reads.
+fn afs_daemon() -> Daemon {
+    Daemon::start(
+        &netsiftd(),
+        None,
+        &["--file", &format!("afs={}", afs().display()), "--fast"],
+    )
+}
+
+/// What `netsift -n -r` prints of the corpus capture for `expr`.
+fn read_afs(expr: &str) -> String {
+    let (ok, out, err) = netsift(&["-n", "-r", afs().to_str().unwrap(), expr]);
+    assert!(ok, "{err}");
+    out
+}
+
 const GRAPH: &str = r#"(device,afs) -> (pcap,"udp") -> ((pcap,"port 7001") | (packetcount))"#;
 
 #[test]
 fn a_graph_flow_prints_what_its_graph_passes_and_draws_it() {
     require!(Need::File(&afs()));
-    let d = Daemon::start(
-        &netsiftd(),
-        None,
-        &["--file", &format!("afs={}", afs().display()), "--fast"],
-    );
+    let d = afs_daemon();
     let sock = d.socket.to_str().unwrap();
-    let afs = afs();
-    let (ok, want, _) = netsift(&["-n", "-r", afs.to_str().unwrap(), "udp and port 7001"]);
-    assert!(ok);
+    let want = read_afs("udp and port 7001");
     let n = want.lines().count();
     assert!(n > 0);
     let dir = tempfile::tempdir().unwrap();
     let (dot, svg) = (dir.path().join("g.dot"), dir.path().join("g.svg"));
-    let mut args = vec![
-        "flow",
-        "--socket",
-        sock,
-        "-i",
-        "afs",
-        "-n",
-        "--graph",
-        GRAPH,
-        "--graph-dot",
-    ];
+    // A flow on the file, its packets as lines.
+    let on_afs = ["flow", "--socket", sock, "-i", "afs", "-n"];
+    let mut args = on_afs.to_vec();
+    args.extend(["--graph", GRAPH, "--graph-dot"]);
     let count = n.to_string();
     args.extend([dot.to_str().unwrap(), "-c", &count]);
     let with_svg = netsift_testkit::skip::all_met(&[Need::Command("dot")]);
@@ -116,4 +120,20 @@ fn a_graph_flow_prints_what_its_graph_passes_and_draws_it() {
         "flow", "--socket", sock, "-i", "afs", "--graph", GRAPH, "tcp",
     ]);
     assert!(!ok && err.contains("takes no expression"), "{err}");
+
+    // --element N: what element N passes (the graph's `udp` filter), not
+    // its last elements; an element past the graph is refused, naming the
+    // field.
+    let want = read_afs("udp");
+    let count = want.lines().count().to_string();
+    let flow = |element: &str| {
+        let mut args = on_afs.to_vec();
+        args.extend(["-c", &count, "--element", element, "--graph", GRAPH]);
+        netsift(&args)
+    };
+    let (ok, got, err) = flow("1");
+    assert!(ok, "{err}");
+    assert_eq!(got, want, "{err}");
+    let (ok, _, err) = flow("4");
+    assert!(!ok && err.contains("field `element`: 4"), "{err}");
 }

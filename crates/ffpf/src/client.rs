@@ -126,6 +126,12 @@ pub struct FlowSpec {
     /// A filter graph in `ffpf-flow` syntax instead of `filter` (which must
     /// then be empty): see docs/daemon.md, "Graph flows".
     pub graph: Option<String>,
+    /// With `graph`: the element (0-based, in written order) whose output
+    /// the flow delivers (`None`: its last elements').
+    pub element: Option<u32>,
+    /// Instead of `graph` and `filter`: a running instance of the source's
+    /// graph (an id [`Client::graph`] lists) whose output the flow delivers.
+    pub instance: Option<u64>,
 }
 
 /// The running graph of a source as the daemon shows it to this client.
@@ -271,6 +277,8 @@ impl Client {
             ibuf_entries: spec.ibuf_entries,
             direction: spec.direction,
             graph: spec.graph.clone(),
+            element: spec.element,
+            instance: spec.instance,
         };
         match lock(&self.conn).call(&req)?.0 {
             ReplyBody::Created {

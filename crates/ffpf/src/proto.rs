@@ -123,6 +123,17 @@ pub enum Request {
         /// in requests of clients that predate it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         graph: Option<String>,
+        /// With `graph`: the element (0-based, in written order) whose
+        /// instance's output the flow delivers, instead of its last
+        /// elements'. Absent in requests of clients that predate it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        element: Option<u32>,
+        /// Instead of `graph`: a running instance of `source`'s graph (its
+        /// id, as the `graph` verb lists it) that a flow of the caller's
+        /// class of rights uses; the flow delivers what it passes. Absent in
+        /// requests of clients that predate it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        instance: Option<u64>,
     },
     /// `flow_instantiate`: authorise the flow, put it in its group, build its
     /// buffers; the reply carries their descriptors.
@@ -232,6 +243,8 @@ impl Request {
                 snaplen,
                 ibuf_entries,
                 graph,
+                element,
+                instance,
                 ..
             } => {
                 if source.is_empty() || source.len() > MAX_NAME {
@@ -254,6 +267,23 @@ impl Request {
                     if !filter.is_empty() {
                         return bad("field `filter`: must be empty with `graph` (the graph's \
                              pcap elements are its filters)"
+                            .into());
+                    }
+                }
+                if element.is_some() && graph.is_none() {
+                    return bad("field `element`: only with `graph` (an `instance` is one \
+                         element already)"
+                        .into());
+                }
+                if instance.is_some() {
+                    if graph.is_some() {
+                        return bad("field `instance`: not with `graph` (name the element \
+                             with `element`)"
+                            .into());
+                    }
+                    if !filter.is_empty() {
+                        return bad("field `filter`: must be empty with `instance` (the \
+                             instance is the filter)"
                             .into());
                     }
                 }
@@ -705,6 +735,8 @@ mod tests {
                 ibuf_entries: None,
                 direction: Direction::InOut,
                 graph: None,
+                element: None,
+                instance: None,
             },
             Request::Create {
                 source: "eth0".into(),
@@ -713,6 +745,8 @@ mod tests {
                 ibuf_entries: None,
                 direction: Direction::Out,
                 graph: Some("(device,eth0) -> (packetcount)".into()),
+                element: Some(0),
+                instance: None,
             },
             Request::Graph {
                 source: "eth0".into(),
@@ -808,6 +842,54 @@ mod tests {
         assert!(r.what.contains("`source`"), "{r}");
         let r = refused(r#"{"id":6,"op":"mbuf","flow":1}"#);
         assert!(r.what.contains("missing field `element`"), "{r}");
+    }
+
+    /// `element` and `instance` are optional (old clients send neither) and
+    /// each goes only where it means something: an element of a graph, an
+    /// instance instead of a graph or a filter.
+    #[test]
+    fn element_and_instance_are_optional_and_strict() {
+        let (_, r) = decode_request(br#"{"id":1,"op":"create","source":"a","filter":""}"#).unwrap();
+        assert!(matches!(
+            r,
+            Request::Create {
+                element: None,
+                instance: None,
+                ..
+            }
+        ));
+        let text = String::from_utf8_lossy(&encode_request(1, &r)).into_owned();
+        assert!(
+            !text.contains("element") && !text.contains("instance"),
+            "{text}"
+        );
+        let ok =
+            r#"{"id":1,"op":"create","source":"a","filter":"","graph":"(pcap,udp)","element":0}"#;
+        assert!(decode_request(ok.as_bytes()).is_ok());
+        let ok = r#"{"id":1,"op":"create","source":"a","filter":"","instance":4}"#;
+        let (_, r) = decode_request(ok.as_bytes()).unwrap();
+        assert!(matches!(
+            r,
+            Request::Create {
+                instance: Some(4),
+                ..
+            }
+        ));
+        assert_eq!(decode_request(&encode_request(1, &r)).unwrap().1, r);
+        for (bad, field) in [
+            (r#""filter":"","element":1"#, "`element`"),
+            (r#""filter":"","element":-1,"graph":"(pcap,udp)""#, "u32"),
+            (
+                r#""filter":"","instance":4,"graph":"(pcap,udp)""#,
+                "`instance`",
+            ),
+            (r#""filter":"udp","instance":4"#, "`filter`"),
+            (r#""filter":"","instance":"x""#, "u64"),
+        ] {
+            let r = refused(&format!(r#"{{"id":2,"op":"create","source":"a",{bad}}}"#));
+            assert_eq!(r.code, ErrorCode::BadField, "{bad}: {r}");
+            assert!(r.what.contains(field), "{bad}: {r}");
+        }
     }
 
     #[test]

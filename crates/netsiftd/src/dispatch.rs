@@ -10,6 +10,12 @@
 //! runs batches through it, each under the source's lock, so a batch sees a
 //! flow table before or after an edit, never during one.
 //!
+//! **Feeds.** A graph may name other sources in its `device` elements: each
+//! such source hands its batches to the graph's home dispatch as well
+//! ([`deliver`], [`Dispatch::fed`]), after its own and with its own lock
+//! released, so no thread ever holds two sources' locks. Each source's
+//! packets reach the home in the order its thread took them.
+//!
 //! Filters are shared by text: two flows with the same expression hold one
 //! [`Filter`] (reference-counted by its active flows), and a batch costs one
 //! run of it. A flow's accounting is the group's, exact by construction: the
@@ -24,7 +30,7 @@ use netsift_ffpf::proto::Direction;
 use netsift_ffpf::xsk::RxDesc;
 use netsift_ffpf::{FlowId, Group, Incoming, Received};
 use std::collections::HashMap;
-use std::sync::{Mutex, MutexGuard};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 /// A source's flow table behind its lock; a capture thread that panicked
 /// while holding it leaves a table that is still whole between batches.
@@ -58,11 +64,16 @@ struct Active {
 }
 
 /// An active graph flow: its flow in the running graph and the instances
-/// of its last elements.
+/// whose output it delivers, each with the element whose index its IBuf
+/// entries carry as their class.
 struct GraphActive {
     flow: netsift_graph::FlowId,
-    sinks: Vec<netsift_graph::InstanceId>,
+    sinks: Vec<(u32, netsift_graph::InstanceId)>,
 }
+
+/// Per sink of a graph flow: its class and, per chunk of [`LANES`] packets
+/// of the batch, those it passed.
+type SinkMasks = Vec<(u32, Vec<u32>)>;
 
 /// A flow group of the source: one per rights class.
 pub(crate) struct GroupSlot {
@@ -90,6 +101,32 @@ impl GroupSlot {
     }
 }
 
+/// Another source's dispatch that this source's batches feed: the home of
+/// graph flows whose `device` elements name this source.
+pub(crate) struct Feed {
+    /// The home source's name.
+    home: String,
+    dispatch: Arc<Mutex<Dispatch>>,
+    /// Instantiated graph flows of that home that name this source.
+    flows: usize,
+}
+
+/// Hands `pkts`, a batch of source `from`, to its dispatch `d` and then to
+/// every dispatch it feeds, one lock at a time.
+pub(crate) fn deliver(d: &Mutex<Dispatch>, from: &str, pkts: &[Packet<'_>]) {
+    let feeds: Vec<Arc<Mutex<Dispatch>>> = {
+        let mut d = lock(d);
+        d.batch(pkts);
+        if d.feeds.is_empty() {
+            return;
+        }
+        d.feeds.iter().map(|f| Arc::clone(&f.dispatch)).collect()
+    };
+    for f in feeds {
+        lock(&f).fed(from, pkts);
+    }
+}
+
 /// A source's counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Counters {
@@ -111,10 +148,12 @@ pub(crate) struct Dispatch {
     /// The source's running filter graph, shared by its graph flows.
     pub(crate) graphs: Graphs,
     graph_flows: Vec<Option<GraphActive>>,
-    /// Per graph flow slot, per chunk of [`LANES`] packets: the accept mask.
-    graph_masks: Vec<Vec<u32>>,
+    /// Per graph flow slot: its sinks' masks.
+    graph_masks: Vec<SinkMasks>,
     pub(crate) groups: HashMap<Class, GroupSlot>,
     pub(crate) counters: Counters,
+    /// The home dispatches this source's batches feed.
+    pub(crate) feeds: Vec<Feed>,
     scratch: BatchScratch,
     /// Per filter slot, per chunk of [`LANES`] packets: the accept mask.
     masks: Vec<Vec<u32>>,
@@ -161,6 +200,7 @@ impl Dispatch {
             graph_masks: Vec::new(),
             groups: HashMap::new(),
             counters: Counters::default(),
+            feeds: Vec::new(),
             scratch: BatchScratch::new(),
             masks: Vec::new(),
             sent: Vec::new(),
@@ -178,6 +218,36 @@ impl Dispatch {
     /// Flows in groups now.
     pub(crate) fn flows(&self) -> u64 {
         self.groups.values().map(|g| g.members as u64).sum()
+    }
+
+    /// Whether the source serves no flow, its own or another's graph: it
+    /// may stop.
+    pub(crate) fn idle(&self) -> bool {
+        self.flows() == 0 && self.feeds.is_empty()
+    }
+
+    /// One more graph flow of source `home` (whose dispatch is `dispatch`)
+    /// names this source: its batches feed that home from now on.
+    pub(crate) fn add_feed(&mut self, home: &str, dispatch: &Arc<Mutex<Dispatch>>) {
+        match self.feeds.iter_mut().find(|f| f.home == home) {
+            Some(f) => f.flows += 1,
+            None => self.feeds.push(Feed {
+                home: home.to_string(),
+                dispatch: Arc::clone(dispatch),
+                flows: 1,
+            }),
+        }
+    }
+
+    /// One fewer graph flow of `home` names this source; the feed goes with
+    /// the last.
+    pub(crate) fn remove_feed(&mut self, home: &str) {
+        if let Some(i) = self.feeds.iter().position(|f| f.home == home) {
+            self.feeds[i].flows -= 1;
+            if self.feeds[i].flows == 0 {
+                self.feeds.swap_remove(i);
+            }
+        }
     }
 
     /// Makes `flow` of group `class` active with filter `text`, taking the
@@ -230,18 +300,19 @@ impl Dispatch {
 
     /// Makes `flow` of group `class` active with graph flow `graph` (already
     /// instantiated in [`Dispatch::graphs`]), taking the packets of
-    /// `direction` that its last elements pass.
+    /// `direction` that its last elements pass, or element `element` if
+    /// given.
     pub(crate) fn activate_graph(
         &mut self,
         class: &Class,
         flow: FlowId,
-        graph: netsift_graph::FlowId,
+        (graph, element): (netsift_graph::FlowId, Option<u32>),
         direction: Direction,
     ) {
         self.graphs.activate(graph);
         let active = GraphActive {
             flow: graph,
-            sinks: self.graphs.sinks(graph),
+            sinks: self.graphs.sinks(graph, element.map(|e| e as usize)),
         };
         let slot = match self.graph_flows.iter().position(Option::is_none) {
             Some(s) => {
@@ -301,7 +372,32 @@ impl Dispatch {
             return;
         }
         self.run_filters(pkts);
-        self.run_graphs(pkts);
+        self.run_graphs(pkts, None);
+        self.write_groups(pkts);
+    }
+
+    /// A batch of source `from`, which feeds this dispatch's graph: its
+    /// graph flows take what their instances pass of it; its filter flows
+    /// (of this source) take none of it. The source's own counters are not
+    /// this one's.
+    pub(crate) fn fed(&mut self, from: &str, pkts: &[Packet<'_>]) {
+        if pkts.is_empty() || !self.graphs.any_active() {
+            return;
+        }
+        self.directions(pkts);
+        let chunks = pkts.len().div_ceil(LANES);
+        self.masks.resize_with(self.filters.len(), Vec::new);
+        for m in &mut self.masks {
+            m.clear();
+            m.resize(chunks, 0);
+        }
+        self.run_graphs(pkts, Some(from));
+        self.write_groups(pkts);
+    }
+
+    /// Each group's share of the batch whose verdicts are in `masks` and
+    /// `graph_masks`, into its PBuf and its flows' IBufs.
+    fn write_groups(&mut self, pkts: &[Packet<'_>]) {
         let Dispatch {
             groups,
             masks,
@@ -397,7 +493,7 @@ impl Dispatch {
             self.counters.batches += 1;
             self.counters.packets += pkts.len() as u64;
             self.run_filters(&pkts);
-            self.run_graphs(&pkts);
+            self.run_graphs(&pkts, None);
         }
         let Dispatch {
             masks,
@@ -434,23 +530,40 @@ impl Dispatch {
         Ok(())
     }
 
-    /// The running graph over the batch (each active instance once per
-    /// packet that reaches it), then each active graph flow's accept masks
-    /// into `graph_masks`.
-    fn run_graphs(&mut self, pkts: &[Packet<'_>]) {
+    /// The running graph over the batch, this source's (`from` is `None`)
+    /// or a fed one (each active instance once per packet that reaches it),
+    /// then each active graph flow's sinks' masks into `graph_masks`.
+    fn run_graphs(&mut self, pkts: &[Packet<'_>], from: Option<&str>) {
         if !self.graphs.any_active() {
             return;
         }
-        self.graphs.run(pkts, &self.sent, &mut self.scratch);
+        self.graphs.run((pkts, from), &self.sent, &mut self.scratch);
         self.graph_masks
             .resize_with(self.graph_flows.len(), Vec::new);
         let chunks = pkts.len().div_ceil(LANES);
         for (slot, a) in self.graph_flows.iter().enumerate() {
-            if let Some(a) = a {
-                self.graphs
-                    .accepted(&a.sinks, chunks, &mut self.graph_masks[slot]);
+            let Some(a) = a else { continue };
+            let masks = &mut self.graph_masks[slot];
+            masks.resize_with(a.sinks.len(), Default::default);
+            for (&(element, id), (class, m)) in a.sinks.iter().zip(masks.iter_mut()) {
+                *class = element;
+                m.clear();
+                m.extend_from_slice(self.graphs.passed(id));
+                // An instance no packet reached this batch passed none.
+                m.resize(chunks, 0);
             }
         }
+    }
+
+    /// Per chunk of [`LANES`] packets of the batch, into `sent`: which the
+    /// host sent.
+    fn directions(&mut self, pkts: &[Packet<'_>]) {
+        self.sent.clear();
+        self.sent.extend(pkts.chunks(LANES).map(|c| {
+            c.iter()
+                .enumerate()
+                .fold(0u32, |m, (i, p)| m | u32::from(p.outgoing) << i)
+        }));
     }
 
     /// Each distinct filter once over the batch, into `masks`: a filter
@@ -458,12 +571,7 @@ impl Dispatch {
     /// holding packets of its direction, and each packet takes its own
     /// direction's verdict.
     fn run_filters(&mut self, pkts: &[Packet<'_>]) {
-        self.sent.clear();
-        self.sent.extend(pkts.chunks(LANES).map(|c| {
-            c.iter()
-                .enumerate()
-                .fold(0u32, |m, (i, p)| m | u32::from(p.outgoing) << i)
-        }));
+        self.directions(pkts);
         let mut data: [&[u8]; LANES] = [&[]; LANES];
         let mut wire = [0u32; LANES];
         self.masks.resize_with(self.filters.len(), Vec::new);
@@ -488,10 +596,12 @@ impl Dispatch {
 
 /// Which active flows take each of the first `n` packets: for packet `i`,
 /// `targets[spans[i].0..spans[i].1]` (the flows whose filter accepted it in
-/// the direction the flow takes).
+/// the direction the flow takes), each with the class its IBuf entry
+/// carries: 0 for a pcap filter, for a graph the element of the first of its
+/// sinks that passed it.
 fn accepting(
     active: &[Active],
-    (masks, graph_masks): (&[Vec<u32>], &[Vec<u32>]),
+    (masks, graph_masks): (&[Vec<u32>], &[SinkMasks]),
     sent: &[u32],
     n: usize,
     targets: &mut Vec<(FlowId, u32)>,
@@ -503,12 +613,16 @@ fn accepting(
         let (chunk, bit) = (i / LANES, 1u32 << (i % LANES));
         let start = targets.len();
         for a in active {
-            let mask = match a.verdict {
-                Verdict::Filter(s) => masks[s][chunk],
-                Verdict::Graph(s) => graph_masks[s][chunk],
+            let take = lanes(a.direction, sent[chunk]) & bit;
+            let class = match a.verdict {
+                Verdict::Filter(s) => (masks[s][chunk] & take != 0).then_some(0),
+                Verdict::Graph(s) => graph_masks[s]
+                    .iter()
+                    .find(|(_, m)| m[chunk] & take != 0)
+                    .map(|(class, _)| *class),
             };
-            if mask & lanes(a.direction, sent[chunk]) & bit != 0 {
-                targets.push((a.flow, 0));
+            if let Some(class) = class {
+                targets.push((a.flow, class));
             }
         }
         spans.push((start, targets.len()));

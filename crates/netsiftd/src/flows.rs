@@ -77,6 +77,13 @@ struct FlowEntry {
     graph: Option<netsift_graph::FlowSpec>,
     /// A graph flow's flow in its source's running graph, once instantiated.
     graph_flow: Option<netsift_graph::FlowId>,
+    /// The element (0-based) whose output a graph flow delivers (`None`: its
+    /// last elements').
+    element: Option<u32>,
+    /// The other sources a graph flow's `device` elements name: they feed
+    /// its source's graph while it is instantiated, and hold its clause in
+    /// their kernel while it is active.
+    devices: Vec<String>,
 }
 
 struct State {
@@ -255,6 +262,8 @@ impl Daemon {
                 ibuf_entries,
                 direction,
                 graph,
+                element,
+                instance,
             } => {
                 let ask = Ask {
                     source,
@@ -263,6 +272,8 @@ impl Daemon {
                     ibuf_entries,
                     direction,
                     graph,
+                    element,
+                    instance,
                 };
                 self.create(st, conn, ask)?
             }
@@ -307,6 +318,8 @@ impl Daemon {
             ibuf_entries,
             direction,
             graph,
+            element,
+            instance,
         } = ask;
         let s = st.sources.get(&source).ok_or_else(|| {
             let names: Vec<&str> = st.sources.keys().map(String::as_str).collect();
@@ -322,6 +335,15 @@ impl Daemon {
             .rights
             .as_ref()
             .map_err(|r| refuse(ErrorCode::Denied, format!("`create`: {r}")))?;
+        // An instance is read as the element it runs as in a graph flow of
+        // the caller's class that uses it, whose graph this flow shares.
+        let (graph, element) = match instance {
+            Some(id) => {
+                let (text, e) = instance_graph(st, conn, &source, id)?;
+                (Some(text), Some(e))
+            }
+            None => (graph, element),
+        };
         let held = st.flows.values().filter(|f| f.conn == conn.id).count();
         if held >= self.cfg.max_flows {
             return Err(refuse(
@@ -335,20 +357,24 @@ impl Daemon {
             .unwrap_or_else(|| s.snaplen.min(r.grant.snaplen.unwrap_or(u32::MAX)))
             .min(s.snaplen);
         let open_flows = st.flows.values().filter(|f| f.uid == conn.peer.uid).count();
-        r.grant
-            .check(&netsift_ffpf::auth::Request {
-                source: &source,
-                snaplen,
-                buffer: entries.saturating_mul(netsift_ffpf::ibuf::IBUF_ENTRY_BYTES),
-                open_flows: u32::try_from(open_flows).unwrap_or(u32::MAX),
-            })
-            .map_err(|e| refuse(ErrorCode::Denied, format!("`create`: {e}")))?;
+        // The flow's source, and every other a graph's devices name.
+        let may_open = |source: &str| {
+            r.grant
+                .check(&netsift_ffpf::auth::Request {
+                    source,
+                    snaplen,
+                    buffer: entries.saturating_mul(netsift_ffpf::ibuf::IBUF_ENTRY_BYTES),
+                    open_flows: u32::try_from(open_flows).unwrap_or(u32::MAX),
+                })
+                .map_err(|e| e.to_string())
+        };
+        may_open(&source).map_err(|e| refuse(ErrorCode::Denied, format!("`create`: {e}")))?;
         directed(s, "create", direction)?;
-        let (filter, run, graph) = match graph {
+        let (filter, run, graph, devices) = match graph {
             None => {
                 let run = r.grant.filter(&filter);
                 compile(s, &run)?;
-                (filter, run, None)
+                (filter, run, None, Vec::new())
             }
             Some(text) => {
                 if let Some(rule) = &r.grant.filter {
@@ -377,7 +403,18 @@ impl Daemon {
                     &|t| compile(s, t).map(|(p, _)| p).map_err(|r| r.what),
                     &env,
                 )?;
-                (text, String::new(), Some(spec))
+                if let Some(e) = element.filter(|e| *e as usize >= spec.filters.len()) {
+                    return Err(refuse(
+                        ErrorCode::BadField,
+                        format!(
+                            "`create`: field `element`: {e} (0-based), but the graph has {} \
+                             elements",
+                            spec.filters.len()
+                        ),
+                    ));
+                }
+                let devices = devices(st, &source, &spec, &may_open)?;
+                (text, String::new(), Some(spec), devices)
             }
         };
         let linktype = s.linktype.0;
@@ -399,6 +436,8 @@ impl Daemon {
                 member: None,
                 graph,
                 graph_flow: None,
+                element,
+                devices,
             },
         );
         Ok(ReplyBody::Created {
@@ -416,6 +455,59 @@ impl Daemon {
                 format!("`instantiate`: flow {flow} is {:?}, not created", f.state),
             ));
         }
+        // The other devices feed the graph from before it exists (their
+        // batches reach only active instances), so that a failure here
+        // leaves nothing to undo on the flow's source.
+        let (home, devices) = (f.source.clone(), f.devices.clone());
+        self.feed(st, &home, &devices)?;
+        let made = self.instantiate_here(st, flow);
+        if made.is_err() {
+            self.unfeed(st, &home, &devices);
+        }
+        made
+    }
+
+    /// Each of `devices` started if idle, and feeding `home`'s graph; undone
+    /// whole if one cannot start.
+    fn feed(&self, st: &mut State, home: &str, devices: &[String]) -> Result<(), Refusal> {
+        let to = std::sync::Arc::clone(&st.sources[home].dispatch);
+        for (i, dev) in devices.iter().enumerate() {
+            let s = st.sources.get_mut(dev).expect("checked at create");
+            if let Err(e) = s.start(&self.log) {
+                if lock(&s.dispatch).idle() {
+                    s.stop();
+                }
+                self.unfeed(st, home, &devices[..i]);
+                return Err(refuse(
+                    ErrorCode::Internal,
+                    format!("`instantiate`: device {dev}: {e}"),
+                ));
+            }
+            lock(&s.dispatch).add_feed(home, &to);
+        }
+        Ok(())
+    }
+
+    /// `devices` no longer feed `home`'s graph for one flow; each stops once
+    /// it serves nothing.
+    fn unfeed(&self, st: &mut State, home: &str, devices: &[String]) {
+        for dev in devices {
+            let Some(s) = st.sources.get_mut(dev) else {
+                continue;
+            };
+            let mut d = lock(&s.dispatch);
+            d.remove_feed(home);
+            let idle = d.idle();
+            drop(d);
+            if idle {
+                s.stop();
+            }
+        }
+    }
+
+    /// `instantiate` on the flow's own source: its group, buffers and graph.
+    fn instantiate_here(&self, st: &mut State, flow: FlowNo) -> Result<Answer, Refusal> {
+        let f = &st.flows[&flow];
         let granted = f.rights.clone();
         let (class, snaplen, entries, name) = (
             f.rights.class.clone(),
@@ -442,7 +534,7 @@ impl Daemon {
                 let mut g = match g {
                     Ok(g) => g,
                     Err(e) => {
-                        let idle = d.flows() == 0;
+                        let idle = d.idle();
                         drop(d);
                         if idle {
                             s.stop();
@@ -473,7 +565,7 @@ impl Daemon {
                     linktype: s.linktype,
                     externs: &self.cfg.externs,
                 };
-                let made = d.graphs.instantiate(spec, |i| {
+                let made = d.graphs.instantiate(spec, &name, |i| {
                     let pcap = |t: &str| compile(s, t).map(|(p, _)| p).map_err(|r| r.what);
                     crate::graph::check::build(i.class.name, &i.args, i.mbuf, &name, &pcap, &env)
                 });
@@ -550,7 +642,12 @@ impl Daemon {
             f.source.clone(),
             f.direction,
         );
+        let element = f.element;
         let graph = f.graph.clone().zip(f.graph_flow);
+        // Its source, then the other devices its graph names.
+        let kernels: Vec<String> = std::iter::once(name.clone())
+            .chain(f.devices.iter().cloned())
+            .collect();
         let s = st.sources.get_mut(&name).expect("a flow's source");
         let (programs, clause) = match &graph {
             None => {
@@ -569,18 +666,36 @@ impl Daemon {
             }
         };
         // The kernel first: from the reply on, nothing the flow wants is
-        // dropped under the ring.
+        // dropped under the ring. Every device of a graph holds the one
+        // clause of all its first filters (a superset of what those fed by
+        // that device want); none when all it delivers and counts runs below.
         if let Some(c) = &clause {
-            if let Err(e) = s.hold_clause(c) {
-                if let Some((_, g)) = &graph {
-                    self.place(s, *g, false);
+            for (i, k) in kernels.iter().enumerate() {
+                let held = st
+                    .sources
+                    .get_mut(k)
+                    .expect("a flow's device")
+                    .hold_clause(c);
+                if let Err(e) = held {
+                    for k in &kernels[..i] {
+                        st.sources
+                            .get_mut(k)
+                            .expect("held")
+                            .release_clause(c, &self.log);
+                    }
+                    if let Some((_, g)) = &graph {
+                        self.place(&st.sources[&name], *g, false);
+                    }
+                    return Err(refuse(ErrorCode::Filter, format!("`activate`: {k}: {e}")));
                 }
-                return Err(refuse(ErrorCode::Filter, format!("`activate`: {e}")));
             }
         }
+        let s = &st.sources[&name];
         match (programs, graph) {
             (Some(p), _) => lock(&s.dispatch).activate(&class, id, &text, direction, || p),
-            (None, Some((_, g))) => lock(&s.dispatch).activate_graph(&class, id, g, direction),
+            (None, Some((_, g))) => {
+                lock(&s.dispatch).activate_graph(&class, id, (g, element), direction)
+            }
             (None, None) => unreachable!("a filter flow has programs"),
         }
         let f = st.flows.get_mut(&flow).expect("owned");
@@ -599,13 +714,21 @@ impl Daemon {
             f.member.expect("active"),
             f.graph_flow,
         );
+        let devices = f.devices.clone();
         let s = st.sources.get_mut(&f.source).expect("a flow's source");
         lock(&s.dispatch).deactivate(&class, id);
-        if let Some(c) = clause {
-            s.release_clause(&c, &self.log);
+        if let Some(c) = &clause {
+            s.release_clause(c, &self.log);
         }
         if let Some(g) = graph {
             self.place(s, g, false);
+        }
+        if let Some(c) = &clause {
+            for d in &devices {
+                if let Some(s) = st.sources.get_mut(d) {
+                    s.release_clause(c, &self.log);
+                }
+            }
         }
     }
 
@@ -651,11 +774,12 @@ impl Daemon {
                 d.groups.remove(&f.rights.class);
             }
         }
-        let idle = d.flows() == 0;
+        let idle = d.idle();
         drop(d);
         if idle {
             s.stop();
         }
+        self.unfeed(st, &f.source, &f.devices);
     }
 
     fn set_filter(
@@ -691,11 +815,12 @@ impl Daemon {
         if f.graph.is_some() {
             let (state, class, member, g) =
                 (f.state, f.rights.class.clone(), f.member, f.graph_flow);
+            let element = f.element;
             if let (FlowState::Active, Some(id), Some(g)) = (state, member, g) {
                 let s = &st.sources[&f.source];
                 let mut d = lock(&s.dispatch);
                 d.deactivate(&class, id);
-                d.activate_graph(&class, id, g, direction);
+                d.activate_graph(&class, id, (g, element), direction);
             }
             st.flows.get_mut(&flow).expect("owned").direction = direction;
             return Ok(done(flow, Some(st.flows[&flow].state)));
@@ -748,7 +873,7 @@ fn unwind(d: &mut crate::dispatch::Dispatch, class: &crate::rights::Class) -> bo
     if d.groups.get(class).is_some_and(|g| g.members == 0) {
         d.groups.remove(class);
     }
-    d.flows() == 0
+    d.idle()
 }
 
 /// The flow `flow` if `conn` owns it; a flow of another connection is
@@ -773,6 +898,8 @@ struct Ask {
     ibuf_entries: Option<u64>,
     direction: Direction,
     graph: Option<String>,
+    element: Option<u32>,
+    instance: Option<u64>,
 }
 
 /// Refuses a direction on a source whose packets have none (a capture
@@ -835,6 +962,64 @@ fn flow_view(st: &State, flow: FlowNo) -> FlowView<'_> {
     }
 }
 
+/// The sources other than `home` that graph `spec`'s `device` elements name,
+/// each checked: it is one of the daemon's, the caller's rights open it
+/// (`may_open`), and it is an interface read through a ring of `home`'s link
+/// type, as `home` is (its packets go through filters compiled for `home`).
+fn devices(
+    st: &State,
+    home: &str,
+    spec: &netsift_graph::FlowSpec,
+    may_open: &dyn Fn(&str) -> Result<(), String>,
+) -> Result<Vec<String>, Refusal> {
+    let h = &st.sources[home];
+    let mut out: Vec<String> = Vec::new();
+    for (i, (f, e)) in spec.filters.iter().zip(&spec.flow.elements).enumerate() {
+        let Some(netsift_graph::class::Value::Text(dev)) = f.args.first() else {
+            continue;
+        };
+        if f.class.name != "device" || dev == home || out.contains(dev) {
+            continue;
+        }
+        let at = format!(
+            "`create`: graph: element {} (device) at byte {}",
+            i + 1,
+            e.span.start
+        );
+        let d = st.sources.get(dev).ok_or_else(|| {
+            let names: Vec<&str> = st.sources.keys().map(String::as_str).collect();
+            refuse(
+                ErrorCode::NoSuchSource,
+                format!("{at}: no source {dev:?} (sources: {})", names.join(", ")),
+            )
+        })?;
+        may_open(dev).map_err(|why| refuse(ErrorCode::Denied, format!("{at}: {why}")))?;
+        let kinds = (h.kind(), d.kind());
+        if kinds != ("ring", "ring") {
+            return Err(refuse(
+                ErrorCode::Filter,
+                format!(
+                    "{at}: {dev} is a {} source and {home} a {} source; several devices in \
+                     one graph are interfaces read through rings (not files, not --copy zero)",
+                    kinds.1, kinds.0
+                ),
+            ));
+        }
+        if d.linktype != h.linktype {
+            return Err(refuse(
+                ErrorCode::Filter,
+                format!(
+                    "{at}: {dev}'s link type {} is not {home}'s {}, for which the graph's \
+                     filters are compiled",
+                    d.linktype.0, h.linktype.0
+                ),
+            ));
+        }
+        out.push(dev.clone());
+    }
+    Ok(out)
+}
+
 /// The clause a graph flow holds in the kernel's program while active, its
 /// elements marked in `resident` running in the kernel: the union of its
 /// first daemon-run `pcap` elements, or every packet (the empty clause) when
@@ -863,6 +1048,56 @@ fn graph_clause(
     Ok(Some(clauses.join(" or ")))
 }
 
+/// The graph flows on `source` that `conn` may see (those of its class of
+/// rights; root: all), by their flow in the running graph.
+fn visible(st: &State, conn: &Conn, source: &str) -> BTreeMap<netsift_graph::FlowId, FlowNo> {
+    let class = conn.rights.as_ref().ok().map(|r| &r.class);
+    let sees = |f: &FlowEntry| conn.peer.uid == 0 || Some(&f.rights.class) == class;
+    st.flows
+        .iter()
+        .filter(|(_, f)| f.source == source && sees(f))
+        .filter_map(|(n, f)| f.graph_flow.map(|g| (g, *n)))
+        .collect()
+}
+
+/// `create`'s `instance`: the graph text of a flow on `source` that `conn`
+/// may see ([`visible`]) and that uses instance `id`, and the element that
+/// runs as it. Refused `bad_field` when no instance `id` runs there,
+/// `denied` when only flows of another class of rights use it.
+fn instance_graph(
+    st: &State,
+    conn: &Conn,
+    source: &str,
+    id: u64,
+) -> Result<(String, u32), Refusal> {
+    let s = &st.sources[source];
+    let d = lock(&s.dispatch);
+    let running = d.graphs.running();
+    let wanted = netsift_graph::InstanceId(id);
+    if running.instance(wanted).is_none() {
+        return Err(refuse(
+            ErrorCode::BadField,
+            format!("`create`: field `instance`: no instance {id} runs on {source}"),
+        ));
+    }
+    visible(st, conn, source)
+        .keys()
+        .filter_map(|g| running.flow(*g))
+        .find_map(|f| {
+            let e = f.instances.iter().position(|i| *i == wanted)?;
+            Some((f.spec.flow.text.clone(), e as u32))
+        })
+        .ok_or_else(|| {
+            refuse(
+                ErrorCode::Denied,
+                format!(
+                    "`create`: instance {id} on {source} serves only flows of another class \
+                     of rights than yours"
+                ),
+            )
+        })
+}
+
 /// The `graph` verb: `source`'s running graph as far as `conn` may see it:
 /// the graph flows of its class of rights (root's: all), the instances they
 /// use, and the same as DOT.
@@ -873,14 +1108,7 @@ fn graph_view(st: &State, conn: &Conn, source: &str) -> Result<ReplyBody, Refusa
             format!("`graph`: no source {source:?}"),
         )
     })?;
-    let class = conn.rights.as_ref().ok().map(|r| &r.class);
-    let sees = |f: &FlowEntry| conn.peer.uid == 0 || Some(&f.rights.class) == class;
-    let mine: BTreeMap<netsift_graph::FlowId, FlowNo> = st
-        .flows
-        .iter()
-        .filter(|(_, f)| f.source == source && sees(f))
-        .filter_map(|(n, f)| f.graph_flow.map(|g| (g, *n)))
-        .collect();
+    let mine = visible(st, conn, source);
     let d = lock(&s.dispatch);
     let running = d.graphs.running();
     let mut flows = Vec::new();

@@ -13,10 +13,12 @@
 //! can be exact.
 //!
 //! A source runs while it has flows: it starts when its first flow is
-//! instantiated and stops when its last flow closes.
+//! instantiated and stops when its last flow closes. A graph flow of another
+//! source that names this one in a `device` element counts as one of its
+//! flows (it feeds that graph, `dispatch.rs`).
 
 use crate::config::{Play, SourceSpec};
-use crate::dispatch::{Dispatch, Packet};
+use crate::dispatch::{deliver, Dispatch, Packet};
 use crate::rights::Rights;
 use crate::Log;
 use netsift_ffpf::CopyMode;
@@ -170,7 +172,13 @@ impl Source {
         if self.running.is_some() {
             return Ok(());
         }
-        *lock(&self.dispatch) = Dispatch::new();
+        {
+            // Fresh counters and tables; the graphs it feeds stay.
+            let mut d = lock(&self.dispatch);
+            let feeds = std::mem::take(&mut d.feeds);
+            *d = Dispatch::new();
+            d.feeds = feeds;
+        }
         let stop = Arc::new(AtomicBool::new(false));
         let dispatch = Arc::clone(&self.dispatch);
         let name = self.spec.name().to_string();
@@ -209,6 +217,7 @@ impl Source {
                         let mut sinks: Vec<RingSink> = (0..workers)
                             .map(|_| RingSink {
                                 dispatch: Arc::clone(&dispatch),
+                                name: name.clone(),
                                 spare: None,
                             })
                             .collect();
@@ -429,6 +438,8 @@ fn check_xdp(iface: &str, monitor: bool) -> Result<(), String> {
 /// laid out as pcap records by the session, are one batch.
 struct RingSink {
     dispatch: Arc<Mutex<Dispatch>>,
+    /// The source's name, as the graphs it feeds know it.
+    name: String,
     spare: Option<Records>,
 }
 
@@ -442,7 +453,7 @@ impl Sink for RingSink {
             // One by one only from the XDP level, which sees received packets.
             outgoing: false,
         };
-        lock(&self.dispatch).batch(&[pkt]);
+        deliver(&self.dispatch, &self.name, &[pkt]);
         Ok(())
     }
 
@@ -456,7 +467,7 @@ impl Sink for RingSink {
     fn write_records(&mut self, records: Records) -> Result<(), SinkError> {
         let pkts = parse_records(records.bytes(), records.outgoing());
         if !pkts.is_empty() {
-            lock(&self.dispatch).batch(&pkts);
+            deliver(&self.dispatch, &self.name, &pkts);
         }
         self.spare = Some(records);
         Ok(())

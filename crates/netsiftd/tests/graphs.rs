@@ -7,6 +7,13 @@
 //! frees its own; bad graph text is refused with its position; `native` is
 //! refused for a user who is not root, who sees none of root's instances;
 //! on an interface, a graph's first pcap filter is held in the kernel.
+//!
+//! Any instance reads as a flow: by its element in a graph or by its id,
+//! exactly what it passes, each IBuf entry's class naming the element; and
+//! one graph reads two interfaces (veth pairs in namespaces the test makes),
+//! their sources opened for it and closed after it, each device's frames in
+//! the order sent. Refused: an element past the graph, an instance that does
+//! not run or serves another class of rights, a device the rules forbid.
 
 mod common;
 
@@ -19,16 +26,37 @@ use std::io::BufRead;
 use std::process::{Command, Stdio};
 
 fn graph_flow(c: &Client, graph: &str) -> Flow {
-    let mut f = c
-        .create(&FlowSpec {
+    activated(
+        c,
+        &FlowSpec {
             source: "afs".into(),
             graph: Some(graph.into()),
             ..FlowSpec::default()
-        })
-        .unwrap_or_else(|e| panic!("{graph}: {e}"));
+        },
+    )
+}
+
+/// A flow of `spec`, instantiated and activated.
+fn activated(c: &Client, spec: &FlowSpec) -> Flow {
+    let mut f = c.create(spec).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
     f.instantiate().unwrap();
     f.activate().unwrap();
     f
+}
+
+/// Every packet waiting in `flow`, with the class of its IBuf entry.
+fn drain_classes(flow: &mut Flow) -> Vec<(Got, u32)> {
+    let r = flow.reader().unwrap();
+    let mut out = Vec::new();
+    while let Some(p) = r.getnext().unwrap() {
+        out.push(((p.data.to_vec(), p.wirelen, p.ts_ns), p.class));
+    }
+    out
+}
+
+/// `pkts`, each with `class`.
+fn classed(pkts: &[Got], class: u32) -> Vec<(Got, u32)> {
+    pkts.iter().map(|p| (p.clone(), class)).collect()
 }
 
 /// `expr` as `tcpdump -ddd` prints it for the file's link type, from
@@ -84,24 +112,30 @@ fn two_graphs_share_a_prefix_and_get_what_each_passes() {
     // counted here), and a counter that passes nothing.
     let (udp, by_host) = (verdicts("udp"), verdicts(host));
     let mut nth = 0;
-    let want_b: Vec<Got> = all()
+    // Each entry's class is the first last element that passed it: the
+    // BPF filter (element 2), else the sampler (3).
+    let want_b: Vec<(Got, u32)> = all()
         .into_iter()
         .enumerate()
-        .filter(|(i, _)| {
-            if !udp[*i] {
-                return false;
+        .filter_map(|(i, p)| {
+            if !udp[i] {
+                return None;
             }
             nth += 1;
-            by_host[*i] || nth % 3 == 0
+            let class = if by_host[i] { 2 } else { 3 };
+            (by_host[i] || nth % 3 == 0).then_some((p, class))
         })
-        .map(|(_, p)| p)
         .collect();
     let n_udp = udp.iter().filter(|u| **u).count() as u64;
     assert!(
         want_b.len() as u64 > n_udp / 3,
         "the test needs host packets"
     );
-    assert_eq!(drain(&mut fb), want_b, "{gb}");
+    assert!(
+        want_b.iter().any(|(_, c)| *c == 3),
+        "the test needs sampled packets"
+    );
+    assert_eq!(drain_classes(&mut fb), want_b, "{gb}");
     assert_eq!(fb.stats().unwrap().accepted, want_b.len() as u64);
 
     // The packetcount's MBuf, as the client maps it: the udp packets.
@@ -186,8 +220,12 @@ fn bad_graphs_are_refused_with_their_position() {
     assert!(m.contains("expected ')'") && m.contains("column"), "{m}");
     let (_, m) = refused(r#"(device,afs) -> (pcap,"udp and port")"#);
     assert!(m.contains("element 2 (pcap) at byte 16"), "{m}");
-    let (_, m) = refused("(device,eth9) -> (pcap,udp)");
-    assert!(m.contains("not this flow's source"), "{m}");
+    let (code, m) = refused("(device,afs) | (device,eth9) -> (pcap,udp)");
+    assert_eq!(code, Some(ErrorCode::NoSuchSource), "{m}");
+    assert!(
+        m.contains("element 2 (device) at byte 15") && m.contains(r#"no source "eth9""#),
+        "{m}"
+    );
     let (_, m) = refused(r#"(pcap,udp) -> (fpl,"RETURN PKT.B[")"#);
     assert!(m.contains("element 2 (fpl)") && m.contains("FPL"), "{m}");
     let (_, m) =
@@ -217,6 +255,7 @@ fn bad_graphs_are_refused_with_their_position() {
 }
 
 const ROLE: &str = "NETSIFTD_GRAPHS_SIDE";
+const INSTANCE: &str = "NETSIFTD_GRAPHS_INSTANCE";
 
 /// Run as another user by `native_is_for_root_only`: tries a `native`
 /// element and prints what the daemon said.
@@ -233,6 +272,16 @@ fn user_side() {
     });
     let seen = c.graph("afs").unwrap();
     println!("sees: {} {}", seen.instances.len(), seen.flows.len());
+    // Root's instance, which serves no flow of this user's class.
+    let id: u64 = std::env::var(INSTANCE).unwrap().parse().unwrap();
+    match c.create(&FlowSpec {
+        source: "afs".into(),
+        instance: Some(id),
+        ..FlowSpec::default()
+    }) {
+        Ok(_) => println!("instance: accepted"),
+        Err(e) => println!("instance: {:?} {e}", e.refusal()),
+    }
     match r {
         Ok(_) => println!("said: accepted"),
         Err(e) => println!("said: {:?} {e}", e.refusal()),
@@ -255,7 +304,8 @@ fn native_is_for_root_only() {
     // Root's graph flow, which another user's rights do not see.
     let root = d.client();
     let _f = graph_flow(&root, "(device,afs) -> (packetcount)");
-    assert_eq!(root.graph("afs").unwrap().instances.len(), 2);
+    let seen = root.graph("afs").unwrap();
+    assert_eq!(seen.instances.len(), 2);
     let user = TempUser::new();
     let argv = user.setpriv();
     let out = Command::new(&argv[0])
@@ -263,23 +313,30 @@ fn native_is_for_root_only() {
         .arg(std::env::current_exe().unwrap())
         .args(["user_side", "--exact", "--nocapture", "--test-threads=1"])
         .env(ROLE, &d.socket)
+        .env(INSTANCE, seen.instances[0].id.to_string())
         .stdout(Stdio::piped())
         .output()
         .unwrap();
     let lines: Vec<String> = out.stdout.lines().map_while(Result::ok).collect();
-    let said = lines
-        .iter()
-        .find_map(|l| l.split_once("said:").map(|(_, s)| s))
-        .unwrap_or_else(|| panic!("the user's client said nothing: {lines:#?}"));
+    // What the user's client printed after `tag`.
+    let after = |tag: &str| {
+        lines
+            .iter()
+            .find_map(|l| l.split_once(tag).map(|(_, s)| s))
+            .unwrap_or_else(|| panic!("the user's client said no {tag:?}: {lines:#?}"))
+    };
+    let said = after("said:");
     assert!(
         said.contains("Denied") && said.contains("for root only"),
         "{said}"
     );
     assert!(said.contains("element 2 (native)"), "{said}");
-    let sees = lines
-        .iter()
-        .find_map(|l| l.split_once("sees: ").map(|(_, s)| s));
-    assert_eq!(sees, Some("0 0"), "{lines:#?}");
+    assert_eq!(after("sees: "), "0 0", "{lines:#?}");
+    let instance = after("instance: ");
+    assert!(
+        instance.contains("Denied") && instance.contains("another class of rights"),
+        "{instance}"
+    );
 }
 
 /// On an interface (a veth pair in a namespace the test makes): a graph
@@ -328,4 +385,247 @@ fn a_graph_on_an_interface_holds_its_first_filter_in_the_kernel() {
     assert_eq!(pcap.passed, 50, "{v:#?}");
     f.pause().unwrap();
     assert_eq!(clauses(&c), 0);
+}
+
+/// An inner instance read as a flow, by its element and by its id, gets
+/// exactly what libpcap keeps for it while another flow reads the graph's
+/// last element; entries carry the element as their class; and the flow
+/// read by id keeps the instances after the flows it was found through go.
+#[test]
+fn any_instance_reads_as_a_flow() {
+    require!(Need::File(&afs()));
+    let d = afs_daemon(&["--fast", "--wait-flows", "3", "--ibuf-entries", "4096"]);
+    let c = d.client();
+    let g = r#"(device,afs) -> (pcap,"udp") -> (sampler,3,4)"#;
+    let at = |element: Option<u32>| FlowSpec {
+        source: "afs".into(),
+        graph: Some(g.into()),
+        element,
+        ..FlowSpec::default()
+    };
+    let mut inner = activated(&c, &at(Some(1)));
+    let mut last = activated(&c, &at(None));
+    let v = c.graph("afs").unwrap();
+    assert_eq!(v.instances.len(), 3, "{v:#?}");
+    let pcap = v.instances.iter().find(|i| i.class == "pcap").unwrap().id;
+    let by_id = FlowSpec {
+        source: "afs".into(),
+        instance: Some(pcap),
+        ..FlowSpec::default()
+    };
+    let mut by_id = activated(&c, &by_id);
+    wait_stats(&c, "playback", |s| s.sources[0].finished);
+
+    let udp = kept("udp");
+    assert!(udp.len() > 100, "{}", udp.len());
+    assert_eq!(drain_classes(&mut inner), classed(&udp, 1), "element 1");
+    assert_eq!(
+        drain_classes(&mut by_id),
+        classed(&udp, 1),
+        "instance {pcap}"
+    );
+    // The sampler's: the 3rd, 6th, ... udp packets.
+    let third: Vec<Got> = udp.iter().skip(2).step_by(3).cloned().collect();
+    assert_eq!(drain_classes(&mut last), classed(&third, 2), "{g}");
+
+    // Three flows on the same three instances, each run once a packet.
+    let v = c.graph("afs").unwrap();
+    assert_eq!(v.instances.len(), 3, "{v:#?}");
+    assert!(v.instances.iter().all(|i| i.refs == 3), "{v:#?}");
+    let p = v.instances.iter().find(|i| i.id == pcap).unwrap();
+    assert_eq!((p.seen, p.passed), (all().len() as u64, udp.len() as u64));
+
+    // Refused: an element past the graph, an element without a graph, an
+    // instance that does not run.
+    let e = c.create(&at(Some(3))).unwrap_err();
+    assert_eq!(e.refusal(), Some(ErrorCode::BadField), "{e}");
+    let m = e.to_string();
+    assert!(
+        m.contains("field `element`: 3") && m.contains("3 elements"),
+        "{m}"
+    );
+    let e = c
+        .create(&FlowSpec {
+            source: "afs".into(),
+            element: Some(0),
+            ..FlowSpec::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.refusal(), Some(ErrorCode::BadField), "{e}");
+    let e = c
+        .create(&FlowSpec {
+            source: "afs".into(),
+            instance: Some(pcap + 1000),
+            ..FlowSpec::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.refusal(), Some(ErrorCode::BadField), "{e}");
+    assert!(e.to_string().contains("no instance"), "{e}");
+
+    // The flows it was found through close; it keeps the instances.
+    inner.close().unwrap();
+    last.close().unwrap();
+    let v = c.graph("afs").unwrap();
+    assert_eq!(v.flows.len(), 1, "{v:#?}");
+    assert!(
+        v.instances.iter().any(|i| i.id == pcap && i.refs == 1),
+        "{v:#?}"
+    );
+    by_id.close().unwrap();
+    assert!(c.graph("afs").unwrap().instances.is_empty());
+}
+
+/// One graph over two interfaces: `va` (of one veth pair) and `vc` (of
+/// another, moved into the daemon's namespace). Both sources start when the
+/// graph flow is instantiated and stop when it closes; each holds the
+/// graph's `udp` clause in its kernel while it is active, so the devices see
+/// only the UDP frames sent to them; the flow, reading the `udp` element,
+/// gets every UDP frame sent on either, each interface's in the order sent,
+/// and the counter counts them. A policy that does not open `vc` refuses a
+/// graph naming it.
+#[test]
+fn one_graph_reads_two_interfaces() {
+    use netsift_testkit::netns::{ip, Side, VethPair};
+    use std::time::{Duration, Instant};
+    require!(Need::Netns);
+    let one = VethPair::new();
+    let two = VethPair::with_names("nstk", "vc", "vd").unwrap();
+    let ns = one.a.as_str();
+    ip(&["-n", &two.a, "link", "set", "vc", "netns", ns]).unwrap();
+    ip(&[
+        "netns",
+        "exec",
+        ns,
+        "sysctl",
+        "-qw",
+        "net.ipv6.conf.vc.disable_ipv6=1",
+    ])
+    .unwrap();
+    ip(&["-n", ns, "link", "set", "vc", "up"]).unwrap();
+    let d = common::daemon(Some(ns), &["--iface", "va", "--iface", "vc"]);
+    let c = d.client();
+    let running = |c: &Client| -> Vec<(String, bool, u64)> {
+        let s = c.daemon_stats().unwrap();
+        s.sources
+            .iter()
+            .map(|s| (s.name.clone(), s.running, s.kernel_clauses))
+            .collect()
+    };
+    let idle = vec![("va".to_string(), false, 0), ("vc".to_string(), false, 0)];
+    assert_eq!(running(&c), idle);
+    let g = r#"(device,va) | (device,vc) -> (pcap,"udp") -> (packetcount)"#;
+    let mut f = c
+        .create(&FlowSpec {
+            source: "va".into(),
+            graph: Some(g.into()),
+            element: Some(2),
+            ..FlowSpec::default()
+        })
+        .unwrap();
+    f.instantiate().unwrap();
+    f.activate().unwrap();
+    let on = vec![("va".to_string(), true, 1), ("vc".to_string(), true, 1)];
+    assert_eq!(running(&c), on);
+
+    // UDP and TCP frames to each interface, from ports of their own.
+    let frames = |sport: u16, n: u32| -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+        let udp: Vec<Vec<u8>> = (0..n)
+            .map(|i| netsift_testkit::frames::numbered_udp_from(i, sport))
+            .collect();
+        let tcp = (0..n / 4)
+            .map(|i| {
+                netsift_testkit::frames::numbered(i, None, 16)
+                    .tcp(sport, 80, 0x10)
+                    .build()
+            })
+            .collect();
+        (udp, tcp)
+    };
+    let (udp_a, tcp_a) = frames(5000, 40);
+    let (udp_c, tcp_c) = frames(6000, 32);
+    for i in 0..4 {
+        let part = |v: &[Vec<u8>]| v.chunks(v.len().div_ceil(4)).nth(i).unwrap_or(&[]).to_vec();
+        one.send(Side::B, &[part(&udp_a), part(&tcp_a)].concat());
+        two.send(Side::B, &[part(&tcp_c), part(&udp_c)].concat());
+    }
+    let total = udp_a.len() + udp_c.len();
+    let until = Instant::now() + Duration::from_secs(10);
+    let mut got = Vec::new();
+    while got.len() < total && Instant::now() < until {
+        let r = f.reader().unwrap();
+        r.wait_for(1, Duration::from_millis(100)).unwrap();
+        while let Some(p) = r.getnext().unwrap() {
+            got.push((p.data.to_vec(), p.class));
+        }
+    }
+    let of = |sent: &[Vec<u8>]| -> Vec<Vec<u8>> {
+        got.iter()
+            .filter(|(p, _)| sent.contains(p))
+            .map(|(p, _)| p.clone())
+            .collect()
+    };
+    assert_eq!(got.len(), total, "{g}");
+    assert_eq!(of(&udp_a), udp_a, "va's frames, in order");
+    assert_eq!(of(&udp_c), udp_c, "vc's frames, in order");
+    assert!(got.iter().all(|(_, class)| *class == 2));
+    assert_eq!(f.mbuf(3).unwrap().u64(0), Some(total as u64));
+    // Each device instance saw its interface's UDP frames only: the kernel
+    // under each ring dropped the TCP ones.
+    let v = c.graph("va").unwrap();
+    let seen: Vec<(String, u64)> = v
+        .instances
+        .iter()
+        .filter(|i| i.class == "device")
+        .map(|i| (i.args[0].clone(), i.seen))
+        .collect();
+    let want = vec![
+        (r#""va""#.to_string(), udp_a.len() as u64),
+        (r#""vc""#.to_string(), udp_c.len() as u64),
+    ];
+    assert_eq!(seen, want, "{v:#?}");
+
+    f.pause().unwrap();
+    assert_eq!(
+        running(&c),
+        vec![("va".to_string(), true, 0), ("vc".to_string(), true, 0)]
+    );
+    f.close().unwrap();
+    assert_eq!(running(&c), idle);
+    drop(c);
+    drop(d);
+
+    // Under a rule that opens `va` alone, a graph naming `vc` is refused.
+    let dir = tempfile::tempdir().unwrap();
+    let policy = dir.path().join("policy.toml");
+    std::fs::write(
+        &policy,
+        "default = \"deny\"\n[[rule]]\nname = \"va-only\"\nusers = [0]\nsources = [\"va\"]\n",
+    )
+    .unwrap();
+    let d = common::daemon(
+        Some(ns),
+        &[
+            "--iface",
+            "va",
+            "--iface",
+            "vc",
+            "--policy",
+            policy.to_str().unwrap(),
+        ],
+    );
+    let c = d.client();
+    let e = c
+        .create(&FlowSpec {
+            source: "va".into(),
+            graph: Some(g.into()),
+            ..FlowSpec::default()
+        })
+        .unwrap_err();
+    assert_eq!(e.refusal(), Some(ErrorCode::Denied), "{e}");
+    let m = e.to_string();
+    assert!(
+        m.contains("element 2 (device)") && m.contains("va-only") && m.contains("vc"),
+        "{m}"
+    );
+    assert_eq!(c.daemon_stats().unwrap().flows, 0);
 }

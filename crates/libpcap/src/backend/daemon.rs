@@ -205,7 +205,7 @@ impl DaemonSource {
             snaplen: Some(o.snaplen),
             ibuf_entries: None,
             direction: wire_direction(o.direction),
-            graph: None,
+            ..FlowSpec::default()
         };
         let mut flow = client
             .create(&spec)

@@ -5,9 +5,9 @@
 //! expression compiled for the source, a BPF program parsed, an FPL program
 //! compiled against its MBuf size against the daemon's external functions
 //! (`Env`), a follower made, an external function's searcher built, a
-//! `native` object loaded), and what the daemon cannot run yet is refused: a
-//! `device` other than the flow's source. A refusal names the element, its
-//! class and its byte offset.
+//! `native` object loaded). Which sources a `device` may name (the daemon's,
+//! the caller's rights) is `flows.rs`'s to check. A refusal names the
+//! element, its class and its byte offset.
 
 use super::bpf::{self, Insn};
 use super::externs::External;
@@ -21,7 +21,7 @@ use netsift_wire::LinkType;
 
 /// What an instance runs, built from its class and arguments.
 pub(crate) enum Kind {
-    /// `device`: the source's packets, all of them.
+    /// `device`: its source's packets, all of them.
     Source,
     /// `pcap`: netsift's compiler and engine.
     Pcap(Box<Programs>),
@@ -67,29 +67,20 @@ fn text(args: &[Value]) -> &str {
     }
 }
 
-/// Builds what `class` with `args` and an MBuf of `mbuf` bytes runs as, on a
-/// source called `source` whose pcap expressions `pcap` compiles, in `env`;
-/// the error says what is wrong with the element (without its place, which
-/// the caller adds).
+/// Builds what `class` with `args` and an MBuf of `mbuf` bytes runs as, in
+/// a graph whose pcap expressions `pcap` compiles (for the flow's source,
+/// `_source`), in `env`; the error says what is wrong with the element
+/// (without its place, which the caller adds).
 pub(crate) fn build(
     class: &str,
     args: &[Value],
     mbuf: u32,
-    source: &str,
+    _source: &str,
     pcap: &dyn Fn(&str) -> Result<Programs, String>,
     env: &Env<'_>,
 ) -> Result<Kind, String> {
     match class {
-        "device" => {
-            if text(args) != source {
-                return Err(format!(
-                    "device {:?} is not this flow's source {source:?}; a graph flow reads \
-                     the source it is created on (several devices in one graph are not built yet)",
-                    text(args)
-                ));
-            }
-            Ok(Kind::Source)
-        }
+        "device" => Ok(Kind::Source),
         "pcap" => pcap(text(args)).map(|p| Kind::Pcap(Box::new(p))),
         "bpf" => bpf::parse(text(args)).map(Kind::Bpf),
         "fpl" => {

@@ -16,7 +16,15 @@
 //! for one with no upstream, else those some upstream instance passed. So each
 //! instance runs once per packet that reaches it, however many flows share it.
 //! A flow accepts a packet when one of its last elements (those nothing in the
-//! flow feeds) passed it.
+//! flow feeds) passed it, or the element it reads passed it.
+//!
+//! **Several devices.** The graph is its home source's (the source its flows
+//! were created on); a batch comes from the home source or from another
+//! source a `device` element names, which hands its batches to the home's
+//! dispatch too (`dispatch.rs`, feeds). An instance with no upstream takes a
+//! batch whole when it is from its device (a `device` element naming the
+//! home, or any other first element, reads the home source), and none of it
+//! otherwise; the rest follows from the upstream instances.
 
 use super::check::Kind;
 use crate::programs::Packet;
@@ -35,10 +43,20 @@ struct Shared {
     map: Arc<RwMapping>,
 }
 
+/// The batches an instance with no upstream takes.
+#[derive(Debug, PartialEq, Eq)]
+enum Feed {
+    /// The home source's (and it has an upstream: none of its own).
+    Home,
+    /// Those of another source, which a `device` element names.
+    Device(String),
+}
+
 /// A running instance.
 struct Node {
     kind: Kind,
     upstream: Vec<InstanceId>,
+    feed: Feed,
     /// The MBuf as the instance keeps it (its length is the element's size).
     mem: Vec<u8>,
     shared: Option<Shared>,
@@ -105,12 +123,13 @@ impl Graphs {
         self.active_flows > 0
     }
 
-    /// Instantiates `spec`, reusing every instance it shares with the running
-    /// flows and making the others with `build` (and an MBuf each that asks
-    /// for one). A failure undoes it whole.
+    /// Instantiates `spec` on home source `home`, reusing every instance it
+    /// shares with the running flows and making the others with `build` (and
+    /// an MBuf each that asks for one). A failure undoes it whole.
     pub(crate) fn instantiate(
         &mut self,
         spec: FlowSpec,
+        home: &str,
         build: impl Fn(&Instance) -> Result<Kind, String>,
     ) -> Result<FlowId, String> {
         let flow = self.running.instantiate(spec).map_err(|e| e.to_string())?;
@@ -134,7 +153,7 @@ impl Graphs {
                 ));
                 break;
             }
-            match node(i, &build) {
+            match node(i, home, &build) {
                 Ok(n) => {
                     self.kernel.adopt(i, &n.kind);
                     self.nodes.insert(id, n);
@@ -201,18 +220,32 @@ impl Graphs {
         self.active_flows = self.active_flows.saturating_sub(1);
     }
 
-    /// The instances of `flow`'s last elements (those nothing in it feeds).
-    pub(crate) fn sinks(&self, flow: FlowId) -> Vec<InstanceId> {
+    /// The instances whose output `flow` delivers, each with the element
+    /// (0-based, in written order) it runs as: `element`'s alone if given,
+    /// else its last elements' (those nothing in it feeds), an instance two
+    /// elements share under the first. That element is the class its IBuf
+    /// entries carry.
+    pub(crate) fn sinks(&self, flow: FlowId, element: Option<usize>) -> Vec<(u32, InstanceId)> {
         let Some(f) = self.running.flow(flow) else {
             return Vec::new();
         };
-        let mut sinks: Vec<InstanceId> = (0..f.instances.len())
-            .filter(|&e| !f.spec.flow.edges.iter().any(|&(from, _)| from == e))
-            .map(|e| f.instances[e])
-            .collect();
-        sinks.sort_unstable();
-        sinks.dedup();
+        let is_sink = |e: usize| match element {
+            Some(x) => e == x,
+            None => !f.spec.flow.edges.iter().any(|&(from, _)| from == e),
+        };
+        let mut sinks: Vec<(u32, InstanceId)> = Vec::new();
+        for (e, id) in f.instances.iter().enumerate() {
+            if is_sink(e) && !sinks.iter().any(|(_, i)| i == id) {
+                sinks.push((e as u32, *id));
+            }
+        }
         sinks
+    }
+
+    /// Per chunk of [`LANES`] packets of the last batch: those instance `id`
+    /// passed (empty if it did not run).
+    pub(crate) fn passed(&self, id: InstanceId) -> &[u32] {
+        self.nodes.get(&id).map_or(&[], |n| &n.pass)
     }
 
     /// A descriptor of the MBuf of element `element` of `flow`: its instance,
@@ -238,12 +271,13 @@ impl Graphs {
         Ok((id, n.mem.len() as u32, fd))
     }
 
-    /// Runs the active instances over `pkts` (`sent`: per chunk of
+    /// Runs the active instances over `pkts`, a batch of the home source
+    /// (`from` is `None`) or of the source `from` names (`sent`: per chunk of
     /// [`LANES`], the packets the host sent); the instances that ran publish
     /// their MBuf. How many instances ran.
     pub(crate) fn run(
         &mut self,
-        pkts: &[Packet<'_>],
+        (pkts, from): (&[Packet<'_>], Option<&str>),
         sent: &[u32],
         scratch: &mut BatchScratch,
     ) -> u64 {
@@ -260,9 +294,19 @@ impl Graphs {
         for &id in &ids {
             self.reach.clear();
             let n = &self.nodes[&id];
+            let mine = match (&n.feed, from) {
+                (Feed::Home, None) => true,
+                (Feed::Device(d), Some(f)) => d == f,
+                _ => false,
+            };
             if n.upstream.is_empty() {
-                self.reach
-                    .extend(pkts.chunks(LANES).map(|c| u32::MAX >> (LANES - c.len())));
+                self.reach.extend(pkts.chunks(LANES).map(|c| {
+                    if mine {
+                        u32::MAX >> (LANES - c.len())
+                    } else {
+                        0
+                    }
+                }));
             } else {
                 self.reach.resize(pkts.len().div_ceil(LANES), 0);
                 for u in &n.upstream {
@@ -272,6 +316,11 @@ impl Graphs {
                     for (r, p) in self.reach.iter_mut().zip(&up.pass) {
                         *r |= *p;
                     }
+                }
+                // A device behind something (a rule's filter in front of
+                // the graph) still passes only its own interface's packets.
+                if matches!(n.kind, Kind::Source) && !mine {
+                    self.reach.fill(0);
                 }
             }
             let Some(n) = self.nodes.get_mut(&id) else {
@@ -362,22 +411,22 @@ impl Graphs {
             .map_or(("daemon", String::new()), |p| (p.runs, p.why.clone()))
     }
 
-    /// Into `out`, per chunk of [`LANES`] packets of the last batch: those
-    /// one of `sinks` passed.
-    pub(crate) fn accepted(&self, sinks: &[InstanceId], chunks: usize, out: &mut Vec<u32>) {
-        out.clear();
-        out.resize(chunks, 0);
-        for n in sinks.iter().filter_map(|s| self.nodes.get(s)) {
-            for (o, p) in out.iter_mut().zip(&n.pass) {
-                *o |= *p;
-            }
-        }
-    }
 }
 
-/// A node for instance `i`, with a sealed MBuf if it asks for one.
-fn node(i: &Instance, build: &impl Fn(&Instance) -> Result<Kind, String>) -> Result<Node, String> {
+/// A node for instance `i` of home source `home`'s graph, with a sealed MBuf
+/// if it asks for one.
+fn node(
+    i: &Instance,
+    home: &str,
+    build: &impl Fn(&Instance) -> Result<Kind, String>,
+) -> Result<Node, String> {
     let kind = build(i)?;
+    let feed = match i.args.first() {
+        Some(netsift_graph::class::Value::Text(d)) if i.class.name == "device" && d != home => {
+            Feed::Device(d.clone())
+        }
+        _ => Feed::Home,
+    };
     let len = i.mbuf as usize;
     let shared = if len > 0 {
         // Whole words: published a word at a time.
@@ -392,6 +441,7 @@ fn node(i: &Instance, build: &impl Fn(&Instance) -> Result<Kind, String>) -> Res
     Ok(Node {
         kind,
         upstream: i.upstream.clone(),
+        feed,
         mem: vec![0; len],
         shared,
         active: 0,
@@ -535,7 +585,7 @@ mod tests {
     }
 
     fn instantiate(g: &mut Graphs, text: &str) -> Result<FlowId, String> {
-        g.instantiate(spec(text), |i| {
+        g.instantiate(spec(text), "src", |i| {
             let pcap = |t: &str| {
                 let set = netsift_pcapc::compile(t, LinkType::EN10MB).map_err(|e| e.to_string())?;
                 Ok(Programs {
@@ -588,21 +638,28 @@ mod tests {
         let frames = frames();
         let pkts = packets(&frames);
         let mut scratch = BatchScratch::new();
-        assert_eq!(g.run(&pkts, &[0, 0], &mut scratch), 3);
+        assert_eq!(g.run((&pkts, None), &[0, 0], &mut scratch), 3);
         let udp = g.running().flow(a).unwrap().instances[0];
         assert_eq!(g.counts(udp), (40, 20));
         // Every fourth udp packet: seq 6, 14, 22, 30, 38.
-        let mut masks = Vec::new();
-        g.accepted(&g.sinks(a), 2, &mut masks);
-        assert_eq!(lanes(&masks).collect::<Vec<_>>(), [6, 14, 22, 30, 38]);
-        g.accepted(&g.sinks(b), 2, &mut masks);
-        assert_eq!(masks, [0, 0]);
+        let [(1, sampler)] = g.sinks(a, None)[..] else {
+            panic!("{:?}", g.sinks(a, None))
+        };
+        let picked: Vec<usize> = lanes(g.passed(sampler)).collect();
+        assert_eq!(picked, [6, 14, 22, 30, 38]);
+        let [(1, count)] = g.sinks(b, None)[..] else {
+            panic!("{:?}", g.sinks(b, None))
+        };
+        assert_eq!(g.passed(count), [0, 0]);
+        // Element 0 of either flow is the shared udp filter.
+        assert_eq!(g.sinks(b, Some(0)), [(0, udp)]);
+        assert_eq!(lanes(g.passed(udp)).count(), 20);
         let (_, size, fd) = g.mbuf(b, 1).unwrap();
         let map = netsift_ffpf::shm::RoMapping::new(std::os::fd::AsFd::as_fd(&fd), 8).unwrap();
         assert_eq!((size, map.load_u64(0)), (8, 20 * 100));
         // Paused, b's counter stops; its instance stays until it closes.
         g.deactivate(b);
-        g.run(&pkts, &[0, 0], &mut scratch);
+        g.run((&pkts, None), &[0, 0], &mut scratch);
         assert_eq!(map.load_u64(0), 2000);
         g.close(b);
         assert_eq!(g.running().instance_count(), 2);
@@ -621,13 +678,45 @@ mod tests {
         g.activate(a);
         let frames = frames();
         let pkts = packets(&frames);
-        g.run(&pkts, &[0, 0], &mut BatchScratch::new());
+        g.run((&pkts, None), &[0, 0], &mut BatchScratch::new());
         let (_, size, fd) = g.mbuf(a, 0).unwrap();
         let map = netsift_ffpf::shm::RoMapping::new(std::os::fd::AsFd::as_fd(&fd), 16).unwrap();
         assert_eq!((size, map.load_u64(0), map.load_u64(8)), (16, 40, 0));
         // An unknown function is refused when the graph is built.
         let e = instantiate(&mut g, "(fpl,\"R[0] = EXTERN(no_such_fn, 0, 0);\")").unwrap_err();
         assert!(e.contains("no_such_fn"), "{e}");
+    }
+
+    /// Two devices feed one graph: each device instance takes its own
+    /// source's batches, what they feed takes both, and a first filter
+    /// without a device reads the home source only.
+    #[test]
+    fn each_device_takes_its_own_sources_batches() {
+        let mut g = Graphs::new();
+        let both = instantiate(
+            &mut g,
+            "(device,src) | (device,other) -> (pcap,udp) -> (packetcount)",
+        )
+        .unwrap();
+        let home = instantiate(&mut g, "(pcap,udp) -> (packetcount)").unwrap();
+        g.activate(both);
+        g.activate(home);
+        let frames = frames();
+        let pkts = packets(&frames);
+        let mut scratch = BatchScratch::new();
+        g.run((&pkts, None), &[0, 0], &mut scratch);
+        g.run((&pkts, Some("other")), &[0, 0], &mut scratch);
+        g.run((&pkts, Some("third")), &[0, 0], &mut scratch);
+        let ids = &g.running().flow(both).unwrap().instances;
+        let (src, other, udp) = (ids[0], ids[1], ids[2]);
+        assert_eq!((g.counts(src), g.counts(other)), ((40, 40), (40, 40)));
+        assert_eq!(g.counts(udp), (80, 40));
+        let count = |f: FlowId, e: usize| {
+            let (_, _, fd) = g.mbuf(f, e).unwrap();
+            let map = netsift_ffpf::shm::RoMapping::new(std::os::fd::AsFd::as_fd(&fd), 8).unwrap();
+            map.load_u64(0)
+        };
+        assert_eq!((count(both, 3), count(home, 1)), (40, 20));
     }
 
     #[test]

@@ -125,8 +125,11 @@ pub(crate) struct Kernel {
 }
 
 /// The interface a source's graph program goes under.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub(crate) struct Below {
+    /// The interface's name: a `device` naming another interface is fed by
+    /// that one's ring, which this program does not see.
+    iface: String,
     ifindex: u32,
     /// Loopback: each packet comes back in, and the ring keeps only that
     /// copy (as libpcap does), so the program skips the sent one.
@@ -137,12 +140,14 @@ pub(crate) struct Below {
 /// interface, or why nowhere.
 pub(crate) fn below(spec: &SourceSpec) -> Result<Below, String> {
     match spec {
-        SourceSpec::Ring { iface, .. } if iface == "any" => Err("`any` is every interface,                                                                   each with its own link                                                                   header: not placed below"
-            .into()),
+        SourceSpec::Ring { iface, .. } if iface == "any" => Err(
+            "`any` is every interface, each with its own link header: not placed below"
+                .into()),
         SourceSpec::Ring { iface, .. } => {
             let ifindex = netsift_capture::ifindex(iface).map_err(|e| format!("{iface}: {e}"))?;
             let kind = std::fs::read_to_string(format!("/sys/class/net/{iface}/type"));
             Ok(Below {
+                iface: iface.clone(),
                 ifindex: ifindex as u32,
                 loopback: kind.is_ok_and(|t| t.trim() == "772"),
             })
@@ -216,7 +221,15 @@ impl Kernel {
     pub(crate) fn adopt(&mut self, i: &Instance, kind: &Kind) {
         let mut program = None;
         let ability = match kind {
-            Kind::Source => Ability::Source,
+            Kind::Source => match (&self.below, i.args.first()) {
+                (Ok(b), Some(netsift_graph::class::Value::Text(d))) if *d != b.iface => {
+                    Ability::Daemon(format!(
+                        "device {d} is another interface, whose packets reach this graph \
+                         through the daemon"
+                    ))
+                }
+                _ => Ability::Source,
+            },
             Kind::Pcap(p) if p.sent.is_some() => Ability::Daemon(
                 "its expression tests the direction, which one program for both directions \
                  cannot"
@@ -402,7 +415,7 @@ impl Kernel {
         plan: &Plan,
         kind: &dyn Fn(InstanceId) -> Option<&'k Kind>,
     ) -> Result<(), (Vec<InstanceId>, String)> {
-        let below = *self.below.as_ref().map_err(|e| (Vec::new(), e.clone()))?;
+        let below = self.below.clone().map_err(|e| (Vec::new(), e))?;
         let sinks_ids: Vec<InstanceId> = plan.sinks.iter().map(|(id, _)| *id).collect();
         let all = |e: String| (sinks_ids.clone(), e);
         let mut filters: Vec<InstanceId> = Vec::new();
