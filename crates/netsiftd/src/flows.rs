@@ -19,13 +19,15 @@
 //! the rule's filter in front of its own, in the group of its class.
 //!
 //! A graph flow (`create` with `graph`) is checked whole at `create`
-//! ([`crate::graph::check`]), instantiated into its source's running graph
+//! ([`crate::graph::check`]) and against its rule, behind the rule's filter
+//! ([`crate::graph::authorise`]), instantiated into its source's running graph
 //! at `instantiate` (sharing every prefix with the graphs running there), and
 //! dispatched to by its last elements' verdicts; its kernel clause is the
 //! union of its first `pcap` elements ([`crate::graph::place`]).
 
 use crate::config::Config;
 use crate::dispatch::Programs;
+use crate::graph::authorise::Usage;
 use crate::rights::{rights, Rights};
 use crate::sources::{lock, Source};
 use crate::stats::FlowView;
@@ -146,7 +148,8 @@ impl Daemon {
         let Some(path) = &self.cfg.auth_file else {
             return Ok("no --policy: nothing to reload".into());
         };
-        let p = netsift_ffpf::auth::Policy::load(path).map_err(|e| format!("--policy: {e}"))?;
+        let p = netsift_ffpf::auth::Policy::load_with(path, &crate::graph::authorise::Names)
+            .map_err(|e| format!("--policy: {e}"))?;
         *self.auth.write().unwrap_or_else(|e| e.into_inner()) = Some(p);
         Ok(format!(
             "policy {} read again: new connections are judged by it",
@@ -350,15 +353,6 @@ impl Daemon {
                 (filter, run, None)
             }
             Some(text) => {
-                if let Some(rule) = &r.grant.filter {
-                    return Err(refuse(
-                        ErrorCode::Denied,
-                        format!(
-                            "`create`: graph: your rule puts the filter {rule:?} in front of \
-                             yours, which graph flows cannot do yet; use a pcap filter"
-                        ),
-                    ));
-                }
                 let privilege = if conn.peer.uid == 0 {
                     netsift_graph::Privilege::Root
                 } else {
@@ -367,6 +361,13 @@ impl Daemon {
                 let spec = crate::graph::check::check("create", &text, privilege, &source, &|t| {
                     compile(s, t).map(|(p, _)| p).map_err(|r| r.what)
                 })?;
+                // The rule's filter goes in front of the whole graph.
+                if let Some(f) = &r.grant.filter {
+                    compile(s, f)?;
+                }
+                let mine = st.flows.values().filter(|f| f.uid == conn.peer.uid);
+                let others = Usage::total(mine.filter_map(|f| f.graph.as_ref()));
+                let spec = crate::graph::authorise::admit("create", spec, &r.grant, others)?;
                 (text, String::new(), Some(spec))
             }
         };
@@ -899,9 +900,11 @@ fn mbuf(st: &State, conn: &Conn, flow: FlowNo, element: u32) -> Result<Answer, R
     };
     let s = &st.sources[&f.source];
     let d = lock(&s.dispatch);
+    // The client numbers its elements; the rule's filter stands before them.
+    let prefix = f.graph.as_ref().map_or(0, |g| g.prefix);
     let (instance, size, fd) = d
         .graphs
-        .mbuf(g, element as usize)
+        .mbuf(g, element as usize + prefix)
         .map_err(|e| refuse(ErrorCode::BadField, format!("`mbuf`: field `element`: {e}")))?;
     Ok((
         ReplyBody::Mbuf {
