@@ -31,6 +31,7 @@ use netsift_ffpf::proto::{ErrorCode, Refusal};
 use netsift_fpl::externs::{ExternFn, Registry};
 use netsift_graph::class::{Role, Value};
 use netsift_graph::FlowSpec;
+use netsift_pcapc::syntax::ast::Expr;
 
 /// What the user's other graph flows hold: elements and MBuf bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -95,6 +96,15 @@ impl Vocabulary for Names {
     }
 
     fn filter(&self, text: &str) -> Result<(), String> {
+        // Compared on this thread's stack (see `tree`): deeper would never
+        // be restricted to.
+        let deep = netsift_pcapc::syntax::nesting_bound(text);
+        if deep > netsift_pcapc::syntax::SHALLOW {
+            return Err(format!(
+                "filter {text:?} nests {deep} deep, more than the {} a requirement compares",
+                netsift_pcapc::syntax::SHALLOW
+            ));
+        }
         match netsift_pcapc::syntax::parse(text) {
             Ok(Some(_)) => Ok(()),
             Ok(None) => Err("an empty filter restricts nothing".into()),
@@ -144,11 +154,26 @@ struct Facts {
     /// The kinds of the functions an `fpl` element calls, and its cost.
     calls: Vec<String>,
     cost: u64,
+    /// A `pcap` element's expression, parsed once for every requirement.
+    tree: Option<Expr>,
+}
+
+/// `text` as a tree, if it parses and is shallow enough to walk on this
+/// thread's stack (as netsift-pcapc compiles such text on the caller's):
+/// deeper text restricts to nothing here, which only ever refuses.
+fn tree(text: &str) -> Option<Expr> {
+    if netsift_pcapc::syntax::nesting_bound(text) > netsift_pcapc::syntax::SHALLOW {
+        return None;
+    }
+    netsift_pcapc::syntax::parse(text).ok().flatten()
 }
 
 fn facts(spec: &FlowSpec, i: usize) -> Result<Facts, String> {
     let f = &spec.filters[i];
-    let (mut calls, mut cost) = (Vec::new(), 0);
+    let (mut calls, mut cost, mut parsed) = (Vec::new(), 0, None);
+    if let ("pcap", Some(Value::Text(text))) = (f.class.name, f.args.first()) {
+        parsed = tree(text);
+    }
     if f.class.name == "fpl" {
         let Some(Value::Text(text)) = f.args.first() else {
             return Err("an fpl element without its program".into());
@@ -167,6 +192,7 @@ fn facts(spec: &FlowSpec, i: usize) -> Result<Facts, String> {
         role: f.class.role,
         calls,
         cost,
+        tree: parsed,
     })
 }
 
@@ -351,24 +377,21 @@ fn require(judge: &Judge<'_>, r: &Requirement, all: &[Facts]) -> Result<(), Refu
             Some(format!("calls the external function {call}"))
         })
     };
-    // Checked when the file was read; a filter that no longer parses guards
-    // nothing.
-    let after = netsift_pcapc::syntax::parse(&r.after).ok().flatten();
-    let guards = |i: usize| {
-        let (Some(after), Some(Value::Text(text))) = (&after, spec.filters[i].args.first()) else {
-            return false;
-        };
-        spec.filters[i].class.name == "pcap"
-            && netsift_pcapc::syntax::parse(text)
-                .ok()
-                .flatten()
-                .is_some_and(|e| restricts(&e, after))
-    };
+    // Checked when the file was read; one that does not parse here guards
+    // nothing. Each element is judged once, not once per path through it.
+    let after = tree(&r.after);
+    let guard: Vec<bool> = all
+        .iter()
+        .map(|f| match (&after, &f.tree) {
+            (Some(after), Some(e)) => restricts(e, after),
+            _ => false,
+        })
+        .collect();
     for (i, f) in all.iter().enumerate().skip(spec.prefix) {
         let Some(what) = governed(f) else {
             continue;
         };
-        let Some(path) = spec.flow.unguarded_path(i, guards) else {
+        let Some(path) = spec.flow.unguarded_path(i, |u| guard[u]) else {
             continue;
         };
         let shown: Vec<String> = path
@@ -516,6 +539,19 @@ mod tests {
             "(sampler,2,4)",
             &["element 1 (sampler)", "the path 1 has none"],
         );
+        // Text too deep to compare here restricts to nothing (and does not
+        // overflow the stack).
+        let deep = format!("{}net 10.1.0.0/16{}", "(".repeat(150), ")".repeat(150));
+        refused(
+            SCAN,
+            &format!("(device,e) -> (pcap,\"{deep}\") -> (sampler,2,4)"),
+            &["element 3 (sampler)", "the path 1 -> 2 -> 3 has none"],
+        );
+        let shallow = format!("{}net 10.1.0.0/16{}", "(".repeat(90), ")".repeat(90));
+        ok(
+            SCAN,
+            &format!("(device,e) -> (pcap,\"{shallow}\") -> (sampler,2,4)"),
+        );
         // A function not called is not governed.
         ok(SCAN, "(device,e) -> (fpl,\"RETURN 1;\")");
     }
@@ -596,6 +632,17 @@ mod tests {
                 "p:6:9: after: an empty filter",
             ),
         ];
+        let deep = format!(
+            "{head}[[rule.require]]\nuses = [\"fpl\"]\nafter = \"{}tcp\"\n",
+            "not ".repeat(101)
+        );
+        let e = Policy::parse_with(&deep, "p", &Names)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.starts_with("p:6:9: after: filter") && e.contains("nests 101 deep"),
+            "{e}"
+        );
         for (tail, want) in cases {
             let e = Policy::parse_with(&format!("{head}{tail}"), "p", &Names)
                 .unwrap_err()
