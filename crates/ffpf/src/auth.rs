@@ -41,7 +41,7 @@
 
 mod graph;
 
-pub use graph::{AnyName, GraphRights, Requirement, Vocabulary};
+pub use graph::{AnyName, GraphRights, Guard, Requirement, Vocabulary};
 
 use serde::Deserialize;
 use std::ffi::CString;
@@ -805,7 +805,14 @@ filter = "net 10.1.0.0/16"
         assert_eq!(g.require[0].name, "require 1");
         assert_eq!(g.require[0].uses, ["f", "a"]);
         assert_eq!(g.require[1].name, "two");
-        assert_eq!(g.require[1].after, "tcp");
+        assert_eq!(g.require[1].after, Guard::Filter("tcp".into()));
+        let sampled = format!("{head}[[rule.require]]\nuses = [\"f\"]\nafter_class = \"bee\"\n");
+        let g = Policy::parse_with(&sampled, "p", &Toy)
+            .unwrap()
+            .rights(&peer(1, &[]))
+            .unwrap()
+            .graph;
+        assert_eq!(g.require[0].after, Guard::Class("b".into()));
         let cases = [
             ("classes = [\"a\", \"c\"]\n", "p:4:17: no class \"c\""),
             ("externs = [\"g\"]\n", "p:4:12: no function \"g\""),
@@ -823,7 +830,15 @@ filter = "net 10.1.0.0/16"
             ),
             (
                 "[[rule.require]]\nuses = [\"a\"]\n",
-                "p:4:1: missing field `after`",
+                "p:5:8: a requirement needs one of after",
+            ),
+            (
+                "[[rule.require]]\nuses = [\"a\"]\nafter = \"tcp\"\nafter_class = \"a\"\n",
+                "p:5:8: a requirement needs one of after",
+            ),
+            (
+                "[[rule.require]]\nuses = [\"a\"]\nafter_class = \"c\"\n",
+                "p:6:15: after_class: no class \"c\"",
             ),
         ];
         for (tail, want) in cases {

@@ -783,10 +783,12 @@ fn each_graph_right_accepts_what_keeps_it_and_refuses_the_rest() {
     let (d, _dir) = daemon(
         &format!(
             "[[rule]]\nname = \"research\"\nusers = [{}]\n\
-             classes = [\"pcap\", \"fpl\", \"sampler\", \"packetcount\"]\n\
-             externs = [\"hash\"]\nelements = 4\nmbuf = 64\nfpl_cost = 100000\ninstances = 9\n\
+             classes = [\"pcap\", \"fpl\", \"sampler\", \"packetcount\", \"bytecount\"]\n\
+             externs = [\"hash\"]\nelements = 4\nmbuf = 64\nfpl_cost = 100000\ninstances = 13\n\
              [[rule.require]]\nname = \"inside\"\nuses = [\"hash\", \"sampler\"]\n\
-             after = \"udp\"\n",
+             after = \"udp\"\n\
+             [[rule.require]]\nname = \"sampled\"\nuses = [\"bytecount\"]\n\
+             after_class = \"sampler\"\n",
             user.uid
         ),
         1,
@@ -794,7 +796,7 @@ fn each_graph_right_accepts_what_keeps_it_and_refuses_the_rest() {
     let hash = r#"(fpl,"R[0] = EXTERN(hash, 0, 24); RETURN 1;",32)"#;
     // Each graph, and what becomes of it: `ok`, or the refusal's start
     // after `err `create`: graph: refused by rule research: ` and its code.
-    let cases: [(String, &str, &str); 11] = [
+    let cases: [(String, &str, &str); 13] = [
         (r#"(device,afs) -> (pcap,"udp and port 7001") -> (sampler,2,4)"#.into(), "ok", ""),
         (
             r#"(device,afs) -> (pcap,"udp") | (pcap,"port 7001") -> (sampler,2,4)"#.into(),
@@ -836,11 +838,23 @@ fn each_graph_right_accepts_what_keeps_it_and_refuses_the_rest() {
             "element 2 (fpl) at byte 16: a worst case of",
             "limit",
         ),
-        // Six elements held by the two flows made: three more make nine.
+        (
+            r#"(device,afs) -> (pcap,"udp") -> (bytecount)"#.into(),
+            "requirement sampled: element 3 (bytecount) at byte 32 is of class bytecount, which \
+             may stand only downstream of an element of class sampler; the path 1 -> 2 -> 3 has \
+             none",
+            "denied",
+        ),
+        (
+            r#"(device,afs) -> (pcap,"udp") -> (sampler,2,4) -> (bytecount)"#.into(),
+            "ok",
+            "",
+        ),
+        // Ten elements held by the three flows made: three more make 13.
         (r#"(device,afs) -> (pcap,"udp") -> (packetcount)"#.into(), "ok", ""),
         (
             r#"(device,afs) -> (packetcount)"#.into(),
-            "2 elements with the user's other graph flows' 9, at most 9",
+            "2 elements with the user's other graph flows' 13, at most 13",
             "limit",
         ),
     ];

@@ -19,6 +19,10 @@
 //! name = "scan-inside"   # optional: refusals name it
 //! uses = ["aho_corasick", "memmem"]  # classes, or kinds of external function
 //! after = "net 10.1.0.0/16"          # a pcap filter
+//!
+//! [[rule.require]]       # the seeds' example (a)
+//! uses = ["memmem"]
+//! after_class = "sampler"            # or: an element of a class
 //! ```
 //!
 //! This crate depends on nothing in the workspace, so it does not know the
@@ -60,8 +64,7 @@ impl Vocabulary for AnyName {
     }
 }
 
-/// "An element of one of `uses` stands only downstream of a pcap filter that
-/// restricts to `after`."
+/// "An element of one of `uses` stands only downstream of `after`."
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Requirement {
     /// Its name in refusals: the file's, or `require N` (1-based, in the
@@ -69,8 +72,26 @@ pub struct Requirement {
     pub name: String,
     /// Classes (canonical) and kinds of external function it governs.
     pub uses: Vec<String>,
-    /// The pcap filter every path to them must pass through.
-    pub after: String,
+    /// What every path to them must pass through.
+    pub after: Guard,
+}
+
+/// What a requirement puts upstream of what it governs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Guard {
+    /// A `pcap` element whose expression restricts to this one (`after`).
+    Filter(String),
+    /// An element of this class, canonical (`after_class`).
+    Class(String),
+}
+
+impl std::fmt::Display for Guard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Guard::Filter(t) => write!(f, "a pcap filter that restricts to {t:?}"),
+            Guard::Class(c) => write!(f, "an element of class {c}"),
+        }
+    }
 }
 
 /// What a rule allows graph flows. `None`: no bound.
@@ -102,7 +123,8 @@ pub struct GraphRights {
 pub(super) struct FileRequire {
     name: Option<String>,
     uses: Spanned<Vec<Spanned<String>>>,
-    after: Spanned<String>,
+    after: Option<Spanned<String>>,
+    after_class: Option<Spanned<String>>,
 }
 
 /// A rule's graph fields as written.
@@ -154,13 +176,31 @@ impl FileGraph {
                 ));
             }
             let uses = names(r.uses.get_ref(), &either)?;
-            vocab
-                .filter(r.after.get_ref())
-                .map_err(|why| (r.after.span(), format!("after: {why}")))?;
+            let after = match (r.after, r.after_class) {
+                (Some(f), None) => {
+                    vocab
+                        .filter(f.get_ref())
+                        .map_err(|why| (f.span(), format!("after: {why}")))?;
+                    Guard::Filter(f.into_inner())
+                }
+                (None, Some(c)) => Guard::Class(
+                    vocab
+                        .class(c.get_ref())
+                        .map_err(|why| (c.span(), format!("after_class: {why}")))?,
+                ),
+                _ => {
+                    return Err((
+                        r.uses.span(),
+                        "a requirement needs one of after (a pcap filter) and after_class \
+                         (a class)"
+                            .into(),
+                    ))
+                }
+            };
             require.push(Requirement {
                 name: r.name.unwrap_or_else(|| format!("require {}", i + 1)),
                 uses,
-                after: r.after.into_inner(),
+                after,
             });
         }
         Ok(GraphRights {

@@ -15,10 +15,11 @@
 //!   text; an element of an external function's class (`aho_corasick`) is a
 //!   use of that function too. A kind (`aho_corasick`) admits the kind's
 //!   every set (`aho_corasick:worms`).
-//! - **Requirements** (`uses`, `after`): an element that is of a class in
-//!   `uses`, or calls a function of a kind in `uses`, must have on every path
-//!   from an element nothing feeds to it a `pcap` element whose expression
-//!   restricts to `after`, as [`super::implies`] decides it (conservatively).
+//! - **Requirements** (`uses`, `after` or `after_class`): an element that is
+//!   of a class in `uses`, or calls a function of a kind in `uses`, must have
+//!   on every path from an element nothing feeds to it a `pcap` element whose
+//!   expression restricts to `after`, as [`super::implies`] decides it
+//!   (conservatively), or an element of class `after_class`.
 //! - **Limits**: elements and MBuf bytes per flow, elements and MBuf bytes of
 //!   all the user's graph flows, and each `fpl` element's worst-case cost.
 //!
@@ -26,7 +27,7 @@
 //! requirement where one refused, and the element (number, class, byte).
 
 use super::implies::restricts;
-use netsift_ffpf::auth::{GraphRights, Requirement, Rights, Vocabulary};
+use netsift_ffpf::auth::{GraphRights, Guard, Requirement, Rights, Vocabulary};
 use netsift_ffpf::proto::{ErrorCode, Refusal};
 use netsift_fpl::externs::{ExternFn, Registry};
 use netsift_graph::class::{Role, Value};
@@ -377,16 +378,21 @@ fn require(judge: &Judge<'_>, r: &Requirement, all: &[Facts]) -> Result<(), Refu
             Some(format!("calls the external function {call}"))
         })
     };
-    // Checked when the file was read; one that does not parse here guards
-    // nothing. Each element is judged once, not once per path through it.
-    let after = tree(&r.after);
-    let guard: Vec<bool> = all
-        .iter()
-        .map(|f| match (&after, &f.tree) {
-            (Some(after), Some(e)) => restricts(e, after),
-            _ => false,
-        })
-        .collect();
+    // Each element is judged once, not once per path through it.
+    let guard: Vec<bool> = match &r.after {
+        // Checked when the file was read; one that does not parse here
+        // guards nothing.
+        Guard::Filter(text) => {
+            let after = tree(text);
+            all.iter()
+                .map(|f| match (&after, &f.tree) {
+                    (Some(after), Some(e)) => restricts(e, after),
+                    _ => false,
+                })
+                .collect()
+        }
+        Guard::Class(c) => all.iter().map(|f| f.class == c).collect(),
+    };
     for (i, f) in all.iter().enumerate().skip(spec.prefix) {
         let Some(what) = governed(f) else {
             continue;
@@ -402,8 +408,8 @@ fn require(judge: &Judge<'_>, r: &Requirement, all: &[Facts]) -> Result<(), Refu
         return Err(judge.refuse(
             ErrorCode::Denied,
             format!(
-                "requirement {}: {} {what}, which may stand only downstream of a pcap filter \
-                 that restricts to {:?}; the path {} has none",
+                "requirement {}: {} {what}, which may stand only downstream of {}; the path {} \
+                 has none",
                 r.name,
                 judge.element(i),
                 r.after,
@@ -554,6 +560,26 @@ mod tests {
         );
         // A function not called is not governed.
         ok(SCAN, "(device,e) -> (fpl,\"RETURN 1;\")");
+    }
+
+    #[test]
+    fn a_requirement_of_a_class_upstream() {
+        // The seeds' example (a): a scan only if preceded by a sampler.
+        let body = "[[rule.require]]\nuses = [\"hash\"]\nafter_class = \"sampler\"\n";
+        ok(body, &format!("(device,e) -> (sampler,10,4) -> {HASH}"));
+        ok(
+            body,
+            &format!("(device,e) -> (sampler,10,4) -> (pcap,\"udp\") -> {HASH}"),
+        );
+        refused(
+            body,
+            &format!("(device,e) -> (sampler,10,4) | (pcap,\"udp\") -> {HASH}"),
+            &[
+                "requirement require 1: element 4 (fpl) at byte 47 calls the external function \
+                 hash, which may stand only downstream of an element of class sampler; the path \
+                 1 -> 3 -> 4 has none",
+            ],
+        );
     }
 
     #[test]
