@@ -97,6 +97,10 @@ fn client_side() {
             for p in &got {
                 say(&format!("pkt {}", shown(p)));
             }
+            // A counter's MBuf, by the element's number as the client wrote it.
+            if let Ok(e) = env("NETSIFTD_POLICY_COUNT").parse::<u32>() {
+                say(&format!("count {:?}", f.mbuf(e).map(|m| m.u64(0))));
+            }
             say(&format!("got {}", got.len()));
             assert_eq!(line(), "end");
         }
@@ -732,8 +736,12 @@ fn graph_flows_run_behind_their_rules_filter_and_share_it() {
         2,
     );
     // The graph alone would pass ICMP too; the rule's filter takes it away.
-    let g = r#"(device,afs) -> (pcap,"host 131.151.1.59") -> (pcap,"port 7021") | (pcap,"icmp")"#;
-    let vars = [("NETSIFTD_POLICY_GRAPH", g.to_string())];
+    // Its counter (element 4, passing nothing on) counts what reaches it.
+    let g = r#"(device,afs) -> (pcap,"host 131.151.1.59") -> (pcap,"port 7021") | (pcap,"icmp") | (packetcount,,8)"#;
+    let vars = [
+        ("NETSIFTD_POLICY_GRAPH", g.to_string()),
+        ("NETSIFTD_POLICY_COUNT", "4".to_string()),
+    ];
     let mut peers = [
         Peer::spawn(&a, "drain", &d.socket, &vars),
         Peer::spawn(&b, "drain", &d.socket, &vars),
@@ -744,10 +752,14 @@ fn graph_flows_run_behind_their_rules_filter_and_share_it() {
     let want = expected("(udp) and (host 131.151.1.59 and (port 7021 or icmp))");
     let graph_alone = expected("host 131.151.1.59 and (port 7021 or icmp)");
     assert!(!want.is_empty() && want.len() < graph_alone.len());
+    let counted = kept("udp and host 131.151.1.59").len();
+    assert!(counted < kept("host 131.151.1.59").len());
     for p in &mut peers {
         let got = packets(p);
         assert_eq!(got.len(), want.len());
         assert!(got == want, "the packets differ from libpcap's");
+        let count = p.seen.iter().find_map(|l| l.strip_prefix("count "));
+        assert_eq!(count, Some(format!("Ok(Some({counted}))").as_str()));
     }
     // One instance of the rule's filter, used by both users' flows.
     let view = d.client().graph("afs").unwrap();
