@@ -1,6 +1,6 @@
-//! Authorisation (FFPF §3.4, the part that needs no filter graphs): who may open
-//! flows on which sources, under which constraints, read from a policy file the
-//! administrator writes.
+//! Authorisation (FFPF §3.4): who may open flows on which sources, under which
+//! constraints, with which graph classes, functions and limits, read from a
+//! policy file the administrator writes.
 //!
 //! ```toml
 //! default = "deny"          # a peer no rule names is refused ("allow": root's rights)
@@ -15,6 +15,8 @@
 //! buffer = 16777216         # bytes of IBuf a flow may ask for, at most
 //! flows = 8                 # flows open at once, per user
 //! copy = "zero"             # trusted with the raw ring ("once": not; the default)
+//! classes = ["pcap", "fpl"]  # graph flows: classes, functions, limits, and
+//! externs = ["hash"]         # requirements ([[rule.require]]): see [`GraphRights`]
 //! ```
 //!
 //! The first rule that names the peer (by uid, or by any of its groups) decides:
@@ -36,6 +38,10 @@
 //! Names are resolved to ids when the file is read (a name this machine does
 //! not know is an error there, with its line and column), so a user renamed
 //! later keeps the rights the file gave the uid.
+
+mod graph;
+
+pub use graph::{AnyName, GraphRights, Guard, Requirement, Vocabulary};
 
 use serde::Deserialize;
 use std::ffi::CString;
@@ -146,6 +152,8 @@ pub struct Rights {
     /// Trusted with the raw ring: its groups may be zero-copy groups, whose
     /// PBuf holds every frame the kernel received (`copy = "zero"`).
     pub raw_ring: bool,
+    /// What its graph flows may hold ([`GraphRights`]).
+    pub graph: GraphRights,
 }
 
 /// What a flow asks for, checked against [`Rights`].
@@ -220,6 +228,15 @@ struct FileRule {
     buffer: Option<u64>,
     flows: Option<u32>,
     copy: Option<Spanned<String>>,
+    classes: Option<Vec<Spanned<String>>>,
+    externs: Option<Vec<Spanned<String>>>,
+    #[serde(default)]
+    require: Vec<graph::FileRequire>,
+    elements: Option<u32>,
+    mbuf: Option<u64>,
+    user_mbuf: Option<u64>,
+    fpl_cost: Option<u64>,
+    instances: Option<u32>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -259,6 +276,7 @@ fn all_rights() -> Rights {
         buffer: None,
         flows: None,
         raw_ring: true,
+        graph: GraphRights::default(),
     }
 }
 
@@ -302,19 +320,40 @@ impl Policy {
         }
     }
 
-    /// Reads a policy file.
+    /// Reads a policy file, taking every class, function and filter its
+    /// graph rights name as written ([`AnyName`]).
     pub fn load(path: &std::path::Path) -> Result<Policy, PolicyError> {
+        Policy::load_with(path, &AnyName)
+    }
+
+    /// Reads a policy file, judging the names and filters of its graph
+    /// rights by `vocab`.
+    pub fn load_with(
+        path: &std::path::Path,
+        vocab: &dyn Vocabulary,
+    ) -> Result<Policy, PolicyError> {
         let origin = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|e| PolicyError {
             origin: origin.clone(),
             at: None,
             why: e.to_string(),
         })?;
-        Policy::parse(&text, &origin)
+        Policy::parse_with(&text, &origin, vocab)
     }
 
-    /// Parses policy text; `origin` names it in errors.
+    /// Parses policy text; `origin` names it in errors. Names and filters
+    /// are taken as written ([`AnyName`]).
     pub fn parse(text: &str, origin: &str) -> Result<Policy, PolicyError> {
+        Policy::parse_with(text, origin, &AnyName)
+    }
+
+    /// Parses policy text, judging the names and filters of its graph rights
+    /// by `vocab`; `origin` names it in errors.
+    pub fn parse_with(
+        text: &str,
+        origin: &str,
+        vocab: &dyn Vocabulary,
+    ) -> Result<Policy, PolicyError> {
         let err = |span: Option<Range<usize>>, why: String| PolicyError {
             origin: origin.to_string(),
             at: span.map(|s| line_col(text, s.start)),
@@ -420,6 +459,18 @@ impl Policy {
                     }
                 },
             };
+            let graph = graph::FileGraph {
+                classes: r.classes,
+                externs: r.externs,
+                require: r.require,
+                elements: r.elements,
+                mbuf: r.mbuf,
+                user_mbuf: r.user_mbuf,
+                fpl_cost: r.fpl_cost,
+                instances: r.instances,
+            }
+            .resolve(vocab)
+            .map_err(|(span, why)| err(Some(span), why))?;
             rules.push(Rule {
                 uids,
                 gids,
@@ -431,6 +482,7 @@ impl Policy {
                     buffer: r.buffer,
                     flows: r.flows,
                     raw_ring,
+                    graph,
                 },
             });
         }
@@ -707,6 +759,96 @@ filter = "net 10.1.0.0/16"
             let e = Policy::parse(text, "policy.toml").unwrap_err().to_string();
             assert!(e.starts_with(want), "{text:?}: {e}");
         }
+    }
+
+    /// Classes `a` and `b` (alias `bee`), function kind `f`, filters
+    /// without `!`.
+    struct Toy;
+
+    impl Vocabulary for Toy {
+        fn class(&self, name: &str) -> Result<String, String> {
+            match name {
+                "a" => Ok("a".into()),
+                "b" | "bee" => Ok("b".into()),
+                _ => Err(format!("no class {name:?}")),
+            }
+        }
+        fn external(&self, kind: &str) -> Result<String, String> {
+            (kind == "f")
+                .then(|| kind.to_string())
+                .ok_or_else(|| format!("no function {kind:?}"))
+        }
+        fn filter(&self, text: &str) -> Result<(), String> {
+            if text.contains('!') {
+                return Err("a bad filter".into());
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn graph_rights_are_judged_by_the_vocabulary_where_written() {
+        let head = "[[rule]]\nname = \"x\"\nusers = [1]\n";
+        let ok = format!(
+            "{head}classes = [\"bee\"]\nexterns = [\"f\"]\nelements = 3\nfpl_cost = 9\n\
+             [[rule.require]]\nuses = [\"f\", \"a\"]\nafter = \"net 10\"\n\
+             [[rule.require]]\nname = \"two\"\nuses = [\"b\"]\nafter = \"tcp\"\n"
+        );
+        let g = Policy::parse_with(&ok, "p", &Toy)
+            .unwrap()
+            .rights(&peer(1, &[]))
+            .unwrap()
+            .graph;
+        assert_eq!(g.classes, Some(vec!["b".to_string()]), "the alias resolved");
+        assert_eq!(g.externs, Some(vec!["f".to_string()]));
+        assert_eq!((g.elements, g.fpl_cost, g.mbuf), (Some(3), Some(9), None));
+        assert_eq!(g.require[0].name, "require 1");
+        assert_eq!(g.require[0].uses, ["f", "a"]);
+        assert_eq!(g.require[1].name, "two");
+        assert_eq!(g.require[1].after, Guard::Filter("tcp".into()));
+        let sampled = format!("{head}[[rule.require]]\nuses = [\"f\"]\nafter_class = \"bee\"\n");
+        let g = Policy::parse_with(&sampled, "p", &Toy)
+            .unwrap()
+            .rights(&peer(1, &[]))
+            .unwrap()
+            .graph;
+        assert_eq!(g.require[0].after, Guard::Class("b".into()));
+        let cases = [
+            ("classes = [\"a\", \"c\"]\n", "p:4:17: no class \"c\""),
+            ("externs = [\"g\"]\n", "p:4:12: no function \"g\""),
+            (
+                "[[rule.require]]\nuses = [\"z\"]\nafter = \"tcp\"\n",
+                "p:5:9: \"z\" is neither a class (no class \"z\") nor a function",
+            ),
+            (
+                "[[rule.require]]\nuses = [\"a\"]\nafter = \"tcp !\"\n",
+                "p:6:9: after: a bad filter",
+            ),
+            (
+                "[[rule.require]]\nuses = []\nafter = \"tcp\"\n",
+                "p:5:8: a requirement uses no class",
+            ),
+            (
+                "[[rule.require]]\nuses = [\"a\"]\n",
+                "p:5:8: a requirement needs one of after",
+            ),
+            (
+                "[[rule.require]]\nuses = [\"a\"]\nafter = \"tcp\"\nafter_class = \"a\"\n",
+                "p:5:8: a requirement needs one of after",
+            ),
+            (
+                "[[rule.require]]\nuses = [\"a\"]\nafter_class = \"c\"\n",
+                "p:6:15: after_class: no class \"c\"",
+            ),
+        ];
+        for (tail, want) in cases {
+            let e = Policy::parse_with(&format!("{head}{tail}"), "p", &Toy)
+                .unwrap_err()
+                .to_string();
+            assert!(e.starts_with(want), "{tail:?}: {e}");
+        }
+        // Without a vocabulary every name stands as written.
+        assert!(Policy::parse(&format!("{head}classes = [\"c\"]\n"), "p").is_ok());
     }
 
     #[test]

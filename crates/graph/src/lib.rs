@@ -10,7 +10,9 @@
 //! 2. [`class`]: the one table of filter classes and how each checks its
 //!    arguments; [`FlowSpec::parse`] checks a whole flow against it;
 //! 3. [`Running`]: instantiation with prefix merging and reference counts;
-//! 4. [`to_dot`]: the running graph as the seeds' Figure 3.
+//! 4. [`to_dot`]: the running graph as the seeds' Figure 3;
+//! 5. guards ([`FlowSpec::behind`], [`Flow::unguarded_path`]): a filter in
+//!    front of a whole flow, and whether every path to an element passes one.
 //!
 //! ```
 //! use netsift_graph::{FlowSpec, Limits, Privilege, Running};
@@ -35,6 +37,7 @@
 pub mod class;
 mod dot;
 mod error;
+mod guard;
 mod limits;
 mod running;
 mod span;

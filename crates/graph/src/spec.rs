@@ -42,6 +42,9 @@ pub struct FlowSpec {
     pub flow: Flow,
     /// `filters[i]` is `flow.elements[i]`, checked.
     pub filters: Vec<Filter>,
+    /// Elements put in front of the flow as written ([`FlowSpec::behind`]):
+    /// the client's element `i` is `elements[prefix + i]`.
+    pub prefix: usize,
 }
 
 impl FlowSpec {
@@ -54,7 +57,11 @@ impl FlowSpec {
             .enumerate()
             .map(|(i, e)| check_element(&flow, i, e, privilege))
             .collect::<Result<_, _>>()?;
-        Ok(FlowSpec { flow, filters })
+        Ok(FlowSpec {
+            flow,
+            filters,
+            prefix: 0,
+        })
     }
 }
 

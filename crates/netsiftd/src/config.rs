@@ -327,7 +327,8 @@ impl Config {
             auth: match &flags.policy {
                 None => None,
                 Some(p) => Some(
-                    netsift_ffpf::auth::Policy::load(p).map_err(|e| format!("--policy: {e}"))?,
+                    netsift_ffpf::auth::Policy::load_with(p, &crate::graph::authorise::Names)
+                        .map_err(|e| format!("--policy: {e}"))?,
                 ),
             },
         })

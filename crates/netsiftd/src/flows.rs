@@ -19,13 +19,15 @@
 //! the rule's filter in front of its own, in the group of its class.
 //!
 //! A graph flow (`create` with `graph`) is checked whole at `create`
-//! ([`crate::graph::check`]), instantiated into its source's running graph
+//! ([`crate::graph::check`]) and against its rule, behind the rule's filter
+//! ([`crate::graph::authorise`]), instantiated into its source's running graph
 //! at `instantiate` (sharing every prefix with the graphs running there), and
 //! dispatched to by its last elements' verdicts; its kernel clause is the
 //! union of its first `pcap` elements ([`crate::graph::place`]).
 
 use crate::config::Config;
 use crate::dispatch::Programs;
+use crate::graph::authorise::Usage;
 use crate::rights::{rights, Rights};
 use crate::sources::{lock, Source};
 use crate::stats::FlowView;
@@ -154,7 +156,8 @@ impl Daemon {
         let Some(path) = &self.cfg.auth_file else {
             return Ok("no --policy: nothing to reload".into());
         };
-        let p = netsift_ffpf::auth::Policy::load(path).map_err(|e| format!("--policy: {e}"))?;
+        let p = netsift_ffpf::auth::Policy::load_with(path, &crate::graph::authorise::Names)
+            .map_err(|e| format!("--policy: {e}"))?;
         *self.auth.write().unwrap_or_else(|e| e.into_inner()) = Some(p);
         Ok(format!(
             "policy {} read again: new connections are judged by it",
@@ -370,6 +373,9 @@ impl Daemon {
         };
         may_open(&source).map_err(|e| refuse(ErrorCode::Denied, format!("`create`: {e}")))?;
         directed(s, "create", direction)?;
+        // From here on `element` counts from the first element the daemon
+        // runs: a rule's filter, if any, stands before the client's first.
+        let mut element = element;
         let (filter, run, graph, devices) = match graph {
             None => {
                 let run = r.grant.filter(&filter);
@@ -377,15 +383,6 @@ impl Daemon {
                 (filter, run, None, Vec::new())
             }
             Some(text) => {
-                if let Some(rule) = &r.grant.filter {
-                    return Err(refuse(
-                        ErrorCode::Denied,
-                        format!(
-                            "`create`: graph: your rule puts the filter {rule:?} in front of \
-                             yours, which graph flows cannot do yet; use a pcap filter"
-                        ),
-                    ));
-                }
                 let privilege = if conn.peer.uid == 0 {
                     netsift_graph::Privilege::Root
                 } else {
@@ -403,7 +400,10 @@ impl Daemon {
                     &|t| compile(s, t).map(|(p, _)| p).map_err(|r| r.what),
                     &env,
                 )?;
-                if let Some(e) = element.filter(|e| *e as usize >= spec.filters.len()) {
+                // An instance's element came from a running flow of the same
+                // rule, counted as the daemon counts; the client's is checked.
+                let asked = element.filter(|_| instance.is_none());
+                if let Some(e) = asked.filter(|e| *e as usize >= spec.filters.len()) {
                     return Err(refuse(
                         ErrorCode::BadField,
                         format!(
@@ -414,6 +414,26 @@ impl Daemon {
                     ));
                 }
                 let devices = devices(st, &source, &spec, &may_open)?;
+                // The rule's filter goes in front of the whole graph.
+                if let Some(f) = &r.grant.filter {
+                    compile(s, f)?;
+                    if !devices.is_empty() {
+                        return Err(refuse(
+                            ErrorCode::Denied,
+                            format!(
+                                "`create`: graph: your rule puts the filter {f:?} in front of \
+                                 your graph, and a graph over several devices cannot run \
+                                 behind it yet; name only {source}"
+                            ),
+                        ));
+                    }
+                }
+                let mine = st.flows.values().filter(|f| f.uid == conn.peer.uid);
+                let others = Usage::total(mine.filter_map(|f| f.graph.as_ref()));
+                let spec = crate::graph::authorise::admit("create", spec, &r.grant, others)?;
+                if instance.is_none() {
+                    element = element.map(|e| e + spec.prefix as u32);
+                }
                 (text, String::new(), Some(spec), devices)
             }
         };
@@ -1196,9 +1216,11 @@ fn mbuf(st: &State, conn: &Conn, flow: FlowNo, element: u32) -> Result<Answer, R
     };
     let s = &st.sources[&f.source];
     let d = lock(&s.dispatch);
+    // The client numbers its elements; the rule's filter stands before them.
+    let prefix = f.graph.as_ref().map_or(0, |g| g.prefix);
     let (instance, size, fd) = d
         .graphs
-        .mbuf(g, element as usize)
+        .mbuf(g, element as usize + prefix)
         .map_err(|e| refuse(ErrorCode::BadField, format!("`mbuf`: field `element`: {e}")))?;
     Ok((
         ReplyBody::Mbuf {

@@ -10,7 +10,11 @@
 //! users of one rule share a group and users of two do not; and a user
 //! cannot reach another group's buffers, neither through /proc (the
 //! daemon's descriptors or the other client's) nor through the other flow's
-//! number on its own connection.
+//! number on its own connection. Graph flows: a rule's filter goes in front
+//! of its users' graphs (they get exactly libpcap's packets for both, and
+//! share the rule's element); each graph right accepts a graph that keeps it
+//! and refuses one that does not, naming the rule and the element; a policy
+//! naming what the daemon does not know stops it at start, with the line.
 
 mod common;
 
@@ -48,7 +52,7 @@ fn say(s: &str) {
 }
 
 /// A refusal's code and text, or that it was not refused.
-fn outcome<T>(r: Result<T, netsift_ffpf::Error>) -> String {
+fn outcome<T, E: std::fmt::Display>(r: Result<T, E>) -> String {
     match r {
         Ok(_) => "ok".into(),
         Err(e) => format!("err {e}"),
@@ -65,7 +69,15 @@ fn client_side() {
         "connect" => say(&format!("connect {}", outcome(Client::connect(&sock)))),
         "drain" => {
             let c = Client::connect(&sock).unwrap();
-            let mut f = active_flow(&c, "afs", &env("NETSIFTD_POLICY_FILTER"));
+            let mut f = match env("NETSIFTD_POLICY_GRAPH") {
+                g if g.is_empty() => active_flow(&c, "afs", &env("NETSIFTD_POLICY_FILTER")),
+                g => {
+                    let mut f = c.create(&graph(&g)).unwrap();
+                    f.instantiate().unwrap();
+                    f.activate().unwrap();
+                    f
+                }
+            };
             say(&format!("flow {}", f.number()));
             say(&format!("pid {}", std::process::id()));
             // Its descriptors (the reader may have closed the memfds once
@@ -84,6 +96,10 @@ fn client_side() {
             let got = drain(&mut f);
             for p in &got {
                 say(&format!("pkt {}", shown(p)));
+            }
+            // A counter's MBuf, by the element's number as the client wrote it.
+            if let Ok(e) = env("NETSIFTD_POLICY_COUNT").parse::<u32>() {
+                say(&format!("count {:?}", f.mbuf(e).map(|m| m.u64(0))));
             }
             say(&format!("got {}", got.len()));
             assert_eq!(line(), "end");
@@ -127,6 +143,20 @@ fn client_side() {
                     "elsewhere {}",
                     outcome(other.create(&spec("afs", None, Some(64))))
                 ));
+            }
+            say("checked");
+            assert_eq!(line(), "end");
+        }
+        "graphs" => {
+            // Each graph created in turn, and kept: the rule's per-user
+            // limits count the ones made before.
+            // (A `Flow` dropped is closed: they are held here.)
+            let c = Client::connect(&sock).unwrap();
+            let mut held = Vec::new();
+            for (i, g) in env("NETSIFTD_POLICY_GRAPHS").lines().enumerate() {
+                let r = c.create(&graph(g));
+                say(&format!("graph{} {}", i + 1, outcome(r.as_ref())));
+                held.extend(r.ok());
             }
             say("checked");
             assert_eq!(line(), "end");
@@ -200,6 +230,15 @@ fn client_side() {
             say("done");
         }
         other => panic!("no role {other}"),
+    }
+}
+
+/// A graph flow on `afs`.
+fn graph(text: &str) -> FlowSpec {
+    FlowSpec {
+        source: "afs".into(),
+        graph: Some(text.into()),
+        ..FlowSpec::default()
     }
 }
 
@@ -682,4 +721,228 @@ fn sighup_reads_the_policy_again_for_new_connections() {
     assert_eq!(connects(&b), "ok");
     held.tell("end");
     held.finish();
+}
+
+#[test]
+fn graph_flows_run_behind_their_rules_filter_and_share_it() {
+    require!(Need::That("root, setpriv, useradd and the corpus", needs()));
+    let (a, b) = (TempUser::new(), TempUser::new());
+    let rule = "udp";
+    let (d, _dir) = daemon(
+        &format!(
+            "[[rule]]\nname = \"udponly\"\nusers = [{}, {}]\nfilter = \"{rule}\"\n",
+            a.uid, b.uid
+        ),
+        2,
+    );
+    // The graph alone would pass ICMP too; the rule's filter takes it away.
+    // Its counter (element 4, passing nothing on) counts what reaches it.
+    let g = r#"(device,afs) -> (pcap,"host 131.151.1.59") -> (pcap,"port 7021") | (pcap,"icmp") | (packetcount,,8)"#;
+    let vars = [
+        ("NETSIFTD_POLICY_GRAPH", g.to_string()),
+        ("NETSIFTD_POLICY_COUNT", "4".to_string()),
+    ];
+    let mut peers = [
+        Peer::spawn(&a, "drain", &d.socket, &vars),
+        Peer::spawn(&b, "drain", &d.socket, &vars),
+    ];
+    for p in &mut peers {
+        p.expect("ready");
+    }
+    let want = expected("(udp) and (host 131.151.1.59 and (port 7021 or icmp))");
+    let graph_alone = expected("host 131.151.1.59 and (port 7021 or icmp)");
+    assert!(!want.is_empty() && want.len() < graph_alone.len());
+    let counted = kept("udp and host 131.151.1.59").len();
+    assert!(counted < kept("host 131.151.1.59").len());
+    for p in &mut peers {
+        let got = packets(p);
+        assert_eq!(got.len(), want.len());
+        assert!(got == want, "the packets differ from libpcap's");
+        let count = p.seen.iter().find_map(|l| l.strip_prefix("count "));
+        assert_eq!(count, Some(format!("Ok(Some({counted}))").as_str()));
+    }
+    // One instance of the rule's filter, used by both users' flows.
+    let view = d.client().graph("afs").unwrap();
+    let ours: Vec<_> = view
+        .instances
+        .iter()
+        .filter(|i| i.class == "pcap" && i.args == ["\"udp\""])
+        .collect();
+    assert_eq!(ours.len(), 1, "{:#?}", view.instances);
+    assert_eq!(
+        (ours[0].refs, ours[0].flows.len()),
+        (2, 2),
+        "{:#?}",
+        ours[0]
+    );
+    assert!(
+        ours[0].upstream.is_empty(),
+        "it reads the source: {:#?}",
+        ours[0]
+    );
+    assert_eq!(view.flows.len(), 2);
+    assert!(view.flows.iter().all(|f| f.text == g), "{:#?}", view.flows);
+    for mut p in peers {
+        p.tell("end");
+        p.finish();
+    }
+}
+
+#[test]
+fn each_graph_right_accepts_what_keeps_it_and_refuses_the_rest() {
+    require!(Need::That("root, setpriv, useradd and the corpus", needs()));
+    let user = TempUser::new();
+    let (d, _dir) = daemon(
+        &format!(
+            "[[rule]]\nname = \"research\"\nusers = [{}]\n\
+             classes = [\"pcap\", \"fpl\", \"sampler\", \"packetcount\", \"bytecount\"]\n\
+             externs = [\"hash\"]\nelements = 4\nmbuf = 64\nfpl_cost = 100000\ninstances = 13\n\
+             [[rule.require]]\nname = \"inside\"\nuses = [\"hash\", \"sampler\"]\n\
+             after = \"udp\"\n\
+             [[rule.require]]\nname = \"sampled\"\nuses = [\"bytecount\"]\n\
+             after_class = \"sampler\"\n",
+            user.uid
+        ),
+        1,
+    );
+    let hash = r#"(fpl,"R[0] = EXTERN(hash, 0, 24); RETURN 1;",32)"#;
+    // Each graph, and what becomes of it: `ok`, or the refusal's start
+    // after `err `create`: graph: refused by rule research: ` and its code.
+    let cases: [(String, &str, &str); 13] = [
+        (r#"(device,afs) -> (pcap,"udp and port 7001") -> (sampler,2,4)"#.into(), "ok", ""),
+        (
+            r#"(device,afs) -> (pcap,"udp") | (pcap,"port 7001") -> (sampler,2,4)"#.into(),
+            "requirement inside: element 4 (sampler) at byte 53 is of class sampler, which may \
+             stand only downstream of a pcap filter that restricts to \"udp\"; the path 1 -> 3 \
+             -> 4 has none",
+            "denied",
+        ),
+        (
+            r#"(device,afs) -> (bpf,"1,6 0 0 65535")"#.into(),
+            "element 2 (bpf) at byte 16: class bpf is not in its classes",
+            "denied",
+        ),
+        (
+            r#"(device,afs) -> (pcap,"udp") -> (fpl,"RETURN EXTERN(checksums_ok, 0, 0);")"#.into(),
+            "element 3 (fpl) at byte 32: the external function checksums_ok is not in its externs",
+            "denied",
+        ),
+        (format!(r#"(device,afs) -> (pcap,"udp") -> {hash}"#), "ok", ""),
+        (
+            format!(r#"(device,afs) -> {hash}"#),
+            "requirement inside: element 2 (fpl) at byte 16 calls the external function hash",
+            "denied",
+        ),
+        (
+            r#"(device,afs) -> (pcap,"udp") -> (pcap,"port 1") -> (pcap,"port 2") -> (packetcount)"#
+                .into(),
+            "5 elements, at most 4",
+            "limit",
+        ),
+        (
+            r#"(device,afs) -> (fpl,"RETURN 1;",72)"#.into(),
+            "72 bytes of MBuf, at most 64",
+            "limit",
+        ),
+        (
+            r#"(device,afs) -> (fpl,"FOR (R[0] = 0; R[0] < 60000; R[0]++) R[1]++; ROF RETURN 1;")"#
+                .into(),
+            "element 2 (fpl) at byte 16: a worst case of",
+            "limit",
+        ),
+        (
+            r#"(device,afs) -> (pcap,"udp") -> (bytecount)"#.into(),
+            "requirement sampled: element 3 (bytecount) at byte 32 is of class bytecount, which \
+             may stand only downstream of an element of class sampler; the path 1 -> 2 -> 3 has \
+             none",
+            "denied",
+        ),
+        (
+            r#"(device,afs) -> (pcap,"udp") -> (sampler,2,4) -> (bytecount)"#.into(),
+            "ok",
+            "",
+        ),
+        // Ten elements held by the three flows made: three more make 13.
+        (r#"(device,afs) -> (pcap,"udp") -> (packetcount)"#.into(), "ok", ""),
+        (
+            r#"(device,afs) -> (packetcount)"#.into(),
+            "2 elements with the user's other graph flows' 13, at most 13",
+            "limit",
+        ),
+    ];
+    let texts: Vec<&str> = cases.iter().map(|c| c.0.as_str()).collect();
+    let vars = [("NETSIFTD_POLICY_GRAPHS", texts.join("\n"))];
+    let mut p = Peer::spawn(&user, "graphs", &d.socket, &vars);
+    for (i, (text, want, code)) in cases.iter().enumerate() {
+        let got = p.expect(&format!("graph{}", i + 1));
+        if *want == "ok" {
+            assert_eq!(got, "ok", "{text}");
+            continue;
+        }
+        let head = "err `create`: graph: refused by rule research: ";
+        assert!(
+            got.starts_with(&format!("{head}{want}")) && got.ends_with(&format!("({code})")),
+            "{text}: {got}"
+        );
+    }
+    p.expect("checked");
+    p.tell("end");
+    p.finish();
+}
+
+#[test]
+fn a_policy_naming_what_the_daemon_does_not_know_stops_it_at_start() {
+    require!(Need::That("root, setpriv, useradd and the corpus", needs()));
+    let dir = tempfile::tempdir().unwrap();
+    let afs = format!("afs={}", afs().display());
+    let cases = [
+        (
+            "classes = [\"pcap\", \"sampler\", \"smapler\"]\n",
+            "policy.toml:4:31: no class \"smapler\"",
+        ),
+        (
+            "externs = [\"aho_corasic\"]\n",
+            "policy.toml:4:12: no external function of kind",
+        ),
+        (
+            "[[rule.require]]\nuses = [\"aho_corasick\"]\nafter = \"net 10.1.0.0/16 and\"\n",
+            "policy.toml:6:9: after: filter \"net 10.1.0.0/16 and\"",
+        ),
+    ];
+    for (tail, want) in cases {
+        let file = dir.path().join("policy.toml");
+        std::fs::write(
+            &file,
+            format!("[[rule]]\nname = \"r\"\nusers = [1]\n{tail}"),
+        )
+        .unwrap();
+        let mut child = Command::new(env!("CARGO_BIN_EXE_netsiftd"))
+            .arg("--socket")
+            .arg(dir.path().join("s.sock"))
+            .args(["--file", &afs, "--policy"])
+            .arg(&file)
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let until = Instant::now() + Duration::from_secs(20);
+        let status = loop {
+            if let Some(st) = child.try_wait().unwrap() {
+                break st;
+            }
+            if Instant::now() > until {
+                let _ = child.kill();
+                panic!("netsiftd started with a bad policy ({tail:?})");
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        let mut err = String::new();
+        child
+            .stderr
+            .take()
+            .unwrap()
+            .read_to_string(&mut err)
+            .unwrap();
+        assert!(!status.success());
+        assert!(err.contains(want), "{tail:?}: {err}");
+    }
 }

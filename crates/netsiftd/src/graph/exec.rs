@@ -236,7 +236,9 @@ impl Graphs {
         let mut sinks: Vec<(u32, InstanceId)> = Vec::new();
         for (e, id) in f.instances.iter().enumerate() {
             if is_sink(e) && !sinks.iter().any(|(_, i)| i == id) {
-                sinks.push((e as u32, *id));
+                // Numbered as the client wrote it: a rule's filter in front
+                // of the graph is not the client's element.
+                sinks.push((e.saturating_sub(f.spec.prefix) as u32, *id));
             }
         }
         sinks

@@ -97,7 +97,9 @@ fn paths(
     for &u in &i.upstream {
         let class = running.instance(u).map_or("?", |i| i.class.name);
         match ability(u) {
-            Ability::Source => out.push(Vec::new()),
+            // A device passes what reaches it: nothing, when it is first,
+            // else what a rule's filter in front of the graph passed.
+            Ability::Source => out.extend(paths(running, u, ability)?),
             Ability::Filter => {
                 // Upstream instances are older, so this ends; a flow is at most
                 // 64 elements deep, and the count is bounded below.
