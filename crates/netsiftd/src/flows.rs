@@ -458,9 +458,14 @@ impl Daemon {
         let graph_flow = match (spec, &added) {
             (Some(spec), Ok((id, _))) => {
                 let made = d.graphs.instantiate(spec, |i| {
-                    crate::graph::check::build(i.class.name, &i.args, i.mbuf, &name, &|t| {
-                        compile(s, t).map(|(p, _)| p).map_err(|r| r.what)
-                    })
+                    crate::graph::check::build(
+                        i.class.name,
+                        &i.args,
+                        i.mbuf,
+                        &i.calls,
+                        &name,
+                        &|t| compile(s, t).map(|(p, _)| p).map_err(|r| r.what),
+                    )
                 });
                 match made {
                     Ok(g) => Some(g),

@@ -3,7 +3,8 @@
 //! table (syntax, arguments, MBuf sizes, root-only classes), then every
 //! element is built once as the daemon would run it ([`build`]: a pcap
 //! expression compiled for the source, a BPF program parsed, an FPL program
-//! compiled against its MBuf size), and what the daemon cannot run yet is
+//! compiled against its MBuf size, with the callable filters defined before
+//! the flow), and what the daemon cannot run yet is
 //! refused: `follow`, `native`, external-function classes standing alone
 //! (FPL's `EXTERN` reaches them), and a `device` other than the flow's
 //! source. A refusal names the element, its class and its byte offset.
@@ -12,7 +13,7 @@ use super::bpf::{self, Insn};
 use crate::programs::Programs;
 use netsift_ffpf::proto::{ErrorCode, Refusal};
 use netsift_graph::class::Value;
-use netsift_graph::{ErrorKind, FlowSpec, Limits, Privilege};
+use netsift_graph::{Callable, ErrorKind, FlowSpec, Limits, Privilege};
 
 /// What an instance runs, built from its class and arguments.
 pub(crate) enum Kind {
@@ -52,14 +53,15 @@ fn text(args: &[Value]) -> &str {
     }
 }
 
-/// Builds what `class` with `args` and an MBuf of `mbuf` bytes runs as, on a
-/// source called `source` whose pcap expressions `pcap` compiles; the error
-/// says what is wrong with the element (without its place, which the caller
-/// adds).
+/// Builds what `class` with `args` and an MBuf of `mbuf` bytes, calling the
+/// filters `calls` (an `fpl` element's), runs as, on a source called `source`
+/// whose pcap expressions `pcap` compiles; the error says what is wrong with
+/// the element (without its place, which the caller adds).
 pub(crate) fn build(
     class: &str,
     args: &[Value],
     mbuf: u32,
+    calls: &[Callable],
     source: &str,
     pcap: &dyn Fn(&str) -> Result<Programs, String>,
 ) -> Result<Kind, String> {
@@ -76,17 +78,8 @@ pub(crate) fn build(
         }
         "pcap" => pcap(text(args)).map(|p| Kind::Pcap(Box::new(p))),
         "bpf" => bpf::parse(text(args)).map(Kind::Bpf),
-        "fpl" => {
-            let opts = netsift_fpl::Options {
-                mbuf_len: mbuf as usize,
-                ..netsift_fpl::Options::default()
-            };
-            let p = netsift_fpl::compile(text(args), &opts, &externs())
-                .map_err(|e| format!("the FPL program does not compile: {e}"))?;
-            let jit = netsift_fpl::jit::compile(&p)
-                .map_err(|e| format!("the FPL program does not compile to native code: {e}"))?;
-            Ok(Kind::Fpl(Box::new(jit), Box::default()))
-        }
+        "fpl" => super::calls::compile(text(args), mbuf, calls, &externs())
+            .map(|jit| Kind::Fpl(Box::new(jit), Box::default())),
         "sampler" => match args.first() {
             Some(Value::Int(n)) => u32::try_from(*n)
                 .map(Kind::Sampler)
@@ -123,6 +116,17 @@ pub(crate) fn check(
         };
         Refusal::new(code, format!("`{verb}`: graph: {e}"))
     })?;
+    // The callable filters, each once, even those no element calls.
+    super::calls::define(&spec.callable, &externs()).map_err(|(k, m)| {
+        let d = &spec.flow.definitions[k];
+        Refusal::new(
+            ErrorCode::Filter,
+            format!(
+                "`{verb}`: graph: definition `{}` (fpl) at byte {}: {m}",
+                d.name, d.name_span.start
+            ),
+        )
+    })?;
     for (i, (f, e)) in spec.filters.iter().zip(&spec.flow.elements).enumerate() {
         let fail = |m: String| {
             Refusal::new(
@@ -135,7 +139,7 @@ pub(crate) fn check(
                 ),
             )
         };
-        build(f.class.name, &f.args, f.mbuf, source, pcap).map_err(fail)?;
+        build(f.class.name, &f.args, f.mbuf, &f.calls, source, pcap).map_err(fail)?;
     }
     Ok(spec)
 }

@@ -441,7 +441,7 @@ mod tests {
 
     fn instantiate(g: &mut Graphs, text: &str) -> Result<FlowId, String> {
         g.instantiate(spec(text), |i| {
-            build(i.class.name, &i.args, i.mbuf, "src", &|t| {
+            build(i.class.name, &i.args, i.mbuf, &i.calls, "src", &|t| {
                 let set = netsift_pcapc::compile(t, LinkType::EN10MB).map_err(|e| e.to_string())?;
                 Ok(Programs {
                     received: netsift_engine::Compiled::new(set),

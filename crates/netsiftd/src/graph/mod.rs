@@ -5,9 +5,11 @@
 //! prefix merging, shared by every client) and runs each active instance once
 //! per packet that reaches it; [`place`] says where each could run.
 //!
-//! Arrows: `bpf` ← `check` ← `exec`; `place` reads `netsift_graph` only.
+//! Arrows: `bpf`, `calls` (FPL elements calling filters of their flow) ←
+//! `check` ← `exec`; `place` reads `netsift_graph` only.
 
 pub(crate) mod bpf;
+pub(crate) mod calls;
 pub(crate) mod check;
 pub(crate) mod exec;
 pub(crate) mod place;
