@@ -13,7 +13,7 @@
 use libfuzzer_sys::fuzz_target;
 use netsift_fpl::externs::{sum8, Externs};
 use netsift_fpl::jit::Jit;
-use netsift_fpl::{compile_with, define, gen, run, Definition, Filters, Options};
+use netsift_fpl::{compile_with, define, gen, run, Filters, Options};
 use std::sync::OnceLock;
 
 fuzz_target!(|data: &[u8]| {
@@ -35,16 +35,7 @@ fuzz_target!(|data: &[u8]| {
         1 => gen::program(code),
         _ => {
             let drawn = gen::calling(code);
-            let defs: Vec<_> = drawn
-                .filters
-                .iter()
-                .map(|(name, text, mbuf_len)| Definition {
-                    name,
-                    text,
-                    mbuf_len: *mbuf_len,
-                })
-                .collect();
-            let Ok(f) = define(&defs, &opts, &registry) else {
+            let Ok(f) = define(&drawn.definitions(), &opts, &registry) else {
                 return;
             };
             filters = f;

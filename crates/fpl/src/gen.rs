@@ -107,6 +107,20 @@ pub struct Calling {
     pub program: String,
 }
 
+impl Calling {
+    /// The filters as [`crate::define`] takes them.
+    pub fn definitions(&self) -> Vec<crate::Definition<'_>> {
+        self.filters
+            .iter()
+            .map(|(name, text, mbuf_len)| crate::Definition {
+                name,
+                text,
+                mbuf_len: *mbuf_len,
+            })
+            .collect()
+    }
+}
+
 /// One to three filters and a program calling them, drawn from `bytes` as
 /// [`program`] draws one, with `EXTERN` of a filter among the calls.
 pub fn calling(bytes: &[u8]) -> Calling {

@@ -310,16 +310,17 @@ fn generated_calling_programs_agree() {
     for _ in 0..1500 {
         let choices: Vec<u8> = (0..160).map(|_| next() as u8).collect();
         let drawn = gen::calling(&choices);
-        let defs: Vec<_> = drawn
-            .filters
-            .iter()
-            .map(|(n, t, m)| (n.as_str(), t.as_str(), *m))
-            .collect();
-        let Ok(f) = filters(&defs) else { continue };
+        let Ok(f) = define(&drawn.definitions(), &Options::default(), &registry()) else {
+            continue;
+        };
         let Ok(p) = compile_with(&drawn.program, &opts(gen::CALLER_MBUF), &registry(), &f) else {
             continue;
         };
         compiled += 1;
+        // The listing names the callees and compiles back to the same IR.
+        let listed = compile_with(&p.to_string(), &opts(gen::CALLER_MBUF), &registry(), &f)
+            .unwrap_or_else(|e| panic!("{p}\n{e}"));
+        assert_eq!(listed.body(), p.body());
         calls += usize::from(!p.filters().is_empty());
         let code = jit().compile(&p).unwrap();
         let mbuf_len = [0, 64, 300, gen::CALLER_MBUF, 600][(next() % 5) as usize];
