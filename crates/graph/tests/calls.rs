@@ -62,6 +62,9 @@ fn fpl_instances_are_shared_only_with_the_same_definitions() {
     assert_ne!(fpl(a), fpl(c));
     let i = running.instance(fpl(c)).unwrap();
     assert_eq!(i.calls[0].program, "MEM[0] += 2;");
+    // The DOT drawing names what an instance may call.
+    let dot = netsift_graph::to_dot(&running);
+    assert_eq!(dot.matches("\\nmay call count, top").count(), 2, "{dot}");
     for f in [a, b, c] {
         running.close(f);
     }

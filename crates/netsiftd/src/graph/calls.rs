@@ -7,7 +7,7 @@
 
 use netsift_fpl::externs::Registry;
 use netsift_fpl::jit::JitProgram;
-use netsift_fpl::{Definition, Filters, Options};
+use netsift_fpl::{Definition, Filters, Options, Program};
 use netsift_graph::Callable;
 
 /// The callable filters `calls` compiled, or the index of the one at fault
@@ -33,13 +33,14 @@ pub(crate) fn define(
 }
 
 /// The FPL program `text` over an MBuf of `mbuf` bytes, which may call the
-/// filters `calls`, compiled to native code.
-pub(crate) fn compile(
+/// filters `calls`, checked (what a placer hands `netsift_kernel::fpl::refuse`,
+/// which refuses a caller of filters by name and position).
+pub(crate) fn program(
     text: &str,
     mbuf: u32,
     calls: &[Callable],
     registry: &dyn Registry,
-) -> Result<JitProgram, String> {
+) -> Result<Program, String> {
     let filters = define(calls, registry).map_err(|(i, e)| {
         format!(
             "filter `{}`: {e}",
@@ -50,8 +51,18 @@ pub(crate) fn compile(
         mbuf_len: mbuf as usize,
         ..Options::default()
     };
-    let p = netsift_fpl::compile_with(text, &opts, registry, &filters)
-        .map_err(|e| format!("the FPL program does not compile: {e}"))?;
+    netsift_fpl::compile_with(text, &opts, registry, &filters)
+        .map_err(|e| format!("the FPL program does not compile: {e}"))
+}
+
+/// [`program`], compiled to native code (its callees with it).
+pub(crate) fn compile(
+    text: &str,
+    mbuf: u32,
+    calls: &[Callable],
+    registry: &dyn Registry,
+) -> Result<JitProgram, String> {
+    let p = program(text, mbuf, calls, registry)?;
     netsift_fpl::jit::compile(&p)
         .map_err(|e| format!("the FPL program does not compile to native code: {e}"))
 }
