@@ -18,6 +18,7 @@
 use crate::externs::ExternFn;
 use crate::ops::{BinOp, UnOp};
 pub use crate::syntax::ast::Width;
+use std::sync::Arc;
 
 /// Registers `R[0]` to `R[15]`.
 pub const NUM_REGS: usize = 16;
@@ -31,8 +32,21 @@ pub const SLOT_BYTES: usize = 8;
 pub struct Program {
     pub(crate) body: Vec<Stmt>,
     pub(crate) externs: Vec<ExternFn>,
+    pub(crate) filters: Vec<Callee>,
     pub(crate) mbuf_len: usize,
     pub(crate) cost: u64,
+    pub(crate) depth: u32,
+}
+
+/// A filter the program calls (`EXTERN(name, in, out)` of another filter,
+/// [`crate::calls`]): its name and its checked program, whose MBuf size is the
+/// window of the caller's MBuf it runs on.
+#[derive(Clone, Debug)]
+pub struct Callee {
+    /// The name it was called by.
+    pub name: String,
+    /// Its program, shared with every other caller.
+    pub program: Arc<Program>,
 }
 
 impl Program {
@@ -47,13 +61,26 @@ impl Program {
         &self.externs
     }
 
+    /// The filters the program calls; [`Expr::Call::filter`] indexes this
+    /// list.
+    pub fn filters(&self) -> &[Callee] {
+        &self.filters
+    }
+
+    /// How deep its filter calls nest: 0 when it calls no filter, else one
+    /// more than its deepest callee's.
+    pub fn call_depth(&self) -> u32 {
+        self.depth
+    }
+
     /// The MBuf size the program was checked against, in bytes.
     pub fn mbuf_len(&self) -> usize {
         self.mbuf_len
     }
 
     /// The worst-case number of operations one run performs (external
-    /// functions counted as one each), as the checker computed it.
+    /// functions counted as one each, a filter call as one plus its callee's
+    /// cost), as the checker computed it.
     pub fn cost(&self) -> u64 {
         self.cost
     }
@@ -178,6 +205,21 @@ pub enum Expr {
         /// Byte offset of the input region.
         input: u32,
         /// Byte offset of the output region.
+        output: u32,
+    },
+    /// `EXTERN(name, in, out)` of another filter ([`crate::calls`]): runs
+    /// `filters()[filter]` on the packet with the caller's MBuf bytes `input
+    /// .. input + its MBuf size` as its MBuf and registers of its own, all 0;
+    /// its result (0 after a fault) is stored as a little-endian `i64` at
+    /// `output` and is the value. Both regions were checked against the
+    /// program's MBuf size at compile time; an executor checks them against
+    /// the run's MBuf (`ExternBounds`).
+    Call {
+        /// Index into [`Program::filters`].
+        filter: usize,
+        /// Byte offset of the callee's MBuf window.
+        input: u32,
+        /// Byte offset of the 8-byte result.
         output: u32,
     },
 }

@@ -3,12 +3,16 @@
 //! against, so every rule here is the language's rule (docs/fpl.md, "Run
 //! time").
 //!
+//! A filter call runs its callee with this interpreter, on its window of MBuf
+//! ([`crate::calls`]).
+//!
 //! A run never panics: packet loads, MBuf slots, `EXTERN` regions and
 //! run-time selector indexes are checked, loops count against their bounds, and
 //! arithmetic is [`crate::ops`]'. A failed check ends the run with a
 //! [`Fault`], whose value is 0 (a reject, as an out-of-range load is in BPF);
 //! MBuf and register writes made before it stay.
 
+use crate::calls::{self, RESULT_BYTES};
 use crate::externs::Call;
 use crate::hash::hash;
 use crate::hir::{Expr, Loop, Place, Program, Stmt, Width, NUM_REGS, SLOT_BYTES};
@@ -232,26 +236,56 @@ impl Machine<'_, '_> {
                 input,
                 output,
             } => self.call(*func, *input as usize, *output as usize)?,
+            Expr::Call {
+                filter,
+                input,
+                output,
+            } => self.call_filter(*filter, *input as usize, *output as usize)?,
+        })
+    }
+
+    /// The filter call's regions checked against this run's MBuf, then the
+    /// callee run by this interpreter on its window ([`calls::invoke`]).
+    fn call_filter(&mut self, filter: usize, input: usize, output: usize) -> Result<i64, Fault> {
+        let program = self.program;
+        let callee = &program.filters[filter].program;
+        let call = self.regions(input, callee.mbuf_len(), output, RESULT_BYTES)?;
+        Ok(calls::invoke(call, |packet, window, regs| {
+            run(callee, packet, window, regs).value()
+        }))
+    }
+
+    /// The [`Call`] with the regions `input .. input + input_len` and
+    /// `output .. output + output_len`, or `ExternBounds` when one is outside
+    /// this run's MBuf.
+    fn regions(
+        &mut self,
+        input: usize,
+        input_len: usize,
+        output: usize,
+        output_len: usize,
+    ) -> Result<Call<'_>, Fault> {
+        let fits = |at: usize, len: usize| {
+            at.checked_add(len)
+                .is_some_and(|end| end <= self.mbuf.len())
+        };
+        if !fits(input, input_len) || !fits(output, output_len) {
+            return Err(Fault::ExternBounds);
+        }
+        Ok(Call {
+            packet: self.packet,
+            mbuf: self.mbuf,
+            input,
+            output,
+            input_len,
+            output_len,
         })
     }
 
     fn call(&mut self, func: usize, input: usize, output: usize) -> Result<i64, Fault> {
         let f = &self.program.externs[func];
-        let fits = |at: usize, len: usize| {
-            at.checked_add(len)
-                .is_some_and(|end| end <= self.mbuf.len())
-        };
-        if !fits(input, f.input_len()) || !fits(output, f.output_len()) {
-            return Err(Fault::ExternBounds);
-        }
-        Ok(f.call(Call {
-            packet: self.packet,
-            mbuf: self.mbuf,
-            input,
-            output,
-            input_len: f.input_len(),
-            output_len: f.output_len(),
-        }))
+        let call = self.regions(input, f.input_len(), output, f.output_len())?;
+        Ok(f.call(call))
     }
 }
 

@@ -7,7 +7,7 @@
 //! reference interpreter; `jit`, the Cranelift JIT of the default feature
 //! `jit`, and the eBPF back end are tested against it). [`ops`] and [`hash`] hold the arithmetic and `HASH`'s function,
 //! written once for every executor; [`externs`] the registry of external
-//! functions; a `Program` displays as FPL text (a listing that compiles back to
+//! functions; [`calls`] the filters a program may call as `EXTERN`; a `Program` displays as FPL text (a listing that compiles back to
 //! the same IR). The language reference is docs/fpl.md.
 //!
 //! ```
@@ -25,6 +25,7 @@
 #![cfg_attr(feature = "jit", deny(unsafe_code))]
 #![deny(unsafe_op_in_unsafe_fn)]
 
+pub mod calls;
 pub mod check;
 pub mod error;
 pub mod externs;
@@ -40,7 +41,8 @@ pub mod macros;
 pub mod ops;
 mod syntax;
 
-pub use check::{compile, Options};
+pub use calls::Filters;
+pub use check::{compile, compile_with, define, DefineError, Definition, Options};
 pub use error::{Error, ErrorKind, Span};
 pub use hir::Program;
 pub use interp::{run, Fault, Registers, Verdict};

@@ -142,6 +142,14 @@ fn expr(p: &Program, e: &Expr, out: &mut String) {
             let name = p.externs.get(*func).map_or("?", |f| f.name());
             let _ = write!(out, "EXTERN(\"{name}\", {input}, {output})");
         }
+        Expr::Call {
+            filter,
+            input,
+            output,
+        } => {
+            let name = p.filters.get(*filter).map_or("?", |f| f.name.as_str());
+            let _ = write!(out, "EXTERN(\"{name}\", {input}, {output})");
+        }
     }
 }
 

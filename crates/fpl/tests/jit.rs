@@ -7,7 +7,9 @@
 
 use netsift_fpl::externs::{sum8, ExternFn, Externs};
 use netsift_fpl::jit::{Jit, JitProgram};
-use netsift_fpl::{compile, gen, run, Fault, Options, Program, Registers, Verdict};
+use netsift_fpl::{
+    compile, compile_with, define, gen, run, Fault, Options, Program, Registers, Verdict,
+};
 use proptest::prelude::*;
 use std::sync::OnceLock;
 
@@ -98,6 +100,31 @@ proptest! {
         let text = gen::program(&choices);
         let opts = Options { mbuf_len: 256, ..Options::default() };
         let Ok(program) = compile(&text, &opts, &registry()) else { return Ok(()) };
+        let code = jit().compile(&program).unwrap();
+        let mut mbuf: Vec<u8> = (0..mbuf_len).map(|i| fill.wrapping_mul(i as u8)).collect();
+        for cut in [packet.len(), packet.len() / 2, packet.len(), 0] {
+            agree(&program, &code, &packet[..cut], &mut mbuf, &mut regs);
+        }
+    }
+
+    /// The same for programs that call filters (`gen::calling`): the filters
+    /// defined, the caller compiled against them, MBufs around its size.
+    #[test]
+    fn random_calling_programs_agree(
+        choices in prop::collection::vec(any::<u8>(), 0..256),
+        packet in packet(),
+        mbuf_len in prop_oneof![Just(gen::CALLER_MBUF), Just(0), 0usize..600],
+        fill in any::<u8>(),
+        mut regs in registers(),
+    ) {
+        let drawn = gen::calling(&choices);
+        let Ok(filters) = define(&drawn.definitions(), &Options::default(), &registry()) else {
+            return Ok(());
+        };
+        let opts = Options { mbuf_len: gen::CALLER_MBUF, ..Options::default() };
+        let Ok(program) = compile_with(&drawn.program, &opts, &registry(), &filters) else {
+            return Ok(());
+        };
         let code = jit().compile(&program).unwrap();
         let mut mbuf: Vec<u8> = (0..mbuf_len).map(|i| fill.wrapping_mul(i as u8)).collect();
         for cut in [packet.len(), packet.len() / 2, packet.len(), 0] {

@@ -98,6 +98,10 @@ fn instance_attrs(i: &Instance, flows: &BTreeSet<u64>) -> String {
     if i.mbuf > 0 {
         let _ = write!(label, "\nMBuf {}", i.mbuf);
     }
+    if !i.calls.is_empty() {
+        let names: Vec<&str> = i.calls.iter().map(|c| c.name.as_str()).collect();
+        let _ = write!(label, "\nmay call {}", names.join(", "));
+    }
     let mut attrs = String::from("shape=circle");
     if flows.len() > 1 {
         let flows: Vec<String> = flows.iter().map(u64::to_string).collect();

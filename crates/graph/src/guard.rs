@@ -84,12 +84,14 @@ impl FlowSpec {
                 class: pcap,
                 args: vec![Value::Text(filter.to_string())],
                 mbuf: 0,
+                calls: Vec::new(),
             },
         );
         FlowSpec {
             flow,
             filters,
             prefix: self.prefix + 1,
+            callable: self.callable.clone(),
         }
     }
 }

@@ -49,5 +49,5 @@ pub use error::{Error, ErrorKind};
 pub use limits::Limits;
 pub use running::{FlowId, Instance, InstanceId, Running, RunningFlow};
 pub use span::Span;
-pub use spec::{Filter, FlowSpec, Privilege};
+pub use spec::{Callable, Filter, FlowSpec, Privilege};
 pub use syntax::lower::Flow;

@@ -3,8 +3,8 @@
 //!
 //! **Prefix merging.** Instantiating a flow walks its elements in written order
 //! (a topological order, see [`lower`](crate::syntax)) and gives each the instance
-//! with the same key — class, arguments, MBuf size and the set of upstream
-//! *instances* — if one runs, else a new one. Because the key holds the upstream
+//! with the same key — class, arguments, MBuf size, the filters it may call and
+//! the set of upstream *instances* — if one runs, else a new one. Because the key holds the upstream
 //! instances, which were themselves found by key, two instances are merged exactly
 //! when everything upstream of them is the same: a shared prefix runs once, and two
 //! filters fed by different streams are never joined.
@@ -23,7 +23,7 @@ use crate::class::{Class, Value};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::span::Span;
-use crate::spec::FlowSpec;
+use crate::spec::{Callable, FlowSpec};
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -58,6 +58,8 @@ pub struct Instance {
     pub args: Vec<Value>,
     /// Its MBuf size in bytes.
     pub mbuf: u32,
+    /// The filters its program may call ([`crate::Filter::calls`]).
+    pub calls: Vec<Callable>,
     /// The instances that feed it, sorted, without duplicates; empty for one that
     /// reads the daemon's default source (or is a source).
     pub upstream: Vec<InstanceId>,
@@ -75,7 +77,13 @@ pub struct RunningFlow {
 }
 
 /// What makes two instances one.
-type Key = (&'static str, Vec<Value>, u32, Vec<InstanceId>);
+type Key = (
+    &'static str,
+    Vec<Value>,
+    u32,
+    Vec<Callable>,
+    Vec<InstanceId>,
+);
 
 /// Every running flow and the filter instances they share.
 #[derive(Debug)]
@@ -160,6 +168,7 @@ impl Running {
                 filter.class.name,
                 filter.args.clone(),
                 filter.mbuf,
+                filter.calls.clone(),
                 upstream,
             );
             let found = self
@@ -174,7 +183,8 @@ impl Running {
                     class: filter.class,
                     args: filter.args.clone(),
                     mbuf: filter.mbuf,
-                    upstream: key.3.clone(),
+                    calls: filter.calls.clone(),
+                    upstream: key.4.clone(),
                     refs: 0,
                 };
                 new.push((key, instance));
@@ -201,7 +211,7 @@ impl Running {
             if i.refs == 0 {
                 if let Some(i) = self.instances.remove(&id) {
                     self.index
-                        .remove(&(i.class.name, i.args, i.mbuf, i.upstream));
+                        .remove(&(i.class.name, i.args, i.mbuf, i.calls, i.upstream));
                 }
                 removed.push(id);
             }

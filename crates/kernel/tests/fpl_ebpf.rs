@@ -243,6 +243,24 @@ fn extern_is_refused_with_its_name_and_place() {
 }
 
 #[test]
+fn a_filter_call_is_refused_with_its_name_and_place() {
+    // The callee alone places; its caller runs in the daemon.
+    let defs = [netsift_fpl::Definition {
+        name: "count",
+        text: "MEM[0]++; RETURN 1;",
+        mbuf_len: 8,
+    }];
+    let filters = netsift_fpl::define(&defs, &opts(), &Externs::new()).unwrap();
+    refuse(filters.get("count").unwrap(), None).unwrap();
+    let text = "R[0] = 1;\n  R[1] = extern(\"count\", 8, 16);";
+    let p = netsift_fpl::compile_with(text, &opts(), &Externs::new(), &filters).unwrap();
+    assert_eq!(
+        refuse(&p, Some(text)).unwrap_err().to_string(),
+        "the call of filter `count` runs in the daemon only (line 2, column 10): the kernel back end does not inline filter calls"
+    );
+}
+
+#[test]
 fn programs_past_the_verifier_budget_are_refused_before_loading() {
     // A default-bound loop (2,048 runs) hashing 60 bytes each time: cheap for
     // FPL's cost limit, over a million instructions for the verifier to walk.

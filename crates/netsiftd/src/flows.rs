@@ -587,7 +587,15 @@ impl Daemon {
                 };
                 let made = d.graphs.instantiate(spec, &name, |i| {
                     let pcap = |t: &str| compile(s, t).map(|(p, _)| p).map_err(|r| r.what);
-                    crate::graph::check::build(i.class.name, &i.args, i.mbuf, &name, &pcap, &env)
+                    crate::graph::check::build(
+                        i.class.name,
+                        &i.args,
+                        i.mbuf,
+                        &i.calls,
+                        &name,
+                        &pcap,
+                        &env,
+                    )
                 });
                 match made {
                     Ok(g) => Some(g),

@@ -20,8 +20,11 @@
 //!   its descriptors and memfds counted through [`held`].
 //! - [`held`]: what a process holds, from /proc: descriptors by kind, memfd
 //!   mappings, resident size.
+//! - [`fig2b`]: the seeds' Figure 2b (FPL filter calls on one MBuf), its
+//!   ground truth per TCP flow and its MBuf read back.
 
 pub mod daemon;
+pub mod fig2b;
 pub mod frames;
 pub mod held;
 pub mod live;

@@ -2,15 +2,20 @@
 //! more per byte hashed, a loop its bound times its body and step (and one more
 //! test), an `IF` its costlier branch. External functions count one: their own
 //! cost cannot be known statically (§3.3.3); which of them a user may call is
-//! authorisation's business. Sums saturate.
+//! authorisation's business. A filter call counts one plus its callee's cost,
+//! which its checker computed (`callees` are the caller's, as
+//! [`crate::hir::Program::filters`] will hold them). Sums saturate.
 
-use crate::hir::{Expr, Place, Stmt};
+use crate::hir::{Callee, Expr, Place, Stmt};
 
-pub(crate) fn stmts(body: &[Stmt]) -> u64 {
-    body.iter().fold(0, |acc, s| acc.saturating_add(stmt(s)))
+pub(crate) fn stmts(body: &[Stmt], callees: &[Callee]) -> u64 {
+    body.iter()
+        .fold(0, |acc, s| acc.saturating_add(stmt(s, callees)))
 }
 
-pub(crate) fn stmt(s: &Stmt) -> u64 {
+pub(crate) fn stmt(s: &Stmt, callees: &[Callee]) -> u64 {
+    let stmts = |b: &[Stmt]| stmts(b, callees);
+    let expr = |e: &Expr| expr(e, callees);
     match s {
         Stmt::Assign { target, value, .. } => {
             let index = match target {
@@ -23,7 +28,7 @@ pub(crate) fn stmt(s: &Stmt) -> u64 {
             .saturating_add(expr(cond))
             .saturating_add(stmts(then).max(stmts(els))),
         Stmt::Loop(l) => {
-            let test = 1u64.saturating_add(l.cond.as_ref().map_or(0, expr));
+            let test = 1u64.saturating_add(l.cond.as_ref().map_or(0, &expr));
             let round = stmts(&l.body)
                 .saturating_add(stmts(&l.step))
                 .saturating_add(test);
@@ -36,9 +41,11 @@ pub(crate) fn stmt(s: &Stmt) -> u64 {
     }
 }
 
-pub(crate) fn expr(e: &Expr) -> u64 {
+pub(crate) fn expr(e: &Expr, callees: &[Callee]) -> u64 {
+    let expr = |e: &Expr| expr(e, callees);
     let below = match e {
         Expr::Const(_) | Expr::Reg(_) | Expr::Extern { .. } => 0,
+        Expr::Call { filter, .. } => callees.get(*filter).map_or(u64::MAX, |c| c.program.cost()),
         Expr::Mem(a) | Expr::Load { offset: a, .. } | Expr::Unary(_, a) => expr(a),
         Expr::Field {
             base: a, index: b, ..

@@ -6,9 +6,10 @@
 //! lowering that in place; errors inside it point at the use.
 
 use super::{cost, loops, Options};
+use crate::calls::{Filters, RESULT_BYTES};
 use crate::error::{Error, ErrorKind, Span};
-use crate::externs::{ExternFn, Registry};
-use crate::hir::{Expr, Loop, Place, Program, Stmt, NUM_REGS};
+use crate::externs::Registry;
+use crate::hir::{Callee, Expr, Loop, Place, Program, Stmt, NUM_REGS};
 use crate::macros::{self, MacroKind};
 use crate::ops::BinOp;
 use crate::syntax::ast::{self, ExprKind, StmtKind};
@@ -22,18 +23,30 @@ pub(crate) struct Lowerer<'a> {
     text: &'a str,
     opts: &'a Options,
     registry: &'a dyn Registry,
-    externs: Vec<ExternFn>,
+    filters: &'a Filters,
+    externs: Vec<crate::externs::ExternFn>,
+    callees: Vec<Callee>,
+    /// The program's call depth so far.
+    depth: u32,
     loops: u32,
     macro_depth: u32,
 }
 
 impl<'a> Lowerer<'a> {
-    pub(crate) fn new(text: &'a str, opts: &'a Options, registry: &'a dyn Registry) -> Lowerer<'a> {
+    pub(crate) fn new(
+        text: &'a str,
+        opts: &'a Options,
+        registry: &'a dyn Registry,
+        filters: &'a Filters,
+    ) -> Lowerer<'a> {
         Lowerer {
             text,
             opts,
             registry,
+            filters,
             externs: Vec::new(),
+            callees: Vec::new(),
+            depth: 0,
             loops: 0,
             macro_depth: 0,
         }
@@ -41,12 +54,14 @@ impl<'a> Lowerer<'a> {
 
     pub(crate) fn program(mut self, body: &[ast::Stmt]) -> Result<Program, Error> {
         let body = self.stmts(body)?;
-        let cost = cost::stmts(&body);
+        let cost = cost::stmts(&body, &self.callees);
         Ok(Program {
             body,
             externs: self.externs,
+            filters: self.callees,
             mbuf_len: self.opts.mbuf_len,
             cost,
+            depth: self.depth,
         })
     }
 
@@ -60,7 +75,7 @@ impl<'a> Lowerer<'a> {
         let mut total = 0u64;
         for s in body {
             let lowered = self.stmt(s)?;
-            total = total.saturating_add(cost::stmt(&lowered));
+            total = total.saturating_add(cost::stmt(&lowered, &self.callees));
             if total > self.opts.max_cost {
                 return Err(self.err(
                     ErrorKind::Unsafe,
@@ -392,15 +407,22 @@ impl<'a> Lowerer<'a> {
         input: &ast::Expr,
         output: &ast::Expr,
     ) -> Result<Expr, Error> {
+        if let Some(p) = self.filters.get(name) {
+            return self.filter_call(name, p.clone(), name_span, input, output);
+        }
         let Some(f) = self.registry.lookup(name) else {
             return Err(self.err(
                 ErrorKind::Invalid,
-                format!("no external function `{name}` is registered"),
+                if self.filters.is_empty() {
+                    format!("no external function `{name}` is registered")
+                } else {
+                    format!("no external function `{name}` is registered and no filter of that name is defined")
+                },
                 name_span,
             ));
         };
-        let input = self.region(&f, input, "reads its input", f.input_len())?;
-        let output = self.region(&f, output, "writes its output", f.output_len())?;
+        let input = self.region(name, input, "reads its input", f.input_len())?;
+        let output = self.region(name, output, "writes its output", f.output_len())?;
         let func = match self.externs.iter().position(|g| g.name() == f.name()) {
             Some(i) => i,
             None => {
@@ -415,21 +437,57 @@ impl<'a> Lowerer<'a> {
         })
     }
 
-    /// An `EXTERN` offset: a constant whose region of `len` bytes lies in MBuf.
-    fn region(
+    /// `EXTERN(name, input, output)` of the filter `p`: its window and result
+    /// inside MBuf, its depth within the limit.
+    fn filter_call(
         &mut self,
-        f: &ExternFn,
-        e: &ast::Expr,
-        does: &str,
-        len: usize,
-    ) -> Result<u32, Error> {
+        name: &str,
+        p: std::sync::Arc<Program>,
+        name_span: Span,
+        input: &ast::Expr,
+        output: &ast::Expr,
+    ) -> Result<Expr, Error> {
+        let depth = p.call_depth().saturating_add(1);
+        if depth > self.opts.max_call_depth {
+            return Err(self.err(
+                ErrorKind::Unsafe,
+                format!(
+                    "calling filter `{name}` nests filter calls {depth} deep, more than the limit of {}",
+                    self.opts.max_call_depth
+                ),
+                name_span,
+            ));
+        }
+        let window = p.mbuf_len();
+        let input = self.region(name, input, "(a filter) runs on its MBuf", window)?;
+        let output = self.region(name, output, "(a filter) writes its result", RESULT_BYTES)?;
+        self.depth = self.depth.max(depth);
+        let filter = match self.callees.iter().position(|c| c.name == name) {
+            Some(i) => i,
+            None => {
+                self.callees.push(Callee {
+                    name: name.to_string(),
+                    program: p,
+                });
+                self.callees.len() - 1
+            }
+        };
+        Ok(Expr::Call {
+            filter,
+            input,
+            output,
+        })
+    }
+
+    /// An `EXTERN` offset: a constant whose region of `len` bytes lies in MBuf.
+    fn region(&mut self, name: &str, e: &ast::Expr, does: &str, len: usize) -> Result<u32, Error> {
         let (off, span) = self.constant(e, "an EXTERN offset")?;
         let mbuf = self.opts.mbuf_len;
         match usize::try_from(off) {
             Ok(o) if o.checked_add(len).is_some_and(|end| end <= mbuf) && u32::try_from(o).is_ok() => Ok(o as u32),
             _ => Err(self.err(
                 ErrorKind::Unsafe,
-                format!("EXTERN `{}` {does} in {len} bytes at MBuf offset {off}, outside the {mbuf}-byte MBuf", f.name()),
+                format!("EXTERN `{name}` {does} in {len} bytes at MBuf offset {off}, outside the {mbuf}-byte MBuf"),
                 span,
             )),
         }

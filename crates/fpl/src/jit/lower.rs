@@ -37,12 +37,15 @@ use std::mem::offset_of;
 /// `run` resumes the panic first).
 const PANIC_CODE: i64 = 99;
 
-/// Fills `func` (its signature already set) with `program`'s code.
+/// Fills `func` (its signature already set) with `program`'s code; `externs`
+/// are the functions `EXTERN` reaches, the program's then one per callee
+/// (`super::callees`).
 pub(super) fn function(
     func: &mut Function,
     fctx: &mut FunctionBuilderContext,
     module: &JITModule,
     program: &Program,
+    externs: &[ExternFn],
 ) {
     let ptr = module.target_config().pointer_type();
     let mut tramp_sig = Signature::new(module.isa().default_call_conv());
@@ -117,7 +120,8 @@ pub(super) fn function(
         exit,
         faults: Default::default(),
         breaks: Vec::new(),
-        externs: program.externs(),
+        externs,
+        callees_at: program.externs().len(),
     };
     if l.block(program.body()) {
         let zero = l.b.ins().iconst(I64, 0);
@@ -161,7 +165,7 @@ fn widen(b: &mut FunctionBuilder<'_>, ptr: Type, v: Value) -> Value {
 fn registers(body: &[Stmt]) -> ([bool; NUM_REGS], [bool; NUM_REGS]) {
     fn expr(e: &Expr, read: &mut [bool; NUM_REGS]) {
         match e {
-            Expr::Const(_) | Expr::Extern { .. } => {}
+            Expr::Const(_) | Expr::Extern { .. } | Expr::Call { .. } => {}
             Expr::Reg(r) => read[usize::from(*r)] = true,
             Expr::Mem(i) | Expr::Load { offset: i, .. } | Expr::Hash { start: i, .. } => {
                 expr(i, read)
@@ -235,8 +239,10 @@ struct Lower<'f, 'p> {
     faults: [Option<(Block, i64)>; 6],
     /// The blocks after the enclosing loops, innermost last.
     breaks: Vec<Block>,
-    /// The program's external functions, for their region sizes.
+    /// The functions `EXTERN` reaches, for their region sizes: the program's,
+    /// then from `callees_at` on its filter calls.
     externs: &'p [ExternFn],
+    callees_at: usize,
 }
 
 impl Lower<'_, '_> {

@@ -6,7 +6,9 @@
 //! `fn(*mut Env) -> i64` (safe code: it only builds IR), this module compiles
 //! it into its own `JITModule` and runs it, and `tramp` holds the two Rust
 //! functions the code calls, `HASH` (the interpreter's [`crate::hash::hash`])
-//! and `EXTERN` (the registered closure, given checked slices of MBuf).
+//! and `EXTERN` (the registered closure, given checked slices of MBuf). A
+//! filter call is an `EXTERN` of a closure that runs the callee's own native
+//! code, compiled with the caller's, on its window of MBuf.
 //!
 //! Soundness rests on one rule that `lower` keeps and the tests check against
 //! the interpreter: every load or store the generated code makes into the
@@ -26,7 +28,8 @@
 mod lower;
 mod tramp;
 
-use crate::externs::ExternFn;
+use crate::calls::{self, RESULT_BYTES};
+use crate::externs::{Call, ExternFn};
 use crate::hir::Program;
 use crate::interp::{Fault, Registers, Verdict};
 use cranelift_codegen::ir::{AbiParam, UserFuncName};
@@ -37,7 +40,7 @@ use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 use std::any::Any;
 use std::fmt;
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 
 /// Why a program could not be compiled to native code. The IR is checked, so
 /// these are about the host or Cranelift, never about the FPL text.
@@ -108,13 +111,37 @@ impl Jit {
     }
 
     /// Compiles `program` into native code of its own, freed when the result
-    /// drops. The program's external functions are shared with it.
+    /// drops. The program's external functions are shared with it; the
+    /// filters it calls are compiled too, each once.
     pub fn compile(&self, program: &Program) -> Result<JitProgram, JitError> {
+        self.compile_calling(program, &mut Vec::new())
+    }
+
+    /// [`Jit::compile`], with the callees compiled so far (by program
+    /// address: a filter several others call is compiled once).
+    fn compile_calling(
+        &self,
+        program: &Program,
+        compiled: &mut Vec<(*const Program, Arc<JitProgram>)>,
+    ) -> Result<JitProgram, JitError> {
+        let mut externs = program.externs().to_vec();
+        for c in program.filters() {
+            let key = Arc::as_ptr(&c.program);
+            let code = match compiled.iter().find(|(k, _)| *k == key) {
+                Some((_, code)) => code.clone(),
+                None => {
+                    let code = Arc::new(self.compile_calling(&c.program, compiled)?);
+                    compiled.push((key, code.clone()));
+                    code
+                }
+            };
+            externs.push(callee(&c.name, c.program.mbuf_len(), code));
+        }
         let mut module = JITModule::new(JITBuilder::with_isa(
             self.isa.clone(),
             default_libcall_names(),
         ));
-        let entry = match build(&mut module, program) {
+        let entry = match build(&mut module, program, &externs) {
             Ok(entry) => entry,
             Err(e) => {
                 // SAFETY: nothing from this module was finalized or called.
@@ -128,15 +155,30 @@ impl Jit {
         let entry = unsafe { std::mem::transmute::<*const u8, Entry>(entry) };
         Ok(JitProgram {
             entry,
-            externs: program.externs().to_vec(),
+            externs,
             mbuf_len: program.mbuf_len(),
             module: Mutex::new(Some(module)),
         })
     }
 }
 
+/// A filter call as the external function the generated code calls: the
+/// callee's native code on its window ([`calls::invoke`], as the interpreter
+/// runs it). Its input region is the window, its output the result.
+fn callee(name: &str, window: usize, code: Arc<JitProgram>) -> ExternFn {
+    ExternFn::new(name, window, RESULT_BYTES, move |call: Call<'_>| {
+        calls::invoke(call, |packet, mbuf, regs| {
+            code.run(packet, mbuf, regs).value()
+        })
+    })
+}
+
 /// Defines and finalizes the program's function in `module`; its address.
-fn build(module: &mut JITModule, program: &Program) -> Result<*const u8, JitError> {
+fn build(
+    module: &mut JITModule,
+    program: &Program,
+    externs: &[ExternFn],
+) -> Result<*const u8, JitError> {
     let mut ctx = module.make_context();
     let ptr = module.target_config().pointer_type();
     ctx.func.signature.params.push(AbiParam::new(ptr));
@@ -149,7 +191,7 @@ fn build(module: &mut JITModule, program: &Program) -> Result<*const u8, JitErro
         .map_err(|e| JitError::new("codegen", e))?;
     ctx.func.name = UserFuncName::user(0, id.as_u32());
     let mut fctx = FunctionBuilderContext::new();
-    lower::function(&mut ctx.func, &mut fctx, module, program);
+    lower::function(&mut ctx.func, &mut fctx, module, program, externs);
     module
         .define_function(id, &mut ctx)
         .map_err(|e| JitError::new("codegen", format!("{e:?}")))?;
@@ -167,7 +209,8 @@ type Entry = unsafe extern "C" fn(*mut Env) -> i64;
 /// A program compiled to native code. Immutable; runs from any thread.
 pub struct JitProgram {
     entry: Entry,
-    /// The functions `EXTERN` calls, indexed as in the program.
+    /// The functions `EXTERN` calls, indexed as in the program, then the
+    /// filters it calls (`callee`), which hold their own code.
     externs: Vec<ExternFn>,
     mbuf_len: usize,
     /// Owns the code's memory, taken out and freed on drop. The lock is only

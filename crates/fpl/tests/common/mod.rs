@@ -13,16 +13,7 @@ use netsift_wire::LinkType;
 /// to 40 bytes, so that loads past the end are compared too. `None` (after
 /// `skip_unless` said why) without the corpus.
 pub(crate) fn table1_corpus() -> Option<Vec<Vec<u8>>> {
-    let files = netsift_testkit::tcpdump_captures(env!("CARGO_MANIFEST_DIR"))?;
-    let mut packets = Vec::new();
-    for f in files {
-        let Ok(mut cap) = Capture::open(&f) else {
-            continue;
-        };
-        if cap.linktype() == LinkType::EN10MB {
-            packets.extend(cap.read_all().0.into_iter().map(|p| p.data));
-        }
-    }
+    let mut packets = corpus_ethernet()?;
     let udp = Filter::compile(LinkType::EN10MB, "ip and udp").unwrap();
     let matching: Vec<_> = packets
         .iter()
@@ -35,6 +26,22 @@ pub(crate) fn table1_corpus() -> Option<Vec<Vec<u8>>> {
         .collect();
     packets.extend(matching);
     packets.extend(cut);
+    Some(packets)
+}
+
+/// Every Ethernet packet of the corpus, file by file in name order, read by
+/// libpcap; `None` (after `skip_unless` said why) without the corpus.
+pub(crate) fn corpus_ethernet() -> Option<Vec<Vec<u8>>> {
+    let files = netsift_testkit::tcpdump_captures(env!("CARGO_MANIFEST_DIR"))?;
+    let mut packets = Vec::new();
+    for f in files {
+        let Ok(mut cap) = Capture::open(&f) else {
+            continue;
+        };
+        if cap.linktype() == LinkType::EN10MB {
+            packets.extend(cap.read_all().0.into_iter().map(|p| p.data));
+        }
+    }
     Some(packets)
 }
 

@@ -31,6 +31,19 @@ impl Element {
     }
 }
 
+/// A callable filter defined before the flow, `name = (class,args,mbufsize);`:
+/// not a stage of the flow, but a filter FPL's `EXTERN(name, in, out)` calls
+/// with the caller's MBuf (the seeds' filter calls, Figure 2b).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Definition {
+    /// The name `EXTERN` calls it by.
+    pub name: String,
+    /// Where the name is.
+    pub name_span: Span,
+    /// The filter.
+    pub element: Element,
+}
+
 /// A flow expression. Grouping parentheses leave no node of their own.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Expr {

@@ -4,13 +4,15 @@
 //! edge goes from an earlier element to a later one, so the written order is a
 //! topological order and a flow can have no cycle.
 
-use super::ast::{Element, Expr};
+use super::ast::{Definition, Element, Expr};
 
 /// A parsed flow: its elements and the edges between them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Flow {
     /// The text it was parsed from.
     pub text: String,
+    /// The callable filters defined before the flow, in the order written.
+    pub definitions: Vec<Definition>,
     /// The elements in the order written.
     pub elements: Vec<Element>,
     /// `(from, to)` indices into `elements`, `from < to`, sorted, no duplicates.
@@ -24,10 +26,11 @@ impl Flow {
     }
 }
 
-/// Flattens `expr` into a [`Flow`].
-pub(crate) fn lower(text: &str, expr: Expr) -> Flow {
+/// Flattens `expr` into a [`Flow`] with the `definitions` before it.
+pub(crate) fn lower(text: &str, (definitions, expr): (Vec<Definition>, Expr)) -> Flow {
     let mut flow = Flow {
         text: text.to_string(),
+        definitions,
         elements: Vec::new(),
         edges: Vec::new(),
     };

@@ -5,13 +5,14 @@
 //! [`Limits::max_elements`]; every error names the byte where the parser stopped
 //! and what it expected there.
 
-use super::ast::{Element, Expr, Field};
+use super::ast::{Definition, Element, Expr, Field};
 use crate::error::{Error, ErrorKind};
 use crate::limits::Limits;
 use crate::span::Span;
 
-/// Parses `text` as one flow expression.
-pub(crate) fn parse_expr(text: &str, limits: &Limits) -> Result<Expr, Error> {
+/// Parses `text` as the definitions of callable filters, then one flow
+/// expression.
+pub(crate) fn parse_expr(text: &str, limits: &Limits) -> Result<(Vec<Definition>, Expr), Error> {
     if text.len() > limits.max_text {
         return Err(Error::new(
             ErrorKind::TooLarge,
@@ -31,12 +32,16 @@ pub(crate) fn parse_expr(text: &str, limits: &Limits) -> Result<Expr, Error> {
         elements: 0,
         limits,
     };
+    let mut definitions = Vec::new();
+    while let Some(d) = p.definition()? {
+        definitions.push(d);
+    }
     let expr = p.chain()?;
     p.skip_ws();
     if p.pos < text.len() {
         return Err(p.expected("'->', '|' or the end of the flow"));
     }
-    Ok(expr)
+    Ok((definitions, expr))
 }
 
 struct Parser<'a> {
@@ -48,6 +53,54 @@ struct Parser<'a> {
 }
 
 impl Parser<'_> {
+    /// `name = element ;`, if the text goes on with a name (a flow starts
+    /// with `(`).
+    fn definition(&mut self) -> Result<Option<Definition>, Error> {
+        self.skip_ws();
+        let start = self.pos;
+        let len = self
+            .rest()
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(self.rest().len());
+        if len == 0 {
+            return Ok(None);
+        }
+        let name = &self.text[start..start + len];
+        let name_span = Span::new(start, start + len);
+        self.pos += len;
+        self.skip_ws();
+        if self.peek() != Some(b'=') {
+            // Not a definition: the flow's own error says what was expected.
+            self.pos = start;
+            return Ok(None);
+        }
+        if name.as_bytes()[0].is_ascii_digit() {
+            return Err(self.error(
+                ErrorKind::Syntax,
+                "a filter's name starts with a letter or '_'",
+                name_span,
+            ));
+        }
+        self.pos += 1;
+        self.skip_ws();
+        let open = self.pos;
+        if self.peek() != Some(b'(') {
+            return Err(self.expected("'(' to start the element a name defines"));
+        }
+        self.pos += 1;
+        let element = self.element(open)?;
+        self.skip_ws();
+        if self.peek() != Some(b';') {
+            return Err(self.expected("';' to end the definition"));
+        }
+        self.pos += 1;
+        Ok(Some(Definition {
+            name: name.to_string(),
+            name_span,
+            element,
+        }))
+    }
+
     fn chain(&mut self) -> Result<Expr, Error> {
         self.list("->", Parser::parallel, Expr::Chain)
     }

@@ -133,7 +133,7 @@ fn stmt(s: &Stmt) -> Cost {
 
 fn expr(e: &Expr) -> Cost {
     match e {
-        Expr::Const(_) | Expr::Reg(_) | Expr::Extern { .. } => Cost::new(3, 0),
+        Expr::Const(_) | Expr::Reg(_) | Expr::Extern { .. } | Expr::Call { .. } => Cost::new(3, 0),
         Expr::Mem(i) => expr(i).then(Cost::new(9, 0)),
         // On the XDP hook a load is a helper call and its check.
         Expr::Load { offset, .. } => expr(offset).then(Cost::new(22, 0)),

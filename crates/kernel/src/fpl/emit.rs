@@ -417,7 +417,7 @@ impl Gen {
                 self.packet_check(*len);
                 self.hash(*len, *size);
             }
-            Expr::Extern { .. } => {
+            Expr::Extern { .. } | Expr::Call { .. } => {
                 return Err(Error::TooLarge(
                     "EXTERN in a program the kernel check let through".into(),
                 ))

@@ -3,7 +3,7 @@
 //! memory the application maps too.
 //!
 //! A chain of named steps: [`refuse`] (what the kernel cannot run: `EXTERN`,
-//! which calls Rust in the daemon, and programs whose verification could pass
+//! which calls Rust in the daemon or another filter, and programs whose verification could pass
 //! the verifier's limits, estimated by [`budget`]) → `emit` (the IR to eBPF
 //! instructions) → [`Loaded`] (the shared regions made and the program loaded).
 //! docs/fpl.md, "eBPF back end", says what maps where.
@@ -53,6 +53,14 @@ pub enum Error {
         /// Where its first call is (1-based), when the source was given.
         at: Option<(usize, usize)>,
     },
+    /// The program calls another filter (`EXTERN` of a filter), which this
+    /// back end does not inline: the daemon runs it.
+    FilterCall {
+        /// The callee's name.
+        name: String,
+        /// Where its first call is (1-based), when the source was given.
+        at: Option<(usize, usize)>,
+    },
     /// Verifying the program could pass a limit of the kernel's verifier (its
     /// stack, its instruction budget, its pending branches), or the program
     /// nests deeper than the generator's stack layout allows.
@@ -71,6 +79,13 @@ impl fmt::Display for Error {
                 }
                 write!(f, ": the kernel cannot call a native function")
             }
+            Error::FilterCall { name, at } => {
+                write!(f, "the call of filter `{name}` runs in the daemon only")?;
+                if let Some((line, column)) = at {
+                    write!(f, " (line {line}, column {column})")?;
+                }
+                write!(f, ": the kernel back end does not inline filter calls")
+            }
             Error::TooLarge(why) => write!(f, "not placed in the kernel: {why}"),
             Error::Sys(e) => write!(f, "{e}"),
         }
@@ -85,8 +100,8 @@ impl From<sys::Error> for Error {
     }
 }
 
-/// Checks that the kernel can run `program`: no `EXTERN` (named, with its line
-/// and column in `source` when given) and a verification the kernel's limits
+/// Checks that the kernel can run `program`: no `EXTERN` of a function or a
+/// filter (named, with its line and column in `source` when given) and a verification the kernel's limits
 /// allow. The graph placer calls this to choose between the kernel and the
 /// daemon; it makes no system call.
 pub fn refuse(program: &Program, source: Option<&str>) -> Result<(), Error> {
@@ -94,6 +109,13 @@ pub fn refuse(program: &Program, source: Option<&str>) -> Result<(), Error> {
         let name = f.name().to_string();
         let at = source.and_then(|s| locate::first_extern(s, &name));
         return Err(Error::Extern { name, at });
+    }
+    if let Some(c) = program.filters().first() {
+        let at = source.and_then(|s| locate::first_extern(s, &c.name));
+        return Err(Error::FilterCall {
+            name: c.name.clone(),
+            at,
+        });
     }
     budget::check(program)?;
     // The generator's own limits (stack temporaries, nested loops, jump

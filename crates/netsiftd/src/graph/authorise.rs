@@ -140,10 +140,15 @@ fn kind(name: &str) -> &str {
 /// A registry that lends every name a function reading and writing nothing:
 /// the flow was checked against the daemon's registry already; this compile
 /// only reads which functions the program calls and what it costs.
-struct Any;
+/// Except the names of the flow's callable filters, which a definition may
+/// not share with a registered function.
+struct Any<'a>(&'a [netsift_graph::Callable]);
 
-impl Registry for Any {
+impl Registry for Any<'_> {
     fn lookup(&self, name: &str) -> Option<ExternFn> {
+        if self.0.iter().any(|c| c.name == name) {
+            return None;
+        }
         Some(ExternFn::new(name, 0, 0, |_| 0))
     }
 }
@@ -179,13 +184,10 @@ fn facts(spec: &FlowSpec, i: usize) -> Result<Facts, String> {
         let Some(Value::Text(text)) = f.args.first() else {
             return Err("an fpl element without its program".into());
         };
-        let opts = netsift_fpl::Options {
-            mbuf_len: f.mbuf as usize,
-            ..netsift_fpl::Options::default()
-        };
-        let p = netsift_fpl::compile(text, &opts, &Any)
-            .map_err(|e| format!("the FPL program does not compile: {e}"))?;
-        calls = p.externs().iter().map(|x| x.name().to_string()).collect();
+        // With the flow's callable filters: what they call counts as the
+        // element's call, and their cost is in the element's.
+        let p = super::calls::program(text, f.mbuf, &f.calls, &Any(&f.calls))?;
+        externs_of(&p, &mut calls);
         cost = p.cost();
     }
     Ok(Facts {
@@ -195,6 +197,19 @@ fn facts(spec: &FlowSpec, i: usize) -> Result<Facts, String> {
         cost,
         tree: parsed,
     })
+}
+
+/// Into `out`, the external functions `p` and the filters it calls call
+/// (a filter is a callee of at most 8 levels: `Options::max_call_depth`).
+fn externs_of(p: &netsift_fpl::Program, out: &mut Vec<String>) {
+    for x in p.externs() {
+        if !out.iter().any(|n| n == x.name()) {
+            out.push(x.name().to_string());
+        }
+    }
+    for c in p.filters() {
+        externs_of(&c.program, out);
+    }
 }
 
 /// Refusals of one flow under one rule.

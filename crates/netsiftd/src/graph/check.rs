@@ -4,10 +4,11 @@
 //! element is built once as the daemon would run it ([`build`]: a pcap
 //! expression compiled for the source, a BPF program parsed, an FPL program
 //! compiled against its MBuf size against the daemon's external functions
-//! (`Env`), a follower made, an external function's searcher built, a
-//! `native` object loaded). Which sources a `device` may name (the daemon's,
-//! the caller's rights) is `flows.rs`'s to check. A refusal names the
-//! element, its class and its byte offset.
+//! (`Env`), with the callable filters defined before the flow, a follower
+//! made, an external function's searcher built, a `native` object loaded).
+//! Which sources a `device` may name (the daemon's, the caller's rights) is
+//! `flows.rs`'s to check. A refusal names the element, its class and its byte
+//! offset.
 
 use super::bpf::{self, Insn};
 use super::externs::External;
@@ -16,7 +17,7 @@ use super::native::Native;
 use crate::programs::Programs;
 use netsift_ffpf::proto::{ErrorCode, Refusal};
 use netsift_graph::class::Value;
-use netsift_graph::{ErrorKind, FlowSpec, Limits, Privilege};
+use netsift_graph::{Callable, ErrorKind, FlowSpec, Limits, Privilege};
 use netsift_wire::LinkType;
 
 /// What an instance runs, built from its class and arguments.
@@ -67,14 +68,16 @@ fn text(args: &[Value]) -> &str {
     }
 }
 
-/// Builds what `class` with `args` and an MBuf of `mbuf` bytes runs as, in
-/// a graph whose pcap expressions `pcap` compiles (for the flow's source,
-/// `_source`), in `env`; the error says what is wrong with the element
-/// (without its place, which the caller adds).
+/// Builds what `class` with `args` and an MBuf of `mbuf` bytes, calling the
+/// filters `calls` (an `fpl` element's), runs as, in a graph whose pcap
+/// expressions `pcap` compiles (for the flow's source, `_source`), in `env`;
+/// the error says what is wrong with the element (without its place, which
+/// the caller adds).
 pub(crate) fn build(
     class: &str,
     args: &[Value],
     mbuf: u32,
+    calls: &[Callable],
     _source: &str,
     pcap: &dyn Fn(&str) -> Result<Programs, String>,
     env: &Env<'_>,
@@ -83,17 +86,8 @@ pub(crate) fn build(
         "device" => Ok(Kind::Source),
         "pcap" => pcap(text(args)).map(|p| Kind::Pcap(Box::new(p))),
         "bpf" => bpf::parse(text(args)).map(Kind::Bpf),
-        "fpl" => {
-            let opts = netsift_fpl::Options {
-                mbuf_len: mbuf as usize,
-                ..netsift_fpl::Options::default()
-            };
-            let p = netsift_fpl::compile(text(args), &opts, &env.externs.registry())
-                .map_err(|e| format!("the FPL program does not compile: {e}"))?;
-            let jit = netsift_fpl::jit::compile(&p)
-                .map_err(|e| format!("the FPL program does not compile to native code: {e}"))?;
-            Ok(Kind::Fpl(Box::new(jit), Box::default()))
-        }
+        "fpl" => super::calls::compile(text(args), mbuf, calls, &env.externs.registry())
+            .map(|jit| Kind::Fpl(Box::new(jit), Box::default())),
         "sampler" => match args.first() {
             Some(Value::Int(n)) => u32::try_from(*n)
                 .map(Kind::Sampler)
@@ -129,6 +123,17 @@ pub(crate) fn check(
         };
         Refusal::new(code, format!("`{verb}`: graph: {e}"))
     })?;
+    // The callable filters, each once, even those no element calls.
+    super::calls::define(&spec.callable, &env.externs.registry()).map_err(|(k, m)| {
+        let d = &spec.flow.definitions[k];
+        Refusal::new(
+            ErrorCode::Filter,
+            format!(
+                "`{verb}`: graph: definition `{}` (fpl) at byte {}: {m}",
+                d.name, d.name_span.start
+            ),
+        )
+    })?;
     for (i, (f, e)) in spec.filters.iter().zip(&spec.flow.elements).enumerate() {
         let fail = |m: String| {
             Refusal::new(
@@ -141,7 +146,7 @@ pub(crate) fn check(
                 ),
             )
         };
-        build(f.class.name, &f.args, f.mbuf, source, pcap, env).map_err(fail)?;
+        build(f.class.name, &f.args, f.mbuf, &f.calls, source, pcap, env).map_err(fail)?;
     }
     Ok(spec)
 }

@@ -599,7 +599,7 @@ mod tests {
                 linktype: LinkType::EN10MB,
                 externs: &netsift_externs::Library::new(),
             };
-            build(i.class.name, &i.args, i.mbuf, "src", &pcap, &env)
+            build(i.class.name, &i.args, i.mbuf, &i.calls, "src", &pcap, &env)
         })
     }
 

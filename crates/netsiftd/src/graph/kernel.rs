@@ -178,12 +178,10 @@ fn fpl(i: &Instance) -> Result<netsift_fpl::Program, String> {
         Some(netsift_graph::class::Value::Text(t)) => t.as_str(),
         _ => "",
     };
-    let opts = netsift_fpl::Options {
-        mbuf_len: i.mbuf as usize,
-        ..netsift_fpl::Options::default()
-    };
-    let p = netsift_fpl::compile(text, &opts, &netsift_externs::standard())
-        .map_err(|e| format!("the FPL program does not compile: {e}"))?;
+    // With its callable filters, so that a caller is refused below by the
+    // back end (filter calls run in the daemon), not misread as an unknown
+    // external function.
+    let p = super::calls::program(text, i.mbuf, &i.calls, &netsift_externs::standard())?;
     if !never_passes(p.body()) {
         return Err(
             "it may pass packets (a RETURN that is not 0), which a socket filter \

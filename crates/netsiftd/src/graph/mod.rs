@@ -10,15 +10,16 @@
 //!
 //! The classes that are more than a few lines run from files of their own:
 //! [`follow`], [`externs`] (the external functions standing alone) and
-//! [`native`].
+//! [`native`]; [`calls`] compiles FPL elements that call filters of their flow.
 //!
-//! Arrows: `bpf`, `follow`, `externs`, `native` ← `check` ← `kernel` ← `exec`;
-//! `place` ← `kernel`; `place` reads `netsift_graph` (and the kernel crate's
-//! path bound) only; `implies` ← `authorise` (which `config` uses for the
-//! policy's names).
+//! Arrows: `bpf`, `calls`, `follow`, `externs`, `native` ← `check` ← `kernel`
+//! ← `exec`; `place` ← `kernel`; `place` reads `netsift_graph` (and the
+//! kernel crate's path bound) only; `implies` ← `authorise` (which `config`
+//! uses for the policy's names).
 
 pub(crate) mod authorise;
 pub(crate) mod bpf;
+pub(crate) mod calls;
 pub(crate) mod check;
 pub(crate) mod exec;
 pub(crate) mod externs;

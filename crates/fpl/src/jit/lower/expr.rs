@@ -110,6 +110,12 @@ impl Lower<'_, '_> {
                 input,
                 output,
             } => self.extern_call(*func, *input, *output),
+            // A callee is an external function of the compiled program.
+            Expr::Call {
+                filter,
+                input,
+                output,
+            } => self.extern_call(self.callees_at + filter, *input, *output),
         }
     }
 
