@@ -327,7 +327,7 @@ impl Config {
             auth: match &flags.policy {
                 None => None,
                 Some(p) => Some(
-                    netsift_ffpf::auth::Policy::load_with(p, &crate::graph::authorise::Names)
+                    netsift_ffpf::auth::Policy::load_with(p, &crate::vocabulary::Names)
                         .map_err(|e| format!("--policy: {e}"))?,
                 ),
             },

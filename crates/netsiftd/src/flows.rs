@@ -156,7 +156,7 @@ impl Daemon {
         let Some(path) = &self.cfg.auth_file else {
             return Ok("no --policy: nothing to reload".into());
         };
-        let p = netsift_ffpf::auth::Policy::load_with(path, &crate::graph::authorise::Names)
+        let p = netsift_ffpf::auth::Policy::load_with(path, &crate::vocabulary::Names)
             .map_err(|e| format!("--policy: {e}"))?;
         *self.auth.write().unwrap_or_else(|e| e.into_inner()) = Some(p);
         Ok(format!(

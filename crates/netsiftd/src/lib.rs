@@ -36,6 +36,7 @@ mod programs;
 pub mod rights;
 mod sources;
 mod stats;
+mod vocabulary;
 mod xdp_source;
 mod xsk;
 
