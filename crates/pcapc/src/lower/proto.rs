@@ -119,6 +119,9 @@ impl Lowerer<'_> {
                 Ok(Tree::and(b0, Tree::or(direct, Tree::and(frag, after))))
             }
             P::Iso => {
+                if let Some(t) = self.iso_proto_link(v)? {
+                    return Ok(t);
+                }
                 let b0 = self.linktype(sap::ISONS)?;
                 let b1 = self.cmp(Rel::LinkPlNoSnap, 0, Size::B1, v)?;
                 Ok(Tree::and(b0, b1))
