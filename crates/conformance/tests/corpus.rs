@@ -25,7 +25,7 @@ fn data() -> &'static Data {
             Some(d) => {
                 let c = load_corpus_captures(d);
                 println!(
-                    "corpus at {}: {} captures of supported link types ({} packets), {} of \
+                    "corpus at {}: {} captures of link types netsift filters ({} packets), {} of \
                      unsupported link types, {} unreadable",
                     d.display(),
                     c.total_captures(),
