@@ -258,6 +258,7 @@ impl Printer<'_> {
             LinkType::RAW | LinkType::IPV4 | LinkType::IPV6 => self.raw_if(data, wire_len),
             LinkType::PPP => self.ppp_if(data, wire_len),
             LinkType::C_HDLC => self.chdlc_if(data, wire_len),
+            LinkType::PFLOG => self.pflog_if(data, wire_len),
             other => {
                 out!(
                     self,

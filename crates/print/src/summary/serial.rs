@@ -2,12 +2,68 @@
 //! (`chdlc_print`, with SLARP) and OpenBSD pflog (`pflog_if_print`), as tcpdump 4.99
 //! prints them, `-e` included.
 
-use super::{g1, g2, g4, gv4, out, tail, PResult, Printer, Trunc};
+use super::{g1, g2, g4, gv4, out, print_char, tail, PResult, Printer, Trunc};
 use netsift_wire::ethernet::EtherType;
 
 /// Cisco HDLC's SLARP: a request, a reply, or a keepalive with an optional uptime.
 const SLARP_MIN_LEN: u32 = 14;
 const SLARP_MAX_LEN: u32 = 18;
+
+/// pflog: the shortest header length tcpdump accepts, its `struct pfloghdr` (64
+/// bytes on Linux), and the offsets and sizes it prints.
+const PFLOG_MIN_HDRLEN: u8 = 45;
+const PFLOG_STRUCT_LEN: usize = 64;
+const PFLOG_NAME_LEN: usize = 16;
+
+/// tcpdump's `pf_reasons` for Linux, quirk included: its entry for "3(short)" has
+/// the number of "4(normalize)", so 3 is unknown and 4 prints as "3(short)".
+fn pf_reason(r: u8) -> String {
+    const NAMES: [&str; 15] = [
+        "0(match)",
+        "1(bad-offset)",
+        "2(fragment)",
+        "3(short)",
+        "4(normalize)",
+        "5(memory)",
+        "6(bad-timestamp)",
+        "7(congestion)",
+        "8(ip-option)",
+        "9(proto-cksum)",
+        "10(state-mismatch)",
+        "11(state-insert)",
+        "12(state-limit)",
+        "13(src-limit)",
+        "14(synproxy)",
+    ];
+    match r {
+        3 => format!("unkn({r})"),
+        4 => NAMES[3].to_string(),
+        r => NAMES
+            .get(r as usize)
+            .map_or_else(|| format!("unkn({r})"), |n| n.to_string()),
+    }
+}
+
+/// tcpdump's `pf_actions` for Linux (no name for 3, `noscrub`).
+fn pf_action(a: u8) -> String {
+    const NAMES: [Option<&str>; 11] = [
+        Some("pass"),
+        Some("block"),
+        Some("scrub"),
+        None,
+        Some("nat"),
+        Some("nonat"),
+        Some("binat"),
+        Some("nobinat"),
+        Some("rdr"),
+        Some("nordr"),
+        Some("synproxy-drop"),
+    ];
+    match NAMES.get(a as usize).copied().flatten() {
+        Some(n) => n.to_string(),
+        None => format!("unkn({a})"),
+    }
+}
 
 impl Printer<'_> {
     /// DLT_PPP: at least the 4-byte header, then `ppp_print`.
@@ -89,5 +145,62 @@ impl Printer<'_> {
             out!(self, ", (trailing junk: {} bytes)", length - SLARP_MAX_LEN);
         }
         Ok(())
+    }
+
+    /// `pflog_if_print`: the header its length byte says (rounded up to 4), then IPv4
+    /// or IPv6 by its address family; `-e` first prints the rule, reason, action,
+    /// direction and interface.
+    pub(super) fn pflog_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "pflog";
+        let hlen = g1(data, 0)?;
+        if hlen < PFLOG_MIN_HDRLEN {
+            out!(self, "[pflog: invalid header length!]");
+            return Ok(());
+        }
+        let hdrlen = (hlen as usize + 3) & !3;
+        if data.len() < hdrlen || data.len() < PFLOG_STRUCT_LEN {
+            return Err(Trunc);
+        }
+        if self.opts.link_header {
+            self.pflog_hdr(data)?;
+        }
+        let (p, length) = (tail(data, hdrlen), length.wrapping_sub(hdrlen as u32));
+        match g1(data, 1)? {
+            2 => self.ipv4(p, length),
+            24 | 28 | 30 => self.ipv6(p, length),
+            _ if !self.opts.link_header => self.pflog_hdr(data)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `pflog_print`.
+    fn pflog_hdr(&mut self, h: &[u8]) -> PResult {
+        let (rulenr, subrulenr) = (g4(h, 36)?, g4(h, 40)?);
+        if subrulenr == u32::MAX {
+            out!(self, "rule {rulenr}/");
+        } else {
+            out!(self, "rule {rulenr}.");
+            self.pf_name(&h[20..20 + PFLOG_NAME_LEN]);
+            out!(self, ".{subrulenr}/");
+        }
+        let dir = match g1(h, 60)? {
+            0 => "in/out".to_string(),
+            1 => "in".to_string(),
+            2 => "out".to_string(),
+            d => format!("unkn({d})"),
+        };
+        let (reason, action) = (pf_reason(g1(h, 3)?), pf_action(g1(h, 2)?));
+        out!(self, "{reason}: {action} {dir} on ");
+        self.pf_name(&h[4..4 + PFLOG_NAME_LEN]);
+        out!(self, ": ");
+        Ok(())
+    }
+
+    /// `nd_printjnp`: a NUL-terminated name of at most `b.len()` bytes.
+    fn pf_name(&mut self, b: &[u8]) {
+        for &c in b.iter().take_while(|&&c| c != 0) {
+            print_char(&mut self.out, c);
+        }
     }
 }
