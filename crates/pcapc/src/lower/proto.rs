@@ -8,9 +8,9 @@ use super::names;
 use super::{LResult, Lowerer, Rel, Span, D, P};
 use netsift_isa::Size;
 
-const ISO9542_ESIS: u32 = 0x82;
-const ISO10589_ISIS: u32 = 0x83;
-const ISO8473_CLNP: u32 = 0x81;
+pub(crate) const ISO9542_ESIS: u32 = 0x82;
+pub(crate) const ISO10589_ISIS: u32 = 0x83;
+pub(crate) const ISO8473_CLNP: u32 = 0x81;
 const ISIS_L1_LAN_IIH: u32 = 15;
 const ISIS_L2_LAN_IIH: u32 = 16;
 const ISIS_PTP_IIH: u32 = 17;

@@ -3,6 +3,7 @@
 //! header carries the direction).
 
 use super::super::ir::Tree;
+use super::super::proto::{ISO10589_ISIS, ISO8473_CLNP, ISO9542_ESIS};
 use super::super::{LResult, Link, Lowerer, Rel};
 use super::{et, sap};
 use netsift_isa::Size;
@@ -10,10 +11,6 @@ use netsift_isa::Size;
 const PPP_IP: u32 = 0x0021;
 const PPP_VJC: u32 = 0x002d;
 const PPP_VJNC: u32 = 0x002f;
-/// ISO network-layer protocol identifiers (NLPIDs) Frame Relay carries.
-const ISO8473_CLNP: u32 = 0x81;
-const ISO9542_ESIS: u32 = 0x82;
-const ISO10589_ISIS: u32 = 0x83;
 /// Q.922 UI control byte, the byte before a Frame Relay NLPID.
 const FR_UI: u32 = 0x03 << 8;
 /// Solaris ipnet: the address families at offset 1 and the direction at offset 2.
