@@ -28,6 +28,32 @@ const DEFAULT_SEED: u64 = 0x6e73_2024_0001;
 /// when `inbound` was lowered with libpcap's polarity, which its pull-ups depend on.)
 const SHORT_BUDGET: u64 = 0;
 
+/// `NETSIFT_RANDOM_SCALE`, 1.0 by default.
+fn scale() -> f64 {
+    std::env::var("NETSIFT_RANDOM_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0)
+}
+
+/// Fails on a refusal, panic or failure, and on a mismatch with every load inside the
+/// packet; returns the rerun hint for the short-packet check.
+fn assert_whole_agree(total: &Report, seed: u64) -> String {
+    let again = format!("seed {seed:#x}: rerun with NETSIFT_SEED={seed:#x}");
+    assert!(
+        total.candidate_rejects.is_empty() && total.panics.is_empty() && total.failures.is_empty(),
+        "{}\n{again}",
+        total.summary()
+    );
+    assert_eq!(
+        total.mismatches - total.mismatches_short,
+        0,
+        "mismatches with every load inside the packet\n{}\n{again}",
+        total.summary()
+    );
+    again
+}
+
 fn count_for(lt: LinkType) -> usize {
     match lt {
         LinkType::EN10MB => 1200,
@@ -39,10 +65,7 @@ fn count_for(lt: LinkType) -> usize {
 #[test]
 fn random_expressions() {
     let seed = seed_from_env(DEFAULT_SEED);
-    let scale: f64 = std::env::var("NETSIFT_RANDOM_SCALE")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1.0);
+    let scale = scale();
     println!("random: seed {seed:#x} (NETSIFT_SEED={seed:#x} reproduces this run), scale {scale}");
     let generated = generated_capture_data();
     let snapped = snapped_capture_data();
@@ -101,18 +124,7 @@ fn random_expressions() {
                 .collect::<String>()
         );
     }
-    let again = format!("seed {seed:#x}: rerun with NETSIFT_SEED={seed:#x}");
-    assert!(
-        total.candidate_rejects.is_empty() && total.panics.is_empty() && total.failures.is_empty(),
-        "{}\n{again}",
-        total.summary()
-    );
-    assert_eq!(
-        full,
-        0,
-        "mismatches with every load inside the packet\n{}\n{again}",
-        total.summary()
-    );
+    let again = assert_whole_agree(&total, seed);
     if seed == DEFAULT_SEED {
         // Written so that it reads the same when the budget is 0, as it is now.
         assert!(
@@ -144,10 +156,7 @@ fn has_relation(e: &str) -> bool {
 #[test]
 fn random_expressions_more() {
     let seed = seed_from_env(DEFAULT_SEED);
-    let scale: f64 = std::env::var("NETSIFT_RANDOM_SCALE")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1.0);
+    let scale = scale();
     let cmp = Comparison::new(&Netsift);
     let mut total = Report::new("random (more link types)", "netsift");
     for lt in more_linktypes() {
@@ -172,19 +181,7 @@ fn random_expressions_more() {
         total.merge(r);
     }
     println!("{}", total.render(30, 10));
-    let full = total.mismatches - total.mismatches_short;
-    let again = format!("seed {seed:#x}: rerun with NETSIFT_SEED={seed:#x}");
-    assert!(
-        total.candidate_rejects.is_empty() && total.panics.is_empty() && total.failures.is_empty(),
-        "{}\n{again}",
-        total.summary()
-    );
-    assert_eq!(
-        full,
-        0,
-        "mismatches on whole loads\n{}\n{again}",
-        total.summary()
-    );
+    let again = assert_whole_agree(&total, seed);
     if seed == DEFAULT_SEED {
         assert!(
             total.mismatches_short <= SHORT_BUDGET_MORE,
