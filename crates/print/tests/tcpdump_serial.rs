@@ -1,12 +1,13 @@
-//! PPP and Cisco HDLC summary lines, with and without `-e`, against the installed
-//! tcpdump on every corpus capture of those link types, packet by packet. Skipped,
+//! PPP, Cisco HDLC, SLIP and ipnet summary lines, with and without `-e`, against the
+//! installed tcpdump on every corpus capture of those link types, packet by packet. Skipped,
 //! with a message, when tcpdump or the corpus is absent.
 //!
-//! The lines must agree where the frame carries IPv4, IPv6, MPLS or (Cisco HDLC)
-//! SLARP, the protocols netsift prints, at least through the addresses: an
-//! application protocol netsift does not print on any link (LDP, LSP-PING) may differ
-//! after them. The others (PPP control protocols, OSI) are counted, and must never
-//! be netsift's `unsupported link-type`.
+//! Every line is compared. Where tcpdump's line is of IPv4, IPv6, MPLS, (Cisco
+//! HDLC) SLARP or an unknown protocol, which netsift prints, the two must agree at
+//! least through the addresses: an application protocol netsift does not print on any
+//! link (LDP, LSP-PING) may differ after them. The other differences (OSI and IS-IS,
+//! PPP control protocols, SLIP's compressed TCP) are counted, and no line may be
+//! netsift's `unsupported link-type`.
 
 mod common;
 
@@ -50,7 +51,7 @@ fn agrees_through_addresses(ours: &str, theirs: &str) -> bool {
 }
 
 #[test]
-fn ppp_and_chdlc_lines_match_tcpdump() {
+fn serial_link_lines_match_tcpdump() {
     if !have_tcpdump() {
         println!("tcpdump not installed: skipped");
         return;
@@ -68,7 +69,12 @@ fn ppp_and_chdlc_lines_match_tcpdump() {
             let Some(packets) = std::fs::read(&path).ok().and_then(|b| read_capture(&b)) else {
                 continue;
             };
-            let wanted = [LinkType::PPP, LinkType::C_HDLC];
+            let wanted = [
+                LinkType::PPP,
+                LinkType::C_HDLC,
+                LinkType::SLIP,
+                LinkType::IPNET,
+            ];
             if packets.is_empty() || !packets.iter().all(|p| wanted.contains(&p.linktype)) {
                 continue;
             }
@@ -89,17 +95,15 @@ fn ppp_and_chdlc_lines_match_tcpdump() {
                     let ours = s.summarize(p.linktype, &p.data, p.wire_len);
                     let ours = ours.trim_end();
                     let name = format!("{} #{i} {flags:?}", path.display());
+                    compared += 1;
                     if ours.starts_with("unsupported link-type") {
                         failures.push(format!("{name}: {ours}"));
+                    } else if ours == theirs {
+                        same += 1;
+                    } else if agrees_through_addresses(ours, theirs) {
+                        app += 1;
                     } else if printed_by_netsift(theirs) {
-                        compared += 1;
-                        if ours == theirs {
-                            same += 1;
-                        } else if agrees_through_addresses(ours, theirs) {
-                            app += 1;
-                        } else {
-                            failures.push(format!("{name}\n   ours: {ours}\n   tcpd: {theirs}"));
-                        }
+                        failures.push(format!("{name}\n   ours: {ours}\n   tcpd: {theirs}"));
                     } else {
                         other += 1;
                         if std::env::var_os("NETSIFT_SHOW_OTHER").is_some() {
@@ -111,12 +115,12 @@ fn ppp_and_chdlc_lines_match_tcpdump() {
         }
     }
     println!(
-        "{files} capture runs: {same} of {compared} IP/IPv6/MPLS/SLARP/unknown-protocol lines equal to \
-         tcpdump's, {app} equal through the addresses (an application protocol after \
-         them); {other} lines of other protocols not compared"
+        "{files} capture runs: {same} of {compared} lines equal to tcpdump's, {app} equal \
+         through the addresses (an application protocol after them), {other} differ in \
+         a protocol netsift does not print (OSI, PPP control, SLIP compression)"
     );
     if files == 0 {
-        println!("no PPP or Cisco HDLC captures in the corpus: nothing compared");
+        println!("no PPP, Cisco HDLC, SLIP or ipnet captures in the corpus: nothing compared");
         return;
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

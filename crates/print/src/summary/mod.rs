@@ -259,6 +259,8 @@ impl Printer<'_> {
             LinkType::PPP => self.ppp_if(data, wire_len),
             LinkType::C_HDLC => self.chdlc_if(data, wire_len),
             LinkType::PFLOG => self.pflog_if(data, wire_len),
+            LinkType::SLIP => self.slip_if(data, wire_len),
+            LinkType::IPNET => self.ipnet_if(data, wire_len),
             other => {
                 out!(
                     self,

@@ -1,13 +1,19 @@
 //! Serial-line and firewall-log link layers: PPP (`ppp_if_print`), Cisco HDLC
-//! (`chdlc_print`, with SLARP) and OpenBSD pflog (`pflog_if_print`), as tcpdump 4.99
-//! prints them, `-e` included.
+//! (`chdlc_print`, with SLARP), SLIP (`sl_if_print`), OpenBSD pflog
+//! (`pflog_if_print`) and Solaris ipnet (`ipnet_if_print`), as tcpdump 4.99 prints
+//! them, `-e` included (but for SLIP's compressed TCP, which needs tcpdump's state of
+//! earlier packets).
 
-use super::{g1, g2, g4, gv4, out, print_char, tail, PResult, Printer, Trunc};
+use super::{g1, g2, g4, gv4, need, out, print_char, tail, PResult, Printer, Trunc};
 use netsift_wire::ethernet::EtherType;
 
 /// Cisco HDLC's SLARP: a request, a reply, or a keepalive with an optional uptime.
 const SLARP_MIN_LEN: u32 = 14;
 const SLARP_MAX_LEN: u32 = 18;
+
+/// The SLIP and ipnet headers' lengths.
+const SLIP_HDRLEN: usize = 16;
+const IPNET_HDRLEN: usize = 24;
 
 /// pflog: the shortest header length tcpdump accepts, its `struct pfloghdr` (64
 /// bytes on Linux), and the offsets and sizes it prints.
@@ -202,5 +208,93 @@ impl Printer<'_> {
         for &c in b.iter().take_while(|&&c| c != 0) {
             print_char(&mut self.out, c);
         }
+    }
+
+    /// `sl_if_print`: a 16-byte header (direction, then the compression header), and
+    /// IP by its version nibble.
+    pub(super) fn slip_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "slip";
+        if data.len() < SLIP_HDRLEN {
+            return Err(Trunc);
+        }
+        let length = length.wrapping_sub(SLIP_HDRLEN as u32);
+        let ip = tail(data, SLIP_HDRLEN);
+        if self.opts.link_header {
+            self.sliplink(data, length)?;
+        }
+        match g1(ip, 0)? >> 4 {
+            4 => self.ipv4(ip, length),
+            6 => self.ipv6(ip, length),
+            v => out!(self, "ip v{v}"),
+        }
+        Ok(())
+    }
+
+    /// `sliplink_print`, but for compressed TCP (a link part left empty).
+    fn sliplink(&mut self, h: &[u8], length: u32) -> PResult {
+        let dir = g1(h, 0)?;
+        match dir {
+            0 => out!(self, "I "),
+            1 => out!(self, "O "),
+            d => out!(self, "Invalid direction {d} "),
+        }
+        let chdr = g1(h, 1)?;
+        match chdr & 0xf0 {
+            0x40 => out!(self, "ip {}: ", length.wrapping_add(SLIP_HDRLEN as u32)),
+            // The connection id is in the IP protocol field of the saved header;
+            // tcpdump then reads the IP and TCP header lengths (to remember for
+            // compressed packets) if the direction is valid.
+            0x70 => {
+                out!(self, "utcp {}: ", g1(h, 1 + 9)?);
+                if dir <= 1 {
+                    let ip = tail(h, SLIP_HDRLEN);
+                    need(ip, 0, 20)?;
+                    need(ip, 4 * (g1(ip, 0)? & 0x0f) as usize, 20)?;
+                }
+            }
+            _ if dir > 1 || chdr & 0x80 != 0 => {}
+            _ => out!(self, "slip-{chdr}!: "),
+        }
+        Ok(())
+    }
+
+    /// `ipnet_print`: a 24-byte header, then IPv4 or IPv6 by its family byte.
+    pub(super) fn ipnet_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "ipnet";
+        if data.len() < IPNET_HDRLEN {
+            return Err(Trunc);
+        }
+        if self.opts.link_header {
+            self.ipnet_hdr(data, length)?;
+        }
+        let (p, plen) = (
+            tail(data, IPNET_HDRLEN),
+            length.wrapping_sub(IPNET_HDRLEN as u32),
+        );
+        match g1(data, 1)? {
+            2 => self.ipv4(p, plen),
+            26 => self.ipv6(p, plen),
+            _ if !self.opts.link_header => self.ipnet_hdr(data, length)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `ipnet_hdr_print`: source and destination zones, the family, the length.
+    fn ipnet_hdr(&mut self, h: &[u8], length: u32) -> PResult {
+        out!(self, "{} > {}", g4(h, 16)?, g4(h, 20)?);
+        let family = g1(h, 1)?;
+        let name = match family {
+            2 => Some("IPv4"),
+            26 => Some("IPv6"),
+            _ => None,
+        };
+        match (self.opts.quiet, name) {
+            (false, n) => out!(self, ", family {} ({family})", n.unwrap_or("Unknown")),
+            (true, Some(n)) => out!(self, ", {n}"),
+            (true, None) => out!(self, ", Unknown Ethertype (0x{family:04x})"),
+        }
+        out!(self, ", length {length}: ");
+        Ok(())
     }
 }
