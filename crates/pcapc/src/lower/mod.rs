@@ -180,6 +180,16 @@ pub(crate) struct Lowerer<'t> {
     pub regs_held: u32,
     /// Span of the primitive being lowered, for errors.
     pub span: Span,
+    /// Primitives lowered so far (a relation that is the first may set PFLOG's
+    /// payload offset, see `pflog_clobber`).
+    pub prims_done: u32,
+    /// Whether a primitive has used PFLOG's variable payload offset yet (libpcap has
+    /// then given it a register).
+    pub pflog_payload_used: bool,
+    /// The value a first relation left in the register PFLOG's payload offset will
+    /// get, if nothing allocates one before (see `pflog_clobber`); kept once the
+    /// payload is used at that value.
+    pub pflog_pending: Option<u32>,
 }
 
 pub(crate) type LResult<T> = Result<T, Error>;
@@ -320,6 +330,9 @@ impl<'t> Lowerer<'t> {
             rel_error: None,
             regs_held: 0,
             span: Span::new(0, text.len()),
+            prims_done: 0,
+            pflog_payload_used: false,
+            pflog_pending: None,
         };
         if link == Link::Pflog {
             lw.pflog_offsets();
@@ -374,7 +387,9 @@ impl<'t> Lowerer<'t> {
             Expr::Not(a, _) => Tree::not(self.expr(a)?),
             Expr::Prim(p) => {
                 self.span = p.span;
-                self.prim(&p.kind)?
+                let t = self.prim(&p.kind)?;
+                self.prims_done += 1;
+                t
             }
         })
     }
@@ -439,6 +454,9 @@ impl<'t> Lowerer<'t> {
 
     /// The location `offset` bytes from `rel`.
     pub(crate) fn loc(&mut self, rel: Rel, offset: u32) -> LResult<Loc> {
+        if self.link == Link::Pflog && !matches!(rel, Rel::LinkHdr | Rel::LinkType) {
+            self.pflog_payload_use();
+        }
         let base = match rel {
             Rel::LinkHdr => self.off_linkhdr,
             Rel::Llc => self.off_linkpl,

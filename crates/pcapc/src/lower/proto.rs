@@ -175,7 +175,10 @@ impl Lowerer<'_> {
                 Ok(Tree::or(a, b))
             }
             P::Ip | P::Ip6 => {
-                if self.off_linkpl.var != 0 {
+                // PFLOG's payload offset is variable even where a relation's value
+                // replaced it (and after `pppoes`, which keeps it variable).
+                let pflog = self.target.linktype == netsift_wire::LinkType::PFLOG;
+                if self.off_linkpl.var != 0 || pflog {
                     return self.err_at(
                         "'protochain' not supported with variable length headers",
                         span,

@@ -2,7 +2,7 @@
 //! starts that many bytes in, rounded up to 4), the address family at offset 1, and
 //! the rule's interface, ruleset, numbers, action, reason and direction.
 
-use super::super::ir::Tree;
+use super::super::ir::{Tree, Val};
 use super::super::{LResult, Link, Lowerer, Off, Rel};
 use super::et;
 use crate::syntax::ast::Pf;
@@ -31,6 +31,36 @@ impl Lowerer<'_> {
     pub(crate) fn pflog_offsets(&mut self) {
         let pl = self.anchor(AnchorRule::PflogPayload, 0, 0);
         self.off_linkpl = Off { var: pl, k: 0 };
+    }
+
+    /// libpcap's reuse of a register on PFLOG: the payload offset gets its scratch
+    /// register when a primitive first needs it, `alloc_reg` hands out the register
+    /// a relation allocated last (and freed), and the code that loads the offset
+    /// runs at the start of the program, before the relation stores there. So after
+    /// a relation that runs on every path (the first primitive) and does not use the
+    /// payload, the payload offset is the value that register holds, the relation's
+    /// right side, if the next primitive to allocate a register is the payload's
+    /// first user (`len > 1000 or tcp` tests `tcp` at 1000; another relation first
+    /// takes registers of its own). netsift follows that for a constant right side;
+    /// the other cases are in docs/status.md.
+    pub(crate) fn pflog_clobber(&mut self, rhs: &Val) {
+        if self.link != Link::Pflog || self.pflog_payload_used || self.prims_done != 0 {
+            return;
+        }
+        if let Val::Const(k) = rhs {
+            self.pflog_pending = Some(*k);
+        }
+    }
+
+    /// A primitive uses the payload offset: the first use fixes its register.
+    pub(crate) fn pflog_payload_use(&mut self) {
+        if self.pflog_payload_used {
+            return;
+        }
+        self.pflog_payload_used = true;
+        if let Some(k) = self.pflog_pending {
+            self.off_linkpl = Off::at(k);
+        }
     }
 
     pub(super) fn pflog_direction(&mut self, inbound: bool) -> LResult<Tree> {
