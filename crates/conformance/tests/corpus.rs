@@ -116,9 +116,32 @@ fn accept_lists_with<C: Candidate>(candidate: &C, title: &str, file: &str) {
 /// `NETSIFT_LINKTYPES=PPP,C_HDLC` limits it to those.
 #[test]
 fn accept_lists_more() {
+    accept_lists_more_with(
+        &Netsift,
+        "corpus (more link types)",
+        "corpus-accept-more.txt",
+    );
+}
+
+/// The same through the batch engine and the live update path.
+#[test]
+fn accept_lists_more_batch_and_live() {
+    accept_lists_more_with(
+        &NetsiftBatch,
+        "corpus (more link types, batch)",
+        "corpus-accept-more-batch.txt",
+    );
+    accept_lists_more_with(
+        &NetsiftLive,
+        "corpus (more link types, live)",
+        "corpus-accept-more-live.txt",
+    );
+}
+
+fn accept_lists_more_with<C: Candidate>(candidate: &C, title: &str, file: &str) {
     let d = data();
-    let cmp = Comparison::new(&Netsift);
-    let mut total = Report::new("corpus (more link types)", "netsift");
+    let cmp = Comparison::new(candidate);
+    let mut total = Report::new(title, candidate.name());
     let (mut n_lt, mut n_corpus) = (0usize, 0usize);
     for lt in more_linktypes() {
         let mut exprs = match &d.dir {
@@ -131,7 +154,7 @@ fn accept_lists_more() {
         let mut caps: Vec<&CaptureData> = d.corpus.captures(lt).iter().collect();
         n_corpus += caps.len();
         caps.extend(generated.iter());
-        let mut r = Report::new(&format!("more {lt}"), "netsift");
+        let mut r = Report::new(&format!("more {lt}"), candidate.name());
         cmp.run(lt, &exprs, &caps, &mut r);
         println!("{}", r.summary());
         total.merge(r);
@@ -152,7 +175,7 @@ fn accept_lists_more() {
             c.linktype, c.expr, c.message
         ));
     }
-    finish(&total, "corpus-accept-more.txt");
+    finish(&total, file);
 }
 
 /// Where libpcap refuses an expression on one of the link types beyond the first
