@@ -109,7 +109,8 @@ pub struct CaptureData {
 /// The corpus captures, read by libpcap.
 #[derive(Debug, Default)]
 pub struct CorpusCaptures {
-    /// Captures of supported link types, by link type, sorted by name.
+    /// Captures of link types the filter compiler handles, by link type, sorted by
+    /// name.
     pub by_linktype: BTreeMap<LinkType, Vec<CaptureData>>,
     /// Captures of link types netsift does not support: (name, link type).
     pub unsupported: Vec<(String, LinkType)>,
@@ -172,7 +173,7 @@ pub fn load_corpus_captures(corpus: &Path) -> CorpusCaptures {
             let name = format!("{sub}/{}", path.file_name().unwrap().to_string_lossy());
             match Capture::open(&path) {
                 Err(e) => out.unreadable.push((name, e)),
-                Ok(cap) if !cap.linktype().is_supported() => {
+                Ok(cap) if !cap.linktype().is_filtered() => {
                     out.unsupported.push((name, cap.linktype()));
                 }
                 Ok(mut cap) => {
@@ -196,6 +197,39 @@ pub fn load_corpus_captures(corpus: &Path) -> CorpusCaptures {
 
 /// The seed of [`generated_captures`].
 pub const GENERATED_SEED: u64 = 0x6e65_7473_6966_7401;
+
+/// The link types beyond the first eight that the filter compiler handles
+/// ([`LinkType::filtered_more`]), or those of them named in `NETSIFT_LINKTYPES`
+/// (comma-separated libpcap names), to run a few while working on them.
+pub fn more_linktypes() -> Vec<LinkType> {
+    let only = std::env::var("NETSIFT_LINKTYPES").unwrap_or_default();
+    let only: Vec<&str> = only
+        .split(',')
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .collect();
+    LinkType::filtered_more()
+        .filter(|lt| {
+            only.is_empty()
+                || only
+                    .iter()
+                    .any(|o| lt.name().is_some_and(|n| n.eq_ignore_ascii_case(o)))
+        })
+        .collect()
+}
+
+/// [`synth::captures_for`] for `lt`, as [`CaptureData`].
+pub fn generated_capture_data_for(lt: LinkType) -> Vec<CaptureData> {
+    synth::captures_for(lt, GENERATED_SEED)
+        .into_iter()
+        .map(|(name, linktype, packets)| CaptureData {
+            name,
+            linktype,
+            packets,
+            read_error: None,
+        })
+        .collect()
+}
 
 /// A deterministic set of synthetic captures for every supported link type.
 pub fn generated_captures() -> Vec<(String, LinkType, Vec<OwnedPacket>)> {

@@ -114,6 +114,8 @@ impl Rng {
     }
 }
 
+mod links;
+
 /// The value pools shared by the packet generator and the expression generator.
 pub mod pool {
     /// IPv4 addresses: private, loopback, multicast, broadcast and the zero address.
@@ -1291,7 +1293,7 @@ impl Gen {
                     self.ipv4()
                 }
             }
-            _ => self.payload(100),
+            _ => self.frame_more(lt),
         }
     }
 

@@ -25,7 +25,7 @@ fn data() -> &'static Data {
             Some(d) => {
                 let c = load_corpus_captures(d);
                 println!(
-                    "corpus at {}: {} captures of supported link types ({} packets), {} of \
+                    "corpus at {}: {} captures of link types netsift filters ({} packets), {} of \
                      unsupported link types, {} unreadable",
                     d.display(),
                     c.total_captures(),
@@ -108,6 +108,178 @@ fn accept_lists_with<C: Candidate>(candidate: &C, title: &str, file: &str) {
         total.merge(r);
     }
     finish(&total, file);
+}
+
+/// The link types beyond the first eight (issue 26): every `accept-<LT>.txt` of
+/// them over every corpus capture of that link type and over generated frames
+/// (whole, cut short and with mutated headers), packet by packet against libpcap;
+/// `NETSIFT_LINKTYPES=PPP,C_HDLC` limits it to those.
+#[test]
+fn accept_lists_more() {
+    accept_lists_more_with(
+        &Netsift,
+        "corpus (more link types)",
+        "corpus-accept-more.txt",
+    );
+}
+
+/// The same through the batch engine and the live update path.
+#[test]
+fn accept_lists_more_batch_and_live() {
+    accept_lists_more_with(
+        &NetsiftBatch,
+        "corpus (more link types, batch)",
+        "corpus-accept-more-batch.txt",
+    );
+    accept_lists_more_with(
+        &NetsiftLive,
+        "corpus (more link types, live)",
+        "corpus-accept-more-live.txt",
+    );
+}
+
+fn accept_lists_more_with<C: Candidate>(candidate: &C, title: &str, file: &str) {
+    let d = data();
+    let cmp = Comparison::new(candidate);
+    let mut total = Report::new(title, candidate.name());
+    let (mut n_lt, mut n_corpus) = (0usize, 0usize);
+    for lt in more_linktypes() {
+        let mut exprs = match &d.dir {
+            Some(dir) => read_accept_list(dir, lt),
+            None => Vec::new(),
+        };
+        exprs.extend(more_expressions());
+        let exprs = dedup(exprs);
+        let generated = generated_capture_data_for(lt);
+        let mut caps: Vec<&CaptureData> = d.corpus.captures(lt).iter().collect();
+        n_corpus += caps.len();
+        caps.extend(generated.iter());
+        let mut r = Report::new(&format!("more {lt}"), candidate.name());
+        cmp.run(lt, &exprs, &caps, &mut r);
+        println!("{}", r.summary());
+        total.merge(r);
+        n_lt += 1;
+    }
+    println!(
+        "compared {n_lt} link types, {} expressions, {} packets ({n_corpus} corpus captures); \
+         {} expressions the installed libpcap refuses, recorded apart",
+        total.expressions,
+        total.packets,
+        total.libpcap_rejects.len()
+    );
+    assert!(n_lt > 0, "no link types to compare (NETSIFT_LINKTYPES?)");
+    // Refusing exactly where libpcap refuses: compiling what it refuses is a failure.
+    for c in std::mem::take(&mut total.candidate_accepts) {
+        total.failures.push(format!(
+            "[{}] {:?}: netsift compiles it, libpcap refuses it: {}",
+            c.linktype, c.expr, c.message
+        ));
+    }
+    finish(&total, file);
+}
+
+/// Where libpcap refuses an expression on one of the link types beyond the first
+/// eight, netsift refuses it too, with libpcap's reason in its first line.
+#[test]
+fn refusals_more() {
+    let cmp = Comparison::new(&Netsift);
+    let (mut refused, mut failures) = (0usize, Vec::new());
+    for lt in more_linktypes() {
+        for e in more_expressions() {
+            let Err(want) = Filter::compile(lt, &e) else {
+                continue;
+            };
+            refused += 1;
+            match cmp.candidate_compiles(lt, &e) {
+                Ok(()) => failures.push(format!("[{lt}] {e:?}: netsift compiles it ({want})")),
+                Err(m) if !m.lines().next().unwrap_or("").contains(want.as_str()) => {
+                    failures.push(format!("[{lt}] {e:?}: libpcap: {want}\n    netsift: {m}"))
+                }
+                Err(_) => {}
+            }
+        }
+    }
+    println!(
+        "{refused} refusals by libpcap compared, {} differ",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Expressions beside the accept lists for the link types beyond the first eight:
+/// each link type's own tests and the primitives that must be refused the way
+/// libpcap refuses them (the comparison counts a refusal by one side only as a
+/// failure).
+fn more_expressions() -> Vec<String> {
+    [
+        "ip",
+        "ip6",
+        "arp",
+        "tcp port 80",
+        "udp",
+        "icmp",
+        "host 10.0.0.1",
+        "iso",
+        "isis",
+        "clnp",
+        "esis",
+        "iso proto 0x83",
+        "ipx",
+        "atalk",
+        "stp",
+        "decnet",
+        "netbeui",
+        "mpls",
+        "mpls 17 and ip",
+        "pppoes",
+        "pppoes 3 and ip",
+        "pppoed",
+        "vlan",
+        "ether host 00:01:02:03:04:05",
+        "ether broadcast",
+        "ether multicast",
+        "llc",
+        "inbound",
+        "outbound",
+        "ifindex 2",
+        "link[0] = 0xff",
+        "link[2:2] = 0x21",
+        "byte 0 = 1",
+        "len > 60",
+        "greater 100",
+        "len > 1000 or tcp",
+        "tcp or len > 1000",
+        "1 > 0 and udp port 53",
+        "protochain 6",
+        "ip multicast",
+        "ip broadcast",
+        "ip6 multicast",
+        "geneve",
+        "ip proto 47",
+        "link proto 0x0021",
+        "ip or not ip6",
+        "tcp[tcpflags] & tcp-syn != 0",
+        "ip[0] & 0xf0 = 0x40",
+        "on eth0",
+        "ifname em0",
+        "ifname abcdefghijklmnop",
+        "ruleset testruleset2",
+        "rset abcdefghijklmnopq",
+        "rnr 0x456789",
+        "srnr 123",
+        "reason 300",
+        "reason SHORT",
+        "reason nosuch",
+        "action PASS",
+        "action nosuch",
+        "action block and tcp",
+        "len > 60 or tcp",
+        "inbound and ip6",
+        "not outbound or udp port 53",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect()
 }
 
 #[test]

@@ -28,6 +28,32 @@ const DEFAULT_SEED: u64 = 0x6e73_2024_0001;
 /// when `inbound` was lowered with libpcap's polarity, which its pull-ups depend on.)
 const SHORT_BUDGET: u64 = 0;
 
+/// `NETSIFT_RANDOM_SCALE`, 1.0 by default.
+fn scale() -> f64 {
+    std::env::var("NETSIFT_RANDOM_SCALE")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(1.0)
+}
+
+/// Fails on a refusal, panic or failure, and on a mismatch with every load inside the
+/// packet; returns the rerun hint for the short-packet check.
+fn assert_whole_agree(total: &Report, seed: u64) -> String {
+    let again = format!("seed {seed:#x}: rerun with NETSIFT_SEED={seed:#x}");
+    assert!(
+        total.candidate_rejects.is_empty() && total.panics.is_empty() && total.failures.is_empty(),
+        "{}\n{again}",
+        total.summary()
+    );
+    assert_eq!(
+        total.mismatches - total.mismatches_short,
+        0,
+        "mismatches with every load inside the packet\n{}\n{again}",
+        total.summary()
+    );
+    again
+}
+
 fn count_for(lt: LinkType) -> usize {
     match lt {
         LinkType::EN10MB => 1200,
@@ -39,10 +65,7 @@ fn count_for(lt: LinkType) -> usize {
 #[test]
 fn random_expressions() {
     let seed = seed_from_env(DEFAULT_SEED);
-    let scale: f64 = std::env::var("NETSIFT_RANDOM_SCALE")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(1.0);
+    let scale = scale();
     println!("random: seed {seed:#x} (NETSIFT_SEED={seed:#x} reproduces this run), scale {scale}");
     let generated = generated_capture_data();
     let snapped = snapped_capture_data();
@@ -101,23 +124,60 @@ fn random_expressions() {
                 .collect::<String>()
         );
     }
-    let again = format!("seed {seed:#x}: rerun with NETSIFT_SEED={seed:#x}");
-    assert!(
-        total.candidate_rejects.is_empty() && total.panics.is_empty() && total.failures.is_empty(),
-        "{}\n{again}",
-        total.summary()
-    );
-    assert_eq!(
-        full,
-        0,
-        "mismatches with every load inside the packet\n{}\n{again}",
-        total.summary()
-    );
+    let again = assert_whole_agree(&total, seed);
     if seed == DEFAULT_SEED {
         // Written so that it reads the same when the budget is 0, as it is now.
         assert!(
             total.mismatches_short.saturating_sub(SHORT_BUDGET) == 0,
             "more short-packet mismatches than the budget\n{}\n{again}",
+            total.summary()
+        );
+    }
+}
+
+/// Short-packet mismatches allowed for the default seed on the link types beyond the
+/// first eight, a ratchet as [`SHORT_BUDGET`]: 37, all on PPP_BSDOS 24-byte frames
+/// (the header alone) under two expressions that need three alternatives each with a
+/// UDP or SCTP field, such as `not (udp[49] >= 576 || udp src or dst portrange
+/// 123-65535 and udp[2:2] <= 65534 || sctp[17] <= 0x36)`: libpcap's optimiser leaves no
+/// load before its verdict there, netsift's replay of it does.
+const SHORT_BUDGET_MORE: u64 = 37;
+
+/// The same generator over the link types beyond the first eight that filter more than
+/// lengths (`NETSIFT_LINKTYPES` narrows them), 200 expressions each (scaled), over
+/// their generated frames: every packet must agree, but for the short-packet budget.
+#[test]
+fn random_expressions_more() {
+    let seed = seed_from_env(DEFAULT_SEED);
+    let scale = scale();
+    let cmp = Comparison::new(&Netsift);
+    let mut total = Report::new("random (more link types)", "netsift");
+    for lt in more_linktypes() {
+        // Only length tests compile on the others: nothing for a generator to find.
+        if Filter::compile(lt, "ip").is_err() {
+            continue;
+        }
+        let n = (200.0 * scale).round().max(1.0) as usize;
+        let mut g = ExprGen::new(seed ^ Rng::seed_from_str(lt.name().unwrap_or("?")), lt);
+        let mut seen = HashSet::new();
+        let exprs: Vec<String> = (0..n * 10)
+            .map(|_| g.next_expr())
+            .filter(|e| seen.insert(e.clone()))
+            .take(n)
+            .collect();
+        let caps = generated_capture_data_for(lt);
+        let caps: Vec<&CaptureData> = caps.iter().collect();
+        let mut r = Report::new(&format!("random {lt}"), "netsift");
+        cmp.run(lt, &exprs, &caps, &mut r);
+        println!("{}", r.summary());
+        total.merge(r);
+    }
+    println!("{}", total.render(30, 10));
+    let again = assert_whole_agree(&total, seed);
+    if seed == DEFAULT_SEED {
+        assert!(
+            total.mismatches_short <= SHORT_BUDGET_MORE,
+            "more short-packet mismatches than the budget ({SHORT_BUDGET_MORE})\n{}\n{again}",
             total.summary()
         );
     }

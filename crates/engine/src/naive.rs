@@ -308,6 +308,7 @@ impl Run<'_> {
                     add(h, 40)
                 }
             }
+            AnchorRule::PflogPayload => add(h, (self.load(h, Size::B1)? + 3) & !3),
             AnchorRule::GeneveLinkType | AnchorRule::GeneveLinkPayload => {
                 // Both Geneve fields are loaded whichever way the test goes.
                 let options = 4 * (self.load(h, Size::B1)? & 0x3f);

@@ -938,6 +938,7 @@ pub(crate) fn apply_rule(rule: AnchorRule, pkt: &[u8], h: u32) -> Result<u32, Fa
                 h.checked_add(40)
             }
         }
+        AnchorRule::PflogPayload => h.checked_add((load(pkt, h, Size::B1)? + 3) & !3),
         AnchorRule::GeneveLinkType | AnchorRule::GeneveLinkPayload => {
             // Both fields are read, as libpcap's Geneve offset code does.
             let opt = 4 * (load(pkt, h, Size::B1)? & 0x3f);

@@ -50,6 +50,9 @@ pub enum AnchorRule {
     /// Geneve, the inner network header: `h + 8 + 4 * (p[h] & 0x3f)`, plus 14 if the
     /// protocol type `p[h+2..h+4]` is 0x6558 (skipping the inner Ethernet header).
     GeneveLinkPayload = 8,
+    /// pflog: `h + ((p[h] + 3) & !3)`, the header's own length byte rounded up to 4:
+    /// the start of the logged packet.
+    PflogPayload = 9,
 }
 
 impl AnchorRule {
@@ -65,6 +68,7 @@ impl AnchorRule {
             6 => AnchorRule::IpPayloadByAf,
             7 => AnchorRule::GeneveLinkType,
             8 => AnchorRule::GeneveLinkPayload,
+            9 => AnchorRule::PflogPayload,
             _ => return None,
         })
     }
@@ -81,6 +85,7 @@ impl AnchorRule {
             AnchorRule::IpPayloadByAf => "ip-payload-by-af",
             AnchorRule::GeneveLinkType => "geneve-linktype",
             AnchorRule::GeneveLinkPayload => "geneve-linkpayload",
+            AnchorRule::PflogPayload => "pflog-payload",
         }
     }
 }

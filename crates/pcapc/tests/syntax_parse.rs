@@ -439,11 +439,15 @@ fn other_primitives() {
     );
     assert_eq!(k("dpc != 0"), PrimKind::Unsupported("dpc != 0".into()));
     assert_eq!(k("lane"), PrimKind::Unsupported("lane".into()));
-    assert_eq!(k("on eth0"), PrimKind::Unsupported("on eth0".into()));
-    assert_eq!(
-        k("action pass"),
-        PrimKind::Unsupported("action pass".into())
-    );
+    assert_eq!(k("on eth0"), PrimKind::Pf(Pf::Ifname("eth0".into())));
+    assert_eq!(k("rset r1"), PrimKind::Pf(Pf::Ruleset("r1".into())));
+    assert_eq!(k("rulenum 0x10"), PrimKind::Pf(Pf::Rnr(16)));
+    assert_eq!(k("srnr 7"), PrimKind::Pf(Pf::Srnr(7)));
+    // Reason and action names are pf's numbers, looked up ignoring case.
+    assert_eq!(k("action pass"), PrimKind::Pf(Pf::Action(0)));
+    assert_eq!(k("action BLOCK"), PrimKind::Pf(Pf::Action(1)));
+    assert_eq!(k("reason short"), PrimKind::Pf(Pf::Reason(3)));
+    assert_eq!(k("reason 300"), PrimKind::Pf(Pf::Reason(300)));
     // libpcap 1.10 accepts a byte value above 255 (newer versions refuse it).
     assert!(matches!(
         k("byte 1 = 256"),

@@ -73,6 +73,13 @@ fn summarizers() -> Vec<Summarizer> {
 
 fn link_types() -> Vec<LinkType> {
     let mut v = LinkType::SUPPORTED.to_vec();
+    v.extend([
+        LinkType::PPP,
+        LinkType::C_HDLC,
+        LinkType::SLIP,
+        LinkType::PFLOG,
+        LinkType::IPNET,
+    ]);
     v.push(LinkType(147));
     v
 }

@@ -38,10 +38,10 @@ impl FileFilter {
         let mode = match spec {
             FilterSpec::Static(expr) if expr.trim().is_empty() => Mode::Static(None),
             FilterSpec::Static(expr) => {
-                if !lt.is_supported() {
+                if !lt.is_filtered() {
                     return Err(Error::new(
                         ErrorKind::Unsupported,
-                        format!("link type {lt} is not supported by the filter compiler (supported: EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2)"),
+                        format!("link type {lt} is not supported by the filter compiler"),
                     ));
                 }
                 let set = crate::filter::compile(expr, target)?;

@@ -49,8 +49,14 @@ impl Lowerer<'_> {
             return self.err(TOO_MANY_REGISTERS);
         }
         self.rel_error = None;
+        // A relation before the payload's first use allocates registers of its own:
+        // which one the payload offset then gets is no longer known.
+        if !self.pflog_payload_used {
+            self.pflog_pending = None;
+        }
         let (a0, c0) = self.arith(lhs)?;
         let (a1, c1) = self.arith(rhs)?;
+        self.pflog_clobber(&a1);
         let (rel, reversed) = match op {
             RelOp::Gt => (IsaRel::Gt, false),
             RelOp::Ge => (IsaRel::Ge, false),

@@ -2,9 +2,15 @@
 //! encapsulations that shift later offsets (`vlan`, `mpls`, `pppoes`), LLC, and the
 //! link-level primitives (`inbound`, `ifindex`, `broadcast`, `multicast`, `byte`).
 
+mod opaque;
+mod pflog;
+mod ppp;
+
 use super::ir::{Cmp, Loc, Pred, Test, Tree};
 use super::{ByteOp, LResult, Link, Llc, Lowerer, Off, Rel, P};
 use netsift_isa::{AnchorRule, Size};
+use netsift_wire::LinkType;
+pub(crate) use opaque::opaque_label;
 
 pub(crate) const ETHERMTU: u32 = 1500;
 pub(crate) mod et {
@@ -47,6 +53,9 @@ const SKF_AD_PKTTYPE: u32 = 4;
 const SKF_AD_IFINDEX: u32 = 8;
 const PACKET_OUTGOING: u32 = 4;
 const PPP_MPLS_UCAST: u32 = 0x0281;
+/// gen_multicast's refusal for a link (or protocol) without multicast addresses.
+const LINK_MULTICAST_ONLY: &str = "link-layer multicast filters supported only on \
+     ethernet/FDDI/token ring/ARCNET/802.11/ATM LANE/Fibre Channel";
 
 fn ethertype_to_ppptype(p: u32) -> u32 {
     match p {
@@ -71,15 +80,23 @@ impl Lowerer<'_> {
         match self.link {
             Link::En10mb => self.ether_linktype(ll_proto),
             Link::Sll => self.sll_linktype(ll_proto),
-            Link::Raw => Ok(match ll_proto {
+            Link::Raw | Link::Slip | Link::SlipBsdos => Ok(match ll_proto {
                 et::IP => self.mcmp(Rel::LinkHdr, 0, Size::B1, 0x40, 0xf0)?,
                 et::IPV6 => self.mcmp(Rel::LinkHdr, 0, Size::B1, 0x60, 0xf0)?,
                 _ => Tree::Const(false),
             }),
             Link::Ipv4 => Ok(Tree::Const(ll_proto == et::IP)),
             Link::Ipv6 => Ok(Tree::Const(ll_proto == et::IPV6)),
-            Link::Ppp => self.cmp(Rel::LinkType, 0, Size::B2, ethertype_to_ppptype(ll_proto)),
-            Link::Null | Link::Loop => match ll_proto {
+            Link::Ppp | Link::PppSerial | Link::PppPppd => {
+                self.cmp(Rel::LinkType, 0, Size::B2, ethertype_to_ppptype(ll_proto))
+            }
+            Link::PppBsdos => self.ppp_bsdos_linktype(ll_proto),
+            Link::CHdlc => self.chdlc_linktype(ll_proto),
+            Link::Frelay => self.frelay_linktype(ll_proto),
+            Link::Ipnet => self.ipnet_linktype(ll_proto),
+            Link::Pflog => self.pflog_linktype(ll_proto),
+            Link::Opaque => self.opaque_linktype(),
+            Link::Null | Link::Loop | Link::Enc => match ll_proto {
                 et::IP => self.loopback_linktype(2),
                 et::IPV6 => match self.target.savefile_swapped {
                     // Reading a file: any OS's AF_INET6 (BSD 24, FreeBSD 28, Darwin 30).
@@ -101,8 +118,8 @@ impl Lowerer<'_> {
     }
 
     fn loopback_linktype(&mut self, af: u32) -> LResult<Tree> {
-        let v = if self.link == Link::Null {
-            // DLT_NULL holds the AF in the capturing host's byte order. libpcap
+        let v = if matches!(self.link, Link::Null | Link::Enc) {
+            // DLT_NULL (and DLT_ENC) holds the AF in the capturing host's byte order. libpcap
             // compares against htonl(af) on this (little-endian) machine, swapped again
             // if the file's byte order differs from ours.
             match self.target.savefile_swapped {
@@ -243,7 +260,7 @@ impl Lowerer<'_> {
             self.mcmp(Rel::PrevMplsHdr, 2, Size::B1, 0, 0x01)?
         } else {
             match self.link {
-                Link::En10mb => self.linktype(et::MPLS)?,
+                Link::En10mb | Link::CHdlc => self.linktype(et::MPLS)?,
                 Link::Ppp => self.linktype(PPP_MPLS_UCAST)?,
                 _ => return self.err(format!("no MPLS support for {}", self.link_description())),
             }
@@ -284,6 +301,7 @@ impl Lowerer<'_> {
             k: self.off_linkpl.k + self.off_nl + 6,
         };
         self.link = Link::Ppp;
+        self.desc = "PPP";
         self.off_linkhdr = hdr;
         self.off_linktype = Some(hdr);
         self.off_linkpl = Off {
@@ -326,7 +344,14 @@ impl Lowerer<'_> {
             match self.link {
                 Link::Ipv4 => self.anchor(AnchorRule::Ipv4Payload, ip.var, ip.k),
                 Link::Ipv6 => self.anchor(AnchorRule::Const, ip.var, ip.k + 40),
-                Link::En10mb | Link::Sll | Link::Ppp if adjacent(2) => {
+                Link::En10mb
+                | Link::Sll
+                | Link::Ppp
+                | Link::PppSerial
+                | Link::PppPppd
+                | Link::CHdlc
+                    if adjacent(2) =>
+                {
                     self.anchor(AnchorRule::IpPayloadByType, ip.var, ip.k)
                 }
                 Link::Null | Link::Loop if adjacent(4) => {
@@ -354,6 +379,7 @@ impl Lowerer<'_> {
         let lt = self.anchor(AnchorRule::GeneveLinkType, udp, 8);
         let pl = self.anchor(AnchorRule::GeneveLinkPayload, udp, 8);
         self.link = Link::En10mb;
+        self.desc = "Ethernet";
         self.off_linkhdr = Off { var: hdr, k: 0 };
         self.off_linktype = Some(Off { var: lt, k: 0 });
         self.off_linkpl = Off { var: pl, k: 0 };
@@ -404,21 +430,17 @@ impl Lowerer<'_> {
     }
 
     fn link_description(&self) -> &'static str {
-        match self.link {
-            Link::En10mb => "Ethernet",
-            Link::Raw => "Raw IP",
-            Link::Ipv4 => "Raw IPv4",
-            Link::Ipv6 => "Raw IPv6",
-            Link::Null => "BSD loopback",
-            Link::Loop => "OpenBSD loopback",
-            Link::Sll => "Linux cooked v1",
-            Link::Sll2 => "Linux cooked v2",
-            Link::Ppp => "PPP",
-        }
+        self.desc
     }
 
     fn llc_base(&mut self) -> LResult<Tree> {
-        if self.link != Link::En10mb {
+        // gen_llc_internal knows DLT_EN10MB, not the netANALYZER types (until
+        // `geneve` makes the link Ethernet).
+        let netanalyzer = matches!(
+            self.target.linktype,
+            LinkType::NETANALYZER | LinkType::NETANALYZER_TRANSPARENT
+        ) && self.geneve_udp.is_none();
+        if self.link != Link::En10mb || netanalyzer {
             return self.err(format!(
                 "'llc' not supported for {}",
                 self.link_description()
@@ -470,6 +492,9 @@ impl Lowerer<'_> {
         let out = match self.link {
             Link::Sll => self.cmp(Rel::LinkHdr, 0, Size::B2, SLL_OUTGOING)?,
             Link::Sll2 => self.cmp(Rel::LinkHdr, 10, Size::B1, SLL_OUTGOING)?,
+            // Links whose header says the direction, each its own way (gen_inbound).
+            Link::Slip | Link::PppPppd | Link::Ipnet => return self.direction(inbound),
+            Link::Pflog => return self.pflog_direction(inbound),
             _ => self.kernel_only(
                 "inbound/outbound",
                 SKF_AD_PKTTYPE,
@@ -545,7 +570,7 @@ impl Lowerer<'_> {
         match p {
             P::Default | P::Link => {
                 if self.link != Link::En10mb {
-                    return self.err("not a multicast link");
+                    return self.err(LINK_MULTICAST_ONLY);
                 }
                 let b = self.jset(Rel::LinkHdr, 0, Size::B1, 1)?;
                 Ok(self.prevlinkhdr_check(b))
@@ -560,7 +585,7 @@ impl Lowerer<'_> {
                 let b1 = self.cmp(Rel::LinkPl, 24, Size::B1, 255)?;
                 Ok(Tree::and(b0, b1))
             }
-            _ => self.err("link-layer multicast filters supported only on ethernet/FDDI/token ring/ARCNET/802.11/ATM LANE/Fibre Channel"),
+            _ => self.err(LINK_MULTICAST_ONLY),
         }
     }
 

@@ -53,7 +53,8 @@ pub(crate) enum Rel {
     TranIpv6,
 }
 
-/// The link-layer framing in force, which `pppoes` changes to PPP.
+/// The link-layer framing in force, which `pppoes` changes to PPP. One variant per
+/// way gencode treats a link type (NETANALYZER's are Ethernet after a pseudo-header).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Link {
     En10mb,
@@ -64,7 +65,22 @@ pub(crate) enum Link {
     Loop,
     Sll,
     Sll2,
+    /// DLT_PPP itself (also after `pppoes`): the one PPP type `mpls` knows.
     Ppp,
+    /// PPP_SERIAL and PPP_ETHER: PPP protocol numbers, no `mpls`.
+    PppSerial,
+    /// PPP_PPPD: PPP, with a direction byte for `inbound`/`outbound`.
+    PppPppd,
+    PppBsdos,
+    CHdlc,
+    Frelay,
+    Slip,
+    SlipBsdos,
+    Enc,
+    Pflog,
+    Ipnet,
+    /// A link type for which libpcap filters only lengths and raw `link[]` bytes.
+    Opaque,
 }
 
 /// Options that change code generation the way libpcap's `pcap_t` does.
@@ -131,6 +147,8 @@ pub(crate) struct Lowerer<'t> {
     pub target: Target,
     pub anchors: Vec<AnchorSpec>,
     pub link: Link,
+    /// libpcap's description of the link type in force, for errors.
+    pub desc: &'static str,
     pub off_linkhdr: Off,
     pub off_linktype: Option<Off>,
     pub off_linkpl: Off,
@@ -162,6 +180,16 @@ pub(crate) struct Lowerer<'t> {
     pub regs_held: u32,
     /// Span of the primitive being lowered, for errors.
     pub span: Span,
+    /// Primitives lowered so far (a relation that is the first may set PFLOG's
+    /// payload offset, see `pflog_clobber`).
+    pub prims_done: u32,
+    /// Whether a primitive has used PFLOG's variable payload offset yet (libpcap has
+    /// then given it a register).
+    pub pflog_payload_used: bool,
+    /// The value a first relation left in the register PFLOG's payload offset will
+    /// get, if nothing allocates one before (see `pflog_clobber`); kept once the
+    /// payload is used at that value.
+    pub pflog_pending: Option<u32>,
 }
 
 pub(crate) type LResult<T> = Result<T, Error>;
@@ -244,15 +272,31 @@ pub(crate) fn lower(
 impl<'t> Lowerer<'t> {
     fn new(text: &'t str, target: Target) -> LResult<Lowerer<'t>> {
         let whole = Span::new(0, text.len());
-        let (link, off_linktype, off_linkpl) = match target.linktype {
-            LinkType::EN10MB => (Link::En10mb, Some(12), 14),
-            LinkType::RAW => (Link::Raw, None, 0),
-            LinkType::IPV4 => (Link::Ipv4, None, 0),
-            LinkType::IPV6 => (Link::Ipv6, None, 0),
-            LinkType::NULL => (Link::Null, Some(0), 4),
-            LinkType::LOOP => (Link::Loop, Some(0), 4),
-            LinkType::LINUX_SLL => (Link::Sll, Some(14), 16),
-            LinkType::LINUX_SLL2 => (Link::Sll2, Some(0), 20),
+        // (framing, link header, link-type field, link payload): init_linktype.
+        let (link, off_linkhdr, off_linktype, off_linkpl) = match target.linktype {
+            LinkType::EN10MB => (Link::En10mb, 0, Some(12), 14),
+            LinkType::RAW => (Link::Raw, 0, None, 0),
+            LinkType::IPV4 => (Link::Ipv4, 0, None, 0),
+            LinkType::IPV6 => (Link::Ipv6, 0, None, 0),
+            LinkType::NULL => (Link::Null, 0, Some(0), 4),
+            LinkType::LOOP => (Link::Loop, 0, Some(0), 4),
+            LinkType::LINUX_SLL => (Link::Sll, 0, Some(14), 16),
+            LinkType::LINUX_SLL2 => (Link::Sll2, 0, Some(0), 20),
+            LinkType::PPP => (Link::Ppp, 0, Some(2), 4),
+            LinkType::PPP_SERIAL => (Link::PppSerial, 0, Some(2), 4),
+            LinkType::PPP_ETHER => (Link::PppSerial, 0, Some(6), 8),
+            LinkType::PPP_PPPD => (Link::PppPppd, 0, Some(2), 4),
+            LinkType::PPP_BSDOS => (Link::PppBsdos, 0, Some(5), 24),
+            LinkType::C_HDLC => (Link::CHdlc, 0, Some(2), 4),
+            LinkType::FRELAY => (Link::Frelay, 0, None, 0),
+            LinkType::SLIP => (Link::Slip, 0, None, 16),
+            LinkType::SLIP_BSDOS => (Link::SlipBsdos, 0, None, 24),
+            LinkType::ENC => (Link::Enc, 0, Some(0), 12),
+            LinkType::IPNET => (Link::Ipnet, 0, Some(1), 24),
+            LinkType::PFLOG => (Link::Pflog, 0, Some(0), 0),
+            LinkType::NETANALYZER => (Link::En10mb, 4, Some(16), 18),
+            LinkType::NETANALYZER_TRANSPARENT => (Link::En10mb, 12, Some(24), 26),
+            other if link::opaque_label(other).is_some() => (Link::Opaque, 0, None, 0),
             other => {
                 return Err(Error::new(
                     format!("link type {other} is not supported by the filter compiler"),
@@ -261,7 +305,7 @@ impl<'t> Lowerer<'t> {
                 ))
             }
         };
-        Ok(Lowerer {
+        let mut lw = Lowerer {
             text,
             target,
             anchors: vec![AnchorSpec {
@@ -270,7 +314,8 @@ impl<'t> Lowerer<'t> {
                 offset: 0,
             }],
             link,
-            off_linkhdr: Off::at(0),
+            desc: target.linktype.description().unwrap_or("?"),
+            off_linkhdr: Off::at(off_linkhdr),
             off_linktype: off_linktype.map(Off::at),
             off_linkpl: Off::at(off_linkpl),
             off_nl: 0,
@@ -285,7 +330,14 @@ impl<'t> Lowerer<'t> {
             rel_error: None,
             regs_held: 0,
             span: Span::new(0, text.len()),
-        })
+            prims_done: 0,
+            pflog_payload_used: false,
+            pflog_pending: None,
+        };
+        if link == Link::Pflog {
+            lw.pflog_offsets();
+        }
+        Ok(lw)
     }
 
     pub(crate) fn err<T>(&self, msg: impl Into<String>) -> LResult<T> {
@@ -335,7 +387,9 @@ impl<'t> Lowerer<'t> {
             Expr::Not(a, _) => Tree::not(self.expr(a)?),
             Expr::Prim(p) => {
                 self.span = p.span;
-                self.prim(&p.kind)?
+                let t = self.prim(&p.kind)?;
+                self.prims_done += 1;
+                t
             }
         })
     }
@@ -359,6 +413,7 @@ impl<'t> Lowerer<'t> {
             PrimKind::Pppoes(v) => self.pppoes(*v),
             PrimKind::Geneve(v) => self.geneve(*v),
             PrimKind::Llc(l) => self.llc(l),
+            PrimKind::Pf(pf) => self.pf(pf),
             PrimKind::Unsupported(text) => self.err(format!(
                 "'{text}' is not supported on link type {}",
                 self.target.linktype
@@ -399,6 +454,9 @@ impl<'t> Lowerer<'t> {
 
     /// The location `offset` bytes from `rel`.
     pub(crate) fn loc(&mut self, rel: Rel, offset: u32) -> LResult<Loc> {
+        if self.link == Link::Pflog && !matches!(rel, Rel::LinkHdr | Rel::LinkType) {
+            self.pflog_payload_use();
+        }
         let base = match rel {
             Rel::LinkHdr => self.off_linkhdr,
             Rel::Llc => self.off_linkpl,

@@ -8,9 +8,9 @@ use super::names;
 use super::{LResult, Lowerer, Rel, Span, D, P};
 use netsift_isa::Size;
 
-const ISO9542_ESIS: u32 = 0x82;
-const ISO10589_ISIS: u32 = 0x83;
-const ISO8473_CLNP: u32 = 0x81;
+pub(crate) const ISO9542_ESIS: u32 = 0x82;
+pub(crate) const ISO10589_ISIS: u32 = 0x83;
+pub(crate) const ISO8473_CLNP: u32 = 0x81;
 const ISIS_L1_LAN_IIH: u32 = 15;
 const ISIS_L2_LAN_IIH: u32 = 16;
 const ISIS_PTP_IIH: u32 = 17;
@@ -119,6 +119,9 @@ impl Lowerer<'_> {
                 Ok(Tree::and(b0, Tree::or(direct, Tree::and(frag, after))))
             }
             P::Iso => {
+                if let Some(t) = self.iso_proto_link(v)? {
+                    return Ok(t);
+                }
                 let b0 = self.linktype(sap::ISONS)?;
                 let b1 = self.cmp(Rel::LinkPlNoSnap, 0, Size::B1, v)?;
                 Ok(Tree::and(b0, b1))
@@ -172,7 +175,10 @@ impl Lowerer<'_> {
                 Ok(Tree::or(a, b))
             }
             P::Ip | P::Ip6 => {
-                if self.off_linkpl.var != 0 {
+                // PFLOG's payload offset is variable even where a relation's value
+                // replaced it (and after `pppoes`, which keeps it variable).
+                let pflog = self.target.linktype == netsift_wire::LinkType::PFLOG;
+                if self.off_linkpl.var != 0 || pflog {
                     return self.err_at(
                         "'protochain' not supported with variable length headers",
                         span,

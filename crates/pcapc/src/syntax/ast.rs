@@ -423,8 +423,28 @@ pub enum PrimKind {
     Geneve(Option<u32>),
     /// `llc [TYPE]`: an 802.2 LLC frame, of that type if given.
     Llc(Llc),
+    /// A pflog header field (`on`/`ifname`, `ruleset`, `rnr`, `srnr`, `reason`,
+    /// `action`), names already turned into numbers.
+    Pf(Pf),
     /// Anything libpcap's grammar accepts that no supported link type can use
-    /// (ATM, MTP2/3, pf, 802.11 `type`/`subtype`/`dir`, and `vxlan`, which is newer than
+    /// (ATM, MTP2/3, 802.11 `type`/`subtype`/`dir`, and `vxlan`, which is newer than
     /// libpcap 1.10); the text is kept for the error.
     Unsupported(String),
+}
+
+/// A pflog primitive (libpcap's `pfvar`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Pf {
+    /// `on NAME`, `ifname NAME`: the interface the rule matched on.
+    Ifname(String),
+    /// `ruleset NAME`, `rset NAME`: the anchor (ruleset) name.
+    Ruleset(String),
+    /// `rnr N`, `rulenum N`: the rule number.
+    Rnr(u32),
+    /// `srnr N`, `subrulenum N`: the subrule number.
+    Srnr(u32),
+    /// `reason R`: why pf logged the packet (a number or a name such as `match`).
+    Reason(u32),
+    /// `action A`: what the rule did (`pass`, `block`, `nat`, ...).
+    Action(u32),
 }

@@ -881,27 +881,10 @@ impl<'t> Parser<'t> {
     /// start a primitive.
     fn unsupported_prim(&mut self, kw: Kw, start: usize) -> Result<(E, Q), Error> {
         match kw {
-            Kw::PfIfname | Kw::PfRset | Kw::PfAction => {
+            Kw::PfIfname | Kw::PfRset | Kw::PfRnr | Kw::PfSrnr | Kw::PfReason | Kw::PfAction => {
                 self.bump();
-                match self.peek() {
-                    TokKind::Id(_) => {
-                        self.bump();
-                    }
-                    _ => return Err(self.unexpected("a name")),
-                }
-            }
-            Kw::PfRnr | Kw::PfSrnr => {
-                self.bump();
-                self.expect_num("a rule number")?;
-            }
-            Kw::PfReason => {
-                self.bump();
-                match self.peek() {
-                    TokKind::Id(_) | TokKind::Num(_) => {
-                        self.bump();
-                    }
-                    _ => return Err(self.unexpected("a reason name or number")),
-                }
+                let pf = self.pf_arg(kw)?;
+                return self.finish_prim(PrimKind::Pf(pf), start);
             }
             // atmtype, atmmultitype, mtp2type.
             Kw::Lane
@@ -940,6 +923,37 @@ impl<'t> Parser<'t> {
             _ => return Err(self.unexpected("a primitive (e.g. 'host', 'port', 'tcp', 'len')")),
         }
         self.finish_prim(PrimKind::Unsupported(self.slice(start)), start)
+    }
+
+    /// The argument of a pflog primitive; reason and action names are looked up
+    /// here, as libpcap's grammar does whatever the link type.
+    fn pf_arg(&mut self, kw: Kw) -> Result<Pf, Error> {
+        let t = self.tok(0);
+        let (name, num) = match t.kind.clone() {
+            TokKind::Id(s) => (Some(s), None),
+            TokKind::Num(n) => (None, Some(n)),
+            _ => (None, None),
+        };
+        let pf = match (kw, name, num) {
+            (Kw::PfIfname, Some(s), _) => Pf::Ifname(s),
+            (Kw::PfRset, Some(s), _) => Pf::Ruleset(s),
+            (Kw::PfRnr, _, Some(n)) => Pf::Rnr(n),
+            (Kw::PfSrnr, _, Some(n)) => Pf::Srnr(n),
+            (Kw::PfReason, _, Some(n)) => Pf::Reason(n),
+            (Kw::PfReason, Some(s), _) => match pf_lookup(PF_REASONS, &s) {
+                Some(v) => Pf::Reason(v),
+                None => return Err(self.err(format!("unknown PF reason \"{s}\""), t.span)),
+            },
+            (Kw::PfAction, Some(s), _) => match pf_lookup(PF_ACTIONS, &s) {
+                Some(v) => Pf::Action(v),
+                None => return Err(self.err(format!("unknown PF action \"{s}\""), t.span)),
+            },
+            (Kw::PfRnr | Kw::PfSrnr, _, _) => return Err(self.unexpected("a rule number")),
+            (Kw::PfReason, _, _) => return Err(self.unexpected("a reason name or number")),
+            _ => return Err(self.unexpected("a name")),
+        };
+        self.bump();
+        Ok(pf)
     }
 
     /// A bare id where only a term may stand, like `1.2.3.4` alone: libpcap has no
@@ -1477,4 +1491,48 @@ fn llc_kind(name: &str) -> Option<Llc> {
         "ui" | "ua" | "disc" | "dm" | "sabme" | "test" | "xid" | "frmr" => Llc::USubtype(lower),
         _ => return None,
     })
+}
+
+/// pf's reasons for logging (`PFRES_*`), as libpcap names them on Linux.
+const PF_REASONS: &[(&str, u32)] = &[
+    ("match", 0),
+    ("bad-offset", 1),
+    ("fragment", 2),
+    ("short", 3),
+    ("normalize", 4),
+    ("memory", 5),
+    ("bad-timestamp", 6),
+    ("congestion", 7),
+    ("ip-option", 8),
+    ("proto-cksum", 9),
+    ("state-mismatch", 10),
+    ("state-insert", 11),
+    ("state-limit", 12),
+    ("src-limit", 13),
+    ("synproxy", 14),
+];
+
+/// pf's rule actions (`PF_*`), as libpcap names them on Linux.
+const PF_ACTIONS: &[(&str, u32)] = &[
+    ("pass", 0),
+    ("accept", 0),
+    ("drop", 1),
+    ("block", 1),
+    ("scrub", 2),
+    ("noscrub", 3),
+    ("nat", 4),
+    ("nonat", 5),
+    ("binat", 6),
+    ("nobinat", 7),
+    ("rdr", 8),
+    ("nordr", 9),
+    ("synproxy-drop", 10),
+];
+
+/// libpcap's str2tok: a name of `table`, ignoring case.
+fn pf_lookup(table: &[(&str, u32)], name: &str) -> Option<u32> {
+    table
+        .iter()
+        .find(|(n, _)| n.eq_ignore_ascii_case(name))
+        .map(|&(_, v)| v)
 }

@@ -32,6 +32,7 @@ mod net;
 mod ntp;
 mod ospf;
 mod pim;
+mod serial;
 mod transport;
 
 use netsift_wire::LinkType;
@@ -255,6 +256,11 @@ impl Printer<'_> {
             LinkType::LINUX_SLL => self.sll_if(data, wire_len),
             LinkType::LINUX_SLL2 => self.sll2_if(data, wire_len),
             LinkType::RAW | LinkType::IPV4 | LinkType::IPV6 => self.raw_if(data, wire_len),
+            LinkType::PPP => self.ppp_if(data, wire_len),
+            LinkType::C_HDLC => self.chdlc_if(data, wire_len),
+            LinkType::PFLOG => self.pflog_if(data, wire_len),
+            LinkType::SLIP => self.slip_if(data, wire_len),
+            LinkType::IPNET => self.ipnet_if(data, wire_len),
             other => {
                 out!(
                     self,

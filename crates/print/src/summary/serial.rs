@@ -1,0 +1,300 @@
+//! Serial-line and firewall-log link layers: PPP (`ppp_if_print`), Cisco HDLC
+//! (`chdlc_print`, with SLARP), SLIP (`sl_if_print`), OpenBSD pflog
+//! (`pflog_if_print`) and Solaris ipnet (`ipnet_if_print`), as tcpdump 4.99 prints
+//! them, `-e` included (but for SLIP's compressed TCP, which needs tcpdump's state of
+//! earlier packets).
+
+use super::{g1, g2, g4, gv4, need, out, print_char, tail, PResult, Printer, Trunc};
+use netsift_wire::ethernet::EtherType;
+
+/// Cisco HDLC's SLARP: a request, a reply, or a keepalive with an optional uptime.
+const SLARP_MIN_LEN: u32 = 14;
+const SLARP_MAX_LEN: u32 = 18;
+
+/// The SLIP and ipnet headers' lengths.
+const SLIP_HDRLEN: usize = 16;
+const IPNET_HDRLEN: usize = 24;
+
+/// pflog: the shortest header length tcpdump accepts, its `struct pfloghdr` (64
+/// bytes on Linux), and the offsets and sizes it prints.
+const PFLOG_MIN_HDRLEN: u8 = 45;
+const PFLOG_STRUCT_LEN: usize = 64;
+const PFLOG_NAME_LEN: usize = 16;
+
+/// tcpdump's `pf_reasons` for Linux, quirk included: its entry for "3(short)" has
+/// the number of "4(normalize)", so 3 is unknown and 4 prints as "3(short)".
+fn pf_reason(r: u8) -> String {
+    const NAMES: [&str; 15] = [
+        "0(match)",
+        "1(bad-offset)",
+        "2(fragment)",
+        "3(short)",
+        "4(normalize)",
+        "5(memory)",
+        "6(bad-timestamp)",
+        "7(congestion)",
+        "8(ip-option)",
+        "9(proto-cksum)",
+        "10(state-mismatch)",
+        "11(state-insert)",
+        "12(state-limit)",
+        "13(src-limit)",
+        "14(synproxy)",
+    ];
+    match r {
+        3 => format!("unkn({r})"),
+        4 => NAMES[3].to_string(),
+        r => NAMES
+            .get(r as usize)
+            .map_or_else(|| format!("unkn({r})"), |n| n.to_string()),
+    }
+}
+
+/// tcpdump's `pf_actions` for Linux (no name for 3, `noscrub`).
+fn pf_action(a: u8) -> String {
+    const NAMES: [Option<&str>; 11] = [
+        Some("pass"),
+        Some("block"),
+        Some("scrub"),
+        None,
+        Some("nat"),
+        Some("nonat"),
+        Some("binat"),
+        Some("nobinat"),
+        Some("rdr"),
+        Some("nordr"),
+        Some("synproxy-drop"),
+    ];
+    match NAMES.get(a as usize).copied().flatten() {
+        Some(n) => n.to_string(),
+        None => format!("unkn({a})"),
+    }
+}
+
+impl Printer<'_> {
+    /// DLT_PPP: at least the 4-byte header, then `ppp_print`.
+    pub(super) fn ppp_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "ppp";
+        if data.len() < 4 {
+            return Err(Trunc);
+        }
+        self.ppp(data, length)
+    }
+
+    /// `chdlc_print`: address (unicast 0x0f, broadcast 0x8f), control, Ethertype.
+    pub(super) fn chdlc_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "chdlc";
+        if length < 4 {
+            return Err(Trunc);
+        }
+        let proto = g2(data, 2)?;
+        if self.opts.link_header {
+            let cast = match g1(data, 0)? {
+                0x0f => "unicast".to_string(),
+                0x8f => "bcast".to_string(),
+                b => format!("0x{b:02x}"),
+            };
+            let name = EtherType(proto).name().unwrap_or("Unknown");
+            out!(
+                self,
+                "{cast}, ethertype {name} (0x{proto:04x}), length {length}: "
+            );
+        }
+        let (p, length) = (tail(data, 4), length - 4);
+        match EtherType(proto) {
+            EtherType::IPV4 => self.ipv4(p, length),
+            EtherType::IPV6 => self.ipv6(p, length),
+            EtherType::MPLS_UNICAST | EtherType::MPLS_MULTICAST => self.mpls(p, length)?,
+            // Cisco's SLARP reuses Reverse ARP's number.
+            EtherType::RARP => {
+                self.proto = "chdlc_slarp";
+                self.slarp(p, length)?
+            }
+            _ if !self.opts.link_header => {
+                out!(self, "unknown CHDLC protocol (0x{proto:04x})")
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn slarp(&mut self, p: &[u8], length: u32) -> PResult {
+        out!(self, "SLARP (length: {length}), ");
+        if length < SLARP_MIN_LEN || p.len() < SLARP_MIN_LEN as usize {
+            return Err(Trunc);
+        }
+        match g4(p, 0)? {
+            0 => out!(self, "request"),
+            1 => out!(self, "reply {}/{}", gv4(p, 4)?, gv4(p, 8)?),
+            2 => {
+                out!(
+                    self,
+                    "keepalive: mineseen=0x{:08x}, yourseen=0x{:08x}, reliability=0x{:04x}",
+                    g4(p, 4)?,
+                    g4(p, 8)?,
+                    g2(p, 12)?
+                );
+                if length >= SLARP_MAX_LEN {
+                    let mut sec = g4(p, 14)? / 1000;
+                    let mut min = sec / 60;
+                    sec -= min * 60;
+                    let mut hrs = min / 60;
+                    min -= hrs * 60;
+                    let days = hrs / 24;
+                    hrs -= days * 24;
+                    out!(self, ", link uptime={days}d{hrs}h{min}m{sec}s");
+                }
+            }
+            code => out!(self, "0x{code:02x} unknown"),
+        }
+        if SLARP_MAX_LEN < length && self.opts.verbose > 0 {
+            out!(self, ", (trailing junk: {} bytes)", length - SLARP_MAX_LEN);
+        }
+        Ok(())
+    }
+
+    /// `pflog_if_print`: the header its length byte says (rounded up to 4), then IPv4
+    /// or IPv6 by its address family; `-e` first prints the rule, reason, action,
+    /// direction and interface.
+    pub(super) fn pflog_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "pflog";
+        let hlen = g1(data, 0)?;
+        if hlen < PFLOG_MIN_HDRLEN {
+            out!(self, "[pflog: invalid header length!]");
+            return Ok(());
+        }
+        let hdrlen = (hlen as usize + 3) & !3;
+        if data.len() < hdrlen || data.len() < PFLOG_STRUCT_LEN {
+            return Err(Trunc);
+        }
+        if self.opts.link_header {
+            self.pflog_hdr(data)?;
+        }
+        let (p, length) = (tail(data, hdrlen), length.wrapping_sub(hdrlen as u32));
+        match g1(data, 1)? {
+            2 => self.ipv4(p, length),
+            24 | 28 | 30 => self.ipv6(p, length),
+            _ if !self.opts.link_header => self.pflog_hdr(data)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `pflog_print`.
+    fn pflog_hdr(&mut self, h: &[u8]) -> PResult {
+        let (rulenr, subrulenr) = (g4(h, 36)?, g4(h, 40)?);
+        if subrulenr == u32::MAX {
+            out!(self, "rule {rulenr}/");
+        } else {
+            out!(self, "rule {rulenr}.");
+            self.pf_name(&h[20..20 + PFLOG_NAME_LEN]);
+            out!(self, ".{subrulenr}/");
+        }
+        let dir = match g1(h, 60)? {
+            0 => "in/out".to_string(),
+            1 => "in".to_string(),
+            2 => "out".to_string(),
+            d => format!("unkn({d})"),
+        };
+        let (reason, action) = (pf_reason(g1(h, 3)?), pf_action(g1(h, 2)?));
+        out!(self, "{reason}: {action} {dir} on ");
+        self.pf_name(&h[4..4 + PFLOG_NAME_LEN]);
+        out!(self, ": ");
+        Ok(())
+    }
+
+    /// `nd_printjnp`: a NUL-terminated name of at most `b.len()` bytes.
+    fn pf_name(&mut self, b: &[u8]) {
+        for &c in b.iter().take_while(|&&c| c != 0) {
+            print_char(&mut self.out, c);
+        }
+    }
+
+    /// `sl_if_print`: a 16-byte header (direction, then the compression header), and
+    /// IP by its version nibble.
+    pub(super) fn slip_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "slip";
+        if data.len() < SLIP_HDRLEN {
+            return Err(Trunc);
+        }
+        let length = length.wrapping_sub(SLIP_HDRLEN as u32);
+        let ip = tail(data, SLIP_HDRLEN);
+        if self.opts.link_header {
+            self.sliplink(data, length)?;
+        }
+        match g1(ip, 0)? >> 4 {
+            4 => self.ipv4(ip, length),
+            6 => self.ipv6(ip, length),
+            v => out!(self, "ip v{v}"),
+        }
+        Ok(())
+    }
+
+    /// `sliplink_print`, but for compressed TCP (a link part left empty).
+    fn sliplink(&mut self, h: &[u8], length: u32) -> PResult {
+        let dir = g1(h, 0)?;
+        match dir {
+            0 => out!(self, "I "),
+            1 => out!(self, "O "),
+            d => out!(self, "Invalid direction {d} "),
+        }
+        let chdr = g1(h, 1)?;
+        match chdr & 0xf0 {
+            0x40 => out!(self, "ip {}: ", length.wrapping_add(SLIP_HDRLEN as u32)),
+            // The connection id is in the IP protocol field of the saved header;
+            // tcpdump then reads the IP and TCP header lengths (to remember for
+            // compressed packets) if the direction is valid.
+            0x70 => {
+                out!(self, "utcp {}: ", g1(h, 1 + 9)?);
+                if dir <= 1 {
+                    let ip = tail(h, SLIP_HDRLEN);
+                    need(ip, 0, 20)?;
+                    need(ip, 4 * (g1(ip, 0)? & 0x0f) as usize, 20)?;
+                }
+            }
+            _ if dir > 1 || chdr & 0x80 != 0 => {}
+            _ => out!(self, "slip-{chdr}!: "),
+        }
+        Ok(())
+    }
+
+    /// `ipnet_print`: a 24-byte header, then IPv4 or IPv6 by its family byte.
+    pub(super) fn ipnet_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "ipnet";
+        if data.len() < IPNET_HDRLEN {
+            return Err(Trunc);
+        }
+        if self.opts.link_header {
+            self.ipnet_hdr(data, length)?;
+        }
+        let (p, plen) = (
+            tail(data, IPNET_HDRLEN),
+            length.wrapping_sub(IPNET_HDRLEN as u32),
+        );
+        match g1(data, 1)? {
+            2 => self.ipv4(p, plen),
+            26 => self.ipv6(p, plen),
+            _ if !self.opts.link_header => self.ipnet_hdr(data, length)?,
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `ipnet_hdr_print`: source and destination zones, the family, the length.
+    fn ipnet_hdr(&mut self, h: &[u8], length: u32) -> PResult {
+        out!(self, "{} > {}", g4(h, 16)?, g4(h, 20)?);
+        let family = g1(h, 1)?;
+        let name = match family {
+            2 => Some("IPv4"),
+            26 => Some("IPv6"),
+            _ => None,
+        };
+        match (self.opts.quiet, name) {
+            (false, n) => out!(self, ", family {} ({family})", n.unwrap_or("Unknown")),
+            (true, Some(n)) => out!(self, ", {n}"),
+            (true, None) => out!(self, ", Unknown Ethertype (0x{family:04x})"),
+        }
+        out!(self, ", length {length}: ");
+        Ok(())
+    }
+}
