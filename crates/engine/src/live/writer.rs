@@ -734,6 +734,32 @@ impl Writer {
         })
     }
 
+    /// SPF_SelectOp on several instructions of one pass at once: each `(index,
+    /// image)` replaces an existing instruction, and a published pass gets one
+    /// new version holding all of them (readers see every replacement or none).
+    /// A follower retargets an idle server pass this way: its host and port
+    /// tests in one publish instead of two. Nothing changes on error.
+    pub fn select_ops(
+        &mut self,
+        id: PassId,
+        ops: &[(usize, Instruction)],
+    ) -> Result<(), LiveError> {
+        let Some(from) = ops.iter().map(|&(k, _)| k).min() else {
+            return self.get(id).map(|_| ());
+        };
+        self.edit(id, from, |p, stamp| {
+            if let Some(&(index, _)) = ops.iter().find(|&&(k, _)| k >= p.insns.len()) {
+                return Err(LiveErrorKind::NoSuchInstruction { pass: id, index }.into());
+            }
+            for &(index, insn) in ops {
+                *stamp += 1;
+                p.insns[index] = insn.with_copied(false);
+                p.stamps[index] = *stamp;
+            }
+            Ok(())
+        })
+    }
+
     /// Removes instruction `index` from a pass.
     pub fn del_inst(&mut self, id: PassId, index: usize) -> Result<(), LiveError> {
         self.edit(id, index, |p, _| {
