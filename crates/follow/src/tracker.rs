@@ -185,6 +185,9 @@ struct Template {
     port: usize,
     /// How many ports the port instruction holds.
     capacity: usize,
+    /// The host and port tests, and where their first operand goes: every new
+    /// or retargeted server pass writes both, so they are taken apart once.
+    tests: [(Instruction, usize, Size); 2],
 }
 
 impl Template {
@@ -243,18 +246,32 @@ impl Template {
         for i in rest.into_iter().chain([host, port]) {
             set.push_insn(p, i).expect("a compiled pass fits");
         }
+        // As the set holds them (found above as an EQ or EQ2).
+        let test = |k: usize| {
+            let i = set.passes()[0].instructions()[k];
+            i.operand_slots().map(|(f, s, _, _)| (i, f, s))
+        };
+        let none = || Error::from(LiveError::from(LiveErrorKind::NoSuchClause));
+        let (host_test, port_test) = (test(n).ok_or_else(none)?, test(n + 1).ok_or_else(none)?);
         Ok(Template {
             set,
             host: n,
             port: n + 1,
             capacity,
+            tests: [host_test, port_test],
         })
     }
 
-    fn with(&self, index: usize, v: u32) -> Instruction {
-        let i = self.set.passes()[0].instructions()[index];
-        let (f, s, _, _) = i.operand_slots().expect("an EQ or EQ2");
-        i.with_operand(f, s, 0, v)
+    /// The host test for server `v4`.
+    fn host_with(&self, v4: u32) -> Instruction {
+        let (i, f, s) = self.tests[0];
+        i.with_operand(f, s, 0, v4)
+    }
+
+    /// The port test for `port` alone.
+    fn port_with(&self, port: u16) -> Instruction {
+        let (i, f, s) = self.tests[1];
+        i.with_operand(f, s, 0, port as u32)
     }
 
     /// The SET form of the either-side template: protocol tests, then the source
@@ -692,8 +709,8 @@ impl Tracker {
         let ops = [Side::Src, Side::Dst].map(|side| {
             let tpl = &sided[t][side.idx()];
             [
-                (tpl.host, tpl.with(tpl.host, v4)),
-                (tpl.port, tpl.with(tpl.port, ep.port as u32)),
+                (tpl.host, tpl.host_with(v4)),
+                (tpl.port, tpl.port_with(ep.port)),
             ]
         });
         let w = self.swift.writer_mut();
@@ -718,8 +735,8 @@ impl Tracker {
         };
         let tpl = &sided[t][s];
         let (host_idx, port_idx) = (tpl.host, tpl.port);
-        let host = tpl.with(host_idx, v4);
-        let port = tpl.with(port_idx, ep.port as u32);
+        let host = tpl.host_with(v4);
+        let port = tpl.port_with(ep.port);
         let id = match self.dup_source[t][s].filter(|&p| self.swift.writer().exists(p)) {
             // The seeds' way: a child of an existing server pass.
             Some(parent) => self.swift.writer_mut().dup_pass(parent)?,
