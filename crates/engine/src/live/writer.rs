@@ -522,7 +522,8 @@ impl Writer {
         if !old.is_null() {
             self.retire(old.as_raw().cast_mut());
         }
-        self.shared.spares.prefetch();
+        // SAFETY: this writer is the set's only popper.
+        unsafe { self.shared.spares.prefetch() };
         if slot >= self.high {
             self.high = slot + 1;
             self.shared.high.store(self.high, Ordering::Release);
