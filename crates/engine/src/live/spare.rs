@@ -29,12 +29,18 @@ use std::cell::UnsafeCell;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
-/// Nodes kept at most: one per slot of the set (about 0.7 KiB apiece with a
-/// short pass's steps and operands, so under 3 MiB). The versions in flight at
+/// Nodes kept at most: four per slot of the set (about 0.7 KiB apiece with a
+/// short pass's steps and operands, so under 12 MiB). The versions in flight at
 /// once grow with how long readers stay pinned times the edit rate (a reader
 /// that pins over a batch of thousands of packets while the writer edits
 /// without pause keeps thousands); while they all fit, no publish allocates.
-pub(crate) const MAX_SPARES: usize = MAX_PASSES;
+/// One per slot was too few: editing one connection's passes back to back with
+/// a thread filtering (the dynamic benchmark's one-connection point, four
+/// publishes per announce/withdraw pair), over 4,096 versions were in flight at
+/// times, so publishes allocated and the chains coming back overflowed and were
+/// freed inside later edits (a third of the announcements' time, and 1 in
+/// 1,000 of them took over 100 µs).
+pub(crate) const MAX_SPARES: usize = 4 * MAX_PASSES;
 
 /// A stack of retired [`Node`]s (see the module notes).
 pub(crate) struct Spares {
