@@ -24,6 +24,15 @@ fn ports(v: &[u32]) -> Instruction {
     build::eq(0, 4, Size::B2, 0xffff, v).unwrap()
 }
 
+/// A published pass testing server `v` and port `port`.
+fn server_pass(w: &mut live::Writer, v: u32, port: u32) -> live::PassId {
+    let id = w.new_pass().unwrap();
+    w.select_op(id, 0, server(v)).unwrap();
+    w.select_op(id, 1, ports(&[port])).unwrap();
+    w.publish(id).unwrap();
+    id
+}
+
 #[test]
 fn an_empty_live_set_rejects_and_drafts_are_invisible() {
     let (mut w, r) = live::new();
@@ -48,10 +57,7 @@ fn an_empty_live_set_rejects_and_drafts_are_invisible() {
 fn add_and_del_param_change_one_instruction() {
     let (mut w, r) = live::new();
     let mut s = Scratch::new();
-    let id = w.new_pass().unwrap();
-    w.select_op(id, 0, server(7)).unwrap();
-    w.select_op(id, 1, ports(&[21])).unwrap();
-    w.publish(id).unwrap();
+    let id = server_pass(&mut w, 7, 21);
     assert!(!r.matches(&mut s, &pkt(7, 2000, 0), 16));
     w.add_param(id, 1, 2000).unwrap();
     assert!(r.matches(&mut s, &pkt(7, 2000, 0), 16));
@@ -82,10 +88,7 @@ fn add_and_del_param_change_one_instruction() {
 fn select_ops_replaces_several_instructions_in_one_version() {
     let (mut w, r) = live::new();
     let mut s = Scratch::new();
-    let id = w.new_pass().unwrap();
-    w.select_op(id, 0, server(7)).unwrap();
-    w.select_op(id, 1, ports(&[21])).unwrap();
-    w.publish(id).unwrap();
+    let id = server_pass(&mut w, 7, 21);
     let before = w.stats();
     w.select_ops(id, &[(0, server(8)), (1, ports(&[2121]))])
         .unwrap();
