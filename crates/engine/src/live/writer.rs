@@ -442,6 +442,7 @@ impl Writer {
         // SAFETY: this writer is the set's only popper.
         let mut node =
             unsafe { self.shared.spares.pop() }.unwrap_or_else(|| Box::new(Node::empty()));
+        super::spare::prefetch_buffers(&node);
         node.id = self.next_node;
         node.born = born;
         *node.died.get_mut() = u64::MAX;
