@@ -7,6 +7,8 @@
 //! the medians over rounds with min/max. `NOFILTER=1` runs without the
 //! filtering thread (to tell the writer's own costs from reclamation's).
 //! `loop` runs one series of announce/withdraw pairs and prints their spread.
+//! `COUNTS=1` (comma-separated) picks the connection counts of `follow` and
+//! `tracker` (default 1 and 200).
 
 use netsift_bench::dynamic::contender::Kind;
 use netsift_bench::dynamic::{follow, latency_series};
@@ -36,7 +38,12 @@ fn main() {
     if what == "loop" {
         return tight_loop(&sample, reps);
     }
-    let counts = [1usize, 200];
+    // `COUNTS=1` (or `200`, `1,10,200`) for one series point alone, e.g. under
+    // callgrind's `--toggle-collect`.
+    let counts: Vec<usize> = std::env::var("COUNTS")
+        .ok()
+        .and_then(|s| s.split(',').map(|c| c.trim().parse().ok()).collect())
+        .unwrap_or_else(|| vec![1, 200]);
     let mut p50: Vec<Vec<f64>> = vec![Vec::new(); counts.len()];
     let mut p99: Vec<Vec<f64>> = vec![Vec::new(); counts.len()];
     for round in 0..rounds {
@@ -55,7 +62,7 @@ fn main() {
         };
         let line: Vec<String> = pts
             .iter()
-            .zip(counts)
+            .zip(&counts)
             .map(|((a, b), c)| format!("{c}: p50 {a:.0} p99 {b:.0}"))
             .collect();
         println!("round {round}: {}", line.join(", "));

@@ -24,6 +24,15 @@ fn ports(v: &[u32]) -> Instruction {
     build::eq(0, 4, Size::B2, 0xffff, v).unwrap()
 }
 
+/// A published pass testing server `v` and port `port`.
+fn server_pass(w: &mut live::Writer, v: u32, port: u32) -> live::PassId {
+    let id = w.new_pass().unwrap();
+    w.select_op(id, 0, server(v)).unwrap();
+    w.select_op(id, 1, ports(&[port])).unwrap();
+    w.publish(id).unwrap();
+    id
+}
+
 #[test]
 fn an_empty_live_set_rejects_and_drafts_are_invisible() {
     let (mut w, r) = live::new();
@@ -48,10 +57,7 @@ fn an_empty_live_set_rejects_and_drafts_are_invisible() {
 fn add_and_del_param_change_one_instruction() {
     let (mut w, r) = live::new();
     let mut s = Scratch::new();
-    let id = w.new_pass().unwrap();
-    w.select_op(id, 0, server(7)).unwrap();
-    w.select_op(id, 1, ports(&[21])).unwrap();
-    w.publish(id).unwrap();
+    let id = server_pass(&mut w, 7, 21);
     assert!(!r.matches(&mut s, &pkt(7, 2000, 0), 16));
     w.add_param(id, 1, 2000).unwrap();
     assert!(r.matches(&mut s, &pkt(7, 2000, 0), 16));
@@ -75,6 +81,40 @@ fn add_and_del_param_change_one_instruction() {
     assert!(matches!(
         w.add_param(id, 5, 1).map_err(|e| e.kind().clone()),
         Err(LiveErrorKind::NoSuchInstruction { index: 5, .. })
+    ));
+}
+
+#[test]
+fn select_ops_replaces_several_instructions_in_one_version() {
+    let (mut w, r) = live::new();
+    let mut s = Scratch::new();
+    let id = server_pass(&mut w, 7, 21);
+    let before = w.stats();
+    w.select_ops(id, &[(0, server(8)), (1, ports(&[2121]))])
+        .unwrap();
+    // One version, with both tests new: no packet saw server 8 with port 21.
+    assert_eq!(w.stats().versions - before.versions, 1);
+    assert_eq!(w.stats().decoded - before.decoded, 2);
+    assert!(r.matches(&mut s, &pkt(8, 2121, 0), 16));
+    assert!(!r.matches(&mut s, &pkt(8, 21, 0), 16));
+    assert!(!r.matches(&mut s, &pkt(7, 2121, 0), 16));
+    // An index past the pass refuses the whole edit, and nothing is published.
+    let before = w.stats();
+    assert!(matches!(
+        w.select_ops(id, &[(0, server(9)), (2, ports(&[1]))])
+            .map_err(|e| e.kind().clone()),
+        Err(LiveErrorKind::NoSuchInstruction { index: 2, .. })
+    ));
+    assert_eq!(w.stats(), before);
+    assert_eq!(w.instructions(id).unwrap()[0], server(8));
+    assert!(r.matches(&mut s, &pkt(8, 2121, 0), 16));
+    // No edit at all publishes nothing; a deleted pass is refused.
+    w.select_ops(id, &[]).unwrap();
+    assert_eq!(w.stats(), before);
+    w.del_pass(id).unwrap();
+    assert!(matches!(
+        w.select_ops(id, &[]).map_err(|e| e.kind().clone()),
+        Err(LiveErrorKind::NoSuchPass(_))
     ));
 }
 

@@ -185,6 +185,9 @@ struct Template {
     port: usize,
     /// How many ports the port instruction holds.
     capacity: usize,
+    /// The host and port tests, and where their first operand goes: every new
+    /// or retargeted server pass writes both, so they are taken apart once.
+    tests: [(Instruction, usize, Size); 2],
 }
 
 impl Template {
@@ -243,18 +246,32 @@ impl Template {
         for i in rest.into_iter().chain([host, port]) {
             set.push_insn(p, i).expect("a compiled pass fits");
         }
+        // As the set holds them (found above as an EQ or EQ2).
+        let test = |k: usize| {
+            let i = set.passes()[0].instructions()[k];
+            i.operand_slots().map(|(f, s, _, _)| (i, f, s))
+        };
+        let none = || Error::from(LiveError::from(LiveErrorKind::NoSuchClause));
+        let (host_test, port_test) = (test(n).ok_or_else(none)?, test(n + 1).ok_or_else(none)?);
         Ok(Template {
             set,
             host: n,
             port: n + 1,
             capacity,
+            tests: [host_test, port_test],
         })
     }
 
-    fn with(&self, index: usize, v: u32) -> Instruction {
-        let i = self.set.passes()[0].instructions()[index];
-        let (f, s, _, _) = i.operand_slots().expect("an EQ or EQ2");
-        i.with_operand(f, s, 0, v)
+    /// The host test for server `v4`.
+    fn host_with(&self, v4: u32) -> Instruction {
+        let (i, f, s) = self.tests[0];
+        i.with_operand(f, s, 0, v4)
+    }
+
+    /// The port test for `port` alone.
+    fn port_with(&self, port: u16) -> Instruction {
+        let (i, f, s) = self.tests[1];
+        i.with_operand(f, s, 0, port as u32)
     }
 
     /// The SET form of the either-side template: protocol tests, then the source
@@ -305,12 +322,27 @@ fn draft(swift: &mut Swift, set: &PassSet) -> Result<PassId, Error> {
     Ok(id)
 }
 
+/// Ports one pair of server passes holds at most: an EQ of 2-byte operands
+/// holds 14, the template's port test; a template that held more is used up to
+/// this.
+const MAX_PORTS: usize = 14;
+
 /// The two passes (source side, destination side) of one IPv4 server and the
-/// ports they hold.
+/// ports they hold, inline: making and dropping a server allocates nothing.
 struct ServerPass {
     ids: [PassId; 2],
-    ports: Vec<u16>,
+    ports: [u16; MAX_PORTS],
+    len: usize,
 }
+
+impl ServerPass {
+    fn ports(&self) -> &[u16] {
+        &self.ports[..self.len]
+    }
+}
+
+/// Server lists kept for reuse ([`Tracker::servers`]), at most.
+const MAX_SPARE_LISTS: usize = 64;
 
 /// Counters for reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -352,8 +384,20 @@ pub struct Tracker {
     sided: Option<[[Template; 2]; 2]>,
     /// IPv4 server passes, keyed by the server's endpoint with port 0.
     servers: HashMap<Endpoint, Vec<ServerPass>>,
+    /// Emptied server lists (at most [`MAX_SPARE_LISTS`]), so that a new
+    /// server's list does not allocate.
+    spare_lists: Vec<Vec<ServerPass>>,
     /// The pass new server passes of a side are duplicated from.
     dup_source: [[Option<PassId>; 2]; 2],
+    /// Per transport, the passes of the last server whose last port went, kept
+    /// for the next new server instead of deleted: retargeting them is one
+    /// publish per side (host and port tests together, `select_ops`), where a
+    /// new pair is a duplication and a first publish per side and a deletion
+    /// two deaths. Their port tests hold no port meanwhile, so they match
+    /// nothing. One pair per transport at most, and it fits in the room
+    /// `reserved` counts for the drafts: a transport has an idle pair only
+    /// after its first server took its drafts.
+    idle: [Option<[PassId; 2]>; 2],
     /// Drafts of the first server passes, built ahead so that the first
     /// announcement costs instruction writes and a publish, not a clause insertion.
     drafts: [[Option<PassId>; 2]; 2],
@@ -430,7 +474,9 @@ impl Tracker {
                 sided,
                 // Sized ahead: a map that grows rehashes inside an update.
                 servers: HashMap::with_capacity(256),
+                spare_lists: Vec::with_capacity(MAX_SPARE_LISTS),
                 dup_source: [[None; 2]; 2],
+                idle: [None, None],
                 drafts,
                 tables: [None, None],
                 v6: HashMap::with_capacity(64),
@@ -601,12 +647,12 @@ impl Tracker {
             return Err(LiveError::from(LiveErrorKind::NoSuchClause).into());
         };
         let [src, dst] = &sided[t];
-        let cap = src.capacity.min(dst.capacity);
+        let cap = src.capacity.min(dst.capacity).min(MAX_PORTS);
         let port_idx = [src.port, dst.port];
         let key = server_key(&ep);
         let list = self.servers.entry(key).or_default();
         // A known server with room: one more SIMD operand on each side.
-        if let Some(sp) = list.iter_mut().find(|s| s.ports.len() < cap) {
+        if let Some(sp) = list.iter_mut().find(|s| s.len < cap) {
             // One publish per side. (Publishing both under one epoch pin, as
             // commit "engine: publish a batch of edits together" did, made
             // the edit 461-491 ns instead of 501-531, but the dynamic
@@ -618,27 +664,67 @@ impl Tracker {
                     .add_param(id, index, ep.port as u32)?;
                 self.stats.edits += 1;
             }
-            sp.ports.push(ep.port);
+            sp.ports[sp.len] = ep.port;
+            sp.len += 1;
             return Ok(());
         }
-        let src = self.server_pass(ep, v4, Side::Src);
-        let dst = src.and_then(|src| Ok((src, self.server_pass(ep, v4, Side::Dst)?)));
+        let dst = match self.retarget(ep, v4) {
+            Some(ids) => Ok((ids[0], ids[1])),
+            None => {
+                let src = self.server_pass(ep, v4, Side::Src);
+                src.and_then(|src| Ok((src, self.server_pass(ep, v4, Side::Dst)?)))
+            }
+        };
         let list = self.servers.entry(key).or_default();
         match dst {
             Ok((src, dst)) => {
+                if list.capacity() == 0 {
+                    *list = self.spare_lists.pop().unwrap_or_default();
+                }
+                let mut ports = [0; MAX_PORTS];
+                ports[0] = ep.port;
                 list.push(ServerPass {
                     ids: [src, dst],
-                    ports: vec![ep.port],
+                    ports,
+                    len: 1,
                 });
                 Ok(())
             }
             Err(e) => {
                 if list.is_empty() {
-                    self.servers.remove(&key);
+                    self.drop_server(&key);
                 }
                 Err(e)
             }
         }
+    }
+
+    /// The transport's idle server passes (see [`Tracker::idle`]) made to test
+    /// server `v4` and port `ep.port`, one publish per side; `None` if there are
+    /// none (or they could not be rewritten, and are gone).
+    fn retarget(&mut self, ep: Endpoint, v4: u32) -> Option<[PassId; 2]> {
+        let t = ep.transport.idx();
+        let ids = self.idle[t].take()?;
+        let sided = self.sided.as_ref()?;
+        let ops = [Side::Src, Side::Dst].map(|side| {
+            let tpl = &sided[t][side.idx()];
+            [
+                (tpl.host, tpl.host_with(v4)),
+                (tpl.port, tpl.port_with(ep.port)),
+            ]
+        });
+        let w = self.swift.writer_mut();
+        for (id, ops) in ids.into_iter().zip(ops) {
+            if w.select_ops(id, &ops).is_err() {
+                // Only a pass that is gone refuses; drop what is left of the pair.
+                for id in ids {
+                    let _ = w.del_pass(id);
+                }
+                return None;
+            }
+        }
+        self.stats.edits += 2;
+        Some(ids)
     }
 
     /// A new published pass testing `side` for server `v4` and port `ep.port`.
@@ -649,8 +735,8 @@ impl Tracker {
         };
         let tpl = &sided[t][s];
         let (host_idx, port_idx) = (tpl.host, tpl.port);
-        let host = tpl.with(host_idx, v4);
-        let port = tpl.with(port_idx, ep.port as u32);
+        let host = tpl.host_with(v4);
+        let port = tpl.port_with(ep.port);
         let id = match self.dup_source[t][s].filter(|&p| self.swift.writer().exists(p)) {
             // The seeds' way: a child of an existing server pass.
             Some(parent) => self.swift.writer_mut().dup_pass(parent)?,
@@ -709,11 +795,14 @@ impl Tracker {
         let Some(list) = self.servers.get_mut(&key) else {
             return Ok(());
         };
-        if let Some(k) = list.iter().position(|s| s.ports.contains(&ep.port)) {
+        if let Some(k) = list.iter().position(|s| s.ports().contains(&ep.port)) {
             let sp = &mut list[k];
+            // Its last port: the passes go (their children keep their own
+            // copies), or stay idle, matching nothing, for the next new server.
+            let last = sp.len == 1;
+            let keep = last && self.idle[t].is_none();
             for (id, index) in sp.ids.into_iter().zip(port_idx) {
-                if sp.ports.len() == 1 {
-                    // Its last port: the pass goes (its children keep their own copies).
+                if last && !keep {
                     self.swift.writer_mut().del_pass(id)?;
                 } else {
                     self.swift
@@ -721,16 +810,32 @@ impl Tracker {
                         .del_param(id, index, ep.port as u32)?;
                 }
             }
-            if sp.ports.len() == 1 {
+            if keep {
+                self.idle[t] = Some(sp.ids);
+            }
+            if sp.len == 1 {
                 list.remove(k);
-            } else {
-                sp.ports.retain(|&p| p != ep.port);
+            } else if let Some(at) = sp.ports().iter().position(|&p| p == ep.port) {
+                // Order does not matter to the port test ("any of").
+                sp.len -= 1;
+                sp.ports[at] = sp.ports[sp.len];
             }
         }
         if list.is_empty() {
-            self.servers.remove(&key);
+            self.drop_server(&key);
         }
         Ok(())
+    }
+
+    /// Forgets a server with no passes left, keeping its list's memory for the
+    /// next new server (up to [`MAX_SPARE_LISTS`] lists).
+    fn drop_server(&mut self, key: &Endpoint) {
+        if let Some(mut list) = self.servers.remove(key) {
+            if self.spare_lists.len() < MAX_SPARE_LISTS && list.capacity() > 0 {
+                list.clear();
+                self.spare_lists.push(list);
+            }
+        }
     }
 }
 
@@ -801,5 +906,52 @@ mod tests {
         for n in [1, 1000] {
             assert_eq!(edit_cost(Mode::Set, n), [(0, 0), (0, 0)], "{n} endpoints");
         }
+    }
+
+    /// Whether the tracker's live set accepts a TCP segment from `src` to `dst`.
+    fn accepts(r: &Reader, src: (u32, u16), dst: (u32, u16)) -> bool {
+        let addr = |k: u32| Ipv4Addr::from(0x0a01_0001 + k);
+        let f = netsift_testkit::frames::Frame::ethernet([0; 6], [0; 6])
+            .ipv4(addr(src.0), addr(dst.0))
+            .tcp(src.1, dst.1, 0x10)
+            .build();
+        r.matches(&mut netsift_engine::Scratch::new(), &f, f.len() as u32)
+    }
+
+    #[test]
+    fn a_new_server_retargets_the_last_servers_idle_passes_in_one_publish_per_side() {
+        let base = compile_fixed(LinkType::EN10MB, "tcp port 21").expect("compiles");
+        let (mut t, r) = Tracker::new(LinkType::EN10MB, &base, Mode::Passes, Timers::default())
+            .expect("tracker");
+        let client = (100, 40_000);
+        t.acquire(ep(0, 5000)).expect("room");
+        let (passes, stats) = (t.swift.writer().published(), t.swift.writer().stats());
+        // Server 0's last port goes: its passes stay, matching nothing.
+        t.remove(&ep(0, 5000)).expect("edit");
+        assert_eq!(t.swift.writer().published(), passes);
+        assert!(!accepts(&r, (0, 5000), client) && !accepts(&r, client, (0, 5000)));
+        // Server 1 takes them: one version per side, its host and port tests
+        // decoded, and nothing of server 0 left.
+        let before = t.swift.writer().stats();
+        t.acquire(ep(1, 6000)).expect("room");
+        let after = t.swift.writer().stats();
+        assert_eq!(after.versions - before.versions, 2);
+        assert_eq!(after.decoded - before.decoded, 4);
+        assert_eq!(t.swift.writer().published(), passes);
+        assert!(accepts(&r, (1, 6000), client) && accepts(&r, client, (1, 6000)));
+        assert!(!accepts(&r, (0, 6000), client) && !accepts(&r, (1, 5000), client));
+        assert!(!accepts(&r, (0, 5000), client) && !accepts(&r, client, (0, 5000)));
+        // The listener's side only, as before.
+        assert!(!accepts(&r, (2, 6000), (1, 7000)));
+        assert!(stats.versions < after.versions);
+        // One idle pair per transport: with one kept, a second server's last
+        // port takes its passes out of the set.
+        t.acquire(ep(2, 7000)).expect("room");
+        assert_eq!(t.swift.writer().published(), passes + 2);
+        t.remove(&ep(1, 6000)).expect("edit");
+        t.remove(&ep(2, 7000)).expect("edit");
+        assert_eq!(t.swift.writer().published(), passes);
+        assert!(!accepts(&r, (1, 6000), client) && !accepts(&r, (2, 7000), client));
+        assert!(accepts(&r, (3, 21), client));
     }
 }

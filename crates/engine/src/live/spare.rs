@@ -14,37 +14,76 @@
 //!
 //! [`Spares`] is a Treiber stack with many pushers (whichever thread runs the epoch
 //! callbacks: the writer, or a reader that pins) and **one popper, the writer**.
-//! With one popper the stack has no ABA problem: a node at the top can leave only
-//! through the popper itself, and pushers never write a node that is already on
-//! the stack, so the `next` a pop reads stays valid until its compare-exchange.
+//! The popper takes the whole stack with one exchange and pops from that list of
+//! its own until it is empty, so a publish makes no atomic read-modify-write on
+//! the stack's cache line, which the readers' callbacks write (a compare-exchange
+//! per pop waited for that line at every publish). Taking everything at once has
+//! no ABA problem, and pushers never write a node that is on the stack or taken.
 //! The stack holds at most [`MAX_SPARES`] nodes; a chain that would take it beyond
 //! that is freed, so memory stays bounded when readers hold an epoch over a long burst of
 //! edits (allocation then resumes until they move on).
 
 use super::Node;
 use netsift_isa::MAX_PASSES;
+use std::cell::UnsafeCell;
 use std::ptr;
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering};
 
-/// Nodes kept at most: one per slot of the set (about 0.7 KiB apiece with a
-/// short pass's steps and operands, so under 3 MiB). The versions in flight at
+/// Nodes kept at most: four per slot of the set (about 0.7 KiB apiece with a
+/// short pass's steps and operands, so under 12 MiB). The versions in flight at
 /// once grow with how long readers stay pinned times the edit rate (a reader
 /// that pins over a batch of thousands of packets while the writer edits
 /// without pause keeps thousands); while they all fit, no publish allocates.
-pub(crate) const MAX_SPARES: usize = MAX_PASSES;
+/// One per slot was too few: editing one connection's passes back to back with
+/// a thread filtering (the dynamic benchmark's one-connection point, four
+/// publishes per announce/withdraw pair), over 4,096 versions were in flight at
+/// times, so publishes allocated and the chains coming back overflowed and were
+/// freed inside later edits (a third of the announcements' time, and 1 in
+/// 1,000 of them took over 100 µs).
+pub(crate) const MAX_SPARES: usize = 4 * MAX_PASSES;
 
 /// A stack of retired [`Node`]s (see the module notes).
 pub(crate) struct Spares {
     head: AtomicPtr<Node>,
-    /// Nodes on the stack, approximately (a push counts before it links).
+    /// Nodes on the stack or taken and not yet popped, approximately: a push
+    /// counts before it links, and pops are subtracted [`POPS_PER_COUNT`] at a
+    /// time or when the taken list runs out (the nodes counted too many are the
+    /// popper's, so the bound on what is kept still holds).
     len: AtomicUsize,
+    /// The popper's own list, on a cache line of its own (pushers never read it).
+    mine: Mine,
 }
+
+/// Pops subtracted from [`Spares`]'s count at once.
+const POPS_PER_COUNT: usize = 16;
+
+#[repr(align(64))]
+struct Mine(UnsafeCell<Taken>);
+
+/// What the popper took from the stack.
+struct Taken {
+    head: *mut Node,
+    /// Pops not yet subtracted from the count.
+    popped: usize,
+}
+
+// SAFETY: `head` and `len` are atomics; `mine` is read and written only by the
+// single popper (`pop` and `prefetch`, whose callers promise to be it) and by
+// `drop` (`&mut self`); the nodes it holds are owned, unshared `Box`es of `Send`
+// data. So moving or sharing a `Spares` between threads races on nothing.
+unsafe impl Send for Spares {}
+// SAFETY: as above.
+unsafe impl Sync for Spares {}
 
 impl Spares {
     pub(crate) fn new() -> Spares {
         Spares {
             head: AtomicPtr::new(ptr::null_mut()),
             len: AtomicUsize::new(0),
+            mine: Mine(UnsafeCell::new(Taken {
+                head: ptr::null_mut(),
+                popped: 0,
+            })),
         }
     }
 
@@ -54,27 +93,37 @@ impl Spares {
     ///
     /// Only one thread may pop (the set's single writer): see the module notes.
     pub(crate) unsafe fn pop(&self) -> Option<Box<Node>> {
-        // Acquire: pairs with the push's release.
-        let mut head = self.head.load(Ordering::Acquire);
-        loop {
-            if head.is_null() {
+        // SAFETY: the caller is the only popper, and only the popper touches `mine`.
+        let mine = unsafe { &mut *self.mine.0.get() };
+        if mine.head.is_null() {
+            if mine.popped > 0 {
+                self.len.fetch_sub(mine.popped, Ordering::Relaxed);
+                mine.popped = 0;
+            }
+            // Relaxed: only a hint that saves the exchange on an empty stack.
+            if self.head.load(Ordering::Relaxed).is_null() {
                 return None;
             }
-            // SAFETY: only this (single) popper removes nodes, so `head` stays on
-            // the stack, allocated and unchanged, until the exchange below.
-            let next = unsafe { (*head).spare_next.load(Ordering::Relaxed) };
-            match self
-                .head
-                .compare_exchange_weak(head, next, Ordering::Acquire, Ordering::Acquire)
-            {
-                Ok(_) => {
-                    self.len.fetch_sub(1, Ordering::Relaxed);
-                    // SAFETY: unlinked above, and it was a `Box` when pushed.
-                    return Some(unsafe { Box::from_raw(head) });
-                }
-                Err(h) => head = h,
+            // Acquire: pairs with the pushes' release (each push is a
+            // read-modify-write, so the release sequences of earlier pushes
+            // reach this exchange too): every taken node's contents and link
+            // are visible.
+            mine.head = self.head.swap(ptr::null_mut(), Ordering::Acquire);
+            if mine.head.is_null() {
+                return None;
             }
         }
+        let node = mine.head;
+        // SAFETY: taken from the stack by this popper alone, and pushers never
+        // write a node once it is on the stack, so its link is as pushed.
+        mine.head = unsafe { (*node).spare_next.load(Ordering::Relaxed) };
+        mine.popped += 1;
+        if mine.popped == POPS_PER_COUNT {
+            self.len.fetch_sub(POPS_PER_COUNT, Ordering::Relaxed);
+            mine.popped = 0;
+        }
+        // SAFETY: off every list now, and it was a `Box` when pushed.
+        Some(unsafe { Box::from_raw(node) })
     }
 }
 
@@ -122,8 +171,18 @@ impl Spares {
     /// cache, with intent to write. Every spare is cold (it waited out two epochs
     /// while readers read it), and the writer fills it at its next publish; asked
     /// at the end of a publish, the miss overlaps whatever comes before the next.
-    pub(crate) fn prefetch(&self) {
-        let head = self.head.load(Ordering::Relaxed);
+    ///
+    /// # Safety
+    ///
+    /// Only the popper may call it (it reads the popper's own list).
+    pub(crate) unsafe fn prefetch(&self) {
+        // SAFETY: the caller is the popper, the only thread that touches `mine`.
+        let mine = unsafe { &*self.mine.0.get() };
+        let head = if mine.head.is_null() {
+            self.head.load(Ordering::Relaxed)
+        } else {
+            mine.head
+        };
         if head.is_null() {
             return;
         }
@@ -138,6 +197,36 @@ impl Spares {
         #[cfg(not(all(target_arch = "x86_64", not(miri))))]
         let _ = head;
     }
+}
+
+/// Starts bringing the buffers a publish writes into a popped node (its steps and
+/// operands, and the stamps and pool offsets in the node) into this core's
+/// cache with intent to write: a reader ran the node while it was published, so
+/// each line may still be in its cache, and the writer would otherwise wait for
+/// each line in turn as it copies and decodes into it.
+pub(crate) fn prefetch_buffers(node: &Node) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
+        let steps = node.steps.as_ptr().cast::<i8>();
+        let lines = [
+            steps,
+            steps.wrapping_add(64),
+            steps.wrapping_add(128),
+            steps.wrapping_add(192),
+            node.pool.as_ptr().cast::<i8>(),
+            node.stamps.as_ptr().cast::<i8>(),
+            node.pool_at.as_ptr().cast::<i8>(),
+        ];
+        for line in lines {
+            // SAFETY: a prefetch never faults and reads nothing the program
+            // sees, whatever the address (an empty vector's dangling pointer,
+            // or past the end of a short buffer, included).
+            unsafe { _mm_prefetch::<_MM_HINT_ET0>(line) };
+        }
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    let _ = node;
 }
 
 impl Drop for Spares {

@@ -442,6 +442,7 @@ impl Writer {
         // SAFETY: this writer is the set's only popper.
         let mut node =
             unsafe { self.shared.spares.pop() }.unwrap_or_else(|| Box::new(Node::empty()));
+        super::spare::prefetch_buffers(&node);
         node.id = self.next_node;
         node.born = born;
         *node.died.get_mut() = u64::MAX;
@@ -522,7 +523,8 @@ impl Writer {
         if !old.is_null() {
             self.retire(old.as_raw().cast_mut());
         }
-        self.shared.spares.prefetch();
+        // SAFETY: this writer is the set's only popper.
+        unsafe { self.shared.spares.prefetch() };
         if slot >= self.high {
             self.high = slot + 1;
             self.shared.high.store(self.high, Ordering::Release);
@@ -729,6 +731,32 @@ impl Writer {
                 p.stamps.push(*stamp);
             } else {
                 return Err(LiveErrorKind::NoSuchInstruction { pass: id, index }.into());
+            }
+            Ok(())
+        })
+    }
+
+    /// SPF_SelectOp on several instructions of one pass at once: each `(index,
+    /// image)` replaces an existing instruction, and a published pass gets one
+    /// new version holding all of them (readers see every replacement or none).
+    /// A follower retargets an idle server pass this way: its host and port
+    /// tests in one publish instead of two. Nothing changes on error.
+    pub fn select_ops(
+        &mut self,
+        id: PassId,
+        ops: &[(usize, Instruction)],
+    ) -> Result<(), LiveError> {
+        let Some(from) = ops.iter().map(|&(k, _)| k).min() else {
+            return self.get(id).map(|_| ());
+        };
+        self.edit(id, from, |p, stamp| {
+            if let Some(&(index, _)) = ops.iter().find(|&&(k, _)| k >= p.insns.len()) {
+                return Err(LiveErrorKind::NoSuchInstruction { pass: id, index }.into());
+            }
+            for &(index, insn) in ops {
+                *stamp += 1;
+                p.insns[index] = insn.with_copied(false);
+                p.stamps[index] = *stamp;
             }
             Ok(())
         })
