@@ -140,9 +140,9 @@ pub(crate) struct Below {
 /// interface, or why nowhere.
 pub(crate) fn below(spec: &SourceSpec) -> Result<Below, String> {
     match spec {
-        SourceSpec::Ring { iface, .. } if iface == "any" => Err(
-            "`any` is every interface, each with its own link header: not placed below"
-                .into()),
+        SourceSpec::Ring { iface, .. } if iface == "any" => {
+            Err("`any` is every interface, each with its own link header: not placed below".into())
+        }
         SourceSpec::Ring { iface, .. } => {
             let ifindex = netsift_capture::ifindex(iface).map_err(|e| format!("{iface}: {e}"))?;
             let kind = std::fs::read_to_string(format!("/sys/class/net/{iface}/type"));
