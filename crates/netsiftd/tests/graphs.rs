@@ -485,23 +485,11 @@ fn any_instance_reads_as_a_flow() {
 /// graph naming it.
 #[test]
 fn one_graph_reads_two_interfaces() {
-    use netsift_testkit::netns::{ip, Side, VethPair};
+    use netsift_testkit::netns::Side;
     use std::time::{Duration, Instant};
     require!(Need::Netns);
-    let one = VethPair::new();
-    let two = VethPair::with_names("nstk", "vc", "vd").unwrap();
+    let (one, two) = common::veth::two_interfaces();
     let ns = one.a.as_str();
-    ip(&["-n", &two.a, "link", "set", "vc", "netns", ns]).unwrap();
-    ip(&[
-        "netns",
-        "exec",
-        ns,
-        "sysctl",
-        "-qw",
-        "net.ipv6.conf.vc.disable_ipv6=1",
-    ])
-    .unwrap();
-    ip(&["-n", ns, "link", "set", "vc", "up"]).unwrap();
     let d = common::daemon(Some(ns), &["--iface", "va", "--iface", "vc"]);
     let c = d.client();
     let running = |c: &Client| -> Vec<(String, bool, u64)> {

@@ -74,6 +74,14 @@ pub fn daemon(ns: Option<&str>, args: &[&str]) -> Daemon {
     Daemon::start(Path::new(env!("CARGO_BIN_EXE_netsiftd")), ns, args)
 }
 
+/// Whether bpf(2) makes maps here, which placing graph elements in the
+/// kernel needs.
+pub fn bpf() -> Result<(), String> {
+    netsift_kernel::shared::Region::create(8)
+        .map(drop)
+        .map_err(|e| format!("bpf(2) maps: {e}"))
+}
+
 /// A client of the daemon.
 pub trait Connect {
     /// A new connection to its socket.
