@@ -500,6 +500,28 @@ fn unchanged(d: &Daemon, root: &Client, fds: &[String], stats: &proto::DaemonSta
     }
 }
 
+/// Asserts that `got` (classes and packets) is `want`, naming `what` and
+/// the first entry that differs rather than printing every packet.
+fn same(got: &[(u32, String)], want: &[(u32, String)], what: &str) {
+    let first = got.iter().zip(want).position(|(g, w)| g != w);
+    assert!(
+        got == want,
+        "{what}: {} entries, {} expected; the first to differ: {first:?}, classes {:?}",
+        got.len(),
+        want.len(),
+        first.map(|i| (got[i].0, want[i].0))
+    );
+}
+
+/// Waits until `f` holds, for at most 10 s.
+fn until(what: &str, mut f: impl FnMut() -> bool) {
+    let end = Instant::now() + Duration::from_secs(10);
+    while !f() {
+        assert!(Instant::now() < end, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 #[test]
 fn a_user_no_rule_admits_is_refused_naming_default() {
     require!(Need::That("root, setpriv, useradd and the corpus", needs()));
@@ -1094,8 +1116,8 @@ fn behind_a_rules_filter_elements_and_classes_are_the_clients() {
     };
     let one = classed(&format!("udp and {host}"), &|_| 1);
     assert!(one.len() < kept("udp").len() && one.len() < kept(host).len());
-    assert_eq!(inner.drained(), one, "element 1");
-    assert_eq!(by_id.drained(), one, "instance {id}");
+    same(&inner.drained(), &one, "element 1");
+    same(&by_id.drained(), &one, &format!("instance {id}"));
     // The first last element that passes it: 2 (port 7021), else 3.
     let lt = netsift_oracle::Capture::open(&afs()).unwrap().linktype();
     let p7021 = netsift_oracle::Filter::compile(lt, "port 7021").unwrap();
@@ -1105,19 +1127,10 @@ fn behind_a_rules_filter_elements_and_classes_are_the_clients() {
     );
     let classes: Vec<u32> = want.iter().map(|w| w.0).collect();
     assert!(classes.contains(&2) && classes.contains(&3), "{classes:?}");
-    assert_eq!(last.drained(), want, "the last elements");
+    same(&last.drained(), &want, "the last elements");
     for mut p in [inner, last, by_id] {
         p.tell("end");
         p.finish();
-    }
-}
-
-/// Waits until `f` holds, for at most 10 s.
-fn until(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(10);
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -1237,7 +1250,7 @@ fn behind_a_rules_filter_a_graph_on_an_interface_reads_it_alone() {
         .into_iter()
         .map(|(class, p)| (class, p.rsplit(' ').next().unwrap().to_string()))
         .collect();
-    assert_eq!(got, want, "the UDP frames sent to va, in order");
+    same(&got, &want, "the UDP frames sent to va, in order");
     for mut p in [reader, counter] {
         p.tell("end");
         p.finish();
