@@ -9,24 +9,11 @@
 
 mod common;
 
-use common::{daemon, drain, wait_stats, write_frames, Connect};
+use common::{daemon, drain, graph_flow, wait_stats, write_frames, Connect};
 use netsift_ffpf::{Client, Flow, FlowSpec};
 use netsift_testkit::frames::Frame;
 use netsift_testkit::{require, Need};
 use std::path::Path;
-
-fn graph_flow(c: &Client, source: &str, graph: &str) -> Flow {
-    let mut f = c
-        .create(&FlowSpec {
-            source: source.into(),
-            graph: Some(graph.into()),
-            ..FlowSpec::default()
-        })
-        .unwrap_or_else(|e| panic!("{graph}: {e}"));
-    f.instantiate().unwrap();
-    f.activate().unwrap();
-    f
-}
 
 fn refused(c: &Client, source: &str, graph: &str) -> String {
     c.create(&FlowSpec {

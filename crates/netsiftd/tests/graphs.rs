@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::{afs, afs_daemon, drain, kept, wait_stats, Connect, Got};
+use common::{activated, afs, afs_daemon, drain, kept, wait_stats, Connect, Got};
 use netsift_ffpf::proto::ErrorCode;
 use netsift_ffpf::{Client, Flow, FlowSpec};
 use netsift_testkit::user::TempUser;
@@ -26,22 +26,7 @@ use std::io::BufRead;
 use std::process::{Command, Stdio};
 
 fn graph_flow(c: &Client, graph: &str) -> Flow {
-    activated(
-        c,
-        &FlowSpec {
-            source: "afs".into(),
-            graph: Some(graph.into()),
-            ..FlowSpec::default()
-        },
-    )
-}
-
-/// A flow of `spec`, instantiated and activated.
-fn activated(c: &Client, spec: &FlowSpec) -> Flow {
-    let mut f = c.create(spec).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
-    f.instantiate().unwrap();
-    f.activate().unwrap();
-    f
+    common::graph_flow(c, "afs", graph)
 }
 
 /// Every packet waiting in `flow`, with the class of its IBuf entry.

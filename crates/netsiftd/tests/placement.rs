@@ -5,11 +5,12 @@
 //! and pausing it detaches the program; an FPL Figure-6 counter in the
 //! kernel ends with the MBuf the interpreter computes over the same frames;
 //! a graph that counts and also delivers keeps delivering exactly libpcap's
-//! set while its counter runs below.
+//! set while its counter runs below; what the kernel cannot run (an inexact
+//! filter, an FPL caller of a filter) stays in the daemon and says why.
 
 mod common;
 
-use common::Connect;
+use common::{until, Connect};
 use netsift_ffpf::{Client, Flow, FlowSpec, GraphView};
 use netsift_testkit::daemon::Daemon;
 use netsift_testkit::held::Held;
@@ -49,15 +50,6 @@ fn runs(v: &GraphView) -> Vec<(&str, &str)> {
         .iter()
         .map(|i| (i.class.as_str(), i.runs.as_str()))
         .collect()
-}
-
-/// Waits until `f` holds, for at most 10 s.
-fn until(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(10);
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]

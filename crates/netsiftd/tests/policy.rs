@@ -13,12 +13,17 @@
 //! number on its own connection. Graph flows: a rule's filter goes in front
 //! of its users' graphs (they get exactly libpcap's packets for both, and
 //! share the rule's element); each graph right accepts a graph that keeps it
-//! and refuses one that does not, naming the rule and the element; a policy
-//! naming what the daemon does not know stops it at start, with the line.
+//! and refuses one that does not, naming the rule and the element, and
+//! counts what a called filter calls as its caller's; behind a rule's filter
+//! elements and IBuf classes keep the client's numbers, a graph over two
+//! interfaces is refused, and on an interface a device passes its own
+//! packets and a counter runs in the kernel below the rule's filter; a
+//! policy naming what the daemon does not know stops it at start, with the
+//! line.
 
 mod common;
 
-use common::{active_flow, afs, drain, kept, wait_stats, Connect, Daemon, Got};
+use common::{activated, active_flow, afs, drain, kept, until, wait_stats, Connect, Daemon, Got};
 use netsift_ffpf::proto::{self, ReplyBody, Request};
 use netsift_ffpf::{Client, FlowSpec};
 use netsift_testkit::user::TempUser;
@@ -71,12 +76,7 @@ fn client_side() {
             let c = Client::connect(&sock).unwrap();
             let mut f = match env("NETSIFTD_POLICY_GRAPH") {
                 g if g.is_empty() => active_flow(&c, "afs", &env("NETSIFTD_POLICY_FILTER")),
-                g => {
-                    let mut f = c.create(&graph(&g)).unwrap();
-                    f.instantiate().unwrap();
-                    f.activate().unwrap();
-                    f
-                }
+                g => activated(&c, &graph(&g)),
             };
             say(&format!("flow {}", f.number()));
             say(&format!("pid {}", std::process::id()));
@@ -237,9 +237,7 @@ fn client_side() {
             spec.graph = spec.graph.filter(|g| !g.is_empty());
             spec.element = env("NETSIFTD_POLICY_ELEMENT").parse().ok();
             spec.instance = env("NETSIFTD_POLICY_INSTANCE").parse().ok();
-            let mut f = c.create(&spec).unwrap();
-            f.instantiate().unwrap();
-            f.activate().unwrap();
+            let mut f = activated(&c, &spec);
             say(&format!("flow {}", f.number()));
             say("ready");
             loop {
@@ -511,15 +509,6 @@ fn same(got: &[(u32, String)], want: &[(u32, String)], what: &str) {
         want.len(),
         first.map(|i| (got[i].0, want[i].0))
     );
-}
-
-/// Waits until `f` holds, for at most 10 s.
-fn until(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(10);
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]

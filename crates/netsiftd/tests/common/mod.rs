@@ -94,18 +94,43 @@ impl Connect for Daemon {
     }
 }
 
-/// A flow made, instantiated and activated.
-pub fn active_flow(client: &Client, source: &str, filter: &str) -> Flow {
+/// A flow of `spec`, instantiated and activated.
+pub fn activated(client: &Client, spec: &FlowSpec) -> Flow {
     let mut f = client
-        .create(&FlowSpec {
-            source: source.into(),
-            filter: filter.into(),
-            ..FlowSpec::default()
-        })
-        .unwrap();
+        .create(spec)
+        .unwrap_or_else(|e| panic!("{spec:?}: {e}"));
     f.instantiate().unwrap();
     f.activate().unwrap();
     f
+}
+
+/// A flow with `filter` on `source`, instantiated and activated.
+pub fn active_flow(client: &Client, source: &str, filter: &str) -> Flow {
+    let spec = FlowSpec {
+        source: source.into(),
+        filter: filter.into(),
+        ..FlowSpec::default()
+    };
+    activated(client, &spec)
+}
+
+/// A flow of `graph` on `source`, instantiated and activated.
+pub fn graph_flow(client: &Client, source: &str, graph: &str) -> Flow {
+    let spec = FlowSpec {
+        source: source.into(),
+        graph: Some(graph.into()),
+        ..FlowSpec::default()
+    };
+    activated(client, &spec)
+}
+
+/// Waits until `f` holds, for at most 10 s.
+pub fn until(what: &str, mut f: impl FnMut() -> bool) {
+    let end = Instant::now() + Duration::from_secs(10);
+    while !f() {
+        assert!(Instant::now() < end, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// A packet as a test compares it: bytes, length on the wire, time stamp.

@@ -2,7 +2,7 @@
 //! pair's namespace `a` (`zero_copy.rs`, `workers.rs`): the corpus capture's
 //! frames, sent in bursts, and flows on `va` drained and checked.
 
-use netsift_ffpf::{Client, Flow, FlowSpec};
+use netsift_ffpf::{Client, Flow};
 use netsift_testkit::netns::{Side, VethPair};
 use std::time::Duration;
 
@@ -28,16 +28,7 @@ pub fn send(pair: &VethPair, frames: &[Vec<u8>]) {
 
 /// An active flow on source `va` (the daemon's end of the pair) with `filter`.
 pub fn flow(c: &Client, filter: &str) -> Flow {
-    let mut f = c
-        .create(&FlowSpec {
-            source: "va".into(),
-            filter: filter.into(),
-            ..FlowSpec::default()
-        })
-        .unwrap();
-    f.instantiate().unwrap();
-    f.activate().unwrap();
-    f
+    super::active_flow(c, "va", filter)
 }
 
 pub fn drain(f: &mut Flow) -> Vec<Vec<u8>> {
