@@ -10,20 +10,13 @@
 mod common;
 
 use common::{daemon, drain, graph_flow, wait_stats, write_frames, Connect};
-use netsift_ffpf::{Client, Flow, FlowSpec};
+use netsift_ffpf::{Client, Flow};
 use netsift_testkit::frames::Frame;
 use netsift_testkit::{require, Need};
 use std::path::Path;
 
 fn refused(c: &Client, source: &str, graph: &str) -> String {
-    c.create(&FlowSpec {
-        source: source.into(),
-        graph: Some(graph.into()),
-        ..FlowSpec::default()
-    })
-    .err()
-    .unwrap_or_else(|| panic!("{graph}: accepted"))
-    .to_string()
+    common::refusal(c, source, graph).to_string()
 }
 
 /// The daemon playing `frames`, written to a file in `dir`, as source `t`

@@ -185,14 +185,7 @@ fn bad_graphs_are_refused_with_their_position() {
     let d = afs_daemon(&["--fast"]);
     let c = d.client();
     let refused = |g: &str| {
-        let e = c
-            .create(&FlowSpec {
-                source: "afs".into(),
-                graph: Some(g.into()),
-                ..FlowSpec::default()
-            })
-            .err()
-            .unwrap_or_else(|| panic!("{g}: accepted"));
+        let e = common::refusal(&c, "afs", g);
         (e.refusal(), e.to_string())
     };
     let (code, m) = refused("(device,afs) -> (sampler,0,4)");

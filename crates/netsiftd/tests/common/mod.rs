@@ -124,6 +124,20 @@ pub fn graph_flow(client: &Client, source: &str, graph: &str) -> Flow {
     activated(client, &spec)
 }
 
+/// Why the daemon refuses a graph flow of `graph` on `source`; panics if
+/// it accepts it.
+pub fn refusal(client: &Client, source: &str, graph: &str) -> netsift_ffpf::Error {
+    let spec = FlowSpec {
+        source: source.into(),
+        graph: Some(graph.into()),
+        ..FlowSpec::default()
+    };
+    match client.create(&spec) {
+        Ok(_) => panic!("{graph}: accepted"),
+        Err(e) => e,
+    }
+}
+
 /// Waits until `f` holds, for at most 10 s.
 pub fn until(what: &str, mut f: impl FnMut() -> bool) {
     let end = Instant::now() + Duration::from_secs(10);
