@@ -388,10 +388,7 @@ impl Daemon {
                 } else {
                     netsift_graph::Privilege::User
                 };
-                let env = crate::graph::check::Env {
-                    linktype: s.linktype,
-                    externs: &self.cfg.externs,
-                };
+                let env = self.env(s);
                 let spec = crate::graph::check::check(
                     "create",
                     &text,
@@ -581,10 +578,7 @@ impl Daemon {
             (Some(spec), Ok((id, _))) => {
                 // Placement (graph/kernel.rs): a ring source's interface.
                 d.graphs.set_below(crate::graph::kernel::below(&s.spec));
-                let env = crate::graph::check::Env {
-                    linktype: s.linktype,
-                    externs: &self.cfg.externs,
-                };
+                let env = self.env(s);
                 let made = d.graphs.instantiate(spec, &name, |i| {
                     let pcap = |t: &str| compile(s, t).map(|(p, _)| p).map_err(|r| r.what);
                     crate::graph::check::build(
@@ -757,6 +751,14 @@ impl Daemon {
                     s.release_clause(c, &self.log);
                 }
             }
+        }
+    }
+
+    /// What a graph element on source `s` is checked and built against.
+    fn env(&self, s: &Source) -> crate::graph::check::Env<'_> {
+        crate::graph::check::Env {
+            linktype: s.linktype,
+            externs: &self.cfg.externs,
         }
     }
 

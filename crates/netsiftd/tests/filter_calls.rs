@@ -67,14 +67,7 @@ fn bad_definitions_are_refused_with_their_position() {
     let d = daemon(None, &["--file", &src, "--fast"]);
     let c = d.client();
     let refused = |g: &str| {
-        let e = c
-            .create(&FlowSpec {
-                source: "bgp".into(),
-                graph: Some(g.into()),
-                ..FlowSpec::default()
-            })
-            .err()
-            .unwrap_or_else(|| panic!("{g}: accepted"));
+        let e = common::refusal(&c, "bgp", g);
         assert_eq!(e.refusal(), Some(ErrorCode::Filter), "{e}");
         e.to_string()
     };

@@ -9,34 +9,14 @@
 
 mod common;
 
-use common::{daemon, drain, wait_stats, write_frames, Connect};
-use netsift_ffpf::{Client, Flow, FlowSpec};
+use common::{daemon, drain, graph_flow, wait_stats, write_frames, Connect};
+use netsift_ffpf::{Client, Flow};
 use netsift_testkit::frames::Frame;
 use netsift_testkit::{require, Need};
 use std::path::Path;
 
-fn graph_flow(c: &Client, source: &str, graph: &str) -> Flow {
-    let mut f = c
-        .create(&FlowSpec {
-            source: source.into(),
-            graph: Some(graph.into()),
-            ..FlowSpec::default()
-        })
-        .unwrap_or_else(|e| panic!("{graph}: {e}"));
-    f.instantiate().unwrap();
-    f.activate().unwrap();
-    f
-}
-
 fn refused(c: &Client, source: &str, graph: &str) -> String {
-    c.create(&FlowSpec {
-        source: source.into(),
-        graph: Some(graph.into()),
-        ..FlowSpec::default()
-    })
-    .err()
-    .unwrap_or_else(|| panic!("{graph}: accepted"))
-    .to_string()
+    common::refusal(c, source, graph).to_string()
 }
 
 /// The daemon playing `frames`, written to a file in `dir`, as source `t`

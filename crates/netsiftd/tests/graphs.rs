@@ -17,7 +17,7 @@
 
 mod common;
 
-use common::{afs, afs_daemon, drain, kept, wait_stats, Connect, Got};
+use common::{activated, afs, afs_daemon, drain, kept, wait_stats, Connect, Got};
 use netsift_ffpf::proto::ErrorCode;
 use netsift_ffpf::{Client, Flow, FlowSpec};
 use netsift_testkit::user::TempUser;
@@ -26,22 +26,7 @@ use std::io::BufRead;
 use std::process::{Command, Stdio};
 
 fn graph_flow(c: &Client, graph: &str) -> Flow {
-    activated(
-        c,
-        &FlowSpec {
-            source: "afs".into(),
-            graph: Some(graph.into()),
-            ..FlowSpec::default()
-        },
-    )
-}
-
-/// A flow of `spec`, instantiated and activated.
-fn activated(c: &Client, spec: &FlowSpec) -> Flow {
-    let mut f = c.create(spec).unwrap_or_else(|e| panic!("{spec:?}: {e}"));
-    f.instantiate().unwrap();
-    f.activate().unwrap();
-    f
+    common::graph_flow(c, "afs", graph)
 }
 
 /// Every packet waiting in `flow`, with the class of its IBuf entry.
@@ -200,14 +185,7 @@ fn bad_graphs_are_refused_with_their_position() {
     let d = afs_daemon(&["--fast"]);
     let c = d.client();
     let refused = |g: &str| {
-        let e = c
-            .create(&FlowSpec {
-                source: "afs".into(),
-                graph: Some(g.into()),
-                ..FlowSpec::default()
-            })
-            .err()
-            .unwrap_or_else(|| panic!("{g}: accepted"));
+        let e = common::refusal(&c, "afs", g);
         (e.refusal(), e.to_string())
     };
     let (code, m) = refused("(device,afs) -> (sampler,0,4)");
@@ -485,23 +463,11 @@ fn any_instance_reads_as_a_flow() {
 /// graph naming it.
 #[test]
 fn one_graph_reads_two_interfaces() {
-    use netsift_testkit::netns::{ip, Side, VethPair};
+    use netsift_testkit::netns::Side;
     use std::time::{Duration, Instant};
     require!(Need::Netns);
-    let one = VethPair::new();
-    let two = VethPair::with_names("nstk", "vc", "vd").unwrap();
+    let (one, two) = common::veth::two_interfaces();
     let ns = one.a.as_str();
-    ip(&["-n", &two.a, "link", "set", "vc", "netns", ns]).unwrap();
-    ip(&[
-        "netns",
-        "exec",
-        ns,
-        "sysctl",
-        "-qw",
-        "net.ipv6.conf.vc.disable_ipv6=1",
-    ])
-    .unwrap();
-    ip(&["-n", ns, "link", "set", "vc", "up"]).unwrap();
     let d = common::daemon(Some(ns), &["--iface", "va", "--iface", "vc"]);
     let c = d.client();
     let running = |c: &Client| -> Vec<(String, bool, u64)> {

@@ -5,24 +5,18 @@
 //! and pausing it detaches the program; an FPL Figure-6 counter in the
 //! kernel ends with the MBuf the interpreter computes over the same frames;
 //! a graph that counts and also delivers keeps delivering exactly libpcap's
-//! set while its counter runs below.
+//! set while its counter runs below; what the kernel cannot run (an inexact
+//! filter, an FPL caller of a filter) stays in the daemon and says why.
 
 mod common;
 
-use common::Connect;
+use common::{until, Connect};
 use netsift_ffpf::{Client, Flow, FlowSpec, GraphView};
 use netsift_testkit::daemon::Daemon;
-use netsift_testkit::frames::Frame;
 use netsift_testkit::held::Held;
 use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::{require, Need};
 use std::time::{Duration, Instant};
-
-fn bpf() -> Result<(), String> {
-    netsift_kernel::shared::Region::create(8)
-        .map(drop)
-        .map_err(|e| format!("bpf(2) maps: {e}"))
-}
 
 /// A veth pair, a daemon owning its end `va` in the pair's namespace, and
 /// a client of it.
@@ -51,24 +45,6 @@ fn activated(d: &Daemon, c: &Client, dev: &str, graph: &str) -> (Flow, Held, Gra
     (f, held, v)
 }
 
-/// UDP frames to port 1234 from ports `5000 + i`, UDP to port 53, and TCP
-/// frames of a few connections, interleaved.
-fn mixed(n: u32) -> Vec<Vec<u8>> {
-    (0..n)
-        .map(|i| match i % 4 {
-            0 | 1 => netsift_testkit::frames::numbered_udp_from(i, 5000 + i as u16),
-            2 => netsift_testkit::frames::numbered(i, None, 8)
-                .udp(4000, 53)
-                .build(),
-            _ => Frame::default()
-                .ipv4([10, 0, 0, 2], [10, 0, 0, 1])
-                .tcp(40000 + (i % 3) as u16, 80, 0x10)
-                .payload(&i.to_be_bytes())
-                .build(),
-        })
-        .collect()
-}
-
 fn runs(v: &GraphView) -> Vec<(&str, &str)> {
     v.instances
         .iter()
@@ -76,18 +52,9 @@ fn runs(v: &GraphView) -> Vec<(&str, &str)> {
         .collect()
 }
 
-/// Waits until `f` holds, for at most 10 s.
-fn until(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(10);
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
-
 #[test]
 fn a_counting_graph_runs_in_the_kernel_and_copies_nothing_up() {
-    require!(Need::Netns, Need::Check(bpf()));
+    require!(Need::Netns, Need::Check(common::bpf()));
     let (pair, d, c) = start();
     let dev = pair.end(Side::A).1;
     let g = format!(r#"(device,{dev}) -> (pcap,"udp") -> (packetcount,,8)"#);
@@ -111,7 +78,7 @@ fn a_counting_graph_runs_in_the_kernel_and_copies_nothing_up() {
     let stats = |c: &Client| c.daemon_stats().unwrap().sources[0].clone();
     assert_eq!(stats(&c).kernel_clauses, 0);
 
-    let frames = mixed(200);
+    let frames = common::veth::mixed(200);
     let udp = frames
         .iter()
         .enumerate()
@@ -151,13 +118,13 @@ const FIG6: &str = "IF (PKT.ETH_TYPE == ETH_P_IP && PKT.IP_PROTO == PROTO_TCP) T
 
 #[test]
 fn an_fpl_counter_in_the_kernel_ends_as_the_interpreter_does() {
-    require!(Need::Netns, Need::Check(bpf()));
+    require!(Need::Netns, Need::Check(common::bpf()));
     let (pair, d, c) = start();
     let dev = pair.end(Side::A).1;
     let g = format!(r#"(device,{dev}) -> (fpl,"{FIG6}",2048)"#);
     let (f, _, v) = activated(&d, &c, dev, &g);
     assert_eq!(v.instances[1].runs, "kernel", "{v:#?}");
-    let frames = mixed(240);
+    let frames = common::veth::mixed(240);
     common::veth::send(&pair, &frames);
 
     let opts = netsift_fpl::Options {
@@ -193,7 +160,7 @@ fn an_fpl_counter_in_the_kernel_ends_as_the_interpreter_does() {
 
 #[test]
 fn a_graph_that_counts_and_delivers_delivers_what_libpcap_keeps() {
-    require!(Need::Netns, Need::Check(bpf()));
+    require!(Need::Netns, Need::Check(common::bpf()));
     let (pair, d, c) = start();
     let dev = pair.end(Side::A).1;
     let g =
@@ -206,7 +173,7 @@ fn a_graph_that_counts_and_delivers_delivers_what_libpcap_keeps() {
         ("pcap", "daemon"),
     ];
     assert_eq!(runs(&v), placed, "{v:#?}");
-    let frames = mixed(200);
+    let frames = common::veth::mixed(200);
     common::veth::send(&pair, &frames);
     let lt = netsift_wire::LinkType::EN10MB;
     let oracle = netsift_oracle::Filter::compile(lt, "udp and dst port 1234").unwrap();
@@ -239,7 +206,7 @@ fn a_graph_that_counts_and_delivers_delivers_what_libpcap_keeps() {
 /// the filter's clause under the ring and counts there, exactly.
 #[test]
 fn what_the_kernel_cannot_do_exactly_stays_in_the_daemon_and_says_why() {
-    require!(Need::Netns, Need::Check(bpf()));
+    require!(Need::Netns, Need::Check(common::bpf()));
     let (pair, d, c) = start();
     let dev = pair.end(Side::A).1;
     let g = format!(r#"(device,{dev}) -> (pcap,"ip protochain 6") -> (packetcount,,8)"#);
@@ -257,11 +224,44 @@ fn what_the_kernel_cannot_do_exactly_stays_in_the_daemon_and_says_why() {
     assert!(v.instances[2].why.contains("upstream #"), "{v:#?}");
     assert_eq!(d.held().bpf_progs, before.bpf_progs, "no graph program");
     assert_eq!(c.daemon_stats().unwrap().sources[0].kernel_clauses, 1);
-    let frames = mixed(200);
+    let frames = common::veth::mixed(200);
     common::veth::send(&pair, &frames);
     let m = f.mbuf(2).unwrap();
     until("the daemon's count", || m.u64(0) == Some(50));
     std::thread::sleep(Duration::from_millis(200));
     assert_eq!(m.u64(0), Some(50));
+    f.close().unwrap();
+}
+
+/// An FPL counter that never passes a packet could count in the kernel,
+/// but one that calls a filter of its flow stays in the daemon, saying
+/// why (the kernel back end does not inline filter calls), and counts
+/// there: its own word and its callee's, in the window of its MBuf, each
+/// the UDP frames sent.
+#[test]
+fn an_fpl_element_that_calls_a_filter_stays_in_the_daemon_and_says_why() {
+    require!(Need::Netns, Need::Check(common::bpf()));
+    let (pair, d, c) = start();
+    let dev = pair.end(Side::A).1;
+    let g = format!(
+        r#"count = (fpl,"MEM[0]++; RETURN 0;",8);
+           (device,{dev}) -> (pcap,"udp") -> (fpl,"MEM[0]++; R[0] = EXTERN(count, 8, 16); RETURN 0;",24)"#
+    );
+    let (f, before, v) = activated(&d, &c, dev, &g);
+    assert_eq!(runs(&v)[2], ("fpl", "daemon"), "{v:#?}");
+    assert!(
+        v.instances[2].why.contains("does not inline filter calls"),
+        "{v:#?}"
+    );
+    assert_eq!(d.held().bpf_progs, before.bpf_progs, "no graph program");
+    let frames = common::veth::mixed(200);
+    common::veth::send(&pair, &frames);
+    let m = f.mbuf(2).unwrap();
+    let words = || (m.u64(0), m.u64(8), m.u64(16));
+    until("the daemon's counts", || {
+        words() == (Some(150), Some(150), Some(0))
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(words(), (Some(150), Some(150), Some(0)));
     f.close().unwrap();
 }

@@ -13,12 +13,17 @@
 //! number on its own connection. Graph flows: a rule's filter goes in front
 //! of its users' graphs (they get exactly libpcap's packets for both, and
 //! share the rule's element); each graph right accepts a graph that keeps it
-//! and refuses one that does not, naming the rule and the element; a policy
-//! naming what the daemon does not know stops it at start, with the line.
+//! and refuses one that does not, naming the rule and the element, and
+//! counts what a called filter calls as its caller's; behind a rule's filter
+//! elements and IBuf classes keep the client's numbers, a graph over two
+//! interfaces is refused, and on an interface a device passes its own
+//! packets and a counter runs in the kernel below the rule's filter; a
+//! policy naming what the daemon does not know stops it at start, with the
+//! line.
 
 mod common;
 
-use common::{active_flow, afs, drain, kept, wait_stats, Connect, Daemon, Got};
+use common::{activated, active_flow, afs, drain, kept, until, wait_stats, Connect, Daemon, Got};
 use netsift_ffpf::proto::{self, ReplyBody, Request};
 use netsift_ffpf::{Client, FlowSpec};
 use netsift_testkit::user::TempUser;
@@ -71,12 +76,7 @@ fn client_side() {
             let c = Client::connect(&sock).unwrap();
             let mut f = match env("NETSIFTD_POLICY_GRAPH") {
                 g if g.is_empty() => active_flow(&c, "afs", &env("NETSIFTD_POLICY_FILTER")),
-                g => {
-                    let mut f = c.create(&graph(&g)).unwrap();
-                    f.instantiate().unwrap();
-                    f.activate().unwrap();
-                    f
-                }
+                g => activated(&c, &graph(&g)),
             };
             say(&format!("flow {}", f.number()));
             say(&format!("pid {}", std::process::id()));
@@ -229,14 +229,54 @@ fn client_side() {
             }
             say("done");
         }
+        "serve" => {
+            // One flow as the variables describe it (a graph, the element
+            // or instance it reads), active; then what the test asks.
+            let c = Client::connect(&sock).unwrap();
+            let mut spec = graph(&env("NETSIFTD_POLICY_GRAPH"));
+            spec.graph = spec.graph.filter(|g| !g.is_empty());
+            spec.element = env("NETSIFTD_POLICY_ELEMENT").parse().ok();
+            spec.instance = env("NETSIFTD_POLICY_INSTANCE").parse().ok();
+            let mut f = activated(&c, &spec);
+            say(&format!("flow {}", f.number()));
+            say("ready");
+            loop {
+                let ask = line();
+                match ask.split_once(' ') {
+                    None if ask == "end" => break,
+                    // Each waiting packet with its IBuf entry's class.
+                    None if ask == "drain" => {
+                        let r = f.reader().unwrap();
+                        let mut n = 0;
+                        while let Some(p) = r.getnext().unwrap() {
+                            let got = (p.data.to_vec(), p.wirelen, p.ts_ns);
+                            say(&format!("pkt {} {}", p.class, shown(&got)));
+                            n += 1;
+                        }
+                        say(&format!("drained {n}"));
+                    }
+                    // A counter's MBuf, by the element's number as written.
+                    Some(("count", e)) => match f.mbuf(e.parse().unwrap()) {
+                        Ok(m) => say(&format!("count {:?}", m.u64(0))),
+                        Err(e) => say(&format!("count err {e}")),
+                    },
+                    _ => panic!("no request {ask:?}"),
+                }
+            }
+        }
         other => panic!("no role {other}"),
     }
 }
 
-/// A graph flow on `afs`.
+/// A graph flow on `afs`, or on the source `NETSIFTD_POLICY_SOURCE` names.
 fn graph(text: &str) -> FlowSpec {
+    let source = env("NETSIFTD_POLICY_SOURCE");
     FlowSpec {
-        source: "afs".into(),
+        source: if source.is_empty() {
+            "afs".into()
+        } else {
+            source
+        },
         graph: Some(text.into()),
         ..FlowSpec::default()
     }
@@ -300,6 +340,31 @@ impl Peer {
         writeln!(self.input.as_mut().unwrap(), "{s}").unwrap();
     }
 
+    /// A `serve` client's waiting packets: each IBuf entry's class and the
+    /// packet as [`shown`].
+    fn drained(&mut self) -> Vec<(u32, String)> {
+        self.tell("drain");
+        let from = self.seen.len();
+        let n: usize = self.expect("drained").parse().unwrap();
+        let got: Vec<(u32, String)> = self.seen[from..]
+            .iter()
+            .filter_map(|l| l.strip_prefix("pkt "))
+            .map(|l| {
+                let (class, p) = l.split_once(' ').unwrap();
+                (class.parse().unwrap(), p.to_string())
+            })
+            .collect();
+        assert_eq!(got.len(), n);
+        got
+    }
+
+    /// A `serve` client's count in the MBuf of its element `e` (client
+    /// numbering), as `Some(n)`, or the refusal.
+    fn count(&mut self, e: u32) -> String {
+        self.tell(&format!("count {e}"));
+        self.expect("count")
+    }
+
     fn finish(mut self) {
         drop(self.input.take());
         let st = self.child.wait().unwrap();
@@ -321,9 +386,7 @@ impl Drop for Peer {
 /// A daemon on the corpus file (as `afs`, and again as `other`) under the
 /// policy `text`, its socket open to every user.
 fn daemon(policy: &str, wait_flows: u32) -> (Daemon, tempfile::TempDir) {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("policy.toml");
-    std::fs::write(&file, policy).unwrap();
+    let (dir, file) = policy_file(policy);
     let path = afs();
     let afs = format!("afs={}", path.display());
     let other = format!("other={}", path.display());
@@ -347,6 +410,25 @@ fn daemon(policy: &str, wait_flows: u32) -> (Daemon, tempfile::TempDir) {
         ],
     );
     (d, dir)
+}
+
+/// The policy `text` in a file of a new directory.
+fn policy_file(text: &str) -> (tempfile::TempDir, PathBuf) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("policy.toml");
+    std::fs::write(&file, text).unwrap();
+    (dir, file)
+}
+
+/// A daemon reading `va` and `vc` (`common::veth::two_interfaces`) in
+/// namespace `ns` under the policy `text`, its socket open to every user.
+fn iface_daemon(ns: &str, policy: &str) -> (Daemon, tempfile::TempDir) {
+    let (dir, file) = policy_file(policy);
+    let p = file.to_str().unwrap();
+    let args = [
+        "--iface", "va", "--iface", "vc", "--mode", "0666", "--policy", p,
+    ];
+    (common::daemon(Some(ns), &args), dir)
 }
 
 fn needs() -> bool {
@@ -414,6 +496,19 @@ fn unchanged(d: &Daemon, root: &Client, fds: &[String], stats: &proto::DaemonSta
         );
         std::thread::sleep(Duration::from_millis(20));
     }
+}
+
+/// Asserts that `got` (classes and packets) is `want`, naming `what` and
+/// the first entry that differs rather than printing every packet.
+fn same(got: &[(u32, String)], want: &[(u32, String)], what: &str) {
+    let first = got.iter().zip(want).position(|(g, w)| g != w);
+    assert!(
+        got == want,
+        "{what}: {} entries, {} expected; the first to differ: {first:?}, classes {:?}",
+        got.len(),
+        want.len(),
+        first.map(|i| (got[i].0, want[i].0))
+    );
 }
 
 #[test]
@@ -945,4 +1040,268 @@ fn a_policy_naming_what_the_daemon_does_not_know_stops_it_at_start() {
         assert!(!status.success());
         assert!(err.contains(want), "{tail:?}: {err}");
     }
+}
+
+/// Behind a rule's filter a client's elements keep the numbers it wrote:
+/// `element` 1 reads its own first filter (not the device the rule's filter
+/// shifted there), IBuf entries carry the client's element numbers, and an
+/// instance read by its id (found through the `graph` verb, which numbers
+/// instances, not elements) delivers what the element that runs it does,
+/// under the client's number too.
+#[test]
+fn behind_a_rules_filter_elements_and_classes_are_the_clients() {
+    require!(Need::That("root, setpriv, useradd and the corpus", needs()));
+    let user = TempUser::new();
+    let (d, _dir) = daemon(
+        &format!(
+            "[[rule]]\nname = \"udponly\"\nusers = [{}]\nfilter = \"udp\"\n",
+            user.uid
+        ),
+        3,
+    );
+    let host = "host 131.151.1.59";
+    let g =
+        format!(r#"(device,afs) -> (pcap,"{host}") -> (pcap,"port 7021") | (pcap,"port 1799")"#);
+    let serve = |element: Option<u32>, instance: Option<u64>| {
+        let vars = [
+            // By id, the daemon takes the graph of the flow that runs it.
+            (
+                "NETSIFTD_POLICY_GRAPH",
+                if instance.is_some() {
+                    String::new()
+                } else {
+                    g.clone()
+                },
+            ),
+            (
+                "NETSIFTD_POLICY_ELEMENT",
+                element.map(|e| e.to_string()).unwrap_or_default(),
+            ),
+            (
+                "NETSIFTD_POLICY_INSTANCE",
+                instance.map(|i| i.to_string()).unwrap_or_default(),
+            ),
+        ];
+        let mut p = Peer::spawn(&user, "serve", &d.socket, &vars);
+        p.expect("ready");
+        p
+    };
+    let mut inner = serve(Some(1), None);
+    let mut last = serve(None, None);
+    // The host filter's instance, as root sees the running graph.
+    let view = d.client().graph("afs").unwrap();
+    let id = view
+        .instances
+        .iter()
+        .find(|i| i.args == [format!("{host:?}")])
+        .unwrap_or_else(|| panic!("{:#?}", view.instances))
+        .id;
+    let mut by_id = serve(None, Some(id));
+    wait_stats(&d.client(), "playback", |s| s.sources[0].finished);
+
+    // libpcap's packets, each with the element that passes it.
+    let classed = |expr: &str, class: &dyn Fn(&Got) -> u32| -> Vec<(u32, String)> {
+        kept(expr).iter().map(|p| (class(p), shown(p))).collect()
+    };
+    let one = classed(&format!("udp and {host}"), &|_| 1);
+    assert!(one.len() < kept("udp").len() && one.len() < kept(host).len());
+    same(&inner.drained(), &one, "element 1");
+    same(&by_id.drained(), &one, &format!("instance {id}"));
+    // The first last element that passes it: 2 (port 7021), else 3.
+    let lt = netsift_oracle::Capture::open(&afs()).unwrap().linktype();
+    let p7021 = netsift_oracle::Filter::compile(lt, "port 7021").unwrap();
+    let want = classed(
+        &format!("udp and {host} and (port 7021 or port 1799)"),
+        &|(data, wire, _)| if p7021.accepts(data, *wire) { 2 } else { 3 },
+    );
+    let classes: Vec<u32> = want.iter().map(|w| w.0).collect();
+    assert!(classes.contains(&2) && classes.contains(&3), "{classes:?}");
+    same(&last.drained(), &want, "the last elements");
+    for mut p in [inner, last, by_id] {
+        p.tell("end");
+        p.finish();
+    }
+}
+
+/// On interfaces (`va` and `vc`, root and bpf(2) needed): a graph over
+/// several devices behind a rule's filter is refused (the rule's filter
+/// reads the home interface only) and leaves nothing. Then, while root's
+/// graph on `va` also reads `vc` (so `vc`'s packets run through the same
+/// running graph): a user's device behind the rule's filter delivers
+/// exactly the UDP frames sent to `va`, none of `vc`'s; a user's counter
+/// behind it runs in the kernel below the rule's filter and counts only
+/// those frames; and root's device naming `vc` is not put in `va`'s kernel
+/// program: its counter, in the daemon, counts every frame sent to `vc`
+/// and none of `va`'s.
+#[test]
+fn behind_a_rules_filter_a_graph_on_an_interface_reads_it_alone() {
+    require!(
+        Need::That("root, setpriv, useradd and the corpus", needs()),
+        Need::Netns,
+        Need::Check(common::bpf())
+    );
+    let (one, two) = common::veth::two_interfaces();
+    let user = TempUser::new();
+    let (d, _dir) = iface_daemon(
+        &one.a,
+        &format!(
+            "[[rule]]\nname = \"udponly\"\nusers = [{}]\nfilter = \"udp\"\n",
+            user.uid
+        ),
+    );
+    let root = d.client();
+    let source = ("NETSIFTD_POLICY_SOURCE", "va".to_string());
+    let both = "(device,va) | (device,vc) -> (packetcount,,8)";
+    let vars = [source.clone(), ("NETSIFTD_POLICY_GRAPHS", both.to_string())];
+    let mut p = Peer::spawn(&user, "graphs", &d.socket, &vars);
+    let got = p.expect("graph1");
+    assert!(
+        got.contains("your rule puts the filter \"udp\" in front")
+            && got.contains("several devices")
+            && got.ends_with("(denied)"),
+        "{got}"
+    );
+    p.expect("checked");
+    let s = root.daemon_stats().unwrap();
+    assert_eq!(s.flows, 0, "{s:#?}");
+    assert!(s.sources.iter().all(|s| !s.running), "{s:#?}");
+    p.tell("end");
+    p.finish();
+
+    let serve = |g: &str| {
+        let vars = [source.clone(), ("NETSIFTD_POLICY_GRAPH", g.to_string())];
+        let mut p = Peer::spawn(&user, "serve", &d.socket, &vars);
+        let flow: u64 = p.expect("flow").parse().unwrap();
+        p.expect("ready");
+        (p, flow)
+    };
+    let (mut reader, _) = serve("(device,va)");
+    let (mut counter, theirs) = serve("(device,va) -> (packetcount,,8)");
+    let mut mine = root
+        .create(&FlowSpec {
+            source: "va".into(),
+            graph: Some("(device,vc) -> (packetcount,,8)".into()),
+            ..FlowSpec::default()
+        })
+        .unwrap();
+    mine.instantiate().unwrap();
+    mine.activate().unwrap();
+    let v = root.graph("va").unwrap();
+    let of = |flow: u64| -> Vec<(&str, &str)> {
+        v.instances
+            .iter()
+            .filter(|i| i.flows.contains(&flow))
+            .map(|i| (i.class.as_str(), i.runs.as_str()))
+            .collect()
+    };
+    // The rule's filter and the device run in the daemon too (the reader's
+    // flow takes what they pass), and again in the kernel for the counter.
+    let below = [
+        ("pcap", "daemon"),
+        ("device", "daemon"),
+        ("packetcount", "kernel"),
+    ];
+    assert_eq!(of(theirs), below, "{v:#?}");
+    assert_eq!(
+        of(mine.number()),
+        [("device", "daemon"), ("packetcount", "daemon")]
+    );
+    let vc = v.instances.iter().find(|i| i.args == [r#""vc""#]).unwrap();
+    assert!(vc.why.contains("another interface"), "{vc:#?}");
+
+    // Frames of their own numbers to each interface.
+    let frames = common::veth::mixed(320);
+    let (to_va, to_vc) = frames.split_at(200);
+    common::veth::send(&one, to_va);
+    common::veth::send(&two, to_vc);
+    // The UDP frames sent to `va` (`mixed`: all but every fourth), each as
+    // the reader's flow delivers it, by element 0.
+    let hex = |f: &Vec<u8>| f.iter().map(|b| format!("{b:02x}")).collect::<String>();
+    let want: Vec<(u32, String)> = to_va
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| i % 4 != 3)
+        .map(|(_, f)| (0, hex(f)))
+        .collect();
+    let counted = format!("Some({})", want.len());
+    until("the user's count", || counter.count(1) == counted);
+    let m = mine.mbuf(1).unwrap();
+    until("root's count", || m.u64(0) == Some(to_vc.len() as u64));
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(counter.count(1), counted, "only the UDP frames sent to va");
+    assert_eq!(
+        m.u64(0),
+        Some(to_vc.len() as u64),
+        "only the frames sent to vc"
+    );
+    let got: Vec<(u32, String)> = reader
+        .drained()
+        .into_iter()
+        .map(|(class, p)| (class, p.rsplit(' ').next().unwrap().to_string()))
+        .collect();
+    same(&got, &want, "the UDP frames sent to va, in order");
+    for mut p in [reader, counter] {
+        p.tell("end");
+        p.finish();
+    }
+    mine.close().unwrap();
+}
+
+/// A graph right judges an `fpl` element with the filters it calls: an
+/// external function a callee calls is the element's call (refused when
+/// the rule does not list it, bound by a requirement on where it may
+/// stand), and a callee's name is not an external function the rule must
+/// list.
+#[test]
+fn a_graph_right_counts_what_a_called_filter_calls() {
+    require!(Need::That("root, setpriv, useradd and the corpus", needs()));
+    let user = TempUser::new();
+    let (d, _dir) = daemon(
+        &format!(
+            "[[rule]]\nname = \"research\"\nusers = [{}]\n\
+             classes = [\"pcap\", \"fpl\"]\nexterns = [\"hash\"]\n\
+             [[rule.require]]\nname = \"inside\"\nuses = [\"hash\"]\nafter = \"udp\"\n",
+            user.uid
+        ),
+        1,
+    );
+    let hash = r#"h = (fpl,"R[0] = EXTERN(hash, 0, 24); RETURN 1;",32);"#;
+    let caller = r#"(fpl,"RETURN EXTERN(h, 0, 32);",40)"#;
+    let sum = r#"h = (fpl,"RETURN EXTERN(checksums_ok, 0, 0);",8);"#;
+    let cases = [
+        (
+            format!(r#"{sum} (device,afs) -> (pcap,"udp") -> {caller}"#),
+            "element 3 (fpl) at byte B: the external function checksums_ok is not in its externs",
+        ),
+        (
+            format!("{hash} (device,afs) -> {caller}"),
+            "requirement inside: element 2 (fpl) at byte B calls the external function hash",
+        ),
+        (
+            format!(r#"{hash} (device,afs) -> (pcap,"udp") -> {caller}"#),
+            "ok",
+        ),
+    ];
+    let texts: Vec<&str> = cases.iter().map(|c| c.0.as_str()).collect();
+    let vars = [("NETSIFTD_POLICY_GRAPHS", texts.join("\n"))];
+    let mut p = Peer::spawn(&user, "graphs", &d.socket, &vars);
+    for (i, (text, want)) in cases.iter().enumerate() {
+        let got = p.expect(&format!("graph{}", i + 1));
+        if *want == "ok" {
+            assert_eq!(got, "ok", "{text}");
+            continue;
+        }
+        let at = text.find(caller).unwrap().to_string();
+        let want = format!(
+            "err `create`: graph: refused by rule research: {}",
+            want.replace('B', &at)
+        );
+        assert!(
+            got.starts_with(&want) && got.ends_with("(denied)"),
+            "{text}: {got}"
+        );
+    }
+    p.expect("checked");
+    p.tell("end");
+    p.finish();
 }

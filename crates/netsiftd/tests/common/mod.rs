@@ -74,6 +74,14 @@ pub fn daemon(ns: Option<&str>, args: &[&str]) -> Daemon {
     Daemon::start(Path::new(env!("CARGO_BIN_EXE_netsiftd")), ns, args)
 }
 
+/// Whether bpf(2) makes maps here, which placing graph elements in the
+/// kernel needs.
+pub fn bpf() -> Result<(), String> {
+    netsift_kernel::shared::Region::create(8)
+        .map(drop)
+        .map_err(|e| format!("bpf(2) maps: {e}"))
+}
+
 /// A client of the daemon.
 pub trait Connect {
     /// A new connection to its socket.
@@ -86,18 +94,57 @@ impl Connect for Daemon {
     }
 }
 
-/// A flow made, instantiated and activated.
-pub fn active_flow(client: &Client, source: &str, filter: &str) -> Flow {
+/// A flow of `spec`, instantiated and activated.
+pub fn activated(client: &Client, spec: &FlowSpec) -> Flow {
     let mut f = client
-        .create(&FlowSpec {
-            source: source.into(),
-            filter: filter.into(),
-            ..FlowSpec::default()
-        })
-        .unwrap();
+        .create(spec)
+        .unwrap_or_else(|e| panic!("{spec:?}: {e}"));
     f.instantiate().unwrap();
     f.activate().unwrap();
     f
+}
+
+/// A flow with `filter` on `source`, instantiated and activated.
+pub fn active_flow(client: &Client, source: &str, filter: &str) -> Flow {
+    let spec = FlowSpec {
+        source: source.into(),
+        filter: filter.into(),
+        ..FlowSpec::default()
+    };
+    activated(client, &spec)
+}
+
+/// A flow of `graph` on `source`, instantiated and activated.
+pub fn graph_flow(client: &Client, source: &str, graph: &str) -> Flow {
+    let spec = FlowSpec {
+        source: source.into(),
+        graph: Some(graph.into()),
+        ..FlowSpec::default()
+    };
+    activated(client, &spec)
+}
+
+/// Why the daemon refuses a graph flow of `graph` on `source`; panics if
+/// it accepts it.
+pub fn refusal(client: &Client, source: &str, graph: &str) -> netsift_ffpf::Error {
+    let spec = FlowSpec {
+        source: source.into(),
+        graph: Some(graph.into()),
+        ..FlowSpec::default()
+    };
+    match client.create(&spec) {
+        Ok(_) => panic!("{graph}: accepted"),
+        Err(e) => e,
+    }
+}
+
+/// Waits until `f` holds, for at most 10 s.
+pub fn until(what: &str, mut f: impl FnMut() -> bool) {
+    let end = Instant::now() + Duration::from_secs(10);
+    while !f() {
+        assert!(Instant::now() < end, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// A packet as a test compares it: bytes, length on the wire, time stamp.

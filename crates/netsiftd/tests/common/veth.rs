@@ -2,7 +2,7 @@
 //! pair's namespace `a` (`zero_copy.rs`, `workers.rs`): the corpus capture's
 //! frames, sent in bursts, and flows on `va` drained and checked.
 
-use netsift_ffpf::{Client, Flow, FlowSpec};
+use netsift_ffpf::{Client, Flow};
 use netsift_testkit::netns::{Side, VethPair};
 use std::time::Duration;
 
@@ -28,16 +28,7 @@ pub fn send(pair: &VethPair, frames: &[Vec<u8>]) {
 
 /// An active flow on source `va` (the daemon's end of the pair) with `filter`.
 pub fn flow(c: &Client, filter: &str) -> Flow {
-    let mut f = c
-        .create(&FlowSpec {
-            source: "va".into(),
-            filter: filter.into(),
-            ..FlowSpec::default()
-        })
-        .unwrap();
-    f.instantiate().unwrap();
-    f.activate().unwrap();
-    f
+    super::active_flow(c, "va", filter)
 }
 
 pub fn drain(f: &mut Flow) -> Vec<Vec<u8>> {
@@ -61,4 +52,38 @@ pub fn balanced(f: &mut Flow) -> netsift_ffpf::proto::FlowStats {
         "{s:?}"
     );
     s
+}
+
+/// Two veth pairs whose ends `va` and `vc` share the first pair's namespace
+/// (`vc` moved there, up, without IPv6's own chatter), for a daemon reading
+/// both: send to `va` from the first pair's `vb`, to `vc` from the second's
+/// `vd`.
+pub fn two_interfaces() -> (VethPair, VethPair) {
+    use netsift_testkit::netns::ip;
+    let one = VethPair::new();
+    let two = VethPair::with_names("nstk", "vc", "vd").unwrap_or_else(|e| panic!("veth: {e}"));
+    let ns = one.a.as_str();
+    ip(&["-n", &two.a, "link", "set", "vc", "netns", ns]).unwrap();
+    let v6 = "net.ipv6.conf.vc.disable_ipv6=1";
+    ip(&["netns", "exec", ns, "sysctl", "-qw", v6]).unwrap();
+    ip(&["-n", ns, "link", "set", "vc", "up"]).unwrap();
+    (one, two)
+}
+
+/// UDP frames to port 1234 from ports `5000 + i`, UDP to port 53, and TCP
+/// frames of a few connections, interleaved.
+pub fn mixed(n: u32) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| match i % 4 {
+            0 | 1 => netsift_testkit::frames::numbered_udp_from(i, 5000 + i as u16),
+            2 => netsift_testkit::frames::numbered(i, None, 8)
+                .udp(4000, 53)
+                .build(),
+            _ => netsift_testkit::frames::Frame::default()
+                .ipv4([10, 0, 0, 2], [10, 0, 0, 1])
+                .tcp(40000 + (i % 3) as u16, 80, 0x10)
+                .payload(&i.to_be_bytes())
+                .build(),
+        })
+        .collect()
 }
