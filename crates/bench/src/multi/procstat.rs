@@ -233,11 +233,19 @@ mod tests {
             Some(211_777_534)
         );
         assert_eq!(parse_schedstat(""), None);
-        // Spin a little so this thread has run measurably.
+        // Spinning must show in the reading: it grows by 10 ms of CPU
+        // within a generous wall-clock bound. (A fixed 20 ms spin asked for
+        // 10 ms of CPU, which a machine under load need not give.)
+        let before = cpu_ns(std::process::id()).unwrap();
         let t = std::time::Instant::now();
-        while t.elapsed() < std::time::Duration::from_millis(20) {
-            std::hint::black_box(0u64);
+        let mut now = before;
+        while now < before + 10_000_000 && t.elapsed() < std::time::Duration::from_secs(30) {
+            let spin = std::time::Instant::now();
+            while spin.elapsed() < std::time::Duration::from_millis(1) {
+                std::hint::black_box(0u64);
+            }
+            now = cpu_ns(std::process::id()).unwrap();
         }
-        assert!(cpu_ns(std::process::id()).unwrap() >= 10_000_000);
+        assert!(now >= before + 10_000_000, "{before} -> {now} ns in {:?}", t.elapsed());
     }
 }
