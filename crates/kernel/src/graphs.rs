@@ -23,13 +23,24 @@
 //! each block. Counters are an atomic add into their MBuf region
 //! ([`Region`]), which the daemon maps and copies to its clients.
 //!
+//! On an AF_XDP source the same sub-graph runs on the XDP hook
+//! ([`Level::Xdp`]): the filters and FPL sinks are generated for
+//! `Hook::XdpVerdict` (loads through `bpf_xdp_load_bytes`, the frame with its
+//! VLAN tags, as the daemon's UMEM holds it), a byte counter adds
+//! `bpf_xdp_get_buff_len`, and the program ends in a tail call into slot 0 of
+//! a `PROG_ARRAY`, where the daemon keeps its redirecting program (the union
+//! of the flows' filters); with the slot empty the frame passes on to the
+//! host stack. Composing two programs, each verified on its own, leaves the
+//! redirecting program's generator as it is; docs/kernel.md says more.
+//!
 //! [`Attached`] is the program under an `AF_PACKET` socket of its own, bound
 //! to one interface with the smallest receive buffer: [`Attached::swap`]
 //! replaces the program in one step (`SO_ATTACH_BPF`), and dropping it closes
 //! the socket, which detaches the program.
 
-use crate::asm::{Alu, Asm, Insn, Width, R0, R1, R6};
-use crate::codegen::{generate_clauses, Env, Generated, Hook};
+use crate::asm::{Alu, Asm, Insn, Width, R0, R1, R2, R3, R6};
+use crate::codegen::{generate_clauses, Env, Generated, Hook, Vlan};
+use crate::helpers::{TAIL_CALL, XDP_GET_BUFF_LEN};
 use crate::shared::Region;
 use crate::sys::{Error, ProgKind, Program};
 use netsift_isa::PassSet;
@@ -50,6 +61,29 @@ pub enum Action<'a> {
     /// dropped.
     Fpl(&'a netsift_fpl::Program, crate::fpl::Maps),
 }
+
+/// Where the program runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// A socket filter under a packet socket of its own ([`Attached`]), over
+    /// the packets the host received and, with `sent`, those it sent
+    /// (`__sk_buff.pkt_type` `PACKET_OUTGOING`; on loopback a capture keeps
+    /// only the copy that comes back in). It returns 0 for every packet.
+    Socket {
+        /// Whether sent packets count too.
+        sent: bool,
+    },
+    /// An XDP program, over the frames the interface receives (XDP sees no
+    /// others), ending in a tail call into slot 0 of the `PROG_ARRAY` map
+    /// `then` (`XDP_PASS` when the slot is empty).
+    Xdp {
+        /// The `PROG_ARRAY` map's descriptor.
+        then: i32,
+    },
+}
+
+/// `XDP_PASS`.
+const XDP_PASS: i32 = 2;
 
 /// A kernel-resident sink: its action and, per path from the source, the
 /// filters (indices into the program's filters) a packet must pass, in order.
@@ -192,18 +226,26 @@ impl Out {
 }
 
 /// The instructions adding to the `u64` at byte 0 of `mbuf`: 1, or the
-/// packet's length on the wire.
-fn count(mbuf: &Region, bytes: bool) -> Result<Vec<Insn>, GraphError> {
+/// packet's length on the wire (at `level`).
+fn count(mbuf: &Region, bytes: bool, level: Level) -> Result<Vec<Insn>, GraphError> {
     let mut a = Asm::new();
-    if bytes {
-        // The length the ring reports, and 4 for a tag the kernel took out
-        // of the data (the capture puts it back).
-        a.ldx(Width::W, R1, R6, SKB_LEN);
-        a.ldx(Width::W, R0, R6, SKB_VLAN_PRESENT);
-        a.alu64_imm(Alu::Lsh, R0, 2);
-        a.alu64_reg(Alu::Add, R1, R0);
-    } else {
-        a.mov64_imm(R1, 1);
+    match (bytes, level) {
+        (false, _) => a.mov64_imm(R1, 1),
+        (true, Level::Socket { .. }) => {
+            // The length the ring reports, and 4 for a tag the kernel took
+            // out of the data (the capture puts it back).
+            a.ldx(Width::W, R1, R6, SKB_LEN);
+            a.ldx(Width::W, R0, R6, SKB_VLAN_PRESENT);
+            a.alu64_imm(Alu::Lsh, R0, 2);
+            a.alu64_reg(Alu::Add, R1, R0);
+        }
+        (true, Level::Xdp { .. }) => {
+            // Nothing has taken a tag out of the frame yet: its length is
+            // what the UMEM holds, fragments included.
+            a.mov64_reg(R1, R6);
+            a.call(XDP_GET_BUFF_LEN);
+            a.mov64_reg(R1, R0);
+        }
     }
     a.ld_map_value(R0, mbuf.map().fd(), 0);
     a.raw(ATOMIC_ADD_DW, R1, 0, 0);
@@ -211,17 +253,24 @@ fn count(mbuf: &Region, bytes: bool) -> Result<Vec<Insn>, GraphError> {
 }
 
 /// The program for `filters` (pass sets compiled for received packets) and
-/// `sinks`, over the packets the host received and, with `sent`, those it
-/// sent (`__sk_buff.pkt_type` `PACKET_OUTGOING`; on loopback a capture keeps
-/// only the copy that comes back in). It returns 0 for every packet.
+/// `sinks` at `level`.
 pub fn generate(
     filters: &[&PassSet],
     sinks: &[Sink<'_>],
-    sent: bool,
+    level: Level,
 ) -> Result<GraphProgram, GraphError> {
-    let env = Env {
-        keep: None,
-        ..Env::socket(1)
+    let env = match level {
+        Level::Socket { .. } => Env {
+            keep: None,
+            ..Env::socket(1)
+        },
+        Level::Xdp { .. } => Env {
+            keep: None,
+            vlan: Vlan::InData,
+            hook: Hook::XdpVerdict,
+            follow: None,
+            params: false,
+        },
     };
     let mut made = Vec::with_capacity(filters.len());
     for (i, f) in filters.iter().enumerate() {
@@ -235,7 +284,7 @@ pub fn generate(
     // r6 holds the context throughout, as every block expects.
     o.insns.push(insn(0xbf, R6.0, R1.0, 0, 0));
     let end = o.label();
-    if !sent {
+    if let Level::Socket { sent: false } = level {
         o.insns.push(insn(LDX_W, R0.0, R6.0, SKB_PKT_TYPE, 0));
         o.jump(JEQ_K, R0.0, PACKET_OUTGOING, end);
     }
@@ -271,10 +320,10 @@ pub fn generate(
             o.bind(act);
         }
         match &s.action {
-            Action::Packets(r) => o.insns.extend(count(r, false)?),
-            Action::Bytes(r) => o.insns.extend(count(r, true)?),
+            Action::Packets(r) => o.insns.extend(count(r, false, level)?),
+            Action::Bytes(r) => o.insns.extend(count(r, true, level)?),
             Action::Fpl(p, maps) => {
-                let insns = crate::fpl::generate(p, None, *maps, Hook::Skb)
+                let insns = crate::fpl::generate(p, None, *maps, env.hook)
                     .map_err(|e| GraphError::Generate(e.to_string()))?;
                 o.ctx();
                 o.splice(&insns);
@@ -282,9 +331,24 @@ pub fn generate(
         }
         o.bind(next);
     }
-    // Nothing is queued: every packet's answer is 0.
     o.bind(end);
-    o.insns.push(insn(0xb7, R0.0, 0, 0, 0));
+    match level {
+        // Nothing is queued: every packet's answer is 0.
+        Level::Socket { .. } => o.insns.push(insn(0xb7, R0.0, 0, 0, 0)),
+        Level::Xdp { then } => {
+            // On to the redirecting program; back here only without one.
+            let mut a = Asm::new();
+            a.mov64_reg(R1, R6);
+            a.ld_map_fd(R2, then);
+            a.mov64_imm(R3, 0);
+            a.call(TAIL_CALL);
+            a.mov64_imm(R0, XDP_PASS);
+            o.insns.extend(
+                a.finish()
+                    .map_err(|e| GraphError::Generate(e.to_string()))?,
+            );
+        }
+    }
     o.insns.push(insn(EXIT, 0, 0, 0, 0));
     Ok(GraphProgram {
         insns: o.finish()?,

@@ -579,8 +579,10 @@ impl Daemon {
         let spec = st.flows[&flow].graph.clone();
         let graph_flow = match (spec, &added) {
             (Some(spec), Ok((id, _))) => {
-                // Placement (graph/kernel.rs): a ring source's interface.
-                d.graphs.set_below(crate::graph::kernel::below(&s.spec));
+                // Placement (graph/kernel.rs): a ring source's interface, or
+                // an AF_XDP source's program.
+                d.graphs
+                    .set_below(crate::graph::kernel::below(&s.spec, s.redirect()));
                 let env = crate::graph::check::Env {
                     linktype: s.linktype,
                     externs: &self.cfg.externs,

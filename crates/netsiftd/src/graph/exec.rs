@@ -412,7 +412,6 @@ impl Graphs {
             .placed(id)
             .map_or(("daemon", String::new()), |p| (p.runs, p.why.clone()))
     }
-
 }
 
 /// A node for instance `i` of home source `home`'s graph, with a sealed MBuf

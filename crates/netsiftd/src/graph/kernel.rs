@@ -15,6 +15,11 @@
 //! descriptor of the map itself would not do: the kernel refuses to map a
 //! `BPF_F_RDONLY` map descriptor at all, and a writable one is writable.
 //!
+//! On an AF_XDP source (`--copy zero`) the same plan runs at XDP instead
+//! (`Level::Xdp`): the program goes in front of the source's redirecting
+//! program ([`crate::xsk::Redirect::set_graph`]), over the frames the
+//! interface receives, and each placed instance says `xdp`.
+//!
 //! Falling back: a filter the kernel cannot evaluate exactly, or a program
 //! the kernel refuses, sends the instances it would have added to the
 //! daemon (for the instance's life, saying why) and keeps the program in
@@ -23,13 +28,14 @@
 use super::check::Kind;
 use super::place::{self, Ability, Placed, Plan};
 use crate::config::SourceSpec;
+use crate::xsk::Redirect;
 use netsift_ffpf::shm::RwMapping;
 use netsift_graph::{FlowId, Instance, InstanceId, Running};
-use netsift_kernel::graphs::{Action, Attached, GraphError, Sink};
+use netsift_kernel::graphs::{Action, Attached, GraphError, Level, Sink};
 use netsift_kernel::shared::Region;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -117,7 +123,7 @@ pub(crate) struct Kernel {
     active: BTreeSet<FlowId>,
     abilities: BTreeMap<InstanceId, Ability>,
     regions: BTreeMap<InstanceId, Regions>,
-    attached: Option<Attached>,
+    attached: Option<Installed>,
     /// The kernel sinks of the program in place.
     in_program: BTreeSet<InstanceId>,
     plan: Plan,
@@ -130,31 +136,79 @@ pub(crate) struct Below {
     /// The interface's name: a `device` naming another interface is fed by
     /// that one's ring, which this program does not see.
     iface: String,
-    ifindex: u32,
-    /// Loopback: each packet comes back in, and the ring keeps only that
-    /// copy (as libpcap does), so the program skips the sent one.
-    loopback: bool,
+    at: At,
+}
+
+/// The level the program runs at.
+#[derive(Clone, Debug)]
+enum At {
+    /// A socket filter under a packet socket of its own on `ifindex`.
+    Socket {
+        ifindex: u32,
+        /// Loopback: each packet comes back in, and the ring keeps only that
+        /// copy (as libpcap does), so the program skips the sent one.
+        loopback: bool,
+    },
+    /// In front of an AF_XDP source's redirecting program (weak: the source
+    /// owns it, and unlinks it when it stops).
+    Xdp(Weak<Redirect>),
+}
+
+impl Below {
+    /// The level's name, as `runs` says it.
+    fn runs(&self) -> &'static str {
+        match self.at {
+            At::Socket { .. } => "kernel",
+            At::Xdp(_) => "xdp",
+        }
+    }
+}
+
+/// The program in place.
+enum Installed {
+    Socket(Attached),
+    /// Linked in front of the redirecting program; unlinked on drop.
+    Xdp(Weak<Redirect>),
+}
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        if let Installed::Xdp(r) = self {
+            if let Some(r) = r.upgrade() {
+                // On an error the graph's program stays in front, counting
+                // into regions nothing mirrors any more: harmless.
+                let _ = r.set_graph(None);
+            }
+        }
+    }
 }
 
 /// Where a source's graph elements can go below the daemon: its
-/// interface, or why nowhere.
-pub(crate) fn below(spec: &SourceSpec) -> Result<Below, String> {
+/// interface, or why nowhere. `redirect` is an AF_XDP source's program,
+/// while it runs.
+pub(crate) fn below(spec: &SourceSpec, redirect: Option<&Arc<Redirect>>) -> Result<Below, String> {
     match spec {
-        SourceSpec::Ring { iface, .. } if iface == "any" => Err(
-            "`any` is every interface, each with its own link header: not placed below"
-                .into()),
+        SourceSpec::Ring { iface, .. } if iface == "any" => {
+            Err("`any` is every interface, each with its own link header: not placed below".into())
+        }
         SourceSpec::Ring { iface, .. } => {
             let ifindex = netsift_capture::ifindex(iface).map_err(|e| format!("{iface}: {e}"))?;
             let kind = std::fs::read_to_string(format!("/sys/class/net/{iface}/type"));
             Ok(Below {
                 iface: iface.clone(),
-                ifindex: ifindex as u32,
-                loopback: kind.is_ok_and(|t| t.trim() == "772"),
+                at: At::Socket {
+                    ifindex: ifindex as u32,
+                    loopback: kind.is_ok_and(|t| t.trim() == "772"),
+                },
             })
         }
-        SourceSpec::Xdp { .. } => Err("an AF_XDP source (--copy zero): its XDP program does \
-                                        not take graph elements yet"
-            .into()),
+        SourceSpec::Xdp { iface, .. } => match redirect {
+            Some(r) => Ok(Below {
+                iface: iface.clone(),
+                at: At::Xdp(Arc::downgrade(r)),
+            }),
+            None => Err(format!("the AF_XDP source {iface} is not running")),
+        },
         SourceSpec::File { .. } => Err("a capture file has no kernel below the daemon".into()),
     }
 }
@@ -361,7 +415,7 @@ impl Kernel {
         // Each round sends at least one instance to the daemon for good, so
         // this ends; a graph has at most a few hundred instances.
         loop {
-            let below = self.below.as_ref().map(|_| ()).map_err(String::as_str);
+            let below = self.below.as_ref().map(Below::runs).map_err(String::as_str);
             let abilities = &self.abilities;
             let ab = |id: InstanceId| {
                 abilities
@@ -459,16 +513,37 @@ impl Kernel {
                 _ => Err(all(format!("instance {} is not a filter", f.0))),
             })
             .collect::<Result<_, _>>()?;
-        let program = netsift_kernel::graphs::generate(&sets, &sinks, !below.loopback);
+        let level = match &below.at {
+            At::Socket { loopback, .. } => Level::Socket { sent: !loopback },
+            At::Xdp(r) => {
+                let r = r
+                    .upgrade()
+                    .ok_or_else(|| all("the AF_XDP source stopped".into()))?;
+                Level::Xdp { then: r.then_fd() }
+            }
+        };
+        let program = netsift_kernel::graphs::generate(&sets, &sinks, level);
         let program = program.map_err(|e| match e {
             GraphError::NotExact(i) => (vec![filters[i]], e.to_string()),
             e => all(e.to_string()),
         })?;
-        match &mut self.attached {
-            Some(a) => a.swap(&program).map_err(|e| all(e.to_string())),
-            None => {
-                let a = Attached::open(below.ifindex, &program).map_err(|e| all(e.to_string()))?;
-                self.attached = Some(a);
+        match (&mut self.attached, &below.at) {
+            (Some(Installed::Socket(a)), At::Socket { .. }) => {
+                a.swap(&program).map_err(|e| all(e.to_string()))
+            }
+            (_, At::Socket { ifindex, .. }) => {
+                let a = Attached::open(*ifindex, &program).map_err(|e| all(e.to_string()))?;
+                self.attached = Some(Installed::Socket(a));
+                Ok(())
+            }
+            (_, At::Xdp(r)) => {
+                let redirect = r
+                    .upgrade()
+                    .ok_or_else(|| all("the AF_XDP source stopped".into()))?;
+                redirect.set_graph(Some(&program.insns)).map_err(all)?;
+                if !matches!(self.attached, Some(Installed::Xdp(_))) {
+                    self.attached = Some(Installed::Xdp(Weak::clone(r)));
+                }
                 Ok(())
             }
         }

@@ -47,7 +47,8 @@ pub(crate) enum Ability {
 /// Where an instance runs, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Placed {
-    /// `kernel` or `daemon` (`xdp` once the AF_XDP program takes graphs).
+    /// `kernel` (a socket filter), `xdp` (an AF_XDP source's XDP program) or
+    /// `daemon`.
     pub(crate) runs: &'static str,
     /// Why there, as `netsift flow -d --graph` prints it.
     pub(crate) why: String,
@@ -68,7 +69,7 @@ impl Plan {
     pub(crate) fn resident(&self) -> BTreeSet<InstanceId> {
         self.placed
             .iter()
-            .filter(|(_, p)| p.runs == "kernel")
+            .filter(|(_, p)| p.runs != "daemon")
             .map(|(id, _)| *id)
             .collect()
     }
@@ -126,13 +127,13 @@ fn paths(
 }
 
 /// The plan for `running` with the flows `active` active, what each
-/// instance can do (`ability`), and `below`: whether the source has a kernel
-/// level to place instances in (the reason when it has none).
+/// instance can do (`ability`), and `below`: the source's kernel level to
+/// place instances in (`kernel` or `xdp`), or the reason it has none.
 pub(crate) fn plan(
     running: &Running,
     active: &BTreeSet<FlowId>,
     ability: &dyn Fn(InstanceId) -> Ability,
-    below: Result<(), &str>,
+    below: Result<&'static str, &str>,
 ) -> Plan {
     let mut used = BTreeSet::new();
     let mut delivers = BTreeSet::new();
@@ -156,7 +157,7 @@ pub(crate) fn plan(
         }
         let r = below
             .map_err(str::to_string)
-            .and_then(|()| paths(running, id, ability));
+            .and_then(|_| paths(running, id, ability));
         match r {
             Ok(ps) => p.sinks.push((id, ps)),
             Err(e) => {
@@ -184,15 +185,10 @@ pub(crate) fn plan(
     for i in running.instances() {
         let id = i.id;
         let placed = if resident.contains(&id) {
-            let why = if ability(id) == Ability::MbufOnly {
-                "only its MBuf changes: the graph's socket filter updates it, and no packet \
-                 is copied to user space for it"
-            } else {
-                "only instances in the kernel read it: the graph's socket filter evaluates it"
-            };
+            let level = below.unwrap_or("kernel");
             Placed {
-                runs: "kernel",
-                why: why.into(),
+                runs: level,
+                why: resident_why(level, ability(id) == Ability::MbufOnly).into(),
             }
         } else if !used.contains(&id) {
             Placed {
@@ -214,6 +210,29 @@ pub(crate) fn plan(
         p.placed.insert(id, placed);
     }
     p
+}
+
+/// Why a resident instance runs at `level` (`kernel` or `xdp`): a sink
+/// (`sink`) or a filter or source only resident instances read.
+fn resident_why(level: &str, sink: bool) -> &'static str {
+    match (level, sink) {
+        ("xdp", true) => {
+            "only its MBuf changes: the graph's XDP program updates it before the redirect \
+             decision, over the frames the interface receives (XDP sees no sent ones), and \
+             no frame is redirected to the daemon for it"
+        }
+        ("xdp", false) => {
+            "only instances at XDP read it: the graph's XDP program evaluates it on each \
+             received frame, its VLAN tags in place"
+        }
+        (_, true) => {
+            "only its MBuf changes: the graph's socket filter updates it, and no packet \
+             is copied to user space for it"
+        }
+        (_, false) => {
+            "only instances in the kernel read it: the graph's socket filter evaluates it"
+        }
+    }
 }
 
 /// The lowest level that could run instance `id` as a filter: `kernel` or
@@ -360,14 +379,14 @@ mod tests {
         let [a, b, c] = flows[..] else { panic!() };
         let ab = by_class(&r);
         let only_a: BTreeSet<FlowId> = [a].into();
-        let p = plan(&r, &only_a, &ab, Ok(()));
+        let p = plan(&r, &only_a, &ab, Ok("kernel"));
         assert_eq!(runs(&r, &p, a), ["kernel", "kernel", "kernel"]);
         assert_eq!(p.sinks.len(), 1);
         let udp = r.flow(a).unwrap().instances[1];
         assert_eq!(p.sinks[0].1, vec![vec![udp]]);
         // B reads the shared udp filter in the daemon: it runs there too, and
         // the kernel evaluates it again for A's counter.
-        let p = plan(&r, &[a, b, c].into(), &ab, Ok(()));
+        let p = plan(&r, &[a, b, c].into(), &ab, Ok("kernel"));
         assert_eq!(runs(&r, &p, a), ["daemon", "daemon", "kernel"]);
         assert_eq!(runs(&r, &p, b), ["daemon", "daemon", "daemon"]);
         assert!(
@@ -388,7 +407,7 @@ mod tests {
         let count = r.flow(a).unwrap().instances[2];
         assert_eq!(p.placed[&count].why, "a capture file");
         // A paused flow's instances run nowhere.
-        let p = plan(&r, &BTreeSet::new(), &ab, Ok(()));
+        let p = plan(&r, &BTreeSet::new(), &ab, Ok("kernel"));
         assert!(p.placed.values().all(|x| x.why == "no active flow uses it"));
     }
 

@@ -1,0 +1,202 @@
+//! Graph elements placed at XDP on an AF_XDP source (`--copy zero`;
+//! docs/daemon.md, "Placement"), through the real daemon on a veth pair in
+//! a namespace the test makes (root and bpf(2) needed):
+//!
+//! - a counting graph runs in the source's XDP program (`runs` is `xdp`):
+//!   its packet counter behind `udp` counts exactly what libpcap accepts of
+//!   the frames sent, VLAN-tagged ones included (XDP sees the tags), a byte
+//!   counter every byte of every frame, and not one frame reaches the daemon;
+//!   paused, the counts stay;
+//! - next to a flow the daemon serves, the graph's program hands every frame
+//!   on to the redirecting program: the flow gets exactly libpcap's frames
+//!   while the counter counts at XDP.
+
+mod common;
+
+use common::Connect;
+use netsift_ffpf::{Client, Flow, FlowSpec, GraphView};
+use netsift_testkit::daemon::Daemon;
+use netsift_testkit::frames::Frame;
+use netsift_testkit::netns::{Side, VethPair};
+use netsift_testkit::{require, Need};
+use netsift_wire::LinkType;
+use std::time::{Duration, Instant};
+
+fn bpf() -> Result<(), String> {
+    netsift_kernel::shared::Region::create(8)
+        .map(drop)
+        .map_err(|e| format!("bpf(2) maps: {e}"))
+}
+
+/// A veth pair, a zero-copy daemon owning its end `va` in the pair's
+/// namespace, and a client of it.
+fn start() -> (VethPair, Daemon, Client) {
+    let pair = VethPair::new();
+    let (ns, dev) = pair.end(Side::A);
+    let d = common::daemon(Some(ns), &["--iface", dev, "--copy", "zero"]);
+    let c = d.client();
+    (pair, d, c)
+}
+
+/// An active flow on `dev`: graph `graph`, or filter `filter`.
+fn active(c: &Client, dev: &str, graph: Option<&str>, filter: &str) -> Flow {
+    let mut f = c
+        .create(&FlowSpec {
+            source: dev.into(),
+            graph: graph.map(str::to_string),
+            filter: filter.into(),
+            ..FlowSpec::default()
+        })
+        .unwrap_or_else(|e| panic!("{graph:?} {filter:?}: {e}"));
+    f.instantiate().unwrap();
+    f.activate().unwrap();
+    f
+}
+
+/// UDP frames to port 1234 and to port 53, TCP frames, and tagged UDP
+/// frames (VLAN 7), interleaved.
+fn mixed(n: u32) -> Vec<Vec<u8>> {
+    (0..n)
+        .map(|i| match i % 4 {
+            0 => netsift_testkit::frames::numbered_udp_from(i, 5000 + i as u16),
+            1 => netsift_testkit::frames::numbered(i, None, 8)
+                .udp(4000, 53)
+                .build(),
+            2 => Frame::default()
+                .ipv4([10, 0, 0, 2], [10, 0, 0, 1])
+                .tcp(40000 + (i % 3) as u16, 80, 0x10)
+                .payload(&i.to_be_bytes())
+                .build(),
+            _ => netsift_testkit::frames::numbered(i, Some(7), 8)
+                .udp(4000, 53)
+                .build(),
+        })
+        .collect()
+}
+
+/// How many of `frames` libpcap's `expr` accepts.
+fn libpcap(expr: &str, frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
+    let o = netsift_oracle::Filter::compile(LinkType::EN10MB, expr).unwrap();
+    frames
+        .iter()
+        .filter(|f| o.accepts(f, f.len() as u32))
+        .cloned()
+        .collect()
+}
+
+fn runs(v: &GraphView) -> Vec<(&str, &str)> {
+    v.instances
+        .iter()
+        .map(|i| (i.class.as_str(), i.runs.as_str()))
+        .collect()
+}
+
+/// Waits until `f` holds, for at most 10 s.
+fn until(what: &str, mut f: impl FnMut() -> bool) {
+    let end = Instant::now() + Duration::from_secs(10);
+    while !f() {
+        assert!(Instant::now() < end, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_counting_graph_runs_at_xdp_and_no_frame_reaches_the_daemon() {
+    require!(Need::Netns, Need::Check(bpf()));
+    let (pair, _d, c) = start();
+    let dev = pair.end(Side::A).1;
+    let packets = format!(r#"(device,{dev}) -> (pcap,"udp") -> (packetcount,,8)"#);
+    let bytes = format!(r#"(device,{dev}) -> (bytecount,,8)"#);
+    let mut fp = active(&c, dev, Some(&packets), "");
+    let mut fb = active(&c, dev, Some(&bytes), "");
+    let v = c.graph(dev).unwrap();
+    let at_xdp = [
+        ("device", "xdp"),
+        ("pcap", "xdp"),
+        ("packetcount", "xdp"),
+        ("bytecount", "xdp"),
+    ];
+    assert_eq!(runs(&v), at_xdp, "{v:#?}");
+    assert!(v.instances[2].why.contains("XDP program"), "{v:#?}");
+    assert!(v.instances[2].why.contains("receives"), "{v:#?}");
+    let stats = |c: &Client| c.daemon_stats().unwrap().sources[0].clone();
+    let s = stats(&c);
+    assert_eq!((s.kind.as_str(), s.kernel_clauses), ("xdp", 0), "{s:?}");
+    // The socket is bound once the group exists: give it a moment.
+    std::thread::sleep(Duration::from_millis(300));
+
+    let frames = mixed(200);
+    let udp = libpcap("udp", &frames).len() as u64;
+    // Tagged UDP is not `udp` to libpcap: 100 untagged of 150 UDP frames.
+    assert_eq!(udp, 100);
+    let all: u64 = frames.iter().map(|f| f.len() as u64).sum();
+    common::veth::send(&pair, &frames);
+    let (mp, mb) = (fp.mbuf(2).unwrap(), fb.mbuf(1).unwrap());
+    until("the counts at XDP", || {
+        mp.u64(0) == Some(udp) && mb.u64(0) == Some(all)
+    });
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!((mp.u64(0), mb.u64(0)), (Some(udp), Some(all)));
+    // Not one frame was redirected to the daemon.
+    let s = stats(&c);
+    assert_eq!((s.packets, s.kernel_dropped), (0, 0), "{s:?}");
+
+    // Paused, nothing counts any more and the counts stay.
+    fp.pause().unwrap();
+    fb.pause().unwrap();
+    let v = c.graph(dev).unwrap();
+    assert!(v.instances.iter().all(|i| i.runs == "daemon"), "{v:#?}");
+    common::veth::send(&pair, &frames[..20]);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!((mp.u64(0), mb.u64(0)), (Some(udp), Some(all)));
+    // Active again: the same MBufs count on.
+    fp.activate().unwrap();
+    fb.activate().unwrap();
+    common::veth::send(&pair, &frames);
+    until("the counts after resuming", || {
+        mp.u64(0) == Some(2 * udp) && mb.u64(0) == Some(2 * all)
+    });
+    fp.close().unwrap();
+    fb.close().unwrap();
+}
+
+#[test]
+fn next_to_a_served_flow_the_graph_hands_every_frame_on() {
+    require!(Need::Netns, Need::Check(bpf()));
+    let (pair, _d, c) = start();
+    let dev = pair.end(Side::A).1;
+    let g = format!(r#"(device,{dev}) -> (pcap,"udp") -> (packetcount,,8)"#);
+    let fg = active(&c, dev, Some(&g), "");
+    let mut f = active(&c, dev, None, "udp port 53");
+    let v = c.graph(dev).unwrap();
+    assert_eq!(v.instances[2].runs, "xdp", "{v:#?}");
+    std::thread::sleep(Duration::from_millis(300));
+
+    let frames = mixed(200);
+    let want = libpcap("udp port 53", &frames);
+    assert_eq!(want.len(), 50);
+    common::veth::send(&pair, &frames);
+    let mut got = Vec::new();
+    let end = Instant::now() + Duration::from_secs(10);
+    while got.len() < want.len() && Instant::now() < end {
+        let r = f.reader().unwrap();
+        r.wait_for(1, Duration::from_millis(100)).unwrap();
+        got.extend(common::veth::drain(&mut f));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    got.extend(common::veth::drain(&mut f));
+    assert!(
+        got == want,
+        "{} frames, not libpcap's {}",
+        got.len(),
+        want.len()
+    );
+    let m = fg.mbuf(2).unwrap();
+    until("the count at XDP", || m.u64(0) == Some(100));
+    // Only what the flow's clause keeps was redirected to the daemon.
+    let s = c.daemon_stats().unwrap().sources[0].clone();
+    assert_eq!(s.packets, want.len() as u64, "{s:?}");
+    // The counter did not run in the daemon: its instance saw nothing there.
+    let v = c.graph(dev).unwrap();
+    assert_eq!(v.instances[2].seen, 0, "{v:#?}");
+}
