@@ -13,6 +13,10 @@
 //! on each (the price of keeping no state between blocks); a sink with
 //! stateful code runs at most once per packet.
 //!
+//! A `sampler` whose every reader is such a sink fed by it alone runs there
+//! too ([`Action::Sample`]): an atomic fetch-and-add on its counter region
+//! decides, per packet, whether the sinks behind it run.
+//!
 //! Each filter (a pass set, as [`crate::codegen::generate_clauses`] makes a
 //! one-clause program: loads bounds-checked, so a short packet fails the
 //! filter and does not end the program) and each FPL sink
@@ -60,6 +64,19 @@ pub enum Action<'a> {
     /// An FPL program over its MBuf and register regions; its verdict is
     /// dropped.
     Fpl(&'a netsift_fpl::Program, crate::fpl::Maps),
+    /// `sampler`: adds 1 to the native-endian `u64` at byte 0 of `counter`
+    /// and runs `then` (actions of their own, no sampler) on the packet that
+    /// makes it a multiple of `rate`: with the counter started at the
+    /// daemon's count since the last packet passed, the `rate`-th packet
+    /// since passes, as in the daemon (a rate of 0 passes every packet).
+    Sample {
+        /// Its counter region.
+        counter: &'a Region,
+        /// 1 in `rate` passes.
+        rate: u32,
+        /// What runs on a packet it passes.
+        then: Vec<Action<'a>>,
+    },
 }
 
 /// Where the program runs.
@@ -140,12 +157,16 @@ pub struct GraphProgram {
     _filters: Vec<Generated>,
 }
 
-/// `BPF_JMP | BPF_JA`, `BPF_JMP | BPF_JEQ | BPF_K`, `BPF_JMP | BPF_EXIT`.
+/// `BPF_JMP | BPF_JA`, `BPF_JMP | BPF_JEQ | BPF_K`, `BPF_JMP | BPF_JNE |
+/// BPF_K`, `BPF_JMP | BPF_EXIT`.
 const JA: u8 = 0x05;
 const JEQ_K: u8 = 0x15;
+const JNE_K: u8 = 0x55;
 const EXIT: u8 = 0x95;
-/// `BPF_STX | BPF_ATOMIC | BPF_DW` with `imm = BPF_ADD`.
+/// `BPF_STX | BPF_ATOMIC | BPF_DW` with `imm = BPF_ADD` (and `BPF_FETCH`:
+/// `src` gets the old value).
 const ATOMIC_ADD_DW: u8 = 0xdb;
+const FETCH: i32 = 0x01;
 /// `__sk_buff.len`, `pkt_type` and `vlan_present`, bytes of the context.
 const SKB_LEN: i16 = 0;
 const SKB_PKT_TYPE: i16 = 4;
@@ -252,6 +273,55 @@ fn count(mbuf: &Region, bytes: bool, level: Level) -> Result<Vec<Insn>, GraphErr
     a.finish().map_err(|e| GraphError::Generate(e.to_string()))
 }
 
+/// `action` on a packet that reached it; a sampler that does not pass it
+/// goes on to `next`.
+fn act(
+    o: &mut Out,
+    action: &Action<'_>,
+    level: Level,
+    hook: Hook,
+    next: usize,
+) -> Result<(), GraphError> {
+    match action {
+        Action::Packets(r) => o.insns.extend(count(r, false, level)?),
+        Action::Bytes(r) => o.insns.extend(count(r, true, level)?),
+        Action::Fpl(p, maps) => {
+            let insns = crate::fpl::generate(p, None, *maps, hook)
+                .map_err(|e| GraphError::Generate(e.to_string()))?;
+            o.ctx();
+            o.splice(&insns);
+        }
+        Action::Sample {
+            counter,
+            rate,
+            then,
+        } => {
+            // One atomic fetch-and-add: each packet gets a count of its own
+            // however many CPUs run the program, so exactly 1 in `rate`
+            // passes.
+            let mut a = Asm::new();
+            a.mov64_imm(R1, 1);
+            a.ld_map_value(R0, counter.map().fd(), 0);
+            a.raw(ATOMIC_ADD_DW, R1, 0, FETCH);
+            a.alu64_imm(Alu::Add, R1, 1);
+            a.ld_imm64(R2, u64::from((*rate).max(1)));
+            a.alu64_reg(Alu::Mod, R1, R2);
+            o.insns.extend(
+                a.finish()
+                    .map_err(|e| GraphError::Generate(e.to_string()))?,
+            );
+            o.jump(JNE_K, R1.0, 0, next);
+            for t in then {
+                if matches!(t, Action::Sample { .. }) {
+                    return Err(GraphError::Shape("a sampler behind a sampler".into()));
+                }
+                act(o, t, level, hook, next)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The program for `filters` (pass sets compiled for received packets) and
 /// `sinks` at `level`.
 pub fn generate(
@@ -319,16 +389,7 @@ pub fn generate(
             o.jump(JA, 0, 0, next);
             o.bind(act);
         }
-        match &s.action {
-            Action::Packets(r) => o.insns.extend(count(r, false, level)?),
-            Action::Bytes(r) => o.insns.extend(count(r, true, level)?),
-            Action::Fpl(p, maps) => {
-                let insns = crate::fpl::generate(p, None, *maps, env.hook)
-                    .map_err(|e| GraphError::Generate(e.to_string()))?;
-                o.ctx();
-                o.splice(&insns);
-            }
-        }
+        act(&mut o, &s.action, level, env.hook, next)?;
         o.bind(next);
     }
     o.bind(end);

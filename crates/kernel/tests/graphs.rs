@@ -173,3 +173,61 @@ fn at_xdp_the_counters_see_tagged_frames_whole_and_hand_on() {
         .unwrap();
     counts_at(level, ProgKind::Xdp, &frames, XDP_DROP);
 }
+
+#[test]
+fn a_sampler_passes_1_in_n_from_the_count_it_was_given() {
+    require!(Need::Root, bpf());
+    let frames = frames();
+    let udp = netsift_swift::compile("udp", LinkType::EN10MB).unwrap();
+    let c = netsift_engine::Compiled::new(udp.clone());
+    let n = frames
+        .iter()
+        .filter(|f| c.matches(&mut netsift_engine::Scratch::new(), f, f.len() as u32))
+        .count() as u64;
+    let then = Map::create(MapKind::ProgArray, 4, 4, 1).unwrap();
+    for (level, kind) in [
+        (Level::Socket { sent: true }, ProgKind::SchedCls),
+        (Level::Xdp { then: then.fd() }, ProgKind::Xdp),
+    ] {
+        for (rate, start) in [(3u32, 2u64), (7, 0), (1, 0), (0, 0)] {
+            let (counter, sampled, bytes) = (
+                Region::create(8).unwrap(),
+                Region::create(8).unwrap(),
+                Region::create(8).unwrap(),
+            );
+            // The daemon's count since the last packet it passed, carried in.
+            counter.dwords()[0].store(start, Ordering::Release);
+            let sinks = [Sink {
+                action: Action::Sample {
+                    counter: &counter,
+                    rate,
+                    then: vec![Action::Packets(&sampled), Action::Bytes(&bytes)],
+                },
+                paths: vec![vec![0]],
+            }];
+            let g = generate(&[&udp], &sinks, level).unwrap();
+            let prog = Program::load(kind, "graph", &g.insns).unwrap();
+            let mut want = (0u64, 0u64);
+            let mut since = start;
+            for f in &frames {
+                prog.test_run(f, 1).unwrap();
+                // The daemon's sampler (graph/exec.rs), step by step.
+                if c.matches(&mut netsift_engine::Scratch::new(), f, f.len() as u32) {
+                    since += 1;
+                    if since >= u64::from(rate) {
+                        since = 0;
+                        want = (want.0 + 1, want.1 + f.len() as u64);
+                    }
+                }
+            }
+            assert_eq!(word(&counter), start + n, "{level:?} 1 in {rate}");
+            assert_eq!(word(&counter) % u64::from(rate.max(1)), since);
+            assert_eq!(
+                (word(&sampled), word(&bytes)),
+                want,
+                "{level:?} 1 in {rate}"
+            );
+            assert!(want.0 > 0);
+        }
+    }
+}
