@@ -9,7 +9,13 @@
 //!   paused, the counts stay;
 //! - next to a flow the daemon serves, the graph's program hands every frame
 //!   on to the redirecting program: the flow gets exactly libpcap's frames
-//!   while the counter counts at XDP.
+//!   while the counter counts at XDP;
+//! - a sampler feeding only a counter runs at XDP with it, 1 in N exactly,
+//!   its MBuf showing the daemon's count; when a flow takes what it passes
+//!   it moves to the daemon with its count and samples on exactly where the
+//!   kernel stopped (the flow gets the very frames the daemon's sampler
+//!   picks); under a ring (AF_PACKET) the same sampler runs in the graph's
+//!   socket filter, as exactly.
 
 mod common;
 
@@ -31,9 +37,16 @@ fn bpf() -> Result<(), String> {
 /// A veth pair, a zero-copy daemon owning its end `va` in the pair's
 /// namespace, and a client of it.
 fn start() -> (VethPair, Daemon, Client) {
+    start_with(&["--copy", "zero"])
+}
+
+/// [`start`] with the daemon's flags `more` instead.
+fn start_with(more: &[&str]) -> (VethPair, Daemon, Client) {
     let pair = VethPair::new();
     let (ns, dev) = pair.end(Side::A);
-    let d = common::daemon(Some(ns), &["--iface", dev, "--copy", "zero"]);
+    let mut args = vec!["--iface", dev];
+    args.extend(more);
+    let d = common::daemon(Some(ns), &args);
     let c = d.client();
     (pair, d, c)
 }
@@ -199,4 +212,90 @@ fn next_to_a_served_flow_the_graph_hands_every_frame_on() {
     // The counter did not run in the daemon: its instance saw nothing there.
     let v = c.graph(dev).unwrap();
     assert_eq!(v.instances[2].seen, 0, "{v:#?}");
+}
+
+#[test]
+fn a_sampler_runs_at_xdp_with_its_counter_and_comes_back_exactly() {
+    require!(Need::Netns, Need::Check(bpf()));
+    let (pair, _d, c) = start();
+    let dev = pair.end(Side::A).1;
+    let prefix = format!(r#"(device,{dev}) -> (pcap,"udp") -> (sampler,3,4)"#);
+    let counted = format!("{prefix} -> (packetcount,,8)");
+    let fa = active(&c, dev, Some(&counted), "");
+    let v = c.graph(dev).unwrap();
+    assert_eq!(
+        runs(&v),
+        [
+            ("device", "xdp"),
+            ("pcap", "xdp"),
+            ("sampler", "xdp"),
+            ("packetcount", "xdp")
+        ],
+        "{v:#?}"
+    );
+    assert!(v.instances[2].why.contains("1 in N"), "{v:#?}");
+    std::thread::sleep(Duration::from_millis(300));
+
+    let frames = mixed(200);
+    let udp = libpcap("udp", &frames);
+    assert_eq!(udp.len(), 100);
+    common::veth::send(&pair, &frames);
+    let (sampled, since) = (fa.mbuf(3).unwrap(), fa.mbuf(2).unwrap());
+    // 1 in 3 of 100: the 3rd, 6th, ... 99th; one since.
+    until("the sample at XDP", || {
+        sampled.u64(0) == Some(33) && since.u32(0) == Some(1)
+    });
+    let s = c.daemon_stats().unwrap().sources[0].clone();
+    assert_eq!(s.packets, 0, "{s:?}");
+
+    // A flow that takes what the sampler passes: it runs in the daemon now,
+    // from the count the kernel reached.
+    let mut fb = active(&c, dev, Some(&prefix), "");
+    let v = c.graph(dev).unwrap();
+    assert!(v.instances.iter().all(|i| i.runs == "daemon"), "{v:#?}");
+    std::thread::sleep(Duration::from_millis(300));
+    common::veth::send(&pair, &frames);
+    // The 102nd, 105th, ... 198th UDP frame overall: 33 more.
+    let want: Vec<Vec<u8>> = udp
+        .iter()
+        .enumerate()
+        .filter(|(j, _)| (100 + j + 1) % 3 == 0)
+        .map(|(_, f)| f.clone())
+        .collect();
+    assert_eq!(want.len(), 33);
+    let mut got = Vec::new();
+    let end = Instant::now() + Duration::from_secs(10);
+    while got.len() < want.len() && Instant::now() < end {
+        let r = fb.reader().unwrap();
+        r.wait_for(1, Duration::from_millis(100)).unwrap();
+        got.extend(common::veth::drain(&mut fb));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    got.extend(common::veth::drain(&mut fb));
+    assert!(got == want, "{} frames, not the 33 sampled", got.len());
+    until("the sample in the daemon", || {
+        sampled.u64(0) == Some(66) && since.u32(0) == Some(2)
+    });
+}
+
+#[test]
+fn under_a_ring_a_sampler_runs_in_the_socket_filter_as_exactly() {
+    require!(Need::Netns, Need::Check(bpf()));
+    let (pair, _d, c) = start_with(&[]);
+    let dev = pair.end(Side::A).1;
+    let g = format!(r#"(device,{dev}) -> (pcap,"udp") -> (sampler,7,4) -> (bytecount,,8)"#);
+    let f = active(&c, dev, Some(&g), "");
+    let v = c.graph(dev).unwrap();
+    assert!(v.instances.iter().all(|i| i.runs == "kernel"), "{v:#?}");
+    let frames = mixed(200);
+    let udp = libpcap("udp", &frames);
+    // The 7th, 14th, ... 98th UDP frame: 14 of them, 2 since.
+    let bytes: u64 = udp.iter().skip(6).step_by(7).map(|f| f.len() as u64).sum();
+    common::veth::send(&pair, &frames);
+    let (sum, since) = (f.mbuf(3).unwrap(), f.mbuf(2).unwrap());
+    until("the sample in the kernel", || {
+        sum.u64(0) == Some(bytes) && since.u32(0) == Some(2)
+    });
+    let s = c.daemon_stats().unwrap().sources[0].clone();
+    assert_eq!(s.packets, 0, "{s:?}");
 }

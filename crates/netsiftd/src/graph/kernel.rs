@@ -47,11 +47,25 @@ pub(crate) const MIRROR_EVERY: Duration = Duration::from_millis(5);
 pub(crate) struct Regions {
     mbuf: Arc<Region>,
     fpl: Option<(Region, netsift_fpl::Program)>,
+    /// A sampler's rate: its region counts every packet that reached it,
+    /// and its MBuf shows that count modulo the rate.
+    rate: Option<u32>,
+    /// The MBuf's length, as the instance asked for it.
+    len: usize,
+}
+
+/// How a region reaches a memfd: its first bytes as they are, or a
+/// sampler's count modulo its rate as the first word (the daemon's MBuf:
+/// 4 bytes of count, then zeros).
+#[derive(Clone, Copy)]
+enum Shown {
+    Bytes(usize),
+    Count(u32),
 }
 
 /// What the mirror copies: per kernel-run instance, its region, its
-/// memfd's mapping and its MBuf's length.
-type Pairs = Vec<(Arc<Region>, Arc<RwMapping>, usize)>;
+/// memfd's mapping and what it shows.
+type Pairs = Vec<(Arc<Region>, Arc<RwMapping>, Shown)>;
 
 /// The thread copying regions into memfds while some instance runs below.
 struct Mirror {
@@ -69,8 +83,17 @@ impl Drop for Mirror {
     }
 }
 
-/// Copies `region`'s first `len` bytes (whole words) into `map`.
-fn mirror(region: &Region, map: &RwMapping, len: usize) {
+/// Copies what `region` shows into `map`: its first bytes (whole words),
+/// or a sampler's count.
+fn mirror(region: &Region, map: &RwMapping, shown: Shown) {
+    let len = match shown {
+        Shown::Bytes(len) => len,
+        Shown::Count(rate) => {
+            let since = region.dwords()[0].load(Ordering::Relaxed) % u64::from(rate.max(1));
+            map.store_words(0, &since.to_ne_bytes());
+            return;
+        }
+    };
     let mut buf = [0u8; 8];
     for (i, w) in region.dwords().iter().take(len.div_ceil(8)).enumerate() {
         buf.copy_from_slice(&w.load(Ordering::Relaxed).to_ne_bytes());
@@ -83,6 +106,13 @@ fn lock(p: &Mutex<Pairs>) -> std::sync::MutexGuard<'_, Pairs> {
 }
 
 impl Regions {
+    /// A sampler's packets since the last it passed, as the daemon counts
+    /// them: the region's count modulo the rate.
+    pub(crate) fn since(&self) -> u32 {
+        let rate = u64::from(self.rate.unwrap_or(1).max(1));
+        (self.mbuf.dwords()[0].load(Ordering::Relaxed) % rate) as u32
+    }
+
     /// The MBuf's first `mem.len()` bytes into `mem`.
     pub(crate) fn load(&self, mem: &mut [u8]) {
         for (w, chunk) in self.mbuf.dwords().iter().zip(mem.chunks_mut(8)) {
@@ -291,11 +321,7 @@ impl Kernel {
             Kind::Bpf(_) => Ability::Daemon(
                 "classic BPF runs in the daemon's interpreter, not compiled to eBPF".into(),
             ),
-            Kind::Sampler(_) => Ability::Daemon(
-                "a sampler passes packets on, which a socket filter cannot hand to the next \
-                 instance"
-                    .into(),
-            ),
+            Kind::Sampler(_) => Ability::Sampler,
             Kind::PacketCount | Kind::ByteCount if i.mbuf >= 8 => Ability::MbufOnly,
             Kind::PacketCount | Kind::ByteCount => {
                 Ability::Daemon("no MBuf to count in (it asks for fewer than 8 bytes)".into())
@@ -321,14 +347,20 @@ impl Kernel {
                 Ability::Daemon("a native filter is a shared object loaded by the daemon".into())
             }
         };
+        let rate = match kind {
+            Kind::Sampler(rate) => Some(*rate),
+            _ => None,
+        };
         let ability = match (ability, &self.below) {
-            (Ability::MbufOnly, Ok(_)) => match regions(i, program) {
-                Ok(r) => {
-                    self.regions.insert(i.id, r);
-                    Ability::MbufOnly
+            (a @ (Ability::MbufOnly | Ability::Sampler), Ok(_)) => {
+                match regions(i, program, rate) {
+                    Ok(r) => {
+                        self.regions.insert(i.id, r);
+                        a
+                    }
+                    Err(e) => Ability::Daemon(format!("its MBuf in the kernel: {e}")),
                 }
-                Err(e) => Ability::Daemon(format!("its MBuf in the kernel: {e}")),
-            },
+            }
             (a, _) => a,
         };
         self.abilities.insert(i.id, ability);
@@ -362,14 +394,20 @@ impl Kernel {
             .into_iter()
             .filter_map(|(id, map)| {
                 let r = self.regions.get(&id)?;
-                Some((Arc::clone(&r.mbuf), map, r.mbuf.len()))
+                let shown = match r.rate {
+                    // The daemon's sampler shows its count where it has room.
+                    Some(rate) if r.len >= 4 => Shown::Count(rate),
+                    Some(_) => Shown::Bytes(0),
+                    None => Shown::Bytes(r.mbuf.len()),
+                };
+                Some((Arc::clone(&r.mbuf), map, shown))
             })
             .collect();
         if pairs.is_empty() {
             // Joined on drop, after a last copy of what it mirrored.
             if let Some(m) = self.mirror.take() {
-                for (r, map, len) in lock(&m.pairs).iter() {
-                    mirror(r, map, *len);
+                for (r, map, shown) in lock(&m.pairs).iter() {
+                    mirror(r, map, *shown);
                 }
             }
             return;
@@ -385,8 +423,8 @@ impl Kernel {
             .name("mbuf mirror".into())
             .spawn(move || {
                 while !s.load(Ordering::Relaxed) {
-                    for (r, map, len) in lock(&p).iter() {
-                        mirror(r, map, *len);
+                    for (r, map, shown) in lock(&p).iter() {
+                        mirror(r, map, *shown);
                     }
                     std::thread::sleep(MIRROR_EVERY);
                 }
@@ -433,6 +471,8 @@ impl Kernel {
             match self.install(&plan, kind) {
                 Ok(()) => {
                     self.in_program = plan.sinks.iter().map(|(id, _)| *id).collect();
+                    self.in_program
+                        .extend(plan.behind.values().flatten().copied());
                     self.plan = plan;
                     break;
                 }
@@ -460,6 +500,43 @@ impl Kernel {
         (self.plan.resident(), trouble)
     }
 
+    /// What kernel sink `id` does in `plan`'s program: a sampler runs the
+    /// sinks behind it.
+    fn action<'k>(
+        &self,
+        id: InstanceId,
+        kind: &dyn Fn(InstanceId) -> Option<&'k Kind>,
+        plan: &Plan,
+    ) -> Result<Action<'_>, String> {
+        let r = self
+            .regions
+            .get(&id)
+            .ok_or_else(|| format!("instance {} has no region", id.0))?;
+        Ok(match (kind(id), &r.fpl) {
+            (Some(Kind::PacketCount), _) => Action::Packets(r.mbuf.as_ref()),
+            (Some(Kind::ByteCount), _) => Action::Bytes(r.mbuf.as_ref()),
+            (Some(Kind::Fpl(..)), Some((regs, p))) => Action::Fpl(
+                p,
+                netsift_kernel::fpl::Maps {
+                    mbuf: r.mbuf.map().fd(),
+                    regs: regs.map().fd(),
+                },
+            ),
+            (Some(Kind::Sampler(rate)), _) => Action::Sample {
+                counter: r.mbuf.as_ref(),
+                rate: *rate,
+                then: plan
+                    .behind
+                    .get(&id)
+                    .into_iter()
+                    .flatten()
+                    .map(|s| self.action(*s, kind, plan))
+                    .collect::<Result<_, _>>()?,
+            },
+            _ => return Err(format!("instance {} cannot count", id.0)),
+        })
+    }
+
     /// Generates `plan`'s program and puts it under the socket; on an error,
     /// the instances to blame (a filter that is not exact, or every sink).
     fn install<'k>(
@@ -468,7 +545,12 @@ impl Kernel {
         kind: &dyn Fn(InstanceId) -> Option<&'k Kind>,
     ) -> Result<(), (Vec<InstanceId>, String)> {
         let below = self.below.clone().map_err(|e| (Vec::new(), e))?;
-        let sinks_ids: Vec<InstanceId> = plan.sinks.iter().map(|(id, _)| *id).collect();
+        let sinks_ids: Vec<InstanceId> = plan
+            .sinks
+            .iter()
+            .map(|(id, _)| *id)
+            .chain(plan.behind.values().flatten().copied())
+            .collect();
         let all = |e: String| (sinks_ids.clone(), e);
         let mut filters: Vec<InstanceId> = Vec::new();
         let mut sinks = Vec::new();
@@ -488,22 +570,7 @@ impl Kernel {
                 }
                 ps.push(q);
             }
-            let r = self
-                .regions
-                .get(id)
-                .ok_or_else(|| all(format!("instance {} has no region", id.0)))?;
-            let action = match (kind(*id), &r.fpl) {
-                (Some(Kind::PacketCount), _) => Action::Packets(r.mbuf.as_ref()),
-                (Some(Kind::ByteCount), _) => Action::Bytes(r.mbuf.as_ref()),
-                (Some(Kind::Fpl(..)), Some((regs, p))) => Action::Fpl(
-                    p,
-                    netsift_kernel::fpl::Maps {
-                        mbuf: r.mbuf.map().fd(),
-                        regs: regs.map().fd(),
-                    },
-                ),
-                _ => return Err(all(format!("instance {} cannot count", id.0))),
-            };
+            let action = self.action(*id, kind, plan).map_err(all)?;
             sinks.push(Sink { action, paths: ps });
         }
         let sets: Vec<&netsift_isa::PassSet> = filters
@@ -551,8 +618,12 @@ impl Kernel {
 }
 
 /// The regions of instance `i`: its MBuf (whole words, at least one), and
-/// with an FPL `program` its registers.
-fn regions(i: &Instance, program: Option<netsift_fpl::Program>) -> Result<Regions, String> {
+/// with an FPL `program` its registers; a sampler's `rate`.
+fn regions(
+    i: &Instance,
+    program: Option<netsift_fpl::Program>,
+    rate: Option<u32>,
+) -> Result<Regions, String> {
     let len = (i.mbuf as usize).div_ceil(8).max(1) * 8;
     let mbuf = Arc::new(Region::create(len).map_err(|e| e.to_string())?);
     let fpl = match program {
@@ -562,7 +633,12 @@ fn regions(i: &Instance, program: Option<netsift_fpl::Program>) -> Result<Region
         }
         None => None,
     };
-    Ok(Regions { mbuf, fpl })
+    Ok(Regions {
+        mbuf,
+        fpl,
+        rate,
+        len: i.mbuf as usize,
+    })
 }
 
 #[cfg(test)]

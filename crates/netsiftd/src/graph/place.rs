@@ -40,6 +40,9 @@ pub(crate) enum Ability {
     Filter,
     /// It passes no packet; what it does is only MBuf state.
     MbufOnly,
+    /// A `sampler`: 1 in N of what reaches it, decided by a counter the
+    /// kernel can keep exactly (an atomic add).
+    Sampler,
     /// The daemon only, and why.
     Daemon(String),
 }
@@ -62,6 +65,9 @@ pub(crate) struct Plan {
     /// The kernel sinks, in id order, each with its paths: the filter
     /// instances from a source down to it (an empty path: fed by the source).
     pub(crate) sinks: Vec<(InstanceId, Vec<Vec<InstanceId>>)>,
+    /// Per sink of [`Plan::sinks`] that is a sampler, the kernel sinks it
+    /// alone feeds (and every instance that reads it).
+    pub(crate) behind: BTreeMap<InstanceId, Vec<InstanceId>>,
 }
 
 impl Plan {
@@ -109,7 +115,7 @@ fn paths(
                     out.push(p);
                 }
             }
-            Ability::MbufOnly | Ability::Daemon(_) => {
+            Ability::MbufOnly | Ability::Sampler | Ability::Daemon(_) => {
                 return Err(format!(
                     "upstream #{} ({class}) is not a filter the kernel evaluates, and a \
                      socket filter cannot hand verdicts down to it",
@@ -124,6 +130,33 @@ fn paths(
         }
     }
     Ok(out)
+}
+
+/// The paths from a source down to sampler `u`, if it can run below with
+/// `sinks` (the kernel sinks it alone feeds) behind it: every instance that
+/// reads it (`readers`) is one of them and no flow `delivers` what it passes.
+fn sampler_paths(
+    running: &Running,
+    u: InstanceId,
+    sinks: &[InstanceId],
+    (readers, delivers): (
+        &BTreeMap<InstanceId, BTreeSet<InstanceId>>,
+        &BTreeSet<InstanceId>,
+    ),
+    ability: &dyn Fn(InstanceId) -> Ability,
+    below: Result<&'static str, &str>,
+) -> Result<Vec<Vec<InstanceId>>, String> {
+    below.map_err(str::to_string)?;
+    if delivers.contains(&u) {
+        return Err("a flow takes what it passes".into());
+    }
+    let other = readers
+        .get(&u)
+        .and_then(|rs| rs.iter().find(|r| !sinks.contains(r)));
+    if let Some(r) = other {
+        return Err(format!("#{} reads it in the daemon", r.0));
+    }
+    paths(running, u, ability)
 }
 
 /// The plan for `running` with the flows `active` active, what each
@@ -151,9 +184,17 @@ pub(crate) fn plan(
     }
     let mut p = Plan::default();
     let mut why: BTreeMap<InstanceId, String> = BTreeMap::new();
+    let mut behind: BTreeMap<InstanceId, Vec<InstanceId>> = BTreeMap::new();
     for &id in &used {
         if ability(id) != Ability::MbufOnly {
             continue;
+        }
+        // A sink a sampler alone feeds runs where the sampler's decision is.
+        if let Some(&[u]) = running.instance(id).map(|i| &i.upstream[..]) {
+            if ability(u) == Ability::Sampler {
+                behind.entry(u).or_default().push(id);
+                continue;
+            }
         }
         let r = below
             .map_err(str::to_string)
@@ -165,7 +206,26 @@ pub(crate) fn plan(
             }
         }
     }
+    for (u, sinks) in behind {
+        match sampler_paths(running, u, &sinks, (&readers, &delivers), ability, below) {
+            Ok(ps) => {
+                p.sinks.push((u, ps));
+                p.behind.insert(u, sinks);
+            }
+            Err(e) => {
+                for s in sinks {
+                    why.insert(
+                        s,
+                        format!("upstream #{} (sampler) runs in the daemon: {e}", u.0),
+                    );
+                }
+                why.insert(u, e);
+            }
+        }
+    }
+    p.sinks.sort_by_key(|(id, _)| *id);
     let mut resident: BTreeSet<InstanceId> = p.sinks.iter().map(|(id, _)| *id).collect();
+    resident.extend(p.behind.values().flatten().copied());
     // Readers are newer than what they read: newest first, each decided
     // after its readers.
     for &id in used.iter().rev() {
@@ -188,7 +248,7 @@ pub(crate) fn plan(
             let level = below.unwrap_or("kernel");
             Placed {
                 runs: level,
-                why: resident_why(level, ability(id) == Ability::MbufOnly).into(),
+                why: resident_why(level, &ability(id)).into(),
             }
         } else if !used.contains(&id) {
             Placed {
@@ -212,26 +272,32 @@ pub(crate) fn plan(
     p
 }
 
-/// Why a resident instance runs at `level` (`kernel` or `xdp`): a sink
-/// (`sink`) or a filter or source only resident instances read.
-fn resident_why(level: &str, sink: bool) -> &'static str {
-    match (level, sink) {
-        ("xdp", true) => {
+/// Why a resident instance that can do `what` runs at `level` (`kernel` or
+/// `xdp`).
+fn resident_why(level: &str, what: &Ability) -> &'static str {
+    match (level, what) {
+        ("xdp", Ability::MbufOnly) => {
             "only its MBuf changes: the graph's XDP program updates it before the redirect \
              decision, over the frames the interface receives (XDP sees no sent ones), and \
              no frame is redirected to the daemon for it"
         }
-        ("xdp", false) => {
+        ("xdp", Ability::Sampler) => {
+            "only instances at XDP read it: the graph's XDP program counts each received \
+             frame into its MBuf region atomically and runs them on 1 in N"
+        }
+        ("xdp", _) => {
             "only instances at XDP read it: the graph's XDP program evaluates it on each \
              received frame, its VLAN tags in place"
         }
-        (_, true) => {
+        (_, Ability::MbufOnly) => {
             "only its MBuf changes: the graph's socket filter updates it, and no packet \
              is copied to user space for it"
         }
-        (_, false) => {
-            "only instances in the kernel read it: the graph's socket filter evaluates it"
+        (_, Ability::Sampler) => {
+            "only instances in the kernel read it: the graph's socket filter counts each \
+             packet into its MBuf region atomically and runs them on 1 in N"
         }
+        (_, _) => "only instances in the kernel read it: the graph's socket filter evaluates it",
     }
 }
 
@@ -400,6 +466,18 @@ mod tests {
             p.placed[&count].why.contains("(sampler) is not a filter"),
             "{p:?}"
         );
+        // A sampler the kernel can keep: it and the counter it alone feeds
+        // go below together.
+        let with_sampler = |id: InstanceId| match r.instance(id).map(|i| i.class.name) {
+            Some("sampler") => Ability::Sampler,
+            _ => ab(id),
+        };
+        let p = plan(&r, &[c].into(), &with_sampler, Ok("xdp"));
+        assert_eq!(runs(&r, &p, c), ["xdp", "xdp", "xdp"]);
+        let sampler = r.flow(c).unwrap().instances[1];
+        assert_eq!(p.sinks, vec![(sampler, vec![vec![]])]);
+        assert_eq!(p.behind[&sampler], vec![count]);
+        assert!(p.placed[&sampler].why.contains("1 in N"), "{p:?}");
         // No kernel level: nothing goes below, and the reason is given.
         let p = plan(&r, &only_a, &ab, Err("a capture file"));
         assert_eq!(runs(&r, &p, a), ["daemon", "daemon", "daemon"]);
@@ -409,6 +487,35 @@ mod tests {
         // A paused flow's instances run nowhere.
         let p = plan(&r, &BTreeSet::new(), &ab, Ok("kernel"));
         assert!(p.placed.values().all(|x| x.why == "no active flow uses it"));
+    }
+
+    #[test]
+    fn a_sampler_goes_below_only_when_kernel_sinks_alone_read_it() {
+        let (r, flows) = running(&[
+            "(device,e) -> (pcap,udp) -> (sampler,3,4) -> (packetcount,,8)",
+            "(device,e) -> (pcap,udp) -> (sampler,3,4) -> (pcap,\"port 53\")",
+            "(device,e) -> (pcap,udp) -> (sampler,3,4)",
+        ]);
+        let [a, b, c] = flows[..] else { panic!() };
+        let ab = |id: InstanceId| match r.instance(id).map(|i| i.class.name) {
+            Some("sampler") => Ability::Sampler,
+            _ => by_class(&r)(id),
+        };
+        let p = plan(&r, &[a].into(), &ab, Ok("kernel"));
+        assert_eq!(runs(&r, &p, a), ["kernel"; 4]);
+        let ids = &r.flow(a).unwrap().instances;
+        assert_eq!(p.sinks, vec![(ids[2], vec![vec![ids[1]]])]);
+        assert_eq!(p.behind[&ids[2]], vec![ids[3]]);
+        // Another flow reads the sampler in the daemon, or takes what it
+        // passes: it runs there, and so does the counter, saying why.
+        for (other, said) in [(b, "reads it in the daemon"), (c, "a flow takes")] {
+            let p = plan(&r, &[a, other].into(), &ab, Ok("kernel"));
+            assert_eq!(runs(&r, &p, a), ["daemon"; 4], "{p:?}");
+            assert!(p.sinks.is_empty() && p.behind.is_empty(), "{p:?}");
+            assert!(p.placed[&ids[2]].why.contains(said), "{p:?}");
+            let why = &p.placed[&ids[3]].why;
+            assert!(why.contains("(sampler) runs in the daemon"), "{why}");
+        }
     }
 
     #[test]
