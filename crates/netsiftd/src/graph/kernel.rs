@@ -4,9 +4,11 @@
 //! is activated, paused or closed (off the packet path; the swap is one
 //! `SO_ATTACH_BPF`), and gone with the last kernel sink.
 //!
-//! An instance that could run in the kernel ([`Ability::MbufOnly`]) gets a
-//! `BPF_F_MMAPABLE` region for its MBuf when it is made, on a ring source
-//! (and an FPL instance a second for its registers). Clients keep mapping
+//! An instance that could run in the kernel ([`Ability::MbufOnly`],
+//! [`Ability::Sampler`]) gets a `BPF_F_MMAPABLE` region for its MBuf when
+//! it is made, on a ring or AF_XDP source (and an FPL instance a second for
+//! its registers; a sampler's region counts every packet that reached it,
+//! its MBuf shows that count modulo the rate). Clients keep mapping
 //! the instance's sealed memfd, as for any MBuf: while the kernel runs the
 //! instance, a mirror thread copies each region into its memfd a 64-bit word
 //! at a time every [`MIRROR_EVERY`], and when the instance moves, its MBuf

@@ -2,8 +2,8 @@
 //! "Placement").
 //!
 //! A socket filter can only keep or drop a packet; it cannot tell the daemon
-//! which instance passed it. So an instance runs in the kernel, below the
-//! daemon, when it and everything upstream of it can run there and nothing
+//! which instance passed it. So an instance runs in the kernel (a socket
+//! filter, or at XDP on an AF_XDP source), below the daemon, when it and everything upstream of it can run there and nothing
 //! has to come back from it per packet:
 //!
 //! - a *kernel sink* is an active instance whose outcome is only MBuf state
@@ -16,7 +16,11 @@
 //!   it) when every active instance that reads it is a resident instance and
 //!   no active flow delivers what it passes; otherwise the daemon runs it
 //!   (and the kernel evaluates it again for the sinks below it, which is
-//!   exact since it keeps no state).
+//!   exact since it keeps no state);
+//! - a `sampler` ([`Ability::Sampler`]) goes below with the kernel sinks it
+//!   alone feeds ([`Plan::behind`]) when they are all that reads it, no
+//!   active flow delivers what it passes, and its own paths are as a kernel
+//!   sink's: it is then a kernel sink itself, running them on 1 in N.
 //!
 //! Everything else runs in the daemon, and [`Placed::why`] says why. The
 //! daemon decides; a client never chooses. [`super::kernel`] turns the plan
