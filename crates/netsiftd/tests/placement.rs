@@ -9,6 +9,7 @@
 
 mod common;
 
+use common::graph::{bpf, receive, runs, until};
 use common::Connect;
 use netsift_ffpf::{Client, Flow, FlowSpec, GraphView};
 use netsift_testkit::daemon::Daemon;
@@ -16,13 +17,7 @@ use netsift_testkit::frames::Frame;
 use netsift_testkit::held::Held;
 use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::{require, Need};
-use std::time::{Duration, Instant};
-
-fn bpf() -> Result<(), String> {
-    netsift_kernel::shared::Region::create(8)
-        .map(drop)
-        .map_err(|e| format!("bpf(2) maps: {e}"))
-}
+use std::time::Duration;
 
 /// A veth pair, a daemon owning its end `va` in the pair's namespace, and
 /// a client of it.
@@ -67,22 +62,6 @@ fn mixed(n: u32) -> Vec<Vec<u8>> {
                 .build(),
         })
         .collect()
-}
-
-fn runs(v: &GraphView) -> Vec<(&str, &str)> {
-    v.instances
-        .iter()
-        .map(|i| (i.class.as_str(), i.runs.as_str()))
-        .collect()
-}
-
-/// Waits until `f` holds, for at most 10 s.
-fn until(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(10);
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]
@@ -216,15 +195,7 @@ fn a_graph_that_counts_and_delivers_delivers_what_libpcap_keeps() {
         .cloned()
         .collect();
     assert_eq!(kept.len(), 100);
-    let mut got = Vec::new();
-    let end = Instant::now() + Duration::from_secs(10);
-    while got.len() < kept.len() && Instant::now() < end {
-        let r = f.reader().unwrap();
-        r.wait_for(1, Duration::from_millis(100)).unwrap();
-        got.extend(common::veth::drain(&mut f));
-    }
-    std::thread::sleep(Duration::from_millis(200));
-    got.extend(common::veth::drain(&mut f));
+    let got = receive(&mut f, kept.len());
     assert_eq!(got, kept);
     let m = f.mbuf(2).unwrap();
     until("the kernel's count", || m.u64(0) == Some(150));

@@ -19,20 +19,15 @@
 
 mod common;
 
+use common::graph::{bpf, receive, runs, until};
 use common::Connect;
-use netsift_ffpf::{Client, Flow, FlowSpec, GraphView};
+use netsift_ffpf::{Client, Flow, FlowSpec};
 use netsift_testkit::daemon::Daemon;
 use netsift_testkit::frames::Frame;
 use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::{require, Need};
 use netsift_wire::LinkType;
-use std::time::{Duration, Instant};
-
-fn bpf() -> Result<(), String> {
-    netsift_kernel::shared::Region::create(8)
-        .map(drop)
-        .map_err(|e| format!("bpf(2) maps: {e}"))
-}
+use std::time::Duration;
 
 /// A veth pair, a zero-copy daemon owning its end `va` in the pair's
 /// namespace, and a client of it.
@@ -87,7 +82,7 @@ fn mixed(n: u32) -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// How many of `frames` libpcap's `expr` accepts.
+/// The frames of `frames` libpcap's `expr` accepts.
 fn libpcap(expr: &str, frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
     let o = netsift_oracle::Filter::compile(LinkType::EN10MB, expr).unwrap();
     frames
@@ -95,22 +90,6 @@ fn libpcap(expr: &str, frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
         .filter(|f| o.accepts(f, f.len() as u32))
         .cloned()
         .collect()
-}
-
-fn runs(v: &GraphView) -> Vec<(&str, &str)> {
-    v.instances
-        .iter()
-        .map(|i| (i.class.as_str(), i.runs.as_str()))
-        .collect()
-}
-
-/// Waits until `f` holds, for at most 10 s.
-fn until(what: &str, mut f: impl FnMut() -> bool) {
-    let end = Instant::now() + Duration::from_secs(10);
-    while !f() {
-        assert!(Instant::now() < end, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]
@@ -189,15 +168,7 @@ fn next_to_a_served_flow_the_graph_hands_every_frame_on() {
     let want = libpcap("udp port 53", &frames);
     assert_eq!(want.len(), 50);
     common::veth::send(&pair, &frames);
-    let mut got = Vec::new();
-    let end = Instant::now() + Duration::from_secs(10);
-    while got.len() < want.len() && Instant::now() < end {
-        let r = f.reader().unwrap();
-        r.wait_for(1, Duration::from_millis(100)).unwrap();
-        got.extend(common::veth::drain(&mut f));
-    }
-    std::thread::sleep(Duration::from_millis(200));
-    got.extend(common::veth::drain(&mut f));
+    let got = receive(&mut f, want.len());
     assert!(
         got == want,
         "{} frames, not libpcap's {}",
@@ -263,15 +234,7 @@ fn a_sampler_runs_at_xdp_with_its_counter_and_comes_back_exactly() {
         .map(|(_, f)| f.clone())
         .collect();
     assert_eq!(want.len(), 33);
-    let mut got = Vec::new();
-    let end = Instant::now() + Duration::from_secs(10);
-    while got.len() < want.len() && Instant::now() < end {
-        let r = fb.reader().unwrap();
-        r.wait_for(1, Duration::from_millis(100)).unwrap();
-        got.extend(common::veth::drain(&mut fb));
-    }
-    std::thread::sleep(Duration::from_millis(200));
-    got.extend(common::veth::drain(&mut fb));
+    let got = receive(&mut fb, want.len());
     assert!(got == want, "{} frames, not the 33 sampled", got.len());
     until("the sample in the daemon", || {
         sampled.u64(0) == Some(66) && since.u32(0) == Some(2)
