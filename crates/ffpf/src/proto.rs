@@ -518,7 +518,9 @@ pub struct GraphInstance {
     /// Flows that use it, the caller's and others' (one counts once).
     pub refs: u64,
     /// Where it runs: `kernel` (in the graph's socket filter under the
-    /// source's interface, which the daemon generates) or `daemon`.
+    /// source's interface, which the daemon generates), `xdp` (in the XDP
+    /// program of an AF_XDP source, before its redirect decision) or
+    /// `daemon`.
     pub runs: String,
     /// The lowest level that could run it: `kernel` (a pcap prefix, which
     /// the union program under the source's ring already holds, the source
