@@ -1172,8 +1172,8 @@ fn graph_view(st: &State, conn: &Conn, source: &str) -> Result<ReplyBody, Refusa
                 flows: flows.clone(),
                 refs: i.refs as u64,
                 runs: runs.into(),
-                could_run: if runs == "kernel" {
-                    "kernel"
+                could_run: if runs != "daemon" {
+                    runs
                 } else {
                     crate::graph::place::could_run(running, *id)
                 }

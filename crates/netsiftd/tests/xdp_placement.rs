@@ -109,6 +109,7 @@ fn a_counting_graph_runs_at_xdp_and_no_frame_reaches_the_daemon() {
         ("bytecount", "xdp"),
     ];
     assert_eq!(runs(&v), at_xdp, "{v:#?}");
+    assert!(v.instances.iter().all(|i| i.could_run == "xdp"), "{v:#?}");
     assert!(v.instances[2].why.contains("XDP program"), "{v:#?}");
     assert!(v.instances[2].why.contains("receives"), "{v:#?}");
     let stats = |c: &Client| c.daemon_stats().unwrap().sources[0].clone();
