@@ -15,7 +15,10 @@
 //!   it moves to the daemon with its count and samples on exactly where the
 //!   kernel stopped (the flow gets the very frames the daemon's sampler
 //!   picks); under a ring (AF_PACKET) the same sampler runs in the graph's
-//!   socket filter, as exactly.
+//!   socket filter, as exactly;
+//! - a graph made again after its source stopped counts exactly in the new
+//!   source's program, and once the graph closes a served flow gets
+//!   libpcap's frames from the redirecting program alone.
 
 mod common;
 
@@ -262,4 +265,38 @@ fn under_a_ring_a_sampler_runs_in_the_socket_filter_as_exactly() {
     });
     let s = c.daemon_stats().unwrap().sources[0].clone();
     assert_eq!(s.packets, 0, "{s:?}");
+}
+
+#[test]
+fn after_the_graph_closes_the_source_serves_flows_as_before() {
+    require!(Need::Netns, Need::Check(bpf()));
+    let (pair, _d, c) = start();
+    let dev = pair.end(Side::A).1;
+    let g = format!(r#"(device,{dev}) -> (pcap,"udp") -> (packetcount,,8)"#);
+    let frames = mixed(200);
+    // Twice, the source stopping in between with its last flow: each graph
+    // counts its own frames exactly, in the program of the source then.
+    for _ in 0..2 {
+        let f = active(&c, dev, Some(&g), "");
+        std::thread::sleep(Duration::from_millis(300));
+        common::veth::send(&pair, &frames);
+        let m = f.mbuf(2).unwrap();
+        until("the count at XDP", || m.u64(0) == Some(100));
+        f.close().unwrap();
+    }
+    // A graph closed while a flow is served: the redirecting program alone
+    // again, its flow gets exactly libpcap's frames.
+    let fg = active(&c, dev, Some(&g), "");
+    let mut f = active(&c, dev, None, "udp");
+    fg.close().unwrap();
+    std::thread::sleep(Duration::from_millis(300));
+    common::veth::send(&pair, &frames);
+    let want = libpcap("udp", &frames);
+    let got = receive(&mut f, want.len());
+    assert!(
+        got == want,
+        "{} frames, not libpcap's {}",
+        got.len(),
+        want.len()
+    );
 }

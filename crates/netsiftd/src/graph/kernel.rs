@@ -609,11 +609,13 @@ impl Kernel {
                 let redirect = r
                     .upgrade()
                     .ok_or_else(|| all("the AF_XDP source stopped".into()))?;
-                redirect.set_graph(Some(&program.insns)).map_err(all)?;
-                if !matches!(self.attached, Some(Installed::Xdp(_))) {
+                // Held for this source's program now (a source that stopped
+                // and started again has another): dropping what was held
+                // for another unlinks the graph from it.
+                if !matches!(&self.attached, Some(Installed::Xdp(w)) if w.ptr_eq(r)) {
                     self.attached = Some(Installed::Xdp(Weak::clone(r)));
                 }
-                Ok(())
+                redirect.set_graph(Some(&program.insns)).map_err(all)
             }
         }
     }
