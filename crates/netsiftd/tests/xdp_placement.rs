@@ -85,6 +85,11 @@ fn mixed(n: u32) -> Vec<Vec<u8>> {
         .collect()
 }
 
+/// A graph counting the UDP frames of `dev`.
+fn udp_counter(dev: &str) -> String {
+    format!(r#"(device,{dev}) -> (pcap,"udp") -> (packetcount,,8)"#)
+}
+
 /// The frames of `frames` libpcap's `expr` accepts.
 fn libpcap(expr: &str, frames: &[Vec<u8>]) -> Vec<Vec<u8>> {
     let o = netsift_oracle::Filter::compile(LinkType::EN10MB, expr).unwrap();
@@ -100,7 +105,7 @@ fn a_counting_graph_runs_at_xdp_and_no_frame_reaches_the_daemon() {
     require!(Need::Netns, Need::Check(bpf()));
     let (pair, _d, c) = start();
     let dev = pair.end(Side::A).1;
-    let packets = format!(r#"(device,{dev}) -> (pcap,"udp") -> (packetcount,,8)"#);
+    let packets = udp_counter(dev);
     let bytes = format!(r#"(device,{dev}) -> (bytecount,,8)"#);
     let mut fp = active(&c, dev, Some(&packets), "");
     let mut fb = active(&c, dev, Some(&bytes), "");
@@ -161,7 +166,7 @@ fn next_to_a_served_flow_the_graph_hands_every_frame_on() {
     require!(Need::Netns, Need::Check(bpf()));
     let (pair, _d, c) = start();
     let dev = pair.end(Side::A).1;
-    let g = format!(r#"(device,{dev}) -> (pcap,"udp") -> (packetcount,,8)"#);
+    let g = udp_counter(dev);
     let fg = active(&c, dev, Some(&g), "");
     let mut f = active(&c, dev, None, "udp port 53");
     let v = c.graph(dev).unwrap();
@@ -272,7 +277,7 @@ fn after_the_graph_closes_the_source_serves_flows_as_before() {
     require!(Need::Netns, Need::Check(bpf()));
     let (pair, _d, c) = start();
     let dev = pair.end(Side::A).1;
-    let g = format!(r#"(device,{dev}) -> (pcap,"udp") -> (packetcount,,8)"#);
+    let g = udp_counter(dev);
     let frames = mixed(200);
     // Twice, the source stopping in between with its last flow: each graph
     // counts its own frames exactly, in the program of the source then.
