@@ -518,11 +518,14 @@ pub struct GraphInstance {
     /// Flows that use it, the caller's and others' (one counts once).
     pub refs: u64,
     /// Where it runs: `kernel` (in the graph's socket filter under the
-    /// source's interface, which the daemon generates) or `daemon`.
+    /// source's interface, which the daemon generates), `xdp` (in the XDP
+    /// program of an AF_XDP source, before its redirect decision) or
+    /// `daemon`.
     pub runs: String,
-    /// The lowest level that could run it: `kernel` (a pcap prefix, which
-    /// the union program under the source's ring already holds, the source
-    /// itself, a counter behind them, or what runs there) or `daemon`.
+    /// The lowest level that could run it: where it runs when that is below
+    /// the daemon (`kernel`, `xdp`), else `kernel` (a pcap prefix, which the
+    /// union program under the source's ring already holds, or the source
+    /// itself) or `daemon`.
     pub could_run: String,
     /// Why it runs where it does (empty from daemons before placement).
     #[serde(default)]

@@ -107,6 +107,18 @@ pub enum Hook {
         /// there is none) instead of copied into `ring`; a rejected one passes.
         redirect: Option<i32>,
     },
+    /// The XDP hook's loads, with the verdict returned as on [`Hook::Skb`]:
+    /// a block that a larger XDP program splices in and whose answer it reads
+    /// ([`crate::graphs`]). The frame holds its VLAN tags.
+    XdpVerdict,
+}
+
+impl Hook {
+    /// Whether the program runs on the XDP hook (loads through
+    /// `bpf_xdp_load_bytes`, the length from `bpf_xdp_get_buff_len`).
+    pub fn is_xdp(self) -> bool {
+        matches!(self, Hook::Xdp { .. } | Hook::XdpVerdict)
+    }
 }
 
 /// Words of the XDP level's counters: frames seen, accepted, and accepted but
@@ -633,7 +645,7 @@ fn emit(
     }
     g.epilogue = g.a.label();
     g.a.mov64_reg(CTX, R1);
-    if let Hook::Xdp { .. } = env.hook {
+    if env.hook.is_xdp() {
         // The frame's length (with fragments), once.
         g.a.call(XDP_GET_BUFF_LEN);
         g.a.stx(Width::W, R10, XDP_LEN, R0);
@@ -863,7 +875,7 @@ impl<'a> Gen<'a> {
     /// whole frame, `skb->data` being at the MAC header), and the tag's 4 bytes
     /// in the tagged half.
     fn frame_len(&mut self, dst: Reg) {
-        if let Hook::Xdp { .. } = self.hook {
+        if self.hook.is_xdp() {
             self.a.ldx(Width::W, dst, R10, XDP_LEN);
             return;
         }
@@ -878,7 +890,7 @@ impl<'a> Gen<'a> {
     fn ret(&mut self, v: i32) {
         self.a.mov64_imm(R0, v);
         match self.hook {
-            Hook::Skb => self.a.exit(),
+            Hook::Skb | Hook::XdpVerdict => self.a.exit(),
             Hook::Xdp { .. } => self.a.ja(self.epilogue),
         }
     }
@@ -1571,7 +1583,7 @@ impl<'a> Gen<'a> {
                 }
             }
         }
-        if let Hook::Xdp { .. } = self.hook {
+        if self.hook.is_xdp() {
             self.xdp_load(size, addr, k);
             return;
         }

@@ -13,6 +13,10 @@
 //! on each (the price of keeping no state between blocks); a sink with
 //! stateful code runs at most once per packet.
 //!
+//! A `sampler` whose every reader is such a sink fed by it alone runs there
+//! too ([`Action::Sample`]): an atomic fetch-and-add on its counter region
+//! decides, per packet, whether the sinks behind it run.
+//!
 //! Each filter (a pass set, as [`crate::codegen::generate_clauses`] makes a
 //! one-clause program: loads bounds-checked, so a short packet fails the
 //! filter and does not end the program) and each FPL sink
@@ -23,13 +27,24 @@
 //! each block. Counters are an atomic add into their MBuf region
 //! ([`Region`]), which the daemon maps and copies to its clients.
 //!
+//! On an AF_XDP source the same sub-graph runs on the XDP hook
+//! ([`Level::Xdp`]): the filters and FPL sinks are generated for
+//! `Hook::XdpVerdict` (loads through `bpf_xdp_load_bytes`, the frame with its
+//! VLAN tags, as the daemon's UMEM holds it), a byte counter adds
+//! `bpf_xdp_get_buff_len`, and the program ends in a tail call into slot 0 of
+//! a `PROG_ARRAY`, where the daemon keeps its redirecting program (the union
+//! of the flows' filters); with the slot empty the frame passes on to the
+//! host stack. Composing two programs, each verified on its own, leaves the
+//! redirecting program's generator as it is; docs/kernel.md says more.
+//!
 //! [`Attached`] is the program under an `AF_PACKET` socket of its own, bound
 //! to one interface with the smallest receive buffer: [`Attached::swap`]
 //! replaces the program in one step (`SO_ATTACH_BPF`), and dropping it closes
 //! the socket, which detaches the program.
 
-use crate::asm::{Alu, Asm, Insn, Width, R0, R1, R6};
-use crate::codegen::{generate_clauses, Env, Generated, Hook};
+use crate::asm::{Alu, Asm, Insn, Width, R0, R1, R2, R3, R6};
+use crate::codegen::{generate_clauses, Env, Generated, Hook, Vlan};
+use crate::helpers::{TAIL_CALL, XDP_GET_BUFF_LEN};
 use crate::shared::Region;
 use crate::sys::{Error, ProgKind, Program};
 use netsift_isa::PassSet;
@@ -49,7 +64,43 @@ pub enum Action<'a> {
     /// An FPL program over its MBuf and register regions; its verdict is
     /// dropped.
     Fpl(&'a netsift_fpl::Program, crate::fpl::Maps),
+    /// `sampler`: adds 1 to the native-endian `u64` at byte 0 of `counter`
+    /// and runs `then` (actions of their own, no sampler) on the packet that
+    /// makes it a multiple of `rate`: with the counter started at the
+    /// daemon's count since the last packet passed, the `rate`-th packet
+    /// since passes, as in the daemon (a rate of 0 passes every packet).
+    Sample {
+        /// Its counter region.
+        counter: &'a Region,
+        /// 1 in `rate` passes.
+        rate: u32,
+        /// What runs on a packet it passes.
+        then: Vec<Action<'a>>,
+    },
 }
+
+/// Where the program runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    /// A socket filter under a packet socket of its own ([`Attached`]), over
+    /// the packets the host received and, with `sent`, those it sent
+    /// (`__sk_buff.pkt_type` `PACKET_OUTGOING`; on loopback a capture keeps
+    /// only the copy that comes back in). It returns 0 for every packet.
+    Socket {
+        /// Whether sent packets count too.
+        sent: bool,
+    },
+    /// An XDP program, over the frames the interface receives (XDP sees no
+    /// others), ending in a tail call into slot 0 of the `PROG_ARRAY` map
+    /// `then` (`XDP_PASS` when the slot is empty).
+    Xdp {
+        /// The `PROG_ARRAY` map's descriptor.
+        then: i32,
+    },
+}
+
+/// `XDP_PASS`.
+const XDP_PASS: i32 = 2;
 
 /// A kernel-resident sink: its action and, per path from the source, the
 /// filters (indices into the program's filters) a packet must pass, in order.
@@ -106,12 +157,16 @@ pub struct GraphProgram {
     _filters: Vec<Generated>,
 }
 
-/// `BPF_JMP | BPF_JA`, `BPF_JMP | BPF_JEQ | BPF_K`, `BPF_JMP | BPF_EXIT`.
+/// `BPF_JMP | BPF_JA`, `BPF_JMP | BPF_JEQ | BPF_K`, `BPF_JMP | BPF_JNE |
+/// BPF_K`, `BPF_JMP | BPF_EXIT`.
 const JA: u8 = 0x05;
 const JEQ_K: u8 = 0x15;
+const JNE_K: u8 = 0x55;
 const EXIT: u8 = 0x95;
-/// `BPF_STX | BPF_ATOMIC | BPF_DW` with `imm = BPF_ADD`.
+/// `BPF_STX | BPF_ATOMIC | BPF_DW` with `imm = BPF_ADD` (and `BPF_FETCH`:
+/// `src` gets the old value).
 const ATOMIC_ADD_DW: u8 = 0xdb;
+const FETCH: i32 = 0x01;
 /// `__sk_buff.len`, `pkt_type` and `vlan_present`, bytes of the context.
 const SKB_LEN: i16 = 0;
 const SKB_PKT_TYPE: i16 = 4;
@@ -192,36 +247,100 @@ impl Out {
 }
 
 /// The instructions adding to the `u64` at byte 0 of `mbuf`: 1, or the
-/// packet's length on the wire.
-fn count(mbuf: &Region, bytes: bool) -> Result<Vec<Insn>, GraphError> {
+/// packet's length on the wire (at `level`).
+fn count(mbuf: &Region, bytes: bool, level: Level) -> Result<Vec<Insn>, GraphError> {
     let mut a = Asm::new();
-    if bytes {
-        // The length the ring reports, and 4 for a tag the kernel took out
-        // of the data (the capture puts it back).
-        a.ldx(Width::W, R1, R6, SKB_LEN);
-        a.ldx(Width::W, R0, R6, SKB_VLAN_PRESENT);
-        a.alu64_imm(Alu::Lsh, R0, 2);
-        a.alu64_reg(Alu::Add, R1, R0);
-    } else {
-        a.mov64_imm(R1, 1);
+    match (bytes, level) {
+        (false, _) => a.mov64_imm(R1, 1),
+        (true, Level::Socket { .. }) => {
+            // The length the ring reports, and 4 for a tag the kernel took
+            // out of the data (the capture puts it back).
+            a.ldx(Width::W, R1, R6, SKB_LEN);
+            a.ldx(Width::W, R0, R6, SKB_VLAN_PRESENT);
+            a.alu64_imm(Alu::Lsh, R0, 2);
+            a.alu64_reg(Alu::Add, R1, R0);
+        }
+        (true, Level::Xdp { .. }) => {
+            // Nothing has taken a tag out of the frame yet: its length is
+            // what the UMEM holds, fragments included.
+            a.mov64_reg(R1, R6);
+            a.call(XDP_GET_BUFF_LEN);
+            a.mov64_reg(R1, R0);
+        }
     }
     a.ld_map_value(R0, mbuf.map().fd(), 0);
     a.raw(ATOMIC_ADD_DW, R1, 0, 0);
     a.finish().map_err(|e| GraphError::Generate(e.to_string()))
 }
 
+/// `action` on a packet that reached it; a sampler that does not pass it
+/// goes on to `next`.
+fn act(
+    o: &mut Out,
+    action: &Action<'_>,
+    level: Level,
+    hook: Hook,
+    next: usize,
+) -> Result<(), GraphError> {
+    match action {
+        Action::Packets(r) => o.insns.extend(count(r, false, level)?),
+        Action::Bytes(r) => o.insns.extend(count(r, true, level)?),
+        Action::Fpl(p, maps) => {
+            let insns = crate::fpl::generate(p, None, *maps, hook)
+                .map_err(|e| GraphError::Generate(e.to_string()))?;
+            o.ctx();
+            o.splice(&insns);
+        }
+        Action::Sample {
+            counter,
+            rate,
+            then,
+        } => {
+            // One atomic fetch-and-add: each packet gets a count of its own
+            // however many CPUs run the program, so exactly 1 in `rate`
+            // passes.
+            let mut a = Asm::new();
+            a.mov64_imm(R1, 1);
+            a.ld_map_value(R0, counter.map().fd(), 0);
+            a.raw(ATOMIC_ADD_DW, R1, 0, FETCH);
+            a.alu64_imm(Alu::Add, R1, 1);
+            a.ld_imm64(R2, u64::from((*rate).max(1)));
+            a.alu64_reg(Alu::Mod, R1, R2);
+            o.insns.extend(
+                a.finish()
+                    .map_err(|e| GraphError::Generate(e.to_string()))?,
+            );
+            o.jump(JNE_K, R1.0, 0, next);
+            for t in then {
+                if matches!(t, Action::Sample { .. }) {
+                    return Err(GraphError::Shape("a sampler behind a sampler".into()));
+                }
+                act(o, t, level, hook, next)?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The program for `filters` (pass sets compiled for received packets) and
-/// `sinks`, over the packets the host received and, with `sent`, those it
-/// sent (`__sk_buff.pkt_type` `PACKET_OUTGOING`; on loopback a capture keeps
-/// only the copy that comes back in). It returns 0 for every packet.
+/// `sinks` at `level`.
 pub fn generate(
     filters: &[&PassSet],
     sinks: &[Sink<'_>],
-    sent: bool,
+    level: Level,
 ) -> Result<GraphProgram, GraphError> {
-    let env = Env {
-        keep: None,
-        ..Env::socket(1)
+    let env = match level {
+        Level::Socket { .. } => Env {
+            keep: None,
+            ..Env::socket(1)
+        },
+        Level::Xdp { .. } => Env {
+            keep: None,
+            vlan: Vlan::InData,
+            hook: Hook::XdpVerdict,
+            follow: None,
+            params: false,
+        },
     };
     let mut made = Vec::with_capacity(filters.len());
     for (i, f) in filters.iter().enumerate() {
@@ -235,7 +354,7 @@ pub fn generate(
     // r6 holds the context throughout, as every block expects.
     o.insns.push(insn(0xbf, R6.0, R1.0, 0, 0));
     let end = o.label();
-    if !sent {
+    if let Level::Socket { sent: false } = level {
         o.insns.push(insn(LDX_W, R0.0, R6.0, SKB_PKT_TYPE, 0));
         o.jump(JEQ_K, R0.0, PACKET_OUTGOING, end);
     }
@@ -270,21 +389,27 @@ pub fn generate(
             o.jump(JA, 0, 0, next);
             o.bind(act);
         }
-        match &s.action {
-            Action::Packets(r) => o.insns.extend(count(r, false)?),
-            Action::Bytes(r) => o.insns.extend(count(r, true)?),
-            Action::Fpl(p, maps) => {
-                let insns = crate::fpl::generate(p, None, *maps, Hook::Skb)
-                    .map_err(|e| GraphError::Generate(e.to_string()))?;
-                o.ctx();
-                o.splice(&insns);
-            }
-        }
+        act(&mut o, &s.action, level, env.hook, next)?;
         o.bind(next);
     }
-    // Nothing is queued: every packet's answer is 0.
     o.bind(end);
-    o.insns.push(insn(0xb7, R0.0, 0, 0, 0));
+    match level {
+        // Nothing is queued: every packet's answer is 0.
+        Level::Socket { .. } => o.insns.push(insn(0xb7, R0.0, 0, 0, 0)),
+        Level::Xdp { then } => {
+            // On to the redirecting program; back here only without one.
+            let mut a = Asm::new();
+            a.mov64_reg(R1, R6);
+            a.ld_map_fd(R2, then);
+            a.mov64_imm(R3, 0);
+            a.call(TAIL_CALL);
+            a.mov64_imm(R0, XDP_PASS);
+            o.insns.extend(
+                a.finish()
+                    .map_err(|e| GraphError::Generate(e.to_string()))?,
+            );
+        }
+    }
     o.insns.push(insn(EXIT, 0, 0, 0, 0));
     Ok(GraphProgram {
         insns: o.finish()?,

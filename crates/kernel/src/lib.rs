@@ -73,6 +73,9 @@ pub mod helpers {
     pub const SKB_LOAD_BYTES_RELATIVE: i32 = 68;
     /// `start` of [`SKB_LOAD_BYTES_RELATIVE`]: offsets from the MAC header.
     pub const HDR_START_MAC: i32 = 0;
+    /// `long bpf_tail_call(ctx, prog_array, index)`: on to the program at
+    /// `index`, not returning; falls through when there is none.
+    pub const TAIL_CALL: i32 = 12;
     /// `u64 bpf_ktime_get_ns()`: CLOCK_MONOTONIC.
     pub const KTIME_GET_NS: i32 = 5;
     /// `void *bpf_ringbuf_reserve(ringbuf, size, flags)`: room for a record, or NULL.

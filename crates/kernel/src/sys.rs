@@ -147,6 +147,9 @@ pub enum MapKind {
     /// `BPF_MAP_TYPE_LRU_HASH`: a hash map whose insert into a full map evicts the
     /// least recently used entry (the follow prologue's guesses).
     LruHash = 9,
+    /// `BPF_MAP_TYPE_PROG_ARRAY`: programs a tail call goes on to (value: the
+    /// program's descriptor).
+    ProgArray = 3,
     /// `BPF_MAP_TYPE_PERCPU_ARRAY`: counters each CPU adds to without atomics.
     PerCpuArray = 6,
     /// `BPF_MAP_TYPE_RINGBUF`: packets an XDP program hands to user space (key and

@@ -7,9 +7,9 @@
 //! (CAP_BPF): skipped with a message without it.
 
 use netsift_kernel::fpl::{mbuf_region_len, Maps, REGS_LEN};
-use netsift_kernel::graphs::{generate, Action, Sink};
+use netsift_kernel::graphs::{generate, Action, Level, Sink};
 use netsift_kernel::shared::Region;
-use netsift_kernel::sys::{ProgKind, Program};
+use netsift_kernel::sys::{Map, MapKind, ProgKind, Program};
 use netsift_testkit::frames::Frame;
 use netsift_testkit::{require, Need};
 use netsift_wire::LinkType;
@@ -49,9 +49,10 @@ fn word(r: &Region) -> u64 {
     r.dwords()[0].load(Ordering::Acquire)
 }
 
-#[test]
-fn counters_behind_filters_count_what_the_engine_accepts() {
-    require!(Need::Root, bpf());
+/// Runs the graph program of four sinks at `level` (loaded as `kind`) over
+/// `frames`, each answered `answer`, and checks the counts against the
+/// engine's and the FPL sink against the interpreter.
+fn counts_at(level: Level, kind: ProgKind, frames: &[Vec<u8>], answer: u32) {
     let udp = netsift_swift::compile("udp", LinkType::EN10MB).unwrap();
     let port = netsift_swift::compile("port 53", LinkType::EN10MB).unwrap();
     let ip6 = netsift_swift::compile("ip6", LinkType::EN10MB).unwrap();
@@ -94,11 +95,10 @@ fn counters_behind_filters_count_what_the_engine_accepts() {
             paths: vec![vec![]],
         },
     ];
-    let g = generate(&[&udp, &port, &ip6], &sinks, true).unwrap();
-    let prog = Program::load(ProgKind::SchedCls, "graph", &g.insns).unwrap();
-    let frames = frames();
-    for f in &frames {
-        assert_eq!(prog.test_run(f, 1).unwrap().retval, 0);
+    let g = generate(&[&udp, &port, &ip6], &sinks, level).unwrap();
+    let prog = Program::load(kind, "graph", &g.insns).unwrap();
+    for f in frames {
+        assert_eq!(prog.test_run(f, 1).unwrap().retval, answer);
     }
     let engine = |set: &netsift_isa::PassSet, f: &[u8]| {
         let c = netsift_engine::Compiled::new(set.clone());
@@ -110,14 +110,13 @@ fn counters_behind_filters_count_what_the_engine_accepts() {
         .filter(|f| (engine(&udp, f) && engine(&port, f)) || engine(&ip6, f))
         .count() as u64;
     let n_bytes: u64 = frames.iter().map(|f| f.len() as u64).sum();
-    assert_eq!((n_udp, n_both), (41, 21));
     assert_eq!(
         (word(&packets), word(&bytes), word(&both)),
         (n_udp, n_bytes, n_both)
     );
     let mut want = vec![0u8; 2048];
     let mut r = netsift_fpl::Registers::default();
-    for f in &frames {
+    for f in frames {
         let _ = netsift_fpl::run(&fig6, f, &mut want, &mut r);
     }
     let got: Vec<u8> = mem
@@ -126,4 +125,109 @@ fn counters_behind_filters_count_what_the_engine_accepts() {
         .flat_map(|w| w.load(Ordering::Acquire).to_ne_bytes())
         .collect();
     assert_eq!(got, want);
+}
+
+#[test]
+fn counters_behind_filters_count_what_the_engine_accepts() {
+    require!(Need::Root, bpf());
+    let frames = frames();
+    let udp = netsift_swift::compile("udp", LinkType::EN10MB).unwrap();
+    let is_udp = |f: &Vec<u8>| {
+        let c = netsift_engine::Compiled::new(udp.clone());
+        c.matches(&mut netsift_engine::Scratch::new(), f, f.len() as u32)
+    };
+    assert_eq!(frames.iter().filter(|f| is_udp(f)).count(), 41);
+    counts_at(Level::Socket { sent: true }, ProgKind::SchedCls, &frames, 0);
+}
+
+/// `XDP_PASS` and `XDP_DROP`.
+const XDP_PASS: u32 = 2;
+const XDP_DROP: u32 = 1;
+
+#[test]
+fn at_xdp_the_counters_see_tagged_frames_whole_and_hand_on() {
+    require!(Need::Root, bpf());
+    // Frames with their tags in the data, as XDP sees them: the filters and
+    // the byte counter see the tag, as the daemon does in the UMEM.
+    let mut frames = frames();
+    for i in 0..12u16 {
+        let f = Frame::default()
+            .vlan(100 + i)
+            .ipv4([10, 0, 0, 2], [10, 0, 0, 1])
+            .udp(1000 + i, 53 + i % 2)
+            .payload(&[7; 40])
+            .build();
+        frames.push(f);
+    }
+    // An empty slot 0: every frame passes on to the host stack.
+    let then = Map::create(MapKind::ProgArray, 4, 4, 1).unwrap();
+    let level = Level::Xdp { then: then.fd() };
+    counts_at(level, ProgKind::Xdp, &frames, XDP_PASS);
+    // With a program there, the tail call goes on to it: its answer is the
+    // frame's.
+    let mut a = netsift_kernel::asm::Asm::new();
+    a.mov64_imm(netsift_kernel::asm::R0, XDP_DROP as i32);
+    a.exit();
+    let drop = Program::load(ProgKind::Xdp, "drop", &a.finish().unwrap()).unwrap();
+    then.update(&0u32.to_ne_bytes(), &(drop.fd() as u32).to_ne_bytes())
+        .unwrap();
+    counts_at(level, ProgKind::Xdp, &frames, XDP_DROP);
+}
+
+#[test]
+fn a_sampler_passes_1_in_n_from_the_count_it_was_given() {
+    require!(Need::Root, bpf());
+    let frames = frames();
+    let udp = netsift_swift::compile("udp", LinkType::EN10MB).unwrap();
+    let c = netsift_engine::Compiled::new(udp.clone());
+    let n = frames
+        .iter()
+        .filter(|f| c.matches(&mut netsift_engine::Scratch::new(), f, f.len() as u32))
+        .count() as u64;
+    let then = Map::create(MapKind::ProgArray, 4, 4, 1).unwrap();
+    for (level, kind) in [
+        (Level::Socket { sent: true }, ProgKind::SchedCls),
+        (Level::Xdp { then: then.fd() }, ProgKind::Xdp),
+    ] {
+        for (rate, start) in [(3u32, 2u64), (7, 0), (1, 0), (0, 0)] {
+            let (counter, sampled, bytes) = (
+                Region::create(8).unwrap(),
+                Region::create(8).unwrap(),
+                Region::create(8).unwrap(),
+            );
+            // The daemon's count since the last packet it passed, carried in.
+            counter.dwords()[0].store(start, Ordering::Release);
+            let sinks = [Sink {
+                action: Action::Sample {
+                    counter: &counter,
+                    rate,
+                    then: vec![Action::Packets(&sampled), Action::Bytes(&bytes)],
+                },
+                paths: vec![vec![0]],
+            }];
+            let g = generate(&[&udp], &sinks, level).unwrap();
+            let prog = Program::load(kind, "graph", &g.insns).unwrap();
+            let mut want = (0u64, 0u64);
+            let mut since = start;
+            for f in &frames {
+                prog.test_run(f, 1).unwrap();
+                // The daemon's sampler (graph/exec.rs), step by step.
+                if c.matches(&mut netsift_engine::Scratch::new(), f, f.len() as u32) {
+                    since += 1;
+                    if since >= u64::from(rate) {
+                        since = 0;
+                        want = (want.0 + 1, want.1 + f.len() as u64);
+                    }
+                }
+            }
+            assert_eq!(word(&counter), start + n, "{level:?} 1 in {rate}");
+            assert_eq!(word(&counter) % u64::from(rate.max(1)), since);
+            assert_eq!(
+                (word(&sampled), word(&bytes)),
+                want,
+                "{level:?} 1 in {rate}"
+            );
+            assert!(want.0 > 0);
+        }
+    }
 }

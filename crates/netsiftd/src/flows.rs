@@ -576,8 +576,10 @@ impl Daemon {
         let spec = st.flows[&flow].graph.clone();
         let graph_flow = match (spec, &added) {
             (Some(spec), Ok((id, _))) => {
-                // Placement (graph/kernel.rs): a ring source's interface.
-                d.graphs.set_below(crate::graph::kernel::below(&s.spec));
+                // Placement (graph/kernel.rs): a ring source's interface, or
+                // an AF_XDP source's program.
+                d.graphs
+                    .set_below(crate::graph::kernel::below(&s.spec, s.redirect()));
                 let env = self.env(s);
                 let made = d.graphs.instantiate(spec, &name, |i| {
                     let pcap = |t: &str| compile(s, t).map(|(p, _)| p).map_err(|r| r.what);
@@ -1172,8 +1174,8 @@ fn graph_view(st: &State, conn: &Conn, source: &str) -> Result<ReplyBody, Refusa
                 flows: flows.clone(),
                 refs: i.refs as u64,
                 runs: runs.into(),
-                could_run: if runs == "kernel" {
-                    "kernel"
+                could_run: if runs != "daemon" {
+                    runs
                 } else {
                     crate::graph::place::could_run(running, *id)
                 }

@@ -162,6 +162,11 @@ impl Source {
         Ok(mode)
     }
 
+    /// An AF_XDP source's redirecting program, while it runs.
+    pub(crate) fn redirect(&self) -> Option<&Arc<crate::xsk::Redirect>> {
+        self.running.as_ref().and_then(|r| r.redirect.as_ref())
+    }
+
     /// Clauses in the kernel's program now.
     pub(crate) fn kernel_clauses(&self) -> u64 {
         self.kernel.len() as u64

@@ -14,9 +14,18 @@
 //! kernel's answer is a superset), and a frame no flow wants after all is
 //! handed back with the next refill. Before the first flow is active the
 //! program redirects every frame of queue 0.
+//!
+//! Graph elements placed at XDP (`graph/kernel.rs`) run in a program of
+//! their own linked in front ([`Redirect::set_graph`]): it ends in a tail
+//! call into slot 0 of a `PROG_ARRAY`, which holds the clauses' program while
+//! the graph's is linked (and is empty before the first clause: the frames
+//! then pass, so a graph that only counts takes no frame from the host). A
+//! change of clauses is then a map update of that slot, a change of graph a
+//! `BPF_LINK_UPDATE`; either way each frame meets one whole composition.
 
 use netsift_ffpf::xsk::Xsk;
 use netsift_isa::PassSet;
+use netsift_kernel::asm::Insn;
 use netsift_kernel::asm::{Asm, Width, R1, R2, R3};
 use netsift_kernel::codegen::{generate_clauses, Env, Generated, XDP_STATS};
 use netsift_kernel::sys::{Map, MapKind, ProgKind, Program};
@@ -38,8 +47,20 @@ pub(crate) struct Redirect {
     stats: Map,
     /// The program stays linked while this is open.
     link: OwnedFd,
-    /// The program of the clauses now, with the tables it reads.
-    generated: Mutex<Option<Generated>>,
+    /// Slot 0: where the graph's program goes on to (the clauses' program).
+    then: Map,
+    programs: Mutex<Programs>,
+}
+
+/// The programs the link may run.
+struct Programs {
+    /// The first: every frame of queue 0 to the socket.
+    first: Program,
+    /// The clauses' program now, with the tables it reads.
+    clauses: Option<(Program, Generated)>,
+    /// The graph's program, linked in front of the clauses' while some graph
+    /// element runs at XDP.
+    graph: Option<Program>,
 }
 
 impl Redirect {
@@ -59,12 +80,60 @@ impl Redirect {
         let link = prog.link_xdp(ifindex, 0).map_err(|e| e.to_string())?;
         let stats =
             Map::create(MapKind::PerCpuArray, 4, 8, XDP_STATS).map_err(|e| e.to_string())?;
+        let then = Map::create(MapKind::ProgArray, 4, 4, 1).map_err(|e| e.to_string())?;
         Ok(Redirect {
             map,
             stats,
             link,
-            generated: Mutex::new(None),
+            then,
+            programs: Mutex::new(Programs {
+                first: prog,
+                clauses: None,
+                graph: None,
+            }),
         })
+    }
+
+    /// The `PROG_ARRAY` a graph's program tail-calls into (slot 0).
+    pub(crate) fn then_fd(&self) -> i32 {
+        self.then.fd()
+    }
+
+    fn programs(&self) -> std::sync::MutexGuard<'_, Programs> {
+        self.programs.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Slot 0 holds `p`'s program, or nothing.
+    fn set_then(&self, p: Option<&Program>) -> Result<(), String> {
+        let key = 0u32.to_ne_bytes();
+        match p {
+            Some(p) => self.then.update(&key, &(p.fd() as u32).to_ne_bytes()),
+            None => self.then.delete(&key).map(drop),
+        }
+        .map_err(|e| format!("the graph program's next program: {e}"))
+    }
+
+    /// A graph's XDP program (`netsift_kernel::graphs`, `Level::Xdp` over
+    /// [`Redirect::then_fd`]) in front of the clauses' from now on, in place
+    /// of the one there; `None`: the clauses' program alone again.
+    pub(crate) fn set_graph(&self, insns: Option<&[Insn]>) -> Result<(), String> {
+        let mut ps = self.programs();
+        let Some(insns) = insns else {
+            if ps.graph.is_none() {
+                return Ok(());
+            }
+            let alone = ps.clauses.as_ref().map_or(&ps.first, |(p, _)| p);
+            alone.update_link(&self.link).map_err(|e| e.to_string())?;
+            ps.graph = None;
+            return self.set_then(None);
+        };
+        let g = Program::load(ProgKind::Xdp, "netsift_graph", insns).map_err(|e| e.to_string())?;
+        if ps.graph.is_none() {
+            self.set_then(ps.clauses.as_ref().map(|(p, _)| p))?;
+        }
+        g.update_link(&self.link).map_err(|e| e.to_string())?;
+        ps.graph = Some(g);
+        Ok(())
     }
 
     /// The program becomes the union of `clauses` (each flow's filter, as
@@ -77,8 +146,13 @@ impl Redirect {
         let g = generate_clauses(clauses, env).map_err(|e| e.to_string())?;
         let prog =
             Program::load(ProgKind::Xdp, "netsift_xsk", &g.insns).map_err(|e| e.to_string())?;
-        prog.update_link(&self.link).map_err(|e| e.to_string())?;
-        *self.generated.lock().unwrap_or_else(|e| e.into_inner()) = Some(g);
+        let mut ps = self.programs();
+        if ps.graph.is_some() {
+            self.set_then(Some(&prog))?;
+        } else {
+            prog.update_link(&self.link).map_err(|e| e.to_string())?;
+        }
+        ps.clauses = Some((prog, g));
         Ok(())
     }
 

@@ -10,6 +10,7 @@
 
 mod common;
 
+use common::graph::runs;
 use common::{until, Connect};
 use netsift_ffpf::{Client, Flow, FlowSpec, GraphView};
 use netsift_testkit::daemon::Daemon;
@@ -43,13 +44,6 @@ fn activated(d: &Daemon, c: &Client, dev: &str, graph: &str) -> (Flow, Held, Gra
     f.activate().unwrap();
     let v = c.graph(dev).unwrap();
     (f, held, v)
-}
-
-fn runs(v: &GraphView) -> Vec<(&str, &str)> {
-    v.instances
-        .iter()
-        .map(|i| (i.class.as_str(), i.runs.as_str()))
-        .collect()
 }
 
 #[test]

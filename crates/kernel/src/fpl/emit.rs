@@ -77,7 +77,7 @@ pub(super) fn program(p: &Program, maps: Maps, hook: Hook) -> Result<Vec<Insn>, 
     g.a.mov64_reg(R6, R1);
     match hook {
         Hook::Skb => g.a.ldx(Width::W, R0, R6, 0),
-        Hook::Xdp { .. } => g.a.call(XDP_GET_BUFF_LEN),
+        Hook::Xdp { .. } | Hook::XdpVerdict => g.a.call(XDP_GET_BUFF_LEN),
     }
     g.a.stx(Width::DW, R10, LEN, R0);
     g.block(p.body())?;
@@ -88,7 +88,8 @@ pub(super) fn program(p: &Program, maps: Maps, hook: Hook) -> Result<Vec<Insn>, 
     g.a.ld_map_value(R1, maps.regs, (RESULT_WORD * SLOT_BYTES) as u32);
     g.a.stx(Width::DW, R1, 0, R7);
     match hook {
-        Hook::Skb => {
+        // A block's answer: 0, or the frame's length (never 0 for a frame).
+        Hook::Skb | Hook::XdpVerdict => {
             let out = g.a.label();
             g.a.mov64_imm(R0, 0);
             g.a.jmp_imm(Cond::Eq, R7, 0, out);

@@ -356,9 +356,14 @@ impl Graphs {
         self.kernel.set_active(flow, on);
         for (id, n) in &mut self.nodes {
             if let (false, Some(r)) = (n.resident, self.kernel.regions(*id)) {
-                r.store(&n.mem);
-                if let Kind::Fpl(_, regs) = &mut n.kind {
-                    r.carry_registers(regs, true);
+                match &mut n.kind {
+                    // The kernel counts on from the daemon's count.
+                    Kind::Sampler(_) => r.store(&u64::from(n.count).to_ne_bytes()),
+                    Kind::Fpl(_, regs) => {
+                        r.store(&n.mem);
+                        r.carry_registers(regs, true);
+                    }
+                    _ => r.store(&n.mem),
                 }
             }
         }
@@ -376,9 +381,18 @@ impl Graphs {
                 continue;
             }
             if let (false, Some(r)) = (below, self.kernel.regions(*id)) {
-                r.load(&mut n.mem);
-                if let Kind::Fpl(_, regs) = &mut n.kind {
-                    r.carry_registers(regs, false);
+                match &mut n.kind {
+                    Kind::Sampler(_) => {
+                        n.count = r.since();
+                        if let Some(w) = n.mem.get_mut(..4) {
+                            w.copy_from_slice(&n.count.to_ne_bytes());
+                        }
+                    }
+                    Kind::Fpl(_, regs) => {
+                        r.load(&mut n.mem);
+                        r.carry_registers(regs, false);
+                    }
+                    _ => r.load(&mut n.mem),
                 }
                 if let Some(s) = &n.shared {
                     s.map.store_words(0, &n.mem);

@@ -4,9 +4,11 @@
 //! is activated, paused or closed (off the packet path; the swap is one
 //! `SO_ATTACH_BPF`), and gone with the last kernel sink.
 //!
-//! An instance that could run in the kernel ([`Ability::MbufOnly`]) gets a
-//! `BPF_F_MMAPABLE` region for its MBuf when it is made, on a ring source
-//! (and an FPL instance a second for its registers). Clients keep mapping
+//! An instance that could run in the kernel ([`Ability::MbufOnly`],
+//! [`Ability::Sampler`]) gets a `BPF_F_MMAPABLE` region for its MBuf when
+//! it is made, on a ring or AF_XDP source (and an FPL instance a second for
+//! its registers; a sampler's region counts every packet that reached it,
+//! its MBuf shows that count modulo the rate). Clients keep mapping
 //! the instance's sealed memfd, as for any MBuf: while the kernel runs the
 //! instance, a mirror thread copies each region into its memfd a 64-bit word
 //! at a time every [`MIRROR_EVERY`], and when the instance moves, its MBuf
@@ -14,6 +16,11 @@
 //! runs it is attached; out of them once it no longer runs it). A read-only
 //! descriptor of the map itself would not do: the kernel refuses to map a
 //! `BPF_F_RDONLY` map descriptor at all, and a writable one is writable.
+//!
+//! On an AF_XDP source (`--copy zero`) the same plan runs at XDP instead
+//! (`Level::Xdp`): the program goes in front of the source's redirecting
+//! program ([`crate::xsk::Redirect::set_graph`]), over the frames the
+//! interface receives, and each placed instance says `xdp`.
 //!
 //! Falling back: a filter the kernel cannot evaluate exactly, or a program
 //! the kernel refuses, sends the instances it would have added to the
@@ -23,13 +30,14 @@
 use super::check::Kind;
 use super::place::{self, Ability, Placed, Plan};
 use crate::config::SourceSpec;
+use crate::xsk::Redirect;
 use netsift_ffpf::shm::RwMapping;
 use netsift_graph::{FlowId, Instance, InstanceId, Running};
-use netsift_kernel::graphs::{Action, Attached, GraphError, Sink};
+use netsift_kernel::graphs::{Action, Attached, GraphError, Level, Sink};
 use netsift_kernel::shared::Region;
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, Weak};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -41,11 +49,25 @@ pub(crate) const MIRROR_EVERY: Duration = Duration::from_millis(5);
 pub(crate) struct Regions {
     mbuf: Arc<Region>,
     fpl: Option<(Region, netsift_fpl::Program)>,
+    /// A sampler's rate: its region counts every packet that reached it,
+    /// and its MBuf shows that count modulo the rate.
+    rate: Option<u32>,
+    /// The MBuf's length, as the instance asked for it.
+    len: usize,
+}
+
+/// How a region reaches a memfd: its first bytes as they are, or a
+/// sampler's count modulo its rate as the first word (the daemon's MBuf:
+/// 4 bytes of count, then zeros).
+#[derive(Clone, Copy)]
+enum Shown {
+    Bytes(usize),
+    Count(u32),
 }
 
 /// What the mirror copies: per kernel-run instance, its region, its
-/// memfd's mapping and its MBuf's length.
-type Pairs = Vec<(Arc<Region>, Arc<RwMapping>, usize)>;
+/// memfd's mapping and what it shows.
+type Pairs = Vec<(Arc<Region>, Arc<RwMapping>, Shown)>;
 
 /// The thread copying regions into memfds while some instance runs below.
 struct Mirror {
@@ -63,8 +85,17 @@ impl Drop for Mirror {
     }
 }
 
-/// Copies `region`'s first `len` bytes (whole words) into `map`.
-fn mirror(region: &Region, map: &RwMapping, len: usize) {
+/// Copies what `region` shows into `map`: its first bytes (whole words),
+/// or a sampler's count.
+fn mirror(region: &Region, map: &RwMapping, shown: Shown) {
+    let len = match shown {
+        Shown::Bytes(len) => len,
+        Shown::Count(rate) => {
+            let since = region.dwords()[0].load(Ordering::Relaxed) % u64::from(rate.max(1));
+            map.store_words(0, &since.to_ne_bytes());
+            return;
+        }
+    };
     let mut buf = [0u8; 8];
     for (i, w) in region.dwords().iter().take(len.div_ceil(8)).enumerate() {
         buf.copy_from_slice(&w.load(Ordering::Relaxed).to_ne_bytes());
@@ -77,6 +108,13 @@ fn lock(p: &Mutex<Pairs>) -> std::sync::MutexGuard<'_, Pairs> {
 }
 
 impl Regions {
+    /// A sampler's packets since the last it passed, as the daemon counts
+    /// them: the region's count modulo the rate.
+    pub(crate) fn since(&self) -> u32 {
+        let rate = u64::from(self.rate.unwrap_or(1).max(1));
+        (self.mbuf.dwords()[0].load(Ordering::Relaxed) % rate) as u32
+    }
+
     /// The MBuf's first `mem.len()` bytes into `mem`.
     pub(crate) fn load(&self, mem: &mut [u8]) {
         for (w, chunk) in self.mbuf.dwords().iter().zip(mem.chunks_mut(8)) {
@@ -117,7 +155,7 @@ pub(crate) struct Kernel {
     active: BTreeSet<FlowId>,
     abilities: BTreeMap<InstanceId, Ability>,
     regions: BTreeMap<InstanceId, Regions>,
-    attached: Option<Attached>,
+    attached: Option<Installed>,
     /// The kernel sinks of the program in place.
     in_program: BTreeSet<InstanceId>,
     plan: Plan,
@@ -130,15 +168,57 @@ pub(crate) struct Below {
     /// The interface's name: a `device` naming another interface is fed by
     /// that one's ring, which this program does not see.
     iface: String,
-    ifindex: u32,
-    /// Loopback: each packet comes back in, and the ring keeps only that
-    /// copy (as libpcap does), so the program skips the sent one.
-    loopback: bool,
+    at: At,
+}
+
+/// The level the program runs at.
+#[derive(Clone, Debug)]
+enum At {
+    /// A socket filter under a packet socket of its own on `ifindex`.
+    Socket {
+        ifindex: u32,
+        /// Loopback: each packet comes back in, and the ring keeps only that
+        /// copy (as libpcap does), so the program skips the sent one.
+        loopback: bool,
+    },
+    /// In front of an AF_XDP source's redirecting program (weak: the source
+    /// owns it, and unlinks it when it stops).
+    Xdp(Weak<Redirect>),
+}
+
+impl Below {
+    /// The level's name, as `runs` says it.
+    fn runs(&self) -> &'static str {
+        match self.at {
+            At::Socket { .. } => "kernel",
+            At::Xdp(_) => "xdp",
+        }
+    }
+}
+
+/// The program in place.
+enum Installed {
+    Socket(Attached),
+    /// Linked in front of the redirecting program; unlinked on drop.
+    Xdp(Weak<Redirect>),
+}
+
+impl Drop for Installed {
+    fn drop(&mut self) {
+        if let Installed::Xdp(r) = self {
+            if let Some(r) = r.upgrade() {
+                // On an error the graph's program stays in front, counting
+                // into regions nothing mirrors any more: harmless.
+                let _ = r.set_graph(None);
+            }
+        }
+    }
 }
 
 /// Where a source's graph elements can go below the daemon: its
-/// interface, or why nowhere.
-pub(crate) fn below(spec: &SourceSpec) -> Result<Below, String> {
+/// interface, or why nowhere. `redirect` is an AF_XDP source's program,
+/// while it runs.
+pub(crate) fn below(spec: &SourceSpec, redirect: Option<&Arc<Redirect>>) -> Result<Below, String> {
     match spec {
         SourceSpec::Ring { iface, .. } if iface == "any" => {
             Err("`any` is every interface, each with its own link header: not placed below".into())
@@ -148,13 +228,19 @@ pub(crate) fn below(spec: &SourceSpec) -> Result<Below, String> {
             let kind = std::fs::read_to_string(format!("/sys/class/net/{iface}/type"));
             Ok(Below {
                 iface: iface.clone(),
-                ifindex: ifindex as u32,
-                loopback: kind.is_ok_and(|t| t.trim() == "772"),
+                at: At::Socket {
+                    ifindex: ifindex as u32,
+                    loopback: kind.is_ok_and(|t| t.trim() == "772"),
+                },
             })
         }
-        SourceSpec::Xdp { .. } => Err("an AF_XDP source (--copy zero): its XDP program does \
-                                        not take graph elements yet"
-            .into()),
+        SourceSpec::Xdp { iface, .. } => match redirect {
+            Some(r) => Ok(Below {
+                iface: iface.clone(),
+                at: At::Xdp(Arc::downgrade(r)),
+            }),
+            None => Err(format!("the AF_XDP source {iface} is not running")),
+        },
         SourceSpec::File { .. } => Err("a capture file has no kernel below the daemon".into()),
     }
 }
@@ -237,11 +323,7 @@ impl Kernel {
             Kind::Bpf(_) => Ability::Daemon(
                 "classic BPF runs in the daemon's interpreter, not compiled to eBPF".into(),
             ),
-            Kind::Sampler(_) => Ability::Daemon(
-                "a sampler passes packets on, which a socket filter cannot hand to the next \
-                 instance"
-                    .into(),
-            ),
+            Kind::Sampler(_) => Ability::Sampler,
             Kind::PacketCount | Kind::ByteCount if i.mbuf >= 8 => Ability::MbufOnly,
             Kind::PacketCount | Kind::ByteCount => {
                 Ability::Daemon("no MBuf to count in (it asks for fewer than 8 bytes)".into())
@@ -267,14 +349,20 @@ impl Kernel {
                 Ability::Daemon("a native filter is a shared object loaded by the daemon".into())
             }
         };
+        let rate = match kind {
+            Kind::Sampler(rate) => Some(*rate),
+            _ => None,
+        };
         let ability = match (ability, &self.below) {
-            (Ability::MbufOnly, Ok(_)) => match regions(i, program) {
-                Ok(r) => {
-                    self.regions.insert(i.id, r);
-                    Ability::MbufOnly
+            (a @ (Ability::MbufOnly | Ability::Sampler), Ok(_)) => {
+                match regions(i, program, rate) {
+                    Ok(r) => {
+                        self.regions.insert(i.id, r);
+                        a
+                    }
+                    Err(e) => Ability::Daemon(format!("its MBuf in the kernel: {e}")),
                 }
-                Err(e) => Ability::Daemon(format!("its MBuf in the kernel: {e}")),
-            },
+            }
             (a, _) => a,
         };
         self.abilities.insert(i.id, ability);
@@ -308,14 +396,20 @@ impl Kernel {
             .into_iter()
             .filter_map(|(id, map)| {
                 let r = self.regions.get(&id)?;
-                Some((Arc::clone(&r.mbuf), map, r.mbuf.len()))
+                let shown = match r.rate {
+                    // The daemon's sampler shows its count where it has room.
+                    Some(rate) if r.len >= 4 => Shown::Count(rate),
+                    Some(_) => Shown::Bytes(0),
+                    None => Shown::Bytes(r.mbuf.len()),
+                };
+                Some((Arc::clone(&r.mbuf), map, shown))
             })
             .collect();
         if pairs.is_empty() {
             // Joined on drop, after a last copy of what it mirrored.
             if let Some(m) = self.mirror.take() {
-                for (r, map, len) in lock(&m.pairs).iter() {
-                    mirror(r, map, *len);
+                for (r, map, shown) in lock(&m.pairs).iter() {
+                    mirror(r, map, *shown);
                 }
             }
             return;
@@ -331,8 +425,8 @@ impl Kernel {
             .name("mbuf mirror".into())
             .spawn(move || {
                 while !s.load(Ordering::Relaxed) {
-                    for (r, map, len) in lock(&p).iter() {
-                        mirror(r, map, *len);
+                    for (r, map, shown) in lock(&p).iter() {
+                        mirror(r, map, *shown);
                     }
                     std::thread::sleep(MIRROR_EVERY);
                 }
@@ -361,7 +455,7 @@ impl Kernel {
         // Each round sends at least one instance to the daemon for good, so
         // this ends; a graph has at most a few hundred instances.
         loop {
-            let below = self.below.as_ref().map(|_| ()).map_err(String::as_str);
+            let below = self.below.as_ref().map(Below::runs).map_err(String::as_str);
             let abilities = &self.abilities;
             let ab = |id: InstanceId| {
                 abilities
@@ -379,6 +473,8 @@ impl Kernel {
             match self.install(&plan, kind) {
                 Ok(()) => {
                     self.in_program = plan.sinks.iter().map(|(id, _)| *id).collect();
+                    self.in_program
+                        .extend(plan.behind.values().flatten().copied());
                     self.plan = plan;
                     break;
                 }
@@ -406,6 +502,43 @@ impl Kernel {
         (self.plan.resident(), trouble)
     }
 
+    /// What kernel sink `id` does in `plan`'s program: a sampler runs the
+    /// sinks behind it.
+    fn action<'k>(
+        &self,
+        id: InstanceId,
+        kind: &dyn Fn(InstanceId) -> Option<&'k Kind>,
+        plan: &Plan,
+    ) -> Result<Action<'_>, String> {
+        let r = self
+            .regions
+            .get(&id)
+            .ok_or_else(|| format!("instance {} has no region", id.0))?;
+        Ok(match (kind(id), &r.fpl) {
+            (Some(Kind::PacketCount), _) => Action::Packets(r.mbuf.as_ref()),
+            (Some(Kind::ByteCount), _) => Action::Bytes(r.mbuf.as_ref()),
+            (Some(Kind::Fpl(..)), Some((regs, p))) => Action::Fpl(
+                p,
+                netsift_kernel::fpl::Maps {
+                    mbuf: r.mbuf.map().fd(),
+                    regs: regs.map().fd(),
+                },
+            ),
+            (Some(Kind::Sampler(rate)), _) => Action::Sample {
+                counter: r.mbuf.as_ref(),
+                rate: *rate,
+                then: plan
+                    .behind
+                    .get(&id)
+                    .into_iter()
+                    .flatten()
+                    .map(|s| self.action(*s, kind, plan))
+                    .collect::<Result<_, _>>()?,
+            },
+            _ => return Err(format!("instance {} cannot count", id.0)),
+        })
+    }
+
     /// Generates `plan`'s program and puts it under the socket; on an error,
     /// the instances to blame (a filter that is not exact, or every sink).
     fn install<'k>(
@@ -414,7 +547,12 @@ impl Kernel {
         kind: &dyn Fn(InstanceId) -> Option<&'k Kind>,
     ) -> Result<(), (Vec<InstanceId>, String)> {
         let below = self.below.clone().map_err(|e| (Vec::new(), e))?;
-        let sinks_ids: Vec<InstanceId> = plan.sinks.iter().map(|(id, _)| *id).collect();
+        let sinks_ids: Vec<InstanceId> = plan
+            .sinks
+            .iter()
+            .map(|(id, _)| *id)
+            .chain(plan.behind.values().flatten().copied())
+            .collect();
         let all = |e: String| (sinks_ids.clone(), e);
         let mut filters: Vec<InstanceId> = Vec::new();
         let mut sinks = Vec::new();
@@ -434,22 +572,7 @@ impl Kernel {
                 }
                 ps.push(q);
             }
-            let r = self
-                .regions
-                .get(id)
-                .ok_or_else(|| all(format!("instance {} has no region", id.0)))?;
-            let action = match (kind(*id), &r.fpl) {
-                (Some(Kind::PacketCount), _) => Action::Packets(r.mbuf.as_ref()),
-                (Some(Kind::ByteCount), _) => Action::Bytes(r.mbuf.as_ref()),
-                (Some(Kind::Fpl(..)), Some((regs, p))) => Action::Fpl(
-                    p,
-                    netsift_kernel::fpl::Maps {
-                        mbuf: r.mbuf.map().fd(),
-                        regs: regs.map().fd(),
-                    },
-                ),
-                _ => return Err(all(format!("instance {} cannot count", id.0))),
-            };
+            let action = self.action(*id, kind, plan).map_err(all)?;
             sinks.push(Sink { action, paths: ps });
         }
         let sets: Vec<&netsift_isa::PassSet> = filters
@@ -459,25 +582,52 @@ impl Kernel {
                 _ => Err(all(format!("instance {} is not a filter", f.0))),
             })
             .collect::<Result<_, _>>()?;
-        let program = netsift_kernel::graphs::generate(&sets, &sinks, !below.loopback);
+        let level = match &below.at {
+            At::Socket { loopback, .. } => Level::Socket { sent: !loopback },
+            At::Xdp(r) => {
+                let r = r
+                    .upgrade()
+                    .ok_or_else(|| all("the AF_XDP source stopped".into()))?;
+                Level::Xdp { then: r.then_fd() }
+            }
+        };
+        let program = netsift_kernel::graphs::generate(&sets, &sinks, level);
         let program = program.map_err(|e| match e {
             GraphError::NotExact(i) => (vec![filters[i]], e.to_string()),
             e => all(e.to_string()),
         })?;
-        match &mut self.attached {
-            Some(a) => a.swap(&program).map_err(|e| all(e.to_string())),
-            None => {
-                let a = Attached::open(below.ifindex, &program).map_err(|e| all(e.to_string()))?;
-                self.attached = Some(a);
+        match (&mut self.attached, &below.at) {
+            (Some(Installed::Socket(a)), At::Socket { .. }) => {
+                a.swap(&program).map_err(|e| all(e.to_string()))
+            }
+            (_, At::Socket { ifindex, .. }) => {
+                let a = Attached::open(*ifindex, &program).map_err(|e| all(e.to_string()))?;
+                self.attached = Some(Installed::Socket(a));
                 Ok(())
+            }
+            (_, At::Xdp(r)) => {
+                let redirect = r
+                    .upgrade()
+                    .ok_or_else(|| all("the AF_XDP source stopped".into()))?;
+                // Held for this source's program now (a source that stopped
+                // and started again has another): dropping what was held
+                // for another unlinks the graph from it.
+                if !matches!(&self.attached, Some(Installed::Xdp(w)) if w.ptr_eq(r)) {
+                    self.attached = Some(Installed::Xdp(Weak::clone(r)));
+                }
+                redirect.set_graph(Some(&program.insns)).map_err(all)
             }
         }
     }
 }
 
 /// The regions of instance `i`: its MBuf (whole words, at least one), and
-/// with an FPL `program` its registers.
-fn regions(i: &Instance, program: Option<netsift_fpl::Program>) -> Result<Regions, String> {
+/// with an FPL `program` its registers; a sampler's `rate`.
+fn regions(
+    i: &Instance,
+    program: Option<netsift_fpl::Program>,
+    rate: Option<u32>,
+) -> Result<Regions, String> {
     let len = (i.mbuf as usize).div_ceil(8).max(1) * 8;
     let mbuf = Arc::new(Region::create(len).map_err(|e| e.to_string())?);
     let fpl = match program {
@@ -487,7 +637,12 @@ fn regions(i: &Instance, program: Option<netsift_fpl::Program>) -> Result<Region
         }
         None => None,
     };
-    Ok(Regions { mbuf, fpl })
+    Ok(Regions {
+        mbuf,
+        fpl,
+        rate,
+        len: i.mbuf as usize,
+    })
 }
 
 #[cfg(test)]

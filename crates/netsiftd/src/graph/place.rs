@@ -2,8 +2,8 @@
 //! "Placement").
 //!
 //! A socket filter can only keep or drop a packet; it cannot tell the daemon
-//! which instance passed it. So an instance runs in the kernel, below the
-//! daemon, when it and everything upstream of it can run there and nothing
+//! which instance passed it. So an instance runs in the kernel (a socket
+//! filter, or at XDP on an AF_XDP source), below the daemon, when it and everything upstream of it can run there and nothing
 //! has to come back from it per packet:
 //!
 //! - a *kernel sink* is an active instance whose outcome is only MBuf state
@@ -16,7 +16,11 @@
 //!   it) when every active instance that reads it is a resident instance and
 //!   no active flow delivers what it passes; otherwise the daemon runs it
 //!   (and the kernel evaluates it again for the sinks below it, which is
-//!   exact since it keeps no state).
+//!   exact since it keeps no state);
+//! - a `sampler` ([`Ability::Sampler`]) goes below with the kernel sinks it
+//!   alone feeds ([`Plan::behind`]) when they are all that reads it, no
+//!   active flow delivers what it passes, and its own paths are as a kernel
+//!   sink's: it is then a kernel sink itself, running them on 1 in N.
 //!
 //! Everything else runs in the daemon, and [`Placed::why`] says why. The
 //! daemon decides; a client never chooses. [`super::kernel`] turns the plan
@@ -40,6 +44,9 @@ pub(crate) enum Ability {
     Filter,
     /// It passes no packet; what it does is only MBuf state.
     MbufOnly,
+    /// A `sampler`: 1 in N of what reaches it, decided by a counter the
+    /// kernel can keep exactly (an atomic add).
+    Sampler,
     /// The daemon only, and why.
     Daemon(String),
 }
@@ -47,7 +54,8 @@ pub(crate) enum Ability {
 /// Where an instance runs, and why.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Placed {
-    /// `kernel` or `daemon` (`xdp` once the AF_XDP program takes graphs).
+    /// `kernel` (a socket filter), `xdp` (an AF_XDP source's XDP program) or
+    /// `daemon`.
     pub(crate) runs: &'static str,
     /// Why there, as `netsift flow -d --graph` prints it.
     pub(crate) why: String,
@@ -61,6 +69,9 @@ pub(crate) struct Plan {
     /// The kernel sinks, in id order, each with its paths: the filter
     /// instances from a source down to it (an empty path: fed by the source).
     pub(crate) sinks: Vec<(InstanceId, Vec<Vec<InstanceId>>)>,
+    /// Per sink of [`Plan::sinks`] that is a sampler, the kernel sinks it
+    /// alone feeds (and every instance that reads it).
+    pub(crate) behind: BTreeMap<InstanceId, Vec<InstanceId>>,
 }
 
 impl Plan {
@@ -68,7 +79,7 @@ impl Plan {
     pub(crate) fn resident(&self) -> BTreeSet<InstanceId> {
         self.placed
             .iter()
-            .filter(|(_, p)| p.runs == "kernel")
+            .filter(|(_, p)| p.runs != "daemon")
             .map(|(id, _)| *id)
             .collect()
     }
@@ -108,7 +119,7 @@ fn paths(
                     out.push(p);
                 }
             }
-            Ability::MbufOnly | Ability::Daemon(_) => {
+            Ability::MbufOnly | Ability::Sampler | Ability::Daemon(_) => {
                 return Err(format!(
                     "upstream #{} ({class}) is not a filter the kernel evaluates, and a \
                      socket filter cannot hand verdicts down to it",
@@ -125,14 +136,41 @@ fn paths(
     Ok(out)
 }
 
+/// The paths from a source down to sampler `u`, if it can run below with
+/// `sinks` (the kernel sinks it alone feeds) behind it: every instance that
+/// reads it (`readers`) is one of them and no flow `delivers` what it passes.
+fn sampler_paths(
+    running: &Running,
+    u: InstanceId,
+    sinks: &[InstanceId],
+    (readers, delivers): (
+        &BTreeMap<InstanceId, BTreeSet<InstanceId>>,
+        &BTreeSet<InstanceId>,
+    ),
+    ability: &dyn Fn(InstanceId) -> Ability,
+    below: Result<&'static str, &str>,
+) -> Result<Vec<Vec<InstanceId>>, String> {
+    below.map_err(str::to_string)?;
+    if delivers.contains(&u) {
+        return Err("a flow takes what it passes".into());
+    }
+    let other = readers
+        .get(&u)
+        .and_then(|rs| rs.iter().find(|r| !sinks.contains(r)));
+    if let Some(r) = other {
+        return Err(format!("#{} reads it in the daemon", r.0));
+    }
+    paths(running, u, ability)
+}
+
 /// The plan for `running` with the flows `active` active, what each
-/// instance can do (`ability`), and `below`: whether the source has a kernel
-/// level to place instances in (the reason when it has none).
+/// instance can do (`ability`), and `below`: the source's kernel level to
+/// place instances in (`kernel` or `xdp`), or the reason it has none.
 pub(crate) fn plan(
     running: &Running,
     active: &BTreeSet<FlowId>,
     ability: &dyn Fn(InstanceId) -> Ability,
-    below: Result<(), &str>,
+    below: Result<&'static str, &str>,
 ) -> Plan {
     let mut used = BTreeSet::new();
     let mut delivers = BTreeSet::new();
@@ -150,13 +188,21 @@ pub(crate) fn plan(
     }
     let mut p = Plan::default();
     let mut why: BTreeMap<InstanceId, String> = BTreeMap::new();
+    let mut behind: BTreeMap<InstanceId, Vec<InstanceId>> = BTreeMap::new();
     for &id in &used {
         if ability(id) != Ability::MbufOnly {
             continue;
         }
+        // A sink a sampler alone feeds runs where the sampler's decision is.
+        if let Some(&[u]) = running.instance(id).map(|i| &i.upstream[..]) {
+            if ability(u) == Ability::Sampler {
+                behind.entry(u).or_default().push(id);
+                continue;
+            }
+        }
         let r = below
             .map_err(str::to_string)
-            .and_then(|()| paths(running, id, ability));
+            .and_then(|_| paths(running, id, ability));
         match r {
             Ok(ps) => p.sinks.push((id, ps)),
             Err(e) => {
@@ -164,7 +210,26 @@ pub(crate) fn plan(
             }
         }
     }
+    for (u, sinks) in behind {
+        match sampler_paths(running, u, &sinks, (&readers, &delivers), ability, below) {
+            Ok(ps) => {
+                p.sinks.push((u, ps));
+                p.behind.insert(u, sinks);
+            }
+            Err(e) => {
+                for s in sinks {
+                    why.insert(
+                        s,
+                        format!("upstream #{} (sampler) runs in the daemon: {e}", u.0),
+                    );
+                }
+                why.insert(u, e);
+            }
+        }
+    }
+    p.sinks.sort_by_key(|(id, _)| *id);
     let mut resident: BTreeSet<InstanceId> = p.sinks.iter().map(|(id, _)| *id).collect();
+    resident.extend(p.behind.values().flatten().copied());
     // Readers are newer than what they read: newest first, each decided
     // after its readers.
     for &id in used.iter().rev() {
@@ -184,15 +249,10 @@ pub(crate) fn plan(
     for i in running.instances() {
         let id = i.id;
         let placed = if resident.contains(&id) {
-            let why = if ability(id) == Ability::MbufOnly {
-                "only its MBuf changes: the graph's socket filter updates it, and no packet \
-                 is copied to user space for it"
-            } else {
-                "only instances in the kernel read it: the graph's socket filter evaluates it"
-            };
+            let level = below.unwrap_or("kernel");
             Placed {
-                runs: "kernel",
-                why: why.into(),
+                runs: level,
+                why: resident_why(level, &ability(id)).into(),
             }
         } else if !used.contains(&id) {
             Placed {
@@ -214,6 +274,35 @@ pub(crate) fn plan(
         p.placed.insert(id, placed);
     }
     p
+}
+
+/// Why a resident instance that can do `what` runs at `level` (`kernel` or
+/// `xdp`).
+fn resident_why(level: &str, what: &Ability) -> &'static str {
+    match (level, what) {
+        ("xdp", Ability::MbufOnly) => {
+            "only its MBuf changes: the graph's XDP program updates it before the redirect \
+             decision, over the frames the interface receives (XDP sees no sent ones), and \
+             no frame is redirected to the daemon for it"
+        }
+        ("xdp", Ability::Sampler) => {
+            "only instances at XDP read it: the graph's XDP program counts each received \
+             frame into its MBuf region atomically and runs them on 1 in N"
+        }
+        ("xdp", _) => {
+            "only instances at XDP read it: the graph's XDP program evaluates it on each \
+             received frame, its VLAN tags in place"
+        }
+        (_, Ability::MbufOnly) => {
+            "only its MBuf changes: the graph's socket filter updates it, and no packet \
+             is copied to user space for it"
+        }
+        (_, Ability::Sampler) => {
+            "only instances in the kernel read it: the graph's socket filter counts each \
+             packet into its MBuf region atomically and runs them on 1 in N"
+        }
+        (_, _) => "only instances in the kernel read it: the graph's socket filter evaluates it",
+    }
 }
 
 /// The lowest level that could run instance `id` as a filter: `kernel` or
@@ -360,14 +449,14 @@ mod tests {
         let [a, b, c] = flows[..] else { panic!() };
         let ab = by_class(&r);
         let only_a: BTreeSet<FlowId> = [a].into();
-        let p = plan(&r, &only_a, &ab, Ok(()));
+        let p = plan(&r, &only_a, &ab, Ok("kernel"));
         assert_eq!(runs(&r, &p, a), ["kernel", "kernel", "kernel"]);
         assert_eq!(p.sinks.len(), 1);
         let udp = r.flow(a).unwrap().instances[1];
         assert_eq!(p.sinks[0].1, vec![vec![udp]]);
         // B reads the shared udp filter in the daemon: it runs there too, and
         // the kernel evaluates it again for A's counter.
-        let p = plan(&r, &[a, b, c].into(), &ab, Ok(()));
+        let p = plan(&r, &[a, b, c].into(), &ab, Ok("kernel"));
         assert_eq!(runs(&r, &p, a), ["daemon", "daemon", "kernel"]);
         assert_eq!(runs(&r, &p, b), ["daemon", "daemon", "daemon"]);
         assert!(
@@ -381,6 +470,18 @@ mod tests {
             p.placed[&count].why.contains("(sampler) is not a filter"),
             "{p:?}"
         );
+        // A sampler the kernel can keep: it and the counter it alone feeds
+        // go below together.
+        let with_sampler = |id: InstanceId| match r.instance(id).map(|i| i.class.name) {
+            Some("sampler") => Ability::Sampler,
+            _ => ab(id),
+        };
+        let p = plan(&r, &[c].into(), &with_sampler, Ok("xdp"));
+        assert_eq!(runs(&r, &p, c), ["xdp", "xdp", "xdp"]);
+        let sampler = r.flow(c).unwrap().instances[1];
+        assert_eq!(p.sinks, vec![(sampler, vec![vec![]])]);
+        assert_eq!(p.behind[&sampler], vec![count]);
+        assert!(p.placed[&sampler].why.contains("1 in N"), "{p:?}");
         // No kernel level: nothing goes below, and the reason is given.
         let p = plan(&r, &only_a, &ab, Err("a capture file"));
         assert_eq!(runs(&r, &p, a), ["daemon", "daemon", "daemon"]);
@@ -388,8 +489,37 @@ mod tests {
         let count = r.flow(a).unwrap().instances[2];
         assert_eq!(p.placed[&count].why, "a capture file");
         // A paused flow's instances run nowhere.
-        let p = plan(&r, &BTreeSet::new(), &ab, Ok(()));
+        let p = plan(&r, &BTreeSet::new(), &ab, Ok("kernel"));
         assert!(p.placed.values().all(|x| x.why == "no active flow uses it"));
+    }
+
+    #[test]
+    fn a_sampler_goes_below_only_when_kernel_sinks_alone_read_it() {
+        let (r, flows) = running(&[
+            "(device,e) -> (pcap,udp) -> (sampler,3,4) -> (packetcount,,8)",
+            "(device,e) -> (pcap,udp) -> (sampler,3,4) -> (pcap,\"port 53\")",
+            "(device,e) -> (pcap,udp) -> (sampler,3,4)",
+        ]);
+        let [a, b, c] = flows[..] else { panic!() };
+        let ab = |id: InstanceId| match r.instance(id).map(|i| i.class.name) {
+            Some("sampler") => Ability::Sampler,
+            _ => by_class(&r)(id),
+        };
+        let p = plan(&r, &[a].into(), &ab, Ok("kernel"));
+        assert_eq!(runs(&r, &p, a), ["kernel"; 4]);
+        let ids = &r.flow(a).unwrap().instances;
+        assert_eq!(p.sinks, vec![(ids[2], vec![vec![ids[1]]])]);
+        assert_eq!(p.behind[&ids[2]], vec![ids[3]]);
+        // Another flow reads the sampler in the daemon, or takes what it
+        // passes: it runs there, and so does the counter, saying why.
+        for (other, said) in [(b, "reads it in the daemon"), (c, "a flow takes")] {
+            let p = plan(&r, &[a, other].into(), &ab, Ok("kernel"));
+            assert_eq!(runs(&r, &p, a), ["daemon"; 4], "{p:?}");
+            assert!(p.sinks.is_empty() && p.behind.is_empty(), "{p:?}");
+            assert!(p.placed[&ids[2]].why.contains(said), "{p:?}");
+            let why = &p.placed[&ids[3]].why;
+            assert!(why.contains("(sampler) runs in the daemon"), "{why}");
+        }
     }
 
     #[test]

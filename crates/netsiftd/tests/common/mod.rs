@@ -4,6 +4,7 @@
 
 #![allow(dead_code, unreachable_pub)]
 
+pub mod graph;
 pub mod veth;
 
 use netsift_ffpf::{Client, Flow, FlowSpec};
