@@ -246,6 +246,10 @@ mod tests {
             }
             now = cpu_ns(std::process::id()).unwrap();
         }
-        assert!(now >= before + 10_000_000, "{before} -> {now} ns in {:?}", t.elapsed());
+        assert!(
+            now >= before + 10_000_000,
+            "{before} -> {now} ns in {:?}",
+            t.elapsed()
+        );
     }
 }
