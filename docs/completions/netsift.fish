@@ -35,6 +35,8 @@ complete -c netsift -l socket -d '`netsift flow`: the socket of netsiftd (defaul
 complete -c netsift -l graph -d '`netsift flow --graph TEXT`: the flow is a filter graph in FFPF\'s ffpf-flow syntax, e.g. \'(device,eth0) -> (pcap,"udp") -> (sampler,2,4)\', run by netsiftd (sharing every prefix with the graphs it runs), instead of an expression. With -d: print each instance and where it runs, and exit' -r
 complete -c netsift -l graph-dot -d 'With --graph: write the daemon\'s running graph (the flows your rights see, their filter instances, the classes) as Graphviz DOT to FILE' -r -F
 complete -c netsift -l graph-svg -d 'With --graph: write the same as SVG to FILE (needs Graphviz\'s `dot`)' -r -F
+complete -c netsift -l element -d 'With --graph: deliver what element N (0-based, in written order) passes, instead of what the graph\'s last elements pass' -r
+complete -c netsift -l instance -d '`netsift flow --instance ID`: deliver what the running filter instance ID of the source\'s graph passes (one a flow of your class of rights uses; `netsift flow -d --graph` lists them), instead of an expression or a graph' -r
 complete -c netsift -s p -d 'Don\'t put the interface into promiscuous mode'
 complete -c netsift -l worker-files -d 'With --workers and -w FILE: each worker writes FILE.0, FILE.1, ... instead of one merged file'
 complete -c netsift -s D -l list-interfaces -d 'List the interfaces live capture can open, and exit'

@@ -41,6 +41,8 @@ _netsift() {
 '--graph=[\`netsift flow --graph TEXT\`\: the flow is a filter graph in FFPF'\''s ffpf-flow syntax, e.g. '\''(device,eth0) -> (pcap,"udp") -> (sampler,2,4)'\'', run by netsiftd (sharing every prefix with the graphs it runs), instead of an expression. With -d\: print each instance and where it runs, and exit]:TEXT:_default' \
 '--graph-dot=[With --graph\: write the daemon'\''s running graph (the flows your rights see, their filter instances, the classes) as Graphviz DOT to FILE]:FILE:_files' \
 '--graph-svg=[With --graph\: write the same as SVG to FILE (needs Graphviz'\''s \`dot\`)]:FILE:_files' \
+'--element=[With --graph\: deliver what element N (0-based, in written order) passes, instead of what the graph'\''s last elements pass]:N:_default' \
+'(--graph)--instance=[\`netsift flow --instance ID\`\: deliver what the running filter instance ID of the source'\''s graph passes (one a flow of your class of rights uses; \`netsift flow -d --graph\` lists them), instead of an expression or a graph]:ID:_default' \
 '-p[Don'\''t put the interface into promiscuous mode]' \
 '--worker-files[With --workers and -w FILE\: each worker writes FILE.0, FILE.1, ... instead of one merged file]' \
 '-D[List the interfaces live capture can open, and exit]' \
