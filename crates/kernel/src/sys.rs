@@ -426,6 +426,21 @@ pub struct RunResult {
     pub duration_ns: u32,
 }
 
+/// `PROG_LOAD`, again while it fails with EAGAIN: the verifier gives up
+/// with EAGAIN when a signal is pending (a timer such as libFuzzer's, a
+/// profiler's), which says nothing about the program. libbpf retries the
+/// same way; five attempts bound it.
+fn load_retrying(a: &mut ProgLoad) -> libc::c_long {
+    let mut fd = bpf(PROG_LOAD, a);
+    for _ in 1..5 {
+        if fd >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EAGAIN) {
+            break;
+        }
+        fd = bpf(PROG_LOAD, a);
+    }
+    fd
+}
+
 impl Program {
     /// Loads `insns` as a program of `kind` named `name` (at most 15 bytes shown).
     /// The verifier checks it once, here; a refusal carries the verifier's log.
@@ -449,7 +464,7 @@ impl Program {
             expected_attach_type: if kind == ProgKind::Xdp { ATTACH_XDP } else { 0 },
             ..ProgLoad::default()
         };
-        let fd = bpf(PROG_LOAD, &mut a);
+        let fd = load_retrying(&mut a);
         if fd >= 0 {
             return Ok(Program { fd: owned(fd) });
         }
@@ -461,11 +476,19 @@ impl Program {
         a.log_level = 1;
         a.log_size = log.len() as u32;
         a.log_buf = log.as_mut_ptr() as u64;
-        let fd = bpf(PROG_LOAD, &mut a);
+        let fd = load_retrying(&mut a);
         if fd >= 0 {
             return Ok(Program { fd: owned(fd) });
         }
-        let mut e = Error::last(format!("loading the {name} program"));
+        let again = Error::last(format!("loading the {name} program"));
+        // A log past the buffer fails the second load with ENOSPC: the
+        // first load's error is then the verifier's answer, and the log is
+        // its first megabyte.
+        let mut e = if again.raw_os_error() == Some(libc::ENOSPC) {
+            first
+        } else {
+            again
+        };
         let end = log.iter().position(|&b| b == 0).unwrap_or(log.len());
         e.log = Some(String::from_utf8_lossy(&log[..end]).into_owned());
         Err(e)

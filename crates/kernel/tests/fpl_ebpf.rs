@@ -329,3 +329,50 @@ fn arithmetic_edges_selectors_and_faults_agree() {
         }
     }
 }
+
+/// Found by the `fpl_ebpf` fuzz target under libFuzzer's timer: the
+/// verifier gives up with EAGAIN when a signal is pending, and the logged
+/// second load then overflowed its log (ENOSPC), so a program the back end
+/// accepts was reported as refused. A signal sent to the loading thread
+/// while the verifier walks a long loop must not fail the load.
+#[test]
+fn a_signal_during_verification_does_not_fail_the_load() {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::{Duration, Instant};
+    static CAUGHT: AtomicUsize = AtomicUsize::new(0);
+    extern "C" fn caught(_: libc::c_int) {
+        CAUGHT.fetch_add(1, Ordering::SeqCst);
+    }
+    require!(Need::Root);
+    // 131,224 instructions processed: several milliseconds of verification.
+    let text = "FOR (R[0] = 0; R[0] < R[0]; R[0]++)\nMEM[0] ^= (0 + 0);\nMEM[HASH(PKT.IP_PROTO, 0, 11)] = 2;\nROF";
+    let p = compile(text, &opts(), &Externs::new()).unwrap();
+    refuse(&p, Some(text)).expect("the back end accepts the program");
+    // SAFETY: the handler only bumps an atomic, which is async-signal-safe.
+    unsafe {
+        libc::signal(
+            libc::SIGUSR1,
+            caught as extern "C" fn(libc::c_int) as libc::sighandler_t,
+        )
+    };
+    let started = Instant::now();
+    Loaded::load(&p, Some(text), ProgKind::SchedCls).expect("loads without a signal");
+    let unhurried = started.elapsed();
+    // Signal the loading thread after a tenth of an undisturbed load.
+    let me = unsafe { libc::pthread_self() };
+    let signaller = std::thread::spawn(move || {
+        std::thread::sleep(unhurried / 10);
+        // SAFETY: `me` is the test's thread, alive until the join below.
+        unsafe { libc::pthread_kill(me, libc::SIGUSR1) };
+    });
+    let loaded = Loaded::load(&p, Some(text), ProgKind::SchedCls);
+    signaller.join().unwrap();
+    assert_eq!(CAUGHT.load(Ordering::SeqCst), 1, "the signal arrived");
+    assert!(
+        unhurried > Duration::from_micros(500),
+        "verification long enough to interrupt: {unhurried:?}"
+    );
+    if let Err(e) = loaded {
+        panic!("estimate {:?}: {e}", estimate(&p));
+    }
+}
