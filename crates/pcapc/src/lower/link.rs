@@ -247,7 +247,7 @@ impl Lowerer<'_> {
             }
             t = Tree::and(t, self.mcmp(Rel::LinkPl, 0, Size::B2, v, 0x0fff)?);
         }
-        self.off_linkpl.k += 4;
+        self.off_linkpl.k = self.off_linkpl.k.saturating_add(4);
         if let Some(o) = self.off_linktype.as_mut() {
             o.k += 4;
         }
@@ -298,7 +298,11 @@ impl Lowerer<'_> {
         // PPP framing (libpcap's PUSH_LINKHDR to DLT_PPP).
         let hdr = Off {
             var: self.off_linkpl.var,
-            k: self.off_linkpl.k + self.off_nl + 6,
+            k: self
+                .off_linkpl
+                .k
+                .saturating_add(self.off_nl)
+                .saturating_add(6),
         };
         self.link = Link::Ppp;
         self.desc = "PPP";
@@ -328,7 +332,7 @@ impl Lowerer<'_> {
         // whose link-type test held; the anchor rule repeats that test.
         let ip = Off {
             var: self.off_linkpl.var,
-            k: self.off_linkpl.k + self.off_nl,
+            k: self.off_linkpl.k.saturating_add(self.off_nl),
         };
         let adjacent = |w: u32| {
             ip.k >= w
@@ -343,7 +347,7 @@ impl Lowerer<'_> {
         } else {
             match self.link {
                 Link::Ipv4 => self.anchor(AnchorRule::Ipv4Payload, ip.var, ip.k),
-                Link::Ipv6 => self.anchor(AnchorRule::Const, ip.var, ip.k + 40),
+                Link::Ipv6 => self.anchor(AnchorRule::Const, ip.var, ip.k.saturating_add(40)),
                 Link::En10mb
                 | Link::Sll
                 | Link::Ppp

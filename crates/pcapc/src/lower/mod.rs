@@ -462,28 +462,36 @@ impl<'t> Lowerer<'t> {
             Rel::Llc => self.off_linkpl,
             Rel::PrevMplsHdr => Off {
                 var: self.off_linkpl.var,
-                k: (self.off_linkpl.k + self.off_nl).wrapping_sub(4),
+                k: self
+                    .off_linkpl
+                    .k
+                    .saturating_add(self.off_nl)
+                    .wrapping_sub(4),
             },
             Rel::LinkPl => Off {
                 var: self.off_linkpl.var,
-                k: self.off_linkpl.k + self.off_nl,
+                k: self.off_linkpl.k.saturating_add(self.off_nl),
             },
             Rel::LinkPlNoSnap => Off {
                 var: self.off_linkpl.var,
-                k: self.off_linkpl.k + self.off_nl_nosnap,
+                k: self.off_linkpl.k.saturating_add(self.off_nl_nosnap),
             },
             Rel::LinkType => match self.off_linktype {
                 Some(o) => o,
                 None => return self.err("link-layer type field not available on this link type"),
             },
             Rel::TranIpv4 => {
-                let nl = self.off_linkpl.k + self.off_nl;
+                let nl = self.off_linkpl.k.saturating_add(self.off_nl);
                 let a = self.anchor(AnchorRule::Ipv4Payload, self.off_linkpl.var, nl);
                 Off { var: a, k: 0 }
             }
             Rel::TranIpv6 => Off {
                 var: self.off_linkpl.var,
-                k: self.off_linkpl.k + self.off_nl + 40,
+                k: self
+                    .off_linkpl
+                    .k
+                    .saturating_add(self.off_nl)
+                    .saturating_add(40),
             },
         };
         Ok(Loc {
