@@ -178,7 +178,8 @@ impl fmt::Display for LinkType {
 /// `pcap_datalink_val_to_description` give them (BSD/OS SLIP and PPP under their
 /// LINKTYPE values, 102 and 103, not Linux's DLT values 15 and 16; ATM_RFC1483 and
 /// ATM_CLIP likewise). The PPP family, Cisco HDLC, SLIP, Frame Relay, enc, pflog,
-/// ipnet, the 802.2 LLC LANs and ATM, ARCNET, IEEE 1394, SS7 MTP2 and ERF, netANALYZER,
+/// ipnet, the 802.2 LLC LANs and ATM, ARCNET, IEEE 1394, SS7 MTP2 and ERF, Juniper,
+/// netANALYZER,
 /// then the link
 /// types for which libpcap compiles only length and raw `link[]` tests.
 const MORE: &[(u32, &str, &str)] = &[
@@ -206,6 +207,28 @@ const MORE: &[(u32, &str, &str)] = &[
     (140, "MTP2", "SS7 MTP2"),
     (139, "MTP2_WITH_PHDR", "SS7 MTP2 with Pseudo-header"),
     (197, "ERF", "Endace ERF header"),
+    (134, "JUNIPER_MFR", "Juniper FRF.16 Frame Relay"),
+    (131, "JUNIPER_MLFR", "Juniper Multi-Link Frame Relay"),
+    (130, "JUNIPER_MLPPP", "Juniper Multi-Link PPP"),
+    (179, "JUNIPER_PPP", "Juniper PPP"),
+    (181, "JUNIPER_CHDLC", "Juniper C-HDLC"),
+    (180, "JUNIPER_FRELAY", "Juniper Frame Relay"),
+    (137, "JUNIPER_ATM1", "Juniper ATM1 PIC"),
+    (135, "JUNIPER_ATM2", "Juniper ATM2 PIC"),
+    (167, "JUNIPER_PPPOE", "Juniper PPPoE"),
+    (178, "JUNIPER_ETHER", "Juniper Ethernet"),
+    (168, "JUNIPER_PPPOE_ATM", "Juniper PPPoE/ATM"),
+    (133, "JUNIPER_GGSN", "Juniper GGSN PIC"),
+    (132, "JUNIPER_ES", "Juniper Encryption Services PIC"),
+    (164, "JUNIPER_MONITOR", "Juniper Passive Monitor PIC"),
+    (136, "JUNIPER_SERVICES", "Juniper Advanced Services PIC"),
+    (183, "JUNIPER_VP", "Juniper Voice PIC"),
+    (200, "JUNIPER_ST", "Juniper Secure Tunnel"),
+    (194, "JUNIPER_ISM", "Juniper Integrated Service Module"),
+    (232, "JUNIPER_VS", "Juniper Virtual Server"),
+    (233, "JUNIPER_SRX_E2E", "Juniper SRX E2E"),
+    (234, "JUNIPER_FIBRECHANNEL", "Juniper Fibre Channel"),
+    (238, "JUNIPER_ATM_CEMIC", "Juniper ATM CEMIC"),
     (
         240,
         "NETANALYZER",

@@ -87,6 +87,11 @@ impl Gen {
                 v.extend_from_slice(&self.mtp2());
                 return Some(v);
             }
+            lt if (130..=238).contains(&lt.0)
+                && lt.name().is_some_and(|n| n.starts_with("JUNIPER_")) =>
+            {
+                return Some(self.juniper(lt));
+            }
             _ => return None,
         };
         v.extend_from_slice(&self.llc_body());
@@ -151,6 +156,36 @@ impl Gen {
             _ => self.payload(100),
         };
         v.extend_from_slice(&body);
+        v
+    }
+
+    /// A Juniper capture header (the magic "MGC" mostly, a flags byte, a cookie)
+    /// up to where libpcap looks for the network layer, then an IP packet (or an
+    /// LLC body, for the offsets past SNAP).
+    fn juniper(&mut self, lt: LinkType) -> Vec<u8> {
+        let mut v = if self.rng.chance(90) {
+            b"MGC".to_vec()
+        } else {
+            self.rng.bytes(3)
+        };
+        v.push(self.rng.u8() & 0x03);
+        // Where the network layer starts for this type (init_linktype's off_linkpl +
+        // off_nl), or a header of random length where libpcap leaves it unset.
+        let at = match lt.0 {
+            167 | 178 => 32,
+            133 => 12,
+            164 => 12,
+            135 => 8,
+            168 => 6,
+            134 | 131 | 130 | 179 | 181 | 180 | 137 => 4,
+            _ => self.rng.range(4, 24) as usize,
+        };
+        v.extend_from_slice(&self.rng.bytes(at - 4));
+        if self.rng.chance(80) {
+            v.extend_from_slice(&self.ip().bytes);
+        } else {
+            v.extend_from_slice(&self.llc_body());
+        }
         v
     }
 

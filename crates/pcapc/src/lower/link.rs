@@ -3,6 +3,7 @@
 //! link-level primitives (`inbound`, `ifindex`, `broadcast`, `multicast`, `byte`).
 
 mod atm;
+mod juniper;
 mod lan;
 mod mtp;
 mod opaque;
@@ -12,6 +13,7 @@ mod ppp;
 use super::ir::{Cmp, Loc, Pred, Test, Tree};
 use super::{ByteOp, LResult, Link, Llc, Lowerer, Off, Rel, RelOp, P};
 use crate::syntax::ast::Telco;
+pub(crate) use juniper::juniper_init;
 use netsift_isa::{AnchorRule, Size};
 use netsift_wire::LinkType;
 pub(crate) use opaque::opaque_label;
@@ -63,7 +65,10 @@ const LINK_MULTICAST_ONLY: &str = "link-layer multicast filters supported only o
 
 /// (off_nl, off_nl_nosnap) at the start: where the network layer begins past the
 /// link payload's start, with and without 802.2 SNAP.
-pub(crate) fn nl_offsets(link: Link) -> (u32, u32) {
+pub(crate) fn nl_offsets(link: Link, lt: LinkType) -> (u32, u32) {
+    if let Some((_, _, nl, nosnap)) = juniper::juniper_offsets(lt) {
+        return (nl, nosnap);
+    }
     match link {
         Link::En10mb => (0, 3),
         Link::Fddi | Link::TokenRing | Link::IpOverFc | Link::AtmLlc | Link::Sunatm => (8, 3),
@@ -123,6 +128,7 @@ impl Lowerer<'_> {
             Link::Arcnet => self.arcnet_linktype(ll_proto),
             Link::Ieee1394 => self.cmp(Rel::LinkType, 0, Size::B2, ll_proto),
             Link::Mtp2 => self.mtp2_linktype(),
+            Link::Juniper => self.juniper_linktype(),
             Link::Null | Link::Loop | Link::Enc => match ll_proto {
                 et::IP => self.loopback_linktype(2),
                 et::IPV6 => match self.target.savefile_swapped {
@@ -323,9 +329,10 @@ impl Lowerer<'_> {
         }
         // The PPP header starts 6 bytes past the PPPoE header; later primitives see
         // PPP framing (libpcap's PUSH_LINKHDR to DLT_PPP).
+        // Wrapping: a Juniper link type may leave these offsets unset (-1).
         let hdr = Off {
             var: self.off_linkpl.var,
-            k: self.off_linkpl.k + self.off_nl + 6,
+            k: self.off_linkpl.k.wrapping_add(self.off_nl).wrapping_add(6),
         };
         self.link = Link::Ppp;
         self.desc = "PPP";
@@ -355,7 +362,7 @@ impl Lowerer<'_> {
         // whose link-type test held; the anchor rule repeats that test.
         let ip = Off {
             var: self.off_linkpl.var,
-            k: self.off_linkpl.k + self.off_nl,
+            k: self.off_linkpl.k.wrapping_add(self.off_nl),
         };
         let adjacent = |w: u32| {
             ip.k >= w
@@ -538,6 +545,7 @@ impl Lowerer<'_> {
             // Links whose header says the direction, each its own way (gen_inbound).
             Link::Slip | Link::PppPppd | Link::Ipnet => return self.direction(inbound),
             Link::Pflog => return self.pflog_direction(inbound),
+            Link::Juniper => return self.juniper_direction(inbound),
             _ => self.kernel_only(
                 "inbound/outbound",
                 SKF_AD_PKTTYPE,

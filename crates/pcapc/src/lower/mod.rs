@@ -92,6 +92,8 @@ pub(crate) enum Link {
     Ieee1394,
     /// MTP2, MTP2_WITH_PHDR and ERF: no protocols, the MTP2/MTP3 fields.
     Mtp2,
+    /// The JUNIPER_* types: any protocol is the capture header's magic number.
+    Juniper,
 }
 
 /// Options that change code generation the way libpcap's `pcap_t` does.
@@ -322,6 +324,9 @@ impl<'t> Lowerer<'t> {
             LinkType::MTP2 => (Link::Mtp2, 0, None, 0),
             LinkType::MTP2_WITH_PHDR => (Link::Mtp2, 0, None, 0),
             LinkType::ERF => (Link::Mtp2, 0, None, 0),
+            other if link::juniper_init(other).is_some() => {
+                link::juniper_init(other).unwrap_or((Link::Opaque, 0, None, 0))
+            }
             other if link::opaque_label(other).is_some() => (Link::Opaque, 0, None, 0),
             other => {
                 return Err(Error::new(
@@ -344,8 +349,8 @@ impl<'t> Lowerer<'t> {
             off_linkhdr: Off::at(off_linkhdr),
             off_linktype: off_linktype.map(Off::at),
             off_linkpl: Off::at(off_linkpl),
-            off_nl: link::nl_offsets(link).0,
-            off_nl_nosnap: link::nl_offsets(link).1,
+            off_nl: link::nl_offsets(link, target.linktype).0,
+            off_nl_nosnap: link::nl_offsets(link, target.linktype).1,
             label_stack_depth: 0,
             vlan_stack_depth: 0,
             geneve_udp: None,
@@ -490,28 +495,28 @@ impl<'t> Lowerer<'t> {
             Rel::Llc => self.off_linkpl,
             Rel::PrevMplsHdr => Off {
                 var: self.off_linkpl.var,
-                k: (self.off_linkpl.k + self.off_nl).wrapping_sub(4),
+                k: self.off_linkpl.k.wrapping_add(self.off_nl).wrapping_sub(4),
             },
             Rel::LinkPl => Off {
                 var: self.off_linkpl.var,
-                k: self.off_linkpl.k + self.off_nl,
+                k: self.off_linkpl.k.wrapping_add(self.off_nl),
             },
             Rel::LinkPlNoSnap => Off {
                 var: self.off_linkpl.var,
-                k: self.off_linkpl.k + self.off_nl_nosnap,
+                k: self.off_linkpl.k.wrapping_add(self.off_nl_nosnap),
             },
             Rel::LinkType => match self.off_linktype {
                 Some(o) => o,
                 None => return self.err("link-layer type field not available on this link type"),
             },
             Rel::TranIpv4 => {
-                let nl = self.off_linkpl.k + self.off_nl;
+                let nl = self.off_linkpl.k.wrapping_add(self.off_nl);
                 let a = self.anchor(AnchorRule::Ipv4Payload, self.off_linkpl.var, nl);
                 Off { var: a, k: 0 }
             }
             Rel::TranIpv6 => Off {
                 var: self.off_linkpl.var,
-                k: self.off_linkpl.k + self.off_nl + 40,
+                k: self.off_linkpl.k.wrapping_add(self.off_nl).wrapping_add(40),
             },
         };
         Ok(Loc {
