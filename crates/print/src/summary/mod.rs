@@ -27,6 +27,7 @@
 
 mod app;
 mod eigrp;
+mod lan;
 mod link;
 mod net;
 mod ntp;
@@ -261,6 +262,8 @@ impl Printer<'_> {
             LinkType::PFLOG => self.pflog_if(data, wire_len),
             LinkType::SLIP => self.slip_if(data, wire_len),
             LinkType::IPNET => self.ipnet_if(data, wire_len),
+            LinkType::FDDI => self.fddi_if(data, wire_len),
+            LinkType::IEEE802 => self.token_if(data, wire_len),
             other => {
                 out!(
                     self,
