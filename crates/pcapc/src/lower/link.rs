@@ -391,6 +391,12 @@ impl Lowerer<'_> {
                 Link::Null | Link::Loop if adjacent(4) => {
                     self.anchor(AnchorRule::IpPayloadByAf, ip.var, ip.k)
                 }
+                // The SNAP Ethertype libpcap tested is just before the IP header.
+                Link::Fddi | Link::TokenRing | Link::IpOverFc | Link::AtmLlc | Link::Sunatm
+                    if self.off_nl == 8 && self.off_linkpl.var == ip.var =>
+                {
+                    self.anchor(AnchorRule::IpPayloadByType, ip.var, ip.k)
+                }
                 _ => self.anchor(AnchorRule::IpPayloadByVersion, ip.var, ip.k),
             }
         };
