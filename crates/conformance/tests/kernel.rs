@@ -867,3 +867,78 @@ fn a_verdict_under_shared_memory_edits_is_the_state_before_or_after() {
         "the test exercised nothing"
     );
 }
+
+/// The link types of the second tranche (FDDI, Token Ring, ATM, ARCNET, IEEE 1394,
+/// MTP2, Juniper; `NETSIFT_LINKTYPES` narrows them): their accept lists as socket
+/// filters, test-run on their corpus and generated frames, must accept everything
+/// the engine accepts and agree with it where sure. A test run reads a frame from
+/// its first byte as a socket filter reads a capture of that link type.
+#[test]
+fn kernel_programs_on_the_second_tranche_of_link_types() {
+    if !skip::all_met(&[Need::Root]) {
+        return;
+    }
+    let dir = netsift_conformance::require_corpus();
+    let corpus = dir.as_ref().map(|d| load_corpus_captures(d));
+    let tranche = |lt: LinkType| {
+        let n = lt.name().unwrap_or("");
+        [6, 7, 10, 100, 106, 122, 123, 129, 138, 139, 140, 197].contains(&lt.0)
+            || n.starts_with("JUNIPER_")
+    };
+    let (mut programs, mut runs, mut unsure, mut refused) = (0, 0u64, 0u64, 0u64);
+    let mut failures = Mismatches::new("socket programs of more link types against the engine", 40);
+    let mut scratch = netsift_engine::Scratch::new();
+    for lt in netsift_conformance::more_linktypes()
+        .into_iter()
+        .filter(|&lt| tranche(lt))
+    {
+        let mut packets: Vec<Vec<u8>> = Vec::new();
+        let caps = netsift_conformance::generated_capture_data_for(lt);
+        let corpus_caps = corpus.as_ref().map(|c| c.captures(lt)).unwrap_or_default();
+        for c in caps.iter().chain(corpus_caps.iter()) {
+            packets.extend(
+                c.packets
+                    .iter()
+                    .filter(|p| usable(p))
+                    .map(|p| p.data.clone()),
+            );
+        }
+        let mut exprs = dir
+            .as_ref()
+            .map(|d| netsift_conformance::read_accept_list(d, lt))
+            .unwrap_or_default();
+        exprs.sort();
+        exprs.dedup();
+        let target = Target::new(lt);
+        for expr in &exprs {
+            let Ok(set) = netsift_pcapc::compile_for(expr, target) else {
+                continue;
+            };
+            let Some((g, prog)) =
+                load(expr, &set, Env::TEST_RUN, ProgKind::SchedCls, &mut failures)
+            else {
+                continue;
+            };
+            programs += 1;
+            let engine = Compiled::new(set);
+            for (i, p) in packets.iter().enumerate() {
+                let want = engine.matches(&mut scratch, p, p.len() as u32);
+                let Some(got) = test_run(&prog, p, 0, 0, &mut refused) else {
+                    continue;
+                };
+                runs += 1;
+                match wrong(got, want, g.decisive, &mut unsure) {
+                    Ok(false) => {}
+                    Ok(true) => failures.record(format!(
+                        "[{lt}] {expr:?}: packet {i}: kernel {got:#x}, engine {want}"
+                    )),
+                    Err(v) => failures.record(format!("[{lt}] {expr:?}: return value {v:#x}")),
+                }
+            }
+        }
+    }
+    eprintln!(
+        "kernel, more link types: {programs} programs, {runs} runs, {unsure} unsure, {refused} refused by the kernel"
+    );
+    failures.assert_none();
+}
