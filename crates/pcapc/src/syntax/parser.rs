@@ -887,7 +887,7 @@ impl<'t> Parser<'t> {
             let pf = self.pf_arg(kw)?;
             return self.finish_prim(PrimKind::Pf(pf), start);
         }
-        let Some(t) = telco_kw(kw) else {
+        let Kw::Telco(t) = kw else {
             return Err(self.unexpected("a primitive (e.g. 'host', 'port', 'tcp', 'len')"));
         };
         self.bump();
@@ -1360,40 +1360,6 @@ fn relop(k: &TokKind) -> Option<RelOp> {
         TokKind::Le => RelOp::Le,
         TokKind::Lt => RelOp::Lt,
         TokKind::Ne => RelOp::Ne,
-        _ => return None,
-    })
-}
-
-/// The ATM and SS7 keywords that start a primitive.
-fn telco_kw(kw: Kw) -> Option<Telco> {
-    Some(match kw {
-        Kw::Lane => Telco::Lane,
-        Kw::Metac => Telco::Metac,
-        Kw::Bcc => Telco::Bcc,
-        Kw::Oamf4ec => Telco::Oamf4ec,
-        Kw::Oamf4sc => Telco::Oamf4sc,
-        Kw::Sc => Telco::Sc,
-        Kw::Ilmic => Telco::Ilmic,
-        Kw::Oam => Telco::Oam,
-        Kw::Oamf4 => Telco::Oamf4,
-        Kw::Connectmsg => Telco::Connectmsg,
-        Kw::Metaconnect => Telco::Metaconnect,
-        Kw::Vpi => Telco::Vpi,
-        Kw::Vci => Telco::Vci,
-        Kw::Fisu => Telco::Fisu,
-        Kw::Lssu => Telco::Lssu,
-        Kw::Msu => Telco::Msu,
-        Kw::Hfisu => Telco::Hfisu,
-        Kw::Hlssu => Telco::Hlssu,
-        Kw::Hmsu => Telco::Hmsu,
-        Kw::Sio => Telco::Sio,
-        Kw::Opc => Telco::Opc,
-        Kw::Dpc => Telco::Dpc,
-        Kw::Sls => Telco::Sls,
-        Kw::Hsio => Telco::Hsio,
-        Kw::Hopc => Telco::Hopc,
-        Kw::Hdpc => Telco::Hdpc,
-        Kw::Hsls => Telco::Hsls,
         _ => return None,
     })
 }
