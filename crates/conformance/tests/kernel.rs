@@ -89,6 +89,45 @@ fn wrong(got: u32, want: bool, decisive: bool, unsure: &mut u64) -> Result<bool,
     }
 }
 
+/// Counts of test runs, unsure answers and frames the kernel refused.
+struct Tally<'a> {
+    runs: &'a mut u64,
+    unsure: &'a mut u64,
+    refused: &'a mut u64,
+}
+
+/// Test-runs `prog` on every packet against the engine's verdict, recording each
+/// wrong answer (see [`wrong`]) under `label`.
+#[allow(clippy::too_many_arguments)]
+fn run_all(
+    label: &str,
+    prog: &Program,
+    decisive: bool,
+    engine: &Compiled,
+    packets: &[Vec<u8>],
+    scratch: &mut netsift_engine::Scratch,
+    tally: &mut Tally<'_>,
+    failures: &mut Mismatches<String>,
+) {
+    for (i, p) in packets.iter().enumerate() {
+        let want = engine.matches(scratch, p, p.len() as u32);
+        let Some(got) = test_run(prog, p, 0, 0, tally.refused) else {
+            continue;
+        };
+        *tally.runs += 1;
+        match wrong(got, want, decisive, tally.unsure) {
+            Ok(false) => {}
+            Ok(true) => failures.record(format!(
+                "{label}: packet {i} ({} bytes): kernel {}, engine {}",
+                p.len(),
+                if got == 0 { "rejects" } else { "accepts" },
+                if want { "accepts" } else { "rejects" },
+            )),
+            Err(other) => failures.record(format!("{label}: packet {i}: return value {other:#x}")),
+        }
+    }
+}
+
 /// Long `host` and `port` lists, which pcapc compiles to SET lookups in a key
 /// table (a BPF hash map in the kernel): half of their values taken from the
 /// packets (IPv4 source addresses, TCP/UDP destination ports), half not.
@@ -211,28 +250,22 @@ fn kernel_programs_accept_what_the_engine_accepts() {
         programs += 1;
         exact_programs += usize::from(generated.exact);
         let engine = Compiled::new(set);
-        for (i, p) in packets.iter().enumerate() {
-            let want = engine.matches(&mut scratch, p, p.len() as u32);
-            let Some(got) = test_run(&prog, p, 0, 0, &mut refused) else {
-                continue;
-            };
-            runs += 1;
-            let wrong = match wrong(got, want, generated.decisive, &mut unsure) {
-                Ok(w) => w,
-                Err(other) => {
-                    failures.record(format!("{expr:?}: packet {i}: return value {other:#x}"));
-                    false
-                }
-            };
-            if wrong {
-                failures.record(format!(
-                    "{expr:?}: packet {i} ({} bytes): kernel {}, engine {}",
-                    p.len(),
-                    if got == 0 { "rejects" } else { "accepts" },
-                    if want { "accepts" } else { "rejects" },
-                ));
-            }
-        }
+        let mut tally = Tally {
+            runs: &mut runs,
+            unsure: &mut unsure,
+            refused: &mut refused,
+        };
+        let label = format!("{expr:?}");
+        run_all(
+            &label,
+            &prog,
+            generated.decisive,
+            &engine,
+            &packets,
+            &mut scratch,
+            &mut tally,
+            &mut failures,
+        );
     }
     eprintln!(
         "kernel: {programs} programs ({exact_programs} exact) of {} expressions ({not_compiled} refused by pcapc), {} packets, {runs} runs, {unsure} unsure answers, {refused} runs the kernel refused",
@@ -921,20 +954,22 @@ fn kernel_programs_on_the_second_tranche_of_link_types() {
             };
             programs += 1;
             let engine = Compiled::new(set);
-            for (i, p) in packets.iter().enumerate() {
-                let want = engine.matches(&mut scratch, p, p.len() as u32);
-                let Some(got) = test_run(&prog, p, 0, 0, &mut refused) else {
-                    continue;
-                };
-                runs += 1;
-                match wrong(got, want, g.decisive, &mut unsure) {
-                    Ok(false) => {}
-                    Ok(true) => failures.record(format!(
-                        "[{lt}] {expr:?}: packet {i}: kernel {got:#x}, engine {want}"
-                    )),
-                    Err(v) => failures.record(format!("[{lt}] {expr:?}: return value {v:#x}")),
-                }
-            }
+            let mut tally = Tally {
+                runs: &mut runs,
+                unsure: &mut unsure,
+                refused: &mut refused,
+            };
+            let label = format!("[{lt}] {expr:?}");
+            run_all(
+                &label,
+                &prog,
+                g.decisive,
+                &engine,
+                &packets,
+                &mut scratch,
+                &mut tally,
+                &mut failures,
+            );
         }
     }
     eprintln!(
