@@ -26,6 +26,7 @@
 //! link-state advertisements, DHCP, CDP, LLDP, PPP options, IPv6 mobility).
 
 mod app;
+mod arcnet;
 mod eigrp;
 mod lan;
 mod link;
@@ -132,6 +133,7 @@ impl Summarizer {
             proto: "",
             opts: self.options,
             tcp: &mut self.tcp,
+            printed_nothing: false,
         };
         p.packet(linktype, data, wire_len);
         p.out
@@ -210,6 +212,9 @@ pub(crate) struct Printer<'a> {
     pub proto: &'static str,
     pub opts: SummaryOptions,
     pub tcp: &'a mut TcpSeqState,
+    /// The link's printer printed nothing on purpose, as tcpdump does for a
+    /// payload it cannot print (ARCNET's unknown protocols without `-x`).
+    pub printed_nothing: bool,
 }
 
 macro_rules! out {
@@ -264,6 +269,8 @@ impl Printer<'_> {
             LinkType::IPNET => self.ipnet_if(data, wire_len),
             LinkType::FDDI => self.fddi_if(data, wire_len),
             LinkType::IEEE802 => self.token_if(data, wire_len),
+            LinkType::ARCNET => self.arcnet_if(data, wire_len),
+            LinkType::ARCNET_LINUX => self.arcnet_linux_if(data, wire_len),
             other => {
                 out!(
                     self,
@@ -277,7 +284,7 @@ impl Printer<'_> {
         if r.is_err() {
             self.trunc();
         }
-        if self.out.is_empty() {
+        if self.out.is_empty() && !self.printed_nothing {
             out!(self, "{linktype}, length {wire_len}");
         }
     }
