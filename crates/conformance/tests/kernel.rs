@@ -89,41 +89,55 @@ fn wrong(got: u32, want: bool, decisive: bool, unsure: &mut u64) -> Result<bool,
     }
 }
 
-/// Counts of test runs, unsure answers and frames the kernel refused.
-struct Tally<'a> {
-    runs: &'a mut u64,
-    unsure: &'a mut u64,
-    refused: &'a mut u64,
+/// Test runs against the engine: their counts (runs, unsure answers, frames the
+/// kernel refused) and the wrong answers found.
+struct Runs {
+    runs: u64,
+    unsure: u64,
+    refused: u64,
+    scratch: netsift_engine::Scratch,
+    failures: Mismatches<String>,
 }
 
-/// Test-runs `prog` on every packet against the engine's verdict, recording each
-/// wrong answer (see [`wrong`]) under `label`.
-#[allow(clippy::too_many_arguments)]
-fn run_all(
-    label: &str,
-    prog: &Program,
-    decisive: bool,
-    engine: &Compiled,
-    packets: &[Vec<u8>],
-    scratch: &mut netsift_engine::Scratch,
-    tally: &mut Tally<'_>,
-    failures: &mut Mismatches<String>,
-) {
-    for (i, p) in packets.iter().enumerate() {
-        let want = engine.matches(scratch, p, p.len() as u32);
-        let Some(got) = test_run(prog, p, 0, 0, tally.refused) else {
-            continue;
-        };
-        *tally.runs += 1;
-        match wrong(got, want, decisive, tally.unsure) {
-            Ok(false) => {}
-            Ok(true) => failures.record(format!(
-                "{label}: packet {i} ({} bytes): kernel {}, engine {}",
-                p.len(),
-                if got == 0 { "rejects" } else { "accepts" },
-                if want { "accepts" } else { "rejects" },
-            )),
-            Err(other) => failures.record(format!("{label}: packet {i}: return value {other:#x}")),
+impl Runs {
+    fn new(what: &str) -> Runs {
+        Runs {
+            runs: 0,
+            unsure: 0,
+            refused: 0,
+            scratch: netsift_engine::Scratch::new(),
+            failures: Mismatches::new(what, 40),
+        }
+    }
+
+    /// Test-runs `prog` on every packet against the engine's verdict, recording
+    /// each wrong answer (see [`wrong`]) under `label`.
+    fn check(
+        &mut self,
+        label: &str,
+        prog: &Program,
+        decisive: bool,
+        engine: &Compiled,
+        packets: &[Vec<u8>],
+    ) {
+        for (i, p) in packets.iter().enumerate() {
+            let want = engine.matches(&mut self.scratch, p, p.len() as u32);
+            let Some(got) = test_run(prog, p, 0, 0, &mut self.refused) else {
+                continue;
+            };
+            self.runs += 1;
+            match wrong(got, want, decisive, &mut self.unsure) {
+                Ok(false) => {}
+                Ok(true) => self.failures.record(format!(
+                    "{label}: packet {i} ({} bytes): kernel {}, engine {}",
+                    p.len(),
+                    if got == 0 { "rejects" } else { "accepts" },
+                    if want { "accepts" } else { "rejects" },
+                )),
+                Err(other) => self
+                    .failures
+                    .record(format!("{label}: packet {i}: return value {other:#x}")),
+            }
         }
     }
 }
@@ -220,10 +234,8 @@ fn kernel_programs_accept_what_the_engine_accepts() {
     exprs.dedup();
     exprs.extend(lists(&packets));
     let target = Target::new(lt);
-    let (mut runs, mut unsure, mut exact_programs, mut programs) = (0u64, 0u64, 0, 0);
-    let (mut refused, mut not_compiled) = (0u64, 0);
-    let mut failures = Mismatches::new("socket programs against the engine", 40);
-    let mut scratch = netsift_engine::Scratch::new();
+    let (mut exact_programs, mut programs, mut not_compiled) = (0, 0, 0);
+    let mut r = Runs::new("socket programs against the engine");
     for expr in &exprs {
         let Ok(set) = netsift_pcapc::compile_for(expr, target) else {
             // The differential corpus test checks these refusals against libpcap.
@@ -233,14 +245,14 @@ fn kernel_programs_accept_what_the_engine_accepts() {
         let generated = match generate(&set, Env::TEST_RUN) {
             Ok(g) => g,
             Err(e) => {
-                failures.record(format!("{expr:?}: {e}"));
+                r.failures.record(format!("{expr:?}: {e}"));
                 continue;
             }
         };
         let prog = match Program::load(ProgKind::SchedCls, "netsift", &generated.insns) {
             Ok(p) => p,
             Err(e) => {
-                failures.record(format!(
+                r.failures.record(format!(
                     "{expr:?}: {} instructions: {e}",
                     generated.insns.len()
                 ));
@@ -250,30 +262,24 @@ fn kernel_programs_accept_what_the_engine_accepts() {
         programs += 1;
         exact_programs += usize::from(generated.exact);
         let engine = Compiled::new(set);
-        let mut tally = Tally {
-            runs: &mut runs,
-            unsure: &mut unsure,
-            refused: &mut refused,
-        };
-        let label = format!("{expr:?}");
-        run_all(
-            &label,
+        r.check(
+            &format!("{expr:?}"),
             &prog,
             generated.decisive,
             &engine,
             &packets,
-            &mut scratch,
-            &mut tally,
-            &mut failures,
         );
     }
     eprintln!(
-        "kernel: {programs} programs ({exact_programs} exact) of {} expressions ({not_compiled} refused by pcapc), {} packets, {runs} runs, {unsure} unsure answers, {refused} runs the kernel refused",
+        "kernel: {programs} programs ({exact_programs} exact) of {} expressions ({not_compiled} refused by pcapc), {} packets, {} runs, {} unsure answers, {} runs the kernel refused",
         exprs.len(),
-        packets.len()
+        packets.len(),
+        r.runs,
+        r.unsure,
+        r.refused
     );
     assert!(programs > 0 && !packets.is_empty());
-    failures.assert_none();
+    r.failures.assert_none();
 }
 
 /// Swift's update in the kernel: a key written to a SET's shared table is seen by
@@ -918,9 +924,8 @@ fn kernel_programs_on_the_second_tranche_of_link_types() {
         [6, 7, 10, 100, 106, 122, 123, 129, 138, 139, 140, 197].contains(&lt.0)
             || n.starts_with("JUNIPER_")
     };
-    let (mut programs, mut runs, mut unsure, mut refused) = (0, 0u64, 0u64, 0u64);
-    let mut failures = Mismatches::new("socket programs of more link types against the engine", 40);
-    let mut scratch = netsift_engine::Scratch::new();
+    let mut programs = 0;
+    let mut r = Runs::new("socket programs of more link types against the engine");
     for lt in netsift_conformance::more_linktypes()
         .into_iter()
         .filter(|&lt| tranche(lt))
@@ -947,33 +952,29 @@ fn kernel_programs_on_the_second_tranche_of_link_types() {
             let Ok(set) = netsift_pcapc::compile_for(expr, target) else {
                 continue;
             };
-            let Some((g, prog)) =
-                load(expr, &set, Env::TEST_RUN, ProgKind::SchedCls, &mut failures)
-            else {
+            let Some((g, prog)) = load(
+                expr,
+                &set,
+                Env::TEST_RUN,
+                ProgKind::SchedCls,
+                &mut r.failures,
+            ) else {
                 continue;
             };
             programs += 1;
             let engine = Compiled::new(set);
-            let mut tally = Tally {
-                runs: &mut runs,
-                unsure: &mut unsure,
-                refused: &mut refused,
-            };
-            let label = format!("[{lt}] {expr:?}");
-            run_all(
-                &label,
+            r.check(
+                &format!("[{lt}] {expr:?}"),
                 &prog,
                 g.decisive,
                 &engine,
                 &packets,
-                &mut scratch,
-                &mut tally,
-                &mut failures,
             );
         }
     }
     eprintln!(
-        "kernel, more link types: {programs} programs, {runs} runs, {unsure} unsure, {refused} refused by the kernel"
+        "kernel, more link types: {programs} programs, {} runs, {} unsure, {} refused by the kernel",
+        r.runs, r.unsure, r.refused
     );
-    failures.assert_none();
+    r.failures.assert_none();
 }
