@@ -27,6 +27,7 @@
 
 mod app;
 mod arcnet;
+mod atm;
 mod eigrp;
 mod lan;
 mod link;
@@ -270,6 +271,8 @@ impl Printer<'_> {
             LinkType::FDDI => self.fddi_if(data, wire_len),
             LinkType::IEEE802 => self.token_if(data, wire_len),
             LinkType::ARCNET => self.arcnet_if(data, wire_len),
+            LinkType::ATM_RFC1483 => self.atm_rfc1483_if(data, wire_len),
+            LinkType::ATM_CLIP => self.atm_clip_if(data, wire_len),
             LinkType::ARCNET_LINUX => self.arcnet_linux_if(data, wire_len),
             other => {
                 out!(
