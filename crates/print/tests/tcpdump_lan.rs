@@ -1,6 +1,6 @@
-//! FDDI and Token Ring summary lines (default, `-e`, `-v`, `-q -e`) against the
-//! installed tcpdump, line by line, on frames built here: the shared corpus has no
-//! capture of either link type. The frames cover LLC/SNAP around IPv4 (TCP, UDP,
+//! FDDI, Token Ring and IP over Fibre Channel summary lines (default, `-e`, `-v`,
+//! `-q -e`) against the installed tcpdump, line by line, on frames built here: the
+//! shared corpus has no capture of these link types. The frames cover LLC/SNAP around IPv4 (TCP, UDP,
 //! ICMP), ARP and IPv6, STP, IPX, NetBEUI and unknown SAPs, every FDDI frame
 //! control class, Token Ring source routing (routing segments, each broadcast
 //! indicator and direction), and frames cut inside each header. Skipped, with a
@@ -81,6 +81,24 @@ fn fddi_frames() -> Vec<Frame> {
         out.push(Frame { bytes: f, llc });
     }
     out
+}
+
+fn ipfc_frames() -> Vec<Frame> {
+    llc_bodies()
+        .into_iter()
+        .enumerate()
+        .map(|(i, body)| {
+            let mut f = vec![0x10, 0x00];
+            f.extend_from_slice(&DST);
+            f.extend_from_slice(&[0x10, 0x00]);
+            f.extend_from_slice(&SRC);
+            f.extend_from_slice(&body);
+            Frame {
+                bytes: f,
+                llc: Some((i, 16)),
+            }
+        })
+        .collect()
 }
 
 fn token_frames() -> Vec<Frame> {
@@ -213,6 +231,7 @@ fn fddi_and_token_ring_lines_match_tcpdump() {
     for (lt, frames) in [
         (LinkType::FDDI, fddi_frames()),
         (LinkType::IEEE802, token_frames()),
+        (LinkType::IP_OVER_FC, ipfc_frames()),
     ] {
         let recs = records(&frames);
         // The same LLC bodies (as kept) in 802.3 frames, and where Ethernet differs.
@@ -247,8 +266,54 @@ fn fddi_and_token_ring_lines_match_tcpdump() {
     }
     let _ = std::fs::remove_dir_all(&dir);
     println!(
-        "{compared} FDDI and Token Ring lines compared: {} differ in the link layer, {shared} \
+        "{compared} FDDI, Token Ring and IP-over-FC lines compared: {} differ in the link layer, {shared} \
          after it as the same LLC body does on Ethernet",
+        failures.len()
+    );
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Apple IP over IEEE 1394 lines: IPv4, ARP, IPv6 and unknown Ethertypes, whole and
+/// cut, equal to tcpdump's under every flag set.
+#[test]
+fn ieee1394_lines_match_tcpdump() {
+    if !have_tcpdump() {
+        println!("tcpdump not installed: skipped");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("netsift-print-1394-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let a = [10, 0, 0, 1];
+    let b = [192, 168, 1, 2];
+    let mut recs = Vec::new();
+    for (et, body) in [
+        (0x0800u16, ipv4_between(17, a, b, &udp(5353, 53, &[0; 12]))),
+        (0x0806, arp_packet(1, SRC, a, [0; 6], b)),
+        (0x86dd, ipv6(17, &udp(1000, 2000, b"hello"))),
+        (0x88b5, vec![1, 2, 3, 4]),
+    ] {
+        let mut f = vec![0x00, 0x11, 0x22, 0xff, 0xfe, 0x33, 0x44, 0x55];
+        f.extend_from_slice(&[0x02, 0x66, 0x77, 0xff, 0xfe, 0x88, 0x99, 0xaa]);
+        f.extend_from_slice(&et.to_be_bytes());
+        f.extend_from_slice(&body);
+        let wire = f.len() as u32;
+        for cut in [5usize, 16, 18, 20, 30] {
+            if cut < f.len() {
+                recs.push((f[..cut].to_vec(), wire));
+            }
+        }
+        recs.push((f, wire));
+    }
+    let diffs = compare(&dir, LinkType::APPLE_IP_OVER_IEEE1394, &recs);
+    let _ = std::fs::remove_dir_all(&dir);
+    let failures: Vec<String> = diffs
+        .iter()
+        .flatten()
+        .map(|(i, ours, theirs)| format!("#{i}\n   ours: {ours}\n   tcpd: {theirs}"))
+        .collect();
+    println!(
+        "{} IEEE 1394 lines compared, {} differ",
+        4 * recs.len(),
         failures.len()
     );
     assert!(failures.is_empty(), "{}", failures.join("\n"));

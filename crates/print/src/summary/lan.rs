@@ -1,4 +1,6 @@
-//! FDDI and Token Ring (IEEE 802.5): tcpdump's `fddi_print` and `token_print`. Both
+//! FDDI, Token Ring (IEEE 802.5), IP over Fibre Channel and Apple's IP over IEEE
+//! 1394: tcpdump's `fddi_print`, `token_print`, `ipfc_print` and `ap1394_if_print`.
+//! The first three
 //! carry 802.2 LLC after their MAC header, which [`Printer::llc`] prints as it does
 //! for 802.3; `-e` puts the frame control (FDDI) or access and frame control (Token
 //! Ring) and the addresses first, and Token Ring's routing information field, when
@@ -6,11 +8,14 @@
 //! FDDI addresses are printed as captured (tcpdump does not bit-swap them on
 //! Linux).
 
+use super::link::{ethertype_str, linkaddr};
 use super::{g1, g2, out, tail, PResult, Printer, Trunc};
 use netsift_wire::ethernet::EthernetAddress;
 
 const FDDI_HDRLEN: usize = 13;
 const TOKEN_HDRLEN: usize = 14;
+const IPFC_HDRLEN: usize = 16;
+const AP1394_HDRLEN: usize = 18;
 /// Frame-control classes (`fc & 0xf0`).
 const FDDIFC_LLC_ASYNC: u8 = 0x50;
 const FDDIFC_SMT: u8 = 0x40;
@@ -77,6 +82,48 @@ impl Printer<'_> {
             FDDIFC_SMT => self.out.push_str("<SMT printer not yet implemented>"),
             _ if !self.opts.link_header => hdr(self),
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// `ipfc_print`: RFC 2625 IP over Fibre Channel, the MAC addresses in the low
+    /// 48 bits of the two network addresses, then LLC.
+    pub(super) fn ipfc_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "ipfc";
+        if data.len() < IPFC_HDRLEN {
+            return Err(Trunc);
+        }
+        let (dst, src) = (mac(&data[2..8]), mac(&data[10..16]));
+        if self.opts.link_header {
+            out!(self, "{src} > {dst}, length {length}: ");
+        }
+        let rest = length.saturating_sub(IPFC_HDRLEN as u32);
+        self.llc(tail(data, IPFC_HDRLEN), rest, Some((src, dst)))?;
+        Ok(())
+    }
+
+    /// `ap1394_if_print`: Apple's IP over IEEE 1394, two EUI-64 addresses and an
+    /// Ethertype.
+    pub(super) fn ap1394_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "ap1394";
+        if data.len() < AP1394_HDRLEN {
+            return Err(Trunc);
+        }
+        let t = g2(data, 16)?;
+        let hdr = |pr: &mut Self, length: u32| {
+            let (d, s) = (linkaddr(&data[..8]), linkaddr(&data[8..16]));
+            out!(
+                pr,
+                "{s} > {d}, {}, length {length}: ",
+                ethertype_str(t, pr.opts.quiet)
+            );
+        };
+        if self.opts.link_header {
+            hdr(self, length);
+        }
+        let rest = length.saturating_sub(AP1394_HDRLEN as u32);
+        if !self.ethertype(t, tail(data, AP1394_HDRLEN), rest, None)? && !self.opts.link_header {
+            hdr(self, length);
         }
         Ok(())
     }

@@ -14,7 +14,7 @@ use netsift_wire::LinkType;
 /// `ethertype IPv4 (0x0800)`.
 /// tcpdump's `ether_type_print`: `ethertype IPv4 (0x0800)`, or with `-q` only
 /// the name (`Unknown Ethertype (0x88b5)` for an unnamed type).
-fn ethertype_str(t: u16, quiet: bool) -> String {
+pub(super) fn ethertype_str(t: u16, quiet: bool) -> String {
     match (EtherType(t).name(), quiet) {
         (Some(n), true) => n.to_string(),
         (None, true) => format!("Unknown Ethertype (0x{t:04x})"),

@@ -270,6 +270,8 @@ impl Printer<'_> {
             LinkType::IPNET => self.ipnet_if(data, wire_len),
             LinkType::FDDI => self.fddi_if(data, wire_len),
             LinkType::IEEE802 => self.token_if(data, wire_len),
+            LinkType::IP_OVER_FC => self.ipfc_if(data, wire_len),
+            LinkType::APPLE_IP_OVER_IEEE1394 => self.ap1394_if(data, wire_len),
             LinkType::ARCNET => self.arcnet_if(data, wire_len),
             LinkType::ATM_RFC1483 => self.atm_rfc1483_if(data, wire_len),
             LinkType::ATM_CLIP => self.atm_clip_if(data, wire_len),
