@@ -8,11 +8,10 @@
 mod common;
 
 use common::build::{arp_packet, icmp_echo_request, ipv4_between, ipv6, udp};
-use common::capture::read_capture;
-use common::corpus_root;
-use common::tcpdump::{have_tcpdump, tcpdump_records};
-use common::write::{flatten, write_pcap};
-use netsift_print::{Summarizer, SummaryOptions};
+use common::corpus_captures_of;
+use common::tcpdump::have_tcpdump;
+use common::write::{compare_lines, write_pcap, FlagSet};
+use netsift_print::SummaryOptions;
 use netsift_wire::LinkType;
 
 /// BSD ARCNET frames: (protocol byte, RFC 1201 header or none, payload).
@@ -51,7 +50,7 @@ fn bsd_frames() -> Vec<Vec<u8>> {
     out
 }
 
-fn sets() -> [(&'static [&'static str], SummaryOptions); 3] {
+fn sets() -> [FlagSet; 3] {
     let d = SummaryOptions::default;
     [
         (&[], d()),
@@ -73,42 +72,17 @@ fn sets() -> [(&'static [&'static str], SummaryOptions); 3] {
     ]
 }
 
-/// Compares every line of `path` (packets `recs` of `lt`): the lines that differ and
-/// the count of lines counted, not compared.
+/// Compares every line of `path`, counting apart AppleTalk (221) and IPX (250),
+/// which netsift prints behind no link.
 fn compare(
     path: &std::path::Path,
     lt: LinkType,
     recs: &[(Vec<u8>, u32)],
-    other: &mut usize,
-) -> (usize, Vec<String>) {
-    let (mut compared, mut failures) = (0, Vec::new());
-    for (flags, opts) in sets() {
-        let Some(theirs) = tcpdump_records(path, flags) else {
-            continue;
-        };
-        if theirs.len() != recs.len() {
-            continue;
-        }
-        let mut s = Summarizer::with_options(opts);
-        for (i, ((data, wire), t)) in recs.iter().zip(&theirs).enumerate() {
-            let ours = flatten(&s.summarize(lt, data, *wire));
-            compared += 1;
-            if &ours == t {
-                continue;
-            }
-            // AppleTalk (221) and IPX (250), which netsift prints behind no link.
-            let at = if lt == LinkType::ARCNET { 2 } else { 4 };
-            if matches!(data.get(at), Some(221 | 250)) {
-                *other += 1;
-                continue;
-            }
-            failures.push(format!(
-                "{} #{i} {flags:?}\n   ours: {ours}\n   tcpd: {t}",
-                path.display()
-            ));
-        }
-    }
-    (compared, failures)
+) -> (usize, usize, Vec<String>) {
+    let at = if lt == LinkType::ARCNET { 2 } else { 4 };
+    compare_lines(path, lt, recs, &sets(), |data, _| {
+        matches!(data.get(at), Some(221 | 250))
+    })
 }
 
 #[test]
@@ -118,29 +92,11 @@ fn arcnet_lines_match_tcpdump() {
         return;
     }
     let (mut compared, mut other, mut failures) = (0, 0, Vec::new());
-    let root = corpus_root();
-    for sub in ["tcpdump", "libpcap"] {
-        let Ok(rd) = std::fs::read_dir(root.join(sub)) else {
-            continue;
-        };
-        let mut paths: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        paths.sort();
-        for path in paths {
-            let Some(packets) = std::fs::read(&path).ok().and_then(|b| read_capture(&b)) else {
-                continue;
-            };
-            let lt = LinkType::ARCNET_LINUX;
-            if packets.is_empty() || !packets.iter().all(|p| p.linktype == lt) {
-                continue;
-            }
-            let recs: Vec<(Vec<u8>, u32)> = packets
-                .iter()
-                .map(|p| (p.data.clone(), p.wire_len))
-                .collect();
-            let (n, f) = compare(&path, lt, &recs, &mut other);
-            compared += n;
-            failures.extend(f);
-        }
+    for (path, lt, recs) in corpus_captures_of(&[LinkType::ARCNET_LINUX]) {
+        let (n, o, f) = compare(&path, lt, &recs);
+        compared += n;
+        other += o;
+        failures.extend(f);
     }
     let dir = std::env::temp_dir().join(format!("netsift-print-arcnet-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
@@ -156,8 +112,9 @@ fn arcnet_lines_match_tcpdump() {
         recs.push((f, wire));
     }
     write_pcap(&path, LinkType::ARCNET, &recs);
-    let (n, f) = compare(&path, LinkType::ARCNET, &recs, &mut other);
+    let (n, o, f) = compare(&path, LinkType::ARCNET, &recs);
     compared += n;
+    other += o;
     failures.extend(f);
     let _ = std::fs::remove_dir_all(&dir);
     println!(

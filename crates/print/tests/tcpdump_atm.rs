@@ -8,11 +8,10 @@
 mod common;
 
 use common::build::{arp_packet, icmp_echo_request, ipv4_between, ipv6, udp};
-use common::capture::read_capture;
-use common::corpus_root;
-use common::tcpdump::{have_tcpdump, tcpdump_records};
-use common::write::{flatten, write_pcap};
-use netsift_print::{Summarizer, SummaryOptions};
+use common::corpus_captures_of;
+use common::tcpdump::have_tcpdump;
+use common::write::{compare_lines, write_pcap, FlagSet};
+use netsift_print::SummaryOptions;
 use netsift_wire::LinkType;
 
 fn frames(lt: LinkType) -> Vec<Vec<u8>> {
@@ -45,52 +44,27 @@ fn frames(lt: LinkType) -> Vec<Vec<u8>> {
     v
 }
 
+/// Compares every line of `path` under `-n` and `-e`, counting apart OSI (Cisco
+/// NLPID, the OSI SAP) and LLC XID information, which netsift prints behind no link.
 fn compare(
     path: &std::path::Path,
     lt: LinkType,
     recs: &[(Vec<u8>, u32)],
-    other: &mut usize,
-) -> (usize, Vec<String>) {
-    let (mut compared, mut failures) = (0, Vec::new());
+) -> (usize, usize, Vec<String>) {
     let d = SummaryOptions::default;
-    for (flags, opts) in [
-        (&[][..], d()),
+    let sets: [FlagSet; 2] = [
+        (&[], d()),
         (
-            &["-e"][..],
+            &["-e"],
             SummaryOptions {
                 link_header: true,
                 ..d()
             },
         ),
-    ] {
-        let Some(theirs) = tcpdump_records(path, flags) else {
-            continue;
-        };
-        if theirs.len() != recs.len() {
-            continue;
-        }
-        let mut s = Summarizer::with_options(opts);
-        for (i, ((data, wire), t)) in recs.iter().zip(&theirs).enumerate() {
-            let ours = flatten(&s.summarize(lt, data, *wire));
-            compared += 1;
-            if &ours == t {
-                continue;
-            }
-            // Printers netsift has behind no link: OSI (Cisco NLPID, the OSI SAP)
-            // and LLC XID information.
-            let osi = data.first() == Some(&0x03) || data.first() == Some(&0xfe);
-            let xid = ours.contains("Unnumbered, xid,");
-            if osi || xid {
-                *other += 1;
-                continue;
-            }
-            failures.push(format!(
-                "{} #{i} {flags:?}\n   ours: {ours}\n   tcpd: {t}",
-                path.display()
-            ));
-        }
-    }
-    (compared, failures)
+    ];
+    compare_lines(path, lt, recs, &sets, |data, ours| {
+        matches!(data.first(), Some(0x03 | 0xfe)) || ours.contains("Unnumbered, xid,")
+    })
 }
 
 #[test]
@@ -102,6 +76,7 @@ fn llc_atm_lines_match_tcpdump() {
     let (mut compared, mut other, mut failures) = (0, 0, Vec::new());
     let dir = std::env::temp_dir().join(format!("netsift-print-atm-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
+    let mut runs = Vec::new();
     for lt in [LinkType::ATM_RFC1483, LinkType::ATM_CLIP] {
         let mut recs = Vec::new();
         for f in frames(lt) {
@@ -115,37 +90,19 @@ fn llc_atm_lines_match_tcpdump() {
         }
         let path = dir.join(format!("{lt}.pcap"));
         write_pcap(&path, lt, &recs);
-        let (n, f) = compare(&path, lt, &recs, &mut other);
+        runs.push((path, lt, recs));
+    }
+    runs.extend(corpus_captures_of(&[
+        LinkType::ATM_RFC1483,
+        LinkType::ATM_CLIP,
+    ]));
+    for (path, lt, recs) in runs {
+        let (n, o, f) = compare(&path, lt, &recs);
         compared += n;
+        other += o;
         failures.extend(f);
     }
     let _ = std::fs::remove_dir_all(&dir);
-    let root = corpus_root();
-    for sub in ["tcpdump", "libpcap"] {
-        let Ok(rd) = std::fs::read_dir(root.join(sub)) else {
-            continue;
-        };
-        let mut paths: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-        paths.sort();
-        for path in paths {
-            let Some(packets) = std::fs::read(&path).ok().and_then(|b| read_capture(&b)) else {
-                continue;
-            };
-            let Some(lt) = packets.first().map(|p| p.linktype) else {
-                continue;
-            };
-            if ![LinkType::ATM_RFC1483, LinkType::ATM_CLIP].contains(&lt) {
-                continue;
-            }
-            let recs: Vec<(Vec<u8>, u32)> = packets
-                .iter()
-                .map(|p| (p.data.clone(), p.wire_len))
-                .collect();
-            let (n, f) = compare(&path, lt, &recs, &mut other);
-            compared += n;
-            failures.extend(f);
-        }
-    }
     println!(
         "{compared} ATM lines compared, {} differ, {other} of OSI or LLC XID counted apart",
         failures.len()

@@ -35,3 +35,44 @@ pub(crate) fn flatten(s: &str) -> String {
     }
     out
 }
+
+/// tcpdump's flags and netsift's options for one comparison.
+pub(crate) type FlagSet = (&'static [&'static str], netsift_print::SummaryOptions);
+
+/// Lines compared, lines counted apart (`apart` says so of a packet and our line),
+/// and the differing lines, for the packets `recs` of `lt` in `path` under each of
+/// `sets`; a flag set tcpdump cannot run, or whose record count differs, is skipped.
+pub(crate) fn compare_lines(
+    path: &std::path::Path,
+    lt: LinkType,
+    recs: &[(Vec<u8>, u32)],
+    sets: &[FlagSet],
+    apart: impl Fn(&[u8], &str) -> bool,
+) -> (usize, usize, Vec<String>) {
+    let (mut compared, mut other, mut failures) = (0, 0, Vec::new());
+    for (flags, opts) in sets {
+        let Some(theirs) = super::tcpdump::tcpdump_records(path, flags) else {
+            continue;
+        };
+        if theirs.len() != recs.len() {
+            continue;
+        }
+        let mut s = netsift_print::Summarizer::with_options(*opts);
+        for (i, ((data, wire), t)) in recs.iter().zip(&theirs).enumerate() {
+            let ours = flatten(&s.summarize(lt, data, *wire));
+            compared += 1;
+            if &ours == t {
+                continue;
+            }
+            if apart(data, &ours) {
+                other += 1;
+                continue;
+            }
+            failures.push(format!(
+                "{} #{i} {flags:?}\n   ours: {ours}\n   tcpd: {t}",
+                path.display()
+            ));
+        }
+    }
+    (compared, other, failures)
+}
