@@ -10,8 +10,7 @@ mod common;
 use common::build::{arp_packet, icmp_echo_request, ipv4_between, ipv6, udp};
 use common::corpus_captures_of;
 use common::tcpdump::have_tcpdump;
-use common::write::{compare_lines, write_pcap, FlagSet};
-use netsift_print::SummaryOptions;
+use common::write::{compare_lines, flag_set, write_pcap, FlagSet};
 use netsift_wire::LinkType;
 
 /// BSD ARCNET frames: (protocol byte, RFC 1201 header or none, payload).
@@ -51,25 +50,7 @@ fn bsd_frames() -> Vec<Vec<u8>> {
 }
 
 fn sets() -> [FlagSet; 3] {
-    let d = SummaryOptions::default;
-    [
-        (&[], d()),
-        (
-            &["-e"],
-            SummaryOptions {
-                link_header: true,
-                ..d()
-            },
-        ),
-        (
-            &["-e", "-q"],
-            SummaryOptions {
-                link_header: true,
-                quiet: true,
-                ..d()
-            },
-        ),
-    ]
+    [flag_set(&[]), flag_set(&["-e"]), flag_set(&["-e", "-q"])]
 }
 
 /// Compares every line of `path`, counting apart AppleTalk (221) and IPX (250),

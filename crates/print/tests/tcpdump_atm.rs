@@ -10,8 +10,7 @@ mod common;
 use common::build::{arp_packet, icmp_echo_request, ipv4_between, ipv6, udp};
 use common::corpus_captures_of;
 use common::tcpdump::have_tcpdump;
-use common::write::{compare_lines, write_pcap, FlagSet};
-use netsift_print::SummaryOptions;
+use common::write::{compare_lines, flag_set, write_pcap};
 use netsift_wire::LinkType;
 
 fn frames(lt: LinkType) -> Vec<Vec<u8>> {
@@ -51,17 +50,7 @@ fn compare(
     lt: LinkType,
     recs: &[(Vec<u8>, u32)],
 ) -> (usize, usize, Vec<String>) {
-    let d = SummaryOptions::default;
-    let sets: [FlagSet; 2] = [
-        (&[], d()),
-        (
-            &["-e"],
-            SummaryOptions {
-                link_header: true,
-                ..d()
-            },
-        ),
-    ];
+    let sets = [flag_set(&[]), flag_set(&["-e"])];
     compare_lines(path, lt, recs, &sets, |data, ours| {
         matches!(data.first(), Some(0x03 | 0xfe)) || ours.contains("Unnumbered, xid,")
     })

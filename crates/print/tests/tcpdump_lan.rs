@@ -10,8 +10,8 @@ mod common;
 
 use common::build::{arp_packet, icmp_echo_request, ipv4_between, ipv6, tcp_seg, udp};
 use common::tcpdump::{have_tcpdump, tcpdump_records};
-use common::write::{flatten, write_pcap};
-use netsift_print::{Summarizer, SummaryOptions};
+use common::write::{flag_set, flatten, write_pcap, FlagSet};
+use netsift_print::Summarizer;
 use netsift_wire::LinkType;
 
 const DST: [u8; 6] = [0x00, 0x11, 0x22, 0x33, 0x44, 0x55];
@@ -161,26 +161,12 @@ fn records(frames: &[Frame]) -> Vec<Rec> {
 }
 
 /// The flag sets compared, as tcpdump's flags and netsift's options.
-fn flag_sets() -> [(&'static [&'static str], SummaryOptions); 4] {
-    let d = SummaryOptions::default;
+fn flag_sets() -> [FlagSet; 4] {
     [
-        (&[], d()),
-        (
-            &["-e"],
-            SummaryOptions {
-                link_header: true,
-                ..d()
-            },
-        ),
-        (&["-v"], SummaryOptions { verbose: 1, ..d() }),
-        (
-            &["-e", "-q"],
-            SummaryOptions {
-                link_header: true,
-                quiet: true,
-                ..d()
-            },
-        ),
+        flag_set(&[]),
+        flag_set(&["-e"]),
+        flag_set(&["-v"]),
+        flag_set(&["-e", "-q"]),
     ]
 }
 

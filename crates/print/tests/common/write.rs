@@ -76,3 +76,14 @@ pub(crate) fn compare_lines(
     }
     (compared, other, failures)
 }
+
+/// tcpdump's `flags` (among `-e`, `-q`, `-v`) with the options that mean the same.
+pub(crate) fn flag_set(flags: &'static [&'static str]) -> FlagSet {
+    let opts = netsift_print::SummaryOptions {
+        link_header: flags.contains(&"-e"),
+        quiet: flags.contains(&"-q"),
+        verbose: u8::from(flags.contains(&"-v")),
+        ..netsift_print::SummaryOptions::default()
+    };
+    (flags, opts)
+}
