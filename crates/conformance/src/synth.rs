@@ -114,6 +114,7 @@ impl Rng {
     }
 }
 
+mod lan;
 mod links;
 
 /// The value pools shared by the packet generator and the expression generator.

@@ -89,6 +89,59 @@ fn wrong(got: u32, want: bool, decisive: bool, unsure: &mut u64) -> Result<bool,
     }
 }
 
+/// Test runs against the engine: their counts (runs, unsure answers, frames the
+/// kernel refused) and the wrong answers found.
+struct Runs {
+    runs: u64,
+    unsure: u64,
+    refused: u64,
+    scratch: netsift_engine::Scratch,
+    failures: Mismatches<String>,
+}
+
+impl Runs {
+    fn new(what: &str) -> Runs {
+        Runs {
+            runs: 0,
+            unsure: 0,
+            refused: 0,
+            scratch: netsift_engine::Scratch::new(),
+            failures: Mismatches::new(what, 40),
+        }
+    }
+
+    /// Test-runs `prog` on every packet against the engine's verdict, recording
+    /// each wrong answer (see [`wrong`]) under `label`.
+    fn check(
+        &mut self,
+        label: &str,
+        prog: &Program,
+        decisive: bool,
+        engine: &Compiled,
+        packets: &[Vec<u8>],
+    ) {
+        for (i, p) in packets.iter().enumerate() {
+            let want = engine.matches(&mut self.scratch, p, p.len() as u32);
+            let Some(got) = test_run(prog, p, 0, 0, &mut self.refused) else {
+                continue;
+            };
+            self.runs += 1;
+            match wrong(got, want, decisive, &mut self.unsure) {
+                Ok(false) => {}
+                Ok(true) => self.failures.record(format!(
+                    "{label}: packet {i} ({} bytes): kernel {}, engine {}",
+                    p.len(),
+                    if got == 0 { "rejects" } else { "accepts" },
+                    if want { "accepts" } else { "rejects" },
+                )),
+                Err(other) => self
+                    .failures
+                    .record(format!("{label}: packet {i}: return value {other:#x}")),
+            }
+        }
+    }
+}
+
 /// Long `host` and `port` lists, which pcapc compiles to SET lookups in a key
 /// table (a BPF hash map in the kernel): half of their values taken from the
 /// packets (IPv4 source addresses, TCP/UDP destination ports), half not.
@@ -181,10 +234,8 @@ fn kernel_programs_accept_what_the_engine_accepts() {
     exprs.dedup();
     exprs.extend(lists(&packets));
     let target = Target::new(lt);
-    let (mut runs, mut unsure, mut exact_programs, mut programs) = (0u64, 0u64, 0, 0);
-    let (mut refused, mut not_compiled) = (0u64, 0);
-    let mut failures = Mismatches::new("socket programs against the engine", 40);
-    let mut scratch = netsift_engine::Scratch::new();
+    let (mut exact_programs, mut programs, mut not_compiled) = (0, 0, 0);
+    let mut r = Runs::new("socket programs against the engine");
     for expr in &exprs {
         let Ok(set) = netsift_pcapc::compile_for(expr, target) else {
             // The differential corpus test checks these refusals against libpcap.
@@ -194,14 +245,14 @@ fn kernel_programs_accept_what_the_engine_accepts() {
         let generated = match generate(&set, Env::TEST_RUN) {
             Ok(g) => g,
             Err(e) => {
-                failures.record(format!("{expr:?}: {e}"));
+                r.failures.record(format!("{expr:?}: {e}"));
                 continue;
             }
         };
         let prog = match Program::load(ProgKind::SchedCls, "netsift", &generated.insns) {
             Ok(p) => p,
             Err(e) => {
-                failures.record(format!(
+                r.failures.record(format!(
                     "{expr:?}: {} instructions: {e}",
                     generated.insns.len()
                 ));
@@ -211,36 +262,24 @@ fn kernel_programs_accept_what_the_engine_accepts() {
         programs += 1;
         exact_programs += usize::from(generated.exact);
         let engine = Compiled::new(set);
-        for (i, p) in packets.iter().enumerate() {
-            let want = engine.matches(&mut scratch, p, p.len() as u32);
-            let Some(got) = test_run(&prog, p, 0, 0, &mut refused) else {
-                continue;
-            };
-            runs += 1;
-            let wrong = match wrong(got, want, generated.decisive, &mut unsure) {
-                Ok(w) => w,
-                Err(other) => {
-                    failures.record(format!("{expr:?}: packet {i}: return value {other:#x}"));
-                    false
-                }
-            };
-            if wrong {
-                failures.record(format!(
-                    "{expr:?}: packet {i} ({} bytes): kernel {}, engine {}",
-                    p.len(),
-                    if got == 0 { "rejects" } else { "accepts" },
-                    if want { "accepts" } else { "rejects" },
-                ));
-            }
-        }
+        r.check(
+            &format!("{expr:?}"),
+            &prog,
+            generated.decisive,
+            &engine,
+            &packets,
+        );
     }
     eprintln!(
-        "kernel: {programs} programs ({exact_programs} exact) of {} expressions ({not_compiled} refused by pcapc), {} packets, {runs} runs, {unsure} unsure answers, {refused} runs the kernel refused",
+        "kernel: {programs} programs ({exact_programs} exact) of {} expressions ({not_compiled} refused by pcapc), {} packets, {} runs, {} unsure answers, {} runs the kernel refused",
         exprs.len(),
-        packets.len()
+        packets.len(),
+        r.runs,
+        r.unsure,
+        r.refused
     );
     assert!(programs > 0 && !packets.is_empty());
-    failures.assert_none();
+    r.failures.assert_none();
 }
 
 /// Swift's update in the kernel: a key written to a SET's shared table is seen by
@@ -866,4 +905,76 @@ fn a_verdict_under_shared_memory_edits_is_the_state_before_or_after() {
         edits > 1000 && accepted > runs / 4,
         "the test exercised nothing"
     );
+}
+
+/// The link types of the second tranche (FDDI, Token Ring, ATM, ARCNET, IEEE 1394,
+/// MTP2, Juniper; `NETSIFT_LINKTYPES` narrows them): their accept lists as socket
+/// filters, test-run on their corpus and generated frames, must accept everything
+/// the engine accepts and agree with it where sure. A test run reads a frame from
+/// its first byte as a socket filter reads a capture of that link type.
+#[test]
+fn kernel_programs_on_the_second_tranche_of_link_types() {
+    if !skip::all_met(&[Need::Root]) {
+        return;
+    }
+    let dir = netsift_conformance::require_corpus();
+    let corpus = dir.as_ref().map(|d| load_corpus_captures(d));
+    let tranche = |lt: LinkType| {
+        let n = lt.name().unwrap_or("");
+        [6, 7, 10, 100, 106, 122, 123, 129, 138, 139, 140, 197].contains(&lt.0)
+            || n.starts_with("JUNIPER_")
+    };
+    let mut programs = 0;
+    let mut r = Runs::new("socket programs of more link types against the engine");
+    for lt in netsift_conformance::more_linktypes()
+        .into_iter()
+        .filter(|&lt| tranche(lt))
+    {
+        let mut packets: Vec<Vec<u8>> = Vec::new();
+        let caps = netsift_conformance::generated_capture_data_for(lt);
+        let corpus_caps = corpus.as_ref().map(|c| c.captures(lt)).unwrap_or_default();
+        for c in caps.iter().chain(corpus_caps.iter()) {
+            packets.extend(
+                c.packets
+                    .iter()
+                    .filter(|p| usable(p))
+                    .map(|p| p.data.clone()),
+            );
+        }
+        let mut exprs = dir
+            .as_ref()
+            .map(|d| netsift_conformance::read_accept_list(d, lt))
+            .unwrap_or_default();
+        exprs.sort();
+        exprs.dedup();
+        let target = Target::new(lt);
+        for expr in &exprs {
+            let Ok(set) = netsift_pcapc::compile_for(expr, target) else {
+                continue;
+            };
+            let Some((g, prog)) = load(
+                expr,
+                &set,
+                Env::TEST_RUN,
+                ProgKind::SchedCls,
+                &mut r.failures,
+            ) else {
+                continue;
+            };
+            programs += 1;
+            let engine = Compiled::new(set);
+            r.check(
+                &format!("[{lt}] {expr:?}"),
+                &prog,
+                g.decisive,
+                &engine,
+                &packets,
+            );
+        }
+    }
+    eprintln!(
+        "kernel, more link types: {programs} programs, {} runs, {} unsure, {} refused by the kernel",
+        r.runs, r.unsure, r.refused
+    );
+    r.failures.assert_none();
 }

@@ -435,10 +435,18 @@ fn other_primitives() {
     assert_eq!(k("dir tods"), PrimKind::Unsupported("dir tods".into()));
     assert_eq!(
         k("vpi (1 or 2)"),
-        PrimKind::Unsupported("vpi (1 or 2)".into())
+        PrimKind::Telco(Telco::Vpi, vec![(RelOp::Eq, 1), (RelOp::Eq, 2)])
     );
-    assert_eq!(k("dpc != 0"), PrimKind::Unsupported("dpc != 0".into()));
-    assert_eq!(k("lane"), PrimKind::Unsupported("lane".into()));
+    assert_eq!(
+        k("dpc != 0"),
+        PrimKind::Telco(Telco::Dpc, vec![(RelOp::Ne, 0)])
+    );
+    assert_eq!(
+        k("hsls 3"),
+        PrimKind::Telco(Telco::Hsls, vec![(RelOp::Eq, 3)])
+    );
+    assert_eq!(k("lane"), PrimKind::Telco(Telco::Lane, vec![]));
+    assert_eq!(k("hmsu"), PrimKind::Telco(Telco::Hmsu, vec![]));
     assert_eq!(k("on eth0"), PrimKind::Pf(Pf::Ifname("eth0".into())));
     assert_eq!(k("rset r1"), PrimKind::Pf(Pf::Ruleset("r1".into())));
     assert_eq!(k("rulenum 0x10"), PrimKind::Pf(Pf::Rnr(16)));

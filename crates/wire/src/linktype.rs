@@ -45,6 +45,30 @@ impl LinkType {
     pub const PFLOG: LinkType = LinkType(117);
     /// PPP for pppd, with a direction byte in place of the HDLC address.
     pub const PPP_PPPD: LinkType = LinkType(166);
+    /// FDDI: frame control, two MAC addresses, then 802.2 LLC.
+    pub const FDDI: LinkType = LinkType(10);
+    /// Token Ring (IEEE 802.5): access and frame control, two MAC addresses, LLC.
+    pub const IEEE802: LinkType = LinkType(6);
+    /// RFC 2625 IP over Fibre Channel: a 16-byte network header, then LLC/SNAP.
+    pub const IP_OVER_FC: LinkType = LinkType(122);
+    /// RFC 1483 LLC-encapsulated ATM: the frame starts with LLC.
+    pub const ATM_RFC1483: LinkType = LinkType(100);
+    /// Linux Classical IP over ATM: LLC/SNAP as `ATM_RFC1483`.
+    pub const ATM_CLIP: LinkType = LinkType(106);
+    /// SunATM: a 4-byte pseudo-header (flags and traffic type, VPI, VCI), then AAL5.
+    pub const SUNATM: LinkType = LinkType(123);
+    /// BSD ARCNET: source, destination, a protocol byte.
+    pub const ARCNET: LinkType = LinkType(7);
+    /// Linux ARCNET: source, destination, an offset, the protocol byte at 4.
+    pub const ARCNET_LINUX: LinkType = LinkType(129);
+    /// Apple IP over IEEE 1394: two 8-byte addresses and an Ethertype.
+    pub const APPLE_IP_OVER_IEEE1394: LinkType = LinkType(138);
+    /// SS7 MTP2 signal units.
+    pub const MTP2: LinkType = LinkType(140);
+    /// SS7 MTP2 after a 4-byte pseudo-header.
+    pub const MTP2_WITH_PHDR: LinkType = LinkType(139);
+    /// Endace ERF records (libpcap filters their MTP2 fields).
+    pub const ERF: LinkType = LinkType(197);
     /// Solaris ipnet: a 24-byte header, the address family at offset 1.
     pub const IPNET: LinkType = LinkType(226);
     /// Ethernet after a 4-byte netANALYZER pseudo-header.
@@ -152,8 +176,11 @@ impl fmt::Display for LinkType {
 /// The link types of [`LinkType::filtered_more`]: (LINKTYPE value, libpcap's name,
 /// libpcap 1.10.3's description), as `pcap_datalink_name_to_val` and
 /// `pcap_datalink_val_to_description` give them (BSD/OS SLIP and PPP under their
-/// LINKTYPE values, 102 and 103, not Linux's DLT values 15 and 16). The PPP family,
-/// Cisco HDLC, SLIP, Frame Relay, enc, pflog, ipnet and netANALYZER, then the link
+/// LINKTYPE values, 102 and 103, not Linux's DLT values 15 and 16; ATM_RFC1483 and
+/// ATM_CLIP likewise). The PPP family, Cisco HDLC, SLIP, Frame Relay, enc, pflog,
+/// ipnet, the 802.2 LLC LANs and ATM, ARCNET, IEEE 1394, SS7 MTP2 and ERF, Juniper,
+/// netANALYZER,
+/// then the link
 /// types for which libpcap compiles only length and raw `link[]` tests.
 const MORE: &[(u32, &str, &str)] = &[
     (9, "PPP", "PPP"),
@@ -168,6 +195,40 @@ const MORE: &[(u32, &str, &str)] = &[
     (109, "ENC", "OpenBSD encapsulated IP"),
     (117, "PFLOG", "OpenBSD pflog file"),
     (226, "IPNET", "Solaris ipnet"),
+    (10, "FDDI", "FDDI"),
+    (6, "IEEE802", "Token ring"),
+    (122, "IP_OVER_FC", "RFC 2625 IP-over-Fibre Channel"),
+    (100, "ATM_RFC1483", "RFC 1483 LLC-encapsulated ATM"),
+    (106, "ATM_CLIP", "Linux Classical IP over ATM"),
+    (123, "SUNATM", "Sun raw ATM"),
+    (7, "ARCNET", "BSD ARCNET"),
+    (129, "ARCNET_LINUX", "Linux ARCNET"),
+    (138, "APPLE_IP_OVER_IEEE1394", "Apple IP-over-IEEE 1394"),
+    (140, "MTP2", "SS7 MTP2"),
+    (139, "MTP2_WITH_PHDR", "SS7 MTP2 with Pseudo-header"),
+    (197, "ERF", "Endace ERF header"),
+    (134, "JUNIPER_MFR", "Juniper FRF.16 Frame Relay"),
+    (131, "JUNIPER_MLFR", "Juniper Multi-Link Frame Relay"),
+    (130, "JUNIPER_MLPPP", "Juniper Multi-Link PPP"),
+    (179, "JUNIPER_PPP", "Juniper PPP"),
+    (181, "JUNIPER_CHDLC", "Juniper C-HDLC"),
+    (180, "JUNIPER_FRELAY", "Juniper Frame Relay"),
+    (137, "JUNIPER_ATM1", "Juniper ATM1 PIC"),
+    (135, "JUNIPER_ATM2", "Juniper ATM2 PIC"),
+    (167, "JUNIPER_PPPOE", "Juniper PPPoE"),
+    (178, "JUNIPER_ETHER", "Juniper Ethernet"),
+    (168, "JUNIPER_PPPOE_ATM", "Juniper PPPoE/ATM"),
+    (133, "JUNIPER_GGSN", "Juniper GGSN PIC"),
+    (132, "JUNIPER_ES", "Juniper Encryption Services PIC"),
+    (164, "JUNIPER_MONITOR", "Juniper Passive Monitor PIC"),
+    (136, "JUNIPER_SERVICES", "Juniper Advanced Services PIC"),
+    (183, "JUNIPER_VP", "Juniper Voice PIC"),
+    (200, "JUNIPER_ST", "Juniper Secure Tunnel"),
+    (194, "JUNIPER_ISM", "Juniper Integrated Service Module"),
+    (232, "JUNIPER_VS", "Juniper Virtual Server"),
+    (233, "JUNIPER_SRX_E2E", "Juniper SRX E2E"),
+    (234, "JUNIPER_FIBRECHANNEL", "Juniper Fibre Channel"),
+    (238, "JUNIPER_ATM_CEMIC", "Juniper ATM CEMIC"),
     (
         240,
         "NETANALYZER",

@@ -140,7 +140,10 @@ impl Gen {
                 v.extend_from_slice(&self.ethernet_random());
                 v
             }
-            _ => self.payload(100),
+            _ => match self.frame_lan(lt) {
+                Some(v) => v,
+                None => self.payload(100),
+            },
         };
         // A mutated header byte now and then.
         if !v.is_empty() && self.rng.chance(10) {

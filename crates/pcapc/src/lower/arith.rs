@@ -226,12 +226,26 @@ impl Lowerer<'_> {
             Val::Const(_) if !self.unopt => IndexMode::InK,
             _ => IndexMode::InX,
         };
-        let mk = |loc: super::ir::Loc| Val::Load {
-            anchor: loc.anchor,
-            off: loc.off,
-            index: Box::new(idx),
-            size,
-            mode,
+        let mk = |loc: super::ir::Loc| match idx {
+            // An absolute base past what an anchor holds (a Juniper link type's
+            // unset payload offset, -1 + -1): libpcap folds the index into k,
+            // where the sum wraps (`ip[8]` at 6).
+            Val::Const(i) if mode == IndexMode::InK && loc.anchor == 0 && loc.off > 0xffff => {
+                Val::Load {
+                    anchor: 0,
+                    off: loc.off.wrapping_add(i),
+                    index: Box::new(Val::Const(0)),
+                    size,
+                    mode,
+                }
+            }
+            idx => Val::Load {
+                anchor: loc.anchor,
+                off: loc.off,
+                index: Box::new(idx),
+                size,
+                mode,
+            },
         };
         match proto {
             P::Link => {

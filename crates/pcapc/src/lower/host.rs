@@ -197,15 +197,17 @@ impl Lowerer<'_> {
 
     /// gen_ecode: a MAC address.
     pub(crate) fn ecode(&mut self, s: &str, q: Qual, span: Span) -> LResult<Tree> {
+        if s.starts_with('$') {
+            return self.acode(s, q, span);
+        }
         if matches!(q.addr, AddrType::Host | AddrType::Default) && q.proto == P::Link {
             let Some(mac) = names::parse_mac(s) else {
                 return self.err_at("invalid Ethernet address", span);
             };
-            if self.link != super::Link::En10mb {
-                return self.err_at("ethernet addresses supported only on ethernet/FDDI/token ring/802.11/ATM LANE/Fibre Channel", span);
-            }
-            let b = self.ehostop(&mac, q.dir)?;
-            return Ok(self.prevlinkhdr_check(b));
+            return match self.mac_hostop(&mac, q.dir)? {
+                Some(t) => Ok(t),
+                None => self.err_at("ethernet addresses supported only on ethernet/FDDI/token ring/802.11/ATM LANE/Fibre Channel", span),
+            };
         }
         self.err_at("Ethernet address used in non-ether expression", span)
     }
@@ -224,14 +226,7 @@ impl Lowerer<'_> {
             return self.host(addr, mask, q.proto, q.dir, q.addr);
         }
         if q.proto == P::Link {
-            if self.link != super::Link::En10mb {
-                return self.err_at("only ethernet/FDDI/token ring/802.11/ATM LANE/Fibre Channel supports link-level host name", span);
-            }
-            let Some(mac) = names::ether_host(name) else {
-                return self.err_at(format!("unknown ether host '{name}'"), span);
-            };
-            let b = self.ehostop(&mac, q.dir)?;
-            return Ok(self.prevlinkhdr_check(b));
+            return self.link_host_name(name, q.dir, span);
         }
         if q.proto == P::Decnet {
             return self.err_at(

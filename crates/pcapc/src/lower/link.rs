@@ -2,12 +2,18 @@
 //! encapsulations that shift later offsets (`vlan`, `mpls`, `pppoes`), LLC, and the
 //! link-level primitives (`inbound`, `ifindex`, `broadcast`, `multicast`, `byte`).
 
+mod atm;
+mod juniper;
+mod lan;
+mod mtp;
 mod opaque;
 mod pflog;
 mod ppp;
 
 use super::ir::{Cmp, Loc, Pred, Test, Tree};
-use super::{ByteOp, LResult, Link, Llc, Lowerer, Off, Rel, P};
+use super::{ByteOp, LResult, Link, Llc, Lowerer, Off, Rel, RelOp, P};
+use crate::syntax::ast::Telco;
+pub(crate) use juniper::juniper_init;
 use netsift_isa::{AnchorRule, Size};
 use netsift_wire::LinkType;
 pub(crate) use opaque::opaque_label;
@@ -57,6 +63,19 @@ const PPP_MPLS_UCAST: u32 = 0x0281;
 const LINK_MULTICAST_ONLY: &str = "link-layer multicast filters supported only on \
      ethernet/FDDI/token ring/ARCNET/802.11/ATM LANE/Fibre Channel";
 
+/// (off_nl, off_nl_nosnap) at the start: where the network layer begins past the
+/// link payload's start, with and without 802.2 SNAP.
+pub(crate) fn nl_offsets(link: Link, lt: LinkType) -> (u32, u32) {
+    if let Some((_, _, nl, nosnap)) = juniper::juniper_offsets(lt) {
+        return (nl, nosnap);
+    }
+    match link {
+        Link::En10mb => (0, 3),
+        Link::Fddi | Link::TokenRing | Link::IpOverFc | Link::AtmLlc | Link::Sunatm => (8, 3),
+        _ => (0, 0),
+    }
+}
+
 fn ethertype_to_ppptype(p: u32) -> u32 {
     match p {
         et::IP => 0x0021,
@@ -78,7 +97,13 @@ impl Lowerer<'_> {
             return self.mpls_linktype(ll_proto);
         }
         match self.link {
-            Link::En10mb => self.ether_linktype(ll_proto),
+            Link::En10mb => {
+                let b = self.ether_linktype(ll_proto)?;
+                Ok(match self.lane_check() {
+                    Some(c) if self.geneve_udp.is_none() => Tree::and(c, b),
+                    _ => b,
+                })
+            }
             Link::Sll => self.sll_linktype(ll_proto),
             Link::Raw | Link::Slip | Link::SlipBsdos => Ok(match ll_proto {
                 et::IP => self.mcmp(Rel::LinkHdr, 0, Size::B1, 0x40, 0xf0)?,
@@ -96,6 +121,14 @@ impl Lowerer<'_> {
             Link::Ipnet => self.ipnet_linktype(ll_proto),
             Link::Pflog => self.pflog_linktype(ll_proto),
             Link::Opaque => self.opaque_linktype(),
+            Link::Fddi | Link::TokenRing | Link::IpOverFc | Link::AtmLlc => {
+                self.llc_linktype(ll_proto)
+            }
+            Link::Sunatm => self.sunatm_linktype(ll_proto),
+            Link::Arcnet => self.arcnet_linktype(ll_proto),
+            Link::Ieee1394 => self.cmp(Rel::LinkType, 0, Size::B2, ll_proto),
+            Link::Mtp2 => self.mtp2_linktype(),
+            Link::Juniper => self.juniper_linktype(),
             Link::Null | Link::Loop | Link::Enc => match ll_proto {
                 et::IP => self.loopback_linktype(2),
                 et::IPV6 => match self.target.savefile_swapped {
@@ -247,7 +280,7 @@ impl Lowerer<'_> {
             }
             t = Tree::and(t, self.mcmp(Rel::LinkPl, 0, Size::B2, v, 0x0fff)?);
         }
-        self.off_linkpl.k = self.off_linkpl.k.saturating_add(4);
+        self.off_linkpl.k += 4;
         if let Some(o) = self.off_linktype.as_mut() {
             o.k += 4;
         }
@@ -296,13 +329,10 @@ impl Lowerer<'_> {
         }
         // The PPP header starts 6 bytes past the PPPoE header; later primitives see
         // PPP framing (libpcap's PUSH_LINKHDR to DLT_PPP).
+        // Wrapping: a Juniper link type may leave these offsets unset (-1).
         let hdr = Off {
             var: self.off_linkpl.var,
-            k: self
-                .off_linkpl
-                .k
-                .saturating_add(self.off_nl)
-                .saturating_add(6),
+            k: self.off_linkpl.k.wrapping_add(self.off_nl).wrapping_add(6),
         };
         self.link = Link::Ppp;
         self.desc = "PPP";
@@ -332,7 +362,7 @@ impl Lowerer<'_> {
         // whose link-type test held; the anchor rule repeats that test.
         let ip = Off {
             var: self.off_linkpl.var,
-            k: self.off_linkpl.k.saturating_add(self.off_nl),
+            k: self.off_linkpl.k.wrapping_add(self.off_nl),
         };
         let adjacent = |w: u32| {
             ip.k >= w
@@ -347,7 +377,7 @@ impl Lowerer<'_> {
         } else {
             match self.link {
                 Link::Ipv4 => self.anchor(AnchorRule::Ipv4Payload, ip.var, ip.k),
-                Link::Ipv6 => self.anchor(AnchorRule::Const, ip.var, ip.k.saturating_add(40)),
+                Link::Ipv6 => self.anchor(AnchorRule::Const, ip.var, ip.k + 40),
                 Link::En10mb
                 | Link::Sll
                 | Link::Ppp
@@ -360,6 +390,12 @@ impl Lowerer<'_> {
                 }
                 Link::Null | Link::Loop if adjacent(4) => {
                     self.anchor(AnchorRule::IpPayloadByAf, ip.var, ip.k)
+                }
+                // The SNAP Ethertype libpcap tested is just before the IP header.
+                Link::Fddi | Link::TokenRing | Link::IpOverFc | Link::AtmLlc | Link::Sunatm
+                    if self.off_nl == 8 && self.off_linkpl.var == ip.var =>
+                {
+                    self.anchor(AnchorRule::IpPayloadByType, ip.var, ip.k)
                 }
                 _ => self.anchor(AnchorRule::IpPayloadByVersion, ip.var, ip.k),
             }
@@ -429,7 +465,20 @@ impl Lowerer<'_> {
                 })),
                 b,
             ),
-            None => b,
+            None => match self.lane_check() {
+                Some(c) => Tree::and(c, b),
+                None => b,
+            },
+        }
+    }
+
+    /// The ATM and SS7 primitives.
+    pub(crate) fn telco(&mut self, t: Telco, values: &[(RelOp, u32)]) -> LResult<Tree> {
+        use Telco::*;
+        match t {
+            Lane | Metac | Bcc | Oamf4ec | Oamf4sc | Sc | Ilmic | Oam | Oamf4 | Connectmsg
+            | Metaconnect | Vpi | Vci => self.atm(t, values),
+            _ => self.mtp(t, values),
         }
     }
 
@@ -438,6 +487,9 @@ impl Lowerer<'_> {
     }
 
     fn llc_base(&mut self) -> LResult<Tree> {
+        if let Some(t) = self.lan_llc()? {
+            return Ok(t);
+        }
         // gen_llc_internal knows DLT_EN10MB, not the netANALYZER types (until
         // `geneve` makes the link Ethernet).
         let netanalyzer = matches!(
@@ -499,6 +551,7 @@ impl Lowerer<'_> {
             // Links whose header says the direction, each its own way (gen_inbound).
             Link::Slip | Link::PppPppd | Link::Ipnet => return self.direction(inbound),
             Link::Pflog => return self.pflog_direction(inbound),
+            Link::Juniper => return self.juniper_direction(inbound),
             _ => self.kernel_only(
                 "inbound/outbound",
                 SKF_AD_PKTTYPE,
@@ -547,13 +600,10 @@ impl Lowerer<'_> {
 
     pub(crate) fn broadcast(&mut self, p: P) -> LResult<Tree> {
         match p {
-            P::Default | P::Link => {
-                if self.link != Link::En10mb {
-                    return self.err("not a broadcast link");
-                }
-                let b = self.ehostop(&[0xff; 6], super::D::Dst)?;
-                Ok(self.prevlinkhdr_check(b))
-            }
+            P::Default | P::Link => match self.lan_broadcast()? {
+                Some(t) => Ok(t),
+                None => self.err("not a broadcast link"),
+            },
             P::Ip => {
                 // tcpdump reading a file passes netmask 0 (no local network), so the
                 // host part is the whole address; a dead handle has no netmask at all.
@@ -574,7 +624,10 @@ impl Lowerer<'_> {
         match p {
             P::Default | P::Link => {
                 if self.link != Link::En10mb {
-                    return self.err(LINK_MULTICAST_ONLY);
+                    return match self.lan_multicast()? {
+                        Some(t) => Ok(t),
+                        None => self.err(LINK_MULTICAST_ONLY),
+                    };
                 }
                 let b = self.jset(Rel::LinkHdr, 0, Size::B1, 1)?;
                 Ok(self.prevlinkhdr_check(b))

@@ -81,6 +81,19 @@ pub(crate) enum Link {
     Ipnet,
     /// A link type for which libpcap filters only lengths and raw `link[]` bytes.
     Opaque,
+    Fddi,
+    TokenRing,
+    IpOverFc,
+    /// ATM_RFC1483 and ATM_CLIP: the frame starts with LLC.
+    AtmLlc,
+    Sunatm,
+    Arcnet,
+    /// APPLE_IP_OVER_IEEE1394: an Ethertype at off_linktype (gen_linktype's default).
+    Ieee1394,
+    /// MTP2, MTP2_WITH_PHDR and ERF: no protocols, the MTP2/MTP3 fields.
+    Mtp2,
+    /// The JUNIPER_* types: any protocol is the capture header's magic number.
+    Juniper,
 }
 
 /// Options that change code generation the way libpcap's `pcap_t` does.
@@ -190,6 +203,9 @@ pub(crate) struct Lowerer<'t> {
     /// get, if nothing allocates one before (see `pflog_clobber`); kept once the
     /// payload is used at that value.
     pub pflog_pending: Option<u32>,
+    /// After `lane` on SunATM: where the ATM pseudo-header was (libpcap's
+    /// off_prevlinkhdr), for gen_prevlinkhdr_check.
+    pub prev_linkhdr: Option<Off>,
 }
 
 pub(crate) type LResult<T> = Result<T, Error>;
@@ -296,6 +312,21 @@ impl<'t> Lowerer<'t> {
             LinkType::PFLOG => (Link::Pflog, 0, Some(0), 0),
             LinkType::NETANALYZER => (Link::En10mb, 4, Some(16), 18),
             LinkType::NETANALYZER_TRANSPARENT => (Link::En10mb, 12, Some(24), 26),
+            LinkType::FDDI => (Link::Fddi, 0, Some(13), 13),
+            LinkType::IEEE802 => (Link::TokenRing, 0, Some(14), 14),
+            LinkType::IP_OVER_FC => (Link::IpOverFc, 0, Some(16), 16),
+            LinkType::ATM_RFC1483 => (Link::AtmLlc, 0, Some(0), 0),
+            LinkType::ATM_CLIP => (Link::AtmLlc, 0, Some(0), 0),
+            LinkType::SUNATM => (Link::Sunatm, 0, Some(4), 4),
+            LinkType::ARCNET => (Link::Arcnet, 0, Some(2), 6),
+            LinkType::ARCNET_LINUX => (Link::Arcnet, 0, Some(4), 8),
+            LinkType::APPLE_IP_OVER_IEEE1394 => (Link::Ieee1394, 0, Some(16), 18),
+            LinkType::MTP2 => (Link::Mtp2, 0, None, 0),
+            LinkType::MTP2_WITH_PHDR => (Link::Mtp2, 0, None, 0),
+            LinkType::ERF => (Link::Mtp2, 0, None, 0),
+            other if link::juniper_init(other).is_some() => {
+                link::juniper_init(other).unwrap_or((Link::Opaque, 0, None, 0))
+            }
             other if link::opaque_label(other).is_some() => (Link::Opaque, 0, None, 0),
             other => {
                 return Err(Error::new(
@@ -318,8 +349,8 @@ impl<'t> Lowerer<'t> {
             off_linkhdr: Off::at(off_linkhdr),
             off_linktype: off_linktype.map(Off::at),
             off_linkpl: Off::at(off_linkpl),
-            off_nl: 0,
-            off_nl_nosnap: if link == Link::En10mb { 3 } else { 0 },
+            off_nl: link::nl_offsets(link, target.linktype).0,
+            off_nl_nosnap: link::nl_offsets(link, target.linktype).1,
             label_stack_depth: 0,
             vlan_stack_depth: 0,
             geneve_udp: None,
@@ -333,6 +364,7 @@ impl<'t> Lowerer<'t> {
             prims_done: 0,
             pflog_payload_used: false,
             pflog_pending: None,
+            prev_linkhdr: None,
         };
         if link == Link::Pflog {
             lw.pflog_offsets();
@@ -414,6 +446,7 @@ impl<'t> Lowerer<'t> {
             PrimKind::Geneve(v) => self.geneve(*v),
             PrimKind::Llc(l) => self.llc(l),
             PrimKind::Pf(pf) => self.pf(pf),
+            PrimKind::Telco(t, v) => self.telco(*t, v),
             PrimKind::Unsupported(text) => self.err(format!(
                 "'{text}' is not supported on link type {}",
                 self.target.linktype
@@ -462,36 +495,28 @@ impl<'t> Lowerer<'t> {
             Rel::Llc => self.off_linkpl,
             Rel::PrevMplsHdr => Off {
                 var: self.off_linkpl.var,
-                k: self
-                    .off_linkpl
-                    .k
-                    .saturating_add(self.off_nl)
-                    .wrapping_sub(4),
+                k: self.off_linkpl.k.wrapping_add(self.off_nl).wrapping_sub(4),
             },
             Rel::LinkPl => Off {
                 var: self.off_linkpl.var,
-                k: self.off_linkpl.k.saturating_add(self.off_nl),
+                k: self.off_linkpl.k.wrapping_add(self.off_nl),
             },
             Rel::LinkPlNoSnap => Off {
                 var: self.off_linkpl.var,
-                k: self.off_linkpl.k.saturating_add(self.off_nl_nosnap),
+                k: self.off_linkpl.k.wrapping_add(self.off_nl_nosnap),
             },
             Rel::LinkType => match self.off_linktype {
                 Some(o) => o,
                 None => return self.err("link-layer type field not available on this link type"),
             },
             Rel::TranIpv4 => {
-                let nl = self.off_linkpl.k.saturating_add(self.off_nl);
+                let nl = self.off_linkpl.k.wrapping_add(self.off_nl);
                 let a = self.anchor(AnchorRule::Ipv4Payload, self.off_linkpl.var, nl);
                 Off { var: a, k: 0 }
             }
             Rel::TranIpv6 => Off {
                 var: self.off_linkpl.var,
-                k: self
-                    .off_linkpl
-                    .k
-                    .saturating_add(self.off_nl)
-                    .saturating_add(40),
+                k: self.off_linkpl.k.wrapping_add(self.off_nl).wrapping_add(40),
             },
         };
         Ok(Loc {

@@ -426,10 +426,92 @@ pub enum PrimKind {
     /// A pflog header field (`on`/`ifname`, `ruleset`, `rnr`, `srnr`, `reason`,
     /// `action`), names already turned into numbers.
     Pf(Pf),
+    /// An ATM or SS7 primitive (`atmtype`, `atmmultitype`, `atmfield atmvalue`,
+    /// `mtp2type`, `mtp3field mtp3value`), with its field's tests, or-ed: a number
+    /// is `= N`, a parenthesised list `(N or M ...)` one `=` each.
+    Telco(Telco, Vec<(RelOp, u32)>),
     /// Anything libpcap's grammar accepts that no supported link type can use
-    /// (ATM, MTP2/3, 802.11 `type`/`subtype`/`dir`, and `vxlan`, which is newer than
+    /// (802.11 `type`/`subtype`/`dir`, and `vxlan`, which is newer than
     /// libpcap 1.10); the text is kept for the error.
     Unsupported(String),
+}
+
+/// The ATM (SunATM) and SS7 (MTP2, MTP3) primitives, by keyword.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[allow(missing_docs)]
+pub enum Telco {
+    Lane,
+    Metac,
+    Bcc,
+    Oamf4ec,
+    Oamf4sc,
+    Sc,
+    Ilmic,
+    Oam,
+    Oamf4,
+    Connectmsg,
+    Metaconnect,
+    Vpi,
+    Vci,
+    Fisu,
+    Lssu,
+    Msu,
+    Hfisu,
+    Hlssu,
+    Hmsu,
+    Sio,
+    Opc,
+    Dpc,
+    Sls,
+    Hsio,
+    Hopc,
+    Hdpc,
+    Hsls,
+}
+
+impl Telco {
+    /// Whether a value follows the keyword (a field, not an abbreviation).
+    pub fn has_value(self) -> bool {
+        use Telco::*;
+        matches!(
+            self,
+            Vpi | Vci | Sio | Opc | Dpc | Sls | Hsio | Hopc | Hdpc | Hsls
+        )
+    }
+
+    /// The keyword, for errors.
+    pub fn name(self) -> &'static str {
+        use Telco::*;
+        match self {
+            Lane => "lane",
+            Metac => "metac",
+            Bcc => "bcc",
+            Oamf4ec => "oamf4ec",
+            Oamf4sc => "oamf4sc",
+            Sc => "sc",
+            Ilmic => "ilmic",
+            Oam => "oam",
+            Oamf4 => "oamf4",
+            Connectmsg => "connectmsg",
+            Metaconnect => "metaconnect",
+            Vpi => "vpi",
+            Vci => "vci",
+            Fisu => "fisu",
+            Lssu => "lssu",
+            Msu => "msu",
+            Hfisu => "hfisu",
+            Hlssu => "hlssu",
+            Hmsu => "hmsu",
+            Sio => "sio",
+            Opc => "opc",
+            Dpc => "dpc",
+            Sls => "sls",
+            Hsio => "hsio",
+            Hopc => "hopc",
+            Hdpc => "hdpc",
+            Hsls => "hsls",
+        }
+    }
 }
 
 /// A pflog primitive (libpcap's `pfvar`).

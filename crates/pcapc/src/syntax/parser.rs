@@ -778,7 +778,7 @@ impl<'t> Parser<'t> {
             Kw::Inbound | Kw::Outbound | Kw::Ifindex | Kw::Pppoed => self.meta_prim(kw, start),
             Kw::Vlan | Kw::Mpls | Kw::Pppoes | Kw::Geneve | Kw::Vxlan => self.encap_prim(kw, start),
             Kw::Llc => self.llc_prim(start),
-            _ => self.unsupported_prim(kw, start),
+            _ => self.link_prim(kw, start),
         }
     }
 
@@ -875,54 +875,28 @@ impl<'t> Parser<'t> {
         self.finish_prim(PrimKind::Llc(llc), start)
     }
 
-    /// The primitives libpcap parses for link types netsift does not filter (pf
-    /// logs, ATM, MTP2/MTP3): their arguments are checked, and the primitive is
-    /// refused later as unsupported (`kw` not yet taken). Any other keyword cannot
-    /// start a primitive.
-    fn unsupported_prim(&mut self, kw: Kw, start: usize) -> Result<(E, Q), Error> {
-        match kw {
-            Kw::PfIfname | Kw::PfRset | Kw::PfRnr | Kw::PfSrnr | Kw::PfReason | Kw::PfAction => {
-                self.bump();
-                let pf = self.pf_arg(kw)?;
-                return self.finish_prim(PrimKind::Pf(pf), start);
-            }
-            // atmtype, atmmultitype, mtp2type.
-            Kw::Lane
-            | Kw::Metac
-            | Kw::Bcc
-            | Kw::Oamf4ec
-            | Kw::Oamf4sc
-            | Kw::Sc
-            | Kw::Ilmic
-            | Kw::Oam
-            | Kw::Oamf4
-            | Kw::Connectmsg
-            | Kw::Metaconnect
-            | Kw::Fisu
-            | Kw::Lssu
-            | Kw::Msu
-            | Kw::Hfisu
-            | Kw::Hlssu
-            | Kw::Hmsu => {
-                self.bump();
-            }
-            // atmfield atmvalue, mtp3field mtp3value.
-            Kw::Vpi
-            | Kw::Vci
-            | Kw::Sio
-            | Kw::Opc
-            | Kw::Dpc
-            | Kw::Sls
-            | Kw::Hsio
-            | Kw::Hopc
-            | Kw::Hdpc
-            | Kw::Hsls => {
-                self.bump();
-                self.field_value()?;
-            }
-            _ => return Err(self.unexpected("a primitive (e.g. 'host', 'port', 'tcp', 'len')")),
+    /// The primitives of particular link types: pf logs, ATM, MTP2/MTP3, whose
+    /// arguments are checked here; lowering refuses them on other link types
+    /// (`kw` not yet taken). Any other keyword cannot start a primitive.
+    fn link_prim(&mut self, kw: Kw, start: usize) -> Result<(E, Q), Error> {
+        if matches!(
+            kw,
+            Kw::PfIfname | Kw::PfRset | Kw::PfRnr | Kw::PfSrnr | Kw::PfReason | Kw::PfAction
+        ) {
+            self.bump();
+            let pf = self.pf_arg(kw)?;
+            return self.finish_prim(PrimKind::Pf(pf), start);
         }
-        self.finish_prim(PrimKind::Unsupported(self.slice(start)), start)
+        let Kw::Telco(t) = kw else {
+            return Err(self.unexpected("a primitive (e.g. 'host', 'port', 'tcp', 'len')"));
+        };
+        self.bump();
+        let values = if t.has_value() {
+            self.field_value()?
+        } else {
+            Vec::new()
+        };
+        self.finish_prim(PrimKind::Telco(t, values), start)
     }
 
     /// The argument of a pflog primitive; reason and action names are looked up
@@ -1130,26 +1104,29 @@ impl<'t> Parser<'t> {
     }
 
     /// `atmvalue`/`mtp3value`: `NUM`, `relop NUM`, or `( NUM or NUM ... )`.
-    fn field_value(&mut self) -> Result<(), Error> {
+    fn field_value(&mut self) -> Result<Vec<(RelOp, u32)>, Error> {
+        let mut v = Vec::new();
         match self.peek() {
-            TokKind::Num(_) => {
+            TokKind::Num(n) => {
+                v.push((RelOp::Eq, *n));
                 self.bump();
             }
             k if relop(k).is_some() => {
+                let op = relop(k).unwrap_or(RelOp::Eq);
                 self.bump();
-                self.expect_num("a number")?;
+                v.push((op, self.expect_num("a number")?.0));
             }
             TokKind::LParen => {
                 self.bump();
-                self.expect_num("a number")?;
+                v.push((RelOp::Eq, self.expect_num("a number")?.0));
                 while self.eat_kw(Kw::Or) {
-                    self.expect_num("a number after 'or'")?;
+                    v.push((RelOp::Eq, self.expect_num("a number after 'or'")?.0));
                 }
                 self.expect(&TokKind::RParen, "'or' or ')'")?;
             }
             _ => return Err(self.unexpected("a number or a comparison")),
         }
-        Ok(())
+        Ok(v)
     }
 
     // ----- arithmetic -----

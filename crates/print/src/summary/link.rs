@@ -14,7 +14,7 @@ use netsift_wire::LinkType;
 /// `ethertype IPv4 (0x0800)`.
 /// tcpdump's `ether_type_print`: `ethertype IPv4 (0x0800)`, or with `-q` only
 /// the name (`Unknown Ethertype (0x88b5)` for an unnamed type).
-fn ethertype_str(t: u16, quiet: bool) -> String {
+pub(super) fn ethertype_str(t: u16, quiet: bool) -> String {
     match (EtherType(t).name(), quiet) {
         (Some(n), true) => n.to_string(),
         (None, true) => format!("Unknown Ethertype (0x{t:04x})"),
@@ -358,8 +358,8 @@ impl Printer<'_> {
                 "Supervisory, {}, rcv seq {}, Flags [{}], length {}",
                 match (control >> 2) & 3 {
                     0 => "Receiver Ready",
-                    1 => "Reject",
-                    2 => "Receiver not Ready",
+                    1 => "Receiver not Ready",
+                    2 => "Reject",
                     _ => "?",
                 },
                 control >> 9,
@@ -1449,33 +1449,23 @@ fn ppp_code_name(code: u8) -> &'static str {
     }
 }
 
+/// tcpdump's `llc_values`: the SAPs it names.
 fn llc_sap_name(sap: u8) -> Option<&'static str> {
     Some(match sap {
         0x00 => "Null",
         0xff => "Global",
-        0x02 => "802.1B I Layer Management",
-        0x03 => "802.1B G Layer Management",
+        0x02 => "802.1B I",
+        0x03 => "802.1B G",
         0x06 => "IP",
-        0x04 => "SNA Path Control",
-        0x08 => "SNA",
-        0x0c => "SNA",
-        0x0e => "PROWAY Network Management",
-        0x18 => "Texas Instruments",
+        0x04 => "SNA",
+        0x0e => "ProWay NM",
         0x42 => "STP",
-        0x4e => "EIA-RS 511",
+        0x4e => "RS511",
         0x7e => "ISO8208",
-        0x80 => "XNS",
-        0x86 => "Nestar",
-        0x8e => "PROWAY Active Station List",
-        0x98 => "ARP",
+        0x8e => "ProWay",
         0xaa => "SNAP",
-        0xbc => "Banyan Vines",
         0xe0 => "IPX",
         0xf0 => "NetBeui",
-        0xf4 => "LanManager Individual",
-        0xf5 => "LanManager Group",
-        0xf8 => "IMPL",
-        0xfa => "Ungermann-Bass",
         0xfe => "OSI",
         _ => return None,
     })

@@ -26,7 +26,10 @@
 //! link-state advertisements, DHCP, CDP, LLDP, PPP options, IPv6 mobility).
 
 mod app;
+mod arcnet;
+mod atm;
 mod eigrp;
+mod lan;
 mod link;
 mod net;
 mod ntp;
@@ -131,6 +134,7 @@ impl Summarizer {
             proto: "",
             opts: self.options,
             tcp: &mut self.tcp,
+            printed_nothing: false,
         };
         p.packet(linktype, data, wire_len);
         p.out
@@ -209,6 +213,9 @@ pub(crate) struct Printer<'a> {
     pub proto: &'static str,
     pub opts: SummaryOptions,
     pub tcp: &'a mut TcpSeqState,
+    /// The link's printer printed nothing on purpose, as tcpdump does for a
+    /// payload it cannot print (ARCNET's unknown protocols without `-x`).
+    pub printed_nothing: bool,
 }
 
 macro_rules! out {
@@ -261,6 +268,14 @@ impl Printer<'_> {
             LinkType::PFLOG => self.pflog_if(data, wire_len),
             LinkType::SLIP => self.slip_if(data, wire_len),
             LinkType::IPNET => self.ipnet_if(data, wire_len),
+            LinkType::FDDI => self.fddi_if(data, wire_len),
+            LinkType::IEEE802 => self.token_if(data, wire_len),
+            LinkType::IP_OVER_FC => self.ipfc_if(data, wire_len),
+            LinkType::APPLE_IP_OVER_IEEE1394 => self.ap1394_if(data, wire_len),
+            LinkType::ARCNET => self.arcnet_if(data, wire_len),
+            LinkType::ATM_RFC1483 => self.atm_rfc1483_if(data, wire_len),
+            LinkType::ATM_CLIP => self.atm_clip_if(data, wire_len),
+            LinkType::ARCNET_LINUX => self.arcnet_linux_if(data, wire_len),
             other => {
                 out!(
                     self,
@@ -274,7 +289,7 @@ impl Printer<'_> {
         if r.is_err() {
             self.trunc();
         }
-        if self.out.is_empty() {
+        if self.out.is_empty() && !self.printed_nothing {
             out!(self, "{linktype}, length {wire_len}");
         }
     }

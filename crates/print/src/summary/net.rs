@@ -24,10 +24,11 @@ impl Printer<'_> {
 
     fn ipv4_inner(&mut self, data: &[u8], length: u32) -> PResult {
         self.proto = "ip";
+        // tcpdump checks the version byte before it prints anything.
+        let vhl = g1(data, 0)?;
         if !self.opts.link_header {
             out!(self, "IP");
         }
-        let vhl = g1(data, 0)?;
         if vhl >> 4 != 4 {
             if self.opts.link_header {
                 out!(self, "IP");

@@ -6,6 +6,7 @@
 pub(crate) mod build;
 pub(crate) mod capture;
 pub(crate) mod tcpdump;
+pub(crate) mod write;
 
 use netsift_wire::ethernet::{EtherType, EthernetFrame, FrameKind};
 use netsift_wire::ipv4::Ipv4Packet;
@@ -15,6 +16,37 @@ use netsift_wire::sll::{Sll2Header, SllHeader};
 use netsift_wire::vlan::VlanStack;
 use netsift_wire::LinkType;
 use std::path::PathBuf;
+
+/// A capture file, its link type and its packets as `(data, wire length)`.
+pub(crate) type CaptureFile = (PathBuf, LinkType, Vec<(Vec<u8>, u32)>);
+
+/// Every corpus capture whose packets are all of one of `lts`, in path order.
+pub(crate) fn corpus_captures_of(lts: &[LinkType]) -> Vec<CaptureFile> {
+    let mut out = Vec::new();
+    for sub in ["tcpdump", "libpcap"] {
+        let Ok(rd) = std::fs::read_dir(corpus_root().join(sub)) else {
+            continue;
+        };
+        let mut paths: Vec<_> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+        paths.sort();
+        for path in paths {
+            let Some(packets) = std::fs::read(&path)
+                .ok()
+                .and_then(|b| capture::read_capture(&b))
+            else {
+                continue;
+            };
+            let Some(lt) = packets.first().map(|p| p.linktype) else {
+                continue;
+            };
+            if lts.contains(&lt) && packets.iter().all(|p| p.linktype == lt) {
+                let recs = packets.into_iter().map(|p| (p.data, p.wire_len)).collect();
+                out.push((path, lt, recs));
+            }
+        }
+    }
+    out
+}
 
 /// Where the shared capture corpus lives (`NETSIFT_CORPUS` overrides).
 pub(crate) fn corpus_root() -> PathBuf {
