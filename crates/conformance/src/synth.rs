@@ -115,6 +115,7 @@ impl Rng {
 }
 
 mod links;
+mod wlan;
 
 /// The value pools shared by the packet generator and the expression generator.
 pub mod pool {

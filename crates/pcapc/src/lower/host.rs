@@ -201,6 +201,9 @@ impl Lowerer<'_> {
             let Some(mac) = names::parse_mac(s) else {
                 return self.err_at("invalid Ethernet address", span);
             };
+            if self.link == super::Link::Wlan {
+                return self.wlanhostop(&mac, q.dir);
+            }
             if self.link != super::Link::En10mb {
                 return self.err_at("ethernet addresses supported only on ethernet/FDDI/token ring/802.11/ATM LANE/Fibre Channel", span);
             }
@@ -222,6 +225,12 @@ impl Lowerer<'_> {
                 mask <<= 8;
             }
             return self.host(addr, mask, q.proto, q.dir, q.addr);
+        }
+        if q.proto == P::Link && self.link == super::Link::Wlan {
+            let Some(mac) = names::ether_host(name) else {
+                return self.err_at(format!("unknown 802.11 host '{name}'"), span);
+            };
+            return self.wlanhostop(&mac, q.dir);
         }
         if q.proto == P::Link {
             if self.link != super::Link::En10mb {

@@ -2,15 +2,18 @@
 //! encapsulations that shift later offsets (`vlan`, `mpls`, `pppoes`), LLC, and the
 //! link-level primitives (`inbound`, `ifindex`, `broadcast`, `multicast`, `byte`).
 
+mod llc;
 mod opaque;
 mod pflog;
 mod ppp;
+mod wlan;
 
 use super::ir::{Cmp, Loc, Pred, Test, Tree};
 use super::{ByteOp, LResult, Link, Llc, Lowerer, Off, Rel, P};
 use netsift_isa::{AnchorRule, Size};
 use netsift_wire::LinkType;
 pub(crate) use opaque::opaque_label;
+pub(crate) use wlan::WlanRegs;
 
 pub(crate) const ETHERMTU: u32 = 1500;
 pub(crate) mod et {
@@ -96,6 +99,7 @@ impl Lowerer<'_> {
             Link::Ipnet => self.ipnet_linktype(ll_proto),
             Link::Pflog => self.pflog_linktype(ll_proto),
             Link::Opaque => self.opaque_linktype(),
+            Link::Wlan => self.wlan_linktype(ll_proto),
             Link::Null | Link::Loop | Link::Enc => match ll_proto {
                 et::IP => self.loopback_linktype(2),
                 et::IPV6 => match self.target.savefile_swapped {
@@ -234,7 +238,8 @@ impl Lowerer<'_> {
         if self.label_stack_depth > 0 {
             return self.err("no VLAN match after MPLS");
         }
-        if self.link != Link::En10mb {
+        let wlan = self.link == Link::Wlan && self.target.linktype != LinkType::PPI;
+        if self.link != Link::En10mb && !wlan {
             return self.err(format!("no VLAN support for {}", self.link_description()));
         }
         let a = self.linktype(et::VLAN_8021Q)?;
@@ -440,6 +445,9 @@ impl Lowerer<'_> {
             self.target.linktype,
             LinkType::NETANALYZER | LinkType::NETANALYZER_TRANSPARENT
         ) && self.geneve_udp.is_none();
+        if self.link == Link::Wlan {
+            return self.wlan_data_frame();
+        }
         if self.link != Link::En10mb || netanalyzer {
             return self.err(format!(
                 "'llc' not supported for {}",
@@ -544,6 +552,9 @@ impl Lowerer<'_> {
     pub(crate) fn broadcast(&mut self, p: P) -> LResult<Tree> {
         match p {
             P::Default | P::Link => {
+                if self.link == Link::Wlan {
+                    return self.wlanhostop(&[0xff; 6], super::D::Dst);
+                }
                 if self.link != Link::En10mb {
                     return self.err("not a broadcast link");
                 }
@@ -569,6 +580,9 @@ impl Lowerer<'_> {
     pub(crate) fn multicast(&mut self, p: P) -> LResult<Tree> {
         match p {
             P::Default | P::Link => {
+                if self.link == Link::Wlan {
+                    return self.wlan_multicast();
+                }
                 if self.link != Link::En10mb {
                     return self.err(LINK_MULTICAST_ONLY);
                 }

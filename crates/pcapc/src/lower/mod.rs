@@ -81,6 +81,8 @@ pub(crate) enum Link {
     Ipnet,
     /// A link type for which libpcap filters only lengths and raw `link[]` bytes.
     Opaque,
+    /// 802.11, bare or after a radiotap, PPI, AVS or Prism header.
+    Wlan,
 }
 
 /// Options that change code generation the way libpcap's `pcap_t` does.
@@ -190,6 +192,8 @@ pub(crate) struct Lowerer<'t> {
     /// get, if nothing allocates one before (see `pflog_clobber`); kept once the
     /// payload is used at that value.
     pub pflog_pending: Option<u32>,
+    /// On 802.11: which variable offsets have a register yet.
+    pub wlan_regs: link::WlanRegs,
 }
 
 pub(crate) type LResult<T> = Result<T, Error>;
@@ -247,6 +251,7 @@ pub(crate) fn lower(
         None => Tree::Const(true),
         Some(e) => lw.expr(e)?,
     };
+    let tree = lw.finish(tree);
     if !lw.no_optimize {
         let info = OptInfo {
             errors: lw.opt_errors,
@@ -262,6 +267,7 @@ pub(crate) fn lower(
         None => Tree::Const(true),
         Some(e) => lw.expr(e)?,
     };
+    let tree = lw.finish(tree);
     Ok((
         Tree::Unoptimized(Box::new(ir::keep_constants(tree))),
         lw.anchors,
@@ -296,6 +302,11 @@ impl<'t> Lowerer<'t> {
             LinkType::PFLOG => (Link::Pflog, 0, Some(0), 0),
             LinkType::NETANALYZER => (Link::En10mb, 4, Some(16), 18),
             LinkType::NETANALYZER_TRANSPARENT => (Link::En10mb, 12, Some(24), 26),
+            LinkType::IEEE802_11 => (Link::Wlan, 0, Some(24), 0),
+            LinkType::IEEE802_11_RADIO => (Link::Wlan, 0, Some(24), 0),
+            LinkType::IEEE802_11_RADIO_AVS => (Link::Wlan, 0, Some(24), 0),
+            LinkType::PRISM_HEADER => (Link::Wlan, 0, Some(24), 0),
+            LinkType::PPI => (Link::Wlan, 0, Some(24), 0),
             other if link::opaque_label(other).is_some() => (Link::Opaque, 0, None, 0),
             other => {
                 return Err(Error::new(
@@ -333,11 +344,23 @@ impl<'t> Lowerer<'t> {
             prims_done: 0,
             pflog_payload_used: false,
             pflog_pending: None,
+            wlan_regs: link::WlanRegs::default(),
         };
         if link == Link::Pflog {
             lw.pflog_offsets();
         }
+        if link == Link::Wlan {
+            lw.wlan_offsets();
+        }
         Ok(lw)
+    }
+
+    /// What a link type adds around the whole filter (libpcap's finish_parse).
+    fn finish(&mut self, tree: Tree) -> Tree {
+        match self.link {
+            Link::Wlan => self.wlan_finish(tree),
+            _ => tree,
+        }
     }
 
     pub(crate) fn err<T>(&self, msg: impl Into<String>) -> LResult<T> {
@@ -414,6 +437,8 @@ impl<'t> Lowerer<'t> {
             PrimKind::Geneve(v) => self.geneve(*v),
             PrimKind::Llc(l) => self.llc(l),
             PrimKind::Pf(pf) => self.pf(pf),
+            PrimKind::P80211Type { value, mask } => self.p80211_type(*value, *mask),
+            PrimKind::P80211Dir(d) => self.p80211_dir(*d),
             PrimKind::Unsupported(text) => self.err(format!(
                 "'{text}' is not supported on link type {}",
                 self.target.linktype
@@ -456,6 +481,9 @@ impl<'t> Lowerer<'t> {
     pub(crate) fn loc(&mut self, rel: Rel, offset: u32) -> LResult<Loc> {
         if self.link == Link::Pflog && !matches!(rel, Rel::LinkHdr | Rel::LinkType) {
             self.pflog_payload_use();
+        }
+        if self.link == Link::Wlan {
+            self.wlan_use(rel)?;
         }
         let base = match rel {
             Rel::LinkHdr => self.off_linkhdr,

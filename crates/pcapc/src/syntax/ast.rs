@@ -426,9 +426,19 @@ pub enum PrimKind {
     /// A pflog header field (`on`/`ifname`, `ruleset`, `rnr`, `srnr`, `reason`,
     /// `action`), names already turned into numbers.
     Pf(Pf),
+    /// `type T [subtype S]`, `subtype S`: the 802.11 frame control's first byte
+    /// under `mask` (names already turned into numbers).
+    P80211Type {
+        /// The type and subtype bits wanted.
+        value: u32,
+        /// The bits compared: the type's, and the subtype's if given.
+        mask: u32,
+    },
+    /// `dir D`: the 802.11 frame control's direction bits.
+    P80211Dir(u32),
     /// Anything libpcap's grammar accepts that no supported link type can use
-    /// (ATM, MTP2/3, 802.11 `type`/`subtype`/`dir`, and `vxlan`, which is newer than
-    /// libpcap 1.10); the text is kept for the error.
+    /// (ATM, MTP2/3, and `vxlan`, which is newer than libpcap 1.10); the text is
+    /// kept for the error.
     Unsupported(String),
 }
 

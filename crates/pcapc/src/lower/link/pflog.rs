@@ -44,12 +44,26 @@ impl Lowerer<'_> {
     /// takes registers of its own). netsift follows that for a constant right side;
     /// the other cases are in docs/status.md.
     pub(crate) fn pflog_clobber(&mut self, rhs: &Val) {
-        if self.link != Link::Pflog || self.pflog_payload_used || self.prims_done != 0 {
+        // On 802.11 the relation's own loads may have taken the capture header's
+        // register before its right side took the one the next offset gets.
+        let vl = match self.link {
+            Link::Pflog => !self.pflog_payload_used,
+            Link::Wlan => true,
+            _ => false,
+        };
+        if !vl || self.prims_done != 0 {
             return;
         }
         if let Val::Const(k) = rhs {
             self.pflog_pending = Some(*k);
         }
+    }
+
+    /// A variable offset of 802.11 takes a register: the first one gets the
+    /// value a first relation left there, if any (see `pflog_clobber`).
+    pub(crate) fn take_clobbered(&mut self) -> Option<u32> {
+        self.pflog_payload_used = true;
+        self.pflog_pending.take()
     }
 
     /// A primitive uses the payload offset: the first use fixes its register.

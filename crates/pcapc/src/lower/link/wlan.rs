@@ -1,0 +1,303 @@
+//! 802.11 and the capture headers in front of it (radiotap, PPI, AVS, Prism):
+//! libpcap's variable-length link header (`off_linkhdr` in a register loaded from
+//! the capture header's length field) and link payload (the 802.11 header's length
+//! by frame type), as anchors; the data-frame test before an LLC protocol; the
+//! address fields by frame type and direction (gen_wlanhostop); `type`,
+//! `subtype` and `dir`; and the code libpcap runs at the start of every program
+//! that uses these offsets.
+
+use super::super::ir::{Cmp, Loc, Pred, Test, Tree};
+use super::super::{LResult, Link, Lowerer, Off, Rel, D};
+use netsift_isa::{AnchorRule, Size};
+use netsift_wire::LinkType;
+
+/// Frame control, first byte: the type bits, control frames, data frames, the
+/// subtypes CTS and ACK (which carry one address).
+const FC0_TYPE_MASK: u32 = 0x0c;
+const FC0_CTL: u32 = 0x04;
+const FC0_DATA: u32 = 0x08;
+const FC0_SUBTYPE_MASK: u32 = 0xf0;
+const FC0_CTS: u32 = 0xc0;
+const FC0_ACK: u32 = 0xd0;
+/// Frame control, second byte: To DS, From DS, both.
+const FC1_TODS: u32 = 0x01;
+const FC1_FROMDS: u32 = 0x02;
+const FC1_DIR_MASK: u32 = 0x03;
+/// PPI's per-packet link type (`pph_dlt`, little-endian, at 4) must be 802.11
+/// (105), which libpcap tests as a big-endian word.
+const PPI_DLT_80211: u32 = 105u32.swap_bytes();
+
+/// Which registers libpcap has given the variable offsets so far.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct WlanRegs {
+    pub hdr: bool,
+    pub payload: bool,
+    /// The capture header's length as computed (0 on bare 802.11): a relation
+    /// may replace the value later tests see, not the one the payload's is
+    /// computed from.
+    pub hdr_anchor: usize,
+}
+
+impl Lowerer<'_> {
+    /// init_linktype for the 802.11 link types: the 802.11 header after the
+    /// capture header's own length, the LLC header after the 802.11 header.
+    pub(crate) fn wlan_offsets(&mut self) {
+        let rule = match self.target.linktype {
+            LinkType::IEEE802_11_RADIO | LinkType::PPI => Some(AnchorRule::RadiotapHdr),
+            LinkType::IEEE802_11_RADIO_AVS => Some(AnchorRule::AvsHdr),
+            LinkType::PRISM_HEADER => Some(AnchorRule::PrismHdr),
+            _ => None,
+        };
+        let hdr = rule.map_or(0, |r| self.anchor(r, 0, 0));
+        let pl = if self.target.linktype == LinkType::IEEE802_11_RADIO {
+            AnchorRule::WlanPayloadPadded
+        } else {
+            AnchorRule::WlanPayload
+        };
+        let pl = self.anchor(pl, hdr, 0);
+        self.wlan_regs.hdr_anchor = hdr;
+        self.off_linkhdr = Off { var: hdr, k: 0 };
+        self.off_linkpl = Off { var: pl, k: 0 };
+        self.off_linktype = Some(Off::at(24));
+        self.off_nl = 8;
+        self.off_nl_nosnap = 3;
+    }
+
+    fn wlan_prefixed(&self) -> bool {
+        self.target.linktype != LinkType::IEEE802_11
+    }
+
+    /// A load relative to `rel` on 802.11: the first use of a variable offset
+    /// takes its register (a relation before may have left its value there, see
+    /// `pflog_clobber`), and the code that computes the link payload's offset turns
+    /// libpcap's optimizer off, as Prism's header-length code does.
+    pub(crate) fn wlan_use(&mut self, rel: Rel) -> LResult<()> {
+        let payload = !matches!(rel, Rel::LinkHdr | Rel::LinkType);
+        if rel == Rel::LinkType {
+            return Ok(());
+        }
+        if self.wlan_prefixed() && !self.wlan_regs.hdr {
+            self.wlan_regs.hdr = true;
+            self.hold_registers(1)?;
+            if let Some(k) = self.take_clobbered() {
+                self.off_linkhdr = Off::at(k);
+            }
+        }
+        if payload && !self.wlan_regs.payload {
+            self.wlan_regs.payload = true;
+            self.hold_registers(1)?;
+            if let Some(k) = self.take_clobbered() {
+                self.off_linkpl = Off::at(k);
+            }
+        }
+        if self.wlan_regs.payload || self.target.linktype == LinkType::PRISM_HEADER {
+            self.no_optimize = true;
+        }
+        Ok(())
+    }
+
+    /// The code libpcap puts before the first test when the filter uses the
+    /// variable offsets, which loads the packet whatever the tests do, and PPI's
+    /// test of its link type: always true but for the faults of those loads. In an
+    /// optimized program (only the capture header's length used) those loads are
+    /// the first test's own, which netsift makes through the anchor.
+    pub(crate) fn wlan_finish(&mut self, tree: Tree) -> Tree {
+        let t = self.target.linktype;
+        let mut probes = Vec::new();
+        if self.unopt && (self.wlan_regs.hdr || self.wlan_regs.payload) {
+            match t {
+                LinkType::IEEE802_11_RADIO | LinkType::PPI => probes.push(ge0(0, 2, Size::B2)),
+                LinkType::IEEE802_11_RADIO_AVS => probes.push(ge0(0, 4, Size::B4)),
+                LinkType::PRISM_HEADER => {
+                    let avs = Tree::Atom(Pred::Cmp(Cmp {
+                        loc: Loc { anchor: 0, off: 0 },
+                        size: Size::B4,
+                        mask: 0xffff_f000,
+                        test: Test::Eq(0x8021_1000),
+                    }));
+                    probes.push(Tree::or(Tree::not(avs), ge0(0, 4, Size::B4)));
+                }
+                _ => {}
+            }
+        }
+        if self.unopt && self.wlan_regs.payload {
+            // The 802.11 header length: the frame control byte, and for a data
+            // frame on radiotap the presence word and the flags byte.
+            let h = self.wlan_regs.hdr_anchor;
+            probes.push(ge0(h, 0, Size::B1));
+            if t == LinkType::IEEE802_11_RADIO {
+                let data = Tree::and(
+                    Tree::not(bits(h, 0, Size::B1, FC0_CTL)),
+                    bits(h, 0, Size::B1, FC0_DATA),
+                );
+                let present = |m| bits(0, 4, Size::B4, m);
+                let flags = Tree::or(
+                    Tree::and(present(0x0100_0000), ge0(0, 16, Size::B1)),
+                    ge0(0, 8, Size::B1),
+                );
+                let pad = Tree::or(
+                    Tree::not(present(0x0200_0000)),
+                    Tree::or(present(0x80), flags),
+                );
+                probes.push(Tree::or(Tree::not(data), pad));
+            }
+        }
+        probes.push(tree);
+        let tree = Tree::and_all(probes);
+        if t != LinkType::PPI {
+            return tree;
+        }
+        let dlt = Tree::Atom(Pred::Cmp(Cmp {
+            loc: Loc { anchor: 0, off: 4 },
+            size: Size::B4,
+            mask: u32::MAX,
+            test: Test::Eq(PPI_DLT_80211),
+        }));
+        Tree::and(dlt, tree)
+    }
+
+    /// Tests of the frame control: `FC0 & 0x04` clear (not a control frame) and
+    /// `FC0 & 0x08` set: a data frame (gen_check_802_11_data_frame).
+    pub(crate) fn wlan_data_frame(&mut self) -> LResult<Tree> {
+        let ctl = self.jset(Rel::LinkHdr, 0, Size::B1, FC0_CTL)?;
+        let data = self.jset(Rel::LinkHdr, 0, Size::B1, FC0_DATA)?;
+        Ok(Tree::and(Tree::not(ctl), data))
+    }
+
+    /// gen_linktype on 802.11: a data frame whose LLC header carries `ll_proto`.
+    pub(crate) fn wlan_linktype(&mut self, ll_proto: u32) -> LResult<Tree> {
+        let b0 = self.wlan_data_frame()?;
+        Ok(Tree::and(b0, self.llc_linktype(ll_proto)?))
+    }
+
+    /// `type`/`subtype` (gen_p80211_type): the frame control's first byte.
+    pub(crate) fn p80211_type(&mut self, value: u32, mask: u32) -> LResult<Tree> {
+        if !self.wlan_headers() {
+            return self.err("802.11 link-layer types supported only on 802.11");
+        }
+        self.mcmp(Rel::LinkHdr, 0, Size::B1, value, mask)
+    }
+
+    /// `dir` (gen_p80211_fcdir): the frame control's direction bits.
+    pub(crate) fn p80211_dir(&mut self, dir: u32) -> LResult<Tree> {
+        if !self.wlan_headers() {
+            return self.err("frame direction supported only with 802.11 headers");
+        }
+        self.mcmp(Rel::LinkHdr, 1, Size::B1, dir, FC1_DIR_MASK)
+    }
+
+    /// The link types gen_p80211_type and gen_p80211_fcdir take: not PPI.
+    fn wlan_headers(&self) -> bool {
+        self.link == Link::Wlan && self.target.linktype != LinkType::PPI
+    }
+
+    /// `FC1 & flag` set, then `then`; else `otherwise` (gencode's `(!f and B) or
+    /// (f and A)`, the unset branch first).
+    fn by_flag(&mut self, off: u32, flag: u32, set: Tree, unset: Tree) -> LResult<Tree> {
+        let f = self.jset(Rel::LinkHdr, off, Size::B1, flag)?;
+        let nf = Tree::not(self.jset(Rel::LinkHdr, off, Size::B1, flag)?);
+        Ok(Tree::or(Tree::and(nf, unset), Tree::and(f, set)))
+    }
+
+    /// The destination address's field (`at(4)` or `at(16)`) of a frame that is
+    /// not a control frame, by type and To DS: libpcap's shape for `wlan dst` and
+    /// `multicast`.
+    fn wlan_by_dst(
+        &mut self,
+        at: &mut dyn FnMut(&mut Self, u32) -> LResult<Tree>,
+    ) -> LResult<Tree> {
+        let a16 = at(self, 16)?;
+        let a4 = at(self, 4)?;
+        let data = self.by_flag(1, FC1_TODS, a16, a4)?;
+        let a4 = at(self, 4)?;
+        let t = self.by_flag(0, FC0_DATA, data, a4)?;
+        let ctl = self.jset(Rel::LinkHdr, 0, Size::B1, FC0_CTL)?;
+        Ok(Tree::and(Tree::not(ctl), t))
+    }
+
+    /// gen_wlanhostop: a MAC address in the fields `dir` names.
+    pub(crate) fn wlanhostop(&mut self, mac: &[u8; 6], dir: D) -> LResult<Tree> {
+        let mut at = |lw: &mut Self, off: u32| lw.bcmp(Rel::LinkHdr, off, mac);
+        match dir {
+            D::Src => {
+                let a24 = at(self, 24)?;
+                let a16 = at(self, 16)?;
+                let fromds = self.by_flag(1, FC1_TODS, a24, a16)?;
+                let a10 = at(self, 10)?;
+                let data = self.by_flag(1, FC1_FROMDS, fromds, a10)?;
+                let a10 = at(self, 10)?;
+                let t = self.by_flag(0, FC0_DATA, data, a10)?;
+                let ctl = self.jset(Rel::LinkHdr, 0, Size::B1, FC0_CTL)?;
+                Ok(Tree::and(Tree::not(ctl), t))
+            }
+            D::Dst => self.wlan_by_dst(&mut at),
+            D::And => {
+                let a = self.wlanhostop(mac, D::Src)?;
+                Ok(Tree::and(a, self.wlanhostop(mac, D::Dst)?))
+            }
+            D::Default | D::Or => {
+                let a = self.wlanhostop(mac, D::Src)?;
+                Ok(Tree::or(a, self.wlanhostop(mac, D::Dst)?))
+            }
+            D::Addr1 => at(self, 4),
+            D::Addr2 => {
+                let b = self.not_ctl_or_two_addresses()?;
+                Ok(Tree::and(b, at(self, 10)?))
+            }
+            D::Addr3 => {
+                let ctl = self.mcmp(Rel::LinkHdr, 0, Size::B1, FC0_CTL, FC0_TYPE_MASK)?;
+                Ok(Tree::and(Tree::not(ctl), at(self, 16)?))
+            }
+            D::Addr4 => {
+                let b = self.mcmp(Rel::LinkHdr, 1, Size::B1, FC1_DIR_MASK, FC1_DIR_MASK)?;
+                Ok(Tree::and(b, at(self, 24)?))
+            }
+            D::Ra => {
+                let b = self.jset(Rel::LinkHdr, 0, Size::B1, FC0_DATA)?;
+                Ok(Tree::and(b, at(self, 4)?))
+            }
+            D::Ta => {
+                let b = self.not_ctl_or_two_addresses()?;
+                let data = self.jset(Rel::LinkHdr, 0, Size::B1, FC0_DATA)?;
+                Ok(Tree::and(Tree::and(data, b), at(self, 10)?))
+            }
+        }
+    }
+
+    /// Not a control frame, or one other than CTS and ACK (which have no second
+    /// address).
+    fn not_ctl_or_two_addresses(&mut self) -> LResult<Tree> {
+        let ctl = self.mcmp(Rel::LinkHdr, 0, Size::B1, FC0_CTL, FC0_TYPE_MASK)?;
+        let cts = self.mcmp(Rel::LinkHdr, 0, Size::B1, FC0_CTS, FC0_SUBTYPE_MASK)?;
+        let ack = self.mcmp(Rel::LinkHdr, 0, Size::B1, FC0_ACK, FC0_SUBTYPE_MASK)?;
+        Ok(Tree::or(
+            Tree::not(ctl),
+            Tree::and(Tree::not(cts), Tree::not(ack)),
+        ))
+    }
+
+    /// `multicast` on 802.11: the group bit of the destination address.
+    pub(crate) fn wlan_multicast(&mut self) -> LResult<Tree> {
+        self.wlan_by_dst(&mut |lw: &mut Self, off| lw.jset(Rel::LinkHdr, off, Size::B1, 1))
+    }
+}
+
+/// `p[anchor + off]` (of `size`) is there: an always-true test with that load.
+fn ge0(anchor: usize, off: u32, size: Size) -> Tree {
+    Tree::Atom(Pred::Cmp(Cmp {
+        loc: Loc { anchor, off },
+        size,
+        mask: size.max(),
+        test: Test::Ge(0),
+    }))
+}
+
+/// `p[anchor + off] & mask != 0` (BPF's jset).
+fn bits(anchor: usize, off: u32, size: Size, mask: u32) -> Tree {
+    Tree::not(Tree::Atom(Pred::Cmp(Cmp {
+        loc: Loc { anchor, off },
+        size,
+        mask,
+        test: Test::Eq(0),
+    })))
+}
