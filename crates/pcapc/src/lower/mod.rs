@@ -194,6 +194,9 @@ pub(crate) struct Lowerer<'t> {
     pub pflog_pending: Option<u32>,
     /// On 802.11: which variable offsets have a register yet.
     pub wlan_regs: link::WlanRegs,
+    /// How deep in the expression the lowering is (1: the root, 2: a part of the
+    /// root's chain of `and`s or `or`s).
+    pub depth: u32,
 }
 
 pub(crate) type LResult<T> = Result<T, Error>;
@@ -345,6 +348,7 @@ impl<'t> Lowerer<'t> {
             pflog_payload_used: false,
             pflog_pending: None,
             wlan_regs: link::WlanRegs::default(),
+            depth: 0,
         };
         if link == Link::Pflog {
             lw.pflog_offsets();
@@ -357,10 +361,10 @@ impl<'t> Lowerer<'t> {
 
     /// What a link type adds around the whole filter (libpcap's finish_parse).
     fn finish(&mut self, tree: Tree) -> Tree {
-        match self.link {
-            Link::Wlan => self.wlan_finish(tree),
-            _ => tree,
+        if self.wlan_target() {
+            return self.wlan_finish(tree);
         }
+        tree
     }
 
     pub(crate) fn err<T>(&self, msg: impl Into<String>) -> LResult<T> {
@@ -386,6 +390,13 @@ impl<'t> Lowerer<'t> {
     }
 
     fn expr(&mut self, e: &Expr) -> LResult<Tree> {
+        self.depth += 1;
+        let t = self.expr_at(e);
+        self.depth -= 1;
+        t
+    }
+
+    fn expr_at(&mut self, e: &Expr) -> LResult<Tree> {
         Ok(match e {
             Expr::And(..) | Expr::Or(..) => {
                 // A chain `a and b and c ...` nests down the left; walk it with a loop

@@ -46,12 +46,14 @@ impl Lowerer<'_> {
     pub(crate) fn pflog_clobber(&mut self, rhs: &Val) {
         // On 802.11 the relation's own loads may have taken the capture header's
         // register before its right side took the one the next offset gets.
-        let vl = match self.link {
-            Link::Pflog => !self.pflog_payload_used,
-            Link::Wlan => true,
+        // There a relation anywhere in the filter's top-level chain runs on every
+        // path to the primitives after it.
+        let first = match self.link {
+            Link::Pflog => !self.pflog_payload_used && self.prims_done == 0,
+            Link::Wlan => self.prims_done == 0 || self.depth <= 2,
             _ => false,
         };
-        if !vl || self.prims_done != 0 {
+        if !first {
             return;
         }
         if let Val::Const(k) = rhs {

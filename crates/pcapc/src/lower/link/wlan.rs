@@ -61,6 +61,24 @@ impl Lowerer<'_> {
         self.off_linktype = Some(Off::at(24));
         self.off_nl = 8;
         self.off_nl_nosnap = 3;
+        // gen_load_prism_llprefixlen turns libpcap's optimizer off whether or not
+        // the filter uses the header's length.
+        if self.target.linktype == LinkType::PRISM_HEADER {
+            self.no_optimize = true;
+        }
+    }
+
+    /// Whether the packets are 802.11 ones, whatever `geneve` or `pppoes` made
+    /// the link since.
+    pub(crate) fn wlan_target(&self) -> bool {
+        matches!(
+            self.target.linktype,
+            LinkType::IEEE802_11
+                | LinkType::IEEE802_11_RADIO
+                | LinkType::IEEE802_11_RADIO_AVS
+                | LinkType::PRISM_HEADER
+                | LinkType::PPI
+        )
     }
 
     fn wlan_prefixed(&self) -> bool {
@@ -70,7 +88,7 @@ impl Lowerer<'_> {
     /// A load relative to `rel` on 802.11: the first use of a variable offset
     /// takes its register (a relation before may have left its value there, see
     /// `pflog_clobber`), and the code that computes the link payload's offset turns
-    /// libpcap's optimizer off, as Prism's header-length code does.
+    /// libpcap's optimizer off.
     pub(crate) fn wlan_use(&mut self, rel: Rel) -> LResult<()> {
         let payload = !matches!(rel, Rel::LinkHdr | Rel::LinkType);
         if rel == Rel::LinkType {
@@ -78,19 +96,19 @@ impl Lowerer<'_> {
         }
         if self.wlan_prefixed() && !self.wlan_regs.hdr {
             self.wlan_regs.hdr = true;
-            self.hold_registers(1)?;
             if let Some(k) = self.take_clobbered() {
                 self.off_linkhdr = Off::at(k);
             }
+            self.hold_registers(1)?;
         }
         if payload && !self.wlan_regs.payload {
             self.wlan_regs.payload = true;
-            self.hold_registers(1)?;
             if let Some(k) = self.take_clobbered() {
                 self.off_linkpl = Off::at(k);
             }
+            self.hold_registers(1)?;
         }
-        if self.wlan_regs.payload || self.target.linktype == LinkType::PRISM_HEADER {
+        if self.wlan_regs.payload {
             self.no_optimize = true;
         }
         Ok(())
