@@ -35,10 +35,8 @@ impl Lowerer<'_> {
     /// alloc_reg does when there are no more.
     pub(crate) fn hold_registers(&mut self, n: u32) -> LResult<()> {
         self.regs_held = self.regs_held.saturating_add(n);
-        if self.wlan_target() {
-            // These registers are the ones a relation before left its value in.
-            self.pflog_pending = None;
-        }
+        // These registers are the ones a relation before left its value in.
+        self.wlan_regs.pending = None;
         if self.regs_held > BPF_MEMWORDS {
             return self.err(TOO_MANY_REGISTERS);
         }
@@ -55,12 +53,15 @@ impl Lowerer<'_> {
         self.rel_error = None;
         // A relation before the payload's first use allocates registers of its own:
         // which one the payload offset then gets is no longer known.
-        if !self.pflog_payload_used || self.wlan_target() {
+        if !self.pflog_payload_used {
             self.pflog_pending = None;
         }
+        self.wlan_regs.pending = None;
         let (a0, c0) = self.arith(lhs)?;
+        let taken = self.wlan_regs.taken();
         let (a1, c1) = self.arith(rhs)?;
         self.pflog_clobber(&a1);
+        self.wlan_clobber(&a1, taken);
         let (rel, reversed) = match op {
             RelOp::Gt => (IsaRel::Gt, false),
             RelOp::Ge => (IsaRel::Ge, false),

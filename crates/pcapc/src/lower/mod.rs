@@ -550,6 +550,9 @@ impl<'t> Lowerer<'t> {
             }));
         }
         let loc = self.loc(rel, offset)?;
+        if let Some(t) = self.wlan_dyn_cmp(rel, loc, size, mask, test) {
+            return Ok(t);
+        }
         Ok(Tree::Atom(Pred::Cmp(Cmp {
             loc,
             size,

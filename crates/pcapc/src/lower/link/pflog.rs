@@ -44,28 +44,12 @@ impl Lowerer<'_> {
     /// takes registers of its own). netsift follows that for a constant right side;
     /// the other cases are in docs/status.md.
     pub(crate) fn pflog_clobber(&mut self, rhs: &Val) {
-        // On 802.11 the relation's own loads may have taken the capture header's
-        // register before its right side took the one the next offset gets.
-        // There a relation anywhere in the filter's top-level chain runs on every
-        // path to the primitives after it.
-        let first = match self.link {
-            Link::Pflog => !self.pflog_payload_used && self.prims_done == 0,
-            Link::Wlan => self.prims_done == 0 || self.depth <= 2,
-            _ => false,
-        };
-        if !first {
+        if self.link != Link::Pflog || self.pflog_payload_used || self.prims_done != 0 {
             return;
         }
         if let Val::Const(k) = rhs {
             self.pflog_pending = Some(*k);
         }
-    }
-
-    /// A variable offset of 802.11 takes a register: the first one gets the
-    /// value a first relation left there, if any (see `pflog_clobber`).
-    pub(crate) fn take_clobbered(&mut self) -> Option<u32> {
-        self.pflog_payload_used = true;
-        self.pflog_pending.take()
     }
 
     /// A primitive uses the payload offset: the first use fixes its register.

@@ -6,9 +6,9 @@
 //! `subtype` and `dir`; and the code libpcap runs at the start of every program
 //! that uses these offsets.
 
-use super::super::ir::{Cmp, Loc, Pred, Test, Tree};
+use super::super::ir::{Cmp, Loc, Pred, Test, Tree, Val};
 use super::super::{LResult, Link, Lowerer, Off, Rel, D};
-use netsift_isa::{AnchorRule, Size};
+use netsift_isa::{AnchorRule, ArithOp, IndexMode, RelOp, Size};
 use netsift_wire::LinkType;
 
 /// Frame control, first byte: the type bits, control frames, data frames, the
@@ -28,7 +28,7 @@ const FC1_DIR_MASK: u32 = 0x03;
 const PPI_DLT_80211: u32 = 105u32.swap_bytes();
 
 /// Which registers libpcap has given the variable offsets so far.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub(crate) struct WlanRegs {
     pub hdr: bool,
     pub payload: bool,
@@ -36,6 +36,19 @@ pub(crate) struct WlanRegs {
     /// may replace the value later tests see, not the one the payload's is
     /// computed from.
     pub hdr_anchor: usize,
+    /// The value a relation left in the register the next offset takes.
+    pub pending: Option<Val>,
+    /// The value the capture header's and the payload's registers hold instead of
+    /// their offsets, where a relation left one that is not a constant.
+    pub hdr_dyn: Option<Val>,
+    pub payload_dyn: Option<Val>,
+}
+
+impl WlanRegs {
+    /// How many of the two offsets have a register.
+    pub(crate) fn taken(&self) -> u32 {
+        u32::from(self.hdr) + u32::from(self.payload)
+    }
 }
 
 impl Lowerer<'_> {
@@ -96,15 +109,25 @@ impl Lowerer<'_> {
         }
         if self.wlan_prefixed() && !self.wlan_regs.hdr {
             self.wlan_regs.hdr = true;
-            if let Some(k) = self.take_clobbered() {
-                self.off_linkhdr = Off::at(k);
+            match self.wlan_regs.pending.take() {
+                Some(Val::Const(k)) => self.off_linkhdr = Off::at(k),
+                Some(v) => {
+                    self.off_linkhdr = Off::at(0);
+                    self.wlan_regs.hdr_dyn = Some(v);
+                }
+                None => {}
             }
             self.hold_registers(1)?;
         }
         if payload && !self.wlan_regs.payload {
             self.wlan_regs.payload = true;
-            if let Some(k) = self.take_clobbered() {
-                self.off_linkpl = Off::at(k);
+            match self.wlan_regs.pending.take() {
+                Some(Val::Const(k)) => self.off_linkpl = Off::at(k),
+                Some(v) => {
+                    self.off_linkpl = Off::at(0);
+                    self.wlan_regs.payload_dyn = Some(v);
+                }
+                None => {}
             }
             self.hold_registers(1)?;
         }
@@ -112,6 +135,59 @@ impl Lowerer<'_> {
             self.no_optimize = true;
         }
         Ok(())
+    }
+
+    /// libpcap's reuse of registers on 802.11 (as on PFLOG, see `pflog_clobber`):
+    /// the register a relation took last, and left its right side in, is the one
+    /// the next variable offset gets if nothing takes it before; the code that
+    /// loads the offsets runs first, so the value the tests after the relation see
+    /// is the relation's. Followed where the relation runs on every path to them:
+    /// the first primitive, and any part of the top-level chain of `and`s or
+    /// `or`s (the relation's own loads may have taken the header's register
+    /// before its right side took the next one; where the right side's loads
+    /// take it, that register is the last one taken, and the next is a fresh one).
+    /// `taken` is [`WlanRegs::taken`] before the right side.
+    pub(crate) fn wlan_clobber(&mut self, rhs: &Val, taken: u32) {
+        let first = self.prims_done == 0 || self.depth <= 2;
+        if self.link == Link::Wlan && first && self.wlan_regs.taken() == taken {
+            self.wlan_regs.pending = Some(rhs.clone());
+        }
+    }
+
+    /// A comparison at `loc` (of `rel`) through a register a relation left a
+    /// computed value in: libpcap's `ld [x + k]` with that value in X, as an
+    /// arithmetic relation. `None` where the offset is what it should be.
+    pub(crate) fn wlan_dyn_cmp(&self, rel: Rel, loc: Loc, size: Size, mask: u32, test: Test) -> Option<Tree> {
+        if self.link != Link::Wlan {
+            return None;
+        }
+        let x = match rel {
+            Rel::LinkHdr => self.wlan_regs.hdr_dyn.as_ref()?,
+            Rel::LinkType | Rel::TranIpv4 => return None,
+            _ => self.wlan_regs.payload_dyn.as_ref()?,
+        };
+        let load = Val::Load {
+            anchor: loc.anchor,
+            off: loc.off,
+            index: Box::new(x.clone()),
+            size,
+            mode: IndexMode::InX,
+        };
+        let lhs = if mask == size.max() {
+            load
+        } else {
+            Val::Bin(ArithOp::And, Box::new(load), Box::new(Val::Const(mask)))
+        };
+        let (rel, k) = match test {
+            Test::Eq(k) => (RelOp::Eq, k),
+            Test::Gt(k) => (RelOp::Gt, k),
+            Test::Ge(k) => (RelOp::Ge, k),
+        };
+        Some(Tree::Atom(Pred::Rel {
+            rel,
+            lhs,
+            rhs: Val::Const(k),
+        }))
     }
 
     /// The code libpcap puts before the first test when the filter uses the
