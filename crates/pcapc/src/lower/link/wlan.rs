@@ -100,41 +100,38 @@ impl Lowerer<'_> {
 
     /// A load relative to `rel` on 802.11: the first use of a variable offset
     /// takes its register (a relation before may have left its value there, see
-    /// `pflog_clobber`), and the code that computes the link payload's offset turns
+    /// `wlan_clobber`), and the code that computes the link payload's offset turns
     /// libpcap's optimizer off.
     pub(crate) fn wlan_use(&mut self, rel: Rel) -> LResult<()> {
-        let payload = !matches!(rel, Rel::LinkHdr | Rel::LinkType);
         if rel == Rel::LinkType {
             return Ok(());
         }
         if self.wlan_prefixed() && !self.wlan_regs.hdr {
             self.wlan_regs.hdr = true;
-            match self.wlan_regs.pending.take() {
-                Some(Val::Const(k)) => self.off_linkhdr = Off::at(k),
-                Some(v) => {
-                    self.off_linkhdr = Off::at(0);
-                    self.wlan_regs.hdr_dyn = Some(v);
-                }
-                None => {}
-            }
-            self.hold_registers(1)?;
+            let (off, x) = self.take_register()?;
+            self.off_linkhdr = off.unwrap_or(self.off_linkhdr);
+            self.wlan_regs.hdr_dyn = x;
         }
-        if payload && !self.wlan_regs.payload {
+        if rel != Rel::LinkHdr && !self.wlan_regs.payload {
             self.wlan_regs.payload = true;
-            match self.wlan_regs.pending.take() {
-                Some(Val::Const(k)) => self.off_linkpl = Off::at(k),
-                Some(v) => {
-                    self.off_linkpl = Off::at(0);
-                    self.wlan_regs.payload_dyn = Some(v);
-                }
-                None => {}
-            }
-            self.hold_registers(1)?;
-        }
-        if self.wlan_regs.payload {
+            let (off, x) = self.take_register()?;
+            self.off_linkpl = off.unwrap_or(self.off_linkpl);
+            self.wlan_regs.payload_dyn = x;
             self.no_optimize = true;
         }
         Ok(())
+    }
+
+    /// An offset takes a register: a value a relation left there is what the
+    /// tests after it see, as the offset (a constant) or as their X (computed).
+    fn take_register(&mut self) -> LResult<(Option<Off>, Option<Val>)> {
+        let got = match self.wlan_regs.pending.take() {
+            Some(Val::Const(k)) => (Some(Off::at(k)), None),
+            Some(x) => (Some(Off::at(0)), Some(x)),
+            None => (None, None),
+        };
+        self.hold_registers(1)?;
+        Ok(got)
     }
 
     /// libpcap's reuse of registers on 802.11 (as on PFLOG, see `pflog_clobber`):
@@ -157,7 +154,14 @@ impl Lowerer<'_> {
     /// A comparison at `loc` (of `rel`) through a register a relation left a
     /// computed value in: libpcap's `ld [x + k]` with that value in X, as an
     /// arithmetic relation. `None` where the offset is what it should be.
-    pub(crate) fn wlan_dyn_cmp(&self, rel: Rel, loc: Loc, size: Size, mask: u32, test: Test) -> Option<Tree> {
+    pub(crate) fn wlan_dyn_cmp(
+        &self,
+        rel: Rel,
+        loc: Loc,
+        size: Size,
+        mask: u32,
+        test: Test,
+    ) -> Option<Tree> {
         if self.link != Link::Wlan {
             return None;
         }
@@ -304,7 +308,12 @@ impl Lowerer<'_> {
         let a4 = at(self, 4)?;
         let data = self.by_flag(1, FC1_TODS, a16, a4)?;
         let a4 = at(self, 4)?;
-        let t = self.by_flag(0, FC0_DATA, data, a4)?;
+        self.not_ctl_by_type(data, a4)
+    }
+
+    /// Not a control frame, and `data` for a data frame, `other` for another.
+    fn not_ctl_by_type(&mut self, data: Tree, other: Tree) -> LResult<Tree> {
+        let t = self.by_flag(0, FC0_DATA, data, other)?;
         let ctl = self.jset(Rel::LinkHdr, 0, Size::B1, FC0_CTL)?;
         Ok(Tree::and(Tree::not(ctl), t))
     }
@@ -320,9 +329,7 @@ impl Lowerer<'_> {
                 let a10 = at(self, 10)?;
                 let data = self.by_flag(1, FC1_FROMDS, fromds, a10)?;
                 let a10 = at(self, 10)?;
-                let t = self.by_flag(0, FC0_DATA, data, a10)?;
-                let ctl = self.jset(Rel::LinkHdr, 0, Size::B1, FC0_CTL)?;
-                Ok(Tree::and(Tree::not(ctl), t))
+                self.not_ctl_by_type(data, a10)
             }
             D::Dst => self.wlan_by_dst(&mut at),
             D::And => {

@@ -97,41 +97,25 @@ impl Parser<'_> {
         self.bump();
         match kw {
             Some(Kw::Type) => {
-                let (t, span) = self.word("an 802.11 frame type after 'type'")?;
-                let ty = match t {
-                    Word::Num(n) if n & !TYPE_MASK != 0 => {
-                        return Err(
-                            self.invalid(format!("invalid 802.11 type value 0x{n:02x}"), span)
-                        )
-                    }
-                    Word::Num(n) => n,
-                    Word::Name(s) => lookup(TYPES, &s).ok_or_else(|| {
-                        self.invalid(format!("unknown 802.11 type name \"{s}\""), span)
-                    })?,
-                };
+                let ty = self.bits_or_name("type", TYPE_MASK, |p, s, span| {
+                    lookup(TYPES, s)
+                        .ok_or_else(|| p.invalid(format!("unknown 802.11 type name \"{s}\""), span))
+                })?;
                 if !self.eat_kw(Kw::Subtype) {
                     return Ok(PrimKind::P80211Type {
                         value: ty,
                         mask: TYPE_MASK,
                     });
                 }
-                let (s, span) = self.word("an 802.11 frame subtype after 'subtype'")?;
-                let sub = match s {
-                    Word::Num(n) if n & !SUBTYPE_MASK != 0 => {
-                        return Err(
-                            self.invalid(format!("invalid 802.11 subtype value 0x{n:02x}"), span)
-                        )
-                    }
-                    Word::Num(n) => n,
-                    Word::Name(name) => {
-                        let Some(&(_, table)) = SUBTYPES.iter().find(|(t, _)| *t == ty) else {
-                            return Err(self.invalid("unknown 802.11 type", span));
-                        };
-                        lookup(table, &name).ok_or_else(|| {
-                            self.invalid(format!("unknown 802.11 subtype name \"{name}\""), span)
-                        })?
-                    }
-                };
+                // A subtype name is looked up in the table of the type given.
+                let sub = self.bits_or_name("subtype", SUBTYPE_MASK, |p, name, span| {
+                    let Some(&(_, table)) = SUBTYPES.iter().find(|(t, _)| *t == ty) else {
+                        return Err(p.invalid("unknown 802.11 type", span));
+                    };
+                    lookup(table, name).ok_or_else(|| {
+                        p.invalid(format!("unknown 802.11 subtype name \"{name}\""), span)
+                    })
+                })?;
                 Ok(PrimKind::P80211Type {
                     value: ty | sub,
                     mask: TYPE_MASK | SUBTYPE_MASK,
@@ -166,6 +150,24 @@ impl Parser<'_> {
     /// A refusal of what the text names (libpcap's grammar actions), not of its form.
     fn invalid(&self, msg: impl Into<String>, span: Span) -> Error {
         Error::new(msg, span, self.text)
+    }
+
+    /// After `type` or `subtype` (`what`): a number with no bit outside `mask`,
+    /// or a name that `name` looks up.
+    fn bits_or_name(
+        &mut self,
+        what: &str,
+        mask: u32,
+        name: impl FnOnce(&Self, &str, Span) -> Result<u32, Error>,
+    ) -> Result<u32, Error> {
+        let (w, span) = self.word(&format!("an 802.11 frame {what} after '{what}'"))?;
+        match w {
+            Word::Num(n) if n & !mask != 0 => {
+                Err(self.invalid(format!("invalid 802.11 {what} value 0x{n:02x}"), span))
+            }
+            Word::Num(n) => Ok(n),
+            Word::Name(s) => name(self, &s, span),
+        }
     }
 
     fn word(&mut self, expected: &str) -> Result<(Word, Span), Error> {
