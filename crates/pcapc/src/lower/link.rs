@@ -13,7 +13,7 @@ use super::{ByteOp, LResult, Link, Llc, Lowerer, Off, Rel, P};
 use netsift_isa::{AnchorRule, Size};
 use netsift_wire::LinkType;
 pub(crate) use opaque::opaque_label;
-pub(crate) use wlan::WlanRegs;
+pub(crate) use wlan::{Step, WlanRegs};
 
 pub(crate) const ETHERMTU: u32 = 1500;
 pub(crate) mod et {

@@ -194,9 +194,11 @@ pub(crate) struct Lowerer<'t> {
     pub pflog_pending: Option<u32>,
     /// On 802.11: which variable offsets have a register yet.
     pub wlan_regs: link::WlanRegs,
-    /// How deep in the expression the lowering is (1: the root, 2: a part of the
-    /// root's chain of `and`s or `or`s).
-    pub depth: u32,
+    /// Where in the expression the lowering is: the chains of `and`s or `or`s and
+    /// the `not`s above the primitive being lowered (see `link::Step`).
+    pub path: Vec<link::Step>,
+    /// Chains of `and`s or `or`s met so far, to tell them apart in `path`.
+    pub chains: u32,
 }
 
 pub(crate) type LResult<T> = Result<T, Error>;
@@ -348,7 +350,8 @@ impl<'t> Lowerer<'t> {
             pflog_payload_used: false,
             pflog_pending: None,
             wlan_regs: link::WlanRegs::default(),
-            depth: 0,
+            path: Vec::new(),
+            chains: 0,
         };
         if link == Link::Pflog {
             lw.pflog_offsets();
@@ -390,13 +393,6 @@ impl<'t> Lowerer<'t> {
     }
 
     fn expr(&mut self, e: &Expr) -> LResult<Tree> {
-        self.depth += 1;
-        let t = self.expr_at(e);
-        self.depth -= 1;
-        t
-    }
-
-    fn expr_at(&mut self, e: &Expr) -> LResult<Tree> {
         Ok(match e {
             Expr::And(..) | Expr::Or(..) => {
                 // A chain `a and b and c ...` nests down the left; walk it with a loop
@@ -408,9 +404,21 @@ impl<'t> Lowerer<'t> {
                     rights.push(&**r);
                     cur = l;
                 }
-                let mut parts = vec![self.expr(cur)?];
-                for r in rights.into_iter().rev() {
-                    parts.push(self.expr(r)?);
+                self.chains += 1;
+                let chain = self.chains;
+                let mut parts = Vec::with_capacity(rights.len() + 1);
+                for (idx, part) in std::iter::once(cur)
+                    .chain(rights.into_iter().rev())
+                    .enumerate()
+                {
+                    self.path.push(link::Step::Chain {
+                        chain,
+                        and: is_and,
+                        idx,
+                    });
+                    let t = self.expr(part);
+                    self.path.pop();
+                    parts.push(t?);
                 }
                 if is_and {
                     Tree::And(parts)
@@ -418,7 +426,12 @@ impl<'t> Lowerer<'t> {
                     Tree::Or(parts)
                 }
             }
-            Expr::Not(a, _) => Tree::not(self.expr(a)?),
+            Expr::Not(a, _) => {
+                self.path.push(link::Step::Not);
+                let t = self.expr(a);
+                self.path.pop();
+                Tree::not(t?)
+            }
             Expr::Prim(p) => {
                 self.span = p.span;
                 let t = self.prim(&p.kind)?;

@@ -27,6 +27,53 @@ const FC1_DIR_MASK: u32 = 0x03;
 /// (105), which libpcap tests as a big-endian word.
 const PPI_DLT_80211: u32 = 105u32.swap_bytes();
 
+/// A step from the root of the expression down to a primitive: a part of a chain
+/// of `and`s (or `or`s), or a `not`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    Chain { chain: u32, and: bool, idx: usize },
+    Not,
+}
+
+/// Whether every path of the unoptimized program to the primitive at `p` runs
+/// the one at `r` (earlier in the text) first. Where the two paths part, `r` is in
+/// an earlier part of a chain than `p`, and `p` runs only after that part ended
+/// true (`and`) or false (`or`): `r` must run on every such way out of its part.
+/// A primitive runs on every way out of a subtree it is the first of; below a
+/// chain, on the ways out through all parts only (an `and` that ends true), unless
+/// it is in the first part.
+fn dominates(r: &[Step], p: &[Step]) -> bool {
+    let d = r.iter().zip(p).take_while(|(a, b)| a == b).count();
+    let (
+        Some(&Step::Chain { chain, and, idx: j }),
+        Some(&Step::Chain {
+            chain: c2, idx: k, ..
+        }),
+    ) = (r.get(d), p.get(d))
+    else {
+        return false;
+    };
+    if chain != c2 || j >= k {
+        return false;
+    }
+    // On which ways out of part j (true, false) the relation has run.
+    let (mut t, mut f) = (true, true);
+    for s in r[d + 1..].iter().rev() {
+        match *s {
+            Step::Not => std::mem::swap(&mut t, &mut f),
+            Step::Chain { and: true, idx, .. } => f = idx == 0 && t && f,
+            Step::Chain {
+                and: false, idx, ..
+            } => t = idx == 0 && t && f,
+        }
+    }
+    if and {
+        t
+    } else {
+        f
+    }
+}
+
 /// Which registers libpcap has given the variable offsets so far.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct WlanRegs {
@@ -36,8 +83,9 @@ pub(crate) struct WlanRegs {
     /// may replace the value later tests see, not the one the payload's is
     /// computed from.
     pub hdr_anchor: usize,
-    /// The value a relation left in the register the next offset takes.
-    pub pending: Option<Val>,
+    /// The value a relation left in the register the next offset takes, and
+    /// where the relation is in the expression.
+    pub pending: Option<(Val, Vec<Step>)>,
     /// The value the capture header's and the payload's registers hold instead of
     /// their offsets, where a relation left one that is not a constant.
     pub hdr_dyn: Option<Val>,
@@ -106,7 +154,10 @@ impl Lowerer<'_> {
         if rel == Rel::LinkType {
             return Ok(());
         }
-        if self.wlan_prefixed() && !self.wlan_regs.hdr {
+        // The payload's offset takes a register of its own; the header's is taken
+        // here only by a load from the header (where the payload's is used alone,
+        // libpcap takes it at the end, a fresh one).
+        if rel == Rel::LinkHdr && self.wlan_prefixed() && !self.wlan_regs.hdr {
             self.wlan_regs.hdr = true;
             let (off, x) = self.take_register()?;
             self.off_linkhdr = off.unwrap_or(self.off_linkhdr);
@@ -125,10 +176,13 @@ impl Lowerer<'_> {
     /// An offset takes a register: a value a relation left there is what the
     /// tests after it see, as the offset (a constant) or as their X (computed).
     fn take_register(&mut self) -> LResult<(Option<Off>, Option<Val>)> {
-        let got = match self.wlan_regs.pending.take() {
-            Some(Val::Const(k)) => (Some(Off::at(k)), None),
-            Some(x) => (Some(Off::at(0)), Some(x)),
-            None => (None, None),
+        let pending = self.wlan_regs.pending.take();
+        let got = match pending {
+            Some((v, at)) if dominates(&at, &self.path) => match v {
+                Val::Const(k) => (Some(Off::at(k)), None),
+                x => (Some(Off::at(0)), Some(x)),
+            },
+            _ => (None, None),
         };
         self.hold_registers(1)?;
         Ok(got)
@@ -138,16 +192,16 @@ impl Lowerer<'_> {
     /// the register a relation took last, and left its right side in, is the one
     /// the next variable offset gets if nothing takes it before; the code that
     /// loads the offsets runs first, so the value the tests after the relation see
-    /// is the relation's. Followed where the relation runs on every path to them:
-    /// the first primitive, and any part of the top-level chain of `and`s or
-    /// `or`s (the relation's own loads may have taken the header's register
+    /// is the relation's. Followed where the relation runs on every path to the
+    /// primitive that takes the register ([`dominates`]); elsewhere the offset is
+    /// the relation's on some paths and the header's on others, which no anchor
+    /// says. (The relation's own loads may have taken the header's register
     /// before its right side took the next one; where the right side's loads
-    /// take it, that register is the last one taken, and the next is a fresh one).
+    /// take it, that register is the last one taken, and the next is a fresh one.)
     /// `taken` is [`WlanRegs::taken`] before the right side.
     pub(crate) fn wlan_clobber(&mut self, rhs: &Val, taken: u32) {
-        let first = self.prims_done == 0 || self.depth <= 2;
-        if self.link == Link::Wlan && first && self.wlan_regs.taken() == taken {
-            self.wlan_regs.pending = Some(rhs.clone());
+        if self.link == Link::Wlan && self.wlan_regs.taken() == taken {
+            self.wlan_regs.pending = Some((rhs.clone(), self.path.clone()));
         }
     }
 
