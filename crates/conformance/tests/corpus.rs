@@ -206,6 +206,42 @@ fn refusals_more() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The empty expression accepts every packet on the 802.11 link types, as in
+/// libpcap, which adds PPI's link-type test and the offset code only to a filter
+/// that has an expression.
+#[test]
+fn empty_filter_on_wlan() {
+    let mut compared = 0usize;
+    for lt in [
+        LinkType::IEEE802_11,
+        LinkType::IEEE802_11_RADIO,
+        LinkType::IEEE802_11_RADIO_AVS,
+        LinkType::PRISM_HEADER,
+        LinkType::PPI,
+    ] {
+        let oracle = Filter::compile(lt, "").expect("libpcap compiles the empty filter");
+        let set = netsift_pcapc::compile("", lt).expect("netsift compiles the empty filter");
+        let compiled = netsift_engine::Compiled::new(set);
+        let mut scratch = netsift_engine::Scratch::new();
+        for cap in generated_capture_data_for(lt) {
+            for p in &cap.packets {
+                let want = oracle.run(&p.data, p.wire_len) != 0;
+                let got = compiled.matches(&mut scratch, &p.data, p.wire_len);
+                assert_eq!(
+                    got,
+                    want,
+                    "[{lt}] \"\" on {} ({} bytes)",
+                    cap.name,
+                    p.data.len()
+                );
+                compared += 1;
+            }
+        }
+    }
+    println!("empty filter: {compared} packets of the 802.11 link types agree");
+    assert!(compared > 0);
+}
+
 /// Expressions beside the accept lists for the link types beyond the first eight:
 /// each link type's own tests and the primitives that must be refused the way
 /// libpcap refuses them (the comparison counts a refusal by one side only as a

@@ -254,9 +254,12 @@ pub(crate) fn lower(
     let mut lw = Lowerer::new(text, target)?;
     let tree = match expr {
         None => Tree::Const(true),
-        Some(e) => lw.expr(e)?,
+        // The empty expression never reaches libpcap's finish_parse.
+        Some(e) => {
+            let t = lw.expr(e)?;
+            lw.finish(t)
+        }
     };
-    let tree = lw.finish(tree);
     if !lw.no_optimize {
         let info = OptInfo {
             errors: lw.opt_errors,
@@ -270,9 +273,12 @@ pub(crate) fn lower(
     lw.unopt = true;
     let tree = match expr {
         None => Tree::Const(true),
-        Some(e) => lw.expr(e)?,
+        // The empty expression never reaches libpcap's finish_parse.
+        Some(e) => {
+            let t = lw.expr(e)?;
+            lw.finish(t)
+        }
     };
-    let tree = lw.finish(tree);
     Ok((
         Tree::Unoptimized(Box::new(ir::keep_constants(tree))),
         lw.anchors,
