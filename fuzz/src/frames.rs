@@ -181,7 +181,12 @@ pub fn wlan(linktype: u32) -> Vec<Frame> {
     let mut frames: Vec<(Vec<u8>, usize)> = Vec::new();
     for (i, f) in ethernet().into_iter().enumerate() {
         let qos = i % 2 == 0;
-        let mut w = vec![if qos { 0x88 } else { 0x08 }, if qos { 0x01 } else { 0x02 }, 0, 0];
+        let mut w = vec![
+            if qos { 0x88 } else { 0x08 },
+            if qos { 0x01 } else { 0x02 },
+            0,
+            0,
+        ];
         w.extend_from_slice(&f[0..6]);
         w.extend_from_slice(&f[6..12]);
         w.extend_from_slice(&f[6..12]);
