@@ -2,8 +2,9 @@
 //! compiles the same text, the two agree on a fixed set of frames and on one frame
 //! taken from the input.
 //!
-//! Input: one byte choosing the link type (EN10MB or RAW), the expression, then
-//! optionally a NUL and bytes laid over a well-formed frame. Verdicts not compared:
+//! Input: one byte choosing the link type (EN10MB, RAW, or one of the 802.11 types:
+//! bare, radiotap, AVS, Prism, PPI), the expression, then optionally a NUL and bytes
+//! laid over a well-formed frame. Verdicts not compared:
 //!
 //! * packets on which libpcap has no defined verdict (its `protochain` loop, or a
 //!   scratch slot read before any store on that path): the oracle's step-bounded
@@ -31,14 +32,29 @@ use std::sync::OnceLock;
 /// parser's depth limits are tested by pcapc's own tests.
 const MAX_TEXT: usize = 1024;
 
-fn fixed(raw: bool) -> &'static [Frame] {
-    static ETHER: OnceLock<Vec<Frame>> = OnceLock::new();
-    static RAW: OnceLock<Vec<Frame>> = OnceLock::new();
-    if raw {
-        RAW.get_or_init(|| frames::fixed(true))
-    } else {
-        ETHER.get_or_init(|| frames::fixed(false))
-    }
+/// The link types the first input byte chooses from.
+const LINKTYPES: [LinkType; 7] = [
+    LinkType::EN10MB,
+    LinkType::RAW,
+    LinkType::IEEE802_11,
+    LinkType::IEEE802_11_RADIO,
+    LinkType::IEEE802_11_RADIO_AVS,
+    LinkType::PRISM_HEADER,
+    LinkType::PPI,
+];
+
+fn fixed(i: usize) -> &'static [Frame] {
+    static FRAMES: OnceLock<Vec<Vec<Frame>>> = OnceLock::new();
+    &FRAMES.get_or_init(|| {
+        LINKTYPES
+            .iter()
+            .map(|&lt| match lt {
+                LinkType::EN10MB => frames::fixed(false),
+                LinkType::RAW => frames::fixed(true),
+                lt => frames::wlan(lt.0),
+            })
+            .collect()
+    })[i]
 }
 
 fn comparable(text: &str, oracle: &Filter) -> bool {
@@ -53,8 +69,8 @@ fuzz_target!(|data: &[u8]| {
     let Some((&sel, rest)) = data.split_first() else {
         return;
     };
-    let raw = sel & 1 == 1;
-    let linktype = if raw { LinkType::RAW } else { LinkType::EN10MB };
+    let which = sel as usize % LINKTYPES.len();
+    let linktype = LINKTYPES[which];
     let (text, extra) = match rest.iter().position(|&b| b == 0) {
         Some(i) => (&rest[..i], Some(&rest[i + 1..])),
         None => (rest, None),
@@ -97,13 +113,13 @@ fuzz_target!(|data: &[u8]| {
             p.len()
         );
     };
-    for f in fixed(raw) {
+    for f in fixed(which) {
         check(&f.data, f.wire_len);
     }
     if let Some(extra) = extra {
         // The input's bytes over the first frame (IPv4 TCP), so that most of it stays
         // well formed and the fields the expression names take the input's values.
-        let base = &fixed(raw)
+        let base = &fixed(which)
             .iter()
             .find(|f| f.data.len() as u32 == f.wire_len)
             .expect("a whole frame")

@@ -171,3 +171,79 @@ pub fn fixed(raw: bool) -> Vec<Frame> {
     });
     out
 }
+
+/// The frames of [`ethernet`] as 802.11 QoS and plain data frames (To DS, then From
+/// DS) with LLC/SNAP, and a beacon, behind the capture header of `linktype`
+/// (105 bare, 127 radiotap with the flags field, padded for QoS, 163 AVS, 119 Prism,
+/// 192 PPI): whole, and cut in the capture header, the 802.11 header and the LLC
+/// header.
+pub fn wlan(linktype: u32) -> Vec<Frame> {
+    let mut frames: Vec<(Vec<u8>, usize)> = Vec::new();
+    for (i, f) in ethernet().into_iter().enumerate() {
+        let qos = i % 2 == 0;
+        let mut w = vec![
+            if qos { 0x88 } else { 0x08 },
+            if qos { 0x01 } else { 0x02 },
+            0,
+            0,
+        ];
+        w.extend_from_slice(&f[0..6]);
+        w.extend_from_slice(&f[6..12]);
+        w.extend_from_slice(&f[6..12]);
+        w.extend_from_slice(&[0x10, 0x00]);
+        if qos {
+            w.extend_from_slice(&[0, 0]);
+        }
+        let hdr = w.len();
+        w.extend_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0]);
+        w.extend_from_slice(&f[12..]);
+        frames.push((w, hdr));
+    }
+    let mut beacon = vec![0x80, 0, 0, 0];
+    beacon.extend_from_slice(&MAC_B);
+    beacon.extend_from_slice(&MAC_A);
+    beacon.extend_from_slice(&MAC_A);
+    beacon.extend_from_slice(&[0x20, 0x00]);
+    beacon.extend_from_slice(&[0; 12]);
+    beacon.extend_from_slice(&[0, 4, b't', b'e', b's', b't']);
+    frames.push((beacon, 24));
+    let mut out = Vec::new();
+    for (w, hdr) in frames {
+        let (mut data, cap) = match linktype {
+            127 => {
+                // Flags with the padding bit where the 802.11 header is not a
+                // multiple of 4 long.
+                let pad = hdr % 4 != 0;
+                let mut v = vec![0, 0, 9, 0, 2, 0, 0, 0, if pad { 0x20 } else { 0 }];
+                v.extend_from_slice(&w[..hdr]);
+                if pad {
+                    v.extend_from_slice(&[0, 0]);
+                }
+                v.extend_from_slice(&w[hdr..]);
+                (v, 9)
+            }
+            192 => (vec![0, 0, 8, 0, 105, 0, 0, 0], 8),
+            163 => {
+                let mut v = vec![0x80, 0x21, 0x10, 0x01, 0, 0, 0, 64];
+                v.resize(64, 0);
+                (v, 64)
+            }
+            119 => (vec![0x44; 144], 144),
+            _ => (Vec::new(), 0),
+        };
+        if linktype != 127 {
+            data.extend_from_slice(&w);
+        }
+        let wire_len = data.len() as u32;
+        for cut in [3, cap + 1, cap + 20, cap + hdr + 2, cap + hdr + 10] {
+            if cut < data.len() {
+                out.push(Frame {
+                    data: data[..cut].to_vec(),
+                    wire_len,
+                });
+            }
+        }
+        out.push(Frame { data, wire_len });
+    }
+    out
+}

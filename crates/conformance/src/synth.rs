@@ -116,6 +116,7 @@ impl Rng {
 
 mod lan;
 mod links;
+mod wlan;
 
 /// The value pools shared by the packet generator and the expression generator.
 pub mod pool {

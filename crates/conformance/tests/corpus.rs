@@ -206,6 +206,42 @@ fn refusals_more() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
+/// The empty expression accepts every packet on the 802.11 link types, as in
+/// libpcap, which adds PPI's link-type test and the offset code only to a filter
+/// that has an expression.
+#[test]
+fn empty_filter_on_wlan() {
+    let mut compared = 0usize;
+    for lt in [
+        LinkType::IEEE802_11,
+        LinkType::IEEE802_11_RADIO,
+        LinkType::IEEE802_11_RADIO_AVS,
+        LinkType::PRISM_HEADER,
+        LinkType::PPI,
+    ] {
+        let oracle = Filter::compile(lt, "").expect("libpcap compiles the empty filter");
+        let set = netsift_pcapc::compile("", lt).expect("netsift compiles the empty filter");
+        let compiled = netsift_engine::Compiled::new(set);
+        let mut scratch = netsift_engine::Scratch::new();
+        for cap in generated_capture_data_for(lt) {
+            for p in &cap.packets {
+                let want = oracle.run(&p.data, p.wire_len) != 0;
+                let got = compiled.matches(&mut scratch, &p.data, p.wire_len);
+                assert_eq!(
+                    got,
+                    want,
+                    "[{lt}] \"\" on {} ({} bytes)",
+                    cap.name,
+                    p.data.len()
+                );
+                compared += 1;
+            }
+        }
+    }
+    println!("empty filter: {compared} packets of the 802.11 link types agree");
+    assert!(compared > 0);
+}
+
 /// Expressions beside the accept lists for the link types beyond the first eight:
 /// each link type's own tests and the primitives that must be refused the way
 /// libpcap refuses them (the comparison counts a refusal by one side only as a
@@ -305,6 +341,47 @@ fn more_expressions() -> Vec<String> {
         "hsio 5 and hopc < 300 and hdpc != 7",
         "opc 16384",
         "sio 256",
+        // 802.11: addresses by frame type and direction, type/subtype/dir and their
+        // names, LLC through the variable header lengths, relations before them.
+        "wlan host 00:11:22:33:44:55",
+        "wlan src 66:77:88:99:aa:bb or wlan dst ff:ff:ff:ff:ff:ff",
+        "wlan src and dst 02:00:00:00:00:01",
+        "wlan addr1 00:11:22:33:44:55 or wlan addr2 00:11:22:33:44:55",
+        "wlan addr3 02:00:00:00:00:02 or wlan addr4 02:00:00:00:00:01",
+        "wlan ra ff:ff:ff:ff:ff:ff or wlan ta 66:77:88:99:aa:bb",
+        "ether src 00:11:22:33:44:55 and arp",
+        "link host 00:00:0c:07:ac:01",
+        "wlan multicast",
+        "wlan broadcast or ip multicast",
+        "type mgt",
+        "type data subtype qos-data",
+        "type ctl subtype ack or type ctl subtype cts",
+        "type mgt subtype 0x80",
+        "subtype beacon or subtype probe-resp",
+        "subtype qos and ip6",
+        "type 12",
+        "type 0x10",
+        "type mgt subtype 0x0f",
+        "type foo",
+        "subtype foo",
+        "type 12 subtype ack",
+        "type data subtype beacon",
+        "dir tods",
+        "dir 3 and udp",
+        "dir nowhere",
+        "not type mgt and not ip",
+        "type data and tcp port 80",
+        "link[0] & 0x0c = 8 and ip",
+        "len < 100 or ip",
+        "len < 100 or wlan host 00:11:22:33:44:55",
+        "len > 40 or type mgt",
+        "ip[0] > 0x44 or udp",
+        "link[1] > 1 or icmp",
+        "vlan and ip",
+        "vlan 5 or arp",
+        "llc u or llc rr",
+        "llc i and not ip",
+        "ip host 10.0.0.1 and ether dst 33:33:00:00:00:01",
     ]
     .iter()
     .map(|s| s.to_string())

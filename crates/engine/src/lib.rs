@@ -26,6 +26,7 @@ pub mod naive;
 mod op;
 mod scratch;
 mod simd;
+mod wlan;
 
 pub use batch::BatchScratch;
 pub use compiled::Compiled;

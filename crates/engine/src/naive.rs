@@ -309,6 +309,14 @@ impl Run<'_> {
                 }
             }
             AnchorRule::PflogPayload => add(h, (self.load(h, Size::B1)? + 3) & !3),
+            AnchorRule::RadiotapHdr
+            | AnchorRule::AvsHdr
+            | AnchorRule::PrismHdr
+            | AnchorRule::WlanPayload
+            | AnchorRule::WlanPayloadPadded => {
+                crate::wlan::apply(rule, h, |at, size| self.load(at.ok_or(Fault)?, size))?
+                    .ok_or(Fault)
+            }
             AnchorRule::GeneveLinkType | AnchorRule::GeneveLinkPayload => {
                 // Both Geneve fields are loaded whichever way the test goes.
                 let options = 4 * (self.load(h, Size::B1)? & 0x3f);

@@ -939,6 +939,13 @@ pub(crate) fn apply_rule(rule: AnchorRule, pkt: &[u8], h: u32) -> Result<u32, Fa
             }
         }
         AnchorRule::PflogPayload => h.checked_add((load(pkt, h, Size::B1)? + 3) & !3),
+        AnchorRule::RadiotapHdr
+        | AnchorRule::AvsHdr
+        | AnchorRule::PrismHdr
+        | AnchorRule::WlanPayload
+        | AnchorRule::WlanPayloadPadded => {
+            crate::wlan::apply(rule, h, |at, size| load(pkt, at.ok_or(Fault)?, size))?
+        }
         AnchorRule::GeneveLinkType | AnchorRule::GeneveLinkPayload => {
             // Both fields are read, as libpcap's Geneve offset code does.
             let opt = 4 * (load(pkt, h, Size::B1)? & 0x3f);

@@ -53,6 +53,22 @@ pub enum AnchorRule {
     /// pflog: `h + ((p[h] + 3) & !3)`, the header's own length byte rounded up to 4:
     /// the start of the logged packet.
     PflogPayload = 9,
+    /// radiotap and PPI: `h + (p[h+2] | p[h+3] << 8)`, the capture header's
+    /// little-endian length: the start of the 802.11 header.
+    RadiotapHdr = 10,
+    /// AVS: `h + p[h+4..h+8]`, the header's big-endian length.
+    AvsHdr = 11,
+    /// Prism: `h + p[h+4..h+8]` if `p[h..h+4] & 0xfffff000` is 0x80211000 (an AVS
+    /// header after all), else `h + 144`.
+    PrismHdr = 12,
+    /// 802.11 (`h` at its header): `h + 24`, plus 2 for a QoS data frame (frame
+    /// control `p[h]` with type bits 0x08 and subtype bit 0x80): the LLC header.
+    WlanPayload = 13,
+    /// As `WlanPayload`, then for a data frame, rounded up to 4 if the radiotap
+    /// header at the start of the packet says the driver padded the 802.11 header
+    /// (its first presence word `p[4..8]` has the flags bit and no extension bit,
+    /// and the flags byte, `p[16]` after a TSFT field or else `p[8]`, has 0x20).
+    WlanPayloadPadded = 14,
 }
 
 impl AnchorRule {
@@ -69,6 +85,11 @@ impl AnchorRule {
             7 => AnchorRule::GeneveLinkType,
             8 => AnchorRule::GeneveLinkPayload,
             9 => AnchorRule::PflogPayload,
+            10 => AnchorRule::RadiotapHdr,
+            11 => AnchorRule::AvsHdr,
+            12 => AnchorRule::PrismHdr,
+            13 => AnchorRule::WlanPayload,
+            14 => AnchorRule::WlanPayloadPadded,
             _ => return None,
         })
     }
@@ -86,6 +107,11 @@ impl AnchorRule {
             AnchorRule::GeneveLinkType => "geneve-linktype",
             AnchorRule::GeneveLinkPayload => "geneve-linkpayload",
             AnchorRule::PflogPayload => "pflog-payload",
+            AnchorRule::RadiotapHdr => "radiotap-len",
+            AnchorRule::AvsHdr => "avs-len",
+            AnchorRule::PrismHdr => "prism-len",
+            AnchorRule::WlanPayload => "wlan-payload",
+            AnchorRule::WlanPayloadPadded => "wlan-payload-pad",
         }
     }
 }

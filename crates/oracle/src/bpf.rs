@@ -104,8 +104,11 @@ fn geneve_stores(insns: &[BpfInsn]) -> (u32, Vec<bool>) {
             .map(|i| (i.code, i.k));
         let geneve = match ins.code {
             c if c == BPF_STX => true,
+            // 802.11's header length (`txa; add #24; st M[k]; ldb [x + 0]`) is
+            // stored the way a Geneve offset is, but is not one.
             c if c == BPF_ST => {
-                matches!(next, Some((c, 0)) if c == BPF_LD | BPF_B | BPF_IND)
+                (matches!(next, Some((c, 0)) if c == BPF_LD | BPF_B | BPF_IND)
+                    && !matches!(prev, Some((c, 24)) if c == BPF_ALU | BPF_ADD | BPF_K))
                     || matches!(next, Some((c, 2)) if c == BPF_LD | BPF_H | BPF_IND)
                     || (matches!(prev, Some((c, 12)) if c == BPF_ALU | BPF_ADD | BPF_K)
                         && matches!(next, Some((c, 2)) if c == BPF_ALU | BPF_ADD | BPF_K))

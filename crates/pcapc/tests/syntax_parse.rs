@@ -428,11 +428,23 @@ fn other_primitives() {
     assert_eq!(k("llc RR"), PrimKind::Llc(Llc::SSubtype("rr".into())));
     assert_eq!(k("llc sabme"), PrimKind::Llc(Llc::USubtype("sabme".into())));
     assert_eq!(k("vxlan 5"), PrimKind::Unsupported("vxlan 5".into()));
-    assert_eq!(
-        k("wlan type mgt subtype beacon"),
-        PrimKind::Unsupported("wlan type mgt subtype beacon".into())
-    );
-    assert_eq!(k("dir tods"), PrimKind::Unsupported("dir tods".into()));
+    // 802.11: names become the frame control's bits as libpcap's grammar does.
+    let wlan = |value, mask| PrimKind::P80211Type { value, mask };
+    assert_eq!(k("wlan type mgt subtype beacon"), wlan(0x80, 0xfc));
+    assert_eq!(k("type data"), wlan(0x08, 0x0c));
+    assert_eq!(k("type ctl subtype ACK"), wlan(0xd4, 0xfc));
+    assert_eq!(k("subtype qos-data"), wlan(0x88, 0xfc));
+    assert_eq!(k("subtype data"), wlan(0x08, 0xfc));
+    assert_eq!(k("type 4 subtype 0xb0"), wlan(0xb4, 0xfc));
+    assert_eq!(k("dir tods"), PrimKind::P80211Dir(1));
+    assert_eq!(k("direction 7"), PrimKind::P80211Dir(7));
+    assert!(err("type foo").contains("unknown 802.11 type name \"foo\""));
+    assert!(err("type 0x10").contains("invalid 802.11 type value 0x10"));
+    assert!(err("type mgt subtype 0x0f").contains("invalid 802.11 subtype value 0x0f"));
+    assert!(err("type data subtype beacon").contains("unknown 802.11 subtype name \"beacon\""));
+    assert!(err("type 12 subtype ack").contains("unknown 802.11 type"));
+    assert!(err("subtype foo").contains("unknown 802.11 type name"));
+    assert!(err("dir nowhere").contains("unknown 802.11 direction"));
     assert_eq!(
         k("vpi (1 or 2)"),
         PrimKind::Telco(Telco::Vpi, vec![(RelOp::Eq, 1), (RelOp::Eq, 2)])

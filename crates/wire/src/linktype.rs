@@ -75,6 +75,17 @@ impl LinkType {
     pub const NETANALYZER: LinkType = LinkType(240);
     /// Ethernet after the netANALYZER pseudo-header, preamble and SFD (12 bytes).
     pub const NETANALYZER_TRANSPARENT: LinkType = LinkType(241);
+    /// 802.11, its header first.
+    pub const IEEE802_11: LinkType = LinkType(105);
+    /// 802.11 after a radiotap header (its little-endian length at 2).
+    pub const IEEE802_11_RADIO: LinkType = LinkType(127);
+    /// 802.11 after an AVS header (its big-endian length at 4).
+    pub const IEEE802_11_RADIO_AVS: LinkType = LinkType(163);
+    /// 802.11 after a 144-byte Prism header (or an AVS header).
+    pub const PRISM_HEADER: LinkType = LinkType(119);
+    /// A Per-Packet Information header (its little-endian length at 2), then the
+    /// link type it names.
+    pub const PPI: LinkType = LinkType(192);
 
     /// The link types the filter compiler supports.
     pub const SUPPORTED: [LinkType; 8] = [
@@ -239,6 +250,15 @@ const MORE: &[(u32, &str, &str)] = &[
         "NETANALYZER_TRANSPARENT",
         "Ethernet with Hilscher netANALYZER pseudo-header and with preamble and SFD",
     ),
+    (105, "IEEE802_11", "802.11"),
+    (127, "IEEE802_11_RADIO", "802.11 plus radiotap header"),
+    (
+        163,
+        "IEEE802_11_RADIO_AVS",
+        "802.11 plus AVS radio information header",
+    ),
+    (119, "PRISM_HEADER", "802.11 plus Prism header"),
+    (192, "PPI", "Per-Packet Information"),
     (184, "A429", "Arinc 429"),
     (185, "A653_ICM", "Arinc 653 Interpartition Communication"),
     (222, "AOS", "AOS Space Data Link protocol"),

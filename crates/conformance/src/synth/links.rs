@@ -134,6 +134,11 @@ impl Gen {
                 v
             }
             LinkType::PFLOG => self.pflog(),
+            LinkType::IEEE802_11
+            | LinkType::IEEE802_11_RADIO
+            | LinkType::IEEE802_11_RADIO_AVS
+            | LinkType::PRISM_HEADER
+            | LinkType::PPI => self.wlan(lt),
             LinkType::NETANALYZER | LinkType::NETANALYZER_TRANSPARENT => {
                 let n = if lt == LinkType::NETANALYZER { 4 } else { 12 };
                 let mut v = self.rng.bytes(n);

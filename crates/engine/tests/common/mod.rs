@@ -93,7 +93,7 @@ pub(crate) fn pass_strategy() -> impl Strategy<Value = (PassKind, Option<u16>, V
 pub(crate) fn anchor_strategy() -> impl Strategy<Value = Anchor> {
     prop_oneof![
         any::<u32>().prop_map(Anchor),
-        (0u32..6, 0u32..8, 0u32..64).prop_map(|(r, p, o)| Anchor(r << 24 | p << 16 | o))
+        (0u32..15, 0u32..8, 0u32..64).prop_map(|(r, p, o)| Anchor(r << 24 | p << 16 | o))
     ]
 }
 

@@ -35,6 +35,8 @@ impl Lowerer<'_> {
     /// alloc_reg does when there are no more.
     pub(crate) fn hold_registers(&mut self, n: u32) -> LResult<()> {
         self.regs_held = self.regs_held.saturating_add(n);
+        // These registers are the ones a relation before left its value in.
+        self.wlan_regs.pending = None;
         if self.regs_held > BPF_MEMWORDS {
             return self.err(TOO_MANY_REGISTERS);
         }
@@ -54,9 +56,12 @@ impl Lowerer<'_> {
         if !self.pflog_payload_used {
             self.pflog_pending = None;
         }
+        self.wlan_regs.pending = None;
         let (a0, c0) = self.arith(lhs)?;
+        let taken = self.wlan_regs.taken();
         let (a1, c1) = self.arith(rhs)?;
         self.pflog_clobber(&a1);
+        self.wlan_clobber(&a1, taken);
         let (rel, reversed) = match op {
             RelOp::Gt => (IsaRel::Gt, false),
             RelOp::Ge => (IsaRel::Ge, false),

@@ -204,6 +204,9 @@ impl Lowerer<'_> {
             let Some(mac) = names::parse_mac(s) else {
                 return self.err_at("invalid Ethernet address", span);
             };
+            if self.link == super::Link::Wlan {
+                return self.wlanhostop(&mac, q.dir);
+            }
             return match self.mac_hostop(&mac, q.dir)? {
                 Some(t) => Ok(t),
                 None => self.err_at("ethernet addresses supported only on ethernet/FDDI/token ring/802.11/ATM LANE/Fibre Channel", span),
@@ -224,6 +227,12 @@ impl Lowerer<'_> {
                 mask <<= 8;
             }
             return self.host(addr, mask, q.proto, q.dir, q.addr);
+        }
+        if q.proto == P::Link && self.link == super::Link::Wlan {
+            let Some(mac) = names::ether_host(name) else {
+                return self.err_at(format!("unknown 802.11 host '{name}'"), span);
+            };
+            return self.wlanhostop(&mac, q.dir);
         }
         if q.proto == P::Link {
             return self.link_host_name(name, q.dir, span);
@@ -396,13 +405,17 @@ impl Lowerer<'_> {
                 return Ok(Tree::or(a, self.hostop6(addr, mask, D::Dst, src, dst)?));
             }
         };
-        let mut parts = vec![self.linktype(et::IPV6)?];
+        // gen_hostop6 makes the address tests before the link-type test, which
+        // matters where they take registers (802.11's offsets); they run after it.
+        let mut words = Vec::with_capacity(4);
         for i in 0..4u32 {
             let shift = 96 - 32 * i;
             let a = (addr >> shift) as u32;
             let m = (mask >> shift) as u32;
-            parts.push(self.mcmp(Rel::LinkPl, offset + 4 * i, Size::B4, a, m)?);
+            words.push(self.mcmp(Rel::LinkPl, offset + 4 * i, Size::B4, a, m)?);
         }
+        let mut parts = vec![self.linktype(et::IPV6)?];
+        parts.extend(words);
         Ok(Tree::and_all(parts))
     }
 
@@ -419,8 +432,20 @@ impl Lowerer<'_> {
                 let a = self.ehostop(mac, D::Src)?;
                 Ok(Tree::or(a, self.ehostop(mac, D::Dst)?))
             }
-            D::Addr1 | D::Addr2 | D::Addr3 | D::Addr4 | D::Ra | D::Ta => self
-                .err("802.11 address qualifiers are only supported on 802.11 with 802.11 headers"),
+            D::Addr1 => {
+                self.err("'addr1' and 'address1' are only supported on 802.11 with 802.11 headers")
+            }
+            D::Addr2 => {
+                self.err("'addr2' and 'address2' are only supported on 802.11 with 802.11 headers")
+            }
+            D::Addr3 => {
+                self.err("'addr3' and 'address3' are only supported on 802.11 with 802.11 headers")
+            }
+            D::Addr4 => {
+                self.err("'addr4' and 'address4' are only supported on 802.11 with 802.11 headers")
+            }
+            D::Ra => self.err("'ra' is only supported on 802.11 with 802.11 headers"),
+            D::Ta => self.err("'ta' is only supported on 802.11 with 802.11 headers"),
         }
     }
 

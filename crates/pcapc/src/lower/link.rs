@@ -6,9 +6,11 @@ mod atm;
 mod juniper;
 mod lan;
 mod mtp;
+mod llc;
 mod opaque;
 mod pflog;
 mod ppp;
+mod wlan;
 
 use super::ir::{Cmp, Loc, Pred, Test, Tree};
 use super::{ByteOp, LResult, Link, Llc, Lowerer, Off, Rel, RelOp, P};
@@ -17,6 +19,7 @@ pub(crate) use juniper::juniper_init;
 use netsift_isa::{AnchorRule, Size};
 use netsift_wire::LinkType;
 pub(crate) use opaque::opaque_label;
+pub(crate) use wlan::{Step, WlanRegs};
 
 pub(crate) const ETHERMTU: u32 = 1500;
 pub(crate) mod et {
@@ -129,6 +132,7 @@ impl Lowerer<'_> {
             Link::Ieee1394 => self.cmp(Rel::LinkType, 0, Size::B2, ll_proto),
             Link::Mtp2 => self.mtp2_linktype(),
             Link::Juniper => self.juniper_linktype(),
+            Link::Wlan => self.wlan_linktype(ll_proto),
             Link::Null | Link::Loop | Link::Enc => match ll_proto {
                 et::IP => self.loopback_linktype(2),
                 et::IPV6 => match self.target.savefile_swapped {
@@ -267,7 +271,8 @@ impl Lowerer<'_> {
         if self.label_stack_depth > 0 {
             return self.err("no VLAN match after MPLS");
         }
-        if self.link != Link::En10mb {
+        let wlan = self.link == Link::Wlan && self.target.linktype != LinkType::PPI;
+        if self.link != Link::En10mb && !wlan {
             return self.err(format!("no VLAN support for {}", self.link_description()));
         }
         let a = self.linktype(et::VLAN_8021Q)?;
@@ -496,6 +501,9 @@ impl Lowerer<'_> {
             self.target.linktype,
             LinkType::NETANALYZER | LinkType::NETANALYZER_TRANSPARENT
         ) && self.geneve_udp.is_none();
+        if self.link == Link::Wlan {
+            return self.wlan_data_frame();
+        }
         if self.link != Link::En10mb || netanalyzer {
             return self.err(format!(
                 "'llc' not supported for {}",
@@ -600,6 +608,9 @@ impl Lowerer<'_> {
 
     pub(crate) fn broadcast(&mut self, p: P) -> LResult<Tree> {
         match p {
+            P::Default | P::Link if self.link == Link::Wlan => {
+                self.wlanhostop(&[0xff; 6], super::D::Dst)
+            }
             P::Default | P::Link => match self.lan_broadcast()? {
                 Some(t) => Ok(t),
                 None => self.err("not a broadcast link"),
@@ -623,6 +634,9 @@ impl Lowerer<'_> {
     pub(crate) fn multicast(&mut self, p: P) -> LResult<Tree> {
         match p {
             P::Default | P::Link => {
+                if self.link == Link::Wlan {
+                    return self.wlan_multicast();
+                }
                 if self.link != Link::En10mb {
                     return match self.lan_multicast()? {
                         Some(t) => Ok(t),

@@ -94,6 +94,8 @@ pub(crate) enum Link {
     Mtp2,
     /// The JUNIPER_* types: any protocol is the capture header's magic number.
     Juniper,
+    /// 802.11, bare or after a radiotap, PPI, AVS or Prism header.
+    Wlan,
 }
 
 /// Options that change code generation the way libpcap's `pcap_t` does.
@@ -206,6 +208,13 @@ pub(crate) struct Lowerer<'t> {
     /// After `lane` on SunATM: where the ATM pseudo-header was (libpcap's
     /// off_prevlinkhdr), for gen_prevlinkhdr_check.
     pub prev_linkhdr: Option<Off>,
+    /// On 802.11: which variable offsets have a register yet.
+    pub wlan_regs: link::WlanRegs,
+    /// Where in the expression the lowering is: the chains of `and`s or `or`s and
+    /// the `not`s above the primitive being lowered (see `link::Step`).
+    pub path: Vec<link::Step>,
+    /// Chains of `and`s or `or`s met so far, to tell them apart in `path`.
+    pub chains: u32,
 }
 
 pub(crate) type LResult<T> = Result<T, Error>;
@@ -261,7 +270,11 @@ pub(crate) fn lower(
     let mut lw = Lowerer::new(text, target)?;
     let tree = match expr {
         None => Tree::Const(true),
-        Some(e) => lw.expr(e)?,
+        // The empty expression never reaches libpcap's finish_parse.
+        Some(e) => {
+            let t = lw.expr(e)?;
+            lw.finish(t)
+        }
     };
     if !lw.no_optimize {
         let info = OptInfo {
@@ -276,7 +289,11 @@ pub(crate) fn lower(
     lw.unopt = true;
     let tree = match expr {
         None => Tree::Const(true),
-        Some(e) => lw.expr(e)?,
+        // The empty expression never reaches libpcap's finish_parse.
+        Some(e) => {
+            let t = lw.expr(e)?;
+            lw.finish(t)
+        }
     };
     Ok((
         Tree::Unoptimized(Box::new(ir::keep_constants(tree))),
@@ -327,6 +344,11 @@ impl<'t> Lowerer<'t> {
             other if link::juniper_init(other).is_some() => {
                 link::juniper_init(other).unwrap_or((Link::Opaque, 0, None, 0))
             }
+            LinkType::IEEE802_11 => (Link::Wlan, 0, Some(24), 0),
+            LinkType::IEEE802_11_RADIO => (Link::Wlan, 0, Some(24), 0),
+            LinkType::IEEE802_11_RADIO_AVS => (Link::Wlan, 0, Some(24), 0),
+            LinkType::PRISM_HEADER => (Link::Wlan, 0, Some(24), 0),
+            LinkType::PPI => (Link::Wlan, 0, Some(24), 0),
             other if link::opaque_label(other).is_some() => (Link::Opaque, 0, None, 0),
             other => {
                 return Err(Error::new(
@@ -365,11 +387,25 @@ impl<'t> Lowerer<'t> {
             pflog_payload_used: false,
             pflog_pending: None,
             prev_linkhdr: None,
+            wlan_regs: link::WlanRegs::default(),
+            path: Vec::new(),
+            chains: 0,
         };
         if link == Link::Pflog {
             lw.pflog_offsets();
         }
+        if link == Link::Wlan {
+            lw.wlan_offsets();
+        }
         Ok(lw)
+    }
+
+    /// What a link type adds around the whole filter (libpcap's finish_parse).
+    fn finish(&mut self, tree: Tree) -> Tree {
+        if self.wlan_target() {
+            return self.wlan_finish(tree);
+        }
+        tree
     }
 
     pub(crate) fn err<T>(&self, msg: impl Into<String>) -> LResult<T> {
@@ -406,9 +442,21 @@ impl<'t> Lowerer<'t> {
                     rights.push(&**r);
                     cur = l;
                 }
-                let mut parts = vec![self.expr(cur)?];
-                for r in rights.into_iter().rev() {
-                    parts.push(self.expr(r)?);
+                self.chains += 1;
+                let chain = self.chains;
+                let mut parts = Vec::with_capacity(rights.len() + 1);
+                for (idx, part) in std::iter::once(cur)
+                    .chain(rights.into_iter().rev())
+                    .enumerate()
+                {
+                    self.path.push(link::Step::Chain {
+                        chain,
+                        and: is_and,
+                        idx,
+                    });
+                    let t = self.expr(part);
+                    self.path.pop();
+                    parts.push(t?);
                 }
                 if is_and {
                     Tree::And(parts)
@@ -416,7 +464,12 @@ impl<'t> Lowerer<'t> {
                     Tree::Or(parts)
                 }
             }
-            Expr::Not(a, _) => Tree::not(self.expr(a)?),
+            Expr::Not(a, _) => {
+                self.path.push(link::Step::Not);
+                let t = self.expr(a);
+                self.path.pop();
+                Tree::not(t?)
+            }
             Expr::Prim(p) => {
                 self.span = p.span;
                 let t = self.prim(&p.kind)?;
@@ -447,6 +500,8 @@ impl<'t> Lowerer<'t> {
             PrimKind::Llc(l) => self.llc(l),
             PrimKind::Pf(pf) => self.pf(pf),
             PrimKind::Telco(t, v) => self.telco(*t, v),
+            PrimKind::P80211Type { value, mask } => self.p80211_type(*value, *mask),
+            PrimKind::P80211Dir(d) => self.p80211_dir(*d),
             PrimKind::Unsupported(text) => self.err(format!(
                 "'{text}' is not supported on link type {}",
                 self.target.linktype
@@ -489,6 +544,9 @@ impl<'t> Lowerer<'t> {
     pub(crate) fn loc(&mut self, rel: Rel, offset: u32) -> LResult<Loc> {
         if self.link == Link::Pflog && !matches!(rel, Rel::LinkHdr | Rel::LinkType) {
             self.pflog_payload_use();
+        }
+        if self.link == Link::Wlan {
+            self.wlan_use(rel)?;
         }
         let base = match rel {
             Rel::LinkHdr => self.off_linkhdr,
@@ -544,6 +602,9 @@ impl<'t> Lowerer<'t> {
             }));
         }
         let loc = self.loc(rel, offset)?;
+        if let Some(t) = self.wlan_dyn_cmp(rel, loc, size, mask, test) {
+            return Ok(t);
+        }
         Ok(Tree::Atom(Pred::Cmp(Cmp {
             loc,
             size,

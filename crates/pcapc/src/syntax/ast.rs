@@ -430,9 +430,18 @@ pub enum PrimKind {
     /// `mtp2type`, `mtp3field mtp3value`), with its field's tests, or-ed: a number
     /// is `= N`, a parenthesised list `(N or M ...)` one `=` each.
     Telco(Telco, Vec<(RelOp, u32)>),
+    /// `type T [subtype S]`, `subtype S`: the 802.11 frame control's first byte
+    /// under `mask` (names already turned into numbers).
+    P80211Type {
+        /// The type and subtype bits wanted.
+        value: u32,
+        /// The bits compared: the type's, and the subtype's if given.
+        mask: u32,
+    },
+    /// `dir D`: the 802.11 frame control's direction bits.
+    P80211Dir(u32),
     /// Anything libpcap's grammar accepts that no supported link type can use
-    /// (802.11 `type`/`subtype`/`dir`, and `vxlan`, which is newer than
-    /// libpcap 1.10); the text is kept for the error.
+    /// (`vxlan`, which is newer than libpcap 1.10); the text is kept for the error.
     Unsupported(String),
 }
 

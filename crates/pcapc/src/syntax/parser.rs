@@ -39,6 +39,8 @@
 //! (`host a or host b or ...`, thousands of terms) is built as a balanced tree, which the
 //! operator's associativity makes equivalent and which keeps source order.
 
+mod p80211;
+
 use super::ast::*;
 use super::lexer::{lex, Kw, TokKind, Token};
 use crate::{Error, ErrorKind};
@@ -990,46 +992,15 @@ impl<'t> Parser<'t> {
                 self.bump();
                 prim(self, PrimKind::Multicast(proto))
             }
-            Some(Kw::Type) => {
-                self.bump();
-                self.name_or_num("an 802.11 frame type after 'type'")?;
-                if self.eat_kw(Kw::Subtype) {
-                    self.name_or_num("an 802.11 frame subtype after 'subtype'")?;
-                }
-                prim(self, PrimKind::Unsupported(self.slice(start)))
-            }
-            Some(Kw::Subtype) => {
-                self.bump();
-                match self.peek() {
-                    TokKind::Id(_) => {
-                        self.bump();
-                    }
-                    _ => {
-                        return Err(self.unexpected("an 802.11 frame subtype name after 'subtype'"))
-                    }
-                }
-                prim(self, PrimKind::Unsupported(self.slice(start)))
-            }
-            Some(Kw::Dir) => {
-                self.bump();
-                self.name_or_num("an 802.11 direction after 'dir'")?;
-                prim(self, PrimKind::Unsupported(self.slice(start)))
+            Some(Kw::Type | Kw::Subtype | Kw::Dir) => {
+                let kind = self.p80211()?;
+                prim(self, kind)
             }
             _ => {
                 let qual = self.head(proto)?;
                 let x = self.id(Some(qual), Some(start))?;
                 Ok((x, Some(qual)))
             }
-        }
-    }
-
-    fn name_or_num(&mut self, expected: &str) -> Result<(), Error> {
-        match self.peek() {
-            TokKind::Id(_) | TokKind::Num(_) => {
-                self.bump();
-                Ok(())
-            }
-            _ => Err(self.unexpected(expected)),
         }
     }
 

@@ -10,7 +10,7 @@
 
 use super::super::ir::Tree;
 use super::super::{names, LResult, Link, Lowerer, Rel, D};
-use super::{et, sap, ETHERMTU};
+use super::et;
 use crate::syntax::ast::{AddrType, Proto as P, Qual, Span};
 use netsift_isa::Size;
 use netsift_wire::LinkType;
@@ -23,25 +23,8 @@ const ARCTYPE_ARP: u32 = 213;
 const ARCTYPE_REVARP: u32 = 214;
 const ARCTYPE_ATALK: u32 = 221;
 const ARCTYPE_INET6: u32 = 0xc4;
-/// SNAP's organisation code for AppleTalk.
-const OUI_APPLE: u32 = 0x080007;
 
 impl Lowerer<'_> {
-    /// gen_llc_linktype: an Ethertype or SAP in an 802.2 LLC header at the link
-    /// payload. An Ethertype is read where a SNAP header would hold it, without
-    /// checking that there is one, as libpcap does.
-    pub(super) fn llc_linktype(&mut self, ll_proto: u32) -> LResult<Tree> {
-        match ll_proto {
-            sap::IP | sap::ISONS | sap::NETBEUI => {
-                self.cmp(Rel::Llc, 0, Size::B2, ll_proto << 8 | ll_proto)
-            }
-            sap::IPX => self.cmp(Rel::Llc, 0, Size::B1, sap::IPX),
-            et::ATALK => self.snap(OUI_APPLE, et::ATALK),
-            p if p <= ETHERMTU => self.cmp(Rel::Llc, 0, Size::B1, p),
-            p => self.cmp(Rel::Llc, 6, Size::B2, p),
-        }
-    }
-
     /// ARCNET's protocol byte; IPv4 and ARP have an old and a new value each.
     pub(super) fn arcnet_linktype(&mut self, ll_proto: u32) -> LResult<Tree> {
         let either = |lw: &mut Self, a, b| -> LResult<Tree> {
