@@ -9,6 +9,7 @@
 mod args;
 mod config;
 mod control;
+mod errors;
 mod flow;
 mod generate;
 mod graph;
@@ -35,7 +36,10 @@ fn main() -> ExitCode {
     if flow {
         argv.remove(1);
     }
-    let args = Args::parse_from(args::permute(argv));
+    let args = match Args::try_parse_from(args::permute(argv)) {
+        Ok(a) => a,
+        Err(e) => return errors::command_line(&e),
+    };
     let result = if flow {
         flow::run(&args)
     } else if args.socket.is_some() {
@@ -49,19 +53,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            // One line first (what went wrong), then any detail (the caret under a
-            // filter error), as tcpdump users expect from `tcpdump: ...`.
-            let text = format!("{e:#}");
-            let mut lines = text.lines();
-            if let Some(first) = lines.next() {
-                eprintln!("netsift: {first}");
-            }
-            for l in lines {
-                eprintln!("{l}");
-            }
-            ExitCode::FAILURE
-        }
+        Err(e) => errors::report(&e),
     }
 }
 
@@ -187,7 +179,10 @@ fn read_file(args: &Args, expr: &str, input: &Path, sink: &mut Option<output::Si
         let reader = Reader::new(io::stdin().lock()).context("-")?;
         return run_reader(args, expr, input, reader, sink);
     }
-    let reader = netsift_pcapio::open(input).with_context(|| format!("{}", input.display()))?;
+    // As tcpdump: `FILE: No such file or directory`.
+    let file = std::fs::File::open(input)
+        .map_err(|e| anyhow::anyhow!("{}: {}", input.display(), errors::strerror(&e)))?;
+    let reader = Reader::new(file).with_context(|| format!("{}", input.display()))?;
     run_reader(args, expr, input, reader, sink)
 }
 

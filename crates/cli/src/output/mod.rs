@@ -232,18 +232,16 @@ impl Lines {
         if self.line_buffered {
             r = r.and_then(|()| self.out.flush());
         }
-        match r {
-            // A closed pipe (`netsift ... | head`) is a normal way to stop.
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => std::process::exit(0),
-            r => r.context("writing to stdout"),
-        }
+        // A closed pipe (`netsift ... | head`) ends the run as it ends tcpdump's.
+        r.unwrap_or_else(|e| crate::errors::output_failed(&e));
+        Ok(())
     }
 
     fn flush(&mut self) -> Result<()> {
-        match self.out.flush() {
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-            r => r.context("writing to stdout"),
-        }
+        self.out
+            .flush()
+            .unwrap_or_else(|e| crate::errors::output_failed(&e));
+        Ok(())
     }
 }
 
