@@ -93,7 +93,9 @@ pub(crate) fn capture(args: &Args, iface: &str, expr: &str) -> Result<()> {
     let stop = crate::signals::stop_flag()?;
     let (report, result) = capture.run(&mut sinks, &stop);
     let finished = sinks.iter_mut().try_for_each(Sink::finish);
-    crate::stats::print_report(&report);
+    // What the files hold, not what the rings passed after `-G`/`-W` ended them.
+    let captured = sinks.iter().map(Sink::taken).sum();
+    crate::stats::print_report(&report, captured);
     result.map_err(|e| said(e, args))?;
     finished
 }

@@ -235,7 +235,6 @@ fn run_reader<R: Read>(
     let limit = args.count.unwrap_or(u64::MAX);
     let (n, result) = filter.run(&mut reader, sink, (&stop, limit), |at| progress.set(at));
     progress.finish();
-    stats::print_stats(n.accepted, n.read, 0, "");
     if let Some(f) = &n.follow {
         eprintln!("{}", stats::follow_line(f));
     }

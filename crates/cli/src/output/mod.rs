@@ -25,6 +25,10 @@ pub(crate) struct Sink {
     count: Option<u64>,
     /// The buffer of the last [`Records`], for the next.
     spare: Vec<u8>,
+    /// Packets handed to the output while it was open: tcpdump's "packets
+    /// captured" (the one that reaches `-G`/`-W`'s limit included, as
+    /// there), not those a ring block still held after the output ended.
+    taken: u64,
 }
 
 /// An enum rather than a trait object: the calls are per batch or per packet,
@@ -109,6 +113,7 @@ impl Sink {
             out,
             count: None,
             spare: Vec::new(),
+            taken: 0,
         })
     }
 
@@ -128,11 +133,24 @@ impl Sink {
         Ok(())
     }
 
+    /// How many packets the output took: what tcpdump reports as captured.
+    pub(crate) fn taken(&self) -> u64 {
+        self.taken
+    }
+
+    /// Counts `n` packets handed over, unless `-G`/`-W` ended the output.
+    fn take(&mut self, n: u64) {
+        if !matches!(&self.out, Out::Pcap(w) if w.ended()) {
+            self.taken += n;
+        }
+        if let Some(c) = &mut self.count {
+            *c += n;
+        }
+    }
+
     /// Writes the records of `batch` whose `keep` entry is true.
     pub(crate) fn batch(&mut self, batch: &RecordBatch<'_>, keep: &[bool]) -> Result<()> {
-        if let Some(n) = &mut self.count {
-            *n += keep.iter().take(batch.len()).filter(|k| **k).count() as u64;
-        }
+        self.take(keep.iter().take(batch.len()).filter(|k| **k).count() as u64);
         match &mut self.out {
             Out::Pcap(w) => w.batch(batch, keep),
             Out::Print(p) => {
@@ -146,9 +164,7 @@ impl Sink {
     }
 
     pub(crate) fn packet(&mut self, rec: &Record<'_>) -> Result<()> {
-        if let Some(n) = &mut self.count {
-            *n += 1;
-        }
+        self.take(1);
         match &mut self.out {
             Out::Pcap(w) => w.record(rec),
             Out::Print(p) => p.packet(rec),
@@ -170,9 +186,7 @@ impl Sink {
 
     /// Writes what `r` holds, as [`Sink::packet`] would one by one.
     pub(crate) fn write_records(&mut self, r: Records) -> Result<()> {
-        if let Some(n) = &mut self.count {
-            *n += r.len();
-        }
+        self.take(r.len());
         let res = match &mut self.out {
             Out::Pcap(w) if !r.is_empty() => w.records(r.bytes()),
             _ => Ok(()),

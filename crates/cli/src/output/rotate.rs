@@ -133,6 +133,12 @@ impl PcapOut {
         Ok(())
     }
 
+    /// Whether `-G` with `-W` has written its last file: packets are no longer
+    /// taken.
+    pub(super) fn ended(&self) -> bool {
+        self.w.is_none()
+    }
+
     fn rotating(&self) -> bool {
         self.rot.size.is_some() || self.rot.seconds > 0
     }
