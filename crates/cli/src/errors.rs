@@ -83,9 +83,14 @@ fn clap_message(e: &clap::Error) -> String {
         Some(ContextValue::Strings(v)) => Some(v.join(", ")),
         _ => None,
     };
-    // "-c <N>" → "-c": the flag as the user typed it.
+    // "-c <N>" → "-c"; "--direction <DIRECTION>" → "-Q", tcpdump's letter
+    // where the flag has one (clap names a flag by its long name).
     let flag = text(ContextKind::InvalidArg)
-        .map(|a| a.split([' ', '=']).next().unwrap_or_default().to_string());
+        .map(|a| a.split([' ', '=']).next().unwrap_or_default().to_string())
+        .map(|f| match f.strip_prefix("--") {
+            Some(long) if e.kind() != ErrorKind::UnknownArgument => short_of(long).unwrap_or(f),
+            _ => f,
+        });
     let value = text(ContextKind::InvalidValue);
     match (e.kind(), flag, value) {
         (ErrorKind::UnknownArgument, Some(f), _) => match f.strip_prefix("--") {
@@ -108,6 +113,16 @@ fn clap_message(e: &clap::Error) -> String {
         },
         _ => first_line(e),
     }
+}
+
+/// `-X` for the flag whose long name is `long`, if it has a letter.
+fn short_of(long: &str) -> Option<String> {
+    use clap::CommandFactory;
+    crate::args::Args::command()
+        .get_arguments()
+        .find(|a| a.get_long() == Some(long))
+        .and_then(|a| a.get_short())
+        .map(|c| format!("-{c}"))
 }
 
 /// clap's own first line, without its "error: ".

@@ -18,6 +18,11 @@ use netsift_wire::LinkType;
 use rotate::{Header, PcapOut, Rotation};
 use std::io::{self, IsTerminal, Read, Write};
 
+/// Whether `-w` will open more files as it goes (`-C`, `-G`).
+pub(crate) fn rotating(args: &crate::args::Args) -> bool {
+    args.write.is_some() && (args.rotate_size.is_some() || args.rotate_seconds.is_some())
+}
+
 /// Where accepted packets go.
 pub(crate) struct Sink {
     out: Out,
@@ -25,6 +30,8 @@ pub(crate) struct Sink {
     count: Option<u64>,
     /// The buffer of the last [`Records`], for the next.
     spare: Vec<u8>,
+    /// `--print` with `-w`: each packet's line too.
+    also: Option<Box<Lines>>,
     /// Packets handed to the output while it was open: tcpdump's "packets
     /// captured" (the one that reaches `-G`/`-W`'s limit included, as
     /// there), not those a ring block still held after the output ended.
@@ -35,7 +42,7 @@ pub(crate) struct Sink {
 /// and a match is cheaper than a virtual call.
 enum Out {
     /// `-w FILE` (or `-w -`).
-    Pcap(PcapOut),
+    Pcap(Box<PcapOut>),
     /// One line per packet on stdout.
     Print(Box<Lines>),
     /// `--count` without `-w`: nothing per packet.
@@ -99,20 +106,22 @@ impl Sink {
                     seconds: args.rotate_seconds.unwrap_or(0),
                     files: args.rotate_files,
                     packet_buffered: args.packet_buffered,
+                    postrotate: args.postrotate.clone(),
                 };
-                Out::Pcap(PcapOut::create(path.clone(), header, rot)?)
+                Out::Pcap(Box::new(PcapOut::create(path.clone(), header, rot)?))
             }
             _ if args.count_only => Out::Nothing,
-            _ => Out::Print(Box::new(Lines {
-                printer: Printer::new(linktype, options::print_options(args)?),
-                out: io::BufWriter::new(io::stdout()),
-                line_buffered: args.line_buffered,
-            })),
+            _ => Out::Print(Lines::new(args, linktype)?),
+        };
+        let also = match &out {
+            Out::Pcap(_) if args.print => Some(Lines::new(args, linktype)?),
+            _ => None,
         };
         Ok(Sink {
             out,
             count: None,
             spare: Vec::new(),
+            also,
             taken: 0,
         })
     }
@@ -129,6 +138,9 @@ impl Sink {
             }
             Out::Print(p) => p.printer.set_linktype(reader.linktype()),
             Out::Nothing => {}
+        }
+        if let Some(p) = &mut self.also {
+            p.printer.set_linktype(reader.linktype());
         }
         Ok(())
     }
@@ -151,6 +163,11 @@ impl Sink {
     /// Writes the records of `batch` whose `keep` entry is true.
     pub(crate) fn batch(&mut self, batch: &RecordBatch<'_>, keep: &[bool]) -> Result<()> {
         self.take(keep.iter().take(batch.len()).filter(|k| **k).count() as u64);
+        if let Some(p) = &mut self.also {
+            for (rec, _) in batch.iter().zip(keep).filter(|(_, k)| **k) {
+                p.packet(&rec)?;
+            }
+        }
         match &mut self.out {
             Out::Pcap(w) => w.batch(batch, keep),
             Out::Print(p) => {
@@ -165,6 +182,9 @@ impl Sink {
 
     pub(crate) fn packet(&mut self, rec: &Record<'_>) -> Result<()> {
         self.take(1);
+        if let Some(p) = &mut self.also {
+            p.packet(rec)?;
+        }
         match &mut self.out {
             Out::Pcap(w) => w.record(rec),
             Out::Print(p) => p.packet(rec),
@@ -176,7 +196,7 @@ impl Sink {
     /// so (`-w` into one file); `None`: write them with [`Sink::packet`].
     pub(crate) fn records(&mut self) -> Option<Records> {
         match &self.out {
-            Out::Pcap(w) if w.takes_records() => Some(Records::new(
+            Out::Pcap(w) if w.takes_records() && self.also.is_none() => Some(Records::new(
                 std::mem::take(&mut self.spare),
                 w.precision() == TsPrecision::Nano,
             )),
@@ -197,6 +217,9 @@ impl Sink {
 
     /// Writes out what is buffered (between the files of `-V`, and at the end).
     pub(crate) fn flush(&mut self) -> Result<()> {
+        if let Some(p) = &mut self.also {
+            p.flush()?;
+        }
         match &mut self.out {
             Out::Pcap(w) => w.flush(),
             Out::Print(p) => p.flush(),
@@ -229,6 +252,14 @@ struct Lines {
 }
 
 impl Lines {
+    fn new(args: &crate::args::Args, linktype: LinkType) -> Result<Box<Lines>> {
+        Ok(Box::new(Lines {
+            printer: Printer::new(linktype, options::print_options(args)?),
+            out: io::BufWriter::new(io::stdout()),
+            line_buffered: args.line_buffered,
+        }))
+    }
+
     fn packet(&mut self, rec: &Record<'_>) -> Result<()> {
         let precision = if self.printer.options().nano {
             TsPrecision::Nano
