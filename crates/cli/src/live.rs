@@ -105,6 +105,10 @@ pub(crate) fn capture(args: &Args, iface: &str, expr: &str) -> Result<()> {
     } else {
         String::new()
     };
+    if args.verbose == 0 && args.write.is_none() && !args.count_only {
+        // tcpdump's hint when it prints lines without -v.
+        eprintln!("netsift: verbose output suppressed, use -v[v]... for full protocol decode");
+    }
     eprintln!(
         "listening on {iface}, link-type {}, snapshot length {snaplen} bytes{many}",
         lt.with_description()

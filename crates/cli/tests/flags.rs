@@ -486,3 +486,46 @@ fn packet_type_vxlan_forces_the_vxlan_printer() {
         assert!(forced.starts_with(&theirs), "{forced}\n{theirs}");
     }
 }
+
+/// Reading a file as root, the output is created by user `tcpdump` (once the
+/// input is open), even in a directory only root may write, as tcpdump's;
+/// `-Z USER` names another user, `-Z root` keeps root.
+#[test]
+fn files_read_as_root_are_written_as_tcpdump_writes_them() {
+    use std::os::unix::fs::MetadataExt;
+    require!(Need::Root, Need::Command("tcpdump"));
+    let uid = |name: &str| {
+        let o = std::process::Command::new("id")
+            .args(["-u", name])
+            .output()
+            .ok()?;
+        String::from_utf8_lossy(&o.stdout)
+            .trim()
+            .parse::<u32>()
+            .ok()
+    };
+    let (Some(tcpdump_uid), Some(nobody_uid)) = (uid("tcpdump"), uid("nobody")) else {
+        println!("no `tcpdump` or `nobody` user; skipping");
+        return;
+    };
+    let s = sample();
+    let s = s.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap(); // 0700, root's
+    let owner = |prog: &str, name: &str, extra: &[&str]| {
+        let out = dir.path().join(name);
+        let mut args = vec!["-r", s, "-w", out.to_str().unwrap()];
+        args.extend_from_slice(extra);
+        let o = run(prog, &args);
+        assert!(o.status.success(), "{prog} {extra:?}: {}", stderr(&o));
+        std::fs::metadata(&out).unwrap().uid()
+    };
+    let netsift = env!("CARGO_BIN_EXE_netsift");
+    assert_eq!(owner("tcpdump", "theirs", &[]), tcpdump_uid);
+    assert_eq!(owner(netsift, "ours", &[]), tcpdump_uid);
+    assert_eq!(owner(netsift, "nobody", &["-Z", "nobody"]), nobody_uid);
+    assert_eq!(owner(netsift, "root", &["-Z", "root"]), 0);
+    assert!(
+        std::fs::read(dir.path().join("ours")).unwrap()
+            == std::fs::read(dir.path().join("theirs")).unwrap()
+    );
+}

@@ -103,6 +103,16 @@ fn the_default_interface_is_tcpdumps() {
         ours.said()
     );
     assert_eq!(listening(ours.said()), listening(theirs.said()));
+    // The lines before it too (tcpdump's hint that -v prints more).
+    let without = |said: &[String], who: &str| {
+        said.iter()
+            .map(|l| l.strip_prefix(who).unwrap_or(l).to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        without(ours.said(), "netsift: "),
+        without(theirs.said(), "tcpdump: ")
+    );
     ours.stop().assert_success();
     theirs.stop().assert_success();
 }
