@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{corpus, corpus_found, run};
+use common::{corpus, corpus_found, run, uid_of};
 use netsift_testkit::skip::has_command;
 use netsift_testkit::{require, Need};
 use std::path::{Path, PathBuf};
@@ -494,17 +494,7 @@ fn packet_type_vxlan_forces_the_vxlan_printer() {
 fn files_read_as_root_are_written_as_tcpdump_writes_them() {
     use std::os::unix::fs::MetadataExt;
     require!(Need::Root, Need::Command("tcpdump"));
-    let uid = |name: &str| {
-        let o = std::process::Command::new("id")
-            .args(["-u", name])
-            .output()
-            .ok()?;
-        String::from_utf8_lossy(&o.stdout)
-            .trim()
-            .parse::<u32>()
-            .ok()
-    };
-    let (Some(tcpdump_uid), Some(nobody_uid)) = (uid("tcpdump"), uid("nobody")) else {
+    let (Some(tcpdump_uid), Some(nobody_uid)) = (uid_of("tcpdump"), uid_of("nobody")) else {
         println!("no `tcpdump` or `nobody` user; skipping");
         return;
     };

@@ -2,6 +2,9 @@
 //! namespaces the test makes: the closing statistics, and how they count what
 //! `-G`/`-W` wrote.
 
+mod common;
+
+use common::uid_of;
 use netsift_testkit::frames::numbered_udp;
 use netsift_testkit::live::Live;
 use netsift_testkit::netns::{Side, VethPair};
@@ -75,15 +78,6 @@ fn rotation_limits_report_what_the_files_hold() {
             done.stderr
         );
     }
-}
-
-/// The uid of user `name`, from `id -u`.
-fn uid_of(name: &str) -> Option<u32> {
-    let o = std::process::Command::new("id")
-        .args(["-u", name])
-        .output()
-        .ok()?;
-    String::from_utf8_lossy(&o.stdout).trim().parse().ok()
 }
 
 /// Without `-i`, tcpdump captures on the first interface `-D` lists (a
