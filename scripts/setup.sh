@@ -16,6 +16,8 @@ command -v tcpreplay >/dev/null 2>&1 || need_apt+=(tcpreplay)
 command -v ip >/dev/null 2>&1 || need_apt+=(iproute2)
 # Wireshark's command line, which captures through netsift's extcap program.
 command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
+# socat, which the README's --control example talks to the control socket with.
+command -v socat >/dev/null 2>&1 || need_apt+=(socat)
 # Graphviz's dot, which draws a filter graph's DOT as SVG (crates/graph's tests).
 command -v dot >/dev/null 2>&1 || need_apt+=(graphviz)
 if [ ${#need_apt[@]} -gt 0 ]; then

@@ -23,7 +23,7 @@ _netsift() {
 
     case "${cmd}" in
         netsift)
-            opts="-r -V -i -s -B -p -Q -D -L -w -C -G -W -U -c -d -q -v -e -S -t -x -X -A -# -l -n -F -y -h --workers --worker-files --list-interfaces --list-data-link-types --immediate-mode --packet-buffered --absolute-tcp-sequence-numbers --time-stamp-precision --nano --micro --number --count --version --generate --follow --follow-set --control --place --follow-loose --follow-max-flows --follow-max-per-session --follow-max-sessions --socket --daemon-stats --graph --graph-dot --graph-svg --element --instance --help"
+            opts="-r -V -i -s -B -p -Q -D -L -w -C -G -W -U -c -d -q -v -e -S -t -x -X -A -# -l -n -F -y -K -T -Z -z -E -M -m -I -j -J -O -b -H -u -f -N -h --interface --snapshot-length --buffer-size --no-promiscuous-mode --direction --workers --worker-files --list-interfaces --list-data-link-types --immediate-mode --packet-buffered --absolute-tcp-sequence-numbers --time-stamp-precision --nano --micro --number --count --version --generate --linktype --follow --follow-set --control --place --follow-loose --follow-max-flows --follow-max-per-session --follow-max-sessions --socket --daemon-stats --graph --graph-dot --graph-svg --element --instance --print --dont-verify-checksums --relinquish-privileges --monitor-mode --time-stamp-type --list-time-stamp-types --no-optimize --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0
@@ -37,7 +37,15 @@ _netsift() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --interface)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -i)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --snapshot-length)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -45,8 +53,16 @@ _netsift() {
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
+                --buffer-size)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
                 -B)
                     COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --direction)
+                    COMPREPLY=($(compgen -W "in out inout" -- "${cur}"))
                     return 0
                     ;;
                 -Q)
@@ -86,6 +102,10 @@ _netsift() {
                     return 0
                     ;;
                 -F)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --linktype)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;
@@ -138,6 +158,42 @@ _netsift() {
                     return 0
                     ;;
                 --instance)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -T)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --relinquish-privileges)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -Z)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -z)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -E)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -M)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -m)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                --time-stamp-type)
+                    COMPREPLY=($(compgen -f "${cur}"))
+                    return 0
+                    ;;
+                -j)
                     COMPREPLY=($(compgen -f "${cur}"))
                     return 0
                     ;;

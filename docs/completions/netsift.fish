@@ -1,9 +1,9 @@
 complete -c netsift -s r -d 'Read packets from FILE (pcap or pcapng)' -r -F
 complete -c netsift -s V -d 'Read the capture files named in FILE, one a line (\'-\' for standard input), one after the other, as tcpdump -V does' -r -F
-complete -c netsift -s i -d 'Capture live from network interface IFACE (AF_PACKET, TPACKET_V3 ring)' -r
-complete -c netsift -s s -d 'Keep at most SNAPLEN bytes of each live packet (0: 262144, tcpdump\'s default)' -r
-complete -c netsift -s B -d 'The capture ring\'s size in KiB (tcpdump\'s -B; 2048 by default)' -r
-complete -c netsift -s Q -d 'Capture only packets received (in), sent (out), or both (inout)' -r -f -a "in\t''
+complete -c netsift -s i -l interface -d 'Capture live from network interface IFACE (AF_PACKET, TPACKET_V3 ring)' -r
+complete -c netsift -s s -l snapshot-length -d 'Keep at most SNAPLEN bytes of each live packet (0: 262144, tcpdump\'s default)' -r
+complete -c netsift -s B -l buffer-size -d 'The capture ring\'s size in KiB (tcpdump\'s -B; 2048 by default)' -r
+complete -c netsift -s Q -l direction -d 'Capture only packets received (in), sent (out), or both (inout)' -r -f -a "in\t''
 out\t''
 inout\t''"
 complete -c netsift -l workers -d 'Capture with N worker threads, each with its own ring in one PACKET_FANOUT group (flow hash); the output is merged in time-stamp order' -r
@@ -21,7 +21,7 @@ fish\t''
 elvish\t''
 powershell\t''"
 complete -c netsift -s F -d 'Read the filter expression from FILE, as tcpdump -F does: `#` starts a comment to the end of the line, and an expression on the command line is ignored' -r -F
-complete -c netsift -s y -d 'Link type for -d without -r (EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2)' -r
+complete -c netsift -s y -l linktype -d 'Link type for -d without -r (EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2)' -r
 complete -c netsift -l follow -d 'Follow control protocols (comma-separated: ftp, sip, rtsp) and capture the data flows they announce, updating the filter while reading. EXPRESSION, if given, replaces the default base filter (the protocols\' control ports)' -r
 complete -c netsift -l control -d 'With -i: let other programs edit the filter while capturing, through a Unix socket at PATH (mode 0600). Commands, one per line: `add EXPR` (an OR-ed clause; replies `ok N`), `del N`, `list`, `param N +VALUE|-VALUE` (one more or one fewer address or port in clause N\'s values, as Swift\'s add_param and del_param: no compiling). EXPRESSION, if given, is clause 0; without one nothing is captured until a clause is added' -r -F
 complete -c netsift -l place -d 'Where the filter runs: `user` (in the capture ring), `kernel` (also an eBPF socket filter generated from it drops what it rejects before the ring, and where it is decisive user space does not filter again), `auto` (the kernel where the program loads, else user space, saying which), or `xdp` (an XDP program on the interface copies what it accepts to user space, before the kernel builds a socket buffer; received frames only). Without --place, as `auto` but saying nothing, as tcpdump filters in the kernel. Static filters, --control\'s clauses and --follow\'s first stage (listeners, and FTP announcements read in the kernel), on Ethernet interfaces; with -d, shows the generated program' -r -f -a "user\t''
@@ -37,13 +37,20 @@ complete -c netsift -l graph-dot -d 'With --graph: write the daemon\'s running g
 complete -c netsift -l graph-svg -d 'With --graph: write the same as SVG to FILE (needs Graphviz\'s `dot`)' -r -F
 complete -c netsift -l element -d 'With --graph: deliver what element N (0-based, in written order) passes, instead of what the graph\'s last elements pass' -r
 complete -c netsift -l instance -d '`netsift flow --instance ID`: deliver what the running filter instance ID of the source\'s graph passes (one a flow of your class of rights uses; `netsift flow -d --graph` lists them), instead of an expression or a graph' -r
-complete -c netsift -s p -d 'Don\'t put the interface into promiscuous mode'
+complete -c netsift -s T -d 'Interpret the packets the filter selects as TYPE: `vxlan` (UDP payloads as VXLAN); tcpdump\'s other types are refused' -r
+complete -c netsift -s Z -l relinquish-privileges -d 'After opening the capture (and the output file), run as USER and its group. Without -Z, root runs as `tcpdump` when that user exists, as tcpdump does; `-Z root` keeps root' -r
+complete -c netsift -s z -d 'With -C or -G: run COMMAND FILE on each file once it is closed (in the background, as tcpdump does; not for the last file)' -r
+complete -c netsift -s E -d 'IPsec ESP decryption (tcpdump -E): refused, netsift does not decrypt ESP' -r
+complete -c netsift -s M -d 'TCP-MD5 signature checking (tcpdump -M): refused, netsift does not check TCP signatures' -r
+complete -c netsift -s m -d 'Load an SNMP MIB module (tcpdump -m): refused, netsift does not use libsmi' -r
+complete -c netsift -s j -l time-stamp-type -d 'Time stamps of type TYPE: `host` (the kernel\'s, the only type an AF_PACKET ring gives); another known type is warned about and the host\'s used, as tcpdump does' -r
+complete -c netsift -s p -l no-promiscuous-mode -d 'Don\'t put the interface into promiscuous mode'
 complete -c netsift -l worker-files -d 'With --workers and -w FILE: each worker writes FILE.0, FILE.1, ... instead of one merged file'
 complete -c netsift -s D -l list-interfaces -d 'List the interfaces live capture can open, and exit'
 complete -c netsift -s L -l list-data-link-types -d 'List the data link types of the interface given with -i, and exit'
 complete -c netsift -l immediate-mode -d 'Hand each packet over as soon as it arrives (a 1 ms ring block timeout)'
 complete -c netsift -s U -l packet-buffered -d 'With -w: flush the file after each packet rather than when the buffer fills'
-complete -c netsift -s d -d 'Print the compiled passes instead of filtering'
+complete -c netsift -s d -d 'Print the compiled passes instead of filtering (netsift\'s program); -dd: the classic BPF program libpcap makes for the same filter, as a C array (tcpdump -dd); -ddd: the same in decimal, after its length (tcpdump -ddd)'
 complete -c netsift -s q -d 'Quiet: tcpdump\'s shorter lines (`tcp 0`, `UDP, length 12`: less protocol detail)'
 complete -c netsift -s v -d 'Verbose: tcpdump -v\'s output (IP TTL, id, offset, flags, length and options; checksums; TCP options; more of each protocol). -vv and -vvv print as -v'
 complete -c netsift -s e -d 'Print the link-level header on each line (MAC addresses, EtherType, VLAN tags)'
@@ -62,4 +69,14 @@ complete -c netsift -s n -d 'Don\'t resolve addresses or ports (netsift never do
 complete -c netsift -l follow-set -d 'With --follow: track flows in a hash-table (SET) instruction instead of one pass per server; O(1) per flow for any number of flows'
 complete -c netsift -l follow-loose -d 'With --follow: accept an FTP/SIP/RTSP announced address that is not the announcing side\'s own (conntrack\'s `loose`), and SIP/RTSP media from any host (its `sip_direct_media=0`). UNSAFE: any peer of a control connection can then point the capture at any host'
 complete -c netsift -l daemon-stats -d '`netsift flow --daemon-stats`: print the daemon\'s accounting (per source: batches, packets, filter runs, distinct filters, kernel clauses, groups, flows, stored copies) and exit'
+complete -c netsift -l print -d 'With -w: also print each packet\'s line on stdout, as without -w'
+complete -c netsift -s K -l dont-verify-checksums -d 'Don\'t verify IP, TCP and UDP checksums. netsift prints no checksum verdict without -v; with -v it is refused, for now'
+complete -c netsift -s I -l monitor-mode -d 'Put the interface in monitor mode (802.11 only): refused on interfaces that cannot, with tcpdump\'s message, and not implemented on those that can'
+complete -c netsift -s J -l list-time-stamp-types -d 'List the time stamp types of the interface (-i, or the default one), and exit'
+complete -c netsift -s O -l no-optimize -d 'Don\'t optimise the classic program of -dd/-ddd (tcpdump\'s -O). netsift\'s own program (-d) and what is captured do not change'
+complete -c netsift -s b -d 'Print BGP AS numbers in ASDOT notation. Accepted: netsift\'s printer prints no AS numbers, so there is nothing to change'
+complete -c netsift -s H -d 'Detect 802.11s mesh headers. Accepted: netsift\'s printer does not decode 802.11, so there is nothing to change'
+complete -c netsift -s u -d 'Print undecoded NFS handles. Accepted: netsift\'s printer does not decode NFS, so there is nothing to change'
+complete -c netsift -s f -d 'Print foreign IPv4 addresses numerically. Accepted: netsift prints every address numerically'
+complete -c netsift -s N -d 'Don\'t print the domain of host names. Accepted: netsift prints no host names'
 complete -c netsift -s h -l help -d 'Print help'

@@ -15,12 +15,16 @@ _netsift() {
 
     local context curcontext="$curcontext" state line
     _arguments "${_arguments_options[@]}" : \
-'(-i)-r+[Read packets from FILE (pcap or pcapng)]:FILE:_files' \
-'(-r -i)-V+[Read the capture files named in FILE, one a line ('\''-'\'' for standard input), one after the other, as tcpdump -V does]:FILE:_files' \
+'(-i --interface)-r+[Read packets from FILE (pcap or pcapng)]:FILE:_files' \
+'(-r -i --interface)-V+[Read the capture files named in FILE, one a line ('\''-'\'' for standard input), one after the other, as tcpdump -V does]:FILE:_files' \
 '-i+[Capture live from network interface IFACE (AF_PACKET, TPACKET_V3 ring)]:IFACE:_default' \
+'--interface=[Capture live from network interface IFACE (AF_PACKET, TPACKET_V3 ring)]:IFACE:_default' \
 '-s+[Keep at most SNAPLEN bytes of each live packet (0\: 262144, tcpdump'\''s default)]:SNAPLEN:_default' \
+'--snapshot-length=[Keep at most SNAPLEN bytes of each live packet (0\: 262144, tcpdump'\''s default)]:SNAPLEN:_default' \
 '-B+[The capture ring'\''s size in KiB (tcpdump'\''s -B; 2048 by default)]:KIB:_default' \
+'--buffer-size=[The capture ring'\''s size in KiB (tcpdump'\''s -B; 2048 by default)]:KIB:_default' \
 '-Q+[Capture only packets received (in), sent (out), or both (inout)]:DIRECTION:(in out inout)' \
+'--direction=[Capture only packets received (in), sent (out), or both (inout)]:DIRECTION:(in out inout)' \
 '--workers=[Capture with N worker threads, each with its own ring in one PACKET_FANOUT group (flow hash); the output is merged in time-stamp order]:N:_default' \
 '-w+[Write the accepted packets to FILE as pcap, as tcpdump -w does ('\''-'\'' for stdout)]:FILE:_files' \
 '-C+[With -w\: before writing a packet, start a new file if the current one holds more than SIZE million bytes (FILE, FILE1, FILE2, ...)]:SIZE:_default' \
@@ -31,6 +35,7 @@ _netsift() {
 '--generate=[Print the manual page or a shell'\''s completion script, made from these flags, and exit]:WHAT:(man bash zsh fish elvish powershell)' \
 '-F+[Read the filter expression from FILE, as tcpdump -F does\: \`#\` starts a comment to the end of the line, and an expression on the command line is ignored]:FILE:_files' \
 '-y+[Link type for -d without -r (EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2)]:LINKTYPE:_default' \
+'--linktype=[Link type for -d without -r (EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2)]:LINKTYPE:_default' \
 '--follow=[Follow control protocols (comma-separated\: ftp, sip, rtsp) and capture the data flows they announce, updating the filter while reading. EXPRESSION, if given, replaces the default base filter (the protocols'\'' control ports)]:PROTOCOLS:_default' \
 '(--follow)--control=[With -i\: let other programs edit the filter while capturing, through a Unix socket at PATH (mode 0600). Commands, one per line\: \`add EXPR\` (an OR-ed clause; replies \`ok N\`), \`del N\`, \`list\`, \`param N +VALUE|-VALUE\` (one more or one fewer address or port in clause N'\''s values, as Swift'\''s add_param and del_param\: no compiling). EXPRESSION, if given, is clause 0; without one nothing is captured until a clause is added]:PATH:_files' \
 '--place=[Where the filter runs\: \`user\` (in the capture ring), \`kernel\` (also an eBPF socket filter generated from it drops what it rejects before the ring, and where it is decisive user space does not filter again), \`auto\` (the kernel where the program loads, else user space, saying which), or \`xdp\` (an XDP program on the interface copies what it accepts to user space, before the kernel builds a socket buffer; received frames only). Without --place, as \`auto\` but saying nothing, as tcpdump filters in the kernel. Static filters, --control'\''s clauses and --follow'\''s first stage (listeners, and FTP announcements read in the kernel), on Ethernet interfaces; with -d, shows the generated program]:WHERE:(user kernel auto xdp)' \
@@ -43,7 +48,17 @@ _netsift() {
 '--graph-svg=[With --graph\: write the same as SVG to FILE (needs Graphviz'\''s \`dot\`)]:FILE:_files' \
 '--element=[With --graph\: deliver what element N (0-based, in written order) passes, instead of what the graph'\''s last elements pass]:N:_default' \
 '(--graph)--instance=[\`netsift flow --instance ID\`\: deliver what the running filter instance ID of the source'\''s graph passes (one a flow of your class of rights uses; \`netsift flow -d --graph\` lists them), instead of an expression or a graph]:ID:_default' \
+'-T+[Interpret the packets the filter selects as TYPE\: \`vxlan\` (UDP payloads as VXLAN); tcpdump'\''s other types are refused]:TYPE:_default' \
+'-Z+[After opening the capture (and the output file), run as USER and its group. Without -Z, root runs as \`tcpdump\` when that user exists, as tcpdump does; \`-Z root\` keeps root]:USER:_default' \
+'--relinquish-privileges=[After opening the capture (and the output file), run as USER and its group. Without -Z, root runs as \`tcpdump\` when that user exists, as tcpdump does; \`-Z root\` keeps root]:USER:_default' \
+'-z+[With -C or -G\: run COMMAND FILE on each file once it is closed (in the background, as tcpdump does; not for the last file)]:COMMAND:_default' \
+'-E+[IPsec ESP decryption (tcpdump -E)\: refused, netsift does not decrypt ESP]:SPI@IPADDR ALGO:SECRET:_default' \
+'-M+[TCP-MD5 signature checking (tcpdump -M)\: refused, netsift does not check TCP signatures]:SECRET:_default' \
+'-m+[Load an SNMP MIB module (tcpdump -m)\: refused, netsift does not use libsmi]:MODULE:_default' \
+'-j+[Time stamps of type TYPE\: \`host\` (the kernel'\''s, the only type an AF_PACKET ring gives); another known type is warned about and the host'\''s used, as tcpdump does]:TYPE:_default' \
+'--time-stamp-type=[Time stamps of type TYPE\: \`host\` (the kernel'\''s, the only type an AF_PACKET ring gives); another known type is warned about and the host'\''s used, as tcpdump does]:TYPE:_default' \
 '-p[Don'\''t put the interface into promiscuous mode]' \
+'--no-promiscuous-mode[Don'\''t put the interface into promiscuous mode]' \
 '--worker-files[With --workers and -w FILE\: each worker writes FILE.0, FILE.1, ... instead of one merged file]' \
 '-D[List the interfaces live capture can open, and exit]' \
 '--list-interfaces[List the interfaces live capture can open, and exit]' \
@@ -52,7 +67,7 @@ _netsift() {
 '--immediate-mode[Hand each packet over as soon as it arrives (a 1 ms ring block timeout)]' \
 '-U[With -w\: flush the file after each packet rather than when the buffer fills]' \
 '--packet-buffered[With -w\: flush the file after each packet rather than when the buffer fills]' \
-'-d[Print the compiled passes instead of filtering]' \
+'*-d[Print the compiled passes instead of filtering (netsift'\''s program); -dd\: the classic BPF program libpcap makes for the same filter, as a C array (tcpdump -dd); -ddd\: the same in decimal, after its length (tcpdump -ddd)]' \
 '-q[Quiet\: tcpdump'\''s shorter lines (\`tcp 0\`, \`UDP, length 12\`\: less protocol detail)]' \
 '*-v[Verbose\: tcpdump -v'\''s output (IP TTL, id, offset, flags, length and options; checksums; TCP options; more of each protocol). -vv and -vvv print as -v]' \
 '-e[Print the link-level header on each line (MAC addresses, EtherType, VLAN tags)]' \
@@ -73,6 +88,20 @@ _netsift() {
 '--follow-set[With --follow\: track flows in a hash-table (SET) instruction instead of one pass per server; O(1) per flow for any number of flows]' \
 '--follow-loose[With --follow\: accept an FTP/SIP/RTSP announced address that is not the announcing side'\''s own (conntrack'\''s \`loose\`), and SIP/RTSP media from any host (its \`sip_direct_media=0\`). UNSAFE\: any peer of a control connection can then point the capture at any host]' \
 '--daemon-stats[\`netsift flow --daemon-stats\`\: print the daemon'\''s accounting (per source\: batches, packets, filter runs, distinct filters, kernel clauses, groups, flows, stored copies) and exit]' \
+'--print[With -w\: also print each packet'\''s line on stdout, as without -w]' \
+'-K[Don'\''t verify IP, TCP and UDP checksums. netsift prints no checksum verdict without -v; with -v it is refused, for now]' \
+'--dont-verify-checksums[Don'\''t verify IP, TCP and UDP checksums. netsift prints no checksum verdict without -v; with -v it is refused, for now]' \
+'-I[Put the interface in monitor mode (802.11 only)\: refused on interfaces that cannot, with tcpdump'\''s message, and not implemented on those that can]' \
+'--monitor-mode[Put the interface in monitor mode (802.11 only)\: refused on interfaces that cannot, with tcpdump'\''s message, and not implemented on those that can]' \
+'-J[List the time stamp types of the interface (-i, or the default one), and exit]' \
+'--list-time-stamp-types[List the time stamp types of the interface (-i, or the default one), and exit]' \
+'-O[Don'\''t optimise the classic program of -dd/-ddd (tcpdump'\''s -O). netsift'\''s own program (-d) and what is captured do not change]' \
+'--no-optimize[Don'\''t optimise the classic program of -dd/-ddd (tcpdump'\''s -O). netsift'\''s own program (-d) and what is captured do not change]' \
+'-b[Print BGP AS numbers in ASDOT notation. Accepted\: netsift'\''s printer prints no AS numbers, so there is nothing to change]' \
+'-H[Detect 802.11s mesh headers. Accepted\: netsift'\''s printer does not decode 802.11, so there is nothing to change]' \
+'-u[Print undecoded NFS handles. Accepted\: netsift'\''s printer does not decode NFS, so there is nothing to change]' \
+'-f[Print foreign IPv4 addresses numerically. Accepted\: netsift prints every address numerically]' \
+'-N[Don'\''t print the domain of host names. Accepted\: netsift prints no host names]' \
 '-h[Print help]' \
 '--help[Print help]' \
 '*::expression -- The filter expression:_default' \

@@ -11,6 +11,8 @@ use std::path::PathBuf;
     version,
     // tcpdump's -V reads a list of files; the version is --version only, as there.
     disable_version_flag = true,
+    // As GNU getopt for tcpdump: a flag given again overrides (`-c 1 -c 2`).
+    args_override_self = true,
     about = "Filter packets from capture files and interfaces with pcap filter expressions, like tcpdump",
     after_help = "EXPRESSION is a pcap-filter(7) expression; its words are joined with spaces.\n\n\
                   `netsift flow [--socket PATH] -i SOURCE [-w FILE] [-c N] [display flags] [EXPRESSION]` \
@@ -25,19 +27,19 @@ pub(crate) struct Args {
     #[arg(short = 'V', value_name = "FILE", conflicts_with_all = ["read", "interface"])]
     pub read_list: Option<PathBuf>,
     /// Capture live from network interface IFACE (AF_PACKET, TPACKET_V3 ring).
-    #[arg(short = 'i', value_name = "IFACE")]
+    #[arg(short = 'i', long = "interface", value_name = "IFACE")]
     pub interface: Option<String>,
     /// Keep at most SNAPLEN bytes of each live packet (0: 262144, tcpdump's default).
-    #[arg(short = 's', value_name = "SNAPLEN", value_parser = snaplen)]
+    #[arg(short = 's', long = "snapshot-length", value_name = "SNAPLEN", value_parser = snaplen)]
     pub snaplen: Option<u32>,
     /// The capture ring's size in KiB (tcpdump's -B; 2048 by default).
-    #[arg(short = 'B', value_name = "KIB", value_parser = clap::value_parser!(u32).range(1..))]
+    #[arg(short = 'B', long = "buffer-size", value_name = "KIB", value_parser = clap::value_parser!(u32).range(1..))]
     pub buffer_kib: Option<u32>,
     /// Don't put the interface into promiscuous mode.
-    #[arg(short = 'p')]
+    #[arg(short = 'p', long = "no-promiscuous-mode")]
     pub no_promiscuous: bool,
     /// Capture only packets received (in), sent (out), or both (inout).
-    #[arg(short = 'Q', value_name = "DIRECTION", value_parser = ["in", "out", "inout"])]
+    #[arg(short = 'Q', long = "direction", value_name = "DIRECTION", value_parser = ["in", "out", "inout"])]
     pub direction: Option<String>,
     /// Capture with N worker threads, each with its own ring in one PACKET_FANOUT
     /// group (flow hash); the output is merged in time-stamp order.
@@ -77,9 +79,11 @@ pub(crate) struct Args {
     /// Stop after N accepted packets.
     #[arg(short = 'c', value_name = "N", value_parser = packet_count, allow_negative_numbers = true)]
     pub count: Option<u64>,
-    /// Print the compiled passes instead of filtering.
-    #[arg(short = 'd')]
-    pub dump: bool,
+    /// Print the compiled passes instead of filtering (netsift's program); -dd:
+    /// the classic BPF program libpcap makes for the same filter, as a C array
+    /// (tcpdump -dd); -ddd: the same in decimal, after its length (tcpdump -ddd).
+    #[arg(short = 'd', action = clap::ArgAction::Count)]
+    pub dump: u8,
     /// Quiet: tcpdump's shorter lines (`tcp 0`, `UDP, length 12`: less protocol
     /// detail).
     #[arg(short = 'q')]
@@ -145,7 +149,7 @@ pub(crate) struct Args {
     #[arg(short = 'F', value_name = "FILE")]
     pub filter_file: Option<PathBuf>,
     /// Link type for -d without -r (EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL, LINUX_SLL2).
-    #[arg(short = 'y', value_name = "LINKTYPE")]
+    #[arg(short = 'y', long = "linktype", value_name = "LINKTYPE")]
     pub linktype: Option<String>,
     /// Follow control protocols (comma-separated: ftp, sip, rtsp) and capture the data
     /// flows they announce, updating the filter while reading. EXPRESSION, if given,
@@ -233,6 +237,76 @@ pub(crate) struct Args {
     /// expression or a graph.
     #[arg(long = "instance", value_name = "ID", conflicts_with = "graph")]
     pub instance: Option<u64>,
+    // tcpdump's remaining flags (issue 27), kept together: each works as
+    // tcpdump's or is refused with its reason (`crate::tcpdump_flags`).
+    /// With -w: also print each packet's line on stdout, as without -w.
+    #[arg(long = "print")]
+    pub print: bool,
+    /// Don't verify IP, TCP and UDP checksums. netsift prints no checksum
+    /// verdict without -v; with -v it is refused, for now.
+    #[arg(short = 'K', long = "dont-verify-checksums")]
+    pub dont_verify_checksums: bool,
+    /// Interpret the packets the filter selects as TYPE: `vxlan` (UDP
+    /// payloads as VXLAN); tcpdump's other types are refused.
+    #[arg(short = 'T', value_name = "TYPE")]
+    pub packet_type: Option<String>,
+    /// After opening the capture (and the output file), run as USER and its
+    /// group. Without -Z, root runs as `tcpdump` when that user exists, as
+    /// tcpdump does; `-Z root` keeps root.
+    #[arg(short = 'Z', long = "relinquish-privileges", value_name = "USER")]
+    pub user: Option<String>,
+    /// With -C or -G: run COMMAND FILE on each file once it is closed (in the
+    /// background, as tcpdump does; not for the last file).
+    #[arg(short = 'z', value_name = "COMMAND")]
+    pub postrotate: Option<String>,
+    /// IPsec ESP decryption (tcpdump -E): refused, netsift does not decrypt ESP.
+    #[arg(short = 'E', value_name = "SPI@IPADDR ALGO:SECRET")]
+    pub esp_secret: Option<String>,
+    /// TCP-MD5 signature checking (tcpdump -M): refused, netsift does not
+    /// check TCP signatures.
+    #[arg(short = 'M', value_name = "SECRET")]
+    pub tcp_secret: Option<String>,
+    /// Load an SNMP MIB module (tcpdump -m): refused, netsift does not use
+    /// libsmi.
+    #[arg(short = 'm', value_name = "MODULE")]
+    pub mib_module: Option<String>,
+    /// Put the interface in monitor mode (802.11 only): refused on interfaces
+    /// that cannot, with tcpdump's message, and not implemented on those that can.
+    #[arg(short = 'I', long = "monitor-mode")]
+    pub monitor: bool,
+    /// Time stamps of type TYPE: `host` (the kernel's, the only type an
+    /// AF_PACKET ring gives); another known type is warned about and the host's
+    /// used, as tcpdump does.
+    #[arg(short = 'j', long = "time-stamp-type", value_name = "TYPE")]
+    pub ts_type: Option<String>,
+    /// List the time stamp types of the interface (-i, or the default one), and exit.
+    #[arg(short = 'J', long = "list-time-stamp-types")]
+    pub list_ts_types: bool,
+    /// Don't optimise the classic program of -dd/-ddd (tcpdump's -O). netsift's
+    /// own program (-d) and what is captured do not change.
+    #[arg(short = 'O', long = "no-optimize")]
+    pub no_optimize: bool,
+    /// Print BGP AS numbers in ASDOT notation. Accepted: netsift's printer
+    /// prints no AS numbers, so there is nothing to change.
+    #[arg(short = 'b')]
+    pub asdot: bool,
+    /// Detect 802.11s mesh headers. Accepted: netsift's printer does not decode
+    /// 802.11, so there is nothing to change.
+    #[arg(short = 'H')]
+    pub mesh_headers: bool,
+    /// Print undecoded NFS handles. Accepted: netsift's printer does not decode
+    /// NFS, so there is nothing to change.
+    #[arg(short = 'u')]
+    pub nfs_handles: bool,
+    /// Print foreign IPv4 addresses numerically. Accepted: netsift prints
+    /// every address numerically.
+    #[arg(short = 'f')]
+    pub foreign_numeric: bool,
+    /// Don't print the domain of host names. Accepted: netsift prints no host
+    /// names.
+    #[arg(short = 'N')]
+    pub no_domain: bool,
+    // End of tcpdump's remaining flags.
     /// The filter expression.
     #[arg(trailing_var_arg = true)]
     pub expression: Vec<String>,

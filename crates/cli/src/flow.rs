@@ -86,12 +86,12 @@ pub(crate) fn run(args: &Args) -> Result<()> {
     if args.graph.is_some() {
         // Placement is decided for active flows: `-d` shows where each
         // element went, so the flow is active (briefly) when it asks.
-        if args.dump {
+        if args.dump > 0 {
             flow.activate().map_err(said)?;
         }
         let view = client.graph(source).map_err(said)?;
         crate::graph::write(args, &view)?;
-        if args.dump {
+        if args.dump > 0 {
             print!("{}", crate::graph::placement(&view));
             return flow.close().map_err(said);
         }

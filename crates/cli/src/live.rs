@@ -11,30 +11,45 @@ use crate::output::Sink;
 use anyhow::{anyhow, Context, Result};
 use netsift_session::{Capture, ErrorKind};
 
-/// `-D`: the interfaces, numbered, with `any` after the running ones, as tcpdump
-/// lists them.
-pub(crate) fn interface_list() -> Result<String> {
+/// The interfaces as `-D` lists them, in tcpdump's order (libpcap's
+/// `pcap_findalldevs`): `any` after the running ones, before the first
+/// loopback or not-running one. Each is its name and its line.
+fn listed() -> Result<Vec<(String, String)>> {
     let list = netsift_capture::interfaces().context("listing the interfaces")?;
-    let mut out = String::new();
-    let mut n = 0;
-    let mut any_done = false;
+    let any = || {
+        let text = "any (Pseudo-device that captures on all interfaces) [Up, Running]";
+        (netsift_capture::ANY.to_string(), text.to_string())
+    };
+    let mut out = Vec::new();
     for i in &list {
-        // `any` goes before the first loopback or not-running interface.
-        if !any_done && (i.loopback || !i.running) {
-            n += 1;
-            out.push_str(&format!(
-                "{n}.any (Pseudo-device that captures on all interfaces) [Up, Running]\n"
-            ));
-            any_done = true;
+        if out.iter().all(|(n, _)| n != netsift_capture::ANY) && (i.loopback || !i.running) {
+            out.push(any());
         }
-        n += 1;
         let note = match netsift_capture::linktype_of(&i.name) {
             Ok(_) => "",
             Err(_) => " (link type not supported by netsift yet)",
         };
-        out.push_str(&format!("{n}.{} {}{note}\n", i.name, i.flags()));
+        out.push((i.name.clone(), format!("{} {}{note}", i.name, i.flags())));
+    }
+    if out.iter().all(|(n, _)| n != netsift_capture::ANY) {
+        out.push(any());
     }
     Ok(out)
+}
+
+/// `-D`: the interfaces, numbered, as tcpdump lists them.
+pub(crate) fn interface_list() -> Result<String> {
+    Ok(listed()?
+        .iter()
+        .enumerate()
+        .map(|(n, (_, line))| format!("{}.{line}\n", n + 1))
+        .collect())
+}
+
+/// The interface tcpdump captures on without `-i`: the first `-D` lists (a
+/// running interface that is not a loopback, else `any`).
+pub(crate) fn default_interface() -> Result<String> {
+    Ok(listed()?.swap_remove(0).0)
 }
 
 /// `-L -i IFACE`: the data link types, as tcpdump prints them.
@@ -60,6 +75,7 @@ pub(crate) fn said(e: netsift_session::Error, args: &Args) -> anyhow::Error {
 
 /// Captures from `iface` until `-c`, or a signal.
 pub(crate) fn capture(args: &Args, iface: &str, expr: &str) -> Result<()> {
+    crate::tcpdump_flags::live(args, iface)?;
     let cfg = crate::config::live(args, iface, expr)?;
     let events = crate::stats::events(crate::config::says_where(args), iface);
     let capture = Capture::open(&cfg, events).map_err(|e| said(e, args))?;
@@ -69,6 +85,8 @@ pub(crate) fn capture(args: &Args, iface: &str, expr: &str) -> Result<()> {
         (Some(path), Some(clauses)) => Some(Control::start(path, clauses)?),
         _ => None,
     };
+    // The capture is open: as tcpdump, become -Z's user before creating output.
+    crate::privileges::drop(args)?;
     let mut sinks = Vec::new();
     match (&args.write, args.worker_files) {
         (Some(path), true) => {
@@ -81,11 +99,16 @@ pub(crate) fn capture(args: &Args, iface: &str, expr: &str) -> Result<()> {
         (None, true) => anyhow::bail!("--worker-files needs -w FILE"),
         _ => sinks.push(Sink::live(args, lt, snaplen)?),
     }
+    crate::privileges::outputs_open(crate::output::rotating(args));
     let many = if workers > 1 {
         format!(", {workers} workers")
     } else {
         String::new()
     };
+    if args.verbose == 0 && args.write.is_none() && !args.count_only {
+        // tcpdump's hint when it prints lines without -v.
+        eprintln!("netsift: verbose output suppressed, use -v[v]... for full protocol decode");
+    }
     eprintln!(
         "listening on {iface}, link-type {}, snapshot length {snaplen} bytes{many}",
         lt.with_description()
@@ -93,7 +116,9 @@ pub(crate) fn capture(args: &Args, iface: &str, expr: &str) -> Result<()> {
     let stop = crate::signals::stop_flag()?;
     let (report, result) = capture.run(&mut sinks, &stop);
     let finished = sinks.iter_mut().try_for_each(Sink::finish);
-    crate::stats::print_report(&report);
+    // What the files hold, not what the rings passed after `-G`/`-W` ended them.
+    let captured = sinks.iter().map(Sink::taken).sum();
+    crate::stats::print_report(&report, captured);
     result.map_err(|e| said(e, args))?;
     finished
 }

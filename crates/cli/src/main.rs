@@ -7,15 +7,19 @@
 #![forbid(unsafe_code)]
 
 mod args;
+mod classic;
 mod config;
 mod control;
+mod errors;
 mod flow;
 mod generate;
 mod graph;
 mod live;
 mod output;
+mod privileges;
 mod signals;
 mod stats;
+mod tcpdump_flags;
 
 use anyhow::{bail, Context, Result};
 use args::Args;
@@ -35,7 +39,10 @@ fn main() -> ExitCode {
     if flow {
         argv.remove(1);
     }
-    let args = Args::parse_from(args::permute(argv));
+    let args = match Args::try_parse_from(args::permute(argv)) {
+        Ok(a) => a,
+        Err(e) => return errors::command_line(&e),
+    };
     let result = if flow {
         flow::run(&args)
     } else if args.socket.is_some() {
@@ -49,19 +56,7 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            // One line first (what went wrong), then any detail (the caret under a
-            // filter error), as tcpdump users expect from `tcpdump: ...`.
-            let text = format!("{e:#}");
-            let mut lines = text.lines();
-            if let Some(first) = lines.next() {
-                eprintln!("netsift: {first}");
-            }
-            for l in lines {
-                eprintln!("{l}");
-            }
-            ExitCode::FAILURE
-        }
+        Err(e) => errors::report(&e),
     }
 }
 
@@ -116,39 +111,74 @@ fn run(args: &Args) -> Result<()> {
     if let Some(what) = &args.generate {
         return print_listing(&generate::generate(what)?);
     }
+    tcpdump_flags::check(args)?;
+    privileges::check(args)?;
     if args.list_interfaces {
         return print_listing(&live::interface_list()?);
     }
+    // tcpdump (libpcap) prints these two lists on stderr.
     if args.list_link_types {
-        let Some(iface) = &args.interface else {
-            bail!("-L needs an interface (-i IFACE)");
-        };
-        return print_listing(&live::link_type_list(iface)?);
+        eprint!("{}", live::link_type_list(&interface(args)?)?);
+        return Ok(());
+    }
+    if args.list_ts_types {
+        eprint!("{}", tcpdump_flags::ts_type_list(&interface(args)?)?);
+        return Ok(());
     }
     let expr = args.expression_text()?;
     if let Some(list) = &args.read_list {
         return read_list(args, &expr, list);
     }
     let Some(input) = &args.read else {
-        if let Some(iface) = &args.interface {
-            if args.dump {
-                // As tcpdump -d -i: the program for the interface's link type.
-                let lt = netsift_capture::linktype_of(iface)?;
-                if args.follow.is_some() {
-                    return print_listing(&follow_dump(args, &expr, lt)?);
-                }
-                return print_listing(&dump(args, &expr, lt)?);
+        let snaplen = args.snaplen.unwrap_or(netsift_session::DEFAULT_SNAPLEN);
+        if args.dump > 0 && args.interface.is_none() {
+            if args.linktype.is_none() {
+                // tcpdump's words for -d without -i or -y.
+                eprintln!("Warning: assuming Ethernet");
             }
-            return live::capture(args, iface, &expr);
+            let lt = args.linktype()?;
+            if args.dump > 1 {
+                return print_listing(&classic_dump(args, &expr, lt, snaplen)?);
+            }
+            return print_listing(&dump(args, &expr, lt)?);
         }
-        if args.dump {
-            return print_listing(&dump(args, &expr, args.linktype()?)?);
+        let iface = interface(args)?;
+        if args.dump > 0 {
+            // As tcpdump -d -i: the program for the interface's link type.
+            let lt = netsift_capture::linktype_of(&iface)?;
+            if args.dump > 1 {
+                return print_listing(&classic_dump(args, &expr, lt, snaplen)?);
+            }
+            if args.follow.is_some() {
+                return print_listing(&follow_dump(args, &expr, lt)?);
+            }
+            return print_listing(&dump(args, &expr, lt)?);
         }
-        bail!("no capture source given: use -r FILE or -i IFACE");
+        return live::capture(args, &iface, &expr);
     };
     let mut sink = None;
     let r = read_file(args, &expr, input, &mut sink);
     finish(sink, r)
+}
+
+/// The interface of `-i`, or tcpdump's default: the first of `-D`'s list.
+fn interface(args: &Args) -> Result<String> {
+    match &args.interface {
+        Some(i) => Ok(i.clone()),
+        None => live::default_interface(),
+    }
+}
+
+/// `-dd`/`-ddd`: libpcap's classic program for `expr`, once netsift's own
+/// compiler has accepted it (so that a bad filter is said as `-d` says it).
+fn classic_dump(
+    args: &Args,
+    expr: &str,
+    lt: netsift_wire::LinkType,
+    snaplen: u32,
+) -> Result<String> {
+    netsift_session::compile(expr, Target::new(lt))?;
+    classic::dump(args, expr, lt, snaplen)
 }
 
 /// `-V LIST`: the capture files named in LIST, one a line, into one output.
@@ -168,7 +198,7 @@ fn read_list(args: &Args, expr: &str, list: &Path) -> Result<()> {
     let mut r = Ok(());
     for name in std::iter::once(first).chain(names) {
         r = read_file(args, expr, Path::new(name), &mut sink);
-        if r.is_err() || args.dump {
+        if r.is_err() || args.dump > 0 {
             break;
         }
     }
@@ -187,7 +217,10 @@ fn read_file(args: &Args, expr: &str, input: &Path, sink: &mut Option<output::Si
         let reader = Reader::new(io::stdin().lock()).context("-")?;
         return run_reader(args, expr, input, reader, sink);
     }
-    let reader = netsift_pcapio::open(input).with_context(|| format!("{}", input.display()))?;
+    // As tcpdump: `FILE: No such file or directory`.
+    let file = std::fs::File::open(input)
+        .map_err(|e| anyhow::anyhow!("{}: {}", input.display(), errors::strerror(&e)))?;
+    let reader = Reader::new(file).with_context(|| format!("{}", input.display()))?;
     run_reader(args, expr, input, reader, sink)
 }
 
@@ -214,7 +247,10 @@ fn run_reader<R: Read>(
     let target = Target::new(linktype).savefile_swapped(reader.is_big_endian());
     let events = stats::events(false, "");
     let filter = FileFilter::new(&config::filter(args, expr)?, target, events)?;
-    if args.dump {
+    if args.dump > 1 {
+        return print_listing(&classic_dump(args, expr, linktype, reader.snaplen())?);
+    }
+    if args.dump > 0 {
         if let Some(l) = filter.follow_listing() {
             return print_listing(&l);
         }
@@ -227,12 +263,18 @@ fn run_reader<R: Read>(
             linktype,
         )?);
     }
+    // The input is open: as tcpdump, become -Z's user before creating output.
+    privileges::drop(args)?;
     let sink = match sink {
         Some(s) => {
             s.next_file(&reader, &input.display().to_string())?;
             s
         }
-        None => sink.insert(output::Sink::open(args, &reader)?),
+        None => {
+            let s = sink.insert(output::Sink::open(args, &reader)?);
+            privileges::outputs_open(output::rotating(args));
+            s
+        }
     };
     let size = std::fs::metadata(input).map(|m| m.len()).unwrap_or(0);
     let progress = output::Progress::new(size);
@@ -240,7 +282,6 @@ fn run_reader<R: Read>(
     let limit = args.count.unwrap_or(u64::MAX);
     let (n, result) = filter.run(&mut reader, sink, (&stop, limit), |at| progress.set(at));
     progress.finish();
-    stats::print_stats(n.accepted, n.read, 0, "");
     if let Some(f) = &n.follow {
         eprintln!("{}", stats::follow_line(f));
     }

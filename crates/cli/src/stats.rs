@@ -4,9 +4,9 @@
 use netsift_session::{Event, Events, FollowReport, Placed, Report};
 use std::sync::Arc;
 
-/// tcpdump's closing lines on stderr (a file drops nothing: its kernel count
-/// is 0), with `more` (netsift's own accounting) after them.
-pub(crate) fn print_stats(captured: u64, received: u64, dropped: u64, more: &str) {
+/// tcpdump's closing lines of a live capture on stderr, with `more`
+/// (netsift's own accounting) after them. A file gets none, as in tcpdump.
+fn print_stats(captured: u64, received: u64, dropped: u64, more: &str) {
     eprintln!("{captured} packets captured");
     eprintln!("{received} packets received by filter");
     eprintln!("{dropped} packets dropped by kernel");
@@ -56,15 +56,16 @@ pub(crate) fn follow_line(r: &FollowReport) -> String {
 }
 
 /// A live capture's closing lines: per worker where there are several, then
-/// tcpdump's three and netsift's accounting.
-pub(crate) fn print_report(r: &Report) {
+/// tcpdump's three (with `captured`, the packets the output took) and
+/// netsift's accounting.
+pub(crate) fn print_report(r: &Report, captured: u64) {
     let follow = r.follow.as_ref().map(follow_line);
     if let Some(x) = &r.xdp {
         let more = format!(
             "xdp: {} frames seen, {} accepted by the program, {} lost to a full ring buffer",
             x.seen, x.accepted, x.full
         );
-        return print_stats(r.captured, r.received, r.dropped, &more);
+        return print_stats(captured, r.received, r.dropped, &more);
     }
     if let [one] = &r.rings[..] {
         let mut more = one
@@ -75,7 +76,7 @@ pub(crate) fn print_report(r: &Report) {
         if let Some(f) = follow {
             more = format!("{more}\n{f}");
         }
-        return print_stats(r.captured, r.received, r.dropped, &more);
+        return print_stats(captured, r.received, r.dropped, &more);
     }
     for (i, w) in r.rings.iter().enumerate() {
         match (&w.stats, &w.failure) {
@@ -90,12 +91,7 @@ pub(crate) fn print_report(r: &Report) {
             (None, None) => eprintln!("worker {i}: no statistics"),
         }
     }
-    print_stats(
-        r.captured,
-        r.received,
-        r.dropped,
-        &follow.unwrap_or_default(),
-    );
+    print_stats(captured, r.received, r.dropped, &follow.unwrap_or_default());
 }
 
 /// What to say of a filter placed in the kernel or at the XDP hook of `iface`.

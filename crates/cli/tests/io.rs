@@ -86,13 +86,8 @@ fn large_file_written_as_tcpdump_writes_it() {
     let r = netsift(&["-r", inp, "-w", o, "-c", "5000"]);
     assert!(r.status.success(), "{}", stderr(&r));
     assert!(std::fs::read(&out).unwrap() == bytes[..offs[5000]]);
-    assert!(
-        stderr(&r).contains(
-            "5000 packets captured\n5000 packets received by filter\n0 packets dropped by kernel"
-        ),
-        "{}",
-        stderr(&r)
-    );
+    // A file gets no closing statistics, as in tcpdump.
+    assert!(!stderr(&r).contains("packets captured"), "{}", stderr(&r));
 
     if !have_tcpdump() {
         println!("tcpdump not found; compared with the input only");
@@ -112,8 +107,6 @@ fn large_file_written_as_tcpdump_writes_it() {
     for (c, expr) in [("1", "ip"), ("777", "tcp"), ("3000", "udp or arp")] {
         let r = netsift(&["-r", inp, "-w", o, "-c", c, expr]);
         assert!(r.status.success(), "{expr}: {}", stderr(&r));
-        let accepted = format!("{c} packets captured\n");
-        assert!(stderr(&r).contains(&accepted), "{}", stderr(&r));
         let (ok, t) = tcpdump(&input, &theirs, &["-c", c], expr);
         assert!(ok);
         assert!(
@@ -140,11 +133,6 @@ fn fault_in_the_middle_keeps_earlier_packets() {
     assert!(!r.status.success());
     assert!(
         stderr(&r).contains(&format!("(at byte offset {at})")),
-        "{}",
-        stderr(&r)
-    );
-    assert!(
-        stderr(&r).contains(&format!("{k} packets received by filter")),
         "{}",
         stderr(&r)
     );

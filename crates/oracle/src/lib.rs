@@ -1,6 +1,7 @@
 //! The installed libpcap as a test oracle.
 //!
-//! This crate is for tests only: it compiles filter expressions with the system's
+//! This crate is for tests, and for `netsift -dd`/`-ddd`, which print the
+//! classic program libpcap makes for a filter: it compiles filter expressions with the system's
 //! `pcap_compile` (optimised, netmask unknown, exactly like tcpdump does), runs the
 //! resulting BPF program with `pcap_offline_filter`, and reads capture files with
 //! `pcap_open_offline` (pcap and pcapng), so that the conformance harness can compare
@@ -237,12 +238,25 @@ impl Filter {
     /// `pcap_open_dead(dlt, 262144)` then `pcap_compile(optimize=1,
     /// netmask=PCAP_NETMASK_UNKNOWN)`, like tcpdump. `Err` holds libpcap's message.
     pub fn compile(linktype: LinkType, expr: &str) -> Result<Filter, String> {
+        Filter::compile_with(linktype, expr, SNAPLEN, true)
+    }
+
+    /// As [`Filter::compile`], for a capture of snapshot length `snaplen` (the
+    /// value of the final `ret`), optimised or not (tcpdump's `-O`): the program
+    /// `tcpdump -dd` prints for the same flags.
+    pub fn compile_with(
+        linktype: LinkType,
+        expr: &str,
+        snaplen: u32,
+        optimize: bool,
+    ) -> Result<Filter, String> {
         let cexpr =
             CString::new(expr).map_err(|_| "filter expression contains a NUL byte".to_string())?;
         let dlt = linktype_to_dlt(linktype);
         let _guard = lock_compiler();
+        let snaplen = c_int::try_from(snaplen).unwrap_or(c_int::MAX);
         // SAFETY: pcap_open_dead takes plain ints and returns an owned pcap_t or NULL.
-        let p = unsafe { ffi::pcap_open_dead(dlt, SNAPLEN as c_int) };
+        let p = unsafe { ffi::pcap_open_dead(dlt, snaplen) };
         if p.is_null() {
             return Err(format!("pcap_open_dead({dlt}) failed"));
         }
@@ -252,8 +266,15 @@ impl Filter {
         };
         // SAFETY: p is a live pcap_t from pcap_open_dead; prog is a valid out-param;
         // cexpr is NUL-terminated and outlives the call. The compiler lock is held.
-        let rc =
-            unsafe { ffi::pcap_compile(p, &mut prog, cexpr.as_ptr(), 1, PCAP_NETMASK_UNKNOWN) };
+        let rc = unsafe {
+            ffi::pcap_compile(
+                p,
+                &mut prog,
+                cexpr.as_ptr(),
+                c_int::from(optimize),
+                PCAP_NETMASK_UNKNOWN,
+            )
+        };
         let result = if rc == 0 {
             let mut f = Filter {
                 prog,

@@ -18,6 +18,11 @@ use netsift_wire::LinkType;
 use rotate::{Header, PcapOut, Rotation};
 use std::io::{self, IsTerminal, Read, Write};
 
+/// Whether `-w` will open more files as it goes (`-C`, `-G`).
+pub(crate) fn rotating(args: &crate::args::Args) -> bool {
+    args.write.is_some() && (args.rotate_size.is_some() || args.rotate_seconds.is_some())
+}
+
 /// Where accepted packets go.
 pub(crate) struct Sink {
     out: Out,
@@ -25,13 +30,19 @@ pub(crate) struct Sink {
     count: Option<u64>,
     /// The buffer of the last [`Records`], for the next.
     spare: Vec<u8>,
+    /// `--print` with `-w`: each packet's line too.
+    also: Option<Box<Lines>>,
+    /// Packets handed to the output while it was open: tcpdump's "packets
+    /// captured" (the one that reaches `-G`/`-W`'s limit included, as
+    /// there), not those a ring block still held after the output ended.
+    taken: u64,
 }
 
 /// An enum rather than a trait object: the calls are per batch or per packet,
 /// and a match is cheaper than a virtual call.
 enum Out {
     /// `-w FILE` (or `-w -`).
-    Pcap(PcapOut),
+    Pcap(Box<PcapOut>),
     /// One line per packet on stdout.
     Print(Box<Lines>),
     /// `--count` without `-w`: nothing per packet.
@@ -95,20 +106,23 @@ impl Sink {
                     seconds: args.rotate_seconds.unwrap_or(0),
                     files: args.rotate_files,
                     packet_buffered: args.packet_buffered,
+                    postrotate: args.postrotate.clone(),
                 };
-                Out::Pcap(PcapOut::create(path.clone(), header, rot)?)
+                Out::Pcap(Box::new(PcapOut::create(path.clone(), header, rot)?))
             }
             _ if args.count_only => Out::Nothing,
-            _ => Out::Print(Box::new(Lines {
-                printer: Printer::new(linktype, options::print_options(args)?),
-                out: io::BufWriter::new(io::stdout()),
-                line_buffered: args.line_buffered,
-            })),
+            _ => Out::Print(Lines::new(args, linktype)?),
+        };
+        let also = match &out {
+            Out::Pcap(_) if args.print => Some(Lines::new(args, linktype)?),
+            _ => None,
         };
         Ok(Sink {
             out,
             count: None,
             spare: Vec::new(),
+            also,
+            taken: 0,
         })
     }
 
@@ -125,13 +139,34 @@ impl Sink {
             Out::Print(p) => p.printer.set_linktype(reader.linktype()),
             Out::Nothing => {}
         }
+        if let Some(p) = &mut self.also {
+            p.printer.set_linktype(reader.linktype());
+        }
         Ok(())
+    }
+
+    /// How many packets the output took: what tcpdump reports as captured.
+    pub(crate) fn taken(&self) -> u64 {
+        self.taken
+    }
+
+    /// Counts `n` packets handed over, unless `-G`/`-W` ended the output.
+    fn take(&mut self, n: u64) {
+        if !matches!(&self.out, Out::Pcap(w) if w.ended()) {
+            self.taken += n;
+        }
+        if let Some(c) = &mut self.count {
+            *c += n;
+        }
     }
 
     /// Writes the records of `batch` whose `keep` entry is true.
     pub(crate) fn batch(&mut self, batch: &RecordBatch<'_>, keep: &[bool]) -> Result<()> {
-        if let Some(n) = &mut self.count {
-            *n += keep.iter().take(batch.len()).filter(|k| **k).count() as u64;
+        self.take(keep.iter().take(batch.len()).filter(|k| **k).count() as u64);
+        if let Some(p) = &mut self.also {
+            for (rec, _) in batch.iter().zip(keep).filter(|(_, k)| **k) {
+                p.packet(&rec)?;
+            }
         }
         match &mut self.out {
             Out::Pcap(w) => w.batch(batch, keep),
@@ -146,8 +181,9 @@ impl Sink {
     }
 
     pub(crate) fn packet(&mut self, rec: &Record<'_>) -> Result<()> {
-        if let Some(n) = &mut self.count {
-            *n += 1;
+        self.take(1);
+        if let Some(p) = &mut self.also {
+            p.packet(rec)?;
         }
         match &mut self.out {
             Out::Pcap(w) => w.record(rec),
@@ -160,7 +196,7 @@ impl Sink {
     /// so (`-w` into one file); `None`: write them with [`Sink::packet`].
     pub(crate) fn records(&mut self) -> Option<Records> {
         match &self.out {
-            Out::Pcap(w) if w.takes_records() => Some(Records::new(
+            Out::Pcap(w) if w.takes_records() && self.also.is_none() => Some(Records::new(
                 std::mem::take(&mut self.spare),
                 w.precision() == TsPrecision::Nano,
             )),
@@ -170,9 +206,7 @@ impl Sink {
 
     /// Writes what `r` holds, as [`Sink::packet`] would one by one.
     pub(crate) fn write_records(&mut self, r: Records) -> Result<()> {
-        if let Some(n) = &mut self.count {
-            *n += r.len();
-        }
+        self.take(r.len());
         let res = match &mut self.out {
             Out::Pcap(w) if !r.is_empty() => w.records(r.bytes()),
             _ => Ok(()),
@@ -183,6 +217,9 @@ impl Sink {
 
     /// Writes out what is buffered (between the files of `-V`, and at the end).
     pub(crate) fn flush(&mut self) -> Result<()> {
+        if let Some(p) = &mut self.also {
+            p.flush()?;
+        }
         match &mut self.out {
             Out::Pcap(w) => w.flush(),
             Out::Print(p) => p.flush(),
@@ -215,6 +252,14 @@ struct Lines {
 }
 
 impl Lines {
+    fn new(args: &crate::args::Args, linktype: LinkType) -> Result<Box<Lines>> {
+        Ok(Box::new(Lines {
+            printer: Printer::new(linktype, options::print_options(args)?),
+            out: io::BufWriter::new(io::stdout()),
+            line_buffered: args.line_buffered,
+        }))
+    }
+
     fn packet(&mut self, rec: &Record<'_>) -> Result<()> {
         let precision = if self.printer.options().nano {
             TsPrecision::Nano
@@ -232,18 +277,16 @@ impl Lines {
         if self.line_buffered {
             r = r.and_then(|()| self.out.flush());
         }
-        match r {
-            // A closed pipe (`netsift ... | head`) is a normal way to stop.
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => std::process::exit(0),
-            r => r.context("writing to stdout"),
-        }
+        // A closed pipe (`netsift ... | head`) ends the run as it ends tcpdump's.
+        r.unwrap_or_else(|e| crate::errors::output_failed(&e));
+        Ok(())
     }
 
     fn flush(&mut self) -> Result<()> {
-        match self.out.flush() {
-            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
-            r => r.context("writing to stdout"),
-        }
+        self.out
+            .flush()
+            .unwrap_or_else(|e| crate::errors::output_failed(&e));
+        Ok(())
     }
 }
 

@@ -19,6 +19,7 @@ pub(super) fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
             interface_name: Some(interface_name),
             verbose: args.verbose,
             quiet: args.quiet,
+            udp_as_vxlan: args.packet_type.as_deref() == Some("vxlan"),
         },
         time,
         nano: args.nano(),

@@ -39,6 +39,8 @@ pub(super) struct Rotation {
     pub files: Option<u32>,
     /// `-U`: flush after each packet.
     pub packet_buffered: bool,
+    /// `-z`: the command run on each file a rotation closes.
+    pub postrotate: Option<String>,
 }
 
 /// The pcap output of `-w`.
@@ -110,14 +112,12 @@ impl PcapOut {
     }
 
     fn open(&mut self, name: PathBuf) -> Result<()> {
-        if let Some(mut w) = self.w.take() {
-            w.flush()
-                .with_context(|| format!("writing {}", self.current.display()))?;
-        }
+        self.close()?;
         let file: Box<dyn Write> = if name.as_os_str() == "-" {
             Box::new(io::stdout().lock())
         } else {
-            Box::new(File::create(&name).with_context(|| format!("{}", name.display()))?)
+            let f = crate::privileges::with_override(|| File::create(&name));
+            Box::new(f.with_context(|| format!("{}", name.display()))?)
         };
         let h = self.header;
         let mut w = PcapWriter::new(ChunkWriter::new(file), h.linktype, h.snaplen, h.precision)
@@ -130,6 +130,28 @@ impl PcapOut {
         self.w = Some(w);
         self.size = 24;
         self.current = name;
+        Ok(())
+    }
+
+    /// Whether `-G` with `-W` has written its last file: packets are no longer
+    /// taken.
+    pub(super) fn ended(&self) -> bool {
+        self.w.is_none()
+    }
+
+    /// Closes the file being written, if one is, and hands it to `-z`'s
+    /// command: only rotation closes files this way, never the end of the run,
+    /// as in tcpdump.
+    fn close(&mut self) -> Result<()> {
+        let Some(mut w) = self.w.take() else {
+            return Ok(());
+        };
+        w.flush()
+            .with_context(|| format!("writing {}", self.current.display()))?;
+        drop(w);
+        if let Some(cmd) = &self.rot.postrotate {
+            postrotate(cmd, &self.current);
+        }
         Ok(())
     }
 
@@ -149,10 +171,7 @@ impl PcapOut {
                 self.g_time = t;
                 self.g_count += 1;
                 if self.rot.size.is_none() && self.rot.files.is_some_and(|n| self.g_count >= n) {
-                    if let Some(mut w) = self.w.take() {
-                        w.flush()
-                            .with_context(|| format!("writing {}", self.current.display()))?;
-                    }
+                    self.close()?;
                     eprintln!(
                         "Maximum file limit reached: {}",
                         self.rot.files.unwrap_or(0)
@@ -258,6 +277,23 @@ pub(super) fn written(r: io::Result<()>) -> Result<()> {
     match r {
         Err(e) if e.kind() == io::ErrorKind::BrokenPipe => std::process::exit(0),
         r => r.context("writing the output file"),
+    }
+}
+
+/// `-z CMD`: runs `CMD FILE` (no shell; CMD found on PATH, as tcpdump's
+/// `execlp`) in the background, reaped by a thread of its own so the capture
+/// never waits for it. A command that cannot start is said, and the capture
+/// goes on.
+fn postrotate(cmd: &str, file: &std::path::Path) {
+    match std::process::Command::new(cmd).arg(file).spawn() {
+        Ok(mut child) => {
+            std::thread::spawn(move || child.wait());
+        }
+        Err(e) => eprintln!(
+            "netsift: -z: {cmd} {}: {}",
+            file.display(),
+            crate::errors::strerror(&e)
+        ),
     }
 }
 

@@ -37,3 +37,9 @@ pub(crate) fn run(prog: &str, args: &[&str]) -> std::process::Output {
         .output()
         .expect("spawn")
 }
+
+/// The uid of user `name` (`id -u`), if there is one.
+pub(crate) fn uid_of(name: &str) -> Option<u32> {
+    let o = Command::new("id").args(["-u", name]).output().ok()?;
+    String::from_utf8_lossy(&o.stdout).trim().parse().ok()
+}

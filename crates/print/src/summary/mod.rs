@@ -79,6 +79,9 @@ pub struct SummaryOptions {
     /// (0x88b5)`. With `verbose`, the verbose IP header fields come first, as
     /// with `tcpdump -v -q`.
     pub quiet: bool,
+    /// tcpdump's `-T vxlan`: every UDP payload is printed as VXLAN, whatever
+    /// its ports.
+    pub udp_as_vxlan: bool,
 }
 
 /// Renders one packet as tcpdump's one-line summary, without timestamp.

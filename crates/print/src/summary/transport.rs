@@ -788,7 +788,12 @@ impl Printer<'_> {
             generic(self);
             return Ok(());
         }
-        match udp_port_class(sport, dport, cp) {
+        let app = if self.opts.udp_as_vxlan {
+            UdpApp::Vxlan
+        } else {
+            udp_port_class(sport, dport, cp)
+        };
+        match app {
             UdpApp::Dns => self.dns(cp, length, false, false),
             UdpApp::Mdns => self.dns(cp, length, false, true),
             UdpApp::Bootp => self.bootp(cp, length),
