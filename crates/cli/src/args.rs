@@ -181,6 +181,15 @@ pub(crate) struct Args {
     /// generated program.
     #[arg(long = "place", value_name = "WHERE", value_parser = ["user", "kernel", "auto", "xdp"])]
     pub place: Option<String>,
+    // Live VLAN traffic (docs/status.md), its own block.
+    /// With -i: filter a frame whose VLAN tag the kernel took out with the tag in
+    /// place, as a capture file holds it (and as -r filters it), instead of as
+    /// tcpdump -i does: without the tag, `vlan` testing the tag the kernel kept
+    /// beside the frame, so that `ip` and `host` also match tagged traffic. Written
+    /// frames hold their tags either way. A static filter only (--control and
+    /// --follow read frames as a file holds them).
+    #[arg(long = "vlan-as-file", requires = "interface")]
+    pub vlan_as_file: bool,
     // --follow's safety options (docs/follow.md), kept together.
     /// With --follow: accept an FTP/SIP/RTSP announced address that is not the
     /// announcing side's own (conntrack's `loose`), and SIP/RTSP media from any host

@@ -93,6 +93,8 @@ impl XdpSource {
         let target = Target::new(lt).meta(Meta {
             outgoing: false,
             ifindex,
+            // At the hook the tag is still in the frame: read as a file holds it.
+            tag_stripped: false,
         });
         let set = crate::filter::compile(expr, target)?;
         let size = cfg

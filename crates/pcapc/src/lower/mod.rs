@@ -51,6 +51,10 @@ pub(crate) enum Rel {
     LinkType,
     TranIpv4,
     TranIpv6,
+    /// The outermost VLAN tag that the kernel took out and the capture put back
+    /// after the MAC addresses ([`Meta::tag_stripped`]); not libpcap's, whose
+    /// kernel filter reads it from the socket.
+    PutBackTag,
 }
 
 /// The link-layer framing in force, which `pppoes` changes to PPP. One variant per
@@ -140,7 +144,19 @@ pub struct Meta {
     pub outgoing: bool,
     /// The interface it was captured on.
     pub ifindex: u32,
+    /// The kernel took the packet's outermost VLAN tag out of its data before the
+    /// filter (`skb->vlan_present`, `TP_STATUS_VLAN_VALID`), as it does to every
+    /// tagged frame it receives. libpcap's kernel filter then reads the frame
+    /// without the tag, and `vlan` at the outermost header tests the tag the socket
+    /// keeps beside it (`SKF_AD_VLAN_TAG_PRESENT`, `SKF_AD_VLAN_TAG`). The program
+    /// compiled for such packets reads the frame as it is delivered, the tag put
+    /// back at bytes 12 to 15, and so reads what libpcap reads past byte 12 four
+    /// bytes further on, and the length 4 bytes shorter. Ethernet only.
+    pub tag_stripped: bool,
 }
+
+/// Bytes of an 802.1Q tag.
+const TAG: u32 = 4;
 
 pub(crate) struct Lowerer<'t> {
     pub text: &'t str,
@@ -337,6 +353,14 @@ impl<'t> Lowerer<'t> {
         if link == Link::Pflog {
             lw.pflog_offsets();
         }
+        if lw.stripped_tag() {
+            // The frame has the tag put back where the kernel read none: every
+            // field past the MAC addresses is 4 bytes further on.
+            lw.off_linkpl.k += TAG;
+            if let Some(o) = lw.off_linktype.as_mut() {
+                o.k += TAG;
+            }
+        }
         Ok(lw)
     }
 
@@ -401,8 +425,10 @@ impl<'t> Lowerer<'t> {
             PrimKind::Relation { op, lhs, rhs } => self.relation(*op, lhs, rhs),
             PrimKind::Broadcast(p) => self.broadcast(*p),
             PrimKind::Multicast(p) => self.multicast(*p),
-            PrimKind::Less(n) => Ok(Tree::not(Tree::Atom(Pred::Len(Test::Gt(*n))))),
-            PrimKind::Greater(n) => Ok(Tree::Atom(Pred::Len(Test::Ge(*n)))),
+            PrimKind::Less(n) => Ok(Tree::not(Tree::Atom(Pred::Len(Test::Gt(
+                self.len_as_read(*n),
+            ))))),
+            PrimKind::Greater(n) => Ok(Tree::Atom(Pred::Len(Test::Ge(self.len_as_read(*n))))),
             PrimKind::Byte { index, op, value } => self.byteop(*index, *op, *value),
             PrimKind::Inbound => self.inbound(true),
             PrimKind::Outbound => self.inbound(false),
@@ -485,11 +511,46 @@ impl<'t> Lowerer<'t> {
                 var: self.off_linkpl.var,
                 k: self.off_linkpl.k + self.off_nl + 40,
             },
+            Rel::PutBackTag => Off {
+                var: self.off_linkhdr.var,
+                k: self.off_linkhdr.k + 12,
+            },
+        };
+        // Past the MAC addresses of a frame whose tag was put back (`ether[12]`,
+        // `byte 14`), libpcap's kernel filter reads what lies 4 bytes further on.
+        let offset = if rel == Rel::LinkHdr && self.stripped_tag() && offset >= 12 {
+            offset.wrapping_add(TAG)
+        } else {
+            offset
         };
         Ok(Loc {
             anchor: base.var,
             off: base.k.wrapping_add(offset),
         })
+    }
+
+    /// Whether the program is for packets whose outermost VLAN tag the kernel
+    /// took out and the capture put back ([`Meta::tag_stripped`]), and the offsets
+    /// in force are still those of the outermost Ethernet header.
+    pub(crate) fn stripped_tag(&self) -> bool {
+        self.tag_put_back() && self.off_linkhdr == Off::at(0)
+    }
+
+    /// Whether the program reads Ethernet frames with a tag put back that the
+    /// kernel took out ([`Meta::tag_stripped`]).
+    fn tag_put_back(&self) -> bool {
+        self.target.meta.is_some_and(|m| m.tag_stripped)
+            && self.target.linktype == LinkType::EN10MB
+    }
+
+    /// The length `n` of a `len` comparison as the program reads it: 4 bytes more
+    /// on a frame whose stripped tag was put back ([`Meta::tag_stripped`]).
+    pub(crate) fn len_as_read(&self, n: u32) -> u32 {
+        if self.tag_put_back() {
+            n.saturating_add(TAG)
+        } else {
+            n
+        }
     }
 
     pub(crate) fn ncmp(
