@@ -121,7 +121,10 @@ fn live_vlan_traffic_is_selected_as_tcpdump_i_selects_it() {
         let mut host_theirs = Vec::new();
         for (expr, tcpdump, ours) in runs {
             let theirs = sorted(&tcpdump.stop());
-            assert!(!theirs.is_empty(), "{expr} (offload {offload}): tcpdump kept nothing");
+            assert!(
+                !theirs.is_empty(),
+                "{expr} (offload {offload}): tcpdump kept nothing"
+            );
             for (place, run) in ours {
                 let done = run.stop();
                 assert_eq!(
@@ -134,7 +137,10 @@ fn live_vlan_traffic_is_selected_as_tcpdump_i_selects_it() {
                     done.stderr
                 );
             }
-            eprintln!("{expr} (tx-vlan offload {offload}): {} frames", theirs.len());
+            eprintln!(
+                "{expr} (tx-vlan offload {offload}): {} frames",
+                theirs.len()
+            );
             if *expr == host {
                 host_theirs = theirs;
             }

@@ -616,7 +616,13 @@ pub fn generate_split(split: Split<'_>, env: Env) -> Result<Generated, GenError>
         ));
     }
     let n = 1 + usize::from(split.sent.is_some());
-    emit(&[split.received.untagged], Some(split), env, false, &vec![env.params; 2 * n])
+    emit(
+        &[split.received.untagged],
+        Some(split),
+        env,
+        false,
+        &vec![env.params; 2 * n],
+    )
 }
 
 /// The program for a live set's clauses: it accepts what any clause accepts, and

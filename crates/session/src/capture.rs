@@ -196,7 +196,12 @@ fn filter(
             let strip = !cfg.tags_as_file;
             let [r, rt, s, st] = compile_each(
                 expr,
-                [meta(false), tagged(false, strip), meta(true), tagged(true, strip)],
+                [
+                    meta(false),
+                    tagged(false, strip),
+                    meta(true),
+                    tagged(true, strip),
+                ],
             )?;
             let split = [[r, rt], [s, st]];
             let decides = place_static(cfg.placement, &split, at, &socks, events)?;

@@ -19,10 +19,10 @@
 
 use crate::config::{FollowSpec, Placement};
 use crate::event::{Event, Events, Placed};
+use crate::filter::SplitSets;
 use crate::{Error, ErrorKind};
 use netsift_follow::{Change, Endpoint, Transport};
 use netsift_isa::PassSet;
-use crate::filter::SplitSets;
 use netsift_kernel::codegen::{generate, generate_split, Env, GenError, Generated, Halves, Split};
 use netsift_kernel::follow::Following as Maps;
 use netsift_kernel::placed::{attach, PlacedClauses};
@@ -86,17 +86,22 @@ pub(crate) fn place_static(
     let made = unplaceable(lt).map_or_else(
         || {
             let env = Env::socket(snaplen);
-            let g: Result<Generated, GenError> = if sent.untagged == received.untagged
-                && sent.tagged == received.tagged
-            {
-                match received.tagged {
-                    None => generate(received.untagged, env),
-                    Some(_) => generate_split(Split { received, sent: None }, env),
-                }
-            } else {
-                let sent = Some(sent);
-                generate_split(Split { received, sent }, env)
-            };
+            let g: Result<Generated, GenError> =
+                if sent.untagged == received.untagged && sent.tagged == received.tagged {
+                    match received.tagged {
+                        None => generate(received.untagged, env),
+                        Some(_) => generate_split(
+                            Split {
+                                received,
+                                sent: None,
+                            },
+                            env,
+                        ),
+                    }
+                } else {
+                    let sent = Some(sent);
+                    generate_split(Split { received, sent }, env)
+                };
             g.map_err(|e| e.to_string())
                 .and_then(|g| attach(&g, socks).map(|_| g).map_err(|e| e.to_string()))
         },

@@ -155,8 +155,10 @@ impl VethPair {
         let (ns, dev) = self.end(side);
         let name = format!("vl{vid}");
         let id = vid.to_string();
-        ip(&["-n", ns, "link", "add", "link", dev, "name", &name, "type", "vlan", "id", &id])
-            .unwrap();
+        ip(&[
+            "-n", ns, "link", "add", "link", dev, "name", &name, "type", "vlan", "id", &id,
+        ])
+        .unwrap();
         ip(&["-n", ns, "link", "set", &name, "up"]).unwrap();
         name
     }
@@ -197,7 +199,11 @@ fn ethtool_flag(dev: &str, flag: u32, on: bool) -> std::io::Result<()> {
     let request = |v: &mut Value| {
         // SAFETY: ifreq is plain data, valid when zeroed.
         let mut ifr: libc::ifreq = unsafe { std::mem::zeroed() };
-        for (d, s) in ifr.ifr_name.iter_mut().zip(dev.bytes().take(libc::IFNAMSIZ - 1)) {
+        for (d, s) in ifr
+            .ifr_name
+            .iter_mut()
+            .zip(dev.bytes().take(libc::IFNAMSIZ - 1))
+        {
             *d = s as libc::c_char;
         }
         ifr.ifr_ifru.ifru_data = (v as *mut Value).cast();

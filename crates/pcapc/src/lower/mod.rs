@@ -539,8 +539,7 @@ impl<'t> Lowerer<'t> {
     /// Whether the program reads Ethernet frames with a tag put back that the
     /// kernel took out ([`Meta::tag_stripped`]).
     fn tag_put_back(&self) -> bool {
-        self.target.meta.is_some_and(|m| m.tag_stripped)
-            && self.target.linktype == LinkType::EN10MB
+        self.target.meta.is_some_and(|m| m.tag_stripped) && self.target.linktype == LinkType::EN10MB
     }
 
     /// The length `n` of a `len` comparison as the program reads it: 4 bytes more
