@@ -3,9 +3,12 @@
 //! its data before a socket filter runs, and libpcap's kernel filter reads the
 //! frame without it (`vlan` tests the tag the kernel keeps beside it), unlike a
 //! capture file's filter: so `host` and `ip` match tagged traffic live. A frame
-//! this host sends through a VLAN interface keeps its tag beside it while the
-//! veth's tx-vlan offload is on, and in its data while it is off.
+//! this host tags as it sends it (a VLAN interface; here a traffic control
+//! program, since the test machine may have no 8021q module) keeps its tag beside
+//! it while the veth's tx-vlan offload is on, and in its data while it is off.
 
+use netsift_kernel::asm::{Asm, R0, R1, R2, R3};
+use netsift_kernel::sys::{ProgKind, Program};
 use netsift_testkit::frames::Frame;
 use netsift_testkit::live::{Finished, Live};
 use netsift_testkit::netns::{in_ns, send_frames, Side, VethPair};
@@ -28,6 +31,25 @@ fn frame(seq: u32, vid: Option<u16>, src: [u8; 4]) -> Vec<u8> {
         .build()
 }
 
+/// A traffic control program that tags every frame sent with VLAN [`VID`]
+/// (`bpf_skb_vlan_push`, which puts the tag beside the frame, where the veth
+/// leaves it with tx-vlan offload on and moves it into the data with it off),
+/// linked to interface `ifindex`'s egress for as long as the link lives.
+fn tag_sent_frames(ifindex: u32) -> std::os::fd::OwnedFd {
+    const SKB_VLAN_PUSH: i32 = 18;
+    let mut a = Asm::new();
+    // r1 is the socket buffer; the protocol is big-endian.
+    a.mov64_imm(R2, i32::from(0x8100u16.to_be()));
+    a.mov64_imm(R3, i32::from(VID));
+    a.call(SKB_VLAN_PUSH);
+    let _ = R1;
+    // TCX_NEXT: on to the next program, or the device.
+    a.mov64_imm(R0, -1);
+    a.exit();
+    let p = Program::load(ProgKind::SchedCls, "tag_sent", &a.finish().unwrap()).unwrap();
+    p.link_tcx(ifindex, true).unwrap()
+}
+
 /// Frames B sends (A receives them, the kernel taking each tag out), and
 /// frames A sends through its VLAN interface.
 fn traffic() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
@@ -43,7 +65,7 @@ fn traffic() -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     let sent = [HOST, OTHER]
         .iter()
         .flat_map(|&src| (0..3).map(move |_| src))
-        .map(|src| frame(seq.next().unwrap(), Some(VID), src))
+        .map(|src| frame(seq.next().unwrap(), None, src))
         .collect();
     (received, sent)
 }
@@ -73,14 +95,15 @@ fn live_vlan_traffic_is_selected_as_tcpdump_i_selects_it() {
         "vlan 1213",
         "not vlan",
         "vlan and host 10.172.64.7",
-        "vlan 1213 and udp port 5000 and ether[16:2] = 0x0800",
+        "ether[12:2] = 0x0800 and udp port 5000 and less 48",
     ];
     let (received, sent) = traffic();
     for offload in [true, false] {
         let pair = VethPair::new();
         pair.set_tx_vlan_offload(Side::A, offload);
         let (ns, dev) = pair.end(Side::A);
-        let vl = dev.to_string();
+        let ifindex = pair.ifindex(Side::A);
+        let tagger = in_ns(ns, move || tag_sent_frames(ifindex)).join().unwrap();
         let out = |name: String| dir.path().join(format!("{name}-{offload}.pcap"));
         let mut runs = Vec::new();
         for (k, expr) in exprs.iter().enumerate() {
@@ -115,8 +138,11 @@ fn live_vlan_traffic_is_selected_as_tcpdump_i_selects_it() {
             .filter(host)
             .start();
         pair.send(Side::B, &received);
-        let sent = sent.clone();
-        in_ns(ns, move || send_frames(&vl, &sent)).join().unwrap();
+        let (sent, dev_a) = (sent.clone(), dev.to_string());
+        in_ns(ns, move || send_frames(&dev_a, &sent))
+            .join()
+            .unwrap();
+        drop(tagger);
         std::thread::sleep(Duration::from_millis(500));
         let mut host_theirs = Vec::new();
         for (expr, tcpdump, ours) in runs {
