@@ -23,7 +23,7 @@ _netsift() {
 
     case "${cmd}" in
         netsift)
-            opts="-r -V -i -s -B -p -Q -D -L -w -C -G -W -U -c -d -q -v -e -S -t -x -X -A -# -l -n -F -y -h --workers --worker-files --list-interfaces --list-data-link-types --immediate-mode --packet-buffered --absolute-tcp-sequence-numbers --time-stamp-precision --nano --micro --number --count --version --generate --follow --follow-set --control --place --follow-loose --follow-max-flows --follow-max-per-session --follow-max-sessions --socket --daemon-stats --graph --graph-dot --graph-svg --element --instance --help"
+            opts="-r -V -i -s -B -p -Q -D -L -w -C -G -W -U -c -d -q -v -e -S -t -x -X -A -# -l -n -F -y -h --workers --worker-files --list-interfaces --list-data-link-types --immediate-mode --packet-buffered --absolute-tcp-sequence-numbers --time-stamp-precision --nano --micro --number --count --version --generate --follow --follow-set --control --place --vlan-as-file --follow-loose --follow-max-flows --follow-max-per-session --follow-max-sessions --socket --daemon-stats --graph --graph-dot --graph-svg --element --instance --help"
             if [[ ${cur} == -* || ${COMP_CWORD} -eq 1 ]] ; then
                 COMPREPLY=( $(compgen -W "${opts}" -- "${cur}") )
                 return 0

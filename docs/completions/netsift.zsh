@@ -71,6 +71,7 @@ _netsift() {
 '--version[Print the version and exit]' \
 '*-n[Don'\''t resolve addresses or ports (netsift never does; -n and -nn are accepted for tcpdump compatibility)]' \
 '--follow-set[With --follow\: track flows in a hash-table (SET) instruction instead of one pass per server; O(1) per flow for any number of flows]' \
+'--vlan-as-file[With -i\: filter a frame whose VLAN tag the kernel took out with the tag in place, as a capture file holds it (and as -r filters it), instead of as tcpdump -i does\: without the tag, \`vlan\` testing the tag the kernel kept beside the frame, so that \`ip\` and \`host\` also match tagged traffic. Written frames hold their tags either way. A static filter only (--control and --follow read frames as a file holds them)]' \
 '--follow-loose[With --follow\: accept an FTP/SIP/RTSP announced address that is not the announcing side'\''s own (conntrack'\''s \`loose\`), and SIP/RTSP media from any host (its \`sip_direct_media=0\`). UNSAFE\: any peer of a control connection can then point the capture at any host]' \
 '--daemon-stats[\`netsift flow --daemon-stats\`\: print the daemon'\''s accounting (per source\: batches, packets, filter runs, distinct filters, kernel clauses, groups, flows, stored copies) and exit]' \
 '-h[Print help]' \
