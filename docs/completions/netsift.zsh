@@ -74,8 +74,8 @@ _netsift() {
 '--vlan-as-file[With -i\: filter a frame whose VLAN tag the kernel took out with the tag in place, as a capture file holds it (and as -r filters it), instead of as tcpdump -i does\: without the tag, \`vlan\` testing the tag the kernel kept beside the frame, so that \`ip\` and \`host\` also match tagged traffic. Written frames hold their tags either way. A static filter only (--control and --follow read frames as a file holds them)]' \
 '--follow-loose[With --follow\: accept an FTP/SIP/RTSP announced address that is not the announcing side'\''s own (conntrack'\''s \`loose\`), and SIP/RTSP media from any host (its \`sip_direct_media=0\`). UNSAFE\: any peer of a control connection can then point the capture at any host]' \
 '--daemon-stats[\`netsift flow --daemon-stats\`\: print the daemon'\''s accounting (per source\: batches, packets, filter runs, distinct filters, kernel clauses, groups, flows, stored copies) and exit]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '*::expression -- The filter expression:_default' \
 && ret=0
 }

@@ -285,41 +285,64 @@ pub(crate) fn lower(
     ))
 }
 
+/// A link type's framing and offsets, as libpcap's init_linktype sets them: the
+/// link header, the link-type field and the link payload; `None` for a link type
+/// the compiler does not know.
+fn link_offsets(linktype: LinkType) -> Option<(Link, u32, Option<u32>, u32)> {
+    Some(match linktype {
+        LinkType::EN10MB => (Link::En10mb, 0, Some(12), 14),
+        LinkType::RAW => (Link::Raw, 0, None, 0),
+        LinkType::IPV4 => (Link::Ipv4, 0, None, 0),
+        LinkType::IPV6 => (Link::Ipv6, 0, None, 0),
+        LinkType::NULL => (Link::Null, 0, Some(0), 4),
+        LinkType::LOOP => (Link::Loop, 0, Some(0), 4),
+        LinkType::LINUX_SLL => (Link::Sll, 0, Some(14), 16),
+        LinkType::LINUX_SLL2 => (Link::Sll2, 0, Some(0), 20),
+        LinkType::PPP => (Link::Ppp, 0, Some(2), 4),
+        LinkType::PPP_SERIAL => (Link::PppSerial, 0, Some(2), 4),
+        LinkType::PPP_ETHER => (Link::PppSerial, 0, Some(6), 8),
+        LinkType::PPP_PPPD => (Link::PppPppd, 0, Some(2), 4),
+        LinkType::PPP_BSDOS => (Link::PppBsdos, 0, Some(5), 24),
+        LinkType::C_HDLC => (Link::CHdlc, 0, Some(2), 4),
+        LinkType::FRELAY => (Link::Frelay, 0, None, 0),
+        LinkType::SLIP => (Link::Slip, 0, None, 16),
+        LinkType::SLIP_BSDOS => (Link::SlipBsdos, 0, None, 24),
+        LinkType::ENC => (Link::Enc, 0, Some(0), 12),
+        LinkType::IPNET => (Link::Ipnet, 0, Some(1), 24),
+        LinkType::PFLOG => (Link::Pflog, 0, Some(0), 0),
+        LinkType::NETANALYZER => (Link::En10mb, 4, Some(16), 18),
+        LinkType::NETANALYZER_TRANSPARENT => (Link::En10mb, 12, Some(24), 26),
+        other if link::opaque_label(other).is_some() => (Link::Opaque, 0, None, 0),
+        _ => return None,
+    })
+}
+
+/// Where the fields of `linktype` lie, for the `-d` listing to write the values
+/// compared with them as a tcpdump user reads them (`netsift_isa::LinkFields`).
+pub fn link_fields(linktype: LinkType) -> Option<netsift_isa::LinkFields> {
+    let (link, _, ethertype, payload) = link_offsets(linktype)?;
+    // An EtherType only where the link-type field holds one.
+    let ethernet = matches!(link, Link::En10mb | Link::Sll | Link::Sll2);
+    Some(netsift_isa::LinkFields {
+        ethertype: ethertype.filter(|_| ethernet),
+        network: payload,
+    })
+}
+
 impl<'t> Lowerer<'t> {
     fn new(text: &'t str, target: Target) -> LResult<Lowerer<'t>> {
         let whole = Span::new(0, text.len());
         // (framing, link header, link-type field, link payload): init_linktype.
-        let (link, off_linkhdr, off_linktype, off_linkpl) = match target.linktype {
-            LinkType::EN10MB => (Link::En10mb, 0, Some(12), 14),
-            LinkType::RAW => (Link::Raw, 0, None, 0),
-            LinkType::IPV4 => (Link::Ipv4, 0, None, 0),
-            LinkType::IPV6 => (Link::Ipv6, 0, None, 0),
-            LinkType::NULL => (Link::Null, 0, Some(0), 4),
-            LinkType::LOOP => (Link::Loop, 0, Some(0), 4),
-            LinkType::LINUX_SLL => (Link::Sll, 0, Some(14), 16),
-            LinkType::LINUX_SLL2 => (Link::Sll2, 0, Some(0), 20),
-            LinkType::PPP => (Link::Ppp, 0, Some(2), 4),
-            LinkType::PPP_SERIAL => (Link::PppSerial, 0, Some(2), 4),
-            LinkType::PPP_ETHER => (Link::PppSerial, 0, Some(6), 8),
-            LinkType::PPP_PPPD => (Link::PppPppd, 0, Some(2), 4),
-            LinkType::PPP_BSDOS => (Link::PppBsdos, 0, Some(5), 24),
-            LinkType::C_HDLC => (Link::CHdlc, 0, Some(2), 4),
-            LinkType::FRELAY => (Link::Frelay, 0, None, 0),
-            LinkType::SLIP => (Link::Slip, 0, None, 16),
-            LinkType::SLIP_BSDOS => (Link::SlipBsdos, 0, None, 24),
-            LinkType::ENC => (Link::Enc, 0, Some(0), 12),
-            LinkType::IPNET => (Link::Ipnet, 0, Some(1), 24),
-            LinkType::PFLOG => (Link::Pflog, 0, Some(0), 0),
-            LinkType::NETANALYZER => (Link::En10mb, 4, Some(16), 18),
-            LinkType::NETANALYZER_TRANSPARENT => (Link::En10mb, 12, Some(24), 26),
-            other if link::opaque_label(other).is_some() => (Link::Opaque, 0, None, 0),
-            other => {
-                return Err(Error::new(
-                    format!("link type {other} is not supported by the filter compiler"),
-                    whole,
-                    text,
-                ))
-            }
+        let Some((link, off_linkhdr, off_linktype, off_linkpl)) = link_offsets(target.linktype)
+        else {
+            return Err(Error::new(
+                format!(
+                    "link type {} is not supported by the filter compiler",
+                    target.linktype
+                ),
+                whole,
+                text,
+            ));
         };
         let mut lw = Lowerer {
             text,
