@@ -83,20 +83,25 @@ fn tagged(p: &(Vec<u8>, u32)) -> bool {
     p.0.get(12..14) == Some(&[0x81, 0x00][..])
 }
 
+const HOST_EXPR: &str = "host 10.172.64.7";
+
+/// The filters compared: with and without `vlan`, and reading past the tag
+/// (`ether[12:2]`, `less`) as libpcap's kernel filter reads a frame without it.
+const EXPRS: [&str; 7] = [
+    HOST_EXPR,
+    "ip",
+    "vlan",
+    "vlan 1213",
+    "not vlan",
+    "vlan and host 10.172.64.7",
+    "ether[12:2] = 0x0800 and udp port 5000 and less 48",
+];
+
 #[test]
 fn live_vlan_traffic_is_selected_as_tcpdump_i_selects_it() {
     require!(Need::Netns, Need::Command("tcpdump"));
     let dir = tempfile::tempdir().unwrap();
-    let host = "host 10.172.64.7";
-    let exprs = [
-        host,
-        "ip",
-        "vlan",
-        "vlan 1213",
-        "not vlan",
-        "vlan and host 10.172.64.7",
-        "ether[12:2] = 0x0800 and udp port 5000 and less 48",
-    ];
+    let (host, exprs) = (HOST_EXPR, EXPRS);
     let (received, sent) = traffic();
     for offload in [true, false] {
         let pair = VethPair::new();
@@ -175,5 +180,48 @@ fn live_vlan_traffic_is_selected_as_tcpdump_i_selects_it() {
         assert!(host_theirs.iter().any(tagged), "offload {offload}");
         let untagged: Vec<_> = host_theirs.into_iter().filter(|p| !tagged(p)).collect();
         assert_eq!(sorted(&as_file.stop()), untagged, "--vlan-as-file {host}");
+    }
+}
+
+/// `--place xdp`: at the hook the tag is still in the frame, and a frame whose
+/// outermost EtherType is 802.1Q or 802.1ad gets the program that reads it as
+/// libpcap's kernel filter will once the kernel has taken the tag out. The
+/// XDP hook sees received frames: tcpdump runs with `-Q in`. One XDP program
+/// an interface: the filters take turns.
+#[test]
+fn xdp_level_selects_tagged_frames_as_tcpdump_i_does() {
+    require!(Need::Netns, Need::Command("tcpdump"));
+    let dir = tempfile::tempdir().unwrap();
+    let (received, _) = traffic();
+    let pair = VethPair::new();
+    let (ns, dev) = pair.end(Side::A);
+    for (k, expr) in EXPRS.iter().enumerate() {
+        let run = |program: Live, name: &str, args: &[&str]| {
+            program
+                .in_ns(ns)
+                .on(dev)
+                .args(args)
+                .write_to(&dir.path().join(format!("{name}{k}.pcap")))
+                .filter(expr)
+                .start()
+        };
+        let tcpdump = run(
+            Live::tcpdump(),
+            "tcpdump",
+            &["--immediate-mode", "-Q", "in"],
+        );
+        let ours = run(
+            Live::new(env!("CARGO_BIN_EXE_netsift")),
+            "xdp",
+            &["--place", "xdp"],
+        );
+        pair.send(Side::B, &received);
+        std::thread::sleep(Duration::from_millis(500));
+        let theirs = sorted(&tcpdump.stop());
+        let done = ours.stop();
+        assert!(!theirs.is_empty(), "{expr}: tcpdump kept nothing");
+        assert!(done.said_contains("XDP"), "{expr}: {:?}", done.said);
+        assert_eq!(sorted(&done), theirs, "{expr} --place xdp: {}", done.stderr);
+        eprintln!("{expr} (xdp): {} frames", theirs.len());
     }
 }

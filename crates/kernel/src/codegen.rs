@@ -140,6 +140,11 @@ pub enum Vlan {
     /// 0, which then holds the tag protocol identifier, and `mark` the tag control
     /// information (the two words a test run lets a caller set).
     TestContext,
+    /// Still in the data, at the XDP hook, where the kernel has taken nothing out
+    /// yet: a frame whose outermost EtherType is 802.1Q or 802.1ad is one it
+    /// will take the tag out of on receive (`skb_vlan_untag`), and the tagged
+    /// program of a [`Split`] reads it as it is.
+    Ahead,
 }
 
 impl Env {
@@ -201,6 +206,15 @@ impl Env {
                 redirect: Some(xskmap),
             },
             ..Env::xdp(-1, stats, 1)
+        }
+    }
+
+    /// This XDP environment for a [`Split`] by tag: frames the kernel will take
+    /// a tag out of run the tagged program ([`Vlan::Ahead`]).
+    pub fn tags_ahead(self) -> Env {
+        Env {
+            vlan: Vlan::Ahead,
+            ..self
         }
     }
 
@@ -608,9 +622,11 @@ impl<'s> Split<'s> {
     }
 }
 
-/// The program for a static filter split as [`Split`] says. On a socket only.
+/// The program for a static filter split as [`Split`] says: on a socket, or
+/// by tag alone at the XDP hook ([`Env::tags_ahead`]).
 pub fn generate_split(split: Split<'_>, env: Env) -> Result<Generated, GenError> {
-    if env.hook != Hook::Skb || env.follow.is_some() {
+    let xdp_by_tag = env.hook.is_xdp() && env.vlan == Vlan::Ahead && split.sent.is_none();
+    if !(env.hook == Hook::Skb || xdp_by_tag) || env.follow.is_some() {
         return Err(GenError::unsupported(
             "a filter that tests what the socket says of packets runs on a socket only",
         ));
@@ -837,6 +853,11 @@ impl<'a> Gen<'a> {
         let tagged = self.a.label();
         match env.vlan {
             Vlan::InData => {}
+            Vlan::Ahead => {
+                if let Some((sets, d)) = tagged_sets {
+                    return self.ahead(((clauses, decoded), (sets, d)), first, env);
+                }
+            }
             Vlan::Skb => {
                 // __sk_buff.vlan_present, the context's sixth word.
                 self.a.ldx(Width::W, VAL, CTX, 20);
@@ -851,7 +872,7 @@ impl<'a> Gen<'a> {
         self.tagged = false;
         let mut unsure_passes = self.body(clauses, decoded, first, enable, env);
         self.a.ja(end);
-        if env.vlan != Vlan::InData {
+        if !matches!(env.vlan, Vlan::InData | Vlan::Ahead) {
             self.a.bind(tagged);
             // The tag as bytes 12 to 15 would read, kept on the stack for the loads.
             if env.vlan == Vlan::Skb {
@@ -882,6 +903,44 @@ impl<'a> Gen<'a> {
             }
             self.a.ja(end);
         }
+        unsure_passes
+    }
+
+    /// [`Vlan::Ahead`]'s halves: the untagged program, and the tagged one for a
+    /// frame whose outermost EtherType (bytes 12 and 13) is 802.1Q or 802.1ad,
+    /// read as it is (the tag is in its data). A frame too short to have one
+    /// is untagged.
+    #[allow(clippy::type_complexity)]
+    fn ahead(
+        &mut self,
+        ((clauses, decoded), (sets, d)): (
+            (&[&'a PassSet], &'a [Decoded]),
+            (&[&'a PassSet], &'a [Decoded]),
+        ),
+        first: usize,
+        env: Env,
+    ) -> Vec<usize> {
+        let (end, tagged, untagged) = (self.reject, self.a.label(), self.a.label());
+        self.a.mov64_reg(R1, CTX);
+        self.a.mov64_imm(R2, TAG_AT as i32);
+        self.a.mov64_reg(R3, R10);
+        self.a.alu64_imm(Alu::Add, R3, LOADBUF as i32);
+        self.a.mov64_imm(R4, 2);
+        self.a.call(XDP_LOAD_BYTES);
+        self.a.jmp_imm(Cond::Ne, R0, 0, untagged);
+        self.a.ldx(Width::H, VAL, R10, LOADBUF);
+        self.a.to_be(VAL, 16);
+        self.a.jmp_imm(Cond::Eq, VAL, 0x8100, tagged);
+        self.a.jmp_imm(Cond::Eq, VAL, 0x88a8, tagged);
+        self.a.bind(untagged);
+        self.tagged = false;
+        let mut unsure_passes = self.body(clauses, decoded, first, None, env);
+        self.a.ja(end);
+        self.a.bind(tagged);
+        let before: usize = decoded.iter().map(|d| d.passes.len()).sum();
+        let more = self.body(sets, d, first + clauses.len(), None, env);
+        unsure_passes.extend(more.into_iter().map(|p| before + p));
+        self.a.ja(end);
         unsure_passes
     }
 
