@@ -97,7 +97,7 @@ pub(crate) struct Args {
     /// once. Values are written as tcpdump writes them where the field is known:
     /// IPv4 addresses as dotted quads, IPv6 addresses by groups of 16 bits, ports
     /// and VLAN IDs in decimal, EtherTypes and IP protocols by name and number
-    /// (`IPv4 (0x0800)`, `TCP (6)`); other values in hexadecimal. With --place
+    /// (`IPv4 (0x0800)`, `tcp (6)`); other values in hexadecimal. With --place
     /// kernel or xdp, the generated eBPF program instead, in bpftool's notation
     /// (`r0 = *(u16 *)skb[12]`).
     #[arg(short = 'd')]

@@ -32,8 +32,8 @@ fn addresses_ports_and_protocols_read_as_tcpdump_writes_them() {
     for want in [
         "eq [12:2] in {IPv4 (0x0800)}",
         "& 255.255.255.255 in {10.1.2.3}",
-        "TCP (6)",
-        "UDP (17)",
+        "tcp (6)",
+        "udp (17)",
         "in {80}",
     ] {
         assert!(l.contains(want), "no {want:?} in\n{l}");
@@ -56,7 +56,7 @@ fn addresses_ports_and_protocols_read_as_tcpdump_writes_them() {
     }
 
     let l = listing(&["-d", "ip6 dst host fe80::1 and tcp"]);
-    for want in ["{IPv6 (0x86dd)}", "in {fe80:0}", "in {0:1}", "{TCP (6)}"] {
+    for want in ["{IPv6 (0x86dd)}", "in {fe80:0}", "in {0:1}", "{tcp (6)}"] {
         assert!(l.contains(want), "no {want:?} in\n{l}");
     }
 

@@ -7,7 +7,7 @@ use crate::insn::{
 };
 use crate::{AnchorRule, PassKind, PassSet};
 pub use notation::LinkFields;
-use notation::{Kind, Notation};
+use notation::{Notation, Operands};
 use std::fmt::{self, Write};
 
 impl fmt::Display for PassSet {
@@ -52,7 +52,8 @@ impl PassSet {
                     (Some(n), Some(size)) => n.kind(self, i, (d.anchor, d.offset, size)),
                     _ => None,
                 };
-                writeln!(f, "  {j:2}: {}", insn.listed(kind))?;
+                let notation = notation.as_ref();
+                writeln!(f, "  {j:2}: {}", insn.listed(Operands { kind, notation }))?;
             }
         }
         if !self.tables().is_empty() {
@@ -142,13 +143,13 @@ fn field(d: &Decoded, size: Size) -> String {
 
 impl fmt::Display for Instruction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.listed(None))
+        f.write_str(&self.listed(Operands::default()))
     }
 }
 
 impl Instruction {
-    /// The instruction's line, its operands written for a field of `kind`.
-    fn listed(&self, kind: Option<Kind>) -> String {
+    /// The instruction's line, its operands written as `k` says.
+    fn listed(&self, kind: Operands<'_>) -> String {
         let d = self.decode();
         let mut s = String::new();
         if d.copied {
@@ -233,18 +234,18 @@ fn joiner(word: u32) -> &'static str {
 
 impl Instruction {
     /// EQ or MEQ (`op`): `eq [field] in {values}`, with `& mask` for MEQ.
-    fn write_eq(&self, s: &mut String, d: &Decoded, (op, size): (Opcode, Size), k: Option<Kind>) {
+    fn write_eq(&self, s: &mut String, d: &Decoded, (op, size): (Opcode, Size), k: Operands<'_>) {
         let (first, mask) = if op == Opcode::Eq {
             (1, None)
         } else {
             (2, Some(self.p(1)))
         };
         let vals: Vec<String> = (0..d.count as usize)
-            .map(|i| notation::value(k, self.operand(first, size, i)))
+            .map(|i| k.value(self.operand(first, size, i)))
             .collect();
         write!(s, "{} [{}]", op.name(), field(d, size)).ok();
         if let Some(m) = mask {
-            write!(s, " & {}", notation::mask(k, m)).ok();
+            write!(s, " & {}", k.mask(m)).ok();
         }
         write!(s, " in {{{}}}", vals.join(", ")).ok();
     }
@@ -256,7 +257,7 @@ impl Instruction {
         s: &mut String,
         d: &Decoded,
         (op, size): (Opcode, Size),
-        k: Option<Kind>,
+        k: Operands<'_>,
     ) {
         let (first, mask) = if op == Opcode::Range {
             (2, self.p(1))
@@ -273,21 +274,18 @@ impl Instruction {
                 Size::B4 => (self.p(first + 2 * i), self.p(first + 2 * i + 1)),
                 _ => (self.p(first + i) & 0xffff, self.p(first + i) >> 16),
             };
-            match k {
-                Some(Kind::Ipv4Addr) => {
-                    let v = |x| notation::value(k, x);
-                    write!(s, " [{}, {}]", v(lo), v(hi))
-                }
-                _ => write!(s, " [{lo}, {hi}]"),
+            if k.is_address() {
+                write!(s, " [{}, {}]", k.value(lo), k.value(hi)).ok();
+            } else {
+                write!(s, " [{lo}, {hi}]").ok();
             }
-            .ok();
         }
     }
 
     /// EQ2: `eq2 [field] and|or [+delta] & mask in {values}`.
-    fn write_eq2(&self, s: &mut String, d: &Decoded, size: Size, k: Option<Kind>) {
+    fn write_eq2(&self, s: &mut String, d: &Decoded, size: Size, k: Operands<'_>) {
         let vals: Vec<String> = (0..d.count as usize)
-            .map(|i| notation::value(k, self.operand(3, size, i)))
+            .map(|i| k.value(self.operand(3, size, i)))
             .collect();
         write!(
             s,
@@ -295,7 +293,7 @@ impl Instruction {
             field(d, size),
             joiner(self.p(1)),
             self.p(1) & 0xffff,
-            notation::mask(k, self.p(2)),
+            k.mask(self.p(2)),
             vals.join(", ")
         )
         .ok();

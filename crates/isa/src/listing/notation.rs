@@ -11,14 +11,18 @@ use crate::insn::{Opcode, Size};
 use crate::{AnchorRule, PassSet};
 use std::fmt::Write;
 
-/// Where a link type's fields lie, for the listing to name the values compared
-/// with them.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where a link type's fields lie, and the names of their values, for the
+/// listing to write the values compared with them.
+#[derive(Clone, Copy, Debug)]
 pub struct LinkFields {
     /// The offset of the link-layer type field, an EtherType, if the link has one.
     pub ethertype: Option<u32>,
     /// The offset of the network-layer header.
     pub network: u32,
+    /// The name tcpdump prints for an EtherType.
+    pub ethertype_name: fn(u16) -> Option<&'static str>,
+    /// The name of an IP protocol (an IPv6 next header).
+    pub proto_name: fn(u8) -> Option<&'static str>,
 }
 
 /// What a field holds.
@@ -178,26 +182,61 @@ impl Notation {
     }
 }
 
-/// Value `v` of a field of kind `kind` (hexadecimal where there is none).
-pub(crate) fn value(kind: Option<Kind>, v: u32) -> String {
+/// How one instruction's operands are written: for a field of `kind`, with the
+/// names `notation`'s link gives.
+#[derive(Clone, Copy, Default)]
+pub(crate) struct Operands<'n> {
+    pub(crate) kind: Option<Kind>,
+    pub(crate) notation: Option<&'n Notation>,
+}
+
+impl Operands<'_> {
+    /// Value `v` (hexadecimal where the field is not known).
+    pub(crate) fn value(&self, v: u32) -> String {
+        let named = |name: Option<&str>, number: String| match name {
+            Some(n) => format!("{n} ({number})"),
+            None => number,
+        };
+        let link = self.notation.map(|n| n.link);
+        match (self.kind, link) {
+            (Some(Kind::EtherType), Some(l)) => named(
+                u16::try_from(v).ok().and_then(l.ethertype_name),
+                format!("{v:#06x}"),
+            ),
+            (Some(Kind::IpProto), Some(l)) => {
+                named(u8::try_from(v).ok().and_then(l.proto_name), v.to_string())
+            }
+            (kind, _) => value(kind, v),
+        }
+    }
+
+    /// A mask over the field: an IPv4 one as a dotted quad.
+    pub(crate) fn mask(&self, m: u32) -> String {
+        mask(self.kind, m)
+    }
+
+    /// Whether the field is an IPv4 address (a range's bounds are then
+    /// addresses too).
+    pub(crate) fn is_address(&self) -> bool {
+        self.kind == Some(Kind::Ipv4Addr)
+    }
+}
+
+/// Value `v` of a field of kind `kind`, by number (hexadecimal where there is
+/// no kind).
+fn value(kind: Option<Kind>, v: u32) -> String {
     match kind {
         None => format!("{v:#x}"),
         Some(Kind::Port | Kind::VlanId) => v.to_string(),
         Some(Kind::Ipv4Addr) => std::net::Ipv4Addr::from(v).to_string(),
         Some(Kind::Ipv6Words) => format!("{:x}:{:x}", v >> 16, v & 0xffff),
-        Some(Kind::EtherType) => match ethertype_name(v) {
-            Some(n) => format!("{n} ({v:#06x})"),
-            None => format!("{v:#06x}"),
-        },
-        Some(Kind::IpProto) => match proto_name(v) {
-            Some(n) => format!("{n} ({v})"),
-            None => v.to_string(),
-        },
+        Some(Kind::EtherType) => format!("{v:#06x}"),
+        Some(Kind::IpProto) => v.to_string(),
     }
 }
 
 /// A mask over a field of kind `kind`: an IPv4 one as a dotted quad.
-pub(crate) fn mask(kind: Option<Kind>, m: u32) -> String {
+fn mask(kind: Option<Kind>, m: u32) -> String {
     let mut s = String::new();
     match kind {
         Some(Kind::Ipv4Addr) => write!(s, "{}", std::net::Ipv4Addr::from(m)),
@@ -205,60 +244,4 @@ pub(crate) fn mask(kind: Option<Kind>, m: u32) -> String {
     }
     .ok();
     s
-}
-
-/// tcpdump's name of an EtherType (`print-ether.c`'s table, the ones filters
-/// name).
-fn ethertype_name(v: u32) -> Option<&'static str> {
-    Some(match v {
-        0x0800 => "IPv4",
-        0x86dd => "IPv6",
-        0x0806 => "ARP",
-        0x8035 => "Reverse ARP",
-        0x8100 => "802.1Q",
-        0x88a8 => "802.1Q-QinQ",
-        0x9100 => "802.1Q-9100",
-        0x8847 => "MPLS unicast",
-        0x8848 => "MPLS multicast",
-        0x8863 => "PPPoE D",
-        0x8864 => "PPPoE S",
-        0x809b => "Appletalk",
-        0x80f3 => "Appletalk ARP",
-        0x8137 => "IPX",
-        0x6003 => "DN",
-        0x6004 => "LAT",
-        0x6007 => "SCA",
-        0x6001 => "MOP DL",
-        0x6002 => "MOP RC",
-        0x88cc => "LLDP",
-        0x888e => "EAPOL",
-        0x88f7 => "PTP",
-        _ => return None,
-    })
-}
-
-/// tcpdump's name of an IP protocol (or IPv6 next header).
-fn proto_name(v: u32) -> Option<&'static str> {
-    Some(match v {
-        0 => "Options",
-        1 => "ICMP",
-        2 => "IGMP",
-        4 => "IPIP",
-        6 => "TCP",
-        17 => "UDP",
-        41 => "IPv6",
-        43 => "Routing",
-        44 => "Fragment",
-        46 => "RSVP",
-        47 => "GRE",
-        50 => "ESP",
-        51 => "AH",
-        58 => "ICMPv6",
-        60 => "DSTOPTS",
-        89 => "OSPF",
-        103 => "PIM",
-        112 => "VRRP",
-        132 => "SCTP",
-        _ => return None,
-    })
 }

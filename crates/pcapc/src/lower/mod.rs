@@ -326,6 +326,8 @@ pub fn link_fields(linktype: LinkType) -> Option<netsift_isa::LinkFields> {
     Some(netsift_isa::LinkFields {
         ethertype: ethertype.filter(|_| ethernet),
         network: payload,
+        ethertype_name: |t| netsift_wire::ethernet::EtherType(t).name(),
+        proto_name: |p| netsift_wire::ip::IpProtocol(p).name(),
     })
 }
 
