@@ -867,3 +867,114 @@ fn a_verdict_under_shared_memory_edits_is_the_state_before_or_after() {
         "the test exercised nothing"
     );
 }
+
+/// A live capture's static filter reads a frame whose tag the kernel took out
+/// as libpcap's kernel filter does (`pcapc::Meta::tag_stripped`): the socket
+/// filter's tagged half runs that program (`generate_split`), its untagged half
+/// the program a file gets. Each corpus frame with an 802.1Q or 802.1ad tag is
+/// run with the tag cut out into the test run's context, and the answer must be
+/// the engine's with the tagged program on the whole frame; untagged frames get
+/// the untagged program's.
+#[test]
+fn split_programs_read_untagged_frames_as_libpcaps_kernel_filter_does() {
+    use netsift_kernel::codegen::{generate_split, Halves, Split};
+    let Some((packets, mut exprs)) = corpus() else {
+        return;
+    };
+    let is_tagged = |p: &[u8]| p.len() >= 18 && matches!(p[12..14], [0x81, 0x00] | [0x88, 0xa8]);
+    let mut frames: Vec<&Vec<u8>> = packets.iter().filter(|p| is_tagged(p)).collect();
+    let tagged = frames.len();
+    frames.extend(packets.iter().filter(|p| !is_tagged(p)).take(300));
+    exprs.extend(
+        [
+            "vlan",
+            "not vlan",
+            "vlan 10 or vlan 20",
+            "vlan and vlan",
+            "vlan and tcp port 80",
+            "ip or ip6",
+            "host 10.0.0.1 or udp",
+            "ether[12:2] = 0x0800",
+            "ether[10:4] != 0",
+            "ether[14] = 0x45",
+            "len > 100",
+            "less 80",
+        ]
+        .map(String::from),
+    );
+    exprs.sort();
+    exprs.dedup();
+    let target = |tag_stripped| {
+        Target::new(LinkType::EN10MB).meta(netsift_pcapc::Meta {
+            outgoing: false,
+            ifindex: 1,
+            tag_stripped,
+        })
+    };
+    let compile = |expr: &str, t| netsift_pcapc::compile_for(expr, target(t));
+    let mut scratch = netsift_engine::Scratch::new();
+    let (mut programs, mut runs, mut unsure, mut refused) = (0, 0u64, 0u64, 0u64);
+    let mut failures = Mismatches::new("split programs against the engine", 40);
+    for expr in &exprs {
+        let (Ok(plain), Ok(stripped)) = (compile(expr, false), compile(expr, true)) else {
+            continue;
+        };
+        let split = Split {
+            received: Halves {
+                untagged: &plain,
+                tagged: Some(&stripped),
+            },
+            sent: None,
+        };
+        let g = match generate_split(split, Env::TEST_RUN_TAGGED) {
+            Ok(g) => g,
+            Err(e) => {
+                failures.record(format!("{expr:?}: {e}"));
+                continue;
+            }
+        };
+        let prog = match Program::load(ProgKind::SchedCls, "netsift", &g.insns) {
+            Ok(p) => p,
+            Err(e) => {
+                failures.record(format!("{expr:?}: {} instructions: {e}", g.insns.len()));
+                continue;
+            }
+        };
+        programs += 1;
+        let (plain, stripped) = (Compiled::new(plain), Compiled::new(stripped));
+        for (i, p) in frames.iter().enumerate() {
+            let (engine, data, mark, priority) = if is_tagged(p) {
+                let mut d = p[..12].to_vec();
+                d.extend_from_slice(&p[16..]);
+                let tpid = u16::from_be_bytes([p[12], p[13]]);
+                let tci = u16::from_be_bytes([p[14], p[15]]);
+                (&stripped, d, u32::from(tci), u32::from(tpid))
+            } else {
+                (&plain, p.to_vec(), 0, 0)
+            };
+            let want = engine.matches(&mut scratch, p, p.len() as u32);
+            let Some(got) = test_run(&prog, &data, mark, priority, &mut refused) else {
+                continue;
+            };
+            runs += 1;
+            match wrong(got, want, g.decisive, &mut unsure) {
+                Ok(false) => {}
+                Ok(true) => failures.record(format!(
+                    "{expr:?}: frame {i} ({} bytes, {}): kernel {got:#x}, engine {}",
+                    p.len(),
+                    if priority != 0 { "tagged" } else { "untagged" },
+                    if want { "accepts" } else { "rejects" },
+                )),
+                Err(other) => {
+                    failures.record(format!("{expr:?}: frame {i}: return value {other:#x}"))
+                }
+            }
+        }
+    }
+    eprintln!(
+        "split: {programs} programs, {} frames ({tagged} tagged), {runs} runs, {unsure} unsure, {refused} refused",
+        frames.len()
+    );
+    assert!(tagged > 0, "the corpus has VLAN-tagged frames");
+    failures.assert_none();
+}
