@@ -742,14 +742,17 @@ fn emit<'s>(
         None
     };
     let numbered = |d: &[Decoded]| d.iter().map(|d| d.passes.len()).sum::<usize>();
-    let t = split.map(|_| (&more[..1], &decoded_more[..1]));
+    // A tagged program is numbered (its tables made) only where it differs.
+    let t = split
+        .and_then(|s| s.received.tagged)
+        .map(|_| (&more[..1], &decoded_more[..1]));
     let mut unsure_passes = g.both_tags((clauses, decoded), t, 0, enable.as_ref(), env);
-    if sent.is_some() {
+    if let Some(h) = sent {
         g.a.bind(outgoing);
         let first = clauses.len() + 1;
         let u = (&more[1..2], &decoded_more[1..2]);
-        let t = (&more[2..3], &decoded_more[2..3]);
-        let sent = g.both_tags(u, Some(t), first, None, env);
+        let t = h.tagged.map(|_| (&more[2..3], &decoded_more[2..3]));
+        let sent = g.both_tags(u, t, first, None, env);
         let before = numbered(decoded) + numbered(&decoded_more[..1]);
         unsure_passes.extend(sent.into_iter().map(|p| before + p));
     }
