@@ -63,6 +63,15 @@ fn addresses_ports_and_protocols_read_as_tcpdump_writes_them() {
     // In an IPv6 pass [26:4] is an address word, not an IPv4 address.
     assert!(!l.contains("0.0.0."), "{l}");
 
+    // Masks over addresses; ARP's addresses.
+    let l = listing(&["-d", "ip6 net fe80::/10 or arp host 10.1.2.3"]);
+    for want in [
+        "& ffc0:0 in {fe80:0}",
+        "eq2 [28:4] or [+10] & 255.255.255.255 in {10.1.2.3}",
+    ] {
+        assert!(l.contains(want), "no {want:?} in\n{l}");
+    }
+
     // A value without a name keeps its number, a field the listing does not
     // know its hexadecimal value.
     let l = listing(&["-d", "ether proto 0x1234 or ether src 0:1:2:3:4:5"]);

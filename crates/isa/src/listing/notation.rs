@@ -44,6 +44,8 @@ pub(crate) enum Net {
     Unknown,
     V4(u32),
     V6(u32),
+    /// ARP or RARP, whose sender and target addresses are IPv4 ones.
+    Arp(u32),
 }
 
 /// Most VLAN tags a field is looked for behind (`vlan and vlan and ...`).
@@ -129,6 +131,7 @@ impl Notation {
             match v[..] {
                 [0x0800] => return Net::V4(tags),
                 [0x86dd] => return Net::V6(tags),
+                _ if v.iter().all(|&t| matches!(t, 0x0806 | 0x8035)) => return Net::Arp(tags),
                 _ => {}
             }
         }
@@ -172,6 +175,10 @@ impl Notation {
             (Net::V4(t), Size::B4) if off == net(t) + 12 || off == net(t) + 16 => {
                 Some(Kind::Ipv4Addr)
             }
+            // An Ethernet ARP packet's sender and target protocol addresses.
+            (Net::Arp(t), Size::B4) if off == net(t) + 14 || off == net(t) + 24 => {
+                Some(Kind::Ipv4Addr)
+            }
             (Net::V6(t), Size::B1) if off == net(t) + 6 => Some(Kind::IpProto),
             (Net::V6(t), Size::B4) if (net(t) + 8..net(t) + 40).contains(&off) => {
                 ((off - net(t)) % 4 == 0).then_some(Kind::Ipv6Words)
@@ -210,7 +217,7 @@ impl Operands<'_> {
         }
     }
 
-    /// A mask over the field: an IPv4 one as a dotted quad.
+    /// A mask over the field: over an address, as the address is written.
     pub(crate) fn mask(&self, m: u32) -> String {
         mask(self.kind, m)
     }
@@ -235,11 +242,12 @@ fn value(kind: Option<Kind>, v: u32) -> String {
     }
 }
 
-/// A mask over a field of kind `kind`: an IPv4 one as a dotted quad.
+/// A mask over a field of kind `kind`: over an address, as the address is
+/// written.
 fn mask(kind: Option<Kind>, m: u32) -> String {
     let mut s = String::new();
     match kind {
-        Some(Kind::Ipv4Addr) => write!(s, "{}", std::net::Ipv4Addr::from(m)),
+        Some(Kind::Ipv4Addr | Kind::Ipv6Words) => write!(s, "{}", value(kind, m)),
         _ => write!(s, "{m:#x}"),
     }
     .ok();
