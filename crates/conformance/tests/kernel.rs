@@ -458,6 +458,34 @@ fn clause_programs_accept_what_a_live_set_accepts() {
     failures.assert_none();
 }
 
+/// Whether a frame has a tag of the kinds the kernel takes out on receive
+/// (802.1Q, 802.1ad).
+fn is_tagged(p: &[u8]) -> bool {
+    p.len() >= 18 && matches!(p[12..14], [0x81, 0x00] | [0x88, 0xa8])
+}
+
+/// The corpus's tagged frames, then 300 untagged ones; and how many are tagged.
+fn tagged_first(packets: &[Vec<u8>]) -> (Vec<&Vec<u8>>, usize) {
+    let mut frames: Vec<&Vec<u8>> = packets.iter().filter(|p| is_tagged(p)).collect();
+    let tagged = frames.len();
+    frames.extend(packets.iter().filter(|p| !is_tagged(p)).take(300));
+    (frames, tagged)
+}
+
+/// A frame as a test run gets it where the kernel took its tag out: the data
+/// without the tag, and the context's `mark` (the tag control information) and
+/// `priority` (the tag protocol identifier; 0 for an untagged frame).
+fn tag_out(p: &[u8]) -> (Vec<u8>, u32, u32) {
+    if !is_tagged(p) {
+        return (p.to_vec(), 0, 0);
+    }
+    let mut d = p[..12].to_vec();
+    d.extend_from_slice(&p[16..]);
+    let tpid = u16::from_be_bytes([p[12], p[13]]);
+    let tci = u16::from_be_bytes([p[14], p[15]]);
+    (d, u32::from(tci), u32::from(tpid))
+}
+
 /// A received frame's VLAN tag is out of the data by the time a socket filter
 /// runs; the program's tagged half reads it from beside the packet. Here each
 /// corpus frame with an 802.1Q or 802.1ad tag (the kinds the kernel takes out)
@@ -470,10 +498,7 @@ fn tagged_frames_get_the_engines_answer_with_the_tag_out_of_the_data() {
     let Some((packets, mut exprs)) = corpus() else {
         return;
     };
-    let is_tagged = |p: &[u8]| p.len() >= 18 && matches!(p[12..14], [0x81, 0x00] | [0x88, 0xa8]);
-    let mut frames: Vec<&Vec<u8>> = packets.iter().filter(|p| is_tagged(p)).collect();
-    let tagged = frames.len();
-    frames.extend(packets.iter().filter(|p| !is_tagged(p)).take(300));
+    let (frames, tagged) = tagged_first(&packets);
     exprs.extend(
         [
             "vlan",
@@ -518,15 +543,7 @@ fn tagged_frames_get_the_engines_answer_with_the_tag_out_of_the_data() {
         let engine = Compiled::new(set);
         for (i, p) in frames.iter().enumerate() {
             let want = engine.matches(&mut scratch, p, p.len() as u32);
-            let (data, mark, priority) = if is_tagged(p) {
-                let mut d = p[..12].to_vec();
-                d.extend_from_slice(&p[16..]);
-                let tpid = u16::from_be_bytes([p[12], p[13]]);
-                let tci = u16::from_be_bytes([p[14], p[15]]);
-                (d, u32::from(tci), u32::from(tpid))
-            } else {
-                (p.to_vec(), 0, 0)
-            };
+            let (data, mark, priority) = tag_out(p);
             let Some(got) = test_run(&prog, &data, mark, priority, &mut refused) else {
                 continue;
             };
@@ -881,10 +898,7 @@ fn split_programs_read_untagged_frames_as_libpcaps_kernel_filter_does() {
     let Some((packets, mut exprs)) = corpus() else {
         return;
     };
-    let is_tagged = |p: &[u8]| p.len() >= 18 && matches!(p[12..14], [0x81, 0x00] | [0x88, 0xa8]);
-    let mut frames: Vec<&Vec<u8>> = packets.iter().filter(|p| is_tagged(p)).collect();
-    let tagged = frames.len();
-    frames.extend(packets.iter().filter(|p| !is_tagged(p)).take(300));
+    let (frames, tagged) = tagged_first(&packets);
     exprs.extend(
         [
             "vlan",
@@ -943,15 +957,8 @@ fn split_programs_read_untagged_frames_as_libpcaps_kernel_filter_does() {
         programs += 1;
         let (plain, stripped) = (Compiled::new(plain), Compiled::new(stripped));
         for (i, p) in frames.iter().enumerate() {
-            let (engine, data, mark, priority) = if is_tagged(p) {
-                let mut d = p[..12].to_vec();
-                d.extend_from_slice(&p[16..]);
-                let tpid = u16::from_be_bytes([p[12], p[13]]);
-                let tci = u16::from_be_bytes([p[14], p[15]]);
-                (&stripped, d, u32::from(tci), u32::from(tpid))
-            } else {
-                (&plain, p.to_vec(), 0, 0)
-            };
+            let (data, mark, priority) = tag_out(p);
+            let engine = if priority != 0 { &stripped } else { &plain };
             let want = engine.matches(&mut scratch, p, p.len() as u32);
             let Some(got) = test_run(&prog, &data, mark, priority, &mut refused) else {
                 continue;
