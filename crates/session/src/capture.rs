@@ -177,8 +177,9 @@ fn filter(
 ) -> Result<(Mode, Option<Shared>), Error> {
     let target = Target::new(lt);
     // `inbound`, `outbound` and `ifindex` test what the socket says of each
-    // packet: a static filter is compiled once for received and once for sent
-    // packets, on this interface (the same program twice unless it tests them).
+    // packet, and so does a frame's VLAN tag the kernel took out: a static
+    // filter is compiled for received and sent packets, with and without a tag
+    // taken out, on this interface (equal programs kept once).
     let tagged = |outgoing, tag_stripped| {
         target.meta(Meta {
             outgoing,
