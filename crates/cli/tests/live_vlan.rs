@@ -87,7 +87,9 @@ const HOST_EXPR: &str = "host 10.172.64.7";
 
 /// The filters compared: with and without `vlan`, and reading past the tag
 /// (`ether[12:2]`, `less`) as libpcap's kernel filter reads a frame without it.
-const EXPRS: [&str; 7] = [
+/// In `vlan 1213 or vlan 5` the second `vlan` is libpcap's second level (its
+/// depth is not reset between alternatives), which reads the frame's data.
+const EXPRS: [&str; 8] = [
     HOST_EXPR,
     "ip",
     "vlan",
@@ -95,6 +97,7 @@ const EXPRS: [&str; 7] = [
     "not vlan",
     "vlan and host 10.172.64.7",
     "ether[12:2] = 0x0800 and udp port 5000 and less 48",
+    "vlan 1213 or vlan 5",
 ];
 
 #[test]
