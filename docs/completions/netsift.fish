@@ -67,6 +67,7 @@ complete -c netsift -l count -d 'Print only the number of accepted packets, at t
 complete -c netsift -l version -d 'Print the version and exit'
 complete -c netsift -s n -d 'Don\'t resolve addresses or ports (netsift never does; -n and -nn are accepted for tcpdump compatibility)'
 complete -c netsift -l follow-set -d 'With --follow: track flows in a hash-table (SET) instruction instead of one pass per server; O(1) per flow for any number of flows'
+complete -c netsift -l vlan-as-file -d 'With -i: filter a frame whose VLAN tag the kernel took out with the tag in place, as a capture file holds it (and as -r filters it), instead of as tcpdump -i does: without the tag, `vlan` testing the tag the kernel kept beside the frame, so that `ip` and `host` also match tagged traffic. Written frames hold their tags either way. A static filter only (--control and --follow read frames as a file holds them)'
 complete -c netsift -l follow-loose -d 'With --follow: accept an FTP/SIP/RTSP announced address that is not the announcing side\'s own (conntrack\'s `loose`), and SIP/RTSP media from any host (its `sip_direct_media=0`). UNSAFE: any peer of a control connection can then point the capture at any host'
 complete -c netsift -l daemon-stats -d '`netsift flow --daemon-stats`: print the daemon\'s accounting (per source: batches, packets, filter runs, distinct filters, kernel clauses, groups, flows, stored copies) and exit'
 complete -c netsift -l print -d 'With -w: also print each packet\'s line on stdout, as without -w'
@@ -79,4 +80,4 @@ complete -c netsift -s H -d 'Detect 802.11s mesh headers. Accepted: netsift\'s p
 complete -c netsift -s u -d 'Print undecoded NFS handles. Accepted: netsift\'s printer does not decode NFS, so there is nothing to change'
 complete -c netsift -s f -d 'Print foreign IPv4 addresses numerically. Accepted: netsift prints every address numerically'
 complete -c netsift -s N -d 'Don\'t print the domain of host names. Accepted: netsift prints no host names'
-complete -c netsift -s h -l help -d 'Print help'
+complete -c netsift -s h -l help -d 'Print help (see more with \'--help\')'

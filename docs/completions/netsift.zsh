@@ -86,6 +86,7 @@ _netsift() {
 '--version[Print the version and exit]' \
 '*-n[Don'\''t resolve addresses or ports (netsift never does; -n and -nn are accepted for tcpdump compatibility)]' \
 '--follow-set[With --follow\: track flows in a hash-table (SET) instruction instead of one pass per server; O(1) per flow for any number of flows]' \
+'--vlan-as-file[With -i\: filter a frame whose VLAN tag the kernel took out with the tag in place, as a capture file holds it (and as -r filters it), instead of as tcpdump -i does\: without the tag, \`vlan\` testing the tag the kernel kept beside the frame, so that \`ip\` and \`host\` also match tagged traffic. Written frames hold their tags either way. A static filter only (--control and --follow read frames as a file holds them)]' \
 '--follow-loose[With --follow\: accept an FTP/SIP/RTSP announced address that is not the announcing side'\''s own (conntrack'\''s \`loose\`), and SIP/RTSP media from any host (its \`sip_direct_media=0\`). UNSAFE\: any peer of a control connection can then point the capture at any host]' \
 '--daemon-stats[\`netsift flow --daemon-stats\`\: print the daemon'\''s accounting (per source\: batches, packets, filter runs, distinct filters, kernel clauses, groups, flows, stored copies) and exit]' \
 '--print[With -w\: also print each packet'\''s line on stdout, as without -w]' \
@@ -102,8 +103,8 @@ _netsift() {
 '-u[Print undecoded NFS handles. Accepted\: netsift'\''s printer does not decode NFS, so there is nothing to change]' \
 '-f[Print foreign IPv4 addresses numerically. Accepted\: netsift prints every address numerically]' \
 '-N[Don'\''t print the domain of host names. Accepted\: netsift prints no host names]' \
-'-h[Print help]' \
-'--help[Print help]' \
+'-h[Print help (see more with '\''--help'\'')]' \
+'--help[Print help (see more with '\''--help'\'')]' \
 '*::expression -- The filter expression:_default' \
 && ret=0
 }

@@ -10,7 +10,8 @@
 //! The ring keeps the kernel's view of each packet ([`Frame`]): captured bytes,
 //! length on the wire, a nanosecond time stamp, and the VLAN tag the kernel took
 //! out of the packet on receive. [`Ring`] puts that tag back in place, as libpcap
-//! does, so `vlan 10` matches live traffic exactly as it matches a capture file.
+//! does, and says so ([`Frame::tag_put_back`]): libpcap's kernel filter reads such
+//! a frame without its tag, and the session filters it as that filter does.
 //!
 //! Where a kernel-side filter plugs in: [`Ring`] owns the socket, and a socket
 //! filter (classic BPF, or the eBPF netsift-kernel generates) attaches to it before the ring fills; the

@@ -859,6 +859,7 @@ impl<'b> Frames<'b> {
                 sec: h.tp_sec,
                 nsec: h.tp_nsec,
                 outgoing,
+                tag_put_back: add == VLAN_TAG_LEN,
             });
         }
         None
@@ -887,4 +888,8 @@ pub struct Frame<'a> {
     /// Sent by this host (`PACKET_OUTGOING`), not received: what libpcap's
     /// `inbound` and `outbound` test on a link header without a direction field.
     pub outgoing: bool,
+    /// The kernel took a VLAN tag out of the frame (`TP_STATUS_VLAN_VALID`), which
+    /// is put back at bytes 12 to 15 of `data`: libpcap's kernel filter reads
+    /// such a frame without the tag.
+    pub tag_put_back: bool,
 }

@@ -82,6 +82,28 @@ pub(crate) struct Args {
     /// Print the compiled passes instead of filtering (netsift's program); -dd:
     /// the classic BPF program libpcap makes for the same filter, as a C array
     /// (tcpdump -dd); -ddd: the same in decimal, after its length (tcpdump -ddd).
+    ///
+    /// How to read the listing (docs/isa.md, section 7). A packet is accepted
+    /// when every instruction of some `pass N` holds. `anchors:` names the places
+    /// a field may be read from: `@1 = ipv4-payload(@0 + 14)` is the transport
+    /// header of the IPv4 header that starts 14 bytes into the packet (`@0`, its
+    /// start); a chain of equal constant steps (how an offset past 64 KiB is
+    /// built) is one line, `@1..@16 = const(@previous + 65535)`. A field is
+    /// `[offset:size]` from the packet's start or `[@k+offset:size]` from anchor
+    /// k. `eq F in {...}` holds when F is one of the values, `meq F & M in {...}`
+    /// masks it first, `range F & M in [lo, hi]` tests a range, and `eq2 F or [+4]
+    /// & M in {...}` tests F and the field 4 bytes further on, either of them
+    /// (`or`) or both (`and`): that is how `host` tests source and destination at
+    /// once. `not` negates. `len in [lo, hi]` tests the length on the wire, `arith`
+    /// an expression on loaded values. `group subs a..b` holds when one of the
+    /// sub-passes `sub a` to `sub b-1` does. `pass N (child of P)` begins with
+    /// P's instructions, each marked `[copied]`: their result is P's, computed
+    /// once. Values are written as tcpdump writes them where the field is known:
+    /// IPv4 addresses as dotted quads, IPv6 addresses by groups of 16 bits, ports
+    /// and VLAN IDs in decimal, EtherTypes and IP protocols by name and number
+    /// (`IPv4 (0x0800)`, `tcp (6)`); other values in hexadecimal. With --place
+    /// kernel or xdp, the generated eBPF program instead, in bpftool's notation
+    /// (`r0 = *(u16 *)skb[12]`).
     #[arg(short = 'd', action = clap::ArgAction::Count)]
     pub dump: u8,
     /// Quiet: tcpdump's shorter lines (`tcp 0`, `UDP, length 12`: less protocol
@@ -185,6 +207,15 @@ pub(crate) struct Args {
     /// generated program.
     #[arg(long = "place", value_name = "WHERE", value_parser = ["user", "kernel", "auto", "xdp"])]
     pub place: Option<String>,
+    // Live VLAN traffic (docs/status.md), its own block.
+    /// With -i: filter a frame whose VLAN tag the kernel took out with the tag in
+    /// place, as a capture file holds it (and as -r filters it), instead of as
+    /// tcpdump -i does: without the tag, `vlan` testing the tag the kernel kept
+    /// beside the frame, so that `ip` and `host` also match tagged traffic. Written
+    /// frames hold their tags either way. A static filter only (--control and
+    /// --follow read frames as a file holds them).
+    #[arg(long = "vlan-as-file", requires = "interface")]
+    pub vlan_as_file: bool,
     // --follow's safety options (docs/follow.md), kept together.
     /// With --follow: accept an FTP/SIP/RTSP announced address that is not the
     /// announcing side's own (conntrack's `loose`), and SIP/RTSP media from any host

@@ -99,6 +99,7 @@ pub(crate) fn live(args: &Args, iface: &str, expr: &str) -> Result<Config> {
     cfg.buffer = args.buffer_kib.map(|k| k as usize * 1024);
     cfg.promiscuous = !args.no_promiscuous;
     cfg.immediate = args.immediate;
+    cfg.tags_as_file = args.vlan_as_file;
     cfg.count = args.count;
     cfg.filter = filter(args, expr)?;
     Ok(cfg)

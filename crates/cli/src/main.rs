@@ -72,7 +72,7 @@ fn dump(args: &Args, expr: &str, lt: netsift_wire::LinkType) -> Result<String> {
 fn listing(args: &Args, set: &PassSet, lt: netsift_wire::LinkType) -> Result<String> {
     let snaplen = args.snaplen.unwrap_or(netsift_session::DEFAULT_SNAPLEN);
     let r = match args.place.as_deref() {
-        None | Some("user") => return Ok(set.to_string()),
+        None | Some("user") => return Ok(set.listing(netsift_pcapc::link_fields(lt))),
         Some("xdp") => netsift_session::xdp_listing(set, lt, snaplen),
         Some(_) => netsift_session::kernel_listing(set, lt, snaplen),
     };

@@ -497,6 +497,34 @@ fn clause_programs_accept_what_a_live_set_accepts() {
     failures.assert_none();
 }
 
+/// Whether a frame has a tag of the kinds the kernel takes out on receive
+/// (802.1Q, 802.1ad).
+fn is_tagged(p: &[u8]) -> bool {
+    p.len() >= 18 && matches!(p[12..14], [0x81, 0x00] | [0x88, 0xa8])
+}
+
+/// The corpus's tagged frames, then 300 untagged ones; and how many are tagged.
+fn tagged_first(packets: &[Vec<u8>]) -> (Vec<&Vec<u8>>, usize) {
+    let mut frames: Vec<&Vec<u8>> = packets.iter().filter(|p| is_tagged(p)).collect();
+    let tagged = frames.len();
+    frames.extend(packets.iter().filter(|p| !is_tagged(p)).take(300));
+    (frames, tagged)
+}
+
+/// A frame as a test run gets it where the kernel took its tag out: the data
+/// without the tag, and the context's `mark` (the tag control information) and
+/// `priority` (the tag protocol identifier; 0 for an untagged frame).
+fn tag_out(p: &[u8]) -> (Vec<u8>, u32, u32) {
+    if !is_tagged(p) {
+        return (p.to_vec(), 0, 0);
+    }
+    let mut d = p[..12].to_vec();
+    d.extend_from_slice(&p[16..]);
+    let tpid = u16::from_be_bytes([p[12], p[13]]);
+    let tci = u16::from_be_bytes([p[14], p[15]]);
+    (d, u32::from(tci), u32::from(tpid))
+}
+
 /// A received frame's VLAN tag is out of the data by the time a socket filter
 /// runs; the program's tagged half reads it from beside the packet. Here each
 /// corpus frame with an 802.1Q or 802.1ad tag (the kinds the kernel takes out)
@@ -509,10 +537,7 @@ fn tagged_frames_get_the_engines_answer_with_the_tag_out_of_the_data() {
     let Some((packets, mut exprs)) = corpus() else {
         return;
     };
-    let is_tagged = |p: &[u8]| p.len() >= 18 && matches!(p[12..14], [0x81, 0x00] | [0x88, 0xa8]);
-    let mut frames: Vec<&Vec<u8>> = packets.iter().filter(|p| is_tagged(p)).collect();
-    let tagged = frames.len();
-    frames.extend(packets.iter().filter(|p| !is_tagged(p)).take(300));
+    let (frames, tagged) = tagged_first(&packets);
     exprs.extend(
         [
             "vlan",
@@ -557,15 +582,7 @@ fn tagged_frames_get_the_engines_answer_with_the_tag_out_of_the_data() {
         let engine = Compiled::new(set);
         for (i, p) in frames.iter().enumerate() {
             let want = engine.matches(&mut scratch, p, p.len() as u32);
-            let (data, mark, priority) = if is_tagged(p) {
-                let mut d = p[..12].to_vec();
-                d.extend_from_slice(&p[16..]);
-                let tpid = u16::from_be_bytes([p[12], p[13]]);
-                let tci = u16::from_be_bytes([p[14], p[15]]);
-                (d, u32::from(tci), u32::from(tpid))
-            } else {
-                (p.to_vec(), 0, 0)
-            };
+            let (data, mark, priority) = tag_out(p);
             let Some(got) = test_run(&prog, &data, mark, priority, &mut refused) else {
                 continue;
             };
@@ -977,4 +994,105 @@ fn kernel_programs_on_the_second_tranche_of_link_types() {
         r.runs, r.unsure, r.refused
     );
     r.failures.assert_none();
+}
+
+/// A live capture's static filter reads a frame whose tag the kernel took out
+/// as libpcap's kernel filter does (`pcapc::Meta::tag_stripped`): the socket
+/// filter's tagged half runs that program (`generate_split`), its untagged half
+/// the program a file gets. Each corpus frame with an 802.1Q or 802.1ad tag is
+/// run with the tag cut out into the test run's context, and the answer must be
+/// the engine's with the tagged program on the whole frame; untagged frames get
+/// the untagged program's.
+#[test]
+fn split_programs_read_untagged_frames_as_libpcaps_kernel_filter_does() {
+    use netsift_kernel::codegen::{generate_split, Halves, Split};
+    let Some((packets, mut exprs)) = corpus() else {
+        return;
+    };
+    let (frames, tagged) = tagged_first(&packets);
+    exprs.extend(
+        [
+            "vlan",
+            "not vlan",
+            "vlan 10 or vlan 20",
+            "vlan and vlan",
+            "vlan and tcp port 80",
+            "ip or ip6",
+            "host 10.0.0.1 or udp",
+            "ether[12:2] = 0x0800",
+            "ether[10:4] != 0",
+            "ether[14] = 0x45",
+            "len > 100",
+            "less 80",
+        ]
+        .map(String::from),
+    );
+    exprs.sort();
+    exprs.dedup();
+    let target = |tag_stripped| {
+        Target::new(LinkType::EN10MB).meta(netsift_pcapc::Meta {
+            outgoing: false,
+            ifindex: 1,
+            tag_stripped,
+        })
+    };
+    let compile = |expr: &str, t| netsift_pcapc::compile_for(expr, target(t));
+    let mut scratch = netsift_engine::Scratch::new();
+    let (mut programs, mut runs, mut unsure, mut refused) = (0, 0u64, 0u64, 0u64);
+    let mut failures = Mismatches::new("split programs against the engine", 40);
+    for expr in &exprs {
+        let (Ok(plain), Ok(stripped)) = (compile(expr, false), compile(expr, true)) else {
+            continue;
+        };
+        let split = Split {
+            received: Halves {
+                untagged: &plain,
+                tagged: Some(&stripped),
+            },
+            sent: None,
+        };
+        let g = match generate_split(split, Env::TEST_RUN_TAGGED) {
+            Ok(g) => g,
+            Err(e) => {
+                failures.record(format!("{expr:?}: {e}"));
+                continue;
+            }
+        };
+        let prog = match Program::load(ProgKind::SchedCls, "netsift", &g.insns) {
+            Ok(p) => p,
+            Err(e) => {
+                failures.record(format!("{expr:?}: {} instructions: {e}", g.insns.len()));
+                continue;
+            }
+        };
+        programs += 1;
+        let (plain, stripped) = (Compiled::new(plain), Compiled::new(stripped));
+        for (i, p) in frames.iter().enumerate() {
+            let (data, mark, priority) = tag_out(p);
+            let engine = if priority != 0 { &stripped } else { &plain };
+            let want = engine.matches(&mut scratch, p, p.len() as u32);
+            let Some(got) = test_run(&prog, &data, mark, priority, &mut refused) else {
+                continue;
+            };
+            runs += 1;
+            match wrong(got, want, g.decisive, &mut unsure) {
+                Ok(false) => {}
+                Ok(true) => failures.record(format!(
+                    "{expr:?}: frame {i} ({} bytes, {}): kernel {got:#x}, engine {}",
+                    p.len(),
+                    if priority != 0 { "tagged" } else { "untagged" },
+                    if want { "accepts" } else { "rejects" },
+                )),
+                Err(other) => {
+                    failures.record(format!("{expr:?}: frame {i}: return value {other:#x}"))
+                }
+            }
+        }
+    }
+    eprintln!(
+        "split: {programs} programs, {} frames ({tagged} tagged), {runs} runs, {unsure} unsure, {refused} refused",
+        frames.len()
+    );
+    assert!(tagged > 0, "the corpus has VLAN-tagged frames");
+    failures.assert_none();
 }

@@ -25,6 +25,7 @@ pub mod table;
 
 pub use anchor::{Anchor, AnchorRule};
 pub use insn::{ArithOp, IndexMode, Instruction, Opcode, RelOp, Size};
+pub use listing::LinkFields;
 pub use pass::{Pass, PassKind, PassSet, UpdateError};
 pub use table::{set_key, KeyTable};
 

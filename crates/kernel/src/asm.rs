@@ -37,105 +37,128 @@ impl fmt::Debug for Insn {
 }
 
 /// A listing of a program, one instruction a line in the kernel's own notation
-/// (`bpftool prog dump xlated` style), for `netsift -d --place kernel`.
+/// (`bpftool prog dump xlated` style), for `netsift -d --place kernel`. An
+/// instruction [`mnemonic`] cannot read is shown raw, as `(code 0x..) ...`.
 pub fn listing(insns: &[Insn]) -> String {
     let mut out = String::new();
     let mut i = 0;
     while i < insns.len() {
-        let x = insns[i];
-        let (dst, src) = (x.regs & 0xf, x.regs >> 4);
-        let class = x.code & 0x07;
-        let text = match class {
-            ALU | ALU64 => {
-                let r = if class == ALU { "w" } else { "r" };
-                let rhs = if x.code & X != 0 {
-                    format!("{r}{src}")
-                } else {
-                    format!("{}", x.imm)
-                };
-                match x.code & 0xf0 {
-                    0xd0 => format!("r{dst} = be{} r{dst}", x.imm),
-                    op => {
-                        let sym = match op {
-                            0x00 => "+=",
-                            0x10 => "-=",
-                            0x20 => "*=",
-                            0x30 => "/=",
-                            0x40 => "|=",
-                            0x50 => "&=",
-                            0x60 => "<<=",
-                            0x70 => ">>=",
-                            0x90 => "%=",
-                            0xa0 => "^=",
-                            0xb0 => "=",
-                            _ => "?=",
-                        };
-                        format!("{r}{dst} {sym} {rhs}")
-                    }
-                }
-            }
-            JMP | JMP32 => {
-                let r = if class == JMP32 { "w" } else { "r" };
-                let rhs = if x.code & X != 0 {
-                    format!("{r}{src}")
-                } else {
-                    format!("{:#x}", x.imm)
-                };
-                let to = i as i64 + 1 + x.off as i64;
-                match x.code & 0xf0 {
-                    0x00 => format!("goto {to}"),
-                    0x80 => format!("call {}", x.imm),
-                    0x90 => "exit".to_string(),
-                    op => {
-                        let sym = match op {
-                            0x10 => "==",
-                            0x20 => ">",
-                            0x30 => ">=",
-                            0x40 => "&",
-                            0x50 => "!=",
-                            0xa0 => "<",
-                            0xb0 => "<=",
-                            0xc0 => "s<",
-                            _ => "?",
-                        };
-                        format!("if {r}{dst} {sym} {rhs} goto {to}")
-                    }
-                }
-            }
-            LDX | STX | ST => {
-                let size = match x.code & 0x18 {
-                    0x00 => "u32",
-                    0x08 => "u16",
-                    0x10 => "u8",
-                    _ => "u64",
-                };
-                match class {
-                    LDX => format!("r{dst} = *({size} *)(r{src} {:+})", x.off),
-                    STX => format!("*({size} *)(r{dst} {:+}) = r{src}", x.off),
-                    _ => format!("*({size} *)(r{dst} {:+}) = {}", x.off, x.imm),
-                }
-            }
-            _ if x.code == LD | IMM | DW => {
-                let hi = insns.get(i + 1).map_or(0, |n| n.imm as u32 as u64);
-                let v = hi << 32 | x.imm as u32 as u64;
-                i += 1;
-                if src == 1 {
-                    format!("r{dst} = map[fd {}]", x.imm)
-                } else if src == 2 {
-                    format!("r{dst} = &map[fd {}][0] + {}", x.imm, hi)
-                } else {
-                    format!("r{dst} = {v:#x} ll")
-                }
-            }
-            _ => format!("{x:?}"),
-        };
-        out.push_str(&format!(
-            "{:4}: {text}\n",
-            if x.code == LD | IMM | DW { i - 1 } else { i }
-        ));
-        i += 1;
+        let (text, n) = mnemonic(insns, i).unwrap_or_else(|| (format!("(code {:?})", insns[i]), 1));
+        out.push_str(&format!("{i:4}: {text}\n"));
+        i += n;
     }
     out
+}
+
+/// Instruction `i` of `insns` as bpftool's `dump xlated` writes it (`r0 =
+/// *(u16 *)skb[12]`, `if w7 == 0x800 goto 7`, `call bpf_map_lookup_elem#1`),
+/// and how many instruction slots it takes (2 for a 64-bit immediate); `None`
+/// for an opcode it does not know.
+pub fn mnemonic(insns: &[Insn], i: usize) -> Option<(String, usize)> {
+    let x = *insns.get(i)?;
+    let (dst, src) = (x.regs & 0xf, x.regs >> 4);
+    let class = x.code & 0x07;
+    let size = |code: u8| match code & 0x18 {
+        0x00 => "u32",
+        0x08 => "u16",
+        0x10 => "u8",
+        _ => "u64",
+    };
+    let text = match class {
+        ALU | ALU64 => {
+            let r = if class == ALU { "w" } else { "r" };
+            let rhs = if x.code & X != 0 {
+                format!("{r}{src}")
+            } else {
+                format!("{}", x.imm)
+            };
+            match x.code & 0xf0 {
+                0x80 => format!("{r}{dst} = -{r}{dst}"),
+                0xd0 if class == ALU => {
+                    let end = if x.code & X != 0 { "be" } else { "le" };
+                    format!("r{dst} = {end}{} r{dst}", x.imm)
+                }
+                op => {
+                    let sym = match op {
+                        0x00 => "+=",
+                        0x10 => "-=",
+                        0x20 => "*=",
+                        0x30 => "/=",
+                        0x40 => "|=",
+                        0x50 => "&=",
+                        0x60 => "<<=",
+                        0x70 => ">>=",
+                        0x90 => "%=",
+                        0xa0 => "^=",
+                        0xb0 => "=",
+                        0xc0 => "s>>=",
+                        _ => return None,
+                    };
+                    format!("{r}{dst} {sym} {rhs}")
+                }
+            }
+        }
+        JMP | JMP32 => {
+            let r = if class == JMP32 { "w" } else { "r" };
+            let rhs = if x.code & X != 0 {
+                format!("{r}{src}")
+            } else {
+                format!("{:#x}", x.imm)
+            };
+            let to = i as i64 + 1 + x.off as i64;
+            match x.code & 0xf0 {
+                0x00 if class == JMP => format!("goto {to}"),
+                0x80 if class == JMP => match crate::helpers::name(x.imm) {
+                    Some(name) => format!("call bpf_{name}#{}", x.imm),
+                    None => format!("call #{}", x.imm),
+                },
+                0x90 if class == JMP => "exit".to_string(),
+                op => {
+                    let sym = match op {
+                        0x10 => "==",
+                        0x20 => ">",
+                        0x30 => ">=",
+                        0x40 => "&",
+                        0x50 => "!=",
+                        0x60 => "s>",
+                        0x70 => "s>=",
+                        0xa0 => "<",
+                        0xb0 => "<=",
+                        0xc0 => "s<",
+                        0xd0 => "s<=",
+                        _ => return None,
+                    };
+                    format!("if {r}{dst} {sym} {rhs} goto {to}")
+                }
+            }
+        }
+        LDX | STX | ST if x.code & 0xe0 == MEM => {
+            let size = size(x.code);
+            match class {
+                LDX => format!("r{dst} = *({size} *)(r{src} {:+})", x.off),
+                STX => format!("*({size} *)(r{dst} {:+}) = r{src}", x.off),
+                _ => format!("*({size} *)(r{dst} {:+}) = {}", x.off, x.imm),
+            }
+        }
+        // The legacy packet loads: r0 = the bytes at `imm` (plus `src`) of the
+        // socket buffer, in network order.
+        LD if x.code & 0xe0 == ABS => format!("r0 = *({} *)skb[{}]", size(x.code), x.imm),
+        LD if x.code & 0xe0 == IND => {
+            format!("r0 = *({} *)skb[r{src} + {}]", size(x.code), x.imm)
+        }
+        LD if x.code == LD | IMM | DW => {
+            let hi = insns.get(i + 1).map_or(0, |n| n.imm as u32 as u64);
+            let v = hi << 32 | x.imm as u32 as u64;
+            let text = match src {
+                1 => format!("r{dst} = map[id:fd {}]", x.imm),
+                2 => format!("r{dst} = map[id:fd {}][0]+{hi}", x.imm),
+                _ => format!("r{dst} = {v:#x} ll"),
+            };
+            return Some((text, 2));
+        }
+        _ => return None,
+    };
+    Some((text, 1))
 }
 
 /// A register, r0 to r10 (r10 is the read-only frame pointer).
@@ -176,6 +199,8 @@ const JMP32: u8 = 0x06;
 const ALU64: u8 = 0x07;
 // Modes and sizes.
 const IMM: u8 = 0x00;
+const ABS: u8 = 0x20;
+const IND: u8 = 0x40;
 const MEM: u8 = 0x60;
 const DW: u8 = 0x18;
 // Sources.

@@ -140,6 +140,11 @@ pub enum Vlan {
     /// 0, which then holds the tag protocol identifier, and `mark` the tag control
     /// information (the two words a test run lets a caller set).
     TestContext,
+    /// Still in the data, at the XDP hook, where the kernel has taken nothing out
+    /// yet: a frame whose outermost EtherType is 802.1Q or 802.1ad is one it
+    /// will take the tag out of on receive (`skb_vlan_untag`), and the tagged
+    /// program of a [`Split`] reads it as it is.
+    Ahead,
 }
 
 impl Env {
@@ -201,6 +206,15 @@ impl Env {
                 redirect: Some(xskmap),
             },
             ..Env::xdp(-1, stats, 1)
+        }
+    }
+
+    /// This XDP environment for a [`Split`] by tag: frames the kernel will take
+    /// a tag out of run the tagged program ([`Vlan::Ahead`]).
+    pub fn tags_ahead(self) -> Env {
+        Env {
+            vlan: Vlan::Ahead,
+            ..self
         }
     }
 
@@ -568,17 +582,62 @@ pub fn generate_directed(
     sent: &PassSet,
     env: Env,
 ) -> Result<Generated, GenError> {
-    if env.hook != Hook::Skb || env.follow.is_some() {
+    generate_split(Split::directed(received, sent), env)
+}
+
+/// A static filter's programs by what the socket says of a packet
+/// (`netsift_pcapc::Meta`): its direction, and whether the kernel took its VLAN
+/// tag out (`skb->vlan_present`).
+#[derive(Clone, Copy, Debug)]
+pub struct Split<'s> {
+    /// For received packets, then for packets this host sent; `None`: the
+    /// received packets' programs.
+    pub received: Halves<'s>,
+    /// For packets this host sent, when they differ.
+    pub sent: Option<Halves<'s>>,
+}
+
+/// The programs of one direction: for frames with no tag taken out, and for
+/// frames whose tag the kernel took out (read with the tag put back, as
+/// [`Vlan::Skb`] says); `None`: the first for both.
+#[derive(Clone, Copy, Debug)]
+pub struct Halves<'s> {
+    /// Frames the kernel took no tag out of.
+    pub untagged: &'s PassSet,
+    /// Frames it took a tag out of, when their program differs.
+    pub tagged: Option<&'s PassSet>,
+}
+
+impl<'s> Split<'s> {
+    /// `received` and `sent`, the same program with and without a tag.
+    pub fn directed(received: &'s PassSet, sent: &'s PassSet) -> Split<'s> {
+        let one = |untagged| Halves {
+            untagged,
+            tagged: None,
+        };
+        Split {
+            received: one(received),
+            sent: Some(one(sent)),
+        }
+    }
+}
+
+/// The program for a static filter split as [`Split`] says: on a socket, or
+/// by tag alone at the XDP hook ([`Env::tags_ahead`]).
+pub fn generate_split(split: Split<'_>, env: Env) -> Result<Generated, GenError> {
+    let xdp_by_tag = env.hook.is_xdp() && env.vlan == Vlan::Ahead && split.sent.is_none();
+    if !(env.hook == Hook::Skb || xdp_by_tag) || env.follow.is_some() {
         return Err(GenError::unsupported(
-            "a filter that tests the direction of packets runs on a socket only",
+            "a filter that tests what the socket says of packets runs on a socket only",
         ));
     }
+    let n = 1 + usize::from(split.sent.is_some());
     emit(
-        &[received],
-        Some(sent),
+        &[split.received.untagged],
+        Some(split),
         env,
         false,
-        &[env.params, env.params],
+        &vec![env.params; 2 * n],
     )
 }
 
@@ -603,18 +662,26 @@ pub fn generate_clauses_editable(
 }
 
 /// The program; `editable[c]` says whether clause `c` keeps its operands in the
-/// parameter map. With `sent`, `clauses` judge received packets and `sent` the
-/// packets this host sent, numbered as one clause more.
-fn emit(
-    clauses: &[&PassSet],
-    sent: Option<&PassSet>,
+/// parameter map. With `split` (a static filter, `clauses` being its received
+/// untagged program), each of its programs is numbered as one clause more:
+/// received tagged, sent untagged, sent tagged.
+fn emit<'s>(
+    clauses: &[&'s PassSet],
+    split: Option<Split<'s>>,
     env: Env,
     checked: bool,
     editable: &[bool],
 ) -> Result<Generated, GenError> {
-    let all: Vec<&PassSet> = clauses.iter().copied().chain(sent).collect();
+    let tagged = |h: Halves<'s>| h.tagged.unwrap_or(h.untagged);
+    let more: Vec<&PassSet> = match split {
+        None => Vec::new(),
+        Some(Split { received, sent }) => std::iter::once(tagged(received))
+            .chain(sent.into_iter().flat_map(|h| [h.untagged, tagged(h)]))
+            .collect(),
+    };
+    let all: Vec<&PassSet> = clauses.iter().chain(&more).copied().collect();
     let decoded: Vec<Decoded> = all.iter().map(|s| Decoded::new(s)).collect();
-    let (decoded, decoded_sent) = decoded.split_at(clauses.len());
+    let (decoded, decoded_more) = decoded.split_at(clauses.len());
     let mut a = Asm::new();
     let unsure = a.label();
     let end = a.label();
@@ -656,6 +723,7 @@ fn emit(
         crate::follow::prologue(&mut g.a, f, env.accept(true));
     }
     let outgoing = g.a.label();
+    let sent = split.and_then(|s| s.sent);
     if sent.is_some() {
         // __sk_buff.pkt_type, the context's second word.
         g.a.ldx(Width::W, VAL, CTX, 4);
@@ -673,12 +741,20 @@ fn emit(
     } else {
         None
     };
-    let mut unsure_passes = g.both_tags(clauses, decoded, 0, enable.as_ref(), env);
-    if let Some(sent) = sent {
+    let numbered = |d: &[Decoded]| d.iter().map(|d| d.passes.len()).sum::<usize>();
+    // A tagged program is numbered (its tables made) only where it differs.
+    let t = split
+        .and_then(|s| s.received.tagged)
+        .map(|_| (&more[..1], &decoded_more[..1]));
+    let mut unsure_passes = g.both_tags((clauses, decoded), t, 0, enable.as_ref(), env);
+    if let Some(h) = sent {
         g.a.bind(outgoing);
-        let numbered: usize = decoded.iter().map(|d| d.passes.len()).sum();
-        let more = g.both_tags(&[sent], decoded_sent, clauses.len(), None, env);
-        unsure_passes.extend(more.into_iter().map(|p| numbered + p));
+        let first = clauses.len() + 1;
+        let u = (&more[1..2], &decoded_more[1..2]);
+        let t = h.tagged.map(|_| (&more[2..3], &decoded_more[2..3]));
+        let sent = g.both_tags(u, t, first, None, env);
+        let before = numbered(decoded) + numbered(&decoded_more[..1]);
+        unsure_passes.extend(sent.into_iter().map(|p| before + p));
     }
     // No pass accepted; a fault in a static set comes here too.
     g.a.bind(end);
@@ -764,12 +840,14 @@ fn params_table(decoded: &[Decoded], editable: &[bool]) -> Result<Table, GenErro
 
 impl<'a> Gen<'a> {
     /// The clauses' code for an untagged frame, then, where the kernel may have
-    /// taken a tag out, for a tagged one; the passes that accept unsure. Clause
-    /// `c` is numbered `first + c` (its key tables and operand map entries).
+    /// taken a tag out, for a tagged one: the same clauses, or `tagged`'s, which
+    /// are numbered from `first + clauses.len()` and whose passes are numbered
+    /// after the clauses'. Returns the passes that accept unsure. Clause `c` is
+    /// numbered `first + c` (its key tables and operand map entries).
     fn both_tags(
         &mut self,
-        clauses: &[&'a PassSet],
-        decoded: &'a [Decoded],
+        (clauses, decoded): (&[&'a PassSet], &'a [Decoded]),
+        tagged_sets: Option<(&[&'a PassSet], &'a [Decoded])>,
         first: usize,
         enable: Option<&Region>,
         env: Env,
@@ -778,6 +856,11 @@ impl<'a> Gen<'a> {
         let tagged = self.a.label();
         match env.vlan {
             Vlan::InData => {}
+            Vlan::Ahead => {
+                if let Some((sets, d)) = tagged_sets {
+                    return self.ahead(((clauses, decoded), (sets, d)), first, env);
+                }
+            }
             Vlan::Skb => {
                 // __sk_buff.vlan_present, the context's sixth word.
                 self.a.ldx(Width::W, VAL, CTX, 20);
@@ -790,9 +873,9 @@ impl<'a> Gen<'a> {
             }
         }
         self.tagged = false;
-        let unsure_passes = self.body(clauses, decoded, first, enable, env);
+        let mut unsure_passes = self.body(clauses, decoded, first, enable, env);
         self.a.ja(end);
-        if env.vlan != Vlan::InData {
+        if !matches!(env.vlan, Vlan::InData | Vlan::Ahead) {
             self.a.bind(tagged);
             // The tag as bytes 12 to 15 would read, kept on the stack for the loads.
             if env.vlan == Vlan::Skb {
@@ -811,9 +894,56 @@ impl<'a> Gen<'a> {
             self.a.alu64_reg(Alu::Or, R2, R3);
             self.a.stx(Width::W, R10, TAG, R2);
             self.tagged = true;
-            self.body(clauses, decoded, first, enable, env);
+            match tagged_sets {
+                None => {
+                    self.body(clauses, decoded, first, enable, env);
+                }
+                Some((sets, d)) => {
+                    let before: usize = decoded.iter().map(|d| d.passes.len()).sum();
+                    let more = self.body(sets, d, first + clauses.len(), None, env);
+                    unsure_passes.extend(more.into_iter().map(|p| before + p));
+                }
+            }
             self.a.ja(end);
         }
+        unsure_passes
+    }
+
+    /// [`Vlan::Ahead`]'s halves: the untagged program, and the tagged one for a
+    /// frame whose outermost EtherType (bytes 12 and 13) is 802.1Q or 802.1ad,
+    /// read as it is (the tag is in its data). A frame too short to have one
+    /// is untagged.
+    #[allow(clippy::type_complexity)]
+    fn ahead(
+        &mut self,
+        ((clauses, decoded), (sets, d)): (
+            (&[&'a PassSet], &'a [Decoded]),
+            (&[&'a PassSet], &'a [Decoded]),
+        ),
+        first: usize,
+        env: Env,
+    ) -> Vec<usize> {
+        let (end, tagged, untagged) = (self.reject, self.a.label(), self.a.label());
+        self.a.mov64_reg(R1, CTX);
+        self.a.mov64_imm(R2, TAG_AT as i32);
+        self.a.mov64_reg(R3, R10);
+        self.a.alu64_imm(Alu::Add, R3, LOADBUF as i32);
+        self.a.mov64_imm(R4, 2);
+        self.a.call(XDP_LOAD_BYTES);
+        self.a.jmp_imm(Cond::Ne, R0, 0, untagged);
+        self.a.ldx(Width::H, VAL, R10, LOADBUF);
+        self.a.to_be(VAL, 16);
+        self.a.jmp_imm(Cond::Eq, VAL, 0x8100, tagged);
+        self.a.jmp_imm(Cond::Eq, VAL, 0x88a8, tagged);
+        self.a.bind(untagged);
+        self.tagged = false;
+        let mut unsure_passes = self.body(clauses, decoded, first, None, env);
+        self.a.ja(end);
+        self.a.bind(tagged);
+        let before: usize = decoded.iter().map(|d| d.passes.len()).sum();
+        let more = self.body(sets, d, first + clauses.len(), None, env);
+        unsure_passes.extend(more.into_iter().map(|p| before + p));
+        self.a.ja(end);
         unsure_passes
     }
 

@@ -89,4 +89,30 @@ pub mod helpers {
     /// `long bpf_xdp_load_bytes(xdp_md, offset, to, len)`: fragments too; an
     /// error past the frame.
     pub const XDP_LOAD_BYTES: i32 = 189;
+    /// `long bpf_redirect_map(map, key, flags)`: an XDP verdict that sends the
+    /// frame where the map's entry `key` says.
+    pub const REDIRECT_MAP: i32 = 51;
+    /// `long bpf_skb_vlan_push(skb, proto, tci)`: tags the packet.
+    pub const SKB_VLAN_PUSH: i32 = 18;
+
+    /// The name of helper `id` without its `bpf_` prefix, for listings: the
+    /// helpers netsift's programs call.
+    pub fn name(id: i32) -> Option<&'static str> {
+        Some(match id {
+            MAP_LOOKUP_ELEM => "map_lookup_elem",
+            MAP_UPDATE_ELEM => "map_update_elem",
+            KTIME_GET_NS => "ktime_get_ns",
+            TAIL_CALL => "tail_call",
+            SKB_VLAN_PUSH => "skb_vlan_push",
+            SKB_LOAD_BYTES => "skb_load_bytes",
+            REDIRECT_MAP => "redirect_map",
+            SKB_LOAD_BYTES_RELATIVE => "skb_load_bytes_relative",
+            RINGBUF_RESERVE => "ringbuf_reserve",
+            RINGBUF_SUBMIT => "ringbuf_submit",
+            RINGBUF_DISCARD => "ringbuf_discard",
+            XDP_GET_BUFF_LEN => "xdp_get_buff_len",
+            XDP_LOAD_BYTES => "xdp_load_bytes",
+            _ => return None,
+        })
+    }
 }

@@ -21,6 +21,10 @@ const LINK_CREATE: libc::c_long = 28;
 const LINK_UPDATE: libc::c_long = 29;
 /// `BPF_XDP` of `enum bpf_attach_type`.
 const ATTACH_XDP: u32 = 37;
+/// `BPF_TCX_INGRESS`, `BPF_TCX_EGRESS`: a `SCHED_CLS` program on an interface's
+/// traffic control hook, linked without a qdisc (Linux 6.6).
+const ATTACH_TCX_INGRESS: u32 = 46;
+const ATTACH_TCX_EGRESS: u32 = 47;
 
 /// `SO_ATTACH_BPF`: attach an eBPF program (by descriptor) as a socket filter.
 const SO_ATTACH_BPF: libc::c_int = 50;
@@ -548,16 +552,39 @@ impl Program {
     /// `XDP_FLAGS_DRV_MODE` 4 for the driver's, 0 for the driver's where it has
     /// one). The program stays attached while the returned link is open.
     pub fn link_xdp(&self, ifindex: u32, flags: u32) -> Result<OwnedFd, Error> {
+        self.link(ATTACH_XDP, ifindex, flags, "an XDP program")
+    }
+
+    /// Links the program (a [`ProgKind::SchedCls`] one) to the traffic control
+    /// hook of interface `ifindex`: its sent packets if `egress`, else those it
+    /// receives (tcx, no qdisc needed). It stays attached while the returned
+    /// link is open.
+    pub fn link_tcx(&self, ifindex: u32, egress: bool) -> Result<OwnedFd, Error> {
+        let at = if egress {
+            ATTACH_TCX_EGRESS
+        } else {
+            ATTACH_TCX_INGRESS
+        };
+        self.link(at, ifindex, 0, "a traffic control program")
+    }
+
+    fn link(
+        &self,
+        attach_type: u32,
+        ifindex: u32,
+        flags: u32,
+        what: &str,
+    ) -> Result<OwnedFd, Error> {
         let mut a = LinkCreate {
             prog_fd: self.fd() as u32,
             target_ifindex: ifindex,
-            attach_type: ATTACH_XDP,
+            attach_type,
             flags,
         };
         let fd = bpf(LINK_CREATE, &mut a);
         if fd < 0 {
             return Err(Error::last(format!(
-                "attaching an XDP program to interface {ifindex}"
+                "attaching {what} to interface {ifindex}"
             )));
         }
         Ok(owned(fd))

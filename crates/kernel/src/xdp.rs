@@ -19,7 +19,6 @@ const XDP_PASS: i32 = 2;
 
 /// `bpf_redirect_map(map, key, flags)`; the low bits of `flags` are the
 /// action when the map has no entry at `key`.
-const REDIRECT_MAP: i32 = 51;
 /// `xdp_md.rx_queue_index`.
 const RX_QUEUE_INDEX: i16 = 16;
 
@@ -74,7 +73,7 @@ pub(crate) fn redirect_epilogue(a: &mut Asm, map: i32, stats: i32) {
     a.ldx(Width::W, R2, CTX, RX_QUEUE_INDEX);
     a.ld_map_fd(R1, map);
     a.mov64_imm(R3, XDP_PASS);
-    a.call(REDIRECT_MAP);
+    a.call(crate::helpers::REDIRECT_MAP);
     a.exit();
     a.bind(pass);
     a.mov64_imm(R0, XDP_PASS);

@@ -359,6 +359,7 @@ fn a_signal_during_verification_does_not_fail_the_load() {
     Loaded::load(&p, Some(text), ProgKind::SchedCls).expect("loads without a signal");
     let unhurried = started.elapsed();
     // Signal the loading thread after a tenth of an undisturbed load.
+    // SAFETY: pthread_self has no preconditions.
     let me = unsafe { libc::pthread_self() };
     let signaller = std::thread::spawn(move || {
         std::thread::sleep(unhurried / 10);

@@ -93,6 +93,8 @@ impl Source {
                 let meta = |outgoing| Meta {
                     outgoing,
                     ifindex: ifindex as u32,
+                    // The daemon filters frames as a capture file shows them.
+                    tag_stripped: false,
                 };
                 let t = Target::new(lt);
                 (lt, t.meta(meta(false)), Some(t.meta(meta(true))), snaplen)

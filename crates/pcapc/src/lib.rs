@@ -27,7 +27,7 @@ pub mod syntax;
 
 pub use error::{Error, ErrorKind};
 pub use large::MAX_PRIMS;
-pub use lower::{Meta, Target};
+pub use lower::{link_fields, Meta, Target};
 pub use select::reject_all;
 
 use netsift_isa::PassSet;

@@ -4,7 +4,7 @@
 use crate::clauses::Clauses;
 use crate::config::{Config, FilterSpec, Source};
 use crate::event::Events;
-use crate::filter::{directed_sets, lock, Mode, StaticFilter};
+use crate::filter::{compile_each, directed_sets, lock, Mode, StaticFilter};
 use crate::following::Following;
 use crate::place::{place_clauses, place_follow, place_static};
 use crate::report::Report;
@@ -177,17 +177,36 @@ fn filter(
 ) -> Result<(Mode, Option<Shared>), Error> {
     let target = Target::new(lt);
     // `inbound`, `outbound` and `ifindex` test what the socket says of each
-    // packet: a static filter is compiled once for received and once for sent
-    // packets, on this interface (the same program twice unless it tests them).
-    let meta = |outgoing| target.meta(Meta { outgoing, ifindex });
+    // packet, and so does a frame's VLAN tag the kernel took out: a static
+    // filter is compiled for received and sent packets, with and without a tag
+    // taken out, on this interface (equal programs kept once).
+    let tagged = |outgoing, tag_stripped| {
+        target.meta(Meta {
+            outgoing,
+            ifindex,
+            tag_stripped,
+        })
+    };
+    let meta = |outgoing| tagged(outgoing, false);
     let at = (lt, cfg.snaplen);
     match &cfg.filter {
         FilterSpec::Static(expr) if expr.trim().is_empty() => Ok((Mode::Static(None), None)),
         FilterSpec::Static(expr) => {
-            let (set, sent) = directed_sets(expr, meta(false), meta(true))?;
-            let sent = (sent != set).then_some(sent);
-            let decides = place_static(cfg.placement, (&set, sent.as_ref()), at, &socks, events)?;
-            let f = StaticFilter::new(set, sent, decides);
+            // A frame the kernel took a VLAN tag out of is read as libpcap's
+            // kernel filter reads it, unless asked to read it as a file holds it.
+            let strip = !cfg.tags_as_file;
+            let [r, rt, s, st] = compile_each(
+                expr,
+                [
+                    meta(false),
+                    tagged(false, strip),
+                    meta(true),
+                    tagged(true, strip),
+                ],
+            )?;
+            let split = [[r, rt], [s, st]];
+            let decides = place_static(cfg.placement, &split, at, &socks, events)?;
+            let f = StaticFilter::split(split, decides);
             Ok((Mode::Static(Some(Arc::new(f))), None))
         }
         FilterSpec::Follow(spec) => {

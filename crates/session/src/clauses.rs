@@ -364,6 +364,7 @@ mod tests {
             Target::new(LinkType::EN10MB).meta(netsift_pcapc::Meta {
                 outgoing,
                 ifindex: 7,
+                tag_stripped: false,
             })
         };
         let (mut c, reader) =

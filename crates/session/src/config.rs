@@ -115,6 +115,12 @@ pub struct Config {
     /// every packet). Where the kernel cannot take the program, every frame
     /// is kept.
     pub kernel_prefilter_only: bool,
+    /// Filter a frame whose VLAN tag the kernel took out with the tag in place,
+    /// as a capture file holds it, instead of as libpcap's kernel filter (and so
+    /// `tcpdump -i`) reads it: without the tag, `vlan` testing the tag the socket
+    /// keeps (`netsift_pcapc::Meta::tag_stripped`). A static filter only; live
+    /// clauses and followers always read frames as a file holds them.
+    pub tags_as_file: bool,
 }
 
 impl Config {
@@ -134,6 +140,7 @@ impl Config {
             count: None,
             filter: FilterSpec::Static(String::new()),
             kernel_prefilter_only: false,
+            tags_as_file: false,
         }
     }
 

@@ -45,7 +45,7 @@ impl FileFilter {
                     ));
                 }
                 let set = crate::filter::compile(expr, target)?;
-                Mode::Static(Some(Arc::new(StaticFilter::new(set, None, false))))
+                Mode::Static(Some(Arc::new(StaticFilter::new(set))))
             }
             FilterSpec::Follow(f) => {
                 let (following, live) = Following::new(f, lt, events)?;

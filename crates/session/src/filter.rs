@@ -106,39 +106,62 @@ impl Mode {
     }
 }
 
-/// A static filter: one program, or one for each direction where the
-/// expression tests it.
+/// A static filter: one program, or one for each thing the socket says of a
+/// frame that the expression tests (its direction, `inbound`; whether the
+/// kernel took a VLAN tag out of it, [`netsift_pcapc::Meta`]).
 pub(crate) struct StaticFilter {
-    /// The program; for received packets only, where `sent` is set.
-    received: Compiled,
-    /// Where the expression tests the packets' direction on a link header
-    /// without one (`inbound`, `outbound`; [`netsift_pcapc::Meta`]): the program
-    /// for the packets this host sent.
-    sent: Option<Compiled>,
+    /// The distinct programs; the first judges received frames with no tag
+    /// taken out, and every frame where it is the only one.
+    programs: Vec<Compiled>,
+    /// The program of a frame, by `[outgoing][tag_put_back]`.
+    pick: [[usize; 2]; 2],
     /// The program under the ring gives the engine's answer on every frame up
     /// to [`DECISIVE_LEN`] bytes.
     kernel_decides: bool,
 }
 
 impl StaticFilter {
-    pub(crate) fn new(received: PassSet, sent: Option<PassSet>, kernel_decides: bool) -> Self {
+    /// One program for every frame.
+    pub(crate) fn new(set: PassSet) -> Self {
         StaticFilter {
-            received: Compiled::new(received),
-            sent: sent.map(Compiled::new),
+            programs: vec![Compiled::new(set)],
+            pick: [[0; 2]; 2],
+            kernel_decides: false,
+        }
+    }
+
+    /// A program for each `[outgoing][tag_put_back]`, equal ones kept once.
+    pub(crate) fn split(sets: SplitSets, kernel_decides: bool) -> Self {
+        let mut distinct: Vec<PassSet> = Vec::new();
+        let mut pick = [[0; 2]; 2];
+        for (d, by_tag) in sets.into_iter().enumerate() {
+            for (t, set) in by_tag.into_iter().enumerate() {
+                pick[d][t] = match distinct.iter().position(|s| *s == set) {
+                    Some(i) => i,
+                    None => {
+                        distinct.push(set);
+                        distinct.len() - 1
+                    }
+                };
+            }
+        }
+        StaticFilter {
+            programs: distinct.into_iter().map(Compiled::new).collect(),
+            pick,
             kernel_decides,
         }
     }
 
     /// The batch engine's verdicts on packets `data` (`wire` bytes long on the
-    /// wire), read where they lie.
+    /// wire), read where they lie, by the first program.
     #[inline]
     pub(crate) fn keep(&self, scratch: &mut BatchScratch, data: &[&[u8]], wire: &[u32]) -> u32 {
-        self.received.filter_batch(scratch, data, wire)
+        self.programs[0].filter_batch(scratch, data, wire)
     }
 
-    /// The verdicts on up to [`BATCH`] ring frames, each frame by its
-    /// direction's program. A chunk of frames the kernel program decided is
-    /// kept whole; a chunk with a longer frame is filtered again.
+    /// The verdicts on up to [`BATCH`] ring frames, each frame by its own
+    /// program. A chunk of frames the kernel program decided is kept whole; a
+    /// chunk with a longer frame is filtered again.
     #[inline]
     fn keep_frames(&self, scratch: &mut BatchScratch, chunk: &[Frame<'_>]) -> u32 {
         if self.kernel_decides && chunk.iter().all(|fr| fr.wire_len <= DECISIVE_LEN) {
@@ -151,27 +174,26 @@ impl StaticFilter {
             wire[i] = fr.wire_len;
         }
         let (data, wire) = (&data[..chunk.len()], &wire[..chunk.len()]);
-        let Some(sent) = &self.sent else {
+        if self.programs.len() == 1 {
             return self.keep(scratch, data, wire);
-        };
-        let out = chunk
+        }
+        // Each program judges the whole chunk once if any frame is its own.
+        let mut whose = [0u32; 4];
+        for (i, fr) in chunk.iter().enumerate() {
+            whose[self.pick[usize::from(fr.outgoing)][usize::from(fr.tag_put_back)]] |= 1 << i;
+        }
+        self.programs
             .iter()
-            .enumerate()
-            .fold(0u32, |m, (i, fr)| m | u32::from(fr.outgoing) << i);
-        let all = first(chunk.len());
-        let received = if out != all {
-            self.received.filter_batch(scratch, data, wire)
-        } else {
-            0
-        };
-        let sent = if out != 0 {
-            sent.filter_batch(scratch, data, wire)
-        } else {
-            0
-        };
-        (received & !out) | (sent & out)
+            .zip(whose)
+            .filter(|(_, mine)| *mine != 0)
+            .fold(0, |keep, (p, mine)| {
+                keep | (p.filter_batch(scratch, data, wire) & mine)
+            })
     }
 }
+
+/// A static filter's pass sets by `[outgoing][tag_put_back]`.
+pub(crate) type SplitSets = [[PassSet; 2]; 2];
 
 /// The live set's verdicts on up to [`BATCH`] frames, packet by packet: each
 /// frame the live set accepts goes to `judge` (the follower, which may change
@@ -218,16 +240,30 @@ pub fn directed_sets(
     received: Target,
     sent: Target,
 ) -> Result<(PassSet, PassSet), Error> {
+    let [r, s] = compile_each(expr, [received, sent])?;
+    Ok((r, s))
+}
+
+/// `expr` compiled for each of `targets`, which differ in what a live socket
+/// says of packets ([`netsift_pcapc::Meta`]). A target for which the filter
+/// rejects every packet gets a program that accepts nothing; only a filter that
+/// rejects everything for every target is refused.
+pub(crate) fn compile_each<const N: usize>(
+    expr: &str,
+    targets: [Target; N],
+) -> Result<[PassSet; N], Error> {
     use netsift_pcapc::ErrorKind::RejectsAll;
-    match (
-        netsift_pcapc::compile_for(expr, received),
-        netsift_pcapc::compile_for(expr, sent),
-    ) {
-        (Ok(r), Ok(s)) => Ok((r, s)),
-        (Ok(r), Err(e)) if e.kind() == RejectsAll => Ok((r, netsift_pcapc::reject_all())),
-        (Err(e), Ok(s)) if e.kind() == RejectsAll => Ok((netsift_pcapc::reject_all(), s)),
-        (Err(e), _) | (_, Err(e)) => Err(Error::filter(e)),
+    let sets = targets.map(|t| netsift_pcapc::compile_for(expr, t));
+    if let Some(Err(e)) = sets
+        .iter()
+        .find(|r| r.as_ref().is_err_and(|e| e.kind() != RejectsAll))
+    {
+        return Err(Error::filter(e.clone()));
     }
+    if let Some(Err(e)) = sets.iter().find(|_| sets.iter().all(|r| r.is_err())) {
+        return Err(Error::filter(e.clone()));
+    }
+    Ok(sets.map(|r| r.unwrap_or_else(|_| netsift_pcapc::reject_all())))
 }
 
 #[cfg(test)]

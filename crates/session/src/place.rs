@@ -19,10 +19,11 @@
 
 use crate::config::{FollowSpec, Placement};
 use crate::event::{Event, Events, Placed};
+use crate::filter::SplitSets;
 use crate::{Error, ErrorKind};
 use netsift_follow::{Change, Endpoint, Transport};
 use netsift_isa::PassSet;
-use netsift_kernel::codegen::{generate, generate_directed, Env, GenError, Generated};
+use netsift_kernel::codegen::{generate, generate_split, Env, GenError, Generated, Halves, Split};
 use netsift_kernel::follow::Following as Maps;
 use netsift_kernel::placed::{attach, PlacedClauses};
 use netsift_wire::LinkType;
@@ -68,7 +69,7 @@ fn socket_placed(g: &Generated) -> Placed {
 /// space then need not filter the frames of at most 64 KiB it passes.
 pub(crate) fn place_static(
     placement: Placement,
-    (received, sent): (&PassSet, Option<&PassSet>),
+    [[received, received_tagged], [sent, sent_tagged]]: &SplitSets,
     (lt, snaplen): (LinkType, u32),
     socks: &[OwnedFd],
     events: &Events,
@@ -76,12 +77,31 @@ pub(crate) fn place_static(
     if placement == Placement::User {
         return Ok(false);
     }
+    let halves = |untagged, tagged| Halves {
+        untagged,
+        tagged: (tagged != untagged).then_some(tagged),
+    };
+    let received = halves(received, received_tagged);
+    let sent = halves(sent, sent_tagged);
     let made = unplaceable(lt).map_or_else(
         || {
-            let g: Result<Generated, GenError> = match sent {
-                Some(sent) => generate_directed(received, sent, Env::socket(snaplen)),
-                None => generate(received, Env::socket(snaplen)),
-            };
+            let env = Env::socket(snaplen);
+            let g: Result<Generated, GenError> =
+                if sent.untagged == received.untagged && sent.tagged == received.tagged {
+                    match received.tagged {
+                        None => generate(received.untagged, env),
+                        Some(_) => generate_split(
+                            Split {
+                                received,
+                                sent: None,
+                            },
+                            env,
+                        ),
+                    }
+                } else {
+                    let sent = Some(sent);
+                    generate_split(Split { received, sent }, env)
+                };
             g.map_err(|e| e.to_string())
                 .and_then(|g| attach(&g, socks).map(|_| g).map_err(|e| e.to_string()))
         },

@@ -15,7 +15,10 @@ use crate::report::{Report, XdpReport};
 use crate::sink::{record, split_ns, Sink};
 use crate::{Error, ErrorKind};
 use netsift_engine::{Compiled, Scratch};
-use netsift_kernel::codegen::{generate, Env, XDP_CAP_MAX, XDP_HDR, XDP_STATS};
+use netsift_isa::PassSet;
+use netsift_kernel::codegen::{
+    generate, generate_split, Env, Halves, Split, XDP_CAP_MAX, XDP_HDR, XDP_STATS,
+};
 use netsift_kernel::ringbuf::RingBuf;
 use netsift_kernel::sys::{Map, MapKind, ProgKind, Program};
 use netsift_pcapc::{Meta, Target};
@@ -33,8 +36,9 @@ pub(crate) struct XdpSource {
     /// The program, unlinked when this goes.
     _link: OwnedFd,
     /// Where the program is not decisive, the filter that decides what it
-    /// passes unsure.
-    recheck: Option<Compiled>,
+    /// passes unsure, and the one for frames the kernel will take a tag out of
+    /// where it differs ([`tag_ahead`]).
+    recheck: Option<(Compiled, Option<Compiled>)>,
     snaplen: u32,
 }
 
@@ -59,16 +63,38 @@ fn refused(cfg: &Config) -> Option<&'static str> {
     None
 }
 
-/// The program `set` is made into at the XDP hook, with the maps it writes.
+/// Whether the kernel will take the tag of `frame` out on receive (its
+/// outermost EtherType is 802.1Q or 802.1ad: `skb_vlan_untag`), so that
+/// libpcap's kernel filter reads it without the tag.
+fn tag_ahead(frame: &[u8]) -> bool {
+    matches!(frame.get(12..14), Some([0x81, 0x00] | [0x88, 0xa8]))
+}
+
+/// The program `set` is made into at the XDP hook, with `tagged` for the frames
+/// [`tag_ahead`] picks where it differs, and the maps it writes.
 fn program(
-    set: &netsift_isa::PassSet,
+    (set, tagged): (&PassSet, Option<&PassSet>),
     snaplen: u32,
     ring_size: u32,
 ) -> Result<(netsift_kernel::codegen::Generated, RingBuf, Map), Error> {
     let ring = RingBuf::create(ring_size).map_err(placement)?;
     let stats = Map::create(MapKind::PerCpuArray, 4, 8, XDP_STATS).map_err(placement)?;
-    let g = generate(set, Env::xdp(ring.map().fd(), stats.fd(), snaplen)).map_err(placement)?;
-    Ok((g, ring, stats))
+    let env = Env::xdp(ring.map().fd(), stats.fd(), snaplen);
+    let g = match tagged {
+        None => generate(set, env),
+        Some(t) => {
+            let received = Halves {
+                untagged: set,
+                tagged: Some(t),
+            };
+            let split = Split {
+                received,
+                sent: None,
+            };
+            generate_split(split, env.tags_ahead())
+        }
+    };
+    Ok((g.map_err(placement)?, ring, stats))
 }
 
 impl XdpSource {
@@ -89,18 +115,24 @@ impl XdpSource {
             unreachable!("refused above")
         };
         // Every frame at the hook was received on this interface: `inbound` and
-        // `ifindex` are constants of the program.
-        let target = Target::new(lt).meta(Meta {
-            outgoing: false,
-            ifindex,
-        });
-        let set = crate::filter::compile(expr, target)?;
+        // `ifindex` are constants of the program. A frame whose tag the kernel
+        // will take out is read as libpcap's kernel filter will read it.
+        let target = |tag_stripped| {
+            Target::new(lt).meta(Meta {
+                outgoing: false,
+                ifindex,
+                tag_stripped,
+            })
+        };
+        let [set, tagged] =
+            crate::filter::compile_each(expr, [target(false), target(!cfg.tags_as_file)])?;
+        let tagged = (tagged != set).then_some(tagged);
         let size = cfg
             .buffer
             .unwrap_or(DEFAULT_RING)
             .next_power_of_two()
             .clamp(1 << 16, 1 << 30);
-        let (g, ring, stats) = program(&set, cfg.snaplen, size as u32)?;
+        let (g, ring, stats) = program((&set, tagged.as_ref()), cfg.snaplen, size as u32)?;
         let prog = Program::load(ProgKind::Xdp, "netsift", &g.insns).map_err(placement)?;
         // The driver's hook where the interface has one, else the generic one.
         let link = prog.link_xdp(ifindex, 0).map_err(placement)?;
@@ -113,7 +145,7 @@ impl XdpSource {
             ring,
             stats,
             _link: link,
-            recheck: (!g.decisive).then(|| Compiled::new(set)),
+            recheck: (!g.decisive).then(|| (Compiled::new(set), tagged.map(Compiled::new))),
             snaplen: cfg.snaplen,
         };
         Ok((src, lt))
@@ -183,7 +215,11 @@ impl XdpSource {
                 let Some(data) = rec.get(XDP_HDR as usize..XDP_HDR as usize + cap) else {
                     return;
                 };
-                if let Some(f) = recheck {
+                if let Some((f, tagged)) = recheck {
+                    let f = match tagged {
+                        Some(t) if tag_ahead(data) => t,
+                        _ => f,
+                    };
                     if !f.matches(&mut scratch, data, wire) {
                         return;
                     }
@@ -204,17 +240,13 @@ impl XdpSource {
 }
 
 /// The XDP program made from `set`, listed (with maps made for it).
-pub fn xdp_listing(
-    set: &netsift_isa::PassSet,
-    lt: LinkType,
-    snaplen: u32,
-) -> Result<String, Error> {
+pub fn xdp_listing(set: &PassSet, lt: LinkType, snaplen: u32) -> Result<String, Error> {
     if lt != LinkType::EN10MB {
         return Err(placement(format!(
             "the XDP program reads Ethernet frames, not {lt}"
         )));
     }
-    let (g, _ring, _stats) = program(set, snaplen, 1 << 16)?;
+    let (g, _ring, _stats) = program((set, None), snaplen, 1 << 16)?;
     let mut out = format!(
         "; XDP program, {} instructions; {}\n",
         g.insns.len(),

@@ -146,6 +146,83 @@ impl VethPair {
     pub fn command(&self, side: Side, program: impl AsRef<std::ffi::OsStr>) -> Command {
         exec(self.end(side).0, program)
     }
+
+    /// Adds an 802.1Q interface for VLAN `vid` on `side`'s end, up, and returns
+    /// its name (`vl` and the number). A frame sent on it leaves the end tagged:
+    /// the tag in the socket buffer's metadata while the end's tx-vlan offload
+    /// is on ([`VethPair::set_tx_vlan_offload`]), else in its data.
+    pub fn add_vlan(&self, side: Side, vid: u16) -> String {
+        let (ns, dev) = self.end(side);
+        let name = format!("vl{vid}");
+        let id = vid.to_string();
+        ip(&[
+            "-n", ns, "link", "add", "link", dev, "name", &name, "type", "vlan", "id", &id,
+        ])
+        .unwrap();
+        ip(&["-n", ns, "link", "set", &name, "up"]).unwrap();
+        name
+    }
+
+    /// Turns `side`'s tx-vlan offload (`ethtool -K DEV txvlan on|off`, Linux's
+    /// NETIF_F_HW_VLAN_CTAG_TX) on or off, through the legacy ETHTOOL_GFLAGS and
+    /// ETHTOOL_SFLAGS requests, so that no ethtool need be installed.
+    pub fn set_tx_vlan_offload(&self, side: Side, on: bool) {
+        let (ns, dev) = self.end(side);
+        let dev = dev.to_string();
+        in_ns(ns, move || ethtool_flag(&dev, ETH_FLAG_TXVLAN, on))
+            .join()
+            .unwrap()
+            .unwrap_or_else(|e| panic!("tx-vlan offload {on}: {e}"));
+    }
+}
+
+/// linux/ethtool.h: get and set the device flags, and the tx-vlan offload flag.
+const ETHTOOL_GFLAGS: u32 = 0x25;
+const ETHTOOL_SFLAGS: u32 = 0x26;
+const ETH_FLAG_TXVLAN: u32 = 1 << 7;
+
+/// Sets or clears `flag` of interface `dev` (in the calling thread's namespace).
+fn ethtool_flag(dev: &str, flag: u32, on: bool) -> std::io::Result<()> {
+    /// `struct ethtool_value`.
+    #[repr(C)]
+    struct Value {
+        cmd: u32,
+        data: u32,
+    }
+    // SAFETY: socket(2) with constant arguments.
+    let fd = unsafe { libc::socket(libc::AF_INET, libc::SOCK_DGRAM, 0) };
+    if fd < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    // SAFETY: the descriptor was just opened and is owned by nothing else.
+    let fd = unsafe { <std::os::fd::OwnedFd as std::os::fd::FromRawFd>::from_raw_fd(fd) };
+    let request = |v: &mut Value| {
+        // SAFETY: ifreq is plain data, valid when zeroed.
+        let mut ifr: libc::ifreq = unsafe { std::mem::zeroed() };
+        for (d, s) in ifr
+            .ifr_name
+            .iter_mut()
+            .zip(dev.bytes().take(libc::IFNAMSIZ - 1))
+        {
+            *d = s as libc::c_char;
+        }
+        ifr.ifr_ifru.ifru_data = (v as *mut Value).cast();
+        // SAFETY: SIOCETHTOOL reads and writes the ethtool_value that ifr points
+        // to, which lives through the call.
+        let rc = unsafe { libc::ioctl(fd.as_raw_fd(), libc::SIOCETHTOOL, &mut ifr) };
+        if rc < 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    };
+    let mut v = Value {
+        cmd: ETHTOOL_GFLAGS,
+        data: 0,
+    };
+    request(&mut v)?;
+    v.cmd = ETHTOOL_SFLAGS;
+    v.data = if on { v.data | flag } else { v.data & !flag };
+    request(&mut v)
 }
 
 impl Default for VethPair {

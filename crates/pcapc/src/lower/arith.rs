@@ -138,7 +138,14 @@ impl Lowerer<'_> {
     fn arith(&mut self, a: &Arith) -> LResult<(Val, Option<Tree>)> {
         Ok(match a {
             Arith::Num(v, _) => (Val::Const(*v), None),
-            Arith::Len(_) => (Val::Len, None),
+            Arith::Len(_) => match self.len_as_read(0) {
+                0 => (Val::Len, None),
+                // The frame is read with a tag the kernel took out put back.
+                tag => (
+                    Val::Bin(ArithOp::Sub, Box::new(Val::Len), Box::new(Val::Const(tag))),
+                    None,
+                ),
+            },
             Arith::Neg(x, _) => {
                 let (v, c) = self.arith(x)?;
                 match v {
@@ -227,6 +234,14 @@ impl Lowerer<'_> {
         // the header's offset. The optimizer folds a constant index into k, where it
         // wraps alone; otherwise the index goes into X with the variable part (and
         // the IPv4 header length), where that sum wraps.
+        // `ether[14]` past a tag put back reads 4 bytes further on (see `loc`); an
+        // index computed from the packet reads the frame as it is delivered.
+        let idx = match (proto, idx) {
+            (P::Link, Val::Const(k)) if k >= 12 && self.stripped_tag() => {
+                Val::Const(k.saturating_add(4))
+            }
+            (_, v) => v,
+        };
         let mode = match idx {
             Val::Const(_) if !self.unopt => IndexMode::InK,
             _ => IndexMode::InX,

@@ -5,8 +5,8 @@
 mod atm;
 mod juniper;
 mod lan;
-mod mtp;
 mod llc;
+mod mtp;
 mod opaque;
 mod pflog;
 mod ppp;
@@ -274,6 +274,22 @@ impl Lowerer<'_> {
         let wlan = self.link == Link::Wlan && self.target.linktype != LinkType::PPI;
         if self.link != Link::En10mb && !wlan {
             return self.err(format!("no VLAN support for {}", self.link_description()));
+        }
+        if self.vlan_stack_depth == 0 && self.stripped_tag() {
+            // The outermost tag, which the kernel took out: libpcap's
+            // gen_vlan_bpf_extensions tests the socket's SKF_AD_VLAN_TAG_PRESENT
+            // (true) and SKF_AD_VLAN_TAG, here the tag put back at byte 12, and
+            // moves no offset: its filter reads the frame without the tag.
+            if let Some(v) = vid {
+                if v > 0x0fff {
+                    return self.err(format!("VLAN tag {v} greater than maximum 4095"));
+                }
+            }
+            self.vlan_stack_depth += 1;
+            return match vid {
+                Some(v) => self.mcmp(Rel::PutBackTag, 2, Size::B2, v, 0x0fff),
+                None => Ok(Tree::Const(true)),
+            };
         }
         let a = self.linktype(et::VLAN_8021Q)?;
         let b = self.linktype(et::VLAN_8021AD)?;

@@ -51,6 +51,10 @@ pub(crate) enum Rel {
     LinkType,
     TranIpv4,
     TranIpv6,
+    /// The outermost VLAN tag that the kernel took out and the capture put back
+    /// after the MAC addresses ([`Meta::tag_stripped`]); not libpcap's, whose
+    /// kernel filter reads it from the socket.
+    PutBackTag,
 }
 
 /// The link-layer framing in force, which `pppoes` changes to PPP. One variant per
@@ -155,7 +159,19 @@ pub struct Meta {
     pub outgoing: bool,
     /// The interface it was captured on.
     pub ifindex: u32,
+    /// The kernel took the packet's outermost VLAN tag out of its data before the
+    /// filter (`skb->vlan_present`, `TP_STATUS_VLAN_VALID`), as it does to every
+    /// tagged frame it receives. libpcap's kernel filter then reads the frame
+    /// without the tag, and `vlan` at the outermost header tests the tag the socket
+    /// keeps beside it (`SKF_AD_VLAN_TAG_PRESENT`, `SKF_AD_VLAN_TAG`). The program
+    /// compiled for such packets reads the frame as it is delivered, the tag put
+    /// back at bytes 12 to 15, and so reads what libpcap reads past byte 12 four
+    /// bytes further on, and the length 4 bytes shorter. Ethernet only.
+    pub tag_stripped: bool,
 }
+
+/// Bytes of an 802.1Q tag.
+const TAG: u32 = 4;
 
 pub(crate) struct Lowerer<'t> {
     pub text: &'t str,
@@ -302,61 +318,84 @@ pub(crate) fn lower(
     ))
 }
 
+/// A link type's framing and offsets, as libpcap's init_linktype sets them: the
+/// link header, the link-type field and the link payload; `None` for a link type
+/// the compiler does not know.
+fn link_offsets(linktype: LinkType) -> Option<(Link, u32, Option<u32>, u32)> {
+    Some(match linktype {
+        LinkType::EN10MB => (Link::En10mb, 0, Some(12), 14),
+        LinkType::RAW => (Link::Raw, 0, None, 0),
+        LinkType::IPV4 => (Link::Ipv4, 0, None, 0),
+        LinkType::IPV6 => (Link::Ipv6, 0, None, 0),
+        LinkType::NULL => (Link::Null, 0, Some(0), 4),
+        LinkType::LOOP => (Link::Loop, 0, Some(0), 4),
+        LinkType::LINUX_SLL => (Link::Sll, 0, Some(14), 16),
+        LinkType::LINUX_SLL2 => (Link::Sll2, 0, Some(0), 20),
+        LinkType::PPP => (Link::Ppp, 0, Some(2), 4),
+        LinkType::PPP_SERIAL => (Link::PppSerial, 0, Some(2), 4),
+        LinkType::PPP_ETHER => (Link::PppSerial, 0, Some(6), 8),
+        LinkType::PPP_PPPD => (Link::PppPppd, 0, Some(2), 4),
+        LinkType::PPP_BSDOS => (Link::PppBsdos, 0, Some(5), 24),
+        LinkType::C_HDLC => (Link::CHdlc, 0, Some(2), 4),
+        LinkType::FRELAY => (Link::Frelay, 0, None, 0),
+        LinkType::SLIP => (Link::Slip, 0, None, 16),
+        LinkType::SLIP_BSDOS => (Link::SlipBsdos, 0, None, 24),
+        LinkType::ENC => (Link::Enc, 0, Some(0), 12),
+        LinkType::IPNET => (Link::Ipnet, 0, Some(1), 24),
+        LinkType::PFLOG => (Link::Pflog, 0, Some(0), 0),
+        LinkType::NETANALYZER => (Link::En10mb, 4, Some(16), 18),
+        LinkType::NETANALYZER_TRANSPARENT => (Link::En10mb, 12, Some(24), 26),
+        LinkType::FDDI => (Link::Fddi, 0, Some(13), 13),
+        LinkType::IEEE802 => (Link::TokenRing, 0, Some(14), 14),
+        LinkType::IP_OVER_FC => (Link::IpOverFc, 0, Some(16), 16),
+        LinkType::ATM_RFC1483 => (Link::AtmLlc, 0, Some(0), 0),
+        LinkType::ATM_CLIP => (Link::AtmLlc, 0, Some(0), 0),
+        LinkType::SUNATM => (Link::Sunatm, 0, Some(4), 4),
+        LinkType::ARCNET => (Link::Arcnet, 0, Some(2), 6),
+        LinkType::ARCNET_LINUX => (Link::Arcnet, 0, Some(4), 8),
+        LinkType::APPLE_IP_OVER_IEEE1394 => (Link::Ieee1394, 0, Some(16), 18),
+        LinkType::MTP2 => (Link::Mtp2, 0, None, 0),
+        LinkType::MTP2_WITH_PHDR => (Link::Mtp2, 0, None, 0),
+        LinkType::ERF => (Link::Mtp2, 0, None, 0),
+        LinkType::IEEE802_11 => (Link::Wlan, 0, Some(24), 0),
+        LinkType::IEEE802_11_RADIO => (Link::Wlan, 0, Some(24), 0),
+        LinkType::IEEE802_11_RADIO_AVS => (Link::Wlan, 0, Some(24), 0),
+        LinkType::PRISM_HEADER => (Link::Wlan, 0, Some(24), 0),
+        LinkType::PPI => (Link::Wlan, 0, Some(24), 0),
+        other if link::juniper_init(other).is_some() => link::juniper_init(other)?,
+        other if link::opaque_label(other).is_some() => (Link::Opaque, 0, None, 0),
+        _ => return None,
+    })
+}
+
+/// Where the fields of `linktype` lie, for the `-d` listing to write the values
+/// compared with them as a tcpdump user reads them (`netsift_isa::LinkFields`).
+pub fn link_fields(linktype: LinkType) -> Option<netsift_isa::LinkFields> {
+    let (link, _, ethertype, payload) = link_offsets(linktype)?;
+    // An EtherType only where the link-type field holds one.
+    let ethernet = matches!(link, Link::En10mb | Link::Sll | Link::Sll2);
+    Some(netsift_isa::LinkFields {
+        ethertype: ethertype.filter(|_| ethernet),
+        network: payload,
+        ethertype_name: |t| netsift_wire::ethernet::EtherType(t).name(),
+        proto_name: |p| netsift_wire::ip::IpProtocol(p).name(),
+    })
+}
+
 impl<'t> Lowerer<'t> {
     fn new(text: &'t str, target: Target) -> LResult<Lowerer<'t>> {
         let whole = Span::new(0, text.len());
         // (framing, link header, link-type field, link payload): init_linktype.
-        let (link, off_linkhdr, off_linktype, off_linkpl) = match target.linktype {
-            LinkType::EN10MB => (Link::En10mb, 0, Some(12), 14),
-            LinkType::RAW => (Link::Raw, 0, None, 0),
-            LinkType::IPV4 => (Link::Ipv4, 0, None, 0),
-            LinkType::IPV6 => (Link::Ipv6, 0, None, 0),
-            LinkType::NULL => (Link::Null, 0, Some(0), 4),
-            LinkType::LOOP => (Link::Loop, 0, Some(0), 4),
-            LinkType::LINUX_SLL => (Link::Sll, 0, Some(14), 16),
-            LinkType::LINUX_SLL2 => (Link::Sll2, 0, Some(0), 20),
-            LinkType::PPP => (Link::Ppp, 0, Some(2), 4),
-            LinkType::PPP_SERIAL => (Link::PppSerial, 0, Some(2), 4),
-            LinkType::PPP_ETHER => (Link::PppSerial, 0, Some(6), 8),
-            LinkType::PPP_PPPD => (Link::PppPppd, 0, Some(2), 4),
-            LinkType::PPP_BSDOS => (Link::PppBsdos, 0, Some(5), 24),
-            LinkType::C_HDLC => (Link::CHdlc, 0, Some(2), 4),
-            LinkType::FRELAY => (Link::Frelay, 0, None, 0),
-            LinkType::SLIP => (Link::Slip, 0, None, 16),
-            LinkType::SLIP_BSDOS => (Link::SlipBsdos, 0, None, 24),
-            LinkType::ENC => (Link::Enc, 0, Some(0), 12),
-            LinkType::IPNET => (Link::Ipnet, 0, Some(1), 24),
-            LinkType::PFLOG => (Link::Pflog, 0, Some(0), 0),
-            LinkType::NETANALYZER => (Link::En10mb, 4, Some(16), 18),
-            LinkType::NETANALYZER_TRANSPARENT => (Link::En10mb, 12, Some(24), 26),
-            LinkType::FDDI => (Link::Fddi, 0, Some(13), 13),
-            LinkType::IEEE802 => (Link::TokenRing, 0, Some(14), 14),
-            LinkType::IP_OVER_FC => (Link::IpOverFc, 0, Some(16), 16),
-            LinkType::ATM_RFC1483 => (Link::AtmLlc, 0, Some(0), 0),
-            LinkType::ATM_CLIP => (Link::AtmLlc, 0, Some(0), 0),
-            LinkType::SUNATM => (Link::Sunatm, 0, Some(4), 4),
-            LinkType::ARCNET => (Link::Arcnet, 0, Some(2), 6),
-            LinkType::ARCNET_LINUX => (Link::Arcnet, 0, Some(4), 8),
-            LinkType::APPLE_IP_OVER_IEEE1394 => (Link::Ieee1394, 0, Some(16), 18),
-            LinkType::MTP2 => (Link::Mtp2, 0, None, 0),
-            LinkType::MTP2_WITH_PHDR => (Link::Mtp2, 0, None, 0),
-            LinkType::ERF => (Link::Mtp2, 0, None, 0),
-            other if link::juniper_init(other).is_some() => {
-                link::juniper_init(other).unwrap_or((Link::Opaque, 0, None, 0))
-            }
-            LinkType::IEEE802_11 => (Link::Wlan, 0, Some(24), 0),
-            LinkType::IEEE802_11_RADIO => (Link::Wlan, 0, Some(24), 0),
-            LinkType::IEEE802_11_RADIO_AVS => (Link::Wlan, 0, Some(24), 0),
-            LinkType::PRISM_HEADER => (Link::Wlan, 0, Some(24), 0),
-            LinkType::PPI => (Link::Wlan, 0, Some(24), 0),
-            other if link::opaque_label(other).is_some() => (Link::Opaque, 0, None, 0),
-            other => {
-                return Err(Error::new(
-                    format!("link type {other} is not supported by the filter compiler"),
-                    whole,
-                    text,
-                ))
-            }
+        let Some((link, off_linkhdr, off_linktype, off_linkpl)) = link_offsets(target.linktype)
+        else {
+            return Err(Error::new(
+                format!(
+                    "link type {} is not supported by the filter compiler",
+                    target.linktype
+                ),
+                whole,
+                text,
+            ));
         };
         let mut lw = Lowerer {
             text,
@@ -396,6 +435,14 @@ impl<'t> Lowerer<'t> {
         }
         if link == Link::Wlan {
             lw.wlan_offsets();
+        }
+        if lw.stripped_tag() {
+            // The frame has the tag put back where the kernel read none: every
+            // field past the MAC addresses is 4 bytes further on.
+            lw.off_linkpl.k += TAG;
+            if let Some(o) = lw.off_linktype.as_mut() {
+                o.k += TAG;
+            }
         }
         Ok(lw)
     }
@@ -486,8 +533,10 @@ impl<'t> Lowerer<'t> {
             PrimKind::Relation { op, lhs, rhs } => self.relation(*op, lhs, rhs),
             PrimKind::Broadcast(p) => self.broadcast(*p),
             PrimKind::Multicast(p) => self.multicast(*p),
-            PrimKind::Less(n) => Ok(Tree::not(Tree::Atom(Pred::Len(Test::Gt(*n))))),
-            PrimKind::Greater(n) => Ok(Tree::Atom(Pred::Len(Test::Ge(*n)))),
+            PrimKind::Less(n) => Ok(Tree::not(Tree::Atom(Pred::Len(Test::Gt(
+                self.len_as_read(*n),
+            ))))),
+            PrimKind::Greater(n) => Ok(Tree::Atom(Pred::Len(Test::Ge(self.len_as_read(*n))))),
             PrimKind::Byte { index, op, value } => self.byteop(*index, *op, *value),
             PrimKind::Inbound => self.inbound(true),
             PrimKind::Outbound => self.inbound(false),
@@ -576,11 +625,45 @@ impl<'t> Lowerer<'t> {
                 var: self.off_linkpl.var,
                 k: self.off_linkpl.k.wrapping_add(self.off_nl).wrapping_add(40),
             },
+            Rel::PutBackTag => Off {
+                var: self.off_linkhdr.var,
+                k: self.off_linkhdr.k + 12,
+            },
+        };
+        // Past the MAC addresses of a frame whose tag was put back (`ether[12]`,
+        // `byte 14`), libpcap's kernel filter reads what lies 4 bytes further on.
+        let offset = if rel == Rel::LinkHdr && self.stripped_tag() && offset >= 12 {
+            offset.wrapping_add(TAG)
+        } else {
+            offset
         };
         Ok(Loc {
             anchor: base.var,
             off: base.k.wrapping_add(offset),
         })
+    }
+
+    /// Whether the program is for packets whose outermost VLAN tag the kernel
+    /// took out and the capture put back ([`Meta::tag_stripped`]), and the offsets
+    /// in force are still those of the outermost Ethernet header.
+    pub(crate) fn stripped_tag(&self) -> bool {
+        self.tag_put_back() && self.off_linkhdr == Off::at(0)
+    }
+
+    /// Whether the program reads Ethernet frames with a tag put back that the
+    /// kernel took out ([`Meta::tag_stripped`]).
+    fn tag_put_back(&self) -> bool {
+        self.target.meta.is_some_and(|m| m.tag_stripped) && self.target.linktype == LinkType::EN10MB
+    }
+
+    /// The length `n` of a `len` comparison as the program reads it: 4 bytes more
+    /// on a frame whose stripped tag was put back ([`Meta::tag_stripped`]).
+    pub(crate) fn len_as_read(&self, n: u32) -> u32 {
+        if self.tag_put_back() {
+            n.saturating_add(TAG)
+        } else {
+            n
+        }
     }
 
     pub(crate) fn ncmp(

@@ -1,20 +1,35 @@
 //! Readable listing of a pass set (`netsift -d`).
 
+mod notation;
+
 use crate::insn::{
     ArithOp, Decoded, IndexMode, Instruction, Opcode, Size, ARITH_POOL_BASE, BOTH_FIELDS,
 };
-use crate::{PassKind, PassSet};
+use crate::{AnchorRule, PassKind, PassSet};
+pub use notation::LinkFields;
+use notation::{Notation, Operands};
 use std::fmt::{self, Write};
 
 impl fmt::Display for PassSet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.anchors().len() > 1 {
-            writeln!(f, "anchors:")?;
-            for (i, a) in self.anchors().iter().enumerate().skip(1) {
-                let rule = a.rule().map_or("invalid", |r| r.name());
-                writeln!(f, "  @{i} = {rule}(@{} + {})", a.parent(), a.offset())?;
-            }
-        }
+        self.write_listing(f, None)
+    }
+}
+
+impl PassSet {
+    /// The `-d` listing, with the values compared with fields whose meaning
+    /// `link` tells (addresses, ports, EtherTypes, IP protocols) written as a
+    /// tcpdump user reads them; `None` writes every value in hexadecimal, as
+    /// `Display` does.
+    pub fn listing(&self, link: Option<LinkFields>) -> String {
+        let mut s = String::new();
+        self.write_listing(&mut s, link).ok();
+        s
+    }
+
+    fn write_listing(&self, f: &mut impl Write, link: Option<LinkFields>) -> fmt::Result {
+        let notation = link.map(|l| Notation::new(self, l));
+        self.write_anchors(f)?;
         if self.passes().is_empty() {
             return writeln!(f, "(no passes: rejects every packet)");
         }
@@ -32,7 +47,13 @@ impl fmt::Display for PassSet {
             }
             writeln!(f)?;
             for (j, insn) in p.instructions().iter().enumerate() {
-                writeln!(f, "  {j:2}: {}", insn)?;
+                let d = insn.decode();
+                let kind = match (&notation, d.size) {
+                    (Some(n), Some(size)) => n.kind(self, i, (d.anchor, d.offset, size)),
+                    _ => None,
+                };
+                let notation = notation.as_ref();
+                writeln!(f, "  {j:2}: {}", insn.listed(Operands { kind, notation }))?;
             }
         }
         if !self.tables().is_empty() {
@@ -60,6 +81,54 @@ impl fmt::Display for PassSet {
     }
 }
 
+impl PassSet {
+    /// The anchor table, one line an anchor; a chain of `const` anchors each
+    /// adding the same offset to the one before (how an offset past 64 KiB is
+    /// built: libpcap's loads of the kernel's ancillary data at 0xfffff000 on
+    /// are such offsets) on one line, with where it ends.
+    fn write_anchors(&self, f: &mut impl Write) -> fmt::Result {
+        let anchors = self.anchors();
+        if anchors.len() <= 1 {
+            return Ok(());
+        }
+        writeln!(f, "anchors:")?;
+        let mut i = 1;
+        while i < anchors.len() {
+            let a = anchors[i];
+            let rule = a.rule().map_or("invalid", |r| r.name());
+            // How far a chain of equal const steps from this one runs.
+            let step = |k: usize| {
+                let b = anchors[k];
+                b.rule() == Some(AnchorRule::Const)
+                    && b.offset() == a.offset()
+                    && usize::from(b.parent()) == k - 1
+            };
+            let end = if step(i) {
+                (i..anchors.len())
+                    .take_while(|&k| step(k))
+                    .last()
+                    .unwrap_or(i)
+            } else {
+                i
+            };
+            if end - i >= 2 {
+                let total = (end - i + 1) as u64 * u64::from(a.offset());
+                writeln!(
+                    f,
+                    "  @{i}..@{end} = const(@previous + {}): @{end} = @{} + {total}",
+                    a.offset(),
+                    a.parent()
+                )?;
+                i = end + 1;
+                continue;
+            }
+            writeln!(f, "  @{i} = {rule}(@{} + {})", a.parent(), a.offset())?;
+            i += 1;
+        }
+        Ok(())
+    }
+}
+
 /// Keys of a table shown by the listing.
 const TABLE_KEYS_SHOWN: usize = 4;
 
@@ -74,6 +143,13 @@ fn field(d: &Decoded, size: Size) -> String {
 
 impl fmt::Display for Instruction {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.listed(Operands::default()))
+    }
+}
+
+impl Instruction {
+    /// The instruction's line, its operands written as `k` says.
+    fn listed(&self, kind: Operands<'_>) -> String {
         let d = self.decode();
         let mut s = String::new();
         if d.copied {
@@ -87,15 +163,15 @@ impl fmt::Display for Instruction {
             (Some(op @ (Opcode::Eq | Opcode::MEq)), Some(size))
                 if n <= Instruction::capacity(op, size) =>
             {
-                self.write_eq(&mut s, &d, op, size)
+                self.write_eq(&mut s, &d, (op, size), kind)
             }
             (Some(op @ (Opcode::Range | Opcode::Range2)), Some(size))
                 if n <= Instruction::capacity(op, size) =>
             {
-                self.write_range(&mut s, &d, op, size)
+                self.write_range(&mut s, &d, (op, size), kind)
             }
             (Some(Opcode::Eq2), Some(size)) if n <= Instruction::capacity(Opcode::Eq2, size) => {
-                self.write_eq2(&mut s, &d, size)
+                self.write_eq2(&mut s, &d, size, kind)
             }
             (Some(Opcode::Prefix), _) if (1..=6).contains(&n) => self.write_prefix(&mut s, &d),
             (Some(Opcode::Len), _) if (1..=3).contains(&n) => {
@@ -143,7 +219,7 @@ impl fmt::Display for Instruction {
                 write!(s, "invalid {:?}", self).ok();
             }
         }
-        f.write_str(&s)
+        s
     }
 }
 
@@ -158,25 +234,31 @@ fn joiner(word: u32) -> &'static str {
 
 impl Instruction {
     /// EQ or MEQ (`op`): `eq [field] in {values}`, with `& mask` for MEQ.
-    fn write_eq(&self, s: &mut String, d: &Decoded, op: Opcode, size: Size) {
+    fn write_eq(&self, s: &mut String, d: &Decoded, (op, size): (Opcode, Size), k: Operands<'_>) {
         let (first, mask) = if op == Opcode::Eq {
             (1, None)
         } else {
             (2, Some(self.p(1)))
         };
         let vals: Vec<String> = (0..d.count as usize)
-            .map(|i| format!("{:#x}", self.operand(first, size, i)))
+            .map(|i| k.value(self.operand(first, size, i)))
             .collect();
         write!(s, "{} [{}]", op.name(), field(d, size)).ok();
         if let Some(m) = mask {
-            write!(s, " & {m:#x}").ok();
+            write!(s, " & {}", k.mask(m)).ok();
         }
         write!(s, " in {{{}}}", vals.join(", ")).ok();
     }
 
     /// RANGE or RANGE2 (`op`): the field (and the second's distance), the mask,
     /// then each `[lo, hi]`.
-    fn write_range(&self, s: &mut String, d: &Decoded, op: Opcode, size: Size) {
+    fn write_range(
+        &self,
+        s: &mut String,
+        d: &Decoded,
+        (op, size): (Opcode, Size),
+        k: Operands<'_>,
+    ) {
         let (first, mask) = if op == Opcode::Range {
             (2, self.p(1))
         } else {
@@ -192,22 +274,26 @@ impl Instruction {
                 Size::B4 => (self.p(first + 2 * i), self.p(first + 2 * i + 1)),
                 _ => (self.p(first + i) & 0xffff, self.p(first + i) >> 16),
             };
-            write!(s, " [{lo}, {hi}]").ok();
+            if k.is_address() {
+                write!(s, " [{}, {}]", k.value(lo), k.value(hi)).ok();
+            } else {
+                write!(s, " [{lo}, {hi}]").ok();
+            }
         }
     }
 
     /// EQ2: `eq2 [field] and|or [+delta] & mask in {values}`.
-    fn write_eq2(&self, s: &mut String, d: &Decoded, size: Size) {
+    fn write_eq2(&self, s: &mut String, d: &Decoded, size: Size, k: Operands<'_>) {
         let vals: Vec<String> = (0..d.count as usize)
-            .map(|i| format!("{:#x}", self.operand(3, size, i)))
+            .map(|i| k.value(self.operand(3, size, i)))
             .collect();
         write!(
             s,
-            "eq2 [{}] {} [+{}] & {:#x} in {{{}}}",
+            "eq2 [{}] {} [+{}] & {} in {{{}}}",
             field(d, size),
             joiner(self.p(1)),
             self.p(1) & 0xffff,
-            self.p(2),
+            k.mask(self.p(2)),
             vals.join(", ")
         )
         .ok();
