@@ -277,6 +277,73 @@ fn share_of_tcpdump_lines_printed_identically() {
     );
 }
 
+/// Captures whose names differ from their numbers without `-n`: ports (ssh,
+/// domain, bootps), MAC vendors (ARP, BOOTP, loopback), protocol names (NARP),
+/// ICMP's port unreachable, host names of 127.0.0.1.
+const NAMED: &[&str] = &[
+    "ssh.pcap",
+    "dns_udp.pcap",
+    "dhcp-rfc3004.pcap",
+    "arp-too-long-tha.pcap",
+    "loopback.pcap",
+    "pb_nhrp_1.pcap",
+    "icmp-cksum-oobr-1.pcap",
+    "tcp-handshake-nano.pcap",
+];
+
+/// Without `-n`, netsift names what tcpdump names (with the hosts file only):
+/// on every capture (of the named ones and every fifth of the rest) whose `-nn`
+/// lines netsift prints exactly, the lines without `-n` are exactly tcpdump's.
+#[test]
+fn names_without_n_as_tcpdump() {
+    let corpus = corpus();
+    let sandbox = Command::new("unshare")
+        .args(["-n", "true"])
+        .status()
+        .is_ok_and(|s| s.success());
+    require!(
+        Need::Command("tcpdump"),
+        corpus_found(&corpus),
+        Need::That("unshare -n (tcpdump without DNS)", sandbox)
+    );
+    let dir = corpus.unwrap().join("pcaps/tcpdump");
+    let mut caps: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("corpus directory")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    caps.sort();
+    let mut caps: Vec<PathBuf> = caps.into_iter().step_by(5).collect();
+    caps.extend(NAMED.iter().map(|n| dir.join(n)).filter(|p| p.exists()));
+    let netsift = env!("CARGO_BIN_EXE_netsift");
+    let (mut compared, mut named, mut differ) = (0, 0, Vec::new());
+    for cap in &caps {
+        let numeric = run("tcpdump", false, "-nn", cap);
+        if numeric.stdout != run(netsift, false, "-nn", cap).stdout {
+            continue;
+        }
+        let theirs = run("tcpdump", true, "", cap);
+        let ours = run(netsift, false, "", cap);
+        compared += 1;
+        named += usize::from(theirs.stdout != numeric.stdout);
+        if theirs.stdout != ours.stdout {
+            let (a, b) = (lines(&theirs.stdout), lines(&ours.stdout));
+            let at = a.iter().zip(&b).position(|(x, y)| x != y).unwrap_or(0);
+            differ.push(format!(
+                "{}:\n  tcpdump: {}\n  netsift: {}",
+                cap.display(),
+                a.get(at).map_or("(none)", String::as_str),
+                b.get(at).map_or("(none)", String::as_str)
+            ));
+        }
+    }
+    println!(
+        "names: {compared} captures compared without -n, {named} of them with names, {} differ",
+        differ.len()
+    );
+    assert!(named >= 5, "too few captures with names compared: {named}");
+    assert!(differ.is_empty(), "{}", differ.join("\n"));
+}
+
 #[test]
 fn kinds_of_lines() {
     assert_eq!(

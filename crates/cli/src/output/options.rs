@@ -1,8 +1,9 @@
 //! The printer's options from the command line: `netsift_print` takes plain
-//! values, and the names of this machine's interfaces come from `netsift_capture`.
+//! values, the names of this machine's interfaces come from `netsift_capture`,
+//! and the names of its ports and hosts from its files in /etc.
 
 use anyhow::{bail, Result};
-use netsift_print::{Dump, PrintOptions, SummaryOptions, TimeFormat};
+use netsift_print::{Dump, Names, PrintOptions, SummaryOptions, TimeFormat};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -19,11 +20,26 @@ pub(super) fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
             interface_name: Some(interface_name),
             verbose: args.verbose,
             quiet: args.quiet,
+            names: (args.numeric == 0).then(system_names),
         },
         time,
         nano: args.nano(),
         dump: Dump::from_counts(args.hex, args.hex_ascii, args.ascii),
         number: args.number,
+    })
+}
+
+/// The names tcpdump prints without -n, from this machine's services, hosts and
+/// ethers files, read once (a missing file names nothing). Host names
+/// come from the hosts file only: no DNS query per address.
+fn system_names() -> &'static Names {
+    static NAMES: OnceLock<Names> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+        Names::new()
+            .with_services(&read("/etc/services"))
+            .with_hosts(&read("/etc/hosts"))
+            .with_ethers(&read("/etc/ethers"))
     })
 }
 

@@ -69,7 +69,8 @@ impl Printer<'_> {
         let mut length = length - 14;
         let mut p = tail(data, 14);
         if self.opts.link_header {
-            out!(self, "{src} > {dst}, ");
+            let (s, d) = (self.ether_str(src.0), self.ether_str(dst.0));
+            out!(self, "{s} > {d}, ");
             if lt <= MAX_8023_LENGTH {
                 out!(self, "802.3, length {}: ", lt.min(length as u16));
             } else {
@@ -134,6 +135,7 @@ impl Printer<'_> {
             return Ok(());
         }
         if !self.ethertype(lt, p, length, Some((src, dst)))? && !self.opts.link_header {
+            let (src, dst) = (self.ether_str(src.0), self.ether_str(dst.0));
             out!(
                 self,
                 "{src} > {dst}, {}, length {}: ",
@@ -198,7 +200,8 @@ impl Printer<'_> {
         let mut blen = length - sectag_len as u32;
         if tci & 0x0c != 0 {
             if !self.opts.link_header {
-                out!(self, "{src} > {dst} 802.1AE MACsec, ");
+                let (s, d) = (self.ether_str(src.0), self.ether_str(dst.0));
+                out!(self, "{s} > {d} 802.1AE MACsec, ");
                 header(self)?;
             }
             return Ok(None);
@@ -323,13 +326,19 @@ impl Printer<'_> {
             let dn = name_or(llc_sap_name(dsap), || format!("Unknown DSAP 0x{dsap:02x}"));
             if ssap == dsap {
                 match addrs {
-                    Some((s, d)) => out!(self, "{s} > {d} {dn} "),
+                    Some((s, d)) => {
+                        let (s, d) = (self.ether_str(s.0), self.ether_str(d.0));
+                        out!(self, "{s} > {d} {dn} ")
+                    }
                     None => out!(self, "{dn} "),
                 }
             } else {
                 let sn = name_or(llc_sap_name(ssap), || format!("Unknown SSAP 0x{ssap:02x}"));
                 match addrs {
-                    Some((s, d)) => out!(self, "{s} {sn} > {d} {dn} "),
+                    Some((s, d)) => {
+                        let (s, d) = (self.ether_str(s.0), self.ether_str(d.0));
+                        out!(self, "{s} {sn} > {d} {dn} ")
+                    }
                     None => out!(self, "{sn} > {dn} "),
                 }
             }
@@ -430,6 +439,7 @@ impl Printer<'_> {
         }
         if !self.opts.link_header {
             if let Some((s, d)) = addrs {
+                let (s, d) = (self.ether_str(s.0), self.ether_str(d.0));
                 out!(self, "{s} > {d} ");
             }
             if oui == 0 {
@@ -790,8 +800,8 @@ impl Printer<'_> {
                     out!(self, " (invalid)");
                     return Ok(());
                 }
-                let a = EthernetAddress::from_bytes(tail(p, at + 2));
                 need(p, at + 2, 6)?;
+                let a = self.ether_str(EthernetAddress::from_bytes(tail(p, at + 2)).0);
                 out!(
                     self,
                     ", forwarding address {a}, data ({} octets)",
@@ -1070,19 +1080,21 @@ impl Printer<'_> {
             out!(self, ", ");
         }
         // `tpaddr_print_ip`/`spaddr_print_ip`: only IPv4 addresses are printed.
+        let names = self.opts.names;
         let ip = |at: usize| -> String {
             if !ip_pro {
                 "<wrong proto type>".to_string()
             } else if pln != 4 {
                 "<wrong len>".to_string()
             } else {
-                std::net::Ipv4Addr::new(p[at], p[at + 1], p[at + 2], p[at + 3]).to_string()
+                let a = std::net::Ipv4Addr::new(p[at], p[at + 1], p[at + 2], p[at + 3]);
+                super::host4_name(names, a)
             }
         };
         let hw = |at: usize| -> String {
             let b = &p[at..at + hln];
             if hrd != hardware::FRAME_RELAY && hln == 6 {
-                EthernetAddress::from_bytes(b).to_string()
+                super::ether_name(names, EthernetAddress::from_bytes(b).0)
             } else {
                 linkaddr(b)
             }

@@ -18,6 +18,9 @@
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
 //!
+//! [`SummaryOptions::names`] gives the names tcpdump prints without `-n`
+//! (ports, hosts, Ethernet vendors, IP protocols; see [`crate::Names`]).
+//!
 //! [`SummaryOptions::verbose`] gives `tcpdump -v`'s text instead, which may span
 //! lines (`\n    ` after an IPv4 header, `\n\t` before the details of many
 //! protocols); [`SummaryOptions::quiet`] gives `tcpdump -q`'s. Both are checked
@@ -35,6 +38,7 @@ mod pim;
 mod serial;
 mod transport;
 
+use crate::names::Names;
 use netsift_wire::LinkType;
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -76,6 +80,9 @@ pub struct SummaryOptions {
     /// (0x88b5)`. With `verbose`, the verbose IP header fields come first, as
     /// with `tcpdump -v -q`.
     pub quiet: bool,
+    /// The names printed without `-n` ([`Names`]: ports, protocols, hosts,
+    /// Ethernet addresses and their vendors); `None` prints numbers, as `-n` does.
+    pub names: Option<&'static Names>,
 }
 
 /// Renders one packet as tcpdump's one-line summary, without timestamp.
@@ -315,14 +322,71 @@ impl Printer<'_> {
         Ok(())
     }
 
-    pub(crate) fn addr_str(a: &IpAddrs) -> (String, String) {
-        match a {
-            IpAddrs::V4(s, d) => (s.to_string(), d.to_string()),
-            IpAddrs::V6(s, d) => (
-                netsift_wire::ip::Ipv6Display(*s).to_string(),
-                netsift_wire::ip::Ipv6Display(*d).to_string(),
-            ),
+    /// The two addresses as tcpdump prints them (`ipaddr_string`,
+    /// `ip6addr_string`): host names from the hosts file without `-n`.
+    pub(crate) fn addr_str(&self, a: &IpAddrs) -> (String, String) {
+        match *a {
+            IpAddrs::V4(s, d) => (self.host4(s), self.host4(d)),
+            IpAddrs::V6(s, d) => (self.host6(s), self.host6(d)),
         }
+    }
+
+    pub(crate) fn host4(&self, a: Ipv4Addr) -> String {
+        host4_name(self.opts.names, a)
+    }
+
+    pub(crate) fn host6(&self, a: Ipv6Addr) -> String {
+        match self.opts.names.and_then(|n| n.host6(a)) {
+            Some(name) => name.to_string(),
+            None => v6s(a),
+        }
+    }
+
+    /// `tcpport_string`.
+    pub(crate) fn tcp_port(&self, port: u16) -> String {
+        match self.opts.names.and_then(|n| n.tcp_port(port)) {
+            Some(name) => name.to_string(),
+            None => port.to_string(),
+        }
+    }
+
+    /// `udpport_string`.
+    pub(crate) fn udp_port(&self, port: u16) -> String {
+        match self.opts.names.and_then(|n| n.udp_port(port)) {
+            Some(name) => name.to_string(),
+            None => port.to_string(),
+        }
+    }
+
+    /// `netdb_protoname`'s name of an IP protocol, or `ip-proto-N`.
+    pub(crate) fn proto_name(&self, proto: u8) -> String {
+        match self.opts.names.and_then(|n| n.protocol(proto)) {
+            Some(name) => name.to_string(),
+            None => format!("ip-proto-{proto}"),
+        }
+    }
+
+    /// `etheraddr_string`: with names, the ethers file's name or the address and
+    /// its vendor.
+    pub(crate) fn ether_str(&self, mac: [u8; 6]) -> String {
+        ether_name(self.opts.names, mac)
+    }
+}
+
+/// `ipaddr_string`: the hosts file's name of `a` when there are names.
+pub(crate) fn host4_name(names: Option<&Names>, a: Ipv4Addr) -> String {
+    match names.and_then(|n| n.host4(a)) {
+        Some(name) => name.to_string(),
+        None => a.to_string(),
+    }
+}
+
+/// `etheraddr_string`: with names, the ethers file's name or the address and its
+/// vendor.
+pub(crate) fn ether_name(names: Option<&Names>, mac: [u8; 6]) -> String {
+    match names {
+        Some(n) => n.ether(mac),
+        None => netsift_wire::ethernet::EthernetAddress(mac).to_string(),
     }
 }
 

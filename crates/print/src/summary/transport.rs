@@ -11,17 +11,18 @@ impl Printer<'_> {
     /// `tcp_print`.
     pub(super) fn tcp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
         self.proto = "tcp";
-        let (src, dst) = Self::addr_str(&ctx.addrs);
+        let (src, dst) = self.addr_str(&ctx.addrs);
         if bp.len() < 4 {
             out!(self, "{src} > {dst}:");
             return Err(Trunc);
         }
         let sport = g2(bp, 0)?;
         let dport = g2(bp, 2)?;
+        let (sp, dp) = (self.tcp_port(sport), self.tcp_port(dport));
         if ctx.first_nh == 6 {
-            out!(self, "{src}.{sport} > {dst}.{dport}: ");
+            out!(self, "{src}.{sp} > {dst}.{dp}: ");
         } else {
-            out!(self, "{sport} > {dport}: ");
+            out!(self, "{sp} > {dp}: ");
         }
         need(bp, 0, 20)?;
         let hlen = (g1(bp, 12)? >> 4) as u32 * 4;
@@ -713,13 +714,17 @@ impl Printer<'_> {
     }
 
     fn udp_addrs(&mut self, ctx: &IpCtx, ports: Option<(u16, u16)>) {
-        let (src, dst) = Self::addr_str(&ctx.addrs);
+        let (src, dst) = self.addr_str(&ctx.addrs);
         if ctx.first_nh == 17 {
             match ports {
                 None => out!(self, "{src} > {dst}: "),
-                Some((s, d)) => out!(self, "{src}.{s} > {dst}.{d}: "),
+                Some((s, d)) => {
+                    let (s, d) = (self.udp_port(s), self.udp_port(d));
+                    out!(self, "{src}.{s} > {dst}.{d}: ")
+                }
             }
         } else if let Some((s, d)) = ports {
+            let (s, d) = (self.udp_port(s), self.udp_port(d));
             out!(self, "{s} > {d}: ");
         }
     }
@@ -1389,7 +1394,7 @@ impl Printer<'_> {
         need(bp, 0, 12)?;
         let sport = g2(bp, 0)?;
         let dport = g2(bp, 2)?;
-        let (src, dst) = Self::addr_str(&ctx.addrs);
+        let (src, dst) = self.addr_str(&ctx.addrs);
         out!(self, "{src}.{sport} > {dst}.{dport}: sctp");
         let forces = |p: u16| match p {
             6704 => Some("ForCES HP"),
@@ -1569,7 +1574,7 @@ impl Printer<'_> {
         if self.opts.quiet {
             return self.dccp_quiet(bp, length, ctx);
         }
-        let (src, dst) = Self::addr_str(&ctx.addrs);
+        let (src, dst) = self.addr_str(&ctx.addrs);
         let sport = g2(bp, 0)?;
         let dport = g2(bp, 2)?;
         out!(self, "{src}.{sport} > {dst}.{dport}: DCCP, length {length}");
@@ -1591,7 +1596,7 @@ impl Printer<'_> {
             return Ok(());
         }
         need(bp, 0, fixed as usize)?;
-        let (src, dst) = Self::addr_str(&ctx.addrs);
+        let (src, dst) = self.addr_str(&ctx.addrs);
         let (sport, dport) = (g2(bp, 0)?, g2(bp, 2)?);
         let hlen = g1(bp, 4)? as u32 * 4;
         out!(
@@ -1639,11 +1644,9 @@ impl Printer<'_> {
                 let hlen = g1(bp, 2)?;
                 if htype == 1 && hlen == 6 {
                     need(bp, 28, 6)?;
-                    out!(
-                        self,
-                        " from {}",
-                        netsift_wire::ethernet::EthernetAddress::from_bytes(&bp[28..])
-                    );
+                    let mac = netsift_wire::ethernet::EthernetAddress::from_bytes(&bp[28..]);
+                    let mac = self.ether_str(mac.0);
+                    out!(self, " from {mac}");
                 }
             }
             2 => out!(self, "Reply"),
