@@ -136,8 +136,10 @@ impl Printer<'_> {
             // PPTP, RESP: not rendered.
         } else if is(22) {
             self.ssh(payload, length)?;
-        } else if is(139) || is(445) || is(10288) || is(6633) || is(6653) {
-            // NetBIOS, SMB, BEEP, OpenFlow: not rendered.
+        } else if is(139) || is(445) || is(10288) {
+            // NetBIOS, SMB, BEEP: not rendered.
+        } else if is(6633) || is(6653) {
+            self.openflow(payload, length)?;
         } else if is(21) {
             out!(self, ": ");
             self.txtproto(payload, length, "ftp", None)?;
