@@ -344,6 +344,42 @@ fn names_without_n_as_tcpdump() {
     assert!(differ.is_empty(), "{}", differ.join("\n"));
 }
 
+/// tcpdump's default print (the hex and ASCII of a payload no printer decodes:
+/// unknown EtherTypes, encrypted MACsec), left out with -q and -x/-X but not -A,
+/// prints as tcpdump's on captures that have it.
+#[test]
+fn default_print_as_tcpdump() {
+    let corpus = corpus();
+    require!(Need::Command("tcpdump"), corpus_found(&corpus));
+    let dir = corpus.unwrap().join("pcaps/tcpdump");
+    let netsift = env!("CARGO_BIN_EXE_netsift");
+    let mut differ = Vec::new();
+    let mut dumped = 0;
+    for name in [
+        "erspan-type-i-4.pcap",
+        "gre-heapoverflow-1.pcap",
+        "stp-heapoverflow-1.pcap",
+        "macsec-encrypted.pcap",
+        "macsec-changed.pcap",
+        "decnet-oobr.pcap",
+    ] {
+        let cap = dir.join(name);
+        for flags in ["-nn", "-nn -e", "-nn -q", "-nn -x", "-nn -X", "-nn -A"] {
+            let theirs = run("tcpdump", false, flags, &cap);
+            let ours = run(netsift, false, flags, &cap);
+            let text = String::from_utf8_lossy(&theirs.stdout);
+            if flags == "-nn" && text.contains("\n\t0x0000:  ") {
+                dumped += 1;
+            }
+            if theirs.stdout != ours.stdout {
+                differ.push(format!("{name} {flags}"));
+            }
+        }
+    }
+    assert!(dumped >= 5, "only {dumped} captures with a default print");
+    assert!(differ.is_empty(), "differ from tcpdump: {differ:?}");
+}
+
 #[test]
 fn kinds_of_lines() {
     assert_eq!(

@@ -3,7 +3,7 @@
 //! and the names of its ports and hosts from its files in /etc.
 
 use anyhow::{bail, Result};
-use netsift_print::{Dump, Names, PrintOptions, SummaryOptions, TimeFormat};
+use netsift_print::{DefaultPrint, Dump, Names, PrintOptions, SummaryOptions, TimeFormat};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -13,6 +13,7 @@ pub(super) fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
     let Some(time) = TimeFormat::from_count(args.time_format) else {
         bail!("only -t, -tt, -ttt, -tttt and -ttttt are supported");
     };
+    let dump = Dump::from_counts(args.hex, args.hex_ascii, args.ascii);
     Ok(PrintOptions {
         summary: SummaryOptions {
             absolute_tcp_seq: args.absolute_seq,
@@ -21,10 +22,18 @@ pub(super) fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
             verbose: args.verbose,
             quiet: args.quiet,
             names: (args.numeric == 0).then(system_names),
+            // tcpdump's -q, -x and -X (not -A) suppress most of its default print.
+            default_print: if args.quiet
+                || matches!(dump, Some(Dump::Hex { .. } | Dump::HexAscii { .. }))
+            {
+                DefaultPrint::Suppressed
+            } else {
+                DefaultPrint::On
+            },
         },
         time,
         nano: args.nano(),
-        dump: Dump::from_counts(args.hex, args.hex_ascii, args.ascii),
+        dump,
         number: args.number,
     })
 }

@@ -130,18 +130,22 @@ impl Printer<'_> {
                 length = lt as u32;
             }
             let p = super::head(p, length as usize);
-            let known = self.llc(p, length, Some((src, dst)))?;
-            let _ = known;
+            if !self.llc(p, length, Some((src, dst)))? {
+                self.default_print(p, true);
+            }
             return Ok(());
         }
-        if !self.ethertype(lt, p, length, Some((src, dst)))? && !self.opts.link_header {
-            let (src, dst) = (self.ether_str(src.0), self.ether_str(dst.0));
-            out!(
-                self,
-                "{src} > {dst}, {}, length {}: ",
-                ethertype_str(lt, self.opts.quiet),
-                orig_length
-            );
+        if !self.ethertype(lt, p, length, Some((src, dst)))? {
+            if !self.opts.link_header {
+                let (src, dst) = (self.ether_str(src.0), self.ether_str(dst.0));
+                out!(
+                    self,
+                    "{src} > {dst}, {}, length {}: ",
+                    ethertype_str(lt, self.opts.quiet),
+                    orig_length
+                );
+            }
+            self.default_print(p, true);
         }
         Ok(())
     }
@@ -204,6 +208,8 @@ impl Printer<'_> {
                 out!(self, "{s} > {d} 802.1AE MACsec, ");
                 header(self)?;
             }
+            // Encrypted or changed: nothing to decode.
+            self.default_print(body, true);
             return Ok(None);
         }
         if short_len != 0 {
@@ -1117,7 +1123,10 @@ impl Printer<'_> {
             4 => out!(self, "{} at {}", hw(tha), ip(tpa)),
             8 => out!(self, "who-is {} tell {}", hw(tha), hw(sha)),
             9 => out!(self, "{} at {}", hw(sha), ip(spa)),
-            _ => return Ok(()),
+            _ => {
+                self.default_print(p, false);
+                return Ok(());
+            }
         }
         out!(self, ", length {length}");
         Ok(())

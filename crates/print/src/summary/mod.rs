@@ -72,7 +72,8 @@ pub struct SummaryOptions {
     /// implemented.
     ///
     /// A verbose summary may span several lines (tcpdump's `\n    ` and `\n\t`
-    /// continuations); the default and quiet ones never do.
+    /// continuations); the default and quiet ones only where tcpdump's do, with
+    /// `\n\t` (OpenFlow's messages, the dump of an undecoded payload).
     pub verbose: u8,
     /// tcpdump's `-q`: less protocol detail. TCP prints `tcp N` (the payload
     /// length) instead of flags, numbers and options, and keeps no relative
@@ -84,6 +85,23 @@ pub struct SummaryOptions {
     /// The names printed without `-n` ([`Names`]: ports, protocols, hosts,
     /// Ethernet addresses and their vendors); `None` prints numbers, as `-n` does.
     pub names: Option<&'static Names>,
+    /// tcpdump's default print: the hex and ASCII dump of a payload no printer
+    /// decodes (an unknown EtherType or LLC, an unknown ARP operation).
+    pub default_print: DefaultPrint,
+}
+
+/// Whether payloads no printer decodes are dumped, as tcpdump's
+/// `ND_DEFAULTPRINT` dumps them on lines of their own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DefaultPrint {
+    /// Never: the summary alone.
+    #[default]
+    Off,
+    /// As tcpdump prints them by default.
+    On,
+    /// As tcpdump with `-q`, `-x` or `-X` (its `suppress_default_print`):
+    /// only the dumps that flag does not guard (an unknown ARP operation's).
+    Suppressed,
 }
 
 /// Renders one packet as tcpdump's one-line summary, without timestamp.
@@ -284,6 +302,20 @@ impl Printer<'_> {
         }
         if self.out.is_empty() {
             out!(self, "{linktype}, length {wire_len}");
+        }
+    }
+
+    /// `ND_DEFAULTPRINT`: `p`, the captured bytes of a payload no printer
+    /// decoded, in hex and ASCII on lines of their own.
+    /// `guarded`: tcpdump checks its `suppress_default_print` first.
+    pub(crate) fn default_print(&mut self, p: &[u8], guarded: bool) {
+        let on = match self.opts.default_print {
+            DefaultPrint::Off => false,
+            DefaultPrint::On => true,
+            DefaultPrint::Suppressed => !guarded,
+        };
+        if on {
+            crate::dump::hex_and_ascii(&mut self.out, p);
         }
     }
 
