@@ -22,6 +22,15 @@ fn ethertype_str(t: u16, quiet: bool) -> String {
     }
 }
 
+/// EtherTypes tcpdump 4.99's `ethertype_print` decodes and this crate does not
+/// yet (AppleTalk, TIPC, IPX, OSI, MPCP, slow protocols, CFM, NSH,
+/// GeoNetworking, CALM FAST, AoE, PTP, Arista, EAPOL, RRCP, NLB): no
+/// default print after them, which tcpdump would not print either.
+const TCPDUMP_DECODES: [u16; 19] = [
+    0x809b, 0x80f3, 0x88ca, 0x886f, 0x8137, 0xfefe, 0x8808, 0x8809, 0x8902, 0xabcd, 0x894f, 0x0707,
+    0x8947, 0x1111, 0x88a2, 0x88f7, 0xd28b, 0x888e, 0x8899,
+];
+
 /// tcpdump's `linkaddr_string`: colon-separated hex bytes.
 pub(crate) fn linkaddr(b: &[u8]) -> String {
     if b.is_empty() {
@@ -145,7 +154,10 @@ impl Printer<'_> {
                     orig_length
                 );
             }
-            self.default_print(p, true);
+            // tcpdump dumps only what it has no printer for.
+            if !TCPDUMP_DECODES.contains(&lt) {
+                self.default_print(p, true);
+            }
         }
         Ok(())
     }
