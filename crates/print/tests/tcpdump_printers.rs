@@ -17,20 +17,41 @@ struct Case {
     verbose: u8,
 }
 
-const CASES: &[Case] = &[Case {
-    printer: "OpenFlow",
-    captures: &[
-        "of10_7050q.pcapng",
-        "of10_7050sx_bsn-oobr.pcap",
-        "of10_7050sx_bsn.pcap",
-        "of10_inv_OFPST_FLOW.pcap",
-        "of10_p3295.pcap",
-        "of10_pf5240.pcap",
-        "of10_s4810.pcap",
-        "of13_ericsson.pcapng",
-    ],
-    verbose: 0,
-}];
+const CASES: &[Case] = &[
+    Case {
+        printer: "OpenFlow",
+        captures: &[
+            "of10_7050q.pcapng",
+            "of10_7050sx_bsn-oobr.pcap",
+            "of10_7050sx_bsn.pcap",
+            "of10_inv_OFPST_FLOW.pcap",
+            "of10_p3295.pcap",
+            "of10_pf5240.pcap",
+            "of10_s4810.pcap",
+            "of13_ericsson.pcapng",
+        ],
+        verbose: 0,
+    },
+    Case {
+        printer: "PTP",
+        captures: PTP,
+        verbose: 0,
+    },
+    Case {
+        printer: "PTP -v",
+        captures: PTP,
+        verbose: 1,
+    },
+];
+
+/// PTP over UDP and Ethernet: version 2's messages, 2.1 and management.
+const PTP: &[&str] = &[
+    "ptp.pcap",
+    "ptp_corrections.pcap",
+    "ptp_ethernet.pcap",
+    "ptp_management.pcap",
+    "ptp_v2_1.pcap",
+];
 
 #[test]
 fn printers_print_what_tcpdump_prints() {

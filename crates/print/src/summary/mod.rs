@@ -36,6 +36,7 @@ mod ntp;
 mod openflow;
 mod ospf;
 mod pim;
+mod ptp;
 mod serial;
 mod transport;
 

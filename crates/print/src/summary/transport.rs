@@ -809,6 +809,7 @@ impl Printer<'_> {
             UdpApp::Vxlan => self.vxlan(cp, length),
             UdpApp::Geneve => self.geneve(cp, length),
             UdpApp::Mpls => self.mpls(cp, length),
+            UdpApp::Ptp => self.ptp(cp),
             UdpApp::NotRendered | UdpApp::Plain => {
                 generic(self);
                 Ok(())
@@ -1676,6 +1677,7 @@ enum UdpApp {
     Vxlan,
     Geneve,
     Mpls,
+    Ptp,
     /// A protocol tcpdump dissects and this crate does not: `UDP, length N`.
     NotRendered,
     /// No dissector: `UDP, length N`.
@@ -1694,7 +1696,11 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else if is(123) {
         Ntp
-    } else if any(&[137, 138, 161, 162, 319, 320, 496, 500]) {
+    } else if any(&[137, 138, 161, 162]) {
+        NotRendered
+    } else if any(&[319, 320]) {
+        Ptp
+    } else if any(&[496, 500]) {
         NotRendered
     } else if is(514) {
         Syslog
