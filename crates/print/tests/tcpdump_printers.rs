@@ -38,6 +38,11 @@ const CASES: &[Case] = &[
         verbose: 0,
     },
     Case {
+        printer: "AoE",
+        captures: &["AoE_Linux.pcap", "aoe-oobr-1.pcap"],
+        verbose: 0,
+    },
+    Case {
         printer: "PTP -v",
         captures: PTP,
         verbose: 1,

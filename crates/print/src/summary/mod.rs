@@ -28,6 +28,7 @@
 //! the protocols whose `-v` details are not reproduced yet (BGP, OSPFv2
 //! link-state advertisements, DHCP, CDP, LLDP, PPP options, IPv6 mobility).
 
+mod aoe;
 mod app;
 mod eigrp;
 mod link;
