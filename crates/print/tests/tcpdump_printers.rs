@@ -43,6 +43,16 @@ const CASES: &[Case] = &[
         verbose: 0,
     },
     Case {
+        printer: "BCM-LI-SHIM",
+        captures: &["bcm-li.pcap"],
+        verbose: 0,
+    },
+    Case {
+        printer: "BCM-LI-SHIM -v",
+        captures: &["bcm-li.pcap"],
+        verbose: 1,
+    },
+    Case {
         printer: "PTP -v",
         captures: PTP,
         verbose: 1,

@@ -30,6 +30,7 @@
 
 mod aoe;
 mod app;
+mod bcm_li;
 mod eigrp;
 mod link;
 mod net;

@@ -810,6 +810,7 @@ impl Printer<'_> {
             UdpApp::Geneve => self.geneve(cp, length),
             UdpApp::Mpls => self.mpls(cp, length),
             UdpApp::Ptp => self.ptp(cp),
+            UdpApp::BcmLi => self.bcm_li(cp, length),
             UdpApp::NotRendered | UdpApp::Plain => {
                 generic(self);
                 Ok(())
@@ -1678,6 +1679,7 @@ enum UdpApp {
     Geneve,
     Mpls,
     Ptp,
+    BcmLi,
     /// A protocol tcpdump dissects and this crate does not: `UDP, length N`.
     NotRendered,
     /// No dissector: `UDP, length N`.
@@ -1740,12 +1742,11 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else if is(6635) {
         Mpls
-    } else if (cp.get(2) == Some(&2) && (atalk_port(sport) || atalk_port(dport)))
-        || is(30490)
-        || sport == 49152
-    {
-        // AppleTalk in UDP, SOME/IP, Broadcom LI.
+    } else if (cp.get(2) == Some(&2) && (atalk_port(sport) || atalk_port(dport))) || is(30490) {
+        // AppleTalk in UDP, SOME/IP.
         NotRendered
+    } else if sport == 49152 {
+        BcmLi
     } else {
         Plain
     }
