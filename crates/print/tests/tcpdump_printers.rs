@@ -53,6 +53,16 @@ const CASES: &[Case] = &[
         verbose: 1,
     },
     Case {
+        printer: "sFlow",
+        captures: &[
+            "sflow-print-v6.pcap",
+            "sflow_expanded.pcap",
+            "sflow_multiple_counter_30_pdus.pcap",
+            "sflow_print-segv.pcap",
+        ],
+        verbose: 0,
+    },
+    Case {
         printer: "PTP -v",
         captures: PTP,
         verbose: 1,

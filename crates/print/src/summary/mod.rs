@@ -40,6 +40,7 @@ mod ospf;
 mod pim;
 mod ptp;
 mod serial;
+mod sflow;
 mod transport;
 
 use crate::names::Names;

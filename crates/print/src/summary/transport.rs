@@ -811,6 +811,7 @@ impl Printer<'_> {
             UdpApp::Mpls => self.mpls(cp, length),
             UdpApp::Ptp => self.ptp(cp),
             UdpApp::BcmLi => self.bcm_li(cp, length),
+            UdpApp::Sflow => self.sflow(cp, length),
             UdpApp::NotRendered | UdpApp::Plain => {
                 generic(self);
                 Ok(())
@@ -1680,6 +1681,7 @@ enum UdpApp {
     Mpls,
     Ptp,
     BcmLi,
+    Sflow,
     /// A protocol tcpdump dissects and this crate does not: `UDP, length N`.
     NotRendered,
     /// No dissector: `UDP, length N`.
@@ -1730,7 +1732,11 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else if matches!(dport, 3784 | 4784 | 6784 | 3785) {
         Bfd(dport)
-    } else if any(&[1589, 6343]) || dport == 12223 || sport == 12223 || is(12222) || is(5060) {
+    } else if is(1589) {
+        NotRendered
+    } else if is(6343) {
+        Sflow
+    } else if dport == 12223 || sport == 12223 || is(12222) || is(5060) {
         NotRendered
     } else if is(8472) {
         Otv
