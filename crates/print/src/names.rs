@@ -107,7 +107,15 @@ impl Names {
 
     /// tcpdump's name of IP protocol `proto` (`netdb_protoname`), if it has one.
     pub fn protocol(&self, proto: u8) -> Option<&'static str> {
-        Some(PROTOCOLS[proto as usize]).filter(|n| !n.is_empty())
+        match proto {
+            253 => Some("exptest-253"),
+            254 => Some("exptest-254"),
+            255 => Some("reserved"),
+            p => PROTOCOLS
+                .get(usize::from(p))
+                .copied()
+                .filter(|n| !n.is_empty()),
+        }
     }
 
     /// The host name of an IPv4 address in the hosts file.
@@ -144,10 +152,11 @@ impl Names {
     }
 }
 
-/// tcpdump 4.99's `netdb_protocol_names` (ipproto.c): IANA's keywords as
-/// /etc/protocols spelt them; empty where it has none.
+/// tcpdump 4.99's `netdb_protocol_names` (ipproto.c) up to 142: IANA's
+/// keywords as /etc/protocols spelt them; empty where it has none. 143 to 252
+/// are unassigned; 253 to 255 are in [`Names::protocol`].
 #[rustfmt::skip]
-const PROTOCOLS: [&str; 256] = [
+const PROTOCOLS: [&str; 143] = [
     "hopopt", "icmp", "igmp", "ggp", "ipencap", "st",
     "tcp", "cbt", "egp", "igp", "bbn-rcc-mon", "nvp-ii",
     "pup", "argus", "emcon", "xnet", "chaos", "udp",
@@ -171,26 +180,7 @@ const PROTOCOLS: [&str; 256] = [
     "uti", "smp", "sm", "ptp", "isis", "fire",
     "crtp", "crudp", "sscopmce", "iplt", "sps", "pipe",
     "sctp", "fc", "rsvp-e2e-ignore", "mobility-header", "udplite", "mpls-in-ip",
-    "manet", "hip", "shim6", "wesp", "rohc", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "", "", "", "", "",
-    "", "exptest-253", "exptest-254", "reserved",
+    "manet", "hip", "shim6", "wesp", "rohc",
 ];
 
 /// tcpdump 4.99's `oui_values`: the vendors it names (the first entry of a

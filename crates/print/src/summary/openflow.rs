@@ -80,11 +80,15 @@ fn version_name(v: u8) -> Option<&'static str> {
     })
 }
 
-/// The message types of OpenFlow 1.0 and 1.3, the versions tcpdump decodes.
+/// The message types of OpenFlow 1.0 and 1.3, the versions tcpdump decodes:
+/// the same up to FLOW_MOD but for 4 (VENDOR, EXPERIMENTER).
 fn type_name(version: u8, t: u8) -> Option<&'static str> {
-    const COMMON: [&str; 4] = ["HELLO", "ERROR", "ECHO_REQUEST", "ECHO_REPLY"];
-    const V10: [&str; 18] = [
-        "VENDOR",
+    const FIRST: [&str; 15] = [
+        "HELLO",
+        "ERROR",
+        "ECHO_REQUEST",
+        "ECHO_REPLY",
+        "",
         "FEATURES_REQUEST",
         "FEATURES_REPLY",
         "GET_CONFIG_REQUEST",
@@ -95,6 +99,8 @@ fn type_name(version: u8, t: u8) -> Option<&'static str> {
         "PORT_STATUS",
         "PACKET_OUT",
         "FLOW_MOD",
+    ];
+    const V10: [&str; 7] = [
         "PORT_MOD",
         "STATS_REQUEST",
         "STATS_REPLY",
@@ -103,18 +109,7 @@ fn type_name(version: u8, t: u8) -> Option<&'static str> {
         "QUEUE_GET_CONFIG_REQUEST",
         "QUEUE_GET_CONFIG_REPLY",
     ];
-    const V13: [&str; 26] = [
-        "EXPERIMENTER",
-        "FEATURES_REQUEST",
-        "FEATURES_REPLY",
-        "GET_CONFIG_REQUEST",
-        "GET_CONFIG_REPLY",
-        "SET_CONFIG",
-        "PACKET_IN",
-        "FLOW_REMOVED",
-        "PORT_STATUS",
-        "PACKET_OUT",
-        "FLOW_MOD",
+    const V13: [&str; 15] = [
         "GROUP_MOD",
         "PORT_MOD",
         "TABLE_MOD",
@@ -131,14 +126,15 @@ fn type_name(version: u8, t: u8) -> Option<&'static str> {
         "SET_ASYNC",
         "METER_MOD",
     ];
-    let rest: &[&str] = match version {
-        1 => &V10,
-        4 => &V13,
+    let (vendor, rest): (&str, &[&str]) = match version {
+        1 => ("VENDOR", &V10),
+        4 => ("EXPERIMENTER", &V13),
         _ => return None,
     };
-    let t = t as usize;
-    COMMON
-        .get(t)
-        .or_else(|| rest.get(t.wrapping_sub(COMMON.len())))
-        .copied()
+    let t = usize::from(t);
+    match t {
+        4 => Some(vendor),
+        _ if t < FIRST.len() => Some(FIRST[t]),
+        _ => rest.get(t - FIRST.len()).copied(),
+    }
 }
