@@ -73,9 +73,14 @@ fn kind(line: &str) -> String {
     let rest: Vec<&str> = words.collect();
     let proto = rest.first().copied().unwrap_or("");
     let proto = if matches!(proto, "IP" | "IP6") {
-        // The word after the first "ADDR > ADDR:".
+        // The first word after the first "ADDR > ADDR:" (some printers start
+        // with a space).
         match rest.iter().position(|w| w.ends_with(':')) {
-            Some(i) => rest.get(i + 1).copied().unwrap_or(""),
+            Some(i) => rest[i + 1..]
+                .iter()
+                .find(|w| !w.is_empty())
+                .copied()
+                .unwrap_or(""),
             None => proto,
         }
     } else {
@@ -84,6 +89,7 @@ fn kind(line: &str) -> String {
     let proto = proto.trim_end_matches([',', ':']);
     match proto {
         "Flags" => "TCP".into(),
+        "" => "(no word)".into(),
         p if p
             .bytes()
             .all(|b| b.is_ascii_digit() || b == b'+' || b == b'*') =>
@@ -392,6 +398,15 @@ fn kinds_of_lines() {
     );
     assert_eq!(kind("12:00:00.000001 ARP, Request who-has 10.0.0.1"), "ARP");
     assert_eq!(kind("\t0x0000:  4500 0030"), "hex");
+    assert_eq!(kind("12:00:00.000001  [|arp]"), "(no word)");
+    assert_eq!(
+        kind("12:00:00.000001 IP 1.1.1.1.1 > 1.1.1.2.7000:  rx data"),
+        "rx"
+    );
+    assert_eq!(
+        kind("12:00:00.000001 IP 10.0.0.1.1 > 10.0.0.2.53: 17153+ A? a. (32)"),
+        "DNS-like (id)"
+    );
     assert_eq!(kind("\tOption 53, length 1: Discover"), "(cont) Option");
     assert_eq!(kind("E..0..@."), "(text)");
 }
