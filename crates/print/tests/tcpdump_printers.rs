@@ -63,6 +63,16 @@ const CASES: &[Case] = &[
         verbose: 0,
     },
     Case {
+        printer: "Babel",
+        captures: &[
+            "babel_auth.pcap",
+            "babel_pad1.pcap",
+            "babel_rfc6126bis.pcap",
+            "babel_rtt.pcap",
+        ],
+        verbose: 0,
+    },
+    Case {
         printer: "PTP -v",
         captures: PTP,
         verbose: 1,

@@ -30,6 +30,7 @@
 
 mod aoe;
 mod app;
+mod babel;
 mod bcm_li;
 mod eigrp;
 mod link;

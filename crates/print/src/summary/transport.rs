@@ -811,6 +811,12 @@ impl Printer<'_> {
             UdpApp::Mpls => self.mpls(cp, length),
             UdpApp::Ptp => self.ptp(cp),
             UdpApp::BcmLi => self.bcm_li(cp, length),
+            // -v prints each message's fields, not decoded yet.
+            UdpApp::Babel if self.opts.verbose > 0 => {
+                generic(self);
+                Ok(())
+            }
+            UdpApp::Babel => self.babel(cp, length),
             UdpApp::Sflow => self.sflow(cp, length),
             UdpApp::NotRendered | UdpApp::Plain => {
                 generic(self);
@@ -1681,6 +1687,7 @@ enum UdpApp {
     Mpls,
     Ptp,
     BcmLi,
+    Babel,
     Sflow,
     /// A protocol tcpdump dissects and this crate does not: `UDP, length N`.
     NotRendered,
@@ -1721,10 +1728,12 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         || any(&[2103, 2104])
         || (7000..=7009).contains(&sport)
         || (7000..=7009).contains(&dport)
-        || any(&[5359, 6696, 6697, 8231])
-        || dport == 4567
-        || any(&[1645, 1812, 1646, 1813, 1700, 3799])
+        || is(5359)
     {
+        NotRendered
+    } else if any(&[6696, 6697]) {
+        Babel
+    } else if is(8231) || dport == 4567 || any(&[1645, 1812, 1646, 1813, 1700, 3799]) {
         NotRendered
     } else if dport == 1985 {
         Hsrp
