@@ -73,6 +73,11 @@ const CASES: &[Case] = &[
         verbose: 0,
     },
     Case {
+        printer: "EAPOL",
+        captures: &["eapon1.pcap", "eap_extract_read2_asan.pcap"],
+        verbose: 0,
+    },
+    Case {
         printer: "PTP -v",
         captures: PTP,
         verbose: 1,

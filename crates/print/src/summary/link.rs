@@ -24,11 +24,11 @@ fn ethertype_str(t: u16, quiet: bool) -> String {
 
 /// EtherTypes tcpdump 4.99's `ethertype_print` decodes and this crate does not
 /// yet (AppleTalk, TIPC, IPX, OSI, MPCP, slow protocols, CFM, NSH,
-/// GeoNetworking, CALM FAST, Arista, EAPOL, RRCP, NLB): no
+/// GeoNetworking, CALM FAST, Arista, RRCP, NLB): no
 /// default print after them, which tcpdump would not print either.
-const TCPDUMP_DECODES: [u16; 17] = [
+const TCPDUMP_DECODES: [u16; 16] = [
     0x809b, 0x80f3, 0x88ca, 0x886f, 0x8137, 0xfefe, 0x8808, 0x8809, 0x8902, 0xabcd, 0x894f, 0x0707,
-    0x8947, 0x1111, 0xd28b, 0x888e, 0x8899,
+    0x8947, 0x1111, 0xd28b, 0x8899,
 ];
 
 /// tcpdump's `linkaddr_string`: colon-separated hex bytes.
@@ -267,6 +267,7 @@ impl Printer<'_> {
             EtherType::LOOPBACK => self.loopback_proto(p, length)?,
             EtherType(0x88f7) => self.ptp(p)?,
             EtherType(0x88a2) => self.aoe(p, length)?,
+            EtherType(0x888e) => self.eapol(p)?,
             _ => return Ok(false),
         }
         Ok(true)
