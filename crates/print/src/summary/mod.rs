@@ -32,6 +32,7 @@ mod aoe;
 mod app;
 mod babel;
 mod bcm_li;
+mod dhcp6;
 mod eapol;
 mod eigrp;
 mod link;

@@ -811,11 +811,12 @@ impl Printer<'_> {
             UdpApp::Mpls => self.mpls(cp, length),
             UdpApp::Ptp => self.ptp(cp),
             UdpApp::BcmLi => self.bcm_li(cp, length),
-            // -v prints each message's fields, not decoded yet.
-            UdpApp::Babel if self.opts.verbose > 0 => {
+            // -v lists the options, not decoded yet.
+            UdpApp::Dhcp6 | UdpApp::Babel if self.opts.verbose > 0 => {
                 generic(self);
                 Ok(())
             }
+            UdpApp::Dhcp6 => self.dhcp6(cp),
             UdpApp::Babel => self.babel(cp, length),
             UdpApp::Sflow => self.sflow(cp, length),
             UdpApp::NotRendered | UdpApp::Plain => {
@@ -1687,6 +1688,7 @@ enum UdpApp {
     Mpls,
     Ptp,
     BcmLi,
+    Dhcp6,
     Babel,
     Sflow,
     /// A protocol tcpdump dissects and this crate does not: `UDP, length N`.
@@ -1717,7 +1719,11 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         Syslog
     } else if is(520) {
         Rip
-    } else if any(&[521, 525, 546, 547, 646, 654, 698, 701, 750, 921]) {
+    } else if any(&[521, 525]) {
+        NotRendered
+    } else if any(&[546, 547]) {
+        Dhcp6
+    } else if any(&[646, 654, 698, 701, 750, 921]) {
         NotRendered
     } else if is(5353) {
         Mdns
