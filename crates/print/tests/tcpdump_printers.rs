@@ -97,10 +97,27 @@ const CASES: &[Case] = &[
         verbose: 0,
     },
     Case {
+        printer: "GeoNet, CALM FAST",
+        captures: GEONET,
+        verbose: 0,
+    },
+    Case {
+        printer: "GeoNet, CALM FAST -v",
+        captures: GEONET,
+        verbose: 1,
+    },
+    Case {
         printer: "PTP -v",
         captures: PTP,
         verbose: 1,
     },
+];
+
+/// GeoNetworking beacons and BTP, CALM FAST, a short and a bad header.
+const GEONET: &[&str] = &[
+    "cve-2014-8768-Geonet.pcap",
+    "geonet-mac-lookup-heapoverflow.pcap",
+    "geonet_v0_and_calm_fast.pcap",
 ];
 
 /// PTP over UDP and Ethernet: version 2's messages, 2.1 and management.

@@ -23,12 +23,12 @@ fn ethertype_str(t: u16, quiet: bool) -> String {
 }
 
 /// EtherTypes tcpdump 4.99's `ethertype_print` decodes and this crate does not
-/// yet (AppleTalk, TIPC, IPX, OSI, MPCP, slow protocols, CFM, NSH,
-/// GeoNetworking, CALM FAST, Arista, RRCP, NLB): no
-/// default print after them, which tcpdump would not print either.
-const TCPDUMP_DECODES: [u16; 16] = [
-    0x809b, 0x80f3, 0x88ca, 0x886f, 0x8137, 0xfefe, 0x8808, 0x8809, 0x8902, 0xabcd, 0x894f, 0x0707,
-    0x8947, 0x1111, 0xd28b, 0x8899,
+/// yet (AppleTalk, TIPC, IPX, OSI, MPCP, slow protocols, CFM, NSH, Arista,
+/// RRCP, NLB): no default print after them, which tcpdump would not print
+/// either.
+const TCPDUMP_DECODES: [u16; 13] = [
+    0x809b, 0x80f3, 0x88ca, 0x886f, 0x8137, 0xfefe, 0x8808, 0x8809, 0x8902, 0xabcd, 0x894f, 0xd28b,
+    0x8899,
 ];
 
 /// tcpdump's `linkaddr_string`: colon-separated hex bytes.
@@ -249,7 +249,7 @@ impl Printer<'_> {
         length: u32,
         addrs: Option<(EthernetAddress, EthernetAddress)>,
     ) -> PResult<bool> {
-        let _ = addrs;
+        let src = addrs.map(|(s, _)| s.0);
         match EtherType(t) {
             EtherType::IPV4 => self.ipv4(p, length),
             EtherType::IPV6 => self.ipv6(p, length),
@@ -268,6 +268,8 @@ impl Printer<'_> {
             EtherType(0x88f7) => self.ptp(p)?,
             EtherType(0x88a2) => self.aoe(p, length)?,
             EtherType(0x888e) => self.eapol(p)?,
+            EtherType(0x8947) | EtherType(0x0707) => self.geonet(p, length, src)?,
+            EtherType(0x1111) => self.calm_fast(p, length, src)?,
             _ => return Ok(false),
         }
         Ok(true)

@@ -36,6 +36,7 @@ mod bcm_li;
 mod dhcp6;
 mod eapol;
 mod eigrp;
+mod geonet;
 mod link;
 mod net;
 mod ntp;
