@@ -388,25 +388,29 @@ fn default_print_as_tcpdump() {
 
 #[test]
 fn kinds_of_lines() {
-    assert_eq!(
-        kind("12:00:00.000001 IP 10.0.0.1.69 > 10.0.0.2.1: TFTP, length 14"),
-        "TFTP"
-    );
-    assert_eq!(
-        kind("12:00:00.000001 IP 10.0.0.1.1 > 10.0.0.2.2: Flags [S], seq 1"),
-        "TCP"
-    );
-    assert_eq!(kind("12:00:00.000001 ARP, Request who-has 10.0.0.1"), "ARP");
-    assert_eq!(kind("\t0x0000:  4500 0030"), "hex");
-    assert_eq!(kind("12:00:00.000001  [|arp]"), "(no word)");
-    assert_eq!(
-        kind("12:00:00.000001 IP 1.1.1.1.1 > 1.1.1.2.7000:  rx data"),
-        "rx"
-    );
-    assert_eq!(
-        kind("12:00:00.000001 IP 10.0.0.1.1 > 10.0.0.2.53: 17153+ A? a. (32)"),
-        "DNS-like (id)"
-    );
-    assert_eq!(kind("\tOption 53, length 1: Discover"), "(cont) Option");
-    assert_eq!(kind("E..0..@."), "(text)");
+    for (line, want) in [
+        (
+            "12:00:00.000001 IP 10.0.0.1.69 > 10.0.0.2.1: TFTP, length 14",
+            "TFTP",
+        ),
+        (
+            "12:00:00.000001 IP 10.0.0.1.1 > 10.0.0.2.2: Flags [S], seq 1",
+            "TCP",
+        ),
+        ("12:00:00.000001 ARP, Request who-has 10.0.0.1", "ARP"),
+        ("\t0x0000:  4500 0030", "hex"),
+        ("12:00:00.000001  [|arp]", "(no word)"),
+        (
+            "12:00:00.000001 IP 1.1.1.1.1 > 1.1.1.2.7000:  rx data",
+            "rx",
+        ),
+        (
+            "12:00:00.000001 IP 10.0.0.1.1 > 10.0.0.2.53: 17153+ A? a. (32)",
+            "DNS-like (id)",
+        ),
+        ("\tOption 53, length 1: Discover", "(cont) Option"),
+        ("E..0..@.", "(text)"),
+    ] {
+        assert_eq!(kind(line), want, "{line:?}");
+    }
 }

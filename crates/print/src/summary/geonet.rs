@@ -13,12 +13,7 @@ impl Printer<'_> {
     /// frame's source address.
     pub(super) fn geonet(&mut self, p: &[u8], len: u32, src: Option<[u8; 6]>) -> PResult {
         self.proto = "geonet";
-        out!(self, "GeoNet ");
-        if let Some(mac) = src {
-            let s = self.ether_str(mac);
-            out!(self, "src:{s}");
-        }
-        out!(self, "; ");
+        self.its_source("GeoNet ", src);
         if len < COMMON_LEN {
             out!(
                 self,
@@ -99,15 +94,22 @@ impl Printer<'_> {
         Ok(())
     }
 
+    /// The protocol's name and the frame's source (`GeoNet src:...; `,
+    /// `CALM FAST src:...; `).
+    fn its_source(&mut self, name: &str, src: Option<[u8; 6]>) {
+        out!(self, "{name}");
+        if let Some(mac) = src {
+            let sep = if name.ends_with(' ') { "" } else { " " };
+            let s = self.ether_str(mac);
+            out!(self, "{sep}src:{s}");
+        }
+        out!(self, "; ");
+    }
+
     /// `calm_fast_print`.
     pub(super) fn calm_fast(&mut self, p: &[u8], len: u32, src: Option<[u8; 6]>) -> PResult {
         self.proto = "calm_fast";
-        out!(self, "CALM FAST");
-        if let Some(mac) = src {
-            let s = self.ether_str(mac);
-            out!(self, " src:{s}");
-        }
-        out!(self, "; ");
+        self.its_source("CALM FAST", src);
         if len < 2 {
             out!(self, " (length {len} < 2) (invalid)");
             return need(p, 0, len as usize);

@@ -13,8 +13,8 @@
 //! NULL/LOOP, raw IP), ARP, MPLS, PPPoE and PPP control protocols, IPv4 and IPv6 (with extension
 //! headers), TCP (flags, sequence numbers, options), UDP, ICMP, ICMPv6, IGMP, GRE,
 //! VXLAN, Geneve and SCTP; and, for application payloads, the first lines of DNS,
-//! HTTP and SSH; OpenFlow's message headers, PTP, BCM-LI-SHIM, and the lines
-//! without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow. Other protocols get tcpdump's generic rendering (`UDP, length N`,
+//! HTTP and SSH; OpenFlow's message headers, PTP, BCM-LI-SHIM, GeoNetworking,
+//! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow. Other protocols get tcpdump's generic rendering (`UDP, length N`,
 //! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
