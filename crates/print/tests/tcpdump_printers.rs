@@ -107,6 +107,11 @@ const CASES: &[Case] = &[
         verbose: 1,
     },
     Case {
+        printer: "VXLAN: the inner frame on its own line",
+        captures: &["vxlan.pcap", "vxlan_port_8472.pcap"],
+        verbose: 0,
+    },
+    Case {
         printer: "PTP -v",
         captures: PTP,
         verbose: 1,

@@ -81,8 +81,9 @@ pub struct SummaryOptions {
     /// implemented.
     ///
     /// A verbose summary may span several lines (tcpdump's `\n    ` and `\n\t`
-    /// continuations); the default and quiet ones only where tcpdump's do, with
-    /// `\n\t` (OpenFlow's messages, the dump of an undecoded payload).
+    /// continuations); the default and quiet ones only where tcpdump's do
+    /// (OpenFlow's messages, the dump of an undecoded payload, the inner frame
+    /// of VXLAN or OTV on a line of its own).
     pub verbose: u8,
     /// tcpdump's `-q`: less protocol detail. TCP prints `tcp N` (the payload
     /// length) instead of flags, numbers and options, and keeps no relative

@@ -1264,20 +1264,9 @@ impl Printer<'_> {
             flags
         );
         out!(self, "overlay {}, ", g3(bp, 1)?);
-        let brk = self.vxlan_break();
-        out!(self, "instance {}{brk}", g3(bp, 4)?);
+        // tcpdump ends the line after the header: the inner frame has its own.
+        out!(self, "instance {}\n", g3(bp, 4)?);
         self.ether(tail(bp, 8), length - 8)
-    }
-
-    /// What follows the VXLAN or OTV header: tcpdump ends the line there. The
-    /// default summary joins the two lines with a space (one line a packet);
-    /// verbose output keeps tcpdump's lines.
-    fn vxlan_break(&self) -> &'static str {
-        if self.opts.verbose > 0 {
-            "\n"
-        } else {
-            " "
-        }
     }
 
     fn vxlan(&mut self, bp: &[u8], length: u32) -> PResult {
@@ -1295,8 +1284,8 @@ impl Printer<'_> {
             flags
         );
         let vni = g3(bp, 4)?;
-        let brk = self.vxlan_break();
-        out!(self, "vni {vni}{brk}");
+        // tcpdump ends the line after the header: the inner frame has its own.
+        out!(self, "vni {vni}\n");
         self.ether(tail(bp, 8), length - 8)
     }
 
