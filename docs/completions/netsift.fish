@@ -65,7 +65,7 @@ complete -c netsift -s # -l number -d 'Start each line with the packet\'s number
 complete -c netsift -s l -d 'Flush standard output after each line'
 complete -c netsift -l count -d 'Print only the number of accepted packets, at the end (with -r or -V)'
 complete -c netsift -l version -d 'Print the version and exit'
-complete -c netsift -s n -d 'Don\'t resolve addresses or ports (netsift never does; -n and -nn are accepted for tcpdump compatibility)'
+complete -c netsift -s n -d 'Don\'t convert addresses, ports and protocols to names (without it, names come from /etc/services, /etc/hosts, /etc/ethers and tcpdump\'s tables, never from DNS). -nn is the same, as in tcpdump 4.99'
 complete -c netsift -l follow-set -d 'With --follow: track flows in a hash-table (SET) instruction instead of one pass per server; O(1) per flow for any number of flows'
 complete -c netsift -l vlan-as-file -d 'With -i: filter a frame whose VLAN tag the kernel took out with the tag in place, as a capture file holds it (and as -r filters it), instead of as tcpdump -i does: without the tag, `vlan` testing the tag the kernel kept beside the frame, so that `ip` and `host` also match tagged traffic. Written frames hold their tags either way. A static filter only (--control and --follow read frames as a file holds them)'
 complete -c netsift -l follow-loose -d 'With --follow: accept an FTP/SIP/RTSP announced address that is not the announcing side\'s own (conntrack\'s `loose`), and SIP/RTSP media from any host (its `sip_direct_media=0`). UNSAFE: any peer of a control connection can then point the capture at any host'

@@ -84,7 +84,7 @@ _netsift() {
 '-l[Flush standard output after each line]' \
 '--count[Print only the number of accepted packets, at the end (with -r or -V)]' \
 '--version[Print the version and exit]' \
-'*-n[Don'\''t resolve addresses or ports (netsift never does; -n and -nn are accepted for tcpdump compatibility)]' \
+'*-n[Don'\''t convert addresses, ports and protocols to names (without it, names come from /etc/services, /etc/hosts, /etc/ethers and tcpdump'\''s tables, never from DNS). -nn is the same, as in tcpdump 4.99]' \
 '--follow-set[With --follow\: track flows in a hash-table (SET) instruction instead of one pass per server; O(1) per flow for any number of flows]' \
 '--vlan-as-file[With -i\: filter a frame whose VLAN tag the kernel took out with the tag in place, as a capture file holds it (and as -r filters it), instead of as tcpdump -i does\: without the tag, \`vlan\` testing the tag the kernel kept beside the frame, so that \`ip\` and \`host\` also match tagged traffic. Written frames hold their tags either way. A static filter only (--control and --follow read frames as a file holds them)]' \
 '--follow-loose[With --follow\: accept an FTP/SIP/RTSP announced address that is not the announcing side'\''s own (conntrack'\''s \`loose\`), and SIP/RTSP media from any host (its \`sip_direct_media=0\`). UNSAFE\: any peer of a control connection can then point the capture at any host]' \

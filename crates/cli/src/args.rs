@@ -162,8 +162,9 @@ pub(crate) struct Args {
     /// flags, and exit.
     #[arg(long = "generate", value_name = "WHAT", hide = true, value_parser = ["man", "bash", "zsh", "fish", "elvish", "powershell"])]
     pub generate: Option<String>,
-    /// Don't resolve addresses or ports (netsift never does; -n and -nn are accepted for
-    /// tcpdump compatibility).
+    /// Don't convert addresses, ports and protocols to names (without it, names come
+    /// from /etc/services, /etc/hosts, /etc/ethers and tcpdump's tables, never from
+    /// DNS). -nn is the same, as in tcpdump 4.99.
     #[arg(short = 'n', action = clap::ArgAction::Count)]
     pub numeric: u8,
     /// Read the filter expression from FILE, as tcpdump -F does: `#` starts a comment

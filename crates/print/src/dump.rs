@@ -81,7 +81,7 @@ fn hex(out: &mut String, data: &[u8]) {
 
 /// `hex_and_ascii_print(ndo, "\n\t", ...)`: the hex column padded to 40
 /// characters, two spaces, then the printable bytes (`.` for the others).
-fn hex_and_ascii(out: &mut String, data: &[u8]) {
+pub(crate) fn hex_and_ascii(out: &mut String, data: &[u8]) {
     let mut hexes = String::with_capacity(40);
     for (line, chunk) in data.chunks(16).enumerate() {
         hexes.clear();

@@ -5,7 +5,8 @@
 //! packets (a daemon, the C and Python bindings) need not link any of it.
 //!
 //! - [`summarize`], [`Summarizer`] and [`SummaryOptions`]: the summary of one
-//!   packet after its time stamp, with tcpdump's `-S`, `-e`, `-v` and `-q`.
+//!   packet after its time stamp, with tcpdump's `-S`, `-e`, `-v` and `-q`, and
+//!   the names of ports, hosts and vendors it prints without `-n` ([`Names`]).
 //! - [`Printer`] and [`PrintOptions`]: the whole line of [`pretty_print_packet`],
 //!   the packet number (`-#`), the time stamp ([`TimeFormat`], `-t` ... `-ttttt`),
 //!   the summary and a [`Dump`] of the bytes (`-x`, `-X`, `-A`).
@@ -37,10 +38,12 @@
 
 mod dump;
 mod line;
+mod names;
 mod summary;
 mod time;
 
 pub use dump::Dump;
 pub use line::{Packet, PrintOptions, Printer};
-pub use summary::{summarize, Summarizer, SummaryOptions};
+pub use names::Names;
+pub use summary::{summarize, DefaultPrint, Summarizer, SummaryOptions};
 pub use time::TimeFormat;

@@ -6,7 +6,7 @@
 
 mod common;
 
-use netsift_print::{summarize, Summarizer, SummaryOptions};
+use netsift_print::{summarize, DefaultPrint, Names, Summarizer, SummaryOptions};
 use netsift_wire::LinkType;
 
 /// xorshift64*: a small deterministic generator, so failures reproduce.
@@ -36,14 +36,24 @@ impl Rng {
 }
 
 fn check(s: &mut Summarizer, lt: LinkType, data: &[u8], wire_len: u32) {
-    let verbose = s.options().verbose > 0;
     let out = s.summarize(lt, data, wire_len);
-    // Only verbose summaries continue on more lines, as tcpdump's do.
+    // Summaries continue on more lines where tcpdump's do (verbose details, a
+    // tunnel's inner frame, OpenFlow's messages), never with an empty one.
     assert!(
-        !out.contains('\r') && (verbose || !out.contains('\n')),
+        !out.contains('\r') && out.split('\n').skip(1).all(|l| !l.is_empty()),
         "bad line breaks in the summary for {lt} {data:02x?}: {out:?}"
     );
     assert!(!out.is_empty(), "empty summary for {lt} {data:02x?}");
+}
+
+/// Names for every port and host a test packet may carry.
+fn names() -> &'static Names {
+    static NAMES: std::sync::OnceLock<Names> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        Names::new()
+            .with_services("domain 53/udp\nhttp 80/tcp\n")
+            .with_hosts("10.0.0.1 one\n::1 six\n")
+    })
 }
 
 fn summarizers() -> Vec<Summarizer> {
@@ -53,6 +63,7 @@ fn summarizers() -> Vec<Summarizer> {
             absolute_tcp_seq: true,
             link_header: true,
             interface_name: Some(|i| Some(format!("if{i}"))),
+            default_print: DefaultPrint::On,
             ..SummaryOptions::default()
         }),
         Summarizer::with_options(SummaryOptions {
@@ -66,6 +77,8 @@ fn summarizers() -> Vec<Summarizer> {
         }),
         Summarizer::with_options(SummaryOptions {
             quiet: true,
+            default_print: DefaultPrint::Suppressed,
+            names: Some(names()),
             ..SummaryOptions::default()
         }),
     ]

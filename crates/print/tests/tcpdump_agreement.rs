@@ -3,8 +3,8 @@
 //!
 //! The comparison is exact string equality of one line per packet: tcpdump's text
 //! after the timestamp, its continuation lines (a VXLAN payload, for instance)
-//! joined with a space and its hex dumps dropped. Skipped, with a message, when
-//! tcpdump or the corpus is absent.
+//! joined with a space and its hex dumps dropped, and ours joined alike. Skipped,
+//! with a message, when tcpdump or the corpus is absent.
 //!
 //! `cargo test -p netsift-print --test tcpdump_agreement -- --ignored --nocapture`
 //! runs the same comparison over every corpus capture of a supported link type.
@@ -159,8 +159,16 @@ fn compare(path: &Path, flags: &[&str], opts: SummaryOptions, tally: &mut Tally)
     tally.files += 1;
     let mut s = Summarizer::with_options(opts);
     for (i, (p, theirs)) in packets.iter().zip(&records).enumerate() {
-        let ours = s.summarize(p.linktype, &p.data, p.wire_len);
-        let ours = ours.trim_end();
+        let text = s.summarize(p.linktype, &p.data, p.wire_len);
+        // Continuation lines (a VXLAN frame's inner packet) joined as
+        // `tcpdump_records` joins tcpdump's.
+        let mut lines = text.lines();
+        let mut ours = lines.next().unwrap_or("").trim_end().to_string();
+        for l in lines.map(str::trim).filter(|l| !l.is_empty()) {
+            ours.push(' ');
+            ours.push_str(l);
+        }
+        let ours = ours.as_str();
         let same = ours == theirs;
         let class = classify(p.linktype, &p.data);
         if !same && class.is_core() {

@@ -1,8 +1,9 @@
 //! The printer's options from the command line: `netsift_print` takes plain
-//! values, and the names of this machine's interfaces come from `netsift_capture`.
+//! values, the names of this machine's interfaces come from `netsift_capture`,
+//! and the names of its ports and hosts from its files in /etc.
 
 use anyhow::{bail, Result};
-use netsift_print::{Dump, PrintOptions, SummaryOptions, TimeFormat};
+use netsift_print::{DefaultPrint, Dump, Names, PrintOptions, SummaryOptions, TimeFormat};
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -12,6 +13,7 @@ pub(super) fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
     let Some(time) = TimeFormat::from_count(args.time_format) else {
         bail!("only -t, -tt, -ttt, -tttt and -ttttt are supported");
     };
+    let dump = Dump::from_counts(args.hex, args.hex_ascii, args.ascii);
     Ok(PrintOptions {
         summary: SummaryOptions {
             absolute_tcp_seq: args.absolute_seq,
@@ -20,11 +22,34 @@ pub(super) fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
             verbose: args.verbose,
             quiet: args.quiet,
             udp_as_vxlan: args.packet_type.as_deref() == Some("vxlan"),
+            names: (args.numeric == 0).then(system_names),
+            // tcpdump's -q, -x and -X (not -A) suppress most of its default print.
+            default_print: if args.quiet
+                || matches!(dump, Some(Dump::Hex { .. } | Dump::HexAscii { .. }))
+            {
+                DefaultPrint::Suppressed
+            } else {
+                DefaultPrint::On
+            },
         },
         time,
         nano: args.nano(),
-        dump: Dump::from_counts(args.hex, args.hex_ascii, args.ascii),
+        dump,
         number: args.number,
+    })
+}
+
+/// The names tcpdump prints without -n, from this machine's services, hosts and
+/// ethers files, read once (a missing file names nothing). Host names
+/// come from the hosts file only: no DNS query per address.
+fn system_names() -> &'static Names {
+    static NAMES: OnceLock<Names> = OnceLock::new();
+    NAMES.get_or_init(|| {
+        let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+        Names::new()
+            .with_services(&read("/etc/services"))
+            .with_hosts(&read("/etc/hosts"))
+            .with_ethers(&read("/etc/ethers"))
     })
 }
 

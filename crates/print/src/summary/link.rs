@@ -22,6 +22,15 @@ pub(super) fn ethertype_str(t: u16, quiet: bool) -> String {
     }
 }
 
+/// EtherTypes tcpdump 4.99's `ethertype_print` decodes and this crate does not
+/// yet (AppleTalk, TIPC, IPX, OSI, MPCP, slow protocols, CFM, NSH, Arista,
+/// RRCP, NLB): no default print after them, which tcpdump would not print
+/// either.
+const TCPDUMP_DECODES: [u16; 13] = [
+    0x809b, 0x80f3, 0x88ca, 0x886f, 0x8137, 0xfefe, 0x8808, 0x8809, 0x8902, 0xabcd, 0x894f, 0xd28b,
+    0x8899,
+];
+
 /// tcpdump's `linkaddr_string`: colon-separated hex bytes.
 pub(crate) fn linkaddr(b: &[u8]) -> String {
     if b.is_empty() {
@@ -69,7 +78,8 @@ impl Printer<'_> {
         let mut length = length - 14;
         let mut p = tail(data, 14);
         if self.opts.link_header {
-            out!(self, "{src} > {dst}, ");
+            let (s, d) = (self.ether_str(src.0), self.ether_str(dst.0));
+            out!(self, "{s} > {d}, ");
             if lt <= MAX_8023_LENGTH {
                 out!(self, "802.3, length {}: ", lt.min(length as u16));
             } else {
@@ -129,17 +139,25 @@ impl Printer<'_> {
                 length = lt as u32;
             }
             let p = super::head(p, length as usize);
-            let known = self.llc(p, length, Some((src, dst)))?;
-            let _ = known;
+            if !self.llc(p, length, Some((src, dst)))? {
+                self.default_print(p, true);
+            }
             return Ok(());
         }
-        if !self.ethertype(lt, p, length, Some((src, dst)))? && !self.opts.link_header {
-            out!(
-                self,
-                "{src} > {dst}, {}, length {}: ",
-                ethertype_str(lt, self.opts.quiet),
-                orig_length
-            );
+        if !self.ethertype(lt, p, length, Some((src, dst)))? {
+            if !self.opts.link_header {
+                let (src, dst) = (self.ether_str(src.0), self.ether_str(dst.0));
+                out!(
+                    self,
+                    "{src} > {dst}, {}, length {}: ",
+                    ethertype_str(lt, self.opts.quiet),
+                    orig_length
+                );
+            }
+            // tcpdump dumps only what it has no printer for.
+            if !TCPDUMP_DECODES.contains(&lt) {
+                self.default_print(p, true);
+            }
         }
         Ok(())
     }
@@ -198,9 +216,12 @@ impl Printer<'_> {
         let mut blen = length - sectag_len as u32;
         if tci & 0x0c != 0 {
             if !self.opts.link_header {
-                out!(self, "{src} > {dst} 802.1AE MACsec, ");
+                let (s, d) = (self.ether_str(src.0), self.ether_str(dst.0));
+                out!(self, "{s} > {d} 802.1AE MACsec, ");
                 header(self)?;
             }
+            // Encrypted or changed: nothing to decode.
+            self.default_print(body, true);
             return Ok(None);
         }
         if short_len != 0 {
@@ -228,7 +249,7 @@ impl Printer<'_> {
         length: u32,
         addrs: Option<(EthernetAddress, EthernetAddress)>,
     ) -> PResult<bool> {
-        let _ = addrs;
+        let src = addrs.map(|(s, _)| s.0);
         match EtherType(t) {
             EtherType::IPV4 => self.ipv4(p, length),
             EtherType::IPV6 => self.ipv6(p, length),
@@ -244,6 +265,11 @@ impl Printer<'_> {
             EtherType::MPLS_UNICAST | EtherType::MPLS_MULTICAST => self.mpls(p, length)?,
             EtherType::LLDP => self.lldp(p, length)?,
             EtherType::LOOPBACK => self.loopback_proto(p, length)?,
+            EtherType(0x88f7) => self.ptp(p)?,
+            EtherType(0x88a2) => self.aoe(p, length)?,
+            EtherType(0x888e) => self.eapol(p)?,
+            EtherType(0x8947) | EtherType(0x0707) => self.geonet(p, length, src)?,
+            EtherType(0x1111) => self.calm_fast(p, length, src)?,
             _ => return Ok(false),
         }
         Ok(true)
@@ -323,13 +349,19 @@ impl Printer<'_> {
             let dn = name_or(llc_sap_name(dsap), || format!("Unknown DSAP 0x{dsap:02x}"));
             if ssap == dsap {
                 match addrs {
-                    Some((s, d)) => out!(self, "{s} > {d} {dn} "),
+                    Some((s, d)) => {
+                        let (s, d) = (self.ether_str(s.0), self.ether_str(d.0));
+                        out!(self, "{s} > {d} {dn} ")
+                    }
                     None => out!(self, "{dn} "),
                 }
             } else {
                 let sn = name_or(llc_sap_name(ssap), || format!("Unknown SSAP 0x{ssap:02x}"));
                 match addrs {
-                    Some((s, d)) => out!(self, "{s} {sn} > {d} {dn} "),
+                    Some((s, d)) => {
+                        let (s, d) = (self.ether_str(s.0), self.ether_str(d.0));
+                        out!(self, "{s} {sn} > {d} {dn} ")
+                    }
                     None => out!(self, "{sn} > {dn} "),
                 }
             }
@@ -430,6 +462,7 @@ impl Printer<'_> {
         }
         if !self.opts.link_header {
             if let Some((s, d)) = addrs {
+                let (s, d) = (self.ether_str(s.0), self.ether_str(d.0));
                 out!(self, "{s} > {d} ");
             }
             if oui == 0 {
@@ -790,8 +823,8 @@ impl Printer<'_> {
                     out!(self, " (invalid)");
                     return Ok(());
                 }
-                let a = EthernetAddress::from_bytes(tail(p, at + 2));
                 need(p, at + 2, 6)?;
+                let a = self.ether_str(EthernetAddress::from_bytes(tail(p, at + 2)).0);
                 out!(
                     self,
                     ", forwarding address {a}, data ({} octets)",
@@ -1070,19 +1103,21 @@ impl Printer<'_> {
             out!(self, ", ");
         }
         // `tpaddr_print_ip`/`spaddr_print_ip`: only IPv4 addresses are printed.
+        let names = self.opts.names;
         let ip = |at: usize| -> String {
             if !ip_pro {
                 "<wrong proto type>".to_string()
             } else if pln != 4 {
                 "<wrong len>".to_string()
             } else {
-                std::net::Ipv4Addr::new(p[at], p[at + 1], p[at + 2], p[at + 3]).to_string()
+                let a = std::net::Ipv4Addr::new(p[at], p[at + 1], p[at + 2], p[at + 3]);
+                super::host4_name(names, a)
             }
         };
         let hw = |at: usize| -> String {
             let b = &p[at..at + hln];
             if hrd != hardware::FRAME_RELAY && hln == 6 {
-                EthernetAddress::from_bytes(b).to_string()
+                super::ether_name(names, EthernetAddress::from_bytes(b).0)
             } else {
                 linkaddr(b)
             }
@@ -1105,7 +1140,10 @@ impl Printer<'_> {
             4 => out!(self, "{} at {}", hw(tha), ip(tpa)),
             8 => out!(self, "who-is {} tell {}", hw(tha), hw(sha)),
             9 => out!(self, "{} at {}", hw(sha), ip(spa)),
-            _ => return Ok(()),
+            _ => {
+                self.default_print(p, false);
+                return Ok(());
+            }
         }
         out!(self, ", length {length}");
         Ok(())

@@ -13,10 +13,14 @@
 //! NULL/LOOP, raw IP), ARP, MPLS, PPPoE and PPP control protocols, IPv4 and IPv6 (with extension
 //! headers), TCP (flags, sequence numbers, options), UDP, ICMP, ICMPv6, IGMP, GRE,
 //! VXLAN, Geneve and SCTP; and, for application payloads, the first lines of DNS,
-//! HTTP and SSH. Other protocols get tcpdump's generic rendering (`UDP, length N`,
+//! HTTP and SSH; OpenFlow's message headers, PTP, BCM-LI-SHIM, GeoNetworking,
+//! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow. Other protocols get tcpdump's generic rendering (`UDP, length N`,
 //! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
+//!
+//! [`SummaryOptions::names`] gives the names tcpdump prints without `-n`
+//! (ports, hosts, Ethernet vendors, IP protocols; see [`crate::Names`]).
 //!
 //! [`SummaryOptions::verbose`] gives `tcpdump -v`'s text instead, which may span
 //! lines (`\n    ` after an IPv4 header, `\n\t` before the details of many
@@ -25,19 +29,29 @@
 //! the protocols whose `-v` details are not reproduced yet (BGP, OSPFv2
 //! link-state advertisements, DHCP, CDP, LLDP, PPP options, IPv6 mobility).
 
+mod aoe;
 mod app;
 mod arcnet;
 mod atm;
+mod babel;
+mod bcm_li;
+mod dhcp6;
+mod eapol;
 mod eigrp;
+mod geonet;
 mod lan;
 mod link;
 mod net;
 mod ntp;
+mod openflow;
 mod ospf;
 mod pim;
+mod ptp;
 mod serial;
+mod sflow;
 mod transport;
 
+use crate::names::Names;
 use netsift_wire::LinkType;
 use std::collections::HashMap;
 use std::net::{Ipv4Addr, Ipv6Addr};
@@ -70,7 +84,9 @@ pub struct SummaryOptions {
     /// implemented.
     ///
     /// A verbose summary may span several lines (tcpdump's `\n    ` and `\n\t`
-    /// continuations); the default and quiet ones never do.
+    /// continuations); the default and quiet ones only where tcpdump's do
+    /// (OpenFlow's messages, the dump of an undecoded payload, the inner frame
+    /// of VXLAN or OTV on a line of its own).
     pub verbose: u8,
     /// tcpdump's `-q`: less protocol detail. TCP prints `tcp N` (the payload
     /// length) instead of flags, numbers and options, and keeps no relative
@@ -82,6 +98,26 @@ pub struct SummaryOptions {
     /// tcpdump's `-T vxlan`: every UDP payload is printed as VXLAN, whatever
     /// its ports.
     pub udp_as_vxlan: bool,
+    /// The names printed without `-n` ([`Names`]: ports, protocols, hosts,
+    /// Ethernet addresses and their vendors); `None` prints numbers, as `-n` does.
+    pub names: Option<&'static Names>,
+    /// tcpdump's default print: the hex and ASCII dump of a payload no printer
+    /// decodes (an unknown EtherType or LLC, an unknown ARP operation).
+    pub default_print: DefaultPrint,
+}
+
+/// Whether payloads no printer decodes are dumped, as tcpdump's
+/// `ND_DEFAULTPRINT` dumps them on lines of their own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum DefaultPrint {
+    /// Never: the summary alone.
+    #[default]
+    Off,
+    /// As tcpdump prints them by default.
+    On,
+    /// As tcpdump with `-q`, `-x` or `-X` (its `suppress_default_print`):
+    /// only the dumps that flag does not guard (an unknown ARP operation's).
+    Suppressed,
 }
 
 /// Renders one packet as tcpdump's one-line summary, without timestamp.
@@ -297,6 +333,20 @@ impl Printer<'_> {
         }
     }
 
+    /// `ND_DEFAULTPRINT`: `p`, the captured bytes of a payload no printer
+    /// decoded, in hex and ASCII on lines of their own.
+    /// `guarded`: tcpdump checks its `suppress_default_print` first.
+    pub(crate) fn default_print(&mut self, p: &[u8], guarded: bool) {
+        let on = match self.opts.default_print {
+            DefaultPrint::Off => false,
+            DefaultPrint::On => true,
+            DefaultPrint::Suppressed => !guarded,
+        };
+        if on {
+            crate::dump::hex_and_ascii(&mut self.out, p);
+        }
+    }
+
     /// Appends tcpdump's truncation marker for the current protocol.
     pub(crate) fn trunc(&mut self) {
         out!(self, " [|{}]", self.proto);
@@ -333,14 +383,71 @@ impl Printer<'_> {
         Ok(())
     }
 
-    pub(crate) fn addr_str(a: &IpAddrs) -> (String, String) {
-        match a {
-            IpAddrs::V4(s, d) => (s.to_string(), d.to_string()),
-            IpAddrs::V6(s, d) => (
-                netsift_wire::ip::Ipv6Display(*s).to_string(),
-                netsift_wire::ip::Ipv6Display(*d).to_string(),
-            ),
+    /// The two addresses as tcpdump prints them (`ipaddr_string`,
+    /// `ip6addr_string`): host names from the hosts file without `-n`.
+    pub(crate) fn addr_str(&self, a: &IpAddrs) -> (String, String) {
+        match *a {
+            IpAddrs::V4(s, d) => (self.host4(s), self.host4(d)),
+            IpAddrs::V6(s, d) => (self.host6(s), self.host6(d)),
         }
+    }
+
+    pub(crate) fn host4(&self, a: Ipv4Addr) -> String {
+        host4_name(self.opts.names, a)
+    }
+
+    pub(crate) fn host6(&self, a: Ipv6Addr) -> String {
+        match self.opts.names.and_then(|n| n.host6(a)) {
+            Some(name) => name.to_string(),
+            None => v6s(a),
+        }
+    }
+
+    /// `tcpport_string`.
+    pub(crate) fn tcp_port(&self, port: u16) -> String {
+        match self.opts.names.and_then(|n| n.tcp_port(port)) {
+            Some(name) => name.to_string(),
+            None => port.to_string(),
+        }
+    }
+
+    /// `udpport_string`.
+    pub(crate) fn udp_port(&self, port: u16) -> String {
+        match self.opts.names.and_then(|n| n.udp_port(port)) {
+            Some(name) => name.to_string(),
+            None => port.to_string(),
+        }
+    }
+
+    /// `netdb_protoname`'s name of an IP protocol, or `ip-proto-N`.
+    pub(crate) fn proto_name(&self, proto: u8) -> String {
+        match self.opts.names.and_then(|n| n.protocol(proto)) {
+            Some(name) => name.to_string(),
+            None => format!("ip-proto-{proto}"),
+        }
+    }
+
+    /// `etheraddr_string`: with names, the ethers file's name or the address and
+    /// its vendor.
+    pub(crate) fn ether_str(&self, mac: [u8; 6]) -> String {
+        ether_name(self.opts.names, mac)
+    }
+}
+
+/// `ipaddr_string`: the hosts file's name of `a` when there are names.
+pub(crate) fn host4_name(names: Option<&Names>, a: Ipv4Addr) -> String {
+    match names.and_then(|n| n.host4(a)) {
+        Some(name) => name.to_string(),
+        None => a.to_string(),
+    }
+}
+
+/// `etheraddr_string`: with names, the ethers file's name or the address and its
+/// vendor.
+pub(crate) fn ether_name(names: Option<&Names>, mac: [u8; 6]) -> String {
+    match names {
+        Some(n) => n.ether(mac),
+        None => netsift_wire::ethernet::EthernetAddress(mac).to_string(),
     }
 }
 

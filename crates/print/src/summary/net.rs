@@ -67,18 +67,22 @@ impl Printer<'_> {
         let visible = head(data, len.min(length) as usize);
         let payload = tail(visible, hlen as usize);
         let nh = ip.protocol().0;
-        let (src, dst) = (ip.src_addr(), ip.dst_addr());
+        let (src_a, dst_a) = (ip.src_addr(), ip.dst_addr());
+        let (src, dst) = (self.host4(src_a), self.host4(dst_a));
         if self.opts.verbose > 0 && self.ipv4_fields(visible, hlen as usize, len)? {
             out!(self, "{src} > {dst}: ");
             return Err(Trunc);
         }
         let len = len - hlen;
         let ctx = IpCtx {
-            addrs: IpAddrs::V4(src, dst),
+            addrs: IpAddrs::V4(src_a, dst_a),
             first_nh: nh,
             fragmented: ip.more_frags(),
             ttl: ip.ttl(),
-            pseudo: IpAddrs::V4(src, ipv4_final_dst(visible, hlen as usize).unwrap_or(dst)),
+            pseudo: IpAddrs::V4(
+                src_a,
+                ipv4_final_dst(visible, hlen as usize).unwrap_or(dst_a),
+            ),
         };
         if ip.frag_offset_units() == 0 {
             if !matches!(nh, 6 | 17 | 132 | 33) {
@@ -86,7 +90,8 @@ impl Printer<'_> {
             }
             self.ip_demux(payload, len, &ctx, nh)
         } else {
-            out!(self, "{src} > {dst}: ip-proto-{nh}");
+            let proto = self.proto_name(nh);
+            out!(self, "{src} > {dst}: {proto}");
             Ok(())
         }
     }
@@ -372,7 +377,8 @@ impl Printer<'_> {
             len -= advance as u64;
             let first = off == 40;
             if first && !matches!(nh, 6 | 17 | 33 | 132) {
-                out!(self, "{} > {}: ", v6s(src), v6s(dst));
+                let (s, d) = (self.host6(src), self.host6(dst));
+                out!(self, "{s} > {d}: ");
             }
             let cp = tail(visible, off);
             match nh {
@@ -732,7 +738,10 @@ impl Printer<'_> {
                     }
                 }
                 59 => out!(self, "no next header"),
-                _ => out!(self, " ip-proto-{nh} {length}"),
+                _ => {
+                    let proto = self.proto_name(nh);
+                    out!(self, " {proto} {length}")
+                }
             }
             return Ok(());
         }
@@ -776,7 +785,7 @@ impl Printer<'_> {
                 g2(bp, 6)?
             ),
             3 => {
-                let odst = || gv4(bp, 24);
+                let odst = || gv4(bp, 24).map(|a| self.host4(a));
                 match code {
                     0 => format!("net {} unreachable", odst()?),
                     1 => format!("host {} unreachable", odst()?),
@@ -787,8 +796,14 @@ impl Printer<'_> {
                         let dport = g2(bp, 8 + ohl + 2)?;
                         let op = g1(bp, 17)?;
                         match op {
-                            6 => format!("{} tcp port {} unreachable", odst()?, dport),
-                            17 => format!("{} udp port {} unreachable", odst()?, dport),
+                            6 => {
+                                let port = self.tcp_port(dport);
+                                format!("{} tcp port {port} unreachable", odst()?)
+                            }
+                            17 => {
+                                let port = self.udp_port(dport);
+                                format!("{} udp port {port} unreachable", odst()?)
+                            }
                             _ => format!("{} protocol {} port {} unreachable", odst()?, op, dport),
                         }
                     }

@@ -11,17 +11,18 @@ impl Printer<'_> {
     /// `tcp_print`.
     pub(super) fn tcp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
         self.proto = "tcp";
-        let (src, dst) = Self::addr_str(&ctx.addrs);
+        let (src, dst) = self.addr_str(&ctx.addrs);
         if bp.len() < 4 {
             out!(self, "{src} > {dst}:");
             return Err(Trunc);
         }
         let sport = g2(bp, 0)?;
         let dport = g2(bp, 2)?;
+        let (sp, dp) = (self.tcp_port(sport), self.tcp_port(dport));
         if ctx.first_nh == 6 {
-            out!(self, "{src}.{sport} > {dst}.{dport}: ");
+            out!(self, "{src}.{sp} > {dst}.{dp}: ");
         } else {
-            out!(self, "{sport} > {dport}: ");
+            out!(self, "{sp} > {dp}: ");
         }
         need(bp, 0, 20)?;
         let hlen = (g1(bp, 12)? >> 4) as u32 * 4;
@@ -135,8 +136,10 @@ impl Printer<'_> {
             // PPTP, RESP: not rendered.
         } else if is(22) {
             self.ssh(payload, length)?;
-        } else if is(139) || is(445) || is(10288) || is(6633) || is(6653) {
-            // NetBIOS, SMB, BEEP, OpenFlow: not rendered.
+        } else if is(139) || is(445) || is(10288) {
+            // NetBIOS, SMB, BEEP: not rendered.
+        } else if is(6633) || is(6653) {
+            self.openflow(payload, length)?;
         } else if is(21) {
             out!(self, ": ");
             self.txtproto(payload, length, "ftp", None)?;
@@ -713,13 +716,17 @@ impl Printer<'_> {
     }
 
     fn udp_addrs(&mut self, ctx: &IpCtx, ports: Option<(u16, u16)>) {
-        let (src, dst) = Self::addr_str(&ctx.addrs);
+        let (src, dst) = self.addr_str(&ctx.addrs);
         if ctx.first_nh == 17 {
             match ports {
                 None => out!(self, "{src} > {dst}: "),
-                Some((s, d)) => out!(self, "{src}.{s} > {dst}.{d}: "),
+                Some((s, d)) => {
+                    let (s, d) = (self.udp_port(s), self.udp_port(d));
+                    out!(self, "{src}.{s} > {dst}.{d}: ")
+                }
             }
         } else if let Some((s, d)) = ports {
+            let (s, d) = (self.udp_port(s), self.udp_port(d));
             out!(self, "{s} > {d}: ");
         }
     }
@@ -807,6 +814,16 @@ impl Printer<'_> {
             UdpApp::Vxlan => self.vxlan(cp, length),
             UdpApp::Geneve => self.geneve(cp, length),
             UdpApp::Mpls => self.mpls(cp, length),
+            UdpApp::Ptp => self.ptp(cp),
+            UdpApp::BcmLi => self.bcm_li(cp, length),
+            // -v lists the options, not decoded yet.
+            UdpApp::Dhcp6 | UdpApp::Babel if self.opts.verbose > 0 => {
+                generic(self);
+                Ok(())
+            }
+            UdpApp::Dhcp6 => self.dhcp6(cp),
+            UdpApp::Babel => self.babel(cp, length),
+            UdpApp::Sflow => self.sflow(cp, length),
             UdpApp::NotRendered | UdpApp::Plain => {
                 generic(self);
                 Ok(())
@@ -1252,20 +1269,9 @@ impl Printer<'_> {
             flags
         );
         out!(self, "overlay {}, ", g3(bp, 1)?);
-        let brk = self.vxlan_break();
-        out!(self, "instance {}{brk}", g3(bp, 4)?);
+        // tcpdump ends the line after the header: the inner frame has its own.
+        out!(self, "instance {}\n", g3(bp, 4)?);
         self.ether(tail(bp, 8), length - 8)
-    }
-
-    /// What follows the VXLAN or OTV header: tcpdump ends the line there. The
-    /// default summary joins the two lines with a space (one line a packet);
-    /// verbose output keeps tcpdump's lines.
-    fn vxlan_break(&self) -> &'static str {
-        if self.opts.verbose > 0 {
-            "\n"
-        } else {
-            " "
-        }
     }
 
     fn vxlan(&mut self, bp: &[u8], length: u32) -> PResult {
@@ -1283,8 +1289,8 @@ impl Printer<'_> {
             flags
         );
         let vni = g3(bp, 4)?;
-        let brk = self.vxlan_break();
-        out!(self, "vni {vni}{brk}");
+        // tcpdump ends the line after the header: the inner frame has its own.
+        out!(self, "vni {vni}\n");
         self.ether(tail(bp, 8), length - 8)
     }
 
@@ -1394,7 +1400,7 @@ impl Printer<'_> {
         need(bp, 0, 12)?;
         let sport = g2(bp, 0)?;
         let dport = g2(bp, 2)?;
-        let (src, dst) = Self::addr_str(&ctx.addrs);
+        let (src, dst) = self.addr_str(&ctx.addrs);
         out!(self, "{src}.{sport} > {dst}.{dport}: sctp");
         let forces = |p: u16| match p {
             6704 => Some("ForCES HP"),
@@ -1574,7 +1580,7 @@ impl Printer<'_> {
         if self.opts.quiet {
             return self.dccp_quiet(bp, length, ctx);
         }
-        let (src, dst) = Self::addr_str(&ctx.addrs);
+        let (src, dst) = self.addr_str(&ctx.addrs);
         let sport = g2(bp, 0)?;
         let dport = g2(bp, 2)?;
         out!(self, "{src}.{sport} > {dst}.{dport}: DCCP, length {length}");
@@ -1596,7 +1602,7 @@ impl Printer<'_> {
             return Ok(());
         }
         need(bp, 0, fixed as usize)?;
-        let (src, dst) = Self::addr_str(&ctx.addrs);
+        let (src, dst) = self.addr_str(&ctx.addrs);
         let (sport, dport) = (g2(bp, 0)?, g2(bp, 2)?);
         let hlen = g1(bp, 4)? as u32 * 4;
         out!(
@@ -1644,11 +1650,9 @@ impl Printer<'_> {
                 let hlen = g1(bp, 2)?;
                 if htype == 1 && hlen == 6 {
                     need(bp, 28, 6)?;
-                    out!(
-                        self,
-                        " from {}",
-                        netsift_wire::ethernet::EthernetAddress::from_bytes(&bp[28..])
-                    );
+                    let mac = netsift_wire::ethernet::EthernetAddress::from_bytes(&bp[28..]);
+                    let mac = self.ether_str(mac.0);
+                    out!(self, " from {mac}");
                 }
             }
             2 => out!(self, "Reply"),
@@ -1676,6 +1680,11 @@ enum UdpApp {
     Vxlan,
     Geneve,
     Mpls,
+    Ptp,
+    BcmLi,
+    Dhcp6,
+    Babel,
+    Sflow,
     /// A protocol tcpdump dissects and this crate does not: `UDP, length N`.
     NotRendered,
     /// No dissector: `UDP, length N`.
@@ -1694,13 +1703,21 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else if is(123) {
         Ntp
-    } else if any(&[137, 138, 161, 162, 319, 320, 496, 500]) {
+    } else if any(&[137, 138, 161, 162]) {
+        NotRendered
+    } else if any(&[319, 320]) {
+        Ptp
+    } else if any(&[496, 500]) {
         NotRendered
     } else if is(514) {
         Syslog
     } else if is(520) {
         Rip
-    } else if any(&[521, 525, 546, 547, 646, 654, 698, 701, 750, 921]) {
+    } else if any(&[521, 525]) {
+        NotRendered
+    } else if any(&[546, 547]) {
+        Dhcp6
+    } else if any(&[646, 654, 698, 701, 750, 921]) {
         NotRendered
     } else if is(5353) {
         Mdns
@@ -1711,10 +1728,12 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         || any(&[2103, 2104])
         || (7000..=7009).contains(&sport)
         || (7000..=7009).contains(&dport)
-        || any(&[5359, 6696, 6697, 8231])
-        || dport == 4567
-        || any(&[1645, 1812, 1646, 1813, 1700, 3799])
+        || is(5359)
     {
+        NotRendered
+    } else if any(&[6696, 6697]) {
+        Babel
+    } else if is(8231) || dport == 4567 || any(&[1645, 1812, 1646, 1813, 1700, 3799]) {
         NotRendered
     } else if dport == 1985 {
         Hsrp
@@ -1722,7 +1741,11 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else if matches!(dport, 3784 | 4784 | 6784 | 3785) {
         Bfd(dport)
-    } else if any(&[1589, 6343]) || dport == 12223 || sport == 12223 || is(12222) || is(5060) {
+    } else if is(1589) {
+        NotRendered
+    } else if is(6343) {
+        Sflow
+    } else if dport == 12223 || sport == 12223 || is(12222) || is(5060) {
         NotRendered
     } else if is(8472) {
         Otv
@@ -1734,12 +1757,11 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else if is(6635) {
         Mpls
-    } else if (cp.get(2) == Some(&2) && (atalk_port(sport) || atalk_port(dport)))
-        || is(30490)
-        || sport == 49152
-    {
-        // AppleTalk in UDP, SOME/IP, Broadcom LI.
+    } else if (cp.get(2) == Some(&2) && (atalk_port(sport) || atalk_port(dport))) || is(30490) {
+        // AppleTalk in UDP, SOME/IP.
         NotRendered
+    } else if sport == 49152 {
+        BcmLi
     } else {
         Plain
     }
