@@ -951,11 +951,15 @@ mod tests {
         r.matches(&mut netsift_engine::Scratch::new(), &f, f.len() as u32)
     }
 
+    /// A pass-mode tracker over `tcp port 21`, and its reader.
+    fn pass_tracker() -> (Tracker, Reader) {
+        let base = compile_fixed(LinkType::EN10MB, "tcp port 21").expect("compiles");
+        Tracker::new(LinkType::EN10MB, &base, Mode::Passes, Timers::default()).expect("tracker")
+    }
+
     #[test]
     fn a_new_server_retargets_the_last_servers_idle_passes_in_one_publish_per_side() {
-        let base = compile_fixed(LinkType::EN10MB, "tcp port 21").expect("compiles");
-        let (mut t, r) = Tracker::new(LinkType::EN10MB, &base, Mode::Passes, Timers::default())
-            .expect("tracker");
+        let (mut t, r) = pass_tracker();
         let client = (100, 40_000);
         t.acquire(ep(0, 5000)).expect("room");
         let (passes, stats) = (t.swift.writer().published(), t.swift.writer().stats());
@@ -990,9 +994,7 @@ mod tests {
 
     #[test]
     fn a_full_server_takes_the_idle_pair_as_its_next_passes() {
-        let base = compile_fixed(LinkType::EN10MB, "tcp port 21").expect("compiles");
-        let (mut t, r) = Tracker::new(LinkType::EN10MB, &base, Mode::Passes, Timers::default())
-            .expect("tracker");
+        let (mut t, r) = pass_tracker();
         let client = (100, 40_000);
         // Server 0 fills its pair; server 1's last port goes, so its pair is idle.
         for p in 0..MAX_PORTS as u16 {
@@ -1019,9 +1021,7 @@ mod tests {
 
     #[test]
     fn a_refused_endpoint_leaves_no_reference() {
-        let base = compile_fixed(LinkType::EN10MB, "tcp port 21").expect("compiles");
-        let (mut t, _r) = Tracker::new(LinkType::EN10MB, &base, Mode::Passes, Timers::default())
-            .expect("tracker");
+        let (mut t, _r) = pass_tracker();
         // IPv6 endpoints are a clause each, until the set is full.
         let v6 = |k: u32| Endpoint {
             addr: IpAddr::V6(std::net::Ipv6Addr::from(
