@@ -503,7 +503,8 @@ impl Writer {
         // otherwise grow each vector two or three times inside the edit; a
         // reused one has the room already, and this is a comparison.
         node.steps.reserve(len);
-        node.pool.reserve(prev.map_or(0, |prev| prev.pool.len() + 1));
+        node.pool
+            .reserve(prev.map_or(0, |prev| prev.pool.len() + 1));
         if let Some(prev) = prev.filter(|_| keep > 0) {
             node.steps.extend_from_slice(&prev.steps[..keep]);
             node.pool
