@@ -334,7 +334,9 @@ pub(crate) fn decode(insn: &Instruction, rest: &[Instruction], pool: &mut Vec<u3
     let (anchor, off) = (d.anchor, d.offset as u32);
     let invalid = Op::InvalidAt { anchor, off };
     let operands = |pool: &mut Vec<u32>, first: usize| {
-        pool.extend((0..n).map(|i| insn.operand(first, size, i)));
+        for i in 0..n {
+            pool.push(insn.operand(first, size, i));
+        }
         pool.get(start as usize).copied().unwrap_or(0)
     };
     let ranges = |pool: &mut Vec<u32>, first: usize| {
