@@ -206,7 +206,11 @@ impl Spares {
 /// operands, and the stamps and pool offsets in the node) into this core's
 /// cache with intent to write: a reader ran the node while it was published, so
 /// each line may still be in its cache, and the writer would otherwise wait for
-/// each line in turn as it copies and decodes into it.
+/// each line in turn as it copies and decodes into it. (Without the `prfchw`
+/// target feature, not stable in Rust, `_MM_HINT_ET0` compiles to a plain
+/// PREFETCHT0, so a line comes in shared and the first store still asks for it;
+/// a PREFETCHW through inline assembly, chosen by CPUID, made no difference
+/// that alternating runs of `profile_update loop` could tell from noise.)
 pub(crate) fn prefetch_buffers(node: &Node) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
