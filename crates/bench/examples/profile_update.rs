@@ -6,7 +6,8 @@
 //! (`follow`: the follower's edit half; `tracker`: `netsift_update_ns`), then
 //! the medians over rounds with min/max. `NOFILTER=1` runs without the
 //! filtering thread (to tell the writer's own costs from reclamation's).
-//! `loop` runs one series of announce/withdraw pairs and prints their spread.
+//! `loop [CONNS] [REPS]` runs one series of announce/withdraw pairs on a
+//! tracker holding CONNS connections (default 200) and prints their spread.
 //! `COUNTS=1` (comma-separated) picks the connection counts of `follow` and
 //! `tracker` (default 1 and 200).
 
@@ -19,7 +20,9 @@ use netsift_follow::tracker::Mode;
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     let what = args.get(1).map_or("follow", |s| s.as_str()).to_string();
-    let rounds: usize = args.get(2).and_then(|s| s.parse().ok()).unwrap_or(5);
+    // `loop`'s first number is its connection count, the others' their rounds.
+    let first: Option<usize> = args.get(2).and_then(|s| s.parse().ok());
+    let rounds = first.unwrap_or(5);
     let reps: usize = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(2000);
     let w = ftp_workload(&FtpConfig {
         duration_ns: 5_000_000_000,
@@ -36,7 +39,7 @@ fn main() {
             .collect()
     };
     if what == "loop" {
-        return tight_loop(&sample, reps);
+        return tight_loop(&sample, first.unwrap_or(200), reps);
     }
     // `COUNTS=1` (or `200`, `1,10,200`) for one series point alone, e.g. under
     // callgrind's `--toggle-collect`.
@@ -83,12 +86,11 @@ fn main() {
     }
 }
 
-/// `loop`: announce and withdraw one connection on a tracker holding 200
-/// (`CONNS=n`: n),
+/// `loop`: announce and withdraw one connection on a tracker holding `have`,
 /// `reps` times, with a thread filtering the whole time, and print the
 /// spread of both (low percentiles stay readable on a busy machine); only the
 /// update path runs in the main thread, for `perf record --tid`.
-fn tight_loop(sample: &[(Vec<u8>, u32)], reps: usize) {
+fn tight_loop(sample: &[(Vec<u8>, u32)], have: usize, reps: usize) {
     use netsift_bench::dynamic::contender::Updater;
     let (mut up, side) = Updater::new(Kind::Netsift(Mode::Passes), false).expect("updater");
     let conn = |k: usize| {
@@ -97,10 +99,6 @@ fn tight_loop(sample: &[(Vec<u8>, u32)], reps: usize) {
             1024 + (k / 10) as u16,
         )
     };
-    let have: usize = std::env::var("CONNS")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(200);
     for k in 0..have {
         let (s, p) = conn(k);
         up.announce(s, p).expect("announce");

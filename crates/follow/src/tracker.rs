@@ -34,6 +34,7 @@ use netsift_isa::insn::{Opcode, Size};
 use netsift_isa::{Instruction, PassKind, PassSet, MAX_PASSES};
 use netsift_swift::{Error, Swift};
 use netsift_wire::LinkType;
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::{Mutex, OnceLock};
@@ -322,6 +323,36 @@ fn draft(swift: &mut Swift, set: &PassSet) -> Result<PassId, Error> {
     Ok(id)
 }
 
+/// The transport's idle server passes (see [`Tracker::idle`]) made to test
+/// server `v4` and `port` on their own sides (`pair`: the transport's source-
+/// and destination-side templates), one publish per side; `None` if there are
+/// none (or they could not be rewritten, and are gone). A function of the
+/// fields it edits, so that the caller keeps its entry in the server index.
+fn retarget(
+    swift: &mut Swift,
+    idle: &mut Option<[PassId; 2]>,
+    pair: &[Template; 2],
+    v4: u32,
+    port: u16,
+) -> Option<[PassId; 2]> {
+    let ids = idle.take()?;
+    let w = swift.writer_mut();
+    for (id, tpl) in ids.into_iter().zip(pair) {
+        let ops = [
+            (tpl.host, tpl.host_with(v4)),
+            (tpl.port, tpl.port_with(port)),
+        ];
+        if w.select_ops(id, &ops).is_err() {
+            // Only a pass that is gone refuses; drop what is left of the pair.
+            for id in ids {
+                let _ = w.del_pass(id);
+            }
+            return None;
+        }
+    }
+    Some(ids)
+}
+
 /// Ports one pair of server passes holds at most: an EQ of 2-byte operands
 /// holds 14, the template's port test; a template that held more is used up to
 /// this.
@@ -336,6 +367,13 @@ struct ServerPass {
 }
 
 impl ServerPass {
+    /// A server's new pair of passes, holding `port`.
+    fn new(ids: [PassId; 2], port: u16) -> ServerPass {
+        let mut ports = [0; MAX_PORTS];
+        ports[0] = port;
+        ServerPass { ids, ports, len: 1 }
+    }
+
     fn ports(&self) -> &[u16] {
         &self.ports[..self.len]
     }
@@ -558,13 +596,23 @@ impl Tracker {
     /// whether the endpoint was new to the filter.
     pub fn acquire(&mut self, ep: Endpoint) -> Result<bool, Error> {
         self.stats.announced += 1;
-        if let Some(n) = self.refs.get_mut(&ep) {
-            *n += 1;
-            return Ok(false);
+        // One lookup either way (a keyed hash of the endpoint is a good part of
+        // a new endpoint's bookkeeping): the reference is taken before the
+        // edit and given back if the edit is refused.
+        match self.refs.entry(ep) {
+            Entry::Occupied(mut n) => {
+                *n.get_mut() += 1;
+                return Ok(false);
+            }
+            Entry::Vacant(v) => {
+                v.insert(1);
+            }
         }
-        self.timed(|t| t.install(ep))?;
+        if let Err(e) = self.timed(|t| t.install(ep)) {
+            self.refs.remove(&ep);
+            return Err(e);
+        }
         self.stats.installed += 1;
-        self.refs.insert(ep, 1);
         self.note(Change::Listen(ep));
         Ok(true)
     }
@@ -650,44 +698,57 @@ impl Tracker {
         let cap = src.capacity.min(dst.capacity).min(MAX_PORTS);
         let port_idx = [src.port, dst.port];
         let key = server_key(&ep);
-        let list = self.servers.entry(key).or_default();
-        // A known server with room: one more SIMD operand on each side.
-        if let Some(sp) = list.iter_mut().find(|s| s.len < cap) {
-            // One publish per side. (Publishing both under one epoch pin, as
-            // commit "engine: publish a batch of edits together" did, made
-            // the edit 461-491 ns instead of 501-531, but the dynamic
-            // benchmark's replay then missed 0.02-0.03 data packets per
-            // connection where it misses none; reverted until understood.)
-            for (id, index) in sp.ids.into_iter().zip(port_idx) {
-                self.swift
-                    .writer_mut()
-                    .add_param(id, index, ep.port as u32)?;
-                self.stats.edits += 1;
+        // One lookup of the server for the usual announcements: a port on a
+        // known server with room, or a new server taking the idle pair.
+        match self.servers.entry(key) {
+            // A known server with room: one more SIMD operand on each side.
+            Entry::Occupied(mut list) => {
+                if let Some(sp) = list.get_mut().iter_mut().find(|s| s.len < cap) {
+                    // One publish per side. (Publishing both under one epoch pin, as
+                    // commit "engine: publish a batch of edits together" did, made
+                    // the edit 461-491 ns instead of 501-531, but the dynamic
+                    // benchmark's replay then missed 0.02-0.03 data packets per
+                    // connection where it misses none; reverted until understood.)
+                    for (id, index) in sp.ids.into_iter().zip(port_idx) {
+                        self.swift
+                            .writer_mut()
+                            .add_param(id, index, ep.port as u32)?;
+                        self.stats.edits += 1;
+                    }
+                    sp.ports[sp.len] = ep.port;
+                    sp.len += 1;
+                    return Ok(());
+                }
+                // Its passes are full: the idle pair, if any, as its next one.
+                let ids = retarget(&mut self.swift, &mut self.idle[t], &sided[t], v4, ep.port);
+                if let Some(ids) = ids {
+                    self.stats.edits += 2;
+                    list.get_mut().push(ServerPass::new(ids, ep.port));
+                    return Ok(());
+                }
             }
-            sp.ports[sp.len] = ep.port;
-            sp.len += 1;
-            return Ok(());
+            // A new server: the idle pair, if any.
+            Entry::Vacant(v) => {
+                let ids = retarget(&mut self.swift, &mut self.idle[t], &sided[t], v4, ep.port);
+                if let Some(ids) = ids {
+                    self.stats.edits += 2;
+                    let mut list = self.spare_lists.pop().unwrap_or_default();
+                    list.push(ServerPass::new(ids, ep.port));
+                    v.insert(list);
+                    return Ok(());
+                }
+            }
         }
-        let dst = match self.retarget(ep, v4) {
-            Some(ids) => Ok((ids[0], ids[1])),
-            None => {
-                let src = self.server_pass(ep, v4, Side::Src);
-                src.and_then(|src| Ok((src, self.server_pass(ep, v4, Side::Dst)?)))
-            }
-        };
+        // No pair is idle: a new one, duplicated from a server pass.
+        let src = self.server_pass(ep, v4, Side::Src);
+        let dst = src.and_then(|src| Ok((src, self.server_pass(ep, v4, Side::Dst)?)));
         let list = self.servers.entry(key).or_default();
         match dst {
             Ok((src, dst)) => {
                 if list.capacity() == 0 {
                     *list = self.spare_lists.pop().unwrap_or_default();
                 }
-                let mut ports = [0; MAX_PORTS];
-                ports[0] = ep.port;
-                list.push(ServerPass {
-                    ids: [src, dst],
-                    ports,
-                    len: 1,
-                });
+                list.push(ServerPass::new([src, dst], ep.port));
                 Ok(())
             }
             Err(e) => {
@@ -697,34 +758,6 @@ impl Tracker {
                 Err(e)
             }
         }
-    }
-
-    /// The transport's idle server passes (see [`Tracker::idle`]) made to test
-    /// server `v4` and port `ep.port`, one publish per side; `None` if there are
-    /// none (or they could not be rewritten, and are gone).
-    fn retarget(&mut self, ep: Endpoint, v4: u32) -> Option<[PassId; 2]> {
-        let t = ep.transport.idx();
-        let ids = self.idle[t].take()?;
-        let sided = self.sided.as_ref()?;
-        let ops = [Side::Src, Side::Dst].map(|side| {
-            let tpl = &sided[t][side.idx()];
-            [
-                (tpl.host, tpl.host_with(v4)),
-                (tpl.port, tpl.port_with(ep.port)),
-            ]
-        });
-        let w = self.swift.writer_mut();
-        for (id, ops) in ids.into_iter().zip(ops) {
-            if w.select_ops(id, &ops).is_err() {
-                // Only a pass that is gone refuses; drop what is left of the pair.
-                for id in ids {
-                    let _ = w.del_pass(id);
-                }
-                return None;
-            }
-        }
-        self.stats.edits += 2;
-        Some(ids)
     }
 
     /// A new published pass testing `side` for server `v4` and port `ep.port`.
@@ -918,11 +951,15 @@ mod tests {
         r.matches(&mut netsift_engine::Scratch::new(), &f, f.len() as u32)
     }
 
+    /// A pass-mode tracker over `tcp port 21`, and its reader.
+    fn pass_tracker() -> (Tracker, Reader) {
+        let base = compile_fixed(LinkType::EN10MB, "tcp port 21").expect("compiles");
+        Tracker::new(LinkType::EN10MB, &base, Mode::Passes, Timers::default()).expect("tracker")
+    }
+
     #[test]
     fn a_new_server_retargets_the_last_servers_idle_passes_in_one_publish_per_side() {
-        let base = compile_fixed(LinkType::EN10MB, "tcp port 21").expect("compiles");
-        let (mut t, r) = Tracker::new(LinkType::EN10MB, &base, Mode::Passes, Timers::default())
-            .expect("tracker");
+        let (mut t, r) = pass_tracker();
         let client = (100, 40_000);
         t.acquire(ep(0, 5000)).expect("room");
         let (passes, stats) = (t.swift.writer().published(), t.swift.writer().stats());
@@ -953,5 +990,54 @@ mod tests {
         assert_eq!(t.swift.writer().published(), passes);
         assert!(!accepts(&r, (1, 6000), client) && !accepts(&r, (2, 7000), client));
         assert!(accepts(&r, (3, 21), client));
+    }
+
+    #[test]
+    fn a_full_server_takes_the_idle_pair_as_its_next_passes() {
+        let (mut t, r) = pass_tracker();
+        let client = (100, 40_000);
+        // Server 0 fills its pair; server 1's last port goes, so its pair is idle.
+        for p in 0..MAX_PORTS as u16 {
+            t.acquire(ep(0, 5000 + p)).expect("room");
+        }
+        t.acquire(ep(1, 6000)).expect("room");
+        t.remove(&ep(1, 6000)).expect("edit");
+        let passes = t.swift.writer().published();
+        let before = t.swift.writer().stats();
+        let next = ep(0, 5000 + MAX_PORTS as u16);
+        t.acquire(next).expect("room");
+        let after = t.swift.writer().stats();
+        // The idle pair rewritten (one version per side, host and port decoded),
+        // no pass added.
+        assert_eq!(after.versions - before.versions, 2);
+        assert_eq!(after.decoded - before.decoded, 4);
+        assert_eq!(t.swift.writer().published(), passes);
+        assert!(accepts(&r, (0, next.port), client) && accepts(&r, client, (0, next.port)));
+        assert!(accepts(&r, (0, 5000), client) && !accepts(&r, (1, 6000), client));
+        // Its first port going leaves the new pair as it is.
+        t.remove(&ep(0, 5000)).expect("edit");
+        assert!(!accepts(&r, (0, 5000), client) && accepts(&r, (0, next.port), client));
+    }
+
+    #[test]
+    fn a_refused_endpoint_leaves_no_reference() {
+        let (mut t, _r) = pass_tracker();
+        // IPv6 endpoints are a clause each, until the set is full.
+        let v6 = |k: u32| Endpoint {
+            addr: IpAddr::V6(std::net::Ipv6Addr::from(
+                0x2001_0db8_u128 << 96 | u128::from(k),
+            )),
+            port: 2000,
+            transport: Transport::Tcp,
+        };
+        let refused = (0..MAX_PASSES as u32)
+            .find(|&k| t.acquire(v6(k)).is_err())
+            .expect("the set fills up");
+        assert_eq!(t.len(), refused as usize);
+        // Refused again, not counted as a second user of an endpoint it holds.
+        assert!(t.acquire(v6(refused)).is_err());
+        assert_eq!(t.len(), refused as usize);
+        // A held endpoint still counts its users.
+        assert_eq!(t.acquire(v6(0)).ok(), Some(false));
     }
 }

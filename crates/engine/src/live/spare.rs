@@ -135,16 +135,19 @@ impl Spares {
     /// No reader may still hold a node of `chain`: the epoch reclamation calls
     /// this once they are all past the point where the nodes were unlinked.
     pub(crate) unsafe fn push_chain(&self, chain: Chain) {
-        let Chain { head, tail, len } = chain;
-        if head.is_null() {
+        let Chain { tail, len } = chain;
+        if tail.is_null() {
             return;
         }
+        // SAFETY: the tail is this caller's (above); it links to the head.
+        let head = unsafe { (*tail).spare_next.load(Ordering::Relaxed) };
         if self.len.fetch_add(len, Ordering::Relaxed) + len > MAX_SPARES {
             self.len.fetch_sub(len, Ordering::Relaxed);
             let mut p = head;
-            while !p.is_null() {
-                // SAFETY: the chain's nodes are this caller's (see above), each a
-                // `Box` once, linked through `spare_next` by `Chain::push`.
+            for _ in 0..len {
+                // SAFETY: the chain's `len` nodes are this caller's (see above),
+                // each a `Box` once, linked from the head through `spare_next`
+                // by `Chain::push` (the tail, last, links back to the head).
                 let node = unsafe { Box::from_raw(p) };
                 p = node.spare_next.load(Ordering::Relaxed);
             }
@@ -203,7 +206,11 @@ impl Spares {
 /// operands, and the stamps and pool offsets in the node) into this core's
 /// cache with intent to write: a reader ran the node while it was published, so
 /// each line may still be in its cache, and the writer would otherwise wait for
-/// each line in turn as it copies and decodes into it.
+/// each line in turn as it copies and decodes into it. (Without the `prfchw`
+/// target feature, not stable in Rust, `_MM_HINT_ET0` compiles to a plain
+/// PREFETCHT0, so a line comes in shared and the first store still asks for it;
+/// a PREFETCHW through inline assembly, chosen by CPUID, made no difference
+/// that alternating runs of `profile_update loop` could tell from noise.)
 pub(crate) fn prefetch_buffers(node: &Node) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
@@ -243,11 +250,19 @@ impl Drop for Spares {
 /// ([`Spares::push_chain`]) instead of one of each per publish: a pin costs a
 /// full fence, and every 128th one runs the process's expired deferred calls
 /// inside whatever edit happened to pin.
+///
+/// The chain is a ring held by its tail (the first version retired), whose
+/// `spare_next` is the head: two words, so that the deferred call (the chain
+/// and the spares' `Arc`) fits in the three words `crossbeam-epoch` stores
+/// inline, where four took a heap block per hand-over.
 pub(crate) struct Chain {
-    head: *mut Node,
     tail: *mut Node,
     len: usize,
 }
+
+// The deferred call of a hand-over: a chain and an `Arc`, inline in a
+// `crossbeam_epoch::Deferred` (three words).
+const _: () = assert!(std::mem::size_of::<(Chain, std::sync::Arc<Spares>)>() <= 24);
 
 // SAFETY: the chain owns its nodes (nothing else frees or links them until
 // `Spares::push_chain`), and `Node` is `Send`.
@@ -256,7 +271,6 @@ unsafe impl Send for Chain {}
 impl Chain {
     pub(crate) const fn new() -> Chain {
         Chain {
-            head: ptr::null_mut(),
             tail: ptr::null_mut(),
             len: 0,
         }
@@ -272,12 +286,18 @@ impl Chain {
     /// `node` came from `Box::into_raw`, is unlinked from every slot, and is
     /// in no other chain or stack; readers may still be reading it.
     pub(crate) unsafe fn push(&mut self, node: *mut Node) {
-        // SAFETY: the caller owns `node`; readers never touch `spare_next`.
-        unsafe { (*node).spare_next.store(self.head, Ordering::Relaxed) };
         if self.tail.is_null() {
             self.tail = node;
         }
-        self.head = node;
+        // SAFETY: the caller owns `node`, and the chain its tail; readers never
+        // touch `spare_next`. The new node becomes the head: it links to the
+        // old head (itself when it is the first), and the tail links to it.
+        unsafe {
+            let head = (*self.tail).spare_next.load(Ordering::Relaxed);
+            let head = if self.len == 0 { node } else { head };
+            (*node).spare_next.store(head, Ordering::Relaxed);
+            (*self.tail).spare_next.store(node, Ordering::Relaxed);
+        }
         self.len += 1;
     }
 

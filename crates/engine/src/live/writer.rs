@@ -497,6 +497,14 @@ impl Writer {
         };
         node.steps.clear();
         node.pool.clear();
+        // Sized once: the version this one follows is about its size (an
+        // edit adds an operand at most, unless it rewrites whole instructions).
+        // A node made fresh, when readers held the spares back, would
+        // otherwise grow each vector two or three times inside the edit; a
+        // reused one has the room already, and this is a comparison.
+        node.steps.reserve(len);
+        node.pool
+            .reserve(prev.map_or(0, |prev| prev.pool.len() + 1));
         if let Some(prev) = prev.filter(|_| keep > 0) {
             node.steps.extend_from_slice(&prev.steps[..keep]);
             node.pool
