@@ -301,9 +301,9 @@ impl Lowerer<'_> {
             }
             t = Tree::and(t, self.mcmp(Rel::LinkPl, 0, Size::B2, v, 0x0fff)?);
         }
-        self.off_linkpl.k += 4;
+        self.off_linkpl.k = self.off_linkpl.k.wrapping_add(4);
         if let Some(o) = self.off_linktype.as_mut() {
-            o.k += 4;
+            o.k = o.k.wrapping_add(4);
         }
         self.vlan_stack_depth += 1;
         Ok(t)
@@ -328,8 +328,9 @@ impl Lowerer<'_> {
                 self.mcmp(Rel::LinkPl, 0, Size::B4, l << 12, 0xfffff000)?,
             );
         }
-        self.off_nl_nosnap += 4;
-        self.off_nl += 4;
+        // Wrapping: a Juniper link type may leave these offsets unset (-1).
+        self.off_nl_nosnap = self.off_nl_nosnap.wrapping_add(4);
+        self.off_nl = self.off_nl.wrapping_add(4);
         self.label_stack_depth += 1;
         Ok(b0)
     }
@@ -361,7 +362,7 @@ impl Lowerer<'_> {
         self.off_linktype = Some(hdr);
         self.off_linkpl = Off {
             var: hdr.var,
-            k: hdr.k + 2,
+            k: hdr.k.wrapping_add(2),
         };
         self.off_nl = 0;
         self.off_nl_nosnap = 0;
@@ -398,7 +399,7 @@ impl Lowerer<'_> {
         } else {
             match self.link {
                 Link::Ipv4 => self.anchor(AnchorRule::Ipv4Payload, ip.var, ip.k),
-                Link::Ipv6 => self.anchor(AnchorRule::Const, ip.var, ip.k + 40),
+                Link::Ipv6 => self.anchor(AnchorRule::Const, ip.var, ip.k.wrapping_add(40)),
                 Link::En10mb
                 | Link::Sll
                 | Link::Ppp
