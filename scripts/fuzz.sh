@@ -9,7 +9,8 @@
 # Corpora live in fuzz/corpus/<target> (not committed). The compile target's corpus
 # is seeded at run time with the first lines of ../shared/corpus/filters/
 # accept-EN10MB.txt when that file exists, plus the small hand-written set in
-# fuzz/seeds/compile. For each target it prints the executions, exec/s and libFuzzer's
+# fuzz/seeds/compile; compile_links's with 4 lines of every accept-<LINKTYPE>.txt
+# there, each after its link type's name. For each target it prints the executions, exec/s and libFuzzer's
 # final coverage line. A crash, a timeout (FUZZ_TIMEOUT seconds for one input,
 # default 10) or an out-of-memory stops it with a nonzero exit status and prints the
 # artifact under fuzz/artifacts/<target>/ to reproduce with
@@ -62,11 +63,32 @@ seed_compile() {
     fi
 }
 
+seed_links() {
+    local dir=fuzz/corpus/compile_links
+    mkdir -p "$dir"
+    # Each seed is a link-type name, a newline, then an expression from that
+    # link type's accept list (4 per list); the target hashes names it does not
+    # handle beyond the first eight onto one it does.
+    local list name n
+    for list in ../shared/corpus/filters/accept-*.txt; do
+        [ -f "$list" ] || continue
+        name=${list##*/accept-}
+        name=${name%.txt}
+        n=0
+        while IFS= read -r line && [ $n -lt 4 ]; do
+            [ -n "$line" ] || continue
+            n=$((n + 1))
+            printf '%s\n%s' "$name" "$line" >"$dir/shared-$name-$n"
+        done <"$list"
+    done
+}
+
 status=0
 summary=()
 for t in "${targets[@]}"; do
     mkdir -p "fuzz/corpus/$t" "fuzz/artifacts/$t"
     [ "$t" = compile ] && seed_compile
+    [ "$t" = compile_links ] && seed_links
     [ -d "fuzz/seeds/$t" ] && cp -n "fuzz/seeds/$t"/* "fuzz/corpus/$t"/ 2>/dev/null || true
     log=$(mktemp)
     bound=(-max_total_time="$seconds")

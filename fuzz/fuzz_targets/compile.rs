@@ -23,6 +23,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+use netsift_fuzz::differ::{comparable, Differ};
 use netsift_fuzz::frames::{self, Frame};
 use netsift_oracle::Filter;
 use netsift_wire::LinkType;
@@ -57,14 +58,6 @@ fn fixed(i: usize) -> &'static [Frame] {
     })[i]
 }
 
-fn comparable(text: &str, oracle: &Filter) -> bool {
-    let t = text.to_ascii_lowercase();
-    if t.contains("byte") {
-        return false;
-    }
-    !(oracle.reads_memory() && (t.contains("geneve") || t.contains("protochain")))
-}
-
 fuzz_target!(|data: &[u8]| {
     let Some((&sel, rest)) = data.split_first() else {
         return;
@@ -93,26 +86,14 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let compiled = netsift_engine::Compiled::new(set);
-    let mut scratch = netsift_engine::Scratch::new();
-    let mut check = |p: &[u8], wire_len: u32| {
-        let Ok(want) = oracle.try_run(p, wire_len) else {
-            return;
-        };
-        let got = compiled.matches(&mut scratch, p, wire_len);
-        if got == (want != 0) {
-            return;
-        }
-        let oob = netsift_oracle::bpf::interpret_traced(oracle.insns(), p, wire_len, 1 << 24)
-            .is_ok_and(|(_, oob)| oob);
-        if oob || scratch.faulted() {
-            return;
-        }
-        panic!(
-            "verdicts differ on {text:?} ({linktype}): libpcap {want}, netsift {got}, \
-             caplen {}, wire {wire_len}, packet {p:02x?}",
-            p.len()
-        );
+    let mut d = Differ {
+        text,
+        linktype,
+        oracle: &oracle,
+        ours: &compiled,
+        scratch: netsift_engine::Scratch::new(),
     };
+    let mut check = |p: &[u8], wire_len: u32| d.check(p, wire_len);
     for f in fixed(which) {
         check(&f.data, f.wire_len);
     }

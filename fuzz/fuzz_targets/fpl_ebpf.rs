@@ -32,7 +32,8 @@ static NO_BPF: AtomicBool = AtomicBool::new(false);
 fn frame(bytes: &[u8]) -> Vec<u8> {
     let mut p = bytes.to_vec();
     p.resize(p.len().max(14), 0);
-    let short = (p[12..14] == [0x08, 0x00] && p.len() < 34) || (p[12..14] == [0x86, 0xdd] && p.len() < 54);
+    let short =
+        (p[12..14] == [0x08, 0x00] && p.len() < 34) || (p[12..14] == [0x86, 0xdd] && p.len() < 54);
     if short {
         p[12] = 0x88;
     }
@@ -43,7 +44,9 @@ fuzz_target!(|data: &[u8]| {
     if NO_BPF.load(Ordering::Relaxed) {
         return;
     }
-    let [mode, plen, seed, rest @ ..] = data else { return };
+    let [mode, plen, seed, rest @ ..] = data else {
+        return;
+    };
     let plen = usize::from(*plen).min(rest.len());
     let (packet, code) = rest.split_at(plen);
     let text = if mode & 1 == 0 {
@@ -51,8 +54,13 @@ fuzz_target!(|data: &[u8]| {
     } else {
         gen::program(code)
     };
-    let opts = Options { mbuf_len: 256, ..Options::default() };
-    let Ok(program) = compile(&text, &opts, &Externs::new()) else { return };
+    let opts = Options {
+        mbuf_len: 256,
+        ..Options::default()
+    };
+    let Ok(program) = compile(&text, &opts, &Externs::new()) else {
+        return;
+    };
     if refuse(&program, Some(&text)).is_err() {
         return;
     }
@@ -74,7 +82,9 @@ fuzz_target!(|data: &[u8]| {
             }
         ),
     };
-    let mut mbuf: Vec<u8> = (0..program.mbuf_len()).map(|i| (i as u8).wrapping_mul(*seed)).collect();
+    let mut mbuf: Vec<u8> = (0..program.mbuf_len())
+        .map(|i| (i as u8).wrapping_mul(*seed))
+        .collect();
     let mut regs: [i64; 16] = std::array::from_fn(|i| i64::from(*seed) - i as i64);
     k.set_mbuf(&mbuf);
     k.set_registers(&regs);
@@ -83,11 +93,25 @@ fuzz_target!(|data: &[u8]| {
         let f = &whole[..cut];
         let f = frame(f);
         let v = run(&program, &f, &mut mbuf, &mut regs);
-        let r = k.prog.test_run(&f, 1).unwrap_or_else(|e| panic!("test run: {e}\n{program}"));
+        let r = k
+            .prog
+            .test_run(&f, 1)
+            .unwrap_or_else(|e| panic!("test run: {e}\n{program}"));
         let want = if v.accepts() { f.len() as u32 } else { 0 };
         assert_eq!(r.retval, want, "verdict differs\n{program}\nframe {f:02x?}");
-        assert_eq!(k.result(), v.value(), "result differs\n{program}\nframe {f:02x?}");
-        assert_eq!(k.registers(), regs, "registers differ\n{program}\nframe {f:02x?}");
-        assert!(k.mbuf_bytes() == mbuf, "MBuf differs\n{program}\nframe {f:02x?}");
+        assert_eq!(
+            k.result(),
+            v.value(),
+            "result differs\n{program}\nframe {f:02x?}"
+        );
+        assert_eq!(
+            k.registers(),
+            regs,
+            "registers differ\n{program}\nframe {f:02x?}"
+        );
+        assert!(
+            k.mbuf_bytes() == mbuf,
+            "MBuf differs\n{program}\nframe {f:02x?}"
+        );
     }
 });

@@ -12,7 +12,11 @@ fuzz_target!(|data: &[u8]| {
     let Some((&mode, rest)) = data.split_first() else {
         return;
     };
-    let who = if mode & 1 == 1 { Privilege::Root } else { Privilege::User };
+    let who = if mode & 1 == 1 {
+        Privilege::Root
+    } else {
+        Privilege::User
+    };
     let limits = Limits {
         max_depth: 8,
         max_elements: 16,

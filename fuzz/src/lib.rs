@@ -1,6 +1,7 @@
 //! Shared pieces of the fuzz targets: fixed packets, the executors' reference, and a
 //! byte reader that turns fuzz input into bounded choices.
 
+pub mod differ;
 pub mod frames;
 
 use netsift_engine::{PassSet, Verdict};
