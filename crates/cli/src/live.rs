@@ -105,6 +105,8 @@ pub(crate) fn capture(args: &Args, iface: &str, expr: &str) -> Result<()> {
     } else {
         String::new()
     };
+    // Before "listening on": whoever waits for that line may interrupt at once.
+    let stop = crate::signals::stop_flag()?;
     if args.verbose == 0 && args.write.is_none() && !args.count_only {
         // tcpdump's hint when it prints lines without -v.
         eprintln!("netsift: verbose output suppressed, use -v[v]... for full protocol decode");
@@ -113,7 +115,6 @@ pub(crate) fn capture(args: &Args, iface: &str, expr: &str) -> Result<()> {
         "listening on {iface}, link-type {}, snapshot length {snaplen} bytes{many}",
         lt.with_description()
     );
-    let stop = crate::signals::stop_flag()?;
     let (report, result) = capture.run(&mut sinks, &stop);
     let finished = sinks.iter_mut().try_for_each(Sink::finish);
     // What the files hold, not what the rings passed after `-G`/`-W` ended them.
