@@ -4,6 +4,7 @@
 
 use crate::following::Following;
 use crate::Error;
+use crate::SplitSets;
 use netsift_capture::Frame;
 use netsift_engine::live::Reader as LiveReader;
 use netsift_engine::{BatchScratch, Compiled, Scratch};
@@ -191,9 +192,6 @@ impl StaticFilter {
             })
     }
 }
-
-/// A static filter's pass sets by `[outgoing][tag_put_back]`.
-pub(crate) type SplitSets = [[PassSet; 2]; 2];
 
 /// The live set's verdicts on up to [`BATCH`] frames, packet by packet: each
 /// frame the live set accepts goes to `judge` (the follower, which may change

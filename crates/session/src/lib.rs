@@ -61,6 +61,11 @@ pub mod sink;
 mod workers;
 mod xdp;
 
+/// A static filter's pass sets by `[outgoing][tag_put_back]`: what `filter`
+/// runs and `place` puts in the kernel (here so that neither module needs the
+/// other).
+pub(crate) type SplitSets = [[netsift_engine::PassSet; 2]; 2];
+
 pub use capture::Capture;
 pub use clauses::Clauses;
 pub use config::{Config, Direction, FilterSpec, FollowSpec, Placement, Source, DEFAULT_SNAPLEN};

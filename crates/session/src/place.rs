@@ -19,7 +19,7 @@
 
 use crate::config::{FollowSpec, Placement};
 use crate::event::{Event, Events, Placed};
-use crate::filter::SplitSets;
+use crate::SplitSets;
 use crate::{Error, ErrorKind};
 use netsift_follow::{Change, Endpoint, Transport};
 use netsift_isa::PassSet;
