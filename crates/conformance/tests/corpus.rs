@@ -285,8 +285,9 @@ fn more_expressions() -> Vec<String> {
         "greater 100",
         "len > 1000 or tcp",
         "tcp or len > 1000",
-        // On PFLOG the payload offset becomes the relation's right side: sums
-        // past 2^32 must fault as libpcap's loads do (the `links` fuzz target).
+        // On PFLOG the payload offset becomes the relation's right side: offsets
+        // past 2^32 must neither panic nor differ from libpcap (found by the
+        // `compile_links` fuzz target).
         "len < 4294967295 and tcp",
         "not ether[21] < 4294967295 and geneve and tcp",
         "len > 4294967290 or ip6 and tcp",
