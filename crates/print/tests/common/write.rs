@@ -1,22 +1,14 @@
 //! Writing what tcpdump reads: a pcap file of records, and our summary in the form
 //! `tcpdump_records` gives tcpdump's.
 
+use netsift_pcapio::{file_header, record_header, TsPrecision};
 use netsift_wire::LinkType;
 
 /// A pcap file of `recs`, link type `lt`.
 pub(crate) fn write_pcap(path: &std::path::Path, lt: LinkType, recs: &[(Vec<u8>, u32)]) {
-    let mut b = Vec::new();
-    b.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
-    b.extend_from_slice(&2u16.to_le_bytes());
-    b.extend_from_slice(&4u16.to_le_bytes());
-    b.extend_from_slice(&[0; 8]);
-    b.extend_from_slice(&65535u32.to_le_bytes());
-    b.extend_from_slice(&lt.0.to_le_bytes());
+    let mut b = file_header(lt, 65535, TsPrecision::Micro).to_vec();
     for (i, (data, wire)) in recs.iter().enumerate() {
-        b.extend_from_slice(&(i as u32).to_le_bytes());
-        b.extend_from_slice(&0u32.to_le_bytes());
-        b.extend_from_slice(&(data.len() as u32).to_le_bytes());
-        b.extend_from_slice(&wire.to_le_bytes());
+        b.extend_from_slice(&record_header(i as u32, 0, data.len() as u32, *wire));
         b.extend_from_slice(data);
     }
     std::fs::write(path, b).expect("write the capture");
