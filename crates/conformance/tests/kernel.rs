@@ -931,21 +931,81 @@ fn a_verdict_under_shared_memory_edits_is_the_state_before_or_after() {
 /// its first byte as a socket filter reads a capture of that link type.
 #[test]
 fn kernel_programs_on_the_second_tranche_of_link_types() {
-    if !skip::all_met(&[Need::Root]) {
-        return;
-    }
-    let dir = netsift_conformance::require_corpus();
-    let corpus = dir.as_ref().map(|d| load_corpus_captures(d));
     let tranche = |lt: LinkType| {
         let n = lt.name().unwrap_or("");
         [6, 7, 10, 100, 106, 122, 123, 129, 138, 139, 140, 197].contains(&lt.0)
             || n.starts_with("JUNIPER_")
     };
+    if let Some(t) = more_link_types_against_engine("more link types", tranche, |_| false) {
+        t.runs.failures.assert_none();
+    }
+}
+
+/// 802.11 and its capture headers (radiotap, AVS, Prism, PPI) in the kernel: the
+/// header-length anchors are eBPF here (`codegen/wlan.rs`), so a program that
+/// needs them answers surely instead of passing every frame up as unsure. As the
+/// test above, against the engine on every corpus and generated frame; and the
+/// programs that use an 802.11 anchor must mostly be decisive (all of them were
+/// unsure while the kernel left these anchors to user space).
+#[test]
+fn kernel_programs_on_802_11_link_types() {
+    use netsift_isa::AnchorRule as R;
+    let wlan = |lt: LinkType| [105, 119, 127, 163, 192].contains(&lt.0);
+    let uses_wlan = |set: &netsift_isa::PassSet| {
+        set.anchors().iter().any(|a| {
+            matches!(
+                a.rule(),
+                Some(
+                    R::RadiotapHdr
+                        | R::AvsHdr
+                        | R::PrismHdr
+                        | R::WlanPayload
+                        | R::WlanPayloadPadded
+                )
+            )
+        })
+    };
+    let Some(t) = more_link_types_against_engine("802.11", wlan, uses_wlan) else {
+        return;
+    };
+    eprintln!(
+        "kernel, 802.11: {} of {} programs with an 802.11 anchor are decisive",
+        t.marked_decisive, t.marked
+    );
+    t.runs.failures.assert_none();
+    assert!(
+        t.marked > 0 && t.marked_decisive * 2 > t.marked,
+        "the programs with an 802.11 anchor are not decided in the kernel"
+    );
+}
+
+/// What [`more_link_types_against_engine`] found: the runs, and how many of the
+/// programs `mark` picked out there were, and were decisive.
+struct Tally {
+    runs: Runs,
+    marked: usize,
+    marked_decisive: usize,
+}
+
+/// The accept lists of the link types `pick` selects among those beyond the first
+/// eight, as socket filters test-run on their corpus and generated frames against
+/// the engine. `None` without root.
+fn more_link_types_against_engine(
+    what: &str,
+    pick: impl Fn(LinkType) -> bool,
+    mark: impl Fn(&netsift_isa::PassSet) -> bool,
+) -> Option<Tally> {
+    if !skip::all_met(&[Need::Root]) {
+        return None;
+    }
+    let dir = netsift_conformance::require_corpus();
+    let corpus = dir.as_ref().map(|d| load_corpus_captures(d));
     let mut programs = 0;
-    let mut r = Runs::new("socket programs of more link types against the engine");
+    let mut r = Runs::new(&format!("socket programs of {what} against the engine"));
+    let (mut marked_n, mut marked_decisive) = (0, 0);
     for lt in netsift_conformance::more_linktypes()
         .into_iter()
-        .filter(|&lt| tranche(lt))
+        .filter(|&lt| pick(lt))
     {
         let mut packets: Vec<Vec<u8>> = Vec::new();
         let caps = netsift_conformance::generated_capture_data_for(lt);
@@ -969,6 +1029,7 @@ fn kernel_programs_on_the_second_tranche_of_link_types() {
             let Ok(set) = netsift_pcapc::compile_for(expr, target) else {
                 continue;
             };
+            let marked = mark(&set);
             let Some((g, prog)) = load(
                 expr,
                 &set,
@@ -979,6 +1040,10 @@ fn kernel_programs_on_the_second_tranche_of_link_types() {
                 continue;
             };
             programs += 1;
+            if marked {
+                marked_n += 1;
+                marked_decisive += g.decisive as usize;
+            }
             let engine = Compiled::new(set);
             r.check(
                 &format!("[{lt}] {expr:?}"),
@@ -990,10 +1055,14 @@ fn kernel_programs_on_the_second_tranche_of_link_types() {
         }
     }
     eprintln!(
-        "kernel, more link types: {programs} programs, {} runs, {} unsure, {} refused by the kernel",
+        "kernel, {what}: {programs} programs, {} runs, {} unsure, {} refused by the kernel",
         r.runs, r.unsure, r.refused
     );
-    r.failures.assert_none();
+    Some(Tally {
+        runs: r,
+        marked: marked_n,
+        marked_decisive,
+    })
 }
 
 /// A live capture's static filter reads a frame whose tag the kernel took out

@@ -52,6 +52,8 @@ use netsift_isa::{Anchor, AnchorRule, PassKind, PassSet};
 use std::sync::atomic::Ordering;
 use std::sync::{Mutex, MutexGuard};
 
+mod wlan;
+
 /// The program's return value for a sure accept: more than any packet, so the
 /// socket keeps it whole.
 pub const ACCEPT: u32 = 0x4_0000;
@@ -1648,12 +1650,12 @@ impl<'a> Gen<'a> {
                 self.a.jmp_imm(Cond::Gt, dst, MAX_OFFSET, self.far);
             }
         }
-        self.rule(rule, anchor, dst, min);
+        self.rule(rule, anchor, dst, min, wraps);
     }
 
     /// Applies an anchor rule to `h` in `dst` (the engine's `apply_rule`); `min`
     /// is the least value `dst` holds.
-    fn rule(&mut self, rule: AnchorRule, _anchor: Anchor, dst: Reg, min: u32) {
+    fn rule(&mut self, rule: AnchorRule, _anchor: Anchor, dst: Reg, min: u32, wraps: bool) {
         let ipv4 = |g: &mut Self| {
             g.load(Size::B1, Addr::Reg(dst, min), 0);
             g.a.alu64_imm(Alu::And, VAL, 0x0f);
@@ -1681,7 +1683,11 @@ impl<'a> Gen<'a> {
                 self.a.bind(done);
             }
             // The Geneve and link-type-selected rules are left to user space.
-            _ => self.give_up(),
+            rule => {
+                if !self.wlan_rule(rule, dst, min, wraps) {
+                    self.give_up();
+                }
+            }
         }
     }
 
