@@ -78,6 +78,6 @@ complete -c netsift -s O -l no-optimize -d 'Don\'t optimise the classic program 
 complete -c netsift -s b -d 'Print BGP AS numbers in ASDOT notation. Accepted: netsift\'s printer prints no AS numbers, so there is nothing to change'
 complete -c netsift -s H -d 'Detect 802.11s mesh headers. Accepted: netsift\'s printer does not decode 802.11, so there is nothing to change'
 complete -c netsift -s u -d 'Print undecoded NFS handles. Accepted: netsift\'s printer does not decode NFS, so there is nothing to change'
-complete -c netsift -s f -d 'Print foreign IPv4 addresses numerically. Accepted: netsift prints every address numerically'
-complete -c netsift -s N -d 'Don\'t print the domain of host names. Accepted: netsift prints no host names'
+complete -c netsift -s f -d 'Print foreign IPv4 addresses numerically: on a live interface, addresses outside its IPv4 network print as numbers without -n. Refused with -r and -V, as tcpdump refuses it: a file has no local network'
+complete -c netsift -s N -d 'Don\'t print the domain of host names (`host.example.org` as `host`)'
 complete -c netsift -s h -l help -d 'Print help (see more with \'--help\')'

@@ -101,8 +101,8 @@ _netsift() {
 '-b[Print BGP AS numbers in ASDOT notation. Accepted\: netsift'\''s printer prints no AS numbers, so there is nothing to change]' \
 '-H[Detect 802.11s mesh headers. Accepted\: netsift'\''s printer does not decode 802.11, so there is nothing to change]' \
 '-u[Print undecoded NFS handles. Accepted\: netsift'\''s printer does not decode NFS, so there is nothing to change]' \
-'-f[Print foreign IPv4 addresses numerically. Accepted\: netsift prints every address numerically]' \
-'-N[Don'\''t print the domain of host names. Accepted\: netsift prints no host names]' \
+'-f[Print foreign IPv4 addresses numerically\: on a live interface, addresses outside its IPv4 network print as numbers without -n. Refused with -r and -V, as tcpdump refuses it\: a file has no local network]' \
+'-N[Don'\''t print the domain of host names (\`host.example.org\` as \`host\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \
 '--help[Print help (see more with '\''--help'\'')]' \
 '*::expression -- The filter expression:_default' \

@@ -330,12 +330,12 @@ pub(crate) struct Args {
     /// NFS, so there is nothing to change.
     #[arg(short = 'u')]
     pub nfs_handles: bool,
-    /// Print foreign IPv4 addresses numerically. Accepted: netsift prints
-    /// every address numerically.
+    /// Print foreign IPv4 addresses numerically: on a live interface, addresses
+    /// outside its IPv4 network print as numbers without -n. Refused with -r
+    /// and -V, as tcpdump refuses it: a file has no local network.
     #[arg(short = 'f')]
     pub foreign_numeric: bool,
-    /// Don't print the domain of host names. Accepted: netsift prints no host
-    /// names.
+    /// Don't print the domain of host names (`host.example.org` as `host`).
     #[arg(short = 'N')]
     pub no_domain: bool,
     // End of tcpdump's remaining flags.

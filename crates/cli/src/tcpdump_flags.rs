@@ -58,6 +58,10 @@ pub(crate) fn check(args: &Args) -> Result<()> {
         // tcpdump's own words when it is built without libsmi, as Debian's is.
         eprintln!("netsift: ignoring option `-m {m}' (no libsmi support)");
     }
+    if args.foreign_numeric && (args.read.is_some() || args.read_list.is_some()) {
+        // tcpdump's refusal: a file has no local network to call others foreign.
+        bail!("-f can not be used with -V or -r");
+    }
     if args.dont_verify_checksums && args.verbose > 0 {
         bail!("-K with -v: netsift's -v always prints checksum verdicts; leaving them out is not implemented");
     }

@@ -22,6 +22,11 @@ pub struct Names {
     hosts4: HashMap<Ipv4Addr, String>,
     hosts6: HashMap<Ipv6Addr, String>,
     ethers: HashMap<[u8; 6], String>,
+    /// tcpdump's `-N`: a host name is printed up to its first dot.
+    strip_domain: bool,
+    /// tcpdump's `-f` on a live interface: the network and mask of its IPv4
+    /// address; an address outside it ("foreign") prints as a number.
+    local_net: Option<(Ipv4Addr, Ipv4Addr)>,
 }
 
 /// The meaningful words of each line of a database: `#` starts a comment.
@@ -118,14 +123,41 @@ impl Names {
         }
     }
 
+    /// Host names without their domain, as tcpdump's `-N` prints them
+    /// (`host.example.org` as `host`).
+    pub fn without_domains(mut self) -> Names {
+        self.strip_domain = true;
+        self
+    }
+
+    /// IPv4 addresses outside `net`/`mask` print as numbers, as tcpdump's `-f`
+    /// prints "foreign" addresses (it takes the network from the live
+    /// interface; for a file it has none, and refuses `-f`).
+    pub fn foreign_numeric(mut self, net: Ipv4Addr, mask: Ipv4Addr) -> Names {
+        self.local_net = Some((net, mask));
+        self
+    }
+
+    fn shown<'a>(&self, name: &'a str) -> &'a str {
+        match name.find('.') {
+            Some(dot) if self.strip_domain => &name[..dot],
+            _ => name,
+        }
+    }
+
     /// The host name of an IPv4 address in the hosts file.
     pub fn host4(&self, a: Ipv4Addr) -> Option<&str> {
-        self.hosts4.get(&a).map(String::as_str)
+        if let Some((net, mask)) = self.local_net {
+            if u32::from(a) & u32::from(mask) != u32::from(net) {
+                return None;
+            }
+        }
+        self.hosts4.get(&a).map(|n| self.shown(n))
     }
 
     /// The host name of an IPv6 address in the hosts file.
     pub fn host6(&self, a: Ipv6Addr) -> Option<&str> {
-        self.hosts6.get(&a).map(String::as_str)
+        self.hosts6.get(&a).map(|n| self.shown(n))
     }
 
     /// tcpdump's `etheraddr_string` without `-n`: the ethers file's name, `Broadcast`
@@ -249,5 +281,18 @@ mod tests {
             n.ether([2, 0, 0, 1, 2, 3]),
             "02:00:00:01:02:03 (oui Unknown)"
         );
+    }
+
+    #[test]
+    fn domains_are_cut_with_n_and_foreign_addresses_stay_numbers_with_f() {
+        let hosts = "10.0.0.1 a.example.org\n192.0.2.1 b.example.org\n::1 c.example\n";
+        let n = Names::new().with_hosts(hosts).without_domains();
+        assert_eq!(n.host4(Ipv4Addr::new(10, 0, 0, 1)), Some("a"));
+        assert_eq!(n.host6(Ipv6Addr::LOCALHOST), Some("c"));
+        let f = Names::new()
+            .with_hosts(hosts)
+            .foreign_numeric(Ipv4Addr::new(10, 0, 0, 0), Ipv4Addr::new(255, 0, 0, 0));
+        assert_eq!(f.host4(Ipv4Addr::new(10, 0, 0, 1)), Some("a.example.org"));
+        assert_eq!(f.host4(Ipv4Addr::new(192, 0, 2, 1)), None);
     }
 }

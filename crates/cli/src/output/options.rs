@@ -5,6 +5,7 @@
 use anyhow::{bail, Result};
 use netsift_print::{DefaultPrint, Dump, Names, PrintOptions, SummaryOptions, TimeFormat};
 use std::collections::HashMap;
+use std::net::Ipv4Addr;
 use std::sync::OnceLock;
 
 /// The options of `-#`, `-t`..., `-e`, `-S`, `-v`, `-q`, `-x`, `-X`, `-A` and
@@ -22,7 +23,7 @@ pub(super) fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
             verbose: args.verbose,
             quiet: args.quiet,
             udp_as_vxlan: args.packet_type.as_deref() == Some("vxlan"),
-            names: (args.numeric == 0).then(system_names),
+            names: (args.numeric == 0).then(|| system_names(args)),
             // tcpdump's -q, -x and -X (not -A) suppress most of its default print.
             default_print: if args.quiet
                 || matches!(dump, Some(Dump::Hex { .. } | Dump::HexAscii { .. }))
@@ -41,15 +42,38 @@ pub(super) fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
 
 /// The names tcpdump prints without -n, from this machine's services, hosts and
 /// ethers files, read once (a missing file names nothing). Host names
-/// come from the hosts file only: no DNS query per address.
-fn system_names() -> &'static Names {
+/// come from the hosts file only: no DNS query per address. `-N` cuts their
+/// domains; `-f` on a live interface keeps addresses outside its IPv4 network
+/// numeric (the network of tcpdump's `pcap_lookupnet`; `-f` with a file is
+/// refused before this).
+fn system_names(args: &crate::args::Args) -> &'static Names {
     static NAMES: OnceLock<Names> = OnceLock::new();
     NAMES.get_or_init(|| {
         let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
-        Names::new()
+        let mut names = Names::new()
             .with_services(&read("/etc/services"))
             .with_hosts(&read("/etc/hosts"))
-            .with_ethers(&read("/etc/ethers"))
+            .with_ethers(&read("/etc/ethers"));
+        if args.no_domain {
+            names = names.without_domains();
+        }
+        let local = args.interface.as_deref().and_then(ipv4_network);
+        if let (true, Some((net, mask))) = (args.foreign_numeric, local) {
+            names = names.foreign_numeric(net, mask);
+        }
+        names
+    })
+}
+
+/// The network and mask of interface `name`'s first IPv4 address, as libpcap's
+/// `pcap_lookupnet` gives them; `None` if it has none (tcpdump then names every
+/// address under `-f`).
+fn ipv4_network(name: &str) -> Option<(Ipv4Addr, Ipv4Addr)> {
+    let addrs = nix::ifaddrs::getifaddrs().ok()?;
+    addrs.filter(|a| a.interface_name == name).find_map(|a| {
+        let addr = a.address?.as_sockaddr_in()?.ip();
+        let mask = a.netmask?.as_sockaddr_in()?.ip();
+        Some((Ipv4Addr::from(addr.to_bits() & mask.to_bits()), mask))
     })
 }
 
