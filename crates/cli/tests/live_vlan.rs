@@ -122,17 +122,26 @@ fn live_vlan_traffic_is_selected_as_tcpdump_i_selects_it() {
                 .write_to(&out(format!("tcpdump{k}")))
                 .filter(expr)
                 .start();
-            let ours: Vec<_> = ["user", "kernel"]
+            // A static filter, and the same expression as the first clause of a
+            // live set edited through --control (each placement both ways).
+            let ours: Vec<_> = ["user", "kernel", "user --control", "kernel --control"]
                 .into_iter()
-                .map(|place| {
+                .map(|how| {
+                    let mut args = vec!["--immediate-mode", "--place"];
+                    args.extend(how.split(' '));
+                    let place = how.split(' ').next().unwrap_or(how);
+                    let control = dir.path().join(format!("ctl{k}-{place}-{offload}"));
+                    if how.ends_with("--control") {
+                        args.push(control.to_str().unwrap());
+                    }
                     let run = Live::new(env!("CARGO_BIN_EXE_netsift"))
                         .in_ns(ns)
                         .on(dev)
-                        .args(["--immediate-mode", "--place", place])
-                        .write_to(&out(format!("{place}{k}")))
+                        .args(args)
+                        .write_to(&out(format!("{}{k}", how.replace(' ', ""))))
                         .filter(expr)
                         .start();
-                    (place, run)
+                    (how, run)
                 })
                 .collect();
             runs.push((expr, tcpdump, ours));

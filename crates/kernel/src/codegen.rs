@@ -142,6 +142,11 @@ pub enum Vlan {
     /// 0, which then holds the tag protocol identifier, and `mark` the tag control
     /// information (the two words a test run lets a caller set).
     TestContext,
+    /// In the socket buffer, as [`Vlan::Skb`]; but a frame the kernel took a
+    /// tag out of is passed up unsure instead of filtered, for a user space
+    /// that reads such frames otherwise (a live set of clauses compiled for
+    /// the tag taken out, which no clause program here holds).
+    SkbTaggedToUser,
     /// Still in the data, at the XDP hook, where the kernel has taken nothing out
     /// yet: a frame whose outermost EtherType is 802.1Q or 802.1ad is one it
     /// will take the tag out of on receive (`skb_vlan_untag`), and the tagged
@@ -868,6 +873,13 @@ impl<'a> Gen<'a> {
                 self.a.ldx(Width::W, VAL, CTX, 20);
                 self.a.jmp_imm(Cond::Ne, VAL, 0, tagged);
             }
+            Vlan::SkbTaggedToUser => {
+                let untagged = self.a.label();
+                self.a.ldx(Width::W, VAL, CTX, 20);
+                self.a.jmp_imm(Cond::Eq, VAL, 0, untagged);
+                self.give_up();
+                self.a.bind(untagged);
+            }
             Vlan::TestContext => {
                 // __sk_buff.priority, the ninth word.
                 self.a.ldx(Width::W, VAL, CTX, 32);
@@ -877,7 +889,7 @@ impl<'a> Gen<'a> {
         self.tagged = false;
         let mut unsure_passes = self.body(clauses, decoded, first, enable, env);
         self.a.ja(end);
-        if !matches!(env.vlan, Vlan::InData | Vlan::Ahead) {
+        if !matches!(env.vlan, Vlan::InData | Vlan::Ahead | Vlan::SkbTaggedToUser) {
             self.a.bind(tagged);
             // The tag as bytes 12 to 15 would read, kept on the stack for the loads.
             if env.vlan == Vlan::Skb {

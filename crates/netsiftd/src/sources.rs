@@ -202,6 +202,9 @@ impl Source {
                 // is exact: the union judged in user space first would be
                 // a second pass over every packet for nothing.
                 cfg.kernel_prefilter_only = true;
+                // The flows read frames as a capture file shows them (above),
+                // and so does the kernel's union of them.
+                cfg.tags_as_file = true;
                 cfg.placement = Placement::Auto;
                 cfg.immediate = true;
                 cfg.snaplen = self.snaplen;

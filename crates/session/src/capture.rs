@@ -233,16 +233,20 @@ fn filter(
             Ok((Mode::Follow(live, Arc::new(Mutex::new(following))), None))
         }
         FilterSpec::Clauses(expr) => {
-            let kernel = place_clauses(cfg.placement, at, socks, events)?;
-            let (mut clauses, live) =
-                Clauses::on_interface((meta(false), meta(true)), kernel, events.clone());
+            // Frames the kernel took a VLAN tag out of are judged by a live set
+            // of their own, as libpcap's kernel filter reads them; the kernel's
+            // program leaves them to it.
+            let tagged = (!cfg.tags_as_file && lt == LinkType::EN10MB).then(|| tagged(false, true));
+            let kernel = place_clauses(cfg.placement, at, tagged.is_some(), socks, events)?;
+            let (mut clauses, live, live_tagged) =
+                Clauses::on_interface((meta(false), meta(true)), tagged, kernel, events.clone());
             if !expr.trim().is_empty() {
                 clauses.add(expr)?;
             }
             let mode = if cfg.kernel_prefilter_only {
                 Mode::Static(None)
             } else {
-                Mode::Edited(live)
+                Mode::Edited(live, live_tagged)
             };
             Ok((mode, Some(Arc::new(Mutex::new(clauses)))))
         }

@@ -50,6 +50,9 @@ struct Clause {
     /// its first `param` on): only then is `param` a map write there, and only
     /// such a clause pays a lookup per equality.
     in_map: bool,
+    /// Its id and compiled form in the live set of frames the kernel took a VLAN
+    /// tag out of ([`Clauses::on_interface`]).
+    tagged: Option<(ClauseId, PassSet)>,
 }
 
 /// A `param` value: its operand width in bytes and the value.
@@ -76,6 +79,74 @@ fn param_value(text: &str, widths: &[usize]) -> Result<(usize, u32), Error> {
         .ok_or_else(|| edit(format!("the clause has no operand set that holds {text}")))
 }
 
+/// The operand sets `param` edits in clause `n`'s compiled form `set` for the
+/// value `text`: the value, and each set's (pass, instruction). The set edited
+/// is, in each pass, the last equality of the value's width (pcap's protocol
+/// tests come first, the values written in the expression after them), and it
+/// must be the same set in every pass.
+fn param_sites(set: &PassSet, n: u64, text: &str) -> Result<(u32, Vec<(usize, usize)>), Error> {
+    // The operand instructions: (pass, index, width, operands). A masked
+    // equality (MEQ: flag and fragment tests) is never the one meant.
+    let mut sites: Vec<(usize, usize, usize, Vec<u32>)> = Vec::new();
+    for (p, k, insn) in set.operand_sites() {
+        let Some((first, size, count, _)) = insn.operand_slots() else {
+            continue;
+        };
+        if first == 2 {
+            continue;
+        }
+        let mut ops: Vec<u32> = (0..count).map(|i| insn.operand(first, size, i)).collect();
+        ops.sort_unstable();
+        sites.push((p, k, size.bytes() as usize, ops));
+    }
+    let widths: Vec<usize> = sites.iter().map(|s| s.2).collect();
+    let (width, value) = param_value(text, &widths)?;
+    sites.retain(|s| s.2 == width);
+    sites.reverse();
+    let mut seen = std::collections::HashSet::new();
+    sites.retain(|s| seen.insert(s.0));
+    if sites.iter().any(|s| s.3 != sites[0].3) {
+        return Err(edit(format!(
+            "clause {n}'s passes end with different sets of {width}-byte values; param edits a clause whose passes share one"
+        )));
+    }
+    Ok((value, sites.into_iter().map(|s| (s.0, s.1)).collect()))
+}
+
+/// `add_param` or `del_param` of `value` at `sites` of clause `id` in `swift`'s
+/// live set; the instructions as they are after the edit, by (pass, index).
+fn edit_operands(
+    swift: &mut Swift,
+    id: &ClauseId,
+    sites: &[(usize, usize)],
+    value: u32,
+    add: bool,
+) -> Result<Vec<(usize, usize, netsift_isa::Instruction)>, Error> {
+    let passes = swift
+        .writer()
+        .clause_passes(id)
+        .map_err(|e| edit(e.to_string()))?;
+    let writer = swift.writer_mut();
+    for &(p, k) in sites {
+        let pass = *passes
+            .get(p)
+            .ok_or_else(|| edit("the clause's passes changed"))?;
+        let r = if add {
+            writer.add_param(pass, k, value)
+        } else {
+            writer.del_param(pass, k, value)
+        };
+        r.map_err(|e| edit(e.to_string()))?;
+    }
+    Ok(sites
+        .iter()
+        .filter_map(|&(p, k)| {
+            let insn = *swift.writer().instructions(*passes.get(p)?).ok()?.get(k)?;
+            Some((p, k, insn))
+        })
+        .collect())
+}
+
 /// The clauses of the live set, by number.
 pub struct Clauses {
     swift: Swift,
@@ -86,6 +157,10 @@ pub struct Clauses {
     /// On a live interface, the targets for received and for sent packets: a
     /// clause that tests the direction is refused.
     directions: Option<(Target, Target)>,
+    /// On a live Ethernet interface, the live set that judges the frames the
+    /// kernel took a VLAN tag out of, compiled as libpcap's kernel filter reads
+    /// them (`Meta::tag_stripped`): what `tcpdump -i` selects.
+    tagged: Option<Swift>,
     /// Where a kernel that keeps a removed clause is reported.
     events: Events,
 }
@@ -95,18 +170,29 @@ impl Clauses {
     /// `kernel`, placed in the kernel too): clauses compile for
     /// `received` packets, and one whose program for `sent` packets differs (it
     /// tests `inbound`, `outbound` or `ifindex`, [`netsift_pcapc::Meta`]) is
-    /// refused, as the live set holds one program for both.
+    /// refused, as the live set holds one program for both. With `tagged` (a
+    /// target whose `Meta::tag_stripped` is set), every clause is also compiled
+    /// for it into a second live set, the reader of which judges the frames
+    /// the kernel took a VLAN tag out of; a kernel program leaves those frames
+    /// to user space.
     pub(crate) fn on_interface(
         (received, sent): (Target, Target),
+        tagged: Option<Target>,
         kernel: Option<KernelClauses>,
         events: Events,
-    ) -> (Clauses, LiveReader) {
-        Clauses::open(
+    ) -> (Clauses, LiveReader, Option<LiveReader>) {
+        let (tagged, tagged_reader) = match tagged.map(Swift::open_for) {
+            Some((swift, reader)) => (Some(swift), Some(reader)),
+            None => (None, None),
+        };
+        let (mut c, reader) = Clauses::open(
             Swift::open_for(received),
             kernel,
             Some((received, sent)),
             events,
-        )
+        );
+        c.tagged = tagged;
+        (c, reader, tagged_reader)
     }
 
     /// An empty live set (it accepts nothing) for packets of `target`, filtered
@@ -129,6 +215,7 @@ impl Clauses {
             next: 0,
             kernel,
             directions,
+            tagged: None,
             events,
         };
         (c, reader)
@@ -169,9 +256,34 @@ impl Clauses {
             }
         }
         let set = self.swift.compile(expr).map_err(Error::filter)?;
+        let tagged_set = match &self.tagged {
+            // A clause that holds for no tagged frame (`not vlan` read with the
+            // tag out) accepts none of them there.
+            Some(t) => Some(t.compile(expr).or_else(|e| match e.kind() {
+                netsift_swift::ErrorKind::Compile(c)
+                    if c.kind() == netsift_pcapc::ErrorKind::RejectsAll =>
+                {
+                    Ok(netsift_pcapc::reject_all())
+                }
+                _ => Err(Error::filter(e)),
+            })?),
+            None => None,
+        };
         self.place(Some(&set), None).map_err(kernel_error)?;
-        let id = match self.swift.writer_mut().add_clause(&set) {
-            Ok(id) => id,
+        let added = self.swift.writer_mut().add_clause(&set).and_then(|id| {
+            let (Some(t), Some(ts)) = (&mut self.tagged, tagged_set) else {
+                return Ok((id, None));
+            };
+            match t.writer_mut().add_clause(&ts) {
+                Ok(tid) => Ok((id, Some((tid, ts)))),
+                Err(e) => {
+                    let _ = self.swift.remove(&id);
+                    Err(e)
+                }
+            }
+        });
+        let (id, tagged) = match added {
+            Ok(ids) => ids,
             Err(e) => {
                 // User space refused it: narrow the kernel back (a superset is
                 // harmless if that fails too).
@@ -189,6 +301,7 @@ impl Clauses {
                 set,
                 edits: Vec::new(),
                 in_map: false,
+                tagged,
             },
         );
         Ok(n)
@@ -201,6 +314,9 @@ impl Clauses {
             return Err(no_clause(n));
         };
         self.swift.remove(&c.id).map_err(|e| edit(e.to_string()))?;
+        if let (Some(t), Some((tid, _))) = (&mut self.tagged, &c.tagged) {
+            t.remove(tid).map_err(|e| edit(e.to_string()))?;
+        }
         // In the kernel the clause is switched off in place (one map write); a
         // new program only if that cannot be done. A kernel that stays wider
         // only lets through what user space drops.
@@ -232,38 +348,11 @@ impl Clauses {
         let Some(c) = self.by_number.get(&n) else {
             return Err(no_clause(n));
         };
-        // The operand instructions: (pass, index, width, operands). A masked
-        // equality (MEQ: flag and fragment tests) is never the one meant.
-        let mut sites: Vec<(usize, usize, usize, Vec<u32>)> = Vec::new();
-        for (p, k, insn) in c.set.operand_sites() {
-            let Some((first, size, count, _)) = insn.operand_slots() else {
-                continue;
-            };
-            if first == 2 {
-                continue;
-            }
-            let mut ops: Vec<u32> = (0..count).map(|i| insn.operand(first, size, i)).collect();
-            ops.sort_unstable();
-            sites.push((p, k, size.bytes() as usize, ops));
-        }
-        let widths: Vec<usize> = sites.iter().map(|s| s.2).collect();
-        let (width, value) = param_value(text, &widths)?;
-        // In each pass, the last operand set of that width: pcap's protocol tests
-        // come first, the values written in the expression after them.
-        sites.retain(|s| s.2 == width);
-        sites.reverse();
-        let mut seen = std::collections::HashSet::new();
-        sites.retain(|s| seen.insert(s.0));
-        if sites.iter().any(|s| s.3 != sites[0].3) {
-            return Err(edit(format!(
-                "clause {n}'s passes end with different sets of {width}-byte values; param edits a clause whose passes share one"
-            )));
-        }
-        let passes = self
-            .swift
-            .writer()
-            .clause_passes(&c.id)
-            .map_err(|e| edit(e.to_string()))?;
+        let (value, sites) = param_sites(&c.set, n, text)?;
+        let tagged_sites = match &c.tagged {
+            Some((tid, ts)) => Some((tid.clone(), param_sites(ts, n, text)?.1)),
+            None => None,
+        };
         // The first `param` of a clause moves its operands into the kernel
         // program's map: one program swap, with the same verdicts.
         if self.kernel.is_some() && !c.in_map {
@@ -299,30 +388,20 @@ impl Clauses {
                 r => r.map_err(kernel_error)?,
             }
         }
-        let writer = self.swift.writer_mut();
-        for s in &sites {
-            let id = *passes
-                .get(s.0)
-                .ok_or_else(|| edit("the clause's passes changed"))?;
-            let r = if add {
-                writer.add_param(id, s.1, value)
-            } else {
-                writer.del_param(id, s.1, value)
-            };
-            r.map_err(|e| edit(e.to_string()))?;
-        }
+        let id = self
+            .by_number
+            .get(&n)
+            .map(|c| c.id.clone())
+            .ok_or_else(|| no_clause(n))?;
+        let new = edit_operands(&mut self.swift, &id, &sites, value, add)?;
+        let new_tagged = match (&mut self.tagged, &tagged_sites) {
+            (Some(t), Some((tid, ts))) => Some(edit_operands(t, tid, ts, value, add)?),
+            _ => None,
+        };
         if !add {
             kernel(&self.kernel).map_err(kernel_error)?;
         }
-        // The clause's compiled form follows, so a program made again holds it.
-        let new: Vec<(usize, usize, netsift_isa::Instruction)> = sites
-            .iter()
-            .filter_map(|s| {
-                let id = passes.get(s.0)?;
-                let insn = *self.swift.writer().instructions(*id).ok()?.get(s.1)?;
-                Some((s.0, s.1, insn))
-            })
-            .collect();
+        // The clause's compiled forms follow, so a program made again holds them.
         let c = self
             .by_number
             .get_mut(&n)
@@ -331,6 +410,11 @@ impl Clauses {
             c.set
                 .set_insn(p, k, insn)
                 .map_err(|e| edit(e.to_string()))?;
+        }
+        if let (Some((_, ts)), Some(new)) = (&mut c.tagged, new_tagged) {
+            for (p, k, insn) in new {
+                ts.set_insn(p, k, insn).map_err(|e| edit(e.to_string()))?;
+            }
         }
         c.edits
             .push(format!("{}{text}", if add { '+' } else { '-' }));
@@ -367,8 +451,8 @@ mod tests {
                 tag_stripped: false,
             })
         };
-        let (mut c, reader) =
-            Clauses::on_interface((t(false), t(true)), None, crate::events::ignore());
+        let (mut c, reader, _) =
+            Clauses::on_interface((t(false), t(true)), None, None, crate::events::ignore());
         for expr in ["inbound", "udp and outbound", "ifindex 7 and inbound"] {
             let e = c.add(expr).unwrap_err();
             assert!(
@@ -387,6 +471,58 @@ mod tests {
         udp[14] = 0x45;
         udp[23] = 17;
         assert!(reader.matches(&mut scratch, &udp, 42));
+    }
+
+    /// A UDP frame to `port` inside an 802.1Q tag, as the ring hands over a
+    /// frame whose tag the kernel took out (the tag put back at byte 12).
+    fn tagged_udp(port: u16) -> Vec<u8> {
+        let mut f = vec![0u8; 46];
+        f[12..14].copy_from_slice(&[0x81, 0]);
+        f[14..16].copy_from_slice(&5u16.to_be_bytes());
+        f[16..18].copy_from_slice(&[8, 0]);
+        f[18] = 0x45;
+        f[27] = 17;
+        f[40..42].copy_from_slice(&port.to_be_bytes());
+        f
+    }
+
+    #[test]
+    fn frames_with_a_tag_taken_out_are_judged_as_libpcaps_kernel_filter_reads_them() {
+        let t = |outgoing, tag_stripped| {
+            Target::new(LinkType::EN10MB).meta(netsift_pcapc::Meta {
+                outgoing,
+                ifindex: 7,
+                tag_stripped,
+            })
+        };
+        let (mut c, untagged, tagged) = Clauses::on_interface(
+            (t(false, false), t(true, false)),
+            Some(t(false, true)),
+            None,
+            crate::events::ignore(),
+        );
+        let tagged = tagged.expect("a live set for tagged frames");
+        let mut s = netsift_engine::Scratch::new();
+        let f = tagged_udp(99);
+        // `udp` reads the frame without its tag there, as `tcpdump -i` does;
+        // as a file holds it (the tag in the data) it is not UDP but VLAN.
+        assert_eq!(c.add("udp port 53").unwrap(), 0);
+        assert!(!tagged.matches(&mut s, &f, 46));
+        c.param(0, true, "99").unwrap();
+        assert!(tagged.matches(&mut s, &f, 46));
+        assert!(!untagged.matches(&mut s, &f, 46));
+        c.param(0, false, "99").unwrap();
+        assert!(!tagged.matches(&mut s, &f, 46));
+        // The bytes after the addresses are the inner EtherType there.
+        assert_eq!(c.add("ether[12:2] = 0x8100").unwrap(), 1);
+        assert!(untagged.matches(&mut s, &f, 46));
+        assert!(!tagged.matches(&mut s, &f, 46));
+        c.del(1).unwrap();
+        assert!(!untagged.matches(&mut s, &f, 46));
+        assert_eq!(c.add("udp").unwrap(), 2);
+        assert!(tagged.matches(&mut s, &f, 46));
+        c.del(2).unwrap();
+        assert!(!tagged.matches(&mut s, &f, 46));
     }
 
     #[test]

@@ -103,7 +103,8 @@ impl FileFilter {
                     let mut f = lock(following);
                     live_batch(Some(&mut f), live, &mut scratch, &batch, left, sink, &mut n)
                 }
-                Mode::Edited(live) => {
+                // A file's frames have no tag taken out.
+                Mode::Edited(live, _) => {
                     live_batch(None, live, &mut scratch, &batch, left, sink, &mut n)
                 }
             };

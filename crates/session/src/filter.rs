@@ -25,8 +25,9 @@ pub(crate) enum Mode {
     /// A live set that one follower edits as packets are read. Each worker
     /// feeds it the packets it accepts, in its ring's order, under the lock.
     Follow(LiveReader, Arc<Mutex<Following>>),
-    /// A live set edited from outside ([`crate::Clauses`]).
-    Edited(LiveReader),
+    /// A live set edited from outside ([`crate::Clauses`]), and on a live
+    /// Ethernet interface the one for frames the kernel took a VLAN tag out of.
+    Edited(LiveReader, Option<LiveReader>),
 }
 
 /// The follower behind its lock; a worker that panicked while holding it
@@ -98,10 +99,14 @@ impl Mode {
         let keep = match self {
             Mode::Static(None) => u32::MAX,
             Mode::Static(Some(f)) => f.keep_frames(&mut s.batch, chunk),
-            Mode::Follow(live, following) => live_frames(live, &mut s.one, chunk, room, |fr| {
-                lock(following).judge(fr.data, fr.wire_len, frame_ns(fr), None)
-            }),
-            Mode::Edited(live) => live_frames(live, &mut s.one, chunk, room, |_| true),
+            Mode::Follow(live, following) => {
+                live_frames((live, None), &mut s.one, chunk, room, |fr| {
+                    lock(following).judge(fr.data, fr.wire_len, frame_ns(fr), None)
+                })
+            }
+            Mode::Edited(live, tagged) => {
+                live_frames((live, tagged.as_ref()), &mut s.one, chunk, room, |_| true)
+            }
         };
         keep & first(chunk.len())
     }
@@ -197,9 +202,10 @@ impl StaticFilter {
 /// frame the live set accepts goes to `judge` (the follower, which may change
 /// the filter) before the next is filtered, and is kept only if `judge` says
 /// so: the live set narrows to listener endpoints, the follower decides exactly
-/// (docs/follow.md). At most `room` frames are kept.
+/// (docs/follow.md). At most `room` frames are kept. A frame the kernel took a
+/// VLAN tag out of goes to the second live set, when there is one.
 fn live_frames(
-    live: &LiveReader,
+    (live, tagged): (&LiveReader, Option<&LiveReader>),
     scratch: &mut Scratch,
     chunk: &[Frame<'_>],
     room: u64,
@@ -210,7 +216,11 @@ fn live_frames(
         if u64::from(keep.count_ones()) >= room {
             break;
         }
-        if live.matches(scratch, fr.data, fr.wire_len) && judge(fr) {
+        let set = match tagged {
+            Some(t) if fr.tag_put_back => t,
+            _ => live,
+        };
+        if set.matches(scratch, fr.data, fr.wire_len) && judge(fr) {
             keep |= 1 << i;
         }
     }

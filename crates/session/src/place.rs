@@ -23,7 +23,9 @@ use crate::SplitSets;
 use crate::{Error, ErrorKind};
 use netsift_follow::{Change, Endpoint, Transport};
 use netsift_isa::PassSet;
-use netsift_kernel::codegen::{generate, generate_split, Env, GenError, Generated, Halves, Split};
+use netsift_kernel::codegen::{
+    generate, generate_split, Env, GenError, Generated, Halves, Split, Vlan,
+};
 use netsift_kernel::follow::Following as Maps;
 use netsift_kernel::placed::{attach, PlacedClauses};
 use netsift_wire::LinkType;
@@ -232,9 +234,13 @@ pub(crate) type KernelClauses = PlacedClauses<u64>;
 
 /// The kernel side of a live set of clauses (`None`: user space only). It
 /// starts with no clause, so the kernel passes nothing until one is added.
+/// With `tagged_to_user`, a frame the kernel took a VLAN tag out of is passed
+/// up unsure, for the live set that reads such frames as libpcap's kernel
+/// filter does.
 pub(crate) fn place_clauses(
     placement: Placement,
     (lt, snaplen): (LinkType, u32),
+    tagged_to_user: bool,
     socks: Vec<OwnedFd>,
     events: &Events,
 ) -> Result<Option<KernelClauses>, Error> {
@@ -244,7 +250,11 @@ pub(crate) fn place_clauses(
     if let Some(why) = unplaceable(lt) {
         return refuse(placement, why, events);
     }
-    let mut k = KernelClauses::new(socks, Env::socket(snaplen));
+    let mut env = Env::socket(snaplen);
+    if tagged_to_user {
+        env.vlan = Vlan::SkbTaggedToUser;
+    }
+    let mut k = KernelClauses::new(socks, env);
     match k.install(&[]) {
         Ok(()) => {
             events(Event::Placed(Placed::Clauses));
