@@ -125,7 +125,11 @@ impl Printer<'_> {
             if !v && t == 1 {
                 out!(self, ", Device-ID ");
             } else if v {
-                out!(self, "\n\t{name} (0x{t:02x}), value length: {l} byte{}: ", plural(l));
+                out!(
+                    self,
+                    "\n\t{name} (0x{t:02x}), value length: {l} byte{}: ",
+                    plural(l)
+                );
             }
             let mut covered = false;
             if let Some((_, val, min, max)) = info {

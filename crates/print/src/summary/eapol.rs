@@ -125,7 +125,11 @@ impl Printer<'_> {
                 } else if sub == 43 {
                     out!(self, " FASTv{}", f & 7);
                 }
-                out!(self, " flags [{}] 0x{f:02x}", bit_names(f as u32, &TLS_FLAGS));
+                out!(
+                    self,
+                    " flags [{}] 0x{f:02x}",
+                    bit_names(f as u32, &TLS_FLAGS)
+                );
                 if f & 0x80 != 0 {
                     if len < 10 {
                         short(self, &format!("{what} request/response with length"));

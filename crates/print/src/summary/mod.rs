@@ -51,8 +51,8 @@ mod ospf;
 mod pim;
 mod ptp;
 mod serial;
-mod slow;
 mod sflow;
+mod slow;
 mod transport;
 mod vtp;
 

@@ -125,10 +125,10 @@ impl Printer<'_> {
             }
             need(p, at, l)?;
             let b = &p[at + 2..at + l];
+            // The value's size for each TLV tcpdump decodes.
             let want = match (sub, t) {
                 (1, 1 | 2) => 18,
-                (1, 3) => 14,
-                (2, 1) => 12,
+                (1, 3) | (2, 1) => 14,
                 _ => 0,
             };
             if want == 0 {
@@ -136,8 +136,12 @@ impl Printer<'_> {
                     self.unknown_data(b, "\n\t  ");
                 }
             } else if b.len() != want {
-                out!(self, "\n\t    ERROR: illegal length - should be {}", want + 2);
-            } else if want == 18 {
+                out!(
+                    self,
+                    "\n\t    ERROR: illegal length - should be {}",
+                    want + 2
+                );
+            } else if sub == 1 && t != 3 {
                 let sys = self.ether_str(mac(b, 2));
                 out!(
                     self,
@@ -148,7 +152,7 @@ impl Printer<'_> {
                     g2(b, 10)?,
                     bit_names(b[14] as u32, &LACP_STATE)
                 );
-            } else if want == 14 {
+            } else if sub == 1 {
                 out!(self, "\n\t  Max Delay {}", g2(b, 0)?);
             } else {
                 let sys = self.ether_str(mac(b, 2));
@@ -283,7 +287,12 @@ impl Printer<'_> {
             out!(self, "\n\t    ERROR: illegal length - should be 16");
             return Ok(true);
         }
-        out!(self, "\n\t    OAM-Version {}, Revision {}", g1(b, 2)?, g2(b, 3)?);
+        out!(
+            self,
+            "\n\t    OAM-Version {}, Revision {}",
+            g1(b, 2)?,
+            g2(b, 3)?
+        );
         let state = g1(b, 5)?;
         let parser = ["forwarding", "looping back", "discarding", "reserved"][(state & 3) as usize];
         let mux = if state & 4 != 0 {

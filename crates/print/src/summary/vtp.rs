@@ -32,7 +32,11 @@ impl Printer<'_> {
             4 => "Join message",
             _ => "Unknown message type",
         };
-        out!(self, "VTPv{}, Message {tname} (0x{ty:02x}), length {len}", p[0]);
+        out!(
+            self,
+            "VTPv{}, Message {tname} (0x{ty:02x}), length {len}",
+            p[0]
+        );
         if self.opts.verbose < 1 {
             need(p, 0, len)?;
             return Ok(true);

@@ -58,7 +58,10 @@ impl Printer<'_> {
                     if l < 10 {
                         return Ok(hexdump);
                     }
-                    out!(self, "\n\t    Control - Protocol Control (type 0x1, length {l})");
+                    out!(
+                        self,
+                        "\n\t    Control - Protocol Control (type 0x1, length {l})"
+                    );
                     out!(self, "\n\t      Oper_Version: {}", s[0]);
                     out!(self, "\n\t      Max_Version: {}", s[1]);
                     out!(self, "\n\t      Sequence Number: {}", g4(s, 2)?);
@@ -68,12 +71,19 @@ impl Printer<'_> {
                     if l < 17 {
                         return Ok(hexdump);
                     }
-                    out!(self, "\n\t    Feature - Priority Group (type 0x2, length {l})");
+                    out!(
+                        self,
+                        "\n\t    Feature - Priority Group (type 0x2, length {l})"
+                    );
                     self.dcbx_feature_head(s)?;
                     out!(self, "\n\t      Priority Allocation");
                     let pg = g4(s, 4)?;
                     for i in 0..8 {
-                        out!(self, "\n\t          PgId_{i}: {}", (pg >> (28 - 4 * i)) & 0xf);
+                        out!(
+                            self,
+                            "\n\t          PgId_{i}: {}",
+                            (pg >> (28 - 4 * i)) & 0xf
+                        );
                     }
                     out!(self, "\n\t      Priority Group Allocation");
                     for i in 0..8 {

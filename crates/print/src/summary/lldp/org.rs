@@ -125,7 +125,10 @@ impl Printer<'_> {
             .map(|i| g1(t, at + 12 + i).map(u32::from))
             .collect::<PResult<Vec<_>>>()?;
         out!(self, "\n\t    TSA Assignment Table");
-        out!(self, "\n\t     Traffic Class: 0   1   2   3   4   5   6   7");
+        out!(
+            self,
+            "\n\t     Traffic Class: 0   1   2   3   4   5   6   7"
+        );
         out!(self, "\n\t     Value        : {}", row(tsa.into_iter()));
         Ok(())
     }
@@ -293,7 +296,13 @@ impl Printer<'_> {
                 out!(self, "\n\t    R: {}, RTE: {}, ", r >> 5, r & 0x1f);
                 out!(self, "EVB Mode: {mode} [{}]", m >> 6);
                 out!(self, "\n\t    ROL: {}, RWD: {}, ", (m >> 5) & 1, m & 0x1f);
-                out!(self, "RES: {}, ROL: {}, RKA: {}", k >> 6, (k >> 5) & 1, k & 0x1f);
+                out!(
+                    self,
+                    "RES: {}, ROL: {}, RKA: {}",
+                    k >> 6,
+                    (k >> 5) & 1,
+                    k & 0x1f
+                );
             }
             14 => {
                 if l < 8 {

@@ -99,7 +99,11 @@ impl Printer<'_> {
                 }
                 let b = t[4];
                 // tcpdump masks with `0xC0 >> 6`, that is 3.
-                let kind = if b & 3 != 0 { "PD device" } else { "PSE device" };
+                let kind = if b & 3 != 0 {
+                    "PD device"
+                } else {
+                    "PSE device"
+                };
                 let source = match (b & 0x30) >> 4 {
                     1 => "PSE - primary power source",
                     2 => "local - backup power source",
@@ -149,7 +153,10 @@ impl Printer<'_> {
             3 => "ECS ELIN",
             _ => "unknown",
         };
-        out!(self, "\n\t    Location data format {fname} (0x{format:02x})");
+        out!(
+            self,
+            "\n\t    Location data format {fname} (0x{format:02x})"
+        );
         match format {
             1 => {
                 if l < 21 {
