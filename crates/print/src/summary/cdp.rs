@@ -185,7 +185,7 @@ impl Printer<'_> {
                 }
             }
             Val::Prefixes => {
-                if l % 5 != 0 {
+                if !l.is_multiple_of(5) {
                     out!(self, " [length {l} is not a multiple of 5]");
                     return need(p, at, l);
                 }

@@ -88,11 +88,10 @@ impl Printer<'_> {
         out!(self, "\n\t\t Type {} ({sub})", eap_type_name(sub));
         let short = |p: &mut Self, what: &str| out!(p, " (too short for EAP {what})");
         match sub {
-            1 => {
-                if len > 5 {
-                    out!(self, ", Identity: ");
-                    self.jnp(p, 5, len - 5)?;
-                }
+            // The identity is optional (RFC 3748).
+            1 if len > 5 => {
+                out!(self, ", Identity: ");
+                self.jnp(p, 5, len - 5)?;
             }
             2 => {
                 if len < 6 {

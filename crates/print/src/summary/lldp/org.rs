@@ -248,7 +248,7 @@ impl Printer<'_> {
                     return Ok(false);
                 }
                 out!(self, "\n\t    RES: {}", t[4]);
-                if l == 5 || (l - 5) % 3 != 0 {
+                if l == 5 || !(l - 5).is_multiple_of(3) {
                     return Ok(false);
                 }
                 out!(self, "\n\t    Application Priority Table");
@@ -317,7 +317,7 @@ impl Printer<'_> {
                     (v >> 3) & 1
                 );
                 out!(self, "ChnCap: {}", g2(t, 6)? & 0x0fff);
-                if (l - 8) % 3 != 0 {
+                if !(l - 8).is_multiple_of(3) {
                     return Ok(false);
                 }
                 for e in t[8..].chunks_exact(3) {
