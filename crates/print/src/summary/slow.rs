@@ -94,6 +94,33 @@ impl Printer<'_> {
         }
     }
 
+    /// Whether the TLV of type `t` and length `l` (its header included) at
+    /// `at` is one to decode: not the end marker, not shorter than its
+    /// header, within the `left` bytes of the PDU and captured. Prints why
+    /// not as tcpdump does.
+    fn slow_tlv_fits(
+        &mut self,
+        p: &[u8],
+        at: usize,
+        t: u8,
+        l: usize,
+        left: usize,
+    ) -> PResult<bool> {
+        if t == 0 {
+            return Ok(false);
+        }
+        if l < 2 {
+            out!(self, "\n\t    ERROR: illegal length - should be >= 2");
+            return Ok(false);
+        }
+        if left < l {
+            out!(self, "{TOO_SHORT}");
+            return Ok(false);
+        }
+        need(p, at, l)?;
+        Ok(true)
+    }
+
     /// `slow_marker_lacp_print`.
     fn slow_lacp(&mut self, p: &[u8], len: usize, sub: u8) -> PResult {
         let (mut at, mut left) = (0usize, len);
@@ -112,18 +139,9 @@ impl Printer<'_> {
                 _ => "Unknown",
             };
             out!(self, "\n\t{name} TLV (0x{t:02x}), length {l}");
-            if t == 0 {
+            if !self.slow_tlv_fits(p, at, t, l, left)? {
                 return Ok(());
             }
-            if l < 2 {
-                out!(self, "\n\t    ERROR: illegal length - should be >= 2");
-                return Ok(());
-            }
-            if left < l {
-                out!(self, "{TOO_SHORT}");
-                return Ok(());
-            }
-            need(p, at, l)?;
             let b = &p[at + 2..at + l];
             // The value's size for each TLV tcpdump decodes.
             let want = match (sub, t) {
@@ -228,18 +246,9 @@ impl Printer<'_> {
                         "Link Event"
                     };
                     out!(self, "\n\t  {tname} {kind} Type ({t}), length {l}");
-                    if t == 0 {
+                    if !self.slow_tlv_fits(p, at, t, l, left)? {
                         return Ok(());
                     }
-                    if l < 2 {
-                        out!(self, "\n\t    ERROR: illegal length - should be >= 2");
-                        return Ok(());
-                    }
-                    if left < l {
-                        out!(self, "{TOO_SHORT}");
-                        return Ok(());
-                    }
-                    need(p, at, l)?;
                     let b = &p[at..at + l];
                     let hexdump = if code == 0 {
                         self.oam_info_tlv(t, b)?

@@ -133,6 +133,32 @@ impl Printer<'_> {
         Ok(())
     }
 
+    /// A length byte at `at` and that many bytes of text after it, under
+    /// `label`; nothing when the TLV is too short for them.
+    fn counted_text(&mut self, t: &[u8], at: usize, label: &str) -> PResult {
+        let Some(&n) = t.get(at) else {
+            return Ok(());
+        };
+        if t.len() < at + 1 + n as usize {
+            return Ok(());
+        }
+        out!(self, "\n\t    {label}: ");
+        self.jnp(t, at + 1, n as usize)
+    }
+
+    /// The link aggregation subtype, alike in 802.1 and 802.3.
+    fn lldp_linkagg(&mut self, t: &[u8]) -> PResult {
+        if t.len() >= 9 {
+            out!(
+                self,
+                "\n\t    aggregation status [{}], aggregation port ID {}",
+                bit_names(t[4] as u32, &AGGREGATION),
+                g4(t, 5)?
+            );
+        }
+        Ok(())
+    }
+
     /// `lldp_private_8021_print`; `t` is the TLV from its OUI on.
     pub(super) fn lldp_8021(&mut self, t: &[u8]) -> PResult<bool> {
         let l = t.len();
@@ -165,38 +191,10 @@ impl Printer<'_> {
                     return Ok(false);
                 }
                 out!(self, "\n\t    vlan id (VID): {}", g2(t, 4)?);
-                if l < 7 {
-                    return Ok(false);
-                }
-                let n = t[6] as usize;
-                if l < 7 + n {
-                    return Ok(false);
-                }
-                out!(self, "\n\t    vlan name: ");
-                self.jnp(t, 7, n)?;
+                self.counted_text(t, 6, "vlan name")?;
             }
-            4 => {
-                if l < 5 {
-                    return Ok(false);
-                }
-                let n = t[4] as usize;
-                if l < 5 + n {
-                    return Ok(false);
-                }
-                out!(self, "\n\t    protocol identity: ");
-                self.jnp(t, 5, n)?;
-            }
-            7 => {
-                if l < 9 {
-                    return Ok(false);
-                }
-                out!(
-                    self,
-                    "\n\t    aggregation status [{}], aggregation port ID {}",
-                    bit_names(t[4] as u32, &AGGREGATION),
-                    g4(t, 5)?
-                );
-            }
+            4 => self.counted_text(t, 4, "protocol identity")?,
+            7 => self.lldp_linkagg(t)?,
             8 => {
                 if l < 6 {
                     return Ok(false);
@@ -390,17 +388,7 @@ impl Printer<'_> {
                     bit_names(t[4] as u32, &mdi)
                 );
             }
-            3 => {
-                if l < 9 {
-                    return Ok(false);
-                }
-                out!(
-                    self,
-                    "\n\t    aggregation status [{}], aggregation port ID {}",
-                    bit_names(t[4] as u32, &AGGREGATION),
-                    g4(t, 5)?
-                );
-            }
+            3 => self.lldp_linkagg(t)?,
             4 => {
                 if l < 6 {
                     return Ok(false);
