@@ -1,7 +1,9 @@
 //! LLDP (with DCBX), CDP, the slow protocols, UDLD, DTP, VTP and EAPOL against
 //! the installed tcpdump, with `-nn`, `-nn -v` and `-nn -vv`, on every corpus
-//! capture that carries them: each such packet's full text, continuation and
-//! hex dump lines included, must be tcpdump's. Packets of other protocols in
+//! capture that carries them, on built frames of every TLV tcpdump decodes
+//! (whole and cut short) and on those frames with random bytes overwritten:
+//! each such packet's full text, continuation and hex dump lines included,
+//! must be tcpdump's. Packets of other protocols in
 //! the same captures (DHCP, ICMPv6...) are left to their printers' tests.
 //! Left out: erspan-type-i-4.pcap and various_gre.pcap (their LLDP/CDP is
 //! inside GRE/ERSPAN, whose printers are not this area's) and vtp_asan*.pcap
@@ -525,6 +527,62 @@ fn cisco_frames() -> Vec<Vec<u8>> {
         snap(0x2003, &cat(&[&[1, 1, 0, 40], &[0; 32]])),
         snap(0x2003, &[1, 1, 0]),
     ]
+}
+
+/// Every built frame with a few bytes after its Ethernet header overwritten
+/// (a fixed xorshift sequence), several times over: lengths, counts and
+/// types tcpdump must reject or bound as the printers do.
+fn mutated_frames() -> Vec<Vec<u8>> {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let mut out = Vec::new();
+    for f in [lldp_frames(), slow_frames(), eap_frames(), cisco_frames()].concat() {
+        for _ in 0..60 {
+            let mut m = f.clone();
+            // Past the Ethernet header and, for SNAP, the LLC/SNAP header.
+            let start = if f[12] < 0x06 { 22 } else { 14 };
+            if m.len() <= start {
+                continue;
+            }
+            for _ in 0..1 + next() % 3 {
+                let at = start + (next() as usize) % (m.len() - start);
+                m[at] = next() as u8;
+            }
+            out.push(m);
+        }
+    }
+    out
+}
+
+#[test]
+fn mutated_frames_print_what_tcpdump_prints() {
+    if !have_tcpdump() {
+        eprintln!("skipping: tcpdump is not installed");
+        return;
+    }
+    let recs: Vec<(Vec<u8>, u32)> = mutated_frames()
+        .into_iter()
+        .map(|f| {
+            let wire = f.len() as u32;
+            (f, wire)
+        })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("netsift-lldp-m-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join("mutated.pcap");
+    write_pcap(&path, LinkType::EN10MB, &recs);
+    let mut failures = Vec::new();
+    for verbose in 0..=2u8 {
+        let (seen, lines) = compare(&path, false, verbose, &mut failures);
+        println!("verbose {verbose}: {seen} packets, {lines} lines compared");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    report(&failures);
 }
 
 #[test]

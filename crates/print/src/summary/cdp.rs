@@ -34,7 +34,8 @@ enum Val {
     Nothing,
 }
 
-/// `cdptlvs`: name, printer, minimum and maximum length (0: none).
+/// `cdptlvs`: name, printer, minimum and maximum length (0: none); `None`
+/// past its end.
 fn tlv_info(t: u16) -> Option<(&'static str, Val, usize, usize)> {
     Some(match t {
         0x01 => ("Device-ID", Val::Str, 0, 0),
@@ -58,6 +59,9 @@ fn tlv_info(t: u16) -> Option<(&'static str, Val, usize, usize)> {
         0x15 => ("System Object ID (not decoded)", Val::Nothing, 0, 0),
         0x16 => ("Management Addresses", Val::Addr, 4, 0),
         0x17 => ("Physical Location", Val::PhysLoc, 1, 0),
+        // Empty entries of tcpdump's table: no name, no printer, and so no
+        // hex dump with `-v`.
+        0x00 | 0x0c | 0x0d => ("unknown field type", Val::Nothing, 0, 0),
         _ => return None,
     })
 }
