@@ -23,12 +23,11 @@ pub(super) fn ethertype_str(t: u16, quiet: bool) -> String {
 }
 
 /// EtherTypes tcpdump 4.99's `ethertype_print` decodes and this crate does not
-/// yet (AppleTalk, TIPC, IPX, OSI, MPCP, slow protocols, CFM, NSH, Arista,
+/// yet (AppleTalk, TIPC, IPX, OSI, MPCP, CFM, NSH, Arista,
 /// RRCP, NLB): no default print after them, which tcpdump would not print
 /// either.
-const TCPDUMP_DECODES: [u16; 13] = [
-    0x809b, 0x80f3, 0x88ca, 0x886f, 0x8137, 0xfefe, 0x8808, 0x8809, 0x8902, 0xabcd, 0x894f, 0xd28b,
-    0x8899,
+const TCPDUMP_DECODES: [u16; 12] = [
+    0x809b, 0x80f3, 0x88ca, 0x886f, 0x8137, 0xfefe, 0x8808, 0x8902, 0xabcd, 0x894f, 0xd28b, 0x8899,
 ];
 
 /// tcpdump's `linkaddr_string`: colon-separated hex bytes.
@@ -268,6 +267,7 @@ impl Printer<'_> {
             EtherType(0x88f7) => self.ptp(p)?,
             EtherType(0x88a2) => self.aoe(p, length)?,
             EtherType(0x888e) => self.eapol(p)?,
+            EtherType(0x8809) => self.slow(p, length)?,
             EtherType(0x8947) | EtherType(0x0707) => self.geonet(p, length, src)?,
             EtherType(0x1111) => self.calm_fast(p, length, src)?,
             _ => return Ok(false),
@@ -449,8 +449,8 @@ impl Printer<'_> {
         }
         if oui == 0x00000c {
             match et {
-                0x2000 => {
-                    self.cdp(body, blen)?;
+                0x2000 | 0x2003 | 0x2004 | 0x0111 => {
+                    self.cisco_snap(et, body, blen)?;
                     return Ok(true);
                 }
                 0x010b | 0x010c => {
@@ -726,62 +726,6 @@ impl Printer<'_> {
             t(31)?,
             t(33)?
         );
-        Ok(())
-    }
-
-    fn cdp(&mut self, p: &[u8], length: u32) -> PResult {
-        self.proto = "cdp";
-        out!(self, "CDPv{}, ttl: {}s", g1(p, 0)?, g1(p, 1)?);
-        let end = length as usize;
-        let mut off = 4usize;
-        let mut n = 0;
-        while off < end && n < 256 {
-            n += 1;
-            let t = g2(p, off)?;
-            let l = g2(p, off + 2)? as usize;
-            if l < 4 {
-                out!(self, " (invalid)");
-                return Ok(());
-            }
-            need(p, off + 4, l - 4)?;
-            if t == 1 {
-                out!(self, ", Device-ID '");
-                for &c in &p[off + 4..off + l] {
-                    super::print_char(&mut self.out, c);
-                }
-                out!(self, "'");
-            }
-            off += l;
-        }
-        Ok(())
-    }
-
-    fn lldp(&mut self, p: &[u8], length: u32) -> PResult {
-        self.proto = "lldp";
-        out!(self, "LLDP, length {length}");
-        // The system name TLV (type 5), printed after a colon when present.
-        let mut off = 0usize;
-        let end = (length as usize).min(p.len());
-        for _ in 0..64 {
-            if off + 2 > end {
-                break;
-            }
-            let h = g2(p, off)?;
-            let (t, l) = (h >> 9, (h & 0x1ff) as usize);
-            if t == 0 {
-                break;
-            }
-            if t == 5 {
-                need(p, off + 2, l)?;
-                let name: String = p[off + 2..off + 2 + l]
-                    .iter()
-                    .map(|&c| if super::is_print(c) { c as char } else { '.' })
-                    .collect();
-                out!(self, ": {name}");
-                break;
-            }
-            off += 2 + l;
-        }
         Ok(())
     }
 

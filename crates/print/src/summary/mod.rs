@@ -14,7 +14,9 @@
 //! headers), TCP (flags, sequence numbers, options), UDP, ICMP, ICMPv6, IGMP, GRE,
 //! VXLAN, Geneve and SCTP; and, for application payloads, the first lines of DNS,
 //! HTTP and SSH; OpenFlow's message headers, PTP, BCM-LI-SHIM, GeoNetworking,
-//! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow. Other protocols get tcpdump's generic rendering (`UDP, length N`,
+//! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6 and sFlow;
+//! LLDP (802.1, 802.3, LLDP-MED, DCBX), CDP, the slow protocols (LACP, Marker,
+//! OAM), UDLD, DTP, VTP and EAPOL with every `-v`/`-vv` detail tcpdump prints. Other protocols get tcpdump's generic rendering (`UDP, length N`,
 //! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
@@ -27,7 +29,7 @@
 //! protocols); [`SummaryOptions::quiet`] gives `tcpdump -q`'s. Both are checked
 //! against tcpdump on the corpus by `tests/tcpdump_verbose_quiet.rs`, which lists
 //! the protocols whose `-v` details are not reproduced yet (BGP, OSPFv2
-//! link-state advertisements, DHCP, CDP, LLDP, PPP options, IPv6 mobility).
+//! link-state advertisements, DHCP, PPP options, IPv6 mobility).
 
 mod aoe;
 mod app;
@@ -35,12 +37,15 @@ mod arcnet;
 mod atm;
 mod babel;
 mod bcm_li;
+mod cdp;
+mod cisco;
 mod dhcp6;
 mod eapol;
 mod eigrp;
 mod geonet;
 mod lan;
 mod link;
+mod lldp;
 mod net;
 mod ntp;
 mod openflow;
@@ -49,7 +54,9 @@ mod pim;
 mod ptp;
 mod serial;
 mod sflow;
+mod slow;
 mod transport;
+mod vtp;
 
 use crate::names::Names;
 use netsift_wire::LinkType;
@@ -79,8 +86,10 @@ pub struct SummaryOptions {
     /// ARP's address formats; every text line of HTTP-like payloads; DNS owner
     /// names; and the details of GRE, MPLS, VXLAN, Geneve, VRRP, HSRP, syslog,
     /// BFD, NTP, RIP, STP (with MSTP and SPB), PIMv2, EIGRP, OSPFv3 and OSPFv2
-    /// Hellos. Values above 1 print as 1: what `-vv` and `-vvv`
-    /// add (UDP-over-IPv4 checksums, SCTP chunk details, hex dumps) is not
+    /// Hellos, LLDP, CDP, the slow protocols, UDLD, DTP, VTP and EAP. Above 1,
+    /// LLDP, CDP and the slow protocols add `-vv`'s hex dumps of their TLVs;
+    /// elsewhere values above 1 print as 1: what `-vv` and `-vvv` add there
+    /// (UDP-over-IPv4 checksums, SCTP chunk details, hex dumps) is not
     /// implemented.
     ///
     /// A verbose summary may span several lines (tcpdump's `\n    ` and `\n\t`
