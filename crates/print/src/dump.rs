@@ -63,12 +63,20 @@ impl Dump {
 
 /// `hex_print(ndo, "\n\t", ...)`: eight groups of two bytes a line.
 fn hex(out: &mut String, data: &[u8]) {
-    hex_ident(out, "\n\t", data);
+    hex_print(out, "\n\t", data);
 }
 
-/// `hex_print(ndo, ident, ...)`, which printers' `print_unknown_data` uses:
-/// each line starts with `ident` and the offset.
-pub(crate) fn hex_ident(out: &mut String, ident: &str, data: &[u8]) {
+/// tcpdump's `print_unknown_data(ndo, cp, ident, len)`, which printers call for
+/// what they do not decode (often only with `-vv`): the `len` bytes of `data`
+/// that were captured, in hex, each line starting with `ident`. The caller ends
+/// the line with the truncation marker when bytes are missing.
+pub(crate) fn unknown_data(out: &mut String, ident: &str, data: &[u8], len: usize) {
+    hex_print(out, ident, &data[..len.min(data.len())]);
+}
+
+/// tcpdump's `hex_print(ndo, ident, ...)`: eight groups of two bytes a line,
+/// each line starting with `ident` and the offset.
+pub(crate) fn hex_print(out: &mut String, ident: &str, data: &[u8]) {
     for (line, chunk) in data.chunks(16).enumerate() {
         let _ = write!(out, "{ident}0x{:04x}: ", line * 16);
         for pair in chunk.chunks(2) {
@@ -88,6 +96,11 @@ pub(crate) fn hex_ident(out: &mut String, ident: &str, data: &[u8]) {
 /// `hex_and_ascii_print(ndo, "\n\t", ...)`: the hex column padded to 40
 /// characters, two spaces, then the printable bytes (`.` for the others).
 pub(crate) fn hex_and_ascii(out: &mut String, data: &[u8]) {
+    hex_and_ascii_ident(out, "\n\t", data);
+}
+
+/// `hex_and_ascii_print` with its `ident` before each line.
+pub(crate) fn hex_and_ascii_ident(out: &mut String, ident: &str, data: &[u8]) {
     let mut hexes = String::with_capacity(40);
     for (line, chunk) in data.chunks(16).enumerate() {
         hexes.clear();
@@ -100,7 +113,7 @@ pub(crate) fn hex_and_ascii(out: &mut String, data: &[u8]) {
             }
         }
         let text: String = chunk.iter().map(|&b| graphic(b)).collect();
-        let _ = write!(out, "\n\t0x{:04x}: {hexes:<40}  {text}", line * 16);
+        let _ = write!(out, "{ident}0x{:04x}: {hexes:<40}  {text}", line * 16);
     }
 }
 

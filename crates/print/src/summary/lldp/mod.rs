@@ -284,7 +284,7 @@ impl Printer<'_> {
 
     /// tcpdump's `print_unknown_data(ndo, p, ident, len)` for captured bytes.
     pub(crate) fn unknown_data(&mut self, p: &[u8], ident: &str) {
-        crate::dump::hex_ident(&mut self.out, ident, p);
+        crate::dump::unknown_data(&mut self.out, ident, p, p.len());
     }
 }
 
