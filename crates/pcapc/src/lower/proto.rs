@@ -2,7 +2,7 @@
 //! lookup_proto.
 
 use super::host::proto_name;
-use super::ir::{Pred, Tree};
+use super::ir::{Cmp, Loc, Pred, Test, Tree};
 use super::link::{et, sap};
 use super::names;
 use super::{LResult, Lowerer, Rel, Span, D, P};
@@ -11,6 +11,9 @@ use netsift_isa::Size;
 pub(crate) const ISO9542_ESIS: u32 = 0x82;
 pub(crate) const ISO10589_ISIS: u32 = 0x83;
 pub(crate) const ISO8473_CLNP: u32 = 0x81;
+/// Past this constant offset no frame has a byte.
+const FAR: u32 = 0xffff;
+
 const ISIS_L1_LAN_IIH: u32 = 15;
 const ISIS_L2_LAN_IIH: u32 = 16;
 const ISIS_PTP_IIH: u32 = 17;
@@ -193,6 +196,9 @@ impl Lowerer<'_> {
                 };
                 let b0 = self.linktype(ll)?;
                 let nl = self.loc(Rel::LinkPl, 0)?;
+                if nl.anchor == 0 && nl.off > FAR {
+                    return Ok(Tree::and(b0, protochain_far(nl.off, version, v)));
+                }
                 Ok(Tree::and(
                     b0,
                     Tree::Atom(Pred::Protochain {
@@ -226,4 +232,34 @@ impl Lowerer<'_> {
             _ => self.err_at(format!("unknown protocol: {name}"), span),
         }
     }
+}
+
+/// gen_protochain where the network header's offset is a constant no frame
+/// reaches: libpcap's unset link-payload offset (-1) on the Juniper types,
+/// whose sums wrap in 32 bits when it compiles. Its first protocol byte is an
+/// absolute load at that offset plus 6 (IPv6) or 9 (IPv4), wrapped (`ldb [4]`
+/// for -1 + -1 + 6), and every load after it is indexed by the offset itself,
+/// which lies past the frame and faults. So IPv6: the byte is the protocol
+/// wanted, or it names an extension header or AH, whose walk faults at once, or
+/// the chain ends there; IPv4 reads its header length next, and faults.
+fn protochain_far(nl: u32, version: u32, want: u32) -> Tree {
+    let byte = |at: u32, k: u32| {
+        Tree::Atom(Pred::Cmp(Cmp {
+            loc: Loc { anchor: 0, off: at },
+            size: Size::B1,
+            mask: 0xff,
+            test: Test::Eq(k),
+        }))
+    };
+    // A load past every frame: a fault wherever it runs.
+    let fault = byte(nl, 0);
+    if version == 4 {
+        return fault;
+    }
+    let first = nl.wrapping_add(6);
+    let walks = [0, 60, 43, 44, 51].map(|k| byte(first, k));
+    Tree::or(
+        byte(first, want),
+        Tree::and(Tree::Or(walks.to_vec()), fault),
+    )
 }
