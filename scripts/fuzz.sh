@@ -30,7 +30,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(compile compile_links capture images follow follower daemon graph fpl fpl_ebpf)
+[ ${#targets[@]} -gt 0 ] || targets=(compile compile_links capture images follow follower daemon graph fpl fpl_ebpf print)
 
 skip() {
     echo "fuzz: skipped: $1"
