@@ -347,6 +347,12 @@ impl Printer<'_> {
         }
     }
 
+    /// tcpdump's `print_unknown_data`: the captured part of `len` bytes of `p`
+    /// from `at` in hex, each line starting with `ident`.
+    pub(crate) fn unknown_data(&mut self, p: &[u8], at: usize, len: usize, ident: &str) {
+        crate::dump::hex_print(&mut self.out, ident, head(tail(p, at), len));
+    }
+
     /// Appends tcpdump's truncation marker for the current protocol.
     pub(crate) fn trunc(&mut self) {
         out!(self, " [|{}]", self.proto);

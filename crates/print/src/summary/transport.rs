@@ -817,7 +817,7 @@ impl Printer<'_> {
             UdpApp::Ptp => self.ptp(cp),
             UdpApp::BcmLi => self.bcm_li(cp, length),
             // -v lists the options, not decoded yet.
-            UdpApp::Dhcp6 | UdpApp::Babel if self.opts.verbose > 0 => {
+            UdpApp::Dhcp6 if self.opts.verbose > 0 => {
                 generic(self);
                 Ok(())
             }
