@@ -2,7 +2,7 @@
 //! it: the length, the version and version 1's flags; with `-v` the common
 //! header and the argument of each of the four commands.
 
-use super::{bit_names, g1, g2, g4, need, out, print_char, tail, PResult, Printer};
+use super::{bit_names, g1, g2, g4, gmac, need, out, print_char, PResult, Printer};
 
 /// Version 1's common header: flags and version, error, major, minor, command,
 /// tag.
@@ -216,10 +216,7 @@ impl Printer<'_> {
     }
 
     fn aoe_mac_str(&self, p: &[u8], at: usize) -> PResult<String> {
-        let b = tail(p, at).get(..6).ok_or(super::Trunc)?;
-        let mut mac = [0u8; 6];
-        mac.copy_from_slice(b);
-        Ok(self.ether_str(mac))
+        Ok(self.ether_str(gmac(p, at)?))
     }
 }
 

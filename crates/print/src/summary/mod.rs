@@ -485,6 +485,18 @@ pub(crate) fn g4(b: &[u8], at: usize) -> PResult<u32> {
     }
 }
 
+pub(crate) fn g8(b: &[u8], at: usize) -> PResult<u64> {
+    Ok(u64::from(g4(b, at)?) << 32 | u64::from(g4(b, at.checked_add(4).ok_or(Trunc)?)?))
+}
+
+/// A MAC address.
+pub(crate) fn gmac(b: &[u8], at: usize) -> PResult<[u8; 6]> {
+    let s = b.get(at..at.checked_add(6).ok_or(Trunc)?).ok_or(Trunc)?;
+    let mut a = [0u8; 6];
+    a.copy_from_slice(s);
+    Ok(a)
+}
+
 pub(crate) fn gv4(b: &[u8], at: usize) -> PResult<Ipv4Addr> {
     g4(b, at).map(Ipv4Addr::from)
 }

@@ -27,11 +27,6 @@ impl From<super::Trunc> for Stop {
 
 pub(super) type SResult = Result<(), Stop>;
 
-/// A 64-bit big-endian counter.
-pub(super) fn g8(p: &[u8], at: usize) -> PResult<u64> {
-    Ok(u64::from(g4(p, at)?) << 32 | u64::from(g4(p, at + 4)?))
-}
-
 /// tcpdump's check that `len` bytes are left for a structure of `size`.
 pub(super) fn fits(len: u32, size: u32) -> SResult {
     if len < size {

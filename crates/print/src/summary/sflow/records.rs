@@ -3,8 +3,8 @@
 //! tcpdump, a record's decoder checks its structure against what is left of
 //! the datagram, not of the record.
 
-use super::super::{g1, g3, g4, need, out, Printer};
-use super::{fits, g8, SResult};
+use super::super::{g1, g3, g4, g8, need, out, Printer};
+use super::{fits, SResult};
 
 /// What tcpdump's `GET_BE_U_*` reads for one printed field.
 #[derive(Clone, Copy)]
