@@ -38,6 +38,7 @@ mod bcm_li;
 mod dhcp6;
 mod eapol;
 mod eigrp;
+mod forces;
 mod geonet;
 mod lan;
 mod link;

@@ -1414,6 +1414,7 @@ impl Printer<'_> {
         if let Some(n) = forces(dport) {
             out!(self, "[{n}]");
         }
+        let mut isforces = forces(sport).is_some() || forces(dport).is_some();
         let mut remaining: u32 = length - 12;
         let mut off = 12usize;
         let mut sep = " (";
@@ -1491,6 +1492,11 @@ impl Printer<'_> {
                     if crem == 0 {
                         out!(self, "bogus chunk length {clen}]");
                         return Ok(());
+                    }
+                    isforces |= (21..=23).contains(&ppid);
+                    if isforces {
+                        self.forces(tail(bp, off), crem.into())?;
+                        self.proto = "sctp";
                     }
                     off += crem as usize;
                     remaining = remaining.wrapping_sub(crem as u32);
