@@ -2,12 +2,13 @@
 //! prints it: `: OpenFlow` and, for each message of the segment, a line with
 //! its version, type, length and transaction id, ` (invalid)` when the length
 //! does not suit the type; with `-v` the bodies of OpenFlow 1.0's messages
-//! (`of10*.rs`, `bsn.rs`).
+//! (`of10*.rs`, `bsn.rs`) and of the 1.3 messages tcpdump decodes (`of13.rs`).
 
 mod bsn;
 mod of10;
 mod of10_parts;
 mod of10_stats;
+mod of13;
 
 use super::{bit_names_or, g1, g2, g4, head, need, out, tail, PResult, Printer};
 
@@ -70,6 +71,7 @@ impl Printer<'_> {
     fn of_message(&mut self, p: &[u8], at: usize, len: u32, version: u8, t: u8) -> PResult {
         let req = match version {
             1 => of10::requirement(t),
+            4 => of13::requirement(t),
             _ => None,
         };
         let Some((fixed, value)) = req else {
@@ -83,7 +85,7 @@ impl Printer<'_> {
         }
         match version {
             1 => self.of10_message(p, at, len, t),
-            _ => need(p, at, len as usize),
+            _ => self.of13_message(p, at, len, t),
         }
     }
 

@@ -1,0 +1,437 @@
+//! OpenFlow 1.3's message bodies as tcpdump 4.99.3's print-openflow-1.3.c
+//! prints them with `-v` (tcpdump decodes only some of the types; the others
+//! are checked to be captured).
+
+use super::super::{g1, g2, g4, g8, gmac, need, out, PResult, Printer};
+
+/// The body length each message type needs: (exact, length), as tcpdump's
+/// `of13_msgtypeinfo` gives it (types it does not check need nothing).
+pub(super) fn requirement(t: u8) -> Option<(bool, u32)> {
+    Some(match t {
+        0 | 2 | 3 | 10 | 11 | 13..=15 | 18 | 19 | 23 | 29 => (false, 0),
+        1 => (false, 4),
+        4 => (false, 8),
+        5 | 7 | 20 | 21 | 26 => (true, 0),
+        6 => (true, 24),
+        8 | 9 => (true, 4),
+        12 => (true, 72),
+        16 => (true, 32),
+        17 => (true, 8),
+        22 => (true, 8),
+        24 | 25 => (true, 16),
+        27 | 28 => (true, 24),
+        _ => return None,
+    })
+}
+
+const CAPABILITIES: [(u32, &str); 7] = [
+    (1 << 0, "FLOW_STATS"),
+    (1 << 1, "TABLE_STATS"),
+    (1 << 2, "PORT_STATS"),
+    (1 << 3, "GROUP_STATS"),
+    (1 << 5, "IP_REASM"),
+    (1 << 6, "QUEUE_STATS"),
+    (1 << 8, "PORT_BLOCKED"),
+];
+
+const CONFIG_BITS: [(u32, &str); 4] = [
+    (1 << 0, "PORT_DOWN"),
+    (1 << 2, "NO_RECV"),
+    (1 << 5, "NO_FWD"),
+    (1 << 6, "NO_PACKET_IN"),
+];
+
+const STATE_BITS: [(u32, &str); 3] = [(1, "LINK_DOWN"), (2, "BLOCKED"), (4, "LIVE")];
+
+const FEATURE_BITS: [(u32, &str); 16] = [
+    (1 << 0, "10MB_HD"),
+    (1 << 1, "10MB_FD"),
+    (1 << 2, "100MB_HD"),
+    (1 << 3, "100MB_FD"),
+    (1 << 4, "1GB_HD"),
+    (1 << 5, "1GB_FD"),
+    (1 << 6, "10GB_FD"),
+    (1 << 7, "40GB_FD"),
+    (1 << 8, "100GB_FD"),
+    (1 << 9, "1TB_FD"),
+    (1 << 10, "OTHER"),
+    (1 << 11, "COPPER"),
+    (1 << 12, "FIBER"),
+    (1 << 13, "AUTONEG"),
+    (1 << 14, "PAUSE"),
+    (1 << 15, "PAUSE_ASYM"),
+];
+
+const VERSION_BITS: [(u32, &str); 6] = [
+    (1 << 0, "1.0"),
+    (1 << 1, "1.1"),
+    (1 << 2, "1.2"),
+    (1 << 3, "1.3"),
+    (1 << 4, "1.4"),
+    (1 << 5, "1.5"),
+];
+
+const PACKET_IN_BITS: [(u32, &str); 3] = [(1, "NO_MATCH"), (2, "ACTION"), (4, "INVALID_TTL")];
+const PORT_REASON_BITS: [(u32, &str); 3] = [(1, "ADD"), (2, "DELETE"), (4, "MODIFY")];
+
+/// `ofpp_str` of 1.3 with its `%u` fallback.
+fn port(v: u32) -> String {
+    let name = match v {
+        0xffff_ff00 => "MAX",
+        0xffff_fff8 => "IN_PORT",
+        0xffff_fff9 => "TABLE",
+        0xffff_fffa => "NORMAL",
+        0xffff_fffb => "FLOOD",
+        0xffff_fffc => "ALL",
+        0xffff_fffd => "CONTROLLER",
+        0xffff_fffe => "LOCAL",
+        0xffff_ffff => "ANY",
+        _ => return v.to_string(),
+    };
+    name.to_string()
+}
+
+/// The bits no name covers in a table of (bit, name).
+fn unassigned(names: &[(u32, &str)]) -> u32 {
+    !names.iter().fold(0, |m, &(b, _)| m | b)
+}
+
+impl Printer<'_> {
+    /// The decoder of a 1.3 message of type `t` whose body's length suits it.
+    pub(super) fn of13_message(&mut self, p: &[u8], at: usize, len: u32, t: u8) -> PResult {
+        match t {
+            0 => self.of13_hello(p, at, len),
+            1 => self.of13_error(p, at, len),
+            2 | 3 => self.of_data(p, at, len),
+            4 => {
+                let e = g4(p, at)?;
+                out!(
+                    self,
+                    "\n\t experimenter 0x{e:08x} ({})",
+                    super::vendor_name(e)
+                );
+                out!(self, ", exp_type 0x{:08x}", g4(p, at + 4)?);
+                self.of_data(p, at + 8, len - 8)
+            }
+            6 => {
+                out!(self, "\n\t dpid 0x{:016x}", g8(p, at)?);
+                out!(self, ", n_buffers {}", g4(p, at + 8)?);
+                out!(self, ", n_tables {}", g1(p, at + 12)?);
+                out!(self, ", auxiliary_id {}", g1(p, at + 13)?);
+                let caps = g4(p, at + 16)?;
+                out!(self, "\n\t capabilities 0x{caps:08x}");
+                self.of_bitmap(&CAPABILITIES, caps, unassigned(&CAPABILITIES));
+                need(p, at + 20, 4)
+            }
+            8 | 9 => {
+                let flags = g2(p, at)?;
+                match ["FRAG_NORMAL", "FRAG_DROP", "FRAG_REASM"].get(usize::from(flags)) {
+                    Some(n) => out!(self, "\n\t flags {n}"),
+                    None => out!(self, "\n\t flags invalid (0x{flags:04x})"),
+                }
+                let m = g2(p, at + 2)?;
+                match m {
+                    0xffe5 => out!(self, ", miss_send_len MAX"),
+                    0xffff => out!(self, ", miss_send_len NO_BUFFER"),
+                    _ => out!(self, ", miss_send_len {m}"),
+                }
+                Ok(())
+            }
+            12 => {
+                let r = g1(p, at)?;
+                match ["ADD", "DELETE", "MODIFY"].get(usize::from(r)) {
+                    Some(n) => out!(self, "\n\t reason {n}"),
+                    // tcpdump's format lacks its `%`.
+                    None => out!(self, "\n\t reason invalid (0x02x)"),
+                }
+                self.of13_port(p, at + 8)
+            }
+            16 => self.of13_port_mod(p, at),
+            17 => {
+                let id = g1(p, at)?;
+                match id {
+                    0xfe => out!(self, "\n\t table_id MAX"),
+                    0xff => out!(self, "\n\t table_id ALL"),
+                    _ => out!(self, "\n\t table_id {id}"),
+                }
+                out!(self, ", config 0x{:08x}", g4(p, at + 4)?);
+                Ok(())
+            }
+            22 => {
+                out!(self, "\n\t port {}", port(g4(p, at)?));
+                need(p, at + 4, 4)
+            }
+            24 | 25 => {
+                let role = g4(p, at)?;
+                match ["NOCHANGE", "EQUAL", "MASTER", "SLAVE"].get(role as usize) {
+                    Some(n) => out!(self, "\n\t role {n}"),
+                    None => out!(self, "\n\t role invalid (0x{role:08x})"),
+                }
+                out!(self, ", generation_id 0x{:016x}", g8(p, at + 8)?);
+                Ok(())
+            }
+            27 | 28 => {
+                let masks = [
+                    ("packet_in_mask", &PACKET_IN_BITS),
+                    ("port_status_mask", &PORT_REASON_BITS),
+                    ("flow_removed_mask", &PORT_REASON_BITS),
+                ];
+                for (i, (name, bits)) in masks.iter().enumerate() {
+                    for (j, which) in ["EM", "S"].iter().enumerate() {
+                        let v = g4(p, at + 8 * i + 4 * j)?;
+                        out!(self, "\n\t {name}[{which}] 0x{v:08x}");
+                        self.of_bitmap(*bits, v, unassigned(*bits));
+                    }
+                }
+                Ok(())
+            }
+            _ => need(p, at, len as usize),
+        }
+    }
+
+    /// `of13_port_print`: a port description, 64 bytes at `at`.
+    fn of13_port(&mut self, p: &[u8], at: usize) -> PResult {
+        out!(self, "\n\t  port_no {}", port(g4(p, at)?));
+        let mac = self.ether_str(gmac(p, at + 8)?);
+        out!(self, ", hw_addr {mac}, name '");
+        self.jnp(p, at + 16, 16)?;
+        out!(self, "'");
+        let at = at + 32;
+        if self.opts.verbose < 2 {
+            return need(p, at, 32);
+        }
+        let fields: [(&str, &[(u32, &str)]); 6] = [
+            ("config", &CONFIG_BITS),
+            ("state", &STATE_BITS),
+            ("curr", &FEATURE_BITS),
+            ("advertised", &FEATURE_BITS),
+            ("supported", &FEATURE_BITS),
+            ("peer", &FEATURE_BITS),
+        ];
+        for (i, (name, bits)) in fields.iter().enumerate() {
+            let v = g4(p, at + 4 * i)?;
+            out!(self, "\n\t   {name} 0x{v:08x}");
+            self.of_bitmap(bits, v, unassigned(bits));
+        }
+        out!(self, "\n\t   curr_speed {}kbps", g4(p, at + 24)?);
+        out!(self, "\n\t   max_speed {}kbps", g4(p, at + 28)?);
+        Ok(())
+    }
+
+    fn of13_port_mod(&mut self, p: &[u8], at: usize) -> PResult {
+        out!(self, "\n\t port_no {}", port(g4(p, at)?));
+        let mac = self.ether_str(gmac(p, at + 8)?);
+        out!(self, ", hw_addr {mac}");
+        let fields: [(&str, &[(u32, &str)]); 3] = [
+            ("config", &CONFIG_BITS),
+            ("mask", &CONFIG_BITS),
+            ("advertise", &FEATURE_BITS),
+        ];
+        for (i, (name, bits)) in fields.iter().enumerate() {
+            let v = g4(p, at + 16 + 4 * i)?;
+            out!(self, "\n\t  {name} 0x{v:08x}");
+            self.of_bitmap(bits, v, unassigned(bits));
+        }
+        need(p, at + 28, 4)
+    }
+
+    /// `of13_hello_elements_print`.
+    fn of13_hello(&mut self, p: &[u8], mut at: usize, mut len: u32) -> PResult {
+        while len > 0 {
+            if len < 4 {
+                return self.of_invalid(p, at, len);
+            }
+            let t = g2(p, at)?;
+            if t == 1 {
+                out!(self, "\n\t type VERSIONBITMAP");
+            } else {
+                out!(self, "\n\t type unknown (0x{t:04x})");
+            }
+            let bmlen = u32::from(g2(p, at + 2)?);
+            out!(self, ", length {bmlen}");
+            at += 4;
+            len -= 4;
+            if bmlen < 4 || bmlen > 4 + len {
+                return self.of_invalid(p, at, len);
+            }
+            let body = bmlen - 4;
+            if t == 1 && bmlen == 8 {
+                let bitmap = g4(p, at)?;
+                out!(self, ", bitmap 0x{bitmap:08x}");
+                self.of_bitmap(&VERSION_BITS, bitmap, unassigned(&VERSION_BITS));
+            } else {
+                if t == 1 {
+                    out!(self, " (bogus)");
+                }
+                need(p, at, body as usize)?;
+            }
+            at += body as usize;
+            len -= body;
+        }
+        Ok(())
+    }
+
+    fn of13_error(&mut self, p: &[u8], at: usize, len: u32) -> PResult {
+        let t = g2(p, at)?;
+        match error_type(t) {
+            Some(n) => out!(self, "\n\t type {n}"),
+            None => out!(self, "\n\t type invalid (0x{t:04x})"),
+        }
+        let code = g2(p, at + 2)?;
+        match error_codes(t).get(usize::from(code)) {
+            Some(n) => out!(self, ", code {n}"),
+            None => out!(self, ", code invalid (0x{code:04x})"),
+        }
+        self.of_data(p, at + 4, len - 4)
+    }
+}
+
+fn error_type(t: u16) -> Option<&'static str> {
+    const NAMES: [&str; 14] = [
+        "HELLO_FAILED",
+        "BAD_REQUEST",
+        "BAD_ACTION",
+        "BAD_INSTRUCTION",
+        "BAD_MATCH",
+        "FLOW_MOD_FAILED",
+        "GROUP_MOD_FAILED",
+        "PORT_MOD_FAILED",
+        "TABLE_MOD_FAILED",
+        "QUEUE_OP_FAILED",
+        "SWITCH_CONFIG_FAILED",
+        "ROLE_REQUEST_FAILED",
+        "METER_MOD_FAILED",
+        "TABLE_FEATURES_FAILED",
+    ];
+    if t == 0xffff {
+        return Some("EXPERIMENTER");
+    }
+    NAMES.get(usize::from(t)).copied()
+}
+
+/// The codes of each error type, numbered from 0.
+fn error_codes(t: u16) -> &'static [&'static str] {
+    match t {
+        0 => &["INCOMPATIBLE", "EPERM"],
+        1 => &[
+            "BAD_VERSION",
+            "BAD_TYPE",
+            "BAD_MULTIPART",
+            "BAD_EXPERIMENTER",
+            "BAD_EXP_TYPE",
+            "EPERM",
+            "BAD_LEN",
+            "BUFFER_EMPTY",
+            "BUFFER_UNKNOWN",
+            "BAD_TABLE_ID",
+            "IS_SLAVE",
+            "BAD_PORT",
+            "BAD_PACKET",
+            "MULTIPART_BUFFER_OVERFLOW",
+        ],
+        2 => &[
+            "BAD_TYPE",
+            "BAD_LEN",
+            "BAD_EXPERIMENTER",
+            "BAD_EXP_TYPE",
+            "BAD_OUT_PORT",
+            "BAD_ARGUMENT",
+            "EPERM",
+            "TOO_MANY",
+            "BAD_QUEUE",
+            "BAD_OUT_GROUP",
+            "MATCH_INCONSISTENT",
+            "UNSUPPORTED_ORDER",
+            "BAD_TAG",
+            "BAD_SET_TYPE",
+            "BAD_SET_LEN",
+            "BAD_SET_ARGUMENT",
+        ],
+        3 => &[
+            "UNKNOWN_INST",
+            "UNSUP_INST",
+            "BAD_TABLE_ID",
+            "UNSUP_METADATA",
+            "UNSUP_METADATA_MASK",
+            "BAD_EXPERIMENTER",
+            "BAD_EXP_TYPE",
+            "BAD_LEN",
+            "EPERM",
+        ],
+        4 => &[
+            "BAD_TYPE",
+            "BAD_LEN",
+            "BAD_TAG",
+            "BAD_DL_ADDR_MASK",
+            "BAD_NW_ADDR_MASK",
+            "BAD_WILDCARDS",
+            "BAD_FIELD",
+            "BAD_VALUE",
+            "BAD_MASK",
+            "BAD_PREREQ",
+            "DUP_FIELD",
+            "EPERM",
+        ],
+        5 => &[
+            "UNKNOWN",
+            "TABLE_FULL",
+            "BAD_TABLE_ID",
+            "OVERLAP",
+            "EPERM",
+            "BAD_TIMEOUT",
+            "BAD_COMMAND",
+            "BAD_FLAGS",
+        ],
+        6 => &[
+            "GROUP_EXISTS",
+            "INVALID_GROUP",
+            "WEIGHT_UNSUPPORTED",
+            "OUT_OF_GROUPS",
+            "OUT_OF_BUCKETS",
+            "CHAINING_UNSUPPORTED",
+            "WATCH_UNSUPPORTED",
+            "LOOP",
+            "UNKNOWN_GROUP",
+            "CHAINED_GROUP",
+            "BAD_TYPE",
+            "BAD_COMMAND",
+            "BAD_BUCKET",
+            "BAD_MATCH",
+            "EPERM",
+        ],
+        7 => &[
+            "BAD_PORT",
+            "BAD_HW_ADDR",
+            "BAD_CONFIG",
+            "BAD_ADVERTISE",
+            "EPERM",
+        ],
+        8 => &["BAD_TABLE", "BAD_CONFIG", "EPERM"],
+        9 => &["BAD_PORT", "BAD_QUEUE", "EPERM"],
+        10 => &["BAD_FLAGS", "BAD_LEN", "EPERM"],
+        11 => &["STALE", "UNSUP", "BAD_ROLE"],
+        12 => &[
+            "UNKNOWN",
+            "METER_EXISTS",
+            "INVALID_METER",
+            "UNKNOWN_METER",
+            "BAD_COMMAND",
+            "BAD_FLAGS",
+            "BAD_RATE",
+            "BAD_BURST",
+            "BAD_BAND",
+            "BAD_BAND_VALUE",
+            "OUT_OF_METERS",
+            "OUT_OF_BANDS",
+        ],
+        13 => &[
+            "BAD_TABLE",
+            "BAD_METADATA",
+            "BAD_TYPE",
+            "BAD_LEN",
+            "BAD_ARGUMENT",
+            "EPERM",
+        ],
+        _ => &[],
+    }
+}
