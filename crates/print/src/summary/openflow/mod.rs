@@ -9,6 +9,7 @@ mod of10;
 mod of10_parts;
 mod of10_stats;
 mod of13;
+mod of13_errors;
 
 use super::{bit_names_or, g1, g2, g4, head, need, out, tail, PResult, Printer};
 

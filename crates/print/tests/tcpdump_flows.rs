@@ -1,0 +1,161 @@
+//! sFlow, OpenFlow, Babel, AoE and ForCES against the installed tcpdump on the
+//! corpus captures that carry them, with `-nn`, `-nn -v` and `-nn -vv`: every
+//! packet of these protocols must print tcpdump's text, continuation lines
+//! and hex dumps included. With `-vv` only the protocols' own lines (those
+//! starting with a tab) are compared: the UDP checksum, TCP and SCTP chunk
+//! details `-vv` adds to the lines above them belong to other printers.
+//! Packets of other protocols in these captures (AHCP in babel.pcap,
+//! Kerberos and RESP in babel_update_oobr.pcap, TCP segments without
+//! payload) are not compared. Left out: of10_inv_QUEUE_GET_CONFIG_REPLY.pcap,
+//! a PPP frame whose unknown protocol the PPP printer renders. Skipped, with
+//! a message, without tcpdump or the corpus.
+
+mod common;
+
+use common::capture::read_capture;
+use common::corpus_root;
+use netsift_print::{Summarizer, SummaryOptions};
+use std::path::Path;
+use std::process::Command;
+
+const CAPTURES: &[&str] = &[
+    "sflow_multiple_counter_30_pdus.pcap",
+    "sflow-print-v6.pcap",
+    "sflow_expanded.pcap",
+    "sflow_print-segv.pcap",
+    "of10_s4810.pcap",
+    "of10_p3295.pcap",
+    "of10_pf5240.pcap",
+    "of10_7050sx_bsn.pcap",
+    "of10_7050sx_bsn-oobr.pcap",
+    "of10_7050q.pcapng",
+    "of10_inv_OFPST_FLOW.pcap",
+    "of13_ericsson.pcapng",
+    "babel_rfc6126bis.pcap",
+    "babel_update_oobr.pcap",
+    "babel.pcap",
+    "babel_auth.pcap",
+    "babel_pad1.pcap",
+    "babel_rtt.pcap",
+    "AoE_Linux.pcap",
+    "aoe-oobr-1.pcap",
+    "forces1.pcap",
+    "forces2.pcap",
+    "forces3.pcap",
+];
+
+/// What marks a packet of these protocols in tcpdump's text.
+const MARKS: &[&str] = &[
+    "sFlow",
+    ": OpenFlow",
+    ": babel",
+    "] babel",
+    "AoE length",
+    "\tForCES",
+];
+
+/// tcpdump's text for each packet: the lines from one timestamp to the next,
+/// the timestamp cut off.
+fn tcpdump_packets(file: &Path, flags: &[&str]) -> Option<Vec<String>> {
+    let out = Command::new("tcpdump")
+        .arg("-nn")
+        .args(flags)
+        .arg("-r")
+        .arg(file)
+        .env("TZ", "UTC")
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let mut packets: Vec<String> = Vec::new();
+    for line in text.lines() {
+        let stamp = line.len() > 16
+            && line.as_bytes()[2] == b':'
+            && line.as_bytes()[5] == b':'
+            && line.as_bytes()[8] == b'.';
+        match (stamp, packets.last_mut()) {
+            (true, _) | (false, None) => {
+                let at = line.find(' ').map_or(0, |i| i + 1);
+                packets.push(line[at..].to_string());
+            }
+            (false, Some(last)) => {
+                last.push('\n');
+                last.push_str(line);
+            }
+        }
+    }
+    for p in &mut packets {
+        p.truncate(p.trim_end().len());
+    }
+    Some(packets)
+}
+
+/// SCTP's `-vv` line of a chunk: `\tN) [`.
+fn sctp_chunk(line: &str) -> bool {
+    let rest = line
+        .trim_start_matches('\t')
+        .trim_start_matches(|c: char| c.is_ascii_digit());
+    line.starts_with('\t') && rest.starts_with(") [")
+}
+
+/// With `-vv`, a packet's lines from its protocols' printers.
+fn detail(text: &str) -> String {
+    text.lines()
+        .skip(1)
+        .filter(|l| l.starts_with('\t') && !sctp_chunk(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[test]
+fn flows_print_what_tcpdump_prints() {
+    if Command::new("tcpdump").arg("--version").output().is_err() {
+        eprintln!("skipping: tcpdump is not installed");
+        return;
+    }
+    let root = corpus_root().join("tcpdump");
+    if !root.is_dir() {
+        eprintln!("skipping: no corpus at {}", root.display());
+        return;
+    }
+    let mut failures = Vec::new();
+    for (flags, verbose) in [(&[][..], 0u8), (&["-v"][..], 1), (&["-vv"][..], 2)] {
+        let mut compared = 0;
+        for name in CAPTURES {
+            let path = root.join(name);
+            let packets =
+                read_capture(&std::fs::read(&path).expect("corpus capture")).expect("a capture");
+            let theirs = tcpdump_packets(&path, flags).expect("tcpdump runs");
+            assert_eq!(packets.len(), theirs.len(), "{name} {flags:?}: records");
+            let mut s = Summarizer::with_options(SummaryOptions {
+                verbose,
+                ..SummaryOptions::default()
+            });
+            let mut here = 0;
+            for (i, (p, t)) in packets.iter().zip(&theirs).enumerate() {
+                let ours = s.summarize(p.linktype, &p.data, p.wire_len);
+                if !MARKS.iter().any(|m| t.contains(m)) {
+                    continue;
+                }
+                here += 1;
+                let ours = ours.trim_end();
+                let (o, t) = if verbose >= 2 {
+                    (detail(ours), detail(t))
+                } else {
+                    (ours.to_string(), t.clone())
+                };
+                if o != t {
+                    failures.push(format!("{name} #{i} {flags:?}\n  ours: {o}\n  tcpd: {t}"));
+                }
+            }
+            assert!(here > 0, "{name} {flags:?}: no packet of these protocols");
+            compared += here;
+        }
+        println!("-nn {flags:?}: {compared} packets compared");
+    }
+    assert!(
+        failures.is_empty(),
+        "{} packets differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
