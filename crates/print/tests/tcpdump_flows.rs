@@ -14,6 +14,7 @@ mod common;
 
 use common::capture::read_capture;
 use common::corpus_root;
+use common::tcpdump::have_tcpdump;
 use netsift_print::{Summarizer, SummaryOptions};
 use std::path::Path;
 use std::process::Command;
@@ -108,7 +109,7 @@ fn detail(text: &str) -> String {
 
 #[test]
 fn flows_print_what_tcpdump_prints() {
-    if Command::new("tcpdump").arg("--version").output().is_err() {
+    if !have_tcpdump() {
         eprintln!("skipping: tcpdump is not installed");
         return;
     }

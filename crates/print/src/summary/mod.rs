@@ -13,8 +13,9 @@
 //! NULL/LOOP, raw IP), ARP, MPLS, PPPoE and PPP control protocols, IPv4 and IPv6 (with extension
 //! headers), TCP (flags, sequence numbers, options), UDP, ICMP, ICMPv6, IGMP, GRE,
 //! VXLAN, Geneve and SCTP; and, for application payloads, the first lines of DNS,
-//! HTTP and SSH; OpenFlow's message headers, PTP, BCM-LI-SHIM, GeoNetworking,
-//! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow. Other protocols get tcpdump's generic rendering (`UDP, length N`,
+//! HTTP and SSH; PTP, BCM-LI-SHIM, GeoNetworking, CALM FAST, the lines
+//! without `-v` of DHCPv6 and EAPOL; sFlow, OpenFlow 1.0 and 1.3, Babel, AoE
+//! and ForCES with `-v` and `-vv` too. Other protocols get tcpdump's generic rendering (`UDP, length N`,
 //! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
@@ -80,8 +81,11 @@ pub struct SummaryOptions {
     /// ARP's address formats; every text line of HTTP-like payloads; DNS owner
     /// names; and the details of GRE, MPLS, VXLAN, Geneve, VRRP, HSRP, syslog,
     /// BFD, NTP, RIP, STP (with MSTP and SPB), PIMv2, EIGRP, OSPFv3 and OSPFv2
-    /// Hellos. Values above 1 print as 1: what `-vv` and `-vvv`
-    /// add (UDP-over-IPv4 checksums, SCTP chunk details, hex dumps) is not
+    /// Hellos; sFlow's samples, OpenFlow's message bodies, Babel's messages,
+    /// AoE's commands and ForCES headers. Values above 1 print as 1 but in
+    /// those five, which print what `-vv` adds (OpenFlow's data dumps and
+    /// port counters, ForCES flags); elsewhere what `-vv` and `-vvv` add
+    /// (UDP-over-IPv4 checksums, SCTP chunk details, hex dumps) is not
     /// implemented.
     ///
     /// A verbose summary may span several lines (tcpdump's `\n    ` and `\n\t`

@@ -141,25 +141,11 @@ impl Printer<'_> {
                 out!(self, "\n\tSS-Request ");
                 valid(len >= 3)?;
                 let (ae, plen, src_plen) = (g1(p, m + 2)?, g1(p, m + 3)?, g1(p, m + 4)?);
-                let (a, rc) = network_prefix(ae, Some(plen), 0, p, m + 5, None, len - 3)
-                    .ok_or(Stop::Invalid)?;
-                let parsed = 3 + rc;
-                let (s, _) = network_prefix(
-                    ae,
-                    Some(src_plen),
-                    0,
-                    p,
-                    m + 2 + parsed as usize,
-                    None,
-                    len - parsed,
-                )
-                .ok_or(Stop::Invalid)?;
-                let add = if ae == 1 { 96 } else { 0 };
+                let dst = (plen, 0, None);
+                let (a, s, _) = self.babel_src_specific(p, ae, dst, src_plen, m + 5, len - 3)?;
                 if ae == 0 {
                     out!(self, "for any");
                 } else {
-                    let a = self.babel_prefix(&a, plen.wrapping_add(add));
-                    let s = self.babel_prefix(&s, src_plen.wrapping_add(add));
                     out!(self, "for ({a}, {s})");
                 }
             }
@@ -168,22 +154,8 @@ impl Printer<'_> {
                 valid(len >= 14)?;
                 let (ae, plen, seqno) = (g1(p, m + 2)?, g1(p, m + 3)?, g2(p, m + 4)?);
                 let (hopc, src_plen) = (g1(p, m + 6)?, g1(p, m + 7)?);
-                let (a, rc) = network_prefix(ae, Some(plen), 0, p, m + 16, None, len - 14)
-                    .ok_or(Stop::Invalid)?;
-                let parsed = 14 + rc;
-                let (s, _) = network_prefix(
-                    ae,
-                    Some(src_plen),
-                    0,
-                    p,
-                    m + 2 + parsed as usize,
-                    None,
-                    len - parsed,
-                )
-                .ok_or(Stop::Invalid)?;
-                let add = if ae == 1 { 96 } else { 0 };
-                let a = self.babel_prefix(&a, plen.wrapping_add(add));
-                let s = self.babel_prefix(&s, src_plen.wrapping_add(add));
+                let dst = (plen, 0, None);
+                let (a, s, _) = self.babel_src_specific(p, ae, dst, src_plen, m + 16, len - 14)?;
                 let id = id(p, m + 8).ok_or(Stop::Truncated)?;
                 out!(self, "({hopc} hops) for ({a}, {s}) seqno {seqno} id {id}");
             }
@@ -260,31 +232,42 @@ impl Printer<'_> {
             (g1(p, m + 2)?, g1(p, m + 3)?, g1(p, m + 4)?, g1(p, m + 5)?);
         let (i, seqno, metric) = (g2(p, m + 6)?, g2(p, m + 8)?, g2(p, m + 10)?);
         let dp = if ae == 1 { &prev.v4 } else { &prev.v6 };
-        let (a, rc) = network_prefix(ae, Some(plen), omitted, p, m + 12, Some(dp), len - 10)
-            .ok_or(Stop::Invalid)?;
-        let parsed = 10 + rc;
-        let (s, rc) = network_prefix(
-            ae,
-            Some(src_plen),
-            0,
-            p,
-            m + 2 + parsed as usize,
-            None,
-            len - parsed,
-        )
-        .ok_or(Stop::Invalid)?;
-        let parsed = parsed + rc;
-        let add = if ae == 1 { 96 } else { 0 };
-        let a = self.babel_prefix(&a, plen.wrapping_add(add));
-        let s = self.babel_prefix(&s, src_plen.wrapping_add(add));
+        let dst = (plen, omitted, Some(dp));
+        let (a, s, rc) = self.babel_src_specific(p, ae, dst, src_plen, m + 12, len - 10)?;
         out!(
             self,
             " {a} from {s} metric {metric} seqno {seqno} interval {}",
             interval_update(i)
         );
+        let parsed = 10 + rc;
         if parsed < len {
             self.babel_subtlvs(p, m + 2 + parsed as usize, m + 2 + len as usize, 13);
         }
         Ok(())
+    }
+
+    /// A source-specific message's destination prefix (length, bytes
+    /// omitted, where they come from) at `at`, `left` bytes of the message
+    /// from there, and its source prefix after it: both formatted, and the
+    /// bytes they took.
+    fn babel_src_specific(
+        &self,
+        p: &[u8],
+        ae: u8,
+        (plen, omitted, dp): (u8, u8, Option<&[u8; 16]>),
+        src_plen: u8,
+        at: usize,
+        left: u32,
+    ) -> Result<(String, String, u32), Stop> {
+        let (a, rc) =
+            network_prefix(ae, Some(plen), omitted, p, at, dp, left).ok_or(Stop::Invalid)?;
+        let (s, rc2) = network_prefix(ae, Some(src_plen), 0, p, at + rc as usize, None, left - rc)
+            .ok_or(Stop::Invalid)?;
+        let add = if ae == 1 { 96 } else { 0 };
+        Ok((
+            self.babel_prefix(&a, plen.wrapping_add(add)),
+            self.babel_prefix(&s, src_plen.wrapping_add(add)),
+            rc + rc2,
+        ))
     }
 }

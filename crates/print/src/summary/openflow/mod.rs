@@ -11,7 +11,7 @@ mod of10_stats;
 mod of13;
 mod of13_errors;
 
-use super::{bit_names_or, g1, g2, g4, head, need, out, tail, PResult, Printer};
+use super::{bit_names_or, g1, g2, g4, gmac, head, need, out, tail, PResult, Printer};
 
 /// OpenFlow's common header: version, type, length, xid.
 const HEADER_LEN: u32 = 8;
@@ -119,6 +119,17 @@ impl Printer<'_> {
         if v & u != 0 {
             out!(self, " (bogus)");
         }
+    }
+
+    /// The start of a port description: its number (`port`, as the version
+    /// names it), the MAC address at `mac` and the 16-byte name at `name`.
+    fn of_port_head(&mut self, port: String, p: &[u8], mac: usize, name: usize) -> PResult {
+        out!(self, "\n\t  port_no {port}");
+        let mac = self.ether_str(gmac(p, mac)?);
+        out!(self, ", hw_addr {mac}, name '");
+        self.jnp(p, name, 16)?;
+        out!(self, "'");
+        Ok(())
     }
 
     /// A header cut by the end of the segment's payload.

@@ -76,11 +76,7 @@ fn pcp(v: u8) -> String {
 impl Printer<'_> {
     /// `of10_phy_port_print`: a port description, 48 bytes at `at`.
     pub(super) fn of10_phy_port(&mut self, p: &[u8], at: usize) -> PResult {
-        out!(self, "\n\t  port_no {}", port(g2(p, at)?));
-        let mac = self.ether_str(gmac(p, at + 2)?);
-        out!(self, ", hw_addr {mac}, name '");
-        self.jnp(p, at + 8, 16)?;
-        out!(self, "'");
+        self.of_port_head(port(g2(p, at)?), p, at + 2, at + 8)?;
         let at = at + 24;
         if self.opts.verbose < 2 {
             return need(p, at, 24);

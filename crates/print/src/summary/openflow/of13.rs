@@ -192,11 +192,7 @@ impl Printer<'_> {
 
     /// `of13_port_print`: a port description, 64 bytes at `at`.
     fn of13_port(&mut self, p: &[u8], at: usize) -> PResult {
-        out!(self, "\n\t  port_no {}", port(g4(p, at)?));
-        let mac = self.ether_str(gmac(p, at + 8)?);
-        out!(self, ", hw_addr {mac}, name '");
-        self.jnp(p, at + 16, 16)?;
-        out!(self, "'");
+        self.of_port_head(port(g4(p, at)?), p, at + 8, at + 16)?;
         let at = at + 32;
         if self.opts.verbose < 2 {
             return need(p, at, 32);
