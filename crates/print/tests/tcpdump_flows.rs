@@ -160,3 +160,83 @@ fn flows_print_what_tcpdump_prints() {
         failures.join("\n")
     );
 }
+
+/// Where a packet of `n` bytes is cut: a few bytes to a few dozen before its
+/// end, inside these protocols' payloads (past the link, IP and transport
+/// headers of the corpus packets, which other printers' tests cut).
+fn cuts(n: usize) -> impl Iterator<Item = usize> {
+    [1, 2, 3, 5, 8, 13, 21, 34, 55]
+        .into_iter()
+        .filter_map(move |k| n.checked_sub(k))
+        .filter(move |&c| c > 70 && c * 3 >= n * 2)
+}
+
+/// Every packet of these protocols cut short at several lengths, written to a
+/// capture for tcpdump: each must end where and as tcpdump's ends, with the
+/// same `[|proto]`, under `-nn`, `-nn -v` and `-nn -vv`.
+#[test]
+fn truncated_flows_end_as_tcpdump_ends_them() {
+    if !have_tcpdump() {
+        eprintln!("skipping: tcpdump is not installed");
+        return;
+    }
+    let root = corpus_root().join("tcpdump");
+    if !root.is_dir() {
+        eprintln!("skipping: no corpus at {}", root.display());
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("netsift-flows-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let (mut failures, mut compared, mut marked) = (Vec::new(), 0, 0);
+    for name in CAPTURES {
+        let path = root.join(name);
+        let packets =
+            read_capture(&std::fs::read(&path).expect("corpus capture")).expect("a capture");
+        let full = tcpdump_packets(&path, &["-v"]).expect("tcpdump runs");
+        let mut recs = Vec::new();
+        for (p, t) in packets.iter().zip(&full) {
+            if MARKS.iter().any(|m| t.contains(m)) {
+                recs.extend(cuts(p.data.len()).map(|c| (p.data[..c].to_vec(), p.wire_len)));
+            }
+        }
+        if recs.is_empty() {
+            continue;
+        }
+        let lt = packets[0].linktype;
+        let cut = dir.join(name.replace(".pcapng", ".pcap"));
+        common::write::write_pcap(&cut, lt, &recs);
+        for (flags, verbose) in [(&[][..], 0u8), (&["-v"][..], 1), (&["-vv"][..], 2)] {
+            let theirs = tcpdump_packets(&cut, flags).expect("tcpdump runs");
+            assert_eq!(recs.len(), theirs.len(), "{name} {flags:?}: records");
+            let mut s = Summarizer::with_options(SummaryOptions {
+                verbose,
+                ..SummaryOptions::default()
+            });
+            for (i, ((data, wire), t)) in recs.iter().zip(&theirs).enumerate() {
+                let ours = s.summarize(lt, data, *wire);
+                let ours = ours.trim_end();
+                let (o, t) = if verbose >= 2 {
+                    (detail(ours), detail(t))
+                } else {
+                    (ours.to_string(), t.clone())
+                };
+                compared += 1;
+                marked += usize::from(t.contains(" [|"));
+                if o != t {
+                    failures.push(format!(
+                        "{name} cut #{i} {flags:?}\n  ours: {o}\n  tcpd: {t}"
+                    ));
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("{compared} cut packets compared, {marked} of them ending in [|proto]");
+    assert!(marked > 0, "no cut packet ends truncated");
+    assert!(
+        failures.is_empty(),
+        "{} cut packets differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
