@@ -1,8 +1,8 @@
 //! sFlow, OpenFlow, Babel, AoE and ForCES against the installed tcpdump on the
 //! corpus captures that carry them, with `-nn`, `-nn -v` and `-nn -vv`: every
 //! packet of these protocols must print tcpdump's text, continuation lines
-//! and hex dumps included. With `-vv` only the protocols' own lines (those
-//! starting with a tab) are compared: the UDP checksum, TCP and SCTP chunk
+//! and hex dumps included. With `-vv` only the lines starting with a tab (the
+//! protocols' own, and SCTP's chunks) are compared: the UDP checksum and TCP
 //! details `-vv` adds to the lines above them belong to other printers.
 //! Packets of other protocols in these captures (AHCP in babel.pcap,
 //! Kerberos and RESP in babel_update_oobr.pcap, TCP segments without
@@ -90,19 +90,11 @@ fn tcpdump_packets(file: &Path, flags: &[&str]) -> Option<Vec<String>> {
     Some(packets)
 }
 
-/// SCTP's `-vv` line of a chunk: `\tN) [`.
-fn sctp_chunk(line: &str) -> bool {
-    let rest = line
-        .trim_start_matches('\t')
-        .trim_start_matches(|c: char| c.is_ascii_digit());
-    line.starts_with('\t') && rest.starts_with(") [")
-}
-
 /// With `-vv`, a packet's lines from its protocols' printers.
 fn detail(text: &str) -> String {
     text.lines()
         .skip(1)
-        .filter(|l| l.starts_with('\t') && !sctp_chunk(l))
+        .filter(|l| l.starts_with('\t'))
         .collect::<Vec<_>>()
         .join("\n")
 }

@@ -1417,7 +1417,8 @@ impl Printer<'_> {
         let mut isforces = forces(sport).is_some() || forces(dport).is_some();
         let mut remaining: u32 = length - 12;
         let mut off = 12usize;
-        let mut sep = " (";
+        // With -vv each chunk starts a line of its own.
+        let mut sep = if self.opts.verbose >= 2 { "\n\t" } else { " (" };
         let mut count = 0usize;
         while remaining != 0 {
             if count >= netsift_wire::sctp::MAX_SCTP_CHUNKS {
@@ -1570,7 +1571,9 @@ impl Printer<'_> {
             }
             off += crem as usize;
             remaining = remaining.wrapping_sub(crem as u32);
-            sep = ", (";
+            if self.opts.verbose < 2 {
+                sep = ", (";
+            }
             if align != 0 {
                 need(bp, off, align as usize)?;
                 off += align as usize;
