@@ -1390,7 +1390,8 @@ impl Printer<'_> {
         Ok(())
     }
 
-    /// `sctp_print` without `-vv`.
+    /// `sctp_print`; with `-vv` each chunk on a line of its own (payloads are
+    /// not dumped).
     pub(super) fn sctp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
         self.proto = "sctp";
         if length < 12 {
