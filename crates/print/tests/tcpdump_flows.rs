@@ -16,7 +16,7 @@ use common::capture::read_capture;
 use common::corpus_root;
 use common::tcpdump::have_tcpdump;
 use netsift_print::{Summarizer, SummaryOptions};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const CAPTURES: &[&str] = &[
@@ -99,17 +99,23 @@ fn detail(text: &str) -> String {
         .join("\n")
 }
 
-#[test]
-fn flows_print_what_tcpdump_prints() {
+/// The corpus's tcpdump captures, or `None` (said) without tcpdump or them.
+fn corpus() -> Option<PathBuf> {
     if !have_tcpdump() {
         eprintln!("skipping: tcpdump is not installed");
-        return;
+        return None;
     }
     let root = corpus_root().join("tcpdump");
     if !root.is_dir() {
         eprintln!("skipping: no corpus at {}", root.display());
-        return;
+        return None;
     }
+    Some(root)
+}
+
+#[test]
+fn flows_print_what_tcpdump_prints() {
+    let Some(root) = corpus() else { return };
     let mut failures = Vec::new();
     for (flags, verbose) in [(&[][..], 0u8), (&["-v"][..], 1), (&["-vv"][..], 2)] {
         let mut compared = 0;
@@ -168,15 +174,7 @@ fn cuts(n: usize) -> impl Iterator<Item = usize> {
 /// same `[|proto]`, under `-nn`, `-nn -v` and `-nn -vv`.
 #[test]
 fn truncated_flows_end_as_tcpdump_ends_them() {
-    if !have_tcpdump() {
-        eprintln!("skipping: tcpdump is not installed");
-        return;
-    }
-    let root = corpus_root().join("tcpdump");
-    if !root.is_dir() {
-        eprintln!("skipping: no corpus at {}", root.display());
-        return;
-    }
+    let Some(root) = corpus() else { return };
     let dir = std::env::temp_dir().join(format!("netsift-flows-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     let (mut failures, mut compared, mut marked) = (Vec::new(), 0, 0);
