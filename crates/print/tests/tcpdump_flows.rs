@@ -1,4 +1,5 @@
-//! sFlow, OpenFlow, Babel, AoE and ForCES against the installed tcpdump on the
+//! sFlow, OpenFlow, Babel, AoE, ForCES (and M3UA, which SCTP's DATA chunks
+//! carry like ForCES) against the installed tcpdump on the
 //! corpus captures that carry them, with `-nn`, `-nn -v` and `-nn -vv`: every
 //! packet of these protocols must print tcpdump's text, continuation lines
 //! and hex dumps included. With `-vv` only the lines starting with a tab (the
@@ -43,6 +44,7 @@ const CAPTURES: &[&str] = &[
     "forces1.pcap",
     "forces2.pcap",
     "forces3.pcap",
+    "isup.pcap",
 ];
 
 /// What marks a packet of these protocols in tcpdump's text.
@@ -53,6 +55,7 @@ const MARKS: &[&str] = &[
     "] babel",
     "AoE length",
     "\tForCES",
+    "[PPID M3UA]",
 ];
 
 /// tcpdump's text for each packet: the lines from one timestamp to the next,

@@ -15,7 +15,7 @@
 //! VXLAN, Geneve and SCTP; and, for application payloads, the first lines of DNS,
 //! HTTP and SSH; PTP, BCM-LI-SHIM, GeoNetworking, CALM FAST, the lines
 //! without `-v` of DHCPv6 and EAPOL; sFlow, OpenFlow 1.0 and 1.3, Babel, AoE
-//! and ForCES with `-v` and `-vv` too. Other protocols get tcpdump's generic rendering (`UDP, length N`,
+//! and ForCES with `-v` and `-vv` too, M3UA with `-vv`. Other protocols get tcpdump's generic rendering (`UDP, length N`,
 //! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
@@ -43,6 +43,7 @@ mod forces;
 mod geonet;
 mod lan;
 mod link;
+mod m3ua;
 mod net;
 mod ntp;
 mod openflow;

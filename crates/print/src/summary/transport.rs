@@ -1390,8 +1390,8 @@ impl Printer<'_> {
         Ok(())
     }
 
-    /// `sctp_print`; with `-vv` each chunk on a line of its own (payloads are
-    /// not dumped).
+    /// `sctp_print`; with `-vv` each chunk on a line of its own and M3UA
+    /// decoded (other payloads are not dumped).
     pub(super) fn sctp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
         self.proto = "sctp";
         if length < 12 {
@@ -1498,6 +1498,9 @@ impl Printer<'_> {
                     isforces |= (21..=23).contains(&ppid);
                     if isforces {
                         self.forces(tail(bp, off), crem.into())?;
+                        self.proto = "sctp";
+                    } else if self.opts.verbose >= 2 && ppid == 3 {
+                        self.m3ua(tail(bp, off), crem.into())?;
                         self.proto = "sctp";
                     }
                     off += crem as usize;
