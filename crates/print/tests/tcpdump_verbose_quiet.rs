@@ -53,24 +53,21 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
     // tcpdump writes RIP's note on an entry longer than the rest of the
     // packet after a hex dump, which the comparison drops with the dump.
     "UDP/520",
-    // Issue 27's printers of the first line only: DHCPv6's options, sFlow's
-    // samples, Babel's message fields.
+    // Issue 27's printers of the first line only: DHCPv6's options.
     "UDP/546",
     "UDP/547",
+    // sFlow's unknown records are dumped in hex, which the comparison drops
+    // from tcpdump's text only (tests/tcpdump_flows.rs compares them).
     "UDP/6343",
-    "UDP/6696",
-    "UDP/6697",
 ];
 
-/// What `-v` still prints differently elsewhere, `-q` or not: AoE, LLDP and PPP
+/// What `-v` still prints differently elsewhere, `-q` or not: LLDP and PPP
 /// option lists (PPP also inside PPTP's GRE); IPv6 mobility messages; the
 /// link-state advertisements of OSPFv2 packets other than Hellos.
 const NOT_CLAIMED_VERBOSE_OTHER: &[&str] = &[
     "non-IP",
     "non-IP 0x880b",
     "non-IP 0x8864",
-    // AoE's commands: issue 27's first lines only.
-    "non-IP 0x88a2",
     // LLDP's hex dumps of TLVs it does not decode, which this comparison drops
     // from tcpdump's text only; tcpdump_lldp.rs compares them.
     "non-IP 0x88cc",

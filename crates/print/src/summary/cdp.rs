@@ -146,7 +146,7 @@ impl Printer<'_> {
             }
             if !covered {
                 need(p, at, l)?;
-                self.unknown_data(&p[at..at + l], "\n\t  ");
+                self.hex_print(&p[at..at + l], "\n\t  ");
             }
             at += l;
             left -= l;

@@ -81,7 +81,7 @@ impl Printer<'_> {
             _ => out!(self, "{name}, length {len}"),
         }
         if !matches!(sub, 1..=3) {
-            self.unknown_data(super::head(p, len), "\n\t");
+            self.hex_print(super::head(p, len), "\n\t");
             return Ok(());
         }
         if v == 0 {
@@ -151,7 +151,7 @@ impl Printer<'_> {
             };
             if want == 0 {
                 if self.opts.verbose <= 1 {
-                    self.unknown_data(b, "\n\t  ");
+                    self.hex_print(b, "\n\t  ");
                 }
             } else if b.len() != want {
                 out!(
@@ -182,7 +182,7 @@ impl Printer<'_> {
                 );
             }
             if self.opts.verbose > 1 {
-                self.unknown_data(b, "\n\t  ");
+                self.hex_print(b, "\n\t  ");
             }
             at += l;
             left -= l;
@@ -256,7 +256,7 @@ impl Printer<'_> {
                         self.oam_event_tlv(t, b)?
                     };
                     if self.opts.verbose > 1 || hexdump {
-                        self.unknown_data(b, "\n\t  ");
+                        self.hex_print(b, "\n\t  ");
                     }
                     at += l;
                     left -= l;
@@ -279,7 +279,7 @@ impl Printer<'_> {
                 if self.opts.verbose <= 1 {
                     need(p, at, 0)?;
                     let b = super::head(super::tail(p, at), left);
-                    self.unknown_data(b, "\n\t  ");
+                    self.hex_print(b, "\n\t  ");
                 }
             }
         }

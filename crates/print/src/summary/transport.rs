@@ -817,7 +817,7 @@ impl Printer<'_> {
             UdpApp::Ptp => self.ptp(cp),
             UdpApp::BcmLi => self.bcm_li(cp, length),
             // -v lists the options, not decoded yet.
-            UdpApp::Dhcp6 | UdpApp::Babel if self.opts.verbose > 0 => {
+            UdpApp::Dhcp6 if self.opts.verbose > 0 => {
                 generic(self);
                 Ok(())
             }
@@ -1390,7 +1390,8 @@ impl Printer<'_> {
         Ok(())
     }
 
-    /// `sctp_print` without `-vv`.
+    /// `sctp_print`; with `-vv` each chunk on a line of its own and M3UA
+    /// decoded (other payloads are not dumped).
     pub(super) fn sctp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
         self.proto = "sctp";
         if length < 12 {
@@ -1414,9 +1415,11 @@ impl Printer<'_> {
         if let Some(n) = forces(dport) {
             out!(self, "[{n}]");
         }
+        let mut isforces = forces(sport).is_some() || forces(dport).is_some();
         let mut remaining: u32 = length - 12;
         let mut off = 12usize;
-        let mut sep = " (";
+        // With -vv each chunk starts a line of its own.
+        let mut sep = if self.opts.verbose >= 2 { "\n\t" } else { " (" };
         let mut count = 0usize;
         while remaining != 0 {
             if count >= netsift_wire::sctp::MAX_SCTP_CHUNKS {
@@ -1492,6 +1495,14 @@ impl Printer<'_> {
                         out!(self, "bogus chunk length {clen}]");
                         return Ok(());
                     }
+                    isforces |= (21..=23).contains(&ppid);
+                    if isforces {
+                        self.forces(tail(bp, off), crem.into())?;
+                        self.proto = "sctp";
+                    } else if self.opts.verbose >= 2 && ppid == 3 {
+                        self.m3ua(tail(bp, off), crem.into())?;
+                        self.proto = "sctp";
+                    }
                     off += crem as usize;
                     remaining = remaining.wrapping_sub(crem as u32);
                     crem = 0;
@@ -1564,7 +1575,9 @@ impl Printer<'_> {
             }
             off += crem as usize;
             remaining = remaining.wrapping_sub(crem as u32);
-            sep = ", (";
+            if self.opts.verbose < 2 {
+                sep = ", (";
+            }
             if align != 0 {
                 need(bp, off, align as usize)?;
                 off += align as usize;

@@ -181,7 +181,7 @@ impl Printer<'_> {
                     let s = if val == 1 { "Backup" } else { "Not backup" };
                     out!(self, ", {s} ({val})");
                 }
-                _ => self.unknown_data(&v[at..at + 4], "\n\t\t  "),
+                _ => self.hex_print(&v[at..at + 4], "\n\t\t  "),
             }
             left -= 4;
             at += 4;

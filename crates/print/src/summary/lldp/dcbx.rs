@@ -143,7 +143,7 @@ impl Printer<'_> {
                 _ => hexdump = true,
             }
             if self.opts.verbose > 1 || hexdump {
-                self.unknown_data(s, "\n\t    ");
+                self.hex_print(s, "\n\t    ");
             }
             at += l;
         }

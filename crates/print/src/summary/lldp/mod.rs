@@ -116,7 +116,7 @@ impl Printer<'_> {
             let tlv = &p[off..off + l];
             let hexdump = self.lldp_tlv(t, tlv)?;
             if v > 1 || (v > 0 && hexdump) {
-                self.unknown_data(tlv, "\n\t  ");
+                self.hex_print(tlv, "\n\t  ");
             }
             left -= l;
             off += l;
@@ -280,11 +280,6 @@ impl Printer<'_> {
             }
         }
         Ok(true)
-    }
-
-    /// tcpdump's `print_unknown_data(ndo, p, ident, len)` for captured bytes.
-    pub(crate) fn unknown_data(&mut self, p: &[u8], ident: &str) {
-        crate::dump::unknown_data(&mut self.out, ident, p, p.len());
     }
 }
 

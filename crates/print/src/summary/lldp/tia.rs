@@ -249,7 +249,7 @@ impl Printer<'_> {
             }
             _ => {
                 out!(self, "\n\t    Location ID ");
-                self.unknown_data(&t[5..], "\n\t      ");
+                self.hex_print(&t[5..], "\n\t      ");
             }
         }
         Ok(false)

@@ -1,12 +1,15 @@
 //! The Babel routing protocol (UDP ports 6696 and 6697), as tcpdump 4.99's
-//! `babel_print` prints it without `-v`: the version, the body's length and a
-//! word for each message of the body and of the trailer. The messages' fields,
-//! which `-v` prints, are not decoded yet.
+//! `babel_print` prints it: the version, the body's length and a word for
+//! each message of the body and of the trailer; with `-v` a line for each
+//! message with its fields (`tlv.rs`) and sub-TLVs (`prefix.rs`).
+
+mod prefix;
+mod tlv;
 
 use super::{g1, g2, need, out, PResult, Printer, Trunc};
 
 /// Why a list of messages stopped early: tcpdump's `-1` and `-2`.
-enum Stop {
+pub(super) enum Stop {
     Truncated,
     Invalid,
 }
@@ -33,16 +36,28 @@ impl Printer<'_> {
             out!(self, " unknown version");
             return Ok(());
         }
+        if len < 4 {
+            out!(self, " (invalid)");
+            return Ok(());
+        }
         let body = u32::from(g2(p, 2)?);
         out!(self, " ({body})");
-        let left = len.saturating_sub(4);
-        if len < 4 || left < body {
+        let left = len - 4;
+        if left < body {
             out!(self, " (invalid)");
             return Ok(());
         }
         let mut r = self.babel_messages(p, 4, body, left);
         if r.is_ok() && left > body {
-            out!(self, " |");
+            out!(
+                self,
+                "{}",
+                if self.opts.verbose > 0 {
+                    "\n\t----"
+                } else {
+                    " |"
+                }
+            );
             r = self.babel_messages(p, 4 + body as usize, left - body, left - body);
         }
         match r {
@@ -55,7 +70,7 @@ impl Printer<'_> {
         }
     }
 
-    /// `babel_print_v2_tlvs` without `-v`: the messages in `tlvs` bytes from
+    /// `babel_print_v2_tlvs`: the messages in `tlvs` bytes from
     /// `at`, of which `remaining` are in the datagram.
     fn babel_messages(
         &mut self,
@@ -71,13 +86,23 @@ impl Printer<'_> {
                 Ok(())
             }
         };
+        // The prefixes an update's omitted bytes come from, per list.
+        let mut prev = prefix::Previous::default();
         let mut i = 0u32;
         while i < tlvs {
             let m = at + i as usize;
             check(i, 1)?;
             let kind = g1(p, m)?;
             if kind == 0 {
-                out!(self, " pad1");
+                out!(
+                    self,
+                    "{}",
+                    if self.opts.verbose > 0 {
+                        "\n\tPad 1"
+                    } else {
+                        " pad1"
+                    }
+                );
                 i += 1;
                 continue;
             }
@@ -85,6 +110,11 @@ impl Printer<'_> {
             let len = u32::from(g1(p, m + 1)?);
             check(i, 2 + len)?;
             need(p, m, 2 + len as usize)?;
+            if self.opts.verbose > 0 {
+                self.babel_tlv(p, m, kind, len, &mut prev)?;
+                i += len + 2;
+                continue;
+            }
             let word = match kind {
                 1 => "padN",
                 2 => "ack-req",
