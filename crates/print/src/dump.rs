@@ -63,8 +63,15 @@ impl Dump {
 
 /// `hex_print(ndo, "\n\t", ...)`: eight groups of two bytes a line.
 fn hex(out: &mut String, data: &[u8]) {
-    for (line, chunk) in data.chunks(16).enumerate() {
-        let _ = write!(out, "\n\t0x{:04x}: ", line * 16);
+    hex_ident(out, "\n\t", data, data.len());
+}
+
+/// `hex_print(ndo, ident, ...)` of the first `len` bytes of `data` (as many
+/// as there are): `ident`, the offset, then eight groups of two bytes a line.
+/// The caller ends the line with the truncation marker when bytes are missing.
+pub(crate) fn hex_ident(out: &mut String, ident: &str, data: &[u8], len: usize) {
+    for (line, chunk) in data[..len.min(data.len())].chunks(16).enumerate() {
+        let _ = write!(out, "{ident}0x{:04x}: ", line * 16);
         for pair in chunk.chunks(2) {
             match pair {
                 [a, b] => {

@@ -46,8 +46,7 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
     "ICMP/ICMPv6 quoting UDP/162",
     "ICMP/ICMPv6 quoting UDP/7002",
     "ICMP/ICMPv6 quoting UDP/7003",
-    // BGP messages and BOOTP/DHCP fields.
-    "TCP/179",
+    // BOOTP/DHCP fields.
     "UDP/67",
     "UDP/68",
     // tcpdump writes RIP's note on an entry longer than the rest of the

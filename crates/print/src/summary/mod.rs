@@ -14,7 +14,8 @@
 //! headers), TCP (flags, sequence numbers, options), UDP, ICMP, ICMPv6, IGMP, GRE,
 //! VXLAN, Geneve and SCTP; and, for application payloads, the first lines of DNS,
 //! HTTP and SSH; OpenFlow's message headers, PTP, BCM-LI-SHIM, GeoNetworking,
-//! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow. Other protocols get tcpdump's generic rendering (`UDP, length N`,
+//! CALM FAST, BGP with `-v` and `-vv` (every message and path attribute
+//! tcpdump decodes), and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow. Other protocols get tcpdump's generic rendering (`UDP, length N`,
 //! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
@@ -26,7 +27,7 @@
 //! lines (`\n    ` after an IPv4 header, `\n\t` before the details of many
 //! protocols); [`SummaryOptions::quiet`] gives `tcpdump -q`'s. Both are checked
 //! against tcpdump on the corpus by `tests/tcpdump_verbose_quiet.rs`, which lists
-//! the protocols whose `-v` details are not reproduced yet (BGP, OSPFv2
+//! the protocols whose `-v` details are not reproduced yet (OSPFv2
 //! link-state advertisements, DHCP, CDP, LLDP, PPP options, IPv6 mobility).
 
 mod aoe;
@@ -35,6 +36,7 @@ mod arcnet;
 mod atm;
 mod babel;
 mod bcm_li;
+mod bgp;
 mod dhcp6;
 mod eapol;
 mod eigrp;

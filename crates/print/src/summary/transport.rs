@@ -78,7 +78,10 @@ impl Printer<'_> {
             }
         }
         let length = length - hlen;
-        if length > 0 || flags & (TcpFlags::SYN | TcpFlags::FIN | TcpFlags::RST) != 0 {
+        if self.opts.verbose > 1
+            || length > 0
+            || flags & (TcpFlags::SYN | TcpFlags::FIN | TcpFlags::RST) != 0
+        {
             out!(self, ", seq {seq}");
             if length > 0 {
                 out!(self, ":{}", seq.wrapping_add(length));
@@ -129,9 +132,7 @@ impl Printer<'_> {
             out!(self, ": ");
             self.txtproto(payload, length, "whois", None)?;
         } else if is(179) {
-            // BGP: tcpdump names it and, without -v, stops there.
-            self.proto = "bgp";
-            out!(self, ": BGP");
+            self.bgp(payload)?;
         } else if is(1723) || is(6379) {
             // PPTP, RESP: not rendered.
         } else if is(22) {
