@@ -95,7 +95,8 @@ impl Printer<'_> {
             out!(self, ", urg {urp}");
         }
         if hlen > 20 {
-            match self.tcp_options(bp, hlen as usize, flags, rev, thseq, thack) {
+            let whole = bp.len() as u64 >= u64::from(hlen) + u64::from(length);
+            match self.tcp_options(bp, hlen as usize, flags, rev, thseq, thack, whole) {
                 Ok(true) => {}
                 Ok(false) => return Ok(()),
                 Err(Trunc) => {
@@ -248,6 +249,9 @@ impl Printer<'_> {
 
     /// The options list. `Ok(true)`: continue with the length; `Ok(false)`: the
     /// printer stopped (bad option); `Err`: truncated, marker written.
+    /// `whole`: the segment is captured to its end (an MD5 signature could be
+    /// checked).
+    #[allow(clippy::too_many_arguments)]
     fn tcp_options(
         &mut self,
         bp: &[u8],
@@ -256,6 +260,7 @@ impl Printer<'_> {
         rev: bool,
         thseq: u32,
         thack: u32,
+        whole: bool,
     ) -> PResult<bool> {
         let mut hl = hlen - 20;
         let mut cp = 20usize;
@@ -371,7 +376,11 @@ impl Printer<'_> {
                     topt::MD5 => {
                         datalen = 16;
                         lencheck!(16);
-                        out!(self, " shared secret not supplied with -M, can't check - ");
+                        if whole {
+                            out!(self, " shared secret not supplied with -M, can't check - ");
+                        } else {
+                            out!(self, " snaplen too short, can't check - ");
+                        }
                         for i in 0..16 {
                             out!(self, "{:02x}", bp[cp + i]);
                         }
