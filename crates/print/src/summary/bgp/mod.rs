@@ -276,14 +276,21 @@ impl Printer<'_> {
         Ok(())
     }
 
+    /// Whether the first `size` bytes of a message of `length` are there to
+    /// print: not when the capture ends first (the marker is printed) or the
+    /// message is shorter (nothing is).
+    fn fixed_part(&mut self, m: &[u8], length: usize, size: usize) -> bool {
+        if need(m, 0, size).is_err() {
+            self.trunc();
+            return false;
+        }
+        length >= size
+    }
+
     /// `bgp_notification_print`.
     fn bgp_notification(&mut self, m: &[u8], length: usize) -> PResult {
         const NOTIFICATION: usize = 21;
-        if need(m, 0, NOTIFICATION).is_err() {
-            self.trunc();
-            return Ok(());
-        }
-        if length < NOTIFICATION {
+        if !self.fixed_part(m, length, NOTIFICATION) {
             return Ok(());
         }
         let (major, minor) = (g1(m, 19)?, g1(m, 20)?);
@@ -348,11 +355,7 @@ impl Printer<'_> {
     /// `bgp_route_refresh_print`.
     fn bgp_route_refresh(&mut self, m: &[u8], length: usize) -> PResult {
         const ROUTE_REFRESH: usize = 23;
-        if need(m, 0, ROUTE_REFRESH).is_err() {
-            self.trunc();
-            return Ok(());
-        }
-        if length < ROUTE_REFRESH {
+        if !self.fixed_part(m, length, ROUTE_REFRESH) {
             return Ok(());
         }
         out!(self, "\n\t  ");

@@ -166,39 +166,32 @@ pub(super) fn check_add_path(m: &[u8], at: usize, length: u32, max: u32) -> bool
 }
 
 impl Printer<'_> {
-    /// `decode_prefix4`.
-    pub(super) fn prefix4(&self, m: &[u8], at: usize, itemlen: u32, buf: &mut Buf) -> PResult<i32> {
+    /// `decode_prefix4` and `decode_prefix6`.
+    pub(super) fn prefix(
+        &self,
+        m: &[u8],
+        at: usize,
+        itemlen: u32,
+        v6: bool,
+        buf: &mut Buf,
+    ) -> PResult<i32> {
         if itemlen < 1 {
             return Ok(-2);
         }
         let plen = u32::from(g1(m, at)?);
-        if plen > 32 {
+        if plen > if v6 { 128 } else { 32 } {
             return Ok(-1);
         }
         let bytes = plen.div_ceil(8);
         if itemlen - 1 < bytes {
             return Ok(-2);
         }
-        let a: [u8; 4] = prefix(m, at + 1, plen)?;
-        let _ = write!(buf, "{}/{plen}", self.host4(Ipv4Addr::from(a)));
-        Ok(1 + bytes as i32)
-    }
-
-    /// `decode_prefix6`.
-    fn prefix6(&self, m: &[u8], at: usize, itemlen: u32, buf: &mut Buf) -> PResult<i32> {
-        if itemlen < 1 {
-            return Ok(-2);
-        }
-        let plen = u32::from(g1(m, at)?);
-        if plen > 128 {
-            return Ok(-1);
-        }
-        let bytes = plen.div_ceil(8);
-        if itemlen - 1 < bytes {
-            return Ok(-2);
-        }
-        let a: [u8; 16] = prefix(m, at + 1, plen)?;
-        let _ = write!(buf, "{}/{plen}", self.host6(Ipv6Addr::from(a)));
+        let addr = if v6 {
+            self.host6(Ipv6Addr::from(prefix::<16>(m, at + 1, plen)?))
+        } else {
+            self.host4(Ipv4Addr::from(prefix::<4>(m, at + 1, plen)?))
+        };
+        let _ = write!(buf, "{addr}/{plen}");
         Ok(1 + bytes as i32)
     }
 
@@ -568,11 +561,7 @@ impl Printer<'_> {
                 path_id = g4(m, at)?;
                 at += 4;
             }
-            let mut advance = if f == Inet {
-                self.prefix4(m, at, len, &mut buf)?
-            } else {
-                self.prefix6(m, at, len, &mut buf)?
-            };
+            let mut advance = self.prefix(m, at, len, f == Inet6, &mut buf)?;
             match advance {
                 -1 => out!(self, "\n\t    (illegal prefix length)"),
                 -2 => return Ok(-2),

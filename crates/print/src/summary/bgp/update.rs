@@ -51,22 +51,14 @@ impl Printer<'_> {
                     length -= 4;
                     withdrawn -= 4;
                 }
-                let mut buf = Buf::new();
-                match self.prefix4(m, p, withdrawn as u32, &mut buf)? {
-                    -1 => {
-                        out!(self, "\n\t    (illegal prefix length)");
-                        break;
+                match self.route4(m, p, withdrawn, add_path.then_some(path_id))? {
+                    Route::Read(n) => {
+                        p += n;
+                        length -= n;
+                        withdrawn -= n;
                     }
-                    -2 => return Ok(false),
-                    n => {
-                        out!(self, "\n\t    {}", buf.s);
-                        if add_path {
-                            out!(self, "   Path Id: {path_id}");
-                        }
-                        p += n as usize;
-                        length -= n as usize;
-                        withdrawn -= n as usize;
-                    }
+                    Route::Illegal => break,
+                    Route::Trunc => return Ok(false),
                 }
             }
         } else {
@@ -103,7 +95,7 @@ impl Printer<'_> {
             p += 2;
             len -= 2;
             length -= 2;
-            let lenlen = if flags & 0x10 != 0 { 2 } else { 1 };
+            let lenlen = len_len(flags);
             if need(m, p, lenlen).is_err() || length < lenlen {
                 return Ok(false);
             }
@@ -117,13 +109,8 @@ impl Printer<'_> {
             p += lenlen;
             len -= lenlen;
             length -= lenlen;
-            out!(
-                self,
-                "\n\t  {} ({ty}), length: {alen}",
-                ATTRIBUTES.get(ty).unwrap_or("Unknown Attribute")
-            );
+            self.attr_line("\n\t  ", ty, alen, flags);
             if flags != 0 {
-                self.attr_flags(flags);
                 out!(self, ": ");
             }
             if len < alen {
@@ -155,29 +142,49 @@ impl Printer<'_> {
                     p += 4;
                     length -= 4;
                 }
-                let mut buf = Buf::new();
-                match self.prefix4(m, p, length as u32, &mut buf)? {
-                    -1 => {
-                        out!(self, "\n\t    (illegal prefix length)");
-                        break;
+                match self.route4(m, p, length, add_path.then_some(path_id))? {
+                    Route::Read(n) => {
+                        p += n;
+                        length -= n;
                     }
-                    -2 => return Ok(false),
-                    n => {
-                        out!(self, "\n\t    {}", buf.s);
-                        if add_path {
-                            out!(self, "   Path Id: {path_id}");
-                        }
-                        p += n as usize;
-                        length -= n as usize;
-                    }
+                    Route::Illegal => break,
+                    Route::Trunc => return Ok(false),
                 }
             }
         }
         Ok(true)
     }
 
-    /// `, Flags [OTPE+x]` of a path attribute.
-    fn attr_flags(&mut self, flags: u8) {
+    /// A withdrawn or updated IPv4 route at `p`, `left` bytes of them left,
+    /// with its ADD-PATH path id if it has one.
+    fn route4(&mut self, m: &[u8], p: usize, left: usize, path_id: Option<u32>) -> PResult<Route> {
+        let mut buf = Buf::new();
+        Ok(match self.prefix(m, p, left as u32, false, &mut buf)? {
+            -1 => {
+                out!(self, "\n\t    (illegal prefix length)");
+                Route::Illegal
+            }
+            -2 => Route::Trunc,
+            n => {
+                out!(self, "\n\t    {}", buf.s);
+                if let Some(id) = path_id {
+                    out!(self, "   Path Id: {id}");
+                }
+                Route::Read(n as usize)
+            }
+        })
+    }
+
+    /// The line naming a path attribute: its name, type, length and flags.
+    fn attr_line(&mut self, indent: &str, ty: u8, alen: usize, flags: u8) {
+        out!(
+            self,
+            "{indent}{} ({ty}), length: {alen}",
+            ATTRIBUTES.get(ty).unwrap_or("Unknown Attribute")
+        );
+        if flags == 0 {
+            return;
+        }
         out!(self, ", Flags [");
         for (bit, c) in [(0x80, 'O'), (0x40, 'T'), (0x20, 'P'), (0x10, 'E')] {
             if flags & bit != 0 {
@@ -405,20 +412,30 @@ impl Printer<'_> {
         Ok(Value::Done)
     }
 
+    /// The AFI/SAFI line of an MP attribute of `len` bytes at `at`: the
+    /// family to decode, or how the attribute ends when tcpdump has none.
+    fn mp_family(
+        &mut self,
+        m: &[u8],
+        at: usize,
+        len: usize,
+    ) -> PResult<Result<(u16, u8, Family), Value>> {
+        let (ret, af, safi) = self.mp_af(m, at, len)?;
+        Ok(match (ret, super::nlri::family(af, safi)) {
+            (-2, _) => Err(Value::Trunc),
+            (0, Some(f)) => Ok((af, safi, f)),
+            _ => Err(Value::Done),
+        })
+    }
+
     /// MP_REACH_NLRI: AFI/SAFI, next hops, SNPAs, then the NLRI.
     fn mp_reach(&mut self, m: &[u8], at: usize, len: usize) -> PResult<Value> {
         if need(m, at, 3).is_err() || len < 3 {
             return Ok(Value::Trunc);
         }
-        let (ret, af, safi) = self.mp_af(m, at, len)?;
-        if ret == -2 {
-            return Ok(Value::Trunc);
-        }
-        if ret < 0 {
-            return Ok(Value::Done);
-        }
-        let Some(family) = super::nlri::family(af, safi) else {
-            return Ok(Value::Done);
+        let (af, safi, family) = match self.mp_family(m, at, len)? {
+            Ok(f) => f,
+            Err(end) => return Ok(end),
         };
         let mut t = at + 3;
         let mut tlen = len - 3;
@@ -546,13 +563,10 @@ impl Printer<'_> {
         if need(m, at, 3).is_err() {
             return Ok(Value::Trunc);
         }
-        let (ret, af, safi) = self.mp_af(m, at, len)?;
-        if ret == -2 {
-            return Ok(Value::Trunc);
-        }
-        if ret < 0 {
-            return Ok(Value::Done);
-        }
+        let (af, safi) = match self.mp_family(m, at, len)? {
+            Ok((af, safi, _)) => (af, safi),
+            Err(end) => return Ok(end),
+        };
         if len == 3 {
             out!(self, "\n\t      End-of-Rib Marker (empty NLRI)");
         }
@@ -688,7 +702,7 @@ impl Printer<'_> {
             let (flags, ty) = (g1(m, t)?, g1(m, t + 1)?);
             t += 2;
             *len -= 2;
-            let lenlen = if flags & 0x10 != 0 { 2 } else { 1 };
+            let lenlen = len_len(flags);
             if need(m, t, lenlen).is_err() {
                 return Ok(Value::Trunc);
             }
@@ -699,14 +713,7 @@ impl Printer<'_> {
             let alen = attr_len(m, t, flags)?;
             t += lenlen;
             *len -= lenlen;
-            out!(
-                self,
-                "\n\t      {} ({ty}), length: {alen}",
-                ATTRIBUTES.get(ty).unwrap_or("Unknown Attribute")
-            );
-            if flags != 0 {
-                self.attr_flags(flags);
-            }
+            self.attr_line("\n\t      ", ty, alen, flags);
             out!(self, ": ");
             if *len < alen {
                 out!(self, " [path attr too short]");
@@ -732,6 +739,13 @@ enum Value {
     Trunc,
 }
 
+/// How `route4` read a route: tcpdump's `decode_prefix4` results.
+enum Route {
+    Read(usize),
+    Illegal,
+    Trunc,
+}
+
 /// How a next hop of MP_REACH_NLRI was read.
 enum Hop {
     /// This many bytes.
@@ -742,9 +756,19 @@ enum Hop {
     Trunc,
 }
 
+/// The size of an attribute's length field: two bytes with the
+/// extended-length flag.
+fn len_len(flags: u8) -> usize {
+    if flags & 0x10 != 0 {
+        2
+    } else {
+        1
+    }
+}
+
 /// An attribute's length field at `p`: two bytes with the extended-length flag.
 fn attr_len(m: &[u8], p: usize, flags: u8) -> PResult<usize> {
-    Ok(if flags & 0x10 != 0 {
+    Ok(if len_len(flags) == 2 {
         usize::from(g2(m, p)?)
     } else {
         usize::from(g1(m, p)?)
