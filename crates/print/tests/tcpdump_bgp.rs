@@ -3,12 +3,17 @@
 //! of the corpus's BGP captures, then the BGP segments of those captures cut
 //! short at many points and with bytes of their messages changed, which drives
 //! the printer through its truncation and malformed-input paths (` [|bgp]`,
-//! `invalid len`, `[path attrs too short]`, unknown codes). Left out:
+//! `invalid len`, `[path attrs too short]`, unknown codes); and made-up
+//! segments (`bgp/gen.rs`) with every message type, path attribute and
+//! address family tcpdump decodes, well-formed or nearly. Left out:
 //! `bgp-aigp.pcap`, whose link type (JUNIPER_ETHER) the summarizer does not
 //! read. Skipped, with a message, when tcpdump or the corpus is absent.
 
 mod common;
+#[path = "bgp/gen.rs"]
+mod gen;
 
+use common::build::{eth, ipv4, tcp};
 use common::capture::read_capture;
 use common::tcpdump::have_tcpdump;
 use common::write::write_pcap;
@@ -168,27 +173,13 @@ fn bgp_payload(frame: &[u8]) -> Option<usize> {
     (payload < frame.len()).then_some(payload)
 }
 
-/// xorshift64*: deterministic, so a failure reproduces.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        let mut x = self.0;
-        x ^= x >> 12;
-        x ^= x << 25;
-        x ^= x >> 27;
-        self.0 = x;
-        (x.wrapping_mul(0x2545_f491_4f6c_dd1d) % n.max(1) as u64) as usize
-    }
-}
-
 #[test]
 fn cut_and_changed_bgp_matches_tcpdump() {
     if !have_tcpdump() {
         println!("tcpdump not installed: skipped");
         return;
     }
-    let mut rng = Rng(0x0b9b_2027);
+    let rng = gen::Rng::new(0x0b9b_2027);
     let mut recs: Vec<(Vec<u8>, u32)> = Vec::new();
     for (_, lt, packets) in bgp_captures() {
         if lt != LinkType::EN10MB {
@@ -225,15 +216,50 @@ fn cut_and_changed_bgp_matches_tcpdump() {
         println!("no BGP segments in the corpus: skipped");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("netsift-bgp-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join("bgp-variants.pcap");
-    write_pcap(&path, LinkType::EN10MB, &recs);
-    let (compared, failures, cut) = compare(&path, LinkType::EN10MB, &recs);
-    let _ = std::fs::remove_dir_all(&dir);
+    let (compared, failures, cut) = compare_written("variants", &recs);
     report("cut and changed BGP segments", compared, &failures);
     println!("{cut} of tcpdump's texts end a BGP message early");
     assert!(compared > 10_000, "too few packets compared: {compared}");
     assert!(cut > 2_000, "too few truncated messages: {cut}");
+    assert!(failures.is_empty(), "{} packets differ", failures.len());
+}
+
+/// Writes `recs` (Ethernet frames) to a capture in a temporary directory and
+/// compares them there.
+fn compare_written(name: &str, recs: &[(Vec<u8>, u32)]) -> (usize, Vec<String>, usize) {
+    let dir = std::env::temp_dir().join(format!("netsift-bgp-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join("bgp.pcap");
+    write_pcap(&path, LinkType::EN10MB, recs);
+    let r = compare(&path, LinkType::EN10MB, recs);
+    let _ = std::fs::remove_dir_all(&dir);
+    r
+}
+
+#[test]
+fn made_up_bgp_matches_tcpdump() {
+    if !have_tcpdump() {
+        println!("tcpdump not installed: skipped");
+        return;
+    }
+    let r = gen::Rng::new(0xb6b_2027_0179);
+    let mut recs = Vec::new();
+    for i in 0..8000u16 {
+        let payload = gen::segment(&r);
+        let segment = tcp(179, 40000 + i % 7, 0x18, &payload);
+        let frame = eth(0x0800, &ipv4(6, &segment, &[]));
+        let wire = frame.len() as u32;
+        let cut = if r.below(6) == 0 {
+            frame.len() - r.below(payload.len())
+        } else {
+            frame.len()
+        };
+        recs.push((frame[..cut].to_vec(), wire));
+    }
+    let (compared, failures, cut) = compare_written("made-up", &recs);
+    report("made-up BGP segments", compared, &failures);
+    println!("{cut} of tcpdump's texts end a BGP message early");
+    assert_eq!(compared, 3 * recs.len());
+    assert!(cut > 1000, "too few truncated messages: {cut}");
     assert!(failures.is_empty(), "{} packets differ", failures.len());
 }
