@@ -18,7 +18,7 @@ use common::capture::read_capture;
 use common::tcpdump::have_tcpdump;
 use common::write::write_pcap;
 use common::{corpus_root, CaptureFile};
-use netsift_print::{Summarizer, SummaryOptions};
+use netsift_print::{Dump, Packet, PrintOptions, Printer, Summarizer, SummaryOptions, TimeFormat};
 use netsift_wire::LinkType;
 use std::path::Path;
 use std::process::Command;
@@ -173,12 +173,9 @@ fn bgp_payload(frame: &[u8]) -> Option<usize> {
     (payload < frame.len()).then_some(payload)
 }
 
-#[test]
-fn cut_and_changed_bgp_matches_tcpdump() {
-    if !have_tcpdump() {
-        println!("tcpdump not installed: skipped");
-        return;
-    }
+/// The corpus's BGP segments (Ethernet) cut short at many points, and with
+/// bytes of their messages changed.
+fn cut_and_changed() -> Vec<(Vec<u8>, u32)> {
     let rng = gen::Rng::new(0x0b9b_2027);
     let mut recs: Vec<(Vec<u8>, u32)> = Vec::new();
     for (_, lt, packets) in bgp_captures() {
@@ -212,6 +209,16 @@ fn cut_and_changed_bgp_matches_tcpdump() {
             }
         }
     }
+    recs
+}
+
+#[test]
+fn cut_and_changed_bgp_matches_tcpdump() {
+    if !have_tcpdump() {
+        println!("tcpdump not installed: skipped");
+        return;
+    }
+    let recs = cut_and_changed();
     if recs.is_empty() {
         println!("no BGP segments in the corpus: skipped");
         return;
@@ -224,27 +231,29 @@ fn cut_and_changed_bgp_matches_tcpdump() {
     assert!(failures.is_empty(), "{} packets differ", failures.len());
 }
 
-/// Writes `recs` (Ethernet frames) to a capture in a temporary directory and
-/// compares them there.
-fn compare_written(name: &str, recs: &[(Vec<u8>, u32)]) -> (usize, Vec<String>, usize) {
+/// Runs `f` on a capture of `recs` (Ethernet frames) written to a temporary
+/// directory.
+fn with_written<T>(name: &str, recs: &[(Vec<u8>, u32)], f: impl FnOnce(&Path) -> T) -> T {
     let dir = std::env::temp_dir().join(format!("netsift-bgp-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("bgp.pcap");
     write_pcap(&path, LinkType::EN10MB, recs);
-    let r = compare(&path, LinkType::EN10MB, recs);
+    let r = f(&path);
     let _ = std::fs::remove_dir_all(&dir);
     r
 }
 
-#[test]
-fn made_up_bgp_matches_tcpdump() {
-    if !have_tcpdump() {
-        println!("tcpdump not installed: skipped");
-        return;
-    }
+/// `compare` on a capture of `recs` written to a temporary directory.
+fn compare_written(name: &str, recs: &[(Vec<u8>, u32)]) -> (usize, Vec<String>, usize) {
+    with_written(name, recs, |path| compare(path, LinkType::EN10MB, recs))
+}
+
+/// `n` made-up BGP segments (`bgp/gen.rs`) in Ethernet frames, one in six
+/// cut short.
+fn made_up(n: u16) -> Vec<(Vec<u8>, u32)> {
     let r = gen::Rng::new(0xb6b_2027_0179);
     let mut recs = Vec::new();
-    for i in 0..8000u16 {
+    for i in 0..n {
         let payload = gen::segment(&r);
         let segment = tcp(179, 40000 + i % 7, 0x18, &payload);
         let frame = eth(0x0800, &ipv4(6, &segment, &[]));
@@ -256,10 +265,85 @@ fn made_up_bgp_matches_tcpdump() {
         };
         recs.push((frame[..cut].to_vec(), wire));
     }
+    recs
+}
+
+#[test]
+fn made_up_bgp_matches_tcpdump() {
+    if !have_tcpdump() {
+        println!("tcpdump not installed: skipped");
+        return;
+    }
+    let recs = made_up(8000);
     let (compared, failures, cut) = compare_written("made-up", &recs);
     report("made-up BGP segments", compared, &failures);
     println!("{cut} of tcpdump's texts end a BGP message early");
     assert_eq!(compared, 3 * recs.len());
     assert!(cut > 1000, "too few truncated messages: {cut}");
     assert!(failures.is_empty(), "{} packets differ", failures.len());
+}
+
+/// With `-x`, `-X` and `-A`, tcpdump leaves the link-level header out of the
+/// dump unless its printer ended with a `longjmp`; BGP's printer ends both
+/// ways (` [|bgp]` after a check of its own, or a read past the capture).
+#[test]
+fn dumps_of_cut_bgp_match_tcpdump() {
+    if !have_tcpdump() {
+        println!("tcpdump not installed: skipped");
+        return;
+    }
+    let mut recs = cut_and_changed();
+    recs.extend(made_up(1500));
+    let dumps = [
+        (["-x", "-v"], Dump::Hex { link: false }, 1),
+        (["-X", "-vv"], Dump::HexAscii { link: false }, 2),
+        (["-A", "-v"], Dump::Ascii { link: false }, 1),
+    ];
+    let mut failures = Vec::new();
+    for (flags, dump, verbose) in dumps {
+        let theirs = with_written("dumps", &recs, |path| {
+            let out = Command::new("tcpdump")
+                .args(["-t", "-nn"])
+                .args(flags)
+                .arg("-r")
+                .arg(path)
+                .output()
+                .expect("run tcpdump");
+            String::from_utf8_lossy(&out.stdout).into_owned()
+        });
+        let opts = PrintOptions {
+            summary: SummaryOptions {
+                verbose,
+                ..SummaryOptions::default()
+            },
+            time: TimeFormat::None,
+            dump: Some(dump),
+            ..PrintOptions::default()
+        };
+        let mut printer = Printer::new(LinkType::EN10MB, opts);
+        let mut ours = String::new();
+        for (data, wire_len) in &recs {
+            let packet = Packet {
+                sec: 0,
+                frac: 0,
+                data,
+                wire_len: *wire_len,
+            };
+            ours.push_str(printer.line(&packet));
+        }
+        let (t, o): (Vec<&str>, Vec<&str>) = (theirs.lines().collect(), ours.lines().collect());
+        if let Some(i) = (0..t.len().max(o.len())).find(|&i| t.get(i) != o.get(i)) {
+            failures.push(format!(
+                "{flags:?} line {i}\n   ours: {:?}\n   tcpd: {:?}",
+                o.get(i),
+                t.get(i)
+            ));
+        }
+        assert!(
+            t.len() > 10 * recs.len(),
+            "{flags:?}: too few lines: {}",
+            t.len()
+        );
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -141,6 +141,9 @@ pub fn summarize(linktype: LinkType, data: &[u8], wire_len: u32) -> String {
 pub struct Summarizer {
     options: SummaryOptions,
     tcp: TcpSeqState,
+    /// The last packet's `[|proto]` marker came from a printer that returned
+    /// after it (see [`Printer::caught_trunc`]).
+    caught_trunc: bool,
 }
 
 impl Summarizer {
@@ -155,6 +158,7 @@ impl Summarizer {
         Summarizer {
             options,
             tcp: TcpSeqState::default(),
+            caught_trunc: false,
         }
     }
 
@@ -176,9 +180,18 @@ impl Summarizer {
             opts: self.options,
             tcp: &mut self.tcp,
             printed_nothing: false,
+            caught_trunc: false,
         };
         p.packet(linktype, data, wire_len);
+        self.caught_trunc = p.caught_trunc;
         p.out
+    }
+
+    /// Whether the last packet's truncation marker was printed by a printer
+    /// that went on (tcpdump's `nd_print_trunc`, no `longjmp`), for printers
+    /// that do both; `-x` then still leaves the link-level header out.
+    pub(crate) fn caught_trunc(&self) -> bool {
+        self.caught_trunc
     }
 }
 
@@ -257,6 +270,9 @@ pub(crate) struct Printer<'a> {
     /// The link's printer printed nothing on purpose, as tcpdump does for a
     /// payload it cannot print (ARCNET's unknown protocols without `-x`).
     pub printed_nothing: bool,
+    /// The last marker was printed by a printer that returns after it, where
+    /// the same printer may also end with a `longjmp` (BGP).
+    pub caught_trunc: bool,
 }
 
 macro_rules! out {
@@ -329,6 +345,7 @@ impl Printer<'_> {
         };
         if r.is_err() {
             self.trunc();
+            self.caught_trunc = false;
         }
         if self.out.is_empty() && !self.printed_nothing {
             out!(self, "{linktype}, length {wire_len}");

@@ -48,11 +48,11 @@ impl Printer<'_> {
                 Some(_) => {}
             }
             if need(d, p, HEADER).is_err() {
-                self.trunc();
+                self.bgp_trunc();
                 return Ok(());
             }
             if start != p {
-                self.trunc();
+                self.bgp_trunc();
             }
             let hlen = usize::from(g2(d, p + 16)?);
             if hlen < HEADER {
@@ -69,10 +69,19 @@ impl Printer<'_> {
                 let ty = g1(d, p + 18)?;
                 let name = names::MESSAGES.get(ty).unwrap_or("Unknown Message Type");
                 out!(self, "\n[|BGP {name}]");
+                // Text that looks like a marker, but no longjmp.
+                self.caught_trunc = true;
                 break;
             }
         }
         Ok(())
+    }
+
+    /// `nd_print_trunc`: the marker, printed where tcpdump's BGP printer
+    /// returns rather than `longjmp`s (which `-x` tells apart).
+    fn bgp_trunc(&mut self) {
+        self.trunc();
+        self.caught_trunc = true;
     }
 
     /// `bgp_pdu_print`: one message of `length` bytes at the start of `m`;
@@ -92,7 +101,7 @@ impl Printer<'_> {
             5 => self.bgp_route_refresh(m, length)?,
             _ => {
                 if need(m, 0, length).is_err() {
-                    self.trunc();
+                    self.bgp_trunc();
                     return Ok(false);
                 }
                 out!(self, "\n\t  no Message {ty} decoder");
@@ -106,7 +115,7 @@ impl Printer<'_> {
     fn bgp_open(&mut self, m: &[u8], length: usize) -> PResult {
         const OPEN: usize = 29;
         if need(m, 0, OPEN).is_err() || length < OPEN {
-            self.trunc();
+            self.bgp_trunc();
             return Ok(());
         }
         let id = self.host4(gv4(m, 24)?);
@@ -123,7 +132,7 @@ impl Printer<'_> {
         let mut i = 0;
         while i < optslen {
             if need(m, OPEN + i, 2).is_err() || length < 2 + i {
-                self.trunc();
+                self.bgp_trunc();
                 return Ok(());
             }
             let ty = g1(m, OPEN + i)?;
@@ -157,7 +166,7 @@ impl Printer<'_> {
         while i < caps_len {
             let c = at + i;
             if need(m, c, 2).is_err() {
-                self.trunc();
+                self.bgp_trunc();
                 return Ok(());
             }
             let (ty, len) = (g1(m, c)?, usize::from(g1(m, c + 1)?));
@@ -167,7 +176,7 @@ impl Printer<'_> {
                 names::CAPABILITIES.get(ty).unwrap_or("Unknown")
             );
             if need(m, c + 2, len).is_err() {
-                self.trunc();
+                self.bgp_trunc();
                 return Ok(());
             }
             match ty {
@@ -281,7 +290,7 @@ impl Printer<'_> {
     /// message is shorter (nothing is).
     fn fixed_part(&mut self, m: &[u8], length: usize, size: usize) -> bool {
         if need(m, 0, size).is_err() {
-            self.trunc();
+            self.bgp_trunc();
             return false;
         }
         length >= size
@@ -362,7 +371,7 @@ impl Printer<'_> {
         self.afi_safi(m, 19, 22)?;
         if self.opts.verbose > 1 {
             if need(m, 0, length).is_err() {
-                self.trunc();
+                self.bgp_trunc();
                 return Ok(());
             }
             self.unknown_data(m, 0, "\n\t  ", length);

@@ -15,7 +15,7 @@ impl Printer<'_> {
     /// `bgp_update_print`: the message of `length` bytes at the start of `m`.
     pub(super) fn bgp_update(&mut self, m: &[u8], length: usize) -> PResult {
         if !self.update_body(m, length)? {
-            self.trunc();
+            self.bgp_trunc();
         }
         Ok(())
     }
