@@ -1,5 +1,6 @@
-//! BGP against the installed tcpdump, with `-nn`, `-nn -v` and `-nn -vv`, text
-//! for text (continuation lines and `-vv`'s hex dumps included): every packet
+//! BGP against the installed tcpdump, with `-nn`, `-nn -v`, `-nn -vv` and
+//! `-nn -vv -b` (AS numbers as `x.y`), text for text (continuation lines and
+//! `-vv`'s hex dumps included): every packet
 //! of the corpus's BGP captures, then the BGP segments of those captures cut
 //! short at many points and with bytes of their messages changed, which drives
 //! the printer through its truncation and malformed-input paths (` [|bgp]`,
@@ -23,8 +24,13 @@ use netsift_wire::LinkType;
 use std::path::Path;
 use std::process::Command;
 
-/// tcpdump's flags and our verbosity for each comparison.
-const FLAG_SETS: [(&[&str], u8); 3] = [(&["-nn"], 0), (&["-nn", "-v"], 1), (&["-nn", "-vv"], 2)];
+/// tcpdump's flags, our verbosity and `-b` for each comparison.
+const FLAG_SETS: [(&[&str], u8, bool); 4] = [
+    (&["-nn"], 0, false),
+    (&["-nn", "-v"], 1, false),
+    (&["-nn", "-vv"], 2, false),
+    (&["-nn", "-vv", "-b"], 2, true),
+];
 
 /// Captures of the corpus the summarizer cannot read (link type).
 const LEFT_OUT: [&str; 1] = ["bgp-aigp.pcap"];
@@ -75,7 +81,7 @@ fn tcpdump_packets(file: &Path, flags: &[&str]) -> Vec<String> {
 /// texts end a BGP message early (` [|bgp]`, `[|BGP `).
 fn compare(path: &Path, lt: LinkType, recs: &[(Vec<u8>, u32)]) -> (usize, Vec<String>, usize) {
     let (mut compared, mut failures, mut cut) = (0, Vec::new(), 0);
-    for (flags, verbose) in FLAG_SETS {
+    for (flags, verbose, asdot) in FLAG_SETS {
         let theirs = tcpdump_packets(path, flags);
         assert_eq!(
             theirs.len(),
@@ -85,6 +91,7 @@ fn compare(path: &Path, lt: LinkType, recs: &[(Vec<u8>, u32)]) -> (usize, Vec<St
         );
         let mut s = Summarizer::with_options(SummaryOptions {
             verbose,
+            asdot,
             ..SummaryOptions::default()
         });
         for (i, ((data, wire), t)) in recs.iter().zip(&theirs).enumerate() {
@@ -278,7 +285,7 @@ fn made_up_bgp_matches_tcpdump() {
     let (compared, failures, cut) = compare_written("made-up", &recs);
     report("made-up BGP segments", compared, &failures);
     println!("{cut} of tcpdump's texts end a BGP message early");
-    assert_eq!(compared, 3 * recs.len());
+    assert_eq!(compared, FLAG_SETS.len() * recs.len());
     assert!(cut > 1000, "too few truncated messages: {cut}");
     assert!(failures.is_empty(), "{} packets differ", failures.len());
 }

@@ -100,6 +100,8 @@ pub struct SummaryOptions {
     /// tcpdump's `-T vxlan`: every UDP payload is printed as VXLAN, whatever
     /// its ports.
     pub udp_as_vxlan: bool,
+    /// tcpdump's `-b`: BGP's AS numbers above 65535 as `x.y` (ASDOT).
+    pub asdot: bool,
     /// The names printed without `-n` ([`Names`]: ports, protocols, hosts,
     /// Ethernet addresses and their vendors); `None` prints numbers, as `-n` does.
     pub names: Option<&'static Names>,

@@ -77,6 +77,15 @@ impl Printer<'_> {
         Ok(())
     }
 
+    /// `as_printf`: an AS number, as `x.y` with `-b` when above 65535.
+    fn asn(&self, asn: u32) -> String {
+        if self.opts.asdot && asn > 0xffff {
+            format!("{}.{}", asn >> 16, asn & 0xffff)
+        } else {
+            asn.to_string()
+        }
+    }
+
     /// `nd_print_trunc`: the marker, printed where tcpdump's BGP printer
     /// returns rather than `longjmp`s (which `-x` tells apart).
     fn bgp_trunc(&mut self) {
@@ -234,7 +243,8 @@ impl Printer<'_> {
                         out!(self, " (too short, < 4)");
                         return Ok(());
                     }
-                    out!(self, "\n\t\t 4 Byte AS {}", g4(m, c + 2)?);
+                    let asn = self.asn(g4(m, c + 2)?);
+                    out!(self, "\n\t\t 4 Byte AS {asn}");
                 }
                 69 => {
                     if len == 0 {

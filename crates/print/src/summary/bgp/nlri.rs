@@ -297,7 +297,7 @@ impl Printer<'_> {
             1 => format!("{}.{}.{}.{}:{}", b(2)?, b(3)?, b(4)?, b(5)?, g2(m, at + 6)?),
             2 => format!(
                 "{}:{} ({}.{}.{}.{}:{})",
-                g4(m, at + 2)?,
+                self.asn(g4(m, at + 2)?),
                 g2(m, at + 6)?,
                 b(2)?,
                 b(3)?,
@@ -384,7 +384,12 @@ impl Printer<'_> {
                 if need(m, p, 12).is_err() {
                     return Ok(-2);
                 }
-                let _ = write!(buf, ", RD: {}, Source-AS {}", self.rd(m, p)?, g4(m, p + 8)?);
+                let _ = write!(
+                    buf,
+                    ", RD: {}, Source-AS {}",
+                    self.rd(m, p)?,
+                    self.asn(g4(m, p + 8)?)
+                );
                 if ty != 2 {
                     self.vpn_sg(m, p + 12, buf)?;
                 }
@@ -492,18 +497,15 @@ impl Printer<'_> {
             out!(self, "\n\t      (illegal prefix length)");
             return Ok(-1);
         }
-        let origin = g4(m, at + 1)?;
+        let origin = self.asn(g4(m, at + 1)?);
         let plen = plen - 32;
         if plen > 64 {
             out!(self, "\n\t      (illegal prefix length)");
             return Ok(-1);
         }
         let rt: [u8; 8] = prefix(m, at + 5, plen)?;
-        out!(
-            self,
-            "\n\t      origin AS: {origin}, {}",
-            rt_prefix(&rt, plen)
-        );
+        let rt = rt_prefix(&rt, plen, |a| self.asn(a));
+        out!(self, "\n\t      origin AS: {origin}, {rt}");
         Ok(5 + plen.div_ceil(8) as i32)
     }
 
@@ -610,7 +612,10 @@ impl Printer<'_> {
                 let h = self.host4(gv4(m, at + 2)?);
                 out!(self, "{}:{}", h, g2(m, at + 6)?);
             }
-            0x0202 | 0x0203 => out!(self, "{}:{}", g4(m, at + 2)?, g2(m, at + 6)?),
+            0x0202 | 0x0203 => {
+                let asn = self.asn(g4(m, at + 2)?);
+                out!(self, "{asn}:{}", g2(m, at + 6)?);
+            }
             0x4004 => {
                 // A float in bytes per second, printed in Mbps as C's float
                 // arithmetic computes it.
@@ -666,7 +671,7 @@ impl Printer<'_> {
 
 /// `bgp_rt_prefix_print`: a route target membership prefix of `plen` bits
 /// (at most 60 characters, tcpdump's buffer).
-fn rt_prefix(rt: &[u8; 8], plen: u32) -> String {
+fn rt_prefix(rt: &[u8; 8], plen: u32, asn: impl Fn(u32) -> String) -> String {
     if plen == 0 {
         return "route-target: 0:0/0".to_string();
     }
@@ -693,7 +698,7 @@ fn rt_prefix(rt: &[u8; 8], plen: u32) -> String {
                 rt[5],
                 be16(6)
             ),
-            0x0202 => format!("route-target: {}:{}/{plen} ({hex})", be32(2), be16(6)),
+            0x0202 => format!("route-target: {}:{}/{plen} ({hex})", asn(be32(2)), be16(6)),
             t => format!("route target: unknown-type({t:04x}) ({hex}/{plen})"),
         }
     };

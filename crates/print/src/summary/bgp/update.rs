@@ -268,6 +268,7 @@ impl Printer<'_> {
                     (g4(m, at)?, gv4(m, at + 4)?)
                 };
                 let h = self.host4(ip);
+                let asn = self.asn(asn);
                 out!(self, " AS #{asn}, origin {}", h);
             }
             8 => {
@@ -404,6 +405,7 @@ impl Printer<'_> {
                 } else {
                     g4(m, t + 2 + i)?
                 };
+                let asn = self.asn(asn);
                 out!(self, "{asn} ");
             }
             out!(self, "{close}");
@@ -688,7 +690,8 @@ impl Printer<'_> {
         if need(m, at, 4).is_err() || *len < 4 {
             return Ok(Value::Trunc);
         }
-        out!(self, "\n\t    Origin AS: {}", g4(m, at)?);
+        let origin = self.asn(g4(m, at)?);
+        out!(self, "\n\t    Origin AS: {origin}");
         let mut t = at + 4;
         *len -= 4;
         while *len != 0 {
