@@ -81,8 +81,9 @@ pub struct SummaryOptions {
     /// ARP's address formats; every text line of HTTP-like payloads; DNS owner
     /// names; and the details of GRE, MPLS, VXLAN, Geneve, VRRP, HSRP, syslog,
     /// BFD, NTP, RIP, STP (with MSTP and SPB), PIMv2, EIGRP, OSPFv3 and OSPFv2
-    /// Hellos. Values above 1 print as 1: what `-vv` and `-vvv`
-    /// add (UDP-over-IPv4 checksums, SCTP chunk details, hex dumps) is not
+    /// Hellos. Above 1, TCP prints the sequence number of empty segments and
+    /// BGP its hex dumps, as `-vv` does; what else `-vv` and `-vvv` add
+    /// (UDP-over-IPv4 checksums, SCTP chunk details, other hex dumps) is not
     /// implemented.
     ///
     /// A verbose summary may span several lines (tcpdump's `\n    ` and `\n\t`
