@@ -3,8 +3,8 @@
 //! marker (OPEN with its optional parameters and capabilities, UPDATE with its
 //! withdrawn routes, path attributes and NLRI, NOTIFICATION with its codes and
 //! RFC 9003 text, ROUTE-REFRESH, KEEPALIVE), and with `-vv` the hex of what
-//! tcpdump dumps then. `update.rs` prints the UPDATE message and its path
-//! attributes, `nlri.rs` the prefixes of every address family tcpdump
+//! tcpdump dumps then. `update.rs` prints the UPDATE message, `attr.rs` its
+//! path attributes, `nlri.rs` the prefixes of every address family tcpdump
 //! decodes, `names.rs` holds tcpdump's tables.
 //!
 //! tcpdump's bugs are kept where they change the text (a CLNP prefix read
@@ -13,6 +13,7 @@
 //! tcpdump's `GET_` macros do; every loop advances through the packet, so
 //! nothing grows without bound.
 
+mod attr;
 mod names;
 mod nlri;
 mod update;
