@@ -75,7 +75,7 @@ complete -c netsift -s K -l dont-verify-checksums -d 'Don\'t verify IP, TCP and 
 complete -c netsift -s I -l monitor-mode -d 'Put the interface in monitor mode (802.11 only): refused on interfaces that cannot, with tcpdump\'s message, and not implemented on those that can'
 complete -c netsift -s J -l list-time-stamp-types -d 'List the time stamp types of the interface (-i, or the default one), and exit'
 complete -c netsift -s O -l no-optimize -d 'Don\'t optimise the classic program of -dd/-ddd (tcpdump\'s -O). netsift\'s own program (-d) and what is captured do not change'
-complete -c netsift -s b -d 'Print BGP AS numbers in ASDOT notation. Accepted: netsift\'s printer prints no AS numbers, so there is nothing to change'
+complete -c netsift -s b -d 'Print BGP AS numbers above 65535 in ASDOT notation (x.y)'
 complete -c netsift -s H -d 'Detect 802.11s mesh headers. Accepted: netsift\'s printer does not decode 802.11, so there is nothing to change'
 complete -c netsift -s u -d 'Print undecoded NFS handles. Accepted: netsift\'s printer does not decode NFS, so there is nothing to change'
 complete -c netsift -s f -d 'Print foreign IPv4 addresses numerically: on a live interface, addresses outside its IPv4 network print as numbers without -n. Refused with -r and -V, as tcpdump refuses it: a file has no local network'

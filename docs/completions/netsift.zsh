@@ -98,7 +98,7 @@ _netsift() {
 '--list-time-stamp-types[List the time stamp types of the interface (-i, or the default one), and exit]' \
 '-O[Don'\''t optimise the classic program of -dd/-ddd (tcpdump'\''s -O). netsift'\''s own program (-d) and what is captured do not change]' \
 '--no-optimize[Don'\''t optimise the classic program of -dd/-ddd (tcpdump'\''s -O). netsift'\''s own program (-d) and what is captured do not change]' \
-'-b[Print BGP AS numbers in ASDOT notation. Accepted\: netsift'\''s printer prints no AS numbers, so there is nothing to change]' \
+'-b[Print BGP AS numbers above 65535 in ASDOT notation (x.y)]' \
 '-H[Detect 802.11s mesh headers. Accepted\: netsift'\''s printer does not decode 802.11, so there is nothing to change]' \
 '-u[Print undecoded NFS handles. Accepted\: netsift'\''s printer does not decode NFS, so there is nothing to change]' \
 '-f[Print foreign IPv4 addresses numerically\: on a live interface, addresses outside its IPv4 network print as numbers without -n. Refused with -r and -V, as tcpdump refuses it\: a file has no local network]' \

@@ -318,8 +318,7 @@ pub(crate) struct Args {
     /// own program (-d) and what is captured do not change.
     #[arg(short = 'O', long = "no-optimize")]
     pub no_optimize: bool,
-    /// Print BGP AS numbers in ASDOT notation. Accepted: netsift's printer
-    /// prints no AS numbers, so there is nothing to change.
+    /// Print BGP AS numbers above 65535 in ASDOT notation (x.y).
     #[arg(short = 'b')]
     pub asdot: bool,
     /// Detect 802.11s mesh headers. Accepted: netsift's printer does not decode

@@ -99,7 +99,14 @@ impl Printer {
         }
         line.push_str(&summary);
         if let Some(dump) = self.opts.dump.filter(|_| !invalid) {
-            let link = link_header_len(self.linktype, packet.data, packet.wire_len, &summary);
+            // A marker its printer returned after leaves the header out as
+            // no marker does.
+            let marker = if self.summarizer.caught_trunc() {
+                ""
+            } else {
+                &summary
+            };
+            let link = link_header_len(self.linktype, packet.data, packet.wire_len, marker);
             dump.append(line, packet.data, link);
         }
         line.push('\n');

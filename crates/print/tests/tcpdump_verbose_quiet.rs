@@ -5,10 +5,10 @@
 //!
 //! The comparison is exact: tcpdump's text after the timestamp with its
 //! continuation lines kept (`-v` breaks an IPv4 line after the header fields with
-//! `\n    ` and adds `\n\t` lines), hex dumps dropped. It covers the packets whose
-//! default line already agrees with `tcpdump -n` ("wherever netsift prints the
-//! default line"); the others are counted apart, as `tcpdump_agreement` reports
-//! them.
+//! `\n    ` and adds `\n\t` lines), hex dumps dropped from both. It covers the
+//! packets whose default line already agrees with `tcpdump -n` ("wherever
+//! netsift prints the default line"); the others are counted apart, as
+//! `tcpdump_agreement` reports them.
 //!
 //! Packets are grouped by a protocol key: the class of `common::classify` (TCP,
 //! UDP, ICMP/ICMPv6, ARP/RARP, other IP, non-IP) and, for TCP and UDP, the first
@@ -46,8 +46,7 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
     "ICMP/ICMPv6 quoting UDP/162",
     "ICMP/ICMPv6 quoting UDP/7002",
     "ICMP/ICMPv6 quoting UDP/7003",
-    // BGP messages and BOOTP/DHCP fields.
-    "TCP/179",
+    // BOOTP/DHCP fields.
     "UDP/67",
     "UDP/68",
     // tcpdump writes RIP's note on an entry longer than the rest of the
@@ -298,7 +297,12 @@ fn lines(path: &Path, modes: &[Mode]) -> Result<Lines, String> {
         out.keys.push(key(p.linktype, &p.data));
         for (i, s) in ours.iter_mut().enumerate() {
             let l = s.summarize(p.linktype, &p.data, p.wire_len);
-            out.ours[i].push(l.trim_end().to_string());
+            // Hex dump lines dropped as `tcpdump_blocks` drops tcpdump's.
+            let kept: Vec<&str> = l
+                .split('\n')
+                .filter(|x| !(x.starts_with('\t') && x.trim_start().starts_with("0x")))
+                .collect();
+            out.ours[i].push(kept.join("\n").trim_end().to_string());
         }
     }
     Ok(out)

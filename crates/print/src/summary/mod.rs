@@ -32,6 +32,7 @@ mod arcnet;
 mod atm;
 mod babel;
 mod bcm_li;
+mod bgp;
 mod cdp;
 mod cisco;
 mod dhcp6;
@@ -96,6 +97,8 @@ pub struct SummaryOptions {
     /// tcpdump's `-T vxlan`: every UDP payload is printed as VXLAN, whatever
     /// its ports.
     pub udp_as_vxlan: bool,
+    /// tcpdump's `-b`: BGP's AS numbers above 65535 as `x.y` (ASDOT).
+    pub asdot: bool,
     /// The names printed without `-n` ([`Names`]: ports, protocols, hosts,
     /// Ethernet addresses and their vendors); `None` prints numbers, as `-n` does.
     pub names: Option<&'static Names>,
@@ -137,6 +140,9 @@ pub fn summarize(linktype: LinkType, data: &[u8], wire_len: u32) -> String {
 pub struct Summarizer {
     options: SummaryOptions,
     tcp: TcpSeqState,
+    /// The last packet's `[|proto]` marker came from a printer that returned
+    /// after it (see [`Printer::caught_trunc`]).
+    caught_trunc: bool,
 }
 
 impl Summarizer {
@@ -151,6 +157,7 @@ impl Summarizer {
         Summarizer {
             options,
             tcp: TcpSeqState::default(),
+            caught_trunc: false,
         }
     }
 
@@ -172,9 +179,18 @@ impl Summarizer {
             opts: self.options,
             tcp: &mut self.tcp,
             printed_nothing: false,
+            caught_trunc: false,
         };
         p.packet(linktype, data, wire_len);
+        self.caught_trunc = p.caught_trunc;
         p.out
+    }
+
+    /// Whether the last packet's truncation marker was printed by a printer
+    /// that went on (tcpdump's `nd_print_trunc`, no `longjmp`), for printers
+    /// that do both; `-x` then still leaves the link-level header out.
+    pub(crate) fn caught_trunc(&self) -> bool {
+        self.caught_trunc
     }
 }
 
@@ -253,6 +269,9 @@ pub(crate) struct Printer<'a> {
     /// The link's printer printed nothing on purpose, as tcpdump does for a
     /// payload it cannot print (ARCNET's unknown protocols without `-x`).
     pub printed_nothing: bool,
+    /// The last marker was printed by a printer that returns after it, where
+    /// the same printer may also end with a `longjmp` (BGP).
+    pub caught_trunc: bool,
 }
 
 macro_rules! out {
@@ -325,6 +344,7 @@ impl Printer<'_> {
         };
         if r.is_err() {
             self.trunc();
+            self.caught_trunc = false;
         }
         if self.out.is_empty() && !self.printed_nothing {
             out!(self, "{linktype}, length {wire_len}");
@@ -346,9 +366,17 @@ impl Printer<'_> {
     }
 
     /// tcpdump's `print_unknown_data`: the captured part of `len` bytes of `p`
-    /// from `at` in hex, each line starting with `ident`.
+    /// from `at` in hex, each line starting with `ident`; its complaint when `at`
+    /// is past the captured bytes.
     pub(crate) fn unknown_data(&mut self, p: &[u8], at: usize, len: usize, ident: &str) {
-        crate::dump::unknown_data(&mut self.out, ident, tail(p, at), len);
+        if at > p.len() {
+            out!(
+                self,
+                "{ident}Dissector error: print_unknown_data called with pointer past end of packet"
+            );
+            return;
+        }
+        crate::dump::unknown_data(&mut self.out, ident, &p[at..], len);
     }
 
     /// tcpdump's `hex_print(ndo, ident, p, len)` of all of `p`.

@@ -78,7 +78,10 @@ impl Printer<'_> {
             }
         }
         let length = length - hlen;
-        if length > 0 || flags & (TcpFlags::SYN | TcpFlags::FIN | TcpFlags::RST) != 0 {
+        if self.opts.verbose > 1
+            || length > 0
+            || flags & (TcpFlags::SYN | TcpFlags::FIN | TcpFlags::RST) != 0
+        {
             out!(self, ", seq {seq}");
             if length > 0 {
                 out!(self, ":{}", seq.wrapping_add(length));
@@ -92,7 +95,8 @@ impl Printer<'_> {
             out!(self, ", urg {urp}");
         }
         if hlen > 20 {
-            match self.tcp_options(bp, hlen as usize, flags, rev, thseq, thack) {
+            let whole = bp.len() as u64 >= u64::from(hlen) + u64::from(length);
+            match self.tcp_options(bp, hlen as usize, flags, rev, thseq, thack, whole) {
                 Ok(true) => {}
                 Ok(false) => return Ok(()),
                 Err(Trunc) => {
@@ -129,9 +133,7 @@ impl Printer<'_> {
             out!(self, ": ");
             self.txtproto(payload, length, "whois", None)?;
         } else if is(179) {
-            // BGP: tcpdump names it and, without -v, stops there.
-            self.proto = "bgp";
-            out!(self, ": BGP");
+            self.bgp(payload)?;
         } else if is(1723) || is(6379) {
             // PPTP, RESP: not rendered.
         } else if is(22) {
@@ -247,6 +249,9 @@ impl Printer<'_> {
 
     /// The options list. `Ok(true)`: continue with the length; `Ok(false)`: the
     /// printer stopped (bad option); `Err`: truncated, marker written.
+    /// `whole`: the segment is captured to its end (an MD5 signature could be
+    /// checked).
+    #[allow(clippy::too_many_arguments)]
     fn tcp_options(
         &mut self,
         bp: &[u8],
@@ -255,6 +260,7 @@ impl Printer<'_> {
         rev: bool,
         thseq: u32,
         thack: u32,
+        whole: bool,
     ) -> PResult<bool> {
         let mut hl = hlen - 20;
         let mut cp = 20usize;
@@ -370,7 +376,11 @@ impl Printer<'_> {
                     topt::MD5 => {
                         datalen = 16;
                         lencheck!(16);
-                        out!(self, " shared secret not supplied with -M, can't check - ");
+                        if whole {
+                            out!(self, " shared secret not supplied with -M, can't check - ");
+                        } else {
+                            out!(self, " snaplen too short, can't check - ");
+                        }
                         for i in 0..16 {
                             out!(self, "{:02x}", bp[cp + i]);
                         }
