@@ -63,8 +63,20 @@ impl Dump {
 
 /// `hex_print(ndo, "\n\t", ...)`: eight groups of two bytes a line.
 fn hex(out: &mut String, data: &[u8]) {
+    hex_indented(out, "\n\t", data);
+}
+
+/// tcpdump's `print_unknown_data(ndo, cp, ident, len)`, which printers call
+/// for what they do not decode (often only with `-vv`): the `len` bytes of
+/// `data` that were captured, in hex, each line starting with `ident`.
+pub(crate) fn unknown_data(out: &mut String, ident: &str, data: &[u8], len: usize) {
+    hex_indented(out, ident, &data[..len.min(data.len())]);
+}
+
+/// `hex_print(ndo, ident, ...)`.
+fn hex_indented(out: &mut String, ident: &str, data: &[u8]) {
     for (line, chunk) in data.chunks(16).enumerate() {
-        let _ = write!(out, "\n\t0x{:04x}: ", line * 16);
+        let _ = write!(out, "{ident}0x{:04x}: ", line * 16);
         for pair in chunk.chunks(2) {
             match pair {
                 [a, b] => {

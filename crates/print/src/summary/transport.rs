@@ -78,7 +78,11 @@ impl Printer<'_> {
             }
         }
         let length = length - hlen;
-        if length > 0 || flags & (TcpFlags::SYN | TcpFlags::FIN | TcpFlags::RST) != 0 {
+        // `-vv` prints the sequence number of every segment, bare ACKs too.
+        if self.opts.verbose > 1
+            || length > 0
+            || flags & (TcpFlags::SYN | TcpFlags::FIN | TcpFlags::RST) != 0
+        {
             out!(self, ", seq {seq}");
             if length > 0 {
                 out!(self, ":{}", seq.wrapping_add(length));
@@ -784,10 +788,16 @@ impl Printer<'_> {
                 return Ok(());
             }
         }
-        // `-v` checks only IPv6's mandatory checksum; IPv4's waits for `-vv`.
-        if self.opts.verbose > 0 && !ctx.fragmented && ctx.is_v6() {
-            if let Some(seg) = bp.get(..length as usize + 8) {
-                self.cksum_verdict("udp", g2(bp, 6)?, ctx.transport_cksum(17, seg));
+        // `-v` checks only IPv6's mandatory checksum; IPv4's waits for `-vv`,
+        // where a zero field means the sender computed none.
+        if self.opts.verbose > 0 && !ctx.fragmented {
+            let field = g2(bp, 6)?;
+            if ctx.is_v6() || self.opts.verbose > 1 {
+                if !ctx.is_v6() && field == 0 {
+                    out!(self, "[no cksum] ");
+                } else if let Some(seg) = bp.get(..length as usize + 8) {
+                    self.cksum_verdict("udp", field, ctx.transport_cksum(17, seg));
+                }
             }
         }
         // -q keeps the checksum verdict but decodes no payload.
