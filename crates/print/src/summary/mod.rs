@@ -35,6 +35,7 @@ mod arcnet;
 mod atm;
 mod babel;
 mod bcm_li;
+mod dccp;
 mod dhcp6;
 mod eapol;
 mod eigrp;

@@ -1,5 +1,5 @@
 //! Transport printers: TCP (with tcpdump's relative sequence numbers), UDP and the
-//! port-dispatched payloads we render, SCTP, DCCP; and the UDP tunnels VXLAN and
+//! port-dispatched payloads we render, SCTP (DCCP is in `dccp.rs`); and the UDP tunnels VXLAN and
 //! Geneve.
 
 use super::{g1, g2, g3, g4, head, need, out, tail, IpAddrs, IpCtx, PResult, Printer, Trunc};
@@ -1581,47 +1581,6 @@ impl Printer<'_> {
                 remaining = remaining.wrapping_sub(align as u32);
             }
             count += 1;
-        }
-        Ok(())
-    }
-
-    pub(super) fn dccp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
-        self.proto = "dccp";
-        if self.opts.quiet {
-            return self.dccp_quiet(bp, length, ctx);
-        }
-        let (src, dst) = self.addr_str(&ctx.addrs);
-        let sport = g2(bp, 0)?;
-        let dport = g2(bp, 2)?;
-        out!(self, "{src}.{sport} > {dst}.{dport}: DCCP, length {length}");
-        Ok(())
-    }
-
-    /// `dccp_print` with `-q`: the header checks, the addresses and the
-    /// payload length.
-    fn dccp_quiet(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
-        need(bp, 0, 12)?;
-        if length < 12 {
-            out!(self, "truncated-dccp - {} bytes missing!", 12 - length);
-            return Ok(());
-        }
-        // The X bit makes the sequence number 48 bits wide.
-        let fixed = if g1(bp, 8)? & 1 != 0 { 16 } else { 12 };
-        if length < fixed {
-            out!(self, "truncated-dccp - {} bytes missing!", fixed - length);
-            return Ok(());
-        }
-        need(bp, 0, fixed as usize)?;
-        let (src, dst) = self.addr_str(&ctx.addrs);
-        let (sport, dport) = (g2(bp, 0)?, g2(bp, 2)?);
-        let hlen = g1(bp, 4)? as u32 * 4;
-        out!(
-            self,
-            "{src}.{sport} > {dst}.{dport}: DCCP {}",
-            length.wrapping_sub(hlen)
-        );
-        if hlen > length {
-            out!(self, " [bad hdr length {hlen} - too long, > {length}]");
         }
         Ok(())
     }
