@@ -42,6 +42,7 @@ mod eigrp;
 mod geonet;
 mod lan;
 mod link;
+mod lisp;
 mod net;
 mod ntp;
 mod openflow;

@@ -834,6 +834,7 @@ impl Printer<'_> {
             UdpApp::Dhcp6 => self.dhcp6(cp),
             UdpApp::Babel => self.babel(cp, length),
             UdpApp::Sflow => self.sflow(cp, length),
+            UdpApp::Lisp => self.lisp(cp, length),
             UdpApp::NotRendered | UdpApp::Plain => {
                 generic(self);
                 Ok(())
@@ -1654,6 +1655,7 @@ enum UdpApp {
     Dhcp6,
     Babel,
     Sflow,
+    Lisp,
     /// A protocol tcpdump dissects and this crate does not: `UDP, length N`.
     NotRendered,
     /// No dissector: `UDP, length N`.
@@ -1722,7 +1724,9 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         Vxlan
     } else if dport == GENEVE_PORT {
         Geneve
-    } else if any(&[4342, 4790, 17754]) {
+    } else if is(4342) {
+        Lisp
+    } else if any(&[4790, 17754]) {
         NotRendered
     } else if is(6635) {
         Mpls
