@@ -47,6 +47,7 @@ mod net;
 mod ntp;
 mod openflow;
 mod ospf;
+mod pgm;
 mod pim;
 mod ptp;
 mod serial;

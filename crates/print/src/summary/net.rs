@@ -700,6 +700,7 @@ impl Printer<'_> {
                 }
                 132 => self.sctp(bp, length, ctx)?,
                 33 => self.dccp(bp, length, ctx)?,
+                113 => self.pgm(bp, length, ctx)?,
                 6 => self.tcp(bp, length, ctx)?,
                 17 => self.udp(bp, length, ctx)?,
                 1 => {
