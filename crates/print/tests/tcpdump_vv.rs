@@ -1,7 +1,8 @@
 //! What `-vv` adds over `-v` in the generic printers (UDP checksums over IPv4,
 //! the sequence number of bare TCP ACKs, DNS's other sections, MLDv2 and
 //! IGMPv3 sources, `print_unknown_data` dumps of ICMPv6, EIGRP and PIM), and
-//! the DCCP, LISP and PGM printers: every packet's text, continuation lines
+//! the DCCP, LISP, PGM and ICMPv6 Node Information and Router Renumbering
+//! printers: every packet's text, continuation lines
 //! and hex dumps included, must be tcpdump's with `-n`, `-n -v` and `-n -vv`.
 //! Skipped, with a message, without tcpdump or the corpus.
 
@@ -46,6 +47,14 @@ const CAPTURES: &[&str] = &[
     "icmpv6_opt24.pcap",
     "icmpv6-ra-pref64.pcap",
     "icmp6-rfc8335.pcap",
+    // ICMPv6 Node Information queries and replies, Router Renumbering.
+    "icmp6_nodeinfo_oobr.pcap",
+    "icmpv6-ni-flags.pcap",
+    "icmpv6-RFC2894-RR.pcap",
+    "icmpv6_nodeinfo_queryipv4.pcap",
+    "icmpv6_nodeinfo_queryipv6.pcap",
+    "icmpv6_nodeinfo_replyipv4.pcap",
+    "icmpv6_nodeinfo_replyipv6.pcap",
     // UDP-over-IPv4 checksums (BFD, HSRP), bare TCP ACKs' sequence numbers.
     "bfd-multihop.pcap",
     "HSRP_coup.pcap",

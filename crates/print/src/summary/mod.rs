@@ -40,6 +40,7 @@ mod dhcp6;
 mod eapol;
 mod eigrp;
 mod geonet;
+mod icmp6_ni;
 mod lan;
 mod link;
 mod lisp;

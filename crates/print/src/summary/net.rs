@@ -1244,7 +1244,8 @@ impl Printer<'_> {
                     }
                 }
             }
-            icmp6::ROUTER_RENUMBERING | icmp6::NODE_INFO_QUERY | icmp6::NODE_INFO_REPLY => {}
+            icmp6::ROUTER_RENUMBERING => self.icmp6_rrenum(bp),
+            icmp6::NODE_INFO_QUERY | icmp6::NODE_INFO_REPLY => self.icmp6_nodeinfo(bp, length),
             _ => {
                 out!(self, ", length {length}");
                 if self.opts.verbose <= 1 {
