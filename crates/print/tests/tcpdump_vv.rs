@@ -1,8 +1,8 @@
 //! What `-vv` adds over `-v` in the generic printers (UDP checksums over IPv4,
 //! the sequence number of bare TCP ACKs, DNS's other sections, MLDv2 and
 //! IGMPv3 sources, `print_unknown_data` dumps of ICMPv6, EIGRP and PIM), and
-//! the DCCP, LISP, PGM and ICMPv6 Node Information and Router Renumbering
-//! printers: every packet's text, continuation lines
+//! the DCCP, LISP, PGM, IPv6 mobility and ICMPv6 Node Information and
+//! Router Renumbering printers: every packet's text, continuation lines
 //! and hex dumps included, must be tcpdump's with `-n`, `-n -v` and `-n -vv`.
 //! Skipped, with a message, without tcpdump or the corpus.
 
@@ -55,6 +55,17 @@ const CAPTURES: &[&str] = &[
     "icmpv6_nodeinfo_queryipv6.pcap",
     "icmpv6_nodeinfo_replyipv4.pcap",
     "icmpv6_nodeinfo_replyipv6.pcap",
+    // IPv6 mobility headers and their options, malformed ones.
+    "ipv6-mobility-header-oobr.pcap",
+    "ipv6_mobility_1.pcap",
+    "mobility_opt_asan.pcap",
+    "mobility_opt_asan_2.pcap",
+    "mobility_opt_asan_3.pcap",
+    "mobility_opt_asan_4.pcap",
+    "mobility_opt_asan_5.pcap",
+    "mobility_opt_asan_6.pcap",
+    "mobility_opt_asan_7.pcap",
+    "mobility_opt_asan_8.pcap",
     // UDP-over-IPv4 checksums (BFD, HSRP), bare TCP ACKs' sequence numbers.
     "bfd-multihop.pcap",
     "HSRP_coup.pcap",

@@ -44,6 +44,7 @@ mod icmp6_ni;
 mod lan;
 mod link;
 mod lisp;
+mod mobility;
 mod net;
 mod ntp;
 mod openflow;

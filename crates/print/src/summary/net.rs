@@ -483,9 +483,7 @@ impl Printer<'_> {
                     }
                 }
                 135 | 62 => {
-                    self.proto = "mobility";
-                    let mh = g1(cp, 2)?;
-                    out!(self, "mobility: {}", mobility_name(mh));
+                    self.mobility(cp);
                     return Ok(());
                 }
                 _ => {
@@ -2069,18 +2067,4 @@ fn ms_since_midnight(t: u32) -> String {
     let (min, sec) = (sec / 60, sec % 60);
     let (hrs, min) = (min / 60, min % 60);
     format!("{hrs:02}:{min:02}:{sec:02}.{msec:03}")
-}
-
-fn mobility_name(t: u8) -> &'static str {
-    match t {
-        0 => "BRR",
-        1 => "HoTI",
-        2 => "CoTI",
-        3 => "HoT",
-        4 => "CoT",
-        5 => "BU",
-        6 => "BA",
-        7 => "BE",
-        _ => "type-#",
-    }
 }
