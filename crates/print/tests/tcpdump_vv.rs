@@ -1,7 +1,7 @@
 //! What `-vv` adds over `-v` in the generic printers (UDP checksums over IPv4,
 //! the sequence number of bare TCP ACKs, DNS's other sections, MLDv2 and
 //! IGMPv3 sources, `print_unknown_data` dumps of ICMPv6, EIGRP and PIM), and
-//! the DCCP, LISP, PGM, IPv6 mobility and ICMPv6 Node Information and
+//! the DCCP, LISP, PGM, TIPC, IPv6 mobility and ICMPv6 Node Information and
 //! Router Renumbering printers: every packet's text, continuation lines
 //! and hex dumps included, must be tcpdump's with `-n`, `-n -v` and `-n -vv`.
 //! Skipped, with a message, without tcpdump or the corpus.
@@ -66,6 +66,8 @@ const CAPTURES: &[&str] = &[
     "mobility_opt_asan_6.pcap",
     "mobility_opt_asan_7.pcap",
     "mobility_opt_asan_8.pcap",
+    // TIPC payload, internal and neighbor-detection messages.
+    "huge-tipc-messages.pcap",
     // UDP-over-IPv4 checksums (BFD, HSRP), bare TCP ACKs' sequence numbers.
     "bfd-multihop.pcap",
     "HSRP_coup.pcap",

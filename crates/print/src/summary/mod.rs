@@ -54,6 +54,7 @@ mod pim;
 mod ptp;
 mod serial;
 mod sflow;
+mod tipc;
 mod transport;
 
 use crate::names::Names;
