@@ -1,6 +1,6 @@
 //! What `-vv` adds over `-v` in the generic printers (UDP checksums over IPv4,
 //! the sequence number of bare TCP ACKs, DNS's other sections, MLDv2 and
-//! IGMPv3 sources, `print_unknown_data` dumps of ICMPv6, EIGRP and PIM), and
+//! IGMPv3 sources, `print_unknown_data` dumps of ICMPv6, EIGRP, PIM, RIP and syslog), and
 //! the DCCP, LISP, PGM, TIPC, IPv6 mobility and ICMPv6 Node Information and
 //! Router Renumbering printers: every packet's text, continuation lines
 //! and hex dumps included, must be tcpdump's with `-n`, `-n -v` and `-n -vv`.
@@ -68,6 +68,13 @@ const CAPTURES: &[&str] = &[
     "mobility_opt_asan_8.pcap",
     // TIPC payload, internal and neighbor-detection messages.
     "huge-tipc-messages.pcap",
+    // RIP entry and message dumps, syslog's -vv dump, Geneve option data.
+    "rip_error_hexdump.pcap",
+    "ripv1v2.pcap",
+    "ripv2-invalid-length.pcap",
+    "ripv2_auth.pcap",
+    "syslog_udp.pcap",
+    "geneve.pcap",
     // UDP-over-IPv4 checksums (BFD, HSRP), bare TCP ACKs' sequence numbers.
     "bfd-multihop.pcap",
     "HSRP_coup.pcap",

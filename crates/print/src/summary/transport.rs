@@ -894,6 +894,9 @@ impl Printer<'_> {
         for i in off + 1..len as usize {
             super::print_char(&mut self.out, g1(p, i)?);
         }
+        if self.opts.verbose > 1 {
+            crate::dump::unknown_data(&mut self.out, "\n\t", p, len as usize);
+        }
         Ok(())
     }
 
@@ -909,8 +912,10 @@ impl Printer<'_> {
         let vers = g1(p, 1)?;
         let verbose = self.opts.verbose > 0;
         out!(self, "{}RIPv{vers}", if verbose { "\n\t" } else { "" });
-        // Version 0 is dumped in hex, which the summary leaves out.
+        let dump = |p2: &mut Self| crate::dump::unknown_data(&mut p2.out, "\n\t", p, len as usize);
+        // RFC 1058's version 0 is dumped in hex.
         if vers == 0 {
+            dump(self);
             return Ok(());
         }
         let cmd = g1(p, 0)?;
@@ -924,11 +929,18 @@ impl Printer<'_> {
             c => format!("unknown command ({c})"),
         };
         out!(self, ", {c}, length: {len}");
-        if !verbose || !matches!(cmd, 1 | 2) {
+        if !verbose {
             return Ok(());
         }
-        if vers > 2 {
-            out!(self, ", unknown version");
+        // Trace on and unknown commands are dumped with -v; with -vv every
+        // message is, after what was decoded.
+        if !matches!(cmd, 1 | 2) || vers > 2 {
+            if vers > 2 && matches!(cmd, 1 | 2) {
+                out!(self, ", unknown version");
+            }
+            if self.opts.verbose > 1 || !matches!(cmd, 1..=2 | 4..=6) {
+                dump(self);
+            }
             return Ok(());
         }
         out!(
@@ -960,6 +972,9 @@ impl Printer<'_> {
             at += size;
             left -= size;
         }
+        if self.opts.verbose > 1 {
+            dump(self);
+        }
         Ok(())
     }
 
@@ -971,10 +986,12 @@ impl Printer<'_> {
         let family = g2(e, 0)?;
         if family != 2 && family != 0 {
             out!(self, "\n\t AFI {}, ", bsd_af_name(family));
+            crate::dump::unknown_data(&mut self.out, "\n\t  ", tail(e, 4), 16);
             return Ok(20);
         }
         // Nonzero must-be-zero fields make tcpdump dump the entry in hex.
         if g2(e, 2)? != 0 || g4(e, 8)? != 0 || g4(e, 12)? != 0 {
+            crate::dump::unknown_data(&mut self.out, "\n\t  ", e, 20);
             return Ok(20);
         }
         let afi = if family == 0 { "AFI 0, " } else { "" };
@@ -1020,15 +1037,18 @@ impl Printer<'_> {
                 // The rest of the packet, in hex.
                 1 => {
                     out!(self, "\n\t  Auth trailer:");
+                    crate::dump::unknown_data(&mut self.out, "\n\t  ", a, left - 4);
                     return Ok(left);
                 }
                 t => {
                     out!(self, "\n\t  Unknown ({t}) Authentication data:");
+                    crate::dump::unknown_data(&mut self.out, "\n\t  ", a, left - 4);
                     return Ok(left);
                 }
             }
         } else if family != 2 && family != 0 {
             out!(self, "\n\t  AFI {}", bsd_af_name(family));
+            crate::dump::unknown_data(&mut self.out, "\n\t  ", tail(e, 4), 16);
         } else {
             if e.len() < 20 || left < 20 {
                 return Ok(0);
@@ -1395,6 +1415,13 @@ impl Printer<'_> {
             if len > o.len() - at {
                 out!(self, " [bad length]");
                 return Ok(());
+            }
+            // -vv adds the option's data as 32-bit words.
+            if self.opts.verbose > 1 && len > 4 {
+                out!(self, " data");
+                for i in (4..len).step_by(4) {
+                    out!(self, " {:08x}", g4(o, at + i)?);
+                }
             }
             at += len;
         }
