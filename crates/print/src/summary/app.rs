@@ -510,18 +510,11 @@ impl Printer<'_> {
                 if len > 0 {
                     out!(self, " [");
                     let mut p = data;
-                    let mut first = true;
-                    let mut n = 0;
-                    while p < rp && n < 64 {
-                        if !first {
+                    while p < rp {
+                        p = self.edns_opt(bp, p)?;
+                        if p < rp {
                             out!(self, ",");
                         }
-                        first = false;
-                        let code = g2(bp, p)?;
-                        let olen = g2(bp, p + 2)? as usize;
-                        out!(self, "{} len {}", edns_opt_name(code), olen);
-                        p += 4 + olen;
-                        n += 1;
                     }
                     out!(self, "]");
                 }
@@ -740,24 +733,6 @@ fn class_name(c: u16) -> String {
         4 => "HS".to_string(),
         255 => "ANY".to_string(),
         c => format!("(Class {c})"),
-    }
-}
-
-fn edns_opt_name(code: u16) -> String {
-    match code {
-        3 => "NSID".to_string(),
-        5 => "DAU".to_string(),
-        6 => "DHU".to_string(),
-        7 => "N3U".to_string(),
-        8 => "ECS".to_string(),
-        9 => "EXPIRE".to_string(),
-        10 => "COOKIE".to_string(),
-        11 => "KEEPALIVE".to_string(),
-        12 => "PADDING".to_string(),
-        13 => "CHAIN".to_string(),
-        14 => "KEY-TAG".to_string(),
-        15 => "EXTENDED-ERROR".to_string(),
-        c => format!("Opt{c}"),
     }
 }
 

@@ -38,6 +38,7 @@ mod bcm_li;
 mod dccp;
 mod dhcp6;
 mod eapol;
+mod edns;
 mod eigrp;
 mod geonet;
 mod icmp6_ni;
