@@ -150,7 +150,7 @@ impl Printer<'_> {
             0 => 4,
             2 => 0,
             1 | 7 => 12,
-            3..=9 => 8,
+            3..=6 | 8 | 9 => 8,
             _ => 0,
         };
         fixed += extra;
@@ -167,7 +167,7 @@ impl Printer<'_> {
                 let code = RESET_CODES.get(code as usize).copied().unwrap_or("invalid");
                 out!(self, "{name} (code={code}) ");
             }
-            0..=9 => out!(self, "{name} "),
+            2..=6 | 8 | 9 => out!(self, "{name} "),
             _ => out!(self, "unknown-type-{t} "),
         }
         if t != 0 && t != 2 {

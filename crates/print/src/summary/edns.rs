@@ -85,7 +85,7 @@ impl Printer<'_> {
             9 if len == 4 => out!(self, "{} sec", g4(data, 0)?),
             9 | 11 => out!(self, " (invalid)"),
             12 => out!(self, "({len})"),
-            14 if len % 2 != 0 => out!(self, " (invalid)"),
+            14 if !len.is_multiple_of(2) => out!(self, " (invalid)"),
             14 => list(
                 self,
                 data.chunks(2)

@@ -80,7 +80,7 @@ impl Printer<'_> {
                 out!(self, "{name} trail {} seq {}", g4(bp, p + 4)?, g4(bp, p)?);
                 p += 8;
             }
-            8 | 9 | 0x0a => {
+            8..=0x0a => {
                 need(bp, p, 8)?;
                 let (s, n) = nla(bp, g2(bp, p + 4)?, p + 8)?;
                 // The group's family follows the source and two reserved words.

@@ -257,21 +257,15 @@ impl Printer<'_> {
                         out!(self, " ?0x{rest:04x}?");
                     }
                 }
-                24 | 65001 => {
-                    if self.opts.verbose > 1 {
-                        let mut p = at;
-                        while p < at + olen {
-                            out!(self, "\n\t    ");
-                            p += self.pim_addr(
-                                tail(bp, p),
-                                left - (p - at),
-                                AddrKind::Unicast,
-                                alen,
-                            )?;
-                        }
+                24 | 65001 if self.opts.verbose > 1 => {
+                    let mut p = at;
+                    while p < at + olen {
+                        out!(self, "\n\t    ");
+                        p +=
+                            self.pim_addr(tail(bp, p), left - (p - at), AddrKind::Unicast, alen)?;
                     }
                 }
-                22 => {}
+                22 | 24 | 65001 => {}
                 _ if self.opts.verbose <= 1 => {
                     crate::dump::unknown_data(&mut self.out, "\n\t    ", tail(bp, at), olen)
                 }
