@@ -14,7 +14,10 @@
 //! headers), TCP (flags, sequence numbers, options), UDP, ICMP, ICMPv6, IGMP, GRE,
 //! VXLAN, Geneve and SCTP; and, for application payloads, the first lines of DNS,
 //! HTTP and SSH; OpenFlow's message headers, PTP, BCM-LI-SHIM, GeoNetworking,
-//! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow. Other protocols get tcpdump's generic rendering (`UDP, length N`,
+//! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow.
+//! DCCP, PGM, LISP, TIPC, the IPv6 mobility header, ICMPv6 Node Information
+//! and Router Renumbering, and EDNS options at every verbosity (`-vv` too).
+//! Other protocols get tcpdump's generic rendering (`UDP, length N`,
 //! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
@@ -27,7 +30,8 @@
 //! protocols); [`SummaryOptions::quiet`] gives `tcpdump -q`'s. Both are checked
 //! against tcpdump on the corpus by `tests/tcpdump_verbose_quiet.rs`, which lists
 //! the protocols whose `-v` details are not reproduced yet (BGP, OSPFv2
-//! link-state advertisements, DHCP, CDP, LLDP, PPP options, IPv6 mobility).
+//! link-state advertisements, DHCP, CDP, LLDP, PPP options); `tests/tcpdump_vv.rs`
+//! compares `-vv`'s additions, hex dumps included.
 
 mod aoe;
 mod app;
@@ -86,9 +90,15 @@ pub struct SummaryOptions {
     /// ARP's address formats; every text line of HTTP-like payloads; DNS owner
     /// names; and the details of GRE, MPLS, VXLAN, Geneve, VRRP, HSRP, syslog,
     /// BFD, NTP, RIP, STP (with MSTP and SPB), PIMv2, EIGRP, OSPFv3 and OSPFv2
-    /// Hellos. Values above 1 print as 1: what `-vv` and `-vvv`
-    /// add (UDP-over-IPv4 checksums, SCTP chunk details, hex dumps) is not
-    /// implemented.
+    /// Hellos. 2 adds what `tcpdump -vv` adds in those printers: UDP-over-IPv4
+    /// checksums (`[udp sum ok]`, `[no cksum]`), the sequence number of bare
+    /// TCP ACKs, DNS's question, authority and additional sections, MLDv2 and
+    /// IGMPv3 source lists, ICMPv6 Router Renumbering on lines of their own,
+    /// DCCP's sequence number and options, Geneve option data, and
+    /// `print_unknown_data`'s hex dumps (ICMPv6 options, EIGRP TLVs, PIM Hello
+    /// options, RIP, syslog). Not yet: SCTP's chunk layout and M3UA, and the
+    /// `-vv` dumps of the protocols other printers own (BGP, IS-IS, OSPF, LLDP
+    /// ...). Values above 2 print as 2 (`-vvv`'s DNS TTLs are not printed).
     ///
     /// A verbose summary may span several lines (tcpdump's `\n    ` and `\n\t`
     /// continuations); the default and quiet ones only where tcpdump's do
