@@ -292,20 +292,25 @@ fn lines(path: &Path, modes: &[Mode]) -> Result<Lines, String> {
         theirs,
     };
     for (p, theirs) in packets.iter().zip(&default) {
-        let line = d.summarize(p.linktype, &p.data, p.wire_len);
+        let line = without_dumps(&d.summarize(p.linktype, &p.data, p.wire_len));
         out.default_same.push(line.trim_end() == theirs);
         out.keys.push(key(p.linktype, &p.data));
         for (i, s) in ours.iter_mut().enumerate() {
-            let l = s.summarize(p.linktype, &p.data, p.wire_len);
-            // Hex dump lines dropped as `tcpdump_blocks` drops tcpdump's.
-            let kept: Vec<&str> = l
-                .split('\n')
-                .filter(|x| !(x.starts_with('\t') && x.trim_start().starts_with("0x")))
-                .collect();
-            out.ours[i].push(kept.join("\n").trim_end().to_string());
+            let l = without_dumps(&s.summarize(p.linktype, &p.data, p.wire_len));
+            out.ours[i].push(l.trim_end().to_string());
         }
     }
     Ok(out)
+}
+
+/// Our summary without its hex dump lines (`print_unknown_data`'s), which
+/// `tcpdump_blocks` and `tcpdump_records` drop from tcpdump's text; the dumps
+/// themselves are compared by `tcpdump_vv.rs`.
+fn without_dumps(s: &str) -> String {
+    s.split('\n')
+        .filter(|l| !(l.starts_with('\t') && l.trim_start().starts_with("0x")))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn corpus_files(root: &Path) -> Vec<PathBuf> {

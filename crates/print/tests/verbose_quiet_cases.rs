@@ -139,23 +139,28 @@ fn quiet_lines() {
     assert_eq!(lines(quiet()), QUIET);
 }
 
-/// `-vv` and `-vvv` print as `-v`.
+/// `-vv` adds to `-v` what tcpdump's does (UDP checksums over IPv4, the
+/// sequence number of a bare ACK), checked against tcpdump when installed.
 #[test]
-fn more_verbose_prints_as_verbose() {
-    let vvv = SummaryOptions {
-        verbose: 3,
-        ..SummaryOptions::default()
-    };
-    assert_eq!(lines(vvv), VERBOSE);
-}
-
-/// The recorded lines are tcpdump's (when it is installed).
-#[test]
-fn recorded_lines_are_tcpdumps() {
+fn more_verbose_prints_as_tcpdump_vv() {
     if !have_tcpdump() {
         eprintln!("skipping: tcpdump is not installed");
         return;
     }
+    let vv = SummaryOptions {
+        verbose: 2,
+        ..SummaryOptions::default()
+    };
+    let path = write_capture("vv");
+    let theirs = tcpdump_blocks(&path, &["-vv"]);
+    let _ = std::fs::remove_file(&path);
+    let ours = lines(vv);
+    assert_ne!(ours, VERBOSE, "-vv adds nothing to these packets");
+    assert_eq!(theirs.expect("tcpdump -vv"), ours);
+}
+
+/// The packets as a pcap file in the temporary directory.
+fn write_capture(tag: &str) -> std::path::PathBuf {
     let mut pcap = Vec::new();
     pcap.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
     pcap.extend_from_slice(&[2, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0, 0]);
@@ -167,8 +172,20 @@ fn recorded_lines_are_tcpdumps() {
         pcap.extend_from_slice(&(p.len() as u32).to_le_bytes());
         pcap.extend_from_slice(&p);
     }
-    let path = std::env::temp_dir().join(format!("netsift-vq-{}.pcap", std::process::id()));
+    let name = format!("netsift-vq-{tag}-{}.pcap", std::process::id());
+    let path = std::env::temp_dir().join(name);
     std::fs::write(&path, &pcap).expect("temporary capture");
+    path
+}
+
+/// The recorded lines are tcpdump's (when it is installed).
+#[test]
+fn recorded_lines_are_tcpdumps() {
+    if !have_tcpdump() {
+        eprintln!("skipping: tcpdump is not installed");
+        return;
+    }
+    let path = write_capture("v");
     let v = tcpdump_blocks(&path, &["-v"]);
     let q = tcpdump_blocks(&path, &["-q"]);
     let _ = std::fs::remove_file(&path);

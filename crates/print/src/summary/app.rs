@@ -288,21 +288,19 @@ impl Printer<'_> {
                 if i != 0 {
                     out!(self, ",");
                 }
-                cp = nskip(bp, cp).ok_or(Trunc)? + 4;
+                // -vv prints the questions a response repeats.
+                cp = if self.opts.verbose > 1 {
+                    out!(self, " q:");
+                    self.question(bp, cp, mdns)?
+                } else {
+                    nskip(bp, cp).ok_or(Trunc)? + 4
+                };
             }
             out!(self, " {an}/{ns}/{ar}");
-            let mut left = an;
-            if left > 0 {
-                cp = self.rr(bp, cp, mdns)?;
-                left -= 1;
-                while cp < bp.len() && left > 0 {
-                    out!(self, ",");
-                    cp = self.rr(bp, cp, mdns)?;
-                    left -= 1;
-                }
-            }
-            if left > 0 {
-                return Err(Trunc);
+            cp = self.rr_section(bp, cp, an, "", mdns)?;
+            if self.opts.verbose > 1 {
+                cp = self.rr_section(bp, cp, ns, " ns:", mdns)?;
+                self.rr_section(bp, cp, ar, " ar:", mdns)?;
             }
         } else {
             out!(
@@ -351,9 +349,43 @@ impl Printer<'_> {
             if left > 0 {
                 return Err(Trunc);
             }
+            // -vv prints a query's other sections too.
+            if self.opts.verbose > 1 {
+                cp = self.rr_section(bp, cp, an, "", mdns)?;
+                cp = self.rr_section(bp, cp, ns, " ns:", mdns)?;
+                self.rr_section(bp, cp, ar, " ar:", mdns)?;
+            }
         }
         out!(self, " ({length})");
         Ok(())
+    }
+
+    /// `count` resource records from `cp`, comma-separated after `label`,
+    /// as long as the capture lasts; records left over end the packet as
+    /// truncated. Returns where the section ends.
+    fn rr_section(
+        &mut self,
+        bp: &[u8],
+        mut cp: usize,
+        count: u32,
+        label: &str,
+        mdns: bool,
+    ) -> PResult<usize> {
+        let mut left = count;
+        if left > 0 && (label.is_empty() || cp < bp.len()) {
+            out!(self, "{label}");
+            cp = self.rr(bp, cp, mdns)?;
+            left -= 1;
+            while cp < bp.len() && left > 0 {
+                out!(self, ",");
+                cp = self.rr(bp, cp, mdns)?;
+                left -= 1;
+            }
+        }
+        if left > 0 {
+            return Err(Trunc);
+        }
+        Ok(cp)
     }
 
     /// `ns_qprint`.
@@ -478,18 +510,11 @@ impl Printer<'_> {
                 if len > 0 {
                     out!(self, " [");
                     let mut p = data;
-                    let mut first = true;
-                    let mut n = 0;
-                    while p < rp && n < 64 {
-                        if !first {
+                    while p < rp {
+                        p = self.edns_opt(bp, p)?;
+                        if p < rp {
                             out!(self, ",");
                         }
-                        first = false;
-                        let code = g2(bp, p)?;
-                        let olen = g2(bp, p + 2)? as usize;
-                        out!(self, "{} len {}", edns_opt_name(code), olen);
-                        p += 4 + olen;
-                        n += 1;
                     }
                     out!(self, "]");
                 }
@@ -708,24 +733,6 @@ fn class_name(c: u16) -> String {
         4 => "HS".to_string(),
         255 => "ANY".to_string(),
         c => format!("(Class {c})"),
-    }
-}
-
-fn edns_opt_name(code: u16) -> String {
-    match code {
-        3 => "NSID".to_string(),
-        5 => "DAU".to_string(),
-        6 => "DHU".to_string(),
-        7 => "N3U".to_string(),
-        8 => "ECS".to_string(),
-        9 => "EXPIRE".to_string(),
-        10 => "COOKIE".to_string(),
-        11 => "KEEPALIVE".to_string(),
-        12 => "PADDING".to_string(),
-        13 => "CHAIN".to_string(),
-        14 => "KEY-TAG".to_string(),
-        15 => "EXTENDED-ERROR".to_string(),
-        c => format!("Opt{c}"),
     }
 }
 

@@ -115,9 +115,10 @@ impl Printer<'_> {
             need(bp, at, 4)?;
             let t = g2(bp, at)?;
             let tlen = g2(bp, at + 2)? as usize;
-            // A TLV that does not fit ends the decode (with a hex dump, which
-            // the summary leaves out).
+            // A TLV that does not fit ends the decode with a dump of the
+            // rest (from past the TLV header, tcpdump's own reckoning).
             if tlen < 4 || tlen > left {
+                crate::dump::unknown_data(&mut self.out, "\n\t    ", tail(bp, at + 4), left);
                 return Ok(());
             }
             out!(
@@ -171,9 +172,15 @@ impl Printer<'_> {
                     ),
                     0x0202 => self.eigrp_at_route(v, false)?,
                     0x0203 => self.eigrp_at_route(v, true)?,
-                    // Hex dumps, which the summary leaves out.
+                    _ if self.opts.verbose <= 1 => {
+                        crate::dump::unknown_data(&mut self.out, "\n\t    ", v, vlen)
+                    }
                     _ => {}
                 }
+            }
+            // -vv dumps every TLV's value after decoding it.
+            if self.opts.verbose > 1 {
+                crate::dump::unknown_data(&mut self.out, "\n\t    ", v, vlen);
             }
             at += tlen;
             left -= tlen;

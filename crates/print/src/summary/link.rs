@@ -266,6 +266,7 @@ impl Printer<'_> {
             EtherType::LOOPBACK => self.loopback_proto(p, length)?,
             EtherType(0x88f7) => self.ptp(p)?,
             EtherType(0x88a2) => self.aoe(p, length)?,
+            EtherType(0x88ca) => self.tipc(p)?,
             EtherType(0x888e) => self.eapol(p)?,
             EtherType(0x8809) => self.slow(p, length)?,
             EtherType(0x8947) | EtherType(0x0707) => self.geonet(p, length, src)?,

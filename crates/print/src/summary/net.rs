@@ -483,9 +483,7 @@ impl Printer<'_> {
                     }
                 }
                 135 | 62 => {
-                    self.proto = "mobility";
-                    let mh = g1(cp, 2)?;
-                    out!(self, "mobility: {}", mobility_name(mh));
+                    self.mobility(cp);
                     return Ok(());
                 }
                 _ => {
@@ -700,6 +698,7 @@ impl Printer<'_> {
                 }
                 132 => self.sctp(bp, length, ctx)?,
                 33 => self.dccp(bp, length, ctx)?,
+                113 => self.pgm(bp, length, ctx)?,
                 6 => self.tcp(bp, length, ctx)?,
                 17 => self.udp(bp, length, ctx)?,
                 1 => {
@@ -1073,7 +1072,11 @@ impl Printer<'_> {
                             _ => out!(self, ", {d} protocol {prot} port {dport} unreachable"),
                         }
                     }
-                    _ => return Ok(()),
+                    _ if self.opts.verbose <= 1 => {
+                        crate::dump::unknown_data(&mut self.out, "\n\t", bp, length as usize);
+                        return Ok(());
+                    }
+                    _ => {}
                 }
             }
             icmp6::PACKET_TOO_BIG => out!(self, ", mtu {}", g4(bp, 4)?),
@@ -1134,6 +1137,8 @@ impl Printer<'_> {
                         if nsrcs > 0 {
                             if length < 28 + nsrcs * 16 {
                                 out!(self, " [invalid number of sources]");
+                            } else if self.opts.verbose > 1 {
+                                self.mcast_sources(bp, 28, nsrcs as usize, true)?;
                             } else {
                                 out!(self, ", {nsrcs} source(s)");
                             }
@@ -1237,9 +1242,13 @@ impl Printer<'_> {
                     }
                 }
             }
-            icmp6::ROUTER_RENUMBERING | icmp6::NODE_INFO_QUERY | icmp6::NODE_INFO_REPLY => {}
+            icmp6::ROUTER_RENUMBERING => self.icmp6_rrenum(bp),
+            icmp6::NODE_INFO_QUERY | icmp6::NODE_INFO_REPLY => self.icmp6_nodeinfo(bp, length),
             _ => {
                 out!(self, ", length {length}");
+                if self.opts.verbose <= 1 {
+                    crate::dump::unknown_data(&mut self.out, "\n\t", bp, length as usize);
+                }
                 return Ok(());
             }
         }
@@ -1251,8 +1260,8 @@ impl Printer<'_> {
     }
 
     /// `icmp6_opt_print`: the neighbor discovery options from `start` on, one
-    /// `\n\t  ` line each. An option tcpdump would dump in hex ends the list
-    /// (the dump is not reproduced).
+    /// `\n\t  ` line each. An unknown option is dumped in hex and, with `-v`,
+    /// ends the list; `-vv` dumps every option's body.
     fn icmp6_nd_opts(&mut self, bp: &[u8], start: usize, length: u32) -> PResult {
         let mut cp = start;
         let mut resid = length as i64 - start as i64;
@@ -1301,7 +1310,8 @@ impl Printer<'_> {
                     );
                     out!(self, ", pref. time {}", nd_lifetime(g4(o, 8)?));
                 }
-                4 => {}
+                // tcpdump dumps from the first option, not this one.
+                4 => crate::dump::unknown_data(&mut self.out, "\n\t    ", tail(bp, start), olen),
                 5 => out!(
                     self,
                     " {}{}",
@@ -1341,7 +1351,15 @@ impl Printer<'_> {
                         nd_lifetime(g4(o, 4)?)
                     );
                 }
-                _ => return Ok(()),
+                _ if self.opts.verbose <= 1 => {
+                    crate::dump::unknown_data(&mut self.out, "\n\t  ", &o[2..], olen - 2);
+                    return Ok(());
+                }
+                _ => {}
+            }
+            // -vv dumps every option's body after decoding it.
+            if self.opts.verbose > 1 {
+                crate::dump::unknown_data(&mut self.out, "\n\t    ", &o[2..], olen - 2);
             }
             cp += olen;
             resid -= olen as i64;
@@ -1441,9 +1459,29 @@ impl Printer<'_> {
                 out!(self, " [invalid number of sources {nsrcs}]");
                 return Ok(());
             }
-            out!(self, ", {nsrcs} source(s)]");
+            if self.opts.verbose > 1 {
+                self.mcast_sources(bp, group + 4 + alen, nsrcs, v6)?;
+                out!(self, "]");
+            } else {
+                out!(self, ", {nsrcs} source(s)]");
+            }
             group += 4 + alen + nsrcs * alen;
         }
+        Ok(())
+    }
+
+    /// The `n` source addresses from `at` that MLDv2 and IGMPv3 list with
+    /// `-vv`: ` { a b }`.
+    fn mcast_sources(&mut self, bp: &[u8], at: usize, n: usize, v6: bool) -> PResult {
+        out!(self, " {{");
+        for j in 0..n {
+            if v6 {
+                out!(self, " {}", v6s(gv6(bp, at + 16 * j)?));
+            } else {
+                out!(self, " {}", gv4(bp, at + 4 * j)?);
+            }
+        }
+        out!(self, " }}");
         Ok(())
     }
 
@@ -1516,6 +1554,8 @@ impl Printer<'_> {
                     if nsrcs > 0 {
                         if len < 12 + (nsrcs << 2) {
                             out!(self, " [invalid number of sources {nsrcs}]");
+                        } else if self.opts.verbose > 1 {
+                            self.mcast_sources(bp, 12, nsrcs as usize, false)?;
                         } else {
                             out!(self, ", {nsrcs} source(s)");
                         }
@@ -2027,18 +2067,4 @@ fn ms_since_midnight(t: u32) -> String {
     let (min, sec) = (sec / 60, sec % 60);
     let (hrs, min) = (min / 60, min % 60);
     format!("{hrs:02}:{min:02}:{sec:02}.{msec:03}")
-}
-
-fn mobility_name(t: u8) -> &'static str {
-    match t {
-        0 => "BRR",
-        1 => "HoTI",
-        2 => "CoTI",
-        3 => "HoT",
-        4 => "CoT",
-        5 => "BU",
-        6 => "BA",
-        7 => "BE",
-        _ => "type-#",
-    }
 }

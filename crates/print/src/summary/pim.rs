@@ -73,7 +73,7 @@ impl Printer<'_> {
         }
         let body = tail(bp, 4);
         let r = match t {
-            0 => self.pim_hello(body, len - 4),
+            0 => self.pim_hello(body, len - 4, alen),
             1 => self.pim_register(body, len - 4),
             2 => self
                 .pim_fields(
@@ -190,7 +190,7 @@ impl Printer<'_> {
         Ok(at)
     }
 
-    fn pim_hello(&mut self, bp: &[u8], len: usize) -> PResult {
+    fn pim_hello(&mut self, bp: &[u8], len: usize, alen: usize) -> PResult {
         let mut at = 0;
         let mut left = len;
         while left > 0 {
@@ -257,9 +257,23 @@ impl Printer<'_> {
                         out!(self, " ?0x{rest:04x}?");
                     }
                 }
-                // Address lists wait for -vv; other options are hex dumps,
-                // which the summary leaves out.
+                24 | 65001 if self.opts.verbose > 1 => {
+                    let mut p = at;
+                    while p < at + olen {
+                        out!(self, "\n\t    ");
+                        p +=
+                            self.pim_addr(tail(bp, p), left - (p - at), AddrKind::Unicast, alen)?;
+                    }
+                }
+                22 | 24 | 65001 => {}
+                _ if self.opts.verbose <= 1 => {
+                    crate::dump::unknown_data(&mut self.out, "\n\t    ", tail(bp, at), olen)
+                }
                 _ => {}
+            }
+            // -vv dumps every option's value after decoding it.
+            if self.opts.verbose > 1 {
+                crate::dump::unknown_data(&mut self.out, "\n\t    ", tail(bp, at), olen);
             }
             at += olen;
             left -= olen;

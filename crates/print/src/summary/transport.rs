@@ -1,5 +1,5 @@
 //! Transport printers: TCP (with tcpdump's relative sequence numbers), UDP and the
-//! port-dispatched payloads we render, SCTP, DCCP; and the UDP tunnels VXLAN and
+//! port-dispatched payloads we render, SCTP (DCCP is in `dccp.rs`); and the UDP tunnels VXLAN and
 //! Geneve.
 
 use super::{g1, g2, g3, g4, head, need, out, tail, IpAddrs, IpCtx, PResult, Printer, Trunc};
@@ -794,10 +794,16 @@ impl Printer<'_> {
                 return Ok(());
             }
         }
-        // `-v` checks only IPv6's mandatory checksum; IPv4's waits for `-vv`.
-        if self.opts.verbose > 0 && !ctx.fragmented && ctx.is_v6() {
-            if let Some(seg) = bp.get(..length as usize + 8) {
-                self.cksum_verdict("udp", g2(bp, 6)?, ctx.transport_cksum(17, seg));
+        // `-v` checks only IPv6's mandatory checksum; IPv4's waits for `-vv`,
+        // where a zero field means the sender computed none.
+        if self.opts.verbose > 0 && !ctx.fragmented {
+            let field = g2(bp, 6)?;
+            if ctx.is_v6() || self.opts.verbose > 1 {
+                if !ctx.is_v6() && field == 0 {
+                    out!(self, "[no cksum] ");
+                } else if let Some(seg) = bp.get(..length as usize + 8) {
+                    self.cksum_verdict("udp", field, ctx.transport_cksum(17, seg));
+                }
             }
         }
         // -q keeps the checksum verdict but decodes no payload.
@@ -834,6 +840,7 @@ impl Printer<'_> {
             UdpApp::Dhcp6 => self.dhcp6(cp),
             UdpApp::Babel => self.babel(cp, length),
             UdpApp::Sflow => self.sflow(cp, length),
+            UdpApp::Lisp => self.lisp(cp, length),
             UdpApp::NotRendered | UdpApp::Plain => {
                 generic(self);
                 Ok(())
@@ -893,6 +900,9 @@ impl Printer<'_> {
         for i in off + 1..len as usize {
             super::print_char(&mut self.out, g1(p, i)?);
         }
+        if self.opts.verbose > 1 {
+            crate::dump::unknown_data(&mut self.out, "\n\t", p, len as usize);
+        }
         Ok(())
     }
 
@@ -908,8 +918,10 @@ impl Printer<'_> {
         let vers = g1(p, 1)?;
         let verbose = self.opts.verbose > 0;
         out!(self, "{}RIPv{vers}", if verbose { "\n\t" } else { "" });
-        // Version 0 is dumped in hex, which the summary leaves out.
+        let dump = |p2: &mut Self| crate::dump::unknown_data(&mut p2.out, "\n\t", p, len as usize);
+        // RFC 1058's version 0 is dumped in hex.
         if vers == 0 {
+            dump(self);
             return Ok(());
         }
         let cmd = g1(p, 0)?;
@@ -923,11 +935,18 @@ impl Printer<'_> {
             c => format!("unknown command ({c})"),
         };
         out!(self, ", {c}, length: {len}");
-        if !verbose || !matches!(cmd, 1 | 2) {
+        if !verbose {
             return Ok(());
         }
-        if vers > 2 {
-            out!(self, ", unknown version");
+        // Trace on and unknown commands are dumped with -v; with -vv every
+        // message is, after what was decoded.
+        if !matches!(cmd, 1 | 2) || vers > 2 {
+            if vers > 2 && matches!(cmd, 1 | 2) {
+                out!(self, ", unknown version");
+            }
+            if self.opts.verbose > 1 || !matches!(cmd, 1..=2 | 4..=6) {
+                dump(self);
+            }
             return Ok(());
         }
         out!(
@@ -959,6 +978,9 @@ impl Printer<'_> {
             at += size;
             left -= size;
         }
+        if self.opts.verbose > 1 {
+            dump(self);
+        }
         Ok(())
     }
 
@@ -970,10 +992,12 @@ impl Printer<'_> {
         let family = g2(e, 0)?;
         if family != 2 && family != 0 {
             out!(self, "\n\t AFI {}, ", bsd_af_name(family));
+            crate::dump::unknown_data(&mut self.out, "\n\t  ", tail(e, 4), 16);
             return Ok(20);
         }
         // Nonzero must-be-zero fields make tcpdump dump the entry in hex.
         if g2(e, 2)? != 0 || g4(e, 8)? != 0 || g4(e, 12)? != 0 {
+            crate::dump::unknown_data(&mut self.out, "\n\t  ", e, 20);
             return Ok(20);
         }
         let afi = if family == 0 { "AFI 0, " } else { "" };
@@ -1019,15 +1043,18 @@ impl Printer<'_> {
                 // The rest of the packet, in hex.
                 1 => {
                     out!(self, "\n\t  Auth trailer:");
+                    crate::dump::unknown_data(&mut self.out, "\n\t  ", a, left - 4);
                     return Ok(left);
                 }
                 t => {
                     out!(self, "\n\t  Unknown ({t}) Authentication data:");
+                    crate::dump::unknown_data(&mut self.out, "\n\t  ", a, left - 4);
                     return Ok(left);
                 }
             }
         } else if family != 2 && family != 0 {
             out!(self, "\n\t  AFI {}", bsd_af_name(family));
+            crate::dump::unknown_data(&mut self.out, "\n\t  ", tail(e, 4), 16);
         } else {
             if e.len() < 20 || left < 20 {
                 return Ok(0);
@@ -1395,6 +1422,13 @@ impl Printer<'_> {
                 out!(self, " [bad length]");
                 return Ok(());
             }
+            // -vv adds the option's data as 32-bit words.
+            if self.opts.verbose > 1 && len > 4 {
+                out!(self, " data");
+                for i in (4..len).step_by(4) {
+                    out!(self, " {:08x}", g4(o, at + i)?);
+                }
+            }
             at += len;
         }
         Ok(())
@@ -1598,47 +1632,6 @@ impl Printer<'_> {
         Ok(())
     }
 
-    pub(super) fn dccp(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
-        self.proto = "dccp";
-        if self.opts.quiet {
-            return self.dccp_quiet(bp, length, ctx);
-        }
-        let (src, dst) = self.addr_str(&ctx.addrs);
-        let sport = g2(bp, 0)?;
-        let dport = g2(bp, 2)?;
-        out!(self, "{src}.{sport} > {dst}.{dport}: DCCP, length {length}");
-        Ok(())
-    }
-
-    /// `dccp_print` with `-q`: the header checks, the addresses and the
-    /// payload length.
-    fn dccp_quiet(&mut self, bp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
-        need(bp, 0, 12)?;
-        if length < 12 {
-            out!(self, "truncated-dccp - {} bytes missing!", 12 - length);
-            return Ok(());
-        }
-        // The X bit makes the sequence number 48 bits wide.
-        let fixed = if g1(bp, 8)? & 1 != 0 { 16 } else { 12 };
-        if length < fixed {
-            out!(self, "truncated-dccp - {} bytes missing!", fixed - length);
-            return Ok(());
-        }
-        need(bp, 0, fixed as usize)?;
-        let (src, dst) = self.addr_str(&ctx.addrs);
-        let (sport, dport) = (g2(bp, 0)?, g2(bp, 2)?);
-        let hlen = g1(bp, 4)? as u32 * 4;
-        out!(
-            self,
-            "{src}.{sport} > {dst}.{dport}: DCCP {}",
-            length.wrapping_sub(hlen)
-        );
-        if hlen > length {
-            out!(self, " [bad hdr length {hlen} - too long, > {length}]");
-        }
-        Ok(())
-    }
-
     fn ntp(&mut self, bp: &[u8], length: u32) -> PResult {
         self.proto = "ntp";
         let b0 = g1(bp, 0)?;
@@ -1708,6 +1701,7 @@ enum UdpApp {
     Dhcp6,
     Babel,
     Sflow,
+    Lisp,
     /// A protocol tcpdump dissects and this crate does not: `UDP, length N`.
     NotRendered,
     /// No dissector: `UDP, length N`.
@@ -1776,7 +1770,9 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         Vxlan
     } else if dport == GENEVE_PORT {
         Geneve
-    } else if any(&[4342, 4790, 17754]) {
+    } else if is(4342) {
+        Lisp
+    } else if any(&[4790, 17754]) {
         NotRendered
     } else if is(6635) {
         Mpls

@@ -78,6 +78,28 @@ pub(crate) fn tcpdump_blocks(file: &Path, extra: &[&str]) -> Option<Vec<String>>
     Some(records)
 }
 
+/// `tcpdump -n [extra] -r file`, one string per packet with every line after
+/// its timestamp as printed, hex dumps included (`-vv` prints many), trailing
+/// blanks of the record removed. `None` when tcpdump cannot be run.
+pub(crate) fn tcpdump_blocks_with_dumps(file: &Path, extra: &[&str]) -> Option<Vec<String>> {
+    let text = tcpdump_text(file, extra)?;
+    let mut records: Vec<String> = Vec::new();
+    for line in text.lines() {
+        match (timestamp_len(line), records.last_mut()) {
+            (Some(n), _) => records.push(line[n..].to_string()),
+            (None, Some(last)) => {
+                last.push('\n');
+                last.push_str(line);
+            }
+            (None, None) => {}
+        }
+    }
+    for r in &mut records {
+        r.truncate(r.trim_end().len());
+    }
+    Some(records)
+}
+
 /// What `tcpdump -n [extra] -r file` prints, in UTC.
 fn tcpdump_text(file: &Path, extra: &[&str]) -> Option<String> {
     let out = Command::new("tcpdump")
