@@ -345,6 +345,10 @@ impl Printer<'_> {
             out!(self, "IPX 802.2, length {blen}");
             return Ok(true);
         }
+        if ssap == 0xfe && dsap == 0xfe && control == 3 {
+            self.isoclns(body, blen)?;
+            return Ok(true);
+        }
         if !self.opts.link_header {
             let dn = name_or(llc_sap_name(dsap), || format!("Unknown DSAP 0x{dsap:02x}"));
             if ssap == dsap {
@@ -1325,6 +1329,7 @@ impl Printer<'_> {
             PppProtocol(0x0800) => self.ipv4(p, length),
             PppProtocol::IPV6 | PppProtocol(0x86dd) => self.ipv6(p, length),
             PppProtocol::MPLS_UNICAST | PppProtocol::MPLS_MULTICAST => self.mpls(p, length)?,
+            PppProtocol::OSI => self.isoclns(p, length)?,
             PppProtocol::COMP => out!(self, "compressed PPP data"),
             PppProtocol(x) => {
                 out!(
@@ -1523,7 +1528,7 @@ fn llc_u_cmd(cmd: u8) -> Option<&'static str> {
     })
 }
 
-fn oui_name(oui: u32) -> Option<&'static str> {
+pub(super) fn oui_name(oui: u32) -> Option<&'static str> {
     Some(match oui {
         0x000000 => "Ethernet",
         0x00000c => "Cisco",

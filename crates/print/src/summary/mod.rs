@@ -39,6 +39,7 @@ mod dhcp6;
 mod eapol;
 mod eigrp;
 mod geonet;
+mod isis;
 mod lan;
 mod link;
 mod net;
