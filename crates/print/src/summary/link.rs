@@ -268,6 +268,7 @@ impl Printer<'_> {
             EtherType(0x88f7) => self.ptp(p)?,
             EtherType(0x88a2) => self.aoe(p, length)?,
             EtherType(0x888e) => self.eapol(p)?,
+            EtherType(0xfefe) => self.ether_iso(p, length)?,
             EtherType(0x8947) | EtherType(0x0707) => self.geonet(p, length, src)?,
             EtherType(0x1111) => self.calm_fast(p, length, src)?,
             _ => return Ok(false),

@@ -160,6 +160,7 @@ impl Printer<'_> {
             0x00 => out!(self, "{sep}length: {length}"),
             0xcc => self.ipv4(tail(p, 1), length.saturating_sub(1)),
             0x8e => self.ipv6(tail(p, 1), length.saturating_sub(1)),
+            0xcf => self.ppp(tail(p, 1), length.saturating_sub(1))?,
             _ => {
                 if !e {
                     out!(self, "OSI NLPID 0x{nlpid:02x} unknown");
@@ -171,6 +172,15 @@ impl Printer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// ISO over the EtherType 0xfefe: tcpdump skips one byte first.
+    pub(in crate::summary) fn ether_iso(&mut self, p: &[u8], length: u32) -> PResult {
+        self.proto = "isoclns";
+        if length == 0 || p.is_empty() {
+            return Err(Trunc);
+        }
+        self.isoclns(tail(p, 1), length - 1)
     }
 
     /// `print_unknown_data`: the captured part of `len` bytes of `p` from `at`
