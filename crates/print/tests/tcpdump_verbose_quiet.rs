@@ -300,10 +300,20 @@ fn lines(path: &Path, modes: &[Mode]) -> Result<Lines, String> {
         out.keys.push(key(p.linktype, &p.data));
         for (i, s) in ours.iter_mut().enumerate() {
             let l = s.summarize(p.linktype, &p.data, p.wire_len);
-            out.ours[i].push(l.trim_end().to_string());
+            out.ours[i].push(drop_dumps(&l));
         }
     }
     Ok(out)
+}
+
+/// `line` without the hex dump lines `tcpdump_blocks` drops from tcpdump's
+/// (IS-IS's `-v` dumps of undecoded TLVs), trailing blanks removed.
+fn drop_dumps(line: &str) -> String {
+    let kept: Vec<&str> = line
+        .split('\n')
+        .filter(|l| !(l.starts_with('\t') && l.trim_start().starts_with("0x")))
+        .collect();
+    kept.join("\n").trim_end().to_string()
 }
 
 fn corpus_files(root: &Path) -> Vec<PathBuf> {
