@@ -1,15 +1,13 @@
-//! IS-IS, and the ISO frames around it, as the installed tcpdump prints them:
-//! every packet of the corpus's IS-IS captures over Ethernet/LLC, Cisco HDLC,
-//! GRE and the EtherType 0xfefe, with `-n`, `-nv`, `-nvv`, `-ne` and `-nev`,
+//! IS-IS, ES-IS and CLNP as the installed tcpdump prints them: every packet
+//! of the corpus's ISO captures over Ethernet/LLC, Cisco HDLC, GRE and the
+//! EtherType 0xfefe, with `-n`, `-nv`, `-nvv`, `-ne` and `-nev`,
 //! compared packet by packet and line by line, hex dumps included (`-vv`
 //! dumps every TLV). Skipped, with a message, when tcpdump or the corpus is
 //! absent.
 //!
 //! Left out: the captures on link types netsift does not print yet (Frame
 //! Relay: `isis_stlv_asan*.pcap`, `isis_sysid_asan.pcap`, `esis_snpa_asan*`;
-//! FRF.16: `kday6.pcap`; Juniper: `isis_poi*.pcap`), and the ES-IS and CLNP
-//! ones (`esis_opt_prot-oobr.pcap`, `isoclns-heapoverflow-2.pcap` and `-3`),
-//! whose printers are not written.
+//! FRF.16: `kday6.pcap`; Juniper: `isis_poi*.pcap`).
 
 mod common;
 
@@ -40,6 +38,9 @@ const CAPTURES: &[&str] = &[
     "fletcher-checksum-negative-shift.pcap",
     "isoclns-heapoverflow.pcap",
     "isoclns-oobr.pcap",
+    "isoclns-heapoverflow-2.pcap",
+    "isoclns-heapoverflow-3.pcap",
+    "esis_opt_prot-oobr.pcap",
 ];
 
 /// tcpdump's output for `flags`, one string per packet (the text after the
@@ -96,7 +97,11 @@ fn isis_lines_match_tcpdump() {
         let packets = read_capture(&bytes).expect("capture parses");
         for (flags, verbose, link_header) in modes {
             let theirs = tcpdump_packets(&path, flags);
-            assert_eq!(theirs.len(), packets.len(), "{name} {flags:?}: packet count");
+            assert_eq!(
+                theirs.len(),
+                packets.len(),
+                "{name} {flags:?}: packet count"
+            );
             let mut s = Summarizer::with_options(SummaryOptions {
                 verbose,
                 link_header,

@@ -5,6 +5,8 @@
 //! (`tlv.rs`, `reach.rs`, `spb.rs`); `-vv` adds hex dumps of the headers and
 //! of each TLV.
 
+mod clnp;
+mod esis;
 mod reach;
 mod spb;
 mod tlv;
@@ -157,6 +159,12 @@ impl Printer<'_> {
                     self.unknown_data(p, 0, "\n\t", length as usize);
                 }
             }
+            0x81 => {
+                if !self.clnp(p, length)? {
+                    self.unknown_data(p, 0, "\n\t", length as usize);
+                }
+            }
+            0x82 => self.esis(p, length)?,
             0x00 => out!(self, "{sep}length: {length}"),
             0xcc => self.ipv4(tail(p, 1), length.saturating_sub(1)),
             0x8e => self.ipv6(tail(p, 1), length.saturating_sub(1)),
