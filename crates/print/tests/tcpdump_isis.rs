@@ -2,8 +2,10 @@
 //! of the corpus's ISO captures over Ethernet/LLC, Cisco HDLC, GRE and the
 //! EtherType 0xfefe, with `-n`, `-nv`, `-nvv`, `-ne` and `-nev`,
 //! compared packet by packet and line by line, hex dumps included (`-vv`
-//! dumps every TLV). Skipped, with a message, when tcpdump or the corpus is
-//! absent.
+//! dumps every TLV). The same for IS-IS, ES-IS and CLNP PDUs this test
+//! builds (`isis_built.rs`: the TLVs and sub-TLVs the corpus lacks), each
+//! also cut at every length. Skipped, with a message, when tcpdump or the
+//! corpus is absent.
 //!
 //! Left out: the captures on link types netsift does not print yet (Frame
 //! Relay: `isis_stlv_asan*.pcap`, `isis_sysid_asan.pcap`, `esis_snpa_asan*`;
@@ -11,10 +13,16 @@
 
 mod common;
 
+mod isis_built;
+
 use common::capture::read_capture;
 use common::corpus_root;
 use common::tcpdump::have_tcpdump;
+use common::write::write_pcap;
+use isis_built as built;
 use netsift_print::{DefaultPrint, Summarizer, SummaryOptions};
+use netsift_wire::LinkType;
+use std::path::Path;
 use std::process::Command;
 
 const CAPTURES: &[&str] = &[
@@ -45,7 +53,7 @@ const CAPTURES: &[&str] = &[
 
 /// tcpdump's output for `flags`, one string per packet (the text after the
 /// timestamp and every line after it, dumps included), trailing blanks removed.
-fn tcpdump_packets(file: &std::path::Path, flags: &[&str]) -> Vec<String> {
+fn tcpdump_packets(file: &Path, flags: &[&str]) -> Vec<String> {
     let out = Command::new("tcpdump")
         .args(flags)
         .arg("-r")
@@ -71,6 +79,59 @@ fn tcpdump_packets(file: &std::path::Path, flags: &[&str]) -> Vec<String> {
     packets
 }
 
+/// tcpdump's flags and netsift's verbosity and `-e` for each comparison.
+const MODES: [(&[&str], u8, bool); 5] = [
+    (&["-n"], 0, false),
+    (&["-n", "-v"], 1, false),
+    (&["-n", "-vv"], 2, false),
+    (&["-n", "-e"], 0, true),
+    (&["-n", "-e", "-v"], 1, true),
+];
+
+/// Every packet of `path` under every mode: how many renderings were
+/// compared, and a description of each that differs.
+fn compare(path: &Path, failures: &mut Vec<String>) -> usize {
+    let bytes = std::fs::read(path).expect("capture readable");
+    let packets = read_capture(&bytes).expect("capture parses");
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let mut compared = 0;
+    for (flags, verbose, link_header) in MODES {
+        let theirs = tcpdump_packets(path, flags);
+        assert_eq!(
+            theirs.len(),
+            packets.len(),
+            "{name} {flags:?}: packet count"
+        );
+        let mut s = Summarizer::with_options(SummaryOptions {
+            verbose,
+            link_header,
+            default_print: DefaultPrint::On,
+            ..SummaryOptions::default()
+        });
+        for (i, (p, t)) in packets.iter().zip(&theirs).enumerate() {
+            let ours = s.summarize(p.linktype, &p.data, p.wire_len);
+            compared += 1;
+            if ours.trim_end() != t {
+                failures.push(format!(
+                    "{name} {flags:?} packet {}:\n  tcpdump: {t:?}\n  netsift: {ours:?}",
+                    i + 1
+                ));
+            }
+        }
+    }
+    compared
+}
+
+fn report(compared: usize, failures: &[String]) {
+    println!("{compared} packet renderings compared");
+    assert!(
+        failures.is_empty(),
+        "{} of {compared} differ:\n{}",
+        failures.len(),
+        failures[..failures.len().min(12)].join("\n")
+    );
+}
+
 #[test]
 fn isis_lines_match_tcpdump() {
     if !have_tcpdump() {
@@ -82,50 +143,34 @@ fn isis_lines_match_tcpdump() {
         println!("corpus absent: skipped");
         return;
     }
-    let modes: [(&[&str], u8, bool); 5] = [
-        (&["-n"], 0, false),
-        (&["-n", "-v"], 1, false),
-        (&["-n", "-vv"], 2, false),
-        (&["-n", "-e"], 0, true),
-        (&["-n", "-e", "-v"], 1, true),
-    ];
-    let mut compared = 0;
     let mut failures = Vec::new();
-    for name in CAPTURES {
-        let path = dir.join(name);
-        let bytes = std::fs::read(&path).expect("capture readable");
-        let packets = read_capture(&bytes).expect("capture parses");
-        for (flags, verbose, link_header) in modes {
-            let theirs = tcpdump_packets(&path, flags);
-            assert_eq!(
-                theirs.len(),
-                packets.len(),
-                "{name} {flags:?}: packet count"
-            );
-            let mut s = Summarizer::with_options(SummaryOptions {
-                verbose,
-                link_header,
-                default_print: DefaultPrint::On,
-                ..SummaryOptions::default()
-            });
-            for (i, (p, t)) in packets.iter().zip(&theirs).enumerate() {
-                let ours = s.summarize(p.linktype, &p.data, p.wire_len);
-                compared += 1;
-                if ours.trim_end() != t {
-                    failures.push(format!(
-                        "{name} {flags:?} packet {}:\n  tcpdump: {t:?}\n  netsift: {ours:?}",
-                        i + 1
-                    ));
-                }
-            }
+    let compared: usize = CAPTURES
+        .iter()
+        .map(|name| compare(&dir.join(name), &mut failures))
+        .sum();
+    assert!(compared > 1000, "only {compared} renderings compared");
+    report(compared, &failures);
+}
+
+#[test]
+fn built_iso_pdus_and_their_truncations_match_tcpdump() {
+    if !have_tcpdump() {
+        println!("tcpdump not installed: skipped");
+        return;
+    }
+    let mut recs = Vec::new();
+    for pdu in built::pdus() {
+        let frame = built::llc_frame(&pdu);
+        // From the first byte past the LLC header: a cut LLC header is not ours.
+        for cut in 18..=frame.len() {
+            recs.push((frame[..cut].to_vec(), frame.len() as u32));
         }
     }
-    println!("{compared} packet renderings compared");
-    assert!(compared > 1000, "only {compared} renderings compared");
-    assert!(
-        failures.is_empty(),
-        "{} of {compared} differ:\n{}",
-        failures.len(),
-        failures[..failures.len().min(5)].join("\n")
-    );
+    let path = std::env::temp_dir().join(format!("netsift-isis-{}.pcap", std::process::id()));
+    write_pcap(&path, LinkType::EN10MB, &recs);
+    let mut failures = Vec::new();
+    let compared = compare(&path, &mut failures);
+    let _ = std::fs::remove_file(&path);
+    assert!(compared >= 5 * recs.len());
+    report(compared, &failures);
 }

@@ -195,7 +195,6 @@ impl Printer<'_> {
                 return Ok(());
             }
             li -= opli;
-            let len = opli;
             out!(
                 self,
                 "\n\t  {} Option #{op}, length {opli}, value: ",
@@ -209,6 +208,9 @@ impl Printer<'_> {
                         out!(self, "(bad length)");
                     }
                 }
+                // tcpdump counts the option's length down as it prints the
+                // NLPIDs, so it neither dumps them with -vv nor steps over
+                // them: the next option is read from the first NLPID.
                 129 => {
                     let mut t = at;
                     while opli > 0 {
@@ -226,9 +228,9 @@ impl Printer<'_> {
                 }
             }
             if self.opts.verbose > 1 {
-                self.unknown_data(p, at, "\n\t  ", len);
+                self.unknown_data(p, at, "\n\t  ", opli);
             }
-            at += len;
+            at += opli;
         }
         Ok(())
     }

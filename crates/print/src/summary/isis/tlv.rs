@@ -348,8 +348,9 @@ impl Printer<'_> {
                     out!(self, " [object length {tlen} < 5] (invalid)");
                 } else {
                     let id = self.host4(gv4(p, tptr)?);
+                    out!(self, "{IDENT}Router-ID {id}");
                     let f = bit_names(g1(p, tptr + 4)? as u32, &[(1, "S bit"), (2, "D bit")]);
-                    out!(self, "{IDENT}Router-ID {id}, Flags [{f}]");
+                    out!(self, ", Flags [{f}]");
                     if tlen > 5 {
                         self.isis_router_cap_subtlv(p, tptr + 5, (tlen - 5) as u8)?;
                     }
