@@ -14,7 +14,9 @@
 //! headers), TCP (flags, sequence numbers, options), UDP, ICMP, ICMPv6, IGMP, GRE,
 //! VXLAN, Geneve and SCTP; and, for application payloads, the first lines of DNS,
 //! HTTP and SSH; OpenFlow's message headers, PTP, BCM-LI-SHIM, GeoNetworking,
-//! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow. Other protocols get tcpdump's generic rendering (`UDP, length N`,
+//! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow;
+//! ISO (`isis/`): IS-IS with every PDU and TLV, ES-IS and CLNP, `-v` and `-vv` too.
+//! Other protocols get tcpdump's generic rendering (`UDP, length N`,
 //! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
