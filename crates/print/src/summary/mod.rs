@@ -84,7 +84,7 @@ pub struct SummaryOptions {
     /// BFD, NTP, RIP, STP (with MSTP and SPB), PIMv2, EIGRP, OSPFv3 and OSPFv2
     /// Hellos. Values above 1 print as 1: what `-vv` and `-vvv`
     /// add (UDP-over-IPv4 checksums, SCTP chunk details, hex dumps) is not
-    /// implemented.
+    /// implemented, but for IS-IS, ES-IS and CLNP, whose `-vv` dumps are.
     ///
     /// A verbose summary may span several lines (tcpdump's `\n    ` and `\n\t`
     /// continuations); the default and quiet ones only where tcpdump's do

@@ -407,34 +407,26 @@ impl Printer<'_> {
         }
         let length = length.min(pdu_len as u32);
         match pdu_type {
-            15 | 16 => {
+            15..=17 => {
+                // tcpdump's LAN Hello line has two spaces after the source.
+                let gap = if pdu_type == 17 { " " } else { "  " };
                 out!(
                     self,
-                    "\n\t  source-id: {},  holding time: {}s, Flags: [{}]",
+                    "\n\t  source-id: {},{gap}holding time: {}s, Flags: [{}]",
                     isis_id(p, 9, 6)?,
                     g2(p, 15)?,
                     circuit_type(g1(p, 8)?)
                 );
-                out!(
-                    self,
-                    "\n\t  lan-id:    {}, Priority: {}, PDU length: {pdu_len}",
-                    isis_id(p, 20, 7)?,
-                    g1(p, 19)? & 0x7f
-                );
-            }
-            17 => {
-                out!(
-                    self,
-                    "\n\t  source-id: {}, holding time: {}s, Flags: [{}]",
-                    isis_id(p, 9, 6)?,
-                    g2(p, 15)?,
-                    circuit_type(g1(p, 8)?)
-                );
-                out!(
-                    self,
-                    "\n\t  circuit-id: 0x{:02x}, PDU length: {pdu_len}",
-                    g1(p, 19)?
-                );
+                if pdu_type == 17 {
+                    let c = g1(p, 19)?;
+                    out!(self, "\n\t  circuit-id: 0x{c:02x}, PDU length: {pdu_len}");
+                } else {
+                    let (l, prio) = (isis_id(p, 20, 7)?, g1(p, 19)? & 0x7f);
+                    out!(
+                        self,
+                        "\n\t  lan-id:    {l}, Priority: {prio}, PDU length: {pdu_len}"
+                    );
+                }
             }
             18 | 20 => self.lsp_header(p, length, pdu_len)?,
             24 | 25 => {

@@ -120,22 +120,9 @@ impl Printer<'_> {
                 }
             }
             8 => {}
-            22 | 24 | 222 => {
-                if tlv_type == 222 {
-                    let mt = self.isis_mtid(p, tptr, IDENT, tlen)?;
-                    tptr += mt;
-                    tlen -= mt;
-                }
-                while tlen != 0 {
-                    let n = self.isis_ext_is_reach(p, tptr, IDENT, tlv_type, tlen)?;
-                    if tlen < n {
-                        out!(self, " [remaining tlv length {tlen} < {n}] (invalid)");
-                        break;
-                    }
-                    tlen -= n;
-                    tptr += n;
-                }
-            }
+            22 | 24 | 222 => self.isis_entries(p, tptr, tlen, tlv_type == 222, |s, t, rem| {
+                s.isis_ext_is_reach(p, t, IDENT, tlv_type, rem)
+            })?,
             2 => {
                 if tlen >= 1 {
                     let vf = g1(p, tptr)?;
@@ -170,21 +157,10 @@ impl Printer<'_> {
                 }
             }
             135 | 235 | 236 | 237 => {
-                if tlv_type == 235 || tlv_type == 237 {
-                    let mt = self.isis_mtid(p, tptr, IDENT, tlen)?;
-                    tptr += mt;
-                    tlen -= mt;
-                }
-                let v6 = tlv_type >= 236;
-                while tlen != 0 {
-                    let n = self.isis_extd_ip_reach(p, tptr, IDENT, v6)?;
-                    if tlen < n {
-                        out!(self, " [remaining tlv length {tlen} < {n}] (invalid)");
-                        break;
-                    }
-                    tlen -= n;
-                    tptr += n;
-                }
+                let (mt, v6) = (tlv_type == 235 || tlv_type == 237, tlv_type >= 236);
+                self.isis_entries(p, tptr, tlen, mt, |s, t, _| {
+                    s.isis_extd_ip_reach(p, t, IDENT, v6)
+                })?
             }
             232 => {
                 while tlen >= 16 {
@@ -373,6 +349,33 @@ impl Printer<'_> {
             }
         }
         Ok(Next::Tlv)
+    }
+
+    /// The entries of a reachability TLV from `t`, after its topology when
+    /// `mt`: `entry` prints one and says how many bytes it took.
+    fn isis_entries(
+        &mut self,
+        p: &[u8],
+        mut t: usize,
+        mut tlen: usize,
+        mt: bool,
+        entry: impl Fn(&mut Self, usize, usize) -> PResult<usize>,
+    ) -> PResult {
+        if mt {
+            let n = self.isis_mtid(p, t, IDENT, tlen)?;
+            t += n;
+            tlen -= n;
+        }
+        while tlen != 0 {
+            let n = entry(self, t, tlen)?;
+            if tlen < n {
+                out!(self, " [remaining tlv length {tlen} < {n}] (invalid)");
+                break;
+            }
+            tlen -= n;
+            t += n;
+        }
+        Ok(())
     }
 
     fn isis_auth(&mut self, p: &[u8], t: usize, tlen: usize) -> PResult<Next> {
