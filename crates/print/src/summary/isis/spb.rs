@@ -3,6 +3,9 @@
 
 use crate::summary::{g1, g2, g3, g4, out, PResult, Printer};
 
+/// What one sub-TLV's printer found: `Err` where the list ends early.
+type Verdict = PResult<Result<(), Stop>>;
+
 /// How a sub-TLV list ends early, as tcpdump words it.
 enum Stop {
     Trunc,
@@ -61,7 +64,7 @@ impl Printer<'_> {
         mut len: usize,
         ident: &str,
         name: fn(u8) -> &'static str,
-        body: fn(&mut Self, &[u8], u8, usize, usize) -> PResult<Result<(), Stop>>,
+        body: fn(&mut Self, &[u8], u8, usize, usize) -> Verdict,
     ) -> PResult {
         while len > 2 {
             let st = g1(p, t)?;
@@ -86,13 +89,7 @@ impl Printer<'_> {
         Ok(())
     }
 
-    fn port_cap_subtlv(
-        &mut self,
-        p: &[u8],
-        st: u8,
-        mut t: usize,
-        mut sl: usize,
-    ) -> PResult<Result<(), Stop>> {
+    fn port_cap_subtlv(&mut self, p: &[u8], st: u8, mut t: usize, mut sl: usize) -> Verdict {
         match st {
             4 => {
                 if sl < 102 {
@@ -141,13 +138,7 @@ impl Printer<'_> {
         Ok(Ok(()))
     }
 
-    fn capability_subtlv(
-        &mut self,
-        p: &[u8],
-        st: u8,
-        mut t: usize,
-        mut sl: usize,
-    ) -> PResult<Result<(), Stop>> {
+    fn capability_subtlv(&mut self, p: &[u8], st: u8, mut t: usize, mut sl: usize) -> Verdict {
         match st {
             1 => {
                 if sl < 19 {
