@@ -261,6 +261,10 @@ pub(crate) fn pdus() -> Vec<Vec<u8>> {
     v.push(isis(24, &csnp, 0, &entries));
     v.push(isis(27, &cat(&[&[0, 0], &NODE]), 0, &entries));
     v.push(isis(30, &[0; 4], 0, &[]));
+    // An LSP whose PDU length field is shorter than its header.
+    let mut short = isis(20, &lsp_hdr, 0, &padding);
+    short[8..10].copy_from_slice(&[0, 5]);
+    v.push(short);
     // A LAN hello with the wrong header length, a bad version, 255 areas.
     v.push(isis(16, &cat(&[&[3], &SYS, &[0, 30, 0, 0, 0x40]]), 0, &[]));
     v.push(vec![0x83, 27, 2, 0, 20, 1, 0, 0, 0, 0]);

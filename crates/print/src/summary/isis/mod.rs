@@ -456,7 +456,10 @@ impl Printer<'_> {
             g4(p, 20)?,
             g2(p, 10)?
         );
-        self.osi_cksum_verdict(p, 12, cksum, 12, length as usize - 12);
+        // A PDU length under 12 wraps, as tcpdump's unsigned one does, and
+        // leaves the checksum unverified.
+        let len = (length as usize).wrapping_sub(12);
+        self.osi_cksum_verdict(p, 12, cksum, 12, len);
         let tb = g1(p, 26)?;
         out!(self, ", PDU length: {pdu_len}, Flags: [ ");
         if tb & 0x4 != 0 {
