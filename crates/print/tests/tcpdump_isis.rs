@@ -174,3 +174,38 @@ fn built_iso_pdus_and_their_truncations_match_tcpdump() {
     assert!(compared >= 5 * recs.len());
     report(compared, &failures);
 }
+
+/// The built PDUs with random bytes changed (a fixed xorshift sequence):
+/// every rendering ends, whatever the lengths and counts say.
+#[test]
+fn mutated_iso_pdus_do_not_panic() {
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let frames: Vec<Vec<u8>> = built::pdus().iter().map(|p| built::llc_frame(p)).collect();
+    let mut rendered = 0;
+    for round in 0..4000 {
+        let mut f = frames[round % frames.len()].clone();
+        for _ in 0..1 + next() % 8 {
+            // Past the Ethernet and LLC headers, so that the ISO printers run.
+            let at = 17 + (next() as usize) % (f.len() - 17);
+            f[at] = next() as u8;
+        }
+        let cut = 17 + (next() as usize) % (f.len() - 16);
+        for (verbose, link_header) in [(0, false), (1, false), (2, true)] {
+            let mut s = Summarizer::with_options(SummaryOptions {
+                verbose,
+                link_header,
+                ..SummaryOptions::default()
+            });
+            let line = s.summarize(LinkType::EN10MB, &f[..cut], f.len() as u32);
+            assert!(!line.is_empty());
+            rendered += 1;
+        }
+    }
+    assert_eq!(rendered, 12_000);
+}
