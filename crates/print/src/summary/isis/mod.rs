@@ -9,6 +9,7 @@ mod clnp;
 mod esis;
 mod reach;
 mod spb;
+mod te;
 mod tlv;
 
 use super::{g1, g2, g4, name_or, need, out, tail, PResult, Printer, Trunc};
