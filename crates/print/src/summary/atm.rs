@@ -2,7 +2,7 @@
 //! over ATM (`cip_if_print`). Both start with an 802.2 LLC header, printed as for
 //! 802.3 without addresses; Classical IP may also carry bare IPv4, and RFC 1483 a
 //! Fore driver's 20-byte 802.6 header before the LLC. RFC 1483's Cisco-style NLPID
-//! frames (OSI) print only their `-e` mark: netsift prints no OSI.
+//! frames go to the ISO printer (`isis/`).
 
 use super::{g1, g4, out, tail, PResult, Printer, Trunc};
 
@@ -19,7 +19,7 @@ impl Printer<'_> {
             if self.opts.link_header {
                 self.out.push_str("CNLPID ");
             }
-            return Ok(());
+            return self.isoclns(tail(data, 1), length - 1);
         }
         let hdr = u32::from_be_bytes([0, g1(data, 0)?, g1(data, 1)?, g1(data, 2)?]);
         let (p, length) = if ![UI_SNAP, UI_ISONS, UI_IP].contains(&hdr) {

@@ -269,6 +269,7 @@ impl Printer<'_> {
             EtherType(0x88ca) => self.tipc(p)?,
             EtherType(0x888e) => self.eapol(p)?,
             EtherType(0x8809) => self.slow(p, length)?,
+            EtherType(0xfefe) => self.ether_iso(p, length)?,
             EtherType(0x8947) | EtherType(0x0707) => self.geonet(p, length, src)?,
             EtherType(0x1111) => self.calm_fast(p, length, src)?,
             _ => return Ok(false),
@@ -344,6 +345,10 @@ impl Printer<'_> {
         }
         if ssap == 0xe0 && dsap == 0xe0 && control == 3 {
             out!(self, "IPX 802.2, length {blen}");
+            return Ok(true);
+        }
+        if ssap == 0xfe && dsap == 0xfe && control == 3 {
+            self.isoclns(body, blen)?;
             return Ok(true);
         }
         if !self.opts.link_header {
@@ -1270,6 +1275,7 @@ impl Printer<'_> {
             PppProtocol(0x0800) => self.ipv4(p, length),
             PppProtocol::IPV6 | PppProtocol(0x86dd) => self.ipv6(p, length),
             PppProtocol::MPLS_UNICAST | PppProtocol::MPLS_MULTICAST => self.mpls(p, length)?,
+            PppProtocol::OSI => self.isoclns(p, length)?,
             PppProtocol::COMP => out!(self, "compressed PPP data"),
             PppProtocol(x) => {
                 out!(
@@ -1468,7 +1474,7 @@ fn llc_u_cmd(cmd: u8) -> Option<&'static str> {
     })
 }
 
-fn oui_name(oui: u32) -> Option<&'static str> {
+pub(super) fn oui_name(oui: u32) -> Option<&'static str> {
     Some(match oui {
         0x000000 => "Ethernet",
         0x00000c => "Cisco",

@@ -43,6 +43,7 @@ mod eigrp;
 mod forces;
 mod geonet;
 mod icmp6_ni;
+mod isis;
 mod lan;
 mod link;
 mod lisp;
@@ -373,17 +374,18 @@ impl Printer<'_> {
     }
 
     /// tcpdump's `print_unknown_data`: the captured part of `len` bytes of `p`
-    /// from `at` in hex, each line starting with `ident`; its complaint when `at`
-    /// is past the captured bytes.
-    pub(crate) fn unknown_data(&mut self, p: &[u8], at: usize, len: usize, ident: &str) {
+    /// from `at` in hex, each line starting with `ident`; its complaint, and
+    /// false, when `at` is past the captured bytes (a caller may then stop).
+    pub(crate) fn unknown_data(&mut self, p: &[u8], at: usize, len: usize, ident: &str) -> bool {
         if at > p.len() {
             out!(
                 self,
                 "{ident}Dissector error: print_unknown_data called with pointer past end of packet"
             );
-            return;
+            return false;
         }
         crate::dump::unknown_data(&mut self.out, ident, &p[at..], len);
+        true
     }
 
     /// tcpdump's `hex_print(ndo, ident, p, len)` of all of `p`.

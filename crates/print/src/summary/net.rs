@@ -1738,6 +1738,7 @@ impl Printer<'_> {
                     0x86dd => self.ipv6(p, len),
                     0x8847 => self.mpls(p, len)?,
                     0x6558 => self.ether(p, len)?,
+                    0x00fe => self.isoclns(p, len)?,
                     _ => out!(self, "gre-proto-0x{prot:x}"),
                 }
             }

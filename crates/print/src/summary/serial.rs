@@ -105,6 +105,7 @@ impl Printer<'_> {
             EtherType::IPV4 => self.ipv4(p, length),
             EtherType::IPV6 => self.ipv6(p, length),
             EtherType::MPLS_UNICAST | EtherType::MPLS_MULTICAST => self.mpls(p, length)?,
+            EtherType(0xfefe) => self.chdlc_iso(p, length)?,
             // Cisco's SLARP reuses Reverse ARP's number.
             EtherType::RARP => {
                 self.proto = "chdlc_slarp";
@@ -116,6 +117,18 @@ impl Printer<'_> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// ISO over Cisco HDLC: tcpdump skips a padding byte when the next holds
+    /// an NLPID.
+    fn chdlc_iso(&mut self, p: &[u8], length: u32) -> PResult {
+        if length < 2 {
+            return Err(Trunc);
+        }
+        match g1(p, 1)? {
+            0x81..=0x83 => self.isoclns(tail(p, 1), length - 1),
+            _ => self.isoclns(p, length),
+        }
     }
 
     fn slarp(&mut self, p: &[u8], length: u32) -> PResult {

@@ -1800,7 +1800,7 @@ fn bsd_af_name(af: u16) -> String {
 }
 
 /// tcpdump's `mask2plen`: the prefix length of a contiguous netmask, or -1.
-fn mask2plen(mask: u32) -> i32 {
+pub(super) fn mask2plen(mask: u32) -> i32 {
     match mask.leading_ones() {
         n if mask.checked_shl(n).unwrap_or(0) == 0 => n as i32,
         _ => -1,
