@@ -270,6 +270,7 @@ impl Printer<'_> {
             EtherType(0x888e) => self.eapol(p)?,
             EtherType(0x8947) | EtherType(0x0707) => self.geonet(p, length, src)?,
             EtherType(0x1111) => self.calm_fast(p, length, src)?,
+            EtherType(0x6003) => self.decnet(p, length)?,
             _ => return Ok(false),
         }
         Ok(true)

@@ -132,8 +132,10 @@ impl Printer<'_> {
             // BGP: tcpdump names it and, without -v, stops there.
             self.proto = "bgp";
             out!(self, ": BGP");
-        } else if is(1723) || is(6379) {
-            // PPTP, RESP: not rendered.
+        } else if is(1723) {
+            // PPTP: not rendered.
+        } else if is(6379) {
+            self.resp(payload, length)?;
         } else if is(22) {
             self.ssh(payload, length)?;
         } else if is(139) || is(445) || is(10288) {
