@@ -31,6 +31,7 @@
 
 mod aoe;
 mod app;
+mod apps;
 mod arcnet;
 mod atm;
 mod babel;
@@ -49,6 +50,7 @@ mod ospf;
 mod pim;
 mod ptp;
 mod resp;
+mod rx;
 mod serial;
 mod sflow;
 mod transport;
@@ -188,6 +190,8 @@ impl Summarizer {
 pub(crate) struct TcpSeqState {
     v4: HashMap<TcpKey<4>, (u32, u32)>,
     v6: HashMap<TcpKey<16>, (u32, u32)>,
+    /// Not TCP's, but kept alike for the capture: the last Rx calls.
+    rx: rx::RxCache,
 }
 
 /// Lower-ordered address, higher-ordered address, ports.

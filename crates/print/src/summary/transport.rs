@@ -826,6 +826,7 @@ impl Printer<'_> {
             UdpApp::Dhcp6 => self.dhcp6(cp),
             UdpApp::Babel => self.babel(cp, length),
             UdpApp::Sflow => self.sflow(cp, length),
+            UdpApp::NotRendered if self.apps_udp(cp, length, sport, dport, ctx) => Ok(()),
             UdpApp::NotRendered | UdpApp::Plain => {
                 generic(self);
                 Ok(())
