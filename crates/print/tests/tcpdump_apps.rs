@@ -1,0 +1,96 @@
+//! The application printers of issue 27 (AFS over Rx, DECnet, Redis RESP and
+//! the others of `summary/apps.rs`) against the installed tcpdump, packet by
+//! packet, on the corpus captures of those protocols, with `-n`, `-n -v` and
+//! `-n -vv`. Skipped, with a message, when tcpdump or the corpus is absent.
+//!
+//! Only the packets tcpdump decodes as the protocol under test are compared
+//! (their record holds the protocol's marker); the others of a capture are
+//! other printers' (afs.pcap also holds Kerberos and DNS). With `-vv` the
+//! comparison starts at the marker: what `-vv` adds before it (UDP-over-IPv4
+//! and TCP checksum verdicts) is udp_print's and tcp_print's.
+
+mod common;
+
+use common::capture::read_capture;
+use common::corpus_root;
+use common::tcpdump::{have_tcpdump, tcpdump_blocks};
+use netsift_print::{Summarizer, SummaryOptions};
+
+/// Captures and the text that marks a packet of the protocol under test in
+/// tcpdump's record (empty: every packet).
+const CASES: &[(&str, &str)] = &[
+    ("afs.pcap", " rx "),
+    ("DECnet_Phone.pcap", ""),
+    ("decnet-oobr.pcap", ""),
+    ("decnet-shorthdr-oobr.pcap", ""),
+    ("resp_1_benchmark.pcap", "RESP"),
+    ("resp_2_inline.pcap", "RESP"),
+    ("resp_3_malicious.pcap", "RESP"),
+    ("resp_4_infiniteloop.pcapng", "RESP"),
+];
+
+/// `rec` from `marker` on, or all of it for an empty marker.
+fn from_marker<'a>(rec: &'a str, marker: &str) -> Option<&'a str> {
+    if marker.is_empty() {
+        return Some(rec);
+    }
+    rec.find(marker).map(|i| &rec[i..])
+}
+
+#[test]
+fn application_lines_match_tcpdump() {
+    if !have_tcpdump() {
+        println!("tcpdump not installed: skipped");
+        return;
+    }
+    let dir = corpus_root().join("tcpdump");
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for &(file, marker) in CASES {
+        let path = dir.join(file);
+        let Some(packets) = std::fs::read(&path).ok().and_then(|b| read_capture(&b)) else {
+            println!("{file}: not in the corpus, skipped");
+            continue;
+        };
+        for verbose in 0..=2u8 {
+            let flags: &[&str] = match verbose {
+                0 => &[],
+                1 => &["-v"],
+                _ => &["-vv"],
+            };
+            let theirs = tcpdump_blocks(&path, flags).expect("tcpdump runs");
+            assert_eq!(
+                theirs.len(),
+                packets.len(),
+                "{file} {flags:?}: record count"
+            );
+            let mut s = Summarizer::with_options(SummaryOptions {
+                verbose,
+                ..SummaryOptions::default()
+            });
+            let mut seen = 0;
+            for (i, (p, t)) in packets.iter().zip(&theirs).enumerate() {
+                let ours = s.summarize(p.linktype, &p.data, p.wire_len);
+                let ours = ours.trim_end();
+                let Some(t_tail) = from_marker(t, marker) else {
+                    continue;
+                };
+                seen += 1;
+                compared += 1;
+                let same = if verbose < 2 {
+                    ours == t
+                } else {
+                    from_marker(ours, marker) == Some(t_tail)
+                };
+                if !same {
+                    failures.push(format!(
+                        "{file} #{i} {flags:?}\n   ours: {ours}\n   tcpd: {t}"
+                    ));
+                }
+            }
+            assert!(seen > 0, "{file} {flags:?}: no packet with {marker:?}");
+        }
+    }
+    println!("{compared} records compared, {} differ", failures.len());
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
