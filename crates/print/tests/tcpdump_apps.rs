@@ -1,5 +1,5 @@
-//! The application printers of issue 27 (AFS over Rx, DECnet, Redis RESP and
-//! the others of `summary/apps.rs`) against the installed tcpdump, packet by
+//! The application printers of issue 27 (AFS over Rx, DECnet, IPX, Redis
+//! RESP, Kerberos and the others of `summary/apps.rs`) against the installed tcpdump, packet by
 //! packet, on the corpus captures of those protocols, with `-n`, `-n -v` and
 //! `-n -vv`. Skipped, with a message, when tcpdump or the corpus is absent.
 //!
@@ -27,6 +27,10 @@ const CASES: &[(&str, &str)] = &[
     ("resp_2_inline.pcap", "RESP"),
     ("resp_3_malicious.pcap", "RESP"),
     ("resp_4_infiniteloop.pcapng", "RESP"),
+    ("ipx.pcap", "IPX "),
+    ("ipx-invalid-length.pcap", "IPX "),
+    ("babel_update_oobr.pcap", " v4 "),
+    ("afs.pcap", " v5"),
 ];
 
 /// `rec` from `marker` on, or all of it for an empty marker.

@@ -41,6 +41,7 @@ mod dhcp6;
 mod eapol;
 mod eigrp;
 mod geonet;
+mod ipx;
 mod krb;
 mod lan;
 mod link;
