@@ -16,21 +16,29 @@ use common::corpus_root;
 use common::tcpdump::{have_tcpdump, tcpdump_blocks};
 use netsift_print::{Summarizer, SummaryOptions};
 
-/// Captures and the text that marks a packet of the protocol under test in
-/// tcpdump's record (empty: every packet).
-const CASES: &[(&str, &str)] = &[
-    ("afs.pcap", " rx "),
-    ("DECnet_Phone.pcap", ""),
-    ("decnet-oobr.pcap", ""),
-    ("decnet-shorthdr-oobr.pcap", ""),
-    ("resp_1_benchmark.pcap", "RESP"),
-    ("resp_2_inline.pcap", "RESP"),
-    ("resp_3_malicious.pcap", "RESP"),
-    ("resp_4_infiniteloop.pcapng", "RESP"),
-    ("ipx.pcap", "IPX "),
-    ("ipx-invalid-length.pcap", "IPX "),
-    ("babel_update_oobr.pcap", " v4 "),
-    ("afs.pcap", " v5"),
+/// Captures, the text that marks a packet of the protocol under test in
+/// tcpdump's record (empty: every packet), and the highest `-v` count
+/// compared (ISAKMP's payloads, which `-v` lists, are not decoded yet).
+const CASES: &[(&str, &str, u8)] = &[
+    ("afs.pcap", " rx ", 2),
+    ("DECnet_Phone.pcap", "", 2),
+    ("decnet-oobr.pcap", "", 2),
+    ("decnet-shorthdr-oobr.pcap", "", 2),
+    ("resp_1_benchmark.pcap", "RESP", 2),
+    ("resp_2_inline.pcap", "RESP", 2),
+    ("resp_3_malicious.pcap", "RESP", 2),
+    ("resp_4_infiniteloop.pcapng", "RESP", 2),
+    ("ipx.pcap", "IPX ", 2),
+    ("ipx-invalid-length.pcap", "IPX ", 2),
+    ("babel_update_oobr.pcap", " v4 ", 2),
+    ("afs.pcap", " v5", 2),
+    ("ISAKMP_sa_setup.pcap", "isakmp", 0),
+    ("ikev2four.pcap", "isakmp", 0),
+    ("isakmp4500.pcap", "isakmp", 0),
+    ("isakmp-no-none-np.pcapng", "isakmp", 0),
+    ("isakmp-rfc3948-oobr.pcap", "isakmp", 0),
+    ("ikev2pI2.pcap", "isakmp", 0),
+    ("isakmp-pointer-loop.pcap", "isakmp", 0),
 ];
 
 /// `rec` from `marker` on, or all of it for an empty marker.
@@ -50,13 +58,13 @@ fn application_lines_match_tcpdump() {
     let dir = corpus_root().join("tcpdump");
     let mut failures = Vec::new();
     let mut compared = 0;
-    for &(file, marker) in CASES {
+    for &(file, marker, max_verbose) in CASES {
         let path = dir.join(file);
         let Some(packets) = std::fs::read(&path).ok().and_then(|b| read_capture(&b)) else {
             println!("{file}: not in the corpus, skipped");
             continue;
         };
-        for verbose in 0..=2u8 {
+        for verbose in 0..=max_verbose {
             let flags: &[&str] = match verbose {
                 0 => &[],
                 1 => &["-v"],

@@ -1,5 +1,5 @@
-//! Where UDP payloads go to the application printers of `rx/` (AFS) and the
-//! others of that group, in tcpdump 4.99's `udp_print` order.
+//! Where UDP payloads go to the application printers of issue 27 (ISAKMP,
+//! Kerberos, AFS over Rx ...), in tcpdump 4.99's `udp_print` order.
 
 use super::{IpCtx, Printer};
 
@@ -19,7 +19,15 @@ impl Printer<'_> {
         let rx_port = |p: u16| (7000..=7009).contains(&p);
         // Ports udp_print tests before those below, whose payloads are not
         // decoded here: a datagram on one of them is not for these printers.
-        let r = if any(&[525, 69, 654, 500, 4500, 7500, 8500, 161, 162, 123]) {
+        let r = if any(&[525, 69, 654]) {
+            return false;
+        } else if is(500) {
+            self.isakmp(cp, length, ctx)
+        } else if is(4500) {
+            return false;
+        } else if any(&[7500, 8500]) {
+            self.isakmp(cp, length, ctx)
+        } else if any(&[161, 162, 123]) {
             return false;
         } else if any(&[88, 750]) {
             self.krb(cp)

@@ -42,6 +42,7 @@ mod eapol;
 mod eigrp;
 mod geonet;
 mod ipx;
+mod isakmp;
 mod krb;
 mod lan;
 mod link;
@@ -192,8 +193,10 @@ impl Summarizer {
 pub(crate) struct TcpSeqState {
     v4: HashMap<TcpKey<4>, (u32, u32)>,
     v6: HashMap<TcpKey<16>, (u32, u32)>,
-    /// Not TCP's, but kept alike for the capture: the last Rx calls.
+    /// Not TCP's, but kept alike for the capture: the last Rx calls and
+    /// ISAKMP initiators.
     rx: rx::RxCache,
+    isakmp: isakmp::Cookies,
 }
 
 /// Lower-ordered address, higher-ordered address, ports.

@@ -811,7 +811,7 @@ impl Printer<'_> {
             UdpApp::Rip => self.rip(cp, length),
             UdpApp::Hsrp => self.hsrp(cp, length),
             UdpApp::Bfd(port) => self.bfd(cp, length, port),
-            UdpApp::NatT => self.nat_t(cp, length),
+            UdpApp::NatT => self.nat_t(cp, length, ctx),
             UdpApp::Otv => self.otv(cp, length),
             UdpApp::Vxlan => self.vxlan(cp, length),
             UdpApp::Geneve => self.geneve(cp, length),
@@ -1233,8 +1233,8 @@ impl Printer<'_> {
     }
 
     /// UDP port 4500: NAT-traversal keep-alives, IKE, or ESP (RFC 3948).
-    fn nat_t(&mut self, p: &[u8], len: u32) -> PResult {
-        self.proto = "isakmp";
+    fn nat_t(&mut self, p: &[u8], len: u32, ctx: &IpCtx) -> PResult {
+        self.proto = "isakmp_rfc3948";
         if len == 1 && g1(p, 0)? == 0xff {
             out!(self, "isakmp-nat-keep-alive");
             return Ok(());
@@ -1243,8 +1243,8 @@ impl Printer<'_> {
             return Err(Trunc);
         }
         if g4(p, 0)? == 0 {
-            out!(self, "NONESP-encap: isakmp");
-            return Ok(());
+            out!(self, "NONESP-encap: ");
+            return self.isakmp(tail(p, 4), len - 4, ctx);
         }
         out!(self, "UDP-encap: ");
         self.proto = "esp";
