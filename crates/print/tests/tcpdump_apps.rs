@@ -32,6 +32,8 @@ const CASES: &[(&str, &str, u8)] = &[
     ("ipx-invalid-length.pcap", "IPX ", 2),
     ("babel_update_oobr.pcap", " v4 ", 2),
     ("afs.pcap", " v5", 2),
+    ("ahcp.pcapng", "AHCP", 2),
+    ("babel.pcap", "AHCP", 2),
     ("ISAKMP_sa_setup.pcap", "isakmp", 0),
     ("ikev2four.pcap", "isakmp", 0),
     ("isakmp4500.pcap", "isakmp", 0),

@@ -35,6 +35,10 @@ impl Printer<'_> {
             return false;
         } else if rx_port(sport) || rx_port(dport) {
             self.rx(cp, length, sport, dport, ctx)
+        } else if any(&[521, 546, 547]) {
+            return false;
+        } else if is(5359) {
+            self.ahcp(cp, length)
         } else {
             return false;
         };

@@ -29,6 +29,7 @@
 //! the protocols whose `-v` details are not reproduced yet (BGP, OSPFv2
 //! link-state advertisements, DHCP, CDP, LLDP, PPP options, IPv6 mobility).
 
+mod ahcp;
 mod aoe;
 mod app;
 mod apps;
