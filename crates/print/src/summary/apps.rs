@@ -17,9 +17,13 @@ impl Printer<'_> {
         let is = |p: u16| sport == p || dport == p;
         let any = |ps: &[u16]| ps.iter().any(|&p| is(p));
         let rx_port = |p: u16| (7000..=7009).contains(&p);
-        // Ports udp_print tests before those below, whose payloads are not
-        // decoded here: a datagram on one of them is not for these printers.
-        let r = if any(&[525, 69, 654]) {
+        // Ports udp_print tests between these whose payloads other printers
+        // take (or none does): a datagram on one of them is not for these.
+        let r = if is(525) {
+            return false;
+        } else if is(69) {
+            self.tftp(cp, length)
+        } else if is(654) {
             return false;
         } else if is(500) {
             self.isakmp(cp, length, ctx)
@@ -39,10 +43,30 @@ impl Printer<'_> {
             return false;
         } else if is(5359) {
             self.ahcp(cp, length)
+        } else if is(30490) && !self.udp_taken_before_someip(sport, dport, cp) {
+            self.someip(cp, length)
         } else {
             return false;
         };
         self.catch(r);
         true
+    }
+
+    /// Whether a port udp_print tests before SOME/IP's (after AHCP's) takes
+    /// the datagram.
+    fn udp_taken_before_someip(&self, sport: u16, dport: u16, cp: &[u8]) -> bool {
+        let is = |p: u16| sport == p || dport == p;
+        const BEFORE: [u16; 29] = [
+            6696, 6697, 8231, 496, 1645, 1812, 1646, 1813, 3799, 1700, 921, 646, 698, 3503, 701,
+            1589, 6343, 12222, 5060, 514, 8472, 4789, 4342, 4790, 17754, 6635, 319, 320, 12223,
+        ];
+        let atalk = super::transport::atalk_port;
+        BEFORE.iter().any(|&p| is(p))
+            || dport == 4567
+            || dport == 1985
+            || dport == 6081
+            || sport == 49152
+            || matches!(dport, 3784 | 4784 | 6784 | 3785)
+            || (cp.get(2) == Some(&2) && (atalk(sport) || atalk(dport)))
     }
 }

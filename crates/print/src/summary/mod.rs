@@ -57,6 +57,8 @@ mod resp;
 mod rx;
 mod serial;
 mod sflow;
+mod someip;
+mod tftp;
 mod transport;
 
 use crate::names::Names;

@@ -1791,7 +1791,7 @@ fn mask2plen(mask: u32) -> i32 {
     }
 }
 
-fn atalk_port(p: u16) -> bool {
+pub(super) fn atalk_port(p: u16) -> bool {
     (16512..16640).contains(&p) || (200..328).contains(&p) || (768..896).contains(&p)
 }
 
