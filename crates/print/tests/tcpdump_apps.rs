@@ -18,7 +18,8 @@ use netsift_print::{Summarizer, SummaryOptions};
 
 /// Captures, the text that marks a packet of the protocol under test in
 /// tcpdump's record (empty: every packet), and the highest `-v` count
-/// compared (ISAKMP's payloads, which `-v` lists, are not decoded yet).
+/// compared (ISAKMP's payloads and HNCP's TLVs, which `-v` prints, are not
+/// decoded yet).
 const CASES: &[(&str, &str, u8)] = &[
     ("afs.pcap", " rx ", 2),
     ("DECnet_Phone.pcap", "", 2),
@@ -38,6 +39,8 @@ const CASES: &[(&str, &str, u8)] = &[
     ("someip2.pcap", "SOMEIP", 2),
     ("tftp.pcap", "TFTP", 2),
     ("tftp-heapoverflow.pcap", "TFTP", 2),
+    ("hncp.pcap", "hncp", 0),
+    ("hncp_prefix-oobr.pcap", "hncp", 0),
     ("ISAKMP_sa_setup.pcap", "isakmp", 0),
     ("ikev2four.pcap", "isakmp", 0),
     ("isakmp4500.pcap", "isakmp", 0),

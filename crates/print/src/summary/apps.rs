@@ -43,6 +43,14 @@ impl Printer<'_> {
             return false;
         } else if is(5359) {
             self.ahcp(cp, length)
+        } else if any(&[6696, 6697]) {
+            return false;
+        } else if is(8231) {
+            // -v prints the TLVs' contents, not decoded yet.
+            if self.opts.verbose > 0 {
+                return false;
+            }
+            self.hncp(cp, length)
         } else if is(30490) && !self.udp_taken_before_someip(sport, dport, cp) {
             self.someip(cp, length)
         } else {

@@ -42,6 +42,7 @@ mod dhcp6;
 mod eapol;
 mod eigrp;
 mod geonet;
+mod hncp;
 mod ipx;
 mod isakmp;
 mod krb;
