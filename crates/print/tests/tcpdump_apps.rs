@@ -18,8 +18,8 @@ use netsift_print::{Summarizer, SummaryOptions};
 
 /// Captures, the text that marks a packet of the protocol under test in
 /// tcpdump's record (empty: every packet), and the highest `-v` count
-/// compared (ISAKMP's payloads and HNCP's TLVs, which `-v` prints, are not
-/// decoded yet).
+/// compared (ISAKMP's payloads, HNCP's and LSP ping's TLVs, which `-v`
+/// prints, are not decoded yet).
 const CASES: &[(&str, &str, u8)] = &[
     ("afs.pcap", " rx ", 2),
     ("DECnet_Phone.pcap", "", 2),
@@ -41,6 +41,10 @@ const CASES: &[(&str, &str, u8)] = &[
     ("tftp-heapoverflow.pcap", "TFTP", 2),
     ("hncp.pcap", "hncp", 0),
     ("hncp_prefix-oobr.pcap", "hncp", 0),
+    ("lspping-fec-ldp.pcap", "LSP-PING", 0),
+    ("lspping-fec-rsvp.pcap", "LSP-PING", 0),
+    ("lsp-ping-timestamp.pcap", "LSP-PING", 0),
+    ("wb-oobr.pcap", "lspping", 0),
     ("ISAKMP_sa_setup.pcap", "isakmp", 0),
     ("ikev2four.pcap", "isakmp", 0),
     ("isakmp4500.pcap", "isakmp", 0),

@@ -51,6 +51,14 @@ impl Printer<'_> {
                 return false;
             }
             self.hncp(cp, length)
+        } else if any(&[496, 1645, 1812, 1646, 1813, 3799, 1700, 921, 646, 698]) || dport == 4567 {
+            return false;
+        } else if is(3503) {
+            // -v decodes the TLVs, not decoded yet.
+            if self.opts.verbose > 0 {
+                return false;
+            }
+            self.lspping(cp, length)
         } else if is(30490) && !self.udp_taken_before_someip(sport, dport, cp) {
             self.someip(cp, length)
         } else {

@@ -48,6 +48,7 @@ mod isakmp;
 mod krb;
 mod lan;
 mod link;
+mod lspping;
 mod net;
 mod ntp;
 mod openflow;
