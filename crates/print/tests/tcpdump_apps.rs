@@ -1,5 +1,5 @@
 //! The application printers of issue 27 (AFS over Rx, DECnet, IPX, Redis
-//! RESP, Kerberos and the others of `summary/apps.rs`) against the installed tcpdump, packet by
+//! RESP, RPKI-RTR, Kerberos and the others of `summary/apps.rs`) against the installed tcpdump, packet by
 //! packet, on the corpus captures of those protocols, with `-n`, `-n -v` and
 //! `-n -vv`. Skipped, with a message, when tcpdump or the corpus is absent.
 //!
@@ -45,6 +45,9 @@ const CASES: &[(&str, &str, u8)] = &[
     ("lspping-fec-rsvp.pcap", "LSP-PING", 0),
     ("lsp-ping-timestamp.pcap", "LSP-PING", 0),
     ("wb-oobr.pcap", "lspping", 0),
+    ("kday2.pcap", "RPKI", 2),
+    ("kday4.pcap", "RPKI", 2),
+    ("rpki-rtr-oobr.pcap", "RPKI", 2),
     ("ISAKMP_sa_setup.pcap", "isakmp", 0),
     ("ikev2four.pcap", "isakmp", 0),
     ("isakmp4500.pcap", "isakmp", 0),

@@ -56,6 +56,7 @@ mod ospf;
 mod pim;
 mod ptp;
 mod resp;
+mod rpki_rtr;
 mod rx;
 mod serial;
 mod sflow;

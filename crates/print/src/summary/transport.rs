@@ -153,6 +153,10 @@ impl Printer<'_> {
             self.txtproto(payload, length, "rtsp", Some(super::app::RTSP_METHODS))?;
         } else if is(53) {
             self.dns(payload, length, true, false)?;
+        } else if is(639) {
+            // MSDP: not rendered.
+        } else if is(323) {
+            self.rpki_rtr(payload, length)?;
         }
         Ok(())
     }
