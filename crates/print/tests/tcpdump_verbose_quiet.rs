@@ -60,6 +60,13 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
     "UDP/6343",
     "UDP/6696",
     "UDP/6697",
+    // Issue 27's lines without -v of ISAKMP (payloads), HNCP (TLVs, also on
+    // datagrams whose other port is RADIUS's) and LSP ping (TLVs).
+    "UDP/500",
+    "UDP/8231",
+    "UDP/1646",
+    "UDP/1812",
+    "UDP/3503",
 ];
 
 /// What `-v` still prints differently elsewhere, `-q` or not: EAPOL, AoE, CDP, LLDP and PPP
@@ -73,6 +80,8 @@ const NOT_CLAIMED_VERBOSE_OTHER: &[&str] = &[
     "non-IP 0x888e",
     "non-IP 0x88a2",
     "non-IP 0x88cc",
+    // LSP ping over MPLS: its TLVs, as above.
+    "non-IP 0x8847",
     "other IP 135",
     "other IP 47",
     "other IP 62",
