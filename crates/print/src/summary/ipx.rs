@@ -49,15 +49,23 @@ impl Printer<'_> {
         Ok(())
     }
 
-    /// `ipx_sap_print`: a request names a server type, a response lists up
-    /// to 8 servers.
-    fn ipx_sap(&mut self, d: &[u8], mut len: u32) -> PResult {
+    /// The command word SAP and RIP start with and the length after it;
+    /// `None` (printed invalid) when the length has no room for it.
+    fn ipx_command(&mut self, d: &[u8], len: u32) -> PResult<Option<(u16, u32)>> {
         let command = g2(d, 0)?;
         if len < 2 {
             out!(self, " (invalid)");
-            return Ok(());
+            return Ok(None);
         }
-        len -= 2;
+        Ok(Some((command, len - 2)))
+    }
+
+    /// `ipx_sap_print`: a request names a server type, a response lists up
+    /// to 8 servers.
+    fn ipx_sap(&mut self, d: &[u8], len: u32) -> PResult {
+        let Some((command, mut len)) = self.ipx_command(d, len)? else {
+            return Ok(());
+        };
         let mut at = 2;
         match command {
             1 | 3 => {
@@ -120,13 +128,10 @@ impl Printer<'_> {
     }
 
     /// `ipx_rip_print`: `net/hops.ticks` per route, up to 50.
-    fn ipx_rip(&mut self, d: &[u8], mut len: u32) -> PResult {
-        let command = g2(d, 0)?;
-        if len < 2 {
-            out!(self, " (invalid)");
+    fn ipx_rip(&mut self, d: &[u8], len: u32) -> PResult {
+        let Some((command, mut len)) = self.ipx_command(d, len)? else {
             return Ok(());
-        }
-        len -= 2;
+        };
         let mut at = 2;
         let (name, max) = match command {
             1 => ("ipx-rip-req", 1),
