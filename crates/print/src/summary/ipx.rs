@@ -1,7 +1,7 @@
 //! Novell IPX (EtherType 0x8137, LLC SAP 0xe0 and raw 802.3), as tcpdump
 //! 4.99's `ipx_print` prints it: the addresses and sockets, SAP and RIP
 //! messages, EIGRP over IPX, and the length for the other sockets. SAP
-//! server types print in hex (tcpdump's `-n`; its names are not kept here).
+//! server types print by name without `-n` (`ipx_sap.rs`), else in hex.
 
 use super::{g1, g2, g4, need, out, tail, PResult, Printer};
 
@@ -49,6 +49,14 @@ impl Printer<'_> {
         Ok(())
     }
 
+    /// `ipxsap_string`: the server type's name without `-n`, else its hex.
+    fn sap_type(&self, v: u16) -> String {
+        match self.opts.names.and(super::ipx_sap::sap_name(v)) {
+            Some(n) => n.to_string(),
+            None => format!("{v:04x}"),
+        }
+    }
+
     /// The command word SAP and RIP start with and the length after it;
     /// `None` (printed invalid) when the length has no room for it.
     fn ipx_command(&mut self, d: &[u8], len: u32) -> PResult<Option<(u16, u32)>> {
@@ -74,7 +82,8 @@ impl Printer<'_> {
                 } else {
                     "ipx-sap-nearest-req"
                 };
-                out!(self, "{name} {:04x}", g2(d, at)?);
+                let t = self.sap_type(g2(d, at)?);
+                out!(self, "{name} {t}");
             }
             2 | 4 => {
                 out!(
@@ -93,7 +102,8 @@ impl Printer<'_> {
                         out!(self, " (invalid)");
                         return Ok(());
                     }
-                    out!(self, " {:04x} '", g2(d, at)?);
+                    let t = self.sap_type(g2(d, at)?);
+                    out!(self, " {t} '");
                     at += 2;
                     len -= 2;
                     if len < 48 {

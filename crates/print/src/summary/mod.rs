@@ -47,6 +47,7 @@ mod eigrp;
 mod geonet;
 mod hncp;
 mod ipx;
+mod ipx_sap;
 mod isakmp;
 mod krb;
 mod lan;
