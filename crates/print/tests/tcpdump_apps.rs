@@ -18,8 +18,8 @@ use netsift_print::{Summarizer, SummaryOptions};
 
 /// Captures, the text that marks a packet of the protocol under test in
 /// tcpdump's record (empty: every packet), and the highest `-v` count
-/// compared (ISAKMP's payloads, HNCP's and LSP ping's TLVs, which `-v`
-/// prints, are not decoded yet).
+/// compared (ISAKMP's payloads, HNCP's own TLVs and LSP ping's TLVs, which
+/// `-v` or `-vv` print, are not decoded yet).
 const CASES: &[(&str, &str, u8)] = &[
     ("afs.pcap", " rx ", 2),
     ("DECnet_Phone.pcap", "", 2),
@@ -39,7 +39,7 @@ const CASES: &[(&str, &str, u8)] = &[
     ("someip2.pcap", "SOMEIP", 2),
     ("tftp.pcap", "TFTP", 2),
     ("tftp-heapoverflow.pcap", "TFTP", 2),
-    ("hncp.pcap", "hncp", 0),
+    ("hncp.pcap", "hncp", 1),
     ("hncp_prefix-oobr.pcap", "hncp", 0),
     ("lspping-fec-ldp.pcap", "LSP-PING", 0),
     ("lspping-fec-rsvp.pcap", "LSP-PING", 0),

@@ -1,9 +1,11 @@
 //! HNCP, the home networking control protocol (UDP port 8231), as tcpdump
-//! 4.99's `hncp_print` prints it without `-v`: the length and the types of
-//! the top-level TLVs, runs of one type counted (`Node state (x2)`). The
-//! TLVs' contents, which `-v` prints, are not decoded yet.
+//! 4.99's `hncp_print` prints it: the length and the TLV types, runs of one
+//! type counted (`Node state (x2)`); with `-v` the DNCP TLVs (RFC 7787) on
+//! lines of their own. HNCP's own TLVs on lines of their own (`-v` at the
+//! top level, `-vv` nested) are not decoded yet: such a datagram prints as
+//! `UDP, length N`.
 
-use super::{g2, need, out, PResult, Printer};
+use super::{g1, g2, g4, need, out, PResult, Printer, Trunc};
 
 /// The defined types (tcpdump's `type_values` up to 0xffff).
 const TYPES: [(u32, &str); 22] = [
@@ -43,25 +45,68 @@ fn type_name(mask: u32) -> &'static str {
     }
 }
 
+/// Why the TLV list stopped: tcpdump's truncation, or a TLV whose
+/// contents `-v` prints and this printer does not decode.
+enum Stop {
+    Trunc,
+    Unsupported,
+}
+
+impl From<Trunc> for Stop {
+    fn from(_: Trunc) -> Stop {
+        Stop::Trunc
+    }
+}
+
+/// `format_nid`.
+fn nid(p: &[u8], at: usize) -> PResult<String> {
+    Ok(format!(
+        "{:02x}:{:02x}:{:02x}:{:02x}",
+        g1(p, at)?,
+        g1(p, at + 1)?,
+        g1(p, at + 2)?,
+        g1(p, at + 3)?
+    ))
+}
+
+fn g8(p: &[u8], at: usize) -> PResult<u64> {
+    Ok(u64::from(g4(p, at)?) << 32 | u64::from(g4(p, at + 4)?))
+}
+
 impl Printer<'_> {
-    /// `hncp_print` without `-v`: `length` bytes of UDP payload, `p`
-    /// captured.
-    pub(super) fn hncp(&mut self, p: &[u8], length: u32) -> PResult {
+    /// `hncp_print`: `length` bytes of UDP payload, `p` captured. `None`
+    /// when `-v` would print the contents of a TLV not decoded here (the
+    /// caller then prints the generic line).
+    pub(super) fn hncp(&mut self, p: &[u8], length: u32) -> Option<PResult> {
         self.proto = "hncp";
         out!(self, "hncp ({length})");
-        let length = length as usize;
+        match self.hncp_rec(p, 0, length as usize, 1) {
+            Ok(()) => Some(Ok(())),
+            Err(Stop::Trunc) => Some(Err(Trunc)),
+            Err(Stop::Unsupported) => None,
+        }
+    }
+
+    /// `hncp_print_rec`: the TLVs from `at`, `length` bytes, at `indent`.
+    fn hncp_rec(&mut self, p: &[u8], at: usize, length: usize, indent: usize) -> Result<(), Stop> {
+        let v = usize::from(self.opts.verbose);
+        let in_line = indent - 1 >= v && v < 3;
         let mut i = 0;
         let mut first = true;
         let (mut last, mut count) = (u32::MAX, 0u32);
         while i < length {
-            need(p, i, 4)?;
+            let tlv = at + i;
+            if !in_line {
+                out!(self, "\n{}", "\t".repeat(indent));
+            }
+            need(p, tlv, 4)?;
             if i + 4 > length {
                 out!(self, " (invalid)");
                 return Ok(());
             }
-            let ty = g2(p, i)?;
-            let body = g2(p, i + 2)? as usize;
-            need(p, i + 4, body)?;
+            let ty = g2(p, tlv)?;
+            let body = g2(p, tlv + 2)? as usize;
+            need(p, tlv + 4, body)?;
             if i + body + 4 > length {
                 out!(self, " (invalid)");
                 return Ok(());
@@ -75,27 +120,82 @@ impl Printer<'_> {
             if let Some(&(k, _)) = TYPES.iter().find(|&&(k, _)| k == u32::from(ty)) {
                 mask = k;
             }
-            if mask == last {
-                count += 1;
+            if in_line {
+                if mask == last {
+                    count += 1;
+                } else {
+                    self.hncp_type(last, count, indent, &mut first);
+                    last = mask;
+                    count = 1;
+                }
             } else {
-                self.hncp_type(last, count, &mut first);
-                last = mask;
-                count = 1;
+                self.hncp_tlv(p, tlv + 4, body, mask, indent)?;
             }
             i += 4 + body.next_multiple_of(4);
         }
-        self.hncp_type(last, count, &mut first);
+        self.hncp_type(last, count, indent, &mut first);
         Ok(())
     }
 
-    /// `print_type_in_line` at the top level.
-    fn hncp_type(&mut self, mask: u32, count: u32, first: &mut bool) {
+    /// One TLV on a line of its own: the DNCP ones (RFC 7787) are decoded.
+    fn hncp_tlv(
+        &mut self,
+        p: &[u8],
+        value: usize,
+        body: usize,
+        mask: u32,
+        indent: usize,
+    ) -> Result<(), Stop> {
+        if !(1..=5).contains(&mask) {
+            return Err(Stop::Unsupported);
+        }
+        out!(self, "{}", type_name(mask));
+        out!(self, " ({})", body + 4);
+        let want = [0, 4, 8, 8, 20][mask as usize - 1];
+        let bad = if mask == 5 { body < want } else { body != want };
+        if bad {
+            out!(self, " (invalid)");
+            return Ok(());
+        }
+        match mask {
+            2 => out!(self, " NID: {}", nid(p, value)?),
+            3 => out!(
+                self,
+                " NID: {} EPID: {:08x}",
+                nid(p, value)?,
+                g4(p, value + 4)?
+            ),
+            4 => out!(self, " hash: {:016x}", g8(p, value)?),
+            5 => {
+                let ms = g4(p, value + 8)?;
+                out!(
+                    self,
+                    " NID: {} seqno: {} {}.{:03}s hash: {:016x}",
+                    nid(p, value)?,
+                    g4(p, value + 4)?,
+                    ms / 1000,
+                    ms % 1000,
+                    g8(p, value + 12)?
+                );
+                self.hncp_rec(p, value + 20, body - 20, indent + 1)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// `print_type_in_line`.
+    fn hncp_type(&mut self, mask: u32, count: u32, indent: usize, first: &mut bool) {
         if count == 0 {
             return;
         }
         if *first {
             *first = false;
-            self.out.push(' ');
+            if indent > 1 {
+                out!(self, "\n{}", "\t".repeat(indent));
+            } else {
+                self.out.push(' ');
+            }
         } else {
             self.out.push_str(", ");
         }

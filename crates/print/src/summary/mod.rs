@@ -16,8 +16,8 @@
 //! HTTP and SSH; OpenFlow's message headers, PTP, BCM-LI-SHIM, GeoNetworking,
 //! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow;
 //! AFS over Rx, DECnet, IPX, Redis RESP, Kerberos, TFTP, SOME/IP, AHCP and
-//! RPKI-RTR with `-v` too, and the lines without `-v` of ISAKMP, HNCP and LSP
-//! ping (`apps.rs` routes UDP to them in tcpdump's order). Other protocols get tcpdump's generic rendering (`UDP, length N`,
+//! RPKI-RTR with `-v` too, HNCP's DNCP TLVs, and the lines without `-v` of
+//! ISAKMP and LSP ping (`apps.rs` routes UDP to them in tcpdump's order). Other protocols get tcpdump's generic rendering (`UDP, length N`,
 //! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
