@@ -90,7 +90,8 @@ impl Printer<'_> {
     /// `hncp_print_rec`: the TLVs from `at`, `length` bytes, at `indent`.
     fn hncp_rec(&mut self, p: &[u8], at: usize, length: usize, indent: usize) -> Result<(), Stop> {
         let v = usize::from(self.opts.verbose);
-        let in_line = indent - 1 >= v && v < 3;
+        // tcpdump's is_in_line: indent - 1 >= vflag.
+        let in_line = indent > v && v < 3;
         let mut i = 0;
         let mut first = true;
         let (mut last, mut count) = (u32::MAX, 0u32);
