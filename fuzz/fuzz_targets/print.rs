@@ -49,8 +49,11 @@ fuzz_target!(|data: &[u8]| {
     for _ in 0..2 {
         let out = s.summarize(lt, frame, wire);
         assert!(!out.contains('\r'), "a carriage return in {out:?}");
+        // tcpdump's ForCES printer ends its own lines with a newline, and its
+        // SOME/IP line ends with one: those empty lines are tcpdump's too.
+        let body = out.strip_suffix('\n').unwrap_or(&out);
         assert!(
-            out.split('\n').skip(1).all(|l| !l.is_empty()),
+            out.contains("ForCES") || body.split('\n').skip(1).all(|l| !l.is_empty()),
             "an empty continuation line in {out:?}"
         );
         // tcpdump's densest output is a hex dump with -vv: about 4 characters

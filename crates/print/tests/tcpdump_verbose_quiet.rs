@@ -58,6 +58,13 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
     // sFlow's unknown records are dumped in hex, which the comparison drops
     // from tcpdump's text only (tests/tcpdump_flows.rs compares them).
     "UDP/6343",
+    // Issue 27's lines without -v of ISAKMP (payloads), HNCP (TLVs, also on
+    // datagrams whose other port is RADIUS's) and LSP ping (TLVs).
+    "UDP/500",
+    "UDP/8231",
+    "UDP/1646",
+    "UDP/1812",
+    "UDP/3503",
 ];
 
 /// What `-v` still prints differently elsewhere, `-q` or not: LLDP and PPP
@@ -70,6 +77,8 @@ const NOT_CLAIMED_VERBOSE_OTHER: &[&str] = &[
     // LLDP's hex dumps of TLVs it does not decode, which this comparison drops
     // from tcpdump's text only; tcpdump_lldp.rs compares them.
     "non-IP 0x88cc",
+    // LSP ping over MPLS: its TLVs, as above.
+    "non-IP 0x8847",
     "other IP 135",
     "other IP 47",
     "other IP 62",

@@ -23,11 +23,10 @@ pub(super) fn ethertype_str(t: u16, quiet: bool) -> String {
 }
 
 /// EtherTypes tcpdump 4.99's `ethertype_print` decodes and this crate does not
-/// yet (AppleTalk, TIPC, IPX, OSI, MPCP, CFM, NSH, Arista,
-/// RRCP, NLB): no default print after them, which tcpdump would not print
-/// either.
-const TCPDUMP_DECODES: [u16; 12] = [
-    0x809b, 0x80f3, 0x88ca, 0x886f, 0x8137, 0xfefe, 0x8808, 0x8902, 0xabcd, 0x894f, 0xd28b, 0x8899,
+/// yet (AppleTalk, MPCP, CFM, NSH, Arista, RRCP, NLB): no default print after
+/// them, which tcpdump would not print either.
+const TCPDUMP_DECODES: [u16; 9] = [
+    0x809b, 0x80f3, 0x886f, 0x8808, 0x8902, 0xabcd, 0x894f, 0xd28b, 0x8899,
 ];
 
 /// tcpdump's `linkaddr_string`: colon-separated hex bytes.
@@ -272,6 +271,11 @@ impl Printer<'_> {
             EtherType(0xfefe) => self.ether_iso(p, length)?,
             EtherType(0x8947) | EtherType(0x0707) => self.geonet(p, length, src)?,
             EtherType(0x1111) => self.calm_fast(p, length, src)?,
+            EtherType(0x6003) => self.decnet(p, length)?,
+            EtherType(0x8137) => {
+                out!(self, "(NOV-ETHII) ");
+                self.ipx(p, length)?
+            }
             _ => return Ok(false),
         }
         Ok(true)
@@ -300,7 +304,7 @@ impl Printer<'_> {
             (u16::from_le_bytes([c0, g1(p, 3)?]), false, 4usize)
         };
         if dsap_field == 0xff && ssap_field == 0xff {
-            out!(self, "IPX 802.3, length {length}");
+            self.ipx_llc(p, length, "802.3")?;
             return Ok(true);
         }
         let dsap = dsap_field & !1;
@@ -344,7 +348,7 @@ impl Printer<'_> {
             return Ok(true);
         }
         if ssap == 0xe0 && dsap == 0xe0 && control == 3 {
-            out!(self, "IPX 802.2, length {blen}");
+            self.ipx_llc(body, blen, "802.2")?;
             return Ok(true);
         }
         if ssap == 0xfe && dsap == 0xfe && control == 3 {

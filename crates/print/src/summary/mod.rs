@@ -26,8 +26,10 @@
 //! the protocols whose `-v` details are not reproduced yet (BGP, OSPFv2
 //! link-state advertisements, DHCP, PPP options, IPv6 mobility).
 
+mod ahcp;
 mod aoe;
 mod app;
+mod apps;
 mod arcnet;
 mod atm;
 mod babel;
@@ -36,18 +38,25 @@ mod bgp;
 mod cdp;
 mod cisco;
 mod dccp;
+mod decnet;
 mod dhcp6;
 mod eapol;
 mod edns;
 mod eigrp;
 mod forces;
 mod geonet;
+mod hncp;
 mod icmp6_ni;
+mod ipx;
+mod ipx_sap;
+mod isakmp;
 mod isis;
+mod krb;
 mod lan;
 mod link;
 mod lisp;
 mod lldp;
+mod lspping;
 mod m3ua;
 mod mobility;
 mod net;
@@ -57,9 +66,14 @@ mod ospf;
 mod pgm;
 mod pim;
 mod ptp;
+mod resp;
+mod rpki_rtr;
+mod rx;
 mod serial;
 mod sflow;
 mod slow;
+mod someip;
+mod tftp;
 mod tipc;
 mod transport;
 mod vtp;
@@ -208,6 +222,10 @@ impl Summarizer {
 pub(crate) struct TcpSeqState {
     v4: HashMap<TcpKey<4>, (u32, u32)>,
     v6: HashMap<TcpKey<16>, (u32, u32)>,
+    /// Not TCP's, but kept alike for the capture: the last Rx calls and
+    /// ISAKMP initiators.
+    rx: rx::RxCache,
+    isakmp: isakmp::Cookies,
 }
 
 /// Lower-ordered address, higher-ordered address, ports.

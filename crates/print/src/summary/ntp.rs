@@ -208,6 +208,12 @@ fn ntp_delta(bp: &[u8], origin: usize, at: usize) -> PResult<String> {
 
 /// `gmtime` and `strftime("%Y-%m-%dT%H:%M:%SZ")` of Unix seconds.
 fn utc(secs: i64) -> String {
+    let (y, m, d, hh, mm, ss) = civil(secs);
+    format!("{y:04}-{m:02}-{d:02}T{hh:02}:{mm:02}:{ss:02}Z")
+}
+
+/// `gmtime` of Unix seconds: year, month, day, hours, minutes, seconds.
+pub(super) fn civil(secs: i64) -> (i64, i64, i64, i64, i64, i64) {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
     // Days to a civil date (H. Hinnant's algorithm).
@@ -220,12 +226,7 @@ fn utc(secs: i64) -> String {
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
     let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    (y, m, d, rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
 #[cfg(test)]

@@ -134,8 +134,10 @@ impl Printer<'_> {
             self.txtproto(payload, length, "whois", None)?;
         } else if is(179) {
             self.bgp(payload)?;
-        } else if is(1723) || is(6379) {
-            // PPTP, RESP: not rendered.
+        } else if is(1723) {
+            // PPTP: not rendered.
+        } else if is(6379) {
+            self.resp(payload, length)?;
         } else if is(22) {
             self.ssh(payload, length)?;
         } else if is(139) || is(445) || is(10288) {
@@ -153,6 +155,10 @@ impl Printer<'_> {
             self.txtproto(payload, length, "rtsp", Some(super::app::RTSP_METHODS))?;
         } else if is(53) {
             self.dns(payload, length, true, false)?;
+        } else if is(639) {
+            // MSDP: not rendered.
+        } else if is(323) {
+            self.rpki_rtr(payload, length)?;
         }
         Ok(())
     }
@@ -825,7 +831,7 @@ impl Printer<'_> {
             UdpApp::Rip => self.rip(cp, length),
             UdpApp::Hsrp => self.hsrp(cp, length),
             UdpApp::Bfd(port) => self.bfd(cp, length, port),
-            UdpApp::NatT => self.nat_t(cp, length),
+            UdpApp::NatT => self.nat_t(cp, length, ctx),
             UdpApp::Otv => self.otv(cp, length),
             UdpApp::Vxlan => self.vxlan(cp, length),
             UdpApp::Geneve => self.geneve(cp, length),
@@ -841,6 +847,7 @@ impl Printer<'_> {
             UdpApp::Babel => self.babel(cp, length),
             UdpApp::Sflow => self.sflow(cp, length),
             UdpApp::Lisp => self.lisp(cp, length),
+            UdpApp::NotRendered if self.apps_udp(cp, length, sport, dport, ctx) => Ok(()),
             UdpApp::NotRendered | UdpApp::Plain => {
                 generic(self);
                 Ok(())
@@ -1267,8 +1274,8 @@ impl Printer<'_> {
     }
 
     /// UDP port 4500: NAT-traversal keep-alives, IKE, or ESP (RFC 3948).
-    fn nat_t(&mut self, p: &[u8], len: u32) -> PResult {
-        self.proto = "isakmp";
+    fn nat_t(&mut self, p: &[u8], len: u32, ctx: &IpCtx) -> PResult {
+        self.proto = "isakmp_rfc3948";
         if len == 1 && g1(p, 0)? == 0xff {
             out!(self, "isakmp-nat-keep-alive");
             return Ok(());
@@ -1277,8 +1284,8 @@ impl Printer<'_> {
             return Err(Trunc);
         }
         if g4(p, 0)? == 0 {
-            out!(self, "NONESP-encap: isakmp");
-            return Ok(());
+            out!(self, "NONESP-encap: ");
+            return self.isakmp(tail(p, 4), len - 4, ctx);
         }
         out!(self, "UDP-encap: ");
         self.proto = "esp";
@@ -1807,7 +1814,7 @@ pub(super) fn mask2plen(mask: u32) -> i32 {
     }
 }
 
-fn atalk_port(p: u16) -> bool {
+pub(super) fn atalk_port(p: u16) -> bool {
     (16512..16640).contains(&p) || (200..328).contains(&p) || (768..896).contains(&p)
 }
 
