@@ -63,8 +63,14 @@ impl Dump {
 
 /// `hex_print(ndo, "\n\t", ...)`: eight groups of two bytes a line.
 fn hex(out: &mut String, data: &[u8]) {
+    hex_print(out, "\n\t", data);
+}
+
+/// tcpdump's `hex_print(ndo, ident, ...)`: eight groups of two bytes a line,
+/// each line started by `ident` and the offset.
+pub(crate) fn hex_print(out: &mut String, ident: &str, data: &[u8]) {
     for (line, chunk) in data.chunks(16).enumerate() {
-        let _ = write!(out, "\n\t0x{:04x}: ", line * 16);
+        let _ = write!(out, "{ident}0x{:04x}: ", line * 16);
         for pair in chunk.chunks(2) {
             match pair {
                 [a, b] => {

@@ -45,7 +45,10 @@ mod net;
 mod ntp;
 mod openflow;
 mod ospf;
+mod ospf2;
+mod ospf_te;
 mod pim;
+mod ppp_cp;
 mod ptp;
 mod serial;
 mod sflow;
@@ -344,6 +347,18 @@ impl Printer<'_> {
         };
         if on {
             crate::dump::hex_and_ascii(&mut self.out, p);
+        }
+    }
+
+    /// tcpdump's `print_unknown_data`: the hex of `len` bytes of `p` from `at`
+    /// on lines started by `ident`, as much of them as was captured.
+    pub(crate) fn unknown_data(&mut self, p: &[u8], at: usize, ident: &str, len: usize) {
+        match p.get(at..) {
+            Some(rest) => crate::dump::hex_print(&mut self.out, ident, head(rest, len)),
+            None => out!(
+                self,
+                "{ident}Dissector error: print_unknown_data called with pointer past end of packet"
+            ),
         }
     }
 

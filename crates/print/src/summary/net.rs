@@ -1756,8 +1756,8 @@ impl Printer<'_> {
         out!(self, "{tn}, length {length}");
         if self.opts.verbose > 0 && ctx.is_v6() && (1..=5).contains(&t) {
             self.ospf6_verbose(bp, length)?;
-        } else if self.opts.verbose > 0 && !ctx.is_v6() && v == 2 && t == 1 {
-            self.ospf2_hello_verbose(bp, length)?;
+        } else if self.opts.verbose > 0 && !ctx.is_v6() && (1..=5).contains(&t) {
+            self.ospf2_verbose(bp, length)?;
         }
         Ok(())
     }

@@ -25,21 +25,10 @@ const OPTIONS: [(u32, &str); 9] = [
     (0x0400, "Authentication Trailer"),
 ];
 
-const OPTIONS_V2: [(u32, &str); 8] = [
-    (0x01, "MultiTopology"),
-    (0x02, "External"),
-    (0x04, "Multicast"),
-    (0x08, "NSSA"),
-    (0x10, "LLS"),
-    (0x20, "Demand Circuit"),
-    (0x40, "Opaque"),
-    (0x80, "Up/Down"),
-];
-
 impl Printer<'_> {
-    /// The lines after `OSPFv2, Hello, length 44` for a Hello: `bp` is the OSPF
-    /// packet, `length` its length without an MD5 trailer.
-    pub(super) fn ospf2_hello_verbose(&mut self, bp: &[u8], length: u32) -> PResult {
+    /// The lines after `OSPFv2, Hello, length 44` (`ospf_print` with `-v`):
+    /// `bp` is the OSPF packet, `length` its length without an MD5 trailer.
+    pub(super) fn ospf2_verbose(&mut self, bp: &[u8], length: u32) -> PResult {
         let length = length as usize;
         let plen = g2(bp, 2)? as usize;
         if length != plen {
@@ -71,31 +60,26 @@ impl Printer<'_> {
             ),
             _ => return Ok(()),
         }
-        let options = g1(bp, 30)?;
-        out!(
-            self,
-            "\n\tOptions [{}]",
-            bit_names(options as u32, &OPTIONS_V2)
-        );
-        out!(
-            self,
-            "\n\t  Hello Timer {}s, Dead Timer {}s, Mask {}, Priority {}",
-            g2(bp, 28)?,
-            g4(bp, 32)?,
-            gv4(bp, 24)?,
-            g1(bp, 31)?
-        );
-        self.ospf_routers(bp, 36)?;
-        if dataend > 44 {
-            out!(self, "\n\t  Neighbor List:");
-            let mut at = 44;
-            while at < dataend {
-                out!(self, "\n\t    {}", gv4(bp, at)?);
-                at += 4;
+        // tcpdump takes an MD5 digest off the captured bytes too.
+        let bp = if auth == 2 {
+            super::head(bp, bp.len().saturating_sub(16))
+        } else {
+            bp
+        };
+        match g1(bp, 0)? {
+            2 => {
+                self.ospf2_body(bp, dataend)?;
+                let t = g1(bp, 1)?;
+                let options = match t {
+                    1 => g1(bp, 30)?,
+                    2 => g1(bp, 26)?,
+                    _ => 0,
+                };
+                if length > plen && options & 0x10 != 0 {
+                    self.ospf2_lls(bp, length, plen, auth)?;
+                }
             }
-        }
-        if length > plen && options & 0x10 != 0 {
-            self.ospf2_lls(bp, length, plen, auth)?;
+            v => out!(self, " ospf [version {v}]"),
         }
         Ok(())
     }
