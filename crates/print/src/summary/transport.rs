@@ -1638,30 +1638,6 @@ impl Printer<'_> {
         }
         Ok(())
     }
-
-    fn bootp(&mut self, bp: &[u8], length: u32) -> PResult {
-        self.proto = "bootp";
-        let op = g1(bp, 0)?;
-        out!(self, "BOOTP/DHCP, ");
-        match op {
-            1 => {
-                out!(self, "Request");
-                let htype = g1(bp, 1)?;
-                let hlen = g1(bp, 2)?;
-                if htype == 1 && hlen == 6 {
-                    need(bp, 28, 6)?;
-                    let mac = netsift_wire::ethernet::EthernetAddress::from_bytes(&bp[28..]);
-                    let mac = self.ether_str(mac.0);
-                    out!(self, " from {mac}");
-                }
-            }
-            2 => out!(self, "Reply"),
-            o => out!(self, "unknown (0x{o:02x})"),
-        }
-        out!(self, ", length {length}");
-        let _ = g4;
-        Ok(())
-    }
 }
 
 /// What tcpdump's `udp_print` hands a datagram to, in its order of port tests.
