@@ -51,7 +51,11 @@ impl Printer<'_> {
             put!(self, ", secs {secs}");
         }
         let flags = g2(bp, 10)?;
-        let fname = if flags & 0x8000 != 0 { "Broadcast" } else { "none" };
+        let fname = if flags & 0x8000 != 0 {
+            "Broadcast"
+        } else {
+            "none"
+        };
         put!(self, ", Flags [{fname}]");
         if self.opts.verbose > 1 {
             put!(self, " (0x{flags:04x})");

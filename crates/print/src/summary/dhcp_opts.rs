@@ -134,7 +134,6 @@ pub(super) fn dhcp_msg_name(m: u8) -> Option<&'static str> {
     })
 }
 
-
 impl Printer<'_> {
     /// The options tcpdump's table marks `$`: `o` is the value, `len` long.
     /// Returns how much of it was printed (the rest is trailing data).
@@ -290,7 +289,11 @@ impl Printer<'_> {
             }
             let sig = width.div_ceil(8);
             if left < sig + 4 {
-                put!(self, "[ERROR: Remaining length ({left}) < {} bytes]", sig + 4);
+                put!(
+                    self,
+                    "[ERROR: Remaining length ({left}) < {} bytes]",
+                    sig + 4
+                );
                 return Ok(len);
             }
             put!(self, "(");

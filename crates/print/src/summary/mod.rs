@@ -42,6 +42,7 @@ mod eapol;
 mod eigrp;
 mod geonet;
 mod lan;
+mod ldp;
 mod link;
 mod net;
 mod ntp;

@@ -151,6 +151,8 @@ impl Printer<'_> {
             self.txtproto(payload, length, "rtsp", Some(super::app::RTSP_METHODS))?;
         } else if is(53) {
             self.dns(payload, length, true, false)?;
+        } else if is(646) {
+            self.ldp(payload, length)?;
         }
         Ok(())
     }
@@ -824,6 +826,7 @@ impl Printer<'_> {
             UdpApp::Dhcp6 => self.dhcp6(cp),
             UdpApp::Babel => self.babel(cp, length),
             UdpApp::Sflow => self.sflow(cp, length),
+            UdpApp::Ldp => self.ldp(cp, length),
             UdpApp::NotRendered | UdpApp::Plain => {
                 generic(self);
                 Ok(())
@@ -1661,6 +1664,7 @@ enum UdpApp {
     Dhcp6,
     Babel,
     Sflow,
+    Ldp,
     /// A protocol tcpdump dissects and this crate does not: `UDP, length N`.
     NotRendered,
     /// No dissector: `UDP, length N`.
@@ -1693,7 +1697,9 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else if any(&[546, 547]) {
         Dhcp6
-    } else if any(&[646, 654, 698, 701, 750, 921]) {
+    } else if is(646) {
+        Ldp
+    } else if any(&[654, 698, 701, 750, 921]) {
         NotRendered
     } else if is(5353) {
         Mdns
