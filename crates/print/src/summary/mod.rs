@@ -44,6 +44,7 @@ mod geonet;
 mod lan;
 mod ldp;
 mod link;
+mod lspping;
 mod net;
 mod ntp;
 mod openflow;
@@ -55,6 +56,7 @@ mod ppp_cp;
 mod ptp;
 mod serial;
 mod sflow;
+mod smi;
 mod transport;
 
 use crate::names::Names;

@@ -168,7 +168,7 @@ fn billionths(frac: u32) -> u32 {
 }
 
 /// `p_ntp_time`: seconds and billionths, and the UTC date when nonzero.
-fn ntp_time(bp: &[u8], at: usize) -> PResult<String> {
+pub(super) fn ntp_time(bp: &[u8], at: usize) -> PResult<String> {
     let i = g4(bp, at)?;
     let mut s = format!("{i}.{:09}", billionths(g4(bp, at + 4)?));
     if i != 0 {

@@ -827,6 +827,7 @@ impl Printer<'_> {
             UdpApp::Babel => self.babel(cp, length),
             UdpApp::Sflow => self.sflow(cp, length),
             UdpApp::Ldp => self.ldp(cp, length),
+            UdpApp::Lspping => self.lspping(cp, length),
             UdpApp::NotRendered | UdpApp::Plain => {
                 generic(self);
                 Ok(())
@@ -1665,6 +1666,7 @@ enum UdpApp {
     Babel,
     Sflow,
     Ldp,
+    Lspping,
     /// A protocol tcpdump dissects and this crate does not: `UDP, length N`.
     NotRendered,
     /// No dissector: `UDP, length N`.
@@ -1720,7 +1722,7 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
     } else if dport == 1985 {
         Hsrp
     } else if is(3503) {
-        NotRendered
+        Lspping
     } else if matches!(dport, 3784 | 4784 | 6784 | 3785) {
         Bfd(dport)
     } else if is(1589) {
