@@ -251,6 +251,12 @@ impl Printer<'_> {
                     if !self.ospf_te_link(tail(b, at), len)? {
                         return Ok(false);
                     }
+                    // tcpdump walks the sub-TLVs with the TLV's own pointer
+                    // and count: it moves on from their end without taking
+                    // the TLV out of what is left, so it reads past the LSA
+                    // until the capture ends.
+                    at += len;
+                    continue;
                 }
                 1 => {
                     if len < 4 {
