@@ -128,7 +128,7 @@ pub(super) fn decode_prefix(b: &[u8], room: usize, v6: bool) -> PResult<Result<S
     need(b, 1, nbytes)?;
     let mut a = [0u8; 16];
     a[..nbytes].copy_from_slice(&b[1..1 + nbytes]);
-    if plen % 8 != 0 {
+    if !plen.is_multiple_of(8) {
         a[nbytes - 1] &= ((0xff00u16 >> (plen % 8)) & 0xff) as u8;
     }
     let s = if v6 {

@@ -191,7 +191,7 @@ impl Printer<'_> {
             if self.opts.verbose > 1 || hexdump {
                 self.unknown_data(v, 0, "\n\t    ", tl);
             }
-            if tl % 4 != 0 {
+            if !tl.is_multiple_of(4) {
                 tl += 4 - tl % 4;
                 if tlen < tl + 4 {
                     put!(self, "\n\t\t packet is too short");
@@ -230,7 +230,7 @@ impl Printer<'_> {
             if self.opts.verbose > 1 || dump {
                 self.unknown_data(v, at + 4, "\n\t      ", sl);
             }
-            if sl % 4 != 0 {
+            if !sl.is_multiple_of(4) {
                 sl += 4 - sl % 4;
                 if left < sl + 4 {
                     put!(self, "\n\t\t TLV is too short");

@@ -386,7 +386,7 @@ impl Printer<'_> {
                     _ => "unknown",
                 };
                 put!(self, "\n\t\tBandwidth Constraints Model ID: {model} ({m})");
-                if slen % 4 != 0 {
+                if !slen.is_multiple_of(4) {
                     put!(self, "\n\t\tlength {slen} != N x 4");
                     return Ok(false);
                 }
@@ -439,7 +439,7 @@ impl Printer<'_> {
                 put!(self, ", {name} ({lt})");
             }
             16 => {
-                bad!(slen % 4 != 0, " != N x 4");
+                bad!(!slen.is_multiple_of(4), " != N x 4");
                 let n = slen / 4;
                 if n != 0 {
                     put!(self, "\n\t\t  Shared risk group: ");
