@@ -158,19 +158,32 @@ impl Printer<'_> {
         Ok(true)
     }
 
+    /// The type and length of the TLV at `at` with `left` bytes of the LSA
+    /// to go; `None` when tcpdump gives up on the LSA (not captured, or too
+    /// little left).
+    fn opaque_tlv_head(
+        &mut self,
+        b: &[u8],
+        at: usize,
+        left: usize,
+    ) -> PResult<Option<(u16, usize)>> {
+        if need(b, at, 4).is_err() {
+            return Ok(None);
+        }
+        if left < 4 {
+            put!(self, "\n\t    Remaining LS length {left} < 4");
+            return Ok(None);
+        }
+        Ok(Some((g2(b, at)?, g2(b, at + 2)? as usize)))
+    }
+
     fn ospf_grace_tlvs(&mut self, b: &[u8], ls_length: usize) -> PResult<bool> {
         // tcpdump's unsigned count, which a padded length past the end wraps.
         let (mut at, mut left) = (0usize, ls_length as u32);
         while left > 0 {
-            if need(b, at, 4).is_err() {
+            let Some((t, mut len)) = self.opaque_tlv_head(b, at, left as usize)? else {
                 return Ok(false);
-            }
-            if left < 4 {
-                put!(self, "\n\t    Remaining LS length {left} < 4");
-                return Ok(false);
-            }
-            let t = g2(b, at)?;
-            let mut len = g2(b, at + 2)? as usize;
+            };
             at += 4;
             left -= 4;
             let name = match t {
@@ -222,15 +235,9 @@ impl Printer<'_> {
     fn ospf_te_tlvs(&mut self, b: &[u8], ls_length: usize) -> PResult<bool> {
         let (mut at, mut left) = (0, ls_length);
         while left != 0 {
-            if need(b, at, 4).is_err() {
+            let Some((t, mut len)) = self.opaque_tlv_head(b, at, left)? else {
                 return Ok(false);
-            }
-            if left < 4 {
-                put!(self, "\n\t    Remaining LS length {left} < 4");
-                return Ok(false);
-            }
-            let t = g2(b, at)?;
-            let mut len = g2(b, at + 2)? as usize;
+            };
             at += 4;
             left -= 4;
             let name = match t {
