@@ -46,10 +46,12 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
     "ICMP/ICMPv6 quoting UDP/162",
     "ICMP/ICMPv6 quoting UDP/7002",
     "ICMP/ICMPv6 quoting UDP/7003",
-    // BGP messages and BOOTP/DHCP fields.
+    // BGP messages.
     "TCP/179",
-    "UDP/67",
-    "UDP/68",
+    // LDP's and LSP ping's TLVs end in hex dumps, which this comparison drops
+    // from tcpdump's text only; `tcpdump_routing.rs` compares them whole.
+    "TCP/646",
+    "UDP/646",
     // tcpdump writes RIP's note on an entry longer than the rest of the
     // packet after a hex dump, which the comparison drops with the dump.
     "UDP/520",
@@ -62,9 +64,10 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
     "UDP/6697",
 ];
 
-/// What `-v` still prints differently elsewhere, `-q` or not: EAPOL, AoE, CDP, LLDP and PPP
-/// option lists (PPP also inside PPTP's GRE); IPv6 mobility messages; the
-/// link-state advertisements of OSPFv2 packets other than Hellos.
+/// What `-v` still prints differently elsewhere, `-q` or not: EAPOL, AoE, CDP and LLDP
+/// option lists, PPP's inside PPTP's GRE; IPv6 mobility messages; LSP ping
+/// over MPLS and OSPF's opaque LSAs, whose hex dumps this comparison drops
+/// from tcpdump's text only (`tcpdump_routing.rs` compares them whole).
 const NOT_CLAIMED_VERBOSE_OTHER: &[&str] = &[
     "non-IP",
     "non-IP 0x880b",
@@ -73,6 +76,7 @@ const NOT_CLAIMED_VERBOSE_OTHER: &[&str] = &[
     "non-IP 0x888e",
     "non-IP 0x88a2",
     "non-IP 0x88cc",
+    "non-IP 0x8847",
     "other IP 135",
     "other IP 47",
     "other IP 62",
