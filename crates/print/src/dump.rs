@@ -88,6 +88,11 @@ pub(crate) fn hex_print(out: &mut String, ident: &str, data: &[u8]) {
 /// `hex_and_ascii_print(ndo, "\n\t", ...)`: the hex column padded to 40
 /// characters, two spaces, then the printable bytes (`.` for the others).
 pub(crate) fn hex_and_ascii(out: &mut String, data: &[u8]) {
+    hex_and_ascii_with(out, "\n\t", data);
+}
+
+/// `hex_and_ascii_print(ndo, ident, ...)`: each line started by `ident`.
+pub(crate) fn hex_and_ascii_with(out: &mut String, ident: &str, data: &[u8]) {
     let mut hexes = String::with_capacity(40);
     for (line, chunk) in data.chunks(16).enumerate() {
         hexes.clear();
@@ -100,7 +105,7 @@ pub(crate) fn hex_and_ascii(out: &mut String, data: &[u8]) {
             }
         }
         let text: String = chunk.iter().map(|&b| graphic(b)).collect();
-        let _ = write!(out, "\n\t0x{:04x}: {hexes:<40}  {text}", line * 16);
+        let _ = write!(out, "{ident}0x{:04x}: {hexes:<40}  {text}", line * 16);
     }
 }
 

@@ -7,7 +7,7 @@
 //! Left out: OSPFv3's link-state advertisements at `-vv`
 //! (`ospf-signed-integer-ubsan.pcap`), the OSPFv3 captures over Frame Relay (`OSPFv3_NBMA_*`,
 //! `OSPFv3_multipoint_*`; that link type is not decoded), and `-vv` for the
-//! protocols over UDP on IPv4 (DHCP, LDP's Hellos, LSP ping), where tcpdump
+//! protocols over UDP on IPv4 (DHCP, LDP's Hellos, LSP ping, RADIUS), where tcpdump
 //! adds a UDP checksum verdict this crate does not print yet. The LSP ping
 //! captures carry BGP keepalives, whose `-v` line is not printed yet either,
 //! so they are compared without `-v` only.
@@ -71,6 +71,22 @@ const CASES: &[Case] = &[
             "ldp_tlv_print-oobr.pcap",
             "ldp-ldp_tlv_print-oobr.pcap",
             "mpls-ldp-hello.pcap",
+        ],
+        levels: &[0, 1],
+    },
+    Case {
+        what: "RADIUS",
+        captures: &[
+            "RADIUS.pcap",
+            "RADIUS-RFC3162.pcap",
+            "RADIUS-RFC4675.pcap",
+            "RADIUS-RFC5176.pcap",
+            "RADIUS-RFC5176-2.pcap",
+            "RADIUS-RFC5580.pcap",
+            "RADIUS-port1700.pcap",
+            "radius_attr_asan.pcap",
+            "radius_rfc5447.pcap",
+            "radius_rfc5447_invalid_length.pcap",
         ],
         levels: &[0, 1],
     },

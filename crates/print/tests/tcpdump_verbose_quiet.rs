@@ -52,6 +52,8 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
     // from tcpdump's text only; `tcpdump_routing.rs` compares them whole.
     "TCP/646",
     "UDP/646",
+    // RADIUS's Location-Data attribute is a hex and ASCII dump, likewise.
+    "UDP/1812",
     // tcpdump writes RIP's note on an entry longer than the rest of the
     // packet after a hex dump, which the comparison drops with the dump.
     "UDP/520",

@@ -57,6 +57,8 @@ mod ospf_te;
 mod pim;
 mod ppp_cp;
 mod ptp;
+mod radius;
+mod radius_attrs;
 mod serial;
 mod sflow;
 mod smi;

@@ -828,6 +828,7 @@ impl Printer<'_> {
             UdpApp::Sflow => self.sflow(cp, length),
             UdpApp::Ldp => self.ldp(cp, length),
             UdpApp::Lspping => self.lspping(cp, length),
+            UdpApp::Radius => self.radius(cp, length),
             UdpApp::NotRendered | UdpApp::Plain => {
                 generic(self);
                 Ok(())
@@ -1667,6 +1668,7 @@ enum UdpApp {
     Sflow,
     Ldp,
     Lspping,
+    Radius,
     /// A protocol tcpdump dissects and this crate does not: `UDP, length N`.
     NotRendered,
     /// No dissector: `UDP, length N`.
@@ -1717,8 +1719,10 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else if any(&[6696, 6697]) {
         Babel
-    } else if is(8231) || dport == 4567 || any(&[1645, 1812, 1646, 1813, 1700, 3799]) {
+    } else if is(8231) || dport == 4567 {
         NotRendered
+    } else if any(&[1645, 1812, 1646, 1813, 1700, 3799]) {
+        Radius
     } else if dport == 1985 {
         Hsrp
     } else if is(3503) {
