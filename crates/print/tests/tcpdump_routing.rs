@@ -1,11 +1,10 @@
-//! The routing and access printers (OSPFv2 link-state advertisements, PPP
-//! control protocol options, BOOTP/DHCP, LDP, LSP ping) against tcpdump on
+//! The routing and access printers (OSPFv2 and OSPFv3 link-state lists, PPP
+//! control protocol options, BOOTP/DHCP, LDP, LSP ping, RADIUS) against tcpdump on
 //! the corpus captures that carry them, with `-nn`, `-v` and `-vv`: every
 //! packet's text, continuation lines and hex dumps included, must be
 //! tcpdump's. Skipped, with a message, without tcpdump or the corpus.
 //!
-//! Left out: OSPFv3's link-state advertisements at `-vv`
-//! (`ospf-signed-integer-ubsan.pcap`), the OSPFv3 captures over Frame Relay (`OSPFv3_NBMA_*`,
+//! Left out: the OSPFv3 captures over Frame Relay (`OSPFv3_NBMA_*`,
 //! `OSPFv3_multipoint_*`; that link type is not decoded), and `-vv` for the
 //! protocols over UDP on IPv4 (DHCP, LDP's Hellos, LSP ping, RADIUS), where tcpdump
 //! adds a UDP checksum verdict this crate does not print yet. The LSP ping
@@ -40,6 +39,18 @@ const CASES: &[Case] = &[
             "ospf-ack.pcap",
             "ospf_graceful_restart_rfc3623.pcap",
             "ospf2-seg-fault-1.pcapng",
+        ],
+        levels: &[0, 1, 2],
+    },
+    Case {
+        what: "OSPFv3",
+        captures: &[
+            "OSPFv3_broadcast_adjacency.pcap",
+            "OSPFv3_with_AH.pcap",
+            "ospf3_auth.pcapng",
+            "ospf-signed-integer-ubsan.pcap",
+            "ospf6_decode_v3_asan.pcap",
+            "ospf6_print_lshdr-oobr.pcap",
         ],
         levels: &[0, 1, 2],
     },

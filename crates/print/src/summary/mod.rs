@@ -53,6 +53,7 @@ mod ntp;
 mod openflow;
 mod ospf;
 mod ospf2;
+mod ospf6_lsa;
 mod ospf_te;
 mod pim;
 mod ppp_cp;

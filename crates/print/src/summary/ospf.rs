@@ -13,7 +13,7 @@ const HEADER_LEN: usize = 16;
 /// The L option: a link-local signaling block follows the packet.
 const OPTION_LLS: u32 = 0x0200;
 
-const OPTIONS: [(u32, &str); 9] = [
+pub(super) const OPTIONS: [(u32, &str); 9] = [
     (0x01, "V6"),
     (0x02, "External"),
     (0x04, "Deprecated"),
@@ -196,6 +196,14 @@ impl Printer<'_> {
                     g1(b, 4)?
                 );
                 self.ospf_routers(b, 12)?;
+                if self.opts.verbose > 1 {
+                    out!(self, "\n\t  Neighbor List:");
+                    let mut at = HEADER_LEN + 20;
+                    while at < g2(bp, 2)? as usize {
+                        out!(self, "\n\t    {}", gv4(bp, at)?);
+                        at += 4;
+                    }
+                }
                 Ok(options & OPTION_LLS != 0)
             }
             2 => {
@@ -214,7 +222,16 @@ impl Printer<'_> {
                     g2(b, 4)?,
                     g4(b, 8)?
                 );
+                if self.opts.verbose > 1 {
+                    self.ospf6_lists(bp, g2(bp, 2)? as usize)?;
+                }
                 Ok(options & OPTION_LLS != 0)
+            }
+            3..=5 => {
+                if self.opts.verbose > 1 {
+                    self.ospf6_lists(bp, g2(bp, 2)? as usize)?;
+                }
+                Ok(false)
             }
             _ => Ok(false),
         }
@@ -261,6 +278,10 @@ impl Printer<'_> {
             g4(a, 8)?,
             g4(a, 12)?
         );
-        need(a, 16, alen - 16)
+        need(a, 16, alen - 16)?;
+        if self.opts.verbose > 1 {
+            self.unknown_data(a, 16, "\n\tAuthentication Data ", alen - 16);
+        }
+        Ok(())
     }
 }

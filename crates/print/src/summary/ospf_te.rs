@@ -177,7 +177,7 @@ impl Printer<'_> {
         Ok(Some((g2(b, at)?, g2(b, at + 2)? as usize)))
     }
 
-    fn ospf_grace_tlvs(&mut self, b: &[u8], ls_length: usize) -> PResult<bool> {
+    pub(super) fn ospf_grace_tlvs(&mut self, b: &[u8], ls_length: usize) -> PResult<bool> {
         // tcpdump's unsigned count, which a padded length past the end wraps.
         let (mut at, mut left) = (0usize, ls_length as u32);
         while left > 0 {
@@ -232,7 +232,7 @@ impl Printer<'_> {
         Ok(true)
     }
 
-    fn ospf_te_tlvs(&mut self, b: &[u8], ls_length: usize) -> PResult<bool> {
+    pub(super) fn ospf_te_tlvs(&mut self, b: &[u8], ls_length: usize) -> PResult<bool> {
         let (mut at, mut left) = (0, ls_length);
         while left != 0 {
             let Some((t, mut len)) = self.opaque_tlv_head(b, at, left)? else {
