@@ -15,8 +15,8 @@
 //! VXLAN, Geneve and SCTP; and, for application payloads, the first lines of DNS,
 //! HTTP and SSH; OpenFlow's message headers, PTP, BCM-LI-SHIM, GeoNetworking,
 //! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow;
-//! BOOTP/DHCP, LDP and LSP ping (with `-v`/`-vv`: options, TLVs, PPP control
-//! protocol options, OSPFv2's LSAs). Other protocols get tcpdump's generic rendering (`UDP, length N`,
+//! BOOTP/DHCP, LDP, LSP ping and RADIUS (with `-v`/`-vv`: options, TLVs,
+//! attributes, PPP control protocol options, OSPF's LSAs). Other protocols get tcpdump's generic rendering (`UDP, length N`,
 //! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
@@ -29,8 +29,8 @@
 //! protocols); [`SummaryOptions::quiet`] gives `tcpdump -q`'s. Both are checked
 //! against tcpdump on the corpus by `tests/tcpdump_verbose_quiet.rs`, which lists
 //! the protocols whose `-v` details are not reproduced yet (BGP, CDP, LLDP,
-//! IPv6 mobility); `tests/tcpdump_routing.rs` checks OSPFv2, PPP control
-//! protocols, DHCP, LDP and LSP ping, hex dumps included.
+//! IPv6 mobility); `tests/tcpdump_routing.rs` checks OSPF, PPP control
+//! protocols, DHCP, LDP, LSP ping and RADIUS, hex dumps included.
 
 mod aoe;
 mod app;
@@ -93,9 +93,10 @@ pub struct SummaryOptions {
     /// ARP's address formats; every text line of HTTP-like payloads; DNS owner
     /// names; and the details of GRE, MPLS, VXLAN, Geneve, VRRP, HSRP, syslog,
     /// BFD, NTP, RIP, STP (with MSTP and SPB), PIMv2, EIGRP, OSPFv3, OSPFv2
-    /// (LSAs included), PPP control protocols, BOOTP/DHCP, LDP and LSP ping.
-    /// Above 1, those last five print what `-vv` adds (hex dumps of options
-    /// and TLVs); elsewhere values above 1 print as 1: what `-vv` and `-vvv`
+    /// (LSAs included), PPP control protocols, BOOTP/DHCP, LDP, LSP ping and
+    /// RADIUS. Above 1, those last seven print what `-vv` adds (OSPFv3's
+    /// link-state lists, hex dumps of options and TLVs); elsewhere values
+    /// above 1 print as 1: what `-vv` and `-vvv`
     /// add (UDP-over-IPv4 checksums, SCTP chunk details, hex dumps) is not
     /// implemented.
     ///
