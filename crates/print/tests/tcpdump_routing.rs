@@ -9,7 +9,8 @@
 //! protocols over UDP on IPv4 (DHCP, LDP's Hellos, LSP ping, RADIUS), where tcpdump
 //! adds a UDP checksum verdict this crate does not print yet. The LSP ping
 //! captures carry BGP keepalives, whose `-v` line is not printed yet either,
-//! so they are compared without `-v` only.
+//! so they are compared without `-v` only; RSVP's objects (`-v`) are not
+//! decoded yet.
 
 mod common;
 
@@ -100,6 +101,18 @@ const CASES: &[Case] = &[
             "radius_rfc5447_invalid_length.pcap",
         ],
         levels: &[0, 1],
+    },
+    Case {
+        what: "RSVP (the line without -v)",
+        captures: &[
+            "rsvp_cap.pcap",
+            "rsvp-infinite-loop.pcap",
+            "rsvp-inf-loop-2.pcapng",
+            "rsvp_fast_reroute-oobr.pcap",
+            "rsvp_uni-oobr-1.pcap",
+            "rsvp_uni-oobr-2.pcap",
+        ],
+        levels: &[0],
     },
     Case {
         what: "LSP ping",

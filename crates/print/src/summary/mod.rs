@@ -60,6 +60,7 @@ mod ppp_cp;
 mod ptp;
 mod radius;
 mod radius_attrs;
+mod rsvp;
 mod serial;
 mod sflow;
 mod smi;

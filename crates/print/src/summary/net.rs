@@ -727,6 +727,7 @@ impl Printer<'_> {
                 41 => self.ipv6(bp, length),
                 47 => self.gre(bp, length)?,
                 89 => self.ospf(bp, length, ctx)?,
+                46 if self.opts.verbose == 0 => self.rsvp(bp, length)?,
                 103 => self.pim(bp, length, ctx)?,
                 112 => self.vrrp(bp, length, ctx)?,
                 88 => self.eigrp(bp, length)?,
