@@ -80,6 +80,8 @@ const NOT_CLAIMED_VERBOSE_OTHER: &[&str] = &[
     "non-IP 0x88cc",
     "non-IP 0x8847",
     "other IP 135",
+    // RSVP: the line without `-v` only.
+    "other IP 46",
     "other IP 47",
     "other IP 62",
     "other IP 89",
