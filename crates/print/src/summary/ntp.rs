@@ -208,9 +208,20 @@ fn ntp_delta(bp: &[u8], origin: usize, at: usize) -> PResult<String> {
 
 /// `gmtime` and `strftime("%Y-%m-%dT%H:%M:%SZ")` of Unix seconds.
 fn utc(secs: i64) -> String {
+    let (y, m, d, rem) = civil(secs);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// Unix seconds as a civil date in UTC: year, month, day and the seconds
+/// into the day (H. Hinnant's days-to-date algorithm).
+pub(super) fn civil(secs: i64) -> (i64, i64, i64, i64) {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
-    // Days to a civil date (H. Hinnant's algorithm).
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);
@@ -219,13 +230,7 @@ fn utc(secs: i64) -> String {
     let mp = (5 * doy + 2) / 153;
     let d = doy - (153 * mp + 2) / 5 + 1;
     let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    (yoe + era * 400 + i64::from(m <= 2), m, d, rem)
 }
 
 #[cfg(test)]
