@@ -684,3 +684,17 @@ fn ctime(secs: u32) -> String {
         rem % 60
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::ctime;
+
+    #[test]
+    fn ctime_is_asctime_in_utc() {
+        // Python's time.asctime(time.gmtime(n)) for the same seconds.
+        assert_eq!(ctime(0), "Thu Jan  1 00:00:00 1970");
+        assert_eq!(ctime(951_782_400), "Tue Feb 29 00:00:00 2000");
+        assert_eq!(ctime(1_087_208_228), "Mon Jun 14 10:17:08 2004");
+        assert_eq!(ctime(u32::MAX), "Sun Feb  7 06:28:15 2106");
+    }
+}
