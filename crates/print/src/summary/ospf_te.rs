@@ -311,13 +311,7 @@ impl Printer<'_> {
                 te_subtlv_name(st)
             );
             if left < slen {
-                put!(
-                    self,
-                    "\n\t    Remaining TLV length {} < {}",
-                    left + 4,
-                    slen + 4
-                );
-                return Ok(false);
+                return self.te_link_short(left, slen);
             }
             if need(b, at, slen).is_err() {
                 return Ok(false);
@@ -328,18 +322,24 @@ impl Printer<'_> {
             }
             slen = align4(slen);
             if left < slen {
-                put!(
-                    self,
-                    "\n\t    Remaining TLV length {} < {}",
-                    left + 4,
-                    slen + 4
-                );
-                return Ok(false);
+                return self.te_link_short(left, slen);
             }
             left -= slen;
             at += slen;
         }
         Ok(true)
+    }
+
+    /// A sub-TLV longer than what is left of its Link TLV: tcpdump says so
+    /// and gives up on the LSA.
+    fn te_link_short(&mut self, left: usize, slen: usize) -> PResult<bool> {
+        put!(
+            self,
+            "\n\t    Remaining TLV length {} < {}",
+            left + 4,
+            slen + 4
+        );
+        Ok(false)
     }
 
     /// One TE link sub-TLV's value; false for a length tcpdump calls invalid
