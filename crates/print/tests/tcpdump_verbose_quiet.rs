@@ -46,9 +46,10 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
     "ICMP/ICMPv6 quoting UDP/162",
     "ICMP/ICMPv6 quoting UDP/7002",
     "ICMP/ICMPv6 quoting UDP/7003",
-    // BOOTP/DHCP fields.
-    "UDP/67",
-    "UDP/68",
+    // LDP's and LSP ping's TLVs end in hex dumps, which this comparison drops
+    // from tcpdump's text only; `tcpdump_routing.rs` compares them whole.
+    "TCP/646",
+    "UDP/646",
     // tcpdump writes RIP's note on an entry longer than the rest of the
     // packet after a hex dump, which the comparison drops with the dump.
     "UDP/520",
@@ -67,9 +68,10 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
     "UDP/3503",
 ];
 
-/// What `-v` still prints differently elsewhere, `-q` or not: LLDP and PPP
-/// option lists (PPP also inside PPTP's GRE); IPv6 mobility messages; the
-/// link-state advertisements of OSPFv2 packets other than Hellos.
+/// What `-v` still prints differently elsewhere, `-q` or not: LLDP option
+/// lists, PPP's inside PPTP's GRE; LSP ping over MPLS and OSPF's opaque LSAs,
+/// whose hex dumps this comparison drops from tcpdump's text only
+/// (`tcpdump_routing.rs` compares them whole).
 const NOT_CLAIMED_VERBOSE_OTHER: &[&str] = &[
     "non-IP",
     "non-IP 0x880b",
@@ -80,6 +82,8 @@ const NOT_CLAIMED_VERBOSE_OTHER: &[&str] = &[
     // LSP ping over MPLS: its TLVs, as above.
     "non-IP 0x8847",
     "other IP 135",
+    // RSVP: the line without `-v` only.
+    "other IP 46",
     "other IP 47",
     "other IP 62",
     "other IP 89",

@@ -1235,23 +1235,7 @@ impl Printer<'_> {
             | PppProtocol::MPLSCP
             | PppProtocol::IPV6CP
             | PppProtocol::CCP
-            | PppProtocol::BACP => {
-                let name = PppProtocol(proto).name().unwrap_or("?");
-                out!(self, "{name}, ");
-                if length < 4 {
-                    return Err(Trunc);
-                }
-                let code = g1(p, 0)?;
-                let id = g1(p, 1)?;
-                out!(
-                    self,
-                    "{} (0x{:02x}), id {}, length {}",
-                    ppp_code_name(code),
-                    code,
-                    id,
-                    length + 2
-                );
-            }
+            | PppProtocol::BACP => self.ppp_ctrl(proto, p, length)?,
             PppProtocol::CHAP | PppProtocol::PAP => {
                 let is_chap = PppProtocol(proto) == PppProtocol::CHAP;
                 out!(self, "{}, ", if is_chap { "CHAP" } else { "PAP" });
@@ -1417,28 +1401,6 @@ fn stp_flags(f: u8) -> String {
         "none".to_string()
     } else {
         v.join(", ")
-    }
-}
-
-fn ppp_code_name(code: u8) -> &'static str {
-    match code {
-        0 => "Vend-Ext",
-        1 => "Conf-Request",
-        2 => "Conf-Ack",
-        3 => "Conf-Nack",
-        4 => "Conf-Reject",
-        5 => "Term-Request",
-        6 => "Term-Ack",
-        7 => "Code-Reject",
-        8 => "Prot-Reject",
-        9 => "Echo-Request",
-        10 => "Echo-Reply",
-        11 => "Disc-Req",
-        12 => "Time-Remain",
-        13 => "Ident",
-        14 => "Reset-Req",
-        15 => "Reset-Ack",
-        _ => "Unknown Opcode",
     }
 }
 

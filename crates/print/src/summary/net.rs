@@ -726,6 +726,7 @@ impl Printer<'_> {
                 41 => self.ipv6(bp, length),
                 47 => self.gre(bp, length)?,
                 89 => self.ospf(bp, length, ctx)?,
+                46 if self.opts.verbose == 0 => self.rsvp(bp, length)?,
                 103 => self.pim(bp, length, ctx)?,
                 112 => self.vrrp(bp, length, ctx)?,
                 88 => self.eigrp(bp, length)?,
@@ -1797,8 +1798,8 @@ impl Printer<'_> {
         out!(self, "{tn}, length {length}");
         if self.opts.verbose > 0 && ctx.is_v6() && (1..=5).contains(&t) {
             self.ospf6_verbose(bp, length)?;
-        } else if self.opts.verbose > 0 && !ctx.is_v6() && v == 2 && t == 1 {
-            self.ospf2_hello_verbose(bp, length)?;
+        } else if self.opts.verbose > 0 && !ctx.is_v6() && (1..=5).contains(&t) {
+            self.ospf2_verbose(bp, length)?;
         }
         Ok(())
     }

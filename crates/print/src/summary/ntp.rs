@@ -168,7 +168,7 @@ fn billionths(frac: u32) -> u32 {
 }
 
 /// `p_ntp_time`: seconds and billionths, and the UTC date when nonzero.
-fn ntp_time(bp: &[u8], at: usize) -> PResult<String> {
+pub(super) fn ntp_time(bp: &[u8], at: usize) -> PResult<String> {
     let i = g4(bp, at)?;
     let mut s = format!("{i}.{:09}", billionths(g4(bp, at + 4)?));
     if i != 0 {
@@ -216,7 +216,6 @@ fn utc(secs: i64) -> String {
 pub(super) fn civil(secs: i64) -> (i64, i64, i64, i64, i64, i64) {
     let days = secs.div_euclid(86_400);
     let rem = secs.rem_euclid(86_400);
-    // Days to a civil date (H. Hinnant's algorithm).
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
     let doe = z.rem_euclid(146_097);

@@ -13,7 +13,7 @@ const HEADER_LEN: usize = 16;
 /// The L option: a link-local signaling block follows the packet.
 const OPTION_LLS: u32 = 0x0200;
 
-const OPTIONS: [(u32, &str); 9] = [
+pub(super) const OPTIONS: [(u32, &str); 9] = [
     (0x01, "V6"),
     (0x02, "External"),
     (0x04, "Deprecated"),
@@ -25,21 +25,10 @@ const OPTIONS: [(u32, &str); 9] = [
     (0x0400, "Authentication Trailer"),
 ];
 
-const OPTIONS_V2: [(u32, &str); 8] = [
-    (0x01, "MultiTopology"),
-    (0x02, "External"),
-    (0x04, "Multicast"),
-    (0x08, "NSSA"),
-    (0x10, "LLS"),
-    (0x20, "Demand Circuit"),
-    (0x40, "Opaque"),
-    (0x80, "Up/Down"),
-];
-
 impl Printer<'_> {
-    /// The lines after `OSPFv2, Hello, length 44` for a Hello: `bp` is the OSPF
-    /// packet, `length` its length without an MD5 trailer.
-    pub(super) fn ospf2_hello_verbose(&mut self, bp: &[u8], length: u32) -> PResult {
+    /// The lines after `OSPFv2, Hello, length 44` (`ospf_print` with `-v`):
+    /// `bp` is the OSPF packet, `length` its length without an MD5 trailer.
+    pub(super) fn ospf2_verbose(&mut self, bp: &[u8], length: u32) -> PResult {
         let length = length as usize;
         let plen = g2(bp, 2)? as usize;
         if length != plen {
@@ -71,31 +60,26 @@ impl Printer<'_> {
             ),
             _ => return Ok(()),
         }
-        let options = g1(bp, 30)?;
-        out!(
-            self,
-            "\n\tOptions [{}]",
-            bit_names(options as u32, &OPTIONS_V2)
-        );
-        out!(
-            self,
-            "\n\t  Hello Timer {}s, Dead Timer {}s, Mask {}, Priority {}",
-            g2(bp, 28)?,
-            g4(bp, 32)?,
-            gv4(bp, 24)?,
-            g1(bp, 31)?
-        );
-        self.ospf_routers(bp, 36)?;
-        if dataend > 44 {
-            out!(self, "\n\t  Neighbor List:");
-            let mut at = 44;
-            while at < dataend {
-                out!(self, "\n\t    {}", gv4(bp, at)?);
-                at += 4;
+        // tcpdump takes an MD5 digest off the captured bytes too.
+        let bp = if auth == 2 {
+            super::head(bp, bp.len().saturating_sub(16))
+        } else {
+            bp
+        };
+        match g1(bp, 0)? {
+            2 => {
+                self.ospf2_body(bp, dataend)?;
+                let t = g1(bp, 1)?;
+                let options = match t {
+                    1 => g1(bp, 30)?,
+                    2 => g1(bp, 26)?,
+                    _ => 0,
+                };
+                if length > plen && options & 0x10 != 0 {
+                    self.ospf2_lls(bp, length, plen, auth)?;
+                }
             }
-        }
-        if length > plen && options & 0x10 != 0 {
-            self.ospf2_lls(bp, length, plen, auth)?;
+            v => out!(self, " ospf [version {v}]"),
         }
         Ok(())
     }
@@ -212,6 +196,14 @@ impl Printer<'_> {
                     g1(b, 4)?
                 );
                 self.ospf_routers(b, 12)?;
+                if self.opts.verbose > 1 {
+                    out!(self, "\n\t  Neighbor List:");
+                    let mut at = HEADER_LEN + 20;
+                    while at < g2(bp, 2)? as usize {
+                        out!(self, "\n\t    {}", gv4(bp, at)?);
+                        at += 4;
+                    }
+                }
                 Ok(options & OPTION_LLS != 0)
             }
             2 => {
@@ -230,7 +222,16 @@ impl Printer<'_> {
                     g2(b, 4)?,
                     g4(b, 8)?
                 );
+                if self.opts.verbose > 1 {
+                    self.ospf6_lists(bp, g2(bp, 2)? as usize)?;
+                }
                 Ok(options & OPTION_LLS != 0)
+            }
+            3..=5 => {
+                if self.opts.verbose > 1 {
+                    self.ospf6_lists(bp, g2(bp, 2)? as usize)?;
+                }
+                Ok(false)
             }
             _ => Ok(false),
         }
@@ -277,6 +278,10 @@ impl Printer<'_> {
             g4(a, 8)?,
             g4(a, 12)?
         );
-        need(a, 16, alen - 16)
+        need(a, 16, alen - 16)?;
+        if self.opts.verbose > 1 {
+            self.unknown_data(a, 16, alen - 16, "\n\tAuthentication Data ");
+        }
+        Ok(())
     }
 }

@@ -159,6 +159,8 @@ impl Printer<'_> {
             // MSDP: not rendered.
         } else if is(323) {
             self.rpki_rtr(payload, length)?;
+        } else if is(646) {
+            self.ldp(payload, length)?;
         }
         Ok(())
     }
@@ -848,6 +850,9 @@ impl Printer<'_> {
             UdpApp::Sflow => self.sflow(cp, length),
             UdpApp::Lisp => self.lisp(cp, length),
             UdpApp::NotRendered if self.apps_udp(cp, length, sport, dport, ctx) => Ok(()),
+            UdpApp::Ldp => self.ldp(cp, length),
+            UdpApp::Lspping => self.lspping(cp, length),
+            UdpApp::Radius => self.radius(cp, length),
             UdpApp::NotRendered | UdpApp::Plain => {
                 generic(self);
                 Ok(())
@@ -1661,30 +1666,6 @@ impl Printer<'_> {
         }
         Ok(())
     }
-
-    fn bootp(&mut self, bp: &[u8], length: u32) -> PResult {
-        self.proto = "bootp";
-        let op = g1(bp, 0)?;
-        out!(self, "BOOTP/DHCP, ");
-        match op {
-            1 => {
-                out!(self, "Request");
-                let htype = g1(bp, 1)?;
-                let hlen = g1(bp, 2)?;
-                if htype == 1 && hlen == 6 {
-                    need(bp, 28, 6)?;
-                    let mac = netsift_wire::ethernet::EthernetAddress::from_bytes(&bp[28..]);
-                    let mac = self.ether_str(mac.0);
-                    out!(self, " from {mac}");
-                }
-            }
-            2 => out!(self, "Reply"),
-            o => out!(self, "unknown (0x{o:02x})"),
-        }
-        out!(self, ", length {length}");
-        let _ = g4;
-        Ok(())
-    }
 }
 
 /// What tcpdump's `udp_print` hands a datagram to, in its order of port tests.
@@ -1709,6 +1690,9 @@ enum UdpApp {
     Babel,
     Sflow,
     Lisp,
+    Ldp,
+    Lspping,
+    Radius,
     /// A protocol tcpdump dissects and this crate does not: `UDP, length N`.
     NotRendered,
     /// No dissector: `UDP, length N`.
@@ -1741,7 +1725,9 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else if any(&[546, 547]) {
         Dhcp6
-    } else if any(&[646, 654, 698, 701, 750, 921]) {
+    } else if is(646) {
+        Ldp
+    } else if any(&[654, 698, 701, 750, 921]) {
         NotRendered
     } else if is(5353) {
         Mdns
@@ -1757,12 +1743,14 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else if any(&[6696, 6697]) {
         Babel
-    } else if is(8231) || dport == 4567 || any(&[1645, 1812, 1646, 1813, 1700, 3799]) {
+    } else if is(8231) || dport == 4567 {
         NotRendered
+    } else if any(&[1645, 1812, 1646, 1813, 1700, 3799]) {
+        Radius
     } else if dport == 1985 {
         Hsrp
     } else if is(3503) {
-        NotRendered
+        Lspping
     } else if matches!(dport, 3784 | 4784 | 6784 | 3785) {
         Bfd(dport)
     } else if is(1589) {
