@@ -50,6 +50,7 @@ mod ptp;
 mod serial;
 mod sflow;
 mod transport;
+mod wlan;
 
 use crate::names::Names;
 use netsift_wire::LinkType;
@@ -315,6 +316,10 @@ impl Printer<'_> {
             LinkType::ATM_RFC1483 => self.atm_rfc1483_if(data, wire_len),
             LinkType::ATM_CLIP => self.atm_clip_if(data, wire_len),
             LinkType::ARCNET_LINUX => self.arcnet_linux_if(data, wire_len),
+            LinkType::IEEE802_11 => self.wlan_if(data, wire_len),
+            LinkType::IEEE802_11_RADIO => self.wlan_radio_if(data, wire_len),
+            LinkType::IEEE802_11_RADIO_AVS => self.wlan_avs_if(data, wire_len),
+            LinkType::PRISM_HEADER => self.prism_if(data, wire_len),
             other => {
                 out!(
                     self,
