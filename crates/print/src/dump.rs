@@ -6,6 +6,8 @@
 use netsift_wire::LinkType;
 use std::fmt::Write;
 
+mod wlan;
+
 /// Which dump follows each line; tcpdump checks `-X`, then `-x`, then `-A`.
 ///
 /// In each, `link` says whether the dump starts at the link-level header (the
@@ -160,7 +162,10 @@ pub(crate) fn link_header_len(
             // ND_TCHECK_LEN on the 4-byte header: a longjmp.
             false => (0, true),
         },
-        _ => (0, false),
+        lt => match wlan::header_len(lt, data, wire_len as usize) {
+            Some(len) => (len, false),
+            None => (0, false),
+        },
     };
     if truncated && !early {
         0
@@ -171,7 +176,19 @@ pub(crate) fn link_header_len(
 
 /// The protocols (by their `[|name]`) whose tcpdump 4.99.3 printers catch a
 /// truncation of their header themselves instead of ending with a `longjmp`.
-const CATCHING_PRINTERS: [&str; 7] = ["tcp", "udp", "ip", "ip6", "gre", "esp", "domain"];
+const CATCHING_PRINTERS: [&str; 11] = [
+    "tcp",
+    "udp",
+    "ip",
+    "ip6",
+    "gre",
+    "esp",
+    "domain",
+    "802.11",
+    "802.11_radio",
+    "802.11_radio_avs",
+    "prism",
+];
 
 /// The big-endian 16-bit field at `at`, if captured.
 fn be16(data: &[u8], at: usize) -> Option<u16> {
@@ -264,6 +281,10 @@ fn llc(p: &[u8], length: usize) -> (usize, bool) {
     }
     if length < 3 {
         return (length, true);
+    }
+    if p[0] == 0xff && p[1] == 0xff {
+        // Novell's raw 802.3: IPX with no LLC header at all.
+        return (0, false);
     }
     let (dsap, ssap, ctrl) = (p[0] & !1, p[1] & !1, p[2]);
     let unnumbered = ctrl & 3 == 3;
