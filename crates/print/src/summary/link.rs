@@ -412,7 +412,7 @@ impl Printer<'_> {
         Ok(false)
     }
 
-    fn snap(
+    pub(super) fn snap(
         &mut self,
         p: &[u8],
         length: u32,

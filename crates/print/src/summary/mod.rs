@@ -38,6 +38,7 @@ mod bcm_li;
 mod dhcp6;
 mod eapol;
 mod eigrp;
+mod fr;
 mod geonet;
 mod lan;
 mod link;
@@ -292,7 +293,7 @@ impl Printer<'_> {
             } else if wire_len == 0 {
                 self.out.push_str("len==0");
             } else {
-                out!(self, "caplen({caplen}) > len({wire_len})");
+                out!(self, "len({wire_len}) < caplen({caplen})");
             }
             self.out.push(']');
             return;
@@ -320,6 +321,7 @@ impl Printer<'_> {
             LinkType::IEEE802_11_RADIO => self.wlan_radio_if(data, wire_len),
             LinkType::IEEE802_11_RADIO_AVS => self.wlan_avs_if(data, wire_len),
             LinkType::PRISM_HEADER => self.prism_if(data, wire_len),
+            LinkType::FRELAY => self.fr_if(data, wire_len),
             other => {
                 out!(
                     self,

@@ -1,0 +1,205 @@
+//! Frame Relay (tcpdump's `fr_if_print`/`fr_print`): a Q.922 address of 2 to 4
+//! bytes, then either a Cisco-style EtherType or the UI control byte, an
+//! optional pad and an NLPID naming what follows (IPv4, IPv6, SNAP, PPP).
+//! `-e` prints the address first (`Q.922, hdr-len 2, DLCI 100, Flags [none],
+//! NLPID IPv4 (0xcc), length 104: `). The OSI protocols, Q.933 signalling
+//! and FRF.15 fragments are not decoded: the line stops after the header.
+
+use super::{bit_names, g1, g2, out, tail, PResult, Printer, Trunc};
+
+const FR_EA_BIT: u8 = 0x01;
+const FLAG_NAMES: [(u32, &str); 5] = [
+    (0x0200_0000, "C!"),
+    (0x0002_0000, "DE"),
+    (0x0004_0000, "BECN"),
+    (0x0008_0000, "FECN"),
+    (0x0000_0002, "sdlcore"),
+];
+const LLC_UI: u8 = 0x03;
+const NLPID_SNAP: u16 = 0x80;
+const NLPID_IP: u16 = 0xcc;
+const NLPID_PPP: u16 = 0xcf;
+const NLPID_IP6: u16 = 0x8e;
+
+/// `nlpid_values`.
+fn nlpid_name(n: u16) -> &'static str {
+    match n {
+        0x00 => "NULL",
+        0x08 => "Q.933",
+        0x09 => "LMI",
+        0x80 => "SNAP",
+        0x81 => "CLNP",
+        0x82 => "ES-IS",
+        0x83 => "IS-IS",
+        0x84 => "CONS",
+        0x85 => "IDRP",
+        0xc1 => "ISIS_SPB",
+        0xb1 => "FRF.15",
+        0xcc => "IPv4",
+        0xcf => "PPP",
+        0x8a => "X25 ES-IS",
+        0x8e => "IPv6",
+        _ => "unknown",
+    }
+}
+
+/// A parsed Q.922 address.
+struct Q922 {
+    dlci: u32,
+    len: usize,
+    flags: u32,
+}
+
+/// `parse_q922_header`: `Ok(None)` for an invalid address, `Err` when cut
+/// short (by the capture or by `length`).
+fn q922(p: &[u8], length: u32) -> PResult<Option<Q922>> {
+    let length = length as usize;
+    let b = |i: usize| if i < length { g1(p, i) } else { Err(Trunc) };
+    let b0 = b(0)?;
+    if b0 & FR_EA_BIT != 0 {
+        return Ok(None);
+    }
+    let b1 = b(1)?;
+    let mut dlci = (u32::from(b0 & 0xfc) << 2) | u32::from((b1 & 0xf0) >> 4);
+    let flags = (u32::from(b0 & 0x02) << 24) | (u32::from(b1 & 0x0e) << 16);
+    if b1 & FR_EA_BIT != 0 {
+        return Ok(Some(Q922 {
+            dlci,
+            len: 2,
+            flags,
+        }));
+    }
+    let mut at = 2;
+    let mut len = 3;
+    if b(at)? & FR_EA_BIT == 0 {
+        dlci = (dlci << 7) | u32::from(b(at)? >> 1);
+        len += 1;
+        at += 1;
+    }
+    let last = b(at)?;
+    if last & FR_EA_BIT == 0 {
+        return Ok(None);
+    }
+    Ok(Some(Q922 {
+        dlci: (dlci << 6) | u32::from(last >> 2),
+        len,
+        flags: flags | u32::from(last & 0x02),
+    }))
+}
+
+impl Printer<'_> {
+    /// `fr_if_print`.
+    pub(super) fn fr_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "fr";
+        if data.len() < 4 {
+            return Err(Trunc);
+        }
+        self.fr(data, length)
+    }
+
+    /// `fr_hdr_print`.
+    fn fr_hdr(&mut self, length: u32, q: &Q922, nlpid: u16) {
+        if self.opts.quiet {
+            out!(self, "Q.922, DLCI {}, length {length}: ", q.dlci);
+            return;
+        }
+        let flags = bit_names(q.flags, &FLAG_NAMES);
+        out!(
+            self,
+            "Q.922, hdr-len {}, DLCI {}, Flags [{flags}], ",
+            q.len,
+            q.dlci
+        );
+        if nlpid <= 0xff {
+            out!(
+                self,
+                "NLPID {} (0x{nlpid:02x}), length {length}: ",
+                nlpid_name(nlpid)
+            );
+        } else {
+            let name = netsift_wire::ethernet::EtherType(nlpid)
+                .name()
+                .unwrap_or("unknown");
+            out!(
+                self,
+                "cisco-ethertype {name} (0x{nlpid:04x}), length {length}: "
+            );
+        }
+    }
+
+    /// `fr_print`.
+    fn fr(&mut self, p: &[u8], length: u32) -> PResult {
+        let Some(q) = q922(p, length)? else {
+            self.out.push_str("Q.922, invalid address");
+            return Ok(());
+        };
+        let al = q.len;
+        let ctl = g1(p, al)?;
+        if (length as usize) < al + 1 {
+            return Err(Trunc);
+        }
+        if ctl != LLC_UI && q.dlci != 0 {
+            match g2(p, al) {
+                Ok(et) if length as usize >= al + 2 => {
+                    if self.opts.link_header {
+                        self.fr_hdr(length, &q, et);
+                    }
+                    let rest = length - al as u32 - 2;
+                    if self.ethertype(et, tail(p, al + 2), rest, None)? {
+                        return Ok(());
+                    }
+                    out!(self, "UI {ctl:02x}! ");
+                }
+                _ => out!(self, "UI {ctl:02x}! "),
+            }
+        }
+        let pad = g1(p, al + 1)?;
+        if (length as usize) < al + 2 {
+            return Err(Trunc);
+        }
+        let hdr_len = if pad == 0 {
+            if al != 3 {
+                self.out.push_str("Pad! ");
+            }
+            al + 3
+        } else {
+            if al == 3 {
+                self.out.push_str("No pad! ");
+            }
+            al + 2
+        };
+        let nlpid = u16::from(g1(p, hdr_len - 1)?);
+        if (length as usize) < hdr_len {
+            return Err(Trunc);
+        }
+        if self.opts.link_header {
+            self.fr_hdr(length, &q, nlpid);
+        }
+        let body = tail(p, hdr_len);
+        let rest = length - hdr_len as u32;
+        match nlpid {
+            NLPID_IP => self.ipv4(body, rest),
+            NLPID_IP6 => self.ipv6(body, rest),
+            NLPID_PPP => self.ppp(body, rest)?,
+            NLPID_SNAP => {
+                if !self.snap(body, rest, None)? {
+                    if !self.opts.link_header {
+                        // tcpdump passes the header length as the address's.
+                        let q = Q922 { len: hdr_len, ..q };
+                        self.fr_hdr(length, &q, nlpid);
+                    }
+                    self.default_print(&p[..p.len().min(length as usize)], true);
+                }
+            }
+            // OSI, Q.933 and FRF.15: not decoded.
+            0x81..=0x83 | 0x08 | 0xb1 => {}
+            _ => {
+                if !self.opts.link_header {
+                    self.fr_hdr(length, &q, nlpid);
+                }
+                self.default_print(body, true);
+            }
+        }
+        Ok(())
+    }
+}
