@@ -162,6 +162,17 @@ pub(crate) fn link_header_len(
             // ND_TCHECK_LEN on the 4-byte header: a longjmp.
             false => (0, true),
         },
+        // Switch tags: DSA, EDSA, Broadcom (inside the header), Broadcom prepended.
+        LinkType(284) => switch_tagged(data, wire_len as usize, 4),
+        LinkType(285) => switch_tagged(data, wire_len as usize, 8),
+        LinkType(281) => switch_tagged(data, wire_len as usize, 4),
+        LinkType(282) => match data.get(4..) {
+            Some(rest) => {
+                let (len, early) = ethernet(rest, (wire_len as usize).saturating_sub(4));
+                (len + 4, early)
+            }
+            None => (0, true),
+        },
         lt => match wlan::header_len(lt, data, wire_len as usize) {
             Some(len) => (len, false),
             None => (0, false),
@@ -189,6 +200,18 @@ const CATCHING_PRINTERS: [&str; 11] = [
     "802.11_radio_avs",
     "prism",
 ];
+
+/// `ether_switch_tag_print`: Ethernet with an `n`-byte tag after the
+/// addresses, measured as the frame without it plus the tag.
+fn switch_tagged(data: &[u8], wire_len: usize, n: usize) -> (usize, bool) {
+    if data.len() < 14 + n || wire_len < data.len() {
+        return (data.len().min(wire_len), true);
+    }
+    let mut untagged = data[..12].to_vec();
+    untagged.extend_from_slice(&data[12 + n..]);
+    let (len, early) = ethernet(&untagged, wire_len - n);
+    (len + n, early)
+}
 
 /// The big-endian 16-bit field at `at`, if captured.
 fn be16(data: &[u8], at: usize) -> Option<u16> {

@@ -50,6 +50,7 @@ mod pim;
 mod ptp;
 mod serial;
 mod sflow;
+mod switchtag;
 mod transport;
 mod wlan;
 
@@ -322,6 +323,7 @@ impl Printer<'_> {
             LinkType::IEEE802_11_RADIO_AVS => self.wlan_avs_if(data, wire_len),
             LinkType::PRISM_HEADER => self.prism_if(data, wire_len),
             LinkType::FRELAY => self.fr_if(data, wire_len),
+            LinkType(lt @ (281 | 282 | 284 | 285)) => self.switch_tag_if(lt, data, wire_len),
             other => {
                 out!(
                     self,
