@@ -1294,7 +1294,7 @@ impl Printer<'_> {
         self.handle_ppp(proto, p, length)
     }
 
-    fn handle_ppp(&mut self, proto: u16, p: &[u8], length: u32) -> PResult {
+    pub(super) fn handle_ppp(&mut self, proto: u16, p: &[u8], length: u32) -> PResult {
         match PppProtocol(proto) {
             PppProtocol::LCP
             | PppProtocol::IPCP

@@ -40,18 +40,23 @@ mod eapol;
 mod eigrp;
 mod fr;
 mod geonet;
+mod ipoib;
 mod lan;
 mod link;
 mod net;
+mod nflog;
 mod ntp;
 mod openflow;
 mod ospf;
 mod pim;
+mod pktap;
+mod ppp_serial;
 mod ptp;
 mod serial;
 mod sflow;
 mod switchtag;
 mod transport;
+mod vsock;
 mod wlan;
 
 use crate::names::Names;
@@ -299,7 +304,35 @@ impl Printer<'_> {
             self.out.push(']');
             return;
         }
-        let r = match linktype {
+        let r = match self.link_layer(linktype, data, wire_len) {
+            Some(r) => r,
+            None => {
+                out!(
+                    self,
+                    "unsupported link-type {}, length {}",
+                    linktype.0,
+                    wire_len
+                );
+                Ok(())
+            }
+        };
+        if r.is_err() {
+            self.trunc();
+        }
+        if self.out.is_empty() && !self.printed_nothing {
+            out!(self, "{linktype}, length {wire_len}");
+        }
+    }
+
+    /// The printer of `linktype` on one packet; `None`, having printed
+    /// nothing, when there is none.
+    pub(crate) fn link_layer(
+        &mut self,
+        linktype: LinkType,
+        data: &[u8],
+        wire_len: u32,
+    ) -> Option<PResult> {
+        Some(match linktype {
             LinkType::EN10MB => self.ether_if(data, wire_len),
             LinkType::NULL | LinkType::LOOP => self.null_if(linktype, data, wire_len),
             LinkType::LINUX_SLL => self.sll_if(data, wire_len),
@@ -324,22 +357,14 @@ impl Printer<'_> {
             LinkType::PRISM_HEADER => self.prism_if(data, wire_len),
             LinkType::FRELAY => self.fr_if(data, wire_len),
             LinkType(lt @ (281 | 282 | 284 | 285)) => self.switch_tag_if(lt, data, wire_len),
-            other => {
-                out!(
-                    self,
-                    "unsupported link-type {}, length {}",
-                    other.0,
-                    wire_len
-                );
-                Ok(())
-            }
-        };
-        if r.is_err() {
-            self.trunc();
-        }
-        if self.out.is_empty() && !self.printed_nothing {
-            out!(self, "{linktype}, length {wire_len}");
-        }
+            LinkType(242) => self.ipoib_if(data, wire_len),
+            LinkType::PPP_SERIAL => self.ppp_serial_if(data, wire_len),
+            LinkType(239) => self.nflog_if(data, wire_len),
+            LinkType(271) => self.vsock_if(data, wire_len),
+            // PKTAP, also under DLT_USER2 as Darwin writes it.
+            LinkType(258 | 149) => self.pktap_if(data, wire_len),
+            _ => return None,
+        })
     }
 
     /// `ND_DEFAULTPRINT`: `p`, the captured bytes of a payload no printer
