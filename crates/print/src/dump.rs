@@ -6,6 +6,7 @@
 use netsift_wire::LinkType;
 use std::fmt::Write;
 
+mod links;
 mod wlan;
 
 /// Which dump follows each line; tcpdump checks `-X`, then `-x`, then `-A`.
@@ -153,8 +154,19 @@ pub(crate) fn link_header_len(
         .rfind("[|")
         .and_then(|i| summary[i + 2..].split(']').next())
         .is_some_and(|proto| !CATCHING_PRINTERS.contains(&proto));
-    let (len, early) = match linktype {
-        LinkType::EN10MB => ethernet(data, wire_len as usize),
+    let (len, early) = layer_len(linktype, data, wire_len as usize);
+    if truncated && !early {
+        0
+    } else {
+        len
+    }
+}
+
+/// The link-level header length of `linktype`'s printer, and whether it
+/// returned early (cut short in the link layer, with no `longjmp`).
+fn layer_len(linktype: LinkType, data: &[u8], wire_len: usize) -> (usize, bool) {
+    match linktype {
+        LinkType::EN10MB => ethernet(data, wire_len),
         LinkType::LINUX_SLL => sll(data, 16, 14),
         LinkType::LINUX_SLL2 => sll(data, 20, 0),
         LinkType::NULL | LinkType::LOOP => match data.len() >= 4 {
@@ -162,26 +174,9 @@ pub(crate) fn link_header_len(
             // ND_TCHECK_LEN on the 4-byte header: a longjmp.
             false => (0, true),
         },
-        // Switch tags: DSA, EDSA, Broadcom (inside the header), Broadcom prepended.
-        LinkType(284) => switch_tagged(data, wire_len as usize, 4),
-        LinkType(285) => switch_tagged(data, wire_len as usize, 8),
-        LinkType(281) => switch_tagged(data, wire_len as usize, 4),
-        LinkType(282) => match data.get(4..) {
-            Some(rest) => {
-                let (len, early) = ethernet(rest, (wire_len as usize).saturating_sub(4));
-                (len + 4, early)
-            }
-            None => (0, true),
-        },
-        lt => match wlan::header_len(lt, data, wire_len as usize) {
-            Some(len) => (len, false),
-            None => (0, false),
-        },
-    };
-    if truncated && !early {
-        0
-    } else {
-        len
+        lt => links::header_len(lt, data, wire_len)
+            .or_else(|| wlan::header_len(lt, data, wire_len).map(|l| (l, false)))
+            .unwrap_or((0, false)),
     }
 }
 
@@ -201,18 +196,6 @@ const CATCHING_PRINTERS: [&str; 11] = [
     "prism",
 ];
 
-/// `ether_switch_tag_print`: Ethernet with an `n`-byte tag after the
-/// addresses, measured as the frame without it plus the tag.
-fn switch_tagged(data: &[u8], wire_len: usize, n: usize) -> (usize, bool) {
-    if data.len() < 14 + n || wire_len < data.len() {
-        return (data.len().min(wire_len), true);
-    }
-    let mut untagged = data[..12].to_vec();
-    untagged.extend_from_slice(&data[12 + n..]);
-    let (len, early) = ethernet(&untagged, wire_len - n);
-    (len + n, early)
-}
-
 /// The big-endian 16-bit field at `at`, if captured.
 fn be16(data: &[u8], at: usize) -> Option<u16> {
     Some(u16::from_be_bytes([*data.get(at)?, *data.get(at + 1)?]))
@@ -222,7 +205,7 @@ const VLAN_TYPES: [u16; 4] = [0x8100, 0x9100, 0x9200, 0x88a8];
 
 /// `ether_common_print`'s `hdrlen`, and whether it returned early (the frame cut
 /// short in the link layer, with no `longjmp`).
-fn ethernet(data: &[u8], wire_len: usize) -> (usize, bool) {
+pub(super) fn ethernet(data: &[u8], wire_len: usize) -> (usize, bool) {
     let caplen = data.len();
     if wire_len < caplen {
         return (wire_len, true);
@@ -298,7 +281,7 @@ fn ethernet(data: &[u8], wire_len: usize) -> (usize, bool) {
 
 /// The absolute value of `llc_print`'s result: 3 bytes of LLC header (4 for an
 /// I or S frame), 5 more for SNAP; what it consumed when cut short.
-fn llc(p: &[u8], length: usize) -> (usize, bool) {
+pub(super) fn llc(p: &[u8], length: usize) -> (usize, bool) {
     if p.len() < 3 {
         return (p.len(), true);
     }

@@ -2,8 +2,9 @@
 //! bytes, then either a Cisco-style EtherType or the UI control byte, an
 //! optional pad and an NLPID naming what follows (IPv4, IPv6, SNAP, PPP).
 //! `-e` prints the address first (`Q.922, hdr-len 2, DLCI 100, Flags [none],
-//! NLPID IPv4 (0xcc), length 104: `). The OSI protocols, Q.933 signalling
-//! and FRF.15 fragments are not decoded: the line stops after the header.
+//! NLPID IPv4 (0xcc), length 104: `); FRF.15 fragments print their header.
+//! The OSI protocols and Q.933 signalling are not decoded: the line stops
+//! after the header.
 
 use super::{bit_names, g1, g2, out, tail, PResult, Printer, Trunc};
 
@@ -20,6 +21,8 @@ const NLPID_SNAP: u16 = 0x80;
 const NLPID_IP: u16 = 0xcc;
 const NLPID_PPP: u16 = 0xcf;
 const NLPID_IP6: u16 = 0x8e;
+const NLPID_MFR: u16 = 0xb1;
+const MFR_FLAGS: [(u32, &str); 3] = [(0x80, "Begin"), (0x40, "End"), (0x20, "Control")];
 
 /// `nlpid_values`.
 fn nlpid_name(n: u16) -> &'static str {
@@ -127,6 +130,26 @@ impl Printer<'_> {
         }
     }
 
+    /// `frf15_print`: an FRF.15 fragment's header.
+    fn frf15(&mut self, p: &[u8], length: u32) -> PResult {
+        if length < 2 {
+            return Err(Trunc);
+        }
+        let (b0, b1) = (g1(p, 0)?, g1(p, 1)?);
+        let seq = (u16::from(b0 & 0x1e) << 7) | u16::from(b1);
+        let flags = bit_names(u32::from(b0 & 0xe0), &MFR_FLAGS);
+        let kind = if b0 & 1 != 0 {
+            "Interface"
+        } else {
+            "End-to-End"
+        };
+        out!(
+            self,
+            "FRF.15, seq 0x{seq:03x}, Flags [{flags}],{kind} Fragmentation, length {length}"
+        );
+        Ok(())
+    }
+
     /// `fr_print`.
     fn fr(&mut self, p: &[u8], length: u32) -> PResult {
         let Some(q) = q922(p, length)? else {
@@ -191,8 +214,9 @@ impl Printer<'_> {
                     self.default_print(&p[..p.len().min(length as usize)], true);
                 }
             }
-            // OSI, Q.933 and FRF.15: not decoded.
-            0x81..=0x83 | 0x08 | 0xb1 => {}
+            NLPID_MFR => self.frf15(body, rest)?,
+            // OSI and Q.933: not decoded.
+            0x81..=0x83 | 0x08 => {}
             _ => {
                 if !self.opts.link_header {
                     self.fr_hdr(length, &q, nlpid);
