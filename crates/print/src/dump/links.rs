@@ -1,7 +1,7 @@
 //! Link-level header lengths (what `-x` leaves out) of the link types whose
 //! printers are one small header before a packet: switch tags in Ethernet,
 //! IPoIB, NFLOG, vsock, PKTAP (with the header of the packet inside), Frame
-//! Relay and PPP in HDLC framing. Each follows the value the tcpdump 4.99.3
+//! Relay, PPP in HDLC framing and SunATM. Each follows the value the tcpdump 4.99.3
 //! printer adds to `ndo_ll_hdr_len`; the flag says it returned early.
 
 use super::{ethernet, layer_len};
@@ -54,6 +54,9 @@ pub(super) fn header_len(lt: LinkType, data: &[u8], wire_len: usize) -> Option<(
             Some(0xff) => (4, false),
             _ => (2, false),
         },
+        // SUNATM: direction, VPI, VCI, read with GET_ (a longjmp if short).
+        123 if caplen >= 4 => (4, false),
+        123 => (0, true),
         _ => return None,
     })
 }

@@ -54,6 +54,7 @@ mod ppp_serial;
 mod ptp;
 mod serial;
 mod sflow;
+mod sunatm;
 mod switchtag;
 mod transport;
 mod vsock;
@@ -307,12 +308,10 @@ impl Printer<'_> {
         let r = match self.link_layer(linktype, data, wire_len) {
             Some(r) => r,
             None => {
-                out!(
-                    self,
-                    "unsupported link-type {}, length {}",
-                    linktype.0,
-                    wire_len
-                );
+                // tcpdump's `unsupported_if_print`: the name, then every
+                // captured byte, whatever the flags.
+                self.out.push_str("UNSUPPORTED");
+                crate::dump::hex_and_ascii(&mut self.out, data);
                 Ok(())
             }
         };
@@ -358,6 +357,7 @@ impl Printer<'_> {
             LinkType::FRELAY => self.fr_if(data, wire_len),
             LinkType(lt @ (281 | 282 | 284 | 285)) => self.switch_tag_if(lt, data, wire_len),
             LinkType(242) => self.ipoib_if(data, wire_len),
+            LinkType::SUNATM => self.sunatm_if(data, wire_len),
             LinkType::PPP_SERIAL => self.ppp_serial_if(data, wire_len),
             LinkType(239) => self.nflog_if(data, wire_len),
             LinkType(271) => self.vsock_if(data, wire_len),
