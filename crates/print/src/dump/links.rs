@@ -1,7 +1,7 @@
 //! Link-level header lengths (what `-x` leaves out) of the link types whose
 //! printers are one small header before a packet: switch tags in Ethernet,
 //! IPoIB, NFLOG, vsock, PKTAP (with the header of the packet inside), Frame
-//! Relay, PPP in HDLC framing and SunATM. Each follows the value the tcpdump 4.99.3
+//! Relay, PPP in HDLC framing, SunATM and Juniper's encapsulations. Each follows the value the tcpdump 4.99.3
 //! printer adds to `ndo_ll_hdr_len`; the flag says it returned early.
 
 use super::{ethernet, layer_len};
@@ -57,8 +57,70 @@ pub(super) fn header_len(lt: LinkType, data: &[u8], wire_len: usize) -> Option<(
         // SUNATM: direction, VPI, VCI, read with GET_ (a longjmp if short).
         123 if caplen >= 4 => (4, false),
         123 => (0, true),
+        // The Juniper encapsulations netsift prints.
+        132 | 137 | 164 | 178 => juniper(lt.0, data, wire_len),
         _ => return None,
     })
+}
+
+/// `juniper_parse_header`'s `header_len` (and, for Ethernet, the frame's).
+fn juniper(lt: u32, p: &[u8], wire_len: usize) -> (usize, bool) {
+    let (Some(&flags), Some(magic)) = (p.get(3), p.get(..3)) else {
+        return (0, true);
+    };
+    if magic != b"MGC" {
+        return (0, false);
+    }
+    let mut hdr = 4;
+    if flags & 0x80 != 0 {
+        let Some(ext) = p
+            .get(4..6)
+            .map(|b| usize::from(u16::from_be_bytes([b[0], b[1]])))
+        else {
+            return (0, true);
+        };
+        if p.len() < 6 + ext {
+            return (0, true);
+        }
+        // A TLV longer than what is left ends the printer with nothing added.
+        let (mut left, mut at) = (ext, 6);
+        while left > 2 {
+            let (ty, len) = (p[at], usize::from(p[at + 1]));
+            if ty == 0 || len == 0 {
+                break;
+            }
+            if left < len + 2 {
+                return (0, false);
+            }
+            at += len + 2;
+            left -= len + 2;
+        }
+        hdr += 2 + ext;
+    }
+    if flags & 0x02 != 0 {
+        return (hdr + 4, false);
+    }
+    let cookie = match lt {
+        137 => 4,
+        164 => 8,
+        _ => 0,
+    };
+    let cookie = match (lt, p.get(hdr)) {
+        (178, _) => 0,
+        (_, Some(0x54)) => cookie + 2,
+        (_, Some(0x47)) => 8,
+        (_, Some(_)) => cookie,
+        (_, None) => return (0, true),
+    };
+    let len = hdr + cookie;
+    if cookie > 8 {
+        return (len, false);
+    }
+    if lt == 178 {
+        let (eth, early) = ethernet(p.get(len..).unwrap_or(&[]), wire_len.saturating_sub(len));
+        return (len + eth, early);
+    }
+    (len, false)
 }
 
 /// `ether_switch_tag_print`: Ethernet with an `n`-byte tag after the

@@ -41,6 +41,7 @@ mod eigrp;
 mod fr;
 mod geonet;
 mod ipoib;
+mod juniper;
 mod lan;
 mod link;
 mod net;
@@ -358,6 +359,7 @@ impl Printer<'_> {
             LinkType(lt @ (281 | 282 | 284 | 285)) => self.switch_tag_if(lt, data, wire_len),
             LinkType(242) => self.ipoib_if(data, wire_len),
             LinkType::SUNATM => self.sunatm_if(data, wire_len),
+            LinkType(lt @ (132 | 137 | 164 | 178)) => self.juniper_if(lt, data, wire_len),
             LinkType::PPP_SERIAL => self.ppp_serial_if(data, wire_len),
             LinkType(239) => self.nflog_if(data, wire_len),
             LinkType(271) => self.vsock_if(data, wire_len),

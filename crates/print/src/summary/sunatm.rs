@@ -74,7 +74,7 @@ impl Printer<'_> {
                     self.out.push_str("broadcast sig: ");
                     return Ok(());
                 }
-                VCI_OAMF4SC | VCI_OAMF4EC => return self.oam(p, length),
+                VCI_OAMF4SC | VCI_OAMF4EC => return self.oam(p, length, 1),
                 VCI_METAC => {
                     self.out.push_str("meta: ");
                     return Ok(());
@@ -112,11 +112,12 @@ impl Printer<'_> {
         Ok(())
     }
 
-    /// `oam_print` without `-v`: the cell header after a 1-byte HEC.
-    fn oam(&mut self, p: &[u8], length: u32) -> PResult {
+    /// `oam_print` without `-v`: the cell header, after a HEC byte when
+    /// `hec` is 1.
+    pub(super) fn oam(&mut self, p: &[u8], length: u32, hec: usize) -> PResult {
         self.proto = "oam";
-        let cell = g4(p, 1)?;
-        g1(p, 5)?;
+        let cell = g4(p, hec)?;
+        g1(p, 4 + hec)?;
         let (vpi, vci) = ((cell >> 20) & 0xff, (cell >> 4) & 0xffff);
         let f = match vci {
             3 => "OAM F4 (segment)",
