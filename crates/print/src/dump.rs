@@ -65,7 +65,7 @@ impl Dump {
 }
 
 /// `hex_print(ndo, "\n\t", ...)`: eight groups of two bytes a line.
-fn hex(out: &mut String, data: &[u8]) {
+pub(crate) fn hex(out: &mut String, data: &[u8]) {
     for (line, chunk) in data.chunks(16).enumerate() {
         let _ = write!(out, "\n\t0x{:04x}: ", line * 16);
         for pair in chunk.chunks(2) {

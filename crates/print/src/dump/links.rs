@@ -1,7 +1,7 @@
 //! Link-level header lengths (what `-x` leaves out) of the link types whose
 //! printers are one small header before a packet: switch tags in Ethernet,
 //! IPoIB, NFLOG, vsock, PKTAP (with the header of the packet inside), Frame
-//! Relay, PPP in HDLC framing, SunATM and Juniper's encapsulations. Each follows the value the tcpdump 4.99.3
+//! Relay and FRF.16, PPP in HDLC framing, SunATM and Juniper's encapsulations. Each follows the value the tcpdump 4.99.3
 //! printer adds to `ndo_ll_hdr_len`; the flag says it returned early.
 
 use super::{ethernet, layer_len};
@@ -57,6 +57,15 @@ pub(super) fn header_len(lt: LinkType, data: &[u8], wire_len: usize) -> Option<(
         // SUNATM: direction, VPI, VCI, read with GET_ (a longjmp if short).
         123 if caplen >= 4 => (4, false),
         123 => (0, true),
+        // MFR: 3 bytes of a control frame, 2 of a first fragment (the Frame
+        // Relay header inside is not counted).
+        182 => match data {
+            _ if caplen < 2 => (caplen, true),
+            _ if wire_len < 4 => (wire_len, false),
+            [a, b, ..] if a & 0xe0 == 0xe0 && *b == 0 => (3, false),
+            [a, ..] if a & 0xe0 == 0xc0 || a & 0xe0 == 0x80 => (2, false),
+            _ => (0, false),
+        },
         // The Juniper encapsulations netsift prints.
         132 | 137 | 164 | 178 => juniper(lt.0, data, wire_len),
         _ => return None,

@@ -1,4 +1,4 @@
-//! Frame Relay (tcpdump's `fr_if_print`/`fr_print`): a Q.922 address of 2 to 4
+//! Frame Relay (tcpdump's `fr_if_print`/`fr_print`, and FRF.16's `mfr_print`): a Q.922 address of 2 to 4
 //! bytes, then either a Cisco-style EtherType or the UI control byte, an
 //! optional pad and an NLPID naming what follows (IPv4, IPv6, SNAP, PPP).
 //! `-e` prints the address first (`Q.922, hdr-len 2, DLCI 100, Flags [none],
@@ -6,7 +6,7 @@
 //! The OSI protocols and Q.933 signalling are not decoded: the line stops
 //! after the header.
 
-use super::{bit_names, g1, g2, out, tail, PResult, Printer, Trunc};
+use super::{bit_names, g1, g2, g4, out, tail, PResult, Printer, Trunc};
 
 const FR_EA_BIT: u8 = 0x01;
 const FLAG_NAMES: [(u32, &str); 5] = [
@@ -98,6 +98,55 @@ impl Printer<'_> {
             return Err(Trunc);
         }
         self.fr(data, length)
+    }
+
+    /// `mfr_if_print`: FRF.16 multilink Frame Relay.
+    pub(super) fn mfr_if(&mut self, data: &[u8], length: u32) -> PResult {
+        self.proto = "mfr";
+        if data.len() < 2 {
+            return Err(Trunc);
+        }
+        self.mfr(data, length)
+    }
+
+    /// `mfr_print` without `-v`: a control frame's message type, or a
+    /// fragment's sequence number and flags (a first fragment goes on to
+    /// the Frame Relay header inside it).
+    fn mfr(&mut self, p: &[u8], length: u32) -> PResult {
+        if length < 4 {
+            out!(self, "[length {length} < 4] (invalid)");
+            return Ok(());
+        }
+        g4(p, 0)?;
+        let bec = u32::from(p[0] & 0xe0);
+        let flags = bit_names(bec, &MFR_FLAGS);
+        if bec == 0xe0 && p[1] == 0 {
+            let msg = match p[2] {
+                1 => "Add Link".to_string(),
+                2 => "Add Link ACK".to_string(),
+                3 => "Add Link Reject".to_string(),
+                4 => "Hello".to_string(),
+                5 => "Hello ACK".to_string(),
+                6 => "Remove Link".to_string(),
+                7 => "Remove Link ACK".to_string(),
+                m => format!("Unknown Message (0x{m:02x})"),
+            };
+            out!(
+                self,
+                "FRF.16 Control, Flags [{flags}], {msg}, length {length}"
+            );
+            return Ok(());
+        }
+        let seq = (u16::from(p[0] & 0x1e) << 7) | u16::from(p[1]);
+        out!(self, "FRF.16 Frag, seq {seq}, Flags [{flags}]");
+        if bec == 0xc0 || bec == 0x80 {
+            self.out.push_str(", ");
+            return self.fr(tail(p, 2), length - 2);
+        }
+        // print_unknown_data: the captured part of the frame in hex.
+        let n = p.len().min(length as usize);
+        crate::dump::hex(&mut self.out, &p[..n]);
+        Ok(())
     }
 
     /// `fr_hdr_print`.

@@ -356,6 +356,7 @@ impl Printer<'_> {
             LinkType::IEEE802_11_RADIO_AVS => self.wlan_avs_if(data, wire_len),
             LinkType::PRISM_HEADER => self.prism_if(data, wire_len),
             LinkType::FRELAY => self.fr_if(data, wire_len),
+            LinkType(182) => self.mfr_if(data, wire_len),
             LinkType(lt @ (281 | 282 | 284 | 285)) => self.switch_tag_if(lt, data, wire_len),
             LinkType(242) => self.ipoib_if(data, wire_len),
             LinkType::SUNATM => self.sunatm_if(data, wire_len),
