@@ -129,6 +129,8 @@ impl Printer<'_> {
     /// bytes. A truncation ends the line with its marker here.
     fn wlan_frame(&mut self, p: &[u8], length: u32, pad: bool, fcslen: u32) {
         self.proto = "802.11";
+        // A frame with nothing to show (a no-data frame) prints nothing.
+        self.printed_nothing = true;
         let Some(length) = length.checked_sub(fcslen) else {
             self.trunc();
             return;
