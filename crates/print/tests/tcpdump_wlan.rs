@@ -30,7 +30,15 @@ fn wlan_lines_match_tcpdump() {
         println!("no 802.11 corpus capture: skipped");
         return;
     }
-    let flag_sets: [&[&str]; 7] = [&[], &["-e"], &["-v"], &["-vv"], &["-e", "-v"], &["-x"], &["-X"]];
+    let flag_sets: [&[&str]; 7] = [
+        &[],
+        &["-e"],
+        &["-v"],
+        &["-vv"],
+        &["-e", "-v"],
+        &["-x"],
+        &["-X"],
+    ];
     let (mut compared, mut failures) = (0, Vec::new());
     for flags in flag_sets {
         for cap in &caps {

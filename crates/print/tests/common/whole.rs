@@ -3,7 +3,9 @@
 //! `Printer` with the same flags, packet by packet.
 
 use super::CaptureFile;
-use netsift_print::{DefaultPrint, Dump, Packet, PrintOptions, Printer, SummaryOptions, TimeFormat};
+use netsift_print::{
+    DefaultPrint, Dump, Packet, PrintOptions, Printer, SummaryOptions, TimeFormat,
+};
 use std::process::Command;
 
 /// The print options of tcpdump's `-e`, `-v`..., `-x`, `-X` in `flags`.
