@@ -14,7 +14,10 @@
 //! headers), TCP (flags, sequence numbers, options), UDP, ICMP, ICMPv6, IGMP, GRE,
 //! VXLAN, Geneve and SCTP; and, for application payloads, the first lines of DNS,
 //! HTTP and SSH; OpenFlow's message headers, PTP, BCM-LI-SHIM, GeoNetworking,
-//! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow. Other protocols get tcpdump's generic rendering (`UDP, length N`,
+//! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow;
+//! and the link layers of 802.11 (radiotap, AVS, Prism), Frame Relay and FRF.16,
+//! switch tags, IPoIB, NFLOG, vsock, PKTAP, PPP_SERIAL, SunATM and Juniper (a link
+//! type with no printer gets tcpdump's `UNSUPPORTED` and a dump). Other protocols get tcpdump's generic rendering (`UDP, length N`,
 //! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
