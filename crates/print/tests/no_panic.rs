@@ -101,11 +101,11 @@ fn link_types() -> Vec<LinkType> {
     ]);
     v.push(LinkType(147));
     // 802.11 and its capture headers, Frame Relay, FRF.16, switch tags, IPoIB,
-    // NFLOG, vsock, PKTAP, PPP serial, SunATM, Juniper.
+    // NFLOG, vsock, PKTAP, PPP serial, SunATM, Juniper, 802.15.4.
     v.extend(
         [
             105, 127, 163, 119, 107, 182, 281, 282, 284, 285, 242, 239, 271, 258, 50, 123, 132,
-            137, 164, 178,
+            137, 164, 178, 195, 230,
         ]
         .map(LinkType),
     );

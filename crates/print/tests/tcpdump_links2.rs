@@ -3,7 +3,8 @@
 //! (line, continuation lines, dump) with `-nn`, `-e`, `-v` and `-x`: Frame
 //! Relay and FRF.16, Marvell DSA/EDSA and Broadcom switch tags, IPoIB,
 //! NFLOG, vsock, PKTAP, PPP in HDLC framing, SunATM, the Juniper Ethernet,
-//! ATM1, ES and monitor encapsulations, and tcpdump's `UNSUPPORTED` dump for
+//! ATM1, ES and monitor encapsulations, IEEE 802.15.4 (to its addresses), and
+//! tcpdump's `UNSUPPORTED` dump for
 //! a link type with no printer (D-Bus, 160). Skipped, with a message, when
 //! tcpdump or the corpus is absent.
 //!
@@ -45,8 +46,8 @@ fn other_link_lines_match_tcpdump() {
         return;
     }
     let lts: Vec<LinkType> = [
-        107, 182, 281, 282, 284, 285, 242, 239, 271, 258, 149, 50, 123, 132, 137, 164, 178, 160,
-        231,
+        107, 182, 281, 282, 284, 285, 242, 239, 271, 258, 149, 50, 123, 132, 137, 164, 178, 195,
+        230, 160, 231,
     ]
     .into_iter()
     .map(LinkType)

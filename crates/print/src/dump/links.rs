@@ -66,6 +66,10 @@ pub(super) fn header_len(lt: LinkType, data: &[u8], wire_len: usize) -> Option<(
             [a, ..] if a & 0xe0 == 0xc0 || a & 0xe0 == 0x80 => (2, false),
             _ => (0, false),
         },
+        // IEEE 802.15.4: tcpdump 4.99.3's printer returns 0 (the whole frame
+        // is dumped) where it stops at the addresses; netsift decodes no
+        // further, so it dumps every frame whole.
+        195 | 230 => (if caplen < 2 { caplen } else { 0 }, caplen < 2),
         // The Juniper encapsulations netsift prints.
         132 | 137 | 164 | 178 => juniper(lt.0, data, wire_len),
         _ => return None,

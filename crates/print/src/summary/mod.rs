@@ -16,7 +16,8 @@
 //! HTTP and SSH; OpenFlow's message headers, PTP, BCM-LI-SHIM, GeoNetworking,
 //! CALM FAST, and the lines without `-v` of AoE, Babel, DHCPv6, EAPOL and sFlow;
 //! and the link layers of 802.11 (radiotap, AVS, Prism), Frame Relay and FRF.16,
-//! switch tags, IPoIB, NFLOG, vsock, PKTAP, PPP_SERIAL, SunATM and Juniper (a link
+//! switch tags, IPoIB, NFLOG, vsock, PKTAP, PPP_SERIAL, SunATM, Juniper and
+//! 802.15.4 to its addresses (a link
 //! type with no printer gets tcpdump's `UNSUPPORTED` and a dump). Other protocols get tcpdump's generic rendering (`UDP, length N`,
 //! `ethertype Unknown (0x88b5), length N: `, `ip-proto-N N`). Every read is
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
@@ -43,6 +44,7 @@ mod eapol;
 mod eigrp;
 mod fr;
 mod geonet;
+mod ieee802_15_4;
 mod ipoib;
 mod juniper;
 mod lan;
@@ -363,6 +365,8 @@ impl Printer<'_> {
             LinkType(lt @ (281 | 282 | 284 | 285)) => self.switch_tag_if(lt, data, wire_len),
             LinkType(242) => self.ipoib_if(data, wire_len),
             LinkType::SUNATM => self.sunatm_if(data, wire_len),
+            // IEEE802_15_4 (with FCS) and IEEE802_15_4_NOFCS.
+            LinkType(195 | 230) => self.ieee802_15_4_if(data, wire_len),
             LinkType(lt @ (132 | 137 | 164 | 178)) => self.juniper_if(lt, data, wire_len),
             LinkType::PPP_SERIAL => self.ppp_serial_if(data, wire_len),
             LinkType(239) => self.nflog_if(data, wire_len),
