@@ -510,7 +510,18 @@ impl Args {
             None => Ok(LinkType::EN10MB),
             Some(name) => match LinkType::from_name(name) {
                 Some(lt) => Ok(lt),
-                None => bail!("unknown link type '{name}' (use EN10MB, RAW, IPV4, IPV6, NULL, LOOP, LINUX_SLL or LINUX_SLL2)"),
+                None => {
+                    // Every name -y accepts, as from_name looks them up.
+                    let names: Vec<&str> = LinkType::SUPPORTED
+                        .into_iter()
+                        .chain(LinkType::filtered_more())
+                        .filter_map(LinkType::name)
+                        .collect();
+                    bail!(
+                        "unknown link type '{name}' (use one of: {})",
+                        names.join(", ")
+                    )
+                }
             },
         }
     }

@@ -303,3 +303,24 @@ fn unwritable_output_ends_as_tcpdump_ends() {
         assert!(stderr(&o).contains("Unable to write output: No space left on device"));
     }
 }
+
+#[test]
+fn unknown_link_type_lists_every_accepted_name() {
+    let o = netsift(&["-d", "-y", "NOSUCHLINK", "ip"]);
+    assert!(!o.status.success());
+    let e = stderr(&o);
+    assert!(e.contains("unknown link type 'NOSUCHLINK'"), "{e}");
+    // Every name the compiler accepts is listed, not only the first eight.
+    let all = netsift_wire::LinkType::SUPPORTED
+        .into_iter()
+        .chain(netsift_wire::LinkType::filtered_more());
+    for lt in all {
+        let name = lt.name().expect("a filtered link type has a name");
+        assert!(
+            e.contains(&format!(" {name},")) || e.contains(&format!(" {name})")),
+            "{name}: {e}"
+        );
+        // And each of them is accepted.
+        assert!(netsift(&["-d", "-y", name, ""]).status.success(), "{name}");
+    }
+}

@@ -6,6 +6,9 @@
 use netsift_wire::LinkType;
 use std::fmt::Write;
 
+mod links;
+mod wlan;
+
 /// Which dump follows each line; tcpdump checks `-X`, then `-x`, then `-A`.
 ///
 /// In each, `link` says whether the dump starts at the link-level header (the
@@ -62,7 +65,7 @@ impl Dump {
 }
 
 /// `hex_print(ndo, "\n\t", ...)`: eight groups of two bytes a line.
-fn hex(out: &mut String, data: &[u8]) {
+pub(crate) fn hex(out: &mut String, data: &[u8]) {
     hex_print(out, "\n\t", data);
 }
 
@@ -170,18 +173,7 @@ pub(crate) fn link_header_len(
         .rfind("[|")
         .and_then(|i| summary[i + 2..].split(']').next())
         .is_some_and(|proto| !CATCHING_PRINTERS.contains(&proto));
-    let (len, early) = match linktype {
-        LinkType::EN10MB => ethernet(data, wire_len as usize),
-        LinkType::LINUX_SLL => sll(data, 16, 14),
-        LinkType::LINUX_SLL2 => sll(data, 20, 0),
-        LinkType::C_HDLC => chdlc(data, wire_len as usize),
-        LinkType::NULL | LinkType::LOOP => match data.len() >= 4 {
-            true => (4, false),
-            // ND_TCHECK_LEN on the 4-byte header: a longjmp.
-            false => (0, true),
-        },
-        _ => (0, false),
-    };
+    let (len, early) = layer_len(linktype, data, wire_len as usize);
     if truncated && !early {
         0
     } else {
@@ -201,12 +193,44 @@ fn chdlc(data: &[u8], wire_len: usize) -> (usize, bool) {
     }
 }
 
+/// The link-level header length of `linktype`'s printer, and whether it
+/// returned early (cut short in the link layer, with no `longjmp`).
+fn layer_len(linktype: LinkType, data: &[u8], wire_len: usize) -> (usize, bool) {
+    match linktype {
+        LinkType::EN10MB => ethernet(data, wire_len),
+        LinkType::LINUX_SLL => sll(data, 16, 14),
+        LinkType::LINUX_SLL2 => sll(data, 20, 0),
+        LinkType::C_HDLC => chdlc(data, wire_len),
+        LinkType::NULL | LinkType::LOOP => match data.len() >= 4 {
+            true => (4, false),
+            // ND_TCHECK_LEN on the 4-byte header: a longjmp.
+            false => (0, true),
+        },
+        lt => links::header_len(lt, data, wire_len)
+            .or_else(|| wlan::header_len(lt, data, wire_len).map(|l| (l, false)))
+            .unwrap_or((0, false)),
+    }
+}
+
 /// The protocols (by their `[|name]`) whose tcpdump 4.99.3 printers catch a
 /// truncation of their header themselves instead of ending with a `longjmp`.
 /// The ISO printers (isis, clnp, esis) test most lengths before reading, but
 /// not all: on the corpus only ES-IS's options with `-v` end with a `longjmp`.
-const CATCHING_PRINTERS: [&str; 10] = [
-    "tcp", "udp", "ip", "ip6", "gre", "esp", "domain", "clnp", "esis", "isis",
+const CATCHING_PRINTERS: [&str; 14] = [
+    "tcp",
+    "udp",
+    "ip",
+    "ip6",
+    "gre",
+    "esp",
+    "domain",
+    "clnp",
+    "esis",
+    "isis",
+    "802.11",
+    "802.11_radio",
+    "802.11_radio_avs",
+    "prism",
 ];
 
 /// The big-endian 16-bit field at `at`, if captured.
@@ -218,7 +242,7 @@ const VLAN_TYPES: [u16; 4] = [0x8100, 0x9100, 0x9200, 0x88a8];
 
 /// `ether_common_print`'s `hdrlen`, and whether it returned early (the frame cut
 /// short in the link layer, with no `longjmp`).
-fn ethernet(data: &[u8], wire_len: usize) -> (usize, bool) {
+pub(super) fn ethernet(data: &[u8], wire_len: usize) -> (usize, bool) {
     let caplen = data.len();
     if wire_len < caplen {
         return (wire_len, true);
@@ -294,12 +318,16 @@ fn ethernet(data: &[u8], wire_len: usize) -> (usize, bool) {
 
 /// The absolute value of `llc_print`'s result: 3 bytes of LLC header (4 for an
 /// I or S frame), 5 more for SNAP; what it consumed when cut short.
-fn llc(p: &[u8], length: usize) -> (usize, bool) {
+pub(super) fn llc(p: &[u8], length: usize) -> (usize, bool) {
     if p.len() < 3 {
         return (p.len(), true);
     }
     if length < 3 {
         return (length, true);
+    }
+    if p[0] == 0xff && p[1] == 0xff {
+        // Novell's raw 802.3: IPX with no LLC header at all.
+        return (0, false);
     }
     let (dsap, ssap, ctrl) = (p[0] & !1, p[1] & !1, p[2]);
     let unnumbered = ctrl & 3 == 3;

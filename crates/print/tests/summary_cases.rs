@@ -131,7 +131,7 @@ fn truncation_markers() {
     );
     assert_eq!(
         summarize(LinkType::EN10MB, &[0; 20], 10),
-        "[Invalid header: caplen(20) > len(10)]"
+        "[Invalid header: len(10) < caplen(20)]"
     );
     // An IPv6 header whose hop-by-hop header is not captured.
     let mut v6 = vec![0x60, 0, 0, 0, 0, 0, 0, 64];

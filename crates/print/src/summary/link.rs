@@ -44,6 +44,9 @@ pub(crate) fn linkaddr(b: &[u8]) -> String {
     s
 }
 
+/// A switch tag inside an Ethernet header: its length and its printer.
+pub(super) type SwitchTag = (usize, fn(&mut Printer<'_>, &[u8]));
+
 impl Printer<'_> {
     pub(super) fn ether_if(&mut self, data: &[u8], wire_len: u32) -> PResult {
         self.proto = "ether";
@@ -53,7 +56,20 @@ impl Printer<'_> {
     /// `ether_print`: an Ethernet frame of `length` bytes on the wire, `data`
     /// captured.
     pub(super) fn ether(&mut self, data: &[u8], length: u32) -> PResult {
+        self.ether_tagged(data, length, None)
+    }
+
+    /// `ether_common_print`: an Ethernet frame, with a switch tag of the
+    /// given length between the addresses and the type, printed by its
+    /// function (tcpdump's `print_switch_tag`).
+    pub(super) fn ether_tagged(
+        &mut self,
+        data: &[u8],
+        length: u32,
+        tag: Option<SwitchTag>,
+    ) -> PResult {
         self.proto = "ether";
+        let taglen = tag.map_or(0, |(n, _)| n);
         if (length as u64) < data.len() as u64 {
             out!(
                 self,
@@ -64,20 +80,25 @@ impl Printer<'_> {
             return Ok(());
         }
         let frame = match EthernetFrame::new_checked(data) {
-            Ok(f) => f,
-            Err(_) => return Err(Trunc),
+            Ok(f) if data.len() >= 14 + taglen => f,
+            _ => return Err(Trunc),
         };
-        if length < EthernetFrame::<&[u8]>::HEADER_LEN as u32 {
+        if length < (EthernetFrame::<&[u8]>::HEADER_LEN + taglen) as u32 {
             return Err(Trunc);
         }
         let orig_length = length;
         let (src, dst) = (frame.src_addr(), frame.dst_addr());
-        let mut lt = frame.type_or_length();
-        let mut length = length - 14;
-        let mut p = tail(data, 14);
+        let mut lt = g2(data, 12 + taglen)?;
+        let mut length = length - 14 - taglen as u32;
+        let mut p = tail(data, 14 + taglen);
         if self.opts.link_header {
             let (s, d) = (self.ether_str(src.0), self.ether_str(dst.0));
             out!(self, "{s} > {d}, ");
+        }
+        if let Some((n, print_tag)) = tag {
+            print_tag(self, &data[12..12 + n]);
+        }
+        if self.opts.link_header {
             if lt <= MAX_8023_LENGTH {
                 out!(self, "802.3, length {}: ", lt.min(length as u16));
             } else {
@@ -422,7 +443,7 @@ impl Printer<'_> {
         Ok(false)
     }
 
-    fn snap(
+    pub(super) fn snap(
         &mut self,
         p: &[u8],
         length: u32,
@@ -1227,7 +1248,7 @@ impl Printer<'_> {
         self.handle_ppp(proto, p, length)
     }
 
-    fn handle_ppp(&mut self, proto: u16, p: &[u8], length: u32) -> PResult {
+    pub(super) fn handle_ppp(&mut self, proto: u16, p: &[u8], length: u32) -> PResult {
         match PppProtocol(proto) {
             PppProtocol::LCP
             | PppProtocol::IPCP

@@ -46,13 +46,17 @@ mod eapol;
 mod edns;
 mod eigrp;
 mod forces;
+mod fr;
 mod geonet;
 mod hncp;
 mod icmp6_ni;
+mod ieee802_15_4;
+mod ipoib;
 mod ipx;
 mod ipx_sap;
 mod isakmp;
 mod isis;
+mod juniper;
 mod krb;
 mod lan;
 mod ldp;
@@ -63,6 +67,7 @@ mod lspping;
 mod m3ua;
 mod mobility;
 mod net;
+mod nflog;
 mod ntp;
 mod openflow;
 mod ospf;
@@ -71,8 +76,10 @@ mod ospf6_lsa;
 mod ospf_te;
 mod pgm;
 mod pim;
+mod pktap;
 mod ppp_cp;
 mod ppp_opts;
+mod ppp_serial;
 mod ptp;
 mod radius;
 mod radius_attrs;
@@ -86,10 +93,14 @@ mod sflow;
 mod slow;
 mod smi;
 mod someip;
+mod sunatm;
+mod switchtag;
 mod tftp;
 mod tipc;
 mod transport;
+mod vsock;
 mod vtp;
+mod wlan;
 
 use crate::names::Names;
 use netsift_wire::LinkType;
@@ -347,12 +358,39 @@ impl Printer<'_> {
             } else if wire_len == 0 {
                 self.out.push_str("len==0");
             } else {
-                out!(self, "caplen({caplen}) > len({wire_len})");
+                out!(self, "len({wire_len}) < caplen({caplen})");
             }
             self.out.push(']');
             return;
         }
-        let r = match linktype {
+        let r = match self.link_layer(linktype, data, wire_len) {
+            Some(r) => r,
+            None => {
+                // tcpdump's `unsupported_if_print`: the name, then every
+                // captured byte, whatever the flags.
+                self.out.push_str("UNSUPPORTED");
+                crate::dump::hex_and_ascii(&mut self.out, data);
+                Ok(())
+            }
+        };
+        if r.is_err() {
+            self.trunc();
+            self.caught_trunc = false;
+        }
+        if self.out.is_empty() && !self.printed_nothing {
+            out!(self, "{linktype}, length {wire_len}");
+        }
+    }
+
+    /// The printer of `linktype` on one packet; `None`, having printed
+    /// nothing, when there is none.
+    pub(crate) fn link_layer(
+        &mut self,
+        linktype: LinkType,
+        data: &[u8],
+        wire_len: u32,
+    ) -> Option<PResult> {
+        Some(match linktype {
             LinkType::EN10MB => self.ether_if(data, wire_len),
             LinkType::NULL | LinkType::LOOP => self.null_if(linktype, data, wire_len),
             LinkType::LINUX_SLL => self.sll_if(data, wire_len),
@@ -371,23 +409,25 @@ impl Printer<'_> {
             LinkType::ATM_RFC1483 => self.atm_rfc1483_if(data, wire_len),
             LinkType::ATM_CLIP => self.atm_clip_if(data, wire_len),
             LinkType::ARCNET_LINUX => self.arcnet_linux_if(data, wire_len),
-            other => {
-                out!(
-                    self,
-                    "unsupported link-type {}, length {}",
-                    other.0,
-                    wire_len
-                );
-                Ok(())
-            }
-        };
-        if r.is_err() {
-            self.trunc();
-            self.caught_trunc = false;
-        }
-        if self.out.is_empty() && !self.printed_nothing {
-            out!(self, "{linktype}, length {wire_len}");
-        }
+            LinkType::IEEE802_11 => self.wlan_if(data, wire_len),
+            LinkType::IEEE802_11_RADIO => self.wlan_radio_if(data, wire_len),
+            LinkType::IEEE802_11_RADIO_AVS => self.wlan_avs_if(data, wire_len),
+            LinkType::PRISM_HEADER => self.prism_if(data, wire_len),
+            LinkType::FRELAY => self.fr_if(data, wire_len),
+            LinkType(182) => self.mfr_if(data, wire_len),
+            LinkType(lt @ (281 | 282 | 284 | 285)) => self.switch_tag_if(lt, data, wire_len),
+            LinkType(242) => self.ipoib_if(data, wire_len),
+            LinkType::SUNATM => self.sunatm_if(data, wire_len),
+            // IEEE802_15_4 (with FCS) and IEEE802_15_4_NOFCS.
+            LinkType(195 | 230) => self.ieee802_15_4_if(data, wire_len),
+            LinkType(lt @ (132 | 137 | 164 | 178)) => self.juniper_if(lt, data, wire_len),
+            LinkType::PPP_SERIAL => self.ppp_serial_if(data, wire_len),
+            LinkType(239) => self.nflog_if(data, wire_len),
+            LinkType(271) => self.vsock_if(data, wire_len),
+            // PKTAP, also under DLT_USER2 as Darwin writes it.
+            LinkType(258 | 149) => self.pktap_if(data, wire_len),
+            _ => return None,
+        })
     }
 
     /// `ND_DEFAULTPRINT`: `p`, the captured bytes of a payload no printer

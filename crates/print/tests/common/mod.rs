@@ -6,6 +6,7 @@
 pub(crate) mod build;
 pub(crate) mod capture;
 pub(crate) mod tcpdump;
+pub(crate) mod whole;
 pub(crate) mod write;
 
 use netsift_wire::ethernet::{EtherType, EthernetFrame, FrameKind};
