@@ -276,7 +276,7 @@ pub fn directed_sets(
 /// says of packets ([`netsift_pcapc::Meta`]). A target for which the filter
 /// rejects every packet gets a program that accepts nothing; only a filter that
 /// rejects everything for every target is refused.
-pub(crate) fn compile_each<const N: usize>(
+pub fn compile_each<const N: usize>(
     expr: &str,
     targets: [Target; N],
 ) -> Result<[PassSet; N], Error> {
