@@ -12,7 +12,7 @@
 
 mod common;
 
-use common::{daemon, netsiftd, shim_dir};
+use common::{daemon, netsiftd, tcpdump_through};
 use netsift_ffpf::proto::Direction;
 use netsift_ffpf::{Client, FlowSpec};
 use netsift_testkit::frames::Frame;
@@ -114,11 +114,7 @@ fn tcpdump_through_the_daemon_selects_tagged_frames_as_stock_tcpdump() {
         .iter()
         .enumerate()
         .map(|(k, expr)| {
-            let shim = Live::new("env")
-                .arg(format!("LD_LIBRARY_PATH={}", shim_dir().display()))
-                .arg(format!("NETSIFT_SOCKET={}", daemon.socket.display()))
-                .args(["tcpdump", "-Z", "root"])
-                .on(&format!("netsift:{dev}"))
+            let shim = tcpdump_through(&daemon.socket, dev)
                 .write_to(&dir.path().join(format!("shim{k}.pcap")))
                 .filter(expr)
                 .start();
