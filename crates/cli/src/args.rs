@@ -213,8 +213,8 @@ pub(crate) struct Args {
     /// place, as a capture file holds it (and as -r filters it), instead of as
     /// tcpdump -i does: without the tag, `vlan` testing the tag the kernel kept
     /// beside the frame, so that `ip` and `host` also match tagged traffic. Written
-    /// frames hold their tags either way. A static filter and --control's
-    /// clauses (--follow reads frames as a file holds them).
+    /// frames hold their tags either way. Static filters, the clauses of
+    /// --control and --follow alike.
     #[arg(long = "vlan-as-file", requires = "interface")]
     pub vlan_as_file: bool,
     // --follow's safety options (docs/follow.md), kept together.

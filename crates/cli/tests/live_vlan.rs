@@ -122,38 +122,56 @@ fn live_vlan_traffic_is_selected_as_tcpdump_i_selects_it() {
                 .write_to(&out(format!("tcpdump{k}")))
                 .filter(expr)
                 .start();
-            // A static filter, and the same expression as the first clause of a
-            // live set edited through --control (each placement both ways).
-            let ours: Vec<_> = ["user", "kernel", "user --control", "kernel --control"]
-                .into_iter()
-                .map(|how| {
-                    let mut args = vec!["--immediate-mode", "--place"];
-                    args.extend(how.split(' '));
-                    let place = how.split(' ').next().unwrap_or(how);
-                    let control = dir.path().join(format!("ctl{k}-{place}-{offload}"));
-                    if how.ends_with("--control") {
-                        args.push(control.to_str().unwrap());
-                    }
-                    let run = Live::new(env!("CARGO_BIN_EXE_netsift"))
-                        .in_ns(ns)
-                        .on(dev)
-                        .args(args)
-                        .write_to(&out(format!("{}{k}", how.replace(' ', ""))))
-                        .filter(expr)
-                        .start();
-                    (how, run)
-                })
-                .collect();
+            // A static filter, the same expression as the first clause of a
+            // live set edited through --control, and as --follow's base filter
+            // (no FTP here, so it keeps what the base filter keeps), each
+            // placement both ways.
+            let ours: Vec<_> = [
+                "user",
+                "kernel",
+                "user --control",
+                "kernel --control",
+                "user --follow ftp",
+                "kernel --follow ftp",
+            ]
+            .into_iter()
+            .map(|how| {
+                let mut args = vec!["--immediate-mode", "--place"];
+                args.extend(how.split(' '));
+                let place = how.split(' ').next().unwrap_or(how);
+                let control = dir.path().join(format!("ctl{k}-{place}-{offload}"));
+                if how.ends_with("--control") {
+                    args.push(control.to_str().unwrap());
+                }
+                let run = Live::new(env!("CARGO_BIN_EXE_netsift"))
+                    .in_ns(ns)
+                    .on(dev)
+                    .args(args)
+                    .write_to(&out(format!("{}{k}", how.replace(' ', ""))))
+                    .filter(expr)
+                    .start();
+                (how, run)
+            })
+            .collect();
             runs.push((expr, tcpdump, ours));
         }
-        // As a file holds them: with the tag in place `host` misses tagged frames.
-        let as_file = Live::new(env!("CARGO_BIN_EXE_netsift"))
-            .in_ns(ns)
-            .on(dev)
-            .args(["--immediate-mode", "--vlan-as-file"])
-            .write_to(&out("as-file".into()))
-            .filter(host)
-            .start();
+        // As a file holds them: with the tag in place `host` misses tagged
+        // frames (a static filter, and --follow's base filter).
+        let as_file: Vec<_> = [&[][..], &["--follow", "ftp"][..]]
+            .into_iter()
+            .enumerate()
+            .map(|(k, more)| {
+                let run = Live::new(env!("CARGO_BIN_EXE_netsift"))
+                    .in_ns(ns)
+                    .on(dev)
+                    .args(["--immediate-mode", "--vlan-as-file"])
+                    .args(more.iter().copied())
+                    .write_to(&out(format!("as-file{k}")))
+                    .filter(host)
+                    .start();
+                (more.join(" "), run)
+            })
+            .collect();
         pair.send(Side::B, &received);
         let (sent, dev_a) = (sent.clone(), dev.to_string());
         in_ns(ns, move || send_frames(&dev_a, &sent))
@@ -191,7 +209,13 @@ fn live_vlan_traffic_is_selected_as_tcpdump_i_selects_it() {
         // tcpdump's `host` kept tagged frames, which the file's reading does not.
         assert!(host_theirs.iter().any(tagged), "offload {offload}");
         let untagged: Vec<_> = host_theirs.into_iter().filter(|p| !tagged(p)).collect();
-        assert_eq!(sorted(&as_file.stop()), untagged, "--vlan-as-file {host}");
+        for (more, run) in as_file {
+            assert_eq!(
+                sorted(&run.stop()),
+                untagged,
+                "--vlan-as-file {more} {host}"
+            );
+        }
     }
 }
 

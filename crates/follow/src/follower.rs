@@ -35,13 +35,14 @@
 
 use crate::control::{ConnKey, ControlTimers, Controls, Seen};
 use crate::expect::{DialogKey, ExpKey, Limits, Owner, Refusal, Table, TableStats};
-use crate::segment::{segment, Segment};
+use crate::segment::{segment, segment_tag_out, Segment};
 use crate::tracker::{
     compile_fixed, Change, Endpoint, Mode, Timers, Tracker, TrackerStats, Transport,
 };
 use crate::{ftp, rtsp, sip};
 use netsift_engine::live::Reader;
 use netsift_engine::{Compiled, Scratch};
+use netsift_isa::PassSet;
 use netsift_swift::Error;
 use netsift_wire::LinkType;
 use std::collections::hash_map::RandomState;
@@ -254,6 +255,9 @@ pub struct Follower {
     linktype: LinkType,
     protocols: Vec<Protocol>,
     base: Compiled,
+    /// The base filter for Ethernet frames the kernel took a VLAN tag out of,
+    /// as libpcap's kernel filter reads them ([`Follower::read_tags_out`]).
+    tag_out_base: Option<Compiled>,
     scratch: Scratch,
     controls: Controls,
     table: Table,
@@ -294,6 +298,7 @@ impl Follower {
                 linktype,
                 protocols: protocols.to_vec(),
                 base: compiled,
+                tag_out_base: None,
                 scratch: Scratch::new(),
                 controls,
                 table: Table::new(config.limits, config.timers),
@@ -356,10 +361,52 @@ impl Follower {
     /// that update but not the verdict. With the caps below the live set's
     /// capacity ([`Tracker::endpoint_capacity`]) an edit does not fail for room.
     pub fn judge(&mut self, frame: &[u8], wire_len: u32, ts_ns: u64) -> (bool, Result<(), Error>) {
+        let is_base = self.base.matches(&mut self.scratch, frame, wire_len);
+        self.decide(is_base, segment(self.linktype, frame), ts_ns)
+    }
+
+    /// From now on, [`Follower::judge_tag_out`] reads a frame the kernel took a
+    /// VLAN tag out of as libpcap's kernel filter (and so `tcpdump -i`) does:
+    /// the base filter as `base`, compiled for such frames (with the tag put
+    /// back at byte 12, as a capture ring hands them over), and the
+    /// connections' addresses and ports after the tag.
+    pub fn read_tags_out(&mut self, base: PassSet) {
+        self.tag_out_base = Some(Compiled::new(base));
+    }
+
+    /// Whether [`Follower::read_tags_out`] was called.
+    pub fn reads_tags_out(&self) -> bool {
+        self.tag_out_base.is_some()
+    }
+
+    /// [`Follower::judge`] for an Ethernet frame the kernel took a VLAN tag out
+    /// of (put back at byte 12), read as [`Follower::read_tags_out`] says; as
+    /// [`Follower::judge`] reads it if that was not called. Exact, whatever
+    /// the live filter says of the frame: callers may skip it for such frames.
+    pub fn judge_tag_out(
+        &mut self,
+        frame: &[u8],
+        wire_len: u32,
+        ts_ns: u64,
+    ) -> (bool, Result<(), Error>) {
+        let Some(base) = &self.tag_out_base else {
+            return self.judge(frame, wire_len, ts_ns);
+        };
+        let is_base = base.matches(&mut self.scratch, frame, wire_len);
+        self.decide(is_base, segment_tag_out(frame), ts_ns)
+    }
+
+    /// The verdict on a packet the base filter accepts or not (`is_base`),
+    /// whose segment is `seg`.
+    fn decide(
+        &mut self,
+        is_base: bool,
+        seg: Option<Segment<'_>>,
+        ts_ns: u64,
+    ) -> (bool, Result<(), Error>) {
         self.stats.judged += 1;
         let swept = self.sweep(ts_ns);
-        let is_base = self.base.matches(&mut self.scratch, frame, wire_len);
-        let Some(seg) = segment(self.linktype, frame) else {
+        let Some(seg) = seg else {
             self.stats.kept += u64::from(is_base);
             return (is_base, swept);
         };

@@ -79,6 +79,18 @@ fn network(linktype: LinkType, f: &[u8]) -> Option<(usize, u8)> {
     }
 }
 
+/// The TCP or UDP segment of an Ethernet `frame` whose outermost VLAN tag (bytes
+/// 12 to 15) the kernel took out and a capture ring put back, read as libpcap's
+/// kernel filter reads the frame: without that tag, so IP must follow it
+/// directly (a second tag is one no address or port test reads past).
+pub fn segment_tag_out(frame: &[u8]) -> Option<Segment<'_>> {
+    let inner = frame.get(4..)?;
+    if matches!(be16(inner, 12)?, 0x8100 | 0x88a8 | 0x9100) {
+        return None;
+    }
+    segment(LinkType::EN10MB, inner)
+}
+
 /// The TCP or UDP segment of `frame`, if it has one.
 pub fn segment(linktype: LinkType, frame: &[u8]) -> Option<Segment<'_>> {
     let (at, version) = network(linktype, frame)?;

@@ -15,7 +15,7 @@
 mod common;
 
 use common::frames::udp;
-use common::{daemon, netsiftd, shim_dir};
+use common::{daemon, netsiftd, tcpdump_through};
 use netsift_ffpf::proto::{Direction, ErrorCode};
 use netsift_ffpf::{Client, Flow, FlowSpec};
 use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
@@ -134,11 +134,8 @@ fn tcpdump_q_in_through_the_daemon_writes_what_stock_tcpdump_does() {
     let daemon = daemon(ns, dev);
     let files = ["shim.pcap", "stock.pcap", "shim-out.pcap"].map(|f| dir.path().join(f));
     let through = |q: &str, file| {
-        Live::new("env")
-            .arg(format!("LD_LIBRARY_PATH={}", shim_dir().display()))
-            .arg(format!("NETSIFT_SOCKET={}", daemon.socket.display()))
-            .args(["tcpdump", "-Z", "root", "-Q", q])
-            .on(&format!("netsift:{dev}"))
+        tcpdump_through(&daemon.socket, dev)
+            .args(["-Q", q])
             .write_to(file)
             .start()
     };

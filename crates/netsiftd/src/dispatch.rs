@@ -159,6 +159,8 @@ pub(crate) struct Dispatch {
     masks: Vec<Vec<u32>>,
     /// Per chunk of [`LANES`] packets: which the host sent.
     sent: Vec<u32>,
+    /// Per chunk of [`LANES`] packets: which the kernel took a VLAN tag out of.
+    tagged: Vec<u32>,
     /// Per packet of a group: the accepting flows, flattened.
     targets: Vec<(FlowId, u32)>,
     spans: Vec<(usize, usize)>,
@@ -204,6 +206,7 @@ impl Dispatch {
             scratch: BatchScratch::new(),
             masks: Vec::new(),
             sent: Vec::new(),
+            tagged: Vec::new(),
             targets: Vec::new(),
             spans: Vec::new(),
             incoming: Vec::new(),
@@ -488,6 +491,7 @@ impl Dispatch {
                     ts_ns,
                     // An AF_XDP socket sees what the interface received.
                     outgoing: false,
+                    tag_out: false,
                 })
                 .collect();
             self.counters.batches += 1;
@@ -556,14 +560,19 @@ impl Dispatch {
     }
 
     /// Per chunk of [`LANES`] packets of the batch, into `sent`: which the
-    /// host sent.
+    /// host sent; into `tagged`: which the kernel took a VLAN tag out of.
     fn directions(&mut self, pkts: &[Packet<'_>]) {
-        self.sent.clear();
-        self.sent.extend(pkts.chunks(LANES).map(|c| {
+        let mask = |c: &[Packet<'_>], f: fn(&Packet<'_>) -> bool| {
             c.iter()
                 .enumerate()
-                .fold(0u32, |m, (i, p)| m | u32::from(p.outgoing) << i)
-        }));
+                .fold(0u32, |m, (i, p)| m | u32::from(f(p)) << i)
+        };
+        self.sent.clear();
+        self.sent
+            .extend(pkts.chunks(LANES).map(|c| mask(c, |p| p.outgoing)));
+        self.tagged.clear();
+        self.tagged
+            .extend(pkts.chunks(LANES).map(|c| mask(c, |p| p.tag_out)));
     }
 
     /// Each distinct filter once over the batch, into `masks`: a filter
@@ -579,14 +588,17 @@ impl Dispatch {
             let Some(f) = f else { continue };
             let masks = &mut self.masks[slot];
             masks.clear();
-            for (chunk, &out) in pkts.chunks(LANES).zip(&self.sent) {
+            let flags = self.sent.iter().zip(&self.tagged);
+            for (chunk, (&out, &tagged)) in pkts.chunks(LANES).zip(flags) {
                 for (i, p) in chunk.iter().enumerate() {
                     data[i] = p.data;
                     wire[i] = p.wirelen;
                 }
                 let n = chunk.len();
                 let (data, wire) = (&data[..n], &wire[..n]);
-                let mask = f.programs.run_chunk(&mut self.scratch, data, wire, out);
+                let mask = f
+                    .programs
+                    .run_chunk(&mut self.scratch, (data, wire), (out, tagged));
                 masks.push(mask);
             }
             self.counters.filter_runs += 1;
@@ -642,6 +654,7 @@ mod tests {
         Programs {
             received: Compiled::new(netsift_pcapc::compile(expr, LinkType::EN10MB).unwrap()),
             sent: None,
+            tag_out: None,
         }
     }
 
@@ -673,6 +686,7 @@ mod tests {
                 wirelen: f.len() as u32,
                 ts_ns: 1,
                 outgoing: f[42] % 3 == 0,
+                tag_out: false,
             })
             .collect()
     }
@@ -769,6 +783,7 @@ mod tests {
         let outbound = || Programs {
             received: Compiled::new(netsift_pcapc::reject_all()),
             sent: Some(compiled("len >= 0").received),
+            tag_out: None,
         };
         d.activate(RIGHTS, flows[0].0, "udp", Direction::In, || compiled("udp"));
         d.activate(RIGHTS, flows[1].0, "udp", Direction::Out, || {

@@ -962,22 +962,48 @@ fn compile(s: &Source, text: &str) -> Result<(Programs, String), Refusal> {
     // none). Where the two differ the filter tests the direction: the daemon
     // runs each direction's program on its packets, and the kernel, whose one
     // program serves both, keeps every packet for it (the empty clause).
-    let (set, sent) = match s.sent {
-        None => (
+    // On a ring, also for frames the kernel took a VLAN tag out of, as
+    // libpcap's kernel filter reads them (the kernel passes them up unsure).
+    let (set, sent, tag_out) = match (s.sent, s.tag_out) {
+        (None, _) => (
             netsift_pcapc::compile_for(text, s.target).map_err(|e| bad(&e))?,
             None,
+            None,
         ),
-        Some(sent) => {
+        (Some(sent), None) => {
             let (set, other) =
                 netsift_session::directed_sets(text, s.target, sent).map_err(|e| bad(&e))?;
-            let differs = other != set;
-            (set, differs.then_some(other))
+            (set, Some(other), None)
+        }
+        (Some(sent), Some((tr, ts))) => {
+            let [set, other, t_set, t_other] =
+                netsift_session::compile_each(text, [s.target, sent, tr, ts])
+                    .map_err(|e| bad(&e))?;
+            (set, Some(other), Some((t_set, t_other)))
         }
     };
+    // A program equal to the received one is not kept (the same for sent
+    // packets, or for tagged ones).
+    let sent = sent.filter(|o| *o != set);
+    // The kernel's one program serves both directions: a filter that tests
+    // the direction keeps every packet there (the empty clause).
     let clause = if sent.is_some() { "" } else { text };
+    let tag_out = tag_out
+        .map(|(t, o)| {
+            let o = Some(o).filter(|o| *o != t);
+            (t, o)
+        })
+        .filter(|(t, o)| *t != set || *o != sent);
     let programs = Programs {
         received: Compiled::new(set),
         sent: sent.map(Compiled::new),
+        tag_out: tag_out.map(|(t, o)| {
+            Box::new(Programs {
+                received: Compiled::new(t),
+                sent: o.map(Compiled::new),
+                tag_out: None,
+            })
+        }),
     };
     Ok((programs, clause.to_string()))
 }

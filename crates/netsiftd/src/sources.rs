@@ -66,6 +66,11 @@ pub(crate) struct Source {
     /// differs for them (it tests the direction) runs one program for each
     /// (`flows::compile`); `None` on a file, whose packets have no direction.
     pub(crate) sent: Option<Target>,
+    /// On an Ethernet interface read through a ring, the targets of received
+    /// and sent frames the kernel took a VLAN tag out of, compiled as
+    /// libpcap's kernel filter (and so `tcpdump -i`) reads them
+    /// (`Meta::tag_stripped`): a flow's filter runs that program on them.
+    pub(crate) tag_out: Option<(Target, Target)>,
     pub(crate) snaplen: u32,
     pub(crate) dispatch: Arc<Mutex<Dispatch>>,
     running: Option<Running>,
@@ -84,27 +89,32 @@ impl Source {
         if let SourceSpec::Xdp { iface, monitor } = &spec {
             check_xdp(iface, *monitor)?;
         }
-        let (linktype, target, sent, snaplen) = match &spec {
+        let (linktype, target, sent, tag_out, snaplen) = match &spec {
             SourceSpec::Ring { iface, .. } | SourceSpec::Xdp { iface, .. } => {
                 let lt =
                     netsift_capture::linktype_of(iface).map_err(|e| format!("{iface}: {e}"))?;
                 let ifindex =
                     netsift_capture::ifindex(iface).map_err(|e| format!("{iface}: {e}"))?;
-                let meta = |outgoing| Meta {
+                let meta = |outgoing, tag_stripped| Meta {
                     outgoing,
                     ifindex: ifindex as u32,
-                    // The daemon filters frames as a capture file shows them.
-                    tag_stripped: false,
+                    tag_stripped,
                 };
                 let t = Target::new(lt);
-                (lt, t.meta(meta(false)), Some(t.meta(meta(true))), snaplen)
+                // A ring puts back the tag the kernel took out (and says so);
+                // at the XDP hook the tag is still in the frame, which the
+                // flows there read as a capture file holds it.
+                let ring = matches!(spec, SourceSpec::Ring { .. }) && lt == LinkType::EN10MB;
+                let tag_out = ring.then(|| (t.meta(meta(false, true)), t.meta(meta(true, true))));
+                let (received, sent) = (t.meta(meta(false, false)), t.meta(meta(true, false)));
+                (lt, received, Some(sent), tag_out, snaplen)
             }
             SourceSpec::File { path, .. } => {
                 let r =
                     netsift_pcapio::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
                 let lt = r.linktype();
                 let target = Target::new(lt).savefile_swapped(r.is_big_endian());
-                (lt, target, None, r.snaplen())
+                (lt, target, None, None, r.snaplen())
             }
         };
         Ok(Source {
@@ -112,6 +122,7 @@ impl Source {
             linktype,
             target,
             sent,
+            tag_out,
             snaplen,
             dispatch: Arc::new(Mutex::new(Dispatch::new())),
             running: None,
@@ -202,9 +213,10 @@ impl Source {
                 // is exact: the union judged in user space first would be
                 // a second pass over every packet for nothing.
                 cfg.kernel_prefilter_only = true;
-                // The flows read frames as a capture file shows them (above),
-                // and so does the kernel's union of them.
-                cfg.tags_as_file = true;
+                // The flows read a frame the kernel took a VLAN tag out of as
+                // libpcap's kernel filter does (`tag_out` above); the kernel's
+                // union of them passes such frames up to them unsure.
+                cfg.tags_as_file = false;
                 cfg.placement = Placement::Auto;
                 cfg.immediate = true;
                 cfg.snaplen = self.snaplen;
@@ -462,6 +474,7 @@ impl Sink for RingSink {
             ts_ns: p.ts_sec * 1_000_000_000 + u64::from(p.ts_nsec),
             // One by one only from the XDP level, which sees received packets.
             outgoing: false,
+            tag_out: false,
         };
         deliver(&self.dispatch, &self.name, &[pkt]);
         Ok(())
@@ -475,7 +488,10 @@ impl Sink for RingSink {
     }
 
     fn write_records(&mut self, records: Records) -> Result<(), SinkError> {
-        let pkts = parse_records(records.bytes(), records.outgoing());
+        let pkts = parse_records(
+            records.bytes(),
+            (records.outgoing(), records.tag_put_back()),
+        );
         if !pkts.is_empty() {
             deliver(&self.dispatch, &self.name, &pkts);
         }
@@ -486,8 +502,9 @@ impl Sink for RingSink {
 
 /// The packets of records laid out by [`Records::push_directed`] with
 /// nanosecond time stamps: `{sec, nsec, caplen, wirelen}` little-endian, then
-/// the bytes; `outgoing` is their directions in order.
-fn parse_records<'a>(mut b: &'a [u8], outgoing: &[bool]) -> Vec<Packet<'a>> {
+/// the bytes; `outgoing` is their directions in order, `tagged` whether the
+/// kernel took a VLAN tag out of each.
+fn parse_records<'a>(mut b: &'a [u8], (outgoing, tagged): (&[bool], &[bool])) -> Vec<Packet<'a>> {
     let word = |b: &[u8], i: usize| u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
     let mut out = Vec::new();
     while b.len() >= 16 {
@@ -501,6 +518,7 @@ fn parse_records<'a>(mut b: &'a [u8], outgoing: &[bool]) -> Vec<Packet<'a>> {
             wirelen: wire,
             ts_ns: u64::from(sec) * 1_000_000_000 + u64::from(nsec),
             outgoing: outgoing.get(out.len()).copied().unwrap_or(false),
+            tag_out: tagged.get(out.len()).copied().unwrap_or(false),
         });
         b = &b[end..];
     }
@@ -569,6 +587,7 @@ fn play_file(
                     wirelen: p.orig_len,
                     ts_ns: ts,
                     outgoing: false,
+                    tag_out: false,
                 });
             }
             lock(dispatch).batch(&pkts);
@@ -588,14 +607,17 @@ mod tests {
     fn laid_out_records_read_back() {
         let mut r = Records::new(Vec::new(), true);
         r.push(3, 7, &[1, 2, 3], 60);
-        r.push_directed(4, 999_999_999, &[], 0, true);
-        let p = parse_records(r.bytes(), r.outgoing());
-        assert_eq!(p.len(), 2);
+        r.push_directed(4, 999_999_999, &[], 0, (true, false));
+        r.push_directed(5, 0, &[9], 64, (false, true));
+        let p = parse_records(r.bytes(), (r.outgoing(), r.tag_put_back()));
+        assert_eq!(p.len(), 3);
         assert_eq!(
             (p[0].data, p[0].wirelen, p[0].ts_ns),
             (&[1u8, 2, 3][..], 60, 3_000_000_007)
         );
         assert_eq!((p[1].data.len(), p[1].ts_ns), (0, 4_999_999_999));
         assert_eq!((p[0].outgoing, p[1].outgoing), (false, true));
+        let tags: Vec<bool> = p.iter().map(|p| p.tag_out).collect();
+        assert_eq!(tags, [false, false, true]);
     }
 }

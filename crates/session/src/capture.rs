@@ -225,9 +225,22 @@ fn filter(
                     ),
                 ));
             }
-            let (mut following, live) = Following::new(spec, lt, events.clone())?;
+            // Frames the kernel took a VLAN tag out of are judged by the
+            // follower alone, as libpcap's kernel filter reads them; the
+            // kernel's program leaves them to it.
+            let tag_out =
+                (!cfg.tags_as_file && lt == LinkType::EN10MB).then(|| tagged(false, true));
+            let (mut following, live) = Following::new(spec, (lt, tag_out), events.clone())?;
             let room = following.capacity().max(1024) as u32;
-            if let Some(k) = place_follow(cfg.placement, spec, at, room, &socks, events)? {
+            let placed = place_follow(
+                cfg.placement,
+                (spec, tag_out.is_some()),
+                at,
+                room,
+                &socks,
+                events,
+            )?;
+            if let Some(k) = placed {
                 following.set_kernel(k);
             }
             Ok((Mode::Follow(live, Arc::new(Mutex::new(following))), None))

@@ -118,9 +118,10 @@ pub struct Config {
     /// Filter a frame whose VLAN tag the kernel took out with the tag in place,
     /// as a capture file holds it, instead of as libpcap's kernel filter (and so
     /// `tcpdump -i`) reads it: without the tag, `vlan` testing the tag the socket
-    /// keeps (`netsift_pcapc::Meta::tag_stripped`). A static filter and live
-    /// clauses (a second live set judges tagged frames, and the kernel leaves
-    /// them to it); followers always read frames as a file holds them.
+    /// keeps (`netsift_pcapc::Meta::tag_stripped`). Static filters, live
+    /// clauses (a second live set judges tagged frames) and followers (the
+    /// follower alone judges tagged frames, past its live set) alike; the
+    /// kernel leaves such frames to user space for the last two.
     pub tags_as_file: bool,
 }
 

@@ -48,7 +48,7 @@ impl FileFilter {
                 Mode::Static(Some(Arc::new(StaticFilter::new(set))))
             }
             FilterSpec::Follow(f) => {
-                let (following, live) = Following::new(f, lt, events)?;
+                let (following, live) = Following::new(f, (lt, None), events)?;
                 Mode::Follow(live, Arc::new(Mutex::new(following)))
             }
             FilterSpec::Clauses(_) => {
@@ -202,7 +202,8 @@ fn live_batch<S: Sink>(
         // The follower sees the packet before it is written: its verdict is
         // exact where the live set only narrows to listener endpoints.
         if let Some(f) = following.as_deref_mut() {
-            if !f.judge(p.data, p.orig_len, ts, Some(n.read)) {
+            // A file's frames have no tag taken out.
+            if !f.judge((p.data, false), p.orig_len, ts, Some(n.read)) {
                 continue;
             }
         }

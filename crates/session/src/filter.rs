@@ -100,12 +100,19 @@ impl Mode {
             Mode::Static(None) => u32::MAX,
             Mode::Static(Some(f)) => f.keep_frames(&mut s.batch, chunk),
             Mode::Follow(live, following) => {
-                live_frames((live, None), &mut s.one, chunk, room, |fr| {
-                    lock(following).judge(fr.data, fr.wire_len, frame_ns(fr), None)
+                let tag_out = if lock(following).reads_tags_out() {
+                    TagOut::Judged
+                } else {
+                    TagOut::AsFile
+                };
+                live_frames((live, tag_out), &mut s.one, chunk, room, |fr| {
+                    let data = (fr.data, fr.tag_put_back);
+                    lock(following).judge(data, fr.wire_len, frame_ns(fr), None)
                 })
             }
             Mode::Edited(live, tagged) => {
-                live_frames((live, tagged.as_ref()), &mut s.one, chunk, room, |_| true)
+                let tag_out = tagged.as_ref().map_or(TagOut::AsFile, TagOut::Set);
+                live_frames((live, tag_out), &mut s.one, chunk, room, |_| true)
             }
         };
         keep & first(chunk.len())
@@ -198,14 +205,26 @@ impl StaticFilter {
     }
 }
 
+/// Where [`live_frames`] judges a frame the kernel took a VLAN tag out of.
+#[derive(Clone, Copy)]
+enum TagOut<'a> {
+    /// By the live set, as a capture file holds the frame.
+    AsFile,
+    /// By a second live set, compiled as libpcap's kernel filter reads it.
+    Set(&'a LiveReader),
+    /// By the judge alone, which reads it as libpcap's kernel filter does
+    /// (the follower's judgment is exact; its live set only narrows).
+    Judged,
+}
+
 /// The live set's verdicts on up to [`BATCH`] frames, packet by packet: each
 /// frame the live set accepts goes to `judge` (the follower, which may change
 /// the filter) before the next is filtered, and is kept only if `judge` says
 /// so: the live set narrows to listener endpoints, the follower decides exactly
 /// (docs/follow.md). At most `room` frames are kept. A frame the kernel took a
-/// VLAN tag out of goes to the second live set, when there is one.
+/// VLAN tag out of is judged as `tag_out` says.
 fn live_frames(
-    (live, tagged): (&LiveReader, Option<&LiveReader>),
+    (live, tag_out): (&LiveReader, TagOut<'_>),
     scratch: &mut Scratch,
     chunk: &[Frame<'_>],
     room: u64,
@@ -216,11 +235,12 @@ fn live_frames(
         if u64::from(keep.count_ones()) >= room {
             break;
         }
-        let set = match tagged {
-            Some(t) if fr.tag_put_back => t,
-            _ => live,
+        let passed = match tag_out {
+            TagOut::Set(t) if fr.tag_put_back => t.matches(scratch, fr.data, fr.wire_len),
+            TagOut::Judged if fr.tag_put_back => true,
+            _ => live.matches(scratch, fr.data, fr.wire_len),
         };
-        if set.matches(scratch, fr.data, fr.wire_len) && judge(fr) {
+        if passed && judge(fr) {
             keep |= 1 << i;
         }
     }
@@ -256,7 +276,7 @@ pub fn directed_sets(
 /// says of packets ([`netsift_pcapc::Meta`]). A target for which the filter
 /// rejects every packet gets a program that accepts nothing; only a filter that
 /// rejects everything for every target is refused.
-pub(crate) fn compile_each<const N: usize>(
+pub fn compile_each<const N: usize>(
     expr: &str,
     targets: [Target; N],
 ) -> Result<[PassSet; N], Error> {

@@ -72,7 +72,7 @@ pub use config::{Config, Direction, FilterSpec, FollowSpec, Placement, Source, D
 pub use error::{Error, ErrorKind};
 pub use event::{Event, Events, Placed};
 pub use file::FileFilter;
-pub use filter::{compile, directed_sets, BATCH};
+pub use filter::{compile, compile_each, directed_sets, BATCH};
 pub use following::FollowReport;
 pub use place::{follow_listing, kernel_listing};
 pub use report::{FileReport, Report, RingReport, XdpReport};

@@ -170,14 +170,17 @@ impl KernelFollow {
 /// The program a follower places in the kernel: its base filter (compiled for
 /// `lt`) after the follow prologue, over fresh maps for `listeners` endpoints.
 fn follow_program(
-    spec: &FollowSpec,
+    (spec, tagged_to_user): (&FollowSpec, bool),
     lt: LinkType,
     snaplen: u32,
     listeners: u32,
 ) -> Result<(Generated, KernelFollow), Error> {
     let set = netsift_swift::compile(&spec.base_expression(), lt).map_err(Error::filter)?;
     let maps = Maps::new(listeners).map_err(placement_error)?;
-    let env = Env::socket(snaplen).following(maps.hook(spec.ftp(), spec.config.loose));
+    let mut env = Env::socket(snaplen).following(maps.hook(spec.ftp(), spec.config.loose));
+    if tagged_to_user {
+        env.vlan = Vlan::SkbTaggedToUser;
+    }
     let g = generate(&set, env).map_err(placement_error)?;
     Ok((
         g,
@@ -191,10 +194,13 @@ fn follow_program(
 }
 
 /// Places a follower's first stage under the rings `socks`; `None` for user
-/// space. `listeners` sizes the endpoint map.
+/// space. `listeners` sizes the endpoint map. With `tagged_to_user`, a frame
+/// the kernel took a VLAN tag out of and no listener accepts is passed up
+/// unsure, for the follower that reads such frames as libpcap's kernel filter
+/// does.
 pub(crate) fn place_follow(
     placement: Placement,
-    spec: &FollowSpec,
+    (spec, tagged_to_user): (&FollowSpec, bool),
     (lt, snaplen): (LinkType, u32),
     listeners: u32,
     socks: &[OwnedFd],
@@ -206,15 +212,16 @@ pub(crate) fn place_follow(
     if let Some(why) = unplaceable(lt) {
         return refuse(placement, why, events);
     }
-    let placed = follow_program(spec, lt, snaplen, listeners).and_then(|(g, mut k)| {
-        attach(&g, socks).map_err(placement_error)?;
-        k.socks = socks
-            .iter()
-            .map(OwnedFd::try_clone)
-            .collect::<Result<_, _>>()
-            .map_err(|e| Error::with_source(ErrorKind::Io, "duplicating a ring's socket", e))?;
-        Ok((g, k))
-    });
+    let placed =
+        follow_program((spec, tagged_to_user), lt, snaplen, listeners).and_then(|(g, mut k)| {
+            attach(&g, socks).map_err(placement_error)?;
+            k.socks = socks
+                .iter()
+                .map(OwnedFd::try_clone)
+                .collect::<Result<_, _>>()
+                .map_err(|e| Error::with_source(ErrorKind::Io, "duplicating a ring's socket", e))?;
+            Ok((g, k))
+        });
     match placed {
         Ok((g, k)) => {
             events(Event::Placed(Placed::Follow {
@@ -292,7 +299,7 @@ pub fn follow_listing(spec: &FollowSpec, lt: LinkType, snaplen: u32) -> Result<S
     if let Some(why) = unplaceable(lt) {
         return Err(Error::new(ErrorKind::Placement, why));
     }
-    let (g, _) = follow_program(spec, lt, snaplen, 1)?;
+    let (g, _) = follow_program((spec, false), lt, snaplen, 1)?;
     let mut out = format!(
         "; eBPF socket filter, {} instructions: the follow prologue (listener endpoints in a map{}), then the base filter `{}`; user space decides each packet it passes\n",
         g.insns.len(),

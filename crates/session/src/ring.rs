@@ -77,7 +77,8 @@ fn blocks<S: Sink>(
                 let fr = &chunk[i];
                 match &mut records {
                     Some(r) => {
-                        r.push_directed(fr.sec, fr.nsec, fr.data, fr.wire_len, fr.outgoing);
+                        let flags = (fr.outgoing, fr.tag_put_back);
+                        r.push_directed(fr.sec, fr.nsec, fr.data, fr.wire_len, flags);
                         Ok(())
                     }
                     None => sink

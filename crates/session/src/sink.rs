@@ -66,6 +66,10 @@ pub struct Records {
     /// Per record, whether the host sent it (`PACKET_OUTGOING`): a pcap record
     /// has no room for it, and the daemon's flows filter on it.
     outgoing: Vec<bool>,
+    /// Per record, whether the kernel took a VLAN tag out of it (put back in
+    /// the record's data, `netsift_capture::Frame::tag_put_back`): the
+    /// daemon's flows read such frames as libpcap's kernel filter does.
+    tag_put_back: Vec<bool>,
 }
 
 impl Records {
@@ -78,6 +82,7 @@ impl Records {
             n: 0,
             nano,
             outgoing: Vec::new(),
+            tag_put_back: Vec::new(),
         }
     }
 
@@ -85,6 +90,7 @@ impl Records {
     pub fn recycle(mut self) -> Records {
         self.buf.clear();
         self.outgoing.clear();
+        self.tag_put_back.clear();
         self.n = 0;
         self
     }
@@ -95,13 +101,21 @@ impl Records {
     /// converted as libpcap converts one, each field cut to 32 bits).
     #[inline]
     pub fn push(&mut self, sec: u32, nsec: u32, data: &[u8], wire: u32) {
-        self.push_directed(sec, nsec, data, wire, false);
+        self.push_directed(sec, nsec, data, wire, (false, false));
     }
 
     /// [`Records::push`], with whether the host sent the packet
-    /// ([`Records::outgoing`]).
+    /// ([`Records::outgoing`]) and whether the kernel took a VLAN tag out of
+    /// it ([`Records::tag_put_back`]).
     #[inline]
-    pub fn push_directed(&mut self, sec: u32, nsec: u32, data: &[u8], wire: u32, outgoing: bool) {
+    pub fn push_directed(
+        &mut self,
+        sec: u32,
+        nsec: u32,
+        data: &[u8],
+        wire: u32,
+        (outgoing, tag_put_back): (bool, bool),
+    ) {
         let frac = if self.nano {
             nsec
         } else {
@@ -111,7 +125,14 @@ impl Records {
         self.buf.extend_from_slice(&h);
         self.buf.extend_from_slice(data);
         self.outgoing.push(outgoing);
+        self.tag_put_back.push(tag_put_back);
         self.n += 1;
+    }
+
+    /// Per record in order, whether the kernel took a VLAN tag out of it and
+    /// the ring put it back (false for records pushed without one).
+    pub fn tag_put_back(&self) -> &[bool] {
+        &self.tag_put_back
     }
 
     /// Per record in order, whether the host sent it (false for records

@@ -44,6 +44,16 @@ pub fn daemon(ns: &str, dev: &str) -> Daemon {
     Daemon::start(&netsiftd(), Some(ns), &["--mode", "0666", "--iface", dev])
 }
 
+/// Unmodified tcpdump (as root, `-Z root`) capturing `netsift:DEV` through
+/// the shim and the daemon at `socket`; the caller adds its own arguments.
+pub fn tcpdump_through(socket: &std::path::Path, dev: &str) -> netsift_testkit::live::Live {
+    netsift_testkit::live::Live::new("env")
+        .arg(format!("LD_LIBRARY_PATH={}", shim_dir().display()))
+        .arg(format!("NETSIFT_SOCKET={}", socket.display()))
+        .args(["tcpdump", "-Z", "root"])
+        .on(&format!("netsift:{dev}"))
+}
+
 /// `target/<profile>/libpcap`, holding `libpcap.so.0.8`.
 pub fn shim_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's path");

@@ -584,7 +584,8 @@ fn run_pcap(
         }
         let n = chunk.len();
         let out = sent.get(c).copied().unwrap_or(0);
-        pass[c] = reach[c] & programs.run_chunk(scratch, &data[..n], &wire[..n], out);
+        // A graph's pcap elements read frames as a capture file holds them.
+        pass[c] = reach[c] & programs.run_chunk(scratch, (&data[..n], &wire[..n]), (out, 0));
     }
 }
 
@@ -610,6 +611,7 @@ mod tests {
                 Ok(Programs {
                     received: netsift_engine::Compiled::new(set),
                     sent: None,
+                    tag_out: None,
                 })
             };
             let env = Env {
@@ -642,6 +644,7 @@ mod tests {
                 wirelen: 100,
                 ts_ns: 0,
                 outgoing: false,
+                tag_out: false,
             })
             .collect()
     }
