@@ -41,6 +41,8 @@ fuzz_target!(|data: &[u8]| {
         udp_as_vxlan: flags & 0x80 != 0 && more & 1 != 0,
         names: (more & 2 != 0).then(names),
         interface_name: Some(|i| (i % 2 == 0).then(|| format!("if{i}"))),
+        asdot: more & 2 != 0,
+        mesh_headers: more & 1 != 0,
     };
     // A frame cut short by the snap length: its wire length is longer.
     let wire = frame.len() as u32 + u32::from(more >> 2) * 64;

@@ -321,8 +321,8 @@ pub(crate) struct Args {
     /// Print BGP AS numbers above 65535 in ASDOT notation (x.y).
     #[arg(short = 'b')]
     pub asdot: bool,
-    /// Detect 802.11s mesh headers. Accepted: netsift's printer does not decode
-    /// 802.11, so there is nothing to change.
+    /// Detect 802.11s mesh headers: a QoS data frame's mesh control field is
+    /// read as part of its header (and printed with -e).
     #[arg(short = 'H')]
     pub mesh_headers: bool,
     /// Print undecoded NFS handles. Accepted: netsift's printer does not decode

@@ -168,12 +168,13 @@ pub(crate) fn link_header_len(
     data: &[u8],
     wire_len: u32,
     summary: &str,
+    mesh: bool,
 ) -> usize {
     let truncated = summary
         .rfind("[|")
         .and_then(|i| summary[i + 2..].split(']').next())
         .is_some_and(|proto| !CATCHING_PRINTERS.contains(&proto));
-    let (len, early) = layer_len(linktype, data, wire_len as usize);
+    let (len, early) = layer_len(linktype, data, wire_len as usize, mesh);
     if truncated && !early {
         0
     } else {
@@ -194,8 +195,9 @@ fn chdlc(data: &[u8], wire_len: usize) -> (usize, bool) {
 }
 
 /// The link-level header length of `linktype`'s printer, and whether it
-/// returned early (cut short in the link layer, with no `longjmp`).
-fn layer_len(linktype: LinkType, data: &[u8], wire_len: usize) -> (usize, bool) {
+/// returned early (cut short in the link layer, with no `longjmp`); `mesh`:
+/// 802.11's mesh control field is part of the header (`-H`).
+fn layer_len(linktype: LinkType, data: &[u8], wire_len: usize, mesh: bool) -> (usize, bool) {
     match linktype {
         LinkType::EN10MB => ethernet(data, wire_len),
         LinkType::LINUX_SLL => sll(data, 16, 14),
@@ -206,8 +208,8 @@ fn layer_len(linktype: LinkType, data: &[u8], wire_len: usize) -> (usize, bool) 
             // ND_TCHECK_LEN on the 4-byte header: a longjmp.
             false => (0, true),
         },
-        lt => links::header_len(lt, data, wire_len)
-            .or_else(|| wlan::header_len(lt, data, wire_len).map(|l| (l, false)))
+        lt => links::header_len(lt, data, wire_len, mesh)
+            .or_else(|| wlan::header_len(lt, data, wire_len, mesh).map(|l| (l, false)))
             .unwrap_or((0, false)),
     }
 }
@@ -423,12 +425,21 @@ mod tests {
         let mut f = vec![0u8; 60];
         f[12..14].copy_from_slice(&[0x81, 0x00]);
         f[16..18].copy_from_slice(&[0x08, 0x00]);
-        assert_eq!(link_header_len(LinkType::EN10MB, &f, 60, ""), 18);
+        assert_eq!(link_header_len(LinkType::EN10MB, &f, 60, "", false), 18);
         f[16..18].copy_from_slice(&[0x00, 0x20]);
         f[18..21].copy_from_slice(&[0xaa, 0xaa, 0x03]);
-        assert_eq!(link_header_len(LinkType::EN10MB, &f, 60, ""), 26);
-        assert_eq!(link_header_len(LinkType::EN10MB, &f[..10], 60, ""), 10);
-        assert_eq!(link_header_len(LinkType::EN10MB, &f, 60, "ARP, [|arp]"), 0);
-        assert_eq!(link_header_len(LinkType::EN10MB, &f, 60, "IP  [|ip]"), 26);
+        assert_eq!(link_header_len(LinkType::EN10MB, &f, 60, "", false), 26);
+        assert_eq!(
+            link_header_len(LinkType::EN10MB, &f[..10], 60, "", false),
+            10
+        );
+        assert_eq!(
+            link_header_len(LinkType::EN10MB, &f, 60, "ARP, [|arp]", false),
+            0
+        );
+        assert_eq!(
+            link_header_len(LinkType::EN10MB, &f, 60, "IP  [|ip]", false),
+            26
+        );
     }
 }

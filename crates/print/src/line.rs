@@ -106,7 +106,8 @@ impl Printer {
             } else {
                 &summary
             };
-            let link = link_header_len(self.linktype, packet.data, packet.wire_len, marker);
+            let mesh = self.summarizer.options().mesh_headers;
+            let link = link_header_len(self.linktype, packet.data, packet.wire_len, marker, mesh);
             dump.append(line, packet.data, link);
         }
         line.push('\n');

@@ -19,7 +19,12 @@ fn le32(d: &[u8], at: usize) -> Option<usize> {
 }
 
 /// The header length for the link types above, `None` for the others.
-pub(super) fn header_len(lt: LinkType, data: &[u8], wire_len: usize) -> Option<(usize, bool)> {
+pub(super) fn header_len(
+    lt: LinkType,
+    data: &[u8],
+    wire_len: usize,
+    mesh: bool,
+) -> Option<(usize, bool)> {
     let caplen = data.len();
     Some(match lt.0 {
         // DSA, EDSA and Broadcom tags inside the Ethernet header.
@@ -40,7 +45,7 @@ pub(super) fn header_len(lt: LinkType, data: &[u8], wire_len: usize) -> Option<(
         // VSOCK
         271 => (caplen.min(32), caplen < 32),
         // PKTAP, and Darwin's DLT_USER2 for it.
-        258 | 149 => pktap(data, wire_len),
+        258 | 149 => pktap(data, wire_len, mesh),
         // FRELAY
         107 => match fr(data, wire_len) {
             Some(len) => (len, false),
@@ -171,7 +176,7 @@ fn nflog(data: &[u8]) -> usize {
 }
 
 /// `pktap_if_print`: its header and the inner printer's.
-fn pktap(data: &[u8], wire_len: usize) -> (usize, bool) {
+fn pktap(data: &[u8], wire_len: usize, mesh: bool) -> (usize, bool) {
     let (Some(hdrlen), Some(rectype), Some(dlt)) = (le32(data, 0), le32(data, 4), le32(data, 8))
     else {
         return (0, true);
@@ -182,7 +187,12 @@ fn pktap(data: &[u8], wire_len: usize) -> (usize, bool) {
     if rectype != 1 || dlt == 149 || dlt == 258 {
         return (hdrlen, false);
     }
-    let (inner, early) = layer_len(LinkType(dlt as u32), &data[hdrlen..], wire_len - hdrlen);
+    let (inner, early) = layer_len(
+        LinkType(dlt as u32),
+        &data[hdrlen..],
+        wire_len - hdrlen,
+        mesh,
+    );
     // tcpdump adds the inner header length to its own and then to the
     // total that already holds it: counted twice.
     (hdrlen + 2 * inner, early)

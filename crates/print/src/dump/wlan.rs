@@ -19,15 +19,20 @@ fn be32(d: &[u8], at: usize) -> Option<u32> {
 }
 
 /// The header length for the 802.11 link types, `None` for the others.
-pub(super) fn header_len(linktype: LinkType, data: &[u8], wire_len: usize) -> Option<usize> {
+pub(super) fn header_len(
+    linktype: LinkType,
+    data: &[u8],
+    wire_len: usize,
+    mesh: bool,
+) -> Option<usize> {
     let caplen = data.len();
     Some(match linktype {
-        LinkType::IEEE802_11 => frame(data, wire_len, false, 0),
-        LinkType::IEEE802_11_RADIO => radiotap(data, wire_len),
-        LinkType::IEEE802_11_RADIO_AVS => avs(data, wire_len),
+        LinkType::IEEE802_11 => frame(data, wire_len, false, 0, mesh),
+        LinkType::IEEE802_11_RADIO => radiotap(data, wire_len, mesh),
+        LinkType::IEEE802_11_RADIO_AVS => avs(data, wire_len, mesh),
         LinkType::PRISM_HEADER => match be32(data, 0) {
             None => caplen,
-            Some(0x8021_1001 | 0x8021_1002) => avs(data, wire_len),
+            Some(0x8021_1001 | 0x8021_1002) => avs(data, wire_len, mesh),
             Some(_) if caplen < PRISM_HDR_LEN => caplen,
             Some(_) => {
                 PRISM_HDR_LEN
@@ -36,6 +41,7 @@ pub(super) fn header_len(linktype: LinkType, data: &[u8], wire_len: usize) -> Op
                         wire_len.saturating_sub(PRISM_HDR_LEN),
                         false,
                         0,
+                        mesh,
                     )
             }
         },
@@ -43,11 +49,11 @@ pub(super) fn header_len(linktype: LinkType, data: &[u8], wire_len: usize) -> Op
     })
 }
 
-fn avs(data: &[u8], wire_len: usize) -> usize {
+fn avs(data: &[u8], wire_len: usize, mesh: bool) -> usize {
     match be32(data, 4) {
         Some(h) if h >= 8 && data.len() >= h as usize => {
             let h = h as usize;
-            h + frame(&data[h..], wire_len.saturating_sub(h), false, 0)
+            h + frame(&data[h..], wire_len.saturating_sub(h), false, 0, mesh)
         }
         _ => data.len(),
     }
@@ -55,7 +61,7 @@ fn avs(data: &[u8], wire_len: usize) -> usize {
 
 /// The radiotap header's length, then the frame's; the Flags field is found
 /// the way the printer finds it (after the presence words, TSFT first).
-fn radiotap(data: &[u8], wire_len: usize) -> usize {
+fn radiotap(data: &[u8], wire_len: usize, mesh: bool) -> usize {
     let Some(len) = le16(data, 2).map(usize::from) else {
         return data.len();
     };
@@ -86,11 +92,12 @@ fn radiotap(data: &[u8], wire_len: usize) -> usize {
         wire_len.saturating_sub(len),
         flags & F_DATAPAD != 0,
         fcslen,
+        mesh,
     )
 }
 
 /// `ieee802_11_print`'s result.
-fn frame(p: &[u8], length: usize, pad: bool, fcslen: usize) -> usize {
+fn frame(p: &[u8], length: usize, pad: bool, fcslen: usize, mesh: bool) -> usize {
     let orig = p.len();
     let Some(length) = length.checked_sub(fcslen) else {
         return orig;
@@ -111,6 +118,14 @@ fn frame(p: &[u8], length: usize, pad: bool, fcslen: usize) -> usize {
     };
     if pad {
         hdrlen = hdrlen.div_ceil(4) * 4;
+    }
+    // `-H`: a QoS data frame's mesh control field (summary/wlan's).
+    if mesh && ty == 2 && sub & 8 != 0 {
+        match p.get(hdrlen) {
+            Some(&f) if f & !3 == 0 => hdrlen += 6 * (1 + usize::from(f & 3)),
+            Some(_) => {}
+            None => return hdrlen,
+        }
     }
     if p.len() < hdrlen || ty != 2 || sub & 4 != 0 || fc & 0x4000 != 0 {
         return hdrlen;

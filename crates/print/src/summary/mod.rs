@@ -145,6 +145,9 @@ pub struct SummaryOptions {
     pub udp_as_vxlan: bool,
     /// tcpdump's `-b`: BGP's AS numbers above 65535 as `x.y` (ASDOT).
     pub asdot: bool,
+    /// tcpdump's `-H`: an 802.11 QoS data frame's mesh control field (802.11s)
+    /// is taken as part of its header, and printed with `-e`.
+    pub mesh_headers: bool,
     /// The names printed without `-n` ([`Names`]: ports, protocols, hosts,
     /// Ethernet addresses and their vendors); `None` prints numbers, as `-n` does.
     pub names: Option<&'static Names>,

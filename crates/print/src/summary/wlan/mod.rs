@@ -148,12 +148,25 @@ impl Printer<'_> {
         if pad {
             hdrlen = hdrlen.div_ceil(4) * 4;
         }
+        // `-H`: a QoS data frame's mesh control field, 6, 12 or 18 bytes as its
+        // address extension mode says (0 when its reserved bits are set).
+        let mut mesh = 0;
+        if self.opts.mesh_headers && fc_type(fc) == T_DATA && fc_subtype(fc) & 8 != 0 {
+            let Some(&flags) = p.get(hdrlen) else {
+                self.trunc();
+                return;
+            };
+            if flags & !3 == 0 {
+                mesh = 6 * (1 + usize::from(flags & 3));
+            }
+            hdrlen += mesh;
+        }
         if p.len() < hdrlen {
             self.trunc();
             return;
         }
         if self.opts.link_header {
-            self.wlan_hdr(fc, p);
+            self.wlan_hdr(fc, p, (mesh != 0).then(|| &p[hdrlen - mesh..hdrlen]));
         }
         let body = &p[hdrlen..];
         let blen = length - hdrlen as u32;
@@ -209,8 +222,9 @@ impl Printer<'_> {
         }
     }
 
-    /// `ieee_802_11_hdr_print`: `-e`'s MAC header (`p` holds all of it).
-    fn wlan_hdr(&mut self, fc: u16, p: &[u8]) {
+    /// `ieee_802_11_hdr_print`: `-e`'s MAC header (`p` holds all of it), and
+    /// under `-H` the mesh control field `mesh` after it.
+    fn wlan_hdr(&mut self, fc: u16, p: &[u8], mesh: Option<&[u8]>) {
         let sub = fc_subtype(fc);
         if self.opts.verbose > 0 {
             for (bit, name) in [
@@ -228,6 +242,16 @@ impl Printer<'_> {
             if fc_type(fc) != T_CTRL || sub != CTRL_PS_POLL {
                 out!(self, "{}us ", u16::from_le_bytes([p[2], p[3]]));
             }
+        }
+        if let Some(m) = mesh {
+            let ae = m[0] & 3;
+            let seq = u32::from_le_bytes([m[2], m[3], m[4], m[5]]);
+            out!(self, "MeshData (AE {ae} TTL {} seq {seq}", m[1]);
+            for (k, name) in ["A4", "A5", "A6"].into_iter().enumerate().take(ae.into()) {
+                let a = self.ether_str(mac_at(m, 6 + 6 * k));
+                out!(self, " {name}:{a}");
+            }
+            self.out.push_str(") ");
         }
         match fc_type(fc) {
             T_MGMT => self.wlan_addrs(p, &[("BSSID", 16), ("DA", 4), ("SA", 10)]),
