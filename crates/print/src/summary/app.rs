@@ -23,6 +23,27 @@ pub(super) const HTTP_METHODS: &[&str] = &[
     "PATCH",
 ];
 
+/// tcpdump's `sipcmds`: the request methods `sip_print` recognises.
+pub(super) const SIP_METHODS: &[&str] = &[
+    "ACK",
+    "BYE",
+    "CANCEL",
+    "DO",
+    "INFO",
+    "INVITE",
+    "MESSAGE",
+    "NOTIFY",
+    "OPTIONS",
+    "PRACK",
+    "QAUTH",
+    "REFER",
+    "REGISTER",
+    "SPRACK",
+    "SUBSCRIBE",
+    "UPDATE",
+    "PUBLISH",
+];
+
 pub(super) const RTSP_METHODS: &[&str] = &[
     "DESCRIBE",
     "ANNOUNCE",

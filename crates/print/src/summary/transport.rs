@@ -848,6 +848,7 @@ impl Printer<'_> {
             UdpApp::Dhcp6 => self.dhcp6(cp),
             UdpApp::Babel => self.babel(cp, length),
             UdpApp::Sflow => self.sflow(cp, length),
+            UdpApp::Sip => self.txtproto(cp, length, "sip", Some(super::app::SIP_METHODS)),
             UdpApp::Lisp => self.lisp(cp, length),
             UdpApp::NotRendered if self.apps_udp(cp, length, sport, dport, ctx) => Ok(()),
             UdpApp::Ldp => self.ldp(cp, length),
@@ -1689,6 +1690,8 @@ enum UdpApp {
     Dhcp6,
     Babel,
     Sflow,
+    /// SIP's first line (`sip_print`, a `txtproto_print`).
+    Sip,
     Lisp,
     Ldp,
     Lspping,
@@ -1757,8 +1760,10 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         NotRendered
     } else if is(6343) {
         Sflow
-    } else if dport == 12223 || sport == 12223 || is(12222) || is(5060) {
+    } else if dport == 12223 || sport == 12223 || is(12222) {
         NotRendered
+    } else if is(5060) {
+        Sip
     } else if is(8472) {
         Otv
     } else if is(VXLAN_PORT) {
