@@ -873,13 +873,16 @@ impl<'a> Gen<'a> {
                 self.a.ldx(Width::W, VAL, CTX, 20);
                 self.a.jmp_imm(Cond::Ne, VAL, 0, tagged);
             }
-            Vlan::SkbTaggedToUser => {
+            // With no clause there is nothing user space could want of a
+            // tagged frame either: it is rejected with the rest.
+            Vlan::SkbTaggedToUser if !clauses.is_empty() => {
                 let untagged = self.a.label();
                 self.a.ldx(Width::W, VAL, CTX, 20);
                 self.a.jmp_imm(Cond::Eq, VAL, 0, untagged);
                 self.give_up();
                 self.a.bind(untagged);
             }
+            Vlan::SkbTaggedToUser => {}
             Vlan::TestContext => {
                 // __sk_buff.priority, the ninth word.
                 self.a.ldx(Width::W, VAL, CTX, 32);

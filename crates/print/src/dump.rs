@@ -218,7 +218,10 @@ fn layer_len(linktype: LinkType, data: &[u8], wire_len: usize, mesh: bool) -> (u
 /// truncation of their header themselves instead of ending with a `longjmp`.
 /// The ISO printers (isis, clnp, esis) test most lengths before reading, but
 /// not all: on the corpus only ES-IS's options with `-v` end with a `longjmp`.
-const CATCHING_PRINTERS: [&str; 14] = [
+/// HNCP, LLDP, AFS's protection server (`pt`) and TFTP print their marker and
+/// return too (`cli/tests/display.rs` compares the dumps); Kerberos and RESP
+/// do on some paths only, and say so per packet (`Printer::caught`).
+const CATCHING_PRINTERS: [&str; 18] = [
     "tcp",
     "udp",
     "ip",
@@ -233,6 +236,10 @@ const CATCHING_PRINTERS: [&str; 14] = [
     "802.11_radio",
     "802.11_radio_avs",
     "prism",
+    "hncp",
+    "lldp",
+    "pt",
+    "tftp",
 ];
 
 /// The big-endian 16-bit field at `at`, if captured.

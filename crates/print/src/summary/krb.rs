@@ -15,7 +15,11 @@ impl Printer<'_> {
             1..=3 => out!(self, " v{pvno}"),
             4 => {
                 out!(self, " v{pvno}");
-                self.krb4(p)?;
+                match self.krb4(p) {
+                    // c_print ran off the capture: krb4_print's `goto trunc`.
+                    Err(_) if self.caught_trunc => self.trunc(),
+                    r => r?,
+                }
             }
             106 | 107 => out!(self, " v5"),
             _ => {}
@@ -108,7 +112,9 @@ impl Printer<'_> {
     /// capture ending first is truncation.
     fn krb_str(&mut self, p: &[u8], mut at: usize) -> PResult<usize> {
         loop {
-            let c = *p.get(at).ok_or(Trunc)?;
+            let Some(&c) = p.get(at) else {
+                return Err(self.caught());
+            };
             at += 1;
             if c == 0 {
                 return Ok(at);

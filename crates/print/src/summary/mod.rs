@@ -467,6 +467,15 @@ impl Printer<'_> {
         crate::dump::hex_print(&mut self.out, ident, p);
     }
 
+    /// A truncation tcpdump's printer finds with a length test (its `goto
+    /// trunc`) rather than by a read that `longjmp`s: the marker is printed
+    /// by the printer, which returns, and `-x` leaves the link header out.
+    /// The printer passes the `Trunc` up to where it prints the marker.
+    pub(crate) fn caught(&mut self) -> Trunc {
+        self.caught_trunc = true;
+        Trunc
+    }
+
     /// Appends tcpdump's truncation marker for the current protocol.
     pub(crate) fn trunc(&mut self) {
         out!(self, " [|{}]", self.proto);

@@ -2,7 +2,7 @@
 //! `RESP` and each element of each pipelined message, quoted, with `empty`,
 //! `null` and the length errors in words. The same text with and without `-v`.
 
-use super::{g1, out, print_char, PResult, Printer, Trunc};
+use super::{g1, out, print_char, PResult, Printer};
 
 /// What `resp_get_length` found instead of a length.
 enum Len {
@@ -23,7 +23,15 @@ impl Printer<'_> {
         while left > 0 {
             // Every element consumes at least its opcode or line end, so this
             // ends within `len` bytes.
-            let n = self.resp_parse(p, at, left)?;
+            let n = match self.resp_parse(p, at, left) {
+                Ok(n) => n,
+                // resp_print's `trunc:` label: the marker, and it returns.
+                Err(_) if self.caught_trunc => {
+                    self.trunc();
+                    return Ok(());
+                }
+                Err(t) => return Err(t),
+            };
             at += n;
             // tcpdump's unsigned count wraps when an element overran it;
             // the reads past the capture then end the line as truncated.
@@ -36,7 +44,7 @@ impl Printer<'_> {
     /// the bytes it took.
     fn resp_parse(&mut self, p: &[u8], at: usize, left: usize) -> PResult<usize> {
         if left < 1 {
-            return Err(Trunc);
+            return Err(self.caught());
         }
         match g1(p, at)? {
             b'+' | b':' | b'-' => self.resp_line(p, at, left),
@@ -60,27 +68,27 @@ impl Printer<'_> {
     /// A simple string, error or integer: the text up to CRLF.
     fn resp_line(&mut self, p: &[u8], at: usize, left: usize) -> PResult<usize> {
         let start = at + 1;
-        let n = find_crlf(p, start, left - 1)?;
+        let n = self.find_crlf(p, start, left - 1)?;
         self.resp_segment(p, start, n)?;
         Ok(1 + n + 2)
     }
 
     /// A bulk string: `$<len>\r\n<bytes>\r\n`.
     fn resp_bulk(&mut self, p: &[u8], at: usize, left: usize) -> PResult<usize> {
-        let (l, mut cur, mut rest) = get_length(p, at + 1, left - 1)?;
+        let (l, mut cur, mut rest) = self.get_length(p, at + 1, left - 1)?;
         match l {
             Len::Value(n) => {
                 if n == 0 {
                     out!(self, " empty");
                 } else {
                     if rest < n {
-                        return Err(Trunc);
+                        return Err(self.caught());
                     }
                     self.resp_segment(p, cur, n)?;
                     cur += n;
                     rest -= n;
                 }
-                let skip = find_crlf(p, cur, rest)?;
+                let skip = self.find_crlf(p, cur, rest)?;
                 rest -= skip + 2;
             }
             other => self.resp_length_error(other),
@@ -90,7 +98,7 @@ impl Printer<'_> {
 
     /// An array: `*<count>\r\n` and that many elements.
     fn resp_array(&mut self, p: &[u8], at: usize, left: usize) -> PResult<usize> {
-        let (l, mut cur, mut rest) = get_length(p, at + 1, left - 1)?;
+        let (l, mut cur, mut rest) = self.get_length(p, at + 1, left - 1)?;
         match l {
             Len::Value(0) => out!(self, " empty"),
             Len::Value(count) => {
@@ -118,12 +126,12 @@ impl Printer<'_> {
 
     /// An inline command: text ended by CR, LF or both.
     fn resp_inline(&mut self, p: &[u8], at: usize, left: usize) -> PResult<usize> {
-        let (start, rest) = consume_cr_lf(p, at, left)?;
+        let (start, rest) = self.consume_cr_lf(p, at, left)?;
         let mut end = start;
         let mut r = rest;
         loop {
             if r == 0 {
-                return Err(Trunc);
+                return Err(self.caught());
             }
             let c = g1(p, end)?;
             if c == b'\r' || c == b'\n' {
@@ -133,108 +141,115 @@ impl Printer<'_> {
             r -= 1;
         }
         self.resp_segment(p, start, end - start)?;
-        let (_, r) = consume_cr_lf(p, end, r)?;
+        let (_, r) = self.consume_cr_lf(p, end, r)?;
         Ok(left - r)
     }
 }
 
-/// `FIND_CRLF`: how many bytes from `at` precede a CRLF, within `left`.
-fn find_crlf(p: &[u8], at: usize, left: usize) -> PResult<usize> {
-    let mut i = 0;
-    loop {
-        if left < i + 2 {
-            return Err(Trunc);
+impl Printer<'_> {
+    /// `FIND_CRLF`: how many bytes from `at` precede a CRLF, within `left`.
+    fn find_crlf(&mut self, p: &[u8], at: usize, left: usize) -> PResult<usize> {
+        let mut i = 0;
+        loop {
+            if left < i + 2 {
+                return Err(self.caught());
+            }
+            if g1(p, at + i)? == b'\r' && g1(p, at + i + 1)? == b'\n' {
+                return Ok(i);
+            }
+            i += 1;
         }
-        if g1(p, at + i)? == b'\r' && g1(p, at + i + 1)? == b'\n' {
-            return Ok(i);
-        }
-        i += 1;
     }
-}
 
-/// `CONSUME_CR_OR_LF`: skips CRs and LFs from `at`; where it stopped and the
-/// bytes left. Running out of data before any is truncation.
-fn consume_cr_lf(p: &[u8], mut at: usize, mut left: usize) -> PResult<(usize, usize)> {
-    let mut found = false;
-    loop {
-        if left == 0 || at >= p.len() {
-            if found {
+    /// `CONSUME_CR_OR_LF`: skips CRs and LFs from `at`; where it stopped and the
+    /// bytes left. Running out of data before any is truncation.
+    fn consume_cr_lf(
+        &mut self,
+        p: &[u8],
+        mut at: usize,
+        mut left: usize,
+    ) -> PResult<(usize, usize)> {
+        let mut found = false;
+        loop {
+            if left == 0 || at >= p.len() {
+                if found {
+                    return Ok((at, left));
+                }
+                return Err(self.caught());
+            }
+            let c = p[at];
+            if c != b'\r' && c != b'\n' {
                 return Ok((at, left));
             }
-            return Err(Trunc);
+            found = true;
+            at += 1;
+            left -= 1;
         }
-        let c = p[at];
-        if c != b'\r' && c != b'\n' {
-            return Ok((at, left));
-        }
-        found = true;
-        at += 1;
-        left -= 1;
     }
-}
 
-/// `resp_get_length`: the decimal length at `at` and its CRLF; the value,
-/// where the element goes on and the bytes left from there.
-fn get_length(p: &[u8], mut at: usize, left: usize) -> PResult<(Len, usize, usize)> {
-    let start = at;
-    let taken = |at: usize| left.wrapping_sub(at - start);
-    if left == 0 {
-        return Err(Trunc);
-    }
-    let mut len = left;
-    let neg = g1(p, at)? == b'-';
-    if neg {
-        at += 1;
-        len -= 1;
-    }
-    let mut result: i32 = 0;
-    let mut saw_digit = false;
-    let mut too_large = false;
-    loop {
-        if len == 0 {
-            return Err(Trunc);
+    /// `resp_get_length`: the decimal length at `at` and its CRLF; the value,
+    /// where the element goes on and the bytes left from there.
+    fn get_length(&mut self, p: &[u8], mut at: usize, left: usize) -> PResult<(Len, usize, usize)> {
+        let start = at;
+        let taken = |at: usize| left.wrapping_sub(at - start);
+        if left == 0 {
+            return Err(self.caught());
         }
-        let c = g1(p, at)?;
-        if !c.is_ascii_digit() {
-            if !saw_digit {
-                at += 1;
-                return Ok((Len::Invalid, at, taken(at)));
+        let mut len = left;
+        let neg = g1(p, at)? == b'-';
+        if neg {
+            at += 1;
+            len -= 1;
+        }
+        let mut result: i32 = 0;
+        let mut saw_digit = false;
+        let mut too_large = false;
+        loop {
+            if len == 0 {
+                return Err(self.caught());
             }
-            break;
+            let c = g1(p, at)?;
+            if !c.is_ascii_digit() {
+                if !saw_digit {
+                    at += 1;
+                    return Ok((Len::Invalid, at, taken(at)));
+                }
+                break;
+            }
+            let d = i32::from(c - b'0');
+            match result.checked_mul(10).and_then(|r| r.checked_add(d)) {
+                Some(r) if !too_large => result = r,
+                _ => too_large = true,
+            }
+            at += 1;
+            len -= 1;
+            saw_digit = true;
         }
-        let d = i32::from(c - b'0');
-        match result.checked_mul(10).and_then(|r| r.checked_add(d)) {
-            Some(r) if !too_large => result = r,
-            _ => too_large = true,
+        if g1(p, at)? != b'\r' {
+            at += 1;
+            return Ok((Len::Invalid, at, taken(at)));
         }
         at += 1;
         len -= 1;
-        saw_digit = true;
-    }
-    if g1(p, at)? != b'\r' {
-        at += 1;
-        return Ok((Len::Invalid, at, taken(at)));
-    }
-    at += 1;
-    len -= 1;
-    if len == 0 {
-        return Err(Trunc);
-    }
-    if g1(p, at)? != b'\n' {
-        at += 1;
-        return Ok((Len::Invalid, at, taken(at)));
-    }
-    at += 1;
-    let l = if neg {
-        if too_large || result != 1 {
-            Len::Negative
-        } else {
-            Len::Null
+        if len == 0 {
+            return Err(self.caught());
         }
-    } else if too_large {
-        Len::TooLarge
-    } else {
-        Len::Value(result as usize)
-    };
-    Ok((l, at, taken(at)))
+        if g1(p, at)? != b'\n' {
+            at += 1;
+            return Ok((Len::Invalid, at, taken(at)));
+        }
+        at += 1;
+        let l = if neg {
+            if too_large || result != 1 {
+                Len::Negative
+            } else {
+                Len::Null
+            }
+        } else if too_large {
+            Len::TooLarge
+        } else {
+            Len::Value(result as usize)
+        };
+        Ok((l, at, taken(at)))
+    }
 }
