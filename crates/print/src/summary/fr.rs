@@ -24,26 +24,12 @@ const NLPID_IP6: u16 = 0x8e;
 const NLPID_MFR: u16 = 0xb1;
 const MFR_FLAGS: [(u32, &str); 3] = [(0x80, "Begin"), (0x40, "End"), (0x20, "Control")];
 
-/// `nlpid_values`.
+/// `nlpid_values`, the ISO printers' table.
 fn nlpid_name(n: u16) -> &'static str {
-    match n {
-        0x00 => "NULL",
-        0x08 => "Q.933",
-        0x09 => "LMI",
-        0x80 => "SNAP",
-        0x81 => "CLNP",
-        0x82 => "ES-IS",
-        0x83 => "IS-IS",
-        0x84 => "CONS",
-        0x85 => "IDRP",
-        0xc1 => "ISIS_SPB",
-        0xb1 => "FRF.15",
-        0xcc => "IPv4",
-        0xcf => "PPP",
-        0x8a => "X25 ES-IS",
-        0x8e => "IPv6",
-        _ => "unknown",
-    }
+    u8::try_from(n)
+        .ok()
+        .and_then(super::isis::nlpid_name)
+        .unwrap_or("unknown")
 }
 
 /// A parsed Q.922 address.

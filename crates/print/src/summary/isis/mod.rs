@@ -21,7 +21,7 @@ const LSP_ID_LEN: usize = 8;
 const COMMON_HEADER: u32 = 8;
 
 /// `nlpid_values`.
-fn nlpid_name(n: u8) -> Option<&'static str> {
+pub(super) fn nlpid_name(n: u8) -> Option<&'static str> {
     Some(match n {
         0x00 => "NULL",
         0x08 => "Q.933",

@@ -65,29 +65,9 @@ fn port_subtype(s: u8) -> &'static str {
     }
 }
 
-/// tcpdump's `af_values` (address family numbers).
+/// tcpdump's `af_values` (address family numbers), LDP's table.
 pub(crate) fn afnum_name(af: u8) -> &'static str {
-    match af {
-        0 => "Reserved",
-        1 => "IPv4",
-        2 => "IPv6",
-        3 => "NSAP",
-        4 => "HDLC",
-        5 => "BBN 1822",
-        6 => "802",
-        7 => "E.163",
-        8 => "E.164",
-        9 => "F.69",
-        10 => "X.121",
-        11 => "Novell IPX",
-        12 => "Appletalk",
-        13 => "Decnet IV",
-        14 => "Banyan Vines",
-        15 => "E.164 with NSAP subaddress",
-        25 => "Layer-2 VPN",
-        26 => "VPLS",
-        _ => "Unknown",
-    }
+    super::ldp::af_name(af.into()).unwrap_or("Unknown")
 }
 
 impl Printer<'_> {
