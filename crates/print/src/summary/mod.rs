@@ -48,6 +48,7 @@ mod eigrp;
 mod forces;
 mod fr;
 mod geonet;
+mod gmpls;
 mod hncp;
 mod icmp6_ni;
 mod ieee802_15_4;

@@ -3,6 +3,7 @@
 //! sub-TLVs.
 
 use super::isis_id;
+use crate::summary::gmpls::{gmpls_encoding, gmpls_switch_cap, mbps, LINK_PROT};
 use crate::summary::{
     bit_names, bit_names_or, g1, g2, g3, g4, gv4, name_or, need, out, PResult, Printer, Trunc,
 };
@@ -28,59 +29,6 @@ fn ext_is_subtlv_name(t: u8) -> &'static str {
         250..=254 => "Reserved for cisco specific extensions",
         255 => "Reserved for future expansion",
         _ => "unknown",
-    }
-}
-
-fn gmpls_switch_cap(c: u8) -> &'static str {
-    match c {
-        1 => "Packet-Switch Capable-1",
-        2 => "Packet-Switch Capable-2",
-        3 => "Packet-Switch Capable-3",
-        4 => "Packet-Switch Capable-4",
-        51 => "Layer-2 Switch Capable",
-        100 => "Time-Division-Multiplex",
-        150 => "Lambda-Switch Capable",
-        200 => "Fiber-Switch Capable",
-        _ => "Unknown",
-    }
-}
-
-fn gmpls_encoding(e: u8) -> &'static str {
-    match e {
-        1 => "Packet",
-        2 => "Ethernet V2/DIX",
-        3 => "ANSI/ETSI PDH",
-        4 | 6 | 10 => "Reserved",
-        5 => "SDH ITU-T G.707/SONET ANSI T1.105",
-        7 => "Digital Wrapper",
-        8 => "Lambda (photonic)",
-        9 => "Fiber",
-        11 => "FiberChannel",
-        _ => "Unknown",
-    }
-}
-
-const GMPLS_LINK_PROT: &[(u32, &str)] = &[
-    (0x01, "Extra Traffic"),
-    (0x02, "Unprotected"),
-    (0x04, "Shared"),
-    (0x08, "Dedicated 1:1"),
-    (0x10, "Dedicated 1+1"),
-    (0x20, "Enhanced"),
-    (0x40, "Reserved"),
-    (0x80, "Reserved"),
-];
-
-/// A bandwidth in bytes per second as an IEEE float, printed in Mbps as
-/// tcpdump computes it (in single precision, `%.3f`).
-fn mbps(bits: u32) -> String {
-    let f = f32::from_bits(bits) * 8.0 / 1_000_000.0;
-    if f.is_nan() {
-        if f.is_sign_negative() { "-nan" } else { "nan" }.to_string()
-    } else if f.is_infinite() {
-        if f < 0.0 { "-inf" } else { "inf" }.to_string()
-    } else {
-        format!("{:.3}", f as f64)
     }
 }
 
@@ -269,7 +217,7 @@ impl Printer<'_> {
             }
             20 => {
                 if sl >= 2 {
-                    let b = bit_names(g1(p, t)? as u32, GMPLS_LINK_PROT);
+                    let b = bit_names(g1(p, t)? as u32, LINK_PROT);
                     out!(self, ", {b}, Priority {}", g1(p, t + 1)?);
                 }
             }
