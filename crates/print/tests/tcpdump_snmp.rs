@@ -13,10 +13,10 @@
 mod common;
 
 use common::build::{eth, ipv4, udp};
-use common::tcpdump::{have_tcpdump, tcpdump_records};
+use common::tcpdump::have_tcpdump;
 use common::whole::compare;
-use common::write::{flatten, write_pcap};
-use netsift_print::{Summarizer, SummaryOptions};
+use common::write::{compare_lines, write_pcap, FlagSet};
+use netsift_print::SummaryOptions;
 use netsift_wire::LinkType;
 
 /// A BER element: `tag`, a definite length (short or long form) and `content`.
@@ -291,6 +291,19 @@ fn payloads() -> Vec<Vec<u8>> {
     p
 }
 
+/// tcpdump's `-n`, `-n -v` and `-n -vv`, and the options that mean the same.
+fn flag_sets() -> [FlagSet; 3] {
+    let verbose = |verbose| SummaryOptions {
+        verbose,
+        ..SummaryOptions::default()
+    };
+    [
+        (&[], verbose(0)),
+        (&["-v"], verbose(1)),
+        (&["-vv"], verbose(2)),
+    ]
+}
+
 fn frame(sport: u16, dport: u16, payload: &[u8]) -> Vec<u8> {
     eth(0x0800, &ipv4(17, &udp(sport, dport, payload), &[]))
 }
@@ -340,28 +353,9 @@ fn snmp_lines_match_tcpdump() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("snmp.pcap");
     write_pcap(&path, LinkType::EN10MB, &recs);
-    let mut compared = 0;
-    let mut failures = Vec::new();
-    for verbose in 0..=2u8 {
-        let flags: &[&str] = match verbose {
-            0 => &[],
-            1 => &["-v"],
-            _ => &["-vv"],
-        };
-        let theirs = tcpdump_records(&path, flags).expect("tcpdump runs");
-        assert_eq!(theirs.len(), recs.len(), "{flags:?}: a record per packet");
-        let mut s = Summarizer::with_options(SummaryOptions {
-            verbose,
-            ..SummaryOptions::default()
-        });
-        for (i, ((data, wire), t)) in recs.iter().zip(&theirs).enumerate() {
-            let ours = flatten(&s.summarize(LinkType::EN10MB, data, *wire));
-            compared += 1;
-            if &ours != t {
-                failures.push(format!("#{i} {flags:?}\n   ours: {ours}\n   tcpd: {t}"));
-            }
-        }
-    }
+    let (compared, _, mut failures) =
+        compare_lines(&path, LinkType::EN10MB, &recs, &flag_sets(), |_, _| false);
+    assert_eq!(compared, 3 * recs.len(), "every flag set, every packet");
     // -x: the link header is left out of the dump after a marker tcpdump's
     // reader printed itself, not after one its GET_ macros jumped to.
     let cap = (path, LinkType::EN10MB, recs);
@@ -467,22 +461,11 @@ fn snmp_mutated_messages_match_tcpdump() {
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("mutated.pcap");
     write_pcap(&path, LinkType::EN10MB, &recs);
-    let mut failures = Vec::new();
-    for verbose in 0..=1u8 {
-        let flags: &[&str] = if verbose == 0 { &[] } else { &["-v"] };
-        let theirs = tcpdump_records(&path, flags).expect("tcpdump runs");
-        assert_eq!(theirs.len(), recs.len(), "{flags:?}: a record per packet");
-        let mut s = Summarizer::with_options(SummaryOptions {
-            verbose,
-            ..SummaryOptions::default()
+    let (compared, _, mut failures) =
+        compare_lines(&path, LinkType::EN10MB, &recs, &flag_sets()[..2], |_, _| {
+            false
         });
-        for (i, ((data, wire), t)) in recs.iter().zip(&theirs).enumerate() {
-            let ours = flatten(&s.summarize(LinkType::EN10MB, data, *wire));
-            if &ours != t {
-                failures.push(format!("#{i} {flags:?}\n   ours: {ours}\n   tcpd: {t}"));
-            }
-        }
-    }
+    assert_eq!(compared, 2 * recs.len(), "every flag set, every packet");
     let _ = std::fs::remove_dir_all(&dir);
     println!("{} records, {} lines differ", recs.len(), failures.len());
     failures.truncate(20);

@@ -18,27 +18,52 @@ mod mib;
 use super::{out, tail, PResult, Printer};
 use asn1::{Be, Ty, GETBULKREQ, GETNEXTREQ, GETREQ, INFORMREQ, REPORT, SETREQ, TRAP, V2TRAP};
 
-/// The next element of `$p` (declared `$len` long), or return: the reader
-/// has printed why not.
+/// Where the next element is read (tcpdump's `np` and `length`): the
+/// bytes from it to the end of the capture, and the length still declared.
+#[derive(Clone, Copy)]
+struct Cursor<'a> {
+    p: &'a [u8],
+    len: u32,
+}
+
+impl<'a> Cursor<'a> {
+    /// The content of `e`.
+    fn inside(e: &Be<'a>) -> Cursor<'a> {
+        Cursor {
+            p: e.data,
+            len: e.asnlen,
+        }
+    }
+
+    /// Past an element of `count` bytes (no more than the reader found).
+    fn skip(&mut self, count: u32) {
+        self.p = tail(self.p, count as usize);
+        self.len -= count;
+    }
+}
+
+/// The element at `$c` and its size, or return: the reader has printed why
+/// not.
 macro_rules! parse {
-    ($s:expr, $p:expr, $len:expr) => {
-        match $s.asn1_parse($p, $len)? {
+    ($s:expr, $c:expr) => {
+        match $s.asn1_parse($c.p, $c.len)? {
             Some(e) => e,
             None => return Ok(()),
         }
     };
 }
 
-/// Parses the next element and returns, printing `[$what]` and the element,
-/// unless it is `$pat`.
-macro_rules! expect {
-    ($s:expr, $p:expr, $len:expr, $pat:pat, $what:literal) => {{
-        let (e, count) = parse!($s, $p, $len);
+/// The element at `$c` and its size, `$c` moved past it; unless it is
+/// `$pat`, prints `[$what]` and the element, and returns.
+macro_rules! take {
+    ($s:expr, $c:expr, $pat:pat, $what:literal) => {{
+        let (e, count) = parse!($s, $c);
         if !matches!(e.ty, $pat) {
             out!($s, concat!("[", $what, "]"));
             $s.asn1_print(&e);
             return Ok(());
         }
+        $c.skip(count);
         (e, count)
     }};
 }
@@ -106,15 +131,14 @@ impl Printer<'_> {
     pub(super) fn snmp(&mut self, np: &[u8], length: u32) -> PResult {
         self.proto = "snmp";
         out!(self, " ");
-        let (e, count) = expect!(self, np, length, Ty::Seq, "!init SEQ");
+        let mut c = Cursor { p: np, len: length };
+        let (e, count) = take!(self, c, Ty::Seq, "!init SEQ");
         if count < length {
             out!(self, "[{} extra after iSEQ]", (length - count) as i32);
         }
-        let (np, length) = (e.data, e.asnlen);
-        let (e, count) = expect!(self, np, length, Ty::Int(_), "version!=INT");
-        let Ty::Int(version) = e.ty else {
-            return Ok(());
-        };
+        let mut c = Cursor::inside(&e);
+        let (e, _) = take!(self, c, Ty::Int(_), "version!=INT");
+        let version = int(&e);
         if !matches!(version, 0 | 1 | 3) {
             out!(self, "SNMP [version = {version}]");
             return Ok(());
@@ -122,11 +146,10 @@ impl Printer<'_> {
         if self.opts.verbose > 0 {
             out!(self, "{{ {} ", VERSIONS[version as usize]);
         }
-        let (np, length) = (tail(np, count as usize), length - count);
         if version == 3 {
-            self.snmp_v3msg(np, length)?;
+            self.snmp_v3msg(c)?;
         } else {
-            self.snmp_community(np, length, version)?;
+            self.snmp_community(c, version)?;
         }
         if self.opts.verbose > 0 {
             out!(self, "}} ");
@@ -135,25 +158,25 @@ impl Printer<'_> {
     }
 
     /// `community_print`: SNMPv1's and SNMPv2c's community, unless `public`.
-    fn snmp_community(&mut self, np: &[u8], length: u32, version: i32) -> PResult {
-        let (e, count) = expect!(self, np, length, Ty::Str, "comm!=STR");
+    fn snmp_community(&mut self, mut c: Cursor, version: i32) -> PResult {
+        let (e, _) = take!(self, c, Ty::Str, "comm!=STR");
         if e.content() != b"public" {
             out!(self, "C=");
             self.asn1_string(&e);
             out!(self, " ");
         }
-        self.snmp_pdu(tail(np, count as usize), length - count, version)
+        self.snmp_pdu(c, version)
     }
 
     /// `pdu_print`: the PDU's name and length, then its fields.
-    fn snmp_pdu(&mut self, np: &[u8], length: u32, version: i32) -> PResult {
-        let (pdu, count) = parse!(self, np, length);
+    fn snmp_pdu(&mut self, c: Cursor, version: i32) -> PResult {
+        let (pdu, count) = parse!(self, c);
         if pdu.ty != Ty::Pdu {
             out!(self, "[no PDU]");
             return Ok(());
         }
-        if count < length {
-            out!(self, "[{} extra after PDU]", (length - count) as i32);
+        if count < c.len {
+            out!(self, "[{} extra after PDU]", (c.len - count) as i32);
         }
         let verbose = self.opts.verbose > 0;
         if verbose {
@@ -161,7 +184,6 @@ impl Printer<'_> {
         }
         self.asn1_print(&pdu);
         out!(self, " ");
-        let (np, length) = (pdu.data, pdu.asnlen);
         if version == 0 && matches!(pdu.id, GETBULKREQ | INFORMREQ | V2TRAP | REPORT) {
             out!(self, "[v2 PDU in v1 message]");
             return Ok(());
@@ -170,10 +192,11 @@ impl Printer<'_> {
             out!(self, "[v1 PDU in v2 message]");
             return Ok(());
         }
+        let c = Cursor::inside(&pdu);
         if pdu.id == TRAP {
-            self.snmp_trap(np, length)?;
+            self.snmp_trap(c)?;
         } else {
-            self.snmp_fields(pdu.id, np, length)?;
+            self.snmp_fields(pdu.id, c)?;
         }
         if verbose {
             out!(self, " }} ");
@@ -183,13 +206,12 @@ impl Printer<'_> {
 
     /// `snmppdu_print`: request id (`-v`), error status and index (or
     /// GetBulk's non-repeaters and max-repetitions), the bindings.
-    fn snmp_fields(&mut self, pduid: u8, np: &[u8], length: u32) -> PResult {
-        let (e, count) = expect!(self, np, length, Ty::Int(_), "reqId!=INT");
-        if let (Ty::Int(v), true) = (e.ty, self.opts.verbose > 0) {
-            out!(self, "R={v} ");
+    fn snmp_fields(&mut self, pduid: u8, mut c: Cursor) -> PResult {
+        let (e, _) = take!(self, c, Ty::Int(_), "reqId!=INT");
+        if self.opts.verbose > 0 {
+            out!(self, "R={} ", int(&e));
         }
-        let (np, length) = (tail(np, count as usize), length - count);
-        let (e, count) = expect!(self, np, length, Ty::Int(_), "errorStatus!=INT");
+        let (e, _) = take!(self, c, Ty::Int(_), "errorStatus!=INT");
         let status = int(&e);
         let mut error_status = 0;
         if errorless(pduid) && status != 0 {
@@ -200,8 +222,7 @@ impl Printer<'_> {
             out!(self, " {}", status_name(status));
             error_status = status;
         }
-        let (np, length) = (tail(np, count as usize), length - count);
-        let (e, count) = expect!(self, np, length, Ty::Int(_), "errorIndex!=INT");
+        let (e, _) = take!(self, c, Ty::Int(_), "errorIndex!=INT");
         let index = int(&e);
         if errorless(pduid) && index != 0 {
             out!(self, "[errorIndex({index})!=0]");
@@ -216,20 +237,18 @@ impl Printer<'_> {
         } else if error_status != 0 {
             out!(self, "[errorIndex==0]");
         }
-        self.snmp_varbinds(pduid, tail(np, count as usize), length - count)
+        self.snmp_varbinds(pduid, c)
     }
 
     /// `trappdu_print`: SNMPv1's Trap.
-    fn snmp_trap(&mut self, np: &[u8], length: u32) -> PResult {
+    fn snmp_trap(&mut self, mut c: Cursor) -> PResult {
         out!(self, " ");
-        let (e, count) = expect!(self, np, length, Ty::Oid, "enterprise!=OID");
+        let (e, _) = take!(self, c, Ty::Oid, "enterprise!=OID");
         self.asn1_print(&e);
-        let (np, length) = (tail(np, count as usize), length - count);
         out!(self, " ");
-        let (e, count) = expect!(self, np, length, Ty::InetAddr, "agent-addr!=INETADDR");
+        let (e, _) = take!(self, c, Ty::InetAddr, "agent-addr!=INETADDR");
         self.asn1_print(&e);
-        let (np, length) = (tail(np, count as usize), length - count);
-        let (e, count) = expect!(self, np, length, Ty::Int(_), "generic-trap!=INT");
+        let (e, _) = take!(self, c, Ty::Int(_), "generic-trap!=INT");
         let generic = int(&e);
         match usize::try_from(generic)
             .ok()
@@ -238,8 +257,7 @@ impl Printer<'_> {
             Some(n) => out!(self, " {n}"),
             None => out!(self, " gt={generic}"),
         }
-        let (np, length) = (tail(np, count as usize), length - count);
-        let (e, count) = expect!(self, np, length, Ty::Int(_), "specific-trap!=INT");
+        let (e, _) = take!(self, c, Ty::Int(_), "specific-trap!=INT");
         let specific = int(&e);
         if generic != 6 {
             if specific != 0 {
@@ -248,17 +266,17 @@ impl Printer<'_> {
         } else {
             out!(self, " s={specific}");
         }
-        let (np, length) = (tail(np, count as usize), length - count);
         out!(self, " ");
-        let (e, count) = expect!(self, np, length, Ty::Uns(_), "time-stamp!=TIMETICKS");
+        let (e, _) = take!(self, c, Ty::Uns(_), "time-stamp!=TIMETICKS");
         self.asn1_print(&e);
-        self.snmp_varbinds(TRAP, tail(np, count as usize), length - count)
+        self.snmp_varbinds(TRAP, c)
     }
 
     /// `varbind_print`: ` OID=value` a binding; the requests' bindings
     /// print their names alone.
-    fn snmp_varbinds(&mut self, pduid: u8, np: &[u8], length: u32) -> PResult {
-        let (e, count) = expect!(self, np, length, Ty::Seq, "!SEQ of varbind");
+    fn snmp_varbinds(&mut self, pduid: u8, mut c: Cursor) -> PResult {
+        let length = c.len;
+        let (e, count) = take!(self, c, Ty::Seq, "!SEQ of varbind");
         if count < length {
             out!(
                 self,
@@ -266,45 +284,46 @@ impl Printer<'_> {
                 (length - count) as i32
             );
         }
-        let (mut np, mut length) = (e.data, e.asnlen);
-        while length > 0 {
+        let mut c = Cursor::inside(&e);
+        let request = read_class(pduid);
+        while c.len > 0 {
             out!(self, " ");
-            let (vb, count) = expect!(self, np, length, Ty::Seq, "!varbind");
-            let (vbend, vblength) = (tail(np, count as usize), length - count);
-            let (inner, inlen) = (vb.data, vb.asnlen);
-            let (name, count) = expect!(self, inner, inlen, Ty::Oid, "objName!=OID");
+            let (vb, _) = take!(self, c, Ty::Seq, "!varbind");
+            let mut inner = Cursor::inside(&vb);
+            let (name, _) = take!(self, inner, Ty::Oid, "objName!=OID");
             self.asn1_print(&name);
-            let (inner, inlen) = (tail(inner, count as usize), inlen - count);
-            let request = read_class(pduid);
             if !request {
                 out!(self, "=");
             }
-            let (value, _) = parse!(self, inner, inlen);
+            let (value, _) = parse!(self, inner);
             if value.ty != Ty::Null {
                 if request {
                     out!(self, "[objVal!=NULL]");
                 }
                 self.asn1_print(&value);
             }
-            (np, length) = (vbend, vblength);
         }
         Ok(())
     }
 
     /// `v3msg_print`: SNMPv3's header (`F=` its flags), the USM security
     /// parameters and the scoped PDU.
-    fn snmp_v3msg(&mut self, xnp: &[u8], xlength: u32) -> PResult {
+    fn snmp_v3msg(&mut self, msg: Cursor) -> PResult {
         let verbose = self.opts.verbose > 0;
-        let (e, _) = expect!(self, xnp, xlength, Ty::Seq, "!message");
-        let (np, length) = (e.data, e.asnlen);
+        let mut outer = msg;
+        let (e, _) = take!(self, outer, Ty::Seq, "!message");
+        let mut c = Cursor::inside(&e);
         if verbose {
             out!(self, "{{ ");
         }
-        let (_, count) = expect!(self, np, length, Ty::Int(_), "msgID!=INT");
-        let (np, length) = (tail(np, count as usize), length - count);
-        let (_, count) = expect!(self, np, length, Ty::Int(_), "msgMaxSize!=INT");
-        let (np, length) = (tail(np, count as usize), length - count);
-        let (e, count) = expect!(self, np, length, Ty::Str, "msgFlags!=STR");
+        take!(self, c, Ty::Int(_), "msgID!=INT");
+        take!(self, c, Ty::Int(_), "msgMaxSize!=INT");
+        let (e, count) = parse!(self, c);
+        if e.ty != Ty::Str {
+            out!(self, "[msgFlags!=STR]");
+            self.asn1_print(&e);
+            return Ok(());
+        }
         if e.asnlen != 1 {
             out!(self, "[msgFlags size {}]", e.asnlen as i32);
             return Ok(());
@@ -314,7 +333,7 @@ impl Printer<'_> {
             out!(self, "[msgFlags=0x{flags:02X}]");
             return Ok(());
         }
-        let (np, length) = (tail(np, count as usize), length - count);
+        c.skip(count);
         out!(
             self,
             "F={}{}{} ",
@@ -322,15 +341,10 @@ impl Printer<'_> {
             if flags & 2 != 0 { "p" } else { "" },
             if flags & 4 != 0 { "r" } else { "" }
         );
-        let (e, count) = expect!(self, np, length, Ty::Int(_), "msgSecurityModel!=INT");
+        let (e, count) = take!(self, c, Ty::Int(_), "msgSecurityModel!=INT");
         let model = int(&e);
-        let (np, length) = (tail(np, count as usize), length - count);
-        if count < length {
-            out!(
-                self,
-                "[{} extra after message SEQ]",
-                (length - count) as i32
-            );
+        if count < c.len {
+            out!(self, "[{} extra after message SEQ]", (c.len - count) as i32);
         }
         if verbose {
             out!(self, "}} ");
@@ -344,15 +358,17 @@ impl Printer<'_> {
         }
         // The security parameters follow the header's last field, whatever
         // the header's own length said.
-        let off = (xnp.len() - np.len()) as u32;
-        let length = xlength.wrapping_sub(off);
-        let (e, count) = expect!(self, np, length, Ty::Str, "msgSecurityParameters!=STR");
-        let (np, length) = (tail(np, count as usize), length - count);
-        self.snmp_usm(e.data, e.asnlen)?;
+        let consumed = (msg.p.len() - c.p.len()) as u32;
+        let mut c = Cursor {
+            p: c.p,
+            len: msg.len.wrapping_sub(consumed),
+        };
+        let (e, _) = take!(self, c, Ty::Str, "msgSecurityParameters!=STR");
+        self.snmp_usm(Cursor::inside(&e))?;
         if verbose {
             out!(self, "}} {{ ScopedPDU ");
         }
-        self.snmp_scoped_pdu(np, length)?;
+        self.snmp_scoped_pdu(c)?;
         if verbose {
             out!(self, "}} ");
         }
@@ -361,70 +377,45 @@ impl Printer<'_> {
 
     /// `usm_print`: the user-based security model's parameters: `B=` boots
     /// and `T=` time with `-v`, `U=` the user.
-    fn snmp_usm(&mut self, np: &[u8], length: u32) -> PResult {
-        let (e, _) = expect!(self, np, length, Ty::Seq, "!usm");
-        let (np, length) = (e.data, e.asnlen);
-        let (_, count) = expect!(self, np, length, Ty::Str, "msgAuthoritativeEngineID!=STR");
-        let (np, length) = (tail(np, count as usize), length - count);
-        let (e, count) = expect!(
-            self,
-            np,
-            length,
-            Ty::Int(_),
-            "msgAuthoritativeEngineBoots!=INT"
-        );
-        if self.opts.verbose > 0 {
+    fn snmp_usm(&mut self, mut c: Cursor) -> PResult {
+        let (e, _) = take!(self, c, Ty::Seq, "!usm");
+        let mut c = Cursor::inside(&e);
+        let verbose = self.opts.verbose > 0;
+        take!(self, c, Ty::Str, "msgAuthoritativeEngineID!=STR");
+        let (e, _) = take!(self, c, Ty::Int(_), "msgAuthoritativeEngineBoots!=INT");
+        if verbose {
             out!(self, "B={} ", int(&e));
         }
-        let (np, length) = (tail(np, count as usize), length - count);
-        let (e, count) = expect!(
-            self,
-            np,
-            length,
-            Ty::Int(_),
-            "msgAuthoritativeEngineTime!=INT"
-        );
-        if self.opts.verbose > 0 {
+        let (e, _) = take!(self, c, Ty::Int(_), "msgAuthoritativeEngineTime!=INT");
+        if verbose {
             out!(self, "T={} ", int(&e));
         }
-        let (np, length) = (tail(np, count as usize), length - count);
-        let (e, count) = expect!(self, np, length, Ty::Str, "msgUserName!=STR");
-        let (np, length) = (tail(np, count as usize), length - count);
+        let (e, _) = take!(self, c, Ty::Str, "msgUserName!=STR");
         out!(self, "U=");
         self.asn1_string(&e);
         out!(self, " ");
-        let (_, count) = expect!(
-            self,
-            np,
-            length,
-            Ty::Str,
-            "msgAuthenticationParameters!=STR"
-        );
-        let (np, length) = (tail(np, count as usize), length - count);
-        let (_, count) = expect!(self, np, length, Ty::Str, "msgPrivacyParameters!=STR");
-        let length = length - count;
-        if count < length {
-            out!(self, "[{} extra after usm SEQ]", (length - count) as i32);
+        take!(self, c, Ty::Str, "msgAuthenticationParameters!=STR");
+        let (_, count) = take!(self, c, Ty::Str, "msgPrivacyParameters!=STR");
+        if count < c.len {
+            out!(self, "[{} extra after usm SEQ]", (c.len - count) as i32);
         }
         Ok(())
     }
 
     /// `scopedpdu_print`: `E=` the context engine, `C=` the context name,
     /// then the PDU.
-    fn snmp_scoped_pdu(&mut self, np: &[u8], length: u32) -> PResult {
-        let (e, _) = expect!(self, np, length, Ty::Seq, "!scoped PDU");
-        let (np, length) = (e.data, e.asnlen);
-        let (e, count) = expect!(self, np, length, Ty::Str, "contextEngineID!=STR");
-        let (np, length) = (tail(np, count as usize), length - count);
+    fn snmp_scoped_pdu(&mut self, mut c: Cursor) -> PResult {
+        let (e, _) = take!(self, c, Ty::Seq, "!scoped PDU");
+        let mut c = Cursor::inside(&e);
+        let (e, _) = take!(self, c, Ty::Str, "contextEngineID!=STR");
         out!(self, "E=");
         self.asn1_octets(&e);
         out!(self, " ");
-        let (e, count) = expect!(self, np, length, Ty::Str, "contextName!=STR");
-        let (np, length) = (tail(np, count as usize), length - count);
+        let (e, _) = take!(self, c, Ty::Str, "contextName!=STR");
         out!(self, "C=");
         self.asn1_string(&e);
         out!(self, " ");
-        self.snmp_pdu(np, length, 3)
+        self.snmp_pdu(c, 3)
     }
 }
 
