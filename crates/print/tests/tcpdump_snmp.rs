@@ -325,6 +325,19 @@ fn records() -> Vec<(Vec<u8>, u32)> {
         161,
         &community(1, b"public", pdu(2, 7, 0, 0, &all_values())),
     );
+    // SNMP's ports against those udp_print tests before them (mDNS, NAT-T;
+    // RIP's `-v` dump is left to tcpdump_routing.rs) and after them (NTP,
+    // Kerberos).
+    let get = community(
+        1,
+        b"public",
+        pdu(0, 1, 0, 0, &[(oid(&SYSDESCR), NULL.to_vec())]),
+    );
+    for (sport, dport) in [(123, 161), (162, 123), (5353, 161), (4500, 161), (88, 162)] {
+        let f = frame(sport, dport, &get);
+        let n = f.len() as u32;
+        recs.push((f, n));
+    }
     // Cut before the message, after its tag, in its content: tcpdump tests
     // the outer sequence's whole content first, so no cut reaches further.
     for keep in [42, 43, 44, 48, 60, 140] {
