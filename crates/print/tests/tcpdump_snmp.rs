@@ -16,7 +16,7 @@ use common::build::{eth, ipv4, udp};
 use common::tcpdump::have_tcpdump;
 use common::whole::compare;
 use common::write::{compare_lines, write_pcap, FlagSet};
-use netsift_print::SummaryOptions;
+use netsift_print::{Names, Summarizer, SummaryOptions};
 use netsift_wire::LinkType;
 
 /// A BER element: `tag`, a definite length (short or long form) and `content`.
@@ -483,4 +483,52 @@ fn snmp_mutated_messages_match_tcpdump() {
     println!("{} records, {} lines differ", recs.len(), failures.len());
     failures.truncate(20);
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Without `-n`, object identifiers are named from tcpdump's MIB (what
+/// tcpdump prints for these, as `cli/tests/snmp_live.rs` compares on real
+/// traffic), and hostile messages print without a panic there too.
+#[test]
+fn snmp_names_without_n() {
+    let names: &'static Names = Box::leak(Box::new(Names::new()));
+    let mut s = Summarizer::with_options(SummaryOptions {
+        names: Some(names),
+        ..SummaryOptions::default()
+    });
+    let mut line = |payload: &[u8]| {
+        let f = frame(1024, 161, payload);
+        s.summarize(LinkType::EN10MB, &f, f.len() as u32)
+    };
+    let get = community(
+        0,
+        b"public",
+        pdu(0, 1, 0, 0, &[(oid(&SYSDESCR), NULL.to_vec())]),
+    );
+    assert!(
+        line(&get).ends_with(" GetRequest(25)  system.sysDescr.0"),
+        "{}",
+        line(&get)
+    );
+    let vbs = [
+        (oid(&ENTERPRISE), oid(&[43, 6, 1, 6, 3, 15, 1, 1, 3, 0])),
+        (oid(&[43, 6, 1, 3, 7]), oid(&[43, 6, 1, 5, 1])),
+    ];
+    let resp = community(1, b"public", pdu(2, 1, 0, 0, &vbs));
+    assert!(
+        line(&resp).ends_with(
+            " E:8072.3=S:snmpUsmMIB.usmMIBObjects.usmStats.usmStatsUnknownUserNames.0 \
+             X:7=.iso.org.dod.internet.security.1"
+        ),
+        "{}",
+        line(&resp)
+    );
+    for msg in [get, resp] {
+        for at in 0..msg.len() {
+            for v in [0x00, 0x1f, 0x80, 0x81, 0xff] {
+                let mut m = msg.clone();
+                m[at] = v;
+                assert!(!line(&m).is_empty());
+            }
+        }
+    }
 }
