@@ -20,6 +20,9 @@ command -v tshark >/dev/null 2>&1 || need_apt+=(tshark)
 command -v socat >/dev/null 2>&1 || need_apt+=(socat)
 # Graphviz's dot, which draws a filter graph's DOT as SVG (crates/graph's tests).
 command -v dot >/dev/null 2>&1 || need_apt+=(graphviz)
+# net-snmp's agent and tools, the real SNMP peers of crates/print's live SNMP test.
+command -v snmpd >/dev/null 2>&1 || [ -x /usr/sbin/snmpd ] || need_apt+=(snmpd)
+command -v snmpget >/dev/null 2>&1 || need_apt+=(snmp)
 if [ ${#need_apt[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"

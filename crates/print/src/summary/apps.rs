@@ -31,7 +31,9 @@ impl Printer<'_> {
             return false;
         } else if any(&[7500, 8500]) {
             self.isakmp(cp, length, ctx)
-        } else if any(&[161, 162, 123]) {
+        } else if any(&[161, 162]) {
+            self.snmp(cp, length)
+        } else if is(123) {
             return false;
         } else if any(&[88, 750]) {
             self.krb(cp)

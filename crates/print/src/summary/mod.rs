@@ -93,6 +93,7 @@ mod serial;
 mod sflow;
 mod slow;
 mod smi;
+mod snmp;
 mod someip;
 mod sunatm;
 mod switchtag;

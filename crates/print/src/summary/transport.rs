@@ -1712,9 +1712,12 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         Bootp
     } else if any(&[69, 88]) {
         NotRendered
+    } else if any(&[161, 162]) && !any(&[5353, 520, 4500]) {
+        // SNMP, which udp_print tests after these and before NTP.
+        NotRendered
     } else if is(123) {
         Ntp
-    } else if any(&[137, 138, 161, 162]) {
+    } else if any(&[137, 138]) {
         NotRendered
     } else if any(&[319, 320]) {
         Ptp
