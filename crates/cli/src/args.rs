@@ -325,8 +325,8 @@ pub(crate) struct Args {
     /// read as part of its header (and printed with -e).
     #[arg(short = 'H')]
     pub mesh_headers: bool,
-    /// Print undecoded NFS handles. Accepted: netsift's printer does not decode
-    /// NFS, so there is nothing to change.
+    /// Print undecoded NFS handles: each file handle as its 32-bit words in
+    /// hex (`fh[...]`), not the file system and file number guessed from it.
     #[arg(short = 'u')]
     pub nfs_handles: bool,
     /// Print foreign IPv4 addresses numerically: on a live interface, addresses

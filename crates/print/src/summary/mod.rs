@@ -68,6 +68,7 @@ mod m3ua;
 mod mobility;
 mod net;
 mod nflog;
+mod nfs;
 mod ntp;
 mod openflow;
 mod ospf;
@@ -148,6 +149,9 @@ pub struct SummaryOptions {
     /// tcpdump's `-H`: an 802.11 QoS data frame's mesh control field (802.11s)
     /// is taken as part of its header, and printed with `-e`.
     pub mesh_headers: bool,
+    /// tcpdump's `-u`: NFS file handles printed whole, as hex words
+    /// (`fh[...]`), instead of the file system and file number guessed from them.
+    pub nfs_handles: bool,
     /// The names printed without `-n` ([`Names`]: ports, protocols, hosts,
     /// Ethernet addresses and their vendors); `None` prints numbers, as `-n` does.
     pub names: Option<&'static Names>,
@@ -249,10 +253,11 @@ impl Summarizer {
 pub(crate) struct TcpSeqState {
     v4: HashMap<TcpKey<4>, (u32, u32)>,
     v6: HashMap<TcpKey<16>, (u32, u32)>,
-    /// Not TCP's, but kept alike for the capture: the last Rx calls and
-    /// ISAKMP initiators.
+    /// Not TCP's, but kept alike for the capture: the last Rx calls, ISAKMP
+    /// initiators and NFS calls.
     rx: rx::RxCache,
     isakmp: isakmp::Cookies,
+    nfs: nfs::XidMap,
 }
 
 /// Lower-ordered address, higher-ordered address, ports.
