@@ -77,7 +77,7 @@ complete -c netsift -s J -l list-time-stamp-types -d 'List the time stamp types 
 complete -c netsift -s O -l no-optimize -d 'Don\'t optimise the classic program of -dd/-ddd (tcpdump\'s -O). netsift\'s own program (-d) and what is captured do not change'
 complete -c netsift -s b -d 'Print BGP AS numbers above 65535 in ASDOT notation (x.y)'
 complete -c netsift -s H -d 'Detect 802.11s mesh headers: a QoS data frame\'s mesh control field is read as part of its header (and printed with -e)'
-complete -c netsift -s u -d 'Print undecoded NFS handles. Accepted: netsift\'s printer does not decode NFS, so there is nothing to change'
+complete -c netsift -s u -d 'Print undecoded NFS handles: each file handle as its 32-bit words in hex (`fh[...]`), not the file system and file number guessed from it'
 complete -c netsift -s f -d 'Print foreign IPv4 addresses numerically: on a live interface, addresses outside its IPv4 network print as numbers without -n. Refused with -r and -V, as tcpdump refuses it: a file has no local network'
 complete -c netsift -s N -d 'Don\'t print the domain of host names (`host.example.org` as `host`)'
 complete -c netsift -s h -l help -d 'Print help (see more with \'--help\')'

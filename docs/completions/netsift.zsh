@@ -100,7 +100,7 @@ _netsift() {
 '--no-optimize[Don'\''t optimise the classic program of -dd/-ddd (tcpdump'\''s -O). netsift'\''s own program (-d) and what is captured do not change]' \
 '-b[Print BGP AS numbers above 65535 in ASDOT notation (x.y)]' \
 '-H[Detect 802.11s mesh headers\: a QoS data frame'\''s mesh control field is read as part of its header (and printed with -e)]' \
-'-u[Print undecoded NFS handles. Accepted\: netsift'\''s printer does not decode NFS, so there is nothing to change]' \
+'-u[Print undecoded NFS handles\: each file handle as its 32-bit words in hex (\`fh\[...\]\`), not the file system and file number guessed from it]' \
 '-f[Print foreign IPv4 addresses numerically\: on a live interface, addresses outside its IPv4 network print as numbers without -n. Refused with -r and -V, as tcpdump refuses it\: a file has no local network]' \
 '-N[Don'\''t print the domain of host names (\`host.example.org\` as \`host\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \

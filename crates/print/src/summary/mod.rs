@@ -16,6 +16,9 @@
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
 //!
+//! NFS over Sun RPC (`nfs/`, tcpdump's print-nfs.c) decodes a reply through the
+//! call it answers, kept in a ring of the last 64 calls; `nfs_handles` is `-u`.
+//!
 //! [`SummaryOptions::names`] gives the names tcpdump prints without `-n`
 //! (ports, hosts, Ethernet vendors, IP protocols; see [`crate::Names`]).
 //!
