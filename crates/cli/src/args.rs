@@ -279,7 +279,8 @@ pub(crate) struct Args {
     #[arg(short = 'K', long = "dont-verify-checksums")]
     pub dont_verify_checksums: bool,
     /// Interpret the packets the filter selects as TYPE: `vxlan` (UDP
-    /// payloads as VXLAN); tcpdump's other types are refused.
+    /// payloads as VXLAN) or `rpc` (UDP payloads as Sun RPC: calls as the
+    /// portmapper's, the rest as NFS replies); tcpdump's other types are refused.
     #[arg(short = 'T', value_name = "TYPE")]
     pub packet_type: Option<String>,
     /// After opening the capture (and the output file), run as USER and its

@@ -4,16 +4,18 @@
 //! replies of every NFS v3 procedure and some of v2, over UDP (IPv4 and IPv6)
 //! and TCP (with the record mark), errors, rejected and refused calls, file
 //! handles of the layouts tcpdump guesses, replies whose calls fell out of the
-//! 64-call map, and frames cut short at every word. Skipped, with a message,
-//! when tcpdump is absent.
+//! 64-call map, and frames cut short at every word; and `-T rpc`, which prints
+//! every UDP payload as Sun RPC (portmapper calls, NFS replies), with and
+//! without `-n`. Skipped, with a message, when tcpdump is absent.
 
 mod common;
 
 use common::build::{eth, ipv4_between, ipv6, tcp_seg, udp};
 use common::capture::read_capture;
 use common::tcpdump::have_tcpdump;
-use common::whole::compare;
+use common::whole::{compare, compare_as, options};
 use common::write::write_pcap;
+use netsift_print::Names;
 use netsift_wire::LinkType;
 
 /// The flag sets compared (each with `-nn`).
@@ -486,4 +488,115 @@ fn written_nfs_exchange_matches_tcpdump() {
     }
     assert!(n > 1000, "only {n} packets compared");
     println!("{n} packets compared");
+}
+
+/// An RPC call of program `prog`, version `vers`, procedure `proc_`, RPC
+/// version `rpcvers`, with no credentials.
+fn rpc_call(xid: u32, rpcvers: u32, prog: u32, vers: u32, proc_: u32) -> Vec<u8> {
+    Xdr::default()
+        .u(xid)
+        .u(0)
+        .u(rpcvers)
+        .u(prog)
+        .u(vers)
+        .u(proc_)
+        .u(0)
+        .u(0)
+        .u(0)
+        .u(0)
+        .0
+}
+
+/// The capture `-T rpc` is compared on: UDP between 127.0.0.1 and itself
+/// (a name the hosts file gives without a DNS query), on ports other than
+/// NFS's too: portmapper calls of each procedure, programs named in
+/// /etc/rpc and not, an RPC version other than 2, replies accepted and
+/// denied, and payloads cut short.
+fn rpc_records() -> Vec<(Vec<u8>, u32)> {
+    let lo = [127, 0, 0, 1];
+    let frame =
+        |sp: u16, dp: u16, rpc: &[u8]| eth(0x0800, &ipv4_between(17, lo, lo, &udp(sp, dp, rpc)));
+    let mut payloads = Vec::new();
+    for (i, prog) in [100_000u32, 100_003, 100_005, 123_456_789]
+        .into_iter()
+        .enumerate()
+    {
+        for p in 0..8 {
+            payloads.push((
+                700,
+                111,
+                rpc_call(0xa000 + 16 * i as u32 + p, 2, prog, 3, p),
+            ));
+        }
+    }
+    payloads.push((700, 111, rpc_call(0xb000, 3, 100_000, 2, 3)));
+    payloads.push((5000, 6000, rpc_call(0xb001, 2, 100_003, 3, 1)));
+    let mut replies = refusals().into_iter().map(|(_, r)| r).collect::<Vec<_>>();
+    replies.push(reply(0xb001, &Xdr::default().u(0).fattr(1, 1)));
+    replies.push(Xdr::default().u(0xb002).u(2).u(0).0);
+    for r in replies {
+        payloads.push((111, 700, r));
+    }
+    let mut recs: Vec<(Vec<u8>, u32)> = payloads
+        .iter()
+        .map(|(sp, dp, p)| {
+            let f = frame(*sp, *dp, p);
+            let n = f.len() as u32;
+            (f, n)
+        })
+        .collect();
+    let whole = frame(700, 111, &rpc_call(0xc000, 2, 100_000, 2, 3));
+    for end in [42 + 4, 42 + 8, 42 + 20, 42 + 31] {
+        recs.push((whole[..end].to_vec(), whole.len() as u32));
+    }
+    recs
+}
+
+#[test]
+fn rpc_type_matches_tcpdump() {
+    if !have_tcpdump() {
+        println!("tcpdump not installed: skipped");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("netsift-rpc-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("rpc.pcap");
+    let recs = rpc_records();
+    let n_recs = recs.len();
+    write_pcap(&path, LinkType::EN10MB, &recs);
+    let cap = (path, LinkType::EN10MB, recs);
+    let read = |f: &str| std::fs::read_to_string(f).unwrap_or_default();
+    let names: &'static Names = Box::leak(Box::new(
+        Names::new()
+            .with_services(&read("/etc/services"))
+            .with_hosts(&read("/etc/hosts")),
+    ));
+    let mut compared = 0;
+    let mut diffs = Vec::new();
+    for flags in [&[][..], &["-v"], &["-q"]] {
+        for numeric in [true, false] {
+            let mut opts = options(flags);
+            opts.summary.udp_as_rpc = true;
+            opts.summary.quiet = flags.contains(&"-q");
+            let mut all = vec!["-T", "rpc"];
+            if numeric {
+                all.push("-nn");
+            } else {
+                opts.summary.names = Some(names);
+            }
+            all.extend_from_slice(flags);
+            let (n, d) = compare_as(&cap, &all, opts);
+            compared += n;
+            diffs.extend(d);
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(
+        diffs.is_empty(),
+        "{} of {compared} packets differ:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
+    assert_eq!(compared, 6 * n_recs, "tcpdump printed other packets");
+    println!("{compared} packets compared");
 }

@@ -23,6 +23,7 @@ pub(super) fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
             verbose: args.verbose,
             quiet: args.quiet,
             udp_as_vxlan: args.packet_type.as_deref() == Some("vxlan"),
+            udp_as_rpc: args.packet_type.as_deref() == Some("rpc"),
             asdot: args.asdot,
             mesh_headers: args.mesh_headers,
             nfs_handles: args.nfs_handles,

@@ -147,6 +147,9 @@ pub struct SummaryOptions {
     /// tcpdump's `-T vxlan`: every UDP payload is printed as VXLAN, whatever
     /// its ports.
     pub udp_as_vxlan: bool,
+    /// tcpdump's `-T rpc`: every UDP payload is printed as Sun RPC, a call as
+    /// a portmapper call and anything else as an NFS reply.
+    pub udp_as_rpc: bool,
     /// tcpdump's `-b`: BGP's AS numbers above 65535 as `x.y` (ASDOT).
     pub asdot: bool,
     /// tcpdump's `-H`: an 802.11 QoS data frame's mesh control field (802.11s)

@@ -788,6 +788,9 @@ impl Printer<'_> {
             return Err(Trunc);
         }
         let cp = tail(bp, 8);
+        if self.opts.udp_as_rpc {
+            return self.rpc_udp(cp, length, ctx);
+        }
         self.udp_addrs(ctx, Some((sport, dport)));
         let generic = |p: &mut Self| {
             if ulen > length && !ctx.fragmented {

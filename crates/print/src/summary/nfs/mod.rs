@@ -5,6 +5,7 @@
 
 mod fh;
 mod reply;
+mod rpc;
 
 use super::{g4, g8, out, IpAddrs, IpCtx, PResult, Printer};
 use std::fmt::Write;
@@ -248,11 +249,22 @@ impl Printer<'_> {
         let kind = if dir == 0 { "request" } else { "reply" };
         out!(self, "{lead}NFS {kind} xid {xid} ");
         self.proto = "nfs";
-        let r = if dir == 0 {
-            self.nfs_request(rp, length, ctx)
+        if dir == 0 {
+            let r = self.nfs_request(rp, length, ctx);
+            self.marked(r)
         } else {
-            self.nfs_reply(rp, length, ctx)
-        };
+            self.nfs_reply_marked(rp, length, ctx)
+        }
+    }
+
+    /// `nfsreply_noaddr_print`, its marker printed.
+    fn nfs_reply_marked(&mut self, rp: &[u8], length: u32, ctx: &IpCtx) -> PResult {
+        let r = self.nfs_reply(rp, length, ctx);
+        self.marked(r)
+    }
+
+    /// The end of a printer that returns `Ok(false)` at its `trunc` label.
+    fn marked(&mut self, r: PResult<bool>) -> PResult {
         match r {
             // A length test failed: the marker, printed here.
             Ok(false) => {

@@ -69,6 +69,8 @@ struct Rep<'p, 'a, 'b> {
     rp: &'b [u8],
     err: bool,
     v: u8,
+    /// `-q` (reached with `-T rpc` only): errors and some results left out.
+    q: bool,
 }
 
 impl Printer<'_> {
@@ -83,12 +85,13 @@ impl Printer<'_> {
                 out!(self, "reply ok {length}");
                 let xid = g4(rp, 0)?;
                 if let Some((proc_, vers)) = self.tcp.nfs.find(&ctx.addrs, xid) {
-                    let v = self.opts.verbose;
+                    let (v, q) = (self.opts.verbose, self.opts.quiet);
                     let mut r = Rep {
                         p: self,
                         rp,
                         err: false,
                         v,
+                        q,
                     };
                     let done = r.interp(proc_, vers, length)?;
                     return Ok(done || r.err);
@@ -142,9 +145,9 @@ impl Rep<'_, '_, '_> {
         let v = self.v;
         let r = match proc_ {
             // tcpdump asks these for the attributes' first fields only.
-            GETATTR => self.attrstat(dp, 1, v3)?,
+            GETATTR => self.attrstat(dp, u8::from(!self.q), v3)?,
             SETATTR if v3 => self.wccres(dp, v)?,
-            SETATTR => self.attrstat(dp, 1, false)?,
+            SETATTR => self.attrstat(dp, u8::from(!self.q), false)?,
             LOOKUP if v3 => self.lookup3(dp)?,
             LOOKUP | CREATE | MKDIR if !v3 => self.diropres(dp)?,
             ACCESS => self.access(dp)?,
@@ -212,11 +215,13 @@ impl Rep<'_, '_, '_> {
     /// (printed).
     fn status(&mut self, dp: usize) -> PResult<(usize, bool)> {
         let e = self.w(dp)?;
-        if e != 0 {
+        if e != 0 && !self.q {
             match status_text(e) {
                 Some(t) => out!(self.p, " ERROR: {t}"),
                 None => out!(self.p, " ERROR: unk {e}"),
             }
+        }
+        if e != 0 {
             self.err = true;
         }
         Ok((dp + 4, e != 0))
@@ -313,7 +318,7 @@ impl Rep<'_, '_, '_> {
     /// `parsestatfs`.
     fn statfs(&mut self, dp: usize, v3: bool) -> Parsed {
         let (mut dp, er) = self.status(dp)?;
-        if !v3 && er {
+        if (!v3 && er) || self.q {
             return Ok(Some(dp));
         }
         if v3 {
@@ -350,7 +355,7 @@ impl Rep<'_, '_, '_> {
     /// `parserddires` (v2).
     fn rddires(&mut self, dp: usize) -> Parsed {
         let (dp, er) = self.status(dp)?;
-        if er {
+        if er || self.q {
             return Ok(Some(dp));
         }
         let (off, size) = (self.w(dp)?, self.w(dp + 4)?);
