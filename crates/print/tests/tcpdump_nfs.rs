@@ -471,22 +471,30 @@ fn records() -> Vec<(Vec<u8>, u32)> {
     recs
 }
 
+/// `recs` written to a capture in a directory of its own: the directory
+/// (for the caller to remove) and the capture.
+fn written(name: &str, recs: Vec<(Vec<u8>, u32)>) -> (std::path::PathBuf, common::CaptureFile) {
+    let dir = std::env::temp_dir().join(format!("netsift-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(format!("{name}.pcap"));
+    write_pcap(&path, LinkType::EN10MB, &recs);
+    (dir, (path, LinkType::EN10MB, recs))
+}
+
 #[test]
 fn written_nfs_exchange_matches_tcpdump() {
     if !have_tcpdump() {
         println!("tcpdump not installed: skipped");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("netsift-nfs-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("nfs.pcap");
-    let recs = records();
-    write_pcap(&path, LinkType::EN10MB, &recs);
-    let n = check(&(path.clone(), LinkType::EN10MB, recs));
-    if std::env::var_os("NETSIFT_KEEP").is_none() {
-        std::fs::remove_dir_all(&dir).ok();
-    }
-    assert!(n > 1000, "only {n} packets compared");
+    let (dir, cap) = written("nfs", records());
+    let n = check(&cap);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        n,
+        FLAGS.len() * cap.2.len(),
+        "tcpdump printed other packets"
+    );
     println!("{n} packets compared");
 }
 
@@ -558,13 +566,7 @@ fn rpc_type_matches_tcpdump() {
         println!("tcpdump not installed: skipped");
         return;
     }
-    let dir = std::env::temp_dir().join(format!("netsift-rpc-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join("rpc.pcap");
-    let recs = rpc_records();
-    let n_recs = recs.len();
-    write_pcap(&path, LinkType::EN10MB, &recs);
-    let cap = (path, LinkType::EN10MB, recs);
+    let (dir, cap) = written("rpc", rpc_records());
     let read = |f: &str| std::fs::read_to_string(f).unwrap_or_default();
     let names: &'static Names = Box::leak(Box::new(
         Names::new()
@@ -597,6 +599,6 @@ fn rpc_type_matches_tcpdump() {
         diffs.len(),
         diffs.join("\n")
     );
-    assert_eq!(compared, 6 * n_recs, "tcpdump printed other packets");
+    assert_eq!(compared, 6 * cap.2.len(), "tcpdump printed other packets");
     println!("{compared} packets compared");
 }

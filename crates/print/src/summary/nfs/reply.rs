@@ -160,8 +160,8 @@ impl Rep<'_, '_, '_> {
             SYMLINK if v3 => self.createopres(dp, v)?,
             REMOVE | RMDIR if v3 => self.wccres(dp, v)?,
             SYMLINK | REMOVE | RMDIR | RENAME | LINK if !v3 => Some(self.status(dp)?.0),
-            RENAME => self.rename3(dp)?,
-            LINK => self.link3(dp)?,
+            RENAME => self.rename_link3(dp, true)?,
+            LINK => self.rename_link3(dp, false)?,
             READDIR if !v3 => self.rddires(dp)?,
             READDIR | READDIRPLUS => self.rddirres3(dp)?,
             FSSTAT => self.statfs(dp, v3)?,
@@ -444,11 +444,7 @@ impl Rep<'_, '_, '_> {
 
     /// `parsev3rddirres`.
     fn rddirres3(&mut self, dp: usize) -> Parsed {
-        let (dp, er) = self.status(dp)?;
-        if self.v > 0 {
-            self.p.out.push_str(" POST:");
-        }
-        let Some(dp) = self.post_op(dp, self.v)? else {
+        let Some((dp, er)) = self.status_post(dp, " POST:")? else {
             return Ok(None);
         };
         if er {
@@ -484,11 +480,7 @@ impl Rep<'_, '_, '_> {
     }
 
     fn access(&mut self, dp: usize) -> Parsed {
-        let (dp, er) = self.status(dp)?;
-        if self.v > 0 {
-            self.p.out.push_str(" attr:");
-        }
-        let Some(dp) = self.post_op(dp, self.v)? else {
+        let Some((dp, er)) = self.status_post(dp, " attr:")? else {
             return Ok(None);
         };
         if !er {
@@ -499,8 +491,7 @@ impl Rep<'_, '_, '_> {
     }
 
     fn read3(&mut self, dp: usize) -> Parsed {
-        let (dp, er) = self.status(dp)?;
-        let Some(dp) = self.post_op(dp, self.v)? else {
+        let Some((dp, er)) = self.status_post(dp, "")? else {
             return Ok(None);
         };
         if !er && self.v > 0 {
@@ -533,40 +524,45 @@ impl Rep<'_, '_, '_> {
         Ok(Some(dp))
     }
 
-    /// RENAME v3: with `-v`, the two directories' attributes.
-    fn rename3(&mut self, dp: usize) -> Parsed {
+    /// RENAME v3 (`rename`: the two directories' `wcc_data`) and LINK v3
+    /// (the file's `post_op_attr`, then the directory's `wcc_data`), printed
+    /// with `-v`.
+    fn rename_link3(&mut self, dp: usize, rename: bool) -> Parsed {
         let (dp, _) = self.status(dp)?;
         if self.v == 0 {
             return Ok(Some(dp));
         }
-        self.p.out.push_str(" from:");
-        let Some(dp) = self.wcc_data(dp, self.v)? else {
+        let (first, second) = if rename {
+            (" from:", " to:")
+        } else {
+            (" file POST:", " dir:")
+        };
+        self.p.out.push_str(first);
+        let first = if rename {
+            self.wcc_data(dp, self.v)?
+        } else {
+            self.post_op(dp, self.v)?
+        };
+        let Some(dp) = first else {
             return Ok(None);
         };
-        self.p.out.push_str(" to:");
+        self.p.out.push_str(second);
         self.wcc_data(dp, self.v)
     }
 
-    /// LINK v3: with `-v`, the file's and the directory's attributes.
-    fn link3(&mut self, dp: usize) -> Parsed {
-        let (dp, _) = self.status(dp)?;
-        if self.v == 0 {
-            return Ok(Some(dp));
+    /// The status, then `label` (with `-v`) and the `post_op_attr` that
+    /// follows it in many v3 results: the offset past them and whether the
+    /// status is an error.
+    fn status_post(&mut self, dp: usize, label: &str) -> PResult<Option<(usize, bool)>> {
+        let (dp, er) = self.status(dp)?;
+        if self.v > 0 {
+            self.p.out.push_str(label);
         }
-        self.p.out.push_str(" file POST:");
-        let Some(dp) = self.post_op(dp, self.v)? else {
-            return Ok(None);
-        };
-        self.p.out.push_str(" dir:");
-        self.wcc_data(dp, self.v)
+        Ok(self.post_op(dp, self.v)?.map(|dp| (dp, er)))
     }
 
     fn fsinfo(&mut self, dp: usize) -> Parsed {
-        let (dp, er) = self.status(dp)?;
-        if self.v > 0 {
-            self.p.out.push_str(" POST:");
-        }
-        let Some(dp) = self.post_op(dp, self.v)? else {
+        let Some((dp, er)) = self.status_post(dp, " POST:")? else {
             return Ok(None);
         };
         if er {
@@ -591,11 +587,7 @@ impl Rep<'_, '_, '_> {
     }
 
     fn pathconf(&mut self, dp: usize) -> Parsed {
-        let (dp, er) = self.status(dp)?;
-        if self.v > 0 {
-            self.p.out.push_str(" POST:");
-        }
-        let Some(dp) = self.post_op(dp, self.v)? else {
+        let Some((dp, er)) = self.status_post(dp, " POST:")? else {
             return Ok(None);
         };
         if er {
