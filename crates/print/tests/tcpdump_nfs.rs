@@ -1,5 +1,5 @@
 //! NFS over Sun RPC against the installed tcpdump, every line of its output
-//! with `-nn`, `-v`, `-vv`, `-u` and `-vv -u`: the corpus's NFS captures, and
+//! with `-nn`, `-v`, `-vv`, `-u`, `-vv -u`, `-x` and `-e -v`: the corpus's NFS captures, and
 //! an exchange this test writes (the corpus has few whole ones): calls and
 //! replies of every NFS v3 procedure and some of v2, over UDP (IPv4 and IPv6)
 //! and TCP (with the record mark), errors, rejected and refused calls, file
@@ -18,8 +18,17 @@ use common::write::write_pcap;
 use netsift_print::Names;
 use netsift_wire::LinkType;
 
-/// The flag sets compared (each with `-nn`).
-const FLAGS: [&[&str]; 5] = [&[], &["-v"], &["-vv"], &["-u"], &["-vv", "-u"]];
+/// The flag sets compared (each with `-nn`); `-x` dumps the frames, after
+/// the link header or not as the way a printer stops asks.
+const FLAGS: [&[&str]; 7] = [
+    &[],
+    &["-v"],
+    &["-vv"],
+    &["-u"],
+    &["-vv", "-u"],
+    &["-x"],
+    &["-e", "-v"],
+];
 
 /// The corpus's NFS captures (several are fuzzers' crashers; the `hoobr_*`
 /// ones no longer reach NFS in tcpdump 4.99: their frames are garbage).
