@@ -37,7 +37,7 @@ complete -c netsift -l graph-dot -d 'With --graph: write the daemon\'s running g
 complete -c netsift -l graph-svg -d 'With --graph: write the same as SVG to FILE (needs Graphviz\'s `dot`)' -r -F
 complete -c netsift -l element -d 'With --graph: deliver what element N (0-based, in written order) passes, instead of what the graph\'s last elements pass' -r
 complete -c netsift -l instance -d '`netsift flow --instance ID`: deliver what the running filter instance ID of the source\'s graph passes (one a flow of your class of rights uses; `netsift flow -d --graph` lists them), instead of an expression or a graph' -r
-complete -c netsift -s T -d 'Interpret the packets the filter selects as TYPE: `vxlan` (UDP payloads as VXLAN); tcpdump\'s other types are refused' -r
+complete -c netsift -s T -d 'Interpret the packets the filter selects as TYPE: `vxlan` (UDP payloads as VXLAN) or `rpc` (UDP payloads as Sun RPC: calls as the portmapper\'s, the rest as NFS replies); tcpdump\'s other types are refused' -r
 complete -c netsift -s Z -l relinquish-privileges -d 'After opening the capture (and the output file), run as USER and its group. Without -Z, root runs as `tcpdump` when that user exists, as tcpdump does; `-Z root` keeps root' -r
 complete -c netsift -s z -d 'With -C or -G: run COMMAND FILE on each file once it is closed (in the background, as tcpdump does; not for the last file)' -r
 complete -c netsift -s E -d 'IPsec ESP decryption (tcpdump -E): refused, netsift does not decrypt ESP' -r
@@ -77,7 +77,7 @@ complete -c netsift -s J -l list-time-stamp-types -d 'List the time stamp types 
 complete -c netsift -s O -l no-optimize -d 'Don\'t optimise the classic program of -dd/-ddd (tcpdump\'s -O). netsift\'s own program (-d) and what is captured do not change'
 complete -c netsift -s b -d 'Print BGP AS numbers above 65535 in ASDOT notation (x.y)'
 complete -c netsift -s H -d 'Detect 802.11s mesh headers: a QoS data frame\'s mesh control field is read as part of its header (and printed with -e)'
-complete -c netsift -s u -d 'Print undecoded NFS handles. Accepted: netsift\'s printer does not decode NFS, so there is nothing to change'
+complete -c netsift -s u -d 'Print undecoded NFS handles: each file handle as its 32-bit words in hex (`fh[...]`), not the file system and file number guessed from it'
 complete -c netsift -s f -d 'Print foreign IPv4 addresses numerically: on a live interface, addresses outside its IPv4 network print as numbers without -n. Refused with -r and -V, as tcpdump refuses it: a file has no local network'
 complete -c netsift -s N -d 'Don\'t print the domain of host names (`host.example.org` as `host`)'
 complete -c netsift -s h -l help -d 'Print help (see more with \'--help\')'

@@ -48,7 +48,7 @@ _netsift() {
 '--graph-svg=[With --graph\: write the same as SVG to FILE (needs Graphviz'\''s \`dot\`)]:FILE:_files' \
 '--element=[With --graph\: deliver what element N (0-based, in written order) passes, instead of what the graph'\''s last elements pass]:N:_default' \
 '(--graph)--instance=[\`netsift flow --instance ID\`\: deliver what the running filter instance ID of the source'\''s graph passes (one a flow of your class of rights uses; \`netsift flow -d --graph\` lists them), instead of an expression or a graph]:ID:_default' \
-'-T+[Interpret the packets the filter selects as TYPE\: \`vxlan\` (UDP payloads as VXLAN); tcpdump'\''s other types are refused]:TYPE:_default' \
+'-T+[Interpret the packets the filter selects as TYPE\: \`vxlan\` (UDP payloads as VXLAN) or \`rpc\` (UDP payloads as Sun RPC\: calls as the portmapper'\''s, the rest as NFS replies); tcpdump'\''s other types are refused]:TYPE:_default' \
 '-Z+[After opening the capture (and the output file), run as USER and its group. Without -Z, root runs as \`tcpdump\` when that user exists, as tcpdump does; \`-Z root\` keeps root]:USER:_default' \
 '--relinquish-privileges=[After opening the capture (and the output file), run as USER and its group. Without -Z, root runs as \`tcpdump\` when that user exists, as tcpdump does; \`-Z root\` keeps root]:USER:_default' \
 '-z+[With -C or -G\: run COMMAND FILE on each file once it is closed (in the background, as tcpdump does; not for the last file)]:COMMAND:_default' \
@@ -100,7 +100,7 @@ _netsift() {
 '--no-optimize[Don'\''t optimise the classic program of -dd/-ddd (tcpdump'\''s -O). netsift'\''s own program (-d) and what is captured do not change]' \
 '-b[Print BGP AS numbers above 65535 in ASDOT notation (x.y)]' \
 '-H[Detect 802.11s mesh headers\: a QoS data frame'\''s mesh control field is read as part of its header (and printed with -e)]' \
-'-u[Print undecoded NFS handles. Accepted\: netsift'\''s printer does not decode NFS, so there is nothing to change]' \
+'-u[Print undecoded NFS handles\: each file handle as its 32-bit words in hex (\`fh\[...\]\`), not the file system and file number guessed from it]' \
 '-f[Print foreign IPv4 addresses numerically\: on a live interface, addresses outside its IPv4 network print as numbers without -n. Refused with -r and -V, as tcpdump refuses it\: a file has no local network]' \
 '-N[Don'\''t print the domain of host names (\`host.example.org\` as \`host\`)]' \
 '-h[Print help (see more with '\''--help'\'')]' \

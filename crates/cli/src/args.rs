@@ -279,7 +279,8 @@ pub(crate) struct Args {
     #[arg(short = 'K', long = "dont-verify-checksums")]
     pub dont_verify_checksums: bool,
     /// Interpret the packets the filter selects as TYPE: `vxlan` (UDP
-    /// payloads as VXLAN); tcpdump's other types are refused.
+    /// payloads as VXLAN) or `rpc` (UDP payloads as Sun RPC: calls as the
+    /// portmapper's, the rest as NFS replies); tcpdump's other types are refused.
     #[arg(short = 'T', value_name = "TYPE")]
     pub packet_type: Option<String>,
     /// After opening the capture (and the output file), run as USER and its
@@ -325,8 +326,8 @@ pub(crate) struct Args {
     /// read as part of its header (and printed with -e).
     #[arg(short = 'H')]
     pub mesh_headers: bool,
-    /// Print undecoded NFS handles. Accepted: netsift's printer does not decode
-    /// NFS, so there is nothing to change.
+    /// Print undecoded NFS handles: each file handle as its 32-bit words in
+    /// hex (`fh[...]`), not the file system and file number guessed from it.
     #[arg(short = 'u')]
     pub nfs_handles: bool,
     /// Print foreign IPv4 addresses numerically: on a live interface, addresses

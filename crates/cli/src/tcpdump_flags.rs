@@ -32,7 +32,7 @@ const PACKET_TYPES: &[&str] = &[
     "wb",
     "zmtp1",
 ];
-const PRINTED_TYPES: &[&str] = &["vxlan"];
+const PRINTED_TYPES: &[&str] = &["rpc", "vxlan"];
 
 /// libpcap's time stamp types (`pcap_tstamp_type_name_to_val`); an AF_PACKET
 /// ring gives `host` only.

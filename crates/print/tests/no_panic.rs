@@ -86,6 +86,12 @@ fn summarizers() -> Vec<Summarizer> {
             ..SummaryOptions::default()
         }),
         Summarizer::with_options(SummaryOptions {
+            verbose: 2,
+            nfs_handles: true,
+            udp_as_rpc: true,
+            ..SummaryOptions::default()
+        }),
+        Summarizer::with_options(SummaryOptions {
             quiet: true,
             default_print: DefaultPrint::Suppressed,
             names: Some(names()),
@@ -354,7 +360,26 @@ fn templates() -> Vec<(LinkType, Vec<u8>)> {
     v.push((LinkType::RAW, udp6.clone()));
     v.push((LinkType::IPV4, icmpu.clone()));
     v.push((LinkType::IPV6, tcp6.clone()));
+    // NFS: a v3 READ call over UDP, a GETATTR reply to it over TCP.
+    let (call, reply) = nfs_rpc();
+    v.push((LinkType::RAW, ipv4(17, &udp(800, 2049, &call), &[])));
+    let mut rec = (0x8000_0000u32 | reply.len() as u32).to_be_bytes().to_vec();
+    rec.extend_from_slice(&reply);
+    v.push((LinkType::RAW, ipv4(6, &tcp(2049, 800, 0x18, &rec), &[])));
     v
+}
+
+/// An NFS v3 READ call with an 8-byte handle, and a reply to it with
+/// attributes: RPC messages for the NFS printer's templates.
+fn nfs_rpc() -> (Vec<u8>, Vec<u8>) {
+    let words = |w: &[u32]| -> Vec<u8> { w.iter().flat_map(|x| x.to_be_bytes()).collect() };
+    let call = words(&[7, 0, 2, 100_003, 3, 6, 0, 0, 0, 0, 8, 1, 2, 0, 0, 4096, 512]);
+    let mut reply = words(&[7, 1, 0, 0, 0, 0, 0, 1]);
+    reply.extend(words(&[
+        1, 0o644, 1, 0, 0, 0, 10, 0, 8, 0, 0, 0, 0, 0, 9, 0, 1, 2, 3, 4, 5,
+    ]));
+    reply.extend(words(&[512, 1]));
+    (call, reply)
 }
 
 #[test]

@@ -23,8 +23,10 @@ pub(super) fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
             verbose: args.verbose,
             quiet: args.quiet,
             udp_as_vxlan: args.packet_type.as_deref() == Some("vxlan"),
+            udp_as_rpc: args.packet_type.as_deref() == Some("rpc"),
             asdot: args.asdot,
             mesh_headers: args.mesh_headers,
+            nfs_handles: args.nfs_handles,
             names: (args.numeric == 0).then(|| system_names(args)),
             // tcpdump's -q, -x and -X (not -A) suppress most of its default print.
             default_print: if args.quiet

@@ -16,6 +16,9 @@
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
 //!
+//! NFS over Sun RPC (`nfs/`, tcpdump's print-nfs.c) decodes a reply through the
+//! call it answers, kept in a ring of the last 64 calls; `nfs_handles` is `-u`.
+//!
 //! [`SummaryOptions::names`] gives the names tcpdump prints without `-n`
 //! (ports, hosts, Ethernet vendors, IP protocols; see [`crate::Names`]).
 //!
@@ -69,6 +72,7 @@ mod m3ua;
 mod mobility;
 mod net;
 mod nflog;
+mod nfs;
 mod ntp;
 mod openflow;
 mod ospf;
@@ -145,11 +149,17 @@ pub struct SummaryOptions {
     /// tcpdump's `-T vxlan`: every UDP payload is printed as VXLAN, whatever
     /// its ports.
     pub udp_as_vxlan: bool,
+    /// tcpdump's `-T rpc`: every UDP payload is printed as Sun RPC, a call as
+    /// a portmapper call and anything else as an NFS reply.
+    pub udp_as_rpc: bool,
     /// tcpdump's `-b`: BGP's AS numbers above 65535 as `x.y` (ASDOT).
     pub asdot: bool,
     /// tcpdump's `-H`: an 802.11 QoS data frame's mesh control field (802.11s)
     /// is taken as part of its header, and printed with `-e`.
     pub mesh_headers: bool,
+    /// tcpdump's `-u`: NFS file handles printed whole, as hex words
+    /// (`fh[...]`), instead of the file system and file number guessed from them.
+    pub nfs_handles: bool,
     /// The names printed without `-n` ([`Names`]: ports, protocols, hosts,
     /// Ethernet addresses and their vendors); `None` prints numbers, as `-n` does.
     pub names: Option<&'static Names>,
@@ -251,10 +261,11 @@ impl Summarizer {
 pub(crate) struct TcpSeqState {
     v4: HashMap<TcpKey<4>, (u32, u32)>,
     v6: HashMap<TcpKey<16>, (u32, u32)>,
-    /// Not TCP's, but kept alike for the capture: the last Rx calls and
-    /// ISAKMP initiators.
+    /// Not TCP's, but kept alike for the capture: the last Rx calls, ISAKMP
+    /// initiators and NFS calls.
     rx: rx::RxCache,
     isakmp: isakmp::Cookies,
+    nfs: nfs::XidMap,
 }
 
 /// Lower-ordered address, higher-ordered address, ports.

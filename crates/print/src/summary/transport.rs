@@ -161,6 +161,8 @@ impl Printer<'_> {
             self.rpki_rtr(payload, length)?;
         } else if is(646) {
             self.ldp(payload, length)?;
+        } else if is(2049) {
+            self.nfs_tcp(payload, length, (sport, dport), ctx)?;
         }
         Ok(())
     }
@@ -786,6 +788,9 @@ impl Printer<'_> {
             return Err(Trunc);
         }
         let cp = tail(bp, 8);
+        if self.opts.udp_as_rpc {
+            return self.rpc_udp(cp, length, ctx);
+        }
         self.udp_addrs(ctx, Some((sport, dport)));
         let generic = |p: &mut Self| {
             if ulen > length && !ctx.fragmented {
@@ -795,11 +800,9 @@ impl Printer<'_> {
             }
         };
         // NFS over UDP (port 2049) is tested before the table, except with -q.
-        if cp.len() >= 8 && !self.opts.quiet {
-            let dir = g4(cp, 4)?;
-            if (dport == 2049 && dir == 0) || (sport == 2049 && dir == 1) {
-                generic(self);
-                return Ok(());
+        if !self.opts.quiet {
+            if let Some(r) = self.nfs_udp(cp, length, (sport, dport), ctx) {
+                return r;
             }
         }
         // `-v` checks only IPv6's mandatory checksum; IPv4's waits for `-vv`,

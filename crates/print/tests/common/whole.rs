@@ -8,7 +8,7 @@ use netsift_print::{
 };
 use std::process::Command;
 
-/// The print options of tcpdump's `-e`, `-v`..., `-x`, `-X` in `flags`.
+/// The print options of tcpdump's `-e`, `-u`, `-v`..., `-x`, `-X` in `flags`.
 pub(crate) fn options(flags: &[&str]) -> PrintOptions {
     let has = |f: &str| flags.contains(&f);
     let dump = if has("-x") {
@@ -27,6 +27,7 @@ pub(crate) fn options(flags: &[&str]) -> PrintOptions {
         summary: SummaryOptions {
             absolute_tcp_seq: false,
             link_header: has("-e"),
+            nfs_handles: has("-u"),
             verbose,
             default_print: if dump.is_some() {
                 DefaultPrint::Suppressed
@@ -41,11 +42,11 @@ pub(crate) fn options(flags: &[&str]) -> PrintOptions {
     }
 }
 
-/// tcpdump's output for `flags`, one block per packet (a line starting
+/// tcpdump's output for `-t` and `flags`, one block per packet (a line starting
 /// with a tab or four spaces continues the one before). `None` when tcpdump cannot be run.
 fn tcpdump_blocks(file: &std::path::Path, flags: &[&str]) -> Option<Vec<String>> {
     let out = Command::new("tcpdump")
-        .args(["-t", "-nn"])
+        .arg("-t")
         .args(flags)
         .arg("-r")
         .arg(file)
@@ -69,11 +70,22 @@ fn tcpdump_blocks(file: &std::path::Path, flags: &[&str]) -> Option<Vec<String>>
 /// Compares every packet of `cap` under `flags`: the number of packets
 /// compared and a description of each that differs.
 pub(crate) fn compare(cap: &CaptureFile, flags: &[&str]) -> (usize, Vec<String>) {
+    let all: Vec<&str> = ["-nn"].iter().chain(flags).copied().collect();
+    compare_as(cap, &all, options(flags))
+}
+
+/// [`compare`] with tcpdump's `flags` as given (`-nn` not added) and
+/// netsift's options `opts`.
+pub(crate) fn compare_as(
+    cap: &CaptureFile,
+    flags: &[&str],
+    opts: PrintOptions,
+) -> (usize, Vec<String>) {
     let (path, lt, recs) = cap;
     let Some(theirs) = tcpdump_blocks(path, flags) else {
         return (0, Vec::new());
     };
-    let mut printer = Printer::new(*lt, options(flags));
+    let mut printer = Printer::new(*lt, opts);
     let mut diffs = Vec::new();
     let mut n = 0;
     for (i, (data, wire)) in recs.iter().enumerate() {
