@@ -250,6 +250,15 @@ impl Finished {
         pcap::packets(self.written.as_deref().expect("the run was given write_to"))
     }
 
+    /// [`Finished::packets`] sorted, after [`Finished::assert_success`]: two
+    /// programs reading their own sockets may order frames differently.
+    pub fn sorted_packets(&self) -> Vec<(Vec<u8>, u32)> {
+        self.assert_success();
+        let mut p = self.packets();
+        p.sort();
+        p
+    }
+
     /// A count from its statistics, such as `packets received by filter`.
     pub fn statistic(&self, what: &str) -> Option<u64> {
         let suffix = format!(" {what}");
