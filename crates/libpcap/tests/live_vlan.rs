@@ -12,12 +12,12 @@
 
 mod common;
 
-use common::{daemon, netsiftd, tcpdump_through};
+use common::{daemon_on_veth, netsiftd, tcpdump_through};
 use netsift_ffpf::proto::Direction;
 use netsift_ffpf::{Client, FlowSpec};
 use netsift_testkit::frames::{tagged, vlan_traffic as traffic, VLAN_HOST as HOST};
 use netsift_testkit::live::Live;
-use netsift_testkit::netns::{Side, VethPair};
+use netsift_testkit::netns::Side;
 use netsift_testkit::{require, Need};
 use std::time::{Duration, Instant};
 
@@ -28,9 +28,8 @@ const EXPRS: [&str; 4] = ["host 10.172.64.7", "ip", "vlan 1213", "not vlan"];
 #[test]
 fn a_flow_reads_tagged_frames_as_tcpdump_i_does() {
     require!(Need::Netns, Need::File(&netsiftd()));
-    let pair = VethPair::new();
-    let (ns, dev) = pair.end(Side::A);
-    let daemon = daemon(ns, dev);
+    let (pair, daemon) = daemon_on_veth();
+    let (_, dev) = pair.end(Side::A);
     let client = Client::connect(&daemon.socket).expect("netsiftd listens");
     let mut flow = client
         .create(&FlowSpec {
@@ -74,10 +73,9 @@ fn tcpdump_through_the_daemon_selects_tagged_frames_as_stock_tcpdump() {
         Need::Command("tcpdump"),
         Need::File(&netsiftd())
     );
-    let pair = VethPair::new();
+    let (pair, daemon) = daemon_on_veth();
     let (ns, dev) = pair.end(Side::A);
     let dir = tempfile::tempdir().unwrap();
-    let daemon = daemon(ns, dev);
     let runs: Vec<_> = EXPRS
         .iter()
         .enumerate()
