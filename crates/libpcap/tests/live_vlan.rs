@@ -16,7 +16,7 @@ use common::{daemon_on_veth, netsiftd, tcpdump_through};
 use netsift_ffpf::proto::Direction;
 use netsift_ffpf::{Client, FlowSpec};
 use netsift_testkit::frames::{tagged, vlan_traffic as traffic, VLAN_HOST as HOST};
-use netsift_testkit::live::Live;
+use netsift_testkit::live::tcpdump_each;
 use netsift_testkit::netns::Side;
 use netsift_testkit::{require, Need};
 use std::time::{Duration, Instant};
@@ -76,27 +76,21 @@ fn tcpdump_through_the_daemon_selects_tagged_frames_as_stock_tcpdump() {
     let (pair, daemon) = daemon_on_veth();
     let (ns, dev) = pair.end(Side::A);
     let dir = tempfile::tempdir().unwrap();
-    let runs: Vec<_> = EXPRS
+    let shims: Vec<_> = EXPRS
         .iter()
         .enumerate()
         .map(|(k, expr)| {
-            let shim = tcpdump_through(&daemon.socket, dev)
+            tcpdump_through(&daemon.socket, dev)
                 .write_to(&dir.path().join(format!("shim{k}.pcap")))
                 .filter(expr)
-                .start();
-            let stock = Live::tcpdump()
-                .in_ns(ns)
-                .on(dev)
-                .write_to(&dir.path().join(format!("stock{k}.pcap")))
-                .filter(expr)
-                .start();
-            (expr, shim, stock)
+                .start()
         })
         .collect();
+    let stocks = tcpdump_each(ns, dev, &[], &EXPRS, dir.path());
     pair.send(Side::B, &traffic());
     // The stock ring hands its block over at its 1 s timeout.
     std::thread::sleep(Duration::from_millis(2500));
-    for (expr, shim, stock) in runs {
+    for ((expr, shim), stock) in EXPRS.iter().zip(shims).zip(stocks) {
         let (shim, stock) = (shim.stop().sorted_packets(), stock.stop().sorted_packets());
         assert!(!stock.is_empty(), "{expr}: stock tcpdump kept nothing");
         if *expr != "not vlan" {

@@ -23,7 +23,7 @@ use common::graph::{receive, runs};
 use common::{active_flow, bpf, graph_flow, until, Connect};
 use netsift_ffpf::{Client, Flow};
 use netsift_testkit::frames::{tagged, vlan_traffic};
-use netsift_testkit::live::Live;
+use netsift_testkit::live::tcpdump_each;
 use netsift_testkit::netns::{Side, VethPair};
 use netsift_testkit::{require, Need};
 use std::time::Duration;
@@ -36,19 +36,7 @@ const EXPRS: [&str; 4] = ["host 10.172.64.7", "ip", "vlan 1213", "not vlan"];
 fn tcpdump_keeps(pair: &VethPair, args: &[&str], frames: &[Vec<u8>]) -> Vec<Vec<Vec<u8>>> {
     let (ns, dev) = pair.end(Side::A);
     let dir = tempfile::tempdir().unwrap();
-    let runs: Vec<_> = EXPRS
-        .iter()
-        .enumerate()
-        .map(|(k, expr)| {
-            Live::tcpdump()
-                .in_ns(ns)
-                .on(dev)
-                .args(args)
-                .write_to(&dir.path().join(format!("stock{k}.pcap")))
-                .filter(expr)
-                .start()
-        })
-        .collect();
+    let runs = tcpdump_each(ns, dev, args, &EXPRS, dir.path());
     common::veth::send(pair, frames);
     // The stock ring hands its block over at its 1 s timeout.
     std::thread::sleep(Duration::from_millis(2500));

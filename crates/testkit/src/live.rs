@@ -14,6 +14,31 @@ use std::process::{Child, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// One stock tcpdump per filter of `exprs`, in namespace `ns` on `dev` with
+/// `args`, each writing `dir/stockK.pcap` (K its filter's index), started:
+/// the reference the live tests compare with.
+pub fn tcpdump_each(
+    ns: &str,
+    dev: &str,
+    args: &[&str],
+    exprs: &[&str],
+    dir: &Path,
+) -> Vec<Running> {
+    exprs
+        .iter()
+        .enumerate()
+        .map(|(k, expr)| {
+            Live::tcpdump()
+                .in_ns(ns)
+                .on(dev)
+                .args(args)
+                .write_to(&dir.join(format!("stock{k}.pcap")))
+                .filter(expr)
+                .start()
+        })
+        .collect()
+}
+
 /// A capture program's command line, to be started with [`Live::start`].
 #[derive(Debug, Clone)]
 pub struct Live {
