@@ -656,6 +656,28 @@ pub fn generate_clauses(clauses: &[&PassSet], env: Env) -> Result<Generated, Gen
     emit(clauses, None, env, true, &vec![env.params; clauses.len()])
 }
 
+/// As [`generate_clauses`], with each clause's program for frames the kernel
+/// takes (or, at the XDP hook, will take) a VLAN tag out of: `tagged[c]` is
+/// clause `c` compiled as libpcap's kernel filter reads such frames
+/// (`netsift_pcapc::Meta::tag_stripped`), and runs on them where the
+/// environment tells them apart ([`Vlan::Skb`], [`Vlan::Ahead`],
+/// [`Vlan::TestContext`]); elsewhere the untagged programs judge every frame.
+/// The tagged clauses are numbered after the untagged ones, and only the
+/// untagged ones have enable words.
+pub fn generate_clauses_tagged(
+    clauses: &[&PassSet],
+    tagged: &[&PassSet],
+    env: Env,
+) -> Result<Generated, GenError> {
+    if tagged.len() != clauses.len() {
+        return Err(GenError::unsupported(
+            "a tagged program for each clause, no more and no fewer",
+        ));
+    }
+    let n = 2 * clauses.len();
+    emit_tagged(clauses, tagged, env, &vec![env.params; n])
+}
+
 /// As [`generate_clauses`], with operand maps ([`Env::params`]) for the clauses
 /// marked `true` only: a clause whose values change pays a map lookup per EQ and
 /// EQ2, the others keep their compares in line.
@@ -679,9 +701,32 @@ fn emit<'s>(
     checked: bool,
     editable: &[bool],
 ) -> Result<Generated, GenError> {
+    emit_all(clauses, (split, &[]), env, checked, editable)
+}
+
+/// [`emit`] for checked clauses, each with its tagged program
+/// ([`generate_clauses_tagged`]).
+fn emit_tagged<'s>(
+    clauses: &[&'s PassSet],
+    tagged: &[&'s PassSet],
+    env: Env,
+    editable: &[bool],
+) -> Result<Generated, GenError> {
+    emit_all(clauses, (None, tagged), env, true, editable)
+}
+
+/// [`emit`], or with `tagged` (one program for each clause, no split) the
+/// clauses' programs for tagged frames.
+fn emit_all<'s>(
+    clauses: &[&'s PassSet],
+    (split, tagged_clauses): (Option<Split<'s>>, &[&'s PassSet]),
+    env: Env,
+    checked: bool,
+    editable: &[bool],
+) -> Result<Generated, GenError> {
     let tagged = |h: Halves<'s>| h.tagged.unwrap_or(h.untagged);
     let more: Vec<&PassSet> = match split {
-        None => Vec::new(),
+        None => tagged_clauses.to_vec(),
         Some(Split { received, sent }) => std::iter::once(tagged(received))
             .chain(sent.into_iter().flat_map(|h| [h.untagged, tagged(h)]))
             .collect(),
@@ -750,9 +795,10 @@ fn emit<'s>(
     };
     let numbered = |d: &[Decoded]| d.iter().map(|d| d.passes.len()).sum::<usize>();
     // A tagged program is numbered (its tables made) only where it differs.
-    let t = split
-        .and_then(|s| s.received.tagged)
-        .map(|_| (&more[..1], &decoded_more[..1]));
+    let t = match split {
+        Some(s) => s.received.tagged.map(|_| (&more[..1], &decoded_more[..1])),
+        None => (!more.is_empty()).then_some((&more[..], decoded_more)),
+    };
     let mut unsure_passes = g.both_tags((clauses, decoded), t, 0, enable.as_ref(), env);
     if let Some(h) = sent {
         g.a.bind(outgoing);

@@ -19,7 +19,9 @@
 //!
 //! Each filter (a pass set, as [`crate::codegen::generate_clauses`] makes a
 //! one-clause program: loads bounds-checked, so a short packet fails the
-//! filter and does not end the program) and each FPL sink
+//! filter and does not end the program; with its program for frames the
+//! kernel takes a VLAN tag out of, as libpcap's kernel filter reads them,
+//! [`generate_tagged`]) and each FPL sink
 //! ([`crate::fpl::generate`]) is generated as a program of its own and
 //! spliced in: its `exit`s become jumps to its end, where `r0` holds its
 //! answer. Both keep the context in `r6` from their first instruction on,
@@ -43,7 +45,9 @@
 //! the socket, which detaches the program.
 
 use crate::asm::{Alu, Asm, Insn, Width, R0, R1, R2, R3, R6};
-use crate::codegen::{generate_clauses, Env, Generated, Hook, Vlan};
+use crate::codegen::{
+    generate_clauses, generate_clauses_tagged, Env, Generated, Halves, Hook, Vlan,
+};
 use crate::helpers::{TAIL_CALL, XDP_GET_BUFF_LEN};
 use crate::shared::Region;
 use crate::sys::{Error, ProgKind, Program};
@@ -323,9 +327,30 @@ fn act(
 }
 
 /// The program for `filters` (pass sets compiled for received packets) and
-/// `sinks` at `level`.
+/// `sinks` at `level`; every frame is read as a capture file holds it.
 pub fn generate(
     filters: &[&PassSet],
+    sinks: &[Sink<'_>],
+    level: Level,
+) -> Result<GraphProgram, GraphError> {
+    let halves: Vec<Halves<'_>> = filters
+        .iter()
+        .map(|&untagged| Halves {
+            untagged,
+            tagged: None,
+        })
+        .collect();
+    generate_tagged(&halves, sinks, level)
+}
+
+/// [`generate`], with each filter's program for frames the kernel takes a
+/// VLAN tag out of where it has one (`Halves::tagged`, compiled as libpcap's
+/// kernel filter reads such frames): on a socket a frame whose tag is in the
+/// socket buffer runs it ([`Vlan::Skb`]), at XDP a frame whose outermost
+/// EtherType is 802.1Q or 802.1ad, the tag still in its data
+/// ([`Vlan::Ahead`]).
+pub fn generate_tagged(
+    filters: &[Halves<'_>],
     sinks: &[Sink<'_>],
     level: Level,
 ) -> Result<GraphProgram, GraphError> {
@@ -336,7 +361,7 @@ pub fn generate(
         },
         Level::Xdp { .. } => Env {
             keep: None,
-            vlan: Vlan::InData,
+            vlan: Vlan::Ahead,
             hook: Hook::XdpVerdict,
             follow: None,
             params: false,
@@ -344,7 +369,11 @@ pub fn generate(
     };
     let mut made = Vec::with_capacity(filters.len());
     for (i, f) in filters.iter().enumerate() {
-        let g = generate_clauses(&[*f], env).map_err(|e| GraphError::Generate(e.to_string()))?;
+        let g = match f.tagged {
+            None => generate_clauses(&[f.untagged], env),
+            Some(t) => generate_clauses_tagged(&[f.untagged], &[t], env),
+        };
+        let g = g.map_err(|e| GraphError::Generate(e.to_string()))?;
         if !g.decisive {
             return Err(GraphError::NotExact(i));
         }

@@ -6,8 +6,9 @@
 //! interpreter's MBuf; the program answers 0 to every frame. Needs root
 //! (CAP_BPF): skipped with a message without it.
 
+use netsift_kernel::codegen::Halves;
 use netsift_kernel::fpl::{mbuf_region_len, Maps, REGS_LEN};
-use netsift_kernel::graphs::{generate, Action, Level, Sink};
+use netsift_kernel::graphs::{generate, generate_tagged, Action, Level, Sink};
 use netsift_kernel::shared::Region;
 use netsift_kernel::sys::{Map, MapKind, ProgKind, Program};
 use netsift_testkit::frames::Frame;
@@ -228,6 +229,84 @@ fn a_sampler_passes_1_in_n_from_the_count_it_was_given() {
                 "{level:?} 1 in {rate}"
             );
             assert!(want.0 > 0);
+        }
+    }
+}
+
+/// A filter compiled for frames the kernel took a VLAN tag out of, as
+/// libpcap's kernel filter (and so `tcpdump -i`) reads them.
+fn tag_stripped(expr: &str) -> netsift_isa::PassSet {
+    let meta = netsift_pcapc::Meta {
+        outgoing: false,
+        ifindex: 1,
+        tag_stripped: true,
+    };
+    let t = netsift_pcapc::Target::new(LinkType::EN10MB).meta(meta);
+    // `not vlan` rejects every such frame: libpcap's program answers 0.
+    netsift_pcapc::compile_for(expr, t).unwrap_or_else(|_| netsift_pcapc::reject_all())
+}
+
+#[test]
+fn at_xdp_a_frame_the_kernel_will_untag_runs_the_filters_tagged_program() {
+    require!(Need::Root, bpf());
+    // Untagged frames, then UDP inside VLAN 100 to 111 (802.1Q) and one
+    // inside 802.1ad: at XDP the tag is still in the data, and the kernel
+    // will take it out before a socket filter reads the frame.
+    let mut frames = frames();
+    let untagged = frames.len();
+    for i in 0..12u16 {
+        frames.push(
+            Frame::default()
+                .vlan(100 + i)
+                .ipv4([10, 0, 0, 2], [10, 0, 0, 1])
+                .udp(1000 + i, 53)
+                .payload(&[7; 40])
+                .build(),
+        );
+    }
+    let mut ad = frames[untagged].clone();
+    ad[12..14].copy_from_slice(&[0x88, 0xa8]);
+    frames.push(ad);
+    let then = Map::create(MapKind::ProgArray, 4, 4, 1).unwrap();
+    let level = Level::Xdp { then: then.fd() };
+    // What tcpdump -i keeps of them: every UDP frame, tagged or not; `not
+    // vlan` only the untagged ones; `vlan 105` the one frame of VLAN 105.
+    let udp_frames = 41 + 13;
+    for (expr, want) in [
+        ("udp", udp_frames),
+        ("not vlan", untagged as u64),
+        ("vlan 105", 1),
+    ] {
+        let plain = netsift_swift::compile(expr, LinkType::EN10MB).unwrap();
+        let tagged = tag_stripped(expr);
+        let counter = Region::create(8).unwrap();
+        let sinks = [Sink {
+            action: Action::Packets(&counter),
+            paths: vec![vec![0]],
+        }];
+        let halves = [Halves {
+            untagged: &plain,
+            tagged: Some(&tagged),
+        }];
+        let g = generate_tagged(&halves, &sinks, level).unwrap();
+        let prog = Program::load(ProgKind::Xdp, "graph", &g.insns).unwrap();
+        for f in &frames {
+            assert_eq!(prog.test_run(f, 1).unwrap().retval, XDP_PASS);
+        }
+        assert_eq!(word(&counter), want, "{expr}");
+        // Read as a capture file holds them, the tagged frames are no UDP.
+        if expr == "udp" {
+            let counter = Region::create(8).unwrap();
+            let sinks = [Sink {
+                action: Action::Packets(&counter),
+                paths: vec![vec![0]],
+            }];
+            let g = generate(&[&plain], &sinks, level).unwrap();
+            let prog = Program::load(ProgKind::Xdp, "graph", &g.insns).unwrap();
+            for f in &frames {
+                prog.test_run(f, 1).unwrap();
+            }
+            assert_eq!(word(&counter), 41, "{expr} as a file");
         }
     }
 }

@@ -15,7 +15,7 @@
 mod common;
 
 use common::frames::udp;
-use common::{daemon, netsiftd, tcpdump_through};
+use common::{daemon_on_veth, netsiftd, tcpdump_through};
 use netsift_ffpf::proto::{Direction, ErrorCode};
 use netsift_ffpf::{Client, Flow, FlowSpec};
 use netsift_testkit::frames::{Frame, MAC_A, MAC_B};
@@ -90,9 +90,8 @@ fn read(f: &mut Flow, want: usize) -> Vec<Vec<u8>> {
 #[test]
 fn flows_take_the_direction_they_ask_for_and_outbound_is_the_sent() {
     require!(Need::Netns, Need::File(&netsiftd()));
-    let pair = VethPair::new();
-    let (ns, dev) = pair.end(Side::A);
-    let daemon = daemon(ns, dev);
+    let (pair, daemon) = daemon_on_veth();
+    let (_, dev) = pair.end(Side::A);
     let client = Client::connect(&daemon.socket).expect("netsiftd listens");
 
     let mut q_in = flow(&client, dev, "", Direction::In);
@@ -128,10 +127,9 @@ fn tcpdump_q_in_through_the_daemon_writes_what_stock_tcpdump_does() {
         Need::Command("tcpdump"),
         Need::File(&netsiftd())
     );
-    let pair = VethPair::new();
+    let (pair, daemon) = daemon_on_veth();
     let (ns, dev) = pair.end(Side::A);
     let dir = tempfile::tempdir().unwrap();
-    let daemon = daemon(ns, dev);
     let files = ["shim.pcap", "stock.pcap", "shim-out.pcap"].map(|f| dir.path().join(f));
     let through = |q: &str, file| {
         tcpdump_through(&daemon.socket, dev)

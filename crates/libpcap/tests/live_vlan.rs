@@ -12,46 +12,14 @@
 
 mod common;
 
-use common::{daemon, netsiftd, tcpdump_through};
+use common::{daemon_on_veth, netsiftd, tcpdump_through};
 use netsift_ffpf::proto::Direction;
 use netsift_ffpf::{Client, FlowSpec};
-use netsift_testkit::frames::Frame;
-use netsift_testkit::live::{Finished, Live};
-use netsift_testkit::netns::{Side, VethPair};
+use netsift_testkit::frames::{tagged, vlan_traffic as traffic, VLAN_HOST as HOST};
+use netsift_testkit::live::tcpdump_each;
+use netsift_testkit::netns::Side;
 use netsift_testkit::{require, Need};
 use std::time::{Duration, Instant};
-
-const HOST: [u8; 4] = [10, 172, 64, 7];
-const OTHER: [u8; 4] = [10, 172, 64, 9];
-
-/// Frames from HOST and from OTHER, untagged, in VLAN 1213 and in VLAN 5,
-/// each numbered.
-fn traffic() -> Vec<Vec<u8>> {
-    let mut seq = 0u32..;
-    let mut out = Vec::new();
-    for vid in [None, Some(1213), Some(5)] {
-        for src in [HOST, OTHER] {
-            for _ in 0..3 {
-                let f = vid.map_or(Frame::default(), |v| Frame::default().vlan(v));
-                let n = seq.next().unwrap_or_default();
-                let f = f.ipv4(src, [10, 0, 0, 1]).udp(4000, 5000);
-                out.push(f.payload(&n.to_be_bytes()).build());
-            }
-        }
-    }
-    out
-}
-
-fn tagged(f: &[u8]) -> bool {
-    f.get(12..14) == Some(&[0x81, 0x00][..])
-}
-
-fn sorted(done: &Finished) -> Vec<(Vec<u8>, u32)> {
-    done.assert_success();
-    let mut p = done.packets();
-    p.sort();
-    p
-}
 
 /// The filters compared: `host` and `ip` match tagged frames live, `vlan`
 /// tests the tag taken out, `not vlan` rejects every tagged frame.
@@ -60,9 +28,8 @@ const EXPRS: [&str; 4] = ["host 10.172.64.7", "ip", "vlan 1213", "not vlan"];
 #[test]
 fn a_flow_reads_tagged_frames_as_tcpdump_i_does() {
     require!(Need::Netns, Need::File(&netsiftd()));
-    let pair = VethPair::new();
-    let (ns, dev) = pair.end(Side::A);
-    let daemon = daemon(ns, dev);
+    let (pair, daemon) = daemon_on_veth();
+    let (_, dev) = pair.end(Side::A);
     let client = Client::connect(&daemon.socket).expect("netsiftd listens");
     let mut flow = client
         .create(&FlowSpec {
@@ -106,32 +73,25 @@ fn tcpdump_through_the_daemon_selects_tagged_frames_as_stock_tcpdump() {
         Need::Command("tcpdump"),
         Need::File(&netsiftd())
     );
-    let pair = VethPair::new();
+    let (pair, daemon) = daemon_on_veth();
     let (ns, dev) = pair.end(Side::A);
     let dir = tempfile::tempdir().unwrap();
-    let daemon = daemon(ns, dev);
-    let runs: Vec<_> = EXPRS
+    let shims: Vec<_> = EXPRS
         .iter()
         .enumerate()
         .map(|(k, expr)| {
-            let shim = tcpdump_through(&daemon.socket, dev)
+            tcpdump_through(&daemon.socket, dev)
                 .write_to(&dir.path().join(format!("shim{k}.pcap")))
                 .filter(expr)
-                .start();
-            let stock = Live::tcpdump()
-                .in_ns(ns)
-                .on(dev)
-                .write_to(&dir.path().join(format!("stock{k}.pcap")))
-                .filter(expr)
-                .start();
-            (expr, shim, stock)
+                .start()
         })
         .collect();
+    let stocks = tcpdump_each(ns, dev, &[], &EXPRS, dir.path());
     pair.send(Side::B, &traffic());
     // The stock ring hands its block over at its 1 s timeout.
     std::thread::sleep(Duration::from_millis(2500));
-    for (expr, shim, stock) in runs {
-        let (shim, stock) = (sorted(&shim.stop()), sorted(&stock.stop()));
+    for ((expr, shim), stock) in EXPRS.iter().zip(shims).zip(stocks) {
+        let (shim, stock) = (shim.stop().sorted_packets(), stock.stop().sorted_packets());
         assert!(!stock.is_empty(), "{expr}: stock tcpdump kept nothing");
         if *expr != "not vlan" {
             assert!(

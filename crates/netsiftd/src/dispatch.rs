@@ -485,13 +485,18 @@ impl Dispatch {
             // frame; `write_frames` then refuses its address.
             let pkts: Vec<Packet<'_>> = descs
                 .iter()
-                .map(|x| Packet {
-                    data: g.group.frame(x).unwrap_or(&[]),
-                    wirelen: x.len(),
-                    ts_ns,
-                    // An AF_XDP socket sees what the interface received.
-                    outgoing: false,
-                    tag_out: false,
+                .map(|x| {
+                    let data = g.group.frame(x).unwrap_or(&[]);
+                    Packet {
+                        data,
+                        wirelen: x.len(),
+                        ts_ns,
+                        // An AF_XDP socket sees what the interface received.
+                        outgoing: false,
+                        // The tag is still in the frame; the kernel would
+                        // take it out before a socket filter read the frame.
+                        tag_out: netsift_session::tag_ahead(data),
+                    }
                 })
                 .collect();
             self.counters.batches += 1;
@@ -541,7 +546,8 @@ impl Dispatch {
         if !self.graphs.any_active() {
             return;
         }
-        self.graphs.run((pkts, from), &self.sent, &mut self.scratch);
+        self.graphs
+            .run((pkts, from), (&self.sent, &self.tagged), &mut self.scratch);
         self.graph_masks
             .resize_with(self.graph_flows.len(), Vec::new);
         let chunks = pkts.len().div_ceil(LANES);

@@ -66,10 +66,13 @@ pub(crate) struct Source {
     /// differs for them (it tests the direction) runs one program for each
     /// (`flows::compile`); `None` on a file, whose packets have no direction.
     pub(crate) sent: Option<Target>,
-    /// On an Ethernet interface read through a ring, the targets of received
-    /// and sent frames the kernel took a VLAN tag out of, compiled as
+    /// On an Ethernet interface, the targets of received and sent frames the
+    /// kernel took a VLAN tag out of (on a ring, which puts it back) or will
+    /// take it out of (an AF_XDP source's frames whose outermost EtherType is
+    /// 802.1Q or 802.1ad, `netsift_session::tag_ahead`), compiled as
     /// libpcap's kernel filter (and so `tcpdump -i`) reads them
-    /// (`Meta::tag_stripped`): a flow's filter runs that program on them.
+    /// (`Meta::tag_stripped`): a flow's filter, and a graph's `pcap`
+    /// element, runs that program on them.
     pub(crate) tag_out: Option<(Target, Target)>,
     pub(crate) snaplen: u32,
     pub(crate) dispatch: Arc<Mutex<Dispatch>>,
@@ -102,10 +105,10 @@ impl Source {
                 };
                 let t = Target::new(lt);
                 // A ring puts back the tag the kernel took out (and says so);
-                // at the XDP hook the tag is still in the frame, which the
-                // flows there read as a capture file holds it.
-                let ring = matches!(spec, SourceSpec::Ring { .. }) && lt == LinkType::EN10MB;
-                let tag_out = ring.then(|| (t.meta(meta(false, true)), t.meta(meta(true, true))));
+                // at the XDP hook the tag is still in the frame, and the
+                // kernel would take it out of the frames dispatch marks.
+                let tag_out = (lt == LinkType::EN10MB)
+                    .then(|| (t.meta(meta(false, true)), t.meta(meta(true, true))));
                 let (received, sent) = (t.meta(meta(false, false)), t.meta(meta(true, false)));
                 (lt, received, Some(sent), tag_out, snaplen)
             }
@@ -410,18 +413,29 @@ impl Source {
         }
     }
 
-    /// The program of the texts in `kernel`, compiled for received frames.
+    /// The program of the texts in `kernel`, compiled for received frames,
+    /// and for those the kernel will take a VLAN tag out of where the source
+    /// reads them so (`tag_out`).
     fn xdp_program(&self, r: &crate::xsk::Redirect) -> Result<(), String> {
         let sets = self
             .kernel
             .keys()
             .map(|t| {
                 let clause = if t.trim().is_empty() { MATCH_ALL } else { t };
-                netsift_pcapc::compile_for(clause, self.target)
-                    .map_err(|e| format!("filter {clause:?}: {e}"))
+                let bad = |e: &dyn std::fmt::Display| format!("filter {clause:?}: {e}");
+                match self.tag_out {
+                    None => netsift_pcapc::compile_for(clause, self.target)
+                        .map(|s| (s, None))
+                        .map_err(|e| bad(&e)),
+                    Some((tagged, _)) => {
+                        let [s, t] = netsift_session::compile_each(clause, [self.target, tagged])
+                            .map_err(|e| bad(&e))?;
+                        Ok((s, Some(t)))
+                    }
+                }
             })
             .collect::<Result<Vec<_>, String>>()?;
-        let refs: Vec<&netsift_isa::PassSet> = sets.iter().collect();
+        let refs: Vec<_> = sets.iter().map(|(s, t)| (s, t.as_ref())).collect();
         r.set_clauses(&refs)
             .map_err(|e| format!("the XDP program of the active filters: {e}"))
     }

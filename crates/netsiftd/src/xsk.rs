@@ -3,7 +3,9 @@
 //! the group's PBuf).
 //!
 //! The program holds the union of the active flows' filters, one clause per
-//! distinct filter text (`netsift_kernel::codegen`, `Env::xdp_redirect`): a
+//! distinct filter text (`netsift_kernel::codegen`, `Env::xdp_redirect`; a
+//! frame the kernel will take a VLAN tag out of runs each clause as
+//! compiled for such frames, as `tcpdump -i` reads them): a
 //! frame some clause accepts (or may accept: an unsure verdict) is redirected
 //! to the socket (the XSKMAP's entry for its queue), any other passes on to
 //! the host stack, as does every frame while no socket is in the map. When
@@ -27,7 +29,9 @@ use netsift_ffpf::xsk::Xsk;
 use netsift_isa::PassSet;
 use netsift_kernel::asm::Insn;
 use netsift_kernel::asm::{Asm, Width, R1, R2, R3};
-use netsift_kernel::codegen::{generate_clauses, Env, Generated, XDP_STATS};
+use netsift_kernel::codegen::{
+    generate_clauses, generate_clauses_tagged, Env, Generated, XDP_STATS,
+};
 use netsift_kernel::sys::{Map, MapKind, ProgKind, Program};
 use std::os::fd::OwnedFd;
 use std::sync::Mutex;
@@ -137,13 +141,26 @@ impl Redirect {
     }
 
     /// The program becomes the union of `clauses` (each flow's filter, as
-    /// compiled for received frames); with none, it stays as it is.
-    pub(crate) fn set_clauses(&self, clauses: &[&PassSet]) -> Result<(), String> {
+    /// compiled for received frames, with its program for frames the kernel
+    /// will take a VLAN tag out of where the source has one: a frame whose
+    /// outermost EtherType is 802.1Q or 802.1ad runs those, `Vlan::Ahead`);
+    /// with none, it stays as it is.
+    pub(crate) fn set_clauses(
+        &self,
+        clauses: &[(&PassSet, Option<&PassSet>)],
+    ) -> Result<(), String> {
         if clauses.is_empty() {
             return Ok(());
         }
         let env = Env::xdp_redirect(self.map.fd(), self.stats.fd());
-        let g = generate_clauses(clauses, env).map_err(|e| e.to_string())?;
+        let untagged: Vec<&PassSet> = clauses.iter().map(|(s, _)| *s).collect();
+        let g = if clauses.iter().any(|(_, t)| t.is_some()) {
+            let tagged: Vec<&PassSet> = clauses.iter().map(|(s, t)| t.unwrap_or(s)).collect();
+            generate_clauses_tagged(&untagged, &tagged, env.tags_ahead())
+        } else {
+            generate_clauses(&untagged, env)
+        };
+        let g = g.map_err(|e| e.to_string())?;
         let prog =
             Program::load(ProgKind::Xdp, "netsift_xsk", &g.insns).map_err(|e| e.to_string())?;
         let mut ps = self.programs();

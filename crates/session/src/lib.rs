@@ -78,7 +78,7 @@ pub use place::{follow_listing, kernel_listing};
 pub use report::{FileReport, Report, RingReport, XdpReport};
 pub use sink::{record, Callback, Records, Sink, SinkError};
 pub use workers::{REORDER_MAX, REORDER_WINDOW_NS};
-pub use xdp::xdp_listing;
+pub use xdp::{tag_ahead, xdp_listing};
 
 /// The events module under the name the examples use.
 pub use event as events;

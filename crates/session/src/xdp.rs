@@ -65,8 +65,9 @@ fn refused(cfg: &Config) -> Option<&'static str> {
 
 /// Whether the kernel will take the tag of `frame` out on receive (its
 /// outermost EtherType is 802.1Q or 802.1ad: `skb_vlan_untag`), so that
-/// libpcap's kernel filter reads it without the tag.
-fn tag_ahead(frame: &[u8]) -> bool {
+/// libpcap's kernel filter reads it without the tag. At the XDP hook (and in
+/// an AF_XDP socket) the tag is still in the frame.
+pub fn tag_ahead(frame: &[u8]) -> bool {
     matches!(frame.get(12..14), Some([0x81, 0x00] | [0x88, 0xa8]))
 }
 

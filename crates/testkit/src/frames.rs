@@ -387,6 +387,35 @@ pub fn numbered_udp_from(seq: u32, sport: u16) -> Vec<u8> {
     numbered(seq, None, 16).udp(sport, 1234).build()
 }
 
+/// The source address the live VLAN tests' `host` filters name.
+pub const VLAN_HOST: [u8; 4] = [10, 172, 64, 7];
+/// The live VLAN tests' other source address.
+pub const VLAN_OTHER: [u8; 4] = [10, 172, 64, 9];
+
+/// The live VLAN tests' frames: UDP/IPv4 to 10.0.0.1 from [`VLAN_HOST`] and
+/// from [`VLAN_OTHER`], three each untagged, in VLAN 1213 and in VLAN 5,
+/// each numbered in its payload (18 frames, 12 tagged).
+pub fn vlan_traffic() -> Vec<Vec<u8>> {
+    let mut seq = 0u32..;
+    let mut out = Vec::new();
+    for vid in [None, Some(1213), Some(5)] {
+        for src in [VLAN_HOST, VLAN_OTHER] {
+            for _ in 0..3 {
+                let f = vid.map_or(Frame::default(), |v| Frame::default().vlan(v));
+                let n = seq.next().unwrap_or_default();
+                let f = f.ipv4(src, [10, 0, 0, 1]).udp(4000, 5000);
+                out.push(f.payload(&n.to_be_bytes()).build());
+            }
+        }
+    }
+    out
+}
+
+/// Whether a frame's outermost EtherType is 802.1Q (a tag at byte 12).
+pub fn tagged(f: &[u8]) -> bool {
+    f.get(12..14) == Some(&[0x81, 0x00][..])
+}
+
 /// An IPv4 packet of `r`'s header (its payload length set) and `payload`.
 fn ipv4_packet(r: &Ipv4Repr, payload: &[u8]) -> Vec<u8> {
     let r = Ipv4Repr {

@@ -14,6 +14,31 @@ use std::process::{Child, ExitStatus, Stdio};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+/// One stock tcpdump per filter of `exprs`, in namespace `ns` on `dev` with
+/// `args`, each writing `dir/stockK.pcap` (K its filter's index), started:
+/// the reference the live tests compare with.
+pub fn tcpdump_each(
+    ns: &str,
+    dev: &str,
+    args: &[&str],
+    exprs: &[&str],
+    dir: &Path,
+) -> Vec<Running> {
+    exprs
+        .iter()
+        .enumerate()
+        .map(|(k, expr)| {
+            Live::tcpdump()
+                .in_ns(ns)
+                .on(dev)
+                .args(args)
+                .write_to(&dir.join(format!("stock{k}.pcap")))
+                .filter(expr)
+                .start()
+        })
+        .collect()
+}
+
 /// A capture program's command line, to be started with [`Live::start`].
 #[derive(Debug, Clone)]
 pub struct Live {
@@ -248,6 +273,15 @@ impl Finished {
     /// The packets of the file it wrote: data and wire length.
     pub fn packets(&self) -> Vec<(Vec<u8>, u32)> {
         pcap::packets(self.written.as_deref().expect("the run was given write_to"))
+    }
+
+    /// [`Finished::packets`] sorted, after [`Finished::assert_success`]: two
+    /// programs reading their own sockets may order frames differently.
+    pub fn sorted_packets(&self) -> Vec<(Vec<u8>, u32)> {
+        self.assert_success();
+        let mut p = self.packets();
+        p.sort();
+        p
     }
 
     /// A count from its statistics, such as `packets received by filter`.

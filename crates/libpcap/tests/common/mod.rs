@@ -44,6 +44,15 @@ pub fn daemon(ns: &str, dev: &str) -> Daemon {
     Daemon::start(&netsiftd(), Some(ns), &["--mode", "0666", "--iface", dev])
 }
 
+/// A veth pair in namespaces of its own and a [`daemon`] owning its end A:
+/// the live tests' set-up (frames sent from end B arrive at the daemon).
+pub fn daemon_on_veth() -> (netsift_testkit::netns::VethPair, Daemon) {
+    let pair = netsift_testkit::netns::VethPair::new();
+    let (ns, dev) = pair.end(netsift_testkit::netns::Side::A);
+    let daemon = daemon(ns, dev);
+    (pair, daemon)
+}
+
 /// Unmodified tcpdump (as root, `-Z root`) capturing `netsift:DEV` through
 /// the shim and the daemon at `socket`; the caller adds its own arguments.
 pub fn tcpdump_through(socket: &std::path::Path, dev: &str) -> netsift_testkit::live::Live {

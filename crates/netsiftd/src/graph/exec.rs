@@ -274,13 +274,14 @@ impl Graphs {
     }
 
     /// Runs the active instances over `pkts`, a batch of the home source
-    /// (`from` is `None`) or of the source `from` names (`sent`: per chunk of
-    /// [`LANES`], the packets the host sent); the instances that ran publish
+    /// (`from` is `None`) or of the source `from` names (`flags`: per chunk
+    /// of [`LANES`], the packets the host sent and those the kernel took a
+    /// VLAN tag out of, [`Packet::tag_out`]); the instances that ran publish
     /// their MBuf. How many instances ran.
     pub(crate) fn run(
         &mut self,
         (pkts, from): (&[Packet<'_>], Option<&str>),
-        sent: &[u32],
+        flags: (&[u32], &[u32]),
         scratch: &mut BatchScratch,
     ) -> u64 {
         let mut ran = 0;
@@ -334,7 +335,7 @@ impl Graphs {
             if reached == 0 {
                 continue;
             }
-            n.run(pkts, &self.reach, sent, scratch);
+            n.run(pkts, &self.reach, flags, scratch);
             n.seen += reached;
             n.passed += ones(&n.pass);
             if let Some(s) = &n.shared {
@@ -501,7 +502,7 @@ impl Node {
         &mut self,
         pkts: &[Packet<'_>],
         reach: &[u32],
-        sent: &[u32],
+        flags: (&[u32], &[u32]),
         scratch: &mut BatchScratch,
     ) {
         let Node {
@@ -515,7 +516,7 @@ impl Node {
         let mut set = |i: usize, yes: bool| pass[i / LANES] |= u32::from(yes) << (i % LANES);
         match kind {
             Kind::Source => pass.copy_from_slice(reach),
-            Kind::Pcap(programs) => run_pcap(programs, pkts, reach, sent, scratch, pass),
+            Kind::Pcap(programs) => run_pcap(programs, pkts, reach, flags, scratch, pass),
             Kind::Bpf(prog) => {
                 for (i, p) in reached {
                     set(i, super::bpf::run(prog, p.data, p.wirelen) != 0);
@@ -568,7 +569,7 @@ fn run_pcap(
     programs: &Programs,
     pkts: &[Packet<'_>],
     reach: &[u32],
-    sent: &[u32],
+    (sent, tagged): (&[u32], &[u32]),
     scratch: &mut BatchScratch,
     pass: &mut [u32],
 ) {
@@ -584,8 +585,10 @@ fn run_pcap(
         }
         let n = chunk.len();
         let out = sent.get(c).copied().unwrap_or(0);
-        // A graph's pcap elements read frames as a capture file holds them.
-        pass[c] = reach[c] & programs.run_chunk(scratch, (&data[..n], &wire[..n]), (out, 0));
+        // A frame the kernel took a VLAN tag out of is read as libpcap's
+        // kernel filter reads it, where the source has such frames.
+        let tag = tagged.get(c).copied().unwrap_or(0);
+        pass[c] = reach[c] & programs.run_chunk(scratch, (&data[..n], &wire[..n]), (out, tag));
     }
 }
 
@@ -660,7 +663,7 @@ mod tests {
         let frames = frames();
         let pkts = packets(&frames);
         let mut scratch = BatchScratch::new();
-        assert_eq!(g.run((&pkts, None), &[0, 0], &mut scratch), 3);
+        assert_eq!(g.run((&pkts, None), (&[0, 0], &[0, 0]), &mut scratch), 3);
         let udp = g.running().flow(a).unwrap().instances[0];
         assert_eq!(g.counts(udp), (40, 20));
         // Every fourth udp packet: seq 6, 14, 22, 30, 38.
@@ -681,7 +684,7 @@ mod tests {
         assert_eq!((size, map.load_u64(0)), (8, 20 * 100));
         // Paused, b's counter stops; its instance stays until it closes.
         g.deactivate(b);
-        g.run((&pkts, None), &[0, 0], &mut scratch);
+        g.run((&pkts, None), (&[0, 0], &[0, 0]), &mut scratch);
         assert_eq!(map.load_u64(0), 2000);
         g.close(b);
         assert_eq!(g.running().instance_count(), 2);
@@ -700,7 +703,7 @@ mod tests {
         g.activate(a);
         let frames = frames();
         let pkts = packets(&frames);
-        g.run((&pkts, None), &[0, 0], &mut BatchScratch::new());
+        g.run((&pkts, None), (&[0, 0], &[0, 0]), &mut BatchScratch::new());
         let (_, size, fd) = g.mbuf(a, 0).unwrap();
         let map = netsift_ffpf::shm::RoMapping::new(std::os::fd::AsFd::as_fd(&fd), 16).unwrap();
         assert_eq!((size, map.load_u64(0), map.load_u64(8)), (16, 40, 0));
@@ -726,9 +729,9 @@ mod tests {
         let frames = frames();
         let pkts = packets(&frames);
         let mut scratch = BatchScratch::new();
-        g.run((&pkts, None), &[0, 0], &mut scratch);
-        g.run((&pkts, Some("other")), &[0, 0], &mut scratch);
-        g.run((&pkts, Some("third")), &[0, 0], &mut scratch);
+        g.run((&pkts, None), (&[0, 0], &[0, 0]), &mut scratch);
+        g.run((&pkts, Some("other")), (&[0, 0], &[0, 0]), &mut scratch);
+        g.run((&pkts, Some("third")), (&[0, 0], &[0, 0]), &mut scratch);
         let ids = &g.running().flow(both).unwrap().instances;
         let (src, other, udp) = (ids[0], ids[1], ids[2]);
         assert_eq!((g.counts(src), g.counts(other)), ((40, 40), (40, 40)));
@@ -754,8 +757,8 @@ mod tests {
         let frames = frames();
         let pkts = packets(&frames);
         let mut scratch = BatchScratch::new();
-        g.run((&pkts, None), &[0, 0], &mut scratch);
-        g.run((&pkts, Some("other")), &[0, 0], &mut scratch);
+        g.run((&pkts, None), (&[0, 0], &[0, 0]), &mut scratch);
+        g.run((&pkts, Some("other")), (&[0, 0], &[0, 0]), &mut scratch);
         let ids = &g.running().flow(f).unwrap().instances;
         let (guard, src, other) = (ids[0], ids[1], ids[2]);
         assert_eq!(g.counts(guard), (40, 20));

@@ -33,6 +33,7 @@ use crate::config::SourceSpec;
 use crate::xsk::Redirect;
 use netsift_ffpf::shm::RwMapping;
 use netsift_graph::{FlowId, Instance, InstanceId, Running};
+use netsift_kernel::codegen::Halves;
 use netsift_kernel::graphs::{Action, Attached, GraphError, Level, Sink};
 use netsift_kernel::shared::Region;
 use std::collections::{BTreeMap, BTreeSet};
@@ -314,11 +315,15 @@ impl Kernel {
                 }
                 _ => Ability::Source,
             },
-            Kind::Pcap(p) if p.sent.is_some() => Ability::Daemon(
-                "its expression tests the direction, which one program for both directions \
+            Kind::Pcap(p)
+                if p.sent.is_some() || p.tag_out.as_ref().is_some_and(|t| t.sent.is_some()) =>
+            {
+                Ability::Daemon(
+                    "its expression tests the direction, which one program for both directions \
                  cannot"
-                    .into(),
-            ),
+                        .into(),
+                )
+            }
             Kind::Pcap(_) => Ability::Filter,
             Kind::Bpf(_) => Ability::Daemon(
                 "classic BPF runs in the daemon's interpreter, not compiled to eBPF".into(),
@@ -575,10 +580,15 @@ impl Kernel {
             let action = self.action(*id, kind, plan).map_err(all)?;
             sinks.push(Sink { action, paths: ps });
         }
-        let sets: Vec<&netsift_isa::PassSet> = filters
+        // Each with its program for frames the kernel takes a VLAN tag out
+        // of, where the source reads them so (as the daemon runs it).
+        let sets: Vec<Halves<'_>> = filters
             .iter()
             .map(|f| match kind(*f) {
-                Some(Kind::Pcap(p)) => Ok(p.received.pass_set()),
+                Some(Kind::Pcap(p)) => Ok(Halves {
+                    untagged: p.received.pass_set(),
+                    tagged: p.tag_out.as_ref().map(|t| t.received.pass_set()),
+                }),
                 _ => Err(all(format!("instance {} is not a filter", f.0))),
             })
             .collect::<Result<_, _>>()?;
@@ -591,7 +601,7 @@ impl Kernel {
                 Level::Xdp { then: r.then_fd() }
             }
         };
-        let program = netsift_kernel::graphs::generate(&sets, &sinks, level);
+        let program = netsift_kernel::graphs::generate_tagged(&sets, &sinks, level);
         let program = program.map_err(|e| match e {
             GraphError::NotExact(i) => (vec![filters[i]], e.to_string()),
             e => all(e.to_string()),
