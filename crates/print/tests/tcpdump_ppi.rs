@@ -12,11 +12,9 @@ mod common;
 
 use common::build::{eth, ipv4_between, udp};
 use common::tcpdump::have_tcpdump;
+use common::whole;
 use common::write::write_pcap;
-use netsift_print::DefaultPrint;
-use netsift_print::{Dump, Packet, PrintOptions, Printer, SummaryOptions, TimeFormat};
 use netsift_wire::LinkType;
-use std::process::Command;
 
 /// A PPI header (version, flags, length `hl`, link type `dlt`), `tlvs` padding
 /// it to `hl`, then `body`.
@@ -114,97 +112,33 @@ fn records(frames: Vec<Vec<u8>>) -> Vec<(Vec<u8>, u32)> {
     recs
 }
 
-/// The flag sets: tcpdump's flags and our options.
-fn flag_sets() -> Vec<(&'static [&'static str], PrintOptions)> {
-    let sets: [&'static [&'static str]; 8] = [
-        &[],
-        &["-v"],
-        &["-e"],
-        &["-q"],
-        &["-e", "-q"],
-        &["-x"],
-        &["-e", "-x"],
-        &["-X"],
-    ];
-    sets.into_iter()
-        .map(|flags| {
-            let has = |f: &str| flags.contains(&f);
-            let dump = if has("-x") {
-                Some(Dump::Hex { link: false })
-            } else if has("-X") {
-                Some(Dump::HexAscii { link: false })
-            } else {
-                None
-            };
-            let opts = PrintOptions {
-                summary: SummaryOptions {
-                    link_header: has("-e"),
-                    quiet: has("-q"),
-                    verbose: u8::from(has("-v")),
-                    default_print: if has("-q") || dump.is_some() {
-                        DefaultPrint::Suppressed
-                    } else {
-                        DefaultPrint::On
-                    },
-                    ..SummaryOptions::default()
-                },
-                time: TimeFormat::None,
-                dump,
-                ..PrintOptions::default()
-            };
-            (flags, opts)
-        })
-        .collect()
-}
+/// tcpdump's flag sets compared.
+const FLAG_SETS: [&[&str]; 8] = [
+    &[],
+    &["-v"],
+    &["-e"],
+    &["-q"],
+    &["-e", "-q"],
+    &["-x"],
+    &["-e", "-x"],
+    &["-X"],
+];
 
-/// The differing lines of tcpdump's and our whole output for `recs` of `lt`
-/// under every flag set, and how many packets were compared.
-fn compare(lt: LinkType, recs: &[(Vec<u8>, u32)]) -> (usize, Vec<String>) {
+/// The packets of `recs` of `lt` that differ from tcpdump's whole output under
+/// any flag set, and how many packet outputs were compared.
+fn compare(lt: LinkType, recs: Vec<(Vec<u8>, u32)>) -> (usize, Vec<String>) {
     let dir =
         std::env::temp_dir().join(format!("netsift-print-ppi-{}-{}", lt.0, std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join("link.pcap");
-    write_pcap(&path, lt, recs);
+    write_pcap(&path, lt, &recs);
+    let cap = (path, lt, recs);
     let (mut compared, mut failures) = (0, Vec::new());
-    for (flags, opts) in flag_sets() {
-        let out = Command::new("tcpdump")
-            .args(["-t", "-nn"])
-            .args(flags)
-            .arg("-r")
-            .arg(&path)
-            .env("TZ", "UTC")
-            .output()
-            .expect("run tcpdump");
-        let theirs = String::from_utf8_lossy(&out.stdout).into_owned();
-        let mut printer = Printer::new(lt, opts);
-        let mut ours = String::new();
-        for (data, wire_len) in recs {
-            let packet = Packet {
-                sec: 0,
-                frac: 0,
-                data,
-                wire_len: *wire_len,
-            };
-            ours.push_str(printer.line(&packet));
-        }
-        compared += recs.len();
-        let (t, o): (Vec<&str>, Vec<&str>) = (theirs.lines().collect(), ours.lines().collect());
-        assert!(
-            t.len() >= recs.len(),
-            "{flags:?}: tcpdump printed {}",
-            t.len()
-        );
-        for i in 0..t.len().max(o.len()) {
-            if t.get(i) != o.get(i) {
-                failures.push(format!(
-                    "{} {flags:?} line {i}\n   ours: {:?}\n   tcpd: {:?}",
-                    lt.name().unwrap_or("?"),
-                    o.get(i),
-                    t.get(i)
-                ));
-                break;
-            }
-        }
+    for flags in FLAG_SETS {
+        let (n, f) = whole::compare(&cap, flags);
+        assert_eq!(n, cap.2.len(), "{flags:?}: tcpdump printed fewer packets");
+        compared += n;
+        failures.extend(f);
     }
     let _ = std::fs::remove_dir_all(&dir);
     (compared, failures)
@@ -217,9 +151,9 @@ fn ppi_output_matches_tcpdump() {
         return;
     }
     let recs = records(ppi_frames());
-    let (compared, failures) = compare(LinkType::PPI, &recs);
+    let (compared, failures) = compare(LinkType::PPI, recs);
     println!(
-        "PPI: {compared} packet outputs compared, {} flag sets differ",
+        "PPI: {compared} packet outputs compared, {} differ",
         failures.len()
     );
     assert!(compared >= 8 * 60, "{compared}");
@@ -235,7 +169,7 @@ fn mtp2_output_matches_tcpdump() {
     let mut compared = 0;
     let mut failures = Vec::new();
     let plain = records(mtp2_frames());
-    let (n, f) = compare(LinkType(140), &plain);
+    let (n, f) = compare(LinkType(140), plain);
     compared += n;
     failures.extend(f);
     // The pseudo-header: sent, annex A, link number.
@@ -243,11 +177,11 @@ fn mtp2_output_matches_tcpdump() {
         .into_iter()
         .map(|f| [&[0u8, 1, 0, 0, 0, 0, 7][..], &f].concat())
         .collect();
-    let (n, f) = compare(LinkType(139), &records(with_phdr));
+    let (n, f) = compare(LinkType(139), records(with_phdr));
     compared += n;
     failures.extend(f);
     println!(
-        "MTP2: {compared} packet outputs compared, {} flag sets differ",
+        "MTP2: {compared} packet outputs compared, {} differ",
         failures.len()
     );
     assert!(compared > 0);

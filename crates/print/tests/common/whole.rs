@@ -8,7 +8,7 @@ use netsift_print::{
 };
 use std::process::Command;
 
-/// The print options of tcpdump's `-e`, `-v`..., `-x`, `-X` in `flags`.
+/// The print options of tcpdump's `-e`, `-q`, `-v`..., `-x`, `-X` in `flags`.
 pub(crate) fn options(flags: &[&str]) -> PrintOptions {
     let has = |f: &str| flags.contains(&f);
     let dump = if has("-x") {
@@ -27,8 +27,9 @@ pub(crate) fn options(flags: &[&str]) -> PrintOptions {
         summary: SummaryOptions {
             absolute_tcp_seq: false,
             link_header: has("-e"),
+            quiet: has("-q"),
             verbose,
-            default_print: if dump.is_some() {
+            default_print: if dump.is_some() || has("-q") {
                 DefaultPrint::Suppressed
             } else {
                 DefaultPrint::On
