@@ -285,3 +285,22 @@ fn the_packet_type_load_keeps_libpcaps_polarity() {
         PassSet::accept_all().to_string()
     );
 }
+
+/// A `jset` block's branches lie the other way round from its test's:
+/// gencode's fragment test jumps on `jset #0x1fff` to the failing side. In
+/// `not icmp[0x14] = icmp6[link[21:2]]` on ARCNET, `and_pullup` on the IPv4
+/// protocol test walks its true chain and stops at that block, whose false
+/// edge goes on; read the other way, the chain went past it to `icmp6`'s link
+/// type test and pulled it up next to the IPv4 ones, which then decided it
+/// false, and the whole filter became `true` without a load, where libpcap's
+/// program loads the protocol byte and faults on a frame cut before it.
+#[test]
+fn a_jset_block_stops_the_pullup_chain_as_in_libpcap() {
+    let listing = program("not icmp[0x14] = icmp6[link[21:2]]", LinkType::ARCNET);
+    assert!(listing.contains("eq [15:1] in {0x1}"), "{listing}");
+    assert!(listing.contains("eq [2:1] in {0xc4}"), "{listing}");
+    assert!(
+        listing.contains("meq [12:2] & 0x1fff in {0x0}"),
+        "{listing}"
+    );
+}

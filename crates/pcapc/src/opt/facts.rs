@@ -82,11 +82,21 @@ impl Learnt {
     }
 }
 
+/// Whether libpcap's block for `p` jumps on `jset #k` (true when `f & k != 0`):
+/// `ld; and #k; jeq #0` becomes that on the load (opt_peep, before any
+/// threading, swapping the branches), and gencode's fragment test is one.
+pub(crate) fn jumps_on_jset(p: &Pred) -> bool {
+    matches!(p, Pred::Cmp(c) if is_jset(c))
+}
+
+fn is_jset(c: &Cmp) -> bool {
+    c.test == Test::Eq(0) && c.mask != c.size.max()
+}
+
 fn cmp_key(c: &Cmp) -> (Subject<'_>, Jump<'_>) {
-    // `ld; and #k; jeq #0` becomes `jset #k` on the load (opt_peep, before any
-    // threading), a jump of another kind: fold_edge never decides it from `f & k ==
-    // v` (`mpls and ... and mpls` keeps both bottom-of-stack tests).
-    if c.test == Test::Eq(0) && c.mask != c.size.max() {
+    // A `jset` is a jump of another kind: fold_edge never decides it from `f & k
+    // == v` (`mpls and ... and mpls` keeps both bottom-of-stack tests).
+    if is_jset(c) {
         return (
             Subject::Field(c.loc, c.size, c.size.max()),
             Jump::Jset(c.mask),

@@ -12,7 +12,7 @@
 
 use crate::lower::ir::{Pred, Tree};
 use crate::lower::Computed;
-use crate::opt::facts::{const_subject, test_key, TestKey};
+use crate::opt::facts::{const_subject, jumps_on_jset, test_key, TestKey};
 
 /// A branch target: a block's index, or one of the two returns.
 pub(super) type Target = u32;
@@ -135,7 +135,8 @@ impl Levels {
             let (jt, jf) = (blk.jt, blk.jf);
             if self.level[b as usize] == NONE {
                 self.level[b as usize] = OPEN;
-                for t in [jf, jt] {
+                // libpcap recurses into its true edge first.
+                for t in [blk.edge(false), blk.edge(true)] {
                     if g.block(t).is_some() && self.level[t as usize] == NONE {
                         stack.push(t);
                     }
@@ -186,11 +187,42 @@ pub(super) struct Block<'a> {
     pub subject: Option<u64>,
     pub jt: Target,
     pub jf: Target,
+    /// libpcap's block jumps on `jset #k` where this one tests `f & k == 0`
+    /// (gencode's fragment test, and opt_peep's rewrite of `and #k; jeq #0`,
+    /// which swaps the branches): its true edge is `jf` here. The pullups walk
+    /// and the passes visit libpcap's edges as they lie ([`Block::edge`]).
+    pub inverted: bool,
     /// For a constant, the way its known outcome goes. gencode builds it with both
     /// branches; opt_peep points both of them that way in the first pass, after
     /// that pass has computed levels and dominators with the other branch still
     /// there (see `Replay::pass`).
     pub fold: Option<Target>,
+}
+
+impl Block<'_> {
+    /// This block's sides (`true`: `jt`) in the order libpcap visits its
+    /// edges, its own true edge first.
+    pub(super) fn sides(&self) -> [bool; 2] {
+        [!self.inverted, self.inverted]
+    }
+
+    /// libpcap's true (`jump`) or false edge: where it goes.
+    pub(super) fn edge(&self, jump: bool) -> Target {
+        if jump != self.inverted {
+            self.jt
+        } else {
+            self.jf
+        }
+    }
+
+    /// Points libpcap's true (`jump`) or false edge at `t`.
+    pub(super) fn set_edge(&mut self, jump: bool, t: Target) {
+        if jump != self.inverted {
+            self.jt = t;
+        } else {
+            self.jf = t;
+        }
+    }
 }
 
 /// Builds the blocks of `t` with its true exit going to `yes` and its false exit to
@@ -217,6 +249,7 @@ fn build<'a>(
                 subject: Some(const_subject(u32::from(!*b))),
                 jt: yes,
                 jf: no,
+                inverted: false,
                 fold: Some(to),
             });
             (blocks.len() - 1) as Target
@@ -232,6 +265,7 @@ fn build<'a>(
                 subject: key.map(|k| k.subject),
                 jt: yes,
                 jf: no,
+                inverted: jumps_on_jset(p),
                 fold: None,
             });
             (blocks.len() - 1) as Target

@@ -44,22 +44,10 @@ pub(super) fn pullup(
     b: u32,
     is_or: bool,
 ) -> bool {
-    let next = |g: &Graph, d: u32| {
-        let k = &g.blocks[d as usize];
-        if is_or {
-            k.jf
-        } else {
-            k.jt
-        }
-    };
-    let shared = |g: &Graph, d: u32| {
-        let k = &g.blocks[d as usize];
-        if is_or {
-            k.jt
-        } else {
-            k.jf
-        }
-    };
+    // The chain follows libpcap's edges as they lie: a `jset` block's
+    // branches are the other way round from its test's (`Block::edge`).
+    let next = |g: &Graph, d: u32| g.blocks[d as usize].edge(!is_or);
+    let shared = |g: &Graph, d: u32| g.blocks[d as usize].edge(is_or);
     let into_b = &preds[b as usize];
     let Some(&(first, _)) = into_b.first() else {
         return false;
@@ -136,10 +124,5 @@ pub(super) fn pullup(
 
 /// Points block `d`'s false edge (true edge if not `is_or`) at `t`.
 fn set_next(g: &mut Graph, d: u32, is_or: bool, t: Target) {
-    let blk = &mut g.blocks[d as usize];
-    if is_or {
-        blk.jf = t;
-    } else {
-        blk.jt = t;
-    }
+    g.blocks[d as usize].set_edge(!is_or, t);
 }

@@ -75,7 +75,8 @@ impl<'a, 'b> Replay<'a, 'b> {
             }
         }
         for &b in order {
-            for side in [true, false] {
+            // libpcap's true edge first (`et`, then `ef`).
+            for side in self.graph.blocks[b as usize].sides() {
                 changed |= thread::opt_j(&mut self.graph, &self.doms, self.budget, b, side);
             }
         }

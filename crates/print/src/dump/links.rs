@@ -1,10 +1,11 @@
 //! Link-level header lengths (what `-x` leaves out) of the link types whose
 //! printers are one small header before a packet: switch tags in Ethernet,
-//! IPoIB, NFLOG, vsock, PKTAP (with the header of the packet inside), Frame
+//! IPoIB, NFLOG, vsock, PKTAP and PPI (with the header of the packet inside), Frame
 //! Relay and FRF.16, PPP in HDLC framing, SunATM and Juniper's encapsulations. Each follows the value the tcpdump 4.99.3
 //! printer adds to `ndo_ll_hdr_len`; the flag says it returned early.
 
 use super::{ethernet, layer_len};
+use crate::summary::{ppi_start, PpiStart};
 use netsift_wire::LinkType;
 
 fn le16(d: &[u8], at: usize) -> Option<usize> {
@@ -46,6 +47,8 @@ pub(super) fn header_len(
         271 => (caplen.min(32), caplen < 32),
         // PKTAP, and Darwin's DLT_USER2 for it.
         258 | 149 => pktap(data, wire_len, mesh),
+        // PPI
+        192 => ppi(data, wire_len, mesh),
         // FRELAY
         107 => match fr(data, wire_len) {
             Some(len) => (len, false),
@@ -196,6 +199,36 @@ fn pktap(data: &[u8], wire_len: usize, mesh: bool) -> (usize, bool) {
     // tcpdump adds the inner header length to its own and then to the
     // total that already holds it: counted twice.
     (hdrlen + 2 * inner, early)
+}
+
+/// `ppi_if_print`'s: its header length and twice the inner printer's (as
+/// PKTAP's, added to a total that already holds it), or nothing after the
+/// header where no printer knows the link type inside; what was captured
+/// where the header is cut short or invalid. A PPI inside a PPI is a loop,
+/// each level's length counting twice as much as the one outside it.
+fn ppi(mut data: &[u8], mut wire_len: usize, mesh: bool) -> (usize, bool) {
+    let mut total = 0usize;
+    let mut weight = 1usize;
+    loop {
+        let h = match ppi_start(data) {
+            PpiStart::Header(h) => h,
+            _ => {
+                return (
+                    total.saturating_add(weight.saturating_mul(data.len())),
+                    true,
+                )
+            }
+        };
+        total = total.saturating_add(weight.saturating_mul(h.len));
+        weight = weight.saturating_mul(2);
+        (data, wire_len) = (&data[h.len..], wire_len.saturating_sub(h.len));
+        if h.dlt == LinkType::PPI.0 {
+            continue;
+        }
+        // (0 for a link type without a printer, as `ppi_if_print` adds.)
+        let (inner, early) = layer_len(LinkType(h.dlt), data, wire_len, mesh);
+        return (total.saturating_add(weight.saturating_mul(inner)), early);
+    }
 }
 
 /// `fr_print`'s result: `None` where it returns 0 (an invalid or cut-short

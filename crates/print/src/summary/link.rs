@@ -450,9 +450,9 @@ impl Printer<'_> {
         addrs: Option<(EthernetAddress, EthernetAddress)>,
     ) -> PResult<bool> {
         self.proto = "snap";
-        need(p, 0, 5)?;
-        if length < 5 {
-            return Err(Trunc);
+        // snap_print catches both (`goto trunc`), so `-x` leaves the link header out.
+        if p.len() < 5 || length < 5 {
+            return Err(self.caught());
         }
         let oui = g3(p, 0)?;
         let et = g2(p, 3)?;

@@ -82,6 +82,7 @@ mod ospf_te;
 mod pgm;
 mod pim;
 mod pktap;
+mod ppi;
 mod ppp_cp;
 mod ppp_opts;
 mod ppp_serial;
@@ -346,6 +347,7 @@ macro_rules! out {
     }};
 }
 pub(crate) use out;
+pub(crate) use ppi::{ppi_start, PpiStart};
 
 impl Printer<'_> {
     /// `, proto NAME (0x....)`: the EtherType an encapsulation (GRE, Geneve)
@@ -442,6 +444,7 @@ impl Printer<'_> {
             LinkType(271) => self.vsock_if(data, wire_len),
             // PKTAP, also under DLT_USER2 as Darwin writes it.
             LinkType(258 | 149) => self.pktap_if(data, wire_len),
+            LinkType::PPI => self.ppi_if(data, wire_len),
             _ => return None,
         })
     }

@@ -16,8 +16,10 @@ fn le32(p: &[u8], at: usize) -> u32 {
 }
 
 impl Printer<'_> {
-    /// `pktap_header_print`.
-    fn pktap_hdr(&mut self, dlt: u32, hdrlen: u32, length: u32) {
+    /// `pktap_header_print` (and `ppi_header_print` after its version):
+    /// `DLT EN10MB (1) len 108`, or with `-q` the link type's name alone,
+    /// then the packet's length.
+    pub(super) fn dlt_hdr(&mut self, dlt: u32, hdrlen: usize, length: u32) {
         let name = LinkType(dlt).name();
         if self.opts.quiet {
             out!(self, "{}", name.unwrap_or("UNKNOWN"));
@@ -34,7 +36,7 @@ impl Printer<'_> {
     /// A packet of a link type with no printer: the header and a dump.
     fn pktap_raw(&mut self, dlt: u32, hdrlen: u32, length: u32, body: &[u8]) {
         if !self.opts.link_header {
-            self.pktap_hdr(dlt, hdrlen, length);
+            self.dlt_hdr(dlt, hdrlen as usize, length);
         }
         self.default_print(body, true);
     }
@@ -69,7 +71,7 @@ impl Printer<'_> {
             return Err(Trunc);
         }
         if self.opts.link_header {
-            self.pktap_hdr(dlt, hdrlen, length);
+            self.dlt_hdr(dlt, hdrlen as usize, length);
         }
         let body = &data[hdrlen as usize..];
         let rest = length - hdrlen;

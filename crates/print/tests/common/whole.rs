@@ -8,7 +8,7 @@ use netsift_print::{
 };
 use std::process::Command;
 
-/// The print options of tcpdump's `-e`, `-u`, `-v`..., `-x`, `-X` in `flags`.
+/// The print options of tcpdump's `-e`, `-q`, `-u`, `-v`..., `-x`, `-X` in `flags`.
 pub(crate) fn options(flags: &[&str]) -> PrintOptions {
     let has = |f: &str| flags.contains(&f);
     let dump = if has("-x") {
@@ -28,8 +28,9 @@ pub(crate) fn options(flags: &[&str]) -> PrintOptions {
             absolute_tcp_seq: false,
             link_header: has("-e"),
             nfs_handles: has("-u"),
+            quiet: has("-q"),
             verbose,
-            default_print: if dump.is_some() {
+            default_print: if dump.is_some() || has("-q") {
                 DefaultPrint::Suppressed
             } else {
                 DefaultPrint::On
