@@ -35,7 +35,9 @@ impl Printer<'_> {
             return false;
         } else if any(&[88, 750]) {
             self.krb(cp)
-        } else if any(&[1701, 137, 138, 2103, 2104]) || dport == 3456 {
+        } else if is(1701) {
+            self.l2tp(cp, length)
+        } else if any(&[137, 138, 2103, 2104]) || dport == 3456 {
             return false;
         } else if rx_port(sport) || rx_port(dport) {
             self.rx(cp, length, sport, dport, ctx)
@@ -54,14 +56,27 @@ impl Printer<'_> {
                     return false;
                 }
             }
-        } else if any(&[496, 1645, 1812, 1646, 1813, 3799, 1700, 921, 646, 698]) || dport == 4567 {
+        } else if any(&[496, 1645, 1812, 1646, 1813, 3799, 1700, 921, 646])
+            || dport == 4567
+            || dport == 1985
+        {
             return false;
+        } else if is(698) {
+            self.olsr(cp, length, ctx.is_v6())
         } else if is(3503) {
             // -v decodes the TLVs, not decoded yet.
             if self.opts.verbose > 0 {
                 return false;
             }
             self.lspping(cp, length)
+        } else if any(&[701, 1589]) || sport == 49152 {
+            return false;
+        } else if dport == 12223 {
+            self.lwapp_control(cp, length, true)
+        } else if sport == 12223 {
+            self.lwapp_control(cp, length, false)
+        } else if is(12222) {
+            self.lwapp_data(cp, length)
         } else if is(30490) && !self.udp_taken_before_someip(sport, dport, cp) {
             self.someip(cp, length)
         } else {

@@ -98,6 +98,13 @@ impl Printer<'_> {
         if let Some((n, print_tag)) = tag {
             print_tag(self, &data[12..12 + n]);
         }
+        // Arista's header comes before the original type, printed again.
+        while lt == 0xd28b {
+            match self.arista_header(p, length, orig_length, src, dst)? {
+                Some((inner, body, blen)) => (lt, p, length) = (inner, body, blen),
+                None => return Ok(()),
+            }
+        }
         if self.opts.link_header {
             if lt <= MAX_8023_LENGTH {
                 out!(self, "802.3, length {}: ", lt.min(length as u16));
@@ -179,6 +186,41 @@ impl Printer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `ether_common_print`'s Arista branch: the type, the header, and the
+    /// type after it with the rest of the frame; `None` when done (tcpdump's
+    /// raw print of an unknown subtype).
+    fn arista_header<'d>(
+        &mut self,
+        p: &'d [u8],
+        length: u32,
+        orig_length: u32,
+        src: EthernetAddress,
+        dst: EthernetAddress,
+    ) -> PResult<Option<(u16, &'d [u8], u32)>> {
+        if p.len() < 2 || length < 2 {
+            out!(self, "[|arista]");
+            return Ok(None);
+        }
+        let lt = 0xd28b;
+        out!(
+            self,
+            "{}, length {orig_length}: ",
+            ethertype_str(lt, self.opts.quiet)
+        );
+        let Some(n) = self.arista(p)? else {
+            if !self.opts.link_header {
+                let (s, d) = (self.ether_str(src.0), self.ether_str(dst.0));
+                let t = ethertype_str(lt, self.opts.quiet);
+                out!(self, "{s} > {d}, {t}, length {orig_length}: ");
+            }
+            self.default_print(p, true);
+            return Ok(None);
+        };
+        let inner = g2(p, n)?;
+        let used = n as u32 + 2;
+        Ok(Some((inner, tail(p, n + 2), length.saturating_sub(used))))
     }
 
     /// 802.1AE MACsec (`macsec_print`): prints the SecTAG when the payload is
