@@ -86,6 +86,7 @@ mod pktap;
 mod ppp_cp;
 mod ppp_opts;
 mod ppp_serial;
+mod pptp;
 mod ptp;
 mod radius;
 mod radius_attrs;

@@ -135,7 +135,7 @@ impl Printer<'_> {
         } else if is(179) {
             self.bgp(payload)?;
         } else if is(1723) {
-            // PPTP: not rendered.
+            self.pptp(payload)?;
         } else if is(6379) {
             self.resp(payload, length)?;
         } else if is(22) {
