@@ -38,6 +38,7 @@ mod bcm_li;
 mod bgp;
 mod bootp;
 mod cdp;
+mod cfm;
 mod cisco;
 mod dccp;
 mod decnet;
