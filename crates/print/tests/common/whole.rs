@@ -27,6 +27,7 @@ pub(crate) fn options(flags: &[&str]) -> PrintOptions {
         summary: SummaryOptions {
             absolute_tcp_seq: false,
             link_header: has("-e"),
+            quiet: has("-q"),
             verbose,
             default_print: if dump.is_some() {
                 DefaultPrint::Suppressed

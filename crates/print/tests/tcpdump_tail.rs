@@ -1,0 +1,69 @@
+//! The last protocols of the `-nn` tail (issue 27) against tcpdump on the
+//! corpus captures that carry them, with `-nn`, `-v`, `-vv`, `-e` and `-q`:
+//! every packet's line, continuation lines and dumps must be tcpdump's.
+//! Arista's timestamp header, L2TP, LWAPP, OLSR, DVMRP and mtrace (IGMP),
+//! the MS NLB heartbeat, PPTP, 802.1ag CFM. Skipped, with a message,
+//! without tcpdump or the corpus.
+
+mod common;
+
+use common::capture::read_capture;
+use common::tcpdump::have_tcpdump;
+use common::{corpus_root, whole, CaptureFile};
+
+const CAPTURES: &[&str] = &[
+    "arista_ether.pcap",
+    "l2tp-avp-overflow.pcap",
+    "lwapp-data.pcap",
+    "olsr-oobr-1.pcap",
+    "olsr-oobr-2.pcap",
+    "OLSRv1_HNA_sgw_1.pcap",
+    "cve-2014-8767-OLSR.pcap",
+    "mtrace.pcap",
+    "mrinfo_query.pcap",
+    "msnlb.pcap",
+    "msnlb2.pcapng",
+    "pptp.pcap",
+    "cfm_sender_id-oobr.pcap",
+];
+
+const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-e"], &["-q"]];
+
+fn capture(name: &str) -> CaptureFile {
+    let path = corpus_root().join("tcpdump").join(name);
+    let bytes = std::fs::read(&path).expect("corpus capture");
+    let packets = read_capture(&bytes).expect("a capture");
+    let lt = packets.first().expect("packets").linktype;
+    let recs = packets.into_iter().map(|p| (p.data, p.wire_len)).collect();
+    (path, lt, recs)
+}
+
+#[test]
+fn tail_printers_print_what_tcpdump_prints() {
+    if !have_tcpdump() {
+        eprintln!("skipping: tcpdump is not installed");
+        return;
+    }
+    if !corpus_root().join("tcpdump").is_dir() {
+        eprintln!("skipping: no corpus at {}", corpus_root().display());
+        return;
+    }
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for name in CAPTURES {
+        let cap = capture(name);
+        for flags in FLAGS {
+            let (n, diffs) = whole::compare(&cap, flags);
+            assert!(n > 0, "{name} {flags:?}: tcpdump printed nothing");
+            compared += n;
+            failures.extend(diffs);
+        }
+    }
+    println!("{compared} packets compared");
+    assert!(
+        failures.is_empty(),
+        "{} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
