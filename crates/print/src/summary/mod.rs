@@ -89,6 +89,7 @@ mod ppp_opts;
 mod ppp_serial;
 mod pptp;
 mod ptp;
+mod q933;
 mod radius;
 mod radius_attrs;
 mod radius_eap;
