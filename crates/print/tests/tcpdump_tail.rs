@@ -3,7 +3,7 @@
 //! every packet's line, continuation lines and dumps must be tcpdump's.
 //! Arista's timestamp header, L2TP, LWAPP, OLSR, DVMRP and mtrace (IGMP),
 //! the MS NLB heartbeat, PPTP, 802.1ag CFM, Q.933 (over Frame Relay and
-//! PPP's OSI). Skipped, with a message, without tcpdump or the corpus.
+//! PPP's OSI), AODV, Cisco's Auto-RP, syslog's invalid headers. Skipped, with a message, without tcpdump or the corpus.
 //!
 //! Left out: `-q` on q933-heapoverflow-2.pcap, whose Frame Relay frames
 //! with unknown NLPIDs tcpdump dumps under `-q` (only `-x` stops it), where
@@ -31,6 +31,11 @@ const CAPTURES: &[&str] = &[
     "cfm_sender_id-oobr.pcap",
     "q933-heapoverflow-2.pcap",
     "heapoverflow-q933_printq.pcap",
+    "hoobr_aodv_extension.pcap",
+    "cve-2014-8769-AODV.pcap",
+    "babel_update_oobr.pcap",
+    "rtp-seg-fault-2.pcapng",
+    "zephyr-oobr.pcap",
 ];
 
 /// Captures compared without `-q` (see the module's comment).

@@ -24,7 +24,7 @@ impl Printer<'_> {
         } else if is(69) {
             self.tftp(cp, length)
         } else if is(654) {
-            return false;
+            self.aodv(cp, length, ctx.is_v6())
         } else if is(500) {
             self.isakmp(cp, length, ctx)
         } else if is(4500) {
@@ -56,10 +56,11 @@ impl Printer<'_> {
                     return false;
                 }
             }
-        } else if any(&[496, 1645, 1812, 1646, 1813, 3799, 1700, 921, 646])
-            || dport == 4567
-            || dport == 1985
-        {
+        } else if dport == 4567 {
+            return false;
+        } else if is(496) {
+            self.cisco_autorp(cp, length)
+        } else if any(&[1645, 1812, 1646, 1813, 3799, 1700, 921, 646]) || dport == 1985 {
             return false;
         } else if is(698) {
             self.olsr(cp, length, ctx.is_v6())

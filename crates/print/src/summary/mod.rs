@@ -27,12 +27,14 @@
 //! link-state advertisements, DHCP, PPP options, IPv6 mobility).
 
 mod ahcp;
+mod aodv;
 mod aoe;
 mod app;
 mod apps;
 mod arcnet;
 mod arista;
 mod atm;
+mod autorp;
 mod babel;
 mod bcm_li;
 mod bgp;

@@ -29,7 +29,7 @@ pub(crate) fn options(flags: &[&str]) -> PrintOptions {
             link_header: has("-e"),
             quiet: has("-q"),
             verbose,
-            default_print: if dump.is_some() {
+            default_print: if dump.is_some() || has("-q") {
                 DefaultPrint::Suppressed
             } else {
                 DefaultPrint::On
