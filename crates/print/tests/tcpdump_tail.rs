@@ -3,11 +3,13 @@
 //! every packet's line, continuation lines and dumps must be tcpdump's.
 //! Arista's timestamp header, L2TP, LWAPP, OLSR, DVMRP and mtrace (IGMP),
 //! the MS NLB heartbeat, PPTP, 802.1ag CFM, Q.933 (over Frame Relay and
-//! PPP's OSI), AODV, Cisco's Auto-RP, syslog's invalid headers. Skipped, with a message, without tcpdump or the corpus.
+//! PPP's OSI), AODV, Cisco's Auto-RP, syslog's invalid headers, timed,
+//! LMP's message line. Skipped, with a message, without tcpdump or the corpus.
 //!
 //! Left out: `-q` on q933-heapoverflow-2.pcap, whose Frame Relay frames
 //! with unknown NLPIDs tcpdump dumps under `-q` (only `-x` stops it), where
-//! the summary options cannot tell `-q` from `-x` yet.
+//! the summary options cannot tell `-q` from `-x` yet; `-v` and `-vv` on
+//! the LMP captures, whose objects are not decoded yet.
 
 mod common;
 
@@ -36,10 +38,22 @@ const CAPTURES: &[&str] = &[
     "babel_update_oobr.pcap",
     "rtp-seg-fault-2.pcapng",
     "zephyr-oobr.pcap",
+    "kh-timed-001-oobr.pcap",
+    "kh-timed-002-oobr.pcap",
+    "kh-timed-004-oobr.pcap",
+    "timed_1.pcap",
+    "lmp-lmp_print_data_link_subobjs-oobr.pcap",
+    "lmpv1_busyloop.pcap",
 ];
 
 /// Captures compared without `-q` (see the module's comment).
 const NOT_QUIET: &[&str] = &["q933-heapoverflow-2.pcap"];
+
+/// Captures compared without `-v` (see the module's comment).
+const NOT_VERBOSE: &[&str] = &[
+    "lmp-lmp_print_data_link_subobjs-oobr.pcap",
+    "lmpv1_busyloop.pcap",
+];
 
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-e"], &["-q"]];
 
@@ -68,6 +82,9 @@ fn tail_printers_print_what_tcpdump_prints() {
         let cap = capture(name);
         for flags in FLAGS {
             if flags == &["-q"] && NOT_QUIET.contains(name) {
+                continue;
+            }
+            if flags.iter().any(|f| f.starts_with("-v")) && NOT_VERBOSE.contains(name) {
                 continue;
             }
             let (n, diffs) = whole::compare(&cap, flags);

@@ -20,7 +20,7 @@ impl Printer<'_> {
         // Ports udp_print tests between these whose payloads other printers
         // take (or none does): a datagram on one of them is not for these.
         let r = if is(525) {
-            return false;
+            self.timed(cp)
         } else if is(69) {
             self.tftp(cp, length)
         } else if is(654) {
@@ -70,7 +70,15 @@ impl Printer<'_> {
                 return false;
             }
             self.lspping(cp, length)
-        } else if any(&[701, 1589]) || sport == 49152 {
+        } else if sport == 49152 || matches!(dport, 3784 | 4784 | 6784 | 3785) {
+            return false;
+        } else if is(701) {
+            // -v decodes the objects, not decoded yet.
+            if self.opts.verbose > 0 {
+                return false;
+            }
+            self.lmp(cp, length)
+        } else if is(1589) {
             return false;
         } else if dport == 12223 {
             self.lwapp_control(cp, length, true)

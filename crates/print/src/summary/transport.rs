@@ -1710,6 +1710,9 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
     let any = |ps: &[u16]| ps.iter().any(|&p| is(p));
     if is(53) {
         Dns
+    } else if is(525) && !is(5353) {
+        // timed comes third in tcpdump's list.
+        NotRendered
     } else if any(&[67, 68]) {
         Bootp
     } else if any(&[69, 88]) {
