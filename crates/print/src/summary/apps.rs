@@ -86,6 +86,8 @@ impl Printer<'_> {
             self.lwapp_control(cp, length, false)
         } else if is(12222) {
             self.lwapp_data(cp, length)
+        } else if is(4790) {
+            self.vxlan_gpe(cp, length)
         } else if is(30490) && !self.udp_taken_before_someip(sport, dport, cp) {
             self.someip(cp, length)
         } else {

@@ -23,9 +23,9 @@ pub(super) fn ethertype_str(t: u16, quiet: bool) -> String {
 }
 
 /// EtherTypes tcpdump 4.99's `ethertype_print` decodes and this crate does not
-/// yet (AppleTalk, MPCP, NSH, RRCP): no default print after them, which
-/// tcpdump would not print either.
-const TCPDUMP_DECODES: [u16; 5] = [0x809b, 0x80f3, 0x8808, 0x894f, 0x8899];
+/// yet (AppleTalk, MPCP, RRCP): no default print after them, which tcpdump
+/// would not print either.
+const TCPDUMP_DECODES: [u16; 4] = [0x809b, 0x80f3, 0x8808, 0x8899];
 
 /// tcpdump's `linkaddr_string`: colon-separated hex bytes.
 pub(crate) fn linkaddr(b: &[u8]) -> String {
@@ -330,6 +330,7 @@ impl Printer<'_> {
             EtherType(0x888e) => self.eapol(p)?,
             EtherType(0x8809) => self.slow(p, length)?,
             EtherType(0x886f) => self.msnlb(p)?,
+            EtherType(0x894f) => self.nsh(p, length)?,
             EtherType(0x8902) | EtherType(0xabcd) => self.cfm(p, length)?,
             EtherType(0xfefe) => self.ether_iso(p, length)?,
             EtherType(0x8947) | EtherType(0x0707) => self.geonet(p, length, src)?,

@@ -77,6 +77,7 @@ mod mobility;
 mod msnlb;
 mod net;
 mod nflog;
+mod nsh;
 mod ntp;
 mod olsr;
 mod openflow;
