@@ -4,7 +4,7 @@
 //! Arista's timestamp header, L2TP, LWAPP, OLSR, DVMRP and mtrace (IGMP),
 //! the MS NLB heartbeat, PPTP, 802.1ag CFM, Q.933 (over Frame Relay and
 //! PPP's OSI), AODV, Cisco's Auto-RP, syslog's invalid headers, timed,
-//! LMP's message line, NSH and VXLAN-GPE. Skipped, with a message, without tcpdump or the corpus.
+//! LMP's message line, NSH and VXLAN-GPE, VQP. Skipped, with a message, without tcpdump or the corpus.
 //!
 //! Left out: `-q` on q933-heapoverflow-2.pcap, whose Frame Relay frames
 //! with unknown NLPIDs tcpdump dumps under `-q` (only `-x` stops it), where
@@ -46,6 +46,7 @@ const CAPTURES: &[&str] = &[
     "lmpv1_busyloop.pcap",
     "nsh.pcap",
     "nsh-over-vxlan-gpe.pcap",
+    "vqp-oobr.pcap",
 ];
 
 /// Captures compared without `-q` (see the module's comment).
@@ -55,8 +56,6 @@ const NOT_QUIET: &[&str] = &["q933-heapoverflow-2.pcap"];
 const NOT_VERBOSE: &[&str] = &[
     "lmp-lmp_print_data_link_subobjs-oobr.pcap",
     "lmpv1_busyloop.pcap",
-    "nsh.pcap",
-    "nsh-over-vxlan-gpe.pcap",
 ];
 
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-e"], &["-q"]];

@@ -79,7 +79,7 @@ impl Printer<'_> {
             }
             self.lmp(cp, length)
         } else if is(1589) {
-            return false;
+            self.vqp(cp, length)
         } else if dport == 12223 {
             self.lwapp_control(cp, length, true)
         } else if sport == 12223 {

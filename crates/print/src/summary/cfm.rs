@@ -4,6 +4,7 @@
 
 use super::ldp::af_name;
 use super::link::oui_name;
+use super::lldp::chassis_subtype;
 use super::{bit_names, g1, g2, g3, g4, gmac, gv4, gv6, need, out, PResult, Printer};
 
 fn opcode_name(op: u8) -> Option<&'static str> {
@@ -54,16 +55,11 @@ fn tlv_name(t: u8) -> &'static str {
 }
 
 fn chassis_name(t: u8) -> &'static str {
+    // LLDP's names but for two.
     match t {
         0 => "Reserved",
-        1 => "Chassis component",
-        2 => "Interface alias",
-        3 => "Port component",
-        4 => "MAC address",
-        5 => "Network address",
-        6 => "Interface name",
         7 => "Locally assigned",
-        _ => "Unknown",
+        _ => chassis_subtype(t),
     }
 }
 
@@ -409,47 +405,51 @@ impl Printer<'_> {
         if *tl == 0 {
             return Ok(SenderId::Hex(hexdump));
         }
-        let dl = g1(p, *at)? as usize;
-        *at += 1;
-        *tlen -= 1;
-        *tl -= 1;
-        out!(self, "\n\t  Management Address Domain Length {dl}");
+        let Some(dl) = self.cfm_mgmt_field(p, at, tlen, tl, "Management Address Domain")? else {
+            return Ok(SenderId::Skip);
+        };
         if dl != 0 {
-            if *tl < dl {
-                out!(self, "\n\t  (TLV too short)");
-                return Ok(SenderId::Skip);
-            }
-            *tl -= dl;
-            self.hex_print(
-                super::head(super::tail(p, *at), dl),
-                "\n\t  Management Address Domain: ",
-            );
-            *at += dl;
-            *tlen -= dl;
             if *tl < 1 {
                 out!(self, " (Management Address Length is missing)");
                 return Ok(SenderId::Hex(true));
             }
-            let al = g1(p, *at)? as usize;
-            *at += 1;
-            *tlen -= 1;
-            *tl -= 1;
-            out!(self, "\n\t  Management Address Length {al}");
-            if al != 0 {
-                if *tl < al {
-                    out!(self, "\n\t  (TLV too short)");
-                    return Ok(SenderId::Stop);
-                }
-                *tl -= al;
-                self.hex_print(
-                    super::head(super::tail(p, *at), al),
-                    "\n\t  Management Address: ",
-                );
-                *at += al;
-                *tlen -= al;
+            if self
+                .cfm_mgmt_field(p, at, tlen, tl, "Management Address")?
+                .is_none()
+            {
+                return Ok(SenderId::Stop);
             }
         }
         Ok(SenderId::Hex(hexdump))
+    }
+
+    /// A length byte and that many bytes in hex (the management address
+    /// domain or address); `None` when the TLV is too short for them.
+    fn cfm_mgmt_field(
+        &mut self,
+        p: &[u8],
+        at: &mut usize,
+        tlen: &mut usize,
+        tl: &mut usize,
+        name: &str,
+    ) -> PResult<Option<usize>> {
+        let n = g1(p, *at)? as usize;
+        *at += 1;
+        *tlen -= 1;
+        *tl -= 1;
+        out!(self, "\n\t  {name} Length {n}");
+        if n != 0 {
+            if *tl < n {
+                out!(self, "\n\t  (TLV too short)");
+                return Ok(None);
+            }
+            *tl -= n;
+            let ident = format!("\n\t  {name}: ");
+            self.hex_print(super::head(super::tail(p, *at), n), &ident);
+            *at += n;
+            *tlen -= n;
+        }
+        Ok(Some(n))
     }
 
     /// `cfm_network_addr_print`: whether the address wants a hex dump.

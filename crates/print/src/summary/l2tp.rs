@@ -208,10 +208,6 @@ impl Printer<'_> {
     /// Two bit letters of a capability or type AVP (`A` for bit 2, then
     /// `second` for bit 1).
     fn l2tp_bits(&mut self, v: &[u8], second: char) -> PResult {
-        if v.len() < 4 {
-            out!(self, "{SHORT}");
-            return Ok(());
-        }
         let x = g4(v, 0)?;
         if x & 2 != 0 {
             out!(self, "A");
@@ -247,24 +243,27 @@ impl Printer<'_> {
 
     fn l2tp_avp_value(&mut self, attr: u16, v: &[u8]) -> PResult {
         let n = v.len();
-        let short = |p: &mut Self, min: usize| {
-            if n < min {
-                out!(p, "{SHORT}");
-            }
-            n < min
+        // The shortest value each attribute's printer accepts.
+        let min = match attr {
+            0 | 1 | 2 | 6 | 9 | 10 | 14 | 29 | 32 => 2,
+            12 => 3,
+            3 | 4 | 15 | 16 | 17 | 18 | 19 | 24 | 25 | 38 => 4,
+            46 => 5,
+            5 => 8,
+            13 => 16,
+            _ => 0,
         };
+        if n < min {
+            out!(self, "{SHORT}");
+            return Ok(());
+        }
         match attr {
             0 => {
-                if !short(self, 2) {
-                    let t = g2(v, 0)?;
-                    let s = super::name_or(msg_name(t), || format!("MSGTYPE-#{t}"));
-                    out!(self, "{s}");
-                }
+                let t = g2(v, 0)?;
+                let s = super::name_or(msg_name(t), || format!("MSGTYPE-#{t}"));
+                out!(self, "{s}");
             }
             1 => {
-                if short(self, 2) {
-                    return Ok(());
-                }
                 out!(self, "{}", g2(v, 0)?);
                 if n == 2 {
                     return Ok(());
@@ -279,65 +278,37 @@ impl Printer<'_> {
                     self.l2tp_string(&v[4..]);
                 }
             }
-            2 => {
-                if !short(self, 2) {
-                    out!(self, "{}.{}", v[0], v[1]);
-                }
-            }
+            2 => out!(self, "{}.{}", v[0], v[1]),
             3 | 19 => self.l2tp_bits(v, 'S')?,
             4 | 18 => self.l2tp_bits(v, 'D')?,
-            5 => {
-                if !short(self, 8) {
-                    self.l2tp_octets(&v[..8]);
-                }
-            }
-            6 | 9 | 10 | 14 => {
-                if !short(self, 2) {
-                    out!(self, "{}", g2(v, 0)?);
-                }
-            }
+            5 => self.l2tp_octets(&v[..8]),
+            6 | 9 | 10 | 14 => out!(self, "{}", g2(v, 0)?),
             7 | 8 | 21 | 22 | 23 | 30 | 37 => self.l2tp_string(v),
             11 | 26 | 27 | 28 | 31 | 33 | 36 => self.l2tp_octets(v),
             12 => {
-                if !short(self, 3) {
-                    out!(self, "{}, {:02x}", g2(v, 0)?, v[2]);
-                    if n > 3 {
-                        out!(self, " ");
-                        self.l2tp_string(&v[3..]);
-                    }
+                out!(self, "{}, {:02x}", g2(v, 0)?, v[2]);
+                if n > 3 {
+                    out!(self, " ");
+                    self.l2tp_string(&v[3..]);
                 }
             }
-            13 => {
-                if !short(self, 16) {
-                    self.l2tp_octets(&v[..16]);
-                }
-            }
-            15 | 16 | 17 | 24 | 25 | 38 => {
-                if !short(self, 4) {
-                    out!(self, "{}", g4(v, 0)?);
-                }
-            }
+            13 => self.l2tp_octets(&v[..16]),
+            15 | 16 | 17 | 24 | 25 | 38 => out!(self, "{}", g4(v, 0)?),
             20 => out!(self, "obsolete"),
             29 => {
-                if !short(self, 2) {
-                    let t = g2(v, 0)?;
-                    let s = match t {
-                        0 => "Reserved".to_string(),
-                        1 => "Textual".to_string(),
-                        2 => "CHAP".to_string(),
-                        3 => "PAP".to_string(),
-                        4 => "No Auth".to_string(),
-                        5 => "MS-CHAPv1".to_string(),
-                        _ => format!("AuthType-#{t}"),
-                    };
-                    out!(self, "{s}");
-                }
+                let t = g2(v, 0)?;
+                let s = match t {
+                    0 => "Reserved".to_string(),
+                    1 => "Textual".to_string(),
+                    2 => "CHAP".to_string(),
+                    3 => "PAP".to_string(),
+                    4 => "No Auth".to_string(),
+                    5 => "MS-CHAPv1".to_string(),
+                    _ => format!("AuthType-#{t}"),
+                };
+                out!(self, "{s}");
             }
-            32 => {
-                if !short(self, 2) {
-                    out!(self, "{}", g2(v, 0)? & 0xff);
-                }
-            }
+            32 => out!(self, "{}", g2(v, 0)? & 0xff),
             34 => {
                 let names = [
                     "CRCErr", "FrameErr", "HardOver", "BufOver", "Timeout", "AlignErr",
@@ -346,19 +317,17 @@ impl Printer<'_> {
             }
             35 => self.l2tp_counters(v, &["send", "recv"], true)?,
             46 => {
-                if !short(self, 5) {
-                    out!(self, "{:04x}, {:04x} ", g2(v, 0)?, g2(v, 2)?);
-                    let d = g1(v, 4)?;
-                    match d {
-                        0 => out!(self, "global error"),
-                        1 => out!(self, "at peer"),
-                        2 => out!(self, "at local"),
-                        _ => out!(self, "Direction-#{d}"),
-                    }
-                    if n > 5 {
-                        out!(self, " ");
-                        self.l2tp_string(&v[5..]);
-                    }
+                out!(self, "{:04x}, {:04x} ", g2(v, 0)?, g2(v, 2)?);
+                let d = g1(v, 4)?;
+                match d {
+                    0 => out!(self, "global error"),
+                    1 => out!(self, "at peer"),
+                    2 => out!(self, "at local"),
+                    _ => out!(self, "Direction-#{d}"),
+                }
+                if n > 5 {
+                    out!(self, " ");
+                    self.l2tp_string(&v[5..]);
                 }
             }
             _ => {}

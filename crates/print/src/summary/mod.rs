@@ -16,6 +16,10 @@
 //! bounds-checked: a packet cut short ends with tcpdump's `[|proto]` marker, and no
 //! input makes the summarizer panic.
 //!
+//! The long tail has a module each as well: Arista's timestamp header, L2TP,
+//! LWAPP, OLSR, CFM, Q.933, PPTP, MS NLB, DVMRP and mtrace, AODV, Auto-RP,
+//! timed, NSH and VXLAN-GPE, VQP, and LMP's line without `-v`.
+//!
 //! [`SummaryOptions::names`] gives the names tcpdump prints without `-n`
 //! (ports, hosts, Ethernet vendors, IP protocols; see [`crate::Names`]).
 //!
@@ -112,6 +116,7 @@ mod tftp;
 mod timed;
 mod tipc;
 mod transport;
+mod vqp;
 mod vsock;
 mod vtp;
 mod wlan;

@@ -212,8 +212,7 @@ impl Printer<'_> {
                 out!(self, "{sep}");
                 let b = |i: usize| val.get(i).copied().unwrap_or(0);
                 let ext = |i: usize| b(i) & 0x80 != 0;
-                let invalid = n < 3
-                    || n > 5
+                let invalid = !(3..=5).contains(&n)
                     || ext(0)
                     || (n == 3 && !ext(1))
                     || (n == 4 && (ext(1) || !ext(2)))
