@@ -57,7 +57,7 @@ impl Printer<'_> {
                 }
             }
         } else if dport == 4567 {
-            return false;
+            self.wb(cp, length)
         } else if is(496) {
             self.cisco_autorp(cp, length)
         } else if any(&[1645, 1812, 1646, 1813, 3799, 1700, 921, 646]) || dport == 1985 {

@@ -18,7 +18,8 @@
 //!
 //! The long tail has a module each as well: Arista's timestamp header, L2TP,
 //! LWAPP, OLSR, CFM, Q.933, PPTP, MS NLB, DVMRP and mtrace, AODV, Auto-RP,
-//! timed, NSH and VXLAN-GPE, VQP, and LMP's line without `-v`.
+//! timed, NSH and VXLAN-GPE, VQP, the whiteboard, and LMP's line without
+//! `-v`.
 //!
 //! [`SummaryOptions::names`] gives the names tcpdump prints without `-n`
 //! (ports, hosts, Ethernet vendors, IP protocols; see [`crate::Names`]).
@@ -119,6 +120,7 @@ mod transport;
 mod vqp;
 mod vsock;
 mod vtp;
+mod wb;
 mod wlan;
 
 use crate::names::Names;
