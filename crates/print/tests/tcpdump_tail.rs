@@ -4,7 +4,7 @@
 //! Arista's timestamp header, L2TP, LWAPP, OLSR, DVMRP and mtrace (IGMP),
 //! the MS NLB heartbeat, PPTP, 802.1ag CFM, Q.933 (over Frame Relay and
 //! PPP's OSI), AODV, Cisco's Auto-RP, syslog's invalid headers, timed,
-//! LMP's message line, NSH and VXLAN-GPE, VQP, the whiteboard. Skipped, with a message, without tcpdump or the corpus.
+//! LMP's message line, NSH and VXLAN-GPE, VQP, the whiteboard, LLC XIDs. Skipped, with a message, without tcpdump or the corpus.
 //!
 //! Left out: `-q` on q933-heapoverflow-2.pcap, whose Frame Relay frames
 //! with unknown NLPIDs tcpdump dumps under `-q` (only `-x` stops it), where
@@ -48,6 +48,7 @@ const CAPTURES: &[&str] = &[
     "nsh-over-vxlan-gpe.pcap",
     "vqp-oobr.pcap",
     "wb-oobr.pcap",
+    "llc-xid-heapoverflow.pcap",
 ];
 
 /// Captures compared without `-q` (see the module's comment).

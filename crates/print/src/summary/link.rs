@@ -345,6 +345,24 @@ impl Printer<'_> {
         Ok(true)
     }
 
+    /// An XID's format and types (`llc_print`): always printed, no dump
+    /// after but of a short one.
+    fn llc_xid(&mut self, body: &[u8], blen: u32) -> PResult<bool> {
+        if blen == 0 {
+            return Ok(true);
+        }
+        match *body {
+            [] => self.trunc(),
+            [0x81, a, b, ..] if blen >= 3 => out!(self, ": {a:02x} {b:02x}"),
+            [0x81, ..] => {
+                self.trunc();
+                self.default_print(body, false);
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
     /// `llc_print` for an 802.3 frame: returns whether the payload was understood.
     pub(super) fn llc(
         &mut self,
@@ -458,6 +476,9 @@ impl Printer<'_> {
                 flags(control & 0x10),
                 length
             );
+            if cmd == 0xaf {
+                return self.llc_xid(body, blen);
+            }
         } else if control & 3 == 1 {
             out!(
                 self,
