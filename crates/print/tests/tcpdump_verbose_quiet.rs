@@ -66,6 +66,8 @@ const NOT_CLAIMED_VERBOSE_PAYLOADS: &[&str] = &[
     "UDP/1646",
     "UDP/1812",
     "UDP/3503",
+    // LMP's objects: the line without -v only.
+    "UDP/701",
 ];
 
 /// What `-v` still prints differently elsewhere, `-q` or not: LLDP option

@@ -167,6 +167,7 @@ impl EtherType {
             0x88a2 => "AoE",
             0x88f7 => "PTP",
             0x9c40 => "ARISTA",
+            0xd28b => "Arista Vendor Specific Protocol",
             _ => return None,
         })
     }

@@ -20,11 +20,11 @@ impl Printer<'_> {
         // Ports udp_print tests between these whose payloads other printers
         // take (or none does): a datagram on one of them is not for these.
         let r = if is(525) {
-            return false;
+            self.timed(cp)
         } else if is(69) {
             self.tftp(cp, length)
         } else if is(654) {
-            return false;
+            self.aodv(cp, length, ctx.is_v6())
         } else if is(500) {
             self.isakmp(cp, length, ctx)
         } else if is(4500) {
@@ -37,7 +37,9 @@ impl Printer<'_> {
             return false;
         } else if any(&[88, 750]) {
             self.krb(cp)
-        } else if any(&[1701, 137, 138, 2103, 2104]) || dport == 3456 {
+        } else if is(1701) {
+            self.l2tp(cp, length)
+        } else if any(&[137, 138, 2103, 2104]) || dport == 3456 {
             return false;
         } else if rx_port(sport) || rx_port(dport) {
             self.rx(cp, length, sport, dport, ctx)
@@ -56,14 +58,38 @@ impl Printer<'_> {
                     return false;
                 }
             }
-        } else if any(&[496, 1645, 1812, 1646, 1813, 3799, 1700, 921, 646, 698]) || dport == 4567 {
+        } else if dport == 4567 {
+            self.wb(cp, length)
+        } else if is(496) {
+            self.cisco_autorp(cp, length)
+        } else if any(&[1645, 1812, 1646, 1813, 3799, 1700, 921, 646]) || dport == 1985 {
             return false;
+        } else if is(698) {
+            self.olsr(cp, length, ctx.is_v6())
         } else if is(3503) {
             // -v decodes the TLVs, not decoded yet.
             if self.opts.verbose > 0 {
                 return false;
             }
             self.lspping(cp, length)
+        } else if sport == 49152 || matches!(dport, 3784 | 4784 | 6784 | 3785) {
+            return false;
+        } else if is(701) {
+            // -v decodes the objects, not decoded yet.
+            if self.opts.verbose > 0 {
+                return false;
+            }
+            self.lmp(cp, length)
+        } else if is(1589) {
+            self.vqp(cp, length)
+        } else if dport == 12223 {
+            self.lwapp_control(cp, length, true)
+        } else if sport == 12223 {
+            self.lwapp_control(cp, length, false)
+        } else if is(12222) {
+            self.lwapp_data(cp, length)
+        } else if is(4790) {
+            self.vxlan_gpe(cp, length)
         } else if is(30490) && !self.udp_taken_before_someip(sport, dport, cp) {
             self.someip(cp, length)
         } else {

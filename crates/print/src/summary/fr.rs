@@ -250,13 +250,19 @@ impl Printer<'_> {
                 }
             }
             NLPID_MFR => self.frf15(body, rest)?,
-            // OSI and Q.933: not decoded.
-            0x81..=0x83 | 0x08 => {}
+            // OSI: not decoded.
+            0x81..=0x83 => {}
+            0x08 => self.q933(body, rest)?,
             _ => {
                 if !self.opts.link_header {
                     self.fr_hdr(length, &q, nlpid);
                 }
+                let before = self.out.len();
                 self.default_print(body, true);
+                // tcpdump's dump ends with the marker when bytes are missing.
+                if self.out.len() != before && body.len() < rest as usize {
+                    self.trunc();
+                }
             }
         }
         Ok(())

@@ -23,11 +23,9 @@ pub(super) fn ethertype_str(t: u16, quiet: bool) -> String {
 }
 
 /// EtherTypes tcpdump 4.99's `ethertype_print` decodes and this crate does not
-/// yet (AppleTalk, MPCP, CFM, NSH, Arista, RRCP, NLB): no default print after
-/// them, which tcpdump would not print either.
-const TCPDUMP_DECODES: [u16; 9] = [
-    0x809b, 0x80f3, 0x886f, 0x8808, 0x8902, 0xabcd, 0x894f, 0xd28b, 0x8899,
-];
+/// yet (AppleTalk, MPCP, RRCP): no default print after them, which tcpdump
+/// would not print either.
+const TCPDUMP_DECODES: [u16; 4] = [0x809b, 0x80f3, 0x8808, 0x8899];
 
 /// tcpdump's `linkaddr_string`: colon-separated hex bytes.
 pub(crate) fn linkaddr(b: &[u8]) -> String {
@@ -97,6 +95,13 @@ impl Printer<'_> {
         }
         if let Some((n, print_tag)) = tag {
             print_tag(self, &data[12..12 + n]);
+        }
+        // Arista's header comes before the original type, printed again.
+        while lt == 0xd28b {
+            match self.arista_header(p, length, orig_length, src, dst)? {
+                Some((inner, body, blen)) => (lt, p, length) = (inner, body, blen),
+                None => return Ok(()),
+            }
         }
         if self.opts.link_header {
             if lt <= MAX_8023_LENGTH {
@@ -179,6 +184,41 @@ impl Printer<'_> {
             }
         }
         Ok(())
+    }
+
+    /// `ether_common_print`'s Arista branch: the type, the header, and the
+    /// type after it with the rest of the frame; `None` when done (tcpdump's
+    /// raw print of an unknown subtype).
+    fn arista_header<'d>(
+        &mut self,
+        p: &'d [u8],
+        length: u32,
+        orig_length: u32,
+        src: EthernetAddress,
+        dst: EthernetAddress,
+    ) -> PResult<Option<(u16, &'d [u8], u32)>> {
+        if p.len() < 2 || length < 2 {
+            out!(self, "[|arista]");
+            return Ok(None);
+        }
+        let lt = 0xd28b;
+        out!(
+            self,
+            "{}, length {orig_length}: ",
+            ethertype_str(lt, self.opts.quiet)
+        );
+        let Some(n) = self.arista(p)? else {
+            if !self.opts.link_header {
+                let (s, d) = (self.ether_str(src.0), self.ether_str(dst.0));
+                let t = ethertype_str(lt, self.opts.quiet);
+                out!(self, "{s} > {d}, {t}, length {orig_length}: ");
+            }
+            self.default_print(p, true);
+            return Ok(None);
+        };
+        let inner = g2(p, n)?;
+        let used = n as u32 + 2;
+        Ok(Some((inner, tail(p, n + 2), length.saturating_sub(used))))
     }
 
     /// 802.1AE MACsec (`macsec_print`): prints the SecTAG when the payload is
@@ -289,6 +329,9 @@ impl Printer<'_> {
             EtherType(0x88ca) => self.tipc(p)?,
             EtherType(0x888e) => self.eapol(p)?,
             EtherType(0x8809) => self.slow(p, length)?,
+            EtherType(0x886f) => self.msnlb(p)?,
+            EtherType(0x894f) => self.nsh(p, length)?,
+            EtherType(0x8902) | EtherType(0xabcd) => self.cfm(p, length)?,
             EtherType(0xfefe) => self.ether_iso(p, length)?,
             EtherType(0x8947) | EtherType(0x0707) => self.geonet(p, length, src)?,
             EtherType(0x1111) => self.calm_fast(p, length, src)?,
@@ -296,6 +339,24 @@ impl Printer<'_> {
             EtherType(0x8137) => {
                 out!(self, "(NOV-ETHII) ");
                 self.ipx(p, length)?
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// An XID's format and types (`llc_print`): always printed, no dump
+    /// after but of a short one.
+    fn llc_xid(&mut self, body: &[u8], blen: u32) -> PResult<bool> {
+        if blen == 0 {
+            return Ok(true);
+        }
+        match *body {
+            [] => self.trunc(),
+            [0x81, a, b, ..] if blen >= 3 => out!(self, ": {a:02x} {b:02x}"),
+            [0x81, ..] => {
+                self.trunc();
+                self.default_print(body, false);
             }
             _ => return Ok(false),
         }
@@ -415,6 +476,9 @@ impl Printer<'_> {
                 flags(control & 0x10),
                 length
             );
+            if cmd == 0xaf {
+                return self.llc_xid(body, blen);
+            }
         } else if control & 3 == 1 {
             out!(
                 self,

@@ -18,6 +18,10 @@
 //!
 //! NFS over Sun RPC (`nfs/`, tcpdump's print-nfs.c) decodes a reply through the
 //! call it answers, kept in a ring of the last 64 calls; `nfs_handles` is `-u`.
+//! The long tail has a module each as well: Arista's timestamp header, L2TP,
+//! LWAPP, OLSR, CFM, Q.933, PPTP, MS NLB, DVMRP and mtrace, AODV, Auto-RP,
+//! timed, NSH and VXLAN-GPE, VQP, the whiteboard, and LMP's line without
+//! `-v`.
 //!
 //! [`SummaryOptions::names`] gives the names tcpdump prints without `-n`
 //! (ports, hosts, Ethernet vendors, IP protocols; see [`crate::Names`]).
@@ -30,21 +34,26 @@
 //! link-state advertisements, DHCP, PPP options, IPv6 mobility).
 
 mod ahcp;
+mod aodv;
 mod aoe;
 mod app;
 mod apps;
 mod arcnet;
+mod arista;
 mod atm;
+mod autorp;
 mod babel;
 mod bcm_li;
 mod bgp;
 mod bootp;
 mod cdp;
+mod cfm;
 mod cisco;
 mod dccp;
 mod decnet;
 mod dhcp6;
 mod dhcp_opts;
+mod dvmrp;
 mod eapol;
 mod edns;
 mod eigrp;
@@ -62,18 +71,24 @@ mod isakmp;
 mod isis;
 mod juniper;
 mod krb;
+mod l2tp;
 mod lan;
 mod ldp;
 mod link;
 mod lisp;
 mod lldp;
+mod lmp;
 mod lspping;
+mod lwapp;
 mod m3ua;
 mod mobility;
+mod msnlb;
 mod net;
 mod nflog;
 mod nfs;
+mod nsh;
 mod ntp;
+mod olsr;
 mod openflow;
 mod ospf;
 mod ospf2;
@@ -86,7 +101,9 @@ mod ppi;
 mod ppp_cp;
 mod ppp_opts;
 mod ppp_serial;
+mod pptp;
 mod ptp;
+mod q933;
 mod radius;
 mod radius_attrs;
 mod radius_eap;
@@ -103,10 +120,13 @@ mod someip;
 mod sunatm;
 mod switchtag;
 mod tftp;
+mod timed;
 mod tipc;
 mod transport;
+mod vqp;
 mod vsock;
 mod vtp;
+mod wb;
 mod wlan;
 
 use crate::names::Names;

@@ -1604,11 +1604,13 @@ impl Printer<'_> {
                 out!(self, "igmp dvmrp");
                 if len < 8 {
                     out!(self, " [len {len}]");
+                } else {
+                    self.dvmrp(bp, len)?;
                 }
             }
             0x14 => out!(self, "igmp pimv1"),
-            0x1e => out!(self, "mresp"),
-            0x1f => out!(self, "mtrace"),
+            0x1e => self.mtrace("mresp", bp, len)?,
+            0x1f => self.mtrace("mtrace", bp, len)?,
             t => out!(self, "igmp-{t}"),
         }
         Ok(())

@@ -135,7 +135,7 @@ impl Printer<'_> {
         } else if is(179) {
             self.bgp(payload)?;
         } else if is(1723) {
-            // PPTP: not rendered.
+            self.pptp(payload)?;
         } else if is(6379) {
             self.resp(payload, length)?;
         } else if is(22) {
@@ -867,7 +867,8 @@ impl Printer<'_> {
     fn syslog(&mut self, p: &[u8], len: u32) -> PResult {
         self.proto = "syslog";
         if g1(p, 0)? != b'<' {
-            return Err(Trunc);
+            out!(self, " (invalid)");
+            return Ok(());
         }
         let mut off = 1usize;
         let mut pri: u32 = 0;
@@ -880,7 +881,8 @@ impl Printer<'_> {
             off += 1;
         }
         if g1(p, off)? != b'>' {
-            return Err(Trunc);
+            out!(self, " (invalid)");
+            return Ok(());
         }
         const FAC: [&str; 24] = [
             "kernel", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron",
@@ -1711,6 +1713,9 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
     let any = |ps: &[u16]| ps.iter().any(|&p| is(p));
     if is(53) {
         Dns
+    } else if is(525) && !is(5353) {
+        // timed comes third in tcpdump's list.
+        NotRendered
     } else if any(&[67, 68]) {
         Bootp
     } else if any(&[69, 88]) {

@@ -170,6 +170,7 @@ impl Printer<'_> {
             0xcc => self.ipv4(tail(p, 1), length.saturating_sub(1)),
             0x8e => self.ipv6(tail(p, 1), length.saturating_sub(1)),
             0xcf => self.ppp(tail(p, 1), length.saturating_sub(1))?,
+            0x08 => self.q933(tail(p, 1), length.saturating_sub(1))?,
             _ => {
                 if !e {
                     out!(self, "OSI NLPID 0x{nlpid:02x} unknown");

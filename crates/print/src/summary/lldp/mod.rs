@@ -39,7 +39,7 @@ fn tlv_name(t: u16) -> &'static str {
     }
 }
 
-fn chassis_subtype(s: u8) -> &'static str {
+pub(in crate::summary) fn chassis_subtype(s: u8) -> &'static str {
     match s {
         1 => "Chassis component",
         2 => "Interface alias",
