@@ -67,7 +67,13 @@ impl Printer<'_> {
 
     /// `ikev1_attrmap_print` (with a map) and `ikev1_attr_print` (without):
     /// one data attribute at `p`, within the payload ending at `ep2`.
-    pub(super) fn ike_attr(&mut self, m: &[u8], p: usize, ep2: usize, map: Option<&AttrMap>) -> Next {
+    pub(super) fn ike_attr(
+        &mut self,
+        m: &[u8],
+        p: usize,
+        ep2: usize,
+        map: Option<&AttrMap>,
+    ) -> Next {
         let b0 = g1(m, p)?;
         let short = b0 & 0x80 != 0;
         let totlen = if short {

@@ -60,12 +60,7 @@ pub(super) const ESP_P: [&str; 13] = [
 pub(super) const IPCOMP_P: [&str; 4] = ["", "oui", "deflate", "lzs"];
 pub(super) const PRF_P: [&str; 5] = ["", "hmac-md5", "hmac-sha", "hmac-tiger", "aes128_xcbc"];
 pub(super) const INTEG_P: [&str; 6] = [
-    "",
-    "hmac-md5",
-    "hmac-sha",
-    "dec-mac",
-    "kpdk-md5",
-    "aes-xcbc",
+    "", "hmac-md5", "hmac-sha", "dec-mac", "kpdk-md5", "aes-xcbc",
 ];
 pub(super) const ESN_P: [&str; 2] = ["no-esn", "esn"];
 /// `dh_p_map`, groups 0 to 18.
@@ -143,11 +138,20 @@ pub(super) const OAKLEY_T: &AttrMap = &[
     ),
     (
         "hash",
-        &["", "md5", "sha1", "tiger", "sha2-256", "sha2-384", "sha2-512"],
+        &[
+            "", "md5", "sha1", "tiger", "sha2-256", "sha2-384", "sha2-512",
+        ],
     ),
     (
         "auth",
-        &["", "preshared", "dss", "rsa sig", "rsa enc", "rsa enc revised"],
+        &[
+            "",
+            "preshared",
+            "dss",
+            "rsa sig",
+            "rsa enc",
+            "rsa enc revised",
+        ],
     ),
     ("group desc", GROUPS),
     ("group type", &["", "MODP", "ECP", "EC2N"]),

@@ -206,7 +206,14 @@ impl Printer<'_> {
                 4 if len < 8 => Some(format!(" len={len} [bad: < 8]")),
                 4 => {
                     let k = &m[data + 4..data + 8];
-                    Some(format!(" len={len} {}/{}.{}.{}.{}", v4(0)?, k[0], k[1], k[2], k[3]))
+                    Some(format!(
+                        " len={len} {}/{}.{}.{}.{}",
+                        v4(0)?,
+                        k[0],
+                        k[1],
+                        k[2],
+                        k[3]
+                    ))
                 }
                 5 if len < 16 => Some(format!(" len={len} [bad: < 16]")),
                 5 => Some(format!(" len={len} {}", v6(0)?)),

@@ -3,15 +3,18 @@
 
 use super::payload::Next;
 use super::tables::{
-    np_name, protoid, str_or_id, v2_notify, DH_P, ENCR_T, ESN_P, ESP_P, INTEG_P, PRF_P,
-    V2_T_TYPE,
+    np_name, protoid, str_or_id, v2_notify, DH_P, ENCR_T, ESN_P, ESP_P, INTEG_P, PRF_P, V2_T_TYPE,
 };
 use crate::summary::{g1, g2, is_print, need, out, Printer};
 
 impl Printer<'_> {
     /// `ikev2_pay_print`: the payload's name and `[C]` when critical.
     fn ikev2_pay(&mut self, m: &[u8], name: &str, ext: usize) -> crate::summary::PResult {
-        let c = if g1(m, ext + 1)? & 0x80 != 0 { "[C]" } else { "" };
+        let c = if g1(m, ext + 1)? & 0x80 != 0 {
+            "[C]"
+        } else {
+            ""
+        };
         out!(self, "{name}{c}:");
         Ok(())
     }
@@ -36,7 +39,13 @@ impl Printer<'_> {
     }
 
     /// `ikev2_sa_print`: the proposals, each on a line of its own.
-    pub(super) fn ikev2_sa(&mut self, m: &[u8], tpay: u8, ext1: usize, w: super::payload::Walk) -> Next {
+    pub(super) fn ikev2_sa(
+        &mut self,
+        m: &[u8],
+        tpay: u8,
+        ext1: usize,
+        w: super::payload::Walk,
+    ) -> Next {
         self.ikev2_pay(m, "sa", ext1)?;
         let mut sa_length = usize::from(g2(m, ext1 + 2)?) - 4;
         out!(self, " len={sa_length}");
