@@ -41,6 +41,7 @@ mod cisco;
 mod dccp;
 mod decnet;
 mod dhcp6;
+mod dhcp6_opts;
 mod dhcp_opts;
 mod eapol;
 mod edns;

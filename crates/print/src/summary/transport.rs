@@ -840,12 +840,7 @@ impl Printer<'_> {
             UdpApp::Mpls => self.mpls(cp, length),
             UdpApp::Ptp => self.ptp(cp),
             UdpApp::BcmLi => self.bcm_li(cp, length),
-            // -v lists the options, not decoded yet.
-            UdpApp::Dhcp6 if self.opts.verbose > 0 => {
-                generic(self);
-                Ok(())
-            }
-            UdpApp::Dhcp6 => self.dhcp6(cp),
+            UdpApp::Dhcp6 => self.dhcp6(cp, length),
             UdpApp::Babel => self.babel(cp, length),
             UdpApp::Sflow => self.sflow(cp, length),
             UdpApp::Sip => self.txtproto(cp, length, "sip", Some(super::app::SIP_METHODS)),
