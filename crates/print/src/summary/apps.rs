@@ -62,6 +62,8 @@ impl Printer<'_> {
                 return false;
             }
             self.lspping(cp, length)
+        } else if is(4790) {
+            self.vxlan_gpe(cp, length)
         } else if is(30490) && !self.udp_taken_before_someip(sport, dport, cp) {
             self.someip(cp, length)
         } else {

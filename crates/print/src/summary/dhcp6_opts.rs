@@ -205,7 +205,7 @@ impl Printer<'_> {
                 self.dhcp6_sub(p, tp, optlen, 24, nest)?;
             }
             6 | 43 => {
-                if optlen % 2 != 0 {
+                if !optlen.is_multiple_of(2) {
                     return bad(self);
                 }
                 for i in (0..optlen).step_by(2) {
@@ -238,7 +238,7 @@ impl Printer<'_> {
                 t => out!(self, " for ???({t:02x}))"),
             },
             22 | 23 | 27 | 28 | 31 | 34 | 40 | 48 => {
-                if optlen % 16 != 0 {
+                if !optlen.is_multiple_of(16) {
                     return bad(self);
                 }
                 for i in (0..optlen).step_by(16) {

@@ -306,7 +306,13 @@ impl Printer<'_> {
                 if !self.opts.link_header {
                     self.fr_hdr(length, &q, nlpid);
                 }
+                // hex_and_ascii_print ends a dump cut short by the capture
+                // with the marker.
+                let before = self.out.len();
                 self.default_print(body, true);
+                if self.out.len() > before && body.len() < rest as usize {
+                    self.trunc();
+                }
             }
         }
         Ok(())

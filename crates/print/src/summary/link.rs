@@ -293,6 +293,7 @@ impl Printer<'_> {
             EtherType(0x8947) | EtherType(0x0707) => self.geonet(p, length, src)?,
             EtherType(0x1111) => self.calm_fast(p, length, src)?,
             EtherType(0x6003) => self.decnet(p, length)?,
+            EtherType(0x894f) => self.nsh(p, length)?,
             EtherType(0x8137) => {
                 out!(self, "(NOV-ETHII) ");
                 self.ipx(p, length)?

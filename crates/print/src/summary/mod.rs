@@ -25,6 +25,9 @@
 //! against tcpdump on the corpus by `tests/tcpdump_verbose_quiet.rs`, which lists
 //! the protocols whose `-v` details are not reproduced yet (BGP, OSPFv2
 //! link-state advertisements, DHCP, PPP options, IPv6 mobility).
+//! `-v`/`-vv` of ISAKMP/IKE payloads, RSVP objects, DHCPv6 options, ICMP
+//! extension objects, PIMv1, NSH/VXLAN-GPE, ATM OAM cells and OSI over
+//! Frame Relay: `tests/tcpdump_vtail.rs`.
 
 mod ahcp;
 mod aoe;
@@ -58,6 +61,7 @@ mod ipx_sap;
 mod isakmp;
 mod isis;
 mod juniper;
+mod juniper_ext;
 mod krb;
 mod lan;
 mod ldp;
@@ -69,6 +73,7 @@ mod m3ua;
 mod mobility;
 mod net;
 mod nflog;
+mod nsh;
 mod ntp;
 mod openflow;
 mod ospf;
@@ -77,6 +82,7 @@ mod ospf6_lsa;
 mod ospf_te;
 mod pgm;
 mod pim;
+mod pimv1;
 mod pktap;
 mod ppp_cp;
 mod ppp_opts;
@@ -88,6 +94,7 @@ mod radius_eap;
 mod resp;
 mod rpki_rtr;
 mod rsvp;
+mod rsvp_obj;
 mod rx;
 mod serial;
 mod sflow;

@@ -257,7 +257,7 @@ pub(super) fn v2_notify(t: u16) -> (&'static str, bool) {
         16395 => ("non_first_fragment_also", false),
         0..=8191 => ("error", true),
         8192..=16383 => ("private-error", true),
-        16384..=40959 => ("status", true),
+        16396..=40959 => ("status", true),
         _ => ("private-status", true),
     }
 }
