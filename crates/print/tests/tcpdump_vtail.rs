@@ -4,8 +4,8 @@
 //! IKEv1 and IKEv2 payloads; IS-IS, ES-IS and CLNP over Frame Relay and
 //! FRF.16 (with FRF.16's information elements); DHCPv6 options; ICMP
 //! multi-part extension objects; PIMv1; NSH and VXLAN-GPE; ATM OAM cells;
-//! RSVP objects; Juniper's header extensions; SLARP's `-vv` dump. Skipped,
-//! with a message, when tcpdump or the corpus is absent.
+//! RSVP objects; HNCP's TLVs; Juniper's header extensions; SLARP's `-vv`
+//! dump. Skipped, with a message, when tcpdump or the corpus is absent.
 //!
 //! Left out: kday2, kday5 and kday8 (their Ethernet frames hold CFM, not
 //! printed yet), rsvp_uni-oobr-3 (it also holds a whiteboard datagram,
@@ -95,6 +95,11 @@ const CAPTURES: &[&str] = &[
     "juniper_es_oobr.pcap",
     "juniper_header-heapoverflow.pcap",
     "juniper_monitor_invalid_cookie_length.pcap",
+    // HNCP's own TLVs, DHCP data in them, malformed prefixes.
+    "hncp.pcap",
+    "hncp_dhcpv4data-oobr.pcap",
+    "hncp_dhcpv6data-oobr.pcap",
+    "hncp_prefix-oobr.pcap",
     // Cisco SLARP's -vv dump.
     "HDLC.pcap",
     "chdlc-slarp-short.pcap",

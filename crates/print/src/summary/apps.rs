@@ -46,14 +46,7 @@ impl Printer<'_> {
         } else if any(&[6696, 6697]) {
             return false;
         } else if is(8231) {
-            let mark = self.out.len();
-            match self.hncp(cp, length) {
-                Some(r) => r,
-                None => {
-                    self.out.truncate(mark);
-                    return false;
-                }
-            }
+            self.hncp(cp, length)
         } else if any(&[496, 1645, 1812, 1646, 1813, 3799, 1700, 921, 646, 698]) || dport == 4567 {
             return false;
         } else if is(3503) {

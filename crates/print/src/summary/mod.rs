@@ -53,6 +53,7 @@ mod forces;
 mod fr;
 mod geonet;
 mod hncp;
+mod hncp_tlv;
 mod icmp6_ni;
 mod ieee802_15_4;
 mod ipoib;
