@@ -100,6 +100,8 @@ const CAPTURES: &[&str] = &[
     "hncp_dhcpv4data-oobr.pcap",
     "hncp_dhcpv6data-oobr.pcap",
     "hncp_prefix-oobr.pcap",
+    // BCM-LI's source port tested before BFD's, its unknown packet type.
+    "bfd_source_port_49152.pcap",
     // Cisco SLARP's -vv dump.
     "HDLC.pcap",
     "chdlc-slarp-short.pcap",

@@ -1749,6 +1749,9 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         Hsrp
     } else if is(3503) {
         Lspping
+    } else if sport == 49152 {
+        // udp_print tests BCM-LI's source port before BFD's ports.
+        BcmLi
     } else if matches!(dport, 3784 | 4784 | 6784 | 3785) {
         Bfd(dport)
     } else if is(1589) {
@@ -1774,8 +1777,6 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
     } else if (cp.get(2) == Some(&2) && (atalk_port(sport) || atalk_port(dport))) || is(30490) {
         // AppleTalk in UDP, SOME/IP.
         NotRendered
-    } else if sport == 49152 {
-        BcmLi
     } else {
         Plain
     }
