@@ -112,23 +112,15 @@ pub(super) const IPSEC_T: &AttrMap = &[
     ("privalg", &[]),
 ];
 
-pub(super) const ENCR_T: &AttrMap = &[
-    ("", &[]),
-    ("", &[]),
-    ("", &[]),
-    ("", &[]),
-    ("", &[]),
-    ("", &[]),
-    ("", &[]),
-    ("", &[]),
-    ("", &[]),
-    ("", &[]),
-    ("", &[]),
-    ("", &[]),
-    ("", &[]),
-    ("", &[]),
-    ("keylen", &[]),
-];
+/// An attribute type without a name.
+const UNNAMED: (&str, &[&str]) = ("", &[]);
+
+/// `encr_t_map`: only the key length (14) is named.
+pub(super) const ENCR_T: &AttrMap = &{
+    let mut t = [UNNAMED; 15];
+    t[14] = ("keylen", &[]);
+    t
+};
 
 pub(super) const OAKLEY_T: &AttrMap = &[
     ("", &[]),

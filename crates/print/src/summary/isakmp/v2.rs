@@ -47,36 +47,52 @@ impl Printer<'_> {
         w: super::payload::Walk,
     ) -> Next {
         self.ikev2_pay(m, "sa", ext1)?;
-        let mut sa_length = usize::from(g2(m, ext1 + 2)?) - 4;
+        let sa_length = usize::from(g2(m, ext1 + 2)?) - 4;
         out!(self, " len={sa_length}");
-        let mut cp = ext1 + 4;
-        let mut pcount = 0u32;
-        let mut np = 2;
-        let depth = w.depth + 1;
+        self.ikev2_chain(m, ext1 + 4, sa_length, 2, tpay, w.depth + 1)
+    }
+
+    /// The proposals of an SA (`want` 2) or the transforms of a proposal
+    /// (`want` 3): `left` bytes from `cp`, each on a line at `depth`;
+    /// `owner` names the enclosing payload in a `[|name]`.
+    fn ikev2_chain(
+        &mut self,
+        m: &[u8],
+        mut cp: usize,
+        mut left: usize,
+        want: u8,
+        owner: u8,
+        depth: usize,
+    ) -> Next {
+        let mut count = 0u32;
+        let mut np = want;
         while np != 0 {
-            pcount += 1;
+            count += 1;
             let ext = cp;
-            if sa_length < 4 {
-                out!(self, " [|{}]", np_name(tpay));
-                return Ok(Some(cp + sa_length));
+            if left < 4 {
+                return self.ikev2_toolong(owner, cp, left);
             }
             if need(m, ext, 4).is_err() {
-                return self.ike_trunc(tpay);
+                return self.ike_trunc(owner);
             }
             let item_len = usize::from(g2(m, ext + 2)?);
             if item_len <= 4 {
-                return self.ike_trunc(tpay);
+                return self.ike_trunc(owner);
             }
-            if sa_length < item_len {
-                out!(self, " [|{}]", np_name(tpay));
-                return Ok(Some(cp + sa_length));
+            if left < item_len {
+                return self.ikev2_toolong(owner, cp, left);
             }
             if need(m, cp, item_len).is_err() {
-                return self.ike_trunc(tpay);
+                return self.ike_trunc(owner);
             }
             self.ike_indent(depth);
-            if np == 2 {
-                match self.ikev2_p(m, pcount, ext, item_len, depth)? {
+            if np == want {
+                let next = if want == 2 {
+                    self.ikev2_p(m, ext, item_len, depth)?
+                } else {
+                    self.ikev2_t(m, count, ext, item_len)?
+                };
+                match next {
                     Some(next) => cp = next,
                     None => return Ok(None),
                 }
@@ -85,10 +101,16 @@ impl Printer<'_> {
                 cp += item_len;
             }
             self.out.push(')');
-            sa_length -= item_len;
+            left -= item_len;
             np = g1(m, ext)?;
         }
         Ok(Some(cp))
+    }
+
+    /// A chain longer than what holds it: `[|name]`, and the rest skipped.
+    fn ikev2_toolong(&mut self, owner: u8, cp: usize, rest: usize) -> Next {
+        out!(self, " [|{}]", np_name(owner));
+        Ok(Some(cp + rest))
     }
 
     /// A new line indented `depth` times, and `(`.
@@ -101,7 +123,7 @@ impl Printer<'_> {
     }
 
     /// `ikev2_p_print`: a proposal and its transforms.
-    fn ikev2_p(&mut self, m: &[u8], _pcount: u32, ext: usize, oprop: usize, depth: usize) -> Next {
+    fn ikev2_p(&mut self, m: &[u8], ext: usize, oprop: usize, depth: usize) -> Next {
         if need(m, ext, 8).is_err() {
             return self.ike_trunc(2);
         }
@@ -115,14 +137,10 @@ impl Printer<'_> {
             g1(m, ext + 7)?
         );
         let mut cp = ext + 8;
-        let toolong = |s: &mut Self, cp: usize, rest: usize| {
-            s.out.push_str(" [|p]");
-            Ok(Some(cp + rest))
-        };
         let spi = usize::from(g1(m, ext + 6)?);
         if spi != 0 {
             if prop_length < spi {
-                return toolong(self, cp, prop_length);
+                return self.ikev2_toolong(2, cp, prop_length);
             }
             self.out.push_str(" spi=");
             if !self.ike_raw(m, cp, spi) {
@@ -131,43 +149,7 @@ impl Printer<'_> {
             cp += spi;
             prop_length -= spi;
         }
-        let mut tcount = 0u32;
-        let mut np = 3;
-        let depth = depth + 1;
-        while np != 0 {
-            tcount += 1;
-            let t = cp;
-            if prop_length < 4 {
-                return toolong(self, cp, prop_length);
-            }
-            if need(m, t, 4).is_err() {
-                return self.ike_trunc(2);
-            }
-            let item_len = usize::from(g2(m, t + 2)?);
-            if item_len <= 4 {
-                return self.ike_trunc(2);
-            }
-            if prop_length < item_len {
-                return toolong(self, cp, prop_length);
-            }
-            if need(m, cp, item_len).is_err() {
-                return self.ike_trunc(2);
-            }
-            self.ike_indent(depth);
-            if np == 3 {
-                match self.ikev2_t(m, tcount, t, item_len)? {
-                    Some(next) => cp = next,
-                    None => return Ok(None),
-                }
-            } else {
-                self.out.push_str(&np_name(np));
-                cp += item_len;
-            }
-            self.out.push(')');
-            prop_length -= item_len;
-            np = g1(m, t)?;
-        }
-        Ok(Some(cp))
+        self.ikev2_chain(m, cp, prop_length, 3, 2, depth + 1)
     }
 
     /// `ikev2_t_print`: a transform, its type and id, and its attributes.
