@@ -199,12 +199,7 @@ impl Printer<'_> {
                 if body == 0 {
                     return invalid(self);
                 }
-                let ok = if mask == 37 {
-                    self.hncp_dhcp4(p, v, body, indent + 1)?
-                } else {
-                    self.hncp_dhcp6(p, v, body, indent + 1)?
-                };
-                if !ok {
+                if !self.hncp_dhcp(p, v, body, indent + 1, mask == 38)? {
                     self.out.push_str(" (invalid)");
                     // DHCPv4's ends the list, DHCPv6's only the TLV.
                     return Ok(mask == 38);
@@ -291,32 +286,43 @@ impl Printer<'_> {
         Ok(true)
     }
 
-    /// A new line at `indent` tabs, the option's name and length.
-    fn hncp_opt_head(&mut self, indent: usize, name: &str, len: usize) {
-        out!(self, "\n{}{name} ({len})", "\t".repeat(indent));
-    }
-
-    /// `dhcpv4_print`: false where tcpdump's returns -1.
-    fn hncp_dhcp4(&mut self, p: &[u8], at: usize, length: usize, indent: usize) -> PResult<bool> {
+    /// `dhcpv4_print` and (`v6`) `dhcpv6_print`: false where tcpdump's
+    /// return -1. Their options differ in the width of type and length
+    /// (1 or 2 bytes) and of addresses.
+    fn hncp_dhcp(
+        &mut self,
+        p: &[u8],
+        at: usize,
+        length: usize,
+        indent: usize,
+        v6: bool,
+    ) -> PResult<bool> {
+        let h = if v6 { 4 } else { 2 };
         let mut i = 0;
         while i < length {
-            if i + 2 > length {
+            if i + h > length {
                 return Ok(false);
             }
-            let (ty, len) = (g1(p, at + i)?, usize::from(g1(p, at + i + 1)?));
-            let v = at + i + 2;
-            let name = match ty {
-                6 => "DNS-server",
-                42 => "NTP-server",
-                119 => "DNS-search",
+            let (ty, len) = if v6 {
+                (g2(p, at + i)?, usize::from(g2(p, at + i + 2)?))
+            } else {
+                (u16::from(g1(p, at + i)?), usize::from(g1(p, at + i + 1)?))
+            };
+            let v = at + i + h;
+            let name = match (v6, ty) {
+                (false, 6) | (true, 23) => "DNS-server",
+                (false, 42) => "NTP-server",
+                (false, 119) => "DNS-search",
+                (true, 24) => "DNS-search-list",
+                (true, 31) => "SNTP-servers",
                 _ => "Unknown",
             };
-            self.hncp_opt_head(indent, name, len + 2);
-            if i + 2 + len > length {
+            out!(self, "\n{}{name} ({})", "\t".repeat(indent), len + h);
+            if i + h + len > length {
                 return Ok(false);
             }
-            match ty {
-                6 | 42 => {
+            match (v6, ty) {
+                (false, 6 | 42) => {
                     if len < 4 || !len.is_multiple_of(4) {
                         return Ok(false);
                     }
@@ -325,39 +331,7 @@ impl Printer<'_> {
                         out!(self, " {a}");
                     }
                 }
-                119 => {
-                    if !self.hncp_names(p, v, len)? {
-                        return Ok(false);
-                    }
-                }
-                _ => {}
-            }
-            i += 2 + len;
-        }
-        Ok(true)
-    }
-
-    /// `dhcpv6_print`: false where tcpdump's returns -1.
-    fn hncp_dhcp6(&mut self, p: &[u8], at: usize, length: usize, indent: usize) -> PResult<bool> {
-        let mut i = 0;
-        while i < length {
-            if i + 4 > length {
-                return Ok(false);
-            }
-            let (ty, len) = (g2(p, at + i)?, usize::from(g2(p, at + i + 2)?));
-            let v = at + i + 4;
-            let name = match ty {
-                23 => "DNS-server",
-                24 => "DNS-search-list",
-                31 => "SNTP-servers",
-                _ => "Unknown",
-            };
-            self.hncp_opt_head(indent, name, len + 4);
-            if i + 4 + len > length {
-                return Ok(false);
-            }
-            match ty {
-                23 | 31 => {
+                (true, 23 | 31) => {
                     if !len.is_multiple_of(16) {
                         self.out.push_str(" (invalid)");
                         return Ok(false);
@@ -367,14 +341,14 @@ impl Printer<'_> {
                         out!(self, " {a}");
                     }
                 }
-                24 => {
+                (false, 119) | (true, 24) => {
                     if !self.hncp_names(p, v, len)? {
                         return Ok(false);
                     }
                 }
                 _ => {}
             }
-            i += 4 + len;
+            i += h + len;
         }
         Ok(true)
     }
