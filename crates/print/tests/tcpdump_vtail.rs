@@ -102,12 +102,18 @@ const CAPTURES: &[&str] = &[
     "hncp_prefix-oobr.pcap",
     // BCM-LI's source port tested before BFD's, its unknown packet type.
     "bfd_source_port_49152.pcap",
+    // Cisco auto-RP announcements (one packet is AODV: see `PARTIAL`).
+    "babel_update_oobr.pcap",
     // Cisco SLARP's -vv dump.
     "HDLC.pcap",
     "chdlc-slarp-short.pcap",
     "chdlc-slarp.pcap",
     "hdlc_slarp.pcapng",
 ];
+
+/// Packets (by index) of the captures above that hold what other printers
+/// decode and netsift does not yet: their differences are not counted.
+const PARTIAL: &[(&str, &[usize], &str)] = &[("babel_update_oobr.pcap", &[6], "AODV")];
 
 #[test]
 fn vtail_printers_match_tcpdump() {
@@ -120,7 +126,7 @@ fn vtail_printers_match_tcpdump() {
         println!("no corpus at {}: skipped", root.display());
         return;
     }
-    let (mut compared, mut failures) = (0, Vec::new());
+    let (mut compared, mut failures, mut left_out) = (0, Vec::new(), 0);
     for flags in [&[][..], &["-v"][..], &["-vv"][..]] {
         for name in CAPTURES {
             let path = root.join(name);
@@ -134,11 +140,20 @@ fn vtail_printers_match_tcpdump() {
             let (n, f) = compare(&(path, lt, recs), flags);
             assert!(n > 0, "{name} {flags:?}: nothing compared");
             compared += n;
-            failures.extend(f);
+            let skip: &[usize] = PARTIAL
+                .iter()
+                .find(|(file, _, _)| file == name)
+                .map_or(&[], |(_, idx, _)| idx);
+            let (known, other): (Vec<String>, Vec<String>) = f
+                .into_iter()
+                .partition(|d| skip.iter().any(|i| d.contains(&format!("{name} #{i} "))));
+            left_out += known.len();
+            failures.extend(other);
         }
     }
     println!(
-        "{} captures, {compared} packet outputs compared over 3 flag sets, {} differ",
+        "{} captures, {compared} packet outputs compared over 3 flag sets, {} differ \
+         ({left_out} known differences of PARTIAL left out)",
         CAPTURES.len(),
         failures.len()
     );

@@ -47,6 +47,8 @@ impl Printer<'_> {
             return false;
         } else if is(8231) {
             self.hncp(cp, length)
+        } else if is(496) && dport != 4567 {
+            self.cisco_autorp(cp, length)
         } else if any(&[496, 1645, 1812, 1646, 1813, 3799, 1700, 921, 646, 698]) || dport == 4567 {
             return false;
         } else if is(3503) {

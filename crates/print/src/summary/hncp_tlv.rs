@@ -45,7 +45,7 @@ impl Printer<'_> {
     ) -> PResult<Result<usize, BadPrefix>> {
         let b0 = g1(p, at)?;
         let mask = |bytes: &mut [u8], plen: usize| {
-            if plen % 8 != 0 {
+            if !plen.is_multiple_of(8) {
                 bytes[plen / 8] &= (0xff00u16 >> (plen % 8)) as u8;
             }
         };
@@ -341,11 +341,7 @@ impl Printer<'_> {
                         out!(self, " {a}");
                     }
                 }
-                (false, 119) | (true, 24) => {
-                    if !self.hncp_names(p, v, len)? {
-                        return Ok(false);
-                    }
-                }
+                (false, 119) | (true, 24) if !self.hncp_names(p, v, len)? => return Ok(false),
                 _ => {}
             }
             i += h + len;

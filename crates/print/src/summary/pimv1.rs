@@ -1,6 +1,7 @@
 //! PIM version 1 inside IGMP (tcpdump's `pimv1_print`): the message type,
 //! and each type's fields; with `-v` a query's hold time, an RP
 //! reachability's group and RP, a join/prune's list (`-vv` for all of it).
+//! Also Cisco's auto-RP announcements over UDP (`cisco_autorp_print`).
 
 use super::{g1, g2, g4, gv4, host4_name, need, out, relts, PResult, Printer};
 
@@ -196,5 +197,83 @@ impl Printer<'_> {
             ngroups -= 1;
         }
         Ok(Some(()))
+    }
+}
+
+impl Printer<'_> {
+    /// `cisco_autorp_print` (UDP port 496): the message type and hold
+    /// time, then each RP with its PIM versions and group entries.
+    pub(super) fn cisco_autorp(&mut self, bp: &[u8], len: u32) -> PResult {
+        self.proto = "cisco_autorp";
+        if len < 8 {
+            self.trunc();
+            return Ok(());
+        }
+        self.out.push_str(" auto-rp ");
+        match g1(bp, 0)? {
+            0x11 => self.out.push_str("candidate-advert"),
+            0x12 => self.out.push_str("mapping"),
+            t => out!(self, "type-0x{t:02x}"),
+        }
+        let mut numrps = g1(bp, 1)?;
+        let hold = g2(bp, 2)?;
+        if hold != 0 {
+            out!(self, " Hold {}", relts(u32::from(hold)));
+        } else {
+            self.out.push_str(" Hold FOREVER");
+        }
+        let names = self.opts.names;
+        let (mut at, mut len) = (8usize, len as usize - 8);
+        while numrps != 0 {
+            if len < 4 {
+                self.trunc();
+                return Ok(());
+            }
+            out!(self, " RP {}", host4_name(names, gv4(bp, at)?));
+            at += 4;
+            len -= 4;
+            if len < 1 {
+                self.trunc();
+                return Ok(());
+            }
+            let b = g1(bp, at)?;
+            let v = ["PIMv?", "PIMv1", "PIMv2", "PIMv1+2"][usize::from(b & 3)];
+            out!(self, " {v}");
+            if b & 0xfc != 0 {
+                out!(self, " [rsvd=0x{:02x}]", b & 0xfc);
+            }
+            at += 1;
+            len -= 1;
+            if len < 1 {
+                self.trunc();
+                return Ok(());
+            }
+            let mut n = g1(bp, at)?;
+            at += 1;
+            len -= 1;
+            let mut sep = ' ';
+            while n != 0 {
+                if len < 6 {
+                    self.trunc();
+                    return Ok(());
+                }
+                let f = g1(bp, at)?;
+                let neg = if f & 1 != 0 { "!" } else { "" };
+                let a = host4_name(names, gv4(bp, at + 2)?);
+                out!(self, "{sep}{neg}{a}/{}", g1(bp, at + 1)?);
+                if f & 2 != 0 {
+                    self.out.push_str(" bidir");
+                }
+                if f & 0xfc != 0 {
+                    out!(self, "[rsvd=0x{:02x}]", f & 0xfc);
+                }
+                sep = ',';
+                at += 6;
+                len -= 6;
+                n -= 1;
+            }
+            numrps -= 1;
+        }
+        Ok(())
     }
 }
