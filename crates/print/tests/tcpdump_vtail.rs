@@ -4,8 +4,9 @@
 //! IKEv1 and IKEv2 payloads; IS-IS, ES-IS and CLNP over Frame Relay and
 //! FRF.16 (with FRF.16's information elements); DHCPv6 options; ICMP
 //! multi-part extension objects; PIMv1; NSH and VXLAN-GPE; ATM OAM cells;
-//! RSVP objects; HNCP's TLVs; Juniper's header extensions; SLARP's `-vv`
-//! dump. Skipped, with a message, when tcpdump or the corpus is absent.
+//! RSVP objects; HNCP's TLVs; Cisco auto-RP; timed; VQP; Juniper's header
+//! extensions; SLARP's `-vv` dump. Skipped, with a message, when tcpdump
+//! or the corpus is absent.
 //!
 //! Left out: kday2, kday5 and kday8 (their Ethernet frames hold CFM, not
 //! printed yet), rsvp_uni-oobr-3 (it also holds a whiteboard datagram,
@@ -104,6 +105,12 @@ const CAPTURES: &[&str] = &[
     "bfd_source_port_49152.pcap",
     // Cisco auto-RP announcements (one packet is AODV: see `PARTIAL`).
     "babel_update_oobr.pcap",
+    // timed and VQP.
+    "kh-timed-001-oobr.pcap",
+    "kh-timed-002-oobr.pcap",
+    "kh-timed-004-oobr.pcap",
+    "timed_1.pcap",
+    "vqp-oobr.pcap",
     // Cisco SLARP's -vv dump.
     "HDLC.pcap",
     "chdlc-slarp-short.pcap",

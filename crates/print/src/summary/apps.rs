@@ -20,7 +20,7 @@ impl Printer<'_> {
         // Ports udp_print tests between these whose payloads other printers
         // take (or none does): a datagram on one of them is not for these.
         let r = if is(525) {
-            return false;
+            self.timed(cp)
         } else if is(69) {
             self.tftp(cp, length)
         } else if is(654) {
@@ -57,6 +57,8 @@ impl Printer<'_> {
                 return false;
             }
             self.lspping(cp, length)
+        } else if is(1589) {
+            self.vqp(cp, length)
         } else if is(4790) {
             self.vxlan_gpe(cp, length)
         } else if is(30490) && !self.udp_taken_before_someip(sport, dport, cp) {
