@@ -4,13 +4,12 @@
 //! IKEv1 and IKEv2 payloads; IS-IS, ES-IS and CLNP over Frame Relay and
 //! FRF.16 (with FRF.16's information elements); DHCPv6 options; ICMP
 //! multi-part extension objects; PIMv1; NSH and VXLAN-GPE; ATM OAM cells;
-//! RSVP objects; HNCP's TLVs; Cisco auto-RP; timed; VQP; Juniper's header
-//! extensions; SLARP's `-vv` dump. Skipped, with a message, when tcpdump
-//! or the corpus is absent.
+//! RSVP objects; HNCP's TLVs; Cisco auto-RP; timed; VQP; whiteboard;
+//! Juniper's header extensions; SLARP's `-vv` dump. Skipped, with a
+//! message, when tcpdump or the corpus is absent.
 //!
 //! Left out: kday2, kday5 and kday8 (their Ethernet frames hold CFM, not
-//! printed yet), rsvp_uni-oobr-3 (it also holds a whiteboard datagram,
-//! not printed yet).
+//! printed yet).
 
 mod common;
 
@@ -111,6 +110,9 @@ const CAPTURES: &[&str] = &[
     "kh-timed-004-oobr.pcap",
     "timed_1.pcap",
     "vqp-oobr.pcap",
+    // The whiteboard, and an RSVP capture holding one.
+    "wb-oobr.pcap",
+    "rsvp_uni-oobr-3.pcap",
     // Cisco SLARP's -vv dump.
     "HDLC.pcap",
     "chdlc-slarp-short.pcap",

@@ -47,7 +47,9 @@ impl Printer<'_> {
             return false;
         } else if is(8231) {
             self.hncp(cp, length)
-        } else if is(496) && dport != 4567 {
+        } else if dport == 4567 {
+            self.wb(cp, length)
+        } else if is(496) {
             self.cisco_autorp(cp, length)
         } else if any(&[496, 1645, 1812, 1646, 1813, 3799, 1700, 921, 646, 698]) || dport == 4567 {
             return false;

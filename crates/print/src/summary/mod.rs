@@ -111,6 +111,7 @@ mod transport;
 mod vqp;
 mod vsock;
 mod vtp;
+mod wb;
 mod wlan;
 
 use crate::names::Names;
