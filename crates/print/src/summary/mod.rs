@@ -25,9 +25,10 @@
 //! against tcpdump on the corpus by `tests/tcpdump_verbose_quiet.rs`, which lists
 //! the protocols whose `-v` details are not reproduced yet (BGP, OSPFv2
 //! link-state advertisements, DHCP, PPP options, IPv6 mobility).
-//! `-v`/`-vv` of ISAKMP/IKE payloads, RSVP objects, DHCPv6 options, ICMP
-//! extension objects, PIMv1, NSH/VXLAN-GPE, ATM OAM cells and OSI over
-//! Frame Relay: `tests/tcpdump_vtail.rs`.
+//! `-v`/`-vv` of ISAKMP/IKE payloads, RSVP objects, DHCPv6 options, HNCP,
+//! ICMP extension objects, PIMv1, auto-RP, NSH/VXLAN-GPE, timed, VQP, the
+//! whiteboard, ATM OAM cells, Juniper headers and OSI over Frame Relay:
+//! `tests/tcpdump_vtail.rs`.
 
 mod ahcp;
 mod aoe;
