@@ -97,6 +97,7 @@ mod resp;
 mod rpki_rtr;
 mod rsvp;
 mod rsvp_obj;
+mod rsvp_sub;
 mod rx;
 mod serial;
 mod sflow;
