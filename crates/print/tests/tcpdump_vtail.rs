@@ -5,7 +5,8 @@
 //! FRF.16 (with FRF.16's information elements); DHCPv6 options; ICMP
 //! multi-part extension objects; PIMv1; NSH and VXLAN-GPE; ATM OAM cells;
 //! RSVP objects; HNCP's TLVs; Cisco auto-RP; timed; VQP; whiteboard;
-//! Juniper's header extensions; SLARP's `-vv` dump. Skipped, with a
+//! Juniper's header extensions; SLARP's `-vv` dump; syslog's invalid
+//! header. Skipped, with a
 //! message, when tcpdump or the corpus is absent.
 //!
 //! Left out: kday2, kday5 and kday8 (their Ethernet frames hold CFM, not
@@ -113,6 +114,8 @@ const CAPTURES: &[&str] = &[
     // The whiteboard, and an RSVP capture holding one.
     "wb-oobr.pcap",
     "rsvp_uni-oobr-3.pcap",
+    // syslog without its <priority>.
+    "rtp-seg-fault-2.pcapng",
     // Cisco SLARP's -vv dump.
     "HDLC.pcap",
     "chdlc-slarp-short.pcap",

@@ -858,8 +858,10 @@ impl Printer<'_> {
 
     fn syslog(&mut self, p: &[u8], len: u32) -> PResult {
         self.proto = "syslog";
+        // No `<pri>`: tcpdump's nd_print_invalid.
         if g1(p, 0)? != b'<' {
-            return Err(Trunc);
+            out!(self, " (invalid)");
+            return Ok(());
         }
         let mut off = 1usize;
         let mut pri: u32 = 0;
@@ -872,7 +874,8 @@ impl Printer<'_> {
             off += 1;
         }
         if g1(p, off)? != b'>' {
-            return Err(Trunc);
+            out!(self, " (invalid)");
+            return Ok(());
         }
         const FAC: [&str; 24] = [
             "kernel", "user", "mail", "daemon", "auth", "syslog", "lpr", "news", "uucp", "cron",
