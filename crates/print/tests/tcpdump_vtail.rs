@@ -6,8 +6,7 @@
 //! multi-part extension objects; PIMv1; NSH and VXLAN-GPE; ATM OAM cells;
 //! RSVP objects; HNCP's TLVs; Cisco auto-RP; timed; VQP; whiteboard;
 //! Juniper's header extensions; SLARP's `-vv` dump; syslog's invalid
-//! header. Skipped, with a
-//! message, when tcpdump or the corpus is absent.
+//! header. Skipped, with a message, when tcpdump or the corpus is absent.
 //!
 //! Left out: kday2, kday5 and kday8 (their Ethernet frames hold CFM, not
 //! printed yet).
