@@ -19,24 +19,14 @@ use netsift_wire::LinkType;
 
 /// Captures (or, with flags, one flag set of them) whose packets carry what
 /// no netsift printer decodes yet.
-const LEFT_OUT: [(&str, Option<&str>, &str); 13] = [
-    ("esis_snpa_asan", None, "ES-IS over Frame Relay"),
-    ("isis_stlv_asan", None, "IS-IS over Frame Relay"),
-    ("isis_sysid_asan", None, "IS-IS over Frame Relay"),
+const LEFT_OUT: [(&str, Option<&str>, &str); 7] = [
     ("isis_poi", None, "IS-IS over Juniper Ethernet"),
-    ("kday6", None, "IS-IS in an FRF.16 fragment"),
     ("q933-heapoverflow-2", None, "Q.933 signalling"),
     ("vtp_asan", None, "VTP in an FRF.16 fragment"),
     ("brcm-tag", Some("-v"), "DHCP's -v options"),
     ("ppp_error_hexdump", Some("-v"), "IPCP's -v options"),
     ("calm-fast", Some("-v"), "CALM FAST's -v details"),
     ("bgp-aigp", Some("-v"), "BGP's -v attributes"),
-    (
-        "frf16_magic_ie-oobr",
-        Some("-v"),
-        "FRF.16's -v information elements",
-    ),
-    ("atm-oam-loopback", Some("-v"), "OAM's -v cell details"),
 ];
 
 #[test]

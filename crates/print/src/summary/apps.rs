@@ -50,14 +50,7 @@ impl Printer<'_> {
         } else if any(&[6696, 6697]) {
             return false;
         } else if is(8231) {
-            let mark = self.out.len();
-            match self.hncp(cp, length) {
-                Some(r) => r,
-                None => {
-                    self.out.truncate(mark);
-                    return false;
-                }
-            }
+            self.hncp(cp, length)
         } else if dport == 4567 {
             self.wb(cp, length)
         } else if is(496) {

@@ -55,7 +55,10 @@ impl Printer<'_> {
             5 => 4,
             6 => 6,
             4 => g1(p, 0)? >> 4,
-            _ => 0,
+            _ => {
+                self.out.push_str(" (invalid)");
+                return Ok(());
+            }
         };
         match version {
             4 => self.ipv4(p, len),

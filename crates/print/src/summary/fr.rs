@@ -3,10 +3,10 @@
 //! optional pad and an NLPID naming what follows (IPv4, IPv6, SNAP, PPP).
 //! `-e` prints the address first (`Q.922, hdr-len 2, DLCI 100, Flags [none],
 //! NLPID IPv4 (0xcc), length 104: `); FRF.15 fragments print their header.
-//! The OSI protocols and Q.933 signalling are not decoded: the line stops
-//! after the header.
+//! The OSI protocols (CLNP, ES-IS, IS-IS) go to their printers by NLPID;
+//! Q.933 signalling is not decoded: the line stops after the header.
 
-use super::{bit_names, g1, g2, g4, out, tail, PResult, Printer, Trunc};
+use super::{bit_names, g1, g2, g4, need, out, tail, PResult, Printer, Trunc};
 
 const FR_EA_BIT: u8 = 0x01;
 const FLAG_NAMES: [(u32, &str); 5] = [
@@ -121,6 +121,9 @@ impl Printer<'_> {
                 self,
                 "FRF.16 Control, Flags [{flags}], {msg}, length {length}"
             );
+            if self.opts.verbose > 0 {
+                self.mfr_ies(p, length)?;
+            }
             return Ok(());
         }
         let seq = (u16::from(p[0] & 0x1e) << 7) | u16::from(p[1]);
@@ -132,6 +135,51 @@ impl Printer<'_> {
         // print_unknown_data: the captured part of the frame in hex.
         let n = p.len().min(length as usize);
         crate::dump::hex(&mut self.out, &p[..n]);
+        Ok(())
+    }
+
+    /// `mfr_print`'s information elements of a control frame, with `-v`.
+    fn mfr_ies(&mut self, p: &[u8], length: u32) -> PResult {
+        // tcpdump's `tlen` is unsigned and may wrap; reads stay bounded by
+        // the capture.
+        let (mut at, mut tlen) = (3usize, length - 3);
+        while tlen > 2 {
+            let (ty, len) = (g1(p, at)?, g1(p, at + 1)?);
+            let name = match ty {
+                1 => "Bundle ID",
+                2 => "Link ID",
+                3 => "Magic Number",
+                5 => "Timestamp",
+                6 => "Vendor Extension",
+                7 => "Cause",
+                _ => "Unknown",
+            };
+            out!(self, "\n\tIE {name} ({ty}), length {len}: ");
+            // The loop check: a length must cover more than its header.
+            if ty == 0 || len <= 2 {
+                return Ok(());
+            }
+            let len = usize::from(len);
+            need(p, at, len)?;
+            let (v, vlen) = (at + 2, len - 2);
+            tlen = tlen.wrapping_sub(2);
+            let verbose = self.opts.verbose;
+            match ty {
+                3 if vlen != 4 => out!(self, "[IE data length {vlen} != 4] (invalid)"),
+                3 => out!(self, "0x{:08x}", g4(p, v)?),
+                1 | 2 => self.jnp(p, v, vlen.min(50))?,
+                5 if vlen > 14 => out!(self, "[Timestamp IE length {vlen} > 14] (invalid)"),
+                _ if verbose <= 1 => {
+                    self.unknown_data(p, v, vlen, "\n\t  ");
+                }
+                _ => {}
+            }
+            if verbose > 1 {
+                self.unknown_data(p, v, vlen, "\n\t  ");
+            }
+            tlen = tlen.wrapping_sub(vlen as u32);
+            at = v + vlen;
+        }
         Ok(())
     }
 
@@ -250,8 +298,8 @@ impl Printer<'_> {
                 }
             }
             NLPID_MFR => self.frf15(body, rest)?,
-            // OSI: not decoded.
-            0x81..=0x83 => {}
+            // The OSI printers need the NLPID byte.
+            0x81..=0x83 => self.isoclns(tail(p, hdr_len - 1), rest + 1)?,
             0x08 => self.q933(body, rest)?,
             _ => {
                 if !self.opts.link_header {

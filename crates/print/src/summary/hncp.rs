@@ -1,11 +1,10 @@
 //! HNCP, the home networking control protocol (UDP port 8231), as tcpdump
 //! 4.99's `hncp_print` prints it: the length and the TLV types, runs of one
 //! type counted (`Node state (x2)`); with `-v` the DNCP TLVs (RFC 7787) on
-//! lines of their own. HNCP's own TLVs on lines of their own (`-v` at the
-//! top level, `-vv` nested) are not decoded yet: such a datagram prints as
-//! `UDP, length N`.
+//! lines of their own, HNCP's own TLVs (`hncp_tlv.rs`) likewise, nested
+//! ones inline until `-vv`.
 
-use super::{g1, g2, g4, need, out, PResult, Printer, Trunc};
+use super::{g1, g2, g4, g8, need, out, PResult, Printer};
 
 /// The defined types (tcpdump's `type_values` up to 0xffff).
 const TYPES: [(u32, &str); 22] = [
@@ -45,17 +44,20 @@ fn type_name(mask: u32) -> &'static str {
     }
 }
 
-/// Why the TLV list stopped: tcpdump's truncation, or a TLV whose
-/// contents `-v` prints and this printer does not decode.
-enum Stop {
-    Trunc,
-    Unsupported,
+/// `format_interval`: milliseconds as seconds.
+pub(super) fn interval(ms: u32) -> String {
+    format!("{}.{:03}s", ms / 1000, ms % 1000)
 }
 
-impl From<Trunc> for Stop {
-    fn from(_: Trunc) -> Stop {
-        Stop::Trunc
-    }
+/// `format_256`: 32 bytes in hex.
+pub(super) fn hex256(p: &[u8], at: usize) -> PResult<String> {
+    Ok(format!(
+        "{:016x}{:016x}{:016x}{:016x}",
+        g8(p, at)?,
+        g8(p, at + 8)?,
+        g8(p, at + 16)?,
+        g8(p, at + 24)?
+    ))
 }
 
 /// `format_nid`.
@@ -69,26 +71,22 @@ fn nid(p: &[u8], at: usize) -> PResult<String> {
     ))
 }
 
-fn g8(p: &[u8], at: usize) -> PResult<u64> {
-    Ok(u64::from(g4(p, at)?) << 32 | u64::from(g4(p, at + 4)?))
-}
-
 impl Printer<'_> {
-    /// `hncp_print`: `length` bytes of UDP payload, `p` captured. `None`
-    /// when `-v` would print the contents of a TLV not decoded here (the
-    /// caller then prints the generic line).
-    pub(super) fn hncp(&mut self, p: &[u8], length: u32) -> Option<PResult> {
+    /// `hncp_print`: `length` bytes of UDP payload, `p` captured.
+    pub(super) fn hncp(&mut self, p: &[u8], length: u32) -> PResult {
         self.proto = "hncp";
         out!(self, "hncp ({length})");
-        match self.hncp_rec(p, 0, length as usize, 1) {
-            Ok(()) => Some(Ok(())),
-            Err(Stop::Trunc) => Some(Err(Trunc)),
-            Err(Stop::Unsupported) => None,
-        }
+        self.hncp_rec(p, 0, length as usize, 1)
     }
 
     /// `hncp_print_rec`: the TLVs from `at`, `length` bytes, at `indent`.
-    fn hncp_rec(&mut self, p: &[u8], at: usize, length: usize, indent: usize) -> Result<(), Stop> {
+    pub(super) fn hncp_rec(
+        &mut self,
+        p: &[u8],
+        at: usize,
+        length: usize,
+        indent: usize,
+    ) -> PResult {
         let v = usize::from(self.opts.verbose);
         // tcpdump's is_in_line: indent - 1 >= vflag.
         let in_line = indent > v && v < 3;
@@ -100,14 +98,21 @@ impl Printer<'_> {
             if !in_line {
                 out!(self, "\n{}", "\t".repeat(indent));
             }
-            need(p, tlv, 4)?;
+            // tcpdump's ND_TCHECKs here end this list, not the packet.
+            if need(p, tlv, 4).is_err() {
+                self.trunc();
+                return Ok(());
+            }
             if i + 4 > length {
                 out!(self, " (invalid)");
                 return Ok(());
             }
             let ty = g2(p, tlv)?;
             let body = g2(p, tlv + 2)? as usize;
-            need(p, tlv + 4, body)?;
+            if need(p, tlv + 4, body).is_err() {
+                self.trunc();
+                return Ok(());
+            }
             if i + body + 4 > length {
                 out!(self, " (invalid)");
                 return Ok(());
@@ -130,7 +135,9 @@ impl Printer<'_> {
                     count = 1;
                 }
             } else {
-                self.hncp_tlv(p, tlv + 4, body, mask, indent)?;
+                if !self.hncp_tlv(p, ty, tlv + 4, body, mask, indent)? {
+                    return Ok(());
+                }
             }
             i += 4 + body.next_multiple_of(4);
         }
@@ -138,51 +145,79 @@ impl Printer<'_> {
         Ok(())
     }
 
-    /// One TLV on a line of its own: the DNCP ones (RFC 7787) are decoded.
+    /// One TLV on a line of its own: the DNCP ones (RFC 7787) here, HNCP's
+    /// (RFC 7788) in `hncp_tlv.rs`; false where the list ends.
     fn hncp_tlv(
         &mut self,
         p: &[u8],
+        ty: u16,
         value: usize,
         body: usize,
         mask: u32,
         indent: usize,
-    ) -> Result<(), Stop> {
-        if !(1..=5).contains(&mask) {
-            return Err(Stop::Unsupported);
-        }
+    ) -> PResult<bool> {
         out!(self, "{}", type_name(mask));
-        out!(self, " ({})", body + 4);
-        let want = [0, 4, 8, 8, 20][mask as usize - 1];
-        let bad = if mask == 5 { body < want } else { body != want };
-        if bad {
-            out!(self, " (invalid)");
-            return Ok(());
+        if mask > 0xffff {
+            out!(self, ": type={ty}");
         }
+        out!(self, " ({})", body + 4);
+        let invalid = |s: &mut Self| {
+            s.out.push_str(" (invalid)");
+            Ok(true)
+        };
         match mask {
+            1 if body != 0 => return invalid(self),
+            2 if body != 4 => return invalid(self),
             2 => out!(self, " NID: {}", nid(p, value)?),
+            3 if body != 8 => return invalid(self),
             3 => out!(
                 self,
                 " NID: {} EPID: {:08x}",
                 nid(p, value)?,
                 g4(p, value + 4)?
             ),
+            4 if body != 8 => return invalid(self),
             4 => out!(self, " hash: {:016x}", g8(p, value)?),
+            5 if body < 20 => return invalid(self),
             5 => {
-                let ms = g4(p, value + 8)?;
                 out!(
                     self,
-                    " NID: {} seqno: {} {}.{:03}s hash: {:016x}",
+                    " NID: {} seqno: {} {} hash: {:016x}",
                     nid(p, value)?,
                     g4(p, value + 4)?,
-                    ms / 1000,
-                    ms % 1000,
+                    interval(g4(p, value + 8)?),
                     g8(p, value + 12)?
                 );
                 self.hncp_rec(p, value + 20, body - 20, indent + 1)?;
             }
-            _ => {}
+            8 if body != 12 => return invalid(self),
+            8 => out!(
+                self,
+                " Peer-NID: {} Peer-EPID: {:08x} Local-EPID: {:08x}",
+                nid(p, value)?,
+                g4(p, value + 4)?,
+                g4(p, value + 8)?
+            ),
+            9 if body < 8 => return invalid(self),
+            9 => out!(
+                self,
+                " EPID: {:08x} Interval: {}",
+                g4(p, value)?,
+                interval(g4(p, value + 4)?)
+            ),
+            10 if body <= 36 => return invalid(self),
+            10 => {
+                out!(
+                    self,
+                    " Verdict: {} Fingerprint: {} Common Name: ",
+                    g1(p, value)?,
+                    hex256(p, value + 4)?
+                );
+                self.jnp(p, value + 36, body - 36)?;
+            }
+            _ => return self.hncp_own(p, value, body, mask, indent),
         }
-        Ok(())
+        Ok(true)
     }
 
     /// `print_type_in_line`.

@@ -2,8 +2,8 @@
 //! link types the corpus has: Ethernet, ATM1, ES (IPsec) and the passive
 //! monitor PIC. Each starts with `juniper_parse_header`: the "MGC" magic,
 //! flags, optional extension TLVs, then a per-PIC cookie. `-e` prints the
-//! direction, the PIC and cookie and `hlen N, proto 0x0000, `. The `-vv`
-//! details of the extensions are not printed.
+//! direction, the PIC and cookie and `hlen N, proto 0x0000, `; `-vv` the
+//! flags and extension TLVs (`juniper_ext.rs`).
 
 use super::{g1, g2, g3, g4, gv4, out, tail, PResult, Printer};
 
@@ -130,11 +130,18 @@ impl Printer<'_> {
         if self.opts.link_header {
             out!(self, "{:>3} ", if flags & 1 != 0 { "In" } else { "Out" });
         }
+        let vv = self.opts.verbose > 1;
+        if vv {
+            self.juniper_flags(flags);
+        }
         let mut hdr = 4usize;
         if flags & BPF_EXT != 0 {
             let mut ext = usize::from(g2(p, 4)?);
             hdr += 2 + ext;
             let mut at = 6;
+            if vv {
+                out!(self, ", PCAP Extension(s) total length {ext}");
+            }
             // All of the extensions must be captured.
             if ext > 0 {
                 g1(p, 6 + ext - 1)?;
@@ -148,8 +155,14 @@ impl Printer<'_> {
                     out!(self, " [extension_length {ext} < {}] (invalid)", len + 2);
                     return Ok(None);
                 }
+                if vv {
+                    self.juniper_ext_tlv(p, at)?;
+                }
                 at += 2 + len;
                 ext -= len + 2;
+            }
+            if vv {
+                self.out.push_str("\n\t-----original packet-----\n\t");
             }
         }
         if flags & BPF_NO_L2 != 0 {

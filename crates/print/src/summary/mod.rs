@@ -32,6 +32,10 @@
 //! against tcpdump on the corpus by `tests/tcpdump_verbose_quiet.rs`, which lists
 //! the protocols whose `-v` details are not reproduced yet (BGP, OSPFv2
 //! link-state advertisements, DHCP, PPP options, IPv6 mobility).
+//! `-v`/`-vv` of ISAKMP/IKE payloads, RSVP objects, DHCPv6 options, HNCP,
+//! ICMP extension objects, PIMv1, auto-RP, NSH/VXLAN-GPE, timed, VQP, the
+//! whiteboard, ATM OAM cells, Juniper headers and OSI over Frame Relay:
+//! `tests/tcpdump_vtail.rs`.
 
 mod ahcp;
 mod aodv;
@@ -52,6 +56,7 @@ mod cisco;
 mod dccp;
 mod decnet;
 mod dhcp6;
+mod dhcp6_opts;
 mod dhcp_opts;
 mod dvmrp;
 mod eapol;
@@ -62,6 +67,7 @@ mod fr;
 mod geonet;
 mod gmpls;
 mod hncp;
+mod hncp_tlv;
 mod icmp6_ni;
 mod ieee802_15_4;
 mod ipoib;
@@ -70,6 +76,7 @@ mod ipx_sap;
 mod isakmp;
 mod isis;
 mod juniper;
+mod juniper_ext;
 mod krb;
 mod l2tp;
 mod lan;
@@ -96,6 +103,7 @@ mod ospf6_lsa;
 mod ospf_te;
 mod pgm;
 mod pim;
+mod pimv1;
 mod pktap;
 mod ppi;
 mod ppp_cp;
@@ -110,6 +118,8 @@ mod radius_eap;
 mod resp;
 mod rpki_rtr;
 mod rsvp;
+mod rsvp_obj;
+mod rsvp_sub;
 mod rx;
 mod serial;
 mod sflow;

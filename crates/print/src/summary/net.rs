@@ -726,7 +726,7 @@ impl Printer<'_> {
                 41 => self.ipv6(bp, length),
                 47 => self.gre(bp, length)?,
                 89 => self.ospf(bp, length, ctx)?,
-                46 if self.opts.verbose == 0 => self.rsvp(bp, length)?,
+                46 => self.rsvp(bp, length)?,
                 103 => self.pim(bp, length, ctx)?,
                 112 => self.vrrp(bp, length, ctx)?,
                 88 => self.eigrp(bp, length)?,
@@ -999,8 +999,9 @@ impl Printer<'_> {
                     out!(self, ", [S]");
                 }
                 out!(self, ", ttl {}", e & 0xff);
+            } else {
+                self.unknown_data(bp, o, olen, "\n\t    ");
             }
-            // Other objects are hex dumps, which the summary leaves out.
             if left < olen {
                 break;
             }
@@ -1608,7 +1609,10 @@ impl Printer<'_> {
                     self.dvmrp(bp, len)?;
                 }
             }
-            0x14 => out!(self, "igmp pimv1"),
+            0x14 => {
+                out!(self, "igmp pimv1");
+                self.pimv1(bp, len)?;
+            }
             0x1e => self.mtrace("mresp", bp, len)?,
             0x1f => self.mtrace("mtrace", bp, len)?,
             t => out!(self, "igmp-{t}"),

@@ -1,11 +1,10 @@
-//! RSVP's line without `-v`, as tcpdump's `rsvp_print` prints it; its `-v`
-//! decoding of the objects is not reproduced yet, so `-v` keeps the generic
-//! rendering.
+//! RSVP's line without `-v`, as tcpdump's `rsvp_print` prints it; with
+//! `-v` the header and objects of `rsvp_obj.rs`.
 
 use super::ospf2::put;
 use super::{g1, need, PResult, Printer};
 
-fn msg_type_name(t: u8) -> Option<&'static str> {
+pub(super) fn msg_type_name(t: u8) -> Option<&'static str> {
     Some(match t {
         1 => "Path",
         2 => "Resv",
@@ -24,7 +23,7 @@ fn msg_type_name(t: u8) -> Option<&'static str> {
 }
 
 impl Printer<'_> {
-    /// `rsvp_print` without `-v`: `bp` is the IP payload, `len` its length.
+    /// `rsvp_print`: `bp` is the IP payload, `len` its length.
     pub(super) fn rsvp(&mut self, bp: &[u8], len: u32) -> PResult {
         self.proto = "rsvp";
         need(bp, 0, 8)?;
@@ -32,6 +31,9 @@ impl Printer<'_> {
         if version != 1 {
             put!(self, "ERROR: RSVP version {version} packet not supported");
             return Ok(());
+        }
+        if self.opts.verbose > 0 {
+            return self.rsvp_verbose(bp);
         }
         let t = g1(bp, 1)?;
         let name = msg_type_name(t).map_or_else(|| format!("unknown ({t})"), str::to_string);

@@ -158,10 +158,22 @@ impl Printer<'_> {
                     out!(self, ", link uptime={days}d{hrs}h{min}m{sec}s");
                 }
             }
-            code => out!(self, "0x{code:02x} unknown"),
+            code => {
+                out!(self, "0x{code:02x} unknown");
+                if self.opts.verbose <= 1 {
+                    self.unknown_data(p, 4, length as usize - 4, "\n\t");
+                }
+            }
         }
         if SLARP_MAX_LEN < length && self.opts.verbose > 0 {
             out!(self, ", (trailing junk: {} bytes)", length - SLARP_MAX_LEN);
+        }
+        if self.opts.verbose > 1 {
+            // tcpdump's pointer has moved past the fixed part of a
+            // keepalive with an uptime: its dump starts 14 bytes later.
+            let moved = g4(p, 0)? == 2 && length >= SLARP_MAX_LEN;
+            let at = if moved { 18 } else { 4 };
+            self.unknown_data(p, at, length as usize - 4, "\n\t");
         }
         Ok(())
     }

@@ -1,11 +1,12 @@
 //! SunATM (tcpdump's `sunatm_if_print` and `atm_print`): a 4-byte header of
 //! direction and traffic type, VPI and VCI, then an ATM PDU. On VPI 0 the
 //! well-known VCIs carry signalling (Q.2931's message type and call
-//! reference), OAM F4 cells (their cell header and payload type), meta and
+//! reference), OAM F4 cells (their cell header and payload type; with `-v`
+//! the OAM fields and the CRC-10 verdict), meta and
 //! broadcast signalling and ILMI; other PDUs are LLC-encapsulated. LANE
 //! traffic and ILMI's SNMP are not decoded.
 
-use super::{g1, g2, g3, g4, out, tail, PResult, Printer};
+use super::{g1, g2, g3, g4, need, out, tail, PResult, Printer};
 
 const PKT_BEGIN_POS: usize = 4;
 const PT_LANE: u8 = 0x01;
@@ -130,6 +131,121 @@ impl Printer<'_> {
             payload_type((cell >> 1) & 7),
             cell & 1
         );
+        if self.opts.verbose > 0 {
+            self.oam_verbose(tail(p, 4 + hec))?;
+        }
+        Ok(())
+    }
+
+    /// `oam_print`'s `-v` part: `p` from the cell type on (the 48 bytes of
+    /// payload): the cell and function types, a loopback's or an AIS/RDI's
+    /// fields, and the CRC-10 verdict.
+    fn oam_verbose(&mut self, p: &[u8]) -> PResult {
+        let b = g1(p, 0)?;
+        let (cell, func) = (b >> 4, b & 0x0f);
+        let cname = match cell {
+            1 => "Fault Management",
+            2 => "Performance Management",
+            8 => "activate/deactivate",
+            15 => "System Management",
+            _ => "unknown",
+        };
+        out!(self, "\n\tcell-type {cname} ({cell})");
+        let funcs: Option<&[&str]> = match cell {
+            1 => Some(&[
+                "AIS",
+                "RDI",
+                "",
+                "",
+                "Continuity Check",
+                "",
+                "",
+                "",
+                "Loopback",
+            ]),
+            2 => Some(&[
+                "Forward Monitoring",
+                "Backward Reporting",
+                "Monitoring and Reporting",
+            ]),
+            8 => Some(&["Performance Monitoring", "Continuity Check"]),
+            _ => None,
+        };
+        match funcs {
+            None => out!(self, ", func-type unknown ({func})"),
+            Some(names) => {
+                let n = names.get(usize::from(func)).filter(|n| !n.is_empty());
+                out!(self, ", func-type {} ({func})", n.unwrap_or(&"none"));
+            }
+        }
+        // Groups of two bytes at each odd offset of a field, as tcpdump
+        // prints them (the last one reaching into the next field).
+        let groups = |s: &mut Self, at: usize, n: usize| -> PResult {
+            for i in (1..n).step_by(2) {
+                out!(s, "{:04x} ", g2(p, at + i)?);
+            }
+            Ok(())
+        };
+        match (cell, func) {
+            (1, 8) => {
+                need(p, 1, 45)?;
+                let ind = if g1(p, 1)? & 1 != 0 {
+                    "Request"
+                } else {
+                    "Reply"
+                };
+                out!(
+                    self,
+                    "\n\tLoopback-Indicator {ind}, Correlation-Tag 0x{:08x}",
+                    g4(p, 2)?
+                );
+                self.out.push_str("\n\tLocation-ID ");
+                groups(self, 6, 12)?;
+                self.out.push_str("\n\tSource-ID   ");
+                groups(self, 18, 12)?;
+            }
+            (1, 0 | 1) => {
+                need(p, 1, 45)?;
+                out!(self, "\n\tFailure-type 0x{:02x}", g1(p, 1)?);
+                self.out.push_str("\n\tLocation-ID ");
+                groups(self, 2, 16)?;
+            }
+            _ => {}
+        }
+        let cksum = g2(p, 46)? & 0x3ff;
+        let ok = crc10(&p[..48]) == 0;
+        out!(
+            self,
+            "\n\tcksum 0x{cksum:03x} ({}correct)",
+            if ok { "" } else { "in" }
+        );
         Ok(())
     }
 }
+
+/// `verify_crc10_cksum` over an OAM cell's payload (polynomial 0x633):
+/// 0 when the CRC-10 in its last bits is right.
+fn crc10(p: &[u8]) -> u16 {
+    p.iter().fold(0u16, |acc, &b| {
+        ((acc << 8) & 0x3ff) ^ CRC10_TABLE[usize::from((acc >> 2) & 0xff)] ^ u16::from(b)
+    })
+}
+
+const CRC10_TABLE: [u16; 256] = {
+    let mut t = [0u16; 256];
+    let mut i = 0;
+    while i < 256 {
+        let mut acc = (i as u16) << 2;
+        let mut j = 0;
+        while j < 8 {
+            acc <<= 1;
+            if acc & 0x400 != 0 {
+                acc ^= 0x633;
+            }
+            j += 1;
+        }
+        t[i] = acc;
+        i += 1;
+    }
+    t
+};

@@ -843,12 +843,7 @@ impl Printer<'_> {
             UdpApp::Mpls => self.mpls(cp, length),
             UdpApp::Ptp => self.ptp(cp),
             UdpApp::BcmLi => self.bcm_li(cp, length),
-            // -v lists the options, not decoded yet.
-            UdpApp::Dhcp6 if self.opts.verbose > 0 => {
-                generic(self);
-                Ok(())
-            }
-            UdpApp::Dhcp6 => self.dhcp6(cp),
+            UdpApp::Dhcp6 => self.dhcp6(cp, length),
             UdpApp::Babel => self.babel(cp, length),
             UdpApp::Sflow => self.sflow(cp, length),
             UdpApp::Sip => self.txtproto(cp, length, "sip", Some(super::app::SIP_METHODS)),
@@ -866,6 +861,7 @@ impl Printer<'_> {
 
     fn syslog(&mut self, p: &[u8], len: u32) -> PResult {
         self.proto = "syslog";
+        // No `<pri>`: tcpdump's nd_print_invalid.
         if g1(p, 0)? != b'<' {
             out!(self, " (invalid)");
             return Ok(());
@@ -1765,6 +1761,9 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         Hsrp
     } else if is(3503) {
         Lspping
+    } else if sport == 49152 {
+        // udp_print tests BCM-LI's source port before BFD's ports.
+        BcmLi
     } else if matches!(dport, 3784 | 4784 | 6784 | 3785) {
         Bfd(dport)
     } else if is(1589) {
@@ -1790,8 +1789,6 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
     } else if (cp.get(2) == Some(&2) && (atalk_port(sport) || atalk_port(dport))) || is(30490) {
         // AppleTalk in UDP, SOME/IP.
         NotRendered
-    } else if sport == 49152 {
-        BcmLi
     } else {
         Plain
     }

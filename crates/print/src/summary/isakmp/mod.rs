@@ -3,9 +3,16 @@
 //! phase, the initiator or responder (from a bounded cache of initiator
 //! cookies, as tcpdump's), the exchange type and flags; with `-v` the
 //! version and message id and whether the payloads are encrypted, with `-vv`
-//! the cookies. The payloads `-v` lists are not decoded yet.
+//! the cookies, and the payloads, one a line (`payload.rs` walks them,
+//! `v1.rs` and `v2.rs` print IKEv1's and IKEv2's, `tables.rs` names).
+
+mod payload;
+mod tables;
+mod v1;
+mod v2;
 
 use super::{g1, g4, need, out, IpAddrs, IpCtx, PResult, Printer, Trunc};
+use payload::Walk;
 
 /// tcpdump's `MAXINITIATORS`.
 const MAX_INITIATORS: usize = 20;
@@ -70,23 +77,6 @@ impl Cookies {
         let (version, src, _) = ip_of(addrs);
         let s = &self.slots[i];
         s.version == version && src == if initiator { s.iaddr } else { s.raddr }
-    }
-}
-
-/// `STR_OR_ID` of `npstr`.
-fn np_name(np: u8) -> String {
-    const NP: [&str; 14] = [
-        "none", "sa", "p", "t", "ke", "id", "cert", "cr", "hash", "sig", "nonce", "n", "d", "vid",
-    ];
-    const NP2: [&str; 16] = [
-        "v2sa", "v2ke", "v2IDi", "v2IDr", "v2cert", "v2cr", "v2auth", "v2nonce", "v2n", "v2d",
-        "v2vid", "v2TSi", "v2TSr", "v2e", "v2cp", "v2eap",
-    ];
-    match np {
-        0..=13 => NP[np as usize].to_string(),
-        14..=32 => format!("pay{np}"),
-        33..=48 => NP2[np as usize - 33].to_string(),
-        _ => format!("#{np}"),
     }
 }
 
@@ -175,7 +165,14 @@ impl Printer<'_> {
             out!(self, ":");
             let np = g1(p, 16)?;
             if flags & 1 != 0 {
-                out!(self, " [encrypted {}]", np_name(np));
+                out!(self, " [encrypted {}]", tables::np_name(np));
+            } else {
+                let walk = Walk {
+                    proto: 0,
+                    depth: 0,
+                    v2: major == 2,
+                };
+                self.ike_sub(p, np, HDR, walk)?;
             }
             let len = g4(p, 24)?;
             if len != length {
