@@ -37,7 +37,7 @@ complete -c netsift -l graph-dot -d 'With --graph: write the daemon\'s running g
 complete -c netsift -l graph-svg -d 'With --graph: write the same as SVG to FILE (needs Graphviz\'s `dot`)' -r -F
 complete -c netsift -l element -d 'With --graph: deliver what element N (0-based, in written order) passes, instead of what the graph\'s last elements pass' -r
 complete -c netsift -l instance -d '`netsift flow --instance ID`: deliver what the running filter instance ID of the source\'s graph passes (one a flow of your class of rights uses; `netsift flow -d --graph` lists them), instead of an expression or a graph' -r
-complete -c netsift -s T -d 'Interpret the packets the filter selects as TYPE: `vxlan` (UDP payloads as VXLAN) or `rpc` (UDP payloads as Sun RPC: calls as the portmapper\'s, the rest as NFS replies); tcpdump\'s other types are refused' -r
+complete -c netsift -s T -d 'Interpret the packets the filter selects as TYPE: every UDP payload is read as `aodv`, `domain`, `pgm`, `ptp`, `radius`, `rpc` (calls as the portmapper\'s, the rest as NFS replies), `snmp`, `someip`, `tftp`, `vxlan` or `wb`, and every TCP payload as `resp` or `domain`, whatever the ports; tcpdump\'s other types (`carp`, `cnfp`, `lmp`, `pgm_zmtp1`, `rtcp`, `rtp`, `vat`, `zmtp1`) are refused' -r
 complete -c netsift -s Z -l relinquish-privileges -d 'After opening the capture (and the output file), run as USER and its group. Without -Z, root runs as `tcpdump` when that user exists, as tcpdump does; `-Z root` keeps root' -r
 complete -c netsift -s z -d 'With -C or -G: run COMMAND FILE on each file once it is closed (in the background, as tcpdump does; not for the last file)' -r
 complete -c netsift -s E -d 'IPsec ESP decryption (tcpdump -E): refused, netsift does not decrypt ESP' -r

@@ -1,5 +1,5 @@
 //! The printer on hostile bytes: any frame under any link type and any display
-//! flags (`-v` to `-vvv`, `-q`, `-e`, `-S`, `-T vxlan`, names, tcpdump's default
+//! flags (`-v` to `-vvv`, `-q`, `-e`, `-S`, `-T`, `-u`, names, tcpdump's default
 //! print), whole or with a wire length longer than what was captured. It never
 //! panics, never prints a `\r` or an empty continuation line (the line itself may
 //! be empty, as tcpdump's is for an ARCNET frame too short for its header), and
@@ -8,7 +8,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use netsift_print::{DefaultPrint, Names, Summarizer, SummaryOptions};
+use netsift_print::{DefaultPrint, Names, PacketType, Summarizer, SummaryOptions};
 use netsift_wire::LinkType;
 
 /// Names for some ports and hosts, so that name look-ups run too.
@@ -38,11 +38,16 @@ fuzz_target!(|data: &[u8]| {
             1 => DefaultPrint::On,
             _ => DefaultPrint::Suppressed,
         },
-        udp_as_vxlan: flags & 0x80 != 0 && more & 1 != 0,
+        // `-T`: one of the forced types, or none.
+        packet_type: (flags & 0x80 != 0)
+            .then(|| PacketType::ALL.get(usize::from(more >> 3) % 16).map(|&(_, t)| t))
+            .flatten(),
+        nfs_handles: more & 4 != 0,
         names: (more & 2 != 0).then(names),
         interface_name: Some(|i| (i % 2 == 0).then(|| format!("if{i}"))),
         asdot: more & 2 != 0,
         mesh_headers: more & 1 != 0,
+        ..SummaryOptions::default()
     };
     // A frame cut short by the snap length: its wire length is longer.
     let wire = frame.len() as u32 + u32::from(more >> 2) * 64;

@@ -278,9 +278,12 @@ pub(crate) struct Args {
     /// verdict without -v; with -v it is refused, for now.
     #[arg(short = 'K', long = "dont-verify-checksums")]
     pub dont_verify_checksums: bool,
-    /// Interpret the packets the filter selects as TYPE: `vxlan` (UDP
-    /// payloads as VXLAN) or `rpc` (UDP payloads as Sun RPC: calls as the
-    /// portmapper's, the rest as NFS replies); tcpdump's other types are refused.
+    /// Interpret the packets the filter selects as TYPE: every UDP payload
+    /// is read as `aodv`, `domain`, `pgm`, `ptp`, `radius`, `rpc` (calls as the
+    /// portmapper's, the rest as NFS replies), `snmp`, `someip`, `tftp`, `vxlan`
+    /// or `wb`, and every TCP payload as `resp` or `domain`, whatever the ports;
+    /// tcpdump's other types (`carp`, `cnfp`, `lmp`, `pgm_zmtp1`, `rtcp`,
+    /// `rtp`, `vat`, `zmtp1`) are refused.
     #[arg(short = 'T', value_name = "TYPE")]
     pub packet_type: Option<String>,
     /// After opening the capture (and the output file), run as USER and its

@@ -5,20 +5,20 @@
 
 use crate::args::Args;
 use anyhow::{bail, Result};
+use netsift_print::PacketType;
 use netsift_wire::LinkType;
 
-/// The `-T` types tcpdump knows (its manual's list), and those netsift prints.
+/// The `-T` types tcpdump 4.99.3 knows (`tcpdump.c`'s list); `PacketType` has those
+/// netsift prints.
 const PACKET_TYPES: &[&str] = &[
     "aodv",
-    "arp",
-    "bfd",
     "carp",
     "cnfp",
     "domain",
     "lmp",
     "pgm",
     "pgm_zmtp1",
-    "quic",
+    "ptp",
     "radius",
     "resp",
     "rpc",
@@ -32,7 +32,6 @@ const PACKET_TYPES: &[&str] = &[
     "wb",
     "zmtp1",
 ];
-const PRINTED_TYPES: &[&str] = &["rpc", "vxlan"];
 
 /// libpcap's time stamp types (`pcap_tstamp_type_name_to_val`); an AF_PACKET
 /// ring gives `host` only.
@@ -69,10 +68,11 @@ pub(crate) fn check(args: &Args) -> Result<()> {
         if !PACKET_TYPES.contains(&t.as_str()) {
             bail!("unknown packet type `{t}'");
         }
-        if !PRINTED_TYPES.contains(&t.as_str()) {
+        if PacketType::from_name(t).is_none() {
+            let printed: Vec<&str> = PacketType::ALL.iter().map(|(n, _)| *n).collect();
             bail!(
                 "-T {t}: netsift's printer has no {t} printer to force; it forces {}",
-                PRINTED_TYPES.join(", ")
+                printed.join(", ")
             );
         }
     }

@@ -45,5 +45,5 @@ mod time;
 pub use dump::Dump;
 pub use line::{Packet, PrintOptions, Printer};
 pub use names::Names;
-pub use summary::{summarize, DefaultPrint, Summarizer, SummaryOptions};
+pub use summary::{summarize, DefaultPrint, PacketType, Summarizer, SummaryOptions};
 pub use time::TimeFormat;

@@ -6,7 +6,7 @@
 
 mod common;
 
-use netsift_print::{summarize, DefaultPrint, Names, Summarizer, SummaryOptions};
+use netsift_print::{summarize, DefaultPrint, Names, PacketType, Summarizer, SummaryOptions};
 use netsift_wire::LinkType;
 
 /// xorshift64*: a small deterministic generator, so failures reproduce.
@@ -88,7 +88,7 @@ fn summarizers() -> Vec<Summarizer> {
         Summarizer::with_options(SummaryOptions {
             verbose: 2,
             nfs_handles: true,
-            udp_as_rpc: true,
+            packet_type: Some(PacketType::Rpc),
             ..SummaryOptions::default()
         }),
         Summarizer::with_options(SummaryOptions {

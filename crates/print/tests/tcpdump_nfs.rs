@@ -15,7 +15,7 @@ use common::capture::read_capture;
 use common::tcpdump::have_tcpdump;
 use common::whole::{compare, compare_as, options};
 use common::write::write_pcap;
-use netsift_print::Names;
+use netsift_print::{Names, PacketType};
 use netsift_wire::LinkType;
 
 /// The flag sets compared (each with `-nn`); `-x` dumps the frames, after
@@ -587,7 +587,7 @@ fn rpc_type_matches_tcpdump() {
     for flags in [&[][..], &["-v"], &["-q"]] {
         for numeric in [true, false] {
             let mut opts = options(flags);
-            opts.summary.udp_as_rpc = true;
+            opts.summary.packet_type = Some(PacketType::Rpc);
             opts.summary.quiet = flags.contains(&"-q");
             let mut all = vec!["-T", "rpc"];
             if numeric {

@@ -3,7 +3,9 @@
 //! and the names of its ports and hosts from its files in /etc.
 
 use anyhow::{bail, Result};
-use netsift_print::{DefaultPrint, Dump, Names, PrintOptions, SummaryOptions, TimeFormat};
+use netsift_print::{
+    DefaultPrint, Dump, Names, PacketType, PrintOptions, SummaryOptions, TimeFormat,
+};
 use std::collections::HashMap;
 use std::net::Ipv4Addr;
 use std::sync::OnceLock;
@@ -22,8 +24,7 @@ pub(super) fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
             interface_name: Some(interface_name),
             verbose: args.verbose,
             quiet: args.quiet,
-            udp_as_vxlan: args.packet_type.as_deref() == Some("vxlan"),
-            udp_as_rpc: args.packet_type.as_deref() == Some("rpc"),
+            packet_type: args.packet_type.as_deref().and_then(PacketType::from_name),
             asdot: args.asdot,
             mesh_headers: args.mesh_headers,
             nfs_handles: args.nfs_handles,

@@ -552,7 +552,7 @@ impl Printer<'_> {
         let mut cp = cp;
         let mut max_offset = cp;
         let first = g1(bp, cp)?;
-        let mut l = labellen(bp, cp).ok_or(Trunc)?;
+        let mut l = self.label_len(bp, cp)?;
         let mut i = first;
         cp += 1;
         let mut compress = false;
@@ -582,7 +582,7 @@ impl Printer<'_> {
                 max_offset = offset;
                 cp = offset;
                 i = g1(bp, cp)?;
-                l = labellen(bp, cp).ok_or(Trunc)?;
+                l = self.label_len(bp, cp)?;
                 cp += 1;
                 continue;
             }
@@ -608,7 +608,7 @@ impl Printer<'_> {
             }
             name_chars += 1;
             i = g1(bp, cp)?;
-            l = labellen(bp, cp).ok_or(Trunc)?;
+            l = self.label_len(bp, cp)?;
             cp += 1;
             if !compress {
                 rp += l + 1;
@@ -679,6 +679,22 @@ fn labellen(bp: &[u8], cp: usize) -> Option<usize> {
         }
         0xc0 | 0x80 => Some(0),
         _ => Some(i as usize),
+    }
+}
+
+impl Printer<'_> {
+    /// tcpdump's `labellen`, which prints an extended label type it does not
+    /// know (`<ELT 7>`) as it gives up on the name.
+    fn label_len(&mut self, bp: &[u8], cp: usize) -> PResult<usize> {
+        if let Some(l) = labellen(bp, cp) {
+            return Ok(l);
+        }
+        if let Some(&i) = bp.get(cp) {
+            if i & 0xc0 == 0x40 && i & 0x3f != 1 {
+                out!(self, "<ELT {}>", i & 0x3f);
+            }
+        }
+        Err(Trunc)
     }
 }
 

@@ -324,7 +324,7 @@ impl Printer<'_> {
             EtherType::MPLS_UNICAST | EtherType::MPLS_MULTICAST => self.mpls(p, length)?,
             EtherType::LLDP => self.lldp(p, length)?,
             EtherType::LOOPBACK => self.loopback_proto(p, length)?,
-            EtherType(0x88f7) => self.ptp(p)?,
+            EtherType(0x88f7) => self.ptp(p, length)?,
             EtherType(0x88a2) => self.aoe(p, length)?,
             EtherType(0x88ca) => self.tipc(p)?,
             EtherType(0x888e) => self.eapol(p)?,

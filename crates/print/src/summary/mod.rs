@@ -101,6 +101,7 @@ mod ospf;
 mod ospf2;
 mod ospf6_lsa;
 mod ospf_te;
+mod packet_type;
 mod pgm;
 mod pim;
 mod pimv1;
@@ -177,12 +178,9 @@ pub struct SummaryOptions {
     /// (0x88b5)`. With `verbose`, the verbose IP header fields come first, as
     /// with `tcpdump -v -q`.
     pub quiet: bool,
-    /// tcpdump's `-T vxlan`: every UDP payload is printed as VXLAN, whatever
-    /// its ports.
-    pub udp_as_vxlan: bool,
-    /// tcpdump's `-T rpc`: every UDP payload is printed as Sun RPC, a call as
-    /// a portmapper call and anything else as an NFS reply.
-    pub udp_as_rpc: bool,
+    /// tcpdump's `-T TYPE`: every UDP payload (and TCP payload, for the TCP
+    /// types) read as that protocol, whatever its ports (see [`PacketType`]).
+    pub packet_type: Option<PacketType>,
     /// tcpdump's `-b`: BGP's AS numbers above 65535 as `x.y` (ASDOT).
     pub asdot: bool,
     /// tcpdump's `-H`: an 802.11 QoS data frame's mesh control field (802.11s)
@@ -377,6 +375,7 @@ macro_rules! out {
     }};
 }
 pub(crate) use out;
+pub use packet_type::PacketType;
 pub(crate) use ppi::{ppi_start, PpiStart};
 
 impl Printer<'_> {

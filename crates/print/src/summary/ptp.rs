@@ -52,9 +52,14 @@ fn g8(p: &[u8], at: usize) -> PResult<u64> {
 }
 
 impl Printer<'_> {
-    /// `ptp_print`: `PTPv` and the version byte, then version 2's message.
-    pub(super) fn ptp(&mut self, p: &[u8]) -> PResult {
+    /// `ptp_print`: `PTPv` and the version byte, then version 2's message;
+    /// `length` shorter than the common header is invalid (`ND_LCHECK_U`).
+    pub(super) fn ptp(&mut self, p: &[u8], length: u32) -> PResult {
         self.proto = "ptp";
+        if length < 34 {
+            out!(self, " [length {length} < 34] (invalid)");
+            return Ok(());
+        }
         // 4.99.3 masks the whole second byte: 2.1 prints as `PTPv18`.
         let version = g2(p, 0)? & 0xff;
         out!(self, "PTPv{version}");

@@ -123,6 +123,9 @@ impl Printer<'_> {
             self.tcp_rst_data(payload, length);
             return Ok(());
         }
+        if let Some(t) = self.opts.packet_type {
+            return self.tcp_forced(t, payload, length);
+        }
         let is = |p: u16| sport == p || dport == p;
         if is(23) {
             // telnet: not rendered.
@@ -735,7 +738,7 @@ impl Printer<'_> {
         }
     }
 
-    fn udp_addrs(&mut self, ctx: &IpCtx, ports: Option<(u16, u16)>) {
+    pub(super) fn udp_addrs(&mut self, ctx: &IpCtx, ports: Option<(u16, u16)>) {
         let (src, dst) = self.addr_str(&ctx.addrs);
         if ctx.first_nh == 17 {
             match ports {
@@ -788,8 +791,8 @@ impl Printer<'_> {
             return Err(Trunc);
         }
         let cp = tail(bp, 8);
-        if self.opts.udp_as_rpc {
-            return self.rpc_udp(cp, length, ctx);
+        if let Some(t) = self.opts.packet_type {
+            return self.udp_forced(t, cp, length, ctx, (sport, dport));
         }
         self.udp_addrs(ctx, Some((sport, dport)));
         let generic = |p: &mut Self| {
@@ -822,11 +825,7 @@ impl Printer<'_> {
             generic(self);
             return Ok(());
         }
-        let app = if self.opts.udp_as_vxlan {
-            UdpApp::Vxlan
-        } else {
-            udp_port_class(sport, dport, cp)
-        };
+        let app = udp_port_class(sport, dport, cp);
         match app {
             UdpApp::Dns => self.dns(cp, length, false, false),
             UdpApp::Mdns => self.dns(cp, length, false, true),
@@ -841,7 +840,7 @@ impl Printer<'_> {
             UdpApp::Vxlan => self.vxlan(cp, length),
             UdpApp::Geneve => self.geneve(cp, length),
             UdpApp::Mpls => self.mpls(cp, length),
-            UdpApp::Ptp => self.ptp(cp),
+            UdpApp::Ptp => self.ptp(cp, length),
             UdpApp::BcmLi => self.bcm_li(cp, length),
             UdpApp::Dhcp6 => self.dhcp6(cp, length),
             UdpApp::Babel => self.babel(cp, length),
@@ -1325,18 +1324,21 @@ impl Printer<'_> {
         self.ether(tail(bp, 8), length - 8)
     }
 
-    fn vxlan(&mut self, bp: &[u8], length: u32) -> PResult {
+    pub(super) fn vxlan(&mut self, bp: &[u8], length: u32) -> PResult {
         self.proto = "vxlan";
+        // 4.99.3 checks the length without saying it (later versions do).
         if length < 8 {
-            out!(self, "VXLAN [length {length} < 8] (invalid)");
+            out!(self, "VXLAN (invalid)");
             return Ok(());
         }
         out!(self, "VXLAN, ");
         let flags = g1(bp, 0)?;
+        // `bittok2str_nosep(vxlan_flags, "invalid", flags)`: the I bit, or
+        // "invalid" without it.
         out!(
             self,
             "flags [{}] (0x{:02x}), ",
-            if flags & 0x08 != 0 { "I" } else { "." },
+            if flags & 0x08 != 0 { "I" } else { "invalid" },
             flags
         );
         let vni = g3(bp, 4)?;
