@@ -7,6 +7,7 @@ use netsift_wire::LinkType;
 use std::fmt::Write;
 
 mod links;
+pub(crate) mod ppi_header;
 mod wlan;
 
 /// Which dump follows each line; tcpdump checks `-X`, then `-x`, then `-A`.

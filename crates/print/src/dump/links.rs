@@ -4,8 +4,8 @@
 //! Relay and FRF.16, PPP in HDLC framing, SunATM and Juniper's encapsulations. Each follows the value the tcpdump 4.99.3
 //! printer adds to `ndo_ll_hdr_len`; the flag says it returned early.
 
+use super::ppi_header::{ppi_start, PpiStart};
 use super::{ethernet, layer_len};
-use crate::summary::{ppi_start, PpiStart};
 use netsift_wire::LinkType;
 
 fn le16(d: &[u8], at: usize) -> Option<usize> {

@@ -376,7 +376,6 @@ macro_rules! out {
 }
 pub(crate) use out;
 pub use packet_type::PacketType;
-pub(crate) use ppi::{ppi_start, PpiStart};
 
 impl Printer<'_> {
     /// `, proto NAME (0x....)`: the EtherType an encapsulation (GRE, Geneve)
