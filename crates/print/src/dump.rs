@@ -264,65 +264,97 @@ pub(super) fn ethernet(data: &[u8], wire_len: usize) -> (usize, bool) {
     let Some(mut ty) = be16(data, 12) else {
         return (caplen, true);
     };
-    if ty == 0x88e5 {
-        // 802.1AE MACsec: the SecTAG (6 bytes, 14 with the SCI) is part of the
-        // link-level header; an encrypted payload ends it there, an integrity-only
-        // one goes on with the type field inside.
-        let Some(&tci) = data.get(hdr) else {
-            return (0, true);
+    loop {
+        if ty == 0x88e5 {
+            // 802.1AE MACsec: the SecTAG (6 bytes, 14 with the SCI) is part of the
+            // link-level header; an encrypted payload ends it there, an integrity-only
+            // one goes on with the type field inside.
+            let Some(&tci) = data.get(hdr) else {
+                return (0, true);
+            };
+            let Some(&sl) = data.get(hdr + 1) else {
+                return (0, true);
+            };
+            let sectag = if tci & 0x20 != 0 { 14 } else { 6 };
+            if sl & !0x3f != 0 || tci & 0x80 != 0 {
+                return (caplen, true);
+            }
+            if tci & 0x0c != 0 {
+                return (hdr + sectag, false);
+            }
+            if caplen < hdr + sectag + 16 || wire_len < hdr + sectag + 16 {
+                return (caplen, true);
+            }
+            // The short length, when given, must fit before the 16-byte ICV.
+            let sl = usize::from(sl & 0x3f);
+            if sl > wire_len - hdr - sectag - 16 || sl > caplen - hdr - sectag - 16 {
+                return (caplen, true);
+            }
+            let Some(inner) = be16(data, hdr + sectag) else {
+                return (0, true);
+            };
+            ty = inner;
+            hdr += sectag + 2;
+        }
+        while VLAN_TYPES.contains(&ty) {
+            if caplen - hdr < 4 {
+                return (caplen, true);
+            }
+            if wire_len - hdr < 4 {
+                return (wire_len, true);
+            }
+            let Some(inner) = be16(data, hdr + 2) else {
+                return (caplen, true);
+            };
+            ty = inner;
+            hdr += 4;
+        }
+        let (mut length, mut cap) = (wire_len - hdr, caplen - hdr);
+        return if ty <= 1500 {
+            // A length field: the payload is cut to it.
+            if usize::from(ty) < length {
+                length = usize::from(ty);
+                cap = cap.min(length);
+            }
+            let (llc, early) = llc(&data[hdr..hdr + cap], length);
+            (hdr + llc, early)
+        } else if ty == 0x8870 {
+            // Alteon jumbo frames: an LLC header follows the type.
+            let (llc, early) = llc(&data[hdr..], length);
+            (hdr + llc, early)
+        } else if ty == 0xd28b {
+            // Arista's vendor header: with a subtype and format it knows, tcpdump
+            // counts it in the link-level header and goes back to the type after
+            // it (`goto recurse`); otherwise the rest is dumped from here.
+            if cap < 2 || length < 2 {
+                return (hdr + cap.min(length), true);
+            }
+            match arista_len(&data[hdr..]) {
+                Some(n) => match be16(data, hdr + n) {
+                    Some(next) => {
+                        ty = next;
+                        hdr += n + 2;
+                        continue;
+                    }
+                    None => (0, false),
+                },
+                None => (hdr, false),
+            }
+        } else {
+            (hdr, false)
         };
-        let Some(&sl) = data.get(hdr + 1) else {
-            return (0, true);
-        };
-        let sectag = if tci & 0x20 != 0 { 14 } else { 6 };
-        if sl & !0x3f != 0 || tci & 0x80 != 0 {
-            return (caplen, true);
-        }
-        if tci & 0x0c != 0 {
-            return (hdr + sectag, false);
-        }
-        if caplen < hdr + sectag + 16 || wire_len < hdr + sectag + 16 {
-            return (caplen, true);
-        }
-        // The short length, when given, must fit before the 16-byte ICV.
-        let sl = usize::from(sl & 0x3f);
-        if sl > wire_len - hdr - sectag - 16 || sl > caplen - hdr - sectag - 16 {
-            return (caplen, true);
-        }
-        let Some(inner) = be16(data, hdr + sectag) else {
-            return (0, true);
-        };
-        ty = inner;
-        hdr += sectag + 2;
     }
-    while VLAN_TYPES.contains(&ty) {
-        if caplen - hdr < 4 {
-            return (caplen, true);
-        }
-        if wire_len - hdr < 4 {
-            return (wire_len, true);
-        }
-        let Some(inner) = be16(data, hdr + 2) else {
-            return (caplen, true);
-        };
-        ty = inner;
-        hdr += 4;
-    }
-    let (mut length, mut cap) = (wire_len - hdr, caplen - hdr);
-    if ty <= 1500 {
-        // A length field: the payload is cut to it.
-        if usize::from(ty) < length {
-            length = usize::from(ty);
-            cap = cap.min(length);
-        }
-        let (llc, early) = llc(&data[hdr..hdr + cap], length);
-        (hdr + llc, early)
-    } else if ty == 0x8870 {
-        // Alteon jumbo frames: an LLC header follows the type.
-        let (llc, early) = llc(&data[hdr..], length);
-        (hdr + llc, early)
-    } else {
-        (hdr, false)
+}
+
+/// The bytes `arista_ethertype_print` consumes: the timestamp subtype with a
+/// 64- or 48-bit timestamp; `None` where it returns -1.
+fn arista_len(p: &[u8]) -> Option<usize> {
+    let subtype = be16(p, 0)?;
+    let format = p.get(3)? >> 4;
+    match (subtype, format) {
+        (1, 1) => Some(12),
+        (1, 2) => Some(10),
+        _ => None,
     }
 }
 
