@@ -12,8 +12,8 @@
 mod common;
 
 use common::capture::read_capture;
-use common::tcpdump::{have_tcpdump, tcpdump_records};
-use common::{classify, corpus_root, Class};
+use common::tcpdump::tcpdump_records;
+use common::{classify, tcpdump_and_corpus, Class};
 use netsift_print::{Summarizer, SummaryOptions};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -207,16 +207,7 @@ fn modes() -> [(&'static str, Vec<&'static str>, SummaryOptions); 3] {
 }
 
 fn ready() -> Option<PathBuf> {
-    if !have_tcpdump() {
-        eprintln!("skipping: tcpdump is not installed");
-        return None;
-    }
-    let root = corpus_root();
-    if !root.is_dir() {
-        eprintln!("skipping: no corpus at {}", root.display());
-        return None;
-    }
-    Some(root)
+    tcpdump_and_corpus("")
 }
 
 #[test]

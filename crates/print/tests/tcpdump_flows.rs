@@ -14,8 +14,7 @@
 mod common;
 
 use common::capture::read_capture;
-use common::corpus_root;
-use common::tcpdump::have_tcpdump;
+use common::tcpdump_and_corpus;
 use netsift_print::{Summarizer, SummaryOptions};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -104,16 +103,7 @@ fn detail(text: &str) -> String {
 
 /// The corpus's tcpdump captures, or `None` (said) without tcpdump or them.
 fn corpus() -> Option<PathBuf> {
-    if !have_tcpdump() {
-        eprintln!("skipping: tcpdump is not installed");
-        return None;
-    }
-    let root = corpus_root().join("tcpdump");
-    if !root.is_dir() {
-        eprintln!("skipping: no corpus at {}", root.display());
-        return None;
-    }
-    Some(root)
+    tcpdump_and_corpus("tcpdump")
 }
 
 #[test]

@@ -15,8 +15,8 @@ mod common;
 
 use common::build::eth;
 use common::capture::read_capture;
-use common::corpus_root;
 use common::tcpdump::have_tcpdump;
+use common::tcpdump_and_corpus;
 use common::write::write_pcap;
 use netsift_print::{DefaultPrint, Summarizer, SummaryOptions};
 use netsift_wire::LinkType;
@@ -164,15 +164,9 @@ fn report(failures: &[String]) {
 
 #[test]
 fn link_local_protocols_print_what_tcpdump_prints() {
-    if !have_tcpdump() {
-        eprintln!("skipping: tcpdump is not installed");
+    let Some(root) = tcpdump_and_corpus("tcpdump") else {
         return;
-    }
-    let root = corpus_root().join("tcpdump");
-    if !root.is_dir() {
-        eprintln!("skipping: no corpus at {}", root.display());
-        return;
-    }
+    };
     let mut failures = Vec::new();
     for verbose in 0..=2u8 {
         let (mut packets_seen, mut lines) = (0, 0);

@@ -6,8 +6,8 @@
 mod common;
 
 use common::capture::read_capture;
-use common::corpus_root;
-use common::tcpdump::{have_tcpdump, tcpdump_blocks};
+use common::tcpdump::tcpdump_blocks;
+use common::tcpdump_and_corpus;
 use netsift_print::{Summarizer, SummaryOptions};
 
 /// A printer, the captures that carry its protocol, and the flags compared.
@@ -136,15 +136,9 @@ const PTP: &[&str] = &[
 
 #[test]
 fn printers_print_what_tcpdump_prints() {
-    if !have_tcpdump() {
-        eprintln!("skipping: tcpdump is not installed");
+    let Some(root) = tcpdump_and_corpus("tcpdump") else {
         return;
-    }
-    let root = corpus_root().join("tcpdump");
-    if !root.is_dir() {
-        eprintln!("skipping: no corpus at {}", root.display());
-        return;
-    }
+    };
     let mut failures = Vec::new();
     for case in CASES {
         let flags: &[&str] = if case.verbose > 0 { &["-v"] } else { &[] };

@@ -15,8 +15,7 @@
 mod common;
 
 use common::capture::read_capture;
-use common::corpus_root;
-use common::tcpdump::have_tcpdump;
+use common::tcpdump_and_corpus;
 use netsift_print::{Summarizer, SummaryOptions};
 use std::process::Command;
 
@@ -153,15 +152,9 @@ fn tcpdump_packets(path: &std::path::Path, verbose: u8) -> Vec<String> {
 
 #[test]
 fn routing_printers_print_what_tcpdump_prints() {
-    if !have_tcpdump() {
-        eprintln!("skipping: tcpdump is not installed");
+    let Some(root) = tcpdump_and_corpus("tcpdump") else {
         return;
-    }
-    let root = corpus_root().join("tcpdump");
-    if !root.is_dir() {
-        eprintln!("skipping: no corpus at {}", root.display());
-        return;
-    }
+    };
     let mut failures = Vec::new();
     for case in CASES {
         for &verbose in case.levels {

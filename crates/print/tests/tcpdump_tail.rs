@@ -14,8 +14,7 @@
 mod common;
 
 use common::capture::read_capture;
-use common::tcpdump::have_tcpdump;
-use common::{corpus_root, whole, CaptureFile};
+use common::{corpus_root, tcpdump_and_corpus, whole, CaptureFile};
 
 const CAPTURES: &[&str] = &[
     "arista_ether.pcap",
@@ -73,12 +72,7 @@ fn capture(name: &str) -> CaptureFile {
 
 #[test]
 fn tail_printers_print_what_tcpdump_prints() {
-    if !have_tcpdump() {
-        eprintln!("skipping: tcpdump is not installed");
-        return;
-    }
-    if !corpus_root().join("tcpdump").is_dir() {
-        eprintln!("skipping: no corpus at {}", corpus_root().display());
+    if tcpdump_and_corpus("tcpdump").is_none() {
         return;
     }
     let mut failures = Vec::new();

@@ -26,8 +26,8 @@
 mod common;
 
 use common::capture::read_capture;
-use common::tcpdump::{have_tcpdump, tcpdump_blocks, tcpdump_records};
-use common::{classify_ports, corpus_root, layers, Class};
+use common::tcpdump::{tcpdump_blocks, tcpdump_records};
+use common::{classify_ports, layers, tcpdump_and_corpus, Class};
 use netsift_print::{Summarizer, SummaryOptions};
 use netsift_wire::LinkType;
 use std::collections::BTreeMap;
@@ -341,15 +341,9 @@ fn corpus_files(root: &Path) -> Vec<PathBuf> {
 
 #[test]
 fn verbose_and_quiet_agree_with_tcpdump() {
-    if !have_tcpdump() {
-        eprintln!("skipping: tcpdump is not installed");
+    let Some(root) = tcpdump_and_corpus("") else {
         return;
-    }
-    let root = corpus_root();
-    if !root.is_dir() {
-        eprintln!("skipping: no corpus at {}", root.display());
-        return;
-    }
+    };
     let modes = modes();
     let mut tallies: Vec<Tally> = modes.iter().map(|_| Tally::default()).collect();
     let mut skipped = Vec::new();

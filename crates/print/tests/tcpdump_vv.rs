@@ -9,8 +9,8 @@
 mod common;
 
 use common::capture::read_capture;
-use common::corpus_root;
-use common::tcpdump::{have_tcpdump, tcpdump_blocks_with_dumps};
+use common::tcpdump::tcpdump_blocks_with_dumps;
+use common::tcpdump_and_corpus;
 use netsift_print::{DefaultPrint, Summarizer, SummaryOptions};
 
 /// The captures, each compared at the three verbosities.
@@ -96,15 +96,9 @@ const CAPTURES: &[&str] = &[
 
 #[test]
 fn vv_and_transport_printers_match_tcpdump() {
-    if !have_tcpdump() {
-        eprintln!("skipping: tcpdump is not installed");
+    let Some(root) = tcpdump_and_corpus("tcpdump") else {
         return;
-    }
-    let root = corpus_root().join("tcpdump");
-    if !root.is_dir() {
-        eprintln!("skipping: no corpus at {}", root.display());
-        return;
-    }
+    };
     let mut failures = Vec::new();
     let mut lines = 0;
     for (verbose, flags) in [(0u8, &[][..]), (1, &["-v"][..]), (2, &["-vv"][..])] {

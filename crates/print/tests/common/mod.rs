@@ -56,6 +56,22 @@ pub(crate) fn corpus_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/work/shared/corpus/pcaps"))
 }
 
+/// The corpus directory `sub` of [`corpus_root`] (`""`: the root itself), when
+/// tcpdump is installed and the directory exists; otherwise `None`, after saying
+/// why the test skips.
+pub(crate) fn tcpdump_and_corpus(sub: &str) -> Option<PathBuf> {
+    if !tcpdump::have_tcpdump() {
+        eprintln!("skipping: tcpdump is not installed");
+        return None;
+    }
+    let root = corpus_root().join(sub);
+    if !root.is_dir() {
+        eprintln!("skipping: no corpus at {}", root.display());
+        return None;
+    }
+    Some(root)
+}
+
 /// What a packet carries, for the agreement report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub(crate) enum Class {
