@@ -75,12 +75,10 @@ pub fn new() -> (Writer, Reader) {
 }
 
 /// One published version of a pass. Immutable once published. `repr(C)` keeps
-/// the fields a publish writes first, and `spare_next` among them, on the first
-/// cache line: a node popped from the spares is written there anyway.
+/// what readers read (`View::pass`: the header, the two vectors, the stamps)
+/// apart from [`Own`], which only the writer touches.
 #[repr(C)]
 pub(crate) struct Node {
-    /// The next node while this one waits in [`Spares`] for reuse (`spare.rs`).
-    spare_next: AtomicPtr<Node>,
     id: u64,
     /// The generation the pass was first published at (edits keep it).
     born: u64,
@@ -93,6 +91,19 @@ pub(crate) struct Node {
     steps: Vec<Step>,
     pool: Vec<u32>,
     stamps: [u64; MAX_INSNS],
+    own: Own,
+}
+
+/// A node's fields that no reader reads, on cache lines of their own. Retiring
+/// a version links it into a chain (`spare_next`) the moment it leaves its
+/// slot, while a filtering thread still holds its lines from the packets it ran
+/// just before: on a line readers read, that store waited for the reader's copy
+/// to be taken away, once for the version and once for the chain's tail, at
+/// every publish.
+#[repr(C, align(64))]
+pub(crate) struct Own {
+    /// The next node while this one waits in [`Spares`] for reuse (`spare.rs`).
+    spare_next: AtomicPtr<Node>,
     /// `pool_at[k]`: the pool's length before step `k`'s operands (and at
     /// `steps.len()`, its whole length), so the next version can copy a prefix.
     pool_at: [u32; MAX_INSNS + 1],
@@ -111,8 +122,10 @@ impl Node {
             steps: Vec::new(),
             pool: Vec::new(),
             stamps: [0; MAX_INSNS],
-            pool_at: [0; MAX_INSNS + 1],
-            spare_next: AtomicPtr::new(std::ptr::null_mut()),
+            own: Own {
+                spare_next: AtomicPtr::new(std::ptr::null_mut()),
+                pool_at: [0; MAX_INSNS + 1],
+            },
         }
     }
 }

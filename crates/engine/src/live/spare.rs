@@ -10,7 +10,8 @@
 //! reclamation (one pin and one deferred call for the lot, not one of each per
 //! publish); the callback pushes the whole chain onto [`Spares`], and the writer
 //! pops a node for each later publish, reusing it and the capacity of its two
-//! vectors.
+//! vectors. It takes each node two publishes ahead and asks for its lines then
+//! ([`Spares::ready_ahead`]): a filtering thread may still hold them.
 //!
 //! [`Spares`] is a Treiber stack with many pushers (whichever thread runs the epoch
 //! callbacks: the writer, or a reader that pins) and **one popper, the writer**.
@@ -60,15 +61,22 @@ const POPS_PER_COUNT: usize = 16;
 #[repr(align(64))]
 struct Mine(UnsafeCell<Taken>);
 
+/// Nodes the popper takes ahead of the publishes that fill them ([`Spares::ready_ahead`]).
+const AHEAD: usize = 2;
+
 /// What the popper took from the stack.
 struct Taken {
     head: *mut Node,
     /// Pops not yet subtracted from the count.
     popped: usize,
+    /// Nodes taken off `head` ahead of time, oldest first, their lines on
+    /// their way into the popper's cache.
+    ahead: [*mut Node; AHEAD],
+    ahead_len: usize,
 }
 
 // SAFETY: `head` and `len` are atomics; `mine` is read and written only by the
-// single popper (`pop` and `prefetch`, whose callers promise to be it) and by
+// single popper (`pop` and `ready_ahead`, whose callers promise to be it) and by
 // `drop` (`&mut self`); the nodes it holds are owned, unshared `Box`es of `Send`
 // data. So moving or sharing a `Spares` between threads races on nothing.
 unsafe impl Send for Spares {}
@@ -83,11 +91,14 @@ impl Spares {
             mine: Mine(UnsafeCell::new(Taken {
                 head: ptr::null_mut(),
                 popped: 0,
+                ahead: [ptr::null_mut(); AHEAD],
+                ahead_len: 0,
             })),
         }
     }
 
-    /// A retired node, if one is kept.
+    /// A retired node, if one is kept: the oldest one taken ahead, or else
+    /// the next on the list.
     ///
     /// # Safety
     ///
@@ -95,6 +106,24 @@ impl Spares {
     pub(crate) unsafe fn pop(&self) -> Option<Box<Node>> {
         // SAFETY: the caller is the only popper, and only the popper touches `mine`.
         let mine = unsafe { &mut *self.mine.0.get() };
+        let node = if mine.ahead_len > 0 {
+            let node = mine.ahead[0];
+            mine.ahead.copy_within(1.., 0);
+            mine.ahead_len -= 1;
+            node
+        } else {
+            let node = self.take(mine)?;
+            // SAFETY: the popper's own node now (taken above).
+            prefetch_node(unsafe { &*node });
+            node
+        };
+        // SAFETY: off every list now, and it was a `Box` when pushed.
+        Some(unsafe { Box::from_raw(node) })
+    }
+
+    /// The next node off the popper's list (taking the stack whole when the list
+    /// is empty), or null.
+    fn take(&self, mine: &mut Taken) -> Option<*mut Node> {
         if mine.head.is_null() {
             if mine.popped > 0 {
                 self.len.fetch_sub(mine.popped, Ordering::Relaxed);
@@ -116,14 +145,13 @@ impl Spares {
         let node = mine.head;
         // SAFETY: taken from the stack by this popper alone, and pushers never
         // write a node once it is on the stack, so its link is as pushed.
-        mine.head = unsafe { (*node).spare_next.load(Ordering::Relaxed) };
+        mine.head = unsafe { (*node).own.spare_next.load(Ordering::Relaxed) };
         mine.popped += 1;
         if mine.popped == POPS_PER_COUNT {
             self.len.fetch_sub(POPS_PER_COUNT, Ordering::Relaxed);
             mine.popped = 0;
         }
-        // SAFETY: off every list now, and it was a `Box` when pushed.
-        Some(unsafe { Box::from_raw(node) })
+        Some(node)
     }
 }
 
@@ -140,7 +168,7 @@ impl Spares {
             return;
         }
         // SAFETY: the tail is this caller's (above); it links to the head.
-        let head = unsafe { (*tail).spare_next.load(Ordering::Relaxed) };
+        let head = unsafe { (*tail).own.spare_next.load(Ordering::Relaxed) };
         if self.len.fetch_add(len, Ordering::Relaxed) + len > MAX_SPARES {
             self.len.fetch_sub(len, Ordering::Relaxed);
             let mut p = head;
@@ -149,14 +177,14 @@ impl Spares {
                 // each a `Box` once, linked from the head through `spare_next`
                 // by `Chain::push` (the tail, last, links back to the head).
                 let node = unsafe { Box::from_raw(p) };
-                p = node.spare_next.load(Ordering::Relaxed);
+                p = node.own.spare_next.load(Ordering::Relaxed);
             }
             return;
         }
         let mut top = self.head.load(Ordering::Relaxed);
         loop {
             // SAFETY: the tail is this caller's (above) and not on the stack yet.
-            unsafe { (*tail).spare_next.store(top, Ordering::Relaxed) };
+            unsafe { (*tail).own.spare_next.store(top, Ordering::Relaxed) };
             // Release: a popper that sees `head` sees every node's contents and link.
             match self
                 .head
@@ -170,70 +198,112 @@ impl Spares {
 }
 
 impl Spares {
-    /// Starts bringing the node the next [`Spares::pop`] returns into this core's
-    /// cache, with intent to write. Every spare is cold (it waited out two epochs
-    /// while readers read it), and the writer fills it at its next publish; asked
-    /// at the end of a publish, the miss overlaps whatever comes before the next.
+    /// Takes the nodes the next [`AHEAD`] publishes will fill and starts
+    /// bringing their lines into this core's cache for writing, and the
+    /// header of the one after them. Called at the end of a publish.
+    ///
+    /// Every spare's lines may still be in a filtering thread's cache (it ran
+    /// the version while it was published), so each store into a node that
+    /// is popped cold waits for a line to come over from the other core: at
+    /// a few lines a version and 100-550 ns per trip on this VM's two vCPUs,
+    /// the largest cost of an edit while a thread filters. Asked for a publish
+    /// or two ahead, the lines arrive while the writer does other work. Only
+    /// the popper holds these nodes, so no reader takes the lines back.
     ///
     /// # Safety
     ///
-    /// Only the popper may call it (it reads the popper's own list).
-    pub(crate) unsafe fn prefetch(&self) {
+    /// Only the popper may call it (it takes from the popper's own list).
+    pub(crate) unsafe fn ready_ahead(&self) {
         // SAFETY: the caller is the popper, the only thread that touches `mine`.
-        let mine = unsafe { &*self.mine.0.get() };
-        let head = if mine.head.is_null() {
+        let mine = unsafe { &mut *self.mine.0.get() };
+        while mine.ahead_len < AHEAD {
+            let Some(node) = self.take(mine) else {
+                return;
+            };
+            // SAFETY: the popper's own node now (taken above).
+            prefetch_node(unsafe { &*node });
+            mine.ahead[mine.ahead_len] = node;
+            mine.ahead_len += 1;
+        }
+        let next = if mine.head.is_null() {
             self.head.load(Ordering::Relaxed)
         } else {
             mine.head
         };
-        if head.is_null() {
-            return;
-        }
-        // Miri does not model the intrinsic; a prefetch changes no result anyway.
-        #[cfg(all(target_arch = "x86_64", not(miri)))]
-        // SAFETY: a prefetch never faults and reads nothing the program sees; the
-        // address may even be stale (popped and freed since) without harm.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
-            _mm_prefetch::<_MM_HINT_ET0>(head.cast::<i8>());
-        }
-        #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-        let _ = head;
+        prefetch_write(next.cast());
+        prefetch_write(next.cast::<u8>().wrapping_add(64));
     }
 }
 
-/// Starts bringing the buffers a publish writes into a popped node (its steps and
-/// operands, and the stamps and pool offsets in the node) into this core's
-/// cache with intent to write: a reader ran the node while it was published, so
-/// each line may still be in its cache, and the writer would otherwise wait for
-/// each line in turn as it copies and decodes into it. (Without the `prfchw`
-/// target feature, not stable in Rust, `_MM_HINT_ET0` compiles to a plain
-/// PREFETCHT0, so a line comes in shared and the first store still asks for it;
-/// a PREFETCHW through inline assembly, chosen by CPUID, made no difference
-/// that alternating runs of `profile_update loop` could tell from noise.)
-pub(crate) fn prefetch_buffers(node: &Node) {
+/// Starts bringing the lines of a popped node that a publish writes (its
+/// header, its steps and operands, the stamps, its own fields) into this
+/// core's cache for writing. A filtering thread ran the node while it was
+/// published, so each line may still be in its cache, and the writer would
+/// otherwise wait for each line in turn as it copies and decodes into it.
+fn prefetch_node(node: &Node) {
+    let base = (node as *const Node).cast::<u8>();
+    let steps = node.steps.as_ptr().cast::<u8>();
+    let lines = [
+        base,
+        base.wrapping_add(64),
+        steps,
+        steps.wrapping_add(64),
+        steps.wrapping_add(128),
+        steps.wrapping_add(192),
+        node.pool.as_ptr().cast::<u8>(),
+        node.stamps.as_ptr().cast::<u8>(),
+        (&node.own as *const super::Own).cast::<u8>(),
+    ];
+    for line in lines {
+        prefetch_write(line);
+    }
+}
+
+/// A hint to bring `line` into this core's cache with intent to write
+/// (PREFETCHW where CPUID says the CPU has it, else PREFETCHT0). Rust has not
+/// stabilised the `prfchw` target feature, so `_MM_HINT_ET0` compiles to a
+/// plain PREFETCHT0: the line would come in shared and the first store would
+/// still have to ask the other core to give it up.
+#[inline]
+fn prefetch_write(line: *const u8) {
+    // Miri does not model these; a prefetch changes no result anyway.
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_ET0};
-        let steps = node.steps.as_ptr().cast::<i8>();
-        let lines = [
-            steps,
-            steps.wrapping_add(64),
-            steps.wrapping_add(128),
-            steps.wrapping_add(192),
-            node.pool.as_ptr().cast::<i8>(),
-            node.stamps.as_ptr().cast::<i8>(),
-            node.pool_at.as_ptr().cast::<i8>(),
-        ];
-        for line in lines {
+        if has_prefetchw() {
             // SAFETY: a prefetch never faults and reads nothing the program
             // sees, whatever the address (an empty vector's dangling pointer,
-            // or past the end of a short buffer, included).
-            unsafe { _mm_prefetch::<_MM_HINT_ET0>(line) };
+            // past the end of a short buffer, or null, included).
+            unsafe {
+                std::arch::asm!("prefetchw [{0}]", in(reg) line, options(nostack, preserves_flags, readonly));
+            }
+        } else {
+            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+            // SAFETY: as above.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(line.cast()) };
         }
     }
     #[cfg(not(all(target_arch = "x86_64", not(miri))))]
-    let _ = node;
+    let _ = line;
+}
+
+/// Whether the CPU has PREFETCHW (CPUID leaf 0x8000_0001, ECX bit 8), asked once.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+fn has_prefetchw() -> bool {
+    use std::sync::atomic::AtomicU8;
+    static HAS: AtomicU8 = AtomicU8::new(0);
+    match HAS.load(Ordering::Relaxed) {
+        1 => false,
+        2 => true,
+        _ => {
+            // CPUID is safe on every x86-64 CPU; leaf 0x8000_0000 says whether
+            // the extended leaf asked next exists.
+            use std::arch::x86_64::__cpuid;
+            let has =
+                __cpuid(0x8000_0000).eax >= 0x8000_0001 && __cpuid(0x8000_0001).ecx & (1 << 8) != 0;
+            HAS.store(1 + has as u8, Ordering::Relaxed);
+            has
+        }
+    }
 }
 
 impl Drop for Spares {
@@ -244,8 +314,9 @@ impl Drop for Spares {
 }
 
 /// Pass versions the writer unlinked and has not yet handed to the epoch
-/// reclamation, chained through their `spare_next` (which readers never read,
-/// so linking a version some reader may still be running is harmless). The
+/// reclamation, chained through their `spare_next` (on a line of the node's
+/// that readers never read, `super::Own`, so linking a version some reader may
+/// still be running is harmless and does not take the line from it). The
 /// writer hands a whole chain over with one pin and one deferred call
 /// ([`Spares::push_chain`]) instead of one of each per publish: a pin costs a
 /// full fence, and every 128th one runs the process's expired deferred calls
@@ -293,10 +364,10 @@ impl Chain {
         // touch `spare_next`. The new node becomes the head: it links to the
         // old head (itself when it is the first), and the tail links to it.
         unsafe {
-            let head = (*self.tail).spare_next.load(Ordering::Relaxed);
+            let head = (*self.tail).own.spare_next.load(Ordering::Relaxed);
             let head = if self.len == 0 { node } else { head };
-            (*node).spare_next.store(head, Ordering::Relaxed);
-            (*self.tail).spare_next.store(node, Ordering::Relaxed);
+            (*node).own.spare_next.store(head, Ordering::Relaxed);
+            (*self.tail).own.spare_next.store(node, Ordering::Relaxed);
         }
         self.len += 1;
     }

@@ -442,20 +442,20 @@ impl Writer {
         // SAFETY: this writer is the set's only popper.
         let mut node =
             unsafe { self.shared.spares.pop() }.unwrap_or_else(|| Box::new(Node::empty()));
-        super::spare::prefetch_buffers(&node);
         node.id = self.next_node;
         node.born = born;
         *node.died.get_mut() = u64::MAX;
         node.kind = p.kind;
         node.parent = p.parent;
         node.clause = p.clause;
-        let prev = self.shared.slots[slot].load(Ordering::Acquire, g);
+        // Relaxed: this writer stored the pointer itself.
+        let cur = self.shared.slots[slot].load(Ordering::Relaxed, g);
         let prev = if first {
             None
         } else {
             // SAFETY: only this writer swaps or unlinks a slot's node, so the
-            // version published now stays alive at least until the swap below.
-            unsafe { prev.as_ref() }
+            // version published now stays alive at least until the store below.
+            unsafe { cur.as_ref() }
         };
         // Decoded here, off the packet path: readers run the version's steps. Only
         // the steps an edit reaches are decoded again (`decode_step` reads
@@ -508,8 +508,8 @@ impl Writer {
         if let Some(prev) = prev.filter(|_| keep > 0) {
             node.steps.extend_from_slice(&prev.steps[..keep]);
             node.pool
-                .extend_from_slice(&prev.pool[..prev.pool_at[keep] as usize]);
-            node.pool_at[..keep].copy_from_slice(&prev.pool_at[..keep]);
+                .extend_from_slice(&prev.pool[..prev.own.pool_at[keep] as usize]);
+            node.own.pool_at[..keep].copy_from_slice(&prev.own.pool_at[..keep]);
             if first {
                 // The parent's steps: this pass's own `copied` marks.
                 for (k, step) in node.steps.iter_mut().enumerate() {
@@ -518,21 +518,25 @@ impl Writer {
             }
         }
         for k in keep..len {
-            node.pool_at[k] = node.pool.len() as u32;
+            node.own.pool_at[k] = node.pool.len() as u32;
             node.steps.push(decode_step(&p.insns, k, &mut node.pool));
         }
-        node.pool_at[len] = node.pool.len() as u32;
+        node.own.pool_at[len] = node.pool.len() as u32;
         self.stats.versions += 1;
         self.stats.decoded += (len - keep) as u64;
         p.dirty = usize::MAX;
         node.stamps[..p.stamps.len()].copy_from_slice(&p.stamps);
         self.next_node += 1;
-        let old = self.shared.slots[slot].swap(Owned::from(node), Ordering::AcqRel, g);
-        if !old.is_null() {
-            self.retire(old.as_raw().cast_mut());
+        // A plain store, not a swap: only this writer changes slots, so the
+        // version it replaces is the one loaded above, and a locked swap would
+        // wait for every store before it (the new version's) to leave the
+        // core. Release: a reader that loads the pointer sees the version whole.
+        self.shared.slots[slot].store(Owned::from(node), Ordering::Release);
+        if !cur.is_null() {
+            self.retire(cur.as_raw().cast_mut());
         }
         // SAFETY: this writer is the set's only popper.
-        unsafe { self.shared.spares.prefetch() };
+        unsafe { self.shared.spares.ready_ahead() };
         if slot >= self.high {
             self.high = slot + 1;
             self.shared.high.store(self.high, Ordering::Release);
