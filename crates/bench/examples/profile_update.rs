@@ -9,7 +9,9 @@
 //! `loop [CONNS] [REPS]` runs one series of announce/withdraw pairs on a
 //! tracker holding CONNS connections (default 200) and prints their spread.
 //! `COUNTS=1` (comma-separated) picks the connection counts of `follow` and
-//! `tracker` (default 1 and 200).
+//! `tracker` (default 1 and 200). `OTHERSET=1` (with `loop`) has the thread
+//! filter a second set of the same shape instead, one the writer never
+//! edits: the same load on the other core, with no cache line shared.
 
 use netsift_bench::dynamic::contender::Kind;
 use netsift_bench::dynamic::{follow, latency_series};
@@ -132,6 +134,15 @@ fn tight_loop(sample: &[(Vec<u8>, u32)], have: usize, reps: usize) {
     if std::env::var_os("NOFILTER").is_some() {
         drop(side);
         body().expect("loop");
+    } else if std::env::var_os("OTHERSET").is_some() {
+        let (mut other, other_side) =
+            Updater::new(Kind::Netsift(Mode::Passes), false).expect("updater");
+        for k in 0..have {
+            let (s, p) = conn(k);
+            other.announce(s, p).expect("announce");
+        }
+        drop(side);
+        netsift_bench::dynamic::with_filtering(&other_side, sample, body).expect("loop");
     } else {
         netsift_bench::dynamic::with_filtering(&side, sample, body).expect("loop");
     }
