@@ -40,6 +40,10 @@ fn main() {
             .map(|p| (p.data.clone(), p.orig_len))
             .collect()
     };
+    println!(
+        "cross-core round trip: {:.0} ns",
+        netsift_bench::dynamic::placement::core_round_trip_ns()
+    );
     if what == "loop" {
         return tight_loop(&sample, first.unwrap_or(200), reps);
     }

@@ -24,6 +24,7 @@
 pub mod contender;
 pub mod follow;
 mod lsf;
+pub mod placement;
 pub mod replay;
 pub mod svg;
 
@@ -358,6 +359,9 @@ pub struct DynamicReport {
     pub replays: Vec<ReplayResult>,
     /// Wall-clock time of the whole experiment, seconds.
     pub seconds: f64,
+    /// One cache line's round trip between two threads, ns, just before the
+    /// pass-mode series and just after it ([`placement`]).
+    pub core_round_trip_ns: [f64; 2],
 }
 
 /// Runs the whole experiment; `log` receives progress lines.
@@ -375,13 +379,17 @@ pub fn run(cfg: &DynamicConfig, mut log: impl FnMut(&str)) -> Result<DynamicRepo
         .step_by((w.packets.len() / 4096).max(1))
         .map(|p| (p.data.clone(), p.orig_len))
         .collect();
+    let trip_before = placement::core_round_trip_ns();
     let netsift = latency_series(
         Kind::Netsift(Mode::Passes),
         &cfg.counts,
         cfg.reps.0,
         &sample,
     )?;
-    log("latency series: netsift done");
+    let trip_after = placement::core_round_trip_ns();
+    log(&format!(
+        "latency series: netsift done (cross-core round trip {trip_before:.0} ns before, {trip_after:.0} after)"
+    ));
     let libpcap = latency_series(Kind::Libpcap, &cfg.counts, cfg.reps.1, &sample)?;
     log("latency series: libpcap done");
     let netsift_set = latency_series(
@@ -423,6 +431,7 @@ pub fn run(cfg: &DynamicConfig, mut log: impl FnMut(&str)) -> Result<DynamicRepo
         follow_set,
         replays,
         seconds: t0.elapsed().as_secs_f64(),
+        core_round_trip_ns: [trip_before, trip_after],
     })
 }
 
@@ -438,7 +447,10 @@ impl DynamicReport {
 
     /// Markdown tables.
     pub fn tables(&self) -> String {
-        let mut s = String::new();
+        let mut s = format!(
+            "Cross-core round trip (one cache line, two threads): {:.0} ns before the pass-mode series, {:.0} ns after.\n\n",
+            self.core_round_trip_ns[0], self.core_round_trip_ns[1]
+        );
         s.push_str("| connections | netsift p50 ns | netsift p99 ns | libpcap p50 ns | libpcap/netsift | kernel attach p50 ns |\n|---|---|---|---|---|---|\n");
         for n in &self.netsift {
             let l = Self::at(&self.libpcap, n.connections);
@@ -594,7 +606,7 @@ impl DynamicReport {
             })
             .collect();
         format!(
-            "{{\"packets\":{},\"connections\":{},\"netsift_update_ns_p50\":{},\"netsift_update_ns_p99\":{},\"libpcap_update_ns_p50\":{},\"lsf_attach_ns_p50\":{},\"netsift_missed_per_conn\":{},\"libpcap_missed_per_conn\":{},\"highest_rate\":{},\"series\":[{}],\"set_series\":[{}],\"netsift_edit_ns_p50\":{},\"netsift_bookkeeping_ns_p50\":{},\"netsift_set_edit_ns_p50\":{},\"netsift_set_bookkeeping_ns_p50\":{},\"follow_series\":[{}],\"replays\":[{}]}}",
+            "{{\"packets\":{},\"connections\":{},\"netsift_update_ns_p50\":{},\"netsift_update_ns_p99\":{},\"libpcap_update_ns_p50\":{},\"lsf_attach_ns_p50\":{},\"netsift_missed_per_conn\":{},\"libpcap_missed_per_conn\":{},\"highest_rate\":{},\"series\":[{}],\"set_series\":[{}],\"netsift_edit_ns_p50\":{},\"netsift_bookkeeping_ns_p50\":{},\"netsift_set_edit_ns_p50\":{},\"netsift_set_bookkeeping_ns_p50\":{},\"follow_series\":[{}],\"replays\":[{}],\"core_round_trip_ns\":[{},{}]}}",
             self.packets,
             self.connections,
             num(n200.map_or(f64::NAN, |p| p.p50_ns)),
@@ -611,7 +623,9 @@ impl DynamicReport {
             num(fset.map_or(f64::NAN, |p| p.edit_p50_ns)),
             num(fset.map_or(f64::NAN, |p| p.bookkeeping_p50_ns)),
             follow_series.join(","),
-            replays.join(",")
+            replays.join(","),
+            num(self.core_round_trip_ns[0]),
+            num(self.core_round_trip_ns[1])
         )
     }
 }
