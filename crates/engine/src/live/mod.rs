@@ -6,8 +6,8 @@
 //! The pass set is a table of slots, one per pass. Each slot holds an atomic pointer
 //! to an immutable `Node`: the pass's kind, parent, clause and instructions. An
 //! update never writes into a node a reader may be using. It builds the pass's next
-//! version (copying at most [`MAX_INSNS`] instructions, so O(change)), then swaps the
-//! slot's pointer. A reader therefore sees each pass either entirely before or
+//! version (copying at most [`MAX_INSNS`] instructions, so O(change)), then replaces the
+//! slot's pointer in one store. A reader therefore sees each pass either entirely before or
 //! entirely after an edit: no torn instruction, no half-built pass. Slots the update
 //! does not touch are not written at all, so their passes keep matching throughout.
 //! Old versions are freed through epoch-based reclamation (`crossbeam-epoch`) once no

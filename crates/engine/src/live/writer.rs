@@ -418,7 +418,7 @@ impl Writer {
         }
     }
 
-    /// Writes the pass's next version into its slot (one pointer swap) and frees the
+    /// Writes the pass's next version into its slot (one pointer store) and frees the
     /// old version once no reader can hold it. A first publish is a birth: it
     /// takes the next generation; an edit keeps the pass's birth.
     fn publish_slot(&mut self, slot: usize) {
