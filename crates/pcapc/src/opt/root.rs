@@ -15,6 +15,7 @@ fn first_lit(n: &Nnf) -> Option<&Pred> {
     match n {
         Nnf::Lit(p, _) => Some(p),
         Nnf::And(v) | Nnf::Or(v) => v.first().and_then(first_lit),
+        Nnf::Shared(s) => first_lit(&s.node),
         _ => None,
     }
 }
