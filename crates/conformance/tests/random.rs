@@ -289,3 +289,27 @@ fn agree_on_one(lt: LinkType, expr: &str, hex: &str, wire_len: u32, libpcap_acce
     Comparison::new(&Netsift).run(lt, &[expr.to_string()], &[&cap], &mut r);
     assert_eq!((r.packets, r.mismatches), (1, 0), "{}", r.render(5, 5));
 }
+
+/// On PFLOG, once a primitive uses the payload offset, libpcap's program loads the
+/// header's length byte before any test (insert_compute_vloffsets), so a capture of
+/// no bytes is rejected even where a length test alone would accept it; not where
+/// a first relation stored into that offset's register before any read of it (the
+/// store is dead and the optimiser removes it with its load), nor where no test
+/// needs the offset. (Seed 3's 23, under the first expression.)
+#[test]
+fn pflog_length_byte_loads_before_any_test() {
+    for (expr, libpcap_accepts) in [
+        (
+            "(greater 40 or ip[6:2] & 0x1fff = 0) || (icmp6[icmp6type] = icmp6-echoreply \
+             and ! host 172.16.5.4)",
+            false,
+        ),
+        ("greater 40 or tcp", false),
+        ("len > 60 or tcp", true),
+        ("greater 40 or ifname eth0", true),
+        // Not optimized: the load is the root block's first statement.
+        ("greater 40 or geneve", false),
+    ] {
+        agree_on_one(LinkType::PFLOG, expr, "", 92, libpcap_accepts);
+    }
+}

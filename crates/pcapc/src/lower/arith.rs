@@ -55,6 +55,7 @@ impl Lowerer<'_> {
         // which one the payload offset then gets is no longer known.
         if !self.pflog_payload_used {
             self.pflog_pending = None;
+            self.pflog_clobbered = false;
         }
         self.wlan_regs.pending = None;
         let (a0, c0) = self.arith(lhs)?;
