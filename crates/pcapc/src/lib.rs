@@ -86,7 +86,7 @@ fn compile_tree(
         t => opt::optimize(t, &info.computed, &budget),
     };
     // The loads libpcap puts before the first test run first whatever the tests do.
-    let first = |n| opt::keep_root_load(info.prologue.clone(), n);
+    let first = |n| opt::keep_prologue(info.prologue.clone(), n);
     let selected = match optimized.map(|n| select::select(&first(n), &anchors)) {
         // Where libpcap's program shares code that the normal form copies, the copies
         // can outgrow the pass set; gencode's order (exact on whole packets) is linear.
