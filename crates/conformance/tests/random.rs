@@ -319,3 +319,26 @@ fn pflog_length_byte_loads_before_any_test() {
         agree_on_one(LinkType::PFLOG, expr, "", 92, libpcap_accepts);
     }
 }
+
+/// A constant index on a header whose offset libpcap measures per packet (PFLOG's
+/// payload): libpcap folds it into the load's constant only where X already holds
+/// that offset (after `icmp6`'s next-header test), so `icmp6[-44]` wraps there and
+/// faults; elsewhere it is added in X with the offset, so `ip6[-44]` reads the pflog
+/// header 44 bytes before the payload. (Seed 8's 301, under `0x80 > ip[-44]`.)
+#[test]
+fn pflog_constant_index_wraps_where_libpcap_adds_it() {
+    // A pflog header of 61 bytes (payload at 64), IPv6, ICMPv6 echo request.
+    let frame = format!(
+        "3d0a{}6000000000083a40{}01{}028000000000000000",
+        "00".repeat(62),
+        "00".repeat(15),
+        "00".repeat(15)
+    );
+    for (expr, libpcap_accepts) in [
+        ("icmp6[-44] >= 0", false),
+        ("icmp6[-4] >= 0", true),
+        ("0x80 > ip6[-44]", true),
+    ] {
+        agree_on_one(LinkType::PFLOG, expr, &frame, 112, libpcap_accepts);
+    }
+}

@@ -491,6 +491,19 @@ impl<'t> Lowerer<'t> {
         self.anchors.len() - 1
     }
 
+    /// The anchor computed from the packet (a header libpcap measures per packet and
+    /// keeps in a register) that `a` is a constant offset from; 0 (the packet's
+    /// start) where `a` is a constant offset however it is reached.
+    pub(crate) fn measured(&self, mut a: AnchorId) -> AnchorId {
+        for _ in 0..self.anchors.len() {
+            match self.anchors.get(a) {
+                Some(spec) if a != 0 && spec.rule == AnchorRule::Const => a = spec.parent,
+                _ => return a,
+            }
+        }
+        a
+    }
+
     fn expr(&mut self, e: &Expr) -> LResult<Tree> {
         Ok(match e {
             Expr::And(..) | Expr::Or(..) => {
