@@ -85,11 +85,13 @@ fn compile_tree(
         lower::ir::Tree::Unoptimized(_) => None,
         t => opt::optimize(t, &info.computed, &budget),
     };
-    let selected = match optimized.map(|n| select::select(&n, &anchors)) {
+    // The loads libpcap puts before the first test run first whatever the tests do.
+    let first = |n| opt::keep_prologue(info.prologue.clone(), n);
+    let selected = match optimized.map(|n| select::select(&first(n), &anchors)) {
         // Where libpcap's program shares code that the normal form copies, the copies
         // can outgrow the pass set; gencode's order (exact on whole packets) is linear.
         None | Some(Err(select::SelectError::TooBig(_))) => {
-            select::select(&normal::normalize(tree), &anchors)
+            select::select(&first(normal::normalize(tree)), &anchors)
         }
         Some(s) => s,
     };

@@ -16,7 +16,7 @@
 //!   every pass that names it.
 
 use crate::lower::ir::{AnchorSpec, Cmp, Loc, Pred, Test, Val};
-use crate::nnf::Nnf;
+use crate::nnf::{dual, Nnf};
 use netsift_isa::insn::{build, ArithOp, Opcode, MAX_OFFSET};
 use netsift_isa::{
     Anchor, AnchorRule, IndexMode, Instruction, PassKind, PassSet, Size, MAX_GROUP_DEPTH, MAX_INSNS,
@@ -88,7 +88,7 @@ pub(crate) fn select(nnf: &Nnf, anchors: &[AnchorSpec]) -> Result<PassSet, Selec
     let alts = match nnf {
         Nnf::Const(true) => return Ok(PassSet::accept_all()),
         Nnf::Const(false) => return Err(SelectError::RejectsAll),
-        n => alternatives(n, opt),
+        n => alternatives(n, opt, &mut HashMap::new()),
     };
     if opt && alts.iter().all(contradictory) {
         return Err(SelectError::RejectsAll);
@@ -206,8 +206,11 @@ fn factor(n: &Nnf) -> Nnf {
     }
 }
 
+/// The group each shared node (and its negation) becomes, by node.
+type SharedGroups = HashMap<(*const Nnf, bool), Rc<Vec<Seq>>>;
+
 /// The alternatives (an OR of ANDs) for a node, distributing within the budget.
-fn alternatives(n: &Nnf, opt: bool) -> Vec<Seq> {
+fn alternatives(n: &Nnf, opt: bool, shared: &mut SharedGroups) -> Vec<Seq> {
     match n {
         Nnf::Const(true) => vec![vec![]],
         Nnf::Const(false) => vec![],
@@ -216,7 +219,7 @@ fn alternatives(n: &Nnf, opt: bool) -> Vec<Seq> {
             let mut acc: Vec<Seq> = vec![vec![]];
             let last = children.len().saturating_sub(1);
             for (ci, c) in children.iter().enumerate() {
-                let ca = alternatives(c, opt);
+                let ca = alternatives(c, opt, shared);
                 if ca.is_empty() {
                     return vec![];
                 }
@@ -246,7 +249,7 @@ fn alternatives(n: &Nnf, opt: bool) -> Vec<Seq> {
         Nnf::Or(children) => {
             let mut out: Vec<Seq> = Vec::new();
             for c in children {
-                for alt in alternatives(c, opt) {
+                for alt in alternatives(c, opt, shared) {
                     push_alt(&mut out, alt, opt);
                 }
             }
@@ -255,7 +258,26 @@ fn alternatives(n: &Nnf, opt: bool) -> Vec<Seq> {
             }
             out
         }
-        Nnf::Unoptimized(x) => alternatives(x, false),
+        Nnf::Unoptimized(x) => alternatives(x, false, shared),
+        // One group however many places name the node, laid out once.
+        Nnf::Shared(sh) => {
+            let key = (Rc::as_ptr(&sh.node), sh.neg);
+            let g = match shared.get(&key) {
+                Some(g) => g.clone(),
+                None => {
+                    let inner = if sh.neg {
+                        dual(&sh.node)
+                    } else {
+                        (*sh.node).clone()
+                    };
+                    let inner = if opt { factor(&inner) } else { inner };
+                    let g = Rc::new(alternatives(&inner, opt, shared));
+                    shared.insert(key, g.clone());
+                    g
+                }
+            };
+            vec![vec![Item::Group(g)]]
+        }
     }
 }
 

@@ -304,3 +304,39 @@ fn a_jset_block_stops_the_pullup_chain_as_in_libpcap() {
         "{listing}"
     );
 }
+
+/// Where threading leaves code that many ways through libpcap's program reach, the
+/// read-back names it from each way instead of copying it (`opt/to_tree/share.rs`).
+/// On PPP_BSDOS (a 24-byte header) these filters' graphs (54 and 105 blocks) needed
+/// more copies than the budget; the compiler fell back to gencode's order, which
+/// loads the IPv6 next header first and rejects an IPv6 frame cut before it, where
+/// libpcap's program accepts it on the link type alone (`jeq #0x57 ... ret`).
+#[test]
+fn shared_code_is_named_not_copied() {
+    // An IPv6 frame (link type 0x57 at offset 5) cut at 24 bytes.
+    let frame: &[u8] = &[
+        0x01, 0x6e, 0x50, 0x48, 0x53, 0x00, 0x57, 0x33, 0x8c, 0x5a, 0x67, 0x1e, 0x82, 0x64, 0xc7,
+        0xb0, 0x5a, 0x72, 0x52, 0x7f, 0x15, 0x90, 0x75, 0xd3,
+    ];
+    for text in [
+        "not (udp[49] >= 576 || udp src or dst portrange 123-65535 and udp[2:2] <= 65534 \
+         || sctp[17] <= 0x36)",
+        "(ip[9] & vrrp[2:2]) < ip[12] || sctp or src and dst port 21 or not 21 or not \
+         ip[6:2] & 0x1fff = 0 && (src and dst host 255.255.255.255 or not 192.168.1.2) \
+         or (icmp)",
+    ] {
+        let libpcap = netsift_oracle::Filter::compile(LinkType::PPP_BSDOS, text)
+            .unwrap_or_else(|e| panic!("libpcap: {text}: {e}"));
+        assert!(
+            libpcap.accepts(frame, 24),
+            "libpcap 1.10.3 accepts it: {text}"
+        );
+        // netsift's program has the accepting link type test as a way of its own,
+        // named from the shared code (a group), not only after the IPv6 loads.
+        let listing = program(text, LinkType::PPP_BSDOS);
+        assert!(
+            listing.contains("\n   0: eq [5:2] in {0x57}\nsub"),
+            "{text}\n{listing}"
+        );
+    }
+}

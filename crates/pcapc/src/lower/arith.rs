@@ -7,7 +7,7 @@
 //! inside an expression, in BPF either).
 
 use super::ir::{Pred, Tree, Val};
-use super::{LResult, Lowerer, Rel, RelOp, P};
+use super::{AnchorId, LResult, Lowerer, Rel, RelOp, P};
 use crate::syntax::ast::{Arith, BinOp};
 use netsift_isa::{ArithOp, IndexMode, RelOp as IsaRel, Size};
 
@@ -55,6 +55,7 @@ impl Lowerer<'_> {
         // which one the payload offset then gets is no longer known.
         if !self.pflog_payload_used {
             self.pflog_pending = None;
+            self.pflog_clobbered = false;
         }
         self.wlan_regs.pending = None;
         let (a0, c0) = self.arith(lhs)?;
@@ -242,11 +243,25 @@ impl Lowerer<'_> {
             }
             (_, v) => v,
         };
-        let mode = match idx {
-            Val::Const(_) if !self.unopt => IndexMode::InK,
-            _ => IndexMode::InX,
+        // The fold is opt_peep's `ld #k; [ldxms;] add x; tax; ld [x + k]` (or X a
+        // known constant). Where X gets the variable part of a link header or payload
+        // offset from its register first (`ldx M[r]` between `ld #k` and `add x`: a
+        // header libpcap measures per packet, PFLOG's, 802.11's, Geneve's), the pattern
+        // does not match and the constant stays in X (`ip[-44]` on PFLOG reads 44
+        // bytes before the payload) - unless the protocol test just before loaded
+        // through that register, so that X holds it already and the optimizer drops
+        // the `ldx` (`icmp6[-4]` on PFLOG, after the next-header test, folds).
+        let konst = matches!(idx, Val::Const(_)) && !self.unopt;
+        let mode_at = |lw: &Self, loc: super::ir::Loc, check: Option<&Tree>| {
+            let base = lw.measured(loc.anchor);
+            let held = check.and_then(last_anchor).map(|a| lw.measured(a)) == Some(base);
+            if konst && (held || base == 0) {
+                IndexMode::InK
+            } else {
+                IndexMode::InX
+            }
         };
-        let mk = |loc: super::ir::Loc| match idx {
+        let mk = |loc: super::ir::Loc, mode: IndexMode| match idx {
             // An absolute base past what an anchor holds (a Juniper link type's
             // unset payload offset, -1 + -1): libpcap folds the index into k,
             // where the sum wraps (`ip[8]` at 6).
@@ -270,7 +285,8 @@ impl Lowerer<'_> {
         match proto {
             P::Link => {
                 let loc = self.loc(Rel::LinkHdr, 0)?;
-                Ok((mk(loc), ci))
+                let mode = mode_at(self, loc, None);
+                Ok((mk(loc, mode), ci))
             }
             P::Ip
             | P::Arp
@@ -284,7 +300,8 @@ impl Lowerer<'_> {
             | P::Ip6 => {
                 let loc = self.loc(Rel::LinkPl, 0)?;
                 let b = self.proto_abbrev(proto)?;
-                Ok((mk(loc), Some(and_opt(ci, Some(b)).expect("some"))))
+                let mode = mode_at(self, loc, Some(&b));
+                Ok((mk(loc, mode), Some(and_opt(ci, Some(b)).expect("some"))))
             }
             P::Sctp
             | P::Tcp
@@ -296,6 +313,11 @@ impl Lowerer<'_> {
             | P::Vrrp
             | P::Carp => {
                 let loc = self.loc(Rel::TranIpv4, 0)?;
+                let mode = if konst {
+                    IndexMode::InK
+                } else {
+                    IndexMode::InX
+                };
                 let pa = self.proto_abbrev(proto)?;
                 let frag = self.ipfrag()?;
                 let mut b = Tree::and(pa, frag);
@@ -303,7 +325,7 @@ impl Lowerer<'_> {
                     b = Tree::and(c, b);
                 }
                 let ip = self.proto_abbrev(P::Ip)?;
-                Ok((mk(loc), Some(Tree::and(ip, b))))
+                Ok((mk(loc, mode), Some(Tree::and(ip, b))))
             }
             P::Icmp6 => {
                 let mut b = self.proto_abbrev(P::Ip6)?;
@@ -313,11 +335,28 @@ impl Lowerer<'_> {
                 let is58 = self.cmp(Rel::LinkPl, 6, Size::B1, 58)?;
                 b = Tree::and(b, is58);
                 let loc = self.loc(Rel::TranIpv6, 0)?;
-                Ok((mk(loc), Some(b)))
+                let mode = mode_at(self, loc, Some(&b));
+                Ok((mk(loc, mode), Some(b)))
             }
             P::Radio => self.err("radio information not present in capture"),
             _ => self.err("unsupported index operation"),
         }
+    }
+}
+
+/// The anchor the last test of `t` loads through, on every way out of it.
+fn last_anchor(t: &Tree) -> Option<AnchorId> {
+    match t {
+        Tree::Atom(Pred::Cmp(c)) => Some(c.loc.anchor),
+        Tree::Not(x) => last_anchor(x),
+        Tree::And(v) => v.last().and_then(last_anchor),
+        Tree::Or(v) => {
+            let first = v.first().and_then(last_anchor)?;
+            v.iter()
+                .all(|x| last_anchor(x) == Some(first))
+                .then_some(first)
+        }
+        _ => None,
     }
 }
 

@@ -221,6 +221,9 @@ pub(crate) struct Lowerer<'t> {
     /// get, if nothing allocates one before (see `pflog_clobber`); kept once the
     /// payload is used at that value.
     pub pflog_pending: Option<u32>,
+    /// Whether a first relation stores into that register, whatever its value:
+    /// libpcap's optimiser then drops the prologue's store and its load as dead.
+    pub pflog_clobbered: bool,
     /// After `lane` on SunATM: where the ATM pseudo-header was (libpcap's
     /// off_prevlinkhdr), for gen_prevlinkhdr_check.
     pub prev_linkhdr: Option<Off>,
@@ -274,6 +277,9 @@ pub(crate) struct Computed {
 pub(crate) struct OptInfo {
     pub errors: Vec<OptError>,
     pub computed: Vec<Computed>,
+    /// An always-true test of the loads libpcap puts before the root block's own
+    /// (insert_compute_vloffsets), which the optimiser keeps at the new root.
+    pub prologue: Option<Pred>,
 }
 
 /// Lowers a parsed expression for `target`. `None` (the empty expression) accepts all.
@@ -293,9 +299,11 @@ pub(crate) fn lower(
         }
     };
     if !lw.no_optimize {
+        let prologue = lw.pflog_prologue();
         let info = OptInfo {
             errors: lw.opt_errors,
             computed: lw.computed,
+            prologue,
         };
         return Ok((tree, lw.anchors, info));
     }
@@ -425,6 +433,7 @@ impl<'t> Lowerer<'t> {
             prims_done: 0,
             pflog_payload_used: false,
             pflog_pending: None,
+            pflog_clobbered: false,
             prev_linkhdr: None,
             wlan_regs: link::WlanRegs::default(),
             path: Vec::new(),
@@ -452,7 +461,12 @@ impl<'t> Lowerer<'t> {
         if self.wlan_target() {
             return self.wlan_finish(tree);
         }
-        tree
+        // Unoptimized, the prologue's loads are the root block's first statements
+        // (optimized, `OptInfo::prologue` puts them before the optimiser's root).
+        match self.pflog_prologue() {
+            Some(p) if self.unopt => Tree::and(Tree::Atom(p), tree),
+            _ => tree,
+        }
     }
 
     pub(crate) fn err<T>(&self, msg: impl Into<String>) -> LResult<T> {
@@ -475,6 +489,19 @@ impl<'t> Lowerer<'t> {
         }
         self.anchors.push(spec);
         self.anchors.len() - 1
+    }
+
+    /// The anchor computed from the packet (a header libpcap measures per packet and
+    /// keeps in a register) that `a` is a constant offset from; 0 (the packet's
+    /// start) where `a` is a constant offset however it is reached.
+    pub(crate) fn measured(&self, mut a: AnchorId) -> AnchorId {
+        for _ in 0..self.anchors.len() {
+            match self.anchors.get(a) {
+                Some(spec) if a != 0 && spec.rule == AnchorRule::Const => a = spec.parent,
+                _ => return a,
+            }
+        }
+        a
     }
 
     fn expr(&mut self, e: &Expr) -> LResult<Tree> {

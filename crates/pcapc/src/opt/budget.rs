@@ -23,8 +23,10 @@ pub(crate) struct Budget {
     pub pullup_walk: u32,
     /// Most blocks read back into the tree from the optimised flow graph: each block
     /// once, and again for each copy of code that two ways share where the graph is
-    /// not a nest of ANDs and ORs. Past it the filter keeps every test in gencode's
-    /// order (exact on whole packets).
+    /// not a nest of ANDs and ORs. Past it the graph is read again with each region
+    /// once, named from every way to it (`to_tree::share`), within the same limits;
+    /// past those, the filter keeps every test in gencode's order (exact on whole
+    /// packets).
     pub read_blocks: usize,
     /// Most blocks read back per block of the graph: the copies may make the
     /// program at most this many times the graph, so that a filter whose shared

@@ -35,4 +35,5 @@ mod to_tree;
 
 pub(crate) use budget::Budget;
 pub(crate) use rejects::{optimizer_error, rejects_all};
+pub(crate) use root::keep_prologue;
 pub(crate) use to_tree::optimize;

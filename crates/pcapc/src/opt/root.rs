@@ -10,11 +10,13 @@
 use crate::lower::ir::{Cmp, Pred, Test, Val};
 use crate::nnf::Nnf;
 use netsift_isa::ArithOp;
+use std::collections::HashSet;
 
 fn first_lit(n: &Nnf) -> Option<&Pred> {
     match n {
         Nnf::Lit(p, _) => Some(p),
         Nnf::And(v) | Nnf::Or(v) => v.first().and_then(first_lit),
+        Nnf::Shared(s) => first_lit(&s.node),
         _ => None,
     }
 }
@@ -51,6 +53,44 @@ pub(crate) fn keep_root_load(root: Option<Pred>, n: Nnf) -> Nnf {
             Nnf::And(v)
         }
         n => Nnf::And(vec![probe, n]),
+    }
+}
+
+/// The loads libpcap puts in front of the first test to fill a variable offset's
+/// register (`lower::OptInfo::prologue`), first, as the root's: where the program
+/// left still reads an offset computed from them (an anchor other than the packet's
+/// start). Where it reads none, the register's store is dead and libpcap's
+/// optimiser removes it with its loads (`len < 1500 and (udp[0:2] > 21 or ip or
+/// ...)` on PFLOG folds to the length test alone).
+pub(crate) fn keep_prologue(prologue: Option<Pred>, n: Nnf) -> Nnf {
+    if prologue.is_none() || !reads_anchor(&n, &mut HashSet::new()) {
+        return n;
+    }
+    keep_root_load(prologue, n)
+}
+
+/// Whether a test of `n` loads through an anchor other than the packet's start
+/// (each shared node looked at once, `seen`).
+fn reads_anchor(n: &Nnf, seen: &mut HashSet<*const Nnf>) -> bool {
+    fn val(v: &Val) -> bool {
+        match v {
+            Val::Const(_) | Val::Len => false,
+            Val::Load { anchor, index, .. } => *anchor != 0 || val(index),
+            Val::Neg(x) => val(x),
+            Val::Bin(_, a, b) => val(a) || val(b),
+        }
+    }
+    match n {
+        Nnf::Const(_) => false,
+        Nnf::Lit(p, _) => match p {
+            Pred::Cmp(c) => c.loc.anchor != 0,
+            Pred::Rel { lhs, rhs, .. } => val(lhs) || val(rhs),
+            Pred::Protochain { nl, .. } => nl.anchor != 0,
+            Pred::Len(_) | Pred::Known(_) | Pred::Acc { .. } => false,
+        },
+        Nnf::And(v) | Nnf::Or(v) => v.iter().any(|x| reads_anchor(x, seen)),
+        Nnf::Unoptimized(x) => reads_anchor(x, seen),
+        Nnf::Shared(s) => seen.insert(std::rc::Rc::as_ptr(&s.node)) && reads_anchor(&s.node, seen),
     }
 }
 

@@ -18,11 +18,14 @@
 //!   verdicts and faults are the graph's. Where `p` holding decides `B` false, the
 //!   second `p` is left out, `(p and A) or B` (`ip6` after `ip`); where it decides `B`
 //!   true without a load of its own, `(not p or A) and B`. Shared code is copied
-//!   there, which `Budget::read_blocks` bounds.
+//!   there, which `Budget::read_blocks` bounds. Past it, the graph is read again
+//!   with each region read once and named from every way to it ([`share`]), which
+//!   selection lays out as one group.
 //!
 //! Last, alternatives that end in the same code are joined ([`shared_tails`]), and a
 //! graph with no path to acceptance on which every test can hold is `false`.
 
+use crate::fasthash::FastMap;
 use crate::lower::ir::{Pred, Tree};
 use crate::lower::Computed;
 use crate::nnf::{dual, join, Nnf};
@@ -33,8 +36,10 @@ use crate::opt::rejects::consistent_path;
 use crate::opt::replay::Replay;
 use crate::opt::root;
 
+mod share;
+
 /// The program libpcap's optimiser makes of `t`, as a normal form; `None` where the
-/// flow graph is not one this reads within the budget.
+/// flow graph is not one this reads within the budget, even sharing code.
 pub(crate) fn optimize(t: &Tree, computed: &[Computed], budget: &Budget) -> Option<Nnf> {
     let mut r = Replay::new(Graph::build(t, computed), budget);
     // A graph the budget's passes leave unsettled is still a sound program: every
@@ -46,7 +51,7 @@ pub(crate) fn optimize(t: &Tree, computed: &[Computed], budget: &Budget) -> Opti
     if consistent_path(&r.graph.blocks, r.graph.root) == Some(false) {
         return Some(Nnf::Const(false));
     }
-    let n = Reader {
+    let reader = |share| Reader {
         g: &r.graph,
         reads: budget.read_blocks.min(
             budget
@@ -54,8 +59,14 @@ pub(crate) fn optimize(t: &Tree, computed: &[Computed], budget: &Budget) -> Opti
                 .saturating_mul(r.graph.blocks.len().max(1)),
         ),
         walks: budget.read_walk,
-    }
-    .program()?;
+        share,
+    };
+    // Where copying shared code outgrows the budget, the same reading with each
+    // region read once and named from every way to it (`Nnf::Shared`).
+    let n = match reader(None).program() {
+        Some(n) => n,
+        None => share::unshare(reader(Some(Default::default())).program()?),
+    };
     Some(shared_tails(n, budget.tail_run))
 }
 
@@ -142,7 +153,7 @@ fn excluded(a: &Nnf, b: &Nnf) -> bool {
 /// Which splits a region may still make: the parts of an OR are not ORs again at
 /// their top (their ways to the false exit share no more cut blocks), nor an AND's
 /// parts ANDs.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
 enum Split {
     Any,
     NotOr,
@@ -156,6 +167,8 @@ struct Reader<'g, 'a> {
     reads: usize,
     /// Blocks still to be visited by the walks that find a region's cut blocks.
     walks: usize,
+    /// When set, each region read once: what `read` made of each, by its arguments.
+    share: Option<FastMap<(Target, Target, Target, Split), Nnf>>,
 }
 
 impl Reader<'_, '_> {
@@ -199,7 +212,8 @@ impl Reader<'_, '_> {
         Some(())
     }
 
-    /// The region from `b` whose every way ends at `yes` or `no`, as a tree.
+    /// The region from `b` whose every way ends at `yes` or `no`, as a tree (or,
+    /// when sharing, a node read once and named again from every other way to it).
     fn read(&mut self, b: Target, yes: Target, no: Target, allow: Split) -> Option<Nnf> {
         if b == yes {
             return Some(Nnf::Const(true));
@@ -207,6 +221,23 @@ impl Reader<'_, '_> {
         if b == no {
             return Some(Nnf::Const(false));
         }
+        let key = (b, yes, no, allow);
+        if let Some(n) = self.share.as_ref().and_then(|m| m.get(&key)) {
+            return Some(n.clone());
+        }
+        let n = self.read_region(b, yes, no, allow)?;
+        match &mut self.share {
+            Some(m) => {
+                let n = share::name(n);
+                m.insert(key, n.clone());
+                Some(n)
+            }
+            None => Some(n),
+        }
+    }
+
+    /// [`Reader::read`] of a region not read before.
+    fn read_region(&mut self, b: Target, yes: Target, no: Target, allow: Split) -> Option<Nnf> {
         let blk = self.g.block(b)?;
         self.read_one()?;
         if blk.jt == blk.jf && !blk.pred.is_some_and(|p| !matches!(p, Pred::Known(_))) {
@@ -274,7 +305,7 @@ impl Reader<'_, '_> {
     fn cuts(&mut self, b: Target, to: Target, other: Target) -> Option<Vec<Target>> {
         // Depth first from `b`, stopping at the two exits: a postorder.
         let mut post: Vec<Target> = Vec::new();
-        let mut state: crate::fasthash::FastMap<Target, bool> = Default::default();
+        let mut state: FastMap<Target, bool> = Default::default();
         let mut stack: Vec<(Target, bool)> = vec![(b, false)];
         while let Some((v, done)) = stack.pop() {
             if done {
@@ -303,7 +334,7 @@ impl Reader<'_, '_> {
             }
         }
         // Reverse postorder is topological; keep the blocks on some way to `to`.
-        let mut reaches: crate::fasthash::FastMap<Target, bool> = Default::default();
+        let mut reaches: FastMap<Target, bool> = Default::default();
         for &v in &post {
             let blk = self.g.block(v)?;
             let r = [blk.jt, blk.jf]
@@ -318,8 +349,7 @@ impl Reader<'_, '_> {
             .filter(|v| reaches[v])
             .chain(std::iter::once(to))
             .collect();
-        let pos: crate::fasthash::FastMap<Target, usize> =
-            order.iter().enumerate().map(|(i, &v)| (v, i)).collect();
+        let pos: FastMap<Target, usize> = order.iter().enumerate().map(|(i, &v)| (v, i)).collect();
         // A block is on every way iff no edge jumps over it in this order.
         let mut reach = 0;
         let mut out = Vec::new();

@@ -2,11 +2,12 @@
 //! starts that many bytes in, rounded up to 4), the address family at offset 1, and
 //! the rule's interface, ruleset, numbers, action, reason and direction.
 
-use super::super::ir::{Tree, Val};
+use super::super::ir::{Cmp, Loc, Pred, Test, Tree, Val};
 use super::super::{LResult, Link, Lowerer, Off, Rel};
 use super::et;
 use crate::syntax::ast::Pf;
 use netsift_isa::{AnchorRule, Size};
+use netsift_wire::LinkType;
 
 /// `struct pfloghdr` offsets, and the lengths of its two names (NUL included).
 const AF: u32 = 1;
@@ -47,6 +48,7 @@ impl Lowerer<'_> {
         if self.link != Link::Pflog || self.pflog_payload_used || self.prims_done != 0 {
             return;
         }
+        self.pflog_clobbered = true;
         if let Val::Const(k) = rhs {
             self.pflog_pending = Some(*k);
         }
@@ -61,6 +63,25 @@ impl Lowerer<'_> {
         if let Some(k) = self.pflog_pending {
             self.off_linkpl = Off::at(k);
         }
+    }
+
+    /// The load libpcap puts in front of the first test once the payload offset has
+    /// a register (insert_compute_vloffsets: gen_load_pflog_llprefixlen's `ldb [0]`,
+    /// whatever link type `geneve` left): it runs before any test, so a capture with
+    /// no byte is rejected whatever the filter, unless the optimiser decides the
+    /// whole filter (a bare return runs no statement), or a first relation stores
+    /// into that register before any read of it (`len > 60 or tcp`: the store is
+    /// dead, and the optimiser removes it and its load). An always-true test of it.
+    pub(crate) fn pflog_prologue(&self) -> Option<Pred> {
+        let used = self.target.linktype == LinkType::PFLOG
+            && self.pflog_payload_used
+            && !self.pflog_clobbered;
+        used.then_some(Pred::Cmp(Cmp {
+            loc: Loc { anchor: 0, off: 0 },
+            size: Size::B1,
+            mask: Size::B1.max(),
+            test: Test::Ge(0),
+        }))
     }
 
     pub(super) fn pflog_direction(&mut self, inbound: bool) -> LResult<Tree> {

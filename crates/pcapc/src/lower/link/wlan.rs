@@ -296,7 +296,10 @@ impl Lowerer<'_> {
         }
         probes.push(tree);
         let tree = Tree::and_all(probes);
-        if t != LinkType::PPI {
+        // gen_ppi_dlt_check tests the link type gencode has at the end, which
+        // `geneve` and `pppoes` replaced (PUSH_LINKHDR, as `self.link` here): after
+        // either, anywhere in the filter, libpcap's program has no DLT test.
+        if t != LinkType::PPI || self.link != Link::Wlan {
             return tree;
         }
         let dlt = Tree::Atom(Pred::Cmp(Cmp {
