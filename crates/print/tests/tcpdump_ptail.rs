@@ -1,0 +1,235 @@
+//! The last of tcpdump's printers netsift lacked, against tcpdump 4.99.3 on
+//! the corpus captures that carry them, every packet's line, continuation
+//! lines and dumps, under `-nn`, `-v` and `-vv` (and `-x` for the hostile
+//! captures, whose cut packets must end as tcpdump ends them): the `-T`
+//! types (ZMTP/1.0 over TCP and PGM, RTP, RTCP, vat, CARP, NetFlow, LMP), and
+//! NetFlow v1, v5 and v6 on a capture this test writes (the corpus has none).
+//! Skipped, with a message, without tcpdump or the corpus.
+
+mod common;
+
+use common::build::{eth, ipv4, udp};
+use common::capture::read_capture;
+use common::write::write_pcap;
+use common::{corpus_root, tcpdump_and_corpus, whole, CaptureFile};
+use netsift_print::{Packet, PacketType, PrintOptions, Printer};
+use netsift_wire::LinkType;
+use std::path::Path;
+use std::process::Command;
+
+/// Each capture, the `-T` type it is read with (if any), and whether it is
+/// hostile (then `-x` too).
+const CAPTURES: &[(&str, Option<&str>, bool)] = &[
+    ("zmtp1.pcap", Some("zmtp1"), false),
+    ("zmtp1-inf-loop-1.pcapng", Some("zmtp1"), true),
+    ("pgm_zmtp1.pcap", Some("pgm_zmtp1"), false),
+    ("epgm_zmtp1.pcap", Some("pgm_zmtp1"), false),
+    ("rtp-seg-fault-1.pcapng", Some("rtp"), true),
+    ("rtp-seg-fault-2.pcapng", Some("rtp"), true),
+    ("rtp-seg-fault-1.pcapng", Some("rtcp"), true),
+    ("rtp-seg-fault-2.pcapng", Some("rtcp"), true),
+    ("rtp-seg-fault-1.pcapng", Some("vat"), true),
+    ("rtp-seg-fault-2.pcapng", Some("vat"), true),
+    ("vrrp.pcap", Some("carp"), false),
+    ("vrrp-vrrp_print-oobr.pcap", Some("carp"), true),
+    ("vrrp-vrrp_print-oobr-2.pcap", Some("carp"), true),
+];
+
+const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"]];
+
+fn capture(name: &str) -> CaptureFile {
+    let path = corpus_root().join("tcpdump").join(name);
+    let bytes = std::fs::read(&path).expect("corpus capture");
+    let packets = read_capture(&bytes).expect("a capture");
+    let lt = packets.first().expect("packets").linktype;
+    let recs = packets.into_iter().map(|p| (p.data, p.wire_len)).collect();
+    (path, lt, recs)
+}
+
+/// Compares `cap` under each flag set (with `-x` when `hostile`) read as
+/// `t`; the packets compared, and the differences added to `failures`.
+fn compare(cap: &CaptureFile, t: Option<&str>, hostile: bool, failures: &mut Vec<String>) -> usize {
+    let mut sets: Vec<Vec<&str>> = FLAGS.iter().map(|f| f.to_vec()).collect();
+    if hostile {
+        sets.push(vec!["-x"]);
+        sets.push(vec!["-v", "-x"]);
+    }
+    let mut compared = 0;
+    for flags in sets {
+        let mut all = vec!["-nn"];
+        all.extend(&flags);
+        let mut opts = whole::options(&flags);
+        if let Some(t) = t {
+            all.extend(["-T", t]);
+            opts.summary.packet_type = Some(PacketType::from_name(t).expect("a -T type"));
+        }
+        let theirs = tcpdump_text(&cap.0, &all);
+        assert!(
+            !theirs.is_empty(),
+            "{} {all:?}: tcpdump printed nothing",
+            cap.0.display()
+        );
+        let ours = netsift_text(cap, opts);
+        compared += cap.2.len();
+        if ours != theirs {
+            failures.push(first_difference(&cap.0, &all, &ours, &theirs));
+        }
+    }
+    compared
+}
+
+/// Lines without their trailing blanks (NetFlow's records end in one).
+fn trimmed(text: &str) -> Vec<String> {
+    text.lines().map(|l| l.trim_end().to_string()).collect()
+}
+
+/// `tcpdump -t flags -r path`'s output, whole: NetFlow's continuation lines
+/// start with two blanks, which the packet-by-packet comparison of
+/// `common::whole` takes for new packets.
+fn tcpdump_text(path: &Path, flags: &[&str]) -> Vec<String> {
+    let out = Command::new("tcpdump")
+        .arg("-t")
+        .args(flags)
+        .arg("-r")
+        .arg(path)
+        .env("TZ", "UTC")
+        .output()
+        .expect("run tcpdump");
+    trimmed(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// netsift's output for every packet of `cap`, as [`tcpdump_text`]'s.
+fn netsift_text(cap: &CaptureFile, opts: PrintOptions) -> Vec<String> {
+    let mut printer = Printer::new(cap.1, opts);
+    let mut text = String::new();
+    for (data, wire) in &cap.2 {
+        let packet = Packet {
+            sec: 0,
+            frac: 0,
+            data,
+            wire_len: *wire,
+        };
+        text.push_str(printer.line(&packet).trim_end());
+        text.push('\n');
+    }
+    trimmed(&text)
+}
+
+/// The first line where `ours` and `theirs` part, with its neighbours.
+fn first_difference(path: &Path, flags: &[&str], ours: &[String], theirs: &[String]) -> String {
+    let i = ours
+        .iter()
+        .zip(theirs)
+        .position(|(a, b)| a != b)
+        .unwrap_or(ours.len().min(theirs.len()));
+    let around = |v: &[String]| v[i.saturating_sub(2)..(i + 3).min(v.len())].join("\n");
+    format!(
+        "{} {flags:?} line {i}\n   ours:\n{}\n   tcpd:\n{}",
+        path.display(),
+        around(ours),
+        around(theirs)
+    )
+}
+
+#[test]
+fn ptail_printers_print_what_tcpdump_prints() {
+    if tcpdump_and_corpus("tcpdump").is_none() {
+        return;
+    }
+    let mut failures = Vec::new();
+    let mut compared = 0;
+    for &(name, t, hostile) in CAPTURES {
+        compared += compare(&capture(name), t, hostile, &mut failures);
+    }
+    println!("{compared} packets compared");
+    assert!(
+        failures.is_empty(),
+        "{} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+/// A NetFlow header of `version` with `count` records and `uptime`.
+fn netflow(version: u16, count: u16, uptime: u32, records: &[[u8; 52]]) -> Vec<u8> {
+    let mut v = version.to_be_bytes().to_vec();
+    v.extend_from_slice(&count.to_be_bytes());
+    v.extend_from_slice(&uptime.to_be_bytes());
+    v.extend_from_slice(&1_700_000_000u32.to_be_bytes());
+    v.extend_from_slice(&123_456_789u32.to_be_bytes());
+    if version != 1 {
+        v.extend_from_slice(&[0, 0, 0x30, 0x39, 1, 2, 0, 0]);
+    }
+    for r in records {
+        v.extend_from_slice(r);
+    }
+    v
+}
+
+/// A flow record (tcpdump reads 48 bytes for v1, 52 for v5 and v6) with
+/// protocol `proto`, TCP flags `flags` and every other field telling.
+fn record(i: u8, proto: u8, flags: u8) -> [u8; 52] {
+    let mut r = [0u8; 52];
+    for (k, b) in r.iter_mut().enumerate() {
+        *b = i.wrapping_mul(31).wrapping_add(k as u8);
+    }
+    // Protocol at 38 in every version; TCP flags at 40 (v1) and 37 (v5, v6).
+    r[38] = proto;
+    r[40] = flags;
+    r[37] = flags;
+    r
+}
+
+/// NetFlow v1, v5 and v6 under `-T cnfp`: records with TCP flags and
+/// without, other protocols, a count that tcpdump reads together with
+/// half the uptime, an unknown version, and headers and records cut short.
+#[test]
+fn netflow_prints_what_tcpdump_prints() {
+    if tcpdump_and_corpus("tcpdump").is_none() {
+        return;
+    }
+    let recs = [
+        record(1, 6, 0x1b),
+        record(2, 17, 0),
+        record(3, 6, 0),
+        record(4, 132, 0xff),
+    ];
+    let mut payloads = Vec::new();
+    for version in [1u16, 5, 6] {
+        payloads.push(netflow(version, 4, 0x0000_9abc, &recs));
+        payloads.push(netflow(version, 2, 0x0001_2345, &recs[..2]));
+        payloads.push(netflow(version, 0, 77, &[]));
+        payloads.push(netflow(version, 3, 0, &recs[..2]));
+        // A header cut short.
+        payloads.push(netflow(version, 1, 0, &[])[..12].to_vec());
+    }
+    payloads.push(netflow(9, 1, 0, &recs[..1]));
+    payloads.push(vec![0]);
+    let frames: Vec<(Vec<u8>, u32)> = payloads
+        .iter()
+        .map(|p| {
+            let f = eth(0x0800, &ipv4(17, &udp(2055, 9995, p), &[]));
+            let n = f.len() as u32;
+            (f, n)
+        })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("netsift-print-cnfp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join("netflow.pcap");
+    write_pcap(&path, LinkType::EN10MB, &frames);
+    let mut failures = Vec::new();
+    let n = compare(
+        &(path, LinkType::EN10MB, frames),
+        Some("cnfp"),
+        true,
+        &mut failures,
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+    println!("{n} packets compared");
+    assert!(
+        failures.is_empty(),
+        "{} differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
