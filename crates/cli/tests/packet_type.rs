@@ -70,11 +70,6 @@ const KNOWN: &[(&str, &str)] = &[
     ("ptp", "l2tp-avp-overflow.pcap"),
     ("wb", "l2tp-avp-overflow.pcap"),
     ("vxlan", "ptp.pcap"),
-    // LMP's objects (`-v`) are not decoded yet.
-    ("lmp", "lmp.pcap"),
-    ("lmp", "lmpv1_busyloop.pcap"),
-    ("lmp", "lmp-lmp_print_data_link_subobjs-oobr.pcap"),
-    ("lmp", "epgm_zmtp1.pcap"),
 ];
 
 #[test]
@@ -134,11 +129,7 @@ fn forced_types_captures_print_as_tcpdump_without_t() {
     let dir = corpus.unwrap().join("pcaps/tcpdump");
     let netsift = env!("CARGO_BIN_EXE_netsift");
     let mut differ = Vec::new();
-    // LMP's objects (`-v`) are not decoded yet.
-    let names = NATURAL
-        .iter()
-        .filter(|(t, _)| *t != "lmp")
-        .flat_map(|(_, n)| n.iter());
+    let names = NATURAL.iter().flat_map(|(_, n)| n.iter());
     for name in names {
         let path = dir.join(name);
         let path = path.to_str().unwrap();

@@ -2,8 +2,9 @@
 //! the corpus captures that carry them, every packet's line, continuation
 //! lines and dumps, under `-nn`, `-v` and `-vv` (and `-x` for the hostile
 //! captures, whose cut packets must end as tcpdump ends them): the `-T`
-//! types (ZMTP/1.0 over TCP and PGM, RTP, RTCP, vat, CARP, NetFlow, LMP), and
-//! NetFlow v1, v5 and v6 on a capture this test writes (the corpus has none).
+//! types (ZMTP/1.0 over TCP and PGM, RTP, RTCP, vat, CARP, NetFlow, LMP);
+//! LMP's objects (`-v`); NetFlow v1, v5 and v6 on a capture this test
+//! writes (the corpus has none).
 //! Skipped, with a message, without tcpdump or the corpus.
 
 mod common;
@@ -33,6 +34,10 @@ const CAPTURES: &[(&str, Option<&str>, bool)] = &[
     ("vrrp.pcap", Some("carp"), false),
     ("vrrp-vrrp_print-oobr.pcap", Some("carp"), true),
     ("vrrp-vrrp_print-oobr-2.pcap", Some("carp"), true),
+    ("lmp.pcap", None, false),
+    ("lmp.pcap", Some("lmp"), false),
+    ("lmpv1_busyloop.pcap", None, true),
+    ("lmp-lmp_print_data_link_subobjs-oobr.pcap", None, true),
 ];
 
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"]];

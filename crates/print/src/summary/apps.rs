@@ -68,10 +68,6 @@ impl Printer<'_> {
         } else if sport == 49152 || matches!(dport, 3784 | 4784 | 6784 | 3785) {
             return false;
         } else if is(701) {
-            // -v decodes the objects, not decoded yet.
-            if self.opts.verbose > 0 {
-                return false;
-            }
             self.lmp(cp, length)
         } else if is(1589) {
             self.vqp(cp, length)
