@@ -1,9 +1,10 @@
 //! The last of tcpdump's printers netsift lacked, against tcpdump 4.99.3 on
 //! the corpus captures that carry them, every packet's line, continuation
-//! lines and dumps, under `-nn`, `-v` and `-vv` (and `-x` for the hostile
+//! lines and dumps, under `-nn`, `-v`, `-vv` and `-e` (and `-x` for the hostile
 //! captures, whose cut packets must end as tcpdump ends them): the `-T`
 //! types (ZMTP/1.0 over TCP and PGM, RTP, RTCP, vat, CARP, NetFlow, LMP);
-//! LMP's objects (`-v`); NetFlow v1, v5 and v6 on a capture this test
+//! LMP's objects (`-v`); PPP's PAP and multilink header (and `-x`'s
+//! 4-byte PPP header); NetFlow v1, v5 and v6 on a capture this test
 //! writes (the corpus has none).
 //! Skipped, with a message, without tcpdump or the corpus.
 
@@ -38,9 +39,12 @@ const CAPTURES: &[(&str, Option<&str>, bool)] = &[
     ("lmp.pcap", Some("lmp"), false),
     ("lmpv1_busyloop.pcap", None, true),
     ("lmp-lmp_print_data_link_subobjs-oobr.pcap", None, true),
+    ("mlppp-oobr.pcap", None, true),
+    ("truncated-aack.pcap", None, true),
+    ("ppp-invalid-lengths.pcap", None, true),
 ];
 
-const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"]];
+const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-e"]];
 
 fn capture(name: &str) -> CaptureFile {
     let path = corpus_root().join("tcpdump").join(name);

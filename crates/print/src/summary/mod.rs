@@ -110,6 +110,7 @@ mod pim;
 mod pimv1;
 mod pktap;
 mod ppi;
+mod ppp_auth;
 mod ppp_cp;
 mod ppp_opts;
 mod ppp_serial;
