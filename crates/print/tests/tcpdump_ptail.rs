@@ -4,7 +4,7 @@
 //! captures, whose cut packets must end as tcpdump ends them): the `-T`
 //! types (ZMTP/1.0 over TCP and PGM, RTP, RTCP, vat, CARP, NetFlow, LMP);
 //! LMP's objects (`-v`); PPP's PAP and multilink header (and `-x`'s
-//! 4-byte PPP header); NetFlow v1, v5 and v6 on a capture this test
+//! 4-byte PPP header); zephyr; NetFlow v1, v5 and v6 on a capture this test
 //! writes (the corpus has none).
 //! Skipped, with a message, without tcpdump or the corpus.
 
@@ -42,6 +42,8 @@ const CAPTURES: &[(&str, Option<&str>, bool)] = &[
     ("mlppp-oobr.pcap", None, true),
     ("truncated-aack.pcap", None, true),
     ("ppp-invalid-lengths.pcap", None, true),
+    ("zephyr-oobr.pcap", None, true),
+    ("hoobr_zephyr_parse_field.pcap", None, true),
 ];
 
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-e"]];
@@ -214,31 +216,129 @@ fn netflow_prints_what_tcpdump_prints() {
     }
     payloads.push(netflow(9, 1, 0, &recs[..1]));
     payloads.push(vec![0]);
+    let n = written("cnfp", &payloads, (2055, 9995), Some("cnfp"));
+    println!("{n} packets compared");
+}
+
+/// Writes `payloads` as UDP datagrams between `ports` into a capture and
+/// compares it read as `t`; the packets compared.
+fn written(name: &str, payloads: &[Vec<u8>], ports: (u16, u16), t: Option<&str>) -> usize {
     let frames: Vec<(Vec<u8>, u32)> = payloads
         .iter()
         .map(|p| {
-            let f = eth(0x0800, &ipv4(17, &udp(2055, 9995, p), &[]));
+            let f = eth(0x0800, &ipv4(17, &udp(ports.0, ports.1, p), &[]));
             let n = f.len() as u32;
             (f, n)
         })
         .collect();
-    let dir = std::env::temp_dir().join(format!("netsift-print-cnfp-{}", std::process::id()));
+    let dir = std::env::temp_dir().join(format!("netsift-print-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let path = dir.join("netflow.pcap");
+    let path = dir.join(format!("{name}.pcap"));
     write_pcap(&path, LinkType::EN10MB, &frames);
     let mut failures = Vec::new();
-    let n = compare(
-        &(path, LinkType::EN10MB, frames),
-        Some("cnfp"),
-        true,
-        &mut failures,
-    );
+    let n = compare(&(path, LinkType::EN10MB, frames), t, true, &mut failures);
     let _ = std::fs::remove_dir_all(&dir);
-    println!("{n} packets compared");
     assert!(
         failures.is_empty(),
         "{} differ:\n{}",
         failures.len(),
         failures.join("\n")
     );
+    n
+}
+
+/// A zephyr notice: the version and fifteen header fields, then `extra`.
+fn notice(
+    version: &str,
+    kind: &str,
+    class: &str,
+    inst: &str,
+    opcode: &str,
+    extra: &[&str],
+) -> Vec<u8> {
+    let fields = [
+        version,
+        "1d",
+        kind,
+        "uid",
+        "8000",
+        "0",
+        "0",
+        "",
+        class,
+        inst,
+        opcode,
+        "sender@REALM",
+        "",
+        "format",
+        "0",
+        "0",
+        "muid",
+    ];
+    let mut v = Vec::new();
+    for f in fields.iter().chain(extra) {
+        v.extend_from_slice(f.as_bytes());
+        v.push(0);
+    }
+    v
+}
+
+/// Zephyr notices of each class and opcode `zephyr_print` names, kinds
+/// known and not, other versions, a missing field and cut notices.
+#[test]
+fn zephyr_prints_what_tcpdump_prints() {
+    if tcpdump_and_corpus("tcpdump").is_none() {
+        return;
+    }
+    let z = "ZEPH0.2";
+    let mut payloads = vec![
+        notice(z, "2", "USER_LOCATE", "bob", "USER_HIDE", &[]),
+        notice(z, "2", "USER_LOCATE", "bob", "USER_UNHIDE", &[]),
+        notice(z, "0x2", "USER_LOCATE", "bob", "LOCATE", &[]),
+        notice(z, "5", "ZEPHYR_ADMIN", "", "Brain-Dump", &["NOT_SENT"]),
+        notice(z, "5", "ZEPHYR_ADMIN", "", "x", &["SENT"]),
+        notice(
+            z,
+            "1",
+            "ZEPHYR_CTL",
+            "CLIENT",
+            "SUBSCRIBE",
+            &["message", "personal", ""],
+        ),
+        notice(
+            z,
+            "1",
+            "ZEPHYR_CTL",
+            "CLIENT",
+            "SUBSCRIBE_NODEFS",
+            &["c", "i", "r"],
+        ),
+        notice(z, "1", "ZEPHYR_CTL", "CLIENT", "UNSUBSCRIBE", &["c"]),
+        notice(z, "5", "ZEPHYR_CTL", "CLIENT", "UNSUBSCRIBE", &[]),
+        notice(z, "1", "ZEPHYR_CTL", "CLIENT", "GIMME", &[]),
+        notice(z, "1", "ZEPHYR_CTL", "CLIENT", "GIMMEDEFS", &[]),
+        notice(z, "1", "ZEPHYR_CTL", "CLIENT", "CLEARSUB", &[]),
+        notice(z, "1", "ZEPHYR_CTL", "CLIENT", "Other", &[]),
+        notice(z, "1", "ZEPHYR_CTL", "HM", "BOOT", &[]),
+        notice(z, "1", "ZEPHYR_CTL", "REALM", "RLM_UNSUBSCRIBE", &[]),
+        notice(z, "1", "ZEPHYR_CTL", "OTHER", "x", &[]),
+        notice(z, "4", "HM_CTL", "Inst", "FLUSH", &[]),
+        notice(z, "8", "HM_STAT", "HMST_CLIENT", "GIMMESTATS", &[]),
+        notice(z, "8", "HM_STAT", "HMST_CLIENT", "other", &[]),
+        notice(z, "3", "WG_CTL", "Inst", "Op", &[]),
+        notice(z, "3", "LOGIN", "bob", "USER_FLUSH", &[]),
+        notice(z, "3", "LOGIN", "bob", "REALM-VISIBLE", &[]),
+        notice(z, "-1", "LOGIN", "bob", "other", &[]),
+        notice(z, "ff", "message", "personal", "", &[]),
+        notice(z, " 7zz", "message", "\x01\u{7f}", "PING", &[]),
+        notice("ZEPH0.3", "1", "message", "i", "", &[]),
+        notice("NOTZ", "1", "message", "i", "", &[]),
+    ];
+    let mut cut = notice(z, "2", "message", "personal", "op", &[]);
+    cut.truncate(cut.len() - 3);
+    payloads.push(cut);
+    payloads.push(b"ZEPH0.2".to_vec());
+    payloads.push(Vec::new());
+    let n = written("zephyr", &payloads, (2104, 2103), None);
+    println!("{n} packets compared");
 }

@@ -39,8 +39,12 @@ impl Printer<'_> {
             self.krb(cp)
         } else if is(1701) {
             self.l2tp(cp, length)
-        } else if any(&[137, 138, 2103, 2104]) || dport == 3456 {
+        } else if any(&[137, 138]) {
             return false;
+        } else if dport == 3456 {
+            self.vat(cp, length)
+        } else if any(&[2103, 2104]) {
+            self.zephyr(cp, length)
         } else if rx_port(sport) || rx_port(dport) {
             self.rx(cp, length, sport, dport, ctx)
         } else if any(&[521, 546, 547]) {

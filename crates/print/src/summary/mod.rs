@@ -144,6 +144,7 @@ mod vsock;
 mod vtp;
 mod wb;
 mod wlan;
+mod zephyr;
 mod zmtp1;
 
 use crate::names::Names;

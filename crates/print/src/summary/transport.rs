@@ -1725,6 +1725,10 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
         Ntp
     } else if any(&[137, 138]) {
         NotRendered
+    } else if (dport == 3456 || any(&[2103, 2104])) && !any(&[500, 520, 654, 4500]) {
+        // vat and zephyr, which udp_print tests before all below but RIP,
+        // AODV and ISAKMP's.
+        NotRendered
     } else if any(&[319, 320]) {
         Ptp
     } else if any(&[496, 500]) {
