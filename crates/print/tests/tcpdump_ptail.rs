@@ -4,13 +4,14 @@
 //! captures, whose cut packets must end as tcpdump ends them): the `-T`
 //! types (ZMTP/1.0 over TCP and PGM, RTP, RTCP, vat, CARP, NetFlow, LMP);
 //! LMP's objects (`-v`); PPP's PAP and multilink header (and `-x`'s
-//! 4-byte PPP header); zephyr; NetFlow v1, v5 and v6 on a capture this test
+//! 4-byte PPP header); zephyr; telnet's commands (and written segments);
+//! NetFlow v1, v5 and v6 on a capture this test
 //! writes (the corpus has none).
 //! Skipped, with a message, without tcpdump or the corpus.
 
 mod common;
 
-use common::build::{eth, ipv4, udp};
+use common::build::{eth, ipv4, tcp, udp};
 use common::capture::read_capture;
 use common::write::write_pcap;
 use common::{corpus_root, tcpdump_and_corpus, whole, CaptureFile};
@@ -44,6 +45,7 @@ const CAPTURES: &[(&str, Option<&str>, bool)] = &[
     ("ppp-invalid-lengths.pcap", None, true),
     ("zephyr-oobr.pcap", None, true),
     ("hoobr_zephyr_parse_field.pcap", None, true),
+    ("telnet-iac-check-oobr.pcap", None, true),
 ];
 
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-e"]];
@@ -223,10 +225,18 @@ fn netflow_prints_what_tcpdump_prints() {
 /// Writes `payloads` as UDP datagrams between `ports` into a capture and
 /// compares it read as `t`; the packets compared.
 fn written(name: &str, payloads: &[Vec<u8>], ports: (u16, u16), t: Option<&str>) -> usize {
-    let frames: Vec<(Vec<u8>, u32)> = payloads
+    let frames = payloads
         .iter()
-        .map(|p| {
-            let f = eth(0x0800, &ipv4(17, &udp(ports.0, ports.1, p), &[]));
+        .map(|p| eth(0x0800, &ipv4(17, &udp(ports.0, ports.1, p), &[])))
+        .collect();
+    written_frames(name, frames, t)
+}
+
+/// Writes Ethernet `frames` into a capture and compares it read as `t`.
+fn written_frames(name: &str, frames: Vec<Vec<u8>>, t: Option<&str>) -> usize {
+    let frames: Vec<(Vec<u8>, u32)> = frames
+        .into_iter()
+        .map(|f| {
             let n = f.len() as u32;
             (f, n)
         })
@@ -340,5 +350,44 @@ fn zephyr_prints_what_tcpdump_prints() {
     payloads.push(b"ZEPH0.2".to_vec());
     payloads.push(Vec::new());
     let n = written("zephyr", &payloads, (2104, 2103), None);
+    println!("{n} packets compared");
+}
+
+/// Telnet commands at the start of segments to and from port 23: options
+/// known and not, subnegotiations (authentication, encryption, others),
+/// IAC IAC, commands without an option, an unknown command, an
+/// unterminated subnegotiation, data after the commands, and segments cut
+/// in the middle of one.
+#[test]
+fn telnet_prints_what_tcpdump_prints() {
+    if tcpdump_and_corpus("tcpdump").is_none() {
+        return;
+    }
+    const IAC: u8 = 255;
+    let payloads: Vec<Vec<u8>> = vec![
+        vec![IAC, 253, 1, IAC, 251, 3, IAC, 254, 39, IAC, 252, 200],
+        vec![IAC, 250, 24, 1, IAC, 240],
+        vec![IAC, 250, 24, 0, b'x', b't', 0, IAC, 240, b'l', b's'],
+        vec![IAC, 250, 37, 2, 8, 1, 2, IAC, 240],
+        vec![IAC, 250, 37, 0, 15, IAC, 240, IAC, 250, 37, 9, IAC, 240],
+        vec![IAC, 250, 38, 1, 5, 0, IAC, 240, IAC, 250, 38, 3, IAC, 240],
+        vec![IAC, 250, 99, 7, 8, IAC, 240, IAC, 250, 31, IAC, 240],
+        vec![IAC, IAC, IAC, 241, IAC, 246, IAC, 236, IAC, 100],
+        vec![IAC, 250, 24, 1, 2, 3],
+        vec![b'h', b'i', IAC, 241],
+        vec![IAC, 253],
+        vec![IAC],
+    ];
+    let mut frames = Vec::new();
+    for (i, p) in payloads.iter().enumerate() {
+        let ports = if i % 2 == 0 { (23, 40000) } else { (40000, 23) };
+        let f = eth(0x0800, &ipv4(6, &tcp(ports.0, ports.1, 0x18, p), &[]));
+        // Also cut before the last two bytes, inside the commands.
+        let mut cut = f.clone();
+        cut.truncate(f.len() - 2.min(p.len()));
+        frames.push(f);
+        frames.push(cut);
+    }
+    let n = written_frames("telnet", frames, None);
     println!("{n} packets compared");
 }

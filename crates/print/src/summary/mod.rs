@@ -135,6 +135,7 @@ mod snmp;
 mod someip;
 mod sunatm;
 mod switchtag;
+mod telnet;
 mod tftp;
 mod timed;
 mod tipc;

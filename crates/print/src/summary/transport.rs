@@ -128,7 +128,7 @@ impl Printer<'_> {
         }
         let is = |p: u16| sport == p || dport == p;
         if is(23) {
-            // telnet: not rendered.
+            self.telnet(payload, length)?;
         } else if is(25) {
             out!(self, ": ");
             self.txtproto(payload, length, "smtp", None)?;
