@@ -1,11 +1,11 @@
 //! The last of tcpdump's printers netsift lacked, against tcpdump 4.99.3 on
 //! the corpus captures that carry them, every packet's line, continuation
-//! lines and dumps, under `-nn`, `-v`, `-vv` and `-e` (and `-x` for the hostile
+//! lines and dumps, under `-nn`, `-v`, `-vv`, `-vvv` and `-e` (and `-x` for the hostile
 //! captures, whose cut packets must end as tcpdump ends them): the `-T`
 //! types (ZMTP/1.0 over TCP and PGM, RTP, RTCP, vat, CARP, NetFlow, LMP);
 //! LMP's objects (`-v`); PPP's PAP and multilink header (and `-x`'s
 //! 4-byte PPP header); zephyr; telnet's commands (and written segments);
-//! NetFlow v1, v5 and v6 on a capture this test
+//! lwres (and written queries and responses); NetFlow v1, v5 and v6 on a capture this test
 //! writes (the corpus has none).
 //! Skipped, with a message, without tcpdump or the corpus.
 
@@ -46,9 +46,11 @@ const CAPTURES: &[(&str, Option<&str>, bool)] = &[
     ("zephyr-oobr.pcap", None, true),
     ("hoobr_zephyr_parse_field.pcap", None, true),
     ("telnet-iac-check-oobr.pcap", None, true),
+    ("lwres_with_extra.pcap", None, true),
+    ("lwres-pointer-arithmetic-ub.pcap", None, true),
 ];
 
-const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-e"]];
+const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-vvv"], &["-e"]];
 
 fn capture(name: &str) -> CaptureFile {
     let path = corpus_root().join("tcpdump").join(name);
@@ -389,5 +391,116 @@ fn telnet_prints_what_tcpdump_prints() {
         frames.push(cut);
     }
     let n = written_frames("telnet", frames, None);
+    println!("{n} packets compared");
+}
+
+/// An lwres packet: the 28-byte header (length `len`, or the real one when
+/// `None`), then `body`.
+fn lwres(version: u16, flags: u16, opcode: u32, len: Option<u32>, body: &[u8]) -> Vec<u8> {
+    let total = len.unwrap_or(28 + body.len() as u32);
+    let mut v = total.to_be_bytes().to_vec();
+    v.extend_from_slice(&version.to_be_bytes());
+    v.extend_from_slice(&flags.to_be_bytes());
+    v.extend_from_slice(&0x1234u32.to_be_bytes());
+    v.extend_from_slice(&opcode.to_be_bytes());
+    v.extend_from_slice(&7u32.to_be_bytes());
+    v.extend_from_slice(&4096u32.to_be_bytes());
+    v.extend_from_slice(&[0, 1, 0, 2]);
+    v.extend_from_slice(body);
+    v
+}
+
+/// A 16-bit length, the name and its NUL.
+fn lw_name(s: &str) -> Vec<u8> {
+    let mut v = (s.len() as u16).to_be_bytes().to_vec();
+    v.extend_from_slice(s.as_bytes());
+    v.push(0);
+    v
+}
+
+/// An lwres address: family, length, bytes.
+fn lw_addr(family: u32, bytes: &[u8]) -> Vec<u8> {
+    let mut v = family.to_be_bytes().to_vec();
+    v.extend_from_slice(&(bytes.len() as u16).to_be_bytes());
+    v.extend_from_slice(bytes);
+    v
+}
+
+/// lwres queries and responses of each opcode, with `-vvv` too: names,
+/// aliases, IPv4, IPv6 and other addresses, short addresses, extra bytes,
+/// wrong lengths, other versions and opcodes, and cut packets.
+#[test]
+fn lwres_prints_what_tcpdump_prints() {
+    if tcpdump_and_corpus("tcpdump").is_none() {
+        return;
+    }
+    let cat = |parts: &[&[u8]]| parts.concat();
+    let v6 = [0x20, 1, 0x0d, 0xb8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1];
+    let gabn_q = cat(&[&[0, 0, 0, 1], &[0, 0, 0, 3], &lw_name("www.example.com")]);
+    let gabn_r = cat(&[
+        &[0, 0, 0, 0, 0, 2, 0, 3],
+        &lw_name("real.example.com"),
+        &lw_name("a1"),
+        &lw_name("a2"),
+        &lw_addr(1, &[192, 0, 2, 1]),
+        &lw_addr(2, &v6),
+        &lw_addr(9, &[1, 2, 3]),
+    ]);
+    let gnba_r = cat(&[
+        &[0, 0, 0, 0, 0, 1],
+        &lw_name("host.example")[..],
+        &lw_name("alias"),
+    ]);
+    let grbn_q = cat(&[&[0, 0, 0, 0, 0, 3, 0, 16], &lw_name("txt.example")]);
+    let grbn_r = cat(&[
+        &[0, 0, 0, 0, 0, 1, 0, 1, 0, 1, 0x51, 0x80, 0, 2, 0, 1],
+        &lw_name("a.example"),
+        &[0, 2, 0xab, 0xcd, 0, 1, 0xef, 0, 0],
+    ]);
+    let mut payloads = vec![
+        lwres(0, 0, 0, None, &[]),
+        lwres(0, 1, 0, Some(40), &[]),
+        lwres(0, 0x10, 0x0001_0001, None, &gabn_q),
+        lwres(
+            0,
+            0,
+            0x0001_0001,
+            None,
+            &cat(&[&[0, 0, 0, 0, 0, 0, 0, 8], &lw_name("v")]),
+        ),
+        lwres(0, 1, 0x0001_0001, None, &gabn_r),
+        lwres(
+            0,
+            0,
+            0x0001_0002,
+            None,
+            &cat(&[&[0, 0, 0, 2], &lw_addr(1, &[10, 0, 0, 1])]),
+        ),
+        lwres(
+            0,
+            0,
+            0x0001_0002,
+            None,
+            &cat(&[&[0, 0, 0, 2], &lw_addr(2, &[1, 2])]),
+        ),
+        lwres(0, 1, 0x0001_0002, None, &gnba_r),
+        lwres(0, 0, 0x0001_0003, None, &grbn_q),
+        lwres(0, 1, 0x0001_0003, None, &grbn_r),
+        lwres(0, 0, 0x0002_0000, None, &[1, 2, 3]),
+        lwres(3, 0, 0, Some(28), &[9, 9]),
+        lwres(0, 1, 0x0001_0001, Some(20), &gabn_r),
+        lwres(
+            0,
+            0,
+            0x0001_0001,
+            None,
+            &cat(&[&gabn_q[..8], &[0, 3, b'a', b'b', b'c', b'x']]),
+        ),
+    ];
+    let mut cut = lwres(0, 1, 0x0001_0001, None, &gabn_r);
+    cut.truncate(60);
+    payloads.push(cut);
+    payloads.push(vec![0; 20]);
+    let n = written("lwres", &payloads, (921, 921), None);
     println!("{n} packets compared");
 }

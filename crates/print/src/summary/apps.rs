@@ -59,7 +59,11 @@ impl Printer<'_> {
             self.wb(cp, length)
         } else if is(496) {
             self.cisco_autorp(cp, length)
-        } else if any(&[1645, 1812, 1646, 1813, 3799, 1700, 921, 646]) || dport == 1985 {
+        } else if any(&[1645, 1812, 1646, 1813, 3799, 1700]) || dport == 1985 {
+            return false;
+        } else if is(921) {
+            self.lwres(cp, length)
+        } else if is(646) {
             return false;
         } else if is(698) {
             self.olsr(cp, length, ctx.is_v6())

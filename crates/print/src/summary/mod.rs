@@ -90,6 +90,7 @@ mod lldp;
 mod lmp;
 mod lspping;
 mod lwapp;
+mod lwres;
 mod m3ua;
 mod mobility;
 mod msnlb;
