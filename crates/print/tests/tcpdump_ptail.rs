@@ -12,9 +12,8 @@
 mod common;
 
 use common::build::{eth, ipv4, tcp, udp};
-use common::capture::read_capture;
 use common::write::write_pcap;
-use common::{corpus_root, tcpdump_and_corpus, whole, CaptureFile};
+use common::{corpus_capture, tcpdump_and_corpus, whole, CaptureFile};
 use netsift_print::{Packet, PacketType, PrintOptions, Printer};
 use netsift_wire::LinkType;
 use std::path::Path;
@@ -51,15 +50,6 @@ const CAPTURES: &[(&str, Option<&str>, bool)] = &[
 ];
 
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-vvv"], &["-e"]];
-
-fn capture(name: &str) -> CaptureFile {
-    let path = corpus_root().join("tcpdump").join(name);
-    let bytes = std::fs::read(&path).expect("corpus capture");
-    let packets = read_capture(&bytes).expect("a capture");
-    let lt = packets.first().expect("packets").linktype;
-    let recs = packets.into_iter().map(|p| (p.data, p.wire_len)).collect();
-    (path, lt, recs)
-}
 
 /// Compares `cap` under each flag set (with `-x` when `hostile`) read as
 /// `t`; the packets compared, and the differences added to `failures`.
@@ -154,7 +144,7 @@ fn ptail_printers_print_what_tcpdump_prints() {
     let mut failures = Vec::new();
     let mut compared = 0;
     for &(name, t, hostile) in CAPTURES {
-        compared += compare(&capture(name), t, hostile, &mut failures);
+        compared += compare(&corpus_capture(name), t, hostile, &mut failures);
     }
     println!("{compared} packets compared");
     assert!(
@@ -503,4 +493,66 @@ fn lwres_prints_what_tcpdump_prints() {
     payloads.push(vec![0; 20]);
     let n = written("lwres", &payloads, (921, 921), None);
     println!("{n} packets compared");
+}
+
+/// Random payloads for every printer of this file, under every `-T` type
+/// and verbosity, whole and cut short: nothing panics and every packet gets
+/// a summary. (Needs no tcpdump.)
+#[test]
+fn random_payloads_never_panic() {
+    use netsift_print::{Summarizer, SummaryOptions};
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut types: Vec<Option<PacketType>> =
+        PacketType::ALL.iter().map(|&(_, t)| Some(t)).collect();
+    types.push(None);
+    for round in 0..300 {
+        let len = (next() % 96) as usize;
+        let mut p: Vec<u8> = (0..len).map(|_| next() as u8).collect();
+        // Often a plausible start: IAC, a version word, ZEPH, PGM's ODATA.
+        match round % 5 {
+            0 if len > 2 => p[0] = 255,
+            1 if len > 2 => p[..2].copy_from_slice(&[0, 5]),
+            2 if len > 8 => p[..7].copy_from_slice(b"ZEPH0.2"),
+            3 if len > 16 => p[4] = 4,
+            _ => {}
+        }
+        let frames = [
+            (
+                LinkType::EN10MB,
+                eth(0x0800, &ipv4(17, &udp(921, 2104, &p), &[])),
+            ),
+            (
+                LinkType::EN10MB,
+                eth(0x0800, &ipv4(17, &udp(4000, 3456, &p), &[])),
+            ),
+            (
+                LinkType::EN10MB,
+                eth(0x0800, &ipv4(6, &tcp(23, 4000, 0x18, &p), &[])),
+            ),
+            (LinkType::EN10MB, eth(0x0800, &ipv4(112, &p, &[]))),
+            (LinkType::EN10MB, eth(0x0800, &ipv4(113, &p, &[]))),
+            (LinkType::PPP, [&[0xff, 0x03, 0xc0, 0x23][..], &p].concat()),
+            (LinkType::PPP, [&[0xff, 0x03, 0x00, 0x3d][..], &p].concat()),
+        ];
+        let t = types[round % types.len()];
+        for verbose in 0..4 {
+            let mut s = Summarizer::with_options(SummaryOptions {
+                verbose,
+                packet_type: t,
+                ..SummaryOptions::default()
+            });
+            for (lt, f) in &frames {
+                for n in [f.len(), f.len() / 2, f.len().saturating_sub(3)] {
+                    let line = s.summarize(*lt, &f[..n], f.len() as u32);
+                    assert!(!line.is_empty(), "{t:?} {verbose}: nothing for {f:02x?}");
+                }
+            }
+        }
+    }
 }

@@ -12,8 +12,7 @@
 
 mod common;
 
-use common::capture::read_capture;
-use common::{corpus_root, tcpdump_and_corpus, whole, CaptureFile};
+use common::{corpus_capture, tcpdump_and_corpus, whole};
 
 const CAPTURES: &[&str] = &[
     "arista_ether.pcap",
@@ -54,15 +53,6 @@ const NOT_QUIET: &[&str] = &["q933-heapoverflow-2.pcap"];
 
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-e"], &["-q"]];
 
-fn capture(name: &str) -> CaptureFile {
-    let path = corpus_root().join("tcpdump").join(name);
-    let bytes = std::fs::read(&path).expect("corpus capture");
-    let packets = read_capture(&bytes).expect("a capture");
-    let lt = packets.first().expect("packets").linktype;
-    let recs = packets.into_iter().map(|p| (p.data, p.wire_len)).collect();
-    (path, lt, recs)
-}
-
 #[test]
 fn tail_printers_print_what_tcpdump_prints() {
     if tcpdump_and_corpus("tcpdump").is_none() {
@@ -71,7 +61,7 @@ fn tail_printers_print_what_tcpdump_prints() {
     let mut failures = Vec::new();
     let mut compared = 0;
     for name in CAPTURES {
-        let cap = capture(name);
+        let cap = corpus_capture(name);
         for flags in FLAGS {
             if flags == &["-q"] && NOT_QUIET.contains(name) {
                 continue;

@@ -20,9 +20,10 @@
 //! call it answers, kept in a ring of the last 64 calls; `nfs_handles` is `-u`.
 //! The long tail has a module each as well: Arista's timestamp header, L2TP,
 //! LWAPP, OLSR, CFM, Q.933, PPTP, MS NLB, DVMRP and mtrace, AODV, Auto-RP,
-//! timed, NSH and VXLAN-GPE, VQP, the whiteboard, and LMP (its objects with
-//! `-v`). The `-T` types tcpdump alone reaches: RTP, RTCP, vat, NetFlow,
-//! CARP, ZMTP/1.0 (over TCP and in PGM data) (`tests/tcpdump_ptail.rs`).
+//! timed, NSH and VXLAN-GPE, VQP, the whiteboard, LMP (its objects with
+//! `-v`), lwres, zephyr, telnet's commands, PPP's PAP and multilink header;
+//! and what only `-T` reaches: RTP, RTCP, vat, NetFlow, CARP, ZMTP/1.0 over
+//! TCP and in PGM data (`tests/tcpdump_ptail.rs`).
 //!
 //! [`SummaryOptions::names`] gives the names tcpdump prints without `-n`
 //! (ports, hosts, Ethernet vendors, IP protocols; see [`crate::Names`]).

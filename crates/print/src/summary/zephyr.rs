@@ -155,10 +155,8 @@ impl Printer<'_> {
                 self.z_print(" zephyr-admin ", &lower(opcode));
                 return Ok(());
             }
-            b"ZEPHYR_CTL" => {
-                if self.zephyr_ctl(inst, opcode, kind, cp, &mut at, &mut len)? {
-                    return Ok(());
-                }
+            b"ZEPHYR_CTL" if self.zephyr_ctl(inst, opcode, kind, cp, &mut at, &mut len)? => {
+                return Ok(());
             }
             b"HM_CTL" | b"WG_CTL" => {
                 let label = if class == b"HM_CTL" {
