@@ -124,6 +124,20 @@ impl Printer<'_> {
                 }
                 out!(self, ")");
             }
+            // Each known body's fixed part: checked, then its flags word.
+            let fixed = match (response, op) {
+                (_, 0x0001_0001) | (false, 0x0001_0003) => Some(10),
+                (false, 0x0001_0002) => Some(4),
+                (true, 0x0001_0002) => Some(8),
+                (true, 0x0001_0003) => Some(16),
+                _ => None,
+            };
+            if let Some(n) = fixed {
+                need(bp, HDR, n)?;
+                if self.opts.verbose > 2 {
+                    out!(self, " flags:0x{:x}", g4(bp, HDR)?);
+                }
+            }
             let r = if response {
                 self.lwres_response(bp, op)?
             } else {
@@ -149,22 +163,12 @@ impl Printer<'_> {
         Ok(())
     }
 
-    /// The flags word tcpdump prints with `-vvv`.
-    fn lwres_flags(&mut self, bp: &[u8]) -> PResult {
-        if self.opts.verbose > 2 {
-            out!(self, " flags:0x{:x}", g4(bp, HDR)?);
-        }
-        Ok(())
-    }
-
     /// A query's body.
     fn lwres_query(&mut self, bp: &[u8], op: u32) -> PResult<Body> {
         let p = HDR;
         Ok(match op {
             0 => Body::End(p),
             0x0001_0001 => {
-                need(bp, p, 10)?;
-                self.lwres_flags(bp)?;
                 let v = g4(bp, p + 4)?;
                 match v & 3 {
                     1 => out!(self, " IPv4"),
@@ -178,17 +182,11 @@ impl Printer<'_> {
                 let l = usize::from(g2(bp, p + 8)?);
                 Body::End(p + 10 + self.lwres_name(bp, l, p + 10)?)
             }
-            0x0001_0002 => {
-                need(bp, p, 4)?;
-                self.lwres_flags(bp)?;
-                match self.lwres_addr(bp, p + 4)? {
-                    Some(n) => Body::End(p + 4 + n),
-                    None => Body::Invalid,
-                }
-            }
+            0x0001_0002 => match self.lwres_addr(bp, p + 4)? {
+                Some(n) => Body::End(p + 4 + n),
+                None => Body::Invalid,
+            },
             0x0001_0003 => {
-                need(bp, p, 10)?;
-                self.lwres_flags(bp)?;
                 self.lwres_rdtype(bp, p)?;
                 let l = usize::from(g2(bp, p + 8)?);
                 Body::End(p + 10 + self.lwres_name(bp, l, p + 10)?)
@@ -213,8 +211,6 @@ impl Printer<'_> {
         Ok(match op {
             0 => Body::End(p),
             0x0001_0001 => {
-                need(bp, p, 10)?;
-                self.lwres_flags(bp)?;
                 let (naliases, naddrs) = (g2(bp, p + 4)?, g2(bp, p + 6)?);
                 out!(self, " {naliases}/{naddrs}");
                 let l = usize::from(g2(bp, p + 8)?);
@@ -232,8 +228,6 @@ impl Printer<'_> {
                 Body::End(s)
             }
             0x0001_0002 => {
-                need(bp, p, 8)?;
-                self.lwres_flags(bp)?;
                 let naliases = g2(bp, p + 4)?;
                 out!(self, " {naliases}");
                 let l = usize::from(g2(bp, p + 6)?);
@@ -245,8 +239,6 @@ impl Printer<'_> {
                 Body::End(s)
             }
             0x0001_0003 => {
-                need(bp, p, 16)?;
-                self.lwres_flags(bp)?;
                 self.lwres_rdtype(bp, p)?;
                 out!(self, " TTL {}", relts(g4(bp, p + 8)?));
                 let (nrdatas, nsigs) = (g2(bp, p + 12)?, g2(bp, p + 14)?);
