@@ -279,11 +279,11 @@ pub(crate) struct Args {
     #[arg(short = 'K', long = "dont-verify-checksums")]
     pub dont_verify_checksums: bool,
     /// Interpret the packets the filter selects as TYPE: every UDP payload
-    /// is read as `aodv`, `domain`, `pgm`, `ptp`, `radius`, `rpc` (calls as the
-    /// portmapper's, the rest as NFS replies), `snmp`, `someip`, `tftp`, `vxlan`
-    /// or `wb`, and every TCP payload as `resp` or `domain`, whatever the ports;
-    /// tcpdump's other types (`carp`, `cnfp`, `lmp`, `pgm_zmtp1`, `rtcp`,
-    /// `rtp`, `vat`, `zmtp1`) are refused.
+    /// is read as `aodv`, `cnfp`, `domain`, `lmp`, `pgm`, `pgm_zmtp1`, `ptp`,
+    /// `radius`, `rpc` (calls as the portmapper's, the rest as NFS replies),
+    /// `rtcp`, `rtp`, `snmp`, `someip`, `tftp`, `vat`, `vxlan` or `wb`, every
+    /// TCP payload as `resp`, `domain` or `zmtp1`, whatever the ports, and
+    /// IP protocol 112 as `carp` instead of VRRP.
     #[arg(short = 'T', value_name = "TYPE")]
     pub packet_type: Option<String>,
     /// After opening the capture (and the output file), run as USER and its

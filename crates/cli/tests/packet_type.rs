@@ -29,6 +29,36 @@ const CAPTURES: &[&str] = &[
     "l2tp-avp-overflow.pcap",
 ];
 
+/// Each type with captures of its own protocol (or where tcpdump reads it
+/// instead of another: CARP is VRRP's protocol number).
+const NATURAL: &[(&str, &[&str])] = &[
+    ("zmtp1", &["zmtp1.pcap", "zmtp1-inf-loop-1.pcapng"]),
+    (
+        "pgm_zmtp1",
+        &["pgm_zmtp1.pcap", "epgm_zmtp1.pcap", "pgm_opts_asan.pcap"],
+    ),
+    ("rtp", &["rtp-seg-fault-1.pcapng", "rtp-seg-fault-2.pcapng"]),
+    (
+        "rtcp",
+        &["rtp-seg-fault-1.pcapng", "rtp-seg-fault-2.pcapng"],
+    ),
+    ("vat", &["rtp-seg-fault-1.pcapng", "rtp-seg-fault-2.pcapng"]),
+    ("carp", &["vrrp.pcap", "vrrp-vrrp_print-oobr.pcap"]),
+    (
+        "cnfp",
+        &["sflow_expanded.pcap", "udp-length-heapoverflow.pcap"],
+    ),
+    (
+        "lmp",
+        &[
+            "lmp.pcap",
+            "lmpv1_busyloop.pcap",
+            "lmp-lmp_print_data_link_subobjs-oobr.pcap",
+            "epgm_zmtp1.pcap",
+        ],
+    ),
+];
+
 /// Type and capture pairs whose printer, fed that capture's payloads, still
 /// prints otherwise than tcpdump: DNS's question count loop on an ISAKMP
 /// payload (one comma more), PTP's flags and truncation points on NTP and
@@ -50,27 +80,32 @@ fn forced_packet_types_print_as_tcpdump_prints_them() {
     let netsift = env!("CARGO_BIN_EXE_netsift");
     let (mut compared, mut lines) = (0, 0);
     let mut differ = Vec::new();
+    let mut pairs: Vec<(&str, &str)> = Vec::new();
     for &(t, _) in netsift_print::PacketType::ALL {
-        for name in CAPTURES {
-            if KNOWN.contains(&(t, *name)) {
-                continue;
-            }
-            let path = dir.join(name);
-            let path = path.to_str().unwrap();
-            for flags in [
-                &["-nn"][..],
-                &["-nn", "-v"],
-                &["-nn", "-vv"],
-                &["-nn", "-q"],
-            ] {
-                let args: Vec<&str> = flags.iter().copied().chain(["-T", t, "-r", path]).collect();
-                let theirs = String::from_utf8_lossy(&run("tcpdump", &args).stdout).into_owned();
-                let ours = String::from_utf8_lossy(&run(netsift, &args).stdout).into_owned();
-                compared += 1;
-                lines += theirs.lines().count();
-                if ours != theirs {
-                    differ.push(format!("-T {t} {flags:?} {name}"));
-                }
+        pairs.extend(CAPTURES.iter().map(|name| (t, *name)));
+    }
+    for &(t, names) in NATURAL {
+        pairs.extend(names.iter().map(|name| (t, *name)));
+    }
+    for (t, name) in pairs {
+        if KNOWN.contains(&(t, name)) {
+            continue;
+        }
+        let path = dir.join(name);
+        let path = path.to_str().unwrap();
+        for flags in [
+            &["-nn"][..],
+            &["-nn", "-v"],
+            &["-nn", "-vv"],
+            &["-nn", "-q"],
+        ] {
+            let args: Vec<&str> = flags.iter().copied().chain(["-T", t, "-r", path]).collect();
+            let theirs = String::from_utf8_lossy(&run("tcpdump", &args).stdout).into_owned();
+            let ours = String::from_utf8_lossy(&run(netsift, &args).stdout).into_owned();
+            compared += 1;
+            lines += theirs.lines().count();
+            if ours != theirs {
+                differ.push(format!("-T {t} {flags:?} {name}"));
             }
         }
     }
@@ -79,6 +114,33 @@ fn forced_packet_types_print_as_tcpdump_prints_them() {
         differ.len(),
         KNOWN.len()
     );
+    assert!(
+        differ.is_empty(),
+        "netsift differs from tcpdump: {differ:#?}"
+    );
+}
+
+/// The captures of the forced types that tcpdump also decodes by port or
+/// protocol (PGM, and ZMTP's TCP handshakes) print the same without `-T`.
+#[test]
+fn forced_types_captures_print_as_tcpdump_without_t() {
+    let corpus = corpus();
+    require!(Need::Command("tcpdump"), corpus_found(&corpus));
+    let dir = corpus.unwrap().join("pcaps/tcpdump");
+    let netsift = env!("CARGO_BIN_EXE_netsift");
+    let mut differ = Vec::new();
+    let names = NATURAL.iter().flat_map(|(_, n)| n.iter());
+    for name in names {
+        let path = dir.join(name);
+        let path = path.to_str().unwrap();
+        for flags in [&["-nn"][..], &["-nn", "-v"], &["-nn", "-vv"]] {
+            let args: Vec<&str> = flags.iter().copied().chain(["-r", path]).collect();
+            let theirs = run("tcpdump", &args).stdout;
+            if theirs.is_empty() || run(netsift, &args).stdout != theirs {
+                differ.push(format!("{flags:?} {name}"));
+            }
+        }
+    }
     assert!(
         differ.is_empty(),
         "netsift differs from tcpdump: {differ:#?}"

@@ -4,17 +4,15 @@
 //! Arista's timestamp header, L2TP, LWAPP, OLSR, DVMRP and mtrace (IGMP),
 //! the MS NLB heartbeat, PPTP, 802.1ag CFM, Q.933 (over Frame Relay and
 //! PPP's OSI), AODV, Cisco's Auto-RP, syslog's invalid headers, timed,
-//! LMP's message line, NSH and VXLAN-GPE, VQP, the whiteboard, LLC XIDs. Skipped, with a message, without tcpdump or the corpus.
+//! LMP, NSH and VXLAN-GPE, VQP, the whiteboard, LLC XIDs. Skipped, with a message, without tcpdump or the corpus.
 //!
 //! Left out: `-q` on q933-heapoverflow-2.pcap, whose Frame Relay frames
 //! with unknown NLPIDs tcpdump dumps under `-q` (only `-x` stops it), where
-//! the summary options cannot tell `-q` from `-x` yet; `-v` and `-vv` on
-//! the LMP captures, whose objects are not decoded yet.
+//! the summary options cannot tell `-q` from `-x` yet.
 
 mod common;
 
-use common::capture::read_capture;
-use common::{corpus_root, tcpdump_and_corpus, whole, CaptureFile};
+use common::{corpus_capture, tcpdump_and_corpus, whole};
 
 const CAPTURES: &[&str] = &[
     "arista_ether.pcap",
@@ -53,22 +51,7 @@ const CAPTURES: &[&str] = &[
 /// Captures compared without `-q` (see the module's comment).
 const NOT_QUIET: &[&str] = &["q933-heapoverflow-2.pcap"];
 
-/// Captures compared without `-v` (see the module's comment).
-const NOT_VERBOSE: &[&str] = &[
-    "lmp-lmp_print_data_link_subobjs-oobr.pcap",
-    "lmpv1_busyloop.pcap",
-];
-
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-e"], &["-q"]];
-
-fn capture(name: &str) -> CaptureFile {
-    let path = corpus_root().join("tcpdump").join(name);
-    let bytes = std::fs::read(&path).expect("corpus capture");
-    let packets = read_capture(&bytes).expect("a capture");
-    let lt = packets.first().expect("packets").linktype;
-    let recs = packets.into_iter().map(|p| (p.data, p.wire_len)).collect();
-    (path, lt, recs)
-}
 
 #[test]
 fn tail_printers_print_what_tcpdump_prints() {
@@ -78,12 +61,9 @@ fn tail_printers_print_what_tcpdump_prints() {
     let mut failures = Vec::new();
     let mut compared = 0;
     for name in CAPTURES {
-        let cap = capture(name);
+        let cap = corpus_capture(name);
         for flags in FLAGS {
             if flags == &["-q"] && NOT_QUIET.contains(name) {
-                continue;
-            }
-            if flags.iter().any(|f| f.starts_with("-v")) && NOT_VERBOSE.contains(name) {
                 continue;
             }
             let (n, diffs) = whole::compare(&cap, flags);

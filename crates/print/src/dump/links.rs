@@ -54,6 +54,9 @@ pub(super) fn header_len(
             Some(len) => (len, false),
             None => (0, true),
         },
+        // PPP: `ppp_if_print` counts its 4-byte header, or what was captured.
+        9 if caplen < 4 => (caplen, true),
+        9 => (4, false),
         // PPP_SERIAL: address and control, then the protocol.
         50 => match data.first() {
             _ if caplen < 2 => (caplen, true),

@@ -773,7 +773,7 @@ fn class_name(c: u16) -> String {
     }
 }
 
-fn type_name(t: u16) -> String {
+pub(super) fn type_name(t: u16) -> String {
     let n = match t {
         1 => "A",
         2 => "NS",

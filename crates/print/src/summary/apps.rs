@@ -39,8 +39,12 @@ impl Printer<'_> {
             self.krb(cp)
         } else if is(1701) {
             self.l2tp(cp, length)
-        } else if any(&[137, 138, 2103, 2104]) || dport == 3456 {
+        } else if any(&[137, 138]) {
             return false;
+        } else if dport == 3456 {
+            self.vat(cp, length)
+        } else if any(&[2103, 2104]) {
+            self.zephyr(cp, length)
         } else if rx_port(sport) || rx_port(dport) {
             self.rx(cp, length, sport, dport, ctx)
         } else if any(&[521, 546, 547]) {
@@ -55,7 +59,11 @@ impl Printer<'_> {
             self.wb(cp, length)
         } else if is(496) {
             self.cisco_autorp(cp, length)
-        } else if any(&[1645, 1812, 1646, 1813, 3799, 1700, 921, 646]) || dport == 1985 {
+        } else if any(&[1645, 1812, 1646, 1813, 3799, 1700]) || dport == 1985 {
+            return false;
+        } else if is(921) {
+            self.lwres(cp, length)
+        } else if is(646) {
             return false;
         } else if is(698) {
             self.olsr(cp, length, ctx.is_v6())
@@ -68,10 +76,6 @@ impl Printer<'_> {
         } else if sport == 49152 || matches!(dport, 3784 | 4784 | 6784 | 3785) {
             return false;
         } else if is(701) {
-            // -v decodes the objects, not decoded yet.
-            if self.opts.verbose > 0 {
-                return false;
-            }
             self.lmp(cp, length)
         } else if is(1589) {
             self.vqp(cp, length)

@@ -1296,7 +1296,12 @@ impl Printer<'_> {
             v
         };
         if self.opts.link_header {
-            let n = PppProtocol(proto).name();
+            // tcpdump's `ppptype2str` calls multilink `MLPPP`.
+            let n = if proto == 0x003d {
+                Some("MLPPP")
+            } else {
+                PppProtocol(proto).name()
+            };
             out!(
                 self,
                 "{} (0x{:04x}), length {}",
@@ -1321,26 +1326,18 @@ impl Printer<'_> {
             | PppProtocol::IPV6CP
             | PppProtocol::CCP
             | PppProtocol::BACP => self.ppp_ctrl(proto, p, length)?,
-            PppProtocol::CHAP | PppProtocol::PAP => {
-                let is_chap = PppProtocol(proto) == PppProtocol::CHAP;
-                out!(self, "{}, ", if is_chap { "CHAP" } else { "PAP" });
+            PppProtocol::PAP => self.pap(p, length)?,
+            PppProtocol(0x003d) => self.mlppp(p, length)?,
+            PppProtocol::CHAP => {
+                out!(self, "CHAP, ");
                 let code = g1(p, 0)?;
                 let id = g1(p, 1)?;
-                let name = if is_chap {
-                    match code {
-                        1 => "Challenge",
-                        2 => "Response",
-                        3 => "Success",
-                        4 => "Failure",
-                        _ => "unknown",
-                    }
-                } else {
-                    match code {
-                        1 => "Auth-Req",
-                        2 => "Auth-ACK",
-                        3 => "Auth-NACK",
-                        _ => "unknown",
-                    }
+                let name = match code {
+                    1 => "Challenge",
+                    2 => "Response",
+                    3 => "Success",
+                    4 => "Failure",
+                    _ => "unknown",
                 };
                 out!(self, "{} (0x{:02x}), id {}", name, code, id);
             }

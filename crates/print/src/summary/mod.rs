@@ -20,8 +20,10 @@
 //! call it answers, kept in a ring of the last 64 calls; `nfs_handles` is `-u`.
 //! The long tail has a module each as well: Arista's timestamp header, L2TP,
 //! LWAPP, OLSR, CFM, Q.933, PPTP, MS NLB, DVMRP and mtrace, AODV, Auto-RP,
-//! timed, NSH and VXLAN-GPE, VQP, the whiteboard, and LMP's line without
-//! `-v`.
+//! timed, NSH and VXLAN-GPE, VQP, the whiteboard, LMP (its objects with
+//! `-v`), lwres, zephyr, telnet's commands, PPP's PAP and multilink header;
+//! and what only `-T` reaches: RTP, RTCP, vat, NetFlow, CARP, ZMTP/1.0 over
+//! TCP and in PGM data (`tests/tcpdump_ptail.rs`).
 //!
 //! [`SummaryOptions::names`] gives the names tcpdump prints without `-n`
 //! (ports, hosts, Ethernet vendors, IP protocols; see [`crate::Names`]).
@@ -50,9 +52,11 @@ mod babel;
 mod bcm_li;
 mod bgp;
 mod bootp;
+mod carp;
 mod cdp;
 mod cfm;
 mod cisco;
+mod cnfp;
 mod dccp;
 mod decnet;
 mod dhcp6;
@@ -87,6 +91,7 @@ mod lldp;
 mod lmp;
 mod lspping;
 mod lwapp;
+mod lwres;
 mod m3ua;
 mod mobility;
 mod msnlb;
@@ -107,6 +112,7 @@ mod pim;
 mod pimv1;
 mod pktap;
 mod ppi;
+mod ppp_auth;
 mod ppp_cp;
 mod ppp_opts;
 mod ppp_serial;
@@ -121,6 +127,7 @@ mod rpki_rtr;
 mod rsvp;
 mod rsvp_obj;
 mod rsvp_sub;
+mod rtp;
 mod rx;
 mod serial;
 mod sflow;
@@ -130,6 +137,7 @@ mod snmp;
 mod someip;
 mod sunatm;
 mod switchtag;
+mod telnet;
 mod tftp;
 mod timed;
 mod tipc;
@@ -139,6 +147,8 @@ mod vsock;
 mod vtp;
 mod wb;
 mod wlan;
+mod zephyr;
+mod zmtp1;
 
 use crate::names::Names;
 use netsift_wire::LinkType;

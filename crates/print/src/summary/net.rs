@@ -728,6 +728,9 @@ impl Printer<'_> {
                 89 => self.ospf(bp, length, ctx)?,
                 46 => self.rsvp(bp, length)?,
                 103 => self.pim(bp, length, ctx)?,
+                112 if self.opts.packet_type == Some(super::PacketType::Carp) => {
+                    self.carp(bp, length, ctx.ttl)?
+                }
                 112 => self.vrrp(bp, length, ctx)?,
                 88 => self.eigrp(bp, length)?,
                 143 => {

@@ -110,16 +110,22 @@ impl Printer<'_> {
                 p = 0;
             }
         }
-        if g1(bp, 5)? & 0x01 != 0 && !self.pgm_options(bp, p)? {
-            return Ok(());
+        if g1(bp, 5)? & 0x01 != 0 {
+            match self.pgm_options(bp, p)? {
+                Some(end) => p = end,
+                None => return Ok(()),
+            }
         }
         out!(self, " [{length}]");
+        if self.opts.packet_type == Some(super::PacketType::PgmZmtp1) && matches!(t, 4 | 5) {
+            return self.zmtp1_datagram(bp.get(p..).ok_or(Trunc)?, u32::from(g2(bp, 14)?));
+        }
         Ok(())
     }
 
-    /// The options from `p`; `false` where tcpdump returns without the
-    /// trailing length.
-    fn pgm_options(&mut self, bp: &[u8], mut p: usize) -> PResult<bool> {
+    /// The options from `p`: where they end, or `None` where tcpdump returns
+    /// without the trailing length.
+    fn pgm_options(&mut self, bp: &[u8], mut p: usize) -> PResult<Option<usize>> {
         need(bp, p, 4)?;
         let first = g1(bp, p)?;
         if first & 0x7f != 0 {
@@ -128,17 +134,17 @@ impl Printer<'_> {
                 "[First option bad, should be PGM_OPT_LENGTH, is {}]",
                 first & 0x7f
             );
-            return Ok(false);
+            return Ok(None);
         }
         let l = g1(bp, p + 1)?;
         if l != 4 {
             out!(self, "[Bad OPT_LENGTH option, length {l} != 4]");
-            return Ok(false);
+            return Ok(None);
         }
         let mut opts_len = g2(bp, p + 2)? as u32;
         if opts_len < 4 {
             out!(self, "[Bad total option length {opts_len} < 4]");
-            return Ok(false);
+            return Ok(None);
         }
         out!(self, " OPTS LEN {opts_len}");
         opts_len -= 4;
@@ -149,7 +155,7 @@ impl Printer<'_> {
                     self,
                     "[Total option length leaves no room for final option]"
                 );
-                return Ok(false);
+                return Ok(None);
             }
             let ot = g1(bp, p)?;
             let ol = g1(bp, p + 1)? as u32;
@@ -162,14 +168,14 @@ impl Printer<'_> {
                     self,
                     "[Total option length leaves no room for final option]"
                 );
-                return Ok(false);
+                return Ok(None);
             }
             need(bp, p + 2, ol as usize - 2)?;
             match ot & 0x7f {
                 0 => {
                     if ol != 4 {
                         out!(self, "[Bad OPT_LENGTH option, length {ol} != 4]");
-                        return Ok(false);
+                        return Ok(None);
                     }
                     out!(self, " OPTS LEN (extra?) {}", g2(bp, p + 2)?);
                     p += 4;
@@ -182,7 +188,7 @@ impl Printer<'_> {
                     while left != 0 {
                         if left < 4 {
                             out!(self, "[Option length not a multiple of 4]");
-                            return Ok(false);
+                            return Ok(None);
                         }
                         out!(self, " {}", g4(bp, p)?);
                         p += 4;
@@ -204,7 +210,7 @@ impl Printer<'_> {
                             name
                         };
                         out!(self, "[Bad {name} option, length {ol} < {base}]");
-                        return Ok(false);
+                        return Ok(None);
                     }
                     let afi_at = p + base as usize - 4;
                     let afi = g2(bp, afi_at)?;
@@ -218,7 +224,7 @@ impl Printer<'_> {
                             self,
                             "[Bad {name} option, length {ol} != {base} + address size]"
                         );
-                        return Ok(false);
+                        return Ok(None);
                     }
                     let (a, _) = nla(bp, afi, p + base as usize)?;
                     if base == 12 {
@@ -259,7 +265,7 @@ impl Printer<'_> {
                         Some((name, want, text, n)) => {
                             if ol != want {
                                 out!(self, "[Bad {name} option, length {ol} != {want}]");
-                                return Ok(false);
+                                return Ok(None);
                             }
                             let mut parts = text.split("{}");
                             out!(self, "{}", parts.next().unwrap_or(""));
@@ -281,6 +287,6 @@ impl Printer<'_> {
                 break;
             }
         }
-        Ok(true)
+        Ok(Some(p))
     }
 }

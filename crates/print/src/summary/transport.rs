@@ -128,7 +128,7 @@ impl Printer<'_> {
         }
         let is = |p: u16| sport == p || dport == p;
         if is(23) {
-            // telnet: not rendered.
+            self.telnet(payload, length)?;
         } else if is(25) {
             out!(self, ": ");
             self.txtproto(payload, length, "smtp", None)?;
@@ -1724,6 +1724,10 @@ fn udp_port_class(sport: u16, dport: u16, cp: &[u8]) -> UdpApp {
     } else if is(123) {
         Ntp
     } else if any(&[137, 138]) {
+        NotRendered
+    } else if (dport == 3456 || any(&[2103, 2104])) && !any(&[500, 520, 654, 4500]) {
+        // vat and zephyr, which udp_print tests before all below but RIP,
+        // AODV and ISAKMP's.
         NotRendered
     } else if any(&[319, 320]) {
         Ptp

@@ -56,6 +56,16 @@ pub(crate) fn corpus_root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("/work/shared/corpus/pcaps"))
 }
 
+/// The corpus capture `tcpdump/name`, its link type and packets.
+pub(crate) fn corpus_capture(name: &str) -> CaptureFile {
+    let path = corpus_root().join("tcpdump").join(name);
+    let bytes = std::fs::read(&path).expect("corpus capture");
+    let packets = capture::read_capture(&bytes).expect("a capture");
+    let lt = packets.first().expect("packets").linktype;
+    let recs = packets.into_iter().map(|p| (p.data, p.wire_len)).collect();
+    (path, lt, recs)
+}
+
 /// The corpus directory `sub` of [`corpus_root`] (`""`: the root itself), when
 /// tcpdump is installed and the directory exists; otherwise `None`, after saying
 /// why the test skips.
