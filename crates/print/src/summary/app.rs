@@ -764,12 +764,17 @@ fn rcode_str(r: u32) -> String {
 }
 
 fn class_name(c: u16) -> String {
+    known_class(c).map_or_else(|| format!("(Class {c})"), str::to_string)
+}
+
+/// The DNS classes tcpdump names; the printers differ in how they show others.
+pub(super) fn known_class(c: u16) -> Option<&'static str> {
     match c {
-        1 => "IN".to_string(),
-        3 => "CHAOS".to_string(),
-        4 => "HS".to_string(),
-        255 => "ANY".to_string(),
-        c => format!("(Class {c})"),
+        1 => Some("IN"),
+        3 => Some("CHAOS"),
+        4 => Some("HS"),
+        255 => Some("ANY"),
+        _ => None,
     }
 }
 

@@ -2,7 +2,7 @@
 //! 4.99's `lwres_print` prints it: the opcode, and a query's or a
 //! response's names and addresses.
 
-use super::app::type_name;
+use super::app::{known_class, type_name};
 use super::{g1, g2, g4, gv4, gv6, need, out, print_char, relts, PResult, Printer};
 
 /// The packet header's size.
@@ -10,13 +10,7 @@ const HDR: usize = 28;
 
 /// `ns_class2str`.
 fn class_name(c: u16) -> String {
-    match c {
-        1 => "IN".to_string(),
-        3 => "CHAOS".to_string(),
-        4 => "HS".to_string(),
-        255 => "ANY".to_string(),
-        c => format!("Class{c}"),
-    }
+    known_class(c).map_or_else(|| format!("Class{c}"), str::to_string)
 }
 
 impl Printer<'_> {
