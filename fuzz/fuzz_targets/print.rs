@@ -40,8 +40,7 @@ fuzz_target!(|data: &[u8]| {
         },
         // `-T`: one of the forced types, or none.
         packet_type: (flags & 0x80 != 0)
-            .then(|| PacketType::ALL.get(usize::from(more >> 3) % 16).map(|&(_, t)| t))
-            .flatten(),
+            .then(|| PacketType::ALL[usize::from(more >> 3) % PacketType::ALL.len()].1),
         nfs_handles: more & 4 != 0,
         names: (more & 2 != 0).then(names),
         interface_name: Some(|i| (i % 2 == 0).then(|| format!("if{i}"))),
