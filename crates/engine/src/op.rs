@@ -266,8 +266,32 @@ impl Decoded {
     }
 }
 
+/// Where decoding appends a pass's operands: a plain vector for a static set,
+/// or a live version's buffer of whole cache lines (`live::LineVec`).
+pub(crate) trait Pool {
+    fn len(&self) -> usize;
+    fn get(&self, i: usize) -> Option<&u32>;
+    fn push(&mut self, v: u32);
+    fn extend<I: IntoIterator<Item = u32>>(&mut self, values: I);
+}
+
+impl Pool for Vec<u32> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn get(&self, i: usize) -> Option<&u32> {
+        self.as_slice().get(i)
+    }
+    fn push(&mut self, v: u32) {
+        Vec::push(self, v)
+    }
+    fn extend<I: IntoIterator<Item = u32>>(&mut self, values: I) {
+        <Vec<u32> as Extend<u32>>::extend(self, values)
+    }
+}
+
 /// The steps of a pass's instructions, their operands appended to `pool`.
-pub(crate) fn decode_pass(insns: &[Instruction], pool: &mut Vec<u32>) -> Vec<Step> {
+pub(crate) fn decode_pass(insns: &[Instruction], pool: &mut impl Pool) -> Vec<Step> {
     let mut steps = Vec::with_capacity(insns.len());
     decode_pass_into(insns, &mut steps, pool);
     steps
@@ -275,7 +299,7 @@ pub(crate) fn decode_pass(insns: &[Instruction], pool: &mut Vec<u32>) -> Vec<Ste
 
 /// [`decode_pass`] into `steps` (appended), so that a caller that keeps its vectors
 /// (the live writer, which reuses retired pass versions) allocates nothing.
-pub(crate) fn decode_pass_into(insns: &[Instruction], steps: &mut Vec<Step>, pool: &mut Vec<u32>) {
+pub(crate) fn decode_pass_into(insns: &[Instruction], steps: &mut Vec<Step>, pool: &mut impl Pool) {
     steps.extend((0..insns.len()).map(|k| decode_step(insns, k, pool)));
 }
 
@@ -286,7 +310,7 @@ pub(crate) fn decode_pass_into(insns: &[Instruction], steps: &mut Vec<Step>, poo
 // of line, each step took a call and a return slot, about 58 instructions of a
 // one-operand EQ's 330 (callgrind of the tracker's announcements).
 #[inline]
-pub(crate) fn decode_step(insns: &[Instruction], k: usize, pool: &mut Vec<u32>) -> Step {
+pub(crate) fn decode_step<P: Pool>(insns: &[Instruction], k: usize, pool: &mut P) -> Step {
     let insn = &insns[k];
     Step {
         op: decode(insn, &insns[k + 1..], pool),
@@ -300,7 +324,7 @@ pub(crate) fn decode_step(insns: &[Instruction], k: usize, pool: &mut Vec<u32>) 
 /// there), appending its operands to `pool`. The checks run in the order that
 /// decides between a fault and an invalid image: opcode, count and size first,
 /// then (at run time) the field's address, then what depends on the opcode.
-pub(crate) fn decode(insn: &Instruction, rest: &[Instruction], pool: &mut Vec<u32>) -> Op {
+pub(crate) fn decode<P: Pool>(insn: &Instruction, rest: &[Instruction], pool: &mut P) -> Op {
     let d = insn.decode();
     let n = d.count as usize;
     let Some(opcode) = d.opcode else {
@@ -333,13 +357,13 @@ pub(crate) fn decode(insn: &Instruction, rest: &[Instruction], pool: &mut Vec<u3
     }
     let (anchor, off) = (d.anchor, d.offset as u32);
     let invalid = Op::InvalidAt { anchor, off };
-    let operands = |pool: &mut Vec<u32>, first: usize| {
+    let operands = |pool: &mut P, first: usize| {
         for i in 0..n {
             pool.push(insn.operand(first, size, i));
         }
         pool.get(start as usize).copied().unwrap_or(0)
     };
-    let ranges = |pool: &mut Vec<u32>, first: usize| {
+    let ranges = |pool: &mut P, first: usize| {
         pool.extend((0..n).flat_map(|i| match size {
             Size::B4 => [insn.p(first + 2 * i), insn.p(first + 2 * i + 1)],
             _ => [insn.p(first + i) & 0xffff, insn.p(first + i) >> 16],
@@ -465,7 +489,7 @@ fn set_words(insn: &Instruction) -> Option<[u32; 9]> {
 
 /// An ARITH head and the CONT slots its offset counts. The chain is checked whole
 /// here, so a broken chain is invalid before any of its loads could run.
-fn decode_arith(head: &Instruction, rest: &[Instruction], pool: &mut Vec<u32>) -> Op {
+fn decode_arith<P: Pool>(head: &Instruction, rest: &[Instruction], pool: &mut P) -> Op {
     let d = head.decode();
     let rel = d.anchor & 3;
     let count_ok = |c: u8| (1..=ARITH_MAX_OPS).contains(&(c as usize));

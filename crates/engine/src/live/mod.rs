@@ -52,7 +52,8 @@ pub use reader::{Reader, Session};
 pub use writer::{ClauseId, LiveError, LiveErrorKind, PassId, Writer, WriterStats};
 
 use crate::eval::{PassRef, Program};
-use crate::op::Step;
+use crate::op::{Pool, Step};
+use aligned_vec::{AVec, ConstAlign};
 use crossbeam_epoch::{self as epoch, Atomic, Guard};
 use netsift_isa::{Anchor, PassKind, MAX_ANCHORS, MAX_INSNS, MAX_PASSES};
 use spare::Spares;
@@ -88,8 +89,8 @@ pub(crate) struct Node {
     parent: Option<u16>,
     clause: u32,
     /// The instructions decoded when the version is published, and their operands.
-    steps: Vec<Step>,
-    pool: Vec<u32>,
+    steps: LineVec<Step>,
+    pool: LineVec<u32>,
     stamps: [u64; MAX_INSNS],
     own: Own,
 }
@@ -119,13 +120,62 @@ impl Node {
             kind: PassKind::Root,
             parent: None,
             clause: 0,
-            steps: Vec::new(),
-            pool: Vec::new(),
+            steps: LineVec::new(LINE),
+            pool: LineVec::new(LINE),
             stamps: [0; MAX_INSNS],
             own: Own {
                 spare_next: AtomicPtr::new(std::ptr::null_mut()),
                 pool_at: [0; MAX_INSNS + 1],
             },
+        }
+    }
+}
+
+/// The unit a version's buffers are laid out in: a pair of cache lines, as x86
+/// and ARM cores fetch them together (the adjacent-line prefetcher).
+const LINE: usize = 128;
+
+/// A vector on whole [`LINE`]s of its own. A version's steps and operands
+/// are small; as plain heap blocks, a spare being filled by the writer and a
+/// live version that a filtering thread runs for every packet shared lines,
+/// and each store into the spare waited for the reader's copy to be taken
+/// away (a follower's announcement at 1 connection, where the reader runs the
+/// few live versions at every packet: p50 about 530 ns against 420 on lines of
+/// their own; `docs/BENCHMARKS.md` §6).
+pub(crate) type LineVec<T> = AVec<T, ConstAlign<LINE>>;
+
+/// Makes room in `v` for `n` elements in all, rounded up to whole [`LINE`]s so
+/// that no other heap block starts on its last line.
+fn reserve_lines<T>(v: &mut LineVec<T>, n: usize) {
+    if v.capacity() < n {
+        let size = std::mem::size_of::<T>().max(1);
+        let want = (n * size).div_ceil(LINE) * LINE / size;
+        v.reserve_exact(want - v.len());
+    }
+}
+
+/// Appends `from` to `v` (`aligned-vec` 0.5 has no `extend_from_slice`; 0.6
+/// has, but brings a second `syn` and a proc macro into every build).
+fn extend_lines<T: Copy>(v: &mut LineVec<T>, from: &[T]) {
+    v.reserve(from.len());
+    for &x in from {
+        v.push(x);
+    }
+}
+
+impl Pool for LineVec<u32> {
+    fn len(&self) -> usize {
+        AVec::len(self)
+    }
+    fn get(&self, i: usize) -> Option<&u32> {
+        self.as_slice().get(i)
+    }
+    fn push(&mut self, v: u32) {
+        AVec::push(self, v)
+    }
+    fn extend<I: IntoIterator<Item = u32>>(&mut self, values: I) {
+        for v in values {
+            AVec::push(self, v);
         }
     }
 }

@@ -6,7 +6,7 @@
 
 use super::spare::Chain;
 use super::table::Table;
-use super::{Node, Shared};
+use super::{extend_lines, reserve_lines, Node, Shared};
 use crate::op::decode_step;
 use crossbeam_epoch::{self as epoch, Owned};
 use netsift_isa::insn::Opcode;
@@ -245,8 +245,15 @@ pub struct Writer {
     /// Versions unlinked since the last hand-over to the epoch reclamation
     /// (at most [`RETIRE_BATCH`]; see `spare::Chain`).
     retired: Chain,
+    /// Between [`Writer::hold`] and [`Writer::release`]: versions built but not yet in their slots,
+    /// stored one after another when it ends (at most [`MAX_HELD`]).
+    holding: bool,
+    held: Vec<(usize, Box<Node>)>,
     stats: WriterStats,
 }
+
+/// Versions [`Writer::hold`] keeps back before it stores them all.
+const MAX_HELD: usize = 8;
 
 /// Unlinked versions handed to the epoch reclamation at once. Each hand-over
 /// pins, so an edit pins once in this many publishes; up to 64 hand-overs wait
@@ -276,6 +283,8 @@ impl Writer {
             pending: 0,
             spare_vecs: Vec::with_capacity(MAX_SPARE_VECS),
             retired: Chain::new(),
+            holding: false,
+            held: Vec::with_capacity(MAX_HELD),
             stats: WriterStats::default(),
         }
     }
@@ -433,6 +442,11 @@ impl Writer {
         } else {
             self.passes[slot].as_ref().map_or(0, |p| p.born)
         };
+        // A version held back is the one this publish must follow (and a first
+        // publish advances the generation, which must come after the stores).
+        if first || self.held.iter().any(|&(s, _)| s == slot) || self.held.len() >= MAX_HELD {
+            self.store_held();
+        }
         let Some(p) = self.passes[slot].as_mut() else {
             return;
         };
@@ -502,13 +516,14 @@ impl Writer {
         // A node made fresh, when readers held the spares back, would
         // otherwise grow each vector two or three times inside the edit; a
         // reused one has the room already, and this is a comparison.
-        node.steps.reserve(len);
-        node.pool
-            .reserve(prev.map_or(0, |prev| prev.pool.len() + 1));
+        reserve_lines(&mut node.steps, len);
+        reserve_lines(&mut node.pool, prev.map_or(1, |prev| prev.pool.len() + 1));
         if let Some(prev) = prev.filter(|_| keep > 0) {
-            node.steps.extend_from_slice(&prev.steps[..keep]);
-            node.pool
-                .extend_from_slice(&prev.pool[..prev.own.pool_at[keep] as usize]);
+            extend_lines(&mut node.steps, &prev.steps[..keep]);
+            extend_lines(
+                &mut node.pool,
+                &prev.pool[..prev.own.pool_at[keep] as usize],
+            );
             node.own.pool_at[..keep].copy_from_slice(&prev.own.pool_at[..keep]);
             if first {
                 // The parent's steps: this pass's own `copied` marks.
@@ -527,6 +542,12 @@ impl Writer {
         p.dirty = usize::MAX;
         node.stamps[..p.stamps.len()].copy_from_slice(&p.stamps);
         self.next_node += 1;
+        if self.holding && !first {
+            self.held.push((slot, node));
+            // SAFETY: this writer is the set's only popper.
+            unsafe { self.shared.spares.ready_ahead() };
+            return;
+        }
         // A plain store, not a swap: only this writer changes slots, so the
         // version it replaces is the one loaded above, and a locked swap would
         // wait for every store before it (the new version's) to leave the
@@ -543,6 +564,53 @@ impl Writer {
         }
         if first {
             self.advance(born);
+        }
+    }
+
+    /// Holds back the versions that edits publish from now until
+    /// [`Writer::release`], which stores them into their slots one after
+    /// another rather than each as it is built. A filtering thread reads the
+    /// slot table for every packet, so each store into it waits for that
+    /// thread's copy of the line to be taken away, and every store after it
+    /// waits too (x86 commits stores in order): the two sides of a follower's
+    /// listener, released together, pay that once. Readers see each pass
+    /// before or after its edit, as always; they may see one pass of the batch
+    /// edited and the next not yet. An edit that cannot wait (a first publish,
+    /// a deletion, a second edit of a held pass) stores what is held first.
+    pub fn hold(&mut self) {
+        self.holding = true;
+    }
+
+    /// Stores the versions held since [`Writer::hold`] and publishes edits
+    /// one by one again.
+    pub fn release(&mut self) {
+        self.holding = false;
+        self.store_held();
+    }
+
+    /// Stores the versions built since [`Writer::hold`] into their
+    /// slots, then retires what they replace.
+    fn store_held(&mut self) {
+        if self.held.is_empty() {
+            return;
+        }
+        // SAFETY: as in `publish_slot`: only this writer swaps or unlinks a
+        // slot's node.
+        let g = unsafe { epoch::unprotected() };
+        let mut old = [std::ptr::null_mut::<Node>(); MAX_HELD];
+        let n = self.held.len();
+        for (k, (slot, node)) in self.held.drain(..).enumerate() {
+            // Relaxed: this writer stored the pointer itself.
+            old[k] = self.shared.slots[slot]
+                .load(Ordering::Relaxed, g)
+                .as_raw()
+                .cast_mut();
+            self.shared.slots[slot].store(Owned::from(node), Ordering::Release);
+        }
+        for &o in &old[..n] {
+            if !o.is_null() {
+                self.retire(o);
+            }
         }
     }
 
@@ -585,6 +653,7 @@ impl Writer {
     /// A death: the pass is gone for packets that read the next generation, and
     /// its slot comes back once no packet that read an older one is left.
     fn retire_slot(&mut self, slot: usize) {
+        self.store_held();
         let g = epoch::pin();
         let node = self.shared.slots[slot].load(Ordering::Acquire, &g);
         // SAFETY: only this writer unlinks nodes, so the slot's node is alive.
@@ -1199,6 +1268,7 @@ impl Drop for Writer {
     /// The versions retired since the last hand-over go to the reclamation
     /// too: readers may still be running them.
     fn drop(&mut self) {
+        self.store_held();
         self.hand_over();
     }
 }
@@ -1234,7 +1304,7 @@ mod tests {
         let n = w.shared.slots[id.index()].load(Ordering::Acquire, &g);
         // SAFETY: the test holds the only writer, so the node stays published.
         let n = unsafe { n.as_ref() }.expect("published");
-        (n.steps.clone(), n.pool.clone())
+        (n.steps.to_vec(), n.pool.to_vec())
     }
 
     #[test]
@@ -1361,5 +1431,118 @@ mod tests {
         let after = w.stats();
         assert_eq!(after.versions - before.versions, 1);
         assert_eq!(after.decoded - before.decoded, 1);
+    }
+
+    /// What readers see of `id` against what its instructions decode to now.
+    fn current(w: &Writer, id: PassId) -> bool {
+        let insns = w.instructions(id).expect("pass").to_vec();
+        let mut pool = Vec::new();
+        let full = decode_pass(&insns, &mut pool);
+        published(w, id) == (full, pool)
+    }
+
+    #[test]
+    fn held_edits_reach_readers_when_released_and_not_before() {
+        let (mut w, _r) = new();
+        let mut x = 0x0dd_ba11_cafe_f00du64;
+        let mut ids = Vec::new();
+        for _ in 0..3 {
+            let id = w.new_pass().expect("slot");
+            for k in 0..6 {
+                w.select_op(id, k, image(&mut x)).expect("append");
+            }
+            w.publish(id).expect("draft");
+            ids.push(id);
+        }
+        let rounds = if cfg!(miri) { 30 } else { 2_000 };
+        for round in 0..rounds {
+            let seen: Vec<_> = ids.iter().map(|&id| published(&w, id)).collect();
+            w.hold();
+            // Edits of distinct passes wait; what readers see does not move.
+            let a = ids[round % 3];
+            let b = ids[(round + 1) % 3];
+            let at = (x % 6) as usize;
+            w.select_op(a, at, image(&mut x)).expect("in place");
+            w.poke_inst(b, at, 1, x as u32).expect("in place");
+            for (k, &id) in ids.iter().enumerate() {
+                assert_eq!(published(&w, id), seen[k], "round {round}: held");
+            }
+            // A second edit of a held pass stores what is held first, then
+            // waits itself.
+            if round % 4 == 0 {
+                let after_first = {
+                    let insns = w.instructions(a).expect("pass").to_vec();
+                    let mut pool = Vec::new();
+                    (decode_pass(&insns, &mut pool), pool)
+                };
+                w.select_op(a, (at + 1) % 6, image(&mut x))
+                    .expect("in place");
+                assert_eq!(published(&w, a), after_first, "round {round}: flushed");
+                assert!(current(&w, b), "round {round}: flushed");
+            }
+            // A deletion cannot wait: it stores what is held before it.
+            if round % 5 == 0 {
+                let c = ids[(round + 2) % 3];
+                let gone = ids.iter().position(|&id| id == c).expect("there");
+                w.del_pass(c).expect("there");
+                assert!(current(&w, a) && current(&w, b), "round {round}: deleted");
+                let id = w.new_pass().expect("slot");
+                for k in 0..6 {
+                    w.select_op(id, k, image(&mut x)).expect("append");
+                }
+                w.publish(id).expect("draft");
+                ids[gone] = id;
+            }
+            w.release();
+            for &id in &ids {
+                assert!(current(&w, id), "round {round}: released");
+            }
+        }
+        // Dropped with versions held: they are stored, then freed with the set.
+        w.hold();
+        w.select_op(ids[0], 0, image(&mut x)).expect("in place");
+        drop(w);
+    }
+
+    #[test]
+    fn a_versions_buffers_share_no_line_with_another_block() {
+        let (mut w, _r) = new();
+        let mut x = 0x5151_7a7a_0b0b_c3c3u64;
+        let mut ids = Vec::new();
+        for n in 1..12 {
+            let id = w.new_pass().expect("slot");
+            for k in 0..n {
+                w.select_op(id, k, image(&mut x)).expect("append");
+            }
+            w.publish(id).expect("draft");
+            ids.push(id);
+        }
+        for round in 0..if cfg!(miri) { 20 } else { 500 } {
+            let id = ids[round % ids.len()];
+            let len = w.instructions(id).expect("pass").len();
+            w.select_op(id, (x % len as u64) as usize, image(&mut x))
+                .expect("in place");
+            let g = epoch::pin();
+            let n = w.shared.slots[id.index()].load(Ordering::Acquire, &g);
+            // SAFETY: the test holds the only writer, so the node stays published.
+            let n = unsafe { n.as_ref() }.expect("published");
+            for (at, bytes) in [
+                (
+                    n.steps.as_ptr() as usize,
+                    n.steps.capacity() * size_of::<crate::op::Step>(),
+                ),
+                (n.pool.as_ptr() as usize, n.pool.capacity() * 4),
+            ] {
+                assert_eq!(at % super::super::LINE, 0, "round {round}: starts mid-line");
+                assert!(bytes > 0, "round {round}: unallocated");
+                // Whole lines, but for the last step's padding: a step does
+                // not divide a line.
+                let slack = bytes.next_multiple_of(super::super::LINE) - bytes;
+                assert!(
+                    slack < size_of::<crate::op::Step>(),
+                    "round {round}: {bytes} bytes"
+                );
+            }
+        }
     }
 }
