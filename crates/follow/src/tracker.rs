@@ -646,13 +646,24 @@ impl Tracker {
     /// Runs one live-set edit, on the edit clock if it is on.
     fn timed<T>(&mut self, edit: impl FnOnce(&mut Self) -> T) -> T {
         let Some(_) = self.edit_clock else {
-            return edit(self);
+            return self.together(edit);
         };
         let start = Instant::now();
-        let out = edit(self);
+        let out = self.together(edit);
         if let Some(c) = &mut self.edit_clock {
             *c += start.elapsed();
         }
+        out
+    }
+
+    /// Runs one announcement's or withdrawal's edits with their versions
+    /// stored together at the end (`Writer::hold`): a listener is two passes,
+    /// and each store into the slot table costs a line the filtering threads
+    /// read for every packet.
+    fn together<T>(&mut self, edit: impl FnOnce(&mut Self) -> T) -> T {
+        self.swift.writer_mut().hold();
+        let out = edit(self);
+        self.swift.writer_mut().release();
         out
     }
 
@@ -704,11 +715,8 @@ impl Tracker {
             // A known server with room: one more SIMD operand on each side.
             Entry::Occupied(mut list) => {
                 if let Some(sp) = list.get_mut().iter_mut().find(|s| s.len < cap) {
-                    // One publish per side. (Publishing both under one epoch pin, as
-                    // commit "engine: publish a batch of edits together" did, made
-                    // the edit 461-491 ns instead of 501-531, but the dynamic
-                    // benchmark's replay then missed 0.02-0.03 data packets per
-                    // connection where it misses none; reverted until understood.)
+                    // One publish per side, stored together when the edit ends
+                    // (`Tracker::together`).
                     for (id, index) in sp.ids.into_iter().zip(port_idx) {
                         self.swift
                             .writer_mut()
