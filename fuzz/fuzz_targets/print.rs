@@ -46,6 +46,8 @@ fuzz_target!(|data: &[u8]| {
         interface_name: Some(|i| (i % 2 == 0).then(|| format!("if{i}"))),
         asdot: more & 2 != 0,
         mesh_headers: more & 1 != 0,
+        // `-X`, which telnet reads at -vvv.
+        hex_ascii: more & 5 == 5,
         ..SummaryOptions::default()
     };
     // A frame cut short by the snap length: its wire length is longer.

@@ -81,8 +81,14 @@ pub(crate) fn unknown_data(out: &mut String, ident: &str, data: &[u8], len: usiz
 /// tcpdump's `hex_print(ndo, ident, ...)`: eight groups of two bytes a line,
 /// each line starting with `ident` and the offset.
 pub(crate) fn hex_print(out: &mut String, ident: &str, data: &[u8]) {
+    hex_print_with_offset(out, ident, data, 0);
+}
+
+/// tcpdump's `hex_print_with_offset`: [`hex_print`] whose first line is
+/// numbered `offset`.
+pub(crate) fn hex_print_with_offset(out: &mut String, ident: &str, data: &[u8], offset: usize) {
     for (line, chunk) in data.chunks(16).enumerate() {
-        let _ = write!(out, "{ident}0x{:04x}: ", line * 16);
+        let _ = write!(out, "{ident}0x{:04x}: ", offset + line * 16);
         for pair in chunk.chunks(2) {
             match pair {
                 [a, b] => {

@@ -1,6 +1,6 @@
 //! The last of tcpdump's printers netsift lacked, against tcpdump 4.99.3 on
 //! the corpus captures that carry them, every packet's line, continuation
-//! lines and dumps, under `-nn`, `-v`, `-vv`, `-vvv` and `-e` (and `-x` for the hostile
+//! lines and dumps, under `-nn`, `-v`, `-vv`, `-vvv` and `-e` (and `-x` and `-X -vvv` for the hostile
 //! captures, whose cut packets must end as tcpdump ends them): the `-T`
 //! types (ZMTP/1.0 over TCP and PGM, RTP, RTCP, vat, CARP, NetFlow, LMP);
 //! LMP's objects (`-v`); PPP's PAP and multilink header (and `-x`'s
@@ -58,6 +58,8 @@ fn compare(cap: &CaptureFile, t: Option<&str>, hostile: bool, failures: &mut Vec
     if hostile {
         sets.push(vec!["-x"]);
         sets.push(vec!["-v", "-x"]);
+        // tcpdump's -X with -vvv: telnet dumps each command in hex.
+        sets.push(vec!["-vvv", "-X"]);
     }
     let mut compared = 0;
     for flags in sets {

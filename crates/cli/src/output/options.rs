@@ -28,6 +28,7 @@ pub(super) fn print_options(args: &crate::args::Args) -> Result<PrintOptions> {
             asdot: args.asdot,
             mesh_headers: args.mesh_headers,
             nfs_handles: args.nfs_handles,
+            hex_ascii: args.hex_ascii > 0,
             names: (args.numeric == 0).then(|| system_names(args)),
             // tcpdump's -q, -x and -X (not -A) suppress most of its default print.
             default_print: if args.quiet

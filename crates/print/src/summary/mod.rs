@@ -199,6 +199,10 @@ pub struct SummaryOptions {
     /// tcpdump's `-u`: NFS file handles printed whole, as hex words
     /// (`fh[...]`), instead of the file system and file number guessed from them.
     pub nfs_handles: bool,
+    /// tcpdump's `-X` (its `Xflag`), which a few printers read besides the
+    /// dump: with `verbose` at 3, telnet prints each command's bytes in hex
+    /// beside it.
+    pub hex_ascii: bool,
     /// The names printed without `-n` ([`Names`]: ports, protocols, hosts,
     /// Ethernet addresses and their vendors); `None` prints numbers, as `-n` does.
     pub names: Option<&'static Names>,

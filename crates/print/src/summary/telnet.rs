@@ -125,19 +125,36 @@ impl Printer<'_> {
         self.proto = "telnet";
         let (mut at, mut length) = (0usize, length as usize);
         let mut first = true;
+        // `-X -vvv`: each command's bytes in hex, then the command, on lines
+        // of their own.
+        let hex = self.opts.hex_ascii && self.opts.verbose > 2;
         while length > 0 && g1(sp, at)? == IAC {
             // Measured first without printing, as tcpdump does.
             let Some(l) = self.telnet_parse(sp, at, length, false)? else {
                 break;
             };
-            out!(self, "{}", if first { " [telnet " } else { ", " });
+            if hex {
+                if first {
+                    out!(self, "\nTelnet:");
+                }
+                // The parse read these bytes, so they were captured.
+                let bytes = sp.get(at..at + l).unwrap_or_default();
+                crate::dump::hex_print_with_offset(&mut self.out, "\n", bytes, at);
+                if l > 8 {
+                    out!(self, "\n\t\t\t\t");
+                } else {
+                    out!(self, "{:w$}\t", "", w = (8 - l) * 3);
+                }
+            } else {
+                out!(self, "{}", if first { " [telnet " } else { ", " });
+            }
             self.telnet_parse(sp, at, length, true)?;
             first = false;
             at += l;
             length = length.saturating_sub(l);
         }
         if !first {
-            out!(self, "]");
+            out!(self, "{}", if hex { "\n" } else { "]" });
         }
         Ok(())
     }

@@ -28,6 +28,7 @@ pub(crate) fn options(flags: &[&str]) -> PrintOptions {
             absolute_tcp_seq: false,
             link_header: has("-e"),
             nfs_handles: has("-u"),
+            hex_ascii: has("-X"),
             quiet: has("-q"),
             verbose,
             default_print: if dump.is_some() || has("-q") {
