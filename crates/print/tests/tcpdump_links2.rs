@@ -3,7 +3,8 @@
 //! (line, continuation lines, dump) with `-nn`, `-e`, `-v` and `-x`: Frame
 //! Relay and FRF.16, Marvell DSA/EDSA and Broadcom switch tags, IPoIB,
 //! NFLOG, vsock, PKTAP, PPP in HDLC framing, SunATM, the Juniper Ethernet,
-//! ATM1, ES and monitor encapsulations, IEEE 802.15.4 (to its addresses), and
+//! ATM1, ES and monitor encapsulations, IEEE 802.15.4 (to its addresses),
+//! ARCnet and Linux ARCnet, SLIP and BSD/OS SLIP, Solaris ipnet, and
 //! tcpdump's `UNSUPPORTED` dump for
 //! a link type with no printer (D-Bus, 160). Skipped, with a message, when
 //! tcpdump or the corpus is absent.
@@ -19,7 +20,7 @@ use netsift_wire::LinkType;
 
 /// Captures (or, with flags, one flag set of them) whose packets carry what
 /// no netsift printer decodes yet.
-const LEFT_OUT: [(&str, Option<&str>, &str); 7] = [
+const LEFT_OUT: [(&str, Option<&str>, &str); 9] = [
     ("isis_poi", None, "IS-IS over Juniper Ethernet"),
     ("q933-heapoverflow-2", None, "Q.933 signalling"),
     ("vtp_asan", None, "VTP in an FRF.16 fragment"),
@@ -27,6 +28,16 @@ const LEFT_OUT: [(&str, Option<&str>, &str); 7] = [
     ("ppp_error_hexdump", Some("-v"), "IPCP's -v options"),
     ("calm-fast", Some("-v"), "CALM FAST's -v details"),
     ("bgp-aigp", Some("-v"), "BGP's -v attributes"),
+    (
+        "heapoverflow-atalk",
+        None,
+        "AppleTalk's DDP over Linux ARCnet",
+    ),
+    (
+        "slip-compressed_sl_print",
+        Some("-e"),
+        "SLIP's -e line for compressed TCP",
+    ),
 ];
 
 #[test]
@@ -37,7 +48,7 @@ fn other_link_lines_match_tcpdump() {
     }
     let lts: Vec<LinkType> = [
         107, 182, 281, 282, 284, 285, 242, 239, 271, 258, 149, 50, 123, 132, 137, 164, 178, 195,
-        230, 160, 231,
+        230, 160, 231, 7, 129, 8, 15, 226,
     ]
     .into_iter()
     .map(LinkType)

@@ -1,7 +1,8 @@
 //! Link-level header lengths (what `-x` leaves out) of the link types whose
 //! printers are one small header before a packet: switch tags in Ethernet,
 //! IPoIB, NFLOG, vsock, PKTAP and PPI (with the header of the packet inside), Frame
-//! Relay and FRF.16, PPP in HDLC framing, SunATM and Juniper's encapsulations. Each follows the value the tcpdump 4.99.3
+//! Relay and FRF.16, PPP in HDLC framing, SunATM, Juniper's encapsulations, ARCnet, SLIP and
+//! Solaris ipnet. Each follows the value the tcpdump 4.99.3
 //! printer adds to `ndo_ll_hdr_len`; the flag says it returned early.
 
 use super::ppi_header::{ppi_start, PpiStart};
@@ -83,8 +84,51 @@ pub(super) fn header_len(
         195 | 230 => (if caplen < 2 { caplen } else { 0 }, caplen < 2),
         // The Juniper encapsulations netsift prints.
         132 | 137 | 164 | 178 => juniper(lt.0, data, wire_len),
+        // ARCNET and Linux ARCNET.
+        7 => arcnet(data),
+        129 => arcnet_linux(data),
+        // SLIP and BSD/OS SLIP: a 16-byte header (`ND_TCHECK_LEN`).
+        8 | 15 if caplen < 16 => (0, true),
+        8 | 15 => (16, false),
+        // Solaris ipnet: a 24-byte header (`ND_TCHECK_LEN`).
+        226 if caplen < 24 => (0, true),
+        226 => (24, false),
         _ => return None,
     })
+}
+
+/// ARCnet types whose frames have the short header (RFC 1051 IP and ARP,
+/// and diagnostics); the others have the RFC 1201 header, with the
+/// fragmentation flag and sequence number.
+fn arcnet_old_type(t: u8) -> bool {
+    matches!(t, 240 | 241 | 0x80)
+}
+
+/// `arcnet_if_print`'s `archdrlen`: 3 bytes for the old types; 6 with the
+/// flag and sequence number, 10 for an exception frame (flag 0xff). A frame
+/// shorter than its header is a truncation (`nd_trunc_longjmp`): dumped whole.
+fn arcnet(p: &[u8]) -> (usize, bool) {
+    let len = match (p.get(2), p.get(3)) {
+        (None, _) => return (0, true),
+        (Some(&t), _) if arcnet_old_type(t) => 3,
+        (_, Some(0xff)) if p.len() >= 10 => 10,
+        (_, Some(0xff)) => return (0, true),
+        _ if p.len() >= 6 => 6,
+        _ => return (0, true),
+    };
+    (len, false)
+}
+
+/// `arcnet_linux_if_print`'s `archdrlen`: source, destination, a 2-byte
+/// offset and the type (5 bytes) for the old types, then the flag and the
+/// sequence number for the others (8).
+fn arcnet_linux(p: &[u8]) -> (usize, bool) {
+    match p.get(4) {
+        None => (0, true),
+        Some(&t) if arcnet_old_type(t) => (5, false),
+        Some(_) if p.len() >= 8 => (8, false),
+        Some(_) => (0, true),
+    }
 }
 
 /// `juniper_parse_header`'s `header_len` (and, for Ethernet, the frame's).

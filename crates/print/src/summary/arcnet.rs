@@ -1,9 +1,9 @@
 //! ARCNET, BSD and Linux framing: tcpdump's `arcnet_if_print` and
 //! `arcnet_linux_if_print`. One-byte addresses and a protocol byte; RFC 1201's
 //! fragmentation header (flag, sequence number, the exception form with flag 0xff)
-//! follows except for the RFC 1051 types and diagnostics. IPv4, IPv6 and ARP are
-//! printed; other payloads print nothing, as tcpdump prints nothing for them
-//! without `-x`.
+//! follows except for the RFC 1051 types and diagnostics. IPv4, IPv6, ARP and
+//! IPX are printed; AppleTalk (which netsift does not decode) prints nothing,
+//! and another type's payload is dumped (tcpdump's unguarded `ND_DEFAULTPRINT`).
 //!
 //! With `-e`, the Linux form prints the header as if it were the BSD one (tcpdump
 //! passes it to the same printer), so the "type" shown is the high byte of the
@@ -18,6 +18,8 @@ const ARP: u8 = 213;
 const REVARP: u8 = 214;
 const INET6: u8 = 0xc4;
 const DIAGNOSE: u8 = 0x80;
+const ATALK: u8 = 221;
+const IPX: u8 = 250;
 
 /// `arctypemap`.
 fn type_name(t: u8) -> String {
@@ -27,9 +29,9 @@ fn type_name(t: u8) -> String {
         IP => "ip",
         ARP => "arp",
         REVARP => "rarp",
-        221 => "atalk",
+        ATALK => "atalk",
         247 => "banyan",
-        250 => "ipx",
+        IPX => "ipx",
         INET6 => "ipv6",
         DIAGNOSE => "diag",
         _ => return format!("{t:02x}"),
@@ -123,13 +125,19 @@ impl Printer<'_> {
         self.arcnet_encap(t, tail(data, hdr), length.saturating_sub(hdr as u32))
     }
 
-    /// `arcnet_encap_print` for the protocols netsift prints.
+    /// `arcnet_encap_print`, and its callers' dump of a type it does not know.
     fn arcnet_encap(&mut self, t: u8, p: &[u8], length: u32) -> PResult {
         match t {
             IP_OLD | IP => self.ipv4(p, length),
             INET6 => self.ipv6(p, length),
             ARP_OLD | ARP | REVARP => self.arp(p, length)?,
-            _ => self.printed_nothing = true,
+            IPX => self.ipx(p, length)?,
+            // AppleTalk's DDP: not decoded.
+            ATALK => self.printed_nothing = true,
+            _ => {
+                self.printed_nothing = true;
+                self.default_print(p, false);
+            }
         }
         Ok(())
     }
