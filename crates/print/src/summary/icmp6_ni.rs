@@ -2,7 +2,7 @@
 //! messages, as tcpdump's `icmp6_nodeinfo_print` and `icmp6_rrenum_print`.
 //! A subject or reply name in DNS wire format is not decoded.
 
-use super::{g1, g2, g4, gv4, gv6, need, out, print_char, tail, v6s, PResult, Printer, Trunc};
+use super::{g1, g2, g4, gv4, gv6, need, out, print_char, tail, v6s, PResult, Printer};
 
 /// The node-address flags of a query (`q`) or reply: `[aGSLCA]`, `T` too in
 /// a reply.
@@ -28,7 +28,10 @@ fn nodeaddr_flags(i: u16, reply: bool) -> String {
 
 impl Printer<'_> {
     /// `icmp6_nodeinfo_print` of a message of `length` bytes; `bp` is its
-    /// captured part. A header cut short ends with the marker.
+    /// captured part. A header cut short ends with the marker. The checks
+    /// tcpdump makes itself (`ND_TCHECK_*`, a reply longer than what was
+    /// captured) are its `goto trunc`, without a `longjmp` (`Printer::caught`:
+    /// `-x` still leaves the link-level header out); a `GET_` is not.
     pub(super) fn icmp6_nodeinfo(&mut self, bp: &[u8], length: u32) {
         let r = self.icmp6_nodeinfo_inner(bp, length);
         self.catch(r);
@@ -47,7 +50,7 @@ impl Printer<'_> {
                 return Ok(());
             }
             out!(self, " node information query");
-            need(bp, 0, 16)?;
+            need(bp, 0, 16).map_err(|_| self.caught())?;
             out!(self, " (");
             match qtype()? {
                 0 => out!(self, "noop"),
@@ -105,9 +108,9 @@ impl Printer<'_> {
         }
         // A reply.
         if length as usize > siz {
-            return Err(Trunc);
+            return Err(self.caught());
         }
-        need(bp, 0, 16)?;
+        need(bp, 0, 16).map_err(|_| self.caught())?;
         out!(self, " node information reply (");
         let code = g1(bp, 1)?;
         let mut comma = false;
@@ -195,7 +198,7 @@ impl Printer<'_> {
     }
 
     fn icmp6_rrenum_inner(&mut self, bp: &[u8]) -> PResult {
-        need(bp, 0, 16)?;
+        need(bp, 0, 16).map_err(|_| self.caught())?;
         let code = g1(bp, 1)?;
         match code {
             0 => out!(self, ", command"),
@@ -254,11 +257,11 @@ impl Printer<'_> {
         out!(self, ",{}/{})", v6s(gv6(bp, m + 8)?), g1(bp, m + 3)?);
         let n = (g1(bp, m + 1)? as i32) - 3;
         if n % 4 != 0 {
-            return Err(Trunc);
+            return Err(self.caught());
         }
         let mut u = m + 24;
         for _ in 0..n / 4 {
-            need(bp, u + 16, 16)?;
+            need(bp, u + 16, 16).map_err(|_| self.caught())?;
             out!(self, "{sep}use(");
             let f = g1(bp, u + 12)?;
             if f != 0 {

@@ -2,7 +2,7 @@
 //! message type and its fields (from offset 6, past the checksum), with `-v`
 //! the cookies, tokens and options.
 
-use super::{g1, g2, g4, gv6, need, out, v6s, PResult, Printer, Trunc};
+use super::{g1, g2, g4, gv6, need, out, v6s, PResult, Printer};
 
 /// The length tcpdump requires of each type's header.
 const MIN_LEN: [usize; 8] = [8, 16, 16, 24, 24, 12, 12, 24];
@@ -23,13 +23,17 @@ impl Printer<'_> {
         self.catch(r);
     }
 
+    // The truncations tcpdump's printer finds itself (`goto trunc`: the
+    // length byte missing, a header too short for its type, an option cut
+    // short) print the marker and return, so `-x` still leaves the link-level
+    // header out (`Printer::caught`); a `GET_` past the capture does not.
     fn mobility_inner(&mut self, bp: &[u8]) -> PResult {
-        let mhlen = (g1(bp, 1)? as usize + 1) << 3;
+        let mhlen = (g1(bp, 1).map_err(|_| self.caught())? as usize + 1) << 3;
         let t = g1(bp, 2)?;
         if let Some(&min) = MIN_LEN.get(t as usize) {
             if mhlen < min {
                 out!(self, "(header length {mhlen} is too small for type {t})");
-                return Err(Trunc);
+                return Err(self.caught());
             }
         }
         out!(self, "mobility: {}", type_name(t));
@@ -120,18 +124,19 @@ impl Printer<'_> {
             } else if i + 1 < len {
                 g1(bp, o + 1)? as usize + 2
             } else {
-                return Err(Trunc);
+                return Err(self.caught());
             };
             if i + optlen > len {
-                return Err(Trunc);
+                return Err(self.caught());
             }
-            // tcpdump wants the byte after the option captured.
-            need(bp, o + optlen, 1)?;
+            // tcpdump wants the byte after the option captured (its
+            // `ND_TCHECK_1`, a `goto trunc` in this file).
+            need(bp, o + optlen, 1).map_err(|_| self.caught())?;
             let left = len - i;
             let short = |p: &mut Self, min: usize, what: &str| {
                 if left < min {
                     out!(p, "({what}: trunc)");
-                    return Err(Trunc);
+                    return Err(p.caught());
                 }
                 Ok(())
             };

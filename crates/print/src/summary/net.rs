@@ -398,9 +398,13 @@ impl Printer<'_> {
                     // A missing length byte aborts the packet; a header or an
                     // option cut short is reported and the checks below still run.
                     let hl = (g1(cp, 1)? as usize + 1) * 8;
+                    // Every truncation `hbhopt_process` finds is its own `goto
+                    // trunc`: the marker, and no `longjmp` (`-x` leaves the
+                    // link-level header out).
                     let (adv, jumbo) = match self.hbh(cp, hl, payload_len) {
                         Ok(r) => (Some(r.0), r.1),
                         Err(Trunc) => {
+                            self.caught();
                             self.trunc();
                             (None, None)
                         }
@@ -433,13 +437,23 @@ impl Printer<'_> {
                 60 => {
                     self.proto = "dstopt";
                     let hl = (g1(cp, 1)? as usize + 1) * 8;
-                    need(cp, 0, hl)?;
-                    out!(self, "DSTOPT ");
-                    if self.opts.verbose > 0 {
-                        if let Err(Trunc) = self.ip6_opts(&cp[2..hl], None) {
-                            self.trunc();
-                            return Ok(());
+                    // As `hbhopt_process`, `dstopt_process` catches its own
+                    // truncations.
+                    let opts = match need(cp, 0, hl) {
+                        Ok(()) => {
+                            out!(self, "DSTOPT ");
+                            if self.opts.verbose > 0 {
+                                self.ip6_opts(&cp[2..hl], None).map(|_| ())
+                            } else {
+                                Ok(())
+                            }
                         }
+                        Err(e) => Err(e),
+                    };
+                    if opts.is_err() {
+                        self.caught();
+                        self.trunc();
+                        return Ok(());
                     }
                     nh = g1(cp, 0)?;
                     advance = hl;
