@@ -309,6 +309,8 @@ pub(crate) struct TcpSeqState {
     rx: rx::RxCache,
     isakmp: isakmp::Cookies,
     nfs: nfs::XidMap,
+    /// Compressed SLIP's connection and the lengths its packets count from.
+    slip: serial::SlipVj,
 }
 
 /// Lower-ordered address, higher-ordered address, ports.

@@ -267,22 +267,135 @@ impl Printer<'_> {
         match chdr & 0xf0 {
             0x40 => out!(self, "ip {}: ", length.wrapping_add(SLIP_HDRLEN as u32)),
             // The connection id is in the IP protocol field of the saved header;
-            // tcpdump then reads the IP and TCP header lengths (to remember for
-            // compressed packets) if the direction is valid.
+            // tcpdump then remembers the payload length for the compressed
+            // packets that follow, if the direction is valid.
             0x70 => {
-                out!(self, "utcp {}: ", g1(h, 1 + 9)?);
+                let conn = g1(h, 1 + 9)?;
+                self.tcp.slip.last_conn = conn;
+                out!(self, "utcp {conn}: ");
                 if dir <= 1 {
-                    let ip = tail(h, SLIP_HDRLEN);
-                    need(ip, 0, 20)?;
-                    need(ip, 4 * (g1(ip, 0)? & 0x0f) as usize, 20)?;
+                    self.slip_payload_len(h, length, dir)?;
                 }
             }
-            _ if dir > 1 || chdr & 0x80 != 0 => {}
+            _ if dir > 1 => {}
+            _ if chdr & 0x80 != 0 => {
+                self.compressed_sl(h, length, dir)?;
+                out!(self, ": ");
+            }
             _ => out!(self, "slip-{chdr}!: "),
         }
         Ok(())
     }
 
+    /// `lastlen[dir][lastconn] = length - (hlen << 2)`: the TCP payload
+    /// length of the packet after the header `h`, which a compressed packet
+    /// of the connection prints next. The IP and TCP headers must be captured
+    /// (`ND_TCHECK_SIZE`, a `longjmp` in tcpdump's SLIP printer).
+    fn slip_payload_len(&mut self, h: &[u8], length: u32, dir: u8) -> PResult<u32> {
+        let ip = tail(h, SLIP_HDRLEN);
+        need(ip, 0, 20)?;
+        let words = usize::from(g1(ip, 0)? & 0x0f);
+        need(ip, 4 * words, 20)?;
+        let words = words + usize::from(g1(ip, 4 * words + 12)? >> 4);
+        let len = length.wrapping_sub((words as u32) << 2);
+        let conn = usize::from(self.tcp.slip.last_conn);
+        self.tcp.slip.last_len[usize::from(dir)][conn] = len;
+        Ok(len)
+    }
+
+    /// `compressed_sl_print`: Van Jacobson's compressed TCP header, which
+    /// starts with the change flags at `h[1]`: the connection (`*` for the
+    /// last one), the fields that changed, then the payload length and the
+    /// compressed header's length.
+    fn compressed_sl(&mut self, h: &[u8], length: u32, dir: u8) -> PResult {
+        const NEW_C: u8 = 0x40;
+        const NEW_I: u8 = 0x20;
+        const NEW_S: u8 = 0x08;
+        const NEW_A: u8 = 0x04;
+        const NEW_W: u8 = 0x02;
+        const NEW_U: u8 = 0x01;
+        const SPECIAL_I: u8 = NEW_S | NEW_W | NEW_U;
+        const SPECIAL_D: u8 = NEW_S | NEW_A | NEW_W | NEW_U;
+        let start = 1;
+        let flags = g1(h, start)?;
+        let mut cp = start + 1;
+        if flags & NEW_C != 0 {
+            let conn = g1(h, cp)?;
+            self.tcp.slip.last_conn = conn;
+            cp += 1;
+            out!(self, "ctcp {conn}");
+        } else {
+            out!(self, "ctcp *");
+        }
+        // The TCP checksum.
+        cp += 2;
+        let last = self.tcp.slip.last_len[usize::from(dir)][usize::from(self.tcp.slip.last_conn)];
+        // `print_sl_change`: one byte, or zero and two more. tcpdump 4.99.3
+        // moves past the long form only: the next change reads the same byte
+        // again after a short one (its `*cp++` became a `GET_U_1(cp)`).
+        let change = |p: &mut Self, what: &str, cp: &mut usize| -> PResult {
+            let mut v = u32::from(g1(h, *cp)?);
+            if v == 0 {
+                v = u32::from(g2(h, *cp + 1)?);
+                *cp += 3;
+            }
+            out!(p, " {what}{v}");
+            Ok(())
+        };
+        match flags & SPECIAL_D {
+            SPECIAL_I => out!(self, " *SA+{last}"),
+            SPECIAL_D => out!(self, " *S+{last}"),
+            _ => {
+                if flags & NEW_U != 0 {
+                    change(self, "U=", &mut cp)?;
+                }
+                if flags & NEW_W != 0 {
+                    // `print_sl_winchange`: the same, the long form signed.
+                    let mut v = i32::from(g1(h, cp)?);
+                    if v == 0 {
+                        v = i32::from(g2(h, cp + 1)? as i16);
+                        cp += 3;
+                    }
+                    out!(self, " W{}{v}", if v >= 0 { "+" } else { "" });
+                }
+                if flags & NEW_A != 0 {
+                    change(self, "A+", &mut cp)?;
+                }
+                if flags & NEW_S != 0 {
+                    change(self, "S+", &mut cp)?;
+                }
+            }
+        }
+        if flags & NEW_I != 0 {
+            change(self, "I+", &mut cp)?;
+        }
+        let len = self.slip_payload_len(h, length, dir)?;
+        out!(self, " {len} ({})", cp - start);
+        Ok(())
+    }
+}
+
+/// tcpdump's `lastconn` and `lastlen` (print-sl.c's statics): the connection
+/// of the last compressed or uncompressed TCP packet on a SLIP link, and each
+/// direction's last payload length per connection, which a compressed
+/// packet's `*SA+`/`*S+` prints. Kept for the whole capture, as tcpdump does.
+#[derive(Debug)]
+pub(crate) struct SlipVj {
+    last_conn: u8,
+    last_len: Box<[[u32; 256]; 2]>,
+}
+
+impl Default for SlipVj {
+    fn default() -> Self {
+        // tcpdump starts from connection 255.
+        SlipVj {
+            last_conn: 255,
+            last_len: Box::new([[0; 256]; 2]),
+        }
+    }
+}
+
+impl Printer<'_> {
     /// `ipnet_print`: a 24-byte header, then IPv4 or IPv6 by its family byte.
     pub(super) fn ipnet_if(&mut self, data: &[u8], length: u32) -> PResult {
         self.proto = "ipnet";
