@@ -139,8 +139,11 @@ impl Printer<'_> {
             }
             idx += 1;
         }
+        // tcpdump prints the line and its marker and returns (no `longjmp`:
+        // `-x` still leaves the link-level header out); a byte past the
+        // capture above is a `GET_U_1`, which does `longjmp`.
         self.txt_emit(prefix, p.get(start..idx).unwrap_or(&[]))?;
-        Err(Trunc)
+        Err(self.caught())
     }
 
     fn txt_emit(&mut self, prefix: &str, line: &[u8]) -> PResult {

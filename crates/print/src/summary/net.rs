@@ -961,9 +961,15 @@ impl Printer<'_> {
     }
 
     /// RFC 4884 multi-part extensions after the 128 bytes of a quoted datagram.
+    ///
+    /// tcpdump's two checks on what was captured here (the extension header,
+    /// `ND_TCHECK_SIZE(ext_dp)` of its 141-byte struct, and each object's
+    /// header) are `goto trunc`: the marker without a `longjmp`, so `-x` still
+    /// leaves the link-level header out (`Printer::caught`).
     fn icmp_extensions(&mut self, bp: &[u8], plen: u32) -> PResult {
         let at = ICMP_EXTD_MINLEN as usize;
         let hlen = plen as usize - at;
+        need(bp, 0, at + 5).map_err(|_| self.caught())?;
         // A length of zero may still hide an extension; its checksum decides.
         if g1(bp, 5)? == 0 {
             if let Some(ext) = bp.get(at..plen as usize) {
@@ -991,6 +997,7 @@ impl Printer<'_> {
         let mut left = hlen.saturating_sub(4);
         let mut o = at + 4;
         while left > 4 {
+            need(bp, o, 4).map_err(|_| self.caught())?;
             let olen = g2(bp, o)? as usize;
             let class = g1(bp, o + 2)?;
             let ctype = g1(bp, o + 3)?;

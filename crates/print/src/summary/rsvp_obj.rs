@@ -171,7 +171,13 @@ impl Printer<'_> {
     /// where tcpdump's returns -1 (the message ends there).
     fn rsvp_objs(&mut self, bp: &[u8], mut at: usize, ind: &str, mut tlen: usize) -> PResult<bool> {
         while tlen >= 4 {
-            need(bp, at, 4)?;
+            // Both checks on what was captured are `goto trunc` in tcpdump:
+            // the marker, no `longjmp` (`Printer::caught`).
+            if need(bp, at, 4).is_err() {
+                let _ = self.caught();
+                self.trunc();
+                return Ok(false);
+            }
             let olen = usize::from(g2(bp, at)?);
             let class = g1(bp, at + 2)?;
             let ct = g1(bp, at + 3)?;
@@ -204,6 +210,7 @@ impl Printer<'_> {
                 return Ok(false);
             }
             if need(bp, at, olen).is_err() {
+                let _ = self.caught();
                 self.trunc();
                 return Ok(false);
             }

@@ -83,6 +83,8 @@ impl Printer<'_> {
         };
         if ep2 < p + totlen {
             self.out.push_str("[|attr]");
+            // A marker of its own, as `ike_trunc`'s.
+            let _ = self.caught();
             return Ok(Some(ep2 + 1));
         }
         self.out.push('(');
@@ -110,9 +112,12 @@ impl Printer<'_> {
         Ok(ok.then_some(p + totlen))
     }
 
-    /// The `[|name]` of a payload printer that gives up: `NULL`.
+    /// The `[|name]` of a payload printer that gives up: `NULL`. tcpdump
+    /// prints this marker itself and goes on (no `longjmp`), so `-x` still
+    /// leaves the link-level header out (`Printer::caught`).
     pub(super) fn ike_trunc(&mut self, np: u8) -> Next {
         out!(self, " [|{}]", np_name(np));
+        let _ = self.caught();
         Ok(None)
     }
 

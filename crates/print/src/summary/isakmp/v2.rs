@@ -110,6 +110,8 @@ impl Printer<'_> {
     /// A chain longer than what holds it: `[|name]`, and the rest skipped.
     fn ikev2_toolong(&mut self, owner: u8, cp: usize, rest: usize) -> Next {
         out!(self, " [|{}]", np_name(owner));
+        // A marker of its own, as `ike_trunc`'s.
+        let _ = self.caught();
         Ok(Some(cp + rest))
     }
 
