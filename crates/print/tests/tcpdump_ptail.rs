@@ -5,8 +5,8 @@
 //! types (ZMTP/1.0 over TCP and PGM, RTP, RTCP, vat, CARP, NetFlow, LMP);
 //! LMP's objects (`-v`); PPP's PAP and multilink header (and `-x`'s
 //! 4-byte PPP header); zephyr; telnet's commands (and written segments);
-//! lwres (and written queries and responses); NetFlow v1, v5 and v6 on a capture this test
-//! writes (the corpus has none).
+//! lwres (and written queries and responses); IGRP (and written updates and requests);
+//! NetFlow v1, v5 and v6 on a capture this test writes (the corpus has none).
 //! Skipped, with a message, without tcpdump or the corpus.
 
 mod common;
@@ -47,6 +47,7 @@ const CAPTURES: &[(&str, Option<&str>, bool)] = &[
     ("telnet-iac-check-oobr.pcap", None, true),
     ("lwres_with_extra.pcap", None, true),
     ("lwres-pointer-arithmetic-ub.pcap", None, true),
+    ("igrp-oobr.pcap", None, true),
 ];
 
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-vvv"], &["-e"]];
@@ -557,4 +558,61 @@ fn random_payloads_never_panic() {
             }
         }
     }
+}
+
+/// An IGRP message: version 1 and `op`, edition, AS 100, the three route
+/// counts, a checksum, then `routes` entries of 14 bytes.
+fn igrp(op: u8, counts: [u16; 3], routes: &[[u8; 14]]) -> Vec<u8> {
+    let mut v = vec![0x10 | op, 7, 0, 100];
+    for c in counts {
+        v.extend_from_slice(&c.to_be_bytes());
+    }
+    v.extend_from_slice(&[0xab, 0xcd]);
+    for r in routes {
+        v.extend_from_slice(r);
+    }
+    v
+}
+
+/// IGRP (IP protocol 9): updates with interior, system and exterior
+/// routes, a request, an unknown opcode, counts that do not match the
+/// routes (extra bytes, missing routes), a zero bandwidth and a metric past
+/// 24 bits, and messages cut short.
+#[test]
+fn igrp_prints_what_tcpdump_prints() {
+    if tcpdump_and_corpus("tcpdump").is_none() {
+        return;
+    }
+    let r = |net: [u8; 3], dly: u32, bw: u32, hops: u8| {
+        let mut e = [0u8; 14];
+        e[..3].copy_from_slice(&net);
+        e[3..6].copy_from_slice(&dly.to_be_bytes()[1..]);
+        e[6..9].copy_from_slice(&bw.to_be_bytes()[1..]);
+        e[9..11].copy_from_slice(&1500u16.to_be_bytes());
+        e[11] = 255;
+        e[12] = 1;
+        e[13] = hops;
+        e
+    };
+    let a = r([10, 1, 2], 2000, 1000, 0);
+    let b = r([192, 168, 7], 0xff_fff0, 0xff_fff0, 3);
+    let c = r([172, 16, 0], 100, 0, 15);
+    let messages = vec![
+        igrp(1, [1, 1, 1], &[a, b, c]),
+        igrp(2, [0, 0, 0], &[]),
+        igrp(5, [0, 1, 0], &[b]),
+        igrp(1, [1, 0, 0], &[a, b]),
+        igrp(1, [2, 1, 0], &[a]),
+        igrp(1, [0, 0, 2], &[c, c]),
+    ];
+    let mut frames = Vec::new();
+    for m in &messages {
+        let f = eth(0x0800, &ipv4(9, m, &[]));
+        let mut cut = f.clone();
+        cut.truncate(f.len() - 5.min(m.len()));
+        frames.push(f);
+        frames.push(cut);
+    }
+    let n = written_frames("igrp", frames, None);
+    println!("{n} packets compared");
 }

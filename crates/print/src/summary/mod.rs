@@ -74,6 +74,7 @@ mod hncp;
 mod hncp_tlv;
 mod icmp6_ni;
 mod ieee802_15_4;
+mod igrp;
 mod ipoib;
 mod ipx;
 mod ipx_sap;

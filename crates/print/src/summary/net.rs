@@ -747,6 +747,7 @@ impl Printer<'_> {
                 }
                 112 => self.vrrp(bp, length, ctx)?,
                 88 => self.eigrp(bp, length)?,
+                9 => self.igrp(bp, length)?,
                 143 => {
                     if ctx.is_v6() {
                         self.ether(bp, length)?;
