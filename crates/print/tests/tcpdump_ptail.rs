@@ -48,6 +48,8 @@ const CAPTURES: &[(&str, Option<&str>, bool)] = &[
     ("lwres_with_extra.pcap", None, true),
     ("lwres-pointer-arithmetic-ub.pcap", None, true),
     ("igrp-oobr.pcap", None, true),
+    // PPP over Ethernet whose protocol is an HDLC escape (`ppp_hdlc`).
+    ("of10_inv_QUEUE_GET_CONFIG_REPLY.pcap", None, true),
 ];
 
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-vvv"], &["-e"]];

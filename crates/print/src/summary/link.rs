@@ -1285,6 +1285,9 @@ impl Printer<'_> {
             return Err(Trunc);
         }
         let first = g1(p, 0)?;
+        // Where `handle_ppp`'s escape case starts unescaping: the protocol's
+        // second byte (its `p - 1`).
+        let escaped = tail(p, 1);
         let proto = if first % 2 == 1 {
             p = tail(p, 1);
             length -= 1;
@@ -1313,6 +1316,10 @@ impl Printer<'_> {
                 return Ok(());
             }
             out!(self, ": ");
+        }
+        if proto & 0xff00 == 0x7e00 {
+            // `handle_ppp`: an escape code, so HDLC framing left in.
+            return self.ppp_hdlc(escaped, length);
         }
         self.handle_ppp(proto, p, length)
     }

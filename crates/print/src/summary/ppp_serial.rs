@@ -48,7 +48,7 @@ impl Printer<'_> {
     }
 
     /// `ppp_hdlc`: unescapes `p` and guesses where the protocol is.
-    fn ppp_hdlc(&mut self, p: &[u8], length: u32) -> PResult {
+    pub(super) fn ppp_hdlc(&mut self, p: &[u8], length: u32) -> PResult {
         if p.is_empty() || length == 0 {
             return Ok(());
         }
