@@ -6,12 +6,13 @@
 //! LMP's objects (`-v`); PPP's PAP and multilink header (and `-x`'s
 //! 4-byte PPP header); zephyr; telnet's commands (and written segments);
 //! lwres (and written queries and responses); IGRP (and written updates and requests);
+//! RIPng (and written requests and responses, over IPv6 and IPv4);
 //! NetFlow v1, v5 and v6 on a capture this test writes (the corpus has none).
 //! Skipped, with a message, without tcpdump or the corpus.
 
 mod common;
 
-use common::build::{eth, ipv4, tcp, udp};
+use common::build::{eth, ipv4, ipv6, tcp, udp};
 use common::write::write_pcap;
 use common::{corpus_capture, tcpdump_and_corpus, whole, CaptureFile};
 use netsift_print::{Packet, PacketType, PrintOptions, Printer};
@@ -50,6 +51,7 @@ const CAPTURES: &[(&str, Option<&str>, bool)] = &[
     ("igrp-oobr.pcap", None, true),
     // PPP over Ethernet whose protocol is an HDLC escape (`ppp_hdlc`).
     ("of10_inv_QUEUE_GET_CONFIG_REPLY.pcap", None, true),
+    ("hoobr_ripng_print.pcap", None, true),
 ];
 
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-vvv"], &["-e"]];
@@ -616,5 +618,58 @@ fn igrp_prints_what_tcpdump_prints() {
         frames.push(cut);
     }
     let n = written_frames("igrp", frames, None);
+    println!("{n} packets compared");
+}
+
+/// A RIPng message: command, version, two reserved bytes, then `entries`
+/// (prefix, tag, prefix length, metric).
+fn ripng(cmd: u8, vers: u8, entries: &[([u8; 16], u16, u8, u8)], extra: &[u8]) -> Vec<u8> {
+    let mut v = vec![cmd, vers, 0, 0];
+    for (prefix, tag, plen, metric) in entries {
+        v.extend_from_slice(prefix);
+        v.extend_from_slice(&tag.to_be_bytes());
+        v.extend_from_slice(&[*plen, *metric]);
+    }
+    v.extend_from_slice(extra);
+    v
+}
+
+/// RIPng on port 521 over IPv6 and IPv4: a whole-table request, requests
+/// and responses with tags and metrics, a length that is not a whole number
+/// of entries, a bad version, an unknown command, a header cut short, and
+/// datagrams cut inside an entry.
+#[test]
+fn ripng_prints_what_tcpdump_prints() {
+    if tcpdump_and_corpus("tcpdump").is_none() {
+        return;
+    }
+    let mut net = [0u8; 16];
+    net[..4].copy_from_slice(&[0x20, 0x01, 0x0d, 0xb8]);
+    let mut other = net;
+    other[5] = 7;
+    let messages = [
+        ripng(1, 1, &[([0; 16], 0, 0, 16)], &[]),
+        ripng(1, 1, &[(net, 0, 32, 16), (other, 5, 48, 1)], &[]),
+        ripng(2, 1, &[(net, 0, 32, 1), (other, 300, 64, 0)], &[]),
+        ripng(2, 1, &[(net, 9, 32, 15)], &[1, 2, 3]),
+        ripng(1, 1, &[([0; 16], 0, 0, 16)], &[0]),
+        ripng(2, 2, &[(net, 0, 32, 1)], &[]),
+        ripng(7, 1, &[], &[]),
+        vec![2, 1],
+    ];
+    let mut frames = Vec::new();
+    for (i, m) in messages.iter().enumerate() {
+        let ports = if i % 2 == 0 { (521, 521) } else { (40000, 521) };
+        for f in [
+            eth(0x86dd, &ipv6(17, &udp(ports.0, ports.1, m))),
+            eth(0x0800, &ipv4(17, &udp(ports.0, ports.1, m), &[])),
+        ] {
+            let mut cut = f.clone();
+            cut.truncate(f.len() - 7.min(m.len()));
+            frames.push(f);
+            frames.push(cut);
+        }
+    }
+    let n = written_frames("ripng", frames, None);
     println!("{n} packets compared");
 }

@@ -47,7 +47,9 @@ impl Printer<'_> {
             self.zephyr(cp, length)
         } else if rx_port(sport) || rx_port(dport) {
             self.rx(cp, length, sport, dport, ctx)
-        } else if any(&[521, 546, 547]) {
+        } else if is(521) {
+            self.ripng(cp, length)
+        } else if any(&[546, 547]) {
             return false;
         } else if is(5359) {
             self.ahcp(cp, length)

@@ -124,6 +124,7 @@ mod radius;
 mod radius_attrs;
 mod radius_eap;
 mod resp;
+mod ripng;
 mod rpki_rtr;
 mod rsvp;
 mod rsvp_obj;
