@@ -52,6 +52,8 @@ const CAPTURES: &[(&str, Option<&str>, bool)] = &[
     // PPP over Ethernet whose protocol is an HDLC escape (`ppp_hdlc`).
     ("of10_inv_QUEUE_GET_CONFIG_REPLY.pcap", None, true),
     ("hoobr_ripng_print.pcap", None, true),
+    // DNS names of hundreds of labels, and the reserved label type.
+    ("dns-badlabel.pcap", None, true),
 ];
 
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-vvv"], &["-e"]];

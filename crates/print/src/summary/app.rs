@@ -58,7 +58,8 @@ pub(super) const RTSP_METHODS: &[&str] = &[
     "TEARDOWN",
 ];
 
-/// Most labels (and compression jumps) read in one DNS name.
+/// Labels and compression jumps one DNS name may take at least, however
+/// short the message (`Printer::fqdn` allows as many as the message has bytes).
 const MAX_LABELS: usize = 128;
 /// tcpdump's MAXCDNAME.
 const MAXCDNAME: usize = 255;
@@ -567,8 +568,13 @@ impl Printer<'_> {
         let mut name_chars = 0usize;
         let mut steps = 0;
         while i != 0 && cp < bp.len() {
+            // tcpdump's loop has no bound but the capture's end and its
+            // pointers' moving back; with many pointers each followed by a
+            // long run of labels that is quadratic in the packet, so a walk
+            // may take as many steps as the message has bytes (a name without
+            // pointers takes at most half that), and no more.
             steps += 1;
-            if steps > MAX_LABELS {
+            if steps > bp.len().max(MAX_LABELS) {
                 return Err(Trunc);
             }
             if i & 0xc0 == 0xc0 {
@@ -680,14 +686,17 @@ fn labellen(bp: &[u8], cp: usize) -> Option<usize> {
             };
             Some(bitlen.div_ceil(8) + 1)
         }
-        0xc0 | 0x80 => Some(0),
+        0xc0 => Some(0),
+        // The reserved type: not a label.
+        0x80 => None,
         _ => Some(i as usize),
     }
 }
 
 impl Printer<'_> {
     /// tcpdump's `labellen`, which prints an extended label type it does not
-    /// know (`<ELT 7>`) as it gives up on the name.
+    /// know (`<ELT 7>`) or the reserved type (`<BAD LABEL TYPE>`) as it gives
+    /// up on the name.
     fn label_len(&mut self, bp: &[u8], cp: usize) -> PResult<usize> {
         if let Some(l) = labellen(bp, cp) {
             return Ok(l);
@@ -695,6 +704,8 @@ impl Printer<'_> {
         if let Some(&i) = bp.get(cp) {
             if i & 0xc0 == 0x40 && i & 0x3f != 1 {
                 out!(self, "<ELT {}>", i & 0x3f);
+            } else if i & 0xc0 == 0x80 {
+                out!(self, "<BAD LABEL TYPE>");
             }
         }
         Err(Trunc)
@@ -702,17 +713,14 @@ impl Printer<'_> {
 }
 
 /// `ns_nskip`: the offset after the name at `cp`, or `None` when it runs off the
-/// capture.
+/// capture. No bound on the labels, as tcpdump has none here: a skip never
+/// follows a compression pointer, so every label moves forward and the
+/// capture's end stops it.
 fn nskip(bp: &[u8], cp: usize) -> Option<usize> {
     let mut cp = cp;
     let mut i = *bp.get(cp)?;
     cp += 1;
-    let mut n = 0;
     while i != 0 {
-        n += 1;
-        if n > MAX_LABELS {
-            return None;
-        }
         match i & 0xc0 {
             0xc0 => return Some(cp + 1),
             0x40 => {
@@ -725,6 +733,8 @@ fn nskip(bp: &[u8], cp: usize) -> Option<usize> {
                 };
                 cp += 1 + bitlen.div_ceil(8);
             }
+            // The reserved label type ends the skip, as tcpdump's.
+            0x80 => return None,
             _ => cp += i as usize,
         }
         i = *bp.get(cp)?;
