@@ -18,7 +18,7 @@ use common::build::{ipv4, tcp};
 use common::corpus_captures_of;
 use common::tcpdump::have_tcpdump;
 use common::whole::compare;
-use common::write::write_pcap;
+use common::write::with_written;
 use netsift_wire::LinkType;
 
 /// Captures (or, with flags, one flag set of them) whose packets carry what
@@ -131,26 +131,16 @@ fn compressed_slip_prints_what_tcpdump_prints() {
         slip(0, &[0x80 | 0x01, 0, 0, 5], &seg[..30]),
         slip(1, &utcp, &seg[..24]),
     ];
-    let recs: Vec<(Vec<u8>, u32)> = frames
-        .into_iter()
-        .map(|f| {
-            let n = f.len() as u32;
-            (f, n)
-        })
-        .collect();
-    let dir = std::env::temp_dir().join(format!("netsift-print-slip-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let path = dir.join("slip.pcap");
-    write_pcap(&path, LinkType(8), &recs);
-    let cap = (path, LinkType(8), recs);
-    let mut failures = Vec::new();
-    let mut compared = 0;
-    for flags in [&["-e"][..], &["-e", "-x"], &["-e", "-v"], &[]] {
-        let (n, f) = compare(&cap, flags);
-        compared += n;
-        failures.extend(f);
-    }
-    let _ = std::fs::remove_dir_all(&dir);
+    let (compared, failures) = with_written("slip", LinkType(8), frames, |cap| {
+        let mut failures = Vec::new();
+        let mut compared = 0;
+        for flags in [&["-e"][..], &["-e", "-x"], &["-e", "-v"], &[]] {
+            let (n, f) = compare(cap, flags);
+            compared += n;
+            failures.extend(f);
+        }
+        (compared, failures)
+    });
     println!("{compared} SLIP packet outputs compared");
     assert!(compared >= 4 * 14, "too few compared: {compared}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -13,7 +13,7 @@
 mod common;
 
 use common::build::{eth, ipv4, ipv6, tcp, udp};
-use common::write::write_pcap;
+use common::write::with_written;
 use common::{corpus_capture, tcpdump_and_corpus, whole, CaptureFile};
 use netsift_print::{Packet, PacketType, PrintOptions, Printer};
 use netsift_wire::LinkType;
@@ -235,20 +235,10 @@ fn written(name: &str, payloads: &[Vec<u8>], ports: (u16, u16), t: Option<&str>)
 
 /// Writes Ethernet `frames` into a capture and compares it read as `t`.
 fn written_frames(name: &str, frames: Vec<Vec<u8>>, t: Option<&str>) -> usize {
-    let frames: Vec<(Vec<u8>, u32)> = frames
-        .into_iter()
-        .map(|f| {
-            let n = f.len() as u32;
-            (f, n)
-        })
-        .collect();
-    let dir = std::env::temp_dir().join(format!("netsift-print-{name}-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("a temporary directory");
-    let path = dir.join(format!("{name}.pcap"));
-    write_pcap(&path, LinkType::EN10MB, &frames);
     let mut failures = Vec::new();
-    let n = compare(&(path, LinkType::EN10MB, frames), t, true, &mut failures);
-    let _ = std::fs::remove_dir_all(&dir);
+    let n = with_written(name, LinkType::EN10MB, frames, |cap| {
+        compare(cap, t, true, &mut failures)
+    });
     assert!(
         failures.is_empty(),
         "{} differ:\n{}",

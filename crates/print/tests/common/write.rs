@@ -14,6 +14,31 @@ pub(crate) fn write_pcap(path: &std::path::Path, lt: LinkType, recs: &[(Vec<u8>,
     std::fs::write(path, b).expect("write the capture");
 }
 
+/// Writes `frames` (each whole, as on the wire) as a pcap capture of `lt`,
+/// named `name`, in a temporary directory of its own; runs `f` on it, then
+/// removes the directory.
+pub(crate) fn with_written<T>(
+    name: &str,
+    lt: LinkType,
+    frames: Vec<Vec<u8>>,
+    f: impl FnOnce(&super::CaptureFile) -> T,
+) -> T {
+    let recs: Vec<(Vec<u8>, u32)> = frames
+        .into_iter()
+        .map(|d| {
+            let n = d.len() as u32;
+            (d, n)
+        })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("netsift-print-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    let path = dir.join(format!("{name}.pcap"));
+    write_pcap(&path, lt, &recs);
+    let out = f(&(path, lt, recs));
+    let _ = std::fs::remove_dir_all(&dir);
+    out
+}
+
 /// tcpdump's record form of a (possibly multi-line, `-v`) summary.
 pub(crate) fn flatten(s: &str) -> String {
     let mut lines = s.lines();
