@@ -54,6 +54,8 @@ const CAPTURES: &[(&str, Option<&str>, bool)] = &[
     ("hoobr_ripng_print.pcap", None, true),
     // DNS names of hundreds of labels, and the reserved label type.
     ("dns-badlabel.pcap", None, true),
+    // LISP records whose EID is not decoded: the line each starts stays empty.
+    ("lisp_invalid.pcap", None, true),
 ];
 
 const FLAGS: &[&[&str]] = &[&[], &["-v"], &["-vv"], &["-vvv"], &["-e"]];

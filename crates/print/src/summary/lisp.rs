@@ -78,10 +78,9 @@ impl Printer<'_> {
         while length as usize > off && records != 0 {
             records -= 1;
             need(bp, off, EID_LEN)?;
-            // tcpdump starts each record with a line break; it is written
-            // with the record's first text so that an undecoded (LCAF) EID
-            // leaves no empty line.
-            let nl = if v { "" } else { "\n" };
+            // tcpdump starts each record with a line break, an undecoded
+            // (LCAF) EID's too: the line stays empty.
+            out!(self, "\n");
             let e = off;
             off += EID_LEN;
             let mask = g1(bp, e + 5)?;
@@ -90,7 +89,7 @@ impl Printer<'_> {
                 let act = g1(bp, e + 6)?;
                 out!(
                     self,
-                    "\n      Record TTL {}, {}, {}, Map Version: {},",
+                    "      Record TTL {}, {}, {}, Map Version: {},",
                     g4(bp, e)?,
                     if act & 0x10 != 0 {
                         "Authoritative"
@@ -109,11 +108,11 @@ impl Printer<'_> {
             }
             match g2(bp, e + 10)? {
                 1 => {
-                    out!(self, "{nl} EID {}/{mask},", gv4(bp, off)?);
+                    out!(self, " EID {}/{mask},", gv4(bp, off)?);
                     off += 4;
                 }
                 2 => {
-                    out!(self, "{nl} EID {}/{mask},", v6s(gv6(bp, off)?));
+                    out!(self, " EID {}/{mask},", v6s(gv6(bp, off)?));
                     off += 16;
                 }
                 // LCAF is not decoded.
