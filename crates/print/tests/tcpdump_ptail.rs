@@ -125,8 +125,9 @@ fn netsift_text(cap: &CaptureFile, opts: PrintOptions) -> Vec<String> {
             data,
             wire_len: *wire,
         };
-        text.push_str(printer.line(&packet).trim_end());
-        text.push('\n');
+        // Each line ends in its newline; one a printer leaves before it (an
+        // empty line) stays, as in tcpdump's output.
+        text.push_str(printer.line(&packet));
     }
     trimmed(&text)
 }
